@@ -1,0 +1,280 @@
+// Every example in openapi.yaml must validate against the schema it illustrates, and every request
+// and response media type must carry at least one named example (the mock serves them and the
+// docs show them). One test per operation, plus one for the shared components.
+import { describe, expect, it } from 'vitest';
+// Both packages are CommonJS; under NodeNext a default import yields module.exports typed as the
+// module namespace, so take Ajv2020 by name and the plugin from `.default` (set by both at run time).
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import ajvFormats from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
+import {
+  deref,
+  escapePointerSegment,
+  isObject,
+  listOperations,
+  pointer,
+  tryLoadDocument,
+  type Json,
+  type JsonObject,
+  type Operation,
+} from './support/document.js';
+
+const loaded = tryLoadDocument(new URL('../openapi.yaml', import.meta.url));
+const doc = loaded.doc;
+
+// ---------------------------------------------------------------- Ajv
+
+const DOC_ID = 'openapi';
+
+function makeAjv(): { ajv: InstanceType<typeof Ajv2020>; error?: string } {
+  // Strict by default so a typo in a schema surfaces; strictTypes is off because the document
+  // deliberately carries uniqueItems on strings (the seed's "unique items") and nullable unions.
+  const ajv = new Ajv2020({ allErrors: true, strictTypes: false, allowUnionTypes: true });
+  ajvFormats.default(ajv);
+  // OpenAPI's format registry: ajv-formats does not know these, and strict mode rejects unknown formats.
+  const inRange = (min: number, max: number) => (n: number) => Number.isInteger(n) && n >= min && n <= max;
+  ajv.addFormat('int32', { type: 'number', validate: inRange(-(2 ** 31), 2 ** 31 - 1) });
+  ajv.addFormat('int64', { type: 'number', validate: inRange(-(2 ** 63), 2 ** 63 - 1) });
+  ajv.addFormat('float', { type: 'number', validate: () => true });
+  ajv.addFormat('double', { type: 'number', validate: () => true });
+  ajv.addFormat('binary', { type: 'string', validate: () => true }); // file parts: any string stands in
+  ajv.addFormat('byte', { type: 'string', validate: /^[A-Za-z0-9+/]*={0,2}$/ });
+  ajv.addFormat('password', { type: 'string', validate: () => true });
+  // OpenAPI's own schema keywords are annotations for validation purposes; register them rather
+  // than turning strict mode off, so unknown keywords (typos such as `minimun`) still fail.
+  const extensions = new Set<string>(['example', 'discriminator', 'xml', 'externalDocs']);
+  collectExtensionKeys(doc, extensions);
+  // Ajv compiles the document root when it resolves a ref into it, so the root's OpenAPI fields
+  // (openapi, info, paths, components, ...) must be accepted as keywords too.
+  for (const key of Object.keys(doc)) if (!ajv.getKeyword(key)) extensions.add(key);
+  for (const keyword of extensions) ajv.addKeyword({ keyword });
+  try {
+    // Under a key, so `#/components/schemas/X` inside any schema resolves against the document.
+    ajv.addSchema(doc, DOC_ID);
+  } catch (error) {
+    return { ajv, error: `the document cannot be added to Ajv: ${String(error)}` };
+  }
+  return { ajv };
+}
+
+/** `x-...` specification extensions may appear inside schemas; Ajv must accept them as keywords. */
+function collectExtensionKeys(node: Json | undefined, into: Set<string>, seen = new Set<object>()): void {
+  if (typeof node !== 'object' || node === null || seen.has(node)) return;
+  seen.add(node); // YAML aliases make shared nodes
+  if (Array.isArray(node)) {
+    for (const item of node) collectExtensionKeys(item, into, seen);
+    return;
+  }
+  for (const [key, value] of Object.entries(node)) {
+    if (key.startsWith('x-')) into.add(key);
+    collectExtensionKeys(value, into, seen);
+  }
+}
+
+const { ajv, error: ajvError } = makeAjv();
+const validators = new Map<string, ValidateFunction | string>();
+
+/** The validator of the schema at a JSON pointer, or the compile error as text. */
+function validatorAt(location: string): ValidateFunction | string {
+  const cached = validators.get(location);
+  if (cached !== undefined) return cached;
+  // Pointer segments such as `{owner}` must be URI-safe inside the $ref.
+  const fragment = location
+    .split('/')
+    .slice(1)
+    .map((s) => '/' + encodeURIComponent(s))
+    .join('');
+  let v: ValidateFunction | string;
+  try {
+    v = ajv.compile({ $ref: `${DOC_ID}#${fragment}` });
+  } catch (error) {
+    v = error instanceof Error ? error.message : String(error);
+  }
+  validators.set(location, v);
+  return v;
+}
+
+// ---------------------------------------------------------------- checks
+
+class Problems {
+  readonly list: string[] = [];
+  add(location: string, message: string): void {
+    const text = `#${location}: ${message}`;
+    if (!this.list.includes(text)) this.list.push(text); // a broken schema is reported once
+  }
+}
+
+function validateValue(p: Problems, value: Json, schemaLocation: string, exampleLocation: string): void {
+  const v = validatorAt(schemaLocation);
+  if (typeof v === 'string') {
+    p.add(schemaLocation, `schema does not compile: ${v}`);
+    return;
+  }
+  if (v(value)) return;
+  const errors = (v.errors ?? []).slice(0, 6).map((e) => `${e.instancePath || '(root)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+  p.add(exampleLocation, `does not match #${schemaLocation}: ${errors.join('; ')}`);
+}
+
+/** Schema-level `example` / `examples` (an array here) anywhere inside an inline schema. */
+const SUBSCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'dependentSchemas'] as const;
+const SUBSCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'] as const;
+const SUBSCHEMAS = ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties'] as const;
+
+function checkSchemaExamples(p: Problems, schema: Json | undefined, location: string): void {
+  if (!isObject(schema)) return;
+  if (Object.hasOwn(schema, 'example')) validateValue(p, schema.example as Json, location, `${location}/example`);
+  if (Object.hasOwn(schema, 'examples')) {
+    const examples = schema.examples;
+    if (Array.isArray(examples)) examples.forEach((e, i) => validateValue(p, e, location, `${location}/examples/${i}`));
+    else p.add(`${location}/examples`, 'a schema\'s examples must be an array (named examples belong on the media type)');
+  }
+  for (const key of SUBSCHEMA_MAPS) {
+    const map = schema[key];
+    if (isObject(map)) for (const [name, sub] of Object.entries(map)) checkSchemaExamples(p, sub, `${location}/${key}/${escapePointerSegment(name)}`);
+  }
+  for (const key of SUBSCHEMA_LISTS) {
+    const list = schema[key];
+    if (Array.isArray(list)) list.forEach((sub, i) => checkSchemaExamples(p, sub, `${location}/${key}/${i}`));
+  }
+  for (const key of SUBSCHEMAS) checkSchemaExamples(p, schema[key], `${location}/${key}`);
+}
+
+/** `examples` map of a media type, parameter or header: each entry inline or a $ref to components/examples. */
+function checkNamedExamples(p: Problems, examples: Json | undefined, schemaLocation: string | undefined, location: string): number {
+  if (examples === undefined) return 0;
+  if (!isObject(examples)) {
+    p.add(location, 'examples must be a map of named examples');
+    return 0;
+  }
+  let count = 0;
+  for (const [name, entry] of Object.entries(examples)) {
+    const at = `${location}/${escapePointerSegment(name)}`;
+    const r = deref(doc, entry, at);
+    const where = r.refs.length > 0 ? `${at} (→ #${r.location})` : at;
+    if (!isObject(r.value)) {
+      p.add(where, 'example does not resolve to an Example object');
+      continue;
+    }
+    count += 1;
+    if (!Object.hasOwn(r.value, 'value')) {
+      p.add(where, 'example has no inline value to validate');
+      continue;
+    }
+    if (schemaLocation === undefined) p.add(where, 'no schema to validate the example against');
+    else validateValue(p, r.value.value as Json, schemaLocation, where);
+  }
+  return count;
+}
+
+/** A media type of a request body or response; `named` demands at least one named example. */
+function checkMediaType(p: Problems, media: Json | undefined, location: string, named: boolean): void {
+  if (!isObject(media)) {
+    p.add(location, 'media type is not an object');
+    return;
+  }
+  const schemaLocation = isObject(media.schema) ? `${location}/schema` : undefined;
+  if (schemaLocation) checkSchemaExamples(p, media.schema, schemaLocation);
+  const count = checkNamedExamples(p, media.examples, schemaLocation, `${location}/examples`);
+  if (Object.hasOwn(media, 'example')) {
+    if (schemaLocation === undefined) p.add(`${location}/example`, 'no schema to validate the example against');
+    else validateValue(p, media.example as Json, schemaLocation, `${location}/example`);
+  }
+  if (named && count === 0) p.add(location, 'has no named example (examples)');
+}
+
+function checkContent(p: Problems, content: Json | undefined, location: string, named: boolean): void {
+  if (!isObject(content)) return;
+  for (const [type, media] of Object.entries(content)) checkMediaType(p, media, `${location}/content/${escapePointerSegment(type)}`, named);
+}
+
+/** Parameters and headers: `schema` with `example`/`examples`, or `content`. */
+function checkParameterLike(p: Problems, obj: JsonObject, location: string): void {
+  const schemaLocation = isObject(obj.schema) ? `${location}/schema` : undefined;
+  if (schemaLocation) {
+    // Compiled even without examples: a broken header or parameter schema is worth knowing about.
+    const v = validatorAt(schemaLocation);
+    if (typeof v === 'string') p.add(schemaLocation, `schema does not compile: ${v}`);
+    checkSchemaExamples(p, obj.schema, schemaLocation);
+  }
+  checkNamedExamples(p, obj.examples, schemaLocation, `${location}/examples`);
+  if (Object.hasOwn(obj, 'example')) {
+    if (schemaLocation === undefined) p.add(`${location}/example`, 'no schema to validate the example against');
+    else validateValue(p, obj.example as Json, schemaLocation, `${location}/example`);
+  }
+  checkContent(p, obj.content, location, false);
+}
+
+function checkResponse(p: Problems, response: JsonObject, location: string): void {
+  if (isObject(response.headers)) {
+    for (const [name, header] of Object.entries(response.headers)) {
+      // Shared headers are checked once, with the components.
+      if (isObject(header) && typeof header.$ref !== 'string') checkParameterLike(p, header, `${location}/headers/${escapePointerSegment(name)}`);
+    }
+  }
+  checkContent(p, response.content, location, true);
+}
+
+/** Only what is written inline in the operation; $ref'd components are checked once, in their own test. */
+function checkOperation(op: Operation): string[] {
+  const p = new Problems();
+  const inlineParams: [Json | undefined, string][] = [];
+  const collect = (list: Json | undefined, base: string): void => {
+    if (Array.isArray(list)) list.forEach((param, i) => inlineParams.push([param, `${base}/parameters/${i}`]));
+  };
+  collect(op.pathItem.parameters, pointer(['paths', op.path]));
+  collect(op.operation.parameters, op.location);
+  for (const [param, location] of inlineParams) {
+    if (isObject(param) && typeof param.$ref !== 'string') checkParameterLike(p, param, location);
+  }
+
+  const body = op.operation.requestBody;
+  if (isObject(body) && typeof body.$ref !== 'string') checkContent(p, body.content, `${op.location}/requestBody`, true);
+
+  if (isObject(op.operation.responses)) {
+    for (const [status, response] of Object.entries(op.operation.responses)) {
+      if (isObject(response) && typeof response.$ref !== 'string') checkResponse(p, response, `${op.location}/responses/${status}`);
+    }
+  }
+  return p.list;
+}
+
+function checkComponents(): string[] {
+  const p = new Problems();
+  const components = isObject(doc.components) ? doc.components : {};
+  const each = (kind: string, fn: (value: JsonObject, location: string) => void): void => {
+    const map = components[kind];
+    if (!isObject(map)) return;
+    for (const [name, value] of Object.entries(map)) {
+      const location = pointer(['components', kind, name]);
+      // A component that is itself a $ref is checked where it points.
+      if (isObject(value) && typeof value.$ref !== 'string') fn(value, location);
+    }
+  };
+  each('parameters', (v, l) => checkParameterLike(p, v, l));
+  each('headers', (v, l) => checkParameterLike(p, v, l));
+  each('requestBodies', (v, l) => checkContent(p, v.content, l, true));
+  each('responses', (v, l) => checkResponse(p, v, l));
+  each('schemas', (v, l) => checkSchemaExamples(p, v, l));
+  return p.list;
+}
+
+// ---------------------------------------------------------------- tests
+
+function report(list: string[]): string[] {
+  if (loaded.error !== undefined) return [`openapi.yaml could not be loaded: ${loaded.error}`];
+  if (ajvError !== undefined) return [ajvError];
+  return list;
+}
+
+describe('examples in openapi.yaml', () => {
+  for (const op of listOperations(doc)) {
+    const name = typeof op.operation.operationId === 'string' ? op.operation.operationId : `${op.method.toUpperCase()} ${op.path}`;
+    it(name, () => {
+      expect(report(checkOperation(op))).toEqual([]);
+    });
+  }
+
+  it('shared components', () => {
+    expect(report(checkComponents())).toEqual([]);
+  });
+});

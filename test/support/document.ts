@@ -1,0 +1,142 @@
+// Shared by the test suites: loads openapi.yaml and walks it. Only local `#/...` refs exist in
+// the document, so a JSON-pointer resolver is all we need.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+
+export type Json = null | boolean | number | string | Json[] | JsonObject;
+export interface JsonObject {
+  [key: string]: Json;
+}
+
+export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Parses openapi.yaml; throws an Error that names the file when it is missing or malformed. */
+export function loadDocument(url: URL): JsonObject {
+  const file = fileURLToPath(url);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new Error(`cannot read ${file}: ${String(error)}`);
+  }
+  let doc: unknown;
+  try {
+    // `prettyErrors` gives line/column; duplicate keys are errors by default. The document shares
+    // example objects through YAML anchors; it is our own file, so no alias-expansion cap.
+    doc = parse(text, { prettyErrors: true, maxAliasCount: -1 });
+  } catch (error) {
+    throw new Error(`cannot parse ${file}: ${String(error)}`);
+  }
+  if (!isObject(doc)) throw new Error(`${file} is not a YAML mapping`);
+  return doc;
+}
+
+/**
+ * Loads the document once per test file. A load failure is returned, not thrown, so each test
+ * can report it instead of the whole file failing to collect.
+ */
+export function tryLoadDocument(url: URL): { doc: JsonObject; error?: string } {
+  try {
+    return { doc: loadDocument(url) };
+  } catch (error) {
+    return { doc: {}, error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+export function escapePointerSegment(segment: string): string {
+  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/** `['paths', '/a/{b}', 'get']` -> `/paths/~1a~1{b}/get` */
+export function pointer(segments: readonly string[]): string {
+  return segments.map((s) => '/' + escapePointerSegment(s)).join('');
+}
+
+/** Value at a local ref such as `#/components/schemas/User`, or undefined. */
+export function resolvePointer(doc: Json, ref: string): Json | undefined {
+  if (!ref.startsWith('#')) return undefined;
+  const path = ref.slice(1);
+  if (path === '') return doc;
+  if (!path.startsWith('/')) return undefined;
+  let node: Json | undefined = doc;
+  for (const raw of path.slice(1).split('/')) {
+    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    if (Array.isArray(node)) node = node[Number(key)];
+    else if (isObject(node)) node = Object.hasOwn(node, key) ? node[key] : undefined;
+    else return undefined;
+    if (node === undefined) return undefined;
+  }
+  return node;
+}
+
+export interface Resolved {
+  value: Json | undefined;
+  /** Where the value really lives (the last ref followed, or the starting location). */
+  location: string;
+  /** The refs followed, in order; empty when the value was inline. */
+  refs: string[];
+}
+
+/**
+ * Follows `$ref` chains of reference objects (parameters, responses, examples, ...).
+ * Schemas are not dereferenced with this: a schema `$ref` is meaningful and callers inspect it.
+ */
+export function deref(doc: Json, value: Json | undefined, location: string): Resolved {
+  const refs: string[] = [];
+  let current = value;
+  let where = location;
+  while (isObject(current) && typeof current.$ref === 'string') {
+    const ref = current.$ref;
+    if (refs.includes(ref)) break; // cycle: report what we have
+    refs.push(ref);
+    where = ref.slice(1);
+    current = resolvePointer(doc, ref);
+  }
+  return { value: current, location: where, refs };
+}
+
+export interface Operation {
+  path: string;
+  method: string;
+  pathItem: JsonObject;
+  operation: JsonObject;
+  /** JSON pointer of the operation object. */
+  location: string;
+}
+
+export function listOperations(doc: JsonObject): Operation[] {
+  const result: Operation[] = [];
+  const paths = isObject(doc.paths) ? doc.paths : {};
+  for (const [path, item] of Object.entries(paths)) {
+    const pathItem = deref(doc, item, pointer(['paths', path])).value;
+    if (!isObject(pathItem)) continue;
+    for (const method of HTTP_METHODS) {
+      const operation = pathItem[method];
+      if (isObject(operation)) {
+        result.push({ path, method, pathItem, operation, location: pointer(['paths', path, method]) });
+      }
+    }
+  }
+  return result;
+}
+
+/** Path-level and operation-level parameters, resolved; operation-level ones override by name+in. */
+export function operationParameters(doc: JsonObject, op: Operation): { param: JsonObject; location: string; ref: boolean }[] {
+  const merged = new Map<string, { param: JsonObject; location: string; ref: boolean }>();
+  const add = (list: Json | undefined, base: string): void => {
+    if (!Array.isArray(list)) return;
+    list.forEach((entry, i) => {
+      const r = deref(doc, entry, `${base}/parameters/${i}`);
+      if (!isObject(r.value)) return;
+      merged.set(`${String(r.value.in)}:${String(r.value.name)}`, { param: r.value, location: r.location, ref: r.refs.length > 0 });
+    });
+  };
+  add(op.pathItem.parameters, pointer(['paths', op.path]));
+  add(op.operation.parameters, op.location);
+  return [...merged.values()];
+}
