@@ -1,0 +1,106 @@
+// Requests built from the document, and raw HTTP for what fetch hides or refuses to send
+// (205 bodies, CR/LF in headers, unnormalised paths).
+import { request } from 'node:http';
+import { connect } from 'node:net';
+import { deref, isObject, operationParameters, type Json, type JsonObject, type Operation } from '../../test/support/document.js';
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+export interface PreparedRequest {
+  url: URL;
+  method: string;
+  headers: Record<string, string>;
+  body?: Buffer;
+}
+
+export const BASIC_ALICE = `Basic ${Buffer.from('alice:correct horse battery staple').toString('base64')}`;
+
+/** node:http, not fetch: fetch drops the body of a 205, which E8 really sends. */
+export function send(url: URL, method: string, headers: Record<string, string>, body?: Buffer): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    // An explicit length: Node would send a DELETE body chunked, which Prism cannot read.
+    const length = body === undefined ? {} : { 'content-length': String(body.length) };
+    const req = request(url, { method, headers: { ...headers, ...length }, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Writes `text` to a fresh socket and returns everything the server sends until it closes. */
+export function sendRaw(origin: string, text: string | Buffer, timeoutMs = 10_000): Promise<string> {
+  const { hostname, port } = new URL(origin);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    const chunks: Buffer[] = [];
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    });
+    socket.end(text);
+  });
+}
+
+/** Status line and JSON body of a raw HTTP/1.1 answer. */
+export function parseRaw(answer: string): { status: number; body: unknown } {
+  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]);
+  const body = answer.slice(answer.indexOf('\r\n\r\n') + 4);
+  return { status, body: JSON.parse(body) as unknown };
+}
+
+/** The first named example of a media type, resolved. */
+export function firstExample(doc: JsonObject, media: JsonObject): Json | undefined {
+  const examples = isObject(media.examples) ? Object.values(media.examples) : [];
+  const first = examples[0];
+  if (first === undefined) return undefined;
+  const resolved = deref(doc, first, '').value;
+  return isObject(resolved) ? resolved.value : undefined;
+}
+
+/** A request built only from the document: parameter examples and the request body example. */
+export async function exampleRequest(doc: JsonObject, base: string, op: Operation): Promise<PreparedRequest> {
+  let path = op.path;
+  const query = new URLSearchParams();
+  for (const { param } of operationParameters(doc, op)) {
+    const value = String(param.example);
+    if (param.in === 'path') path = path.replace(`{${String(param.name)}}`, encodeURIComponent(value));
+    if (param.in === 'query') query.set(String(param.name), value);
+  }
+  const url = new URL(`${base}${path}`);
+  url.search = query.toString();
+  const headers: Record<string, string> = { authorization: BASIC_ALICE };
+  let body: Buffer | undefined;
+  const requestBody = deref(doc, op.operation.requestBody, '').value;
+  if (isObject(requestBody) && isObject(requestBody.content)) {
+    const [mediaType, media] = Object.entries(requestBody.content)[0] ?? [];
+    const example = isObject(media) ? firstExample(doc, media) : undefined;
+    if (mediaType === 'multipart/form-data' && isObject(example)) {
+      const form = new FormData();
+      for (const [field, value] of Object.entries(example)) form.append(field, new Blob([String(value)]), 'upload.bin');
+      const encoded = new Response(form);
+      headers['content-type'] = encoded.headers.get('content-type') ?? '';
+      body = Buffer.from(await encoded.arrayBuffer());
+    } else if (mediaType !== undefined) {
+      headers['content-type'] = mediaType;
+      body = Buffer.from(JSON.stringify(example));
+    }
+  }
+  return { url, headers, method: op.method.toUpperCase(), ...(body === undefined ? {} : { body }) };
+}
