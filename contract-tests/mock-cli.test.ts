@@ -1,0 +1,98 @@
+// The launcher as users start it: the built bin and `npm start`, with its options, its output
+// and its exit on signals.
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { exitOf, freePort, launch } from './support/launch.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CLI = fileURLToPath(new URL('../dist/mock/cli.mjs', import.meta.url));
+const run = promisify(execFile);
+const SECRET = 'tok3n-that-must-not-be-logged';
+
+function getOrgs(baseUrl: string, query = ''): Promise<Response> {
+  return fetch(`${baseUrl}/admin/orgs${query}`, { headers: { authorization: `token ${SECRET}` } });
+}
+
+beforeAll(async () => {
+  // The bin is the build output; build it from the current source.
+  await run(process.execPath, [fileURLToPath(new URL('../node_modules/tsdown/dist/run.mjs', import.meta.url))], { cwd: ROOT });
+}, 60_000);
+
+describe('gitea-mock (the built bin)', () => {
+  it('prints one start-up line, one line per request without credentials, and exits 0 on SIGTERM', async () => {
+    const mock = await launch(process.execPath, [CLI, '--port', '0']);
+    expect(mock.output()).toMatch(/^gitea-mock: 20 operations on http:\/\/127\.0\.0\.1:\d+\/api\/v1 \(examples\); Ctrl-C stops\n$/);
+    expect((await getOrgs(mock.baseUrl, `?token=${SECRET}&limit=2`)).status).toBe(200);
+    await expect.poll(() => mock.output()).toMatch(/GET \/api\/v1\/admin\/orgs 200 \d+ms\n/);
+    expect(mock.output()).not.toContain(SECRET);
+    expect(await mock.stop('SIGTERM')).toBe(0);
+  });
+
+  it('exits 0 on SIGINT', async () => {
+    const mock = await launch(process.execPath, [CLI, '--port', '0', '--quiet']);
+    expect(await mock.stop('SIGINT')).toBe(0);
+  });
+
+  it('listens on --port, or on PORT from the environment', async () => {
+    const port = await freePort();
+    const byFlag = await launch(process.execPath, [CLI, '--port', String(port), '--host', '127.0.0.1']);
+    expect(byFlag.baseUrl).toBe(`http://127.0.0.1:${port}/api/v1`);
+    await byFlag.stop();
+    const byEnv = await launch(process.execPath, [CLI], { ...process.env, PORT: String(port) });
+    expect(byEnv.baseUrl).toBe(`http://127.0.0.1:${port}/api/v1`);
+    expect((await getOrgs(byEnv.baseUrl)).status).toBe(200);
+    await byEnv.stop();
+  });
+
+  it('--quiet prints no request lines', async () => {
+    const mock = await launch(process.execPath, [CLI, '--port', '0', '--quiet']);
+    expect((await getOrgs(mock.baseUrl)).status).toBe(200);
+    await mock.stop();
+    expect(mock.output().trim().split('\n')).toHaveLength(1);
+  });
+
+  it('--dynamic --seed answers generated data, the same for the same seed', async () => {
+    const mock = await launch(process.execPath, [CLI, '--port', '0', '--quiet', '--dynamic', '--seed', '42']);
+    expect(mock.output()).toContain('(dynamic data, seed 42)');
+    const read = async () => (await fetch(`${mock.baseUrl}/repos/acme/rocket/keys/11001`, { headers: { authorization: 'token x' } })).json() as Promise<Record<string, unknown>>;
+    const first = await read();
+    expect(first).not.toEqual(expect.objectContaining({ id: 11001, title: 'ci-runner' }));
+    expect(await read()).toEqual(first);
+    await mock.stop();
+  });
+
+  it('refuses a bad option with the usage and exit code 2', async () => {
+    const { execFile: exec } = await import('node:child_process');
+    const child = exec(process.execPath, [CLI, '--port', 'http']);
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    expect(await exitOf(child)).toBe(2);
+    expect(stderr).toContain('invalid port "http"');
+    expect(stderr).toContain('Usage: gitea-mock');
+  });
+
+  it('fails with exit code 1 and a clear message when the port is taken', async () => {
+    const first = await launch(process.execPath, [CLI, '--port', '0', '--quiet']);
+    const port = new URL(first.baseUrl).port;
+    const { execFile: exec } = await import('node:child_process');
+    const second = exec(process.execPath, [CLI, '--port', port]);
+    let stderr = '';
+    second.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    expect(await exitOf(second)).toBe(1);
+    expect(stderr).toMatch(/cannot start: .*EADDRINUSE/);
+    await first.stop();
+  });
+});
+
+describe('npm start', () => {
+  it('builds and serves the contract on the port given', async () => {
+    const port = await freePort();
+    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+    const mock = await launch(npm, ['start', '--silent', '--', '--port', String(port), '--quiet'], { ...process.env }, 60_000);
+    expect(mock.baseUrl).toBe(`http://127.0.0.1:${port}/api/v1`);
+    expect((await getOrgs(mock.baseUrl)).status).toBe(200);
+    await mock.stop();
+  }, 90_000);
+});

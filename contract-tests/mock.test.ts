@@ -1,0 +1,351 @@
+// The launcher behind `npm start` and `gitea-mock`, started in-process on a free port: it must
+// behave like a Gitea host (prefix, credentials, one error dialect, paging, CORS) and survive
+// hostile input.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isObject, listOperations, loadDocument } from '../test/support/document.js';
+import { startMockServer, type MockServer } from '../scripts/mock/server.js';
+import { BASIC_ALICE, exampleRequest, parseRaw, send, sendRaw } from './support/http.js';
+
+const doc = loadDocument(new URL('../openapi.yaml', import.meta.url));
+let mock: MockServer;
+
+beforeAll(async () => {
+  mock = await startMockServer({ port: 0 });
+});
+afterAll(async () => {
+  await mock?.close();
+});
+
+const TOKEN = { authorization: 'token 0123456789abcdef' };
+const url = (path: string): URL => new URL(`${mock.baseUrl}${path}`);
+const get = (path: string, headers: Record<string, string> = TOKEN) => send(url(path), 'GET', headers);
+const json = (body: string): unknown => JSON.parse(body) as unknown;
+
+/** The service's error body, with the mock's own documentation address. */
+function expectApiError(answer: { status: number; headers: Record<string, unknown>; body: string }, status: number, message?: string | RegExp): void {
+  expect(answer.status).toBe(status);
+  expect(answer.headers['content-type']).toBe('application/json;charset=utf-8');
+  const body = json(answer.body) as Record<string, unknown>;
+  expect(Object.keys(body).sort()).toEqual(status === 404 ? ['errors', 'message', 'url'] : ['message', 'url']);
+  expect(body.url).toBe(`${mock.origin}/api/swagger`);
+  if (typeof message === 'string') expect(body.message).toBe(message);
+  else if (message) expect(body.message).toMatch(message);
+}
+
+function patchHook(body: string, headers: Record<string, string> = {}) {
+  return send(url('/repos/acme/rocket/hooks/4001'), 'PATCH', { ...TOKEN, 'content-type': 'application/json', ...headers }, Buffer.from(body));
+}
+
+describe('serves the contract under /api/v1', () => {
+  it('answers all 20 operations with their success status', async () => {
+    const operations = listOperations(doc);
+    expect(operations).toHaveLength(20);
+    for (const op of operations) {
+      const req = await exampleRequest(doc, mock.baseUrl, op);
+      const answer = await send(req.url, req.method, req.headers, req.body);
+      const responses = isObject(op.operation.responses) ? Object.keys(op.operation.responses).map(Number) : [];
+      const success = Math.min(...responses.filter((code) => code < 300));
+      expect(answer.status, `${req.method} ${req.url.pathname}`).toBe(success);
+    }
+  });
+
+  it('labels JSON as Gitea does and ends the body with a newline', async () => {
+    const answer = await get('/repos/acme/rocket/keys/11001');
+    expect(answer.headers['content-type']).toBe('application/json;charset=utf-8');
+    expect(answer.headers['x-content-type-options']).toBe('nosniff');
+    expect(answer.body.endsWith('}\n')).toBe(true);
+    expect((json(answer.body) as { id: number }).id).toBe(11001);
+  });
+
+  it('answers paths outside /api/v1 with the not-found body', async () => {
+    for (const path of ['/admin/orgs', '/api/v2/admin/orgs', '/api/v1', '/api/v1x/admin/orgs', '/']) {
+      const answer = await send(new URL(`${mock.origin}${path}`), 'GET', TOKEN);
+      expectApiError(answer, 404, 'not found');
+    }
+  });
+
+  it('answers an unknown route inside /api/v1 with the not-found body', async () => {
+    expectApiError(await get('/repos/acme/rocket/nothing-here'), 404, 'not found');
+  });
+
+  it('answers a wrong method with 405 and Allow', async () => {
+    const answer = await send(url('/repos/acme/rocket/hooks/4001'), 'DELETE', TOKEN);
+    expectApiError(answer, 405, /DELETE is not allowed/);
+    expect(answer.headers.allow).toBe('PATCH, OPTIONS');
+  });
+});
+
+describe('credentials', () => {
+  it('refuses a request without Authorization with 401, WWW-Authenticate and "token is required"', async () => {
+    const answer = await get('/admin/orgs', {});
+    expectApiError(answer, 401, 'token is required');
+    expect(answer.headers['www-authenticate']).toMatch(/^Basic realm=/);
+  });
+
+  it.each([
+    ['a scheme alone', 'Basic'],
+    ['three parts', 'token abc def'],
+    ['an unknown scheme', 'Digest username="alice"'],
+    ['Basic that is not base64', 'Basic !!!notbase64'],
+    ['Basic without a colon', `Basic ${Buffer.from('alice').toString('base64')}`],
+    ['Basic with an empty user', `Basic ${Buffer.from(':secret').toString('base64')}`],
+  ])('refuses %s with "invalid username, password or token"', async (_what, value) => {
+    const answer = await get('/admin/orgs', { authorization: value });
+    expectApiError(answer, 401, 'invalid username, password or token');
+    expect(answer.headers['www-authenticate']).toBeDefined();
+  });
+
+  it('refuses a one-time code that is not six digits', async () => {
+    expectApiError(await get('/admin/orgs', { ...TOKEN, 'x-gitea-otp': '12ab' }), 401, 'invalid username, password or token');
+  });
+
+  it.each([
+    ['Basic', BASIC_ALICE],
+    ['Basic with a UTF-8 password', `Basic ${Buffer.from('alice:pässwörd✓').toString('base64')}`],
+    ['token', 'token 0123456789abcdef'],
+    ['Bearer', 'Bearer eyJhbGciOiJIUzI1NiJ9.e30.sig'],
+    ['a scheme in upper case', 'TOKEN 0123456789abcdef'],
+  ])('accepts %s', async (_what, value) => {
+    expect((await get('/admin/orgs', { authorization: value, 'x-gitea-otp': '123456' })).status).toBe(200);
+  });
+});
+
+describe('one error dialect', () => {
+  it('a body that breaks the schema: 422 naming the field', async () => {
+    expectApiError(await patchHook('{"active":"yes"}'), 422, /body\.active.*boolean/);
+  });
+
+  it('an unknown enum value: 422 naming the allowed ones', async () => {
+    const answer = await send(url('/repos/acme/rocket/collaborators/bob'), 'PUT', { ...TOKEN, 'content-type': 'application/json' }, Buffer.from('{"permission":"owner"}'));
+    expectApiError(answer, 422, /permission.*read, write, admin/);
+  });
+
+  it('a missing required field: 422', async () => {
+    const answer = await send(url('/repos/migrate'), 'POST', { ...TOKEN, 'content-type': 'application/json' }, Buffer.from('{"repo_name":"launchpad"}'));
+    expectApiError(answer, 422, /clone_addr/);
+  });
+
+  it('a field the document does not know: 422', async () => {
+    expectApiError(await patchHook('{"actve":true}'), 422, /actve/);
+  });
+
+  it('malformed and truncated JSON: 422 as Gitea binding answers', async () => {
+    expectApiError(await patchHook('{"active": tru'), 422, /^\[\]: /);
+    expectApiError(await patchHook('{"active": true'), 422, /^\[\]: /);
+    expectApiError(await patchHook('not json at all'), 422, /^\[\]: /);
+  });
+
+  it('a body without Content-Type: 422 "Empty Content-Type"', async () => {
+    const answer = await send(url('/markdown'), 'POST', TOKEN, Buffer.from('{"Text":"hi"}'));
+    expectApiError(answer, 422, '[]: Empty Content-Type');
+  });
+
+  it('a content type the operation does not take: 422 "Unsupported Content-Type"', async () => {
+    const answer = await send(url('/markdown'), 'POST', { ...TOKEN, 'content-type': 'text/plain' }, Buffer.from('hi'));
+    expectApiError(answer, 422, /Unsupported Content-Type/);
+  });
+
+  it('a path parameter of the wrong type: 422', async () => {
+    expectApiError(await get('/repos/acme/rocket/keys/eleven'), 422, /path\.id.*integer/);
+  });
+
+  it('query values out of the document: 422', async () => {
+    expectApiError(await get('/admin/orgs?limit=51'), 422, /limit/);
+    expectApiError(await get('/admin/orgs?page=0'), 422, /page/);
+    const thread = await send(url('/notifications/threads/10001?to-status=archived'), 'PATCH', TOKEN);
+    expectApiError(thread, 422, /to-status/);
+  });
+
+  it('an Accept the operation cannot meet: 406 in the service dialect', async () => {
+    const answer = await send(url('/markdown'), 'POST', { ...TOKEN, 'content-type': 'application/json', accept: 'application/xml' }, Buffer.from('{"Text":"hi"}'));
+    expectApiError(answer, 406);
+  });
+});
+
+describe('Prefer picks a documented response', () => {
+  it('code=404 on E17 answers the literal null the server sends', async () => {
+    const answer = await get('/repos/acme/rocket/issues/comments/15001/assets', { ...TOKEN, prefer: 'code=404' });
+    expect(answer.status).toBe(404);
+    expect(answer.body).toBe('null\n');
+  });
+
+  it('example=otherRepository answers that named example with its status', async () => {
+    const answer = await get('/repos/acme/rocket/issues/comments/15001/assets', { ...TOKEN, prefer: 'example=otherRepository' });
+    expect(answer.status).toBe(404);
+    expect((json(answer.body) as { message: string }).message).toBe('no matching issue comment found');
+  });
+
+  it('code and example together, in one header', async () => {
+    const answer = await get('/admin/orgs', { ...TOKEN, prefer: 'code=401, example=invalidCredentials' });
+    expect(answer.status).toBe(401);
+    expect((json(answer.body) as { message: string }).message).toBe('invalid username, password or token');
+  });
+
+  it('code=204 picks E14 update answer over the default 201', async () => {
+    const put = (prefer?: string) =>
+      send(url('/user/actions/secrets/DEPLOY_TOKEN'), 'PUT', { ...TOKEN, 'content-type': 'application/json', ...(prefer ? { prefer } : {}) }, Buffer.from('{"data":"s3cr3t"}'));
+    expect((await put()).status).toBe(201);
+    const updated = await put('code=204');
+    expect(updated.status).toBe(204);
+    expect(updated.body).toBe('');
+  });
+
+  it('an undocumented code answers 400 naming the documented ones', async () => {
+    expectApiError(await get('/admin/orgs', { ...TOKEN, prefer: 'code=500' }), 400, 'Prefer: code=500 is not documented for adminGetAllOrgs; documented: 200, 401, 403, 422');
+  });
+
+  it('an undocumented example answers 400 naming the documented ones', async () => {
+    const answer = await get('/repos/acme/rocket/issues/comments/15001/assets', { ...TOKEN, prefer: 'example=nope' });
+    expectApiError(answer, 400, /example=nope is not documented.*unknownComment, otherRepository, notFound/);
+  });
+
+  it('an example of another status than the code asked for answers 400', async () => {
+    expectApiError(await get('/admin/orgs', { ...TOKEN, prefer: 'code=200, example=notSiteAdmin' }), 400, /adminGetAllOrgs 200; documented examples: organizations/);
+  });
+
+  it('a malformed code answers 400', async () => {
+    expectApiError(await get('/admin/orgs', { ...TOKEN, prefer: 'code=abc' }), 400, /three-digit status/);
+  });
+});
+
+describe('pagination on E7, E12 and E19', () => {
+  const names = (body: string): string[] => (json(body) as { name?: string; login?: string }[]).map((o) => o.name ?? o.login ?? '');
+  const link = (page: number, limit = 2) => `${mock.baseUrl}/admin/orgs?limit=${limit}&page=${page}`;
+
+  it('answers everything on one page without Link by default', async () => {
+    const answer = await get('/admin/orgs');
+    expect(names(answer.body)).toEqual(['acme', 'bluebird', 'copperhead', 'driftwood', 'ember']);
+    expect(answer.headers['x-total-count']).toBe('5');
+    expect(answer.headers.link).toBeUndefined();
+  });
+
+  it('slices by page and limit and links next and last from the first page', async () => {
+    const answer = await get('/admin/orgs?limit=2');
+    expect(names(answer.body)).toEqual(['acme', 'bluebird']);
+    expect(answer.headers['x-total-count']).toBe('5');
+    expect(answer.headers.link).toBe(`<${link(2)}>; rel="next",<${link(3)}>; rel="last"`);
+  });
+
+  it('links all four neighbours from a middle page', async () => {
+    const answer = await get('/admin/orgs?limit=2&page=2');
+    expect(names(answer.body)).toEqual(['copperhead', 'driftwood']);
+    expect(answer.headers.link).toBe(`<${link(3)}>; rel="next",<${link(3)}>; rel="last",<${link(1)}>; rel="first",<${link(1)}>; rel="prev"`);
+  });
+
+  it('links first and prev from the last page', async () => {
+    const answer = await get('/admin/orgs?limit=2&page=3');
+    expect(names(answer.body)).toEqual(['ember']);
+    expect(answer.headers.link).toBe(`<${link(1)}>; rel="first",<${link(2)}>; rel="prev"`);
+  });
+
+  it('answers an empty page past the end, with links from the last page', async () => {
+    const answer = await get('/admin/orgs?limit=2&page=9');
+    expect(json(answer.body)).toEqual([]);
+    expect(answer.headers['x-total-count']).toBe('5');
+    expect(answer.headers.link).toBe(`<${mock.baseUrl}/admin/orgs?limit=2&page=1>; rel="first",<${mock.baseUrl}/admin/orgs?limit=2&page=2>; rel="prev"`);
+  });
+
+  it('pages team members and package versions too', async () => {
+    const members = await get('/teams/12001/members?limit=2&page=2');
+    expect(names(members.body)).toEqual(['carol']);
+    expect(members.headers['x-total-count']).toBe('3');
+    const versions = await get('/packages/acme/npm/rocket-sdk?limit=1');
+    expect((json(versions.body) as { version: string }[]).map((v) => v.version)).toEqual(['1.2.0']);
+    expect(versions.headers.link).toContain('rel="next"');
+  });
+
+  it('builds links on the host the client used', async () => {
+    const answer = await get('/admin/orgs?limit=2', { ...TOKEN, host: 'localhost:4010' });
+    expect(answer.headers.link).toContain('<http://localhost:4010/api/v1/admin/orgs?limit=2&page=2>; rel="next"');
+  });
+});
+
+describe('CORS for browser apps', () => {
+  const origin = 'http://localhost:5173';
+
+  it('answers a preflight allowing Gitea request headers, with credentials', async () => {
+    const answer = await send(url('/admin/orgs'), 'OPTIONS', {
+      origin,
+      'access-control-request-method': 'GET',
+      'access-control-request-headers': 'authorization,x-gitea-otp,sudo',
+    });
+    expect(answer.status).toBe(204);
+    expect(answer.headers['access-control-allow-origin']).toBe(origin);
+    expect(answer.headers['access-control-allow-credentials']).toBe('true');
+    const allowed = String(answer.headers['access-control-allow-headers']).toLowerCase();
+    for (const header of ['authorization', 'x-gitea-otp', 'sudo', 'content-type']) expect(allowed).toContain(header);
+    expect(answer.headers['access-control-allow-methods']).toContain('PATCH');
+  });
+
+  it('echoes the origin and exposes the paging headers on answers, errors included', async () => {
+    for (const headers of [{ ...TOKEN, origin }, { origin }]) {
+      const answer = await get('/admin/orgs?limit=2', headers);
+      expect(answer.headers['access-control-allow-origin']).toBe(origin);
+      expect(answer.headers['access-control-allow-credentials']).toBe('true');
+      expect(answer.headers.vary).toContain('Origin');
+      expect(answer.headers['access-control-expose-headers']).toMatch(/Link.*X-Total-Count/);
+    }
+  });
+
+  it('sends no CORS headers to requests without Origin', async () => {
+    expect((await get('/admin/orgs')).headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
+
+describe('hostile input', () => {
+  const raw = (text: string | Buffer) => sendRaw(mock.origin, text).then(parseRaw);
+  const request = (lines: string[], body = '') => `${lines.join('\r\n')}\r\n\r\n${body}`;
+
+  it('a declared body over 10 MB: 413 before reading it', async () => {
+    const answer = await raw(
+      request(['PATCH /api/v1/repos/acme/rocket/hooks/4001 HTTP/1.1', 'Host: 127.0.0.1', 'Authorization: token abc', 'Content-Type: application/json', `Content-Length: ${11 * 1024 * 1024}`], '{"active":'),
+    );
+    expect(answer.status).toBe(413);
+    expect(answer.body).toMatchObject({ message: expect.stringContaining('exceeds') });
+  });
+
+  it('a streamed body over 10 MB: 413', async () => {
+    const big = Buffer.alloc(11 * 1024 * 1024, 0x20);
+    const answer = await send(url('/repos/acme/rocket/hooks/4001'), 'PATCH', { ...TOKEN, 'content-type': 'application/json' }, big);
+    expectApiError(answer, 413, /exceeds/);
+  });
+
+  it('invalid UTF-8 in a JSON body: 422', async () => {
+    const bytes = Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"}')]);
+    const answer = await send(url('/repos/acme/rocket/hooks/4001'), 'PATCH', { ...TOKEN, 'content-type': 'application/json' }, bytes);
+    expectApiError(answer, 422, /not valid UTF-8/);
+  });
+
+  it('CR or LF inside a header: 400 in the service dialect', async () => {
+    const answer = await raw(request(['GET /api/v1/admin/orgs HTTP/1.1', 'Host: 127.0.0.1', 'Authorization: token abc\rX-Injected: yes']));
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ message: 'malformed HTTP request' });
+  });
+
+  it('headers over 16 KiB: 431', async () => {
+    const answer = await raw(request(['GET /api/v1/admin/orgs HTTP/1.1', 'Host: 127.0.0.1', `X-Padding: ${'a'.repeat(20_000)}`]));
+    expect(answer.status).toBe(431);
+  });
+
+  it.each([
+    '/api/v1/../../../etc/passwd',
+    '/api/v1/repos/acme/rocket/keys/..%2F..%2F..%2Fetc%2Fpasswd',
+    '/api/v1/repos/%E0%A4%A/rocket/keys/1',
+    '/%2e%2e/%2e%2e/etc/passwd',
+  ])('path traversal and broken escapes (%s): a 4xx, never a file', async (path) => {
+    const answer = await raw(request([`GET ${path} HTTP/1.1`, 'Host: 127.0.0.1', 'Authorization: token abc', 'Connection: close']));
+    expect(answer.status).toBeGreaterThanOrEqual(400);
+    expect(answer.status).toBeLessThan(500);
+    expect(answer.body).toMatchObject({ message: expect.any(String) });
+  });
+
+  it('two thousand concurrent connections, half of them hostile: every one answered, the server stays up', async () => {
+    const hostile = request(['PATCH /api/v1/repos/acme/rocket/hooks/4001 HTTP/1.1', 'Host: 127.0.0.1', 'Authorization: token abc', 'Content-Type: application/json', 'Content-Length: 9', 'Connection: close'], '{"active"');
+    const valid = request(['GET /api/v1/repos/acme/rocket/keys/11001 HTTP/1.1', 'Host: 127.0.0.1', 'Authorization: token abc', 'Connection: close']);
+    const answers = await Promise.all(Array.from({ length: 2000 }, (_, i) => raw(i % 2 === 0 ? hostile : valid)));
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 422)).toHaveLength(1000);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1000);
+    expect((await get('/admin/orgs')).status).toBe(200);
+  });
+});

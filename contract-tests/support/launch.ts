@@ -1,0 +1,70 @@
+// Runs the built launcher as users do (`node dist/mock/cli.mjs`, `npm start`) and reads its
+// start-up line to learn the address.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+
+export interface Launched {
+  child: ChildProcess;
+  baseUrl: string;
+  /** Everything written to stdout and stderr so far. */
+  output(): string;
+  /** Sends `signal` and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export function exitOf(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode);
+    else child.once('exit', (code) => resolve(code));
+  });
+}
+
+const START_LINE = /gitea-mock: \d+ operations on (http:\/\/\S+\/api\/v1) /;
+
+/** Spawns `command args` and resolves once the start-up line names the base URL. */
+export function launch(command: string, args: string[], env: NodeJS.ProcessEnv = process.env, timeoutMs = 20_000): Promise<Launched> {
+  // Its own process group, so a signal reaches the server even behind `npm start`.
+  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`no start-up line within ${timeoutMs} ms:\n${output}`));
+    }, timeoutMs);
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      const match = START_LINE.exec(output);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve({
+          child,
+          baseUrl: match[1],
+          output: () => output,
+          stop: (signal = 'SIGTERM') => {
+            if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, signal);
+            return exitOf(child);
+          },
+        });
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code} before starting:\n${output}`));
+    });
+  });
+}

@@ -1,0 +1,32 @@
+// Credential checks the real server makes before routing: the mock has no users, so any
+// well-formed credential is accepted, and anything malformed is refused as Gitea refuses it.
+
+export type AuthResult = { ok: true } | { ok: false; message: string };
+
+const SCHEMES = new Set(['basic', 'token', 'bearer']);
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
+/**
+ * Gitea splits `Authorization` into exactly two space-separated parts and compares the scheme
+ * without regard to case. Basic must decode to `user:password` (a token may stand in for either).
+ */
+export function checkAuthorization(header: string | undefined, otp: string | undefined): AuthResult {
+  if (header === undefined || header.trim() === '') return { ok: false, message: 'token is required' };
+  const invalid: AuthResult = { ok: false, message: 'invalid username, password or token' };
+  const parts = header.split(' ');
+  if (parts.length !== 2) return invalid;
+  const [scheme = '', credentials = ''] = parts;
+  if (!SCHEMES.has(scheme.toLowerCase()) || credentials === '') return invalid;
+  if (scheme.toLowerCase() === 'basic') {
+    if (credentials.length % 4 !== 0 || !BASE64.test(credentials)) return invalid;
+    const decoded = Buffer.from(credentials, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon <= 0) return invalid;
+  }
+  // A one-time code is six digits; a wrong one is a failed sign-in, not a validation error.
+  if (otp !== undefined && !/^[0-9]{6}$/.test(otp)) return invalid;
+  return { ok: true };
+}
+
+/** Sent with every 401, as browsers and HTTP clients expect. */
+export const WWW_AUTHENTICATE = 'Basic realm="Gitea API", charset="UTF-8"';

@@ -1,0 +1,82 @@
+#!/usr/bin/env node
+// `npm start` / `npx gitea-mock`: serves the contract on http://127.0.0.1:4010/api/v1.
+import { parseArgs } from 'node:util';
+
+const USAGE = `Usage: gitea-mock [options] [document]
+
+Serves the Gitea API contract as a mock on http://127.0.0.1:4010/api/v1.
+
+Options:
+  -p, --port <n>     port to listen on (default: $PORT or 4010; 0 picks a free one)
+  -h, --host <addr>  address to listen on (default: 127.0.0.1)
+  -d, --dynamic      generate answers from the schemas instead of the examples
+      --seed <s>     make dynamic answers repeatable
+  -q, --quiet        no line per request
+      --help         show this help
+`;
+
+function fail(message: string): never {
+  process.stderr.write(`gitea-mock: ${message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
+let parsed;
+try {
+  parsed = parseArgs({
+    allowPositionals: true,
+    options: {
+      port: { type: 'string', short: 'p' },
+      host: { type: 'string', short: 'h' },
+      dynamic: { type: 'boolean', short: 'd', default: false },
+      seed: { type: 'string' },
+      quiet: { type: 'boolean', short: 'q', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+} catch (error) {
+  fail(error instanceof Error ? error.message : String(error));
+}
+const { values, positionals } = parsed;
+if (values.help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
+if (positionals.length > 1) fail('give at most one document');
+
+const portText = values.port ?? process.env.PORT ?? '4010';
+if (!/^[0-9]{1,5}$/.test(portText) || Number(portText) > 65535) fail(`invalid port "${portText}"`);
+
+const out = (line: string): void => {
+  process.stdout.write(`${line}\n`);
+};
+try {
+  // Loaded after the arguments are checked: Prism takes most of the start-up time.
+  const { startMockServer } = await import('./server.js');
+  const mock = await startMockServer({
+    ...(positionals[0] === undefined ? {} : { document: positionals[0] }),
+    port: Number(portText),
+    host: values.host ?? '127.0.0.1',
+    dynamic: values.dynamic,
+    ...(values.seed === undefined ? {} : { seed: values.seed }),
+    ...(values.quiet ? {} : { onRequest: out }),
+    onWarning: (line) => process.stderr.write(`gitea-mock: warning: ${line}\n`),
+  });
+  const stop = (): void => {
+    void mock.close().then(() => process.exit(0));
+  };
+  // Handlers first: whoever reads the start-up line may signal at once.
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  const mode = values.dynamic ? `dynamic data${values.seed === undefined ? '' : `, seed ${values.seed}`}` : 'examples';
+  out(`gitea-mock: ${mock.operations.length} operations on ${mock.baseUrl} (${mode}); Ctrl-C stops`);
+} catch (error) {
+  const code = (error as NodeJS.ErrnoException).code;
+  const message =
+    code === 'ERR_MODULE_NOT_FOUND' && String(error).includes('@stoplight/')
+      ? 'the mock needs the optional dependencies @stoplight/prism-http and @stoplight/prism-core; install the package without --omit=optional'
+      : error instanceof Error
+        ? error.message
+        : String(error);
+  process.stderr.write(`gitea-mock: cannot start: ${message}\n`);
+  process.exit(1);
+}

@@ -1,0 +1,71 @@
+// The document's operations as the mock routes them: Prism's parsed operations plus what the
+// launcher needs before asking Prism (a matcher per path, the documented codes and examples).
+import type { IHttpOperation } from '@stoplight/types';
+
+export interface MockOperation {
+  operationId: string;
+  method: string;
+  path: string;
+  matcher: RegExp;
+  /** Documented status → names of its examples, in document order. */
+  responses: Map<number, string[]>;
+  /** List operations that page with `page`/`limit` and answer `X-Total-Count` and `Link`. */
+  paginated: boolean;
+  operation: IHttpOperation;
+}
+
+export type RouteResult =
+  | { kind: 'match'; op: MockOperation }
+  | { kind: 'method'; allowed: string[] }
+  | { kind: 'none' };
+
+function matcherFor(template: string): RegExp {
+  const source = template
+    .split('/')
+    .map((segment) => (/^\{[^}]+\}$/.test(segment) ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('/');
+  return new RegExp(`^${source}$`);
+}
+
+function describe(operation: IHttpOperation): MockOperation {
+  const responses = new Map<number, string[]>();
+  let paginated = false;
+  for (const response of operation.responses) {
+    const code = Number(response.code);
+    if (!Number.isInteger(code)) continue;
+    const names = (response.contents ?? []).flatMap((content) => (content.examples ?? []).map((example) => example.key));
+    responses.set(code, names);
+    if (code === 200 && (response.headers ?? []).some((header) => header.name.toLowerCase() === 'x-total-count')) paginated = true;
+  }
+  return {
+    operationId: operation.iid ?? operation.id,
+    method: operation.method.toUpperCase(),
+    path: operation.path,
+    matcher: matcherFor(operation.path),
+    responses: new Map([...responses].sort(([a], [b]) => a - b)),
+    paginated,
+    operation,
+  };
+}
+
+export interface OperationTable {
+  operations: MockOperation[];
+  route(method: string, path: string): RouteResult;
+}
+
+export async function loadOperations(prismHttp: Pick<typeof import('@stoplight/prism-http'), 'getHttpOperationsFromSpec'>, documentPath: string): Promise<OperationTable> {
+  const parsed = await prismHttp.getHttpOperationsFromSpec(documentPath);
+  if (parsed.length === 0) throw new Error(`${documentPath} describes no operations`);
+  // Paths with more literal segments first, so a literal never loses to a placeholder.
+  const literals = (path: string): number => path.split('/').filter((s) => s !== '' && !s.startsWith('{')).length;
+  const operations = parsed.map(describe).sort((a, b) => literals(b.path) - literals(a.path));
+  return {
+    operations,
+    route(method, path) {
+      const onPath = operations.filter((op) => op.matcher.test(path));
+      if (onPath.length === 0) return { kind: 'none' };
+      const op = onPath.find((candidate) => candidate.method === method);
+      return op ? { kind: 'match', op } : { kind: 'method', allowed: onPath.map((candidate) => candidate.method) };
+    },
+  };
+}

@@ -1,0 +1,45 @@
+// Paging as Gitea does it for list operations: `page` from 1, `limit` defaulting to 30 and
+// clamped to 50, `X-Total-Count` and a `Link` header with next, last, first and prev pages.
+
+export const DEFAULT_LIMIT = 30;
+export const MAX_LIMIT = 50;
+
+export interface Page<T> {
+  items: T[];
+  headers: Record<string, string>;
+}
+
+/** Gitea reads both with `strconv.Atoi`: anything unparsable counts as 0, i.e. the default. */
+function toInt(value: string | null): number {
+  if (value === null || !/^[+-]?[0-9]+$/.test(value.trim())) return 0;
+  return Number.parseInt(value, 10);
+}
+
+/**
+ * Slices `all` for the request's `page` and `limit`. `requestUrl` is the public URL of the
+ * request; its other query parameters are kept in the links, as Gitea keeps them.
+ */
+export function paginate<T>(all: readonly T[], requestUrl: URL): Page<T> {
+  const query = requestUrl.searchParams;
+  const page = Math.max(1, toInt(query.get('page')));
+  const askedLimit = toInt(query.get('limit'));
+  const limit = askedLimit <= 0 ? DEFAULT_LIMIT : Math.min(askedLimit, MAX_LIMIT);
+  const total = all.length;
+  const lastPage = Math.max(1, Math.ceil(total / limit));
+  const items = all.slice((page - 1) * limit, page * limit);
+
+  // Links are computed from the page clamped to the last one, as Gitea's paginator does.
+  const current = Math.min(page, lastPage);
+  const link = (n: number, rel: string): string => {
+    const target = new URL(requestUrl);
+    target.searchParams.set('page', String(n));
+    return `<${target.href}>; rel="${rel}"`;
+  };
+  const links: string[] = [];
+  if (current < lastPage) links.push(link(current + 1, 'next'), link(lastPage, 'last'));
+  if (current > 1) links.push(link(1, 'first'), link(current - 1, 'prev'));
+
+  const headers: Record<string, string> = { 'X-Total-Count': String(total) };
+  if (links.length > 0) headers.Link = links.join(',');
+  return { items, headers };
+}

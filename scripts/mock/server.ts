@@ -1,0 +1,297 @@
+// The mock server: Prism's mocker and validator behind a front that behaves like a Gitea host.
+// It serves the document under /api/v1, enforces credentials, checks `Prefer`, pages list
+// answers, speaks CORS, and answers every error in the service's own JSON dialect.
+import { existsSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import type { IHttpConfig, IHttpRequest } from '@stoplight/prism-http';
+import { checkAuthorization, WWW_AUTHENTICATE } from './auth.js';
+import { readBody } from './body.js';
+import { corsHeaders, isPreflight, preflightHeaders } from './cors.js';
+import { apiError, JSON_TYPE, notFound, rawErrorResponse, sendJson } from './errors.js';
+import { loadOperations, type MockOperation, type OperationTable } from './operations.js';
+import { paginate } from './pagination.js';
+import { loadPrism } from './prism.js';
+import { checkPreference, codeOfExample, parsePrefer } from './prefer.js';
+
+export const BASE_PATH = '/api/v1';
+export const DEFAULT_DOCUMENT = findDocument();
+
+/** The package's `openapi.yaml`, found upwards from this module (source and build differ in depth). */
+function findDocument(): string {
+  for (let up = '../'; up.length <= 12; up += '../') {
+    const candidate = fileURLToPath(new URL(`${up}openapi.yaml`, import.meta.url));
+    if (existsSync(candidate)) return candidate;
+  }
+  return fileURLToPath(new URL('../../openapi.yaml', import.meta.url));
+}
+
+export interface MockOptions {
+  /** The OpenAPI document to serve; defaults to the package's `openapi.yaml`. */
+  document?: string;
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  /** Generate data from the schemas instead of serving the examples. */
+  dynamic?: boolean;
+  /** Makes dynamic data repeatable. */
+  seed?: string;
+  /** One line per answered request; never given credentials. */
+  onRequest?: (line: string) => void;
+  /** Problems of the mock itself, such as an answer that breaks the document. */
+  onWarning?: (line: string) => void;
+}
+
+export interface MockServer {
+  /** `http://host:port` */
+  origin: string;
+  /** `http://host:port/api/v1`, the base URL clients use. */
+  baseUrl: string;
+  operations: readonly MockOperation[];
+  close(): Promise<void>;
+}
+
+type Headers = Record<string, string | string[]>;
+
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 413: 'Payload Too Large', 431: 'Request Header Fields Too Large' };
+const SAFE_HOST = /^[A-Za-z0-9.\-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$/;
+
+/** Prism's diagnostics in one readable line, such as `body.permission: must be equal to one of …`. */
+function describeViolations(violations: readonly { path?: string[]; message: string; code?: string | number }[]): string {
+  return violations
+    .map((v) => {
+      // Gitea's binding words a content type it cannot read this way.
+      if (String(v.code) === '415') return `[]: Unsupported Content-Type (${v.message})`;
+      return v.path && v.path.length > 0 ? `${v.path.join('.')}: ${v.message}` : v.message;
+    })
+    .join('; ');
+}
+
+function singleValued(headers: IncomingMessage['headers']): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) result[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return result;
+}
+
+function queryOf(url: URL): Record<string, string | string[]> {
+  const query: Record<string, string | string[]> = {};
+  for (const key of new Set(url.searchParams.keys())) {
+    const values = url.searchParams.getAll(key);
+    query[key] = values.length === 1 ? (values[0] ?? '') : values;
+  }
+  return query;
+}
+
+/** Content type as Gitea labels it: JSON without a space before the charset, text with one. */
+function contentTypeFor(prismType: string | undefined): string | undefined {
+  if (prismType === undefined) return undefined;
+  const mediaType = (prismType.split(';')[0] ?? '').trim();
+  if (mediaType.endsWith('json')) return JSON_TYPE;
+  return mediaType.startsWith('text/') ? `${mediaType}; charset=utf-8` : mediaType;
+}
+
+export async function startMockServer(options: MockOptions = {}): Promise<MockServer> {
+  const { http, core } = await loadPrism();
+  const table: OperationTable = await loadOperations(http, options.document ?? DEFAULT_DOCUMENT);
+  // Prism's own logging costs half its throughput and would leak request details; ours is a line.
+  const prism = http.createInstance(
+    { validateRequest: true, validateResponse: true, checkSecurity: false, errors: false, upstreamProxy: undefined, isProxy: false, mock: { dynamic: false } },
+    { logger: core.createLogger('gitea-mock', { level: 'silent' }) },
+  );
+  const warn = options.onWarning ?? (() => {});
+  let origin = '';
+  let docsUrl = '';
+
+  const publicUrl = (req: IncomingMessage, url: URL): URL => {
+    const host = req.headers.host;
+    if (host === undefined || !SAFE_HOST.test(host)) return url;
+    const rebased = new URL(url.href);
+    rebased.host = host;
+    return rebased;
+  };
+
+  async function answerOperation(req: IncomingMessage, res: ServerResponse, op: MockOperation, url: URL, path: string, cors: Headers): Promise<number> {
+    const headers = singleValued(req.headers);
+    const auth = checkAuthorization(headers.authorization, headers['x-gitea-otp']);
+    if (!auth.ok) {
+      sendJson(res, 401, apiError(docsUrl, auth.message), { ...cors, 'WWW-Authenticate': WWW_AUTHENTICATE });
+      return 401;
+    }
+    const prefer = parsePrefer(headers.prefer);
+    const problem = prefer.ok ? checkPreference(op, prefer.preference) : prefer.message;
+    if (!prefer.ok || problem !== undefined) {
+      sendJson(res, 400, apiError(docsUrl, problem ?? 'invalid Prefer header'), cors);
+      return 400;
+    }
+    const preference = prefer.preference;
+    const body = await readBody(req);
+    if (!body.ok) {
+      const closing = body.status === 413 ? { Connection: 'close' } : {};
+      sendJson(res, body.status, apiError(docsUrl, body.message), { ...cors, ...closing });
+      return body.status;
+    }
+
+    const input: IHttpRequest = {
+      method: op.method.toLowerCase() as IHttpRequest['method'],
+      url: { path, query: queryOf(url) },
+      headers,
+      body: body.body,
+    };
+    const code = preference.code ?? (preference.example === undefined ? undefined : codeOfExample(op, preference.example));
+    // A fresh config per request: Prism's mocker writes the request's Accept into it.
+    const config: IHttpConfig = {
+      validateRequest: true,
+      validateResponse: true,
+      checkSecurity: false,
+      errors: false,
+      upstreamProxy: undefined,
+      isProxy: false,
+      mock: {
+        dynamic: preference.dynamic ?? options.dynamic ?? false,
+        ...(options.seed === undefined ? {} : { seed: options.seed }),
+        ...(code === undefined ? {} : { code }),
+        ...(preference.example === undefined ? {} : { exampleKey: preference.example }),
+      },
+    };
+    const result = await prism.request(input, [op.operation], config)();
+    if (result._tag === 'Left') {
+      // Prism's own refusals (406 for an Accept it cannot meet, 415, 422) in the service's dialect.
+      const error = result.left as Error & { status?: number; detail?: string; additional?: { validation?: { path?: string[]; message: string }[] } };
+      const status = error.status === 415 ? 422 : (error.status ?? 500);
+      const details = error.additional?.validation ? describeViolations(error.additional.validation) : error.detail || error.message;
+      sendJson(res, status, apiError(docsUrl, error.status === 415 ? `[]: Unsupported Content-Type (${details})` : details), cors);
+      return status;
+    }
+    const { output, validations } = result.right;
+    const inputErrors = validations.input.filter((v) => v.severity === 0);
+    if (inputErrors.length > 0) {
+      sendJson(res, 422, apiError(docsUrl, describeViolations(inputErrors)), cors);
+      return 422;
+    }
+    const outputErrors = validations.output.filter((v) => v.severity === 0);
+    if (outputErrors.length > 0) warn(`${op.operationId} ${output.statusCode}: the answer breaks the document: ${describeViolations(outputErrors)}`);
+
+    const answer: Headers = { ...cors, 'X-Content-Type-Options': 'nosniff' };
+    let payload = output.body;
+    for (const [name, value] of Object.entries(output.headers ?? {})) {
+      if (name.toLowerCase() !== 'content-type') answer[name] = value;
+    }
+    if (op.paginated && output.statusCode === 200 && Array.isArray(payload)) {
+      const page = paginate(payload, publicUrl(req, url));
+      payload = page.items;
+      delete answer.Link;
+      delete answer['X-Total-Count'];
+      Object.assign(answer, page.headers);
+    }
+    const contentType = contentTypeFor(output.headers?.['Content-type'] ?? output.headers?.['content-type']);
+    let bytes: Buffer | undefined;
+    if (contentType !== undefined && payload !== undefined) {
+      answer['Content-Type'] = contentType;
+      bytes = Buffer.from(contentType === JSON_TYPE ? `${JSON.stringify(payload)}\n` : String(payload));
+    }
+    answer['Content-Length'] = String(bytes?.length ?? 0);
+    res.writeHead(output.statusCode, answer);
+    res.end(req.method === 'HEAD' ? undefined : bytes);
+    return output.statusCode;
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<number> {
+    const cors: Headers = corsHeaders(req);
+    if (isPreflight(req)) {
+      res.writeHead(204, preflightHeaders(req));
+      res.end();
+      req.resume();
+      return 204;
+    }
+    // WHATWG URL parsing also resolves dot segments, so `/api/v1/../x` leaves the API.
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', origin);
+      // Prism decodes every segment; a broken escape or bad UTF-8 is refused here instead.
+      for (const segment of url.pathname.split('/')) decodeURIComponent(segment);
+    } catch {
+      sendJson(res, 400, apiError(docsUrl, 'the request path is not a valid URL path'), cors);
+      return 400;
+    }
+    if (url.pathname !== BASE_PATH && !url.pathname.startsWith(`${BASE_PATH}/`)) {
+      sendJson(res, 404, notFound(docsUrl), cors);
+      return 404;
+    }
+    const path = url.pathname.slice(BASE_PATH.length) || '/';
+    const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
+    const route = table.route(method, path);
+    if (route.kind === 'none') {
+      sendJson(res, 404, notFound(docsUrl), cors);
+      return 404;
+    }
+    if (route.kind === 'method') {
+      const allow = [...route.allowed, 'OPTIONS'].join(', ');
+      if (method === 'OPTIONS') {
+        res.writeHead(204, { ...cors, Allow: allow, 'Content-Length': '0' });
+        res.end();
+        return 204;
+      }
+      sendJson(res, 405, apiError(docsUrl, `${method} is not allowed on ${url.pathname}; allowed: ${allow}`), { ...cors, Allow: allow });
+      return 405;
+    }
+    return answerOperation(req, res, route.op, url, path, cors);
+  }
+
+  const server = createServer(
+    // Slow or stuck clients cannot hold sockets for long; headers are capped at 16 KiB.
+    { requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000, maxHeaderSize: 16 * 1024 },
+    (req, res) => {
+      const started = performance.now();
+      handle(req, res)
+        .catch((error: unknown) => {
+          warn(`mock failure on ${req.method} ${req.url?.split('?')[0]}: ${error instanceof Error ? error.stack : String(error)}`);
+          if (!res.headersSent) sendJson(res, 500, apiError(docsUrl, 'the mock failed to answer; this is a bug in gitea-mock'));
+          else res.destroy();
+          return 500;
+        })
+        .then((status) => {
+          // The path only: query strings can carry `token=` credentials.
+          options.onRequest?.(`${req.method} ${req.url?.split('?')[0]} ${status} ${Math.round(performance.now() - started)}ms`);
+        });
+    },
+  );
+  // Requests Node's parser refuses (CR/LF or bad bytes in headers, oversized headers, timeouts)
+  // never reach the handler; answer them in the same dialect and close.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const message = status === 431 ? 'request headers are too large' : status === 408 ? 'the request took too long' : 'malformed HTTP request';
+    socket.end(rawErrorResponse(status, STATUS_TEXT[status] ?? 'Bad Request', apiError(docsUrl, message)));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    // A deep accept queue: bursts of thousands of connections are queued, not reset.
+    server.listen({ port: options.port ?? 4010, host: options.host ?? '127.0.0.1', backlog: 4096 }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  origin = `http://${host}:${address.port}`;
+  docsUrl = `${origin}/api/swagger`;
+
+  return {
+    origin,
+    baseUrl: `${origin}${BASE_PATH}`,
+    operations: table.operations,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
