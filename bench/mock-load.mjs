@@ -1,0 +1,106 @@
+// Load check: 20,000 requests at concurrency 100, a fifth of them hostile, against gitea-mock.
+// Every request must get an answer (no dropped connection) and none may be a 5xx; resident
+// memory is read before and after. The baseline is the same count of well-formed requests.
+import { Agent, request } from 'node:http';
+import { connect } from 'node:net';
+import { ratio, rssMiB, startMock } from './support.mjs';
+
+const TOTAL = Number(process.env.BENCH_LOAD_REQUESTS ?? 20_000);
+const CONCURRENCY = 100;
+const TOKEN = 'token 0123456789abcdef';
+
+const valid = [
+  { method: 'GET', path: '/repos/acme/rocket/keys/11001' },
+  { method: 'GET', path: '/admin/orgs?limit=2&page=2' },
+  { method: 'PATCH', path: '/repos/acme/rocket/hooks/4001', body: '{"active":true,"events":["push"]}' },
+  { method: 'POST', path: '/markdown', body: '{"Text":"# hi","Mode":"markdown"}' },
+  { method: 'PATCH', path: '/notifications/threads/10001?to-status=read' },
+];
+
+const BIG = 11 * 1024 * 1024;
+const hostile = [
+  { kind: 'malformed JSON', method: 'PATCH', path: '/repos/acme/rocket/hooks/4001', body: '{"active": tru' },
+  { kind: 'invalid UTF-8', method: 'PATCH', path: '/repos/acme/rocket/hooks/4001', body: Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]) },
+  { kind: 'schema violation', method: 'PUT', path: '/repos/acme/rocket/collaborators/bob', body: '{"permission":"owner"}' },
+  { kind: 'bad credentials', method: 'GET', path: '/admin/orgs', auth: 'Basic !!!' },
+  { kind: 'unknown Prefer code', method: 'GET', path: '/admin/orgs', prefer: 'code=599' },
+  { kind: 'body over 10 MB (declared)', raw: `PATCH /api/v1/repos/acme/rocket/hooks/4001 HTTP/1.1\r\nHost: x\r\nAuthorization: ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${BIG}\r\n\r\n{` },
+  { kind: 'CR/LF in a header', raw: `GET /api/v1/admin/orgs HTTP/1.1\r\nHost: x\r\nAuthorization: ${TOKEN}\rX-Evil: 1\r\n\r\n` },
+  { kind: 'path traversal', raw: `GET /api/v1/../../../../etc/passwd HTTP/1.1\r\nHost: x\r\nAuthorization: ${TOKEN}\r\nConnection: close\r\n\r\n` },
+  { kind: 'oversized headers', raw: `GET /api/v1/admin/orgs HTTP/1.1\r\nHost: x\r\nX-Pad: ${'a'.repeat(20_000)}\r\n\r\n` },
+];
+
+function viaAgent(agent, base, spec) {
+  return new Promise((resolve) => {
+    const body = spec.body === undefined ? undefined : Buffer.isBuffer(spec.body) ? spec.body : Buffer.from(spec.body);
+    const headers = { authorization: spec.auth ?? TOKEN, ...(spec.prefer ? { prefer: spec.prefer } : {}) };
+    if (body) Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(body.length) });
+    const req = request(`${base}${spec.path}`, { method: spec.method, headers, agent }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode));
+      res.on('error', () => resolve('dropped'));
+    });
+    req.on('error', () => resolve('dropped'));
+    req.end(body);
+  });
+}
+
+function viaRawSocket(base, text) {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), hostname);
+    let answer = '';
+    socket.setTimeout(15_000, () => socket.destroy(new Error('timeout')));
+    socket.on('data', (chunk) => (answer += chunk.toString('latin1')));
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      const status = /^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1];
+      resolve(status ? Number(status) : 'dropped');
+    });
+    socket.write(text);
+  });
+}
+
+async function drive(base, hostileShare) {
+  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const counts = new Map();
+  const hostileCounts = new Map();
+  let next = 0;
+  const started = performance.now();
+  const worker = async () => {
+    while (next < TOTAL) {
+      const i = next++;
+      const isHostile = hostileShare > 0 && i % Math.round(1 / hostileShare) === 0;
+      const spec = isHostile ? hostile[(i / 5) % hostile.length | 0] : valid[i % valid.length];
+      const status = spec.raw ? await viaRawSocket(base, spec.raw) : await viaAgent(agent, base, spec);
+      const key = typeof status === 'number' ? `${String(status)[0]}xx` : status;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+      if (isHostile) hostileCounts.set(`${spec.kind} -> ${status}`, (hostileCounts.get(`${spec.kind} -> ${status}`) ?? 0) + 1);
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  agent.destroy();
+  return { seconds: (performance.now() - started) / 1000, counts, hostileCounts };
+}
+
+export async function benchLoad() {
+  const mock = await startMock('gitea-mock', '/repos/acme/rocket/keys/11001');
+  const baseline = await drive(mock.base, 0);
+  const rssBefore = await rssMiB(mock.pid);
+  const mixed = await drive(mock.base, 0.2);
+  const rssAfter = await rssMiB(mock.pid);
+  await mock.stop();
+
+  const show = (counts) => [...counts].sort().map(([k, v]) => `${k} ${v}`).join(', ');
+  console.log(`\n## Load check: ${TOTAL} requests, concurrency ${CONCURRENCY}, one in five hostile`);
+  console.log(`well-formed only   ${(TOTAL / baseline.seconds).toFixed(0).padStart(6)} req/s   ${show(baseline.counts)}`);
+  console.log(`with hostile       ${(TOTAL / mixed.seconds).toFixed(0).padStart(6)} req/s   ${show(mixed.counts)}`);
+  for (const [kind, count] of [...mixed.hostileCounts].sort()) console.log(`  ${kind}: ${count}`);
+  console.log(`resident memory    ${rssBefore.toFixed(1)} MiB before, ${rssAfter.toFixed(1)} MiB after (growth ${(rssAfter - rssBefore).toFixed(1)} MiB)`);
+  console.log(`ratio hostile-mix / well-formed throughput: ${ratio(TOTAL / mixed.seconds, TOTAL / baseline.seconds)}`);
+  const failures = (mixed.counts.get('5xx') ?? 0) + (mixed.counts.get('dropped') ?? 0) + (baseline.counts.get('5xx') ?? 0) + (baseline.counts.get('dropped') ?? 0);
+  console.log(failures === 0 ? 'load check: PASS (no 5xx, no dropped connection)' : `load check: FAIL (${failures} 5xx or dropped)`);
+  return failures === 0;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) process.exitCode = (await benchLoad()) ? 0 : 1;

@@ -1,0 +1,83 @@
+// Shared by the benchmarks: start the two mocks under comparison and wait for their first answer.
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const DOCUMENT = fileURLToPath(new URL('../openapi.yaml', import.meta.url));
+const LAUNCHER = fileURLToPath(new URL('../dist/mock/cli.mjs', import.meta.url));
+const PRISM_CLI = fileURLToPath(new URL('../node_modules/@stoplight/prism-cli/dist/index.js', import.meta.url));
+
+export const AUTH = { authorization: 'token 0123456789abcdef' };
+
+/** The two contenders: our launcher, and Prism's CLI at its quietest on the same document. */
+export const MOCKS = {
+  'gitea-mock': {
+    args: (port) => [LAUNCHER, '--port', String(port), '--quiet'],
+    base: (port) => `http://127.0.0.1:${port}/api/v1`,
+  },
+  'prism mock -v error': {
+    args: (port) => [PRISM_CLI, 'mock', DOCUMENT, '--host', '127.0.0.1', '--port', String(port), '-v', 'error'],
+    base: (port) => `http://127.0.0.1:${port}`,
+  },
+};
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Spawns a mock; resolves when `probePath` answers 200, with the milliseconds that took. */
+export async function startMock(name, probePath, timeoutMs = 30_000) {
+  const port = await freePort();
+  const mock = MOCKS[name];
+  const started = performance.now();
+  const child = spawn(process.execPath, mock.args(port), { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const base = mock.base(port);
+  while (performance.now() - started < timeoutMs) {
+    if (child.exitCode !== null) throw new Error(`${name} exited: ${stderr}`);
+    try {
+      const response = await fetch(`${base}${probePath}`, { headers: AUTH });
+      await response.arrayBuffer();
+      if (response.status === 200) {
+        return {
+          base,
+          pid: child.pid,
+          startupMs: performance.now() - started,
+          stop: () => new Promise((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', resolve), child.kill('SIGTERM')))),
+        };
+      }
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`${name} did not answer within ${timeoutMs} ms`);
+}
+
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** Resident memory of a process in MiB, from /proc (Linux). */
+export async function rssMiB(pid) {
+  const { readFile } = await import('node:fs/promises');
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kib = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN);
+  return kib / 1024;
+}
+
+export function ratio(value, baseline) {
+  return (value / baseline).toFixed(2);
+}
