@@ -2,6 +2,16 @@ import { defineConfig } from 'tsdown';
 
 export default defineConfig([
   {
+    // The client: ESM and CommonJS with bundled declarations; openapi-fetch stays a dependency.
+    entry: { index: 'src/index.ts' },
+    outDir: 'dist',
+    format: ['esm', 'cjs'],
+    platform: 'neutral',
+    target: 'es2022',
+    dts: true,
+    clean: false,
+  },
+  {
     // The mock launcher behind `npm start` and the `gitea-mock` bin. Prism stays an import, not
     // part of the bundle: it is an optional dependency of the package.
     entry: { 'mock/cli': 'scripts/mock/cli.ts', 'mock/server': 'scripts/mock/server.ts' },

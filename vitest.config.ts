@@ -6,5 +6,7 @@ export default defineConfig({
     // Suites that start Prism need more than the default 5 s on a two-core machine.
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // Type tests: `@ts-expect-error` lines must fail to compile, the rest must compile.
+    typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
   },
 });

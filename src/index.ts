@@ -1,0 +1,11 @@
+// The package's entry: the client factory, its standalone helpers and the contract's types.
+export { createGiteaClient, type GiteaClient, type GiteaClientOptions } from './client.js';
+export type { Auth } from './auth.js';
+export { ApiError, TimeoutError } from './errors.js';
+export type { RetryOptions } from './transport.js';
+export { unwrap } from './unwrap.js';
+export { collectAll, paginate, type PaginatedPath, type PaginateOptions } from './paginate.js';
+export { uploadReleaseAttachment, type ReleaseAttachmentUpload } from './upload.js';
+export { renderMarkdown } from './markdown.js';
+export { markNotificationThread } from './notifications.js';
+export * from './types.js';

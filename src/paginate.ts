@@ -1,0 +1,43 @@
+// Pagination over the list operations (E7, E12, E19): follows `Link: rel="next"`, falling back
+// to `X-Total-Count`, and stops at an empty page or after `maxPages`.
+import type { FetchOptions } from 'openapi-fetch';
+import type { paths } from '../generated/api.js';
+import type { GiteaClient, Result } from './client.js';
+import { nextLink } from './link.js';
+import { unwrap } from './unwrap.js';
+
+/** The paths whose answers are pages of a list. */
+export type PaginatedPath = '/admin/orgs' | '/teams/{id}/members' | '/packages/{owner}/{type}/{name}';
+type Item<P extends PaginatedPath> = paths[P]['get']['responses'][200]['content']['application/json'][number];
+type Init<P extends PaginatedPath> = FetchOptions<paths[P]['get']>;
+type Rest<P extends PaginatedPath> = {} extends Init<P> ? [init?: Init<P>, options?: PaginateOptions] : [init: Init<P>, options?: PaginateOptions];
+
+export interface PaginateOptions {
+  /** Stop after this many pages (default: no limit). */
+  maxPages?: number;
+}
+
+export async function* paginate<P extends PaginatedPath>(client: GiteaClient, path: P, ...[init, options]: Rest<P>): AsyncGenerator<Item<P>, void, undefined> {
+  const base = (init ?? {}) as { params?: { query?: { page?: number; limit?: number } } };
+  const query = base.params?.query;
+  let page = query?.page ?? 1;
+  for (let pages = options?.maxPages ?? Infinity; pages > 0; pages--) {
+    let response!: Response;
+    const get = client.GET as (path: string, init: unknown) => Promise<Result>;
+    const items = ((await unwrap(
+      get(path, { ...base, params: { ...base.params, query: { ...query, page } } }).then((result) => ((response = result.response), result)),
+    )) ?? []) as Item<P>[];
+    yield* items;
+    const link = response.headers.get('link');
+    const next = link === null ? (Number(response.headers.get('x-total-count')) > page * (query?.limit ?? 30) ? page + 1 : 0) : Number(new URL(nextLink(link) ?? '?', response.url || 'http://x').searchParams.get('page'));
+    if (!items.length || !(next > page)) return;
+    page = next;
+  }
+}
+
+/** Every item of every page, in order. */
+export async function collectAll<P extends PaginatedPath>(client: GiteaClient, path: P, ...rest: Rest<P>): Promise<Item<P>[]> {
+  const items: Item<P>[] = [];
+  for await (const item of paginate(client, path, ...rest)) items.push(item);
+  return items;
+}

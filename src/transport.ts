@@ -1,0 +1,65 @@
+// How the client puts requests on the wire: without building a Request twice, and with retries
+// of idempotent requests on network errors, 429, 502, 503 and 504, honouring Retry-After.
+
+export interface RetryOptions {
+  /** How many times to re-send (default 2; 0 turns retries off). */
+  retries?: number;
+  /** Methods that may be re-sent (default GET, HEAD, PUT, DELETE, OPTIONS). Add POST or PATCH only if re-sending is safe. */
+  methods?: string[];
+  /** Longest wait before a retry; a longer Retry-After returns the answer instead (default 10 000 ms). */
+  maxDelayMs?: number;
+  /** First back-off step, doubled each attempt and jittered (default 250 ms). */
+  baseDelayMs?: number;
+}
+
+/**
+ * What openapi-fetch builds in place of a Request while no middleware needs a real one: fetch
+ * then builds its Request once instead of copying one, which is most of openapi-fetch's cost.
+ */
+export class LiteRequest {
+  readonly method: string;
+  readonly headers: Headers;
+  readonly body: BodyInit | null;
+  readonly signal: AbortSignal;
+  constructor(
+    readonly url: string,
+    readonly init: RequestInit & { headers: Headers; signal: AbortSignal },
+  ) {
+    this.method = init.method ?? 'GET';
+    this.headers = init.headers;
+    this.body = init.body ?? null;
+    this.signal = init.signal;
+  }
+}
+
+/** Milliseconds a Retry-After value asks for (seconds or an HTTP date), or NaN. */
+export function retryAfterMs(value: string | null, now = Date.now()): number {
+  return value === null ? NaN : /^\s*\d+\s*$/.test(value) ? +value * 1000 : Math.max(0, Date.parse(value) - now);
+}
+
+export function createTransport(baseFetch: typeof fetch, retry: RetryOptions): (request: Request | LiteRequest) => Promise<Response> {
+  const { retries = 2, methods = ['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS'], maxDelayMs = 10_000, baseDelayMs = 250 } = retry;
+
+  return async (request) => {
+    const { signal } = request;
+    for (let attempt = 0; ; attempt++) {
+      const last = attempt >= retries || !methods.includes(request.method);
+      let wait = NaN;
+      try {
+        // A Request body can be read once: copies go first, the original last.
+        const response = await (request instanceof LiteRequest ? baseFetch(request.url, request.init) : baseFetch(last || !request.body ? request : request.clone()));
+        if (last || ![429, 502, 503, 504].includes(response.status)) return response;
+        wait = retryAfterMs(response.headers.get('retry-after'));
+        if (wait > maxDelayMs) return response;
+        await response.body?.cancel();
+      } catch (error) {
+        if (last || signal.aborted) throw error;
+      }
+      if (!(wait >= 0)) wait = Math.min(maxDelayMs, baseDelayMs * 2 ** attempt) * (0.5 + Math.random() / 2);
+      await new Promise((resolve, reject) => {
+        const timer = setTimeout(resolve, wait);
+        signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+      });
+    }
+  };
+}

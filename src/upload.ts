@@ -1,0 +1,30 @@
+// E16: a release attachment sent as multipart/form-data with the file in the `attachment` part.
+import type { components } from '../generated/api.js';
+import type { GiteaClient } from './client.js';
+import { unwrap } from './unwrap.js';
+
+export interface ReleaseAttachmentUpload {
+  owner: string;
+  repo: string;
+  /** Id of the release. */
+  id: number;
+  /** Name of the attachment; defaults to the file's own name, else "attachment". */
+  name?: string;
+  file: Blob | Uint8Array | ArrayBuffer;
+}
+
+export function uploadReleaseAttachment(client: GiteaClient, upload: ReleaseAttachmentUpload): Promise<components['schemas']['Attachment']> {
+  const { owner, repo, id, file } = upload;
+  const blob = file instanceof Blob ? file : new Blob([file as BlobPart]);
+  const name = upload.name ?? ((file as { name?: string }).name || 'attachment');
+  const form = new FormData();
+  form.append('attachment', blob, name);
+  return unwrap(
+    client.POST('/repos/{owner}/{repo}/releases/{id}/assets', {
+      params: { path: { owner, repo, id }, query: { name } },
+      // openapi-fetch leaves Content-Type to fetch for FormData, which adds the boundary.
+      body: form as never,
+      bodySerializer: (body: unknown) => body as FormData,
+    }),
+  );
+}

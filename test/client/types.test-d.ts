@@ -1,0 +1,91 @@
+// Compile-time guarantees of the client: wrong bodies, missing or mistyped parameters fail to
+// compile, and data narrows to the contract's records.
+import { describe, expectTypeOf, it } from 'vitest';
+import { collectAll, createGiteaClient, markNotificationThread, paginate, renderMarkdown, unwrap, uploadReleaseAttachment, type Attachment, type DeployKey, type Hook, type NotificationThread, type Organization, type Package, type User } from '../../src/index.js';
+
+const client = createGiteaClient({ baseUrl: 'https://gitea.example.org/api/v1', auth: { token: 't' } });
+const hook = { owner: 'acme', repo: 'rocket', id: 4001 };
+
+describe('requests that cannot be right do not compile', () => {
+  it('rejects a body field the operation does not take', () => {
+    // @ts-expect-error `actve` is not a field of EditHookOption
+    void client.PATCH('/repos/{owner}/{repo}/hooks/{id}', { params: { path: hook }, body: { actve: true } });
+    // @ts-expect-error `permission` takes read, write or admin only
+    void client.PUT('/repos/{owner}/{repo}/collaborators/{collaborator}', { params: { path: { owner: 'acme', repo: 'rocket', collaborator: 'bob' } }, body: { permission: 'owner' } });
+  });
+
+  it('rejects a body field of the wrong type', () => {
+    // @ts-expect-error `active` is a boolean
+    void client.PATCH('/repos/{owner}/{repo}/hooks/{id}', { params: { path: hook }, body: { active: 'yes' } });
+  });
+
+  it('rejects a missing required body field', () => {
+    // @ts-expect-error `repo_name` is required
+    void client.POST('/repos/migrate', { body: { clone_addr: 'https://git.example.net/a.git' } });
+  });
+
+  it('rejects a missing path parameter', () => {
+    // @ts-expect-error `id` is missing
+    void client.GET('/repos/{owner}/{repo}/keys/{id}', { params: { path: { owner: 'acme', repo: 'rocket' } } });
+    // @ts-expect-error no params at all for a path with parameters
+    void client.GET('/repos/{owner}/{repo}/keys/{id}');
+  });
+
+  it('rejects a parameter of the wrong type', () => {
+    // @ts-expect-error `id` is an integer
+    void client.GET('/repos/{owner}/{repo}/keys/{id}', { params: { path: { owner: 'acme', repo: 'rocket', id: 'eleven' } } });
+    // @ts-expect-error `limit` is an integer
+    void client.GET('/admin/orgs', { params: { query: { limit: '50' } } });
+    // @ts-expect-error `to-status` takes read, unread or pinned
+    void client.PATCH('/notifications/threads/{id}', { params: { path: { id: '1' }, query: { 'to-status': 'archived' } } });
+  });
+
+  it('rejects a path the contract does not have, and the wrong method', () => {
+    // @ts-expect-error not an operation of the contract
+    void client.GET('/repos/{owner}/{repo}/nothing');
+    // @ts-expect-error E9 is a GET
+    void client.DELETE('/repos/{owner}/{repo}/keys/{id}', { params: { path: { owner: 'a', repo: 'b', id: 1 } } });
+  });
+
+  it('rejects an auth that is neither a token nor a user and password', () => {
+    // @ts-expect-error a password needs a user name
+    createGiteaClient({ baseUrl: 'https://h/api/v1', auth: { password: 'p' } });
+  });
+
+  it('rejects paginate on an operation that does not page', () => {
+    // @ts-expect-error E9 answers one record
+    void paginate(client, '/repos/{owner}/{repo}/keys/{id}');
+  });
+});
+
+describe('data narrows to the contract records', () => {
+  it('narrows data after checking error', async () => {
+    const { data, error } = await client.GET('/repos/{owner}/{repo}/keys/{id}', { params: { path: { owner: 'acme', repo: 'rocket', id: 11001 } } });
+    if (error) {
+      expectTypeOf(data).toEqualTypeOf<undefined>();
+      return;
+    }
+    expectTypeOf(data).toEqualTypeOf<DeployKey>();
+  });
+
+  it('unwrap resolves to the record', async () => {
+    expectTypeOf(await unwrap(client.PATCH('/repos/{owner}/{repo}/hooks/{id}', { params: { path: hook }, body: { active: true } }))).toEqualTypeOf<Hook>();
+    expectTypeOf(await unwrap(client.GET('/admin/orgs'))).toEqualTypeOf<Organization[]>();
+  });
+
+  it('the helpers resolve to their records', async () => {
+    expectTypeOf(await collectAll(client, '/admin/orgs')).toEqualTypeOf<Organization[]>();
+    expectTypeOf(await collectAll(client, '/teams/{id}/members', { params: { path: { id: 1 } } })).toEqualTypeOf<User[]>();
+    for await (const version of paginate(client, '/packages/{owner}/{type}/{name}', { params: { path: { owner: 'acme', type: 'npm', name: 'rocket-sdk' } } })) {
+      expectTypeOf(version).toEqualTypeOf<Package>();
+    }
+    expectTypeOf(await uploadReleaseAttachment(client, { owner: 'a', repo: 'b', id: 1, file: new Blob([]) })).toEqualTypeOf<Attachment>();
+    expectTypeOf(await renderMarkdown(client, { Text: '# hi' })).toEqualTypeOf<string>();
+    expectTypeOf(await markNotificationThread(client, { id: 1 })).toEqualTypeOf<NotificationThread | undefined>();
+  });
+
+  it('records keep the nullability the server has', () => {
+    expectTypeOf<NonNullable<Organization['visibility']>>().toEqualTypeOf<'public' | 'limited' | 'private'>();
+    expectTypeOf<DeployKey['repository']>().toMatchTypeOf<object | null | undefined>();
+  });
+});
