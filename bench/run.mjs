@@ -1,10 +1,14 @@
 // `npm run bench`: every benchmark, each printing its figures and a ratio against a baseline
 // measured in the same run. Never part of `npm test`.
+import { benchClientSize } from './client-size.mjs';
+import { benchClientSpeed } from './client-speed.mjs';
 import { benchLoad } from './mock-load.mjs';
 import { benchStartup } from './mock-startup.mjs';
 import { benchThroughput } from './mock-throughput.mjs';
 
 console.log(`# gitea-contract benchmarks (node ${process.version}, ${new Date().toISOString()})`);
+await benchClientSize();
+await benchClientSpeed();
 await benchStartup();
 await benchThroughput();
 const loadOk = await benchLoad();
