@@ -1,17 +1,11 @@
 // ApiError for every body Gitea sends with an error, unwrap and throwOnError, and the promise
 // that no credential appears in any rendering of an error. Real HTTP on loopback.
 import { inspect } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiError, createGiteaClient, markNotificationThread, renderMarkdown, unwrap } from '../../src/index.js';
-import { json, raw, startFaultServer, type FaultServer } from '../support/fault-server.js';
+import { json, raw, useFaultServer } from '../support/fault-server.js';
 
-let server: FaultServer;
-beforeAll(async () => {
-  server = await startFaultServer();
-});
-afterAll(async () => {
-  await server.close();
-});
+const fault = useFaultServer();
 
 const TOKEN = 'tok-9f8e7d6c5b4a';
 const PASSWORD = 'hunter2-but-longer';
@@ -19,7 +13,7 @@ const OTP = '424242';
 const SWAGGER = 'http://127.0.0.1/api/swagger';
 const keyPath = { params: { path: { owner: 'acme', repo: 'rocket', id: 11001 } } } as const;
 
-const client = () => createGiteaClient({ baseUrl: server.baseUrl, auth: { token: TOKEN }, retry: 0 });
+const client = () => createGiteaClient({ baseUrl: fault.current.baseUrl, auth: { token: TOKEN }, retry: 0 });
 
 async function caught(promise: Promise<unknown>): Promise<ApiError> {
   try {
@@ -33,13 +27,13 @@ async function caught(promise: Promise<unknown>): Promise<ApiError> {
 
 describe('ApiError for every error body the service sends', () => {
   it('JSON {message, url}: the message, status, method, path, operationId, url, headers and body', async () => {
-    server.script(json(403, { message: 'user should be an owner or a collaborator with admin write of a repository', url: SWAGGER }, { 'x-gitea-trace': 't1' }));
+    fault.current.script(json(403, { message: 'user should be an owner or a collaborator with admin write of a repository', url: SWAGGER }, { 'x-gitea-trace': 't1' }));
     const error = await caught(unwrap(client().GET('/repos/{owner}/{repo}/keys/{id}', keyPath)));
     expect(error.status).toBe(403);
     expect(error.method).toBe('GET');
     expect(error.path).toBe('/repos/{owner}/{repo}/keys/{id}');
     expect(error.operationId).toBe('repoGetKey');
-    expect(error.url).toBe(`${server.baseUrl}/repos/acme/rocket/keys/11001`);
+    expect(error.url).toBe(`${fault.current.baseUrl}/repos/acme/rocket/keys/11001`);
     expect(error.headers.get('x-gitea-trace')).toBe('t1');
     expect(error.body).toEqual({ message: 'user should be an owner or a collaborator with admin write of a repository', url: SWAGGER });
     expect(error.message).toBe('GET /repos/{owner}/{repo}/keys/{id} (repoGetKey): 403 user should be an owner or a collaborator with admin write of a repository');
@@ -48,7 +42,7 @@ describe('ApiError for every error body the service sends', () => {
   });
 
   it('the not-found body with its errors list', async () => {
-    server.script(json(404, { errors: null, message: 'not found', url: SWAGGER }));
+    fault.current.script(json(404, { errors: null, message: 'not found', url: SWAGGER }));
     const error = await caught(unwrap(client().GET('/teams/{id}/members', { params: { path: { id: 12001 } } })));
     expect(error.status).toBe(404);
     expect(error.body).toEqual({ errors: null, message: 'not found', url: SWAGGER });
@@ -56,7 +50,7 @@ describe('ApiError for every error body the service sends', () => {
   });
 
   it('an empty 403 (E4 and E5 send no body): the status text', async () => {
-    server.script(raw(403, ''));
+    fault.current.script(raw(403, ''));
     const error = await caught(unwrap(client().PATCH('/repos/{owner}/{repo}/pulls/{index}', { params: { path: { owner: 'acme', repo: 'rocket', index: 43 } }, body: { title: 'x' } })));
     expect(error.status).toBe(403);
     expect(error.body).toBeUndefined();
@@ -64,7 +58,7 @@ describe('ApiError for every error body the service sends', () => {
   });
 
   it('an empty 404 without Content-Length', async () => {
-    server.script((_req, res) => {
+    fault.current.script((_req, res) => {
       res.writeHead(404, { 'transfer-encoding': 'chunked' });
       res.end();
     });
@@ -74,7 +68,7 @@ describe('ApiError for every error body the service sends', () => {
   });
 
   it('the literal null of E17', async () => {
-    server.script(raw(404, 'null', { 'content-type': 'application/json;charset=utf-8' }));
+    fault.current.script(raw(404, 'null', { 'content-type': 'application/json;charset=utf-8' }));
     const error = await caught(unwrap(client().GET('/repos/{owner}/{repo}/issues/comments/{id}/assets', { params: { path: { owner: 'acme', repo: 'rocket', id: 15099 } } })));
     expect(error.status).toBe(404);
     expect(error.body).toBeNull();
@@ -82,7 +76,7 @@ describe('ApiError for every error body the service sends', () => {
   });
 
   it('a text/plain error of E11', async () => {
-    server.script(raw(422, 'unsupported render mode: slides\n', { 'content-type': 'text/plain; charset=utf-8' }));
+    fault.current.script(raw(422, 'unsupported render mode: slides\n', { 'content-type': 'text/plain; charset=utf-8' }));
     const error = await caught(renderMarkdown(client(), { Text: '# hi', Mode: 'wiki' }));
     expect(error.status).toBe(422);
     expect(error.body).toBe('unsupported render mode: slides\n');
@@ -90,14 +84,14 @@ describe('ApiError for every error body the service sends', () => {
   });
 
   it('malformed JSON in a 2xx answer: an ApiError with the status, not a bare SyntaxError', async () => {
-    server.script(raw(200, '{"id": 11001, "title": ', { 'content-type': 'application/json' }));
+    fault.current.script(raw(200, '{"id": 11001, "title": ', { 'content-type': 'application/json' }));
     const error = await caught(client().GET('/repos/{owner}/{repo}/keys/{id}', keyPath));
     expect(error.status).toBe(200);
     expect(error.message).toMatch(/\(repoGetKey\): 200 unreadable JSON/);
   });
 
   it('JSON cut short by a dropped connection: an error, never a hang', async () => {
-    server.script((_req, res) => {
+    fault.current.script((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': '500' });
       res.write('{"id": 11001, "ti');
       setTimeout(() => res.destroy(), 20);
@@ -106,37 +100,37 @@ describe('ApiError for every error body the service sends', () => {
   });
 
   it('a 205 with a body (E8): no error; the thread when the body can be read, else undefined', async () => {
-    server.script(json(205, { id: 10001, unread: false }), json(205, { id: 10001, unread: false }));
+    fault.current.script(json(205, { id: 10001, unread: false }), json(205, { id: 10001, unread: false }));
     const viaClient = await client().PATCH('/notifications/threads/{id}', { params: { path: { id: '10001' } } });
     expect(viaClient.response.status).toBe(205);
     expect(viaClient.data).toBeUndefined();
     // Node's fetch drops 205 bodies, so the helper can only say "no thread"; it must not throw.
     await expect(markNotificationThread(client(), { id: 10001, toStatus: 'read' })).resolves.toBeUndefined();
-    expect(server.received.at(-1)!.url).toBe('/api/v1/notifications/threads/10001?to-status=read');
+    expect(fault.current.received.at(-1)!.url).toBe('/api/v1/notifications/threads/10001?to-status=read');
   });
 });
 
 describe('unwrap and throwOnError', () => {
   it('unwrap resolves to the data of a 2xx answer', async () => {
-    server.script(json(200, { id: 11001, title: 'ci-runner' }));
+    fault.current.script(json(200, { id: 11001, title: 'ci-runner' }));
     await expect(unwrap(client().GET('/repos/{owner}/{repo}/keys/{id}', keyPath))).resolves.toEqual({ id: 11001, title: 'ci-runner' });
   });
 
   it('unwrap resolves to undefined for a 204', async () => {
-    server.script(raw(204, ''));
+    fault.current.script(raw(204, ''));
     await expect(unwrap(client().POST('/admin/users/{username}/rename', { params: { path: { username: 'bob' } }, body: { new_username: 'robert' } }))).resolves.toBeUndefined();
   });
 
   it('without throwOnError a non-2xx answer is returned as { error, response }', async () => {
-    server.script(json(422, { message: '[NewName]: Required', url: SWAGGER }));
+    fault.current.script(json(422, { message: '[NewName]: Required', url: SWAGGER }));
     const result = await client().POST('/admin/users/{username}/rename', { params: { path: { username: 'bob' } }, body: { new_username: '' } });
     expect(result.error).toEqual({ message: '[NewName]: Required', url: SWAGGER });
     expect(result.response.status).toBe(422);
   });
 
   it('with throwOnError every non-2xx answer throws an ApiError', async () => {
-    server.script(json(409, { message: 'The repository with the same name already exists.', url: SWAGGER }));
-    const throwing = createGiteaClient({ baseUrl: server.baseUrl, auth: { token: TOKEN }, throwOnError: true });
+    fault.current.script(json(409, { message: 'The repository with the same name already exists.', url: SWAGGER }));
+    const throwing = createGiteaClient({ baseUrl: fault.current.baseUrl, auth: { token: TOKEN }, throwOnError: true });
     const error = await caught(throwing.POST('/repos/migrate', { body: { clone_addr: 'https://git.example.net/a.git', repo_name: 'launchpad' } }));
     expect(error.status).toBe(409);
     expect(error.operationId).toBe('repoMigrate');
@@ -151,10 +145,10 @@ describe('no credential in any rendering of an error', () => {
   it('a server that echoes the token, the password and the one-time code back', async () => {
     const basic = Buffer.from(`alice:${PASSWORD}`).toString('base64');
     const echo = `bad token ${TOKEN}, password ${PASSWORD}, otp ${OTP}, header Basic ${basic}`;
-    server.script(json(401, { message: echo, url: SWAGGER, detail: { nested: [echo] } }), json(401, { message: echo, url: SWAGGER }));
+    fault.current.script(json(401, { message: echo, url: SWAGGER, detail: { nested: [echo] } }), json(401, { message: echo, url: SWAGGER }));
     const byToken = await caught(unwrap(client().GET('/admin/orgs', { params: { query: { page: 1 } } })));
     const byPassword = await caught(
-      unwrap(createGiteaClient({ baseUrl: server.baseUrl, auth: { username: 'alice', password: PASSWORD, otp: () => OTP }, retry: 0 }).GET('/admin/orgs')),
+      unwrap(createGiteaClient({ baseUrl: fault.current.baseUrl, auth: { username: 'alice', password: PASSWORD, otp: () => OTP }, retry: 0 }).GET('/admin/orgs')),
     );
     // Each client scrubs the credentials it holds.
     for (const [error, secrets] of [
@@ -169,17 +163,17 @@ describe('no credential in any rendering of an error', () => {
   });
 
   it('a token in the query string of the request URL', async () => {
-    server.script(json(403, { message: 'nope', url: SWAGGER }));
+    fault.current.script(json(403, { message: 'nope', url: SWAGGER }));
     // The deprecated ?token= query still works on Gitea; the client redacts it from errors.
     const error = await caught(unwrap(client().GET('/admin/orgs', { params: { query: { token: TOKEN } as never } })));
-    expect(error.url).toBe(`${server.baseUrl}/admin/orgs?token=[REDACTED]`);
+    expect(error.url).toBe(`${fault.current.baseUrl}/admin/orgs?token=[REDACTED]`);
     for (const text of renderings(error)) expect(text).not.toContain(TOKEN);
   });
 
   it('a request sent with Authorization leaves no trace of it in the error', async () => {
-    server.script(json(500, { message: '', url: SWAGGER }));
+    fault.current.script(json(500, { message: '', url: SWAGGER }));
     const error = await caught(unwrap(client().GET('/admin/orgs')));
-    expect(server.received.at(-1)!.headers.authorization).toBe(`token ${TOKEN}`);
+    expect(fault.current.received.at(-1)!.headers.authorization).toBe(`token ${TOKEN}`);
     expect(error.message).toMatch(/500 Internal Server Error$/);
     for (const text of renderings(error)) expect(text).not.toContain(TOKEN);
   });

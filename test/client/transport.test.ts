@@ -1,84 +1,75 @@
 // Retries and timeouts against a loopback server that resets, stalls and answers 429/503.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createGiteaClient, TimeoutError, unwrap } from '../../src/index.js';
 import { retryAfterMs } from '../../src/transport.js';
-import { json, raw, reset, stall, startFaultServer, type FaultServer } from '../support/fault-server.js';
+import { json, raw, reset, stall, useFaultServer } from '../support/fault-server.js';
 
-let server: FaultServer;
-beforeAll(async () => {
-  server = await startFaultServer();
-});
-afterEach(() => {
-  server.received.length = 0;
-});
-afterAll(async () => {
-  await server.close();
-});
+const fault = useFaultServer();
 
 const fast = { retries: 2, baseDelayMs: 1 };
 const client = (options: Partial<Parameters<typeof createGiteaClient>[0]> = {}) =>
-  createGiteaClient({ baseUrl: server.baseUrl, auth: { token: 'tok-9f8e7d6c5b4a' }, retry: fast, ...options });
+  createGiteaClient({ baseUrl: fault.current.baseUrl, auth: { token: 'tok-9f8e7d6c5b4a' }, retry: fast, ...options });
 const keyPath = { params: { path: { owner: 'acme', repo: 'rocket', id: 11001 } } } as const;
 const KEY = { id: 11001, title: 'ci-runner' };
 
 describe('retries of idempotent requests', () => {
   it('re-sends a GET after a connection reset', async () => {
-    server.script(reset, json(200, KEY));
+    fault.current.script(reset, json(200, KEY));
     await expect(unwrap(client().GET('/repos/{owner}/{repo}/keys/{id}', keyPath))).resolves.toEqual(KEY);
-    expect(server.received).toHaveLength(2);
+    expect(fault.current.received).toHaveLength(2);
   });
 
   it.each([429, 502, 503, 504])('re-sends a GET after %i', async (status) => {
-    server.script(json(status, { message: 'busy', url: 'x' }), json(200, KEY));
+    fault.current.script(json(status, { message: 'busy', url: 'x' }), json(200, KEY));
     await expect(unwrap(client().GET('/repos/{owner}/{repo}/keys/{id}', keyPath))).resolves.toEqual(KEY);
-    expect(server.received).toHaveLength(2);
+    expect(fault.current.received).toHaveLength(2);
   });
 
   it('re-sends a PUT with the same body', async () => {
-    server.script(json(503, {}), raw(204, ''));
+    fault.current.script(json(503, {}), raw(204, ''));
     await unwrap(client().PUT('/repos/{owner}/{repo}/collaborators/{collaborator}', { params: { path: { owner: 'acme', repo: 'rocket', collaborator: 'bob' } }, body: { permission: 'read' } }));
-    expect(server.received.map((r) => [r.method, r.body.toString()])).toEqual([
+    expect(fault.current.received.map((r) => [r.method, r.body.toString()])).toEqual([
       ['PUT', '{"permission":"read"}'],
       ['PUT', '{"permission":"read"}'],
     ]);
   });
 
   it('gives up after the configured retries and returns the last answer', async () => {
-    server.script(json(503, { message: 'one' }), json(503, { message: 'two' }), json(503, { message: 'three' }), json(200, KEY));
+    fault.current.script(json(503, { message: 'one' }), json(503, { message: 'two' }), json(503, { message: 'three' }), json(200, KEY));
     const result = await client().GET('/repos/{owner}/{repo}/keys/{id}', keyPath);
     expect(result.response.status).toBe(503);
     expect(result.error).toEqual({ message: 'three' });
-    expect(server.received).toHaveLength(3);
-    server.received.length = 0;
+    expect(fault.current.received).toHaveLength(3);
+    fault.current.received.length = 0;
     await client().GET('/repos/{owner}/{repo}/keys/{id}', keyPath); // drain the queued 200
   });
 
   it('throws the network error when every attempt is reset', async () => {
-    server.script(reset, reset, reset);
+    fault.current.script(reset, reset, reset);
     await expect(client().GET('/repos/{owner}/{repo}/keys/{id}', keyPath)).rejects.toThrow(TypeError);
-    expect(server.received).toHaveLength(3);
+    expect(fault.current.received).toHaveLength(3);
   });
 
   it('does not retry with retry: 0', async () => {
-    server.script(json(503, {}));
+    fault.current.script(json(503, {}));
     const result = await client({ retry: 0 }).GET('/repos/{owner}/{repo}/keys/{id}', keyPath);
     expect(result.response.status).toBe(503);
-    expect(server.received).toHaveLength(1);
+    expect(fault.current.received).toHaveLength(1);
   });
 
   it('never re-sends a POST or a PATCH on its own', async () => {
-    server.script(json(503, {}), reset);
+    fault.current.script(json(503, {}), reset);
     const post = await client().POST('/repos/migrate', { body: { clone_addr: 'https://git.example.net/a.git', repo_name: 'launchpad' } });
     expect(post.response.status).toBe(503);
     await expect(client().PATCH('/repos/{owner}/{repo}/hooks/{id}', { params: { path: { owner: 'acme', repo: 'rocket', id: 4001 } }, body: { active: true } })).rejects.toThrow(TypeError);
-    expect(server.received.map((r) => r.method)).toEqual(['POST', 'PATCH']);
+    expect(fault.current.received.map((r) => r.method)).toEqual(['POST', 'PATCH']);
   });
 
   it('re-sends a POST when the caller opts in', async () => {
-    server.script(json(503, {}), json(201, { id: 3002 }));
+    fault.current.script(json(503, {}), json(201, { id: 3002 }));
     const optedIn = client({ retry: { ...fast, methods: ['POST'] } });
     await expect(unwrap(optedIn.POST('/repos/migrate', { body: { clone_addr: 'https://git.example.net/a.git', repo_name: 'launchpad' } }))).resolves.toEqual({ id: 3002 });
-    expect(server.received.map((r) => r.body.toString())).toEqual([
+    expect(fault.current.received.map((r) => r.body.toString())).toEqual([
       '{"clone_addr":"https://git.example.net/a.git","repo_name":"launchpad"}',
       '{"clone_addr":"https://git.example.net/a.git","repo_name":"launchpad"}',
     ]);
@@ -87,7 +78,7 @@ describe('retries of idempotent requests', () => {
 
 describe('Retry-After', () => {
   it('waits the seconds Retry-After asks for before the retry', async () => {
-    server.script(json(429, { message: 'slow down' }, { 'retry-after': '1' }), json(200, KEY));
+    fault.current.script(json(429, { message: 'slow down' }, { 'retry-after': '1' }), json(200, KEY));
     const started = Date.now();
     await unwrap(client({ retry: { retries: 1, baseDelayMs: 1 } }).GET('/repos/{owner}/{repo}/keys/{id}', keyPath));
     // The wait happened (a lower bound only: how fast a machine is never fails this).
@@ -95,10 +86,10 @@ describe('Retry-After', () => {
   });
 
   it('returns the 429 instead of waiting longer than maxDelayMs', async () => {
-    server.script(json(429, { message: 'come back in an hour' }, { 'retry-after': '3600' }));
+    fault.current.script(json(429, { message: 'come back in an hour' }, { 'retry-after': '3600' }));
     const result = await client({ retry: { retries: 2, maxDelayMs: 2000 } }).GET('/repos/{owner}/{repo}/keys/{id}', keyPath);
     expect(result.response.status).toBe(429);
-    expect(server.received).toHaveLength(1);
+    expect(fault.current.received).toHaveLength(1);
   });
 
   it('reads seconds and HTTP dates', () => {
@@ -113,20 +104,20 @@ describe('Retry-After', () => {
 
 describe('timeouts', () => {
   it('reports a stalled answer as a TimeoutError naming the request', async () => {
-    server.script(stall);
+    fault.current.script(stall);
     const call = client({ timeoutMs: 150, retry: 0 }).GET('/repos/{owner}/{repo}/keys/{id}', keyPath);
     await expect(call).rejects.toThrow(TimeoutError);
     await expect(call).rejects.toThrow('GET /repos/{owner}/{repo}/keys/{id} timed out after 150 ms');
   });
 
   it('counts retries inside the same timeout', async () => {
-    server.script(json(503, {}), stall);
+    fault.current.script(json(503, {}), stall);
     await expect(client({ timeoutMs: 200 }).GET('/repos/{owner}/{repo}/keys/{id}', keyPath)).rejects.toBeInstanceOf(TimeoutError);
-    expect(server.received).toHaveLength(2);
+    expect(fault.current.received).toHaveLength(2);
   });
 
   it("composes with the caller's AbortSignal: the caller's abort is not a timeout", async () => {
-    server.script(stall);
+    fault.current.script(stall);
     const controller = new AbortController();
     const call = client({ timeoutMs: 10_000 }).GET('/repos/{owner}/{repo}/keys/{id}', { ...keyPath, signal: controller.signal });
     setTimeout(() => controller.abort(), 50);
@@ -136,11 +127,11 @@ describe('timeouts', () => {
   });
 
   it('stops waiting between retries when the caller aborts', async () => {
-    server.script(json(503, {}, { 'retry-after': '5' }));
+    fault.current.script(json(503, {}, { 'retry-after': '5' }));
     const controller = new AbortController();
     const call = client({ retry: { retries: 1, maxDelayMs: 10_000 } }).GET('/repos/{owner}/{repo}/keys/{id}', { ...keyPath, signal: controller.signal });
     setTimeout(() => controller.abort(), 50);
     await expect(call).rejects.toMatchObject({ name: 'AbortError' });
-    expect(server.received).toHaveLength(1);
+    expect(fault.current.received).toHaveLength(1);
   });
 });

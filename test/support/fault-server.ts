@@ -2,6 +2,7 @@
 // (reset the connection, stall, answer 429 or 503, send broken JSON, …); with none left it
 // answers 200 `[]`. Tests read back what arrived.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { AddressInfo } from 'node:net';
 
 export type Handler = (req: IncomingMessage, res: ServerResponse, body: Buffer) => void;
@@ -65,4 +66,19 @@ export async function startFaultServer(): Promise<FaultServer> {
         server.closeAllConnections();
       }),
   };
+}
+
+/** One fault server per test file, its log cleared after each test; read `.current` inside tests. */
+export function useFaultServer(): { current: FaultServer } {
+  const holder = {} as { current: FaultServer };
+  beforeAll(async () => {
+    holder.current = await startFaultServer();
+  });
+  afterEach(() => {
+    holder.current.received.length = 0;
+  });
+  afterAll(async () => {
+    await holder.current.close();
+  });
+  return holder;
 }
