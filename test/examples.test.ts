@@ -2,11 +2,8 @@
 // and response media type must carry at least one named example (the mock serves them and the
 // docs show them). One test per operation, plus one for the shared components.
 import { describe, expect, it } from 'vitest';
-// Both packages are CommonJS; under NodeNext a default import yields module.exports typed as the
-// module namespace, so take Ajv2020 by name and the plugin from `.default` (set by both at run time).
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import ajvFormats from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
+import { createSchemaValidator } from './support/schema.js';
 import {
   deref,
   escapePointerSegment,
@@ -22,77 +19,9 @@ import {
 const loaded = tryLoadDocument(new URL('../openapi.yaml', import.meta.url));
 const doc = loaded.doc;
 
-// ---------------------------------------------------------------- Ajv
-
-const DOC_ID = 'openapi';
-
-function makeAjv(): { ajv: InstanceType<typeof Ajv2020>; error?: string } {
-  // Strict by default so a typo in a schema surfaces; strictTypes is off because the document
-  // deliberately carries uniqueItems on strings (the seed's "unique items") and nullable unions.
-  const ajv = new Ajv2020({ allErrors: true, strictTypes: false, allowUnionTypes: true });
-  ajvFormats.default(ajv);
-  // OpenAPI's format registry: ajv-formats does not know these, and strict mode rejects unknown formats.
-  const inRange = (min: number, max: number) => (n: number) => Number.isInteger(n) && n >= min && n <= max;
-  ajv.addFormat('int32', { type: 'number', validate: inRange(-(2 ** 31), 2 ** 31 - 1) });
-  ajv.addFormat('int64', { type: 'number', validate: inRange(-(2 ** 63), 2 ** 63 - 1) });
-  ajv.addFormat('float', { type: 'number', validate: () => true });
-  ajv.addFormat('double', { type: 'number', validate: () => true });
-  ajv.addFormat('binary', { type: 'string', validate: () => true }); // file parts: any string stands in
-  ajv.addFormat('byte', { type: 'string', validate: /^[A-Za-z0-9+/]*={0,2}$/ });
-  ajv.addFormat('password', { type: 'string', validate: () => true });
-  // OpenAPI's own schema keywords are annotations for validation purposes; register them rather
-  // than turning strict mode off, so unknown keywords (typos such as `minimun`) still fail.
-  const extensions = new Set<string>(['example', 'discriminator', 'xml', 'externalDocs']);
-  collectExtensionKeys(doc, extensions);
-  // Ajv compiles the document root when it resolves a ref into it, so the root's OpenAPI fields
-  // (openapi, info, paths, components, ...) must be accepted as keywords too.
-  for (const key of Object.keys(doc)) if (!ajv.getKeyword(key)) extensions.add(key);
-  for (const keyword of extensions) ajv.addKeyword({ keyword });
-  try {
-    // Under a key, so `#/components/schemas/X` inside any schema resolves against the document.
-    ajv.addSchema(doc, DOC_ID);
-  } catch (error) {
-    return { ajv, error: `the document cannot be added to Ajv: ${String(error)}` };
-  }
-  return { ajv };
-}
-
-/** `x-...` specification extensions may appear inside schemas; Ajv must accept them as keywords. */
-function collectExtensionKeys(node: Json | undefined, into: Set<string>, seen = new Set<object>()): void {
-  if (typeof node !== 'object' || node === null || seen.has(node)) return;
-  seen.add(node); // YAML aliases make shared nodes
-  if (Array.isArray(node)) {
-    for (const item of node) collectExtensionKeys(item, into, seen);
-    return;
-  }
-  for (const [key, value] of Object.entries(node)) {
-    if (key.startsWith('x-')) into.add(key);
-    collectExtensionKeys(value, into, seen);
-  }
-}
-
-const { ajv, error: ajvError } = makeAjv();
-const validators = new Map<string, ValidateFunction | string>();
-
-/** The validator of the schema at a JSON pointer, or the compile error as text. */
-function validatorAt(location: string): ValidateFunction | string {
-  const cached = validators.get(location);
-  if (cached !== undefined) return cached;
-  // Pointer segments such as `{owner}` must be URI-safe inside the $ref.
-  const fragment = location
-    .split('/')
-    .slice(1)
-    .map((s) => '/' + encodeURIComponent(s))
-    .join('');
-  let v: ValidateFunction | string;
-  try {
-    v = ajv.compile({ $ref: `${DOC_ID}#${fragment}` });
-  } catch (error) {
-    v = error instanceof Error ? error.message : String(error);
-  }
-  validators.set(location, v);
-  return v;
-}
+const schemas = createSchemaValidator(doc);
+const ajvError = schemas.error;
+const validatorAt = (location: string): ValidateFunction | string => schemas.at(location);
 
 // ---------------------------------------------------------------- checks
 
