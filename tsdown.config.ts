@@ -1,4 +1,7 @@
-import { defineConfig } from 'tsdown';
+import { defineConfig, type UserConfig } from 'tsdown';
+
+/** The Node tools: ESM for Node 20, no declarations. */
+const nodeTool = { outDir: 'dist', format: 'esm', platform: 'node', target: 'node20', dts: false, clean: false } satisfies UserConfig;
 
 export default defineConfig([
   {
@@ -14,13 +17,10 @@ export default defineConfig([
   {
     // The mock launcher behind `npm start` and the `gitea-mock` bin. Prism stays an import, not
     // part of the bundle: it is an optional dependency of the package.
+    ...nodeTool,
     entry: { 'mock/cli': 'scripts/mock/cli.ts', 'mock/server': 'scripts/mock/server.ts' },
-    outDir: 'dist',
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    dts: false,
-    clean: false,
     deps: { neverBundle: [/^@stoplight\//] },
   },
+  // Live mode (`npm run test:live`): a development tool, not shipped in the package.
+  { ...nodeTool, entry: { 'live/cli': 'scripts/live/cli.ts' } },
 ]);

@@ -1,14 +1,13 @@
 // The mock server: Prism's mocker and validator behind a front that behaves like a Gitea host.
 // It serves the document under /api/v1, enforces credentials, checks `Prefer`, pages list
 // answers, speaks CORS, and answers every error in the service's own JSON dialect.
-import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import type { IHttpConfig, IHttpRequest } from '@stoplight/prism-http';
 import { checkAuthorization, WWW_AUTHENTICATE } from './auth.js';
 import { readBody } from './body.js';
 import { corsHeaders, isPreflight, preflightHeaders } from './cors.js';
+import { DOCUMENT } from '../document-path.js';
 import { apiError, JSON_TYPE, notFound, rawErrorResponse, sendJson } from './errors.js';
 import { loadOperations, type MockOperation, type OperationTable } from './operations.js';
 import { paginate } from './pagination.js';
@@ -16,16 +15,7 @@ import { loadPrism } from './prism.js';
 import { checkPreference, codeOfExample, parsePrefer } from './prefer.js';
 
 export const BASE_PATH = '/api/v1';
-export const DEFAULT_DOCUMENT = findDocument();
-
-/** The package's `openapi.yaml`, found upwards from this module (source and build differ in depth). */
-function findDocument(): string {
-  for (let up = '../'; up.length <= 12; up += '../') {
-    const candidate = fileURLToPath(new URL(`${up}openapi.yaml`, import.meta.url));
-    if (existsSync(candidate)) return candidate;
-  }
-  return fileURLToPath(new URL('../../openapi.yaml', import.meta.url));
-}
+export const DEFAULT_DOCUMENT = DOCUMENT;
 
 export interface MockOptions {
   /** The OpenAPI document to serve; defaults to the package's `openapi.yaml`. */
