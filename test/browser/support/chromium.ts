@@ -1,0 +1,58 @@
+// Debian's Chromium, driven by playwright-core, kept on this machine: other hosts do not resolve,
+// and the tests record every request a page makes so they can show that none left loopback.
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  // A second fence behind the request checks: no name but loopback resolves.
+  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+];
+
+/** Launches Chromium with a fresh temporary profile; a missing browser is an error, never a skip. */
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`Chromium is not installed at ${CHROMIUM}: run \`apt-get install -y chromium\` (.ci/run does), or set CHROMIUM_PATH`);
+  }
+  return chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 30_000 });
+}
+
+/** True for URLs the tests allow a page to load: 127.0.0.1 and inline data. */
+export function isLocal(url: string): boolean {
+  const { protocol, hostname } = new URL(url);
+  return protocol === 'data:' || protocol === 'blob:' || hostname === '127.0.0.1';
+}
+
+/**
+ * Aborts every request of the context to another host and returns the list it records them in.
+ * `seen` holds every routed URL, so a test can show the guard was in the path at all.
+ */
+export async function blockOutsideRequests(context: BrowserContext): Promise<{ outside: string[]; seen: string[] }> {
+  const outside: string[] = [];
+  const seen: string[] = [];
+  await context.route('**/*', (route) => {
+    const url = route.request().url();
+    seen.push(url);
+    if (isLocal(url)) return route.continue();
+    outside.push(url);
+    return route.abort('blockedbyclient');
+  });
+  return { outside, seen };
+}
+
+/** Records Content-Security-Policy violations: a request CSP refuses never reaches the network or a route. */
+export async function recordCspViolations(context: BrowserContext): Promise<void> {
+  await context.addInitScript({
+    content: `window.__cspViolations = [];
+      document.addEventListener('securitypolicyviolation', (e) => window.__cspViolations.push(e.violatedDirective + ' ' + e.blockedURI));`,
+  });
+}
