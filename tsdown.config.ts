@@ -22,5 +22,6 @@ export default defineConfig([
     deps: { neverBundle: [/^@stoplight\//] },
   },
   // Live mode (`npm run test:live`): a development tool, not shipped in the package.
-  { ...nodeTool, entry: { 'live/cli': 'scripts/live/cli.ts' } },
+  // It bundles its development dependencies (Ajv, yaml) on purpose.
+  { ...nodeTool, entry: { 'live/cli': 'scripts/live/cli.ts' }, deps: { onlyBundle: false } },
 ]);
