@@ -60,6 +60,8 @@ export function createGiteaClient(options: GiteaClientOptions): GiteaClient {
   // Middleware gets real Requests; without any, the cheaper LiteRequest serves.
   let middleware = 0;
   const { use, eject } = client;
+  // openapi-fetch's `request(method, path)` would bypass the checks below; the type omits it too.
+  delete (client as { request?: unknown }).request;
   client.use = (...added) => (use(...added), (middleware += added.length));
   client.eject = (...removed) => (eject(...removed), (middleware -= removed.length));
 

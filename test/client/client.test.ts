@@ -145,3 +145,11 @@ describe('path safety', () => {
     ]);
   });
 });
+
+describe('the client object', () => {
+  it("has no untyped request(method, path) that would bypass path safety", () => {
+    const client = createGiteaClient({ baseUrl: BASE, fetch: recorder().fetch });
+    expect('request' in client).toBe(false);
+    expect(typeof client.GET).toBe('function');
+  });
+});
