@@ -101,7 +101,7 @@ export function createGiteaClient(options: GiteaClientOptions): GiteaClient {
         if (!(error instanceof SyntaxError && answer)) throw error;
         // Fetch drops the body of a 205 (E8 sends one): not an error.
         if (answer.status === 205) return { response: answer };
-        throw new ApiError(answer.status, `unreadable JSON (${error.message})`, info(answer), answer.headers, undefined);
+        throw new ApiError(answer.status, redact(`unreadable JSON (${error.message})`, callSecrets), info(answer), answer.headers, undefined);
       } finally {
         clearTimeout(timeout);
       }

@@ -178,3 +178,14 @@ describe('no credential in any rendering of an error', () => {
     for (const text of renderings(error)) expect(text).not.toContain(TOKEN);
   });
 });
+
+describe('unreadable answers', () => {
+  it('a broken JSON body that echoes the token does not leak it through the parse error', async () => {
+    // V8 quotes a short unparsable body in its error message.
+    fault.current.script(raw(200, TOKEN, { 'content-type': 'application/json' }));
+    const error = await caught(client().GET('/repos/{owner}/{repo}/keys/{id}', keyPath));
+    expect(error.status).toBe(200);
+    expect(error.message).toContain('is not valid JSON');
+    for (const text of [error.message, String(error), JSON.stringify(error), inspect(error)]) expect(text).not.toContain(TOKEN);
+  });
+});
