@@ -1,8 +1,8 @@
 // Starts `prism mock` from the CLI, exactly as a user runs `npx prism mock openapi.yaml`, on a
 // free loopback port, and stops it again.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './launch.js';
 
 const PRISM_BIN = fileURLToPath(new URL('../../node_modules/@stoplight/prism-cli/dist/index.js', import.meta.url));
 const DOCUMENT = fileURLToPath(new URL('../../openapi.yaml', import.meta.url));
@@ -10,18 +10,6 @@ const DOCUMENT = fileURLToPath(new URL('../../openapi.yaml', import.meta.url));
 export interface PrismCli {
   origin: string;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 function exited(child: ChildProcess): Promise<void> {
