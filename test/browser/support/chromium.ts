@@ -1,10 +1,11 @@
-// Debian's Chromium, driven by playwright-core, kept on this machine: other hosts do not resolve,
-// and the tests record every request a page makes so they can show that none left loopback.
-import { existsSync } from 'node:fs';
+// Chromium (from npm, see browser-binary.ts), driven by playwright-core, kept on this machine:
+// other hosts do not resolve, and the tests record every request a page makes so they can show
+// that none left loopback.
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { chromiumExecutable } from './browser-binary.js';
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
+// Not the package's own `chromium.args`: they include --disable-web-security, which would switch
+// off the CORS checks the client suite relies on.
 const ARGS = [
   '--headless',
   '--no-sandbox',
@@ -20,10 +21,7 @@ const ARGS = [
 
 /** Launches Chromium with a fresh temporary profile; a missing browser is an error, never a skip. */
 export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is not installed at ${CHROMIUM}: run \`apt-get install -y chromium\` (.ci/run does), or set CHROMIUM_PATH`);
-  }
-  return chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 30_000 });
+  return chromium.launch({ executablePath: await chromiumExecutable(), args: ARGS, timeout: 30_000 });
 }
 
 /** True for URLs the tests allow a page to load: 127.0.0.1 and inline data. */

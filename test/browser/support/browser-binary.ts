@@ -1,0 +1,100 @@
+// Where the browser suites get Chromium: `CHROMIUM_PATH` when set; on Linux x64 the Chromium that
+// the `@sparticuz/chromium` dev dependency ships inside its npm package, so `npm ci` is all the
+// set-up; elsewhere a Chromium or Chrome on PATH. Without any of them the suites fail, never skip.
+import { execFile } from 'node:child_process';
+import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { delimiter, dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+
+const PACKAGE = '@sparticuz/chromium';
+/** Names a system browser goes by, for platforms the package does not serve. */
+const SYSTEM_NAMES = ['chromium', 'chromium-browser', 'google-chrome-stable', 'google-chrome', 'chrome'];
+
+/** The package's root folder and version, as installed by `npm ci`. */
+function sparticuz(): { root: string; version: string } {
+  const entry = createRequire(import.meta.url).resolve(PACKAGE); // <root>/build/cjs/index.cjs
+  const root = dirname(dirname(dirname(entry)));
+  const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
+  return { root, version };
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function onPath(names: readonly string[], path: string | undefined): string | undefined {
+  const folders = (path ?? '').split(delimiter).filter(Boolean);
+  for (const name of names) {
+    for (const folder of folders) {
+      const candidate = join(folder, name);
+      if (isExecutable(candidate)) return candidate;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Unpacks the package's Brotli-packed Chromium once per installed version, into
+ * `node_modules/.cache/gitea-contract/` (so `npm ci` starts afresh and no other project's
+ * `/tmp/chromium` is ever picked up). The package unpacks into `os.tmpdir()` and trusts any file
+ * already there; a child process with its own TMPDIR gives it a private staging folder, and one
+ * rename publishes the result, so two suites unpacking at once, or a run killed half-way, never
+ * leave a truncated browser behind.
+ */
+async function unpackSparticuz(cache: string | undefined): Promise<string> {
+  const { root, version } = sparticuz();
+  cache ??= join(root, '..', '..', '.cache', 'gitea-contract');
+  const folder = join(cache, `chromium-${version}`);
+  const executable = join(folder, 'chromium');
+  if (existsSync(executable)) return executable;
+  await mkdir(cache, { recursive: true });
+  const staging = await mkdtemp(join(cache, `.chromium-${version}-`));
+  try {
+    const script = `const { default: chromium } = await import(${JSON.stringify(PACKAGE)}); process.stdout.write(await chromium.executablePath());`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: root,
+      env: { ...process.env, TMPDIR: staging },
+    });
+    if (stdout !== join(staging, 'chromium')) throw new Error(`${PACKAGE} unpacked to ${stdout}, not into ${staging}`);
+    try {
+      await rename(staging, folder);
+    } catch (error) {
+      // Another suite published the same version first: use theirs.
+      if (!existsSync(executable)) throw error;
+    }
+    return executable;
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}
+
+export interface Host {
+  env: NodeJS.ProcessEnv;
+  platform: NodeJS.Platform;
+  arch: string;
+  /** Where the packaged Chromium is unpacked; node_modules/.cache/gitea-contract unless given. */
+  cache?: string;
+}
+
+/** The Chromium executable the browser suites launch, with what to do when there is none. */
+export async function chromiumExecutable({ env, platform, arch, cache }: Host = process): Promise<string> {
+  const chosen = env.CHROMIUM_PATH;
+  if (chosen) {
+    if (!isExecutable(chosen)) throw new Error(`CHROMIUM_PATH=${chosen} is not an executable file: point it at a Chromium or Chrome binary`);
+    return chosen;
+  }
+  if (platform === 'linux' && arch === 'x64') return unpackSparticuz(cache);
+  const system = onPath(SYSTEM_NAMES, env.PATH);
+  if (system) return system;
+  throw new Error(
+    `No Chromium for ${platform}-${arch}: ${PACKAGE} ships one for Linux x64 only, and none of ${SYSTEM_NAMES.join(', ')} is on PATH. ` +
+      'Install Chrome or Chromium and set CHROMIUM_PATH to its executable (macOS: "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome").',
+  );
+}
