@@ -1,4 +1,4 @@
-// Shared by the benchmarks: start the two mocks under comparison and wait for their first answer.
+// Shared by the benchmarks: start the mocks under comparison and wait for their first answer.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -13,14 +13,25 @@ export const AUTH = { authorization: 'token 0123456789abcdef' };
 /** The two contenders: our launcher, and Prism's CLI at its quietest on the same document. */
 export const MOCKS = {
   'gitea-mock': {
+    command: process.execPath,
     args: (port) => [LAUNCHER, '--port', String(port), '--quiet'],
     base: (port) => `http://127.0.0.1:${port}/api/v1`,
   },
   'prism mock -v error': {
+    command: process.execPath,
     args: (port) => [PRISM_CLI, 'mock', DOCUMENT, '--host', '127.0.0.1', '--port', String(port), '-v', 'error'],
     base: (port) => `http://127.0.0.1:${port}`,
   },
 };
+
+/** The README's `npm start`: npm, the check that dist/ is current, then the same launcher. */
+export const NPM_START = {
+  command: process.platform === 'win32' ? 'npm.cmd' : 'npm',
+  args: (port) => ['start', '--silent', '--', '--port', String(port), '--quiet'],
+  base: (port) => `http://127.0.0.1:${port}/api/v1`,
+};
+
+const STARTABLE = { ...MOCKS, 'npm start': NPM_START };
 
 export function freePort() {
   return new Promise((resolve, reject) => {
@@ -36,9 +47,10 @@ export function freePort() {
 /** Spawns a mock; resolves when `probePath` answers 200, with the milliseconds that took. */
 export async function startMock(name, probePath, timeoutMs = 30_000) {
   const port = await freePort();
-  const mock = MOCKS[name];
+  const mock = STARTABLE[name];
   const started = performance.now();
-  const child = spawn(process.execPath, mock.args(port), { stdio: ['ignore', 'ignore', 'pipe'] });
+  // Its own process group, so stopping reaches the server behind npm too.
+  const child = spawn(mock.command, mock.args(port), { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
   const base = mock.base(port);
@@ -52,7 +64,7 @@ export async function startMock(name, probePath, timeoutMs = 30_000) {
           base,
           pid: child.pid,
           startupMs: performance.now() - started,
-          stop: () => new Promise((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', resolve), child.kill('SIGTERM')))),
+          stop: () => new Promise((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', resolve), process.kill(-child.pid, 'SIGTERM')))),
         };
       }
     } catch {
@@ -60,7 +72,7 @@ export async function startMock(name, probePath, timeoutMs = 30_000) {
     }
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
-  child.kill('SIGKILL');
+  process.kill(-child.pid, 'SIGKILL');
   throw new Error(`${name} did not answer within ${timeoutMs} ms`);
 }
 

@@ -82,10 +82,10 @@ describe('npm start', () => {
   it('serves the contract on the port given', async () => {
     const port = await freePort();
     const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-    // --ignore-scripts skips the prestart build: the global setup built dist/ already, and a second
-    // build could rewrite files another suite is running at that moment.
-    const mock = await launch(npm, ['start', '--silent', '--ignore-scripts', '--', '--port', String(port), '--quiet'], { ...process.env }, 60_000);
+    // The global setup made dist/ current, so this is the fast path: no build, just the launcher.
+    const mock = await launch(npm, ['start', '--silent', '--', '--port', String(port), '--quiet'], { ...process.env }, 60_000);
     expect(mock.baseUrl).toBe(`http://127.0.0.1:${port}/api/v1`);
+    expect(mock.output()).not.toContain('build:');
     expect((await getOrgs(mock.baseUrl)).status).toBe(200);
     await mock.stop();
   }, 90_000);

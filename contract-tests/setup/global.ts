@@ -1,4 +1,4 @@
-// Builds dist/ once, then starts the mock through the same launcher as `npm start`, in-process on a free port, for every
+// Builds dist/ if it is stale, then starts the mock through the same launcher as `npm start`, in-process on a free port, for every
 // contract suite; afterwards prints which documented responses the suites exercised.
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -20,8 +20,9 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  // The suites that run the built bins (gitea-mock, live mode) need dist/ from this source.
-  await run(process.execPath, [fileURLToPath(new URL('../../node_modules/tsdown/dist/run.mjs', import.meta.url))], { cwd: fileURLToPath(new URL('../..', import.meta.url)) });
+  // The suites that run the built bins (gitea-mock, live mode) need dist/ from this source;
+  // after `npm test`'s pretest build it is current and this is a few file stats.
+  await run(process.execPath, [fileURLToPath(new URL('../../scripts/build-if-stale.mjs', import.meta.url))]);
   const mock = await startMockServer({ port: 0 });
   const coverageDir = await mkdtemp(join(tmpdir(), 'gitea-contract-coverage-'));
   project.provide('mockBaseUrl', mock.baseUrl);

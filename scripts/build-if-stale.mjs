@@ -1,0 +1,61 @@
+// `npm start` (scripts/start.mjs) and the test setup: runs the build (tsdown) only when a source is newer
+// than dist/, so starting the mock on a current checkout costs a few file stats, not a build.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** What the build reads: the client, the generated types, the mock and live mode, their config. */
+export const SOURCES = ['src', 'generated', 'scripts', 'test/support', 'tsdown.config.ts', 'tsconfig.json', 'package.json', 'package-lock.json'];
+
+/** What tsdown.config.ts writes; test/build-if-stale.test.ts keeps this list equal to it. */
+export const OUTPUTS = [
+  'dist/index.js',
+  'dist/index.cjs',
+  'dist/index.d.ts',
+  'dist/index.d.cts',
+  'dist/mock/cli.mjs',
+  'dist/mock/server.mjs',
+  'dist/live/cli.mjs',
+];
+
+/** Modification time of `path`, or of the newest file below it; -1 when it does not exist. */
+function newest(path) {
+  let stats;
+  try {
+    stats = statSync(path);
+  } catch {
+    return -1;
+  }
+  if (!stats.isDirectory()) return stats.mtimeMs;
+  return readdirSync(path).reduce((latest, name) => Math.max(latest, newest(join(path, name))), stats.mtimeMs);
+}
+
+/** Why dist/ must be rebuilt under `root`, or undefined when it is current. */
+export function staleReason(root = ROOT) {
+  let oldestOutput = Infinity;
+  for (const output of OUTPUTS) {
+    const time = newest(join(root, output));
+    if (time < 0) return `${output} is missing`;
+    oldestOutput = Math.min(oldestOutput, time);
+  }
+  for (const source of SOURCES) {
+    if (newest(join(root, source)) > oldestOutput) return `${source} changed since the last build`;
+  }
+  return undefined;
+}
+
+/** Builds dist/ when it is stale, telling why on stderr; returns the exit status (0: current or built). */
+export function buildIfStale(root = ROOT) {
+  const reason = staleReason(root);
+  if (reason === undefined) return 0;
+  process.stderr.write(`build: ${reason}; building dist/\n`);
+  const tsdown = join(root, 'node_modules/tsdown/dist/run.mjs');
+  const { status, error } = spawnSync(process.execPath, [tsdown, '--logLevel', 'warn'], { cwd: root, stdio: 'inherit' });
+  if (error) throw error;
+  return status ?? 1;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) process.exitCode = buildIfStale();
