@@ -1,11 +1,15 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'contract-tests/**/*.test.ts'],
-    // Suites that start Prism need more than the default 5 s on a two-core machine.
     // The contract suites share one mock, started through the `npm start` launcher.
     globalSetup: ['contract-tests/setup/global.ts'],
+    // The suites mostly wait on child processes, local servers and the browser, so on two cores
+    // two workers halve the wall time where Vitest's default (cores - 1) runs them one by one.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // Suites that start Prism need more than the default 5 s on a two-core machine.
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Type tests: `@ts-expect-error` lines must fail to compile, the rest must compile.
