@@ -49,6 +49,9 @@ describe('choosing a browser', () => {
     await expect(chromiumExecutable({ env: { CHROMIUM_PATH: missing }, platform: 'linux', arch: 'x64' })).rejects.toThrow(
       `CHROMIUM_PATH=${missing} is not an executable file`,
     );
+    await expect(chromiumExecutable({ env: { CHROMIUM_PATH: scratch }, platform: 'linux', arch: 'x64' })).rejects.toThrow(
+      `CHROMIUM_PATH=${scratch} is not an executable file`,
+    );
   });
 
   it('uses a Chromium on PATH where the package has no build', async () => {

@@ -2,7 +2,7 @@
 // the `@sparticuz/chromium` dev dependency ships inside its npm package, so `npm ci` is all the
 // set-up; elsewhere a Chromium or Chrome on PATH. Without any of them the suites fail, never skip.
 import { execFile } from 'node:child_process';
-import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { delimiter, dirname, join } from 'node:path';
@@ -23,7 +23,7 @@ function sparticuz(): { root: string; version: string } {
 function isExecutable(path: string): boolean {
   try {
     accessSync(path, constants.X_OK);
-    return true;
+    return statSync(path).isFile();
   } catch {
     return false;
   }
