@@ -3,8 +3,9 @@
 import createClient, { type Client } from 'openapi-fetch';
 import type { paths } from '../generated/api.js';
 import { operationIds } from '../generated/operation-ids.js';
-import { assertSecure, authorization, type Auth } from './auth.js';
-import { ApiError, redact, TimeoutError, toApiError, type RequestInfo } from './errors.js';
+import { assertSecure, authorization, checkAuth, checkBaseUrl, checkHeader, checkOtp, type Auth } from './auth.js';
+import { ApiError, TimeoutError, toApiError, type RequestInfo } from './errors.js';
+import { redact, scrub } from './redact.js';
 import type { GiteaClient } from './strict.js';
 import { createTransport, LiteRequest, type RetryOptions } from './transport.js';
 
@@ -34,8 +35,17 @@ export interface GiteaClientOptions {
 type Init = { params?: { path?: Record<string, unknown>; header?: Record<string, unknown> }; baseUrl?: string } & Record<string, unknown>;
 export type Result = { data?: unknown; error?: unknown; response: Response };
 
-/** Request facts and secrets per answer, for `unwrap` and the helpers to build errors from. */
+/** Request facts and the client's secrets per answer, for `unwrap` and the helpers to build errors from. */
 const calls = new WeakMap<Response, [RequestInfo, string[]]>();
+/** Every secret each client knows: its credentials, and the one-time codes and credential headers it sent. */
+const clientSecrets = new WeakMap<object, string[]>();
+/** Header names whose values are credentials. */
+const CREDENTIAL_HEADER = /auth|token|secret|password|cookie|otp|key|session/i;
+
+/** `error` as it may leave a helper of `client`: every secret the client knows redacted. */
+export function scrubFor(client: GiteaClient, error: unknown): unknown {
+  return scrub(error, clientSecrets.get(client) ?? []);
+}
 
 /** The `ApiError` a non-2xx answer of this package's client stands for, else undefined. */
 export function errorOf({ response, error }: Result): ApiError | undefined {
@@ -45,14 +55,29 @@ export function errorOf({ response, error }: Result): ApiError | undefined {
 
 export function createGiteaClient(options: GiteaClientOptions): GiteaClient {
   const { auth, baseUrl, allowInsecureHttp, throwOnError, retry, timeoutMs = 30_000 } = options;
+  checkBaseUrl('baseUrl', baseUrl);
   const headers: Record<string, string> = { ...options.headers };
   const secrets: string[] = [];
+  for (const [name, value] of Object.entries(headers)) {
+    checkHeader(name, value);
+    if (CREDENTIAL_HEADER.test(name)) secrets.push(value);
+  }
   if (auth) {
+    checkAuth(auth);
     assertSecure(baseUrl, allowInsecureHttp);
     headers.Authorization = authorization(auth);
     secrets.push(headers.Authorization.slice(6), 'token' in auth ? auth.token : auth.password);
+    if ('otp' in auth && typeof auth.otp === 'string') secrets.push(auth.otp);
     if (auth.sudo) headers.Sudo = auth.sudo;
   }
+  const fixed = secrets.length;
+  /** Adds a secret met while sending; only the 32 latest such are kept. */
+  const remember = (value: unknown): void => {
+    if (typeof value === 'string' && !secrets.includes(value)) {
+      secrets.push(value);
+      if (secrets.length > fixed + 32) secrets.splice(fixed, 1);
+    }
+  };
   if (options.userAgent) headers['User-Agent'] = options.userAgent;
   const transport = createTransport(options.fetch ?? fetch, typeof retry === 'number' ? { retries: retry } : (retry ?? {}));
   const client = createClient<paths>({ baseUrl, headers }) as unknown as Record<string, (path: string, init?: Init) => Promise<Result>> & Client<paths>;
@@ -67,17 +92,24 @@ export function createGiteaClient(options: GiteaClientOptions): GiteaClient {
 
   for (const method of ['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH', 'TRACE']) {
     const send = client[method]!;
-    client[method] = async (path, init = {}) => {
+    const call = async (path: string, init: Init): Promise<Result> => {
       // Values that URL parsing would rewrite (`..` climbs a level) never leave the client.
       for (const [, name] of path.matchAll(/\{([^}]+)\}/g)) {
         const value = init.params?.path?.[name!];
         if (value == null || /^\.{0,2}$/.test(String(value))) throw new TypeError(`${path}: path parameter ${name} is ${JSON.stringify(value) ?? 'missing'}`);
       }
-      if (auth && init.baseUrl) assertSecure(init.baseUrl, allowInsecureHttp);
-      const callSecrets = [...secrets];
+      if (init.baseUrl !== undefined) {
+        checkBaseUrl('init.baseUrl', init.baseUrl);
+        if (auth) assertSecure(init.baseUrl, allowInsecureHttp);
+      }
+      // Credentials passed for this call only are secrets too.
+      for (const extra of init.headers || init.params?.header ? [init.headers, init.params?.header] : []) {
+        for (const [name, value] of Object.entries((extra ?? {}) as Record<string, unknown>)) if (CREDENTIAL_HEADER.test(name)) remember(value);
+      }
       if (otp) {
-        const code = typeof otp === 'string' ? otp : await otp();
-        callSecrets.push(code);
+        const code: unknown = typeof otp === 'string' ? otp : await otp();
+        remember(code);
+        checkOtp(code, typeof otp !== 'string');
         init = { ...init, params: { ...init.params, header: { ...init.params?.header, 'X-Gitea-OTP': code } } };
       }
       // One timer per call, retries included; composed with the caller's signal only when there is one.
@@ -87,7 +119,7 @@ export function createGiteaClient(options: GiteaClientOptions): GiteaClient {
       const signal = callerSignal ? AbortSignal.any([callerSignal, timer.signal]) : timer.signal;
       // The answer is kept so that a body openapi-fetch cannot parse still yields its status.
       let answer: Response | undefined;
-      const info = (response: Response): RequestInfo => ({ method, path, url: redact(response.url, callSecrets), operationId: operationIds[`${method} ${path}`] });
+      const info = (response: Response): RequestInfo => ({ method, path, url: redact(response.url, secrets), operationId: operationIds[`${method} ${path}`] });
       let result: Result;
       try {
         result = await send(path, {
@@ -101,16 +133,20 @@ export function createGiteaClient(options: GiteaClientOptions): GiteaClient {
         if (!(error instanceof SyntaxError && answer)) throw error;
         // Fetch drops the body of a 205 (E8 sends one): not an error.
         if (answer.status === 205) return { response: answer };
-        throw new ApiError(answer.status, redact(`unreadable JSON (${error.message})`, callSecrets), info(answer), answer.headers, undefined);
+        // Not the parser's message: V8 quotes the start of the body, which may hold part of a secret.
+        throw new ApiError(answer.status, 'unreadable JSON: the body is not valid JSON', info(answer), scrub(answer.headers, secrets), undefined);
       } finally {
         clearTimeout(timeout);
       }
       if (!result.response.ok) {
-        calls.set(result.response, [info(result.response), callSecrets]);
+        calls.set(result.response, [info(result.response), secrets]);
         if (throwOnError) throw errorOf(result);
       }
       return result;
     };
+    // Whoever raised an error (fetch, openapi-fetch, a middleware, the transport), it leaves redacted.
+    client[method] = (path, init = {}) => call(path, init).catch((error: unknown) => Promise.reject(scrub(error, secrets)));
   }
+  clientSecrets.set(client, secrets);
   return client as unknown as GiteaClient;
 }

@@ -1,5 +1,6 @@
 // Errors the client throws. Credentials never reach them: no request object, no headers we
 // sent, and every secret the client knows is scrubbed from what the server sends back.
+import { redact, scrub } from './redact.js';
 
 /** What the client knows of the request an error belongs to. */
 export interface RequestInfo {
@@ -37,17 +38,8 @@ export class ApiError extends Error implements RequestInfo {
 export class TimeoutError extends Error {}
 TimeoutError.prototype.name = 'TimeoutError';
 
-/** Replaces each secret (as written and as escaped inside JSON); very short ones match too much. */
-export function redact(text: string, secrets: readonly string[]): string {
-  for (const secret of secrets) {
-    for (const form of [secret, JSON.stringify(secret).slice(1, -1)]) if (form.length > 3) text = text.split(form).join('[REDACTED]');
-  }
-  return text.replace(/([?&](access_)?token=)[^&#"]*/gi, '$1[REDACTED]');
-}
-
-/** The error for an answer: the message of the service's error body, else the body text or status text. */
+/** The error for an answer: the message of the service's error body, else the body text or status text; secrets redacted throughout. */
 export function toApiError(response: Response, body: unknown, info: RequestInfo, secrets: readonly string[]): ApiError {
   const message = (body as { message?: unknown } | null)?.message ?? (typeof body === 'string' && body.trim()) ?? '';
-  const clean = body === undefined ? body : (JSON.parse(redact(JSON.stringify(body), secrets)) as unknown);
-  return new ApiError(response.status, redact(String(message || response.statusText || 'error'), secrets), info, response.headers, clean);
+  return new ApiError(response.status, redact(String(message || response.statusText || 'error'), secrets), info, scrub(response.headers, secrets), scrub(body, secrets));
 }

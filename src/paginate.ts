@@ -2,7 +2,7 @@
 // to `X-Total-Count`, and stops at an empty page or after `maxPages`.
 import type { FetchOptions } from 'openapi-fetch';
 import type { paths } from '../generated/api.js';
-import type { GiteaClient, Result } from './client.js';
+import { scrubFor, type GiteaClient, type Result } from './client.js';
 import { nextLink } from './link.js';
 import { unwrap } from './unwrap.js';
 
@@ -18,20 +18,25 @@ export interface PaginateOptions {
 }
 
 export async function* paginate<P extends PaginatedPath>(client: GiteaClient, path: P, ...[init, options]: Rest<P>): AsyncGenerator<Item<P>, void, undefined> {
-  const base = (init ?? {}) as { params?: { query?: { page?: number; limit?: number } } };
-  const query = base.params?.query;
-  let page = query?.page ?? 1;
-  for (let pages = options?.maxPages ?? Infinity; pages > 0; pages--) {
-    let response!: Response;
-    const get = client.GET as (path: string, init: unknown) => Promise<Result>;
-    const items = ((await unwrap(
-      get(path, { ...base, params: { ...base.params, query: { ...query, page } } }).then((result) => ((response = result.response), result)),
-    )) ?? []) as Item<P>[];
-    yield* items;
-    const link = response.headers.get('link');
-    const next = link === null ? (Number(response.headers.get('x-total-count')) > page * (query?.limit ?? 30) ? page + 1 : 0) : Number(new URL(nextLink(link) ?? '?', response.url || 'http://x').searchParams.get('page'));
-    if (!items.length || !(next > page)) return;
-    page = next;
+  try {
+    const base = (init ?? {}) as { params?: { query?: { page?: number; limit?: number } } };
+    const query = base.params?.query;
+    let page = query?.page ?? 1;
+    for (let pages = options?.maxPages ?? Infinity; pages > 0; pages--) {
+      let response!: Response;
+      const get = client.GET as (path: string, init: unknown) => Promise<Result>;
+      const items = ((await unwrap(
+        get(path, { ...base, params: { ...base.params, query: { ...query, page } } }).then((result) => ((response = result.response), result)),
+      )) ?? []) as Item<P>[];
+      yield* items;
+      const link = response.headers.get('link');
+      const next = link === null ? (Number(response.headers.get('x-total-count')) > page * (query?.limit ?? 30) ? page + 1 : 0) : Number(new URL(nextLink(link) ?? '?', response.url || 'http://x').searchParams.get('page'));
+      if (!items.length || !(next > page)) return;
+      page = next;
+    }
+  } catch (error) {
+    // The next page's URL comes from the server: a parse error of it would quote it.
+    throw scrubFor(client, error);
   }
 }
 

@@ -1,6 +1,6 @@
 // E16: a release attachment sent as multipart/form-data with the file in the `attachment` part.
 import type { components } from '../generated/api.js';
-import type { GiteaClient } from './client.js';
+import { scrubFor, type GiteaClient } from './client.js';
 import { unwrap } from './unwrap.js';
 
 export interface ReleaseAttachmentUpload {
@@ -13,18 +13,22 @@ export interface ReleaseAttachmentUpload {
   file: Blob | Uint8Array | ArrayBuffer;
 }
 
-export function uploadReleaseAttachment(client: GiteaClient, upload: ReleaseAttachmentUpload): Promise<components['schemas']['Attachment']> {
-  const { owner, repo, id, file } = upload;
-  const blob = file instanceof Blob ? file : new Blob([file as BlobPart]);
-  const name = upload.name ?? ((file as { name?: string }).name || 'attachment');
-  const form = new FormData();
-  form.append('attachment', blob, name);
-  return unwrap(
-    client.POST('/repos/{owner}/{repo}/releases/{id}/assets', {
-      params: { path: { owner, repo, id }, query: { name } },
-      // openapi-fetch leaves Content-Type to fetch for FormData, which adds the boundary.
-      body: form as never,
-      bodySerializer: (body: unknown) => body as FormData,
-    }),
-  );
+export async function uploadReleaseAttachment(client: GiteaClient, upload: ReleaseAttachmentUpload): Promise<components['schemas']['Attachment']> {
+  try {
+    const { owner, repo, id, file } = upload;
+    const blob = file instanceof Blob ? file : new Blob([file as BlobPart]);
+    const name = upload.name ?? ((file as { name?: string }).name || 'attachment');
+    const form = new FormData();
+    form.append('attachment', blob, name);
+    return await unwrap(
+      client.POST('/repos/{owner}/{repo}/releases/{id}/assets', {
+        params: { path: { owner, repo, id }, query: { name } },
+        // openapi-fetch leaves Content-Type to fetch for FormData, which adds the boundary.
+        body: form as never,
+        bodySerializer: (body: unknown) => body as FormData,
+      }),
+    );
+  } catch (error) {
+    throw scrubFor(client, error);
+  }
 }

@@ -1,0 +1,68 @@
+// Redaction: every secret the client knows is replaced wherever it could surface in an error,
+// whoever raised the error, its causes and attached objects included.
+
+const MARK = '[REDACTED]';
+
+/**
+ * Replaces each secret as written, as escaped inside JSON and as percent-encoded (longest first),
+ * and `token`/`access_token` query values. Secrets of three characters or fewer are left alone:
+ * they would match ordinary words.
+ */
+export function redact(text: string, secrets: readonly string[]): string {
+  const forms = secrets.flatMap((secret) => {
+    let encoded = '';
+    try {
+      encoded = encodeURIComponent(secret);
+    } catch {
+      // An unpaired surrogate has no percent-encoding.
+    }
+    return [secret, JSON.stringify(secret).slice(1, -1), encoded];
+  });
+  for (const form of forms.filter((form) => form.length > 3).sort((a, b) => b.length - a.length)) text = text.split(form).join(MARK);
+  return text.replace(/([?&](access_)?token=)[^&#"]*/gi, `$1${MARK}`);
+}
+
+/**
+ * `value` with every secret redacted from every string reachable from it: own properties
+ * (non-enumerable ones such as `message`, `stack` and `cause` too), keys, array items, and what
+ * `Headers`, `Request`, `Response`, `URL`, `Map` and `Set` show when printed. Nothing is changed
+ * in place: when a secret is found, the affected objects are copied (same prototype); otherwise
+ * `value` itself comes back. Getters are not called.
+ */
+export function scrub<T>(value: T, secrets: readonly string[]): T {
+  let changed = false;
+  const memo = new Map<object, unknown>();
+  const clean = (text: string): string => {
+    const result = redact(text, secrets);
+    changed ||= result !== text;
+    return result;
+  };
+  const copy = (item: unknown): unknown => {
+    if (typeof item === 'string') return clean(item);
+    if (typeof item !== 'object' || item === null || ArrayBuffer.isView(item) || item instanceof ArrayBuffer) return item;
+    if (memo.has(item)) return memo.get(item);
+    if (item instanceof Headers) return new Headers([...item].map(([name, text]): [string, string] => [name, clean(text)]));
+    if (item instanceof URL) return clean(item.href);
+    if (item instanceof Request || item instanceof Response) {
+      const { url, headers } = item;
+      return { ...('method' in item ? { method: item.method } : { status: item.status }), url: clean(url), headers: copy(headers) };
+    }
+    if (item instanceof Map) return new Map([...item].map(([key, entry]) => [copy(key), copy(entry)]));
+    if (item instanceof Set) return new Set([...item].map(copy));
+    const out: object =
+      typeof DOMException === 'function' && item instanceof DOMException
+        ? new DOMException(clean(item.message), item.name)
+        : Array.isArray(item)
+          ? []
+          : Object.create(Object.getPrototypeOf(item) as object | null);
+    memo.set(item, out);
+    for (const key of Reflect.ownKeys(item)) {
+      const descriptor = Reflect.getOwnPropertyDescriptor(item, key)!;
+      if ('value' in descriptor) descriptor.value = copy(descriptor.value);
+      Reflect.defineProperty(out, typeof key === 'string' ? clean(key) : key, descriptor);
+    }
+    return out;
+  };
+  const result = copy(value);
+  return changed ? (result as T) : value;
+}
