@@ -6,8 +6,15 @@ import { createRequire } from 'node:module';
 
 type PrismHttp = typeof import('@stoplight/prism-http');
 type PrismCore = typeof import('@stoplight/prism-core');
+/** Prism's request and response validators, used on their own by the front of every answer source. */
+export type PrismValidator = typeof import('@stoplight/prism-http/dist/validator/index.js');
+export interface Prism {
+  http: PrismHttp;
+  core: PrismCore;
+  validator: PrismValidator;
+}
 
-let loading: Promise<{ http: PrismHttp; core: PrismCore }> | undefined;
+let loading: Promise<Prism> | undefined;
 
 function installLazyFaker(): void {
   const require = createRequire(import.meta.url);
@@ -28,15 +35,20 @@ function installLazyFaker(): void {
   require.cache[fakerPath] = stub;
 }
 
-export function loadPrism(): Promise<{ http: PrismHttp; core: PrismCore }> {
+export function loadPrism(): Promise<Prism> {
   loading ??= (async () => {
     try {
       installLazyFaker();
     } catch {
       // A different faker layout: fall back to Prism's own (slower) import.
     }
-    const [http, core] = await Promise.all([import('@stoplight/prism-http'), import('@stoplight/prism-core')]);
-    return { http, core };
+    const [http, core, validator] = await Promise.all([
+      import('@stoplight/prism-http'),
+      import('@stoplight/prism-core'),
+      // Not in the package's entry; pinned with the package, like the rest of Prism.
+      import('@stoplight/prism-http/dist/validator/index.js'),
+    ]);
+    return { http, core, validator };
   })();
   return loading;
 }

@@ -1,18 +1,20 @@
-// The mock server: Prism's mocker and validator behind a front that behaves like a Gitea host.
-// It serves the document under /api/v1, enforces credentials, checks `Prefer`, pages list
-// answers, speaks CORS, and answers every error in the service's own JSON dialect.
+// The mock server's front: it behaves like a Gitea host whatever answers behind it. It serves the
+// document under /api/v1, enforces credentials, checks `Prefer`, validates requests and answers
+// against the document, speaks CORS, and answers every error in the service's own JSON dialect.
+// What to answer comes from an answer source (source.ts): the examples, or the sandbox.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type { IHttpConfig, IHttpRequest } from '@stoplight/prism-http';
+import type { IHttpRequest } from '@stoplight/prism-http';
 import { checkAuthorization, WWW_AUTHENTICATE } from './auth.js';
 import { readBody } from './body.js';
 import { corsHeaders, isPreflight, preflightHeaders } from './cors.js';
 import { DOCUMENT } from '../document-path.js';
 import { apiError, JSON_TYPE, notFound, rawErrorResponse, sendJson } from './errors.js';
+import { createExamples } from './examples.js';
 import { loadOperations, type MockOperation, type OperationTable } from './operations.js';
-import { paginate } from './pagination.js';
 import { loadPrism } from './prism.js';
-import { checkPreference, codeOfExample, parsePrefer } from './prefer.js';
+import { checkPreference, parsePrefer } from './prefer.js';
+import type { Answer, AnswerSource } from './source.js';
 
 export const BASE_PATH = '/api/v1';
 export const DEFAULT_DOCUMENT = DOCUMENT;
@@ -46,6 +48,13 @@ type Headers = Record<string, string | string[]>;
 
 const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 413: 'Payload Too Large', 431: 'Request Header Fields Too Large' };
 const SAFE_HOST = /^[A-Za-z0-9.\-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$/;
+
+type Diagnostic = { path?: string[]; message: string; code?: string | number; severity: number };
+
+/** The errors among Prism's diagnostics (a Left of its validators); warnings do not count. */
+function errorsOf(result: { _tag: 'Left'; left: readonly Diagnostic[] } | { _tag: 'Right' }): Diagnostic[] {
+  return result._tag === 'Left' ? result.left.filter((diagnostic) => diagnostic.severity === 0) : [];
+}
 
 /** Prism's diagnostics in one readable line, such as `body.permission: must be equal to one of …`. */
 function describeViolations(violations: readonly { path?: string[]; message: string; code?: string | number }[]): string {
@@ -84,16 +93,13 @@ function contentTypeFor(prismType: string | undefined): string | undefined {
 }
 
 export async function startMockServer(options: MockOptions = {}): Promise<MockServer> {
-  const { http, core } = await loadPrism();
-  const table: OperationTable = await loadOperations(http, options.document ?? DEFAULT_DOCUMENT);
-  // Prism's own logging costs half its throughput and would leak request details; ours is a line.
-  const prism = http.createInstance(
-    { validateRequest: true, validateResponse: true, checkSecurity: false, errors: false, upstreamProxy: undefined, isProxy: false, mock: { dynamic: false } },
-    { logger: core.createLogger('gitea-mock', { level: 'silent' }) },
-  );
+  const prism = await loadPrism();
+  const table: OperationTable = await loadOperations(prism.http, options.document ?? DEFAULT_DOCUMENT);
   const warn = options.onWarning ?? (() => {});
   let origin = '';
   let docsUrl = '';
+  const context = { docsUrl: () => docsUrl };
+  const source: AnswerSource = createExamples(prism, context, options);
 
   const publicUrl = (req: IncomingMessage, url: URL): URL => {
     const host = req.headers.host;
@@ -102,6 +108,21 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
     rebased.host = host;
     return rebased;
   };
+
+  /** Writes a source's answer with the front's headers; HEAD gets the headers only. */
+  function send(req: IncomingMessage, res: ServerResponse, answer: Answer, cors: Headers): number {
+    const headers: Headers = { ...cors, 'X-Content-Type-Options': 'nosniff', ...answer.headers };
+    const contentType = contentTypeFor(answer.type);
+    let bytes: Buffer | undefined;
+    if (contentType !== undefined && answer.body !== undefined) {
+      headers['Content-Type'] = contentType;
+      bytes = Buffer.from(contentType === JSON_TYPE ? `${JSON.stringify(answer.body)}\n` : String(answer.body));
+    }
+    headers['Content-Length'] = String(bytes?.length ?? 0);
+    res.writeHead(answer.status, headers);
+    res.end(req.method === 'HEAD' ? undefined : bytes);
+    return answer.status;
+  }
 
   async function answerOperation(req: IncomingMessage, res: ServerResponse, op: MockOperation, url: URL, path: string, cors: Headers): Promise<number> {
     const headers = singleValued(req.headers);
@@ -116,7 +137,6 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
       sendJson(res, 400, apiError(docsUrl, problem ?? 'invalid Prefer header'), cors);
       return 400;
     }
-    const preference = prefer.preference;
     const body = await readBody(req);
     if (!body.ok) {
       const closing = body.status === 413 ? { Connection: 'close' } : {};
@@ -130,62 +150,22 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
       headers,
       body: body.body,
     };
-    const code = preference.code ?? (preference.example === undefined ? undefined : codeOfExample(op, preference.example));
-    // A fresh config per request: Prism's mocker writes the request's Accept into it.
-    const config: IHttpConfig = {
-      validateRequest: true,
-      validateResponse: true,
-      checkSecurity: false,
-      errors: false,
-      upstreamProxy: undefined,
-      isProxy: false,
-      mock: {
-        dynamic: preference.dynamic ?? options.dynamic ?? false,
-        ...(options.seed === undefined ? {} : { seed: options.seed }),
-        ...(code === undefined ? {} : { code }),
-        ...(preference.example === undefined ? {} : { exampleKey: preference.example }),
-      },
-    };
-    const result = await prism.request(input, [op.operation], config)();
-    if (result._tag === 'Left') {
-      // Prism's own refusals (406 for an Accept it cannot meet, 415, 422) in the service's dialect.
-      const error = result.left as Error & { status?: number; detail?: string; additional?: { validation?: { path?: string[]; message: string }[] } };
-      const status = error.status === 415 ? 422 : (error.status ?? 500);
-      const details = error.additional?.validation ? describeViolations(error.additional.validation) : error.detail || error.message;
-      sendJson(res, status, apiError(docsUrl, error.status === 415 ? `[]: Unsupported Content-Type (${details})` : details), cors);
-      return status;
-    }
-    const { output, validations } = result.right;
-    const inputErrors = validations.input.filter((v) => v.severity === 0);
+    const inputErrors = errorsOf(prism.validator.validateInput({ resource: op.operation, element: input }));
     if (inputErrors.length > 0) {
       sendJson(res, 422, apiError(docsUrl, describeViolations(inputErrors)), cors);
       return 422;
     }
-    const outputErrors = validations.output.filter((v) => v.severity === 0);
-    if (outputErrors.length > 0) warn(`${op.operationId} ${output.statusCode}: the answer breaks the document: ${describeViolations(outputErrors)}`);
-
-    const answer: Headers = { ...cors, 'X-Content-Type-Options': 'nosniff' };
-    let payload = output.body;
-    for (const [name, value] of Object.entries(output.headers ?? {})) {
-      if (name.toLowerCase() !== 'content-type') answer[name] = value;
+    let answer = await source.answer({ op, request: input, url: publicUrl(req, url), preference: prefer.preference, credential: headers.authorization! });
+    const contentType = contentTypeFor(answer.type);
+    const output = { statusCode: answer.status, headers: { ...answer.headers, ...(contentType ? { 'content-type': contentType } : {}) }, body: answer.body };
+    const outputErrors = errorsOf(prism.validator.validateOutput({ resource: op.operation, element: output }));
+    if (outputErrors.length > 0) {
+      const message = `${op.operationId} ${answer.status}: the answer breaks the document: ${describeViolations(outputErrors)}`;
+      warn(message);
+      // A source that makes its answers up (the sandbox) must never break the document.
+      if (source.strict) answer = { status: 500, type: 'application/json', body: apiError(docsUrl, `${message}; this is a bug in gitea-mock`) };
     }
-    if (op.paginated && output.statusCode === 200 && Array.isArray(payload)) {
-      const page = paginate(payload, publicUrl(req, url));
-      payload = page.items;
-      delete answer.Link;
-      delete answer['X-Total-Count'];
-      Object.assign(answer, page.headers);
-    }
-    const contentType = contentTypeFor(output.headers?.['Content-type'] ?? output.headers?.['content-type']);
-    let bytes: Buffer | undefined;
-    if (contentType !== undefined && payload !== undefined) {
-      answer['Content-Type'] = contentType;
-      bytes = Buffer.from(contentType === JSON_TYPE ? `${JSON.stringify(payload)}\n` : String(payload));
-    }
-    answer['Content-Length'] = String(bytes?.length ?? 0);
-    res.writeHead(output.statusCode, answer);
-    res.end(req.method === 'HEAD' ? undefined : bytes);
-    return output.statusCode;
+    return send(req, res, answer, cors);
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<number> {
@@ -207,6 +187,9 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
       return 400;
     }
     if (url.pathname !== BASE_PATH && !url.pathname.startsWith(`${BASE_PATH}/`)) {
+      req.resume();
+      const own = await source.outside?.(req.method ?? 'GET', url.pathname, req.headers.authorization);
+      if (own) return send(req, res, own, cors);
       sendJson(res, 404, notFound(docsUrl), cors);
       return 404;
     }
@@ -281,7 +264,7 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      }),
+      }).then(() => source.close?.()),
   };
 }
 
