@@ -65,6 +65,19 @@ describe('gitea-mock (the built bin)', () => {
     expect(stderr).toContain('Usage: gitea-mock');
   });
 
+  it.each([
+    [['--sandbox', '--dynamic'], '--dynamic and --sandbox do not go together'],
+    [['--max-worlds', '0'], 'invalid --max-worlds "0": give a whole number from 1'],
+  ])('refuses %j with the usage and exit code 2', async (args, message) => {
+    const { execFile: exec } = await import('node:child_process');
+    const child = exec(process.execPath, [CLI, ...args]);
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    expect(await exitOf(child)).toBe(2);
+    expect(stderr).toContain(message);
+    expect(stderr).toContain('--sandbox');
+  });
+
   it('fails with exit code 1 and a clear message when the port is taken', async () => {
     const first = await launch(process.execPath, [CLI, '--port', '0', '--quiet']);
     const port = new URL(first.baseUrl).port;

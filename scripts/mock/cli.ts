@@ -11,6 +11,11 @@ Options:
   -h, --host <addr>  address to listen on (default: 127.0.0.1)
   -d, --dynamic      generate answers from the schemas instead of the examples
       --seed <s>     make dynamic answers repeatable
+  -s, --sandbox      answer from a world per credential that remembers writes
+      --state <file> keep the sandbox's worlds in <file>, saved after every write
+                     (implies --sandbox)
+      --max-worlds <n>
+                     sandbox worlds kept; the least recently used goes (default 100)
   -q, --quiet        no line per request
       --help         show this help
 `;
@@ -29,6 +34,9 @@ try {
       host: { type: 'string', short: 'h' },
       dynamic: { type: 'boolean', short: 'd', default: false },
       seed: { type: 'string' },
+      sandbox: { type: 'boolean', short: 's', default: false },
+      state: { type: 'string' },
+      'max-worlds': { type: 'string' },
       quiet: { type: 'boolean', short: 'q', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -45,6 +53,10 @@ if (positionals.length > 1) fail('give at most one document');
 
 const portText = values.port ?? process.env.PORT ?? '4010';
 if (!/^[0-9]{1,5}$/.test(portText) || Number(portText) > 65535) fail(`invalid port "${portText}"`);
+const maxWorlds = values['max-worlds'];
+if (maxWorlds !== undefined && !/^[1-9][0-9]{0,5}$/.test(maxWorlds)) fail(`invalid --max-worlds "${maxWorlds}": give a whole number from 1`);
+const sandbox = values.sandbox || values.state !== undefined || maxWorlds !== undefined;
+if (sandbox && values.dynamic) fail('--dynamic and --sandbox do not go together: the sandbox answers from its worlds');
 
 const out = (line: string): void => {
   process.stdout.write(`${line}\n`);
@@ -58,6 +70,7 @@ try {
     host: values.host ?? '127.0.0.1',
     dynamic: values.dynamic,
     ...(values.seed === undefined ? {} : { seed: values.seed }),
+    ...(sandbox ? { sandbox: { ...(values.state === undefined ? {} : { state: values.state }), ...(maxWorlds === undefined ? {} : { maxWorlds: Number(maxWorlds) }) } } : {}),
     ...(values.quiet ? {} : { onRequest: out }),
     onWarning: (line) => process.stderr.write(`gitea-mock: warning: ${line}\n`),
   });
@@ -67,13 +80,17 @@ try {
   // Handlers first: whoever reads the start-up line may signal at once.
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  const mode = values.dynamic ? `dynamic data${values.seed === undefined ? '' : `, seed ${values.seed}`}` : 'examples';
+  const mode = sandbox
+    ? `sandbox${values.state === undefined ? '' : `, state in ${values.state}`}`
+    : values.dynamic
+      ? `dynamic data${values.seed === undefined ? '' : `, seed ${values.seed}`}`
+      : 'examples';
   out(`gitea-mock: ${mock.operations.length} operations on ${mock.baseUrl} (${mode}); Ctrl-C stops`);
 } catch (error) {
   const code = (error as NodeJS.ErrnoException).code;
   const message =
-    code === 'ERR_MODULE_NOT_FOUND' && String(error).includes('@stoplight/')
-      ? 'the mock needs the optional dependencies @stoplight/prism-http and @stoplight/prism-core; install the package without --omit=optional'
+    code === 'ERR_MODULE_NOT_FOUND' && /@stoplight\/|markdown-it/.test(String(error))
+      ? 'the mock needs the optional dependencies @stoplight/prism-http, @stoplight/prism-core and markdown-it; install the package without --omit=optional'
       : error instanceof Error
         ? error.message
         : String(error);

@@ -24,6 +24,8 @@ export interface Answer {
   body?: unknown;
   /** The media type of `body`, without parameters. */
   type?: string;
+  /** A failure of the mock itself (a state file that cannot be written), not an answer of the API: not held to the document. */
+  own?: true;
 }
 
 export interface AnswerSource {

@@ -1,0 +1,563 @@
+// The twenty operations against a sandbox world, each as a Gitea 1.27 server answers it (see
+// ../shared/reference/service-behaviour.md for the handlers' behaviour): lookups, merges, the
+// server's quirks (E1 resets omitted events to push, E10 un-archives when is_archived is omitted,
+// E15 clears an omitted deadline), and its error answers. A handler changes the world in one
+// synchronous step and says whether it did, so the sandbox knows when to save.
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { apiError, notFound } from './errors.js';
+import { renderMarkdown, sniffedType } from './markdown.js';
+import { paginate } from './pagination.js';
+import type { Answer } from './source.js';
+import { isLabel, isMilestone, isUser, propagate, type Rec, type Templates, type World } from './world.js';
+
+export interface OpContext {
+  world: World;
+  templates: Templates;
+  params: Record<string, string>;
+  query: Record<string, string | string[]>;
+  body: unknown;
+  /** The request's URL as the client addressed it: new records get URLs on this host. */
+  url: URL;
+  docsUrl: string;
+  /** The caller: the Basic user name when it names a user of the world, else alice. */
+  caller: Rec;
+}
+
+export interface OpResult {
+  answer: Answer;
+  changed: boolean;
+}
+
+type Handler = (ctx: OpContext) => OpResult | Promise<OpResult>;
+
+const ZERO_TIME = '0001-01-01T00:00:00Z';
+
+/** Now, as Gitea writes times: RFC 3339 in seconds. */
+export function now(): string {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** A date-time kept as its date only, at 23:59:59 (Gitea's deadlines). */
+function endOfDay(value: string): string {
+  return `${value.slice(0, 10)}T23:59:59Z`;
+}
+
+function freshId(world: World): number {
+  world.created++;
+  return world.nextId++;
+}
+
+const json = (status: number, body: unknown, headers?: Record<string, string>): Answer => ({ status, type: 'application/json', body, ...(headers ? { headers } : {}) });
+const ok = (status: number, body: unknown, changed = false): OpResult => ({ answer: json(status, body), changed });
+const empty = (status: number, changed: boolean): OpResult => ({ answer: { status }, changed });
+const fail = (ctx: OpContext, status: number, message: string): OpResult => ok(status, apiError(ctx.docsUrl, message));
+const missing = (ctx: OpContext): OpResult => ok(404, notFound(ctx.docsUrl));
+
+const same = (a: unknown, b: unknown): boolean => typeof a === 'string' && typeof b === 'string' && a.toLowerCase() === b.toLowerCase();
+const fieldsOf = (ctx: OpContext): Rec => (typeof ctx.body === 'object' && ctx.body !== null ? (ctx.body as Rec) : {});
+const has = (body: Rec, name: string): boolean => Object.hasOwn(body, name) && body[name] !== null;
+
+function userNamed(world: World, login: unknown): Rec | undefined {
+  return world.users.find((user) => same(user.login, login));
+}
+
+function repoOf(ctx: OpContext): Rec | undefined {
+  return ctx.world.repos.find((repo) => same(repo.owner?.login, ctx.params.owner) && same(repo.name, ctx.params.repo));
+}
+
+/** A list answer paged as Gitea pages it. */
+function page(ctx: OpContext, all: unknown[]): OpResult {
+  const { items, headers } = paginate(all, ctx.url);
+  return { answer: json(200, items, headers), changed: false };
+}
+
+/** E4 on a pull request's index: the pull request as an issue. */
+function pullAsIssue(pull: Rec, repo: Rec): Rec {
+  const issue: Rec = {};
+  for (const name of ['id', 'url', 'html_url', 'number', 'user', 'title', 'body', 'labels', 'milestone', 'assignee', 'assignees', 'state', 'is_locked', 'comments', 'created_at', 'updated_at', 'closed_at', 'due_date', 'pin_order', 'content_version']) {
+    if (name in pull) issue[name] = pull[name];
+  }
+  return {
+    ...issue,
+    url: String(pull.url).replace(/\/pulls\/(\d+)$/, '/issues/$1'),
+    original_author: '',
+    original_author_id: 0,
+    ref: '',
+    assets: [],
+    time_estimate: 0,
+    projects: [],
+    repository: { id: repo.id, name: repo.name, owner: repo.owner.login, full_name: repo.full_name },
+    pull_request: { draft: Boolean(pull.draft), html_url: pull.html_url, merged: Boolean(pull.merged), merged_at: pull.merged_at ?? null },
+  };
+}
+
+/** Users for a list of names, or the name that is not one. */
+function usersNamed(world: World, names: unknown[]): { users: Rec[] } | { unknown: string } {
+  const users: Rec[] = [];
+  for (const name of names) {
+    const user = userNamed(world, name);
+    if (!user) return { unknown: String(name) };
+    if (!users.includes(user)) users.push(user);
+  }
+  return { users };
+}
+
+/** A User-shaped owner for an organization, as repositories show their owners. */
+function ownerView(world: World, org: Rec, url: URL): Rec {
+  const known = world.owners.find((owner) => owner.id === org.id);
+  if (known) return known;
+  const view: Rec = {
+    id: org.id,
+    login: org.name,
+    login_name: '',
+    source_id: 0,
+    full_name: org.full_name ?? '',
+    email: org.email ?? '',
+    avatar_url: org.avatar_url ?? '',
+    html_url: `${url.origin}/${org.name}`,
+    language: '',
+    is_admin: false,
+    last_login: ZERO_TIME,
+    created: ZERO_TIME,
+    restricted: false,
+    active: false,
+    prohibit_login: false,
+    location: org.location ?? '',
+    website: org.website ?? '',
+    description: org.description ?? '',
+    visibility: org.visibility ?? 'public',
+    followers_count: 0,
+    following_count: 0,
+    starred_repos_count: 0,
+    username: org.name,
+  };
+  world.owners.push(view);
+  return view;
+}
+
+/** Gitea's label colours: three or six hex digits, with or without `#`; `#abc` means `#aabbcc`. */
+function normalizeColor(color: string): string | undefined {
+  const hex = color.trim().toLowerCase().replace(/^#/, '');
+  if (/^[0-9a-f]{3}$/.test(hex)) return hex.replace(/./g, '$&$&');
+  return /^[0-9a-f]{6}$/.test(hex) ? hex : undefined;
+}
+
+/** Go's strconv.ParseInt(s, 0, 64): a sign, 0x/0o/0b prefixes, a leading 0 for octal, underscores between digits. */
+export function parseGoInt(text: string): number | undefined {
+  const match = /^([+-]?)(0[xX][_0-9a-fA-F]+|0[oO][_0-7]+|0[bB][_01]+|0[_0-7]*|[1-9][_0-9]*)$/.exec(text);
+  if (!match) return undefined;
+  const [, sign, digits = ''] = match;
+  const prefix = /^0[xXoObB]/.exec(digits)?.[0] ?? (digits.length > 1 ? (digits.startsWith('0') ? '0' : '') : '');
+  const base = ({ x: 16, o: 8, b: 2 } as Record<string, number>)[prefix.slice(1).toLowerCase()] ?? (prefix ? 8 : 10);
+  const body = digits.slice(prefix.length);
+  // An underscore must stand between digits; a base prefix counts as one.
+  if (/__|_$/.test(body) || (body.startsWith('_') && !prefix)) return undefined;
+  const value = parseInt(body.replace(/_/g, ''), base);
+  return sign === '-' ? -value : value;
+}
+
+const HOOK_CONTENT_TYPES = ['json', 'form'];
+
+const handlers: Record<string, Handler> = {
+  // E1
+  repoEditHook(ctx) {
+    const repo = repoOf(ctx);
+    const entry = repo && ctx.world.hooks.find((candidate) => candidate.repo === repo.id && candidate.hook.id === Number(ctx.params.id));
+    if (!entry) return missing(ctx);
+    const body = fieldsOf(ctx);
+    const config = (has(body, 'config') ? body.config : {}) as Record<string, string>;
+    if (config.url !== undefined && !URL.canParse(config.url)) return fail(ctx, 422, 'Invalid url');
+    if (config.content_type !== undefined && !HOOK_CONTENT_TYPES.includes(config.content_type)) return fail(ctx, 422, 'Invalid content type');
+    const { hook } = entry;
+    hook.config = { ...hook.config, ...config };
+    // As Gitea: no events means push only; branch_filter and the authorization header are
+    // always replaced (cleared when omitted); active and name only when sent.
+    hook.events = Array.isArray(body.events) && body.events.length > 0 ? [...new Set(body.events as string[])] : ['push'];
+    hook.branch_filter = typeof body.branch_filter === 'string' ? body.branch_filter : '';
+    entry.authorizationHeader = typeof body.authorization_header === 'string' ? body.authorization_header : '';
+    if (typeof body.active === 'boolean') hook.active = body.active;
+    if (typeof body.name === 'string') hook.name = body.name.trim();
+    hook.updated_at = now();
+    return ok(200, hook, true);
+  },
+
+  // E2
+  userCreateOAuth2Application(ctx) {
+    const body = fieldsOf(ctx);
+    if (typeof body.name !== 'string' || body.name === '') return fail(ctx, 422, '[Name]: Required');
+    const uris = Array.isArray(body.redirect_uris) ? (body.redirect_uris as string[]) : [];
+    if (uris.length === 0) return fail(ctx, 422, '[RedirectURIs]: Required');
+    const invalid = uris.find((uri) => !URL.canParse(uri));
+    if (invalid !== undefined) return fail(ctx, 400, `invalid redirect URI: ${invalid}`);
+    const app: Rec = {
+      ...ctx.templates.application,
+      id: freshId(ctx.world),
+      name: body.name,
+      redirect_uris: uris,
+      client_id: randomUUID(),
+      confidential_client: body.confidential_client === true,
+      skip_secondary_authorization: body.skip_secondary_authorization === true,
+      created: now(),
+    };
+    delete app.client_secret;
+    ctx.world.apps.push({ user: ctx.caller.id, app });
+    // The secret exists in this answer only, as on a real server.
+    return ok(201, { ...app, client_secret: `gto_${randomBytes(32).toString('base64url').toLowerCase().replace(/[^a-z0-9]/g, '').slice(0, 52)}` }, true);
+  },
+
+  // E3
+  repoMigrate(ctx) {
+    const body = fieldsOf(ctx);
+    const { world, url } = ctx;
+    let owner: Rec | undefined;
+    let ownerName: string;
+    if (typeof body.repo_owner === 'string' && body.repo_owner !== '') {
+      ownerName = body.repo_owner;
+      const org = world.orgs.find((candidate) => same(candidate.name, ownerName));
+      owner = org ? ownerView(world, org, url) : userNamed(world, ownerName);
+    } else if (typeof body.uid === 'number' && body.uid !== 0) {
+      ownerName = '';
+      owner = world.users.find((user) => user.id === body.uid) ?? world.owners.find((view) => view.id === body.uid);
+    } else {
+      owner = ctx.caller;
+      ownerName = String(owner.login);
+    }
+    if (!owner) return fail(ctx, 422, `user does not exist [uid: ${typeof body.uid === 'number' ? body.uid : 0}, name: ${ownerName}]`);
+    const clone = String(body.clone_addr);
+    if (!URL.canParse(clone)) return fail(ctx, 422, 'The provided URL is invalid.');
+    const name = String(body.repo_name);
+    if (world.repos.some((repo) => repo.owner?.id === owner.id && same(repo.name, name))) return fail(ctx, 409, 'The repository with the same name already exists.');
+    const fullName = `${owner.login}/${name}`;
+    const at = now();
+    const mirror = body.mirror === true;
+    const repo: Rec = {
+      ...structuredClone(ctx.templates.repository),
+      id: freshId(world),
+      owner: structuredClone(owner),
+      name,
+      full_name: fullName,
+      description: typeof body.description === 'string' ? body.description : '',
+      private: body.private === true,
+      mirror,
+      mirror_interval: mirror ? (typeof body.mirror_interval === 'string' ? body.mirror_interval : '8h0m0s') : '',
+      original_url: clone,
+      html_url: `${url.origin}/${fullName}`,
+      url: `${url.origin}/api/v1/repos/${fullName}`,
+      languages_url: `${url.origin}/api/v1/repos/${fullName}/languages`,
+      clone_url: `${url.origin}/${fullName}.git`,
+      ssh_url: `git@${url.hostname}:${fullName}.git`,
+      stars_count: 0,
+      forks_count: 0,
+      watchers_count: 1,
+      open_issues_count: 0,
+      open_pr_counter: 0,
+      release_counter: 0,
+      created_at: at,
+      updated_at: at,
+    };
+    world.repos.push(repo);
+    return ok(201, repo, true);
+  },
+
+  // E4
+  issueRemoveAssignees(ctx) {
+    const repo = repoOf(ctx);
+    if (!repo) return missing(ctx);
+    const index = Number(ctx.params.index);
+    const issue = ctx.world.issues.find((entry) => entry.repo === repo.id && entry.issue.number === index)?.issue;
+    const pull = issue ? undefined : ctx.world.pulls.find((entry) => entry.repo === repo.id && entry.pull.number === index)?.pull;
+    const target = issue ?? pull;
+    if (!target) return missing(ctx);
+    const names = Array.isArray(fieldsOf(ctx).assignees) ? (fieldsOf(ctx).assignees as unknown[]) : [];
+    const found = usersNamed(ctx.world, names);
+    if ('unknown' in found) return fail(ctx, 422, `user does not exist [uid: 0, name: ${found.unknown}]`);
+    const removed = new Set(found.users.map((user) => user.id));
+    target.assignees = (target.assignees ?? []).filter((user: Rec) => !removed.has(user.id));
+    target.assignee = target.assignees[0] ?? null;
+    target.updated_at = now();
+    return ok(200, issue ?? pullAsIssue(target, repo), true);
+  },
+
+  // E5
+  repoEditPullRequest(ctx) {
+    const repo = repoOf(ctx);
+    const pull = repo && ctx.world.pulls.find((entry) => entry.repo === repo.id && entry.pull.number === Number(ctx.params.index))?.pull;
+    if (!repo || !pull) return missing(ctx);
+    const body = fieldsOf(ctx);
+    const { world } = ctx;
+    // Every check first: a refused edit changes nothing.
+    if (has(body, 'content_version') && body.content_version !== pull.content_version) return fail(ctx, 409, 'the issue is already changed');
+    if (has(body, 'state') && pull.merged) return fail(ctx, 412, 'cannot change state of this pull request, it was already merged');
+    let assignees: Rec[] | undefined;
+    if (has(body, 'assignees') || (typeof body.assignee === 'string' && body.assignee !== '')) {
+      const names = [...(typeof body.assignee === 'string' && body.assignee !== '' ? [body.assignee] : []), ...((body.assignees as unknown[] | undefined) ?? [])];
+      const found = usersNamed(world, names);
+      if ('unknown' in found) return fail(ctx, 422, `Assignee does not exist: [name: ${found.unknown}]`);
+      assignees = found.users;
+    }
+    let milestone: Rec | undefined;
+    if (typeof body.milestone === 'number' && body.milestone !== 0) {
+      milestone = world.milestones.find((entry) => entry.repo === repo.id && entry.milestone.id === body.milestone)?.milestone;
+      // Gitea does not map this error: a 500 whose message non-administrators see empty.
+      if (!milestone) return fail(ctx, 500, '');
+    }
+    if (typeof body.title === 'string' && body.title !== '') pull.title = body.title;
+    if (typeof body.body === 'string') pull.body = body.body;
+    if (typeof body.base === 'string' && body.base !== '') pull.base = { ...pull.base, ref: body.base, label: body.base };
+    if (typeof body.allow_maintainer_edit === 'boolean') pull.allow_maintainer_edit = body.allow_maintainer_edit;
+    if (assignees) {
+      pull.assignees = structuredClone(assignees);
+      pull.assignee = pull.assignees[0] ?? null;
+    }
+    if (Array.isArray(body.labels)) {
+      const ids = new Set(body.labels as number[]);
+      const owner = world.orgs.find((org) => org.id === repo.owner.id);
+      const available = [...world.repoLabels.filter((entry) => entry.repo === repo.id), ...world.orgLabels.filter((entry) => entry.org === owner?.id)];
+      // Unknown label ids are dropped, as Gitea drops them.
+      pull.labels = structuredClone(available.filter((entry) => ids.has(entry.label.id)).map((entry) => entry.label));
+    }
+    if (milestone) pull.milestone = structuredClone(milestone);
+    if (typeof body.due_date === 'string') pull.due_date = endOfDay(body.due_date);
+    if (body.unset_due_date === true) pull.due_date = null;
+    const at = now();
+    if (body.state === 'closed' && pull.state !== 'closed') Object.assign(pull, { state: 'closed', closed_at: at });
+    if (body.state === 'open') Object.assign(pull, { state: 'open', closed_at: null });
+    pull.content_version = Number(pull.content_version ?? 0) + 1;
+    pull.updated_at = at;
+    // Gitea answers an edit with 201.
+    return ok(201, pull, true);
+  },
+
+  // E6
+  userCurrentPostGPGKey(ctx) {
+    const armored = String(fieldsOf(ctx).armored_public_key ?? '').trim();
+    const payload = /-----BEGIN PGP PUBLIC KEY BLOCK-----([\s\S]*?)-----END PGP PUBLIC KEY BLOCK-----/.exec(armored)?.[1];
+    if (payload === undefined) return fail(ctx, 422, 'Failed to parse GPG key: no armored PGP public key block');
+    if (ctx.world.gpgKeys.some((entry) => entry.armored === armored)) return fail(ctx, 422, 'A key with the same id already exists');
+    const at = now();
+    const base64 = payload.split('\n').filter((line) => line.trim() !== '' && !line.includes(':') && !line.startsWith('=')).join('').trim();
+    const sample = armored === ctx.templates.sampleArmoredKey.trim();
+    // Keys are not parsed: the sample key answers its documented record; any other gets an id derived from its bytes.
+    const key: Rec = sample
+      ? { ...structuredClone(ctx.templates.gpgKey), id: freshId(ctx.world), created_at: at }
+      : {
+          ...structuredClone(ctx.templates.gpgKey),
+          id: freshId(ctx.world),
+          key_id: createHash('sha1').update(base64).digest('hex').slice(-16).toUpperCase(),
+          public_key: base64,
+          emails: [{ email: ctx.caller.email, verified: true }],
+          subkeys: [],
+          created_at: at,
+        };
+    for (const subkey of key.subkeys ?? []) Object.assign(subkey, { id: freshId(ctx.world), created_at: at });
+    ctx.world.gpgKeys.push({ user: ctx.caller.id, armored, key });
+    return ok(201, key, true);
+  },
+
+  // E7
+  listPackageVersions(ctx) {
+    const { owner, type, name } = ctx.params;
+    if (!userNamed(ctx.world, owner) && !ctx.world.orgs.some((org) => same(org.name, owner))) return fail(ctx, 404, `user redirect does not exist [name: ${owner}]`);
+    // An unknown package is an empty list, not a 404.
+    return page(ctx, ctx.world.packages.filter((pkg) => same(pkg.owner?.login, owner) && pkg.type === type && pkg.name === name));
+  },
+
+  // E8
+  notifyReadThread(ctx) {
+    const thread = ctx.world.threads.find((candidate) => String(candidate.id) === ctx.params.id);
+    if (!thread) return fail(ctx, 404, `notification does not exist [id: ${ctx.params.id}]`);
+    const wanted = String(ctx.query['to-status'] ?? 'read').trim().toLowerCase();
+    // One status of three; anything else means read.
+    thread.unread = wanted === 'unread';
+    thread.pinned = wanted === 'pinned';
+    thread.updated_at = now();
+    return ok(205, thread, true);
+  },
+
+  // E9
+  repoGetKey(ctx) {
+    const repo = repoOf(ctx);
+    const key = repo && ctx.world.deployKeys.find((entry) => entry.repo === repo.id && entry.key.id === Number(ctx.params.id))?.key;
+    return key ? ok(200, key) : missing(ctx);
+  },
+
+  // E10
+  orgEditLabel(ctx) {
+    const org = ctx.world.orgs.find((candidate) => same(candidate.name, ctx.params.org));
+    const label = org && ctx.world.orgLabels.find((entry) => entry.org === org.id && entry.label.id === Number(ctx.params.id))?.label;
+    if (!label) return missing(ctx);
+    const body = fieldsOf(ctx);
+    let color: string | undefined;
+    if (typeof body.color === 'string') {
+      color = normalizeColor(body.color);
+      if (color === undefined) return fail(ctx, 422, `invalid color: ${body.color}`);
+    }
+    if (color !== undefined) label.color = color;
+    if (typeof body.name === 'string') label.name = body.name;
+    if (typeof body.description === 'string') label.description = body.description;
+    if (typeof body.exclusive === 'boolean') label.exclusive = body.exclusive;
+    // As Gitea: an omitted is_archived un-archives the label.
+    label.is_archived = body.is_archived === true;
+    propagate(ctx.world, label, isLabel);
+    return ok(200, label, true);
+  },
+
+  // E11
+  async renderMarkdown(ctx) {
+    const body = fieldsOf(ctx);
+    const text = typeof body.Text === 'string' ? body.Text : '';
+    // Gitea sends nothing, without a media type; the closest answer the document allows is empty text.
+    if (text === '') return { answer: { status: 200, type: 'text/plain', body: '' }, changed: false };
+    const mode = body.Wiki === true ? 'wiki' : typeof body.Mode === 'string' && body.Mode !== '' ? body.Mode : 'markdown';
+    const html = await renderMarkdown({ text, mode, context: typeof body.Context === 'string' ? body.Context : undefined, origin: ctx.url.origin, isUser: (login) => userNamed(ctx.world, login) !== undefined });
+    return { answer: { status: 200, type: sniffedType(html), body: html }, changed: false };
+  },
+
+  // E12
+  orgListTeamMembers(ctx) {
+    const team = ctx.world.teams.find((entry) => entry.team.id === Number(ctx.params.id));
+    if (!team) return missing(ctx);
+    return page(ctx, team.members.map((id) => ctx.world.users.find((user) => user.id === id)).filter(Boolean));
+  },
+
+  // E13
+  ActionsGetWorkflow(ctx) {
+    const repo = repoOf(ctx);
+    if (!repo) return missing(ctx);
+    const workflow = ctx.world.workflows.find((entry) => entry.repo === repo.id && entry.workflow.id === ctx.params.workflow_id)?.workflow;
+    return workflow ? ok(200, workflow) : fail(ctx, 404, `workflow "${ctx.params.workflow_id}" not found`);
+  },
+
+  // E14
+  updateUserSecret(ctx) {
+    const name = String(ctx.params.secretname).toUpperCase();
+    if (!/^[A-Z_][A-Z0-9_]*$/.test(name) || /^(GITEA_|GITHUB_)/.test(name) || name === 'CI') return fail(ctx, 400, 'invalid variable or secret name');
+    const exists = ctx.world.secrets.some((secret) => secret.user === ctx.caller.id && secret.name === name);
+    if (exists) return empty(204, false);
+    ctx.world.created++;
+    ctx.world.secrets.push({ user: ctx.caller.id, name });
+    return empty(201, true);
+  },
+
+  // E15
+  issueEditMilestone(ctx) {
+    const repo = repoOf(ctx);
+    if (!repo) return missing(ctx);
+    const inRepo = ctx.world.milestones.filter((entry) => entry.repo === repo.id).map((entry) => entry.milestone);
+    const id = parseGoInt(ctx.params.id ?? '');
+    // By id when the number is one, else by exact title, as Gitea looks it up.
+    const milestone = (id ? inRepo.find((candidate) => candidate.id === id) : undefined) ?? inRepo.find((candidate) => candidate.title === ctx.params.id);
+    if (!milestone) return missing(ctx);
+    const body = fieldsOf(ctx);
+    const at = now();
+    if (typeof body.title === 'string' && body.title !== '') milestone.title = body.title;
+    if (typeof body.description === 'string') milestone.description = body.description;
+    if (typeof body.state === 'string') {
+      if (body.state === 'closed') {
+        if (milestone.state !== 'closed') Object.assign(milestone, { state: 'closed', closed_at: at });
+      } else Object.assign(milestone, { state: 'open', closed_at: null });
+    }
+    // As Gitea: no due_on clears the deadline.
+    milestone.due_on = typeof body.due_on === 'string' ? endOfDay(body.due_on) : null;
+    milestone.updated_at = at;
+    propagate(ctx.world, milestone, isMilestone);
+    return ok(200, milestone, true);
+  },
+
+  // E16
+  async repoCreateReleaseAttachment(ctx) {
+    const repo = repoOf(ctx);
+    const release = repo && ctx.world.releases.find((entry) => entry.repo === repo.id && entry.id === Number(ctx.params.id));
+    if (!repo || !release) return missing(ctx);
+    const form = ctx.body as FormData | undefined;
+    const file = form?.get('attachment');
+    if (!(file instanceof Blob)) return fail(ctx, 500, '');
+    const queryName = typeof ctx.query.name === 'string' && ctx.query.name !== '' ? ctx.query.name : undefined;
+    const name = queryName ?? ((file as File).name || 'attachment');
+    const uuid = randomUUID();
+    const attachment: Rec = {
+      id: freshId(ctx.world),
+      name,
+      size: file.size,
+      download_count: 0,
+      created_at: now(),
+      uuid,
+      browser_download_url: `${ctx.url.origin}/${repo.full_name}/releases/download/${release.tag}/${encodeURIComponent(name)}`,
+    };
+    release.attachments.push(attachment);
+    return ok(201, attachment, true);
+  },
+
+  // E17
+  issueListIssueCommentAttachments(ctx) {
+    const repo = repoOf(ctx);
+    if (!repo) return missing(ctx);
+    const comment = ctx.world.comments.find((entry) => entry.id === Number(ctx.params.id));
+    // An unknown comment is answered with the JSON literal null.
+    if (!comment) return ok(404, null);
+    if (comment.repo !== repo.id) return fail(ctx, 404, 'no matching issue comment found');
+    return ok(200, comment.attachments);
+  },
+
+  // E18
+  adminRenameUser(ctx) {
+    const user = userNamed(ctx.world, ctx.params.username);
+    if (!user) return fail(ctx, 404, `user redirect does not exist [name: ${ctx.params.username}]`);
+    const newName = String(fieldsOf(ctx).new_username);
+    if (newName === user.login) return empty(204, false);
+    const taken = ctx.world.users.some((other) => other !== user && same(other.login, newName)) || ctx.world.orgs.some((org) => same(org.name, newName));
+    if (taken) return fail(ctx, 422, `user already exists [name: ${newName}]`);
+    const old = String(user.login);
+    /** `url` with the owner segment after `prefix` renamed. */
+    const moved = (url: unknown, prefix: string): unknown => {
+      if (typeof url !== 'string' || !URL.canParse(url)) return url;
+      const target = new URL(url);
+      const [head, ...rest] = target.pathname.slice(prefix.length).split('/').slice(1);
+      if (!target.pathname.startsWith(`${prefix}/`) || head !== old) return url;
+      target.pathname = [prefix, newName, ...rest].join('/');
+      return target.href;
+    };
+    Object.assign(user, { login: newName, username: newName, html_url: moved(user.html_url, '') });
+    propagate(ctx.world, user, isUser);
+    // The user's own repositories move with the name.
+    for (const repo of ctx.world.repos.filter((candidate) => candidate.owner?.id === user.id)) {
+      Object.assign(repo, {
+        full_name: `${newName}/${repo.name}`,
+        html_url: moved(repo.html_url, ''),
+        clone_url: moved(repo.clone_url, ''),
+        url: moved(repo.url, '/api/v1/repos'),
+        languages_url: moved(repo.languages_url, '/api/v1/repos'),
+        ssh_url: String(repo.ssh_url).replace(`:${old}/`, `:${newName}/`),
+      });
+    }
+    return empty(204, true);
+  },
+
+  // E19
+  adminGetAllOrgs(ctx) {
+    return page(ctx, [...ctx.world.orgs].sort((a, b) => String(a.name).localeCompare(String(b.name))));
+  },
+
+  // E20
+  repoAddCollaborator(ctx) {
+    const repo = repoOf(ctx);
+    if (!repo) return missing(ctx);
+    const user = userNamed(ctx.world, ctx.params.collaborator);
+    if (!user) return fail(ctx, 422, `user does not exist [uid: 0, name: ${ctx.params.collaborator}]`);
+    const permission = typeof fieldsOf(ctx).permission === 'string' ? String(fieldsOf(ctx).permission) : 'write';
+    const entry = ctx.world.collaborators.find((candidate) => candidate.repo === repo.id && candidate.user === user.id);
+    if (entry) entry.permission = permission;
+    else {
+      ctx.world.created++;
+      ctx.world.collaborators.push({ repo: repo.id, user: user.id, permission });
+    }
+    return empty(204, true);
+  },
+};
+
+/** The handler of an operation, by operationId. */
+export function handlerFor(operationId: string): Handler | undefined {
+  return handlers[operationId];
+}
+
+export const SANDBOX_OPERATIONS = Object.keys(handlers);
