@@ -1,4 +1,5 @@
-// GET throughput at concurrency 50 with p99 latency: gitea-mock against `prism mock -v error`.
+// GET throughput at concurrency 50 with p99 latency: gitea-mock with the examples and as the
+// sandbox, against `prism mock -v error`.
 import autocannon from 'autocannon';
 import { AUTH, MOCKS, ratio, startMock } from './support.mjs';
 
@@ -31,8 +32,10 @@ export async function benchThroughput() {
     console.log(`${name.padEnd(22)} ${r.rps.toFixed(0).padStart(6)} req/s   p50 ${r.p50} ms   p99 ${r.p99} ms   errors ${r.errors}   non-2xx ${r.non2xx}`);
   }
   const ours = results['gitea-mock'];
+  const sandbox = results['gitea-mock --sandbox'];
   const baseline = results['prism mock -v error'];
   console.log(`ratio gitea-mock / prism: throughput ${ratio(ours.rps, baseline.rps)} (goal >= 1.00), p99 ${ratio(ours.p99, baseline.p99)}`);
+  console.log(`ratio sandbox / examples: throughput ${ratio(sandbox.rps, ours.rps)}, sandbox / prism ${ratio(sandbox.rps, baseline.rps)} (no goal)`);
   return results;
 }
 

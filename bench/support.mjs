@@ -10,11 +10,16 @@ const PRISM_CLI = fileURLToPath(new URL('../node_modules/@stoplight/prism-cli/di
 
 export const AUTH = { authorization: 'token 0123456789abcdef' };
 
-/** The two contenders: our launcher, and Prism's CLI at its quietest on the same document. */
+/** The contenders: our launcher with the examples and as the sandbox, and Prism's CLI at its quietest on the same document. */
 export const MOCKS = {
   'gitea-mock': {
     command: process.execPath,
     args: (port) => [LAUNCHER, '--port', String(port), '--quiet'],
+    base: (port) => `http://127.0.0.1:${port}/api/v1`,
+  },
+  'gitea-mock --sandbox': {
+    command: process.execPath,
+    args: (port) => [LAUNCHER, '--port', String(port), '--quiet', '--sandbox'],
     base: (port) => `http://127.0.0.1:${port}/api/v1`,
   },
   'prism mock -v error': {
