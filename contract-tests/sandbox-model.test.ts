@@ -4,7 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ApiError, collectAll, createGiteaClient, unwrap, type GiteaClient } from '../src/index.js';
+import { collectAll, createGiteaClient, unwrap, type GiteaClient } from '../src/index.js';
+import { apiErrorOf } from '../test/support/api-error.js';
 import { send } from './support/http.js';
 import { useSandbox } from './support/sandbox.js';
 
@@ -53,14 +54,6 @@ async function status(call: Promise<{ response: Response }>): Promise<number> {
   return (await call).response.status;
 }
 
-async function failure(call: Promise<unknown>): Promise<ApiError> {
-  const error = await call.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
-}
 
 const lower = (text: string): string => text.toLowerCase();
 /** Each field present or absent, as a client sends only what it changes. */
@@ -151,12 +144,12 @@ class Rename implements fc.AsyncCommand<Model, Real> {
     const call = gitea.POST('/admin/users/{username}/rename', { params: { path: { username: this.from } }, body: { new_username: this.to } });
     const id = [...model.logins].find(([, login]) => lower(login) === lower(this.from))?.[0];
     if (id === undefined) {
-      expect((await failure(unwrap(call))).status).toBe(404);
+      expect((await apiErrorOf(unwrap(call))).status).toBe(404);
       return;
     }
     const taken = [...model.logins].some(([other, login]) => other !== id && lower(login) === lower(this.to)) || lower(this.to) === 'acme';
     if (this.to !== model.logins.get(id) && taken) {
-      expect((await failure(unwrap(call))).status).toBe(422);
+      expect((await apiErrorOf(unwrap(call))).status).toBe(422);
       return;
     }
     expect(await status(call)).toBe(204);
@@ -181,7 +174,7 @@ class Unassign implements fc.AsyncCommand<Model, Real> {
     const call = unwrap(gitea.DELETE('/repos/{owner}/{repo}/issues/{index}/assignees', { params: { path: { owner: 'acme', repo: 'rocket', index: 42 } }, body: { assignees: this.names } }));
     const ids = this.names.map((name) => [...model.logins].find(([, login]) => lower(login) === lower(name))?.[0]);
     if (ids.includes(undefined)) {
-      expect((await failure(call)).status).toBe(422);
+      expect((await apiErrorOf(call)).status).toBe(422);
       return;
     }
     model.assignees = model.assignees.filter((id) => !ids.includes(id));
@@ -213,7 +206,7 @@ class Migrate implements fc.AsyncCommand<Model, Real> {
     const call = unwrap(gitea.POST('/repos/migrate', { body: { clone_addr: 'https://git.example.net/x.git', repo_name: this.name, repo_owner: this.owner } }));
     const key = lower(`${this.owner}/${this.name}`);
     if (model.repos.has(key)) {
-      expect((await failure(call)).status).toBe(409);
+      expect((await apiErrorOf(call)).status).toBe(409);
       return;
     }
     expect((await call).full_name).toBe(`${this.owner}/${this.name}`);
@@ -232,7 +225,7 @@ class EditPull implements fc.AsyncCommand<Model, Real> {
     const content_version = this.stale ? model.pull.version - 1 : model.pull.version;
     const call = unwrap(gitea.PATCH('/repos/{owner}/{repo}/pulls/{index}', { params: { path: { owner: 'acme', repo: 'rocket', index: 43 } }, body: { ...this.body, content_version } }));
     if (this.stale) {
-      expect((await failure(call)).status).toBe(409);
+      expect((await apiErrorOf(call)).status).toBe(409);
       return;
     }
     if (this.body.title) model.pull.title = this.body.title;

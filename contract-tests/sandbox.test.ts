@@ -4,10 +4,11 @@
 // ends with no warning.
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ApiError, collectAll, createGiteaClient, markNotificationThread, renderMarkdown, unwrap, uploadReleaseAttachment, type EditMilestoneOption, type GiteaClient } from '../src/index.js';
+import { collectAll, createGiteaClient, markNotificationThread, renderMarkdown, unwrap, uploadReleaseAttachment, type EditMilestoneOption, type GiteaClient } from '../src/index.js';
 import { startMockServer } from '../scripts/mock/server.js';
 import { parseGoInt } from '../scripts/mock/world-ops.js';
 import { sniffedType } from '../scripts/mock/markdown.js';
+import { apiErrorOf } from '../test/support/api-error.js';
 import { send } from './support/http.js';
 import { useSandbox } from './support/sandbox.js';
 
@@ -19,14 +20,6 @@ function fresh(): { gitea: GiteaClient; token: string } {
   return { gitea: createGiteaClient({ baseUrl: sandbox.current.baseUrl, auth: { token }, retry: 0 }), token };
 }
 
-async function rejection(call: Promise<unknown>): Promise<ApiError> {
-  const error = await call.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
-}
 
 const rocket = { owner: 'acme', repo: 'rocket' } as const;
 
@@ -43,7 +36,7 @@ describe('each operation changes and reads the world', () => {
     // omitted events reset to push and the omitted branch filter is cleared.
     const second = await unwrap(gitea.PATCH('/repos/{owner}/{repo}/hooks/{id}', { ...path, body: { active: false } }));
     expect(second).toMatchObject({ active: false, name: 'nightly', config: { url: 'https://ci.example.net/v2', content_type: 'json' }, events: ['push'], branch_filter: '' });
-    expect((await rejection(unwrap(gitea.PATCH('/repos/{owner}/{repo}/hooks/{id}', { params: { path: { ...rocket, id: 4999 } }, body: {} })))).status).toBe(404);
+    expect((await apiErrorOf(unwrap(gitea.PATCH('/repos/{owner}/{repo}/hooks/{id}', { params: { path: { ...rocket, id: 4999 } }, body: {} })))).status).toBe(404);
   });
 
   it('E2 userCreateOAuth2Application creates an app with fresh ids and a secret shown once', async () => {
@@ -56,7 +49,7 @@ describe('each operation changes and reads the world', () => {
     expect(one.client_secret).toMatch(/^gto_[a-z0-9]{40,}$/);
     expect(one.client_secret).not.toBe(two.client_secret);
     expect(Date.now() - Date.parse(one.created!)).toBeLessThan(60_000);
-    const bad = await rejection(unwrap(gitea.POST('/user/applications/oauth2', { body: { name: 'x', redirect_uris: ['not a url'] } })));
+    const bad = await apiErrorOf(unwrap(gitea.POST('/user/applications/oauth2', { body: { name: 'x', redirect_uris: ['not a url'] } })));
     expect([bad.status, bad.message]).toEqual([400, 'POST /user/applications/oauth2 (userCreateOAuth2Application): 400 invalid redirect URI: not a url']);
   });
 
@@ -70,13 +63,13 @@ describe('each operation changes and reads the world', () => {
     expect(repo.html_url).toBe(`${origin}/bluebird/telemetry`);
     expect(repo.clone_url).toBe(`${origin}/bluebird/telemetry.git`);
     expect(repo.url).toBe(`${origin}/api/v1/repos/bluebird/telemetry`);
-    const again = await rejection(unwrap(gitea.POST('/repos/migrate', { body: { ...body, repo_name: 'Telemetry' } })));
+    const again = await apiErrorOf(unwrap(gitea.POST('/repos/migrate', { body: { ...body, repo_name: 'Telemetry' } })));
     expect([again.status, (again.body as { message: string }).message]).toEqual([409, 'The repository with the same name already exists.']);
     // The repository now exists for the other operations: a collaborator can be added to it.
     await unwrap(gitea.PUT('/repos/{owner}/{repo}/collaborators/{collaborator}', { params: { path: { owner: 'bluebird', repo: 'telemetry', collaborator: 'carol' } }, body: {} }));
     // Without repo_owner it belongs to the caller (alice for a token).
     expect((await unwrap(gitea.POST('/repos/migrate', { body: { clone_addr: body.clone_addr, repo_name: 'mine' } }))).full_name).toBe('alice/mine');
-    const unknown = await rejection(unwrap(gitea.POST('/repos/migrate', { body: { ...body, repo_owner: 'dave' } })));
+    const unknown = await apiErrorOf(unwrap(gitea.POST('/repos/migrate', { body: { ...body, repo_owner: 'dave' } })));
     expect((unknown.body as { message: string }).message).toBe('user does not exist [uid: 0, name: dave]');
   });
 
@@ -89,7 +82,7 @@ describe('each operation changes and reads the world', () => {
     const twice = await unwrap(gitea.DELETE('/repos/{owner}/{repo}/issues/{index}/assignees', { ...path, body: { assignees: ['carol'] } }));
     expect(twice.assignees).toEqual([]);
     expect(twice.assignee).toBeNull();
-    const unknown = await rejection(unwrap(gitea.DELETE('/repos/{owner}/{repo}/issues/{index}/assignees', { ...path, body: { assignees: ['dave'] } })));
+    const unknown = await apiErrorOf(unwrap(gitea.DELETE('/repos/{owner}/{repo}/issues/{index}/assignees', { ...path, body: { assignees: ['dave'] } })));
     expect([unknown.status, (unknown.body as { message: string }).message]).toEqual([422, 'user does not exist [uid: 0, name: dave]']);
     // Pull request 43 is an issue too, answered as one.
     const pull = await unwrap(gitea.DELETE('/repos/{owner}/{repo}/issues/{index}/assignees', { params: { path: { ...rocket, index: 43 } }, body: { assignees: ['bob'] } }));
@@ -107,13 +100,13 @@ describe('each operation changes and reads the world', () => {
     ]);
     expect(edited.assignees!.map((user) => user.login)).toEqual(['carol']);
     expect(Date.now() - Date.parse(edited.closed_at!)).toBeLessThan(60_000);
-    const stale = await rejection(unwrap(gitea.PATCH('/repos/{owner}/{repo}/pulls/{index}', { ...path, body: { title: 'x', content_version: 2 } })));
+    const stale = await apiErrorOf(unwrap(gitea.PATCH('/repos/{owner}/{repo}/pulls/{index}', { ...path, body: { title: 'x', content_version: 2 } })));
     expect([stale.status, (stale.body as { message: string }).message]).toEqual([409, 'the issue is already changed']);
     const reopened = await unwrap(gitea.PATCH('/repos/{owner}/{repo}/pulls/{index}', { ...path, body: { state: 'open', due_date: '2026-07-01T08:00:00Z' } }));
     expect(reopened).toMatchObject({ state: 'open', closed_at: null, due_date: '2026-07-01T23:59:59Z', content_version: 4, title: 'Keep every second' });
     expect((await unwrap(gitea.PATCH('/repos/{owner}/{repo}/pulls/{index}', { ...path, body: { unset_due_date: true } }))).due_date).toBeNull();
     // A milestone that does not exist: Gitea does not map the error and answers 500.
-    expect((await rejection(unwrap(gitea.PATCH('/repos/{owner}/{repo}/pulls/{index}', { ...path, body: { milestone: 6999 } })))).status).toBe(500);
+    expect((await apiErrorOf(unwrap(gitea.PATCH('/repos/{owner}/{repo}/pulls/{index}', { ...path, body: { milestone: 6999 } })))).status).toBe(500);
   });
 
   it('E6 userCurrentPostGPGKey stores the key; the same armored key again is 422', async () => {
@@ -122,7 +115,7 @@ describe('each operation changes and reads the world', () => {
     const key = await unwrap(gitea.POST('/user/gpg_keys', { body: { armored_public_key: armored } }));
     expect(key.key_id).toMatch(/^[0-9A-F]{16}$/);
     expect(key.public_key).toBe('mDMEaBcxABYJKwYBBAHaRw8BAQdAb2sandboxkeybytes0123456789abcdef');
-    const again = await rejection(unwrap(gitea.POST('/user/gpg_keys', { body: { armored_public_key: armored } })));
+    const again = await apiErrorOf(unwrap(gitea.POST('/user/gpg_keys', { body: { armored_public_key: armored } })));
     expect([again.status, (again.body as { message: string }).message]).toEqual([422, 'A key with the same id already exists']);
   });
 
@@ -137,7 +130,7 @@ describe('each operation changes and reads the world', () => {
     expect(await mark('pinned')).toMatchObject({ unread: false, pinned: true });
     expect(await mark('')).toMatchObject({ unread: false, pinned: false });
     const { gitea } = fresh();
-    expect((await rejection(markNotificationThread(gitea, { id: 10099 }))).status).toBe(404);
+    expect((await apiErrorOf(markNotificationThread(gitea, { id: 10099 }))).status).toBe(404);
   });
 
   it('E10 orgEditLabel merges, stores the colour without #, and the edit shows on pull requests that carry the label', async () => {
@@ -185,7 +178,7 @@ describe('each operation changes and reads the world', () => {
     expect((await put('DEPLOY_TOKEN')).response.status).toBe(204);
     // Names are stored upper-cased.
     expect((await put('deploy_token')).response.status).toBe(204);
-    expect((await rejection(unwrap(put('GITEA_TOKEN')))).status).toBe(400);
+    expect((await apiErrorOf(unwrap(put('GITEA_TOKEN')))).status).toBe(400);
   });
 
   it('E15 issueEditMilestone merges, finds by id or by name, sets closed_at, and clears an omitted deadline', async () => {
@@ -198,7 +191,7 @@ describe('each operation changes and reads the world', () => {
     const retitled = await edit('0x1770', { title: 'v1.1.0-uncrewed' });
     expect(retitled).toMatchObject({ id: 6000, title: 'v1.1.0-uncrewed', state: 'closed', due_on: null, description: 'Uncrewed test flight.' });
     expect(await edit('6000', { state: 'open' })).toMatchObject({ state: 'open', closed_at: null });
-    expect((await rejection(edit('v9.9.9', {}))).status).toBe(404);
+    expect((await apiErrorOf(edit('v9.9.9', {}))).status).toBe(404);
     // Issues and pull requests show the edited milestone.
     await edit('6001', { title: 'v1.2.0-crewed', due_on: '2026-06-30T00:00:00Z' });
     const issue = await unwrap(gitea.DELETE('/repos/{owner}/{repo}/issues/{index}/assignees', { params: { path: { ...rocket, index: 42 } }, body: { assignees: [] } }));
@@ -214,7 +207,7 @@ describe('each operation changes and reads the world', () => {
     expect(two.size).toBe(4);
     expect(one.uuid).not.toBe(two.uuid);
     expect(one.browser_download_url).toBe(`${new URL(sandbox.current.baseUrl).origin}/acme/rocket/releases/download/v1.2.0/rocket%201.3.tar.gz`);
-    expect((await rejection(uploadReleaseAttachment(gitea, { ...rocket, id: 14999, file: new Blob(['x']), name: 'x' }))).status).toBe(404);
+    expect((await apiErrorOf(uploadReleaseAttachment(gitea, { ...rocket, id: 14999, file: new Blob(['x']), name: 'x' }))).status).toBe(404);
   });
 
   it('E18 adminRenameUser shows the new login everywhere; a taken name is 422, an unknown user 404', async () => {
@@ -225,10 +218,10 @@ describe('each operation changes and reads the world', () => {
     expect(pull.user!.login).toBe('alicia');
     const packages = await unwrap(gitea.GET('/packages/{owner}/{type}/{name}', { params: { path: { owner: 'acme', type: 'npm', name: 'rocket-sdk' } } }));
     expect(packages.map((pkg) => pkg.creator!.login)).toEqual(['alicia', 'alicia']);
-    const taken = await rejection(rename('carol', 'ALICIA'));
+    const taken = await apiErrorOf(rename('carol', 'ALICIA'));
     expect([taken.status, (taken.body as { message: string }).message]).toEqual([422, 'user already exists [name: ALICIA]']);
-    expect((await rejection(rename('carol', 'acme'))).status).toBe(422);
-    const unknown = await rejection(rename('alice', 'someone'));
+    expect((await apiErrorOf(rename('carol', 'acme'))).status).toBe(422);
+    const unknown = await apiErrorOf(rename('alice', 'someone'));
     expect([unknown.status, (unknown.body as { message: string }).message]).toEqual([404, 'user redirect does not exist [name: alice]']);
     // Her own repositories move with the name.
     await unwrap(gitea.POST('/repos/migrate', { body: { clone_addr: 'https://git.example.net/a.git', repo_name: 'scratch' } }));
@@ -242,25 +235,25 @@ describe('each operation changes and reads the world', () => {
       gitea.PUT('/repos/{owner}/{repo}/collaborators/{collaborator}', { params: { path: { ...rocket, collaborator } }, body });
     expect((await put('bob', {})).response.status).toBe(204);
     expect((await put('bob', { permission: 'admin' })).response.status).toBe(204);
-    const unknown = await rejection(unwrap(put('dave', {})));
+    const unknown = await apiErrorOf(unwrap(put('dave', {})));
     expect([unknown.status, (unknown.body as { message: string }).message]).toEqual([422, 'user does not exist [uid: 0, name: dave]']);
-    expect((await rejection(unwrap(gitea.PUT('/repos/{owner}/{repo}/collaborators/{collaborator}', { params: { path: { owner: 'acme', repo: 'nope', collaborator: 'bob' } }, body: {} })))).status).toBe(404);
+    expect((await apiErrorOf(unwrap(gitea.PUT('/repos/{owner}/{repo}/collaborators/{collaborator}', { params: { path: { owner: 'acme', repo: 'nope', collaborator: 'bob' } }, body: {} })))).status).toBe(404);
   });
 
   it('E7, E9, E13, E17 and E19 answer from the stored world', async () => {
     const { gitea } = fresh();
     expect((await unwrap(gitea.GET('/repos/{owner}/{repo}/keys/{id}', { params: { path: { ...rocket, id: 11001 } } }))).title).toBe('ci-runner');
-    expect((await rejection(unwrap(gitea.GET('/repos/{owner}/{repo}/keys/{id}', { params: { path: { ...rocket, id: 11002 } } })))).status).toBe(404);
+    expect((await apiErrorOf(unwrap(gitea.GET('/repos/{owner}/{repo}/keys/{id}', { params: { path: { ...rocket, id: 11002 } } })))).status).toBe(404);
     expect((await unwrap(gitea.GET('/repos/{owner}/{repo}/actions/workflows/{workflow_id}', { params: { path: { ...rocket, workflow_id: 'build.yml' } } }))).name).toBe('Build and test');
-    const noWorkflow = await rejection(unwrap(gitea.GET('/repos/{owner}/{repo}/actions/workflows/{workflow_id}', { params: { path: { ...rocket, workflow_id: 'deploy.yml' } } })));
+    const noWorkflow = await apiErrorOf(unwrap(gitea.GET('/repos/{owner}/{repo}/actions/workflows/{workflow_id}', { params: { path: { ...rocket, workflow_id: 'deploy.yml' } } })));
     expect((noWorkflow.body as { message: string }).message).toBe('workflow "deploy.yml" not found');
     expect((await unwrap(gitea.GET('/repos/{owner}/{repo}/issues/comments/{id}/assets', { params: { path: { ...rocket, id: 15001 } } }))).map((a) => a.name)).toEqual(['countdown-trace.log', 'launchpad.png']);
-    const noComment = await rejection(unwrap(gitea.GET('/repos/{owner}/{repo}/issues/comments/{id}/assets', { params: { path: { ...rocket, id: 15099 } } })));
+    const noComment = await apiErrorOf(unwrap(gitea.GET('/repos/{owner}/{repo}/issues/comments/{id}/assets', { params: { path: { ...rocket, id: 15099 } } })));
     expect([noComment.status, noComment.body]).toEqual([404, null]);
     expect((await collectAll(gitea, '/admin/orgs', { params: { query: { limit: 2 } } })).map((org) => org.name)).toEqual(['acme', 'bluebird', 'copperhead', 'driftwood', 'ember']);
     expect((await unwrap(gitea.GET('/packages/{owner}/{type}/{name}', { params: { path: { owner: 'acme', type: 'npm', name: 'rocket-sdk' } } }))).map((pkg) => pkg.version)).toEqual(['1.2.0', '1.1.0']);
     expect(await unwrap(gitea.GET('/packages/{owner}/{type}/{name}', { params: { path: { owner: 'acme', type: 'npm', name: 'other' } } }))).toEqual([]);
-    expect((await rejection(unwrap(gitea.GET('/packages/{owner}/{type}/{name}', { params: { path: { owner: 'dave', type: 'npm', name: 'x' } } })))).status).toBe(404);
+    expect((await apiErrorOf(unwrap(gitea.GET('/packages/{owner}/{type}/{name}', { params: { path: { owner: 'dave', type: 'npm', name: 'x' } } })))).status).toBe(404);
   });
 });
 
@@ -312,14 +305,14 @@ describe('worlds', () => {
       await rename(first);
       await rename(second);
       await rename(third); // world-1 is the least recently used: dropped
-      expect((await rejection(rename(second))).status).toBe(404); // still renamed: bob is gone
+      expect((await apiErrorOf(rename(second))).status).toBe(404); // still renamed: bob is gone
       await rename(first); // a fresh world again: bob exists
       const secret = (name: string) => first.PUT('/user/actions/secrets/{secretname}', { params: { path: { secretname: name } }, body: { data: 'x' } });
       expect([(await secret('A')).response.status, (await secret('B')).response.status, (await secret('C')).response.status]).toEqual([201, 201, 201]);
-      const full = await rejection(unwrap(secret('D')));
+      const full = await apiErrorOf(unwrap(secret('D')));
       expect([full.status, (full.body as { message: string }).message]).toEqual([403, 'this sandbox world is full (3 records created); POST /__sandbox/reset with the same credential starts it afresh']);
       expect((await secret('A')).response.status).toBe(204); // updates still work
-      expect((await rejection(unwrap(secret('D')))).status).toBe(403); // D was not kept
+      expect((await apiErrorOf(unwrap(secret('D')))).status).toBe(403); // D was not kept
     } finally {
       await small.close();
     }

@@ -3,6 +3,7 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ApiError, createGiteaClient, markNotificationThread, renderMarkdown, unwrap } from '../../src/index.js';
+import { apiErrorOf } from '../support/api-error.js';
 import { json, raw, useFaultServer } from '../support/fault-server.js';
 
 const fault = useFaultServer();
@@ -15,20 +16,10 @@ const keyPath = { params: { path: { owner: 'acme', repo: 'rocket', id: 11001 } }
 
 const client = () => createGiteaClient({ baseUrl: fault.current.baseUrl, auth: { token: TOKEN }, retry: 0 });
 
-async function caught(promise: Promise<unknown>): Promise<ApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(ApiError);
-    return error as ApiError;
-  }
-  throw new Error('expected an ApiError');
-}
-
 describe('ApiError for every error body the service sends', () => {
   it('JSON {message, url}: the message, status, method, path, operationId, url, headers and body', async () => {
     fault.current.script(json(403, { message: 'user should be an owner or a collaborator with admin write of a repository', url: SWAGGER }, { 'x-gitea-trace': 't1' }));
-    const error = await caught(unwrap(client().GET('/repos/{owner}/{repo}/keys/{id}', keyPath)));
+    const error = await apiErrorOf(unwrap(client().GET('/repos/{owner}/{repo}/keys/{id}', keyPath)));
     expect(error.status).toBe(403);
     expect(error.method).toBe('GET');
     expect(error.path).toBe('/repos/{owner}/{repo}/keys/{id}');
@@ -43,7 +34,7 @@ describe('ApiError for every error body the service sends', () => {
 
   it('the not-found body with its errors list', async () => {
     fault.current.script(json(404, { errors: null, message: 'not found', url: SWAGGER }));
-    const error = await caught(unwrap(client().GET('/teams/{id}/members', { params: { path: { id: 12001 } } })));
+    const error = await apiErrorOf(unwrap(client().GET('/teams/{id}/members', { params: { path: { id: 12001 } } })));
     expect(error.status).toBe(404);
     expect(error.body).toEqual({ errors: null, message: 'not found', url: SWAGGER });
     expect(error.message).toMatch(/\(orgListTeamMembers\): 404 not found$/);
@@ -51,7 +42,7 @@ describe('ApiError for every error body the service sends', () => {
 
   it('an empty 403 (E4 and E5 send no body): the status text', async () => {
     fault.current.script(raw(403, ''));
-    const error = await caught(unwrap(client().PATCH('/repos/{owner}/{repo}/pulls/{index}', { params: { path: { owner: 'acme', repo: 'rocket', index: 43 } }, body: { title: 'x' } })));
+    const error = await apiErrorOf(unwrap(client().PATCH('/repos/{owner}/{repo}/pulls/{index}', { params: { path: { owner: 'acme', repo: 'rocket', index: 43 } }, body: { title: 'x' } })));
     expect(error.status).toBe(403);
     expect(error.body).toBeUndefined();
     expect(error.message).toMatch(/\(repoEditPullRequest\): 403 Forbidden$/);
@@ -62,14 +53,14 @@ describe('ApiError for every error body the service sends', () => {
       res.writeHead(404, { 'transfer-encoding': 'chunked' });
       res.end();
     });
-    const error = await caught(unwrap(client().GET('/repos/{owner}/{repo}/keys/{id}', keyPath)));
+    const error = await apiErrorOf(unwrap(client().GET('/repos/{owner}/{repo}/keys/{id}', keyPath)));
     expect(error.status).toBe(404);
     expect(error.message).toMatch(/404 Not Found$/);
   });
 
   it('the literal null of E17', async () => {
     fault.current.script(raw(404, 'null', { 'content-type': 'application/json;charset=utf-8' }));
-    const error = await caught(unwrap(client().GET('/repos/{owner}/{repo}/issues/comments/{id}/assets', { params: { path: { owner: 'acme', repo: 'rocket', id: 15099 } } })));
+    const error = await apiErrorOf(unwrap(client().GET('/repos/{owner}/{repo}/issues/comments/{id}/assets', { params: { path: { owner: 'acme', repo: 'rocket', id: 15099 } } })));
     expect(error.status).toBe(404);
     expect(error.body).toBeNull();
     expect(error.operationId).toBe('issueListIssueCommentAttachments');
@@ -77,7 +68,7 @@ describe('ApiError for every error body the service sends', () => {
 
   it('a text/plain error of E11', async () => {
     fault.current.script(raw(422, 'unsupported render mode: slides\n', { 'content-type': 'text/plain; charset=utf-8' }));
-    const error = await caught(renderMarkdown(client(), { Text: '# hi', Mode: 'wiki' }));
+    const error = await apiErrorOf(renderMarkdown(client(), { Text: '# hi', Mode: 'wiki' }));
     expect(error.status).toBe(422);
     expect(error.body).toBe('unsupported render mode: slides\n');
     expect(error.message).toMatch(/\(renderMarkdown\): 422 unsupported render mode: slides$/);
@@ -85,7 +76,7 @@ describe('ApiError for every error body the service sends', () => {
 
   it('malformed JSON in a 2xx answer: an ApiError with the status, not a bare SyntaxError', async () => {
     fault.current.script(raw(200, '{"id": 11001, "title": ', { 'content-type': 'application/json' }));
-    const error = await caught(client().GET('/repos/{owner}/{repo}/keys/{id}', keyPath));
+    const error = await apiErrorOf(client().GET('/repos/{owner}/{repo}/keys/{id}', keyPath));
     expect(error.status).toBe(200);
     expect(error.message).toMatch(/\(repoGetKey\): 200 unreadable JSON/);
   });
@@ -131,7 +122,7 @@ describe('unwrap and throwOnError', () => {
   it('with throwOnError every non-2xx answer throws an ApiError', async () => {
     fault.current.script(json(409, { message: 'The repository with the same name already exists.', url: SWAGGER }));
     const throwing = createGiteaClient({ baseUrl: fault.current.baseUrl, auth: { token: TOKEN }, throwOnError: true });
-    const error = await caught(throwing.POST('/repos/migrate', { body: { clone_addr: 'https://git.example.net/a.git', repo_name: 'launchpad' } }));
+    const error = await apiErrorOf(throwing.POST('/repos/migrate', { body: { clone_addr: 'https://git.example.net/a.git', repo_name: 'launchpad' } }));
     expect(error.status).toBe(409);
     expect(error.operationId).toBe('repoMigrate');
   });
@@ -146,8 +137,8 @@ describe('no credential in any rendering of an error', () => {
     const basic = Buffer.from(`alice:${PASSWORD}`).toString('base64');
     const echo = `bad token ${TOKEN}, password ${PASSWORD}, otp ${OTP}, header Basic ${basic}`;
     fault.current.script(json(401, { message: echo, url: SWAGGER, detail: { nested: [echo] } }), json(401, { message: echo, url: SWAGGER }));
-    const byToken = await caught(unwrap(client().GET('/admin/orgs', { params: { query: { page: 1 } } })));
-    const byPassword = await caught(
+    const byToken = await apiErrorOf(unwrap(client().GET('/admin/orgs', { params: { query: { page: 1 } } })));
+    const byPassword = await apiErrorOf(
       unwrap(createGiteaClient({ baseUrl: fault.current.baseUrl, auth: { username: 'alice', password: PASSWORD, otp: () => OTP }, retry: 0 }).GET('/admin/orgs')),
     );
     // Each client scrubs the credentials it holds.
@@ -165,14 +156,14 @@ describe('no credential in any rendering of an error', () => {
   it('a token in the query string of the request URL', async () => {
     fault.current.script(json(403, { message: 'nope', url: SWAGGER }));
     // The deprecated ?token= query still works on Gitea; the client redacts it from errors.
-    const error = await caught(unwrap(client().GET('/admin/orgs', { params: { query: { token: TOKEN } as never } })));
+    const error = await apiErrorOf(unwrap(client().GET('/admin/orgs', { params: { query: { token: TOKEN } as never } })));
     expect(error.url).toBe(`${fault.current.baseUrl}/admin/orgs?token=[REDACTED]`);
     for (const text of renderings(error)) expect(text).not.toContain(TOKEN);
   });
 
   it('a request sent with Authorization leaves no trace of it in the error', async () => {
     fault.current.script(json(500, { message: '', url: SWAGGER }));
-    const error = await caught(unwrap(client().GET('/admin/orgs')));
+    const error = await apiErrorOf(unwrap(client().GET('/admin/orgs')));
     expect(fault.current.received.at(-1)!.headers.authorization).toBe(`token ${TOKEN}`);
     expect(error.message).toMatch(/500 Internal Server Error$/);
     for (const text of renderings(error)) expect(text).not.toContain(TOKEN);
@@ -183,7 +174,7 @@ describe('unreadable answers', () => {
   it('a broken JSON body that echoes the token does not leak it through the parse error', async () => {
     // V8 quotes a short unparsable body in its error message.
     fault.current.script(raw(200, TOKEN, { 'content-type': 'application/json' }));
-    const error = await caught(client().GET('/repos/{owner}/{repo}/keys/{id}', keyPath));
+    const error = await apiErrorOf(client().GET('/repos/{owner}/{repo}/keys/{id}', keyPath));
     expect(error.status).toBe(200);
     expect(error.message).toContain('is not valid JSON');
     for (const text of [error.message, String(error), JSON.stringify(error), inspect(error)]) expect(text).not.toContain(TOKEN);
