@@ -89,12 +89,13 @@ export async function createSandbox(table: OperationTable, examples: AnswerSourc
       if (preference.code !== undefined || preference.example !== undefined || preference.dynamic !== undefined) return examples.answer(source);
       const handler = handlerFor(op.operationId);
       if (!handler) return examples.answer(source);
-      const world = worldOf(source.credential);
       let body = request.body;
       const contentType = String(request.headers?.['content-type'] ?? '');
       if (contentType.toLowerCase().startsWith('multipart/form-data') && typeof body === 'string') {
         body = await new Response(Buffer.from(body, 'latin1'), { headers: { 'content-type': contentType } }).formData();
       }
+      // Only now: a world taken before an await could be dropped by others meanwhile.
+      const world = worldOf(source.credential);
       const before = world.created;
       // At the cap, a write that would create a record is undone; the copy is only paid for there.
       const backup = before >= maxRecords ? structuredClone(world) : undefined;
