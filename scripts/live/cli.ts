@@ -11,7 +11,7 @@ import { listOperations, type JsonObject } from '../../test/support/document.js'
 import { createSchemaValidator } from '../../test/support/schema.js';
 import { DOCUMENT } from '../document-path.js';
 import { checks, neverRun, type Context, type Target } from './checks.js';
-import { mismatches, type Answer } from './conformance.js';
+import { describeViolation, mismatches, type Answer } from '../conformance.js';
 
 const USAGE = `Usage: npm run test:live -- --base-url https://host/api/v1 [options]
 
@@ -147,9 +147,9 @@ for (const check of checks) {
   let problems: string[];
   try {
     await call(client);
-    problems = last ? mismatches(doc, schemas, operations.get(check.operationId)!, last) : ['no answer was received'];
+    problems = last ? mismatches(doc, schemas, operations.get(check.operationId)!, last).map(describeViolation) : ['no answer was received'];
   } catch (error) {
-    problems = last ? mismatches(doc, schemas, operations.get(check.operationId)!, last) : [`the request failed: ${error instanceof Error ? error.message : String(error)}`];
+    problems = last ? mismatches(doc, schemas, operations.get(check.operationId)!, last).map(describeViolation) : [`the request failed: ${error instanceof Error ? error.message : String(error)}`];
   }
   const status = (last as Answer | undefined)?.status;
   if (problems.length === 0) {
