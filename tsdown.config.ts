@@ -20,6 +20,9 @@ export default defineConfig([
     ...nodeTool,
     entry: { 'mock/cli': 'scripts/mock/cli.ts', 'mock/server': 'scripts/mock/server.ts' },
     deps: { neverBundle: [/^@stoplight\//] },
+    // The proxy (with Ajv and the YAML parser for its answer check) is a chunk loaded only in
+    // proxy mode, under a name that does not change from build to build.
+    outputOptions: { chunkFileNames: 'mock/[name].mjs' },
   },
   // Live mode (`npm run test:live`): a development tool, not shipped in the package.
   // It bundles its development dependencies (Ajv, yaml) on purpose.

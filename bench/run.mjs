@@ -3,6 +3,7 @@
 import { benchClientSize } from './client-size.mjs';
 import { benchClientSpeed } from './client-speed.mjs';
 import { benchLoad } from './mock-load.mjs';
+import { benchProxy } from './proxy-overhead.mjs';
 import { benchStartup } from './mock-startup.mjs';
 import { benchThroughput } from './mock-throughput.mjs';
 
@@ -11,5 +12,6 @@ await benchClientSize();
 await benchClientSpeed();
 await benchStartup();
 await benchThroughput();
+await benchProxy();
 const loadOk = (await benchLoad()) && (await benchLoad('gitea-mock --sandbox'));
 process.exitCode = loadOk ? 0 : 1;

@@ -36,6 +36,15 @@ export const NPM_START = {
   base: (port) => `http://127.0.0.1:${port}/api/v1`,
 };
 
+/** gitea-mock as a proxy in front of `upstream` (an origin). */
+export function proxyTo(upstream) {
+  return {
+    command: process.execPath,
+    args: (port) => [LAUNCHER, '--port', String(port), '--quiet', '--proxy', upstream],
+    base: (port) => `http://127.0.0.1:${port}/api/v1`,
+  };
+}
+
 const STARTABLE = { ...MOCKS, 'npm start': NPM_START };
 
 export function freePort() {
@@ -49,10 +58,10 @@ export function freePort() {
   });
 }
 
-/** Spawns a mock; resolves when `probePath` answers 200, with the milliseconds that took. */
+/** Spawns a mock (by name, or a spec like proxyTo's); resolves when `probePath` answers 200, with the milliseconds that took. */
 export async function startMock(name, probePath, timeoutMs = 30_000) {
   const port = await freePort();
-  const mock = STARTABLE[name];
+  const mock = typeof name === 'string' ? STARTABLE[name] : name;
   const started = performance.now();
   // Its own process group, so stopping reaches the server behind npm too.
   const child = spawn(mock.command, mock.args(port), { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
@@ -60,7 +69,7 @@ export async function startMock(name, probePath, timeoutMs = 30_000) {
   child.stderr.on('data', (chunk) => (stderr += chunk));
   const base = mock.base(port);
   while (performance.now() - started < timeoutMs) {
-    if (child.exitCode !== null) throw new Error(`${name} exited: ${stderr}`);
+    if (child.exitCode !== null) throw new Error(`${mock.args(port).join(' ')} exited: ${stderr}`);
     try {
       const response = await fetch(`${base}${probePath}`, { headers: AUTH });
       await response.arrayBuffer();
@@ -78,7 +87,7 @@ export async function startMock(name, probePath, timeoutMs = 30_000) {
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   process.kill(-child.pid, 'SIGKILL');
-  throw new Error(`${name} did not answer within ${timeoutMs} ms`);
+  throw new Error(`${mock.args(port).join(' ')} did not answer within ${timeoutMs} ms`);
 }
 
 export function median(values) {

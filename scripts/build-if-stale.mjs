@@ -18,6 +18,7 @@ export const OUTPUTS = [
   'dist/index.d.cts',
   'dist/mock/cli.mjs',
   'dist/mock/server.mjs',
+  'dist/mock/proxy.mjs',
   'dist/live/cli.mjs',
 ];
 

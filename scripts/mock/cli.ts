@@ -16,6 +16,17 @@ Options:
                      (implies --sandbox)
       --max-worlds <n>
                      sandbox worlds kept; the least recently used goes (default 100)
+      --proxy <url>  forward every request to the Gitea or Forgejo at this origin
+                     (such as https://gitea.example.org) and check each exchange
+                     against the contract; answers pass through unchanged
+      --strict       with --proxy: answer a request that breaks the contract with
+                     422 instead of forwarding it
+      --report <file>
+                     with --proxy: write a JSON report of the exchanges on exit
+      --allow-insecure-upstream
+                     with --proxy: allow a plain-http upstream off this machine
+      --upstream-timeout <s>
+                     with --proxy: seconds to wait for the upstream (default 30)
   -q, --quiet        no line per request
       --help         show this help
 `;
@@ -37,6 +48,11 @@ try {
       sandbox: { type: 'boolean', short: 's', default: false },
       state: { type: 'string' },
       'max-worlds': { type: 'string' },
+      proxy: { type: 'string' },
+      strict: { type: 'boolean', default: false },
+      report: { type: 'string' },
+      'allow-insecure-upstream': { type: 'boolean', default: false },
+      'upstream-timeout': { type: 'string' },
       quiet: { type: 'boolean', short: 'q', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -57,6 +73,13 @@ const maxWorlds = values['max-worlds'];
 if (maxWorlds !== undefined && !/^[1-9][0-9]{0,5}$/.test(maxWorlds)) fail(`invalid --max-worlds "${maxWorlds}": give a whole number from 1`);
 const sandbox = values.sandbox || values.state !== undefined || maxWorlds !== undefined;
 if (sandbox && values.dynamic) fail('--dynamic and --sandbox do not go together: the sandbox answers from its worlds');
+const proxy = values.proxy;
+const timeoutText = values['upstream-timeout'];
+if (proxy !== undefined && (sandbox || values.dynamic)) fail('--proxy answers from the upstream: it does not go with --sandbox or --dynamic');
+if (proxy === undefined && (values.strict || values.report !== undefined || values['allow-insecure-upstream'] || timeoutText !== undefined)) {
+  fail('--strict, --report, --allow-insecure-upstream and --upstream-timeout go with --proxy');
+}
+if (timeoutText !== undefined && !/^[1-9][0-9]{0,4}$/.test(timeoutText)) fail(`invalid --upstream-timeout "${timeoutText}": give whole seconds from 1`);
 
 const out = (line: string): void => {
   process.stdout.write(`${line}\n`);
@@ -70,6 +93,19 @@ try {
     host: values.host ?? '127.0.0.1',
     dynamic: values.dynamic,
     ...(values.seed === undefined ? {} : { seed: values.seed }),
+    ...(proxy === undefined
+      ? {}
+      : {
+          proxy: {
+            upstream: proxy,
+            strict: values.strict,
+            allowInsecureUpstream: values['allow-insecure-upstream'],
+            ...(values.report === undefined ? {} : { report: values.report }),
+            ...(timeoutText === undefined ? {} : { timeoutMs: Number(timeoutText) * 1000 }),
+            // The point of the proxy: shown even with --quiet.
+            onViolations: (line: string) => process.stdout.write(`gitea-mock: contract: ${line}\n`),
+          },
+        }),
     ...(sandbox ? { sandbox: { ...(values.state === undefined ? {} : { state: values.state }), ...(maxWorlds === undefined ? {} : { maxWorlds: Number(maxWorlds) }) } } : {}),
     ...(values.quiet ? {} : { onRequest: out }),
     onWarning: (line) => process.stderr.write(`gitea-mock: warning: ${line}\n`),
@@ -80,11 +116,13 @@ try {
   // Handlers first: whoever reads the start-up line may signal at once.
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  const mode = sandbox
-    ? `sandbox${values.state === undefined ? '' : `, state in ${values.state}`}`
-    : values.dynamic
-      ? `dynamic data${values.seed === undefined ? '' : `, seed ${values.seed}`}`
-      : 'examples';
+  const mode = proxy
+    ? `proxy to ${new URL(proxy).origin}${values.strict ? ', strict' : ''}`
+    : sandbox
+      ? `sandbox${values.state === undefined ? '' : `, state in ${values.state}`}`
+      : values.dynamic
+        ? `dynamic data${values.seed === undefined ? '' : `, seed ${values.seed}`}`
+        : 'examples';
   out(`gitea-mock: ${mock.operations.length} operations on ${mock.baseUrl} (${mode}); Ctrl-C stops`);
 } catch (error) {
   const code = (error as NodeJS.ErrnoException).code;

@@ -5,7 +5,7 @@ import { apiError } from './errors.js';
 import { paginate } from './pagination.js';
 import type { Prism } from './prism.js';
 import { codeOfExample } from './prefer.js';
-import type { Answer, AnswerSource, SourceContext, SourceRequest } from './source.js';
+import type { Answer, AnsweringSource, SourceContext, SourceRequest } from './source.js';
 
 export interface ExamplesOptions {
   /** Generate data from the schemas instead of serving the examples. */
@@ -14,7 +14,7 @@ export interface ExamplesOptions {
   seed?: string;
 }
 
-export function createExamples({ http, core }: Prism, context: SourceContext, options: ExamplesOptions = {}): AnswerSource {
+export function createExamples({ http, core }: Prism, context: SourceContext, options: ExamplesOptions = {}): AnsweringSource {
   // Prism's own logging costs half its throughput and would leak request details. The front
   // validates requests and answers itself, so Prism only mocks.
   const prism = http.createInstance(

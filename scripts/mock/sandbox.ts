@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { checkAuthorization } from './auth.js';
 import { apiError } from './errors.js';
 import type { OperationTable } from './operations.js';
-import type { Answer, AnswerSource, SourceContext, SourceRequest } from './source.js';
+import type { Answer, AnsweringSource, SourceContext, SourceRequest } from './source.js';
 import { seedWorld, type World } from './world.js';
 import { handlerFor } from './world-ops.js';
 import { createSaver, loadWorlds, type Saver } from './world-store.js';
@@ -50,7 +50,7 @@ function callerOf(world: World, credential: string): World['users'][number] {
   return world.users[0]!;
 }
 
-export async function createSandbox(table: OperationTable, examples: AnswerSource, context: SourceContext, options: SandboxOptions = {}): Promise<AnswerSource> {
+export async function createSandbox(table: OperationTable, examples: AnsweringSource, context: SourceContext, options: SandboxOptions = {}): Promise<AnsweringSource> {
   const { seed, templates } = seedWorld(table.operations.map((op) => op.operation));
   const maxWorlds = options.maxWorlds ?? 100;
   const maxRecords = options.maxRecords ?? 1000;

@@ -1,7 +1,8 @@
 // The mock server's front: it behaves like a Gitea host whatever answers behind it. It serves the
 // document under /api/v1, enforces credentials, checks `Prefer`, validates requests and answers
 // against the document, speaks CORS, and answers every error in the service's own JSON dialect.
-// What to answer comes from an answer source (source.ts): the examples, or the sandbox.
+// What to answer comes from an answer source (source.ts): the examples, the sandbox, or the
+// proxy to a real server, which takes requests whole.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { IHttpRequest } from '@stoplight/prism-http';
@@ -15,7 +16,8 @@ import { loadOperations, type MockOperation, type OperationTable } from './opera
 import { loadPrism } from './prism.js';
 import { checkPreference, parsePrefer } from './prefer.js';
 import { createSandbox, type SandboxOptions } from './sandbox.js';
-import type { Answer, AnswerSource } from './source.js';
+import type { ProxyOptions } from './proxy.js';
+import type { Answer, AnswerSource, AnsweringSource, FrontServices } from './source.js';
 
 export const BASE_PATH = '/api/v1';
 export const DEFAULT_DOCUMENT = DOCUMENT;
@@ -32,6 +34,8 @@ export interface MockOptions {
   seed?: string;
   /** Answer from per-credential worlds that remember writes (the sandbox) instead of from the examples. */
   sandbox?: SandboxOptions;
+  /** Forward every request to a real server and check the exchanges against the document. */
+  proxy?: ProxyOptions;
   /** One line per answered request; never given credentials. */
   onRequest?: (line: string) => void;
   /** Problems of the mock itself, such as an answer that breaks the document. */
@@ -103,7 +107,31 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
   let docsUrl = '';
   const context = { docsUrl: () => docsUrl };
   const examples = createExamples(prism, context, options);
-  const source: AnswerSource = options.sandbox ? await createSandbox(table, examples, context, options.sandbox) : examples;
+  // The proxy's answer check (Ajv, the YAML document) is loaded only when it runs.
+  const source: AnswerSource = options.proxy
+    ? await (await import('./proxy.js')).createProxy(options.document ?? DEFAULT_DOCUMENT, options.proxy)
+    : options.sandbox
+      ? await createSandbox(table, examples, context, options.sandbox)
+      : examples;
+  const services: FrontServices = {
+    route: (method, path) => {
+      const route = table.route(method, path);
+      return route.kind === 'match' ? route.op : undefined;
+    },
+    requestViolations: (op, url, headers, body, bodyRead) => {
+      const element: IHttpRequest = { method: op.method.toLowerCase() as IHttpRequest['method'], url: { path: url.pathname.slice(BASE_PATH.length), query: queryOf(url) }, headers: singleValued(headers), body };
+      // Without its body: no body in the operation, and no length that says there is one.
+      const { body: _omitted, ...request } = op.operation.request ?? {};
+      const resource = bodyRead ? op.operation : { ...op.operation, request };
+      if (!bodyRead) delete element.headers!['content-length'];
+      return errorsOf(prism.validator.validateInput({ resource, element })).map((d) => `${String(d.code) === '415' ? 'headers.content-type' : (d.path ?? []).join('.') || 'request'}: ${d.message}`);
+    },
+    credentialProblem: (authorization, otp) => {
+      const auth = checkAuthorization(authorization, otp);
+      return auth.ok ? undefined : auth.message;
+    },
+    sendError: (res, status, message, headers) => sendJson(res, status, apiError(docsUrl, message), headers),
+  };
 
   const publicUrl = (req: IncomingMessage, url: URL): URL => {
     const host = req.headers.host;
@@ -128,7 +156,7 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
     return answer.status;
   }
 
-  async function answerOperation(req: IncomingMessage, res: ServerResponse, op: MockOperation, url: URL, path: string, cors: Headers): Promise<number> {
+  async function answerOperation(source: AnsweringSource, req: IncomingMessage, res: ServerResponse, op: MockOperation, url: URL, path: string, cors: Headers): Promise<number> {
     const headers = singleValued(req.headers);
     const auth = checkAuthorization(headers.authorization, headers['x-gitea-otp']);
     if (!auth.ok) {
@@ -173,13 +201,14 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<number> {
-    const cors: Headers = corsHeaders(req);
+    const cors = corsHeaders(req);
     if (isPreflight(req)) {
       res.writeHead(204, preflightHeaders(req));
       res.end();
       req.resume();
       return 204;
     }
+    if ('passThrough' in source) return source.passThrough(req, res, cors, services);
     // WHATWG URL parsing also resolves dot segments, so `/api/v1/../x` leaves the API.
     let url: URL;
     try {
@@ -214,12 +243,13 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
       sendJson(res, 405, apiError(docsUrl, `${method} is not allowed on ${url.pathname}; allowed: ${allow}`), { ...cors, Allow: allow });
       return 405;
     }
-    return answerOperation(req, res, route.op, url, path, cors);
+    return answerOperation(source, req, res, route.op, url, path, cors);
   }
 
   const server = createServer(
-    // Slow or stuck clients cannot hold sockets for long; headers are capped at 16 KiB.
-    { requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000, maxHeaderSize: 16 * 1024 },
+    // Slow or stuck clients cannot hold sockets for long (a proxy's uploads may take their time);
+    // headers are capped at 16 KiB.
+    { requestTimeout: 'passThrough' in source ? 0 : 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000, maxHeaderSize: 16 * 1024 },
     (req, res) => {
       const started = performance.now();
       handle(req, res)

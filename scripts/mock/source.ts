@@ -1,7 +1,10 @@
-// What stands behind the mock's front: an answer source gets a request the front has already
+// What stands behind the mock's front. An answering source gets a request the front has already
 // routed, authenticated, checked against `Prefer` and validated against the document, and says
-// what to answer. The front writes it, in the same way whatever the source: the examples (Prism),
-// the sandbox (a world that remembers writes), and a proxy to a real server.
+// what to answer; the front writes it the same way whatever the source: the examples (Prism) or
+// the sandbox (a world that remembers writes). A pass-through source (the proxy to a real server)
+// takes the request whole, as it must forward it unchanged and stream what it cannot hold; the
+// front still answers preflights, supplies CORS, the router and the request validator, and logs.
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { IHttpRequest } from '@stoplight/prism-http';
 import type { MockOperation } from './operations.js';
 import type { Preference } from './prefer.js';
@@ -28,7 +31,7 @@ export interface Answer {
   own?: true;
 }
 
-export interface AnswerSource {
+export interface AnsweringSource {
   /** An answer that breaks the document is this source's bug: the front answers 500 instead of only warning. */
   strict: boolean;
   answer(request: SourceRequest): Promise<Answer>;
@@ -36,6 +39,29 @@ export interface AnswerSource {
   outside?(method: string, path: string, credential: string | undefined): Promise<Answer | undefined>;
   close?(): Promise<void>;
 }
+
+/** What the front lends a pass-through source. */
+export interface FrontServices {
+  /** The operation of the document for a method and a path below /api/v1, if there is one. */
+  route(method: string, path: string): MockOperation | undefined;
+  /**
+   * The ways a request to `url` (below /api/v1) breaks the document, as the mock finds them, each
+   * as `location: message`; a body of `undefined` with `bodyRead: false` is one too large to read whole, left out.
+   */
+  requestViolations(op: MockOperation, url: URL, headers: IncomingHttpHeaders, body: unknown, bodyRead: boolean): string[];
+  /** Why Gitea would refuse these credentials (`token is required` …), or undefined. */
+  credentialProblem(authorization: string | undefined, otp: string | undefined): string | undefined;
+  /** Sends an error in the service's dialect: `{message, url}` as JSON. */
+  sendError(res: ServerResponse, status: number, message: string, headers: Record<string, string>): void;
+}
+
+export interface PassThroughSource {
+  /** Answers `req` itself, adding `cors` to its answer; resolves with the status sent, for the log line. */
+  passThrough(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>, front: FrontServices): Promise<number>;
+  close?(): Promise<void>;
+}
+
+export type AnswerSource = AnsweringSource | PassThroughSource;
 
 export interface SourceContext {
   /** The URL of the server's API documentation, for the `url` of error bodies (known once listening). */

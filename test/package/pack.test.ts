@@ -34,6 +34,7 @@ const REQUIRED = [
   'dist/index.d.cts',
   'dist/mock/cli.mjs',
   'dist/mock/server.mjs',
+  'dist/mock/proxy.mjs',
   'dist/openapi.json',
 ];
 const ALLOWED = [...REQUIRED, 'generated/README.md'];

@@ -1,0 +1,124 @@
+// `gitea-mock --proxy` as users run it (the built bin): a 50 MB download streams through with the
+// proxy's memory bounded, violations are printed even with --quiet, the report is written on
+// exit, and an upstream that would see credentials in clear text is refused at start.
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { createServer, get, type Server } from 'node:http';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launch } from './support/launch.js';
+
+const CLI = fileURLToPath(new URL('../dist/mock/cli.mjs', import.meta.url));
+const SIZE = 50 * 1024 * 1024;
+const CHUNK = Buffer.alloc(64 * 1024, 0x61);
+
+/** Peak and current resident memory of a process, in MiB (Linux). */
+async function memory(pid: number): Promise<{ peak: number; now: number }> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kib = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1]) / 1024;
+  return { peak: kib('VmHWM'), now: kib('VmRSS') };
+}
+
+let upstream: Server;
+let origin: string;
+let folder: string;
+/** Bytes of the download the upstream has handed to its socket so far. */
+let sent = 0;
+beforeAll(async () => {
+  folder = await mkdtemp(join(tmpdir(), 'gitea-contract-proxy-cli-'));
+  // Streams 50 MB without holding them; answers the orgs list without X-Total-Count (a violation).
+  upstream = createServer((req, res) => {
+    if (req.url === '/attachments/big') {
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(SIZE) });
+      sent = 0;
+      const pump = (): void => {
+        while (sent < SIZE) {
+          sent += CHUNK.length;
+          if (!res.write(CHUNK)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      pump();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json;charset=utf-8' }).end('[]');
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  upstream.closeAllConnections();
+  await new Promise((resolve) => upstream.close(resolve));
+  await rm(folder, { recursive: true, force: true });
+});
+
+describe('gitea-mock --proxy', () => {
+  it('streams a 50 MB download without holding it, prints violations under --quiet, and writes the report on exit', async () => {
+    const report = join(folder, 'report.json');
+    const proxy = await launch(process.execPath, [CLI, '--proxy', origin, '--port', '0', '--quiet', '--report', report]);
+    expect(proxy.output()).toContain(`(proxy to ${origin})`);
+    const before = await memory(proxy.child.pid!);
+    const hash = createHash('sha256');
+    let received = 0;
+    let aheadWhilePaused = Infinity;
+    await new Promise<void>((resolve, reject) => {
+      get(`${new URL(proxy.baseUrl).origin}/attachments/big`, (res) => {
+        let paused = false;
+        res.on('data', (chunk: Buffer) => {
+          received += chunk.length;
+          hash.update(chunk);
+          if (!paused && received >= 4 * 1024 * 1024) {
+            // A slow reader: the proxy must stop reading from the upstream, not keep the rest.
+            paused = true;
+            res.pause();
+            setTimeout(() => {
+              aheadWhilePaused = sent - received;
+              res.resume();
+            }, 500);
+          }
+        });
+        res.on('end', resolve);
+        res.on('error', reject);
+      }).on('error', reject);
+    });
+    const after = await memory(proxy.child.pid!);
+    expect(received).toBe(SIZE);
+    const expected = createHash('sha256');
+    for (let sent = 0; sent < SIZE; sent += CHUNK.length) expected.update(CHUNK);
+    expect(hash.digest('hex')).toBe(expected.digest('hex'));
+    // Streamed with back-pressure: while the reader paused, the upstream was held to what the
+    // sockets' buffers take, far from the 46 MB left; and the proxy's peak memory grew by less
+    // than the download (what it does grow by is garbage not yet collected).
+    expect(aheadWhilePaused).toBeLessThan(16 * 1024 * 1024);
+    expect(after.peak - before.peak).toBeLessThan(50);
+
+    const orgs = await fetch(`${proxy.baseUrl}/admin/orgs`, { headers: { authorization: 'token tok_cli_SECRET' } });
+    expect(orgs.headers.get('x-contract-violations')).toBe('1');
+    await expect.poll(() => proxy.output()).toContain('gitea-mock: contract: adminGetAllOrgs GET /api/v1/admin/orgs: 1 violation: response header X-Total-Count is required but missing\n');
+    expect(await proxy.stop('SIGTERM')).toBe(0);
+    expect(proxy.output()).not.toContain('tok_cli_SECRET');
+    expect(JSON.parse(await readFile(report, 'utf8'))).toMatchObject({
+      upstream: origin,
+      operations: { adminGetAllOrgs: { exchanges: 1, withViolations: 1, violations: { 'response.headers': 1 } } },
+      notInContract: { exchanges: 1 },
+    });
+  }, 60_000);
+
+  it.each([
+    [['--proxy', 'http://gitea.example.org'], 1, "gitea-mock: cannot start: --proxy http://gitea.example.org is plain http: clients' credentials would cross the network in clear; use https, or --allow-insecure-upstream\n"],
+    [['--strict'], 2, 'gitea-mock: --strict, --report, --allow-insecure-upstream and --upstream-timeout go with --proxy'],
+    [['--proxy', 'https://gitea.example.org', '--sandbox'], 2, 'gitea-mock: --proxy answers from the upstream: it does not go with --sandbox or --dynamic'],
+  ])('refuses %j', async (args, code, message) => {
+    const failure = await promisify(execFile)(process.execPath, [CLI, ...args, '--port', '0']).then(
+      () => undefined,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failure?.code).toBe(code);
+    expect(failure?.stderr.startsWith(message)).toBe(true);
+  });
+});
