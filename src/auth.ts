@@ -15,64 +15,68 @@ export type Auth = (
   sudo?: string;
 };
 
-type Rule = [pattern: RegExp, problem: string];
-const EMPTY: Rule = [/^$/, 'is empty'];
-const LINE_BREAK: Rule = [/[\r\n]/, 'contains a line break'];
-const CONTROL: Rule = [/[\0-\x1f\x7f]/, 'contains a control character'];
-/** Any header value: fetch refuses these, quoting the value in its error. */
-const FIELD: Rule[] = [LINE_BREAK, CONTROL, [/[^\0-\xff]/, 'contains a character outside Latin-1']];
-/** A token, one-time code or Sudo user: Gitea reads each as one word of printable ASCII. */
-const WORD: Rule[] = [EMPTY, LINE_BREAK, [/\s/, 'contains whitespace'], CONTROL, [/[^\x21-\x7e]/, 'contains a character outside printable ASCII']];
-/** A Basic user name: Basic splits at the first colon. */
-const USER: Rule[] = [EMPTY, [/:/, 'contains a colon'], CONTROL];
+/** What a value may be refused for, tested in this order; a rule set is a bit mask of their indexes. */
+const PROBLEMS: [RegExp, string][] = [
+  [/^$/, 'is empty'],
+  [/[\r\n]/, 'contains a line break'],
+  [/:/, 'contains a colon'],
+  [/\s/, 'contains whitespace'],
+  [/[\0-\x1f\x7f]/, 'contains a control character'],
+  [/[^\x21-\x7e]/, 'contains a character outside printable ASCII'],
+  [/[^\0-\xff]/, 'contains a character outside Latin-1'],
+];
+/** A token, one-time code or Sudo user: Gitea reads each as one word of printable ASCII (empty, line break, whitespace, control, non-ASCII). */
+export const WORD = 0b0111011;
+/** A Basic user name: Basic splits at the first colon (empty, colon, control). */
+const USER = 0b0010101;
+/** Any header value: fetch refuses these, quoting the value in its error (line break, control, beyond Latin-1). */
+export const FIELD = 0b1010010;
 
-/** Throws `TypeError("<name> <problem>")` when `value` breaks a rule; a password needs none beyond being text. */
-function check(name: string, value: unknown, rules: Rule[]): void {
-  let problem: string | undefined;
-  if (typeof value !== 'string') problem = 'is not a string';
-  else {
-    try {
-      encodeURIComponent(value); // UTF-8 would silently replace an unpaired surrogate
-      problem = rules.find(([pattern]) => pattern.test(value))?.[1];
-    } catch {
-      problem = 'contains an unpaired surrogate';
-    }
-  }
+/** Throws `TypeError("<name> <problem>")` when there is a problem. */
+function refuse(name: string, problem: unknown): void {
   if (problem) throw new TypeError(`${name} ${problem}`);
 }
 
-export function checkHeader(name: string, value: unknown): void {
-  check(`headers.${name}`, value, FIELD);
-}
-
-/** A one-time code, as given or as its function returned it. */
-export function checkOtp(code: unknown, fromFunction: boolean): asserts code is string {
-  check(fromFunction ? 'the code auth.otp() returned' : 'auth.otp', code, WORD);
+/** Refuses a value that is not text, or breaks one of `rules`; a password needs none beyond being text. */
+export function check(name: string, value: unknown, rules: number): void {
+  let problem;
+  try {
+    // encodeURIComponent refuses an unpaired surrogate, which UTF-8 would silently replace.
+    problem = typeof value != 'string' ? 'is not a string' : (encodeURIComponent(value), PROBLEMS.find(([pattern], i) => (rules >> i) & 1 && pattern.test(value))?.[1]);
+  } catch {
+    problem = 'contains an unpaired surrogate';
+  }
+  refuse(name, problem);
 }
 
 /** Refuses credentials that cannot be sent as they are, before anything is sent. */
 export function checkAuth(auth: Auth): void {
   // Not `'token' in auth` on a string: that TypeError would quote it.
-  if (typeof auth !== 'object' || auth === null) throw new TypeError('auth is not an object: give { token } or { username, password }');
+  if (typeof auth != 'object' || !auth) refuse('auth', 'is not an object: give { token } or { username, password }');
   if ('token' in auth) check('auth.token', auth.token, WORD);
   else if ('username' in auth || 'password' in auth) {
     check('auth.username', auth.username, USER);
-    check('auth.password', auth.password, []);
-    if (auth.otp !== undefined && typeof auth.otp !== 'function') checkOtp(auth.otp, false);
-  } else throw new TypeError('auth needs a token, or a username and a password');
+    check('auth.password', auth.password, 0);
+    if (auth.otp !== undefined && typeof auth.otp != 'function') check('auth.otp', auth.otp, WORD);
+  } else refuse('auth', 'needs a token, or a username and a password');
   if (auth.sudo !== undefined) check('auth.sudo', auth.sudo, WORD);
 }
 
-/** Refuses a base URL that is not an absolute http(s) URL, carries user info, or has a query or fragment. */
-export function checkBaseUrl(name: string, baseUrl: unknown): void {
+/**
+ * Refuses a base URL that is not an absolute http(s) URL, carries user info (which fetch would
+ * quote in its errors), or has a query or fragment; and, with `credentials`, one in plain http to
+ * anything but this machine.
+ */
+export function checkBaseUrl(name: string, baseUrl: unknown, credentials: boolean): void {
   let url: URL | undefined;
   try {
     url = new URL(baseUrl as string);
   } catch {
     // The URL parser's own error quotes the input, which may hold a password: not passed on.
   }
-  const problem =
-    !url || typeof baseUrl !== 'string'
+  refuse(
+    name,
+    !url || typeof baseUrl != 'string'
       ? 'is not an absolute URL'
       : !/^https?:$/.test(url.protocol)
         ? 'is not an http: or https: URL'
@@ -80,22 +84,15 @@ export function checkBaseUrl(name: string, baseUrl: unknown): void {
           ? 'contains credentials (user info): pass them as auth instead'
           : /[?#]/.test(baseUrl)
             ? 'has a query or fragment'
-            : '';
-  if (problem) throw new TypeError(`${name} ${problem}`);
+            : credentials &&
+              url.protocol == 'http:' &&
+              !/^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i.test(url.hostname) &&
+              `would send credentials over plain http to ${url.hostname}: use https, or allowInsecureHttp`,
+  );
 }
 
-/** The `Authorization` value: `token …`, or HTTP Basic for any UTF-8 name and password (btoa takes Latin-1 only). */
+/** The `Authorization` value: `token …`, or HTTP Basic for any UTF-8 name and password. */
 export function authorization(auth: Auth): string {
-  if ('token' in auth) return `token ${auth.token}`;
-  let binary = '';
-  for (const byte of new TextEncoder().encode(`${auth.username}:${auth.password}`)) binary += String.fromCharCode(byte);
-  return `Basic ${btoa(binary)}`;
-}
-
-/** Refuses to send credentials over plain HTTP to anything but this machine. */
-export function assertSecure(baseUrl: string, allowInsecureHttp?: boolean): void {
-  const { protocol, hostname } = new URL(baseUrl);
-  if (protocol === 'http:' && !allowInsecureHttp && !/^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i.test(hostname)) {
-    throw new TypeError(`credentials over plain http to ${hostname}: use https or allowInsecureHttp`);
-  }
+  // btoa takes Latin-1 only; unescape(encodeURIComponent()) turns the text into its UTF-8 bytes.
+  return 'token' in auth ? `token ${auth.token}` : `Basic ${btoa(unescape(encodeURIComponent(`${auth.username}:${auth.password}`)))}`;
 }

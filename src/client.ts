@@ -2,10 +2,9 @@
 // path safety, a timeout, retries, and errors that name the operation.
 import createClient, { type Client } from 'openapi-fetch';
 import type { paths } from '../generated/api.js';
-import { operationIds } from '../generated/operation-ids.js';
-import { assertSecure, authorization, checkAuth, checkBaseUrl, checkHeader, checkOtp, type Auth } from './auth.js';
-import { ApiError, TimeoutError, toApiError, type RequestInfo } from './errors.js';
-import { redact, scrub } from './redact.js';
+import { authorization, check, checkAuth, checkBaseUrl, FIELD, WORD, type Auth } from './auth.js';
+import { ApiError, TimeoutError } from './errors.js';
+import { scrub } from './redact.js';
 import type { GiteaClient } from './strict.js';
 import { createTransport, LiteRequest, type RetryOptions } from './transport.js';
 
@@ -31,12 +30,12 @@ export interface GiteaClientOptions {
   allowInsecureHttp?: boolean;
 }
 
-
-type Init = { params?: { path?: Record<string, unknown>; header?: Record<string, unknown> }; baseUrl?: string } & Record<string, unknown>;
+type Init = { params?: { path?: Record<string, unknown>; header?: Record<string, unknown> }; baseUrl?: string; headers?: unknown; signal?: AbortSignal | undefined } & Record<string, unknown>;
 export type Result = { data?: unknown; error?: unknown; response: Response };
+type Method = (path: string, init?: Init) => Promise<Result>;
 
-/** Request facts and the client's secrets per answer, for `unwrap` and the helpers to build errors from. */
-const calls = new WeakMap<Response, [RequestInfo, string[]]>();
+/** The error of each non-2xx answer of this package's clients, made when asked for: for `unwrap` and the helpers. */
+const failures = new WeakMap<Response, () => ApiError>();
 /** Every secret each client knows: its credentials, and the one-time codes and credential headers it sent. */
 const clientSecrets = new WeakMap<object, string[]>();
 /** Header names whose values are credentials. */
@@ -48,104 +47,118 @@ export function scrubFor(client: GiteaClient, error: unknown): unknown {
 }
 
 /** The `ApiError` a non-2xx answer of this package's client stands for, else undefined. */
-export function errorOf({ response, error }: Result): ApiError | undefined {
-  const call = calls.get(response);
-  return response.ok || !call ? undefined : toApiError(response, error, ...call);
+export function errorOf(response: Response): ApiError | undefined {
+  return failures.get(response)?.();
+}
+
+/**
+ * openapi-fetch's path serializer, for `url` (base URL and path template): each `{name}` becomes
+ * its value percent-encoded, so no value can leave its segment; a missing value, and one that URL
+ * parsing would rewrite (`..` climbs a level), never leave the client.
+ */
+function fillPath(url: string, params: Record<string, unknown>): string {
+  return url.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    const value = params[name];
+    if (value == null || /^\.{0,2}$/.test(String(value))) throw new TypeError(`${url}: path parameter ${name} is ${JSON.stringify(value) ?? 'missing'}`);
+    return encodeURIComponent(String(value));
+  });
 }
 
 export function createGiteaClient(options: GiteaClientOptions): GiteaClient {
-  const { auth, baseUrl, allowInsecureHttp, throwOnError, retry, timeoutMs = 30_000 } = options;
-  checkBaseUrl('baseUrl', baseUrl);
+  const { auth, baseUrl, throwOnError, retry, timeoutMs = 30_000 } = options;
+  const credentials = !!auth && !options.allowInsecureHttp;
+  checkBaseUrl('baseUrl', baseUrl, credentials);
   const headers: Record<string, string> = { ...options.headers };
   const secrets: string[] = [];
-  for (const [name, value] of Object.entries(headers)) {
-    checkHeader(name, value);
-    if (CREDENTIAL_HEADER.test(name)) secrets.push(value);
+  for (const name in headers) {
+    check(`headers.${name}`, headers[name], FIELD);
+    if (CREDENTIAL_HEADER.test(name)) secrets.push(headers[name]!);
   }
+  let otp: (() => unknown) | undefined;
   if (auth) {
     checkAuth(auth);
-    assertSecure(baseUrl, allowInsecureHttp);
     headers.Authorization = authorization(auth);
+    // The token or the Basic credential, and the token or password itself.
     secrets.push(headers.Authorization.slice(6), 'token' in auth ? auth.token : auth.password);
-    if ('otp' in auth && typeof auth.otp === 'string') secrets.push(auth.otp);
+    if ('otp' in auth && auth.otp) {
+      if (typeof auth.otp == 'function') otp = auth.otp;
+      else secrets.push((headers['X-Gitea-OTP'] = auth.otp));
+    }
     if (auth.sudo) headers.Sudo = auth.sudo;
   }
+  if (options.userAgent) headers['User-Agent'] = options.userAgent;
   const fixed = secrets.length;
   /** Adds a secret met while sending; only the 32 latest such are kept. */
   const remember = (value: unknown): void => {
-    if (typeof value === 'string' && !secrets.includes(value)) {
+    if (typeof value == 'string' && !secrets.includes(value)) {
       secrets.push(value);
       if (secrets.length > fixed + 32) secrets.splice(fixed, 1);
     }
   };
-  if (options.userAgent) headers['User-Agent'] = options.userAgent;
-  const transport = createTransport(options.fetch ?? fetch, typeof retry === 'number' ? { retries: retry } : (retry ?? {}));
-  const client = createClient<paths>({ baseUrl, headers }) as unknown as Record<string, (path: string, init?: Init) => Promise<Result>> & Client<paths>;
-  const otp = auth && 'otp' in auth ? auth.otp : undefined;
-  // Middleware gets real Requests; without any, the cheaper LiteRequest serves.
-  let middleware = 0;
-  const { use, eject } = client;
+  const transport = createTransport(options.fetch ?? fetch, typeof retry == 'number' ? { retries: retry } : (retry ?? {}));
+  const client = createClient<paths>({ baseUrl, headers, pathSerializer: fillPath }) as unknown as Record<string, Method> & Client<paths>;
+  // Middleware gets real Requests; until there is one, the cheaper LiteRequest serves.
+  let Lite: typeof LiteRequest | undefined = LiteRequest;
+  const { use } = client;
   // openapi-fetch's `request(method, path)` would bypass the checks below; the type omits it too.
   delete (client as { request?: unknown }).request;
-  client.use = (...added) => (use(...added), (middleware += added.length));
-  client.eject = (...removed) => (eject(...removed), (middleware -= removed.length));
+  client.use = (...added) => ((Lite = undefined), use(...added));
 
   for (const method of ['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH', 'TRACE']) {
     const send = client[method]!;
-    const call = async (path: string, init: Init): Promise<Result> => {
-      // Values that URL parsing would rewrite (`..` climbs a level) never leave the client.
-      for (const [, name] of path.matchAll(/\{([^}]+)\}/g)) {
-        const value = init.params?.path?.[name!];
-        if (value == null || /^\.{0,2}$/.test(String(value))) throw new TypeError(`${path}: path parameter ${name} is ${JSON.stringify(value) ?? 'missing'}`);
-      }
-      if (init.baseUrl !== undefined) {
-        checkBaseUrl('init.baseUrl', init.baseUrl);
-        if (auth) assertSecure(init.baseUrl, allowInsecureHttp);
-      }
-      // Credentials passed for this call only are secrets too.
-      for (const extra of init.headers || init.params?.header ? [init.headers, init.params?.header] : []) {
-        for (const [name, value] of Object.entries((extra ?? {}) as Record<string, unknown>)) if (CREDENTIAL_HEADER.test(name)) remember(value);
-      }
-      if (otp) {
-        const code: unknown = typeof otp === 'string' ? otp : await otp();
-        remember(code);
-        checkOtp(code, typeof otp !== 'string');
-        init = { ...init, params: { ...init.params, header: { ...init.params?.header, 'X-Gitea-OTP': code } } };
-      }
-      // One timer per call, retries included; composed with the caller's signal only when there is one.
-      const timer = new AbortController();
-      const timeout = timeoutMs > 0 && timeoutMs < Infinity ? setTimeout(() => timer.abort(), timeoutMs) : undefined;
-      const callerSignal = init.signal as AbortSignal | undefined;
-      const signal = callerSignal ? AbortSignal.any([callerSignal, timer.signal]) : timer.signal;
+    // Whoever raises an error in here (fetch, openapi-fetch, a middleware, the transport), it leaves redacted.
+    client[method] = async (path, init = {}) => {
+      let timer: AbortController | undefined;
+      let timeout: ReturnType<typeof setTimeout> | undefined;
       // The answer is kept so that a body openapi-fetch cannot parse still yields its status.
       let answer: Response | undefined;
-      const info = (response: Response): RequestInfo => ({ method, path, url: redact(response.url, secrets), operationId: operationIds[`${method} ${path}`] });
-      let result: Result;
       try {
-        result = await send(path, {
+        if (init.baseUrl !== undefined) checkBaseUrl('init.baseUrl', init.baseUrl, credentials);
+        // openapi-fetch fills the path only when given path parameters: a template is refused here without them.
+        if (!init.params?.path && path.includes('{')) fillPath(path, {});
+        // Credentials passed for this call only are secrets too.
+        if (init.headers || init.params?.header) for (const extra of [init.headers, init.params?.header] as Record<string, unknown>[]) for (const name in extra) if (CREDENTIAL_HEADER.test(name)) remember(extra[name]);
+        if (otp) {
+          const code = await otp();
+          remember(code);
+          check('the code auth.otp() returned', code, WORD);
+          init = { ...init, params: { ...init.params, header: { ...init.params?.header, 'X-Gitea-OTP': code } } };
+        }
+        // One timer per call, retries included; composed with the caller's signal only when there is one.
+        let { signal } = init;
+        if (timeoutMs > 0 && timeoutMs < Infinity) {
+          timer = new AbortController();
+          timeout = setTimeout(() => timer!.abort(), timeoutMs);
+          signal = signal ? AbortSignal.any([signal, timer.signal]) : timer.signal;
+        }
+        const result = await send(path, {
           ...init,
           signal,
-          ...(middleware ? {} : { Request: LiteRequest }),
-          fetch: async (request: Request | LiteRequest) => (answer = await transport(request)),
+          Request: Lite ?? Request,
+          fetch: async (request: Request | LiteRequest) => (answer = await transport(request, signal)),
         });
+        const { response, error } = result;
+        if (!response.ok) {
+          failures.set(response, () => scrub(new ApiError(method, path, response, error), secrets));
+          if (throwOnError) throw errorOf(response);
+        }
+        return result;
       } catch (error) {
-        if (timer.signal.aborted && !callerSignal?.aborted) throw new TimeoutError(`${method} ${path} timed out after ${timeoutMs} ms`, { cause: error });
-        if (!(error instanceof SyntaxError && answer)) throw error;
-        // Fetch drops the body of a 205 (E8 sends one): not an error.
-        if (answer.status === 205) return { response: answer };
-        // Not the parser's message: V8 quotes the start of the body, which may hold part of a secret.
-        throw new ApiError(answer.status, 'unreadable JSON: the body is not valid JSON', info(answer), scrub(answer.headers, secrets), undefined);
+        // Fetch drops the body of a 205 (E8 sends one): openapi-fetch failing to parse it is no error.
+        if (error instanceof SyntaxError && answer?.status == 205) return { response: answer };
+        throw scrub(
+          timer?.signal.aborted && !init.signal?.aborted
+            ? new TimeoutError(`${method} ${path} timed out after ${timeoutMs} ms`, { cause: error })
+            : error instanceof SyntaxError && answer
+              ? // Not the parser's message: V8 quotes the start of the body, which may hold part of a secret.
+                new ApiError(method, path, answer, undefined, 'unreadable JSON: the body is not valid JSON')
+              : error,
+          secrets,
+        );
       } finally {
         clearTimeout(timeout);
       }
-      if (!result.response.ok) {
-        calls.set(result.response, [info(result.response), secrets]);
-        if (throwOnError) throw errorOf(result);
-      }
-      return result;
     };
-    // Whoever raised an error (fetch, openapi-fetch, a middleware, the transport), it leaves redacted.
-    client[method] = (path, init = {}) => call(path, init).catch((error: unknown) => Promise.reject(scrub(error, secrets)));
   }
   clientSecrets.set(client, secrets);
   return client as unknown as GiteaClient;

@@ -1,6 +1,6 @@
-// Errors the client throws. Credentials never reach them: no request object, no headers we
-// sent, and every secret the client knows is scrubbed from what the server sends back.
-import { redact, scrub } from './redact.js';
+// Errors the client throws. Credentials never reach them: no request object and no headers we
+// sent, and the client scrubs every secret it knows from what the server sent back.
+import { operationIdOf } from '../generated/operation-ids.js';
 
 /** What the client knows of the request an error belongs to. */
 export interface RequestInfo {
@@ -24,9 +24,13 @@ export class ApiError extends Error implements RequestInfo {
   /** The parsed body: the service's `{message, url}`, a string, `null`, or `undefined` when empty. */
   declare readonly body: unknown;
 
-  constructor(status: number, message: string, info: RequestInfo, headers: Headers, body: unknown) {
-    super(`${info.method} ${info.path}${info.operationId ? ` (${info.operationId})` : ''}: ${status} ${message}`);
-    Object.assign(this, info, { name: 'ApiError', status, headers, body });
+  /** The answer to `method` on the path template `path`; `message`: the service's message, else the body text, else the status text. */
+  constructor(method: string, path: string, response: Response, body: unknown, message?: string) {
+    const { status, url, headers } = response;
+    const operationId = operationIdOf(`${method} ${path}`);
+    message ||= String(((body as { message?: unknown } | null)?.message ?? (typeof body == 'string' && body.trim())) || response.statusText || 'error');
+    super(`${method} ${path}${operationId ? ` (${operationId})` : ''}: ${status} ${message}`);
+    Object.assign(this, { name: 'ApiError', method, path, url, operationId, status, headers, body });
   }
 
   toJSON(): object {
@@ -37,9 +41,3 @@ export class ApiError extends Error implements RequestInfo {
 /** Thrown when a request, retries included, takes longer than `timeoutMs`. */
 export class TimeoutError extends Error {}
 TimeoutError.prototype.name = 'TimeoutError';
-
-/** The error for an answer: the message of the service's error body, else the body text or status text; secrets redacted throughout. */
-export function toApiError(response: Response, body: unknown, info: RequestInfo, secrets: readonly string[]): ApiError {
-  const message = (body as { message?: unknown } | null)?.message ?? (typeof body === 'string' && body.trim()) ?? '';
-  return new ApiError(response.status, redact(String(message || response.statusText || 'error'), secrets), info, scrub(response.headers, secrets), scrub(body, secrets));
-}

@@ -1,21 +1,20 @@
-// E8 answers 205 Reset Content with the thread as its body, which fetch drops: the thread comes
-// back when the body could be read, else undefined; a 205 never throws.
+// E8: a notification thread marked read, unread or pinned. Gitea answers 205 with the thread as
+// JSON, but fetch drops the body of a 205: read as text, it is there only where the runtime keeps it.
 import type { components } from '../generated/api.js';
-import { scrubFor, type GiteaClient } from './client.js';
+import type { GiteaClient } from './client.js';
+import { guard } from './guard.js';
 import { unwrap } from './unwrap.js';
 
 type Thread = components['schemas']['NotificationThread'];
 
-export async function markNotificationThread(client: GiteaClient, options: { id: string | number; toStatus?: 'read' | 'unread' | 'pinned' }): Promise<Thread | undefined> {
-  const text = await unwrap(
-    client.PATCH('/notifications/threads/{id}', {
-      params: { path: { id: String(options.id) }, query: options.toStatus ? { 'to-status': options.toStatus } : {} },
-      parseAs: 'text',
-    }),
-  ).catch((error: unknown) => Promise.reject(scrubFor(client, error)));
-  try {
-    return text ? (JSON.parse(text as string) as Thread) : undefined;
-  } catch {
-    return undefined;
-  }
+export function markNotificationThread(client: GiteaClient, { id, toStatus }: { id: string | number; toStatus?: 'read' | 'unread' | 'pinned' }): Promise<Thread | undefined> {
+  return guard(client, async () => {
+    // openapi-fetch leaves an undefined query value out.
+    const text = await unwrap(client.PATCH('/notifications/threads/{id}', { params: { path: { id: id as string }, query: { 'to-status': toStatus as 'read' } }, parseAs: 'text' }));
+    try {
+      return text ? (JSON.parse(text) as Thread) : undefined;
+    } catch {
+      return undefined;
+    }
+  });
 }

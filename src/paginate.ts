@@ -17,20 +17,18 @@ export interface PaginateOptions {
   maxPages?: number;
 }
 
-export async function* paginate<P extends PaginatedPath>(client: GiteaClient, path: P, ...[init, options]: Rest<P>): AsyncGenerator<Item<P>, void, undefined> {
+export async function* paginate<P extends PaginatedPath>(client: GiteaClient, path: P, ...[init = {} as Init<P>, options]: Rest<P>): AsyncGenerator<Item<P>, void, undefined> {
   try {
-    const base = (init ?? {}) as { params?: { query?: { page?: number; limit?: number } } };
-    const query = base.params?.query;
-    let page = query?.page ?? 1;
-    for (let pages = options?.maxPages ?? Infinity; pages > 0; pages--) {
-      let response!: Response;
-      const get = client.GET as (path: string, init: unknown) => Promise<Result>;
-      const items = ((await unwrap(
-        get(path, { ...base, params: { ...base.params, query: { ...query, page } } }).then((result) => ((response = result.response), result)),
-      )) ?? []) as Item<P>[];
+    const { params } = init as { params?: { query?: { page?: number; limit?: number } } };
+    const query = params?.query;
+    const get = client.GET as (path: string, init: unknown) => Promise<Result>;
+    for (let page = query?.page ?? 1, pages = options?.maxPages ?? Infinity; pages-- > 0; ) {
+      const call = get(path, { ...init, params: { ...params, query: { ...query, page } } });
+      const items = ((await unwrap(call)) ?? []) as Item<P>[];
       yield* items;
-      const link = response.headers.get('link');
-      const next = link === null ? (Number(response.headers.get('x-total-count')) > page * (query?.limit ?? 30) ? page + 1 : 0) : Number(new URL(nextLink(link) ?? '?', response.url || 'http://x').searchParams.get('page'));
+      const { headers, url } = (await call).response;
+      const link = headers.get('link');
+      const next = link === null ? (Number(headers.get('x-total-count')) > page * (query?.limit ?? 30) ? page + 1 : 0) : Number(new URL(nextLink(link) ?? '?', url || 'http://x').searchParams.get('page'));
       if (!items.length || !(next > page)) return;
       page = next;
     }

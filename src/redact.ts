@@ -18,7 +18,7 @@ export function redact(text: string, secrets: readonly string[]): string {
     }
     return [secret, JSON.stringify(secret).slice(1, -1), encoded];
   });
-  for (const form of forms.filter((form) => form.length > 3).sort((a, b) => b.length - a.length)) text = text.split(form).join(MARK);
+  for (const form of forms.filter((form) => form.length > 3).sort((a, b) => b.length - a.length)) text = text.replaceAll(form, MARK);
   return text.replace(/([?&](access_)?token=)[^&#"]*/gi, `$1${MARK}`);
 }
 
@@ -32,37 +32,35 @@ export function redact(text: string, secrets: readonly string[]): string {
 export function scrub<T>(value: T, secrets: readonly string[]): T {
   let changed = false;
   const memo = new Map<object, unknown>();
-  const clean = (text: string): string => {
-    const result = redact(text, secrets);
-    changed ||= result !== text;
-    return result;
-  };
-  const copy = (item: unknown): unknown => {
-    if (typeof item === 'string') return clean(item);
-    if (typeof item !== 'object' || item === null || ArrayBuffer.isView(item) || item instanceof ArrayBuffer) return item;
-    if (memo.has(item)) return memo.get(item);
-    if (item instanceof Headers) return new Headers([...item].map(([name, text]): [string, string] => [name, clean(text)]));
-    if (item instanceof URL) return clean(item.href);
-    if (item instanceof Request || item instanceof Response) {
-      const { url, headers } = item;
-      return { ...('method' in item ? { method: item.method } : { status: item.status }), url: clean(url), headers: copy(headers) };
+  const copy = (item: any): any => {
+    if (typeof item == 'string') {
+      const text = redact(item, secrets);
+      changed ||= text != item;
+      return text;
     }
-    if (item instanceof Map) return new Map([...item].map(([key, entry]) => [copy(key), copy(entry)]));
-    if (item instanceof Set) return new Set([...item].map(copy));
-    const out: object =
-      typeof DOMException === 'function' && item instanceof DOMException
-        ? new DOMException(clean(item.message), item.name)
+    if (typeof item != 'object' || !item || ArrayBuffer.isView(item) || item instanceof ArrayBuffer) return item;
+    if (memo.has(item)) return memo.get(item);
+    if (item instanceof URL) return copy(item.href);
+    // Their entries, copied, make a new one of the same kind.
+    if (item instanceof Headers || item instanceof Map || item instanceof Set) return new (item.constructor as new (entries: unknown) => unknown)(copy([...item]));
+    if (item instanceof Request || item instanceof Response) {
+      return copy({ ...('method' in item ? { method: item.method } : { status: item.status }), url: item.url, headers: item.headers });
+    }
+    // A DOMException keeps its message in an internal slot, not in a property.
+    const out =
+      typeof DOMException == 'function' && item instanceof DOMException
+        ? new DOMException(copy(item.message), item.name)
         : Array.isArray(item)
           ? []
-          : Object.create(Object.getPrototypeOf(item) as object | null);
+          : Object.create(Object.getPrototypeOf(item));
     memo.set(item, out);
     for (const key of Reflect.ownKeys(item)) {
       const descriptor = Reflect.getOwnPropertyDescriptor(item, key)!;
       if ('value' in descriptor) descriptor.value = copy(descriptor.value);
-      Reflect.defineProperty(out, typeof key === 'string' ? clean(key) : key, descriptor);
+      Reflect.defineProperty(out, typeof key == 'string' ? copy(key) : key, descriptor);
     }
     return out;
   };
   const result = copy(value);
-  return changed ? (result as T) : value;
+  return changed ? result : value;
 }

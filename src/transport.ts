@@ -18,17 +18,11 @@ export interface RetryOptions {
  */
 export class LiteRequest {
   readonly method: string;
-  readonly headers: Headers;
-  readonly body: BodyInit | null;
-  readonly signal: AbortSignal;
   constructor(
     readonly url: string,
-    readonly init: RequestInit & { headers: Headers; signal: AbortSignal },
+    readonly init: RequestInit,
   ) {
-    this.method = init.method ?? 'GET';
-    this.headers = init.headers;
-    this.body = init.body ?? null;
-    this.signal = init.signal;
+    this.method = init.method!;
   }
 }
 
@@ -37,28 +31,24 @@ export function retryAfterMs(value: string | null, now = Date.now()): number {
   return value === null ? NaN : /^\s*\d+\s*$/.test(value) ? +value * 1000 : Math.max(0, Date.parse(value) - now);
 }
 
-export function createTransport(baseFetch: typeof fetch, retry: RetryOptions): (request: Request | LiteRequest) => Promise<Response> {
-  const { retries = 2, methods = ['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS'], maxDelayMs = 10_000, baseDelayMs = 250 } = retry;
+export type Transport = (request: Request | LiteRequest, signal?: AbortSignal) => Promise<Response>;
 
-  return async (request) => {
-    const { signal } = request;
+export function createTransport(baseFetch: typeof fetch, { retries = 2, methods = ['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS'], maxDelayMs = 10_000, baseDelayMs = 250 }: RetryOptions): Transport {
+  return async (request, signal) => {
     for (let attempt = 0; ; attempt++) {
       const last = attempt >= retries || !methods.includes(request.method);
       let wait = NaN;
       try {
         // A Request body can be read once: copies go first, the original last.
         const response = await (request instanceof LiteRequest ? baseFetch(request.url, request.init) : baseFetch(last || !request.body ? request : request.clone()));
-        if (last || ![429, 502, 503, 504].includes(response.status)) return response;
-        wait = retryAfterMs(response.headers.get('retry-after'));
-        if (wait > maxDelayMs) return response;
+        if (last || ![429, 502, 503, 504].includes(response.status) || (wait = retryAfterMs(response.headers.get('retry-after'))) > maxDelayMs) return response;
         await response.body?.cancel();
       } catch (error) {
-        if (last || signal.aborted) throw error;
+        if (last || signal?.aborted) throw error;
       }
-      if (!(wait >= 0)) wait = Math.min(maxDelayMs, baseDelayMs * 2 ** attempt) * (0.5 + Math.random() / 2);
       await new Promise((resolve, reject) => {
-        const timer = setTimeout(resolve, wait);
-        signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+        const timer = setTimeout(resolve, wait >= 0 ? wait : Math.min(maxDelayMs, baseDelayMs * 2 ** attempt) * (0.5 + Math.random() / 2));
+        signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
       });
     }
   };

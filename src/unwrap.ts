@@ -3,8 +3,8 @@ import { errorOf } from './client.js';
 
 /** Resolves to `data` of a 2xx answer; throws an `ApiError` for any other. */
 export async function unwrap<Data>(call: Promise<{ data?: Data; error?: unknown; response: Response }>): Promise<Data> {
-  const result = await call;
-  const error = errorOf(result);
+  const { data, response } = await call;
+  const error = errorOf(response);
   if (error) throw error;
-  return result.data as Data;
+  return data as Data;
 }

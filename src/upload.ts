@@ -1,6 +1,7 @@
 // E16: a release attachment sent as multipart/form-data with the file in the `attachment` part.
 import type { components } from '../generated/api.js';
-import { scrubFor, type GiteaClient } from './client.js';
+import type { GiteaClient } from './client.js';
+import { guard } from './guard.js';
 import { unwrap } from './unwrap.js';
 
 export interface ReleaseAttachmentUpload {
@@ -13,14 +14,12 @@ export interface ReleaseAttachmentUpload {
   file: Blob | Uint8Array | ArrayBuffer;
 }
 
-export async function uploadReleaseAttachment(client: GiteaClient, upload: ReleaseAttachmentUpload): Promise<components['schemas']['Attachment']> {
-  try {
-    const { owner, repo, id, file } = upload;
-    const blob = file instanceof Blob ? file : new Blob([file as BlobPart]);
-    const name = upload.name ?? ((file as { name?: string }).name || 'attachment');
+export function uploadReleaseAttachment(client: GiteaClient, { owner, repo, id, file, name }: ReleaseAttachmentUpload): Promise<components['schemas']['Attachment']> {
+  return guard(client, () => {
+    name ??= (file as { name?: string }).name || 'attachment';
     const form = new FormData();
-    form.append('attachment', blob, name);
-    return await unwrap(
+    form.append('attachment', file instanceof Blob ? file : new Blob([file as BlobPart]), name);
+    return unwrap(
       client.POST('/repos/{owner}/{repo}/releases/{id}/assets', {
         params: { path: { owner, repo, id }, query: { name } },
         // openapi-fetch leaves Content-Type to fetch for FormData, which adds the boundary.
@@ -28,7 +27,5 @@ export async function uploadReleaseAttachment(client: GiteaClient, upload: Relea
         bodySerializer: (body: unknown) => body as FormData,
       }),
     );
-  } catch (error) {
-    throw scrubFor(client, error);
-  }
+  });
 }
