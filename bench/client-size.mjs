@@ -1,10 +1,14 @@
 // Client size as a browser app pays for it: each entry bundled by rolldown with every dependency
 // inlined (nothing external), minified, then gzip level 9. The baselines are bundled the same way
 // in the same run: openapi-fetch alone (the floor we build on), gitea-js and @octokit/core.
+// Then where the bytes go: the client bundled from its sources with a source map, each byte of
+// the minified output traced to its module, and each module's share of the gzip size measured
+// as what the whole loses when that module's bytes are taken out.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { decode } from '@jridgewell/sourcemap-codec';
 import { rolldown } from 'rolldown';
 import { ratio, ROOT } from './support.mjs';
 
@@ -17,17 +21,43 @@ const ENTRIES = {
   '@octokit/core': `export * from '@octokit/core';`,
 };
 
+const gzip = (code) => gzipSync(code, { level: 9 }).length;
+
+async function bundle(input, sourcemap = false) {
+  // Bare specifiers are looked up in the project's node_modules; keeping them bare lets rolldown
+  // pick each package's browser/ESM build.
+  const build = await rolldown({ input, platform: 'browser', logLevel: 'silent', resolve: { modules: [join(ROOT, 'node_modules'), 'node_modules'] } });
+  const { output } = await build.generate({ format: 'esm', minify: true, sourcemap });
+  await build.close();
+  return output[0];
+}
+
 async function measure(dir, name, code) {
   const input = join(dir, `${Object.keys(ENTRIES).indexOf(name)}.mjs`);
   await writeFile(input, code);
-  // The entry sits in a temporary directory, so bare specifiers are looked up in the project's
-  // node_modules; keeping them bare lets rolldown pick each package's browser/ESM build.
-  const bundle = await rolldown({ input, platform: 'browser', logLevel: 'silent', resolve: { modules: [join(ROOT, 'node_modules'), 'node_modules'] } });
-  const { output } = await bundle.generate({ format: 'esm', minify: true });
-  await bundle.close();
-  const [chunk] = output;
-  const min = Buffer.byteLength(chunk.code);
-  return { min, gzip: gzipSync(chunk.code, { level: 9 }).length, modules: chunk.moduleIds.length };
+  const chunk = await bundle(input);
+  return { min: Buffer.byteLength(chunk.code), gzip: gzip(chunk.code), modules: chunk.moduleIds.length };
+}
+
+/** Bytes of the minified client by source module, from the source map. */
+async function breakdown() {
+  const chunk = await bundle(join(ROOT, 'src/index.ts'), true);
+  const lines = chunk.code.split('\n');
+  const owner = lines.map((line) => new Array(line.length).fill(-1));
+  decode(chunk.map.mappings).forEach((segments, row) => {
+    segments.forEach(([column, source], i) => {
+      const end = segments[i + 1]?.[0] ?? lines[row].length;
+      if (source !== undefined) owner[row].fill(source, column, end);
+    });
+  });
+  const names = chunk.map.sources.map((source) => relative(ROOT, join(ROOT, 'src', source)).replace(/^node_modules\/([^/]+)\/.*/, '$1 (dependency)'));
+  const total = gzip(chunk.code);
+  const rows = names.map((name, index) => {
+    const without = lines.map((line, row) => [...line].filter((_, column) => owner[row][column] !== index).join('')).join('\n');
+    const bytes = owner.reduce((sum, row) => sum + row.filter((o) => o === index).length, 0);
+    return { name, bytes, share: total - gzip(without) };
+  });
+  return { total, rows: rows.filter((row) => row.bytes > 0).sort((a, b) => b.share - a.share) };
 }
 
 export async function benchClientSize() {
@@ -45,7 +75,11 @@ export async function benchClientSize() {
     console.log(`${name.padEnd(31)} ${String(s.min).padStart(9)} ${String(s.gzip).padStart(9)}   ${ratio(s.min, ours.min)}, ${ratio(s.gzip, ours.gzip)}${String(s.modules).padStart(25)}`);
   }
   const met = ours.gzip <= GOAL;
-  console.log(`gitea-contract: ${ours.gzip} bytes min+gzip, goal <= ${GOAL}: ${met ? 'met' : 'NOT met'}`);
+  console.log(`gitea-contract: ${ours.gzip} bytes min+gzip, goal <= ${GOAL}: ${met ? 'met' : 'NOT met'}; ${ours.gzip - sizes['openapi-fetch alone'].gzip} bytes above openapi-fetch alone`);
+
+  const { total, rows } = await breakdown();
+  console.log(`\nwhere the bytes go (the client bundled from src/, ${total} bytes min+gzip): per module, its minified bytes, and what the gzip size loses without them`);
+  for (const { name, bytes, share } of rows) console.log(`  ${name.padEnd(36)} ${String(bytes).padStart(6)} min  ${String(share).padStart(5)} gzip`);
   return sizes;
 }
 
