@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { SlowestFirstSequencer } from './test/support/sequencer.js';
 
 export default defineConfig({
   test: {
@@ -9,6 +10,8 @@ export default defineConfig({
     // The suites mostly wait on child processes, local servers and the browser, so on two cores
     // two workers halve the wall time where Vitest's default (cores - 1) runs them one by one.
     maxWorkers: Math.max(2, availableParallelism() - 1),
+    // On a fresh clone Vitest has no durations to order by: the slowest suites start first anyway.
+    sequence: { sequencer: SlowestFirstSequencer },
     // Suites that start Prism need more than the default 5 s on a two-core machine.
     testTimeout: 30_000,
     hookTimeout: 30_000,
