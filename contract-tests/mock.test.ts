@@ -64,6 +64,17 @@ describe('serves the contract under /api/v1', () => {
     }
   });
 
+  it('answers GET /version as Gitea does, without credentials: the release the document describes, marked as the mock', async () => {
+    const answer = await get('/version', {});
+    expect(answer.status).toBe(200);
+    expect(answer.headers['content-type']).toBe('application/json;charset=utf-8');
+    expect(json(answer.body)).toEqual({ version: `${(doc.info as { version: string }).version}+gitea-contract-mock` });
+    expect((await send(url('/version'), 'HEAD', {})).status).toBe(200);
+    const post = await send(url('/version'), 'POST', TOKEN);
+    expectApiError(post, 405, 'POST is not allowed on /api/v1/version; allowed: GET, OPTIONS');
+    expect(post.headers.allow).toBe('GET, OPTIONS');
+  });
+
   it('answers an unknown route inside /api/v1 with the not-found body', async () => {
     expectApiError(await get('/repos/acme/rocket/nothing-here'), 404, 'not found');
   });

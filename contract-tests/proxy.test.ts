@@ -122,6 +122,7 @@ describe('an upstream that breaks the document', () => {
     '/api/v1/repos/acme/rocket/keys/11001': (res) => res.writeHead(200, { 'content-type': 'application/json;charset=utf-8', 'x-echo': 'kept' }).end('{"id":"11001","title":"ci-runner"}'), // id is a string
     '/api/v1/teams/12001/members': (res) => res.writeHead(418, { 'content-type': 'application/json;charset=utf-8' }).end('{"message":"teapot","url":"x"}'), // undeclared status
     '/api/v1/repos/acme/rocket/actions/workflows/build.yml': (res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('name: build'), // undeclared media type
+    '/api/v1/version': (res) => res.writeHead(200, { 'content-type': 'application/json;charset=utf-8' }).end('{"version":"1.26.2"}\n'),
   };
   let upstream: { server: Server; origin: string };
   let proxy: MockServer;
@@ -149,6 +150,12 @@ describe('an upstream that breaks the document', () => {
     expect(comparable(proxied)).toEqual(comparable(direct));
     expect(proxied.headers['x-contract-violations']).toBe('1');
     expect(lines.at(-1)).toBe(line);
+  });
+
+  it('GET /version is the upstream\'s, passed through unchecked: the mock does not answer it in proxy mode', async () => {
+    const proxied = await send(new URL(`${proxy.baseUrl}/version`), 'GET', {});
+    expect([proxied.status, proxied.body]).toEqual([200, '{"version":"1.26.2"}\n']);
+    expect(proxied.headers['x-contract-violations']).toBeUndefined();
   });
 
   it('--strict answers a request that breaks the document with the mock 422, without forwarding it', async () => {

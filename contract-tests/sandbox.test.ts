@@ -8,6 +8,7 @@ import { collectAll, createGiteaClient, markNotificationThread, renderMarkdown, 
 import { startMockServer } from '../scripts/mock/server.js';
 import { parseGoInt } from '../scripts/mock/world-ops.js';
 import { sniffedType } from '../scripts/mock/markdown.js';
+import { MOCK_VERSION } from '../scripts/mock/version.js';
 import { apiErrorOf } from '../test/support/api-error.js';
 import { send } from './support/http.js';
 import { useSandbox } from './support/sandbox.js';
@@ -280,6 +281,13 @@ describe('worlds', () => {
     expect(await logins(b.gitea)).toEqual(['alice', 'bob', 'caroline']);
     expect((await send(new URL(`${sandbox.current.origin}/__sandbox/reset`), 'POST', {})).status).toBe(401);
     expect((await send(new URL(`${sandbox.current.origin}/__sandbox/reset`), 'GET', { authorization: `token ${a.token}` })).status).toBe(405);
+  });
+
+  it('GET /version answers the host\'s version, whatever the credential', async () => {
+    for (const headers of [{}, { authorization: `token ${fresh().token}` }]) {
+      const answer = await send(new URL(`${sandbox.current.baseUrl}/version`), 'GET', headers);
+      expect([answer.status, JSON.parse(answer.body)]).toEqual([200, { version: MOCK_VERSION }]);
+    }
   });
 
   it('Prefer still answers the documented examples, so error screens can be built', async () => {

@@ -1,6 +1,7 @@
 // The mock server's front: it behaves like a Gitea host whatever answers behind it. It serves the
-// document under /api/v1, enforces credentials, checks `Prefer`, validates requests and answers
-// against the document, speaks CORS, and answers every error in the service's own JSON dialect.
+// document under /api/v1 (and the host's version at /api/v1/version), enforces credentials, checks
+// `Prefer`, validates requests and answers against the document, speaks CORS, and answers every
+// error in the service's own JSON dialect.
 // What to answer comes from an answer source (source.ts): the examples, the sandbox, or the
 // proxy to a real server, which takes requests whole.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -18,6 +19,7 @@ import { checkPreference, parsePrefer } from './prefer.js';
 import { createSandbox, type SandboxOptions } from './sandbox.js';
 import type { ProxyOptions } from './proxy.js';
 import type { Answer, AnswerSource, AnsweringSource, FrontServices } from './source.js';
+import { VERSION_ANSWER, VERSION_PATH } from './version.js';
 
 export const BASE_PATH = '/api/v1';
 export const DEFAULT_DOCUMENT = DOCUMENT;
@@ -156,6 +158,18 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
     return answer.status;
   }
 
+  /** 405 with `Allow`; an OPTIONS request is told what is allowed with a 204. */
+  function notAllowed(res: ServerResponse, method: string, pathname: string, allowed: readonly string[], cors: Headers): number {
+    const allow = [...allowed, 'OPTIONS'].join(', ');
+    if (method === 'OPTIONS') {
+      res.writeHead(204, { ...cors, Allow: allow, 'Content-Length': '0' });
+      res.end();
+      return 204;
+    }
+    sendJson(res, 405, apiError(docsUrl, `${method} is not allowed on ${pathname}; allowed: ${allow}`), { ...cors, Allow: allow });
+    return 405;
+  }
+
   async function answerOperation(source: AnsweringSource, req: IncomingMessage, res: ServerResponse, op: MockOperation, url: URL, path: string, cors: Headers): Promise<number> {
     const headers = singleValued(req.headers);
     const auth = checkAuthorization(headers.authorization, headers['x-gitea-otp']);
@@ -228,21 +242,17 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
     }
     const path = url.pathname.slice(BASE_PATH.length) || '/';
     const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
+    // The host's version, for every answering source alike (version.ts says why it is here).
+    if (path === VERSION_PATH) {
+      req.resume();
+      return method === 'GET' ? send(req, res, VERSION_ANSWER, cors) : notAllowed(res, method, url.pathname, ['GET'], cors);
+    }
     const route = table.route(method, path);
     if (route.kind === 'none') {
       sendJson(res, 404, notFound(docsUrl), cors);
       return 404;
     }
-    if (route.kind === 'method') {
-      const allow = [...route.allowed, 'OPTIONS'].join(', ');
-      if (method === 'OPTIONS') {
-        res.writeHead(204, { ...cors, Allow: allow, 'Content-Length': '0' });
-        res.end();
-        return 204;
-      }
-      sendJson(res, 405, apiError(docsUrl, `${method} is not allowed on ${url.pathname}; allowed: ${allow}`), { ...cors, Allow: allow });
-      return 405;
-    }
+    if (route.kind === 'method') return notAllowed(res, method, url.pathname, route.allowed, cors);
     return answerOperation(source, req, res, route.op, url, path, cors);
   }
 
