@@ -19,6 +19,7 @@ import { redact } from '../../src/redact.js';
 import { listOperations, type JsonObject, type Operation } from '../../test/support/document.js';
 import { createSchemaValidator } from '../../test/support/schema.js';
 import { describeViolation, mismatches } from '../conformance.js';
+import { networkFailure } from '../network-failure.js';
 import type { MockOperation } from './operations.js';
 import type { FrontServices, PassThroughSource } from './source.js';
 
@@ -180,8 +181,8 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
       return status;
     }
     // For a TLS failure, OpenSSL's reason too (`wrong version number`, `certificate has expired` …).
-    const tls = /SSL routines:[^:]*:([^:]+)/.exec(error.message)?.[1];
-    const reason = timedOut ? error.message : `${error.code ?? error.message}${tls ? ` (TLS: ${tls})` : ''}`;
+    const { code, tls } = networkFailure(error);
+    const reason = timedOut ? error.message : `${code ?? error.message}${tls ? ` (TLS: ${tls})` : ''}`;
     front.sendError(res, status, `the upstream ${upstream.host} failed: ${reason}`, cors);
     return status;
   }
