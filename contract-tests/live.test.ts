@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { MOCK_VERSION } from '../scripts/mock/version.js';
 
 const LIVE = fileURLToPath(new URL('../dist/live/cli.mjs', import.meta.url));
 const IDS = ['--repo', 'acme/rocket', '--key-id', '11001', '--team-id', '12001', '--comment-id', '15001', '--workflow', 'build.yml', '--package', 'acme/npm/rocket-sdk'];
@@ -39,6 +40,7 @@ function brokenServer(): Server {
     };
     const path = new URL(req.url ?? '/', 'http://x').pathname.replace(/^\/api\/v1/, '');
     req.resume();
+    if (path === '/version') return send(200, { version: '1.27.1' });
     if (path === '/admin/orgs') return send(200, [ORG]); // planted: no X-Total-Count
     if (path === '/repos/acme/rocket/keys/11001') return send(200, { id: '11001', title: 'ci-runner', read_only: true }); // planted: id is a string
     if (path === '/teams/12001/members') return send(418, { message: "I'm a teapot", url: 'x' }); // planted: undeclared status
@@ -65,6 +67,7 @@ describe('npm run test:live', () => {
 
   it('reports no mismatch for a conforming server and exits 0', async () => {
     const { code, out } = await live(['--base-url', inject('mockBaseUrl'), ...IDS]);
+    expect(out).toContain(`server: Gitea ${MOCK_VERSION}\n`);
     expect(out).toContain('7 operations checked, 0 with mismatches');
     expect(out).not.toContain('✗');
     expect(code).toBe(0);
@@ -72,6 +75,7 @@ describe('npm run test:live', () => {
 
   it('reports each planted mismatch under its operation and exits 1', async () => {
     const { code, out } = await live(['--base-url', broken, ...IDS]);
+    expect(out).toContain('server: Gitea 1.27.1\n');
     expect(section(out, 'adminGetAllOrgs')).toMatch(/✗[\s\S]*header X-Total-Count is required but missing/);
     expect(section(out, 'repoGetKey')).toMatch(/✗[\s\S]*body \/id must be integer/);
     expect(section(out, 'orgListTeamMembers')).toMatch(/✗ orgListTeamMembers +418[\s\S]*status 418 is not declared/);

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// `npm run test:live -- --base-url https://host/api/v1`: runs operations against a real Gitea
-// or Forgejo, validates every answer against openapi.yaml, prints the mismatches per operation
-// and exits 1 if there are any.
+// `npm run test:live -- --base-url https://host/api/v1`: checks that a Gitea API answers there,
+// runs operations against it (a real Gitea or Forgejo), validates every answer against
+// openapi.yaml, prints the mismatches per operation and exits 1 if there are any. A server that
+// cannot be reached, or is no Gitea API, is a usage error (exit 2), as are wrong options.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
@@ -11,6 +12,7 @@ import { listOperations, type JsonObject } from '../../test/support/document.js'
 import { createSchemaValidator } from '../../test/support/schema.js';
 import { DOCUMENT } from '../document-path.js';
 import { checks, neverRun, type Context, type Target } from './checks.js';
+import { probeServer } from './reachability.js';
 import { describeViolation, mismatches, type Answer } from '../conformance.js';
 
 const USAGE = `Usage: npm run test:live -- --base-url https://host/api/v1 [options]
@@ -26,6 +28,7 @@ Credentials come from the environment: GITEA_TOKEN, or GITEA_USERNAME and GITEA_
   --scratch-repo <owner/name>  the repository writes may touch (required with --allow-writes)
   --collaborator <user>     a user to add to the scratch repository with read access
   --allow-insecure-http     send credentials over plain http to a non-local host
+  --connect-timeout <s>     seconds to wait for the server's answer to GET /version (default 10)
   --help
 `;
 
@@ -62,6 +65,7 @@ try {
       'scratch-repo': { type: 'string' },
       collaborator: { type: 'string' },
       'allow-insecure-http': { type: 'boolean', default: false },
+      'connect-timeout': { type: 'string', default: '10' },
       help: { type: 'boolean', default: false },
     },
   }).values;
@@ -75,6 +79,8 @@ if (args.help) {
 const baseUrl = args['base-url'];
 if (!baseUrl) fail('--base-url is required');
 if (args['allow-writes'] && !args['scratch-repo']) fail('--allow-writes needs --scratch-repo owner/name');
+const connectTimeout = Number(args['connect-timeout']);
+if (!/^\d+(\.\d+)?$/.test(args['connect-timeout']) || connectTimeout <= 0) fail(`--connect-timeout takes a number of seconds above 0, not "${args['connect-timeout']}"`);
 
 const env = process.env;
 const auth: Auth | undefined = env.GITEA_TOKEN
@@ -116,6 +122,8 @@ try {
   fail(error instanceof Error ? error.message : String(error));
 }
 const headers: Record<string, string> = auth ? { Authorization: authorization(auth) } : {};
+// The Authorization value, the token or Basic credential in it, and the token or password.
+const secrets = auth ? [headers.Authorization!, headers.Authorization!.slice(6), 'token' in auth ? auth.token : auth.password] : [];
 const first = async (path: string): Promise<Record<string, unknown> | undefined> => {
   try {
     const response = await fetch(`${baseUrl.replace(/\/$/, '')}${path}${path.includes('?') ? '&' : '?'}limit=1`, { headers, signal: AbortSignal.timeout(30_000) });
@@ -127,7 +135,13 @@ const first = async (path: string): Promise<Record<string, unknown> | undefined>
   }
 };
 
+const probe = await probeServer(baseUrl, { headers, timeoutMs: connectTimeout * 1000, secrets });
+if (!probe.ok) {
+  process.stderr.write(`test:live: ${probe.problem}\n`);
+  process.exit(2);
+}
 console.log(`live contract check of ${baseUrl} (${args['allow-writes'] ? `writes allowed in ${args['scratch-repo']}` : 'read-only'})`);
+console.log(`server: ${probe.server}`);
 let checked = 0;
 let failed = 0;
 for (const check of checks) {

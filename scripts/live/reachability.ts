@@ -1,0 +1,131 @@
+// Live mode's first step: is there a Gitea API at the base URL at all? Gitea and Forgejo answer
+// GET {base}/version with {"version": "1.27.1"}. When nothing answers there, or something else
+// does, live mode stops before any operation with one line naming the cause (a usage error,
+// exit 2): reporting every operation as a mismatch (exit 1) would blame the contract for a wrong
+// address, a server that is down or a broken TLS set-up.
+import { redact } from '../../src/redact.js';
+import { networkFailure } from '../network-failure.js';
+
+export interface ProbeOptions {
+  /**
+   * The credentials the operations will send to the same base URL: with REQUIRE_SIGNIN_VIEW,
+   * Gitea refuses /version to anonymous callers.
+   */
+  headers: Record<string, string>;
+  /** The longest wait for the whole answer, connection and TLS included. */
+  timeoutMs: number;
+  /** Values never to show, should the server echo them back. */
+  secrets: readonly string[];
+}
+
+export type Probe = { ok: true; server: string } | { ok: false; problem: string };
+
+/** The most of an answer read: a version is a few bytes, a wrong address may be a large page. */
+const READ_LIMIT = 64 * 1024;
+/** The most of an answer quoted in the line. */
+const QUOTE_LIMIT = 80;
+
+/** What each code means for someone who typed a base URL. */
+const MEANINGS: Record<string, string> = {
+  ECONNREFUSED: 'the connection was refused: is the server running, on that port?',
+  ECONNRESET: 'the connection was reset before an answer',
+  EPIPE: 'the connection was closed while sending',
+  UND_ERR_SOCKET: 'the connection was closed before an answer',
+  ENOTFOUND: 'no such host',
+  EAI_AGAIN: 'the host name could not be looked up',
+  EHOSTUNREACH: 'the host is unreachable',
+  ENETUNREACH: 'the network is unreachable',
+  ETIMEDOUT: 'the connection timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
+};
+
+/** `text` cut short. */
+function cut(text: string): string {
+  return text.length > QUOTE_LIMIT ? `${text.slice(0, QUOTE_LIMIT)}…` : text;
+}
+
+/** `text` on one line, cut short, quoted. */
+function quote(text: string): string {
+  return JSON.stringify(cut(text.replace(/\s+/g, ' ').trim()));
+}
+
+/** The start of a body, at most `limit` bytes, without waiting for the rest. */
+async function readStart(response: Response, limit: number): Promise<string> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (let part = await reader.read(); !part.done; part = await reader.read()) {
+    chunks.push(part.value);
+    size += part.value.length;
+    if (size >= limit) {
+      await reader.cancel();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Why no connection carried an answer, as `CODE (what it means)`. */
+function unreachable(error: unknown, url: URL): string {
+  const { code, tls, message } = networkFailure(error);
+  // Fetch refuses, without a code, the ports the Fetch standard blocks (9, 25, 6000 …).
+  if (message === 'bad port') return `fetch refuses port ${url.port}, which the Fetch standard blocks: use another port`;
+  if (tls) return `TLS failed: ${code} (${tls}${/wrong version number/.test(tls) ? ': does the server speak plain http?' : ''})`;
+  if (code) return `${code} (${MEANINGS[code] ?? message})`;
+  return message;
+}
+
+/** What came back instead of a version, in a few words. */
+function describeAnswer(response: Response, body: string): string {
+  const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim();
+  if (response.status >= 300 && response.status < 400) return `a redirect to ${cut(response.headers.get('location') ?? 'nowhere')}`;
+  if (body.trim() === '') return `an empty body${type ? ` (${type})` : ''}`;
+  if (type === 'text/html' || /^\s*</.test(body)) {
+    const title = /<title[^>]*>([^<]*)/i.exec(body)?.[1];
+    return `an HTML page${title?.trim() ? ` titled ${quote(title)}` : ''}`;
+  }
+  try {
+    // Compact JSON is one line already.
+    return `JSON ${cut(JSON.stringify(JSON.parse(body)))}`;
+  } catch {
+    return `${type || 'a body without a content type'}: ${quote(body)}`;
+  }
+}
+
+/** The version in a Gitea answer to /version, else undefined. */
+function versionIn(body: string): string | undefined {
+  try {
+    const parsed = JSON.parse(body) as unknown;
+    const version = parsed && typeof parsed === 'object' ? (parsed as { version?: unknown }).version : undefined;
+    return typeof version === 'string' && version !== '' ? version : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Asks GET {baseUrl}/version: the server's name and version, or the one-line reason there is no Gitea API there. */
+export async function probeServer(baseUrl: string, { headers, timeoutMs, secrets }: ProbeOptions): Promise<Probe> {
+  const url = new URL(`${baseUrl.replace(/\/$/, '')}/version`);
+  const signal = AbortSignal.timeout(timeoutMs);
+  let response: Response;
+  let body: string;
+  try {
+    // A redirect is reported, not followed: the base URL to give is the one it points to.
+    response = await fetch(url, { headers, signal, redirect: 'manual' });
+    body = await readStart(response, READ_LIMIT);
+  } catch (error) {
+    const cause = signal.aborted ? `ETIMEDOUT (no answer to GET /version within ${timeoutMs / 1000} s; --connect-timeout waits longer)` : unreachable(error, url);
+    return { ok: false, problem: redact(`cannot reach ${baseUrl}: ${cause}`, secrets) };
+  }
+  const version = response.ok ? versionIn(body) : undefined;
+  if (version !== undefined) {
+    // Forgejo 7 and later mark the Gitea release they track (`11.0.1+gitea-1.22.0`); older ones show as Gitea.
+    const name = /\+gitea-\d/.test(version) ? 'Forgejo' : 'Gitea';
+    return { ok: true, server: `${name} ${/^[\x21-\x7e]{1,100}$/.test(version) ? version : quote(version)}` };
+  }
+  const answered = `GET /version answered ${response.status} with ${describeAnswer(response, body)}`;
+  // Gitea with REQUIRE_SIGNIN_VIEW answers 401 here to a missing or wrong credential.
+  const problem = response.status === 401 || response.status === 403 ? `${baseUrl} refused the credentials: ${answered}` : `no Gitea API at ${baseUrl}: ${answered}, not {"version": "…"}`;
+  return { ok: false, problem: redact(problem, secrets) };
+}
