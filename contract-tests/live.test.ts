@@ -1,8 +1,10 @@
 // Live mode (`npm run test:live`) against a server that conforms (the mock) and against a
-// deliberately broken one: every planted mismatch must be reported under its operation.
+// deliberately broken one: every planted mismatch must be reported under its operation. Against
+// local servers that refuse, reset, stall, speak no TLS or are no Gitea API, it must stop before
+// any operation with exit code 2 and one line naming the cause.
 import { execFile } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { MOCK_VERSION } from '../scripts/mock/version.js';
@@ -10,10 +12,10 @@ import { MOCK_VERSION } from '../scripts/mock/version.js';
 const LIVE = fileURLToPath(new URL('../dist/live/cli.mjs', import.meta.url));
 const IDS = ['--repo', 'acme/rocket', '--key-id', '11001', '--team-id', '12001', '--comment-id', '15001', '--workflow', 'build.yml', '--package', 'acme/npm/rocket-sdk'];
 
-function live(args: string[], env: Record<string, string> = { GITEA_TOKEN: 'live-test-token' }): Promise<{ code: number; out: string }> {
+function live(args: string[], env: Record<string, string> = { GITEA_TOKEN: 'live-test-token' }): Promise<{ code: number; out: string; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(process.execPath, [LIVE, ...args], { env: { ...process.env, GITEA_TOKEN: '', ...env } }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number(error.code) : 0, out: stdout + stderr });
+      resolve({ code: error ? Number(error.code) : 0, out: stdout + stderr, stdout, stderr });
     });
   });
 }
@@ -98,5 +100,107 @@ describe('npm run test:live', () => {
     const { code, out } = await live([]);
     expect(code).toBe(2);
     expect(out).toContain('--base-url is required');
+  });
+});
+
+describe('npm run test:live when no Gitea API answers at the base URL', () => {
+  const TOKEN = 'live-reachability-SECRET-7c41';
+  const servers: (Server | TcpServer)[] = [];
+  const sockets = new Set<Socket>();
+  afterAll(async () => {
+    // Stalled connections would keep a server open: they go first.
+    for (const socket of sockets) socket.destroy();
+    await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  });
+
+  /** Listens on a free loopback port until the suite ends; its port. */
+  async function listen(server: Server | TcpServer): Promise<number> {
+    servers.push(server);
+    server.on('connection', (socket: Socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return (server.address() as AddressInfo).port;
+  }
+
+  /** An HTTP server answering every request with `answer`; the paths it was asked for. */
+  async function httpServer(answer: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ port: number; paths: string[] }> {
+    const paths: string[] = [];
+    const port = await listen(
+      createServer((req, res) => {
+        paths.push(req.url ?? '');
+        req.resume();
+        answer(req, res);
+      }),
+    );
+    return { port, paths };
+  }
+
+  /** Exit code 2, stderr one line that names the cause, nothing on stdout (no operation run or reported), no credential anywhere. */
+  async function expectStopped(baseUrl: string, cause: RegExp, extra: string[] = []): Promise<string> {
+    const { code, stdout, stderr } = await live(['--base-url', baseUrl, ...IDS, ...extra], { GITEA_TOKEN: TOKEN });
+    expect(stderr.endsWith('\n')).toBe(true);
+    const lines = stderr.split('\n').slice(0, -1);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(cause);
+    expect(stdout).toBe('');
+    expect(stdout + stderr).not.toContain(TOKEN);
+    expect(code).toBe(2);
+    return lines[0]!;
+  }
+
+  it('a refused connection: ECONNREFUSED', async () => {
+    // A port that was free a moment ago: nothing listens there now.
+    const port = await listen(createTcpServer());
+    await new Promise((resolve) => servers.pop()!.close(resolve));
+    await expectStopped(`http://127.0.0.1:${port}/api/v1`, /^test:live: cannot reach http:\/\/127\.0\.0\.1:\d+\/api\/v1: ECONNREFUSED \(the connection was refused/);
+  });
+
+  it('a connection reset as it opens: ECONNRESET', async () => {
+    let connections = 0;
+    const port = await listen(
+      createTcpServer((socket) => {
+        connections++;
+        socket.resetAndDestroy();
+      }),
+    );
+    await expectStopped(`http://127.0.0.1:${port}/api/v1`, /^test:live: cannot reach http:\/\/127\.0\.0\.1:\d+\/api\/v1: ECONNRESET \(the connection was reset before an answer\)$/);
+    expect(connections).toBeGreaterThan(0);
+  });
+
+  it('a server that accepts and never answers: a timeout after --connect-timeout', async () => {
+    // Also what an unreachable host looks like, without leaving this machine.
+    let connections = 0;
+    const port = await listen(createTcpServer(() => connections++));
+    const started = performance.now();
+    await expectStopped(`http://127.0.0.1:${port}/api/v1`, /^test:live: cannot reach http:\/\/127\.0\.0\.1:\d+\/api\/v1: ETIMEDOUT \(no answer to GET \/version within 0\.5 s; --connect-timeout waits longer\)$/, ['--connect-timeout', '0.5']);
+    // Well before the 10 s default, and before the 60 s of an operation.
+    expect(performance.now() - started).toBeLessThan(8_000);
+    expect(connections).toBe(1);
+  });
+
+  it('plain http where https was asked for: the TLS reason', async () => {
+    const { port, paths } = await httpServer((_req, res) => res.end('not tls'));
+    await expectStopped(`https://127.0.0.1:${port}/api/v1`, /^test:live: cannot reach https:\/\/127\.0\.0\.1:\d+\/api\/v1: TLS failed: (ERR_SSL_WRONG_VERSION_NUMBER|EPROTO) \(wrong version number: does the server speak plain http\?\)$/);
+    expect(paths).toEqual([]);
+  });
+
+  it.each([
+    ['an HTML page at every path', (res: ServerResponse) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!DOCTYPE html>\n<html><head><title>Sign in - Example Portal</title></head><body>Welcome</body></html>'), 'answered 200 with an HTML page titled "Sign in - Example Portal"'],
+    ['404 at every path', (res: ServerResponse) => res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('404 page not found\n'), 'answered 404 with text/plain: "404 page not found"'],
+  ])('no Gitea API, %s: what came back instead of a version', async (_name, answer, came) => {
+    const { port, paths } = await httpServer((_req, res) => answer(res));
+    const line = await expectStopped(`http://127.0.0.1:${port}/api/v1`, /^test:live: no Gitea API at http:\/\/127\.0\.0\.1:\d+\/api\/v1: GET \/version /);
+    expect(line).toBe(`test:live: no Gitea API at http://127.0.0.1:${port}/api/v1: GET /version ${came}, not {"version": "…"}`);
+    expect(paths).toEqual(['/api/v1/version']);
+  });
+
+  it('no Gitea API, other JSON that echoes the credential: the JSON, with the credential redacted', async () => {
+    const { port, paths } = await httpServer((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok', seen: req.headers.authorization })));
+    const line = await expectStopped(`http://127.0.0.1:${port}/api/v1`, /^test:live: no Gitea API at /);
+    expect(line).toBe(`test:live: no Gitea API at http://127.0.0.1:${port}/api/v1: GET /version answered 200 with JSON {"status":"ok","seen":"[REDACTED]"}, not {"version": "…"}`);
+    expect(paths).toEqual(['/api/v1/version']);
+  });
+
+  it('a port fetch refuses to use (the one of the issue, 9): says so', async () => {
+    await expectStopped('http://127.0.0.1:9/api/v1', /^test:live: cannot reach http:\/\/127\.0\.0\.1:9\/api\/v1: fetch refuses port 9, which the Fetch standard blocks: use another port$/);
   });
 });
