@@ -107,7 +107,11 @@ function versionIn(body: string): string | undefined {
 /** Asks GET {baseUrl}/version: the server's name and version, or the one-line reason there is no Gitea API there. */
 export async function probeServer(baseUrl: string, { headers, timeoutMs, secrets }: ProbeOptions): Promise<Probe> {
   const url = new URL(`${baseUrl.replace(/\/$/, '')}/version`);
-  const signal = AbortSignal.timeout(timeoutMs);
+  // Not AbortSignal.timeout: its timer does not keep the process alive, and when fetch hangs on a
+  // connection the server closed as it opened, nothing else does: Node would exit 13, silently.
+  const timer = new AbortController();
+  const timeout = setTimeout(() => timer.abort(), timeoutMs);
+  const { signal } = timer;
   let response: Response;
   let body: string;
   try {
@@ -117,6 +121,8 @@ export async function probeServer(baseUrl: string, { headers, timeoutMs, secrets
   } catch (error) {
     const cause = signal.aborted ? `ETIMEDOUT (no answer to GET /version within ${timeoutMs / 1000} s; --connect-timeout waits longer)` : unreachable(error, url);
     return { ok: false, problem: redact(`cannot reach ${baseUrl}: ${cause}`, secrets) };
+  } finally {
+    clearTimeout(timeout);
   }
   const version = response.ok ? versionIn(body) : undefined;
   if (version !== undefined) {
