@@ -125,13 +125,19 @@ const headers: Record<string, string> = auth ? { Authorization: authorization(au
 // The Authorization value, the token or Basic credential in it, and the token or password.
 const secrets = auth ? [headers.Authorization!, headers.Authorization!.slice(6), 'token' in auth ? auth.token : auth.password] : [];
 const first = async (path: string): Promise<Record<string, unknown> | undefined> => {
+  // A timer of our own, not AbortSignal.timeout: that one does not keep the process alive, and a
+  // fetch hung on a closed connection would let Node exit 13 without a word (reachability.ts).
+  const timer = new AbortController();
+  const timeout = setTimeout(() => timer.abort(), 30_000);
   try {
-    const response = await fetch(`${baseUrl.replace(/\/$/, '')}${path}${path.includes('?') ? '&' : '?'}limit=1`, { headers, signal: AbortSignal.timeout(30_000) });
+    const response = await fetch(`${baseUrl.replace(/\/$/, '')}${path}${path.includes('?') ? '&' : '?'}limit=1`, { headers, signal: timer.signal });
     if (!response.ok) return undefined;
     const body = (await response.json()) as unknown;
     return (Array.isArray(body) ? body[0] : body) as Record<string, unknown> | undefined;
   } catch {
     return undefined;
+  } finally {
+    clearTimeout(timeout);
   }
 };
 
