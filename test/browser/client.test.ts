@@ -1,20 +1,17 @@
 // The built client in real headless Chromium: a page on one local origin calls the mock on
 // another, so every call is cross-origin and the mock's CORS answers (preflights included) decide
 // what the page may send and read.
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
-import { rolldown } from 'rolldown';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer } from '../../scripts/mock/server.js';
 import { loadDocument, resolvePointer, type Json } from '../support/document.js';
+import { bundleBuiltClient } from './support/bundle.js';
 import { isLocal, launchChromium } from './support/chromium.js';
 import { serveFiles, type StaticServer } from './support/static-server.js';
 
 /** What the page's module puts on `window`: the package's API (typed from its source). */
 type GiteaContract = typeof import('../../src/index.js');
 
-const BUILT = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
 const doc = loadDocument(new URL('../../openapi.yaml', import.meta.url));
 const example = (name: string): Json | undefined => (resolvePointer(doc, `#/components/examples/${name}`) as { value?: Json } | undefined)?.value;
 
@@ -22,15 +19,6 @@ const PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>gitea-contract in a browser</title>
 <script type="module">import * as giteaContract from '/gitea-contract.js'; window.giteaContract = giteaContract;</script>
 </head><body></body></html>`;
-
-/** dist/index.js with openapi-fetch, bundled as a browser app would ship it. */
-async function bundleBuiltClient(): Promise<string> {
-  if (!existsSync(BUILT)) throw new Error(`${BUILT} is missing: run \`npm run build\` (npm test's pretest does)`);
-  const bundle = await rolldown({ input: BUILT, platform: 'browser', logLevel: 'silent' });
-  const { output } = await bundle.generate({ format: 'esm' });
-  await bundle.close();
-  return output[0].code;
-}
 
 let mock: MockServer;
 let site: StaticServer;

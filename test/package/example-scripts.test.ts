@@ -3,7 +3,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../contract-tests/support/launch.js';
 import { startMockServer, type MockServer } from '../../scripts/mock/server.js';
 import { loadDocument, resolvePointer } from '../support/document.js';
+import { startStallServer } from '../support/stall-server.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 // The mock's organizations, in the order it pages through them.
@@ -84,18 +84,13 @@ describe('examples/edit-webhook.mjs', () => {
   });
 
   it('handles a server that never answers', async () => {
-    // Accepts connections and says nothing.
-    const sockets = new Set<Socket>();
-    const silent: Server = createServer((socket) => sockets.add(socket));
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    const { port } = silent.address() as { port: number };
+    const silent = await startStallServer();
     try {
-      const run = await runExample('edit-webhook.mjs', [], { GITEA_BASE_URL: `http://127.0.0.1:${port}/api/v1`, GITEA_TIMEOUT_MS: '300' });
+      const run = await runExample('edit-webhook.mjs', [], { GITEA_BASE_URL: silent.baseUrl, GITEA_TIMEOUT_MS: '300' });
       expect(run.code).toBe(1);
       expect(run.stderr).toMatch(/^no answer in time: PATCH \/repos\/\{owner\}\/\{repo\}\/hooks\/\{id\} timed out after 300 ms\n$/);
     } finally {
-      for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => silent.close(resolve));
+      await silent.close();
     }
   });
 });

@@ -2,11 +2,12 @@
 // the `@sparticuz/chromium` dev dependency ships inside its npm package, so `npm ci` is all the
 // set-up; elsewhere a Chromium or Chrome on PATH. Without any of them the suites fail, never skip.
 import { execFile } from 'node:child_process';
-import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { delimiter, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { isExecutable } from '../../support/executable.js';
 
 const PACKAGE = '@sparticuz/chromium';
 /** Names a system browser goes by, for platforms the package does not serve. */
@@ -18,15 +19,6 @@ function sparticuz(): { root: string; version: string } {
   const root = dirname(dirname(dirname(entry)));
   const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
   return { root, version };
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
 }
 
 function onPath(names: readonly string[], path: string | undefined): string | undefined {
