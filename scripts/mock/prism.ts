@@ -1,7 +1,12 @@
-// Loads Prism's HTTP mocker once. Prism requires `@faker-js/faker` with all 60 locales at
-// import time (three quarters of a second) only to offer it to json-schema-faker for `x-faker`
-// keywords, which this document does not use. A lazy stand-in in Node's module cache hands over
-// the English faker on first use instead, so start-up stays under a second.
+// Loads Prism's HTTP mocker once. Prism requires `@faker-js/faker` with all 60 locales at import
+// time (three quarters of a second) to hand it to json-schema-faker, which calls it for the
+// document's `x-faker` keywords in dynamic answers. A stand-in in Node's module cache hands over
+// the English faker instead, loaded on the first `x-faker` value (json-schema-faker takes the
+// stand-in at once, but only touches it then), so start-up stays under a second in every mode.
+// It also makes `--seed` cover faker: json-schema-faker draws from its `random` option, which
+// Prism seeds for each answer, while faker has a generator of its own that nobody seeds. The
+// stand-in's faker draws from json-schema-faker's `random` instead, so the same seed gives the
+// same answers, `x-faker` fields included.
 import { createRequire } from 'node:module';
 
 type PrismHttp = typeof import('@stoplight/prism-http');
@@ -16,22 +21,45 @@ export interface Prism {
 
 let loading: Promise<Prism> | undefined;
 
+/** What the stand-in needs of faker 6 (the English instance of `@faker-js/faker/locale/en`). */
+interface Faker {
+  mersenne: { rand(max?: number, min?: number): number };
+}
+interface JsonSchemaFaker {
+  option(name: 'random'): () => number;
+}
+
 function installLazyFaker(): void {
   const require = createRequire(import.meta.url);
-  const prismHttp = require.resolve('@stoplight/prism-http');
-  const fakerPath = createRequire(prismHttp).resolve('@faker-js/faker');
+  const fromPrism = createRequire(require.resolve('@stoplight/prism-http'));
+  const fakerPath = fromPrism.resolve('@faker-js/faker');
   if (require.cache[fakerPath]) return;
-  const englishPath = createRequire(prismHttp).resolve('@faker-js/faker/locale/en');
-  let english: unknown;
-  const load = (): unknown => (english ??= require(englishPath));
+  const englishPath = fromPrism.resolve('@faker-js/faker/locale/en');
+  const jsfPath = fromPrism.resolve('json-schema-faker');
+  let english: Faker | undefined;
+  const load = (): Faker => {
+    if (english) return english;
+    const faker = require(englishPath) as Faker;
+    const { JSONSchemaFaker: jsf } = require(jsfPath) as { JSONSchemaFaker: JsonSchemaFaker };
+    // Every draw of faker 6 goes through `mersenne.rand` (max exclusive, min inclusive).
+    if (typeof faker.mersenne?.rand === 'function') {
+      faker.mersenne.rand = (max = 32768, min = 0) => {
+        const [low, high] = min > max ? [max, min] : [min, max];
+        return Math.floor(jsf.option('random')() * (high - low) + low);
+      };
+    }
+    return (english = faker);
+  };
+  // json-schema-faker reads `default` once, when Prism registers it, and looks methods up on it
+  // only when it meets an `x-faker`: a proxy defers the load until then.
+  const lazy = new Proxy({} as Record<PropertyKey, unknown>, {
+    get: (_target, key) => Reflect.get(load(), key),
+    has: (_target, key) => Reflect.has(load(), key),
+  });
   const stub = new (require('node:module') as { new (id: string): NodeJS.Module })(fakerPath);
   stub.filename = fakerPath;
   stub.loaded = true;
-  stub.exports = Object.defineProperties({}, {
-    __esModule: { value: true },
-    default: { enumerable: true, get: load },
-    faker: { enumerable: true, get: load },
-  });
+  stub.exports = { __esModule: true, default: lazy, faker: lazy };
   require.cache[fakerPath] = stub;
 }
 
@@ -40,7 +68,8 @@ export function loadPrism(): Promise<Prism> {
     try {
       installLazyFaker();
     } catch {
-      // A different faker layout: fall back to Prism's own (slower) import.
+      // A different faker layout: fall back to Prism's own (slower) import; `x-faker` then works
+      // but does not follow `--seed`.
     }
     const [http, core, validator] = await Promise.all([
       import('@stoplight/prism-http'),
