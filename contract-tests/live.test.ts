@@ -30,7 +30,7 @@ function section(out: string, operationId: string): string {
 }
 
 const ORG = { id: 2001, name: 'acme', full_name: 'Acme Rockets', username: 'acme', visibility: 'public' };
-const ATTACHMENT = { id: 13001, name: 'gitea-contract-live-check.txt', size: 35, download_count: 0, uuid: 'u', browser_download_url: 'https://h/x', created_at: '2026-05-04T10:00:00Z' };
+const ATTACHMENT = { id: 13001, name: 'gitea-contract-live-check.txt', size: 35, download_count: 0, uuid: 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', browser_download_url: 'https://h/x', created_at: '2026-05-04T10:00:00Z' };
 
 /** Answers each read operation, some of them wrongly on purpose. */
 function brokenServer(): Server {

@@ -563,7 +563,10 @@ export interface components {
     schemas: {
         /** @description An Actions workflow file of the default branch. */
         ActionWorkflow: {
-            /** @description Address of the workflow's status badge. */
+            /**
+             * Format: uri
+             * @description Address of the workflow's status badge.
+             */
             badge_url?: string;
             /**
              * Format: date-time
@@ -575,7 +578,10 @@ export interface components {
              * @description Never set by Gitea 1.27; always the zero time `0001-01-01T00:00:00Z`.
              */
             deleted_at?: string;
-            /** @description Address of the workflow file in the web interface. */
+            /**
+             * Format: uri
+             * @description Address of the workflow file in the web interface.
+             */
             html_url?: string;
             /** @description The workflow's file name, the same value as `workflow_id` in the path. */
             id?: string;
@@ -593,7 +599,10 @@ export interface components {
              * @description Time of the default branch's head commit.
              */
             updated_at?: string;
-            /** @description API address of the workflow. */
+            /**
+             * Format: uri
+             * @description API address of the workflow.
+             */
             url?: string;
         };
         /** @description Body of `repoAddCollaborator`. */
@@ -631,7 +640,10 @@ export interface components {
         };
         /** @description A file attached to a release, an issue or a comment. */
         Attachment: {
-            /** @description Address to download the file from. */
+            /**
+             * Format: uri
+             * @description Address to download the file from.
+             */
             browser_download_url?: string;
             /** Format: date-time */
             created_at?: string;
@@ -646,7 +658,10 @@ export interface components {
              * @description Size in bytes.
              */
             size?: number;
-            /** @description Unique id used in download addresses. */
+            /**
+             * Format: uuid
+             * @description Unique id used in download addresses.
+             */
             uuid?: string;
         };
         /** @description Body of `userCurrentPostGPGKey`. */
@@ -700,7 +715,10 @@ export interface components {
             /** @description The repository. `null` unless the caller is a site administrator or the repository's owner. */
             repository?: components["schemas"]["Repository"] | null;
             title?: string;
-            /** @description API address of the deploy key. */
+            /**
+             * Format: uri
+             * @description API address of the deploy key.
+             */
             url?: string;
         };
         /** @description Body of `repoEditHook`. Read the operation's description for which omitted fields are cleared. */
@@ -911,6 +929,7 @@ export interface components {
             created_at?: string;
             /** Format: date-time */
             due_date?: string | null;
+            /** Format: uri */
             html_url?: string;
             /** Format: int64 */
             id?: number;
@@ -945,7 +964,10 @@ export interface components {
             title?: string;
             /** Format: date-time */
             updated_at?: string;
-            /** @description API address of the issue. */
+            /**
+             * Format: uri
+             * @description API address of the issue.
+             */
             url?: string;
             user?: components["schemas"]["User"];
         };
@@ -965,7 +987,10 @@ export interface components {
             id?: number;
             is_archived?: boolean;
             name?: string;
-            /** @description API address of the label. */
+            /**
+             * Format: uri
+             * @description API address of the label.
+             */
             url?: string;
         };
         /** @description Body of `renderMarkdown`. The server matches the field names without regard to case. */
@@ -1100,7 +1125,10 @@ export interface components {
             unread?: boolean;
             /** Format: date-time */
             updated_at?: string;
-            /** @description API address of the thread. */
+            /**
+             * Format: uri
+             * @description API address of the thread.
+             */
             url?: string;
         };
         /** @description An OAuth2 application registered by a user. */
@@ -1146,6 +1174,7 @@ export interface components {
             /** Format: date-time */
             created_at?: string;
             creator?: components["schemas"]["User"];
+            /** Format: uri */
             html_url?: string;
             /** Format: int64 */
             id?: number;
@@ -1243,12 +1272,16 @@ export interface components {
              * @description Lines deleted.
              */
             deletions?: number;
-            /** @description Address of the diff. */
+            /**
+             * Format: uri
+             * @description Address of the diff.
+             */
             diff_url?: string;
             draft?: boolean;
             /** Format: date-time */
             due_date?: string | null;
             head?: components["schemas"]["PRBranchInfo"];
+            /** Format: uri */
             html_url?: string;
             /** Format: int64 */
             id?: number;
@@ -1272,7 +1305,10 @@ export interface components {
              * @description Index of the pull request within the repository.
              */
             number?: number;
-            /** @description Address of the patch. */
+            /**
+             * Format: uri
+             * @description Address of the patch.
+             */
             patch_url?: string;
             /**
              * Format: int64
@@ -1291,13 +1327,17 @@ export interface components {
             title?: string;
             /** Format: date-time */
             updated_at?: string;
-            /** @description API address of the pull request. */
+            /**
+             * Format: uri
+             * @description API address of the pull request.
+             */
             url?: string;
             user?: components["schemas"]["User"];
         };
         /** @description Pull-request facts of an issue that is a pull request. */
         PullRequestMeta: {
             draft?: boolean;
+            /** Format: uri */
             html_url?: string;
             merged?: boolean;
             /** Format: date-time */
@@ -1351,6 +1391,7 @@ export interface components {
              * @description Number of branches.
              */
             branch_count?: number;
+            /** Format: uri */
             clone_url?: string;
             /** Format: date-time */
             created_at?: string;
@@ -1381,6 +1422,7 @@ export interface components {
             has_pull_requests?: boolean;
             has_releases?: boolean;
             has_wiki?: boolean;
+            /** Format: uri */
             html_url?: string;
             /** Format: int64 */
             id?: number;
@@ -1389,7 +1431,10 @@ export interface components {
             internal?: boolean;
             internal_tracker?: components["schemas"]["InternalTracker"];
             language?: string;
-            /** @description API address of the language statistics. */
+            /**
+             * Format: uri
+             * @description API address of the language statistics.
+             */
             languages_url?: string;
             /** @description SPDX identifiers of the licenses found in the repository. */
             licenses?: string[] | null;
@@ -1451,7 +1496,10 @@ export interface components {
             topics?: string[] | null;
             /** Format: date-time */
             updated_at?: string;
-            /** @description API address of the repository. */
+            /**
+             * Format: uri
+             * @description API address of the repository.
+             */
             url?: string;
             /** Format: int64 */
             watchers_count?: number;
@@ -1516,6 +1564,7 @@ export interface components {
             /** Format: int64 */
             following_count?: number;
             full_name?: string;
+            /** Format: uri */
             html_url?: string;
             /** Format: int64 */
             id?: number;
