@@ -53,7 +53,25 @@ export interface OperationTable {
   route(method: string, path: string): RouteResult;
 }
 
-export async function loadOperations(prismHttp: Pick<typeof import('@stoplight/prism-http'), 'getHttpOperationsFromSpec'>, documentPath: string): Promise<OperationTable> {
+/**
+ * Parsed tables by document path. Mock servers started in one process (the test suites start
+ * dozens) share one: parsing and dereferencing the document takes a tenth of a second, and Prism's
+ * validators, compiled per schema object on first use, are then compiled once, not per server.
+ * Nothing changes a table once made. A document that fails to load is not kept.
+ */
+const tables = new Map<string, Promise<OperationTable>>();
+
+export function loadOperations(prismHttp: Pick<typeof import('@stoplight/prism-http'), 'getHttpOperationsFromSpec'>, documentPath: string): Promise<OperationTable> {
+  let table = tables.get(documentPath);
+  if (!table) {
+    table = parseOperations(prismHttp, documentPath);
+    tables.set(documentPath, table);
+    table.catch(() => tables.delete(documentPath));
+  }
+  return table;
+}
+
+async function parseOperations(prismHttp: Pick<typeof import('@stoplight/prism-http'), 'getHttpOperationsFromSpec'>, documentPath: string): Promise<OperationTable> {
   const parsed = await prismHttp.getHttpOperationsFromSpec(documentPath);
   if (parsed.length === 0) throw new Error(`${documentPath} describes no operations`);
   // Paths with more literal segments first, so a literal never loses to a placeholder.
