@@ -103,10 +103,6 @@ const readTarget: Target = {
 };
 const writeTarget: Target = { ...readTarget, ...ownerRepo(args['scratch-repo'], '--scratch-repo') };
 
-const doc = parse(readFileSync(DOCUMENT, 'utf8'), { maxAliasCount: -1 }) as JsonObject;
-const schemas = createSchemaValidator(doc);
-const operations = new Map(listOperations(doc).map((op) => [String(op.operation.operationId), op]));
-
 // Every answer is kept whole, so that it can be checked byte for byte against the document.
 let last: Answer | undefined;
 const capture: typeof fetch = async (input, init) => {
@@ -146,6 +142,10 @@ if (!probe.ok) {
   process.stderr.write(`test:live: ${probe.problem}\n`);
   process.exit(2);
 }
+// The document and its validators only now: a server that is not there is told in a blink.
+const doc = parse(readFileSync(DOCUMENT, 'utf8'), { maxAliasCount: -1 }) as JsonObject;
+const schemas = createSchemaValidator(doc);
+const operations = new Map(listOperations(doc).map((op) => [String(op.operation.operationId), op]));
 console.log(`live contract check of ${baseUrl} (${args['allow-writes'] ? `writes allowed in ${args['scratch-repo']}` : 'read-only'})`);
 console.log(`server: ${probe.server}`);
 let checked = 0;
