@@ -19,6 +19,7 @@ export const OUTPUTS = [
   'dist/mock/cli.mjs',
   'dist/mock/server.mjs',
   'dist/mock/proxy.mjs',
+  'dist/mock/world-store.mjs',
   'dist/live/cli.mjs',
 ];
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm start` / `npx gitea-mock`: serves the contract on http://127.0.0.1:4010/api/v1.
 import { parseArgs } from 'node:util';
+import { loadWorlds } from './world-store.js';
 
 const USAGE = `Usage: gitea-mock [options] [document]
 
@@ -85,6 +86,8 @@ const out = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
 try {
+  // A state file that is not one is refused before Prism loads: at once, not after a second.
+  const loaded = values.state === undefined ? undefined : await loadWorlds(values.state);
   // Loaded after the arguments are checked: Prism takes most of the start-up time.
   const { startMockServer } = await import('./server.js');
   const mock = await startMockServer({
@@ -106,7 +109,7 @@ try {
             onViolations: (line: string) => process.stdout.write(`gitea-mock: contract: ${line}\n`),
           },
         }),
-    ...(sandbox ? { sandbox: { ...(values.state === undefined ? {} : { state: values.state }), ...(maxWorlds === undefined ? {} : { maxWorlds: Number(maxWorlds) }) } } : {}),
+    ...(sandbox ? { sandbox: { ...(values.state === undefined ? {} : { state: values.state, loaded: loaded! }), ...(maxWorlds === undefined ? {} : { maxWorlds: Number(maxWorlds) }) } } : {}),
     ...(values.quiet ? {} : { onRequest: out }),
     onWarning: (line) => process.stderr.write(`gitea-mock: warning: ${line}\n`),
   });

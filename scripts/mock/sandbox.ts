@@ -14,6 +14,8 @@ import { createSaver, loadWorlds, type Saver } from './world-store.js';
 export interface SandboxOptions {
   /** Keep the worlds in this file: loaded at start, saved after every write. */
   state?: string;
+  /** The worlds of `state`, when the caller has loaded them already (the CLI does, before Prism). */
+  loaded?: Map<string, World>;
   /** Most worlds kept; beyond it the least recently used is dropped (default 100). */
   maxWorlds?: number;
   /** Most records one world may create beyond its seed (default 1,000). */
@@ -55,7 +57,7 @@ export async function createSandbox(table: OperationTable, examples: AnsweringSo
   const maxWorlds = options.maxWorlds ?? 100;
   const maxRecords = options.maxRecords ?? 1000;
   // Insertion order is recency: a world used is moved to the end, the first is dropped first.
-  const worlds = options.state ? await loadWorlds(options.state) : new Map<string, World>();
+  const worlds = options.loaded ?? (options.state ? await loadWorlds(options.state) : new Map<string, World>());
   const saver: Saver | undefined = options.state ? createSaver(options.state, () => worlds) : undefined;
 
   function worldOf(credential: string): World {

@@ -37,6 +37,7 @@ const REQUIRED = [
   'dist/mock/cli.mjs',
   'dist/mock/server.mjs',
   'dist/mock/proxy.mjs',
+  'dist/mock/world-store.mjs',
   'dist/openapi.json',
 ];
 const ALLOWED = [...REQUIRED, 'generated/README.md'];
