@@ -43,6 +43,7 @@ export const CHECKS = [
   'date',
   'id',
   'count',
+  'record that agrees with itself',
 ] as const;
 export type Check = (typeof CHECKS)[number];
 
@@ -100,6 +101,7 @@ export function checkRealistic(value: unknown, hits: Map<Check, number>, path = 
   if (typeof value !== 'object' || value === null) return problems;
   const record = value as Record<string, unknown>;
   const isOrganization = 'repo_admin_change_team_access' in record;
+  problems.push(...incoherence(record, path, hits));
   for (const [key, field] of Object.entries(record)) {
     const where = `${path}.${key}`;
     if (typeof field === 'object' && field !== null) {
@@ -144,6 +146,31 @@ export function checkRealistic(value: unknown, hits: Map<Check, number>, path = 
     } else if (isCount(key)) {
       check('count', Number.isSafeInteger(field) && (field as number) >= 0 && (field as number) <= (key === 'size' ? 1e8 : 10_000), where, field);
     }
+  }
+  return problems;
+}
+
+/** Fields Gitea derives from a record's names that say otherwise: a user's `username` and profile, an organization's `username`, a repository's `full_name` and addresses. */
+function incoherence(record: Record<string, unknown>, path: string, hits: Map<Check, number>): string[] {
+  const expected: Record<string, string> = {};
+  const { login, name, owner } = record;
+  if (typeof login === 'string') Object.assign(expected, { username: login, html_url: `https://gitea.example.org/${login}` });
+  else if (typeof name === 'string' && 'repo_admin_change_team_access' in record) expected.username = name;
+  else if (typeof name === 'string' && 'full_name' in record && typeof owner === 'object' && owner !== null && typeof (owner as { login?: unknown }).login === 'string') {
+    const fullName = `${(owner as { login: string }).login}/${name}`;
+    Object.assign(expected, {
+      full_name: fullName,
+      html_url: `https://gitea.example.org/${fullName}`,
+      clone_url: `https://gitea.example.org/${fullName}.git`,
+      ssh_url: `git@gitea.example.org:${fullName}.git`,
+      url: `https://gitea.example.org/api/v1/repos/${fullName}`,
+    });
+  }
+  const problems: string[] = [];
+  for (const [key, value] of Object.entries(expected)) {
+    if (!(key in record)) continue;
+    hits.set('record that agrees with itself', (hits.get('record that agrees with itself') ?? 0) + 1);
+    if (record[key] !== value) problems.push(`${path}.${key}: ${JSON.stringify(record[key])}, where the record's names make it ${JSON.stringify(value)}`);
   }
   return problems;
 }
