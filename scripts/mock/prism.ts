@@ -63,6 +63,41 @@ function installLazyFaker(): void {
   require.cache[fakerPath] = stub;
 }
 
+/**
+ * Modules Prism requires at import time for features the launcher never uses: `postman-collection`
+ * (with a faker of its own; reading Postman collections) and `node-fetch` (Prism's own proxy).
+ * Loading them is a seventh of the start-up. Their importers only touch them inside functions,
+ * so a stand-in that loads the real module on first use defers them to never.
+ */
+const UNUSED_AT_START = [
+  ['@stoplight/http-spec', 'postman-collection'],
+  ['@stoplight/prism-http', 'node-fetch'],
+] as const;
+
+function deferUnused(): void {
+  const require = createRequire(import.meta.url);
+  const fromPrism = createRequire(require.resolve('@stoplight/prism-http'));
+  for (const [importer, name] of UNUSED_AT_START) {
+    const path = createRequire(fromPrism.resolve(importer)).resolve(name);
+    if (require.cache[path]) continue;
+    let real: object | undefined;
+    // The stand-in leaves the cache before the real module loads, so the load is the real one.
+    const load = (): object => (real ??= (delete require.cache[path], require(path) as object));
+    // A function target, so a module that exports a function (node-fetch) can be called too.
+    const lazy = new Proxy(function () {}, {
+      get: (_target, key) => Reflect.get(load(), key),
+      has: (_target, key) => Reflect.has(load(), key),
+      apply: (_target, self, args) => Reflect.apply(load() as (...args: unknown[]) => unknown, self, args),
+      construct: (_target, args) => Reflect.construct(load() as new (...args: unknown[]) => object, args),
+    });
+    const stub = new (require('node:module') as { new (id: string): NodeJS.Module })(path);
+    stub.filename = path;
+    stub.loaded = true;
+    stub.exports = lazy;
+    require.cache[path] = stub;
+  }
+}
+
 export function loadPrism(): Promise<Prism> {
   loading ??= (async () => {
     try {
@@ -70,6 +105,11 @@ export function loadPrism(): Promise<Prism> {
     } catch {
       // A different faker layout: fall back to Prism's own (slower) import; `x-faker` then works
       // but does not follow `--seed`.
+    }
+    try {
+      deferUnused();
+    } catch {
+      // A different layout: Prism loads them itself, a little slower.
     }
     const [http, core, validator] = await Promise.all([
       import('@stoplight/prism-http'),
