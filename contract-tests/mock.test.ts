@@ -1,6 +1,9 @@
 // The launcher behind `npm start` and `gitea-mock`, started in-process on a free port: it must
 // behave like a Gitea host (prefix, credentials, one error dialect, paging, CORS) and survive
 // hostile input.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isObject, listOperations, loadDocument } from '../test/support/document.js';
 import { startMockServer, type MockServer } from '../scripts/mock/server.js';
@@ -83,6 +86,32 @@ describe('serves the contract under /api/v1', () => {
     const answer = await send(url('/repos/acme/rocket/hooks/4001'), 'DELETE', TOKEN);
     expectApiError(answer, 405, /DELETE is not allowed/);
     expect(answer.headers.allow).toBe('PATCH, OPTIONS');
+  });
+});
+
+describe('answers checked against the document', () => {
+  it('warns of an example that breaks its schema, after sending it as the document has it', async () => {
+    // The document with one example broken: the deploy key's title a number.
+    const dir = await mkdtemp(join(tmpdir(), 'gitea-contract-broken-'));
+    const broken = join(dir, 'openapi.yaml');
+    const text = await readFile(new URL('../openapi.yaml', import.meta.url), 'utf8');
+    expect(text).toContain('        title: ci-runner\n');
+    await writeFile(broken, text.replace('        title: ci-runner\n', '        title: 42\n'));
+    const warnings: string[] = [];
+    const other = await startMockServer({ port: 0, document: broken, onWarning: (line) => warnings.push(line) });
+    try {
+      const answer = await send(new URL(`${other.baseUrl}/repos/acme/rocket/keys/11001`), 'GET', TOKEN);
+      expect(answer.status).toBe(200);
+      expect((json(answer.body) as { title: unknown }).title).toBe(42);
+      await expect.poll(() => warnings).toEqual([expect.stringMatching(/^repoGetKey 200: the answer breaks the document: .*title/)]);
+      // A conforming answer earns no warning.
+      expect((await send(new URL(`${other.baseUrl}/admin/orgs`), 'GET', TOKEN)).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(warnings).toHaveLength(1);
+    } finally {
+      await other.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 
