@@ -852,7 +852,10 @@ export interface components {
             key_id?: string;
             /** @description Id of the primary key, for a subkey; empty for a primary key. */
             primary_key_id?: string;
-            /** @description The key, ASCII-armored. */
+            /**
+             * @description The key, ASCII-armored, as the service description says. A Gitea 1.27 server sends the
+             *     key's packets base64-encoded without the armor lines.
+             */
             public_key?: string;
             subkeys?: components["schemas"]["GPGKey"][];
             /** @description Whether the key was verified by an e-mail address or a signature. */

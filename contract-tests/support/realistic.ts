@@ -13,7 +13,8 @@ const SHA1 = /^[0-9a-f]{40}$/;
 const SSH_FINGERPRINT = /^SHA256:[A-Za-z0-9+/]{43}$/;
 const SSH_PUBLIC_KEY = /^(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-nistp(?:256|384|521)) AAAA[A-Za-z0-9+/]+={0,2}(?: \S.*)?$/;
 const GPG_KEY_ID = /^[0-9A-F]{16}$/;
-const BASE64 = /^[A-Za-z0-9+/]{40,}={0,2}$/;
+/** An ASCII-armored public key block: the armor lines around base64 and its checksum. */
+const ARMORED_KEY = /^-----BEGIN PGP PUBLIC KEY BLOCK-----\n\n(?:[A-Za-z0-9+/]{1,76}\n)+=[A-Za-z0-9+/]{4}\n-----END PGP PUBLIC KEY BLOCK-----\n$/;
 // semver.org's grammar, without build metadata's and pre-release's finer rules.
 const SEMVER = /^(?:0|[1-9]\d*)\.(?:0|[1-9]\d*)\.(?:0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 const SSH_CLONE = /^git@gitea\.example\.org:([^/\s]+)\/([^/\s]+)\.git$/;
@@ -136,7 +137,7 @@ export function checkRealistic(value: unknown, hits: Map<Check, number>, path = 
     } else if ((key === 'key_id' || key === 'primary_key_id') && typeof field === 'string') {
       check('GPG key id', GPG_KEY_ID.test(field) || (key === 'primary_key_id' && field === ''), where, field);
     } else if (key === 'public_key') {
-      check('GPG public key', typeof field === 'string' && BASE64.test(field), where, field);
+      check('GPG public key', typeof field === 'string' && ARMORED_KEY.test(field), where, field);
     } else if (key === 'version') {
       check('package version', typeof field === 'string' && SEMVER.test(field), where, field);
     } else if ((key.endsWith('_at') || DATES.has(key)) && !UNSET_DATES.has(key)) {

@@ -344,7 +344,8 @@ const handlers: Record<string, Handler> = {
           ...structuredClone(ctx.templates.gpgKey),
           id: freshId(ctx.world),
           key_id: createHash('sha1').update(base64).digest('hex').slice(-16).toUpperCase(),
-          public_key: base64,
+          // Armored, as the service description has it (Gitea itself sends the bare base64).
+          public_key: `${armored}\n`,
           emails: [{ email: ctx.caller.email, verified: true }],
           subkeys: [],
           created_at: at,
