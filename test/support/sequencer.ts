@@ -8,7 +8,9 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 const SLOWEST_FIRST = [
   'test/package/pack.test.ts',
   'test/browser/docs.test.ts',
+  'contract-tests/live.test.ts',
   'contract-tests/mock-cli.test.ts',
+  'contract-tests/sandbox-model.test.ts',
   'contract-tests/sandbox-state.test.ts',
 ];
 
