@@ -29,6 +29,16 @@ interface JsonSchemaFaker {
   option(name: 'random'): () => number;
 }
 
+/** Makes `exports` what `require(path)` returns in this process, in place of the file's own. */
+function putInCache(path: string, exports: unknown): void {
+  const require = createRequire(import.meta.url);
+  const stub = new (require('node:module') as { new (id: string): NodeJS.Module })(path);
+  stub.filename = path;
+  stub.loaded = true;
+  stub.exports = exports;
+  require.cache[path] = stub;
+}
+
 function installLazyFaker(): void {
   const require = createRequire(import.meta.url);
   const fromPrism = createRequire(require.resolve('@stoplight/prism-http'));
@@ -56,11 +66,7 @@ function installLazyFaker(): void {
     get: (_target, key) => Reflect.get(load(), key),
     has: (_target, key) => Reflect.has(load(), key),
   });
-  const stub = new (require('node:module') as { new (id: string): NodeJS.Module })(fakerPath);
-  stub.filename = fakerPath;
-  stub.loaded = true;
-  stub.exports = { __esModule: true, default: lazy, faker: lazy };
-  require.cache[fakerPath] = stub;
+  putInCache(fakerPath, { __esModule: true, default: lazy, faker: lazy });
 }
 
 /**
@@ -90,11 +96,7 @@ function deferUnused(): void {
       apply: (_target, self, args) => Reflect.apply(load() as (...args: unknown[]) => unknown, self, args),
       construct: (_target, args) => Reflect.construct(load() as new (...args: unknown[]) => object, args),
     });
-    const stub = new (require('node:module') as { new (id: string): NodeJS.Module })(path);
-    stub.filename = path;
-    stub.loaded = true;
-    stub.exports = lazy;
-    require.cache[path] = stub;
+    putInCache(path, lazy);
   }
 }
 
