@@ -12,9 +12,11 @@ import { MOCK_VERSION } from '../scripts/mock/version.js';
 const LIVE = fileURLToPath(new URL('../dist/live/cli.mjs', import.meta.url));
 const IDS = ['--repo', 'acme/rocket', '--key-id', '11001', '--team-id', '12001', '--comment-id', '15001', '--workflow', 'build.yml', '--package', 'acme/npm/rocket-sdk'];
 
-function live(args: string[], env: Record<string, string> = { GITEA_TOKEN: 'live-test-token' }): Promise<{ code: number; out: string; stdout: string; stderr: string }> {
+/** Runs live mode; `inside` runs it under another command (a network namespace of its own). */
+function live(args: string[], env: Record<string, string> = { GITEA_TOKEN: 'live-test-token' }, inside: string[] = []): Promise<{ code: number; out: string; stdout: string; stderr: string }> {
+  const [command, ...rest] = [...inside, process.execPath, LIVE, ...args];
   return new Promise((resolve) => {
-    execFile(process.execPath, [LIVE, ...args], { env: { ...process.env, GITEA_TOKEN: '', ...env } }, (error, stdout, stderr) => {
+    execFile(command!, rest, { env: { ...process.env, GITEA_TOKEN: '', ...env } }, (error, stdout, stderr) => {
       resolve({ code: error ? Number(error.code) : 0, out: stdout + stderr, stdout, stderr });
     });
   });
@@ -135,8 +137,8 @@ describe('npm run test:live when no Gitea API answers at the base URL', () => {
   }
 
   /** Exit code 2, stderr one line that names the cause, nothing on stdout (no operation run or reported), no credential anywhere. */
-  async function expectStopped(baseUrl: string, cause: RegExp, extra: string[] = []): Promise<string> {
-    const { code, stdout, stderr } = await live(['--base-url', baseUrl, ...IDS, ...extra], { GITEA_TOKEN: TOKEN });
+  async function expectStopped(baseUrl: string, cause: RegExp, extra: string[] = [], inside: string[] = []): Promise<string> {
+    const { code, stdout, stderr } = await live(['--base-url', baseUrl, ...IDS, ...extra], { GITEA_TOKEN: TOKEN }, inside);
     expect(stderr.endsWith('\n')).toBe(true);
     const lines = stderr.split('\n').slice(0, -1);
     expect(lines).toHaveLength(1);
@@ -210,6 +212,26 @@ describe('npm run test:live when no Gitea API answers at the base URL', () => {
     const line = await expectStopped(`http://127.0.0.1:${port}/api/v1`, /^test:live: no Gitea API at /);
     expect(line).toBe(`test:live: no Gitea API at http://127.0.0.1:${port}/api/v1: GET /version answered 200 with JSON {"status":"ok","seen":"[REDACTED]"}, not {"version": "…"}`);
     expect(paths).toEqual(['/api/v1/version']);
+  });
+
+  // An unreachable host, for real, without reaching the network: live mode runs in a network
+  // namespace of its own (util-linux `unshare`), which has no interface up and so no route
+  // anywhere: connecting fails at once, and no name can be looked up.
+  const OFFLINE = ['unshare', '--map-root-user', '--net'];
+  async function expectOffline(): Promise<void> {
+    const probe = await new Promise<string>((resolve) => execFile(OFFLINE[0]!, [...OFFLINE.slice(1), 'true'], (error, _out, stderr) => resolve(error ? stderr.trim() || error.message : '')));
+    if (probe) throw new Error(`these tests make a host unreachable in a network namespace of their own (util-linux unshare with user and network namespaces), which this machine refuses: ${probe}`);
+  }
+
+  it('an unreachable host: the network error, at once', async () => {
+    await expectOffline();
+    // 192.0.2.1 is a documentation address (TEST-NET-1); inside the namespace no route leads anywhere.
+    await expectStopped('https://192.0.2.1/api/v1', /^test:live: cannot reach https:\/\/192\.0\.2\.1\/api\/v1: (ENETUNREACH \(the network is unreachable\)|EHOSTUNREACH \(the host is unreachable\))$/, [], OFFLINE);
+  });
+
+  it('a host name that cannot be looked up: the resolver error', async () => {
+    await expectOffline();
+    await expectStopped('https://gitea.invalid/api/v1', /^test:live: cannot reach https:\/\/gitea\.invalid\/api\/v1: (EAI_AGAIN \(the host name could not be looked up\)|ENOTFOUND \(no such host\))$/, [], OFFLINE);
   });
 
   it('a port fetch refuses to use (the one of the issue, 9): says so', async () => {
