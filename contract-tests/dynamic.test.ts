@@ -57,6 +57,52 @@ function fakerCalls(node: Json | undefined, at = ''): { at: string; method: stri
   });
 }
 
+/** Path parameters unlike any example's, so an answer agrees with them only by reading the path. */
+const NAMED = { owner: 'zed', repo: 'orbit-2', index: '77', id: '4242', org: 'zed-labs', workflow_id: 'nightly.yaml', name: 'orbit-sdk' };
+const WEB = 'https://gitea.example.org';
+const API = `${WEB}/api/v1`;
+/** Per operation, what its answer to those parameters must hold, each at a JSON pointer. */
+const AGREEMENT: Record<string, Record<string, unknown>> = {
+  issueRemoveAssignees: {
+    '/number': 77,
+    '/url': `${API}/repos/zed/orbit-2/issues/77`,
+    '/html_url': `${WEB}/zed/orbit-2/issues/77`,
+    '/repository/owner': 'zed',
+    '/repository/name': 'orbit-2',
+    '/repository/full_name': 'zed/orbit-2',
+  },
+  repoEditPullRequest: {
+    '/number': 77,
+    '/url': `${API}/repos/zed/orbit-2/pulls/77`,
+    '/html_url': `${WEB}/zed/orbit-2/pulls/77`,
+    '/diff_url': `${WEB}/zed/orbit-2/pulls/77.diff`,
+    '/patch_url': `${WEB}/zed/orbit-2/pulls/77.patch`,
+    '/base/repo/owner/login': 'zed',
+    '/base/repo/full_name': 'zed/orbit-2',
+    '/base/repo/url': `${API}/repos/zed/orbit-2`,
+  },
+  repoGetKey: { '/id': 4242, '/url': `${API}/repos/zed/orbit-2/keys/4242`, '/repository/full_name': 'zed/orbit-2', '/repository/owner/login': 'zed' },
+  repoEditHook: { '/id': 4242 },
+  issueEditMilestone: { '/id': 4242 },
+  ActionsGetWorkflow: {
+    '/id': 'nightly.yaml',
+    '/path': '.gitea/workflows/nightly.yaml',
+    '/url': `${API}/repos/zed/orbit-2/actions/workflows/nightly.yaml`,
+    '/html_url': `${WEB}/zed/orbit-2/actions?workflow=nightly.yaml`,
+    '/badge_url': `${WEB}/zed/orbit-2/actions/workflows/nightly.yaml/badge.svg`,
+  },
+  orgEditLabel: { '/id': 4242, '/url': `${API}/orgs/zed-labs/labels/4242` },
+  notifyReadThread: { '/id': 4242, '/url': `${API}/notifications/threads/4242` },
+  listPackageVersions: { '/0/owner/login': 'zed', '/0/owner/username': 'zed', '/0/name': 'orbit-sdk' },
+};
+/** How often each expectation found its field in an answer, over every seed. */
+const agreed = new Map<string, number>();
+
+/** The value at a JSON pointer (no escapes needed here), or undefined. */
+function at(value: unknown, pointer: string): unknown {
+  return pointer.split('/').slice(1).reduce<unknown>((node, key) => (node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), value);
+}
+
 const hits = new Map<Check, number>();
 const bySeed = new Map<string, Map<string, Answered>>();
 
@@ -100,6 +146,33 @@ for (const seed of SEEDS) describe(`gitea-mock --dynamic --seed ${seed}`, () => 
     });
   }
 
+  it('answers what the request path names: its ids, its repository, and the addresses built on them', async () => {
+    const problems: string[] = [];
+    for (const [id, op] of operations) {
+      const expected = AGREEMENT[id];
+      if (!expected) continue;
+      const req = await exampleRequest(doc, mock.baseUrl, op, NAMED);
+      const { status, body } = await send(req.url, req.method, req.headers, req.body);
+      expect(status, id).toBeLessThan(300);
+      const answer = JSON.parse(body) as unknown;
+      // Fields the generator left out cannot disagree; every expectation must meet its field under some seed (below).
+      for (const [pointer, value] of Object.entries(expected)) {
+        const actual = at(answer, pointer);
+        if (actual === undefined) continue;
+        agreed.set(`${id} ${pointer}`, (agreed.get(`${id} ${pointer}`) ?? 0) + 1);
+        if (actual !== value) problems.push(`${id} ${pointer}: ${JSON.stringify(actual)}, where the path makes it ${JSON.stringify(value)}`);
+      }
+      expect(schemas.check(successOf(op).schema!, answer), `${id} against the document`).toEqual([]);
+      expect(checkRealistic(answer, hits), `${id}: fields that do not look like Gitea's`).toEqual([]);
+    }
+    // The milestone's path takes its title too, when no milestone has that id.
+    const [, milestone] = operations.find(([id]) => id === 'issueEditMilestone')!;
+    const req = await exampleRequest(doc, mock.baseUrl, milestone, { ...NAMED, id: 'v2.0 launch' });
+    const answer = JSON.parse((await send(req.url, req.method, req.headers, req.body)).body) as unknown;
+    expect(answer).toHaveProperty('title', 'v2.0 launch');
+    expect(problems).toEqual([]);
+  });
+
   it('warned of no answer that broke the document', () => {
     expect(warnings).toEqual([]);
   });
@@ -125,6 +198,11 @@ describe('gitea-mock --dynamic across seeds', () => {
 
   it('ran every kind of field check on the answers', () => {
     expect(CHECKS.filter((kind) => !hits.get(kind)), 'checks no answer exercised').toEqual([]);
+  });
+
+  it('met every field the path decides in some answer', () => {
+    const expectations = Object.entries(AGREEMENT).flatMap(([id, fields]) => Object.keys(fields).map((pointer) => `${id} ${pointer}`));
+    expect(expectations.filter((key) => !agreed.get(key))).toEqual([]);
   });
 
   it('answers differently for another seed', () => {

@@ -74,12 +74,12 @@ export function firstExample(doc: JsonObject, media: JsonObject): Json | undefin
   return isObject(resolved) ? resolved.value : undefined;
 }
 
-/** A request built only from the document: parameter examples and the request body example. */
-export async function exampleRequest(doc: JsonObject, base: string, op: Operation): Promise<PreparedRequest> {
+/** A request built only from the document: parameter examples (or `pathValues` for path parameters) and the request body example. */
+export async function exampleRequest(doc: JsonObject, base: string, op: Operation, pathValues: Record<string, string> = {}): Promise<PreparedRequest> {
   let path = op.path;
   const query = new URLSearchParams();
   for (const { param } of operationParameters(doc, op)) {
-    const value = String(param.example);
+    const value = (param.in === 'path' ? pathValues[String(param.name)] : undefined) ?? String(param.example);
     if (param.in === 'path') path = path.replace(`{${String(param.name)}}`, encodeURIComponent(value));
     if (param.in === 'query') query.set(String(param.name), value);
   }

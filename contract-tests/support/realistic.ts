@@ -157,8 +157,9 @@ function incoherence(record: Record<string, unknown>, path: string, hits: Map<Ch
   const { login, name, owner } = record;
   if (typeof login === 'string') Object.assign(expected, { username: login, html_url: `https://gitea.example.org/${login}` });
   else if (typeof name === 'string' && 'repo_admin_change_team_access' in record) expected.username = name;
-  else if (typeof name === 'string' && 'full_name' in record && typeof owner === 'object' && owner !== null && typeof (owner as { login?: unknown }).login === 'string') {
-    const fullName = `${(owner as { login: string }).login}/${name}`;
+  else if (typeof name === 'string' && 'full_name' in record && typeof (typeof owner === 'object' && owner !== null ? (owner as { login?: unknown }).login : owner) === 'string') {
+    // A repository; an issue's `repository` gives its owner as a login.
+    const fullName = `${typeof owner === 'string' ? owner : (owner as { login: string }).login}/${name}`;
     Object.assign(expected, {
       full_name: fullName,
       html_url: `https://gitea.example.org/${fullName}`,

@@ -1,19 +1,22 @@
 // Dynamic answers are generated field by field, so a user's `username` would name someone else
-// than its `login`, and a repository's `full_name` and addresses another repository than its
-// `name` and `owner`. Gitea derives those fields from the names; this does the same to a
-// generated answer, in place, wherever such a record sits in it (an issue's assignees, a pull
-// request's base repository, a package's owner).
+// than its `login`, a repository's `full_name` and addresses another repository than its `name`
+// and `owner`, and the pull request answered for /pulls/43 would be number 8172 of some other
+// repository. Gitea derives those fields from the names and the request; this does the same to a
+// generated answer, in place: first what the request's path names (`agreeWithPath`), then
+// wherever a record sits in the answer (an issue's assignees, a pull request's base repository,
+// a package's owner), what the record's own names imply (`makeCoherent`).
 
 /** The host the document's examples and `x-faker` generators use. */
 const ORIGIN = 'https://gitea.example.org';
+const API = `${ORIGIN}/api/v1`;
 
 type Rec = Record<string, unknown>;
 
 const isRecord = (value: unknown): value is Rec => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Sets the fields the record already has; a field the schema left out stays out. */
+/** Sets the fields the record already has; a field the schema left out stays out, and so does an undefined value. */
 function derive(record: Rec, fields: Rec): void {
-  for (const [key, value] of Object.entries(fields)) if (key in record) record[key] = value;
+  for (const [key, value] of Object.entries(fields)) if (key in record && value !== undefined) record[key] = value;
 }
 
 export function makeCoherent(value: unknown): void {
@@ -30,9 +33,9 @@ export function makeCoherent(value: unknown): void {
   } else if (typeof name === 'string' && 'repo_admin_change_team_access' in value) {
     // An organization: `username` is its name again (deprecated, still sent).
     derive(value, { username: name });
-  } else if (typeof name === 'string' && 'full_name' in value && isRecord(owner) && typeof owner.login === 'string') {
-    // A repository: every address is built on `{owner}/{name}`.
-    const fullName = `${owner.login}/${name}`;
+  } else if (typeof name === 'string' && 'full_name' in value && typeof (isRecord(owner) ? owner.login : owner) === 'string') {
+    // A repository, its owner a user record or, in an issue's `repository`, a login: every address is built on `{owner}/{name}`.
+    const fullName = `${isRecord(owner) ? (owner.login as string) : (owner as string)}/${name}`;
     derive(value, {
       full_name: fullName,
       html_url: `${ORIGIN}/${fullName}`,
@@ -41,4 +44,87 @@ export function makeCoherent(value: unknown): void {
       url: `${ORIGIN}/api/v1/repos/${fullName}`,
     });
   }
+}
+
+/** Makes `record` (a repository, or an issue's short `repository`) the repository a path names. */
+function nameRepository(record: unknown, owner: string, name: string): void {
+  if (!isRecord(record)) return;
+  if (isRecord(record.owner)) derive(record.owner, { login: owner });
+  else derive(record, { owner });
+  derive(record, { name });
+}
+
+/** A numeric id from the path, or undefined for one that is not a safe integer (the generated id then stays). */
+const idOf = (value: string): number | undefined => (/^\d{1,15}$/.test(value) ? Number(value) : undefined);
+
+type Parameters = Record<string, string>;
+
+/** `/{owner}/{repo}`, the stem of a repository's addresses. */
+const stem = (p: Parameters): string => `/${encodeURIComponent(p.owner!)}/${encodeURIComponent(p.repo!)}`;
+
+/**
+ * What each operation's answer takes from its path, by path template: the id or number of the
+ * record the path names, the repository it names, and the addresses Gitea builds on them (as
+ * the document's examples write them). Operations without an entry answer lists or no body.
+ */
+const FROM_PATH: Record<string, (answer: Rec, p: Parameters) => void> = {
+  '/repos/{owner}/{repo}/issues/{index}/assignees': (issue, p) => {
+    const at = stem(p);
+    derive(issue, { number: idOf(p.index!), url: `${API}/repos${at}/issues/${p.index}`, html_url: `${ORIGIN}${at}/issues/${p.index}` });
+    nameRepository(issue.repository, p.owner!, p.repo!);
+  },
+  '/repos/{owner}/{repo}/pulls/{index}': (pull, p) => {
+    const at = stem(p);
+    const page = `${ORIGIN}${at}/pulls/${p.index}`;
+    derive(pull, { number: idOf(p.index!), url: `${API}/repos${at}/pulls/${p.index}`, html_url: page, diff_url: `${page}.diff`, patch_url: `${page}.patch` });
+    const base = pull.base;
+    if (isRecord(base)) {
+      nameRepository(base.repo, p.owner!, p.repo!);
+      if (isRecord(base.repo)) derive(base, { repo_id: base.repo.id });
+    }
+  },
+  '/repos/{owner}/{repo}/keys/{id}': (key, p) => {
+    const at = stem(p);
+    derive(key, { id: idOf(p.id!), url: `${API}/repos${at}/keys/${p.id}` });
+    nameRepository(key.repository, p.owner!, p.repo!);
+  },
+  '/repos/{owner}/{repo}/hooks/{id}': (hook, p) => derive(hook, { id: idOf(p.id!) }),
+  // The path takes a milestone's id, or its name when no milestone has that id.
+  '/repos/{owner}/{repo}/milestones/{id}': (milestone, p) => derive(milestone, idOf(p.id!) === undefined ? { title: p.id } : { id: idOf(p.id!) }),
+  '/repos/{owner}/{repo}/actions/workflows/{workflow_id}': (workflow, p) => {
+    const at = stem(p);
+    const id = p.workflow_id!;
+    derive(workflow, {
+      id,
+      path: `.gitea/workflows/${id}`,
+      url: `${API}/repos${at}/actions/workflows/${encodeURIComponent(id)}`,
+      html_url: `${ORIGIN}${at}/actions?workflow=${encodeURIComponent(id)}`,
+      badge_url: `${ORIGIN}${at}/actions/workflows/${encodeURIComponent(id)}/badge.svg`,
+    });
+  },
+  '/orgs/{org}/labels/{id}': (label, p) => derive(label, { id: idOf(p.id!), url: `${API}/orgs/${encodeURIComponent(p.org!)}/labels/${p.id}` }),
+  '/notifications/threads/{id}': (thread, p) => derive(thread, { id: idOf(p.id!), url: `${API}/notifications/threads/${encodeURIComponent(p.id!)}` }),
+  '/packages/{owner}/{type}/{name}': (version, p) => {
+    derive(version, { type: p.type, name: p.name });
+    if (isRecord(version.owner)) derive(version.owner, { login: p.owner });
+    if (typeof version.version === 'string') {
+      derive(version, { html_url: `${ORIGIN}/${[p.owner!, '-', 'packages', p.type!, p.name!, version.version].map(encodeURIComponent).join('/')}` });
+    }
+  },
+};
+
+/**
+ * Makes a generated answer to `path` (below /api/v1) agree with it, in place, by the operation's
+ * path `template`: each record of a list answer, or the one record answered.
+ */
+export function agreeWithPath(template: string, path: string, answer: unknown): void {
+  const rule = FROM_PATH[template];
+  if (!rule) return;
+  // The router matched `path` to `template`, so their segments line up; the front refused broken escapes.
+  const segments = path.split('/');
+  const p: Parameters = {};
+  template.split('/').forEach((name, i) => {
+    if (name.startsWith('{')) p[name.slice(1, -1)] = decodeURIComponent(segments[i] ?? '');
+  });
+  for (const record of Array.isArray(answer) ? answer : [answer]) if (isRecord(record)) rule(record, p);
 }

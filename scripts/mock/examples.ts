@@ -1,7 +1,7 @@
 // The examples answer source: Prism's mocker answers each request with the document's examples
 // (or data generated from the schemas), and list answers are paged as Gitea pages them.
 import type { IHttpConfig } from '@stoplight/prism-http';
-import { makeCoherent } from './coherence.js';
+import { agreeWithPath, makeCoherent } from './coherence.js';
 import { apiError } from './errors.js';
 import { paginate } from './pagination.js';
 import type { Prism } from './prism.js';
@@ -55,8 +55,11 @@ export function createExamples({ http, core }: Prism, context: SourceContext, op
         else headers[name] = String(value);
       }
       let body = output.body;
-      // Generated records made to agree with themselves; the documented examples already do.
-      if (config.mock.dynamic && preference.example === undefined) makeCoherent(body);
+      // Generated records made to agree with the request and with themselves; the documented examples already do.
+      if (config.mock.dynamic && preference.example === undefined && output.statusCode < 300) {
+        agreeWithPath(op.path, request.url.path, body);
+        makeCoherent(body);
+      }
       if (op.paginated && output.statusCode === 200 && Array.isArray(body)) {
         const page = paginate(body, url);
         body = page.items;
