@@ -57,17 +57,17 @@ function nameRepository(record: unknown, owner: string, name: string): void {
 /** A numeric id from the path, or undefined for one that is not a safe integer (the generated id then stays). */
 const idOf = (value: string): number | undefined => (/^\d{1,15}$/.test(value) ? Number(value) : undefined);
 
-type Parameters = Record<string, string>;
+type PathValues = Record<string, string>;
 
 /** `/{owner}/{repo}`, the stem of a repository's addresses. */
-const stem = (p: Parameters): string => `/${encodeURIComponent(p.owner!)}/${encodeURIComponent(p.repo!)}`;
+const stem = (p: PathValues): string => `/${encodeURIComponent(p.owner!)}/${encodeURIComponent(p.repo!)}`;
 
 /**
  * What each operation's answer takes from its path, by path template: the id or number of the
  * record the path names, the repository it names, and the addresses Gitea builds on them (as
  * the document's examples write them). Operations without an entry answer lists or no body.
  */
-const FROM_PATH: Record<string, (answer: Rec, p: Parameters) => void> = {
+const FROM_PATH: Record<string, (answer: Rec, p: PathValues) => void> = {
   '/repos/{owner}/{repo}/issues/{index}/assignees': (issue, p) => {
     const at = stem(p);
     derive(issue, { number: idOf(p.index!), url: `${API}/repos${at}/issues/${p.index}`, html_url: `${ORIGIN}${at}/issues/${p.index}` });
@@ -122,7 +122,7 @@ export function agreeWithPath(template: string, path: string, answer: unknown): 
   if (!rule) return;
   // The router matched `path` to `template`, so their segments line up; the front refused broken escapes.
   const segments = path.split('/');
-  const p: Parameters = {};
+  const p: PathValues = {};
   template.split('/').forEach((name, i) => {
     if (name.startsWith('{')) p[name.slice(1, -1)] = decodeURIComponent(segments[i] ?? '');
   });
