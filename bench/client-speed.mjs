@@ -66,7 +66,7 @@ export async function benchClientSpeed() {
     const us = Object.fromEntries(Object.entries(times).map(([name, values]) => [name, median(values)]));
     console.log(`\n## Client GET ${PATH} + JSON, ${TOTAL} requests per client and round, concurrency ${CONCURRENCY}, ${ROUNDS} rounds`);
     for (const [name, values] of Object.entries(times)) {
-      console.log(`${name.padEnd(20)} ${us[name].toFixed(1).padStart(6)} µs/request median   (rounds: ${values.map((v) => v.toFixed(0)).join(', ')})`);
+      console.log(`${name.padEnd(28)} ${us[name].toFixed(1).padStart(6)} µs/request median   (rounds: ${values.map((v) => v.toFixed(0)).join(', ')})`);
     }
     const compare = (name, baseline, goal) => {
       const ratios = times[name].map((t, round) => t / times[baseline][round]).sort((a, b) => a - b);
