@@ -6,6 +6,8 @@
 // wherever a record sits in the answer (an issue's assignees, a pull request's base repository,
 // a package's owner), what the record's own names imply (`makeCoherent`).
 
+import { pathParams } from './operations.js';
+
 /** The host the document's examples and `x-faker` generators use. */
 const ORIGIN = 'https://gitea.example.org';
 const API = `${ORIGIN}/api/v1`;
@@ -120,11 +122,7 @@ const FROM_PATH: Record<string, (answer: Rec, p: PathValues) => void> = {
 export function agreeWithPath(template: string, path: string, answer: unknown): void {
   const rule = FROM_PATH[template];
   if (!rule) return;
-  // The router matched `path` to `template`, so their segments line up; the front refused broken escapes.
-  const segments = path.split('/');
-  const p: PathValues = {};
-  template.split('/').forEach((name, i) => {
-    if (name.startsWith('{')) p[name.slice(1, -1)] = decodeURIComponent(segments[i] ?? '');
-  });
+  // The router matched `path` to `template`; the front refused broken escapes.
+  const p = pathParams(template, path);
   for (const record of Array.isArray(answer) ? answer : [answer]) if (isRecord(record)) rule(record, p);
 }

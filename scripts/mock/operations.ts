@@ -27,6 +27,18 @@ function matcherFor(template: string): RegExp {
   return new RegExp(`^${source}$`);
 }
 
+/** Values of the placeholders of `template` in a `path` it matched, decoded. */
+export function pathParams(template: string, path: string): Record<string, string> {
+  const names = template.split('/');
+  const values = path.split('/');
+  const params: Record<string, string> = {};
+  names.forEach((segment, index) => {
+    const name = /^\{(.+)\}$/.exec(segment)?.[1];
+    if (name !== undefined) params[name] = decodeURIComponent(values[index] ?? '');
+  });
+  return params;
+}
+
 function describe(operation: IHttpOperation): MockOperation {
   const responses = new Map<number, string[]>();
   let paginated = false;

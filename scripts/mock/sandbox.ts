@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { checkAuthorization } from './auth.js';
 import { apiError } from './errors.js';
-import type { OperationTable } from './operations.js';
+import { pathParams, type OperationTable } from './operations.js';
 import type { Answer, AnsweringSource, SourceContext, SourceRequest } from './source.js';
 import { seedWorld, type World } from './world.js';
 import { handlerFor } from './world-ops.js';
@@ -27,18 +27,6 @@ export const RESET_PATH = '/__sandbox/reset';
 /** A world's key: the credential's SHA-256, so no credential is kept in memory maps or on disk. */
 function keyOf(credential: string): string {
   return createHash('sha256').update(credential).digest('hex');
-}
-
-/** Values of the path's placeholders, decoded. */
-function pathParams(template: string, path: string): Record<string, string> {
-  const names = template.split('/');
-  const values = path.split('/');
-  const params: Record<string, string> = {};
-  names.forEach((segment, index) => {
-    const name = /^\{(.+)\}$/.exec(segment)?.[1];
-    if (name !== undefined) params[name] = decodeURIComponent(values[index] ?? '');
-  });
-  return params;
 }
 
 /** Who is calling: the Basic user name when it names a user of the world, else the first user (alice). */
