@@ -18,7 +18,11 @@ export interface GiteaClientOptions {
   fetch?: typeof fetch;
   /** Headers sent with every request. */
   headers?: Record<string, string>;
-  /** Per request, retries included (default 30 000; 0 turns it off). */
+  /**
+   * Milliseconds per call, retries included, after which it rejects with a `TimeoutError`
+   * (default: none, as fetch). A call's own `timeoutMs` overrides it: E3's migration runs
+   * before Gitea answers and can take minutes.
+   */
   timeoutMs?: number;
   /** Retries of idempotent requests (default 2), or the full retry settings. */
   retry?: number | RetryOptions;
@@ -30,7 +34,7 @@ export interface GiteaClientOptions {
   allowInsecureHttp?: boolean;
 }
 
-type Init = { params?: { path?: Record<string, unknown>; header?: Record<string, unknown> }; baseUrl?: string; headers?: unknown; signal?: AbortSignal | undefined } & Record<string, unknown>;
+type Init = { params?: { path?: Record<string, unknown>; header?: Record<string, unknown> }; baseUrl?: string; headers?: unknown; signal?: AbortSignal | undefined; timeoutMs?: unknown } & Record<string, unknown>;
 export type Result = { data?: unknown; error?: unknown; response: Response };
 type Method = (path: string, init?: Init) => Promise<Result>;
 
@@ -64,10 +68,17 @@ function fillPath(url: string, params: Record<string, unknown>): string {
   });
 }
 
+/** A timeout is a number of milliseconds; 0 and Infinity mean none. */
+function checkTimeout(name: string, ms: unknown): number {
+  if (typeof ms != 'number' || !(ms >= 0)) throw new TypeError(`${name} is not a number of milliseconds (0 for none)`);
+  return ms;
+}
+
 export function createGiteaClient(options: GiteaClientOptions): GiteaClient {
-  const { auth, baseUrl, throwOnError, retry, timeoutMs = 30_000 } = options;
+  const { auth, baseUrl, throwOnError, retry } = options;
   const credentials = !!auth && !options.allowInsecureHttp;
   checkBaseUrl('baseUrl', baseUrl, credentials);
+  const timeoutMs = checkTimeout('timeoutMs', options.timeoutMs ?? 0);
   const headers: Record<string, string> = { ...options.headers };
   const secrets: string[] = [];
   for (const name in headers) {
@@ -110,10 +121,12 @@ export function createGiteaClient(options: GiteaClientOptions): GiteaClient {
     client[method] = async (path, init = {}) => {
       let timer: AbortController | undefined;
       let timeout: ReturnType<typeof setTimeout> | undefined;
+      let limit = timeoutMs;
       // The answer is kept so that a body openapi-fetch cannot parse still yields its status.
       let answer: Response | undefined;
       try {
         if (init.baseUrl !== undefined) checkBaseUrl('init.baseUrl', init.baseUrl, credentials);
+        if (init.timeoutMs !== undefined) limit = checkTimeout('init.timeoutMs', init.timeoutMs);
         // openapi-fetch fills the path only when given path parameters: a template is refused here without them.
         if (!init.params?.path && path.includes('{')) fillPath(path, {});
         // Credentials passed for this call only are secrets too.
@@ -125,14 +138,16 @@ export function createGiteaClient(options: GiteaClientOptions): GiteaClient {
           init = { ...init, params: { ...init.params, header: { ...init.params?.header, 'X-Gitea-OTP': code } } };
         }
         // One timer per call, retries included; composed with the caller's signal only when there is one.
+        // Only when asked for: fetch follows any signal at about a tenth of a request's cost.
         let { signal } = init;
-        if (timeoutMs > 0 && timeoutMs < Infinity) {
+        if (limit > 0 && limit < Infinity) {
           timer = new AbortController();
-          timeout = setTimeout(() => timer!.abort(), timeoutMs);
+          timeout = setTimeout(() => timer!.abort(), limit);
           signal = signal ? AbortSignal.any([signal, timer.signal]) : timer.signal;
         }
         const result = await send(path, {
           ...init,
+          timeoutMs: undefined,
           signal,
           Request: Lite ?? Request,
           fetch: async (request: Request | LiteRequest) => (answer = await transport(request, signal)),
@@ -148,7 +163,7 @@ export function createGiteaClient(options: GiteaClientOptions): GiteaClient {
         if (error instanceof SyntaxError && answer?.status == 205) return { response: answer };
         throw scrub(
           timer?.signal.aborted && !init.signal?.aborted
-            ? new TimeoutError(`${method} ${path} timed out after ${timeoutMs} ms`, { cause: error })
+            ? new TimeoutError(`${method} ${path} timed out after ${limit} ms`, { cause: error })
             : error instanceof SyntaxError && answer
               ? // Not the parser's message: V8 quotes the start of the body, which may hold part of a secret.
                 new ApiError(method, path, answer, undefined, 'unreadable JSON: the body is not valid JSON')

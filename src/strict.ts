@@ -18,7 +18,13 @@ type NoUnknownBodyFields<Init, Op> = Init extends { body: infer B }
   : unknown;
 type InitParam<Init> = RequiredKeys<Init> extends never ? [(Init & { [key: string]: unknown })?] : [Init & { [key: string]: unknown }];
 
-type Caller<M extends Method> = <P extends PathsWithMethod<M>, Init extends MaybeOptionalInit<paths[P], M>>(
+/** What a call takes beyond openapi-fetch's options. */
+interface CallOptions {
+  /** Milliseconds for this call, retries included, instead of the client's `timeoutMs`; 0 for none. */
+  timeoutMs?: number;
+}
+
+type Caller<M extends Method> = <P extends PathsWithMethod<M>, Init extends MaybeOptionalInit<paths[P], M> & CallOptions>(
   url: P,
   ...init: InitParam<Init & NoUnknownBodyFields<Init, paths[P][M]>>
 ) => Promise<FetchResponse<Extract<paths[P][M], Record<string | number, unknown>>, Init, `${string}/${string}`>>;

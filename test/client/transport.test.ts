@@ -103,6 +103,32 @@ describe('Retry-After', () => {
 });
 
 describe('timeouts', () => {
+  it('sets none unless asked: fetch gets no signal, so a slow answer is waited for', async () => {
+    const signals: (AbortSignal | null | undefined)[] = [];
+    const spy: typeof fetch = (input, init) => (signals.push(init?.signal), fetch(input, init));
+    fault.current.script((req, res, body) => setTimeout(() => json(200, KEY)(req, res, body), 300));
+    await expect(unwrap(client({ fetch: spy }).GET('/repos/{owner}/{repo}/keys/{id}', keyPath))).resolves.toEqual(KEY);
+    await unwrap(client({ fetch: spy, timeoutMs: 5_000 }).GET('/repos/{owner}/{repo}/keys/{id}', keyPath));
+    expect(signals[0]).toBeUndefined();
+    expect(signals[1]).toBeInstanceOf(AbortSignal);
+  });
+
+  it("takes a call's timeoutMs over the client's, 0 turning it off for that call", async () => {
+    fault.current.script(stall);
+    const timed = client({ timeoutMs: 10_000, retry: 0 });
+    await expect(timed.GET('/repos/{owner}/{repo}/keys/{id}', { ...keyPath, timeoutMs: 150 })).rejects.toThrow('GET /repos/{owner}/{repo}/keys/{id} timed out after 150 ms');
+    fault.current.script((req, res, body) => setTimeout(() => json(200, KEY)(req, res, body), 400));
+    await expect(unwrap(client({ timeoutMs: 100 }).GET('/repos/{owner}/{repo}/keys/{id}', { ...keyPath, timeoutMs: 0 }))).resolves.toEqual(KEY);
+  });
+
+  it('refuses a timeout that is not a number of milliseconds, before anything is sent', async () => {
+    for (const timeoutMs of [-1, Number.NaN, '100'] as number[]) {
+      expect(() => client({ timeoutMs })).toThrow(new TypeError('timeoutMs is not a number of milliseconds (0 for none)'));
+      await expect(client().GET('/repos/{owner}/{repo}/keys/{id}', { ...keyPath, timeoutMs })).rejects.toThrow(new TypeError('init.timeoutMs is not a number of milliseconds (0 for none)'));
+    }
+    expect(fault.current.received).toHaveLength(0);
+  });
+
   it('reports a stalled answer as a TimeoutError naming the request', async () => {
     fault.current.script(stall);
     const call = client({ timeoutMs: 150, retry: 0 }).GET('/repos/{owner}/{repo}/keys/{id}', keyPath);

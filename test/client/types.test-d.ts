@@ -47,6 +47,12 @@ describe('requests that cannot be right do not compile', () => {
     void client.DELETE('/repos/{owner}/{repo}/keys/{id}', { params: { path: { owner: 'a', repo: 'b', id: 1 } } });
   });
 
+  it("rejects a call's timeoutMs that is not a number", () => {
+    void client.POST('/repos/migrate', { body: { clone_addr: 'https://git.example.net/a.git', repo_name: 'a' }, timeoutMs: 0 });
+    // @ts-expect-error milliseconds, as a number
+    void client.GET('/admin/orgs', { timeoutMs: '100' });
+  });
+
   it('rejects an auth that is neither a token nor a user and password', () => {
     // @ts-expect-error a password needs a user name
     createGiteaClient({ baseUrl: 'https://h/api/v1', auth: { password: 'p' } });
