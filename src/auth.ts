@@ -39,14 +39,15 @@ function refuse(name: string, problem: unknown): void {
 
 /** Refuses a value that is not text, or breaks one of `rules`; a password needs none beyond being text. */
 export function check(name: string, value: unknown, rules: number): void {
-  let problem;
-  try {
-    // encodeURIComponent refuses an unpaired surrogate, which UTF-8 would silently replace.
-    problem = typeof value != 'string' ? 'is not a string' : (encodeURIComponent(value), PROBLEMS.find(([pattern], i) => (rules >> i) & 1 && pattern.test(value))?.[1]);
-  } catch {
-    problem = 'contains an unpaired surrogate';
-  }
-  refuse(name, problem);
+  refuse(
+    name,
+    typeof value != 'string'
+      ? 'is not a string'
+      : // UTF-8 would silently replace an unpaired surrogate.
+        value.isWellFormed()
+        ? PROBLEMS.find(([pattern], i) => (rules >> i) & 1 && pattern.test(value))?.[1]
+        : 'contains an unpaired surrogate',
+  );
 }
 
 /** Refuses credentials that cannot be sent as they are, before anything is sent. */
