@@ -20,8 +20,8 @@ export interface GiteaClientOptions {
   headers?: Record<string, string>;
   /**
    * Milliseconds per call, retries included, after which it rejects with a `TimeoutError`
-   * (default: none, as fetch). A call's own `timeoutMs` overrides it: E3's migration runs
-   * before Gitea answers and can take minutes.
+   * (default: none, as fetch; 2^31 ms and more mean none). A call's own `timeoutMs` overrides
+   * it: E3's migration runs before Gitea answers and can take minutes.
    */
   timeoutMs?: number;
   /** Retries of idempotent requests (default 2), or the full retry settings. */
@@ -55,20 +55,31 @@ export function errorOf(response: Response): ApiError | undefined {
   return failures.get(response)?.();
 }
 
+/** Each URL template split once at its parameters: literal text at even indexes, names at odd ones. */
+const templates = new Map<string, string[]>();
+
 /**
  * openapi-fetch's path serializer, for `url` (base URL and path template): each `{name}` becomes
  * its value percent-encoded, so no value can leave its segment; a missing value, and one that URL
  * parsing would rewrite (`..` climbs a level), never leave the client.
  */
 function fillPath(url: string, params: Record<string, unknown>): string {
-  return url.replace(/\{([^}]+)\}/g, (_, name: string) => {
-    const value = params[name];
-    if (value == null || /^\.{0,2}$/.test(String(value))) throw new TypeError(`${url}: path parameter ${name} is ${JSON.stringify(value) ?? 'missing'}`);
-    return encodeURIComponent(String(value));
-  });
+  let parts = templates.get(url);
+  if (!parts) {
+    // Per-call base URLs make new templates: the cache starts over rather than grow past 64.
+    if (templates.size > 63) templates.clear();
+    templates.set(url, (parts = url.split(/\{([^}]+)\}/)));
+  }
+  let filled = parts[0]!;
+  for (let i = 1; i < parts.length; i += 2) {
+    const value = params[parts[i]!];
+    if (value == null || /^\.{0,2}$/.test(String(value))) throw new TypeError(`${url}: path parameter ${parts[i]} is ${JSON.stringify(value) ?? 'missing'}`);
+    filled += encodeURIComponent(String(value)) + parts[i + 1];
+  }
+  return filled;
 }
 
-/** A timeout is a number of milliseconds; 0 and Infinity mean none. */
+/** A timeout is a number of milliseconds; 0, and 2^31 or more (Infinity too), mean none. */
 function checkTimeout(name: string, ms: unknown): number {
   if (typeof ms != 'number' || !(ms >= 0)) throw new TypeError(`${name} is not a number of milliseconds (0 for none)`);
   return ms;
@@ -119,8 +130,7 @@ export function createGiteaClient(options: GiteaClientOptions): GiteaClient {
     const send = client[method]!;
     // Whoever raises an error in here (fetch, openapi-fetch, a middleware, the transport), it leaves redacted.
     client[method] = async (path, init = {}) => {
-      let timer: AbortController | undefined;
-      let timeout: ReturnType<typeof setTimeout> | undefined;
+      let timer: AbortSignal | undefined;
       let limit = timeoutMs;
       // The answer is kept so that a body openapi-fetch cannot parse still yields its status.
       let answer: Response | undefined;
@@ -137,13 +147,13 @@ export function createGiteaClient(options: GiteaClientOptions): GiteaClient {
           check('the code auth.otp() returned', code, WORD);
           init = { ...init, params: { ...init.params, header: { ...init.params?.header, 'X-Gitea-OTP': code } } };
         }
-        // One timer per call, retries included; composed with the caller's signal only when there is one.
-        // Only when asked for: fetch follows any signal at about a tenth of a request's cost.
+        // One timer per call, retries included, and only when asked for: fetch follows any signal
+        // at about a tenth of a request's cost. Timers stop at 2^31 - 1 ms; Node lets the timer go
+        // with the signal. Composed with the caller's signal only when there is one.
         let { signal } = init;
-        if (limit > 0 && limit < Infinity) {
-          timer = new AbortController();
-          timeout = setTimeout(() => timer!.abort(), limit);
-          signal = signal ? AbortSignal.any([signal, timer.signal]) : timer.signal;
+        if (limit > 0 && limit < 2 ** 31) {
+          timer = AbortSignal.timeout(limit);
+          signal = signal ? AbortSignal.any([signal, timer]) : timer;
         }
         const result = await send(path, {
           ...init,
@@ -162,7 +172,7 @@ export function createGiteaClient(options: GiteaClientOptions): GiteaClient {
         // Fetch drops the body of a 205 (E8 sends one): openapi-fetch failing to parse it is no error.
         if (error instanceof SyntaxError && answer?.status == 205) return { response: answer };
         throw scrub(
-          timer?.signal.aborted && !init.signal?.aborted
+          timer?.aborted && !init.signal?.aborted
             ? new TimeoutError(`${method} ${path} timed out after ${limit} ms`, { cause: error })
             : error instanceof SyntaxError && answer
               ? // Not the parser's message: V8 quotes the start of the body, which may hold part of a secret.
@@ -170,8 +180,6 @@ export function createGiteaClient(options: GiteaClientOptions): GiteaClient {
               : error,
           secrets,
         );
-      } finally {
-        clearTimeout(timeout);
       }
     };
   }

@@ -2,19 +2,16 @@
 // JSON, but fetch drops the body of a 205: read as text, it is there only where the runtime keeps it.
 import type { components } from '../generated/api.js';
 import type { GiteaClient } from './client.js';
-import { guard } from './guard.js';
 import { unwrap } from './unwrap.js';
 
 type Thread = components['schemas']['NotificationThread'];
 
-export function markNotificationThread(client: GiteaClient, { id, toStatus }: { id: string | number; toStatus?: 'read' | 'unread' | 'pinned' }): Promise<Thread | undefined> {
-  return guard(client, async () => {
-    // openapi-fetch leaves an undefined query value out.
-    const text = await unwrap(client.PATCH('/notifications/threads/{id}', { params: { path: { id: id as string }, query: { 'to-status': toStatus as 'read' } }, parseAs: 'text' }));
-    try {
-      return text ? (JSON.parse(text) as Thread) : undefined;
-    } catch {
-      return undefined;
-    }
-  });
+export async function markNotificationThread(client: GiteaClient, { id, toStatus }: { id: string | number; toStatus?: 'read' | 'unread' | 'pinned' }): Promise<Thread | undefined> {
+  // openapi-fetch leaves an undefined query value out.
+  const text = await unwrap(client.PATCH('/notifications/threads/{id}', { params: { path: { id: id as string }, query: { 'to-status': toStatus as 'read' } }, parseAs: 'text' }));
+  try {
+    return text ? (JSON.parse(text) as Thread) : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -9,15 +9,8 @@ const MARK = '[REDACTED]';
  * they would match ordinary words.
  */
 export function redact(text: string, secrets: readonly string[]): string {
-  const forms = secrets.flatMap((secret) => {
-    let encoded = '';
-    try {
-      encoded = encodeURIComponent(secret);
-    } catch {
-      // An unpaired surrogate has no percent-encoding.
-    }
-    return [secret, JSON.stringify(secret).slice(1, -1), encoded];
-  });
+  // An unpaired surrogate has no percent-encoding.
+  const forms = secrets.flatMap((secret) => [secret, JSON.stringify(secret).slice(1, -1), secret.isWellFormed() ? encodeURIComponent(secret) : '']);
   for (const form of forms.filter((form) => form.length > 3).sort((a, b) => b.length - a.length)) text = text.replaceAll(form, MARK);
   return text.replace(/([?&](access_)?token=)[^&#"]*/gi, `$1${MARK}`);
 }
@@ -48,7 +41,7 @@ export function scrub<T>(value: T, secrets: readonly string[]): T {
     }
     // A DOMException keeps its message in an internal slot, not in a property.
     const out =
-      typeof DOMException == 'function' && item instanceof DOMException
+      item instanceof DOMException
         ? new DOMException(copy(item.message), item.name)
         : Array.isArray(item)
           ? []

@@ -17,11 +17,13 @@ export interface RetryOptions {
  * then builds its Request once instead of copying one, which is most of openapi-fetch's cost.
  */
 export class LiteRequest {
-  readonly method: string;
-  constructor(
-    readonly url: string,
-    readonly init: RequestInit,
-  ) {
+  // Declared, not defined: the constructor sets each.
+  declare readonly url: string;
+  declare readonly init: RequestInit;
+  declare readonly method: string;
+  constructor(url: string, init: RequestInit) {
+    this.url = url;
+    this.init = init;
     this.method = init.method!;
   }
 }
@@ -30,6 +32,9 @@ export class LiteRequest {
 export function retryAfterMs(value: string | null, now = Date.now()): number {
   return value === null ? NaN : /^\s*\d+\s*$/.test(value) ? +value * 1000 : Math.max(0, Date.parse(value) - now);
 }
+
+/** Answers worth another try: too many requests, and a gateway or server that is briefly unavailable. */
+const RETRY_STATUSES = [429, 502, 503, 504];
 
 export type Transport = (request: Request | LiteRequest, signal?: AbortSignal) => Promise<Response>;
 
@@ -41,7 +46,7 @@ export function createTransport(baseFetch: typeof fetch, { retries = 2, methods 
       try {
         // A Request body can be read once: copies go first, the original last.
         const response = await (request instanceof LiteRequest ? baseFetch(request.url, request.init) : baseFetch(last || !request.body ? request : request.clone()));
-        if (last || ![429, 502, 503, 504].includes(response.status) || (wait = retryAfterMs(response.headers.get('retry-after'))) > maxDelayMs) return response;
+        if (last || !RETRY_STATUSES.includes(response.status) || (wait = retryAfterMs(response.headers.get('retry-after'))) > maxDelayMs) return response;
         await response.body?.cancel();
       } catch (error) {
         if (last || signal?.aborted) throw error;

@@ -1,7 +1,6 @@
 // E16: a release attachment sent as multipart/form-data with the file in the `attachment` part.
 import type { components } from '../generated/api.js';
 import type { GiteaClient } from './client.js';
-import { guard } from './guard.js';
 import { unwrap } from './unwrap.js';
 
 export interface ReleaseAttachmentUpload {
@@ -14,18 +13,18 @@ export interface ReleaseAttachmentUpload {
   file: Blob | Uint8Array | ArrayBuffer;
 }
 
-export function uploadReleaseAttachment(client: GiteaClient, { owner, repo, id, file, name }: ReleaseAttachmentUpload): Promise<components['schemas']['Attachment']> {
-  return guard(client, () => {
-    name ??= (file as { name?: string }).name || 'attachment';
-    const form = new FormData();
-    form.append('attachment', file instanceof Blob ? file : new Blob([file as BlobPart]), name);
-    return unwrap(
-      client.POST('/repos/{owner}/{repo}/releases/{id}/assets', {
-        params: { path: { owner, repo, id }, query: { name } },
-        // openapi-fetch leaves Content-Type to fetch for FormData, which adds the boundary.
-        body: form as never,
-        bodySerializer: (body: unknown) => body as FormData,
-      }),
-    );
-  });
+// Errors need no scrubbing here: the client's methods redact what they raise, and nothing else
+// in here sees a secret.
+export async function uploadReleaseAttachment(client: GiteaClient, { owner, repo, id, file, name }: ReleaseAttachmentUpload): Promise<components['schemas']['Attachment']> {
+  name ??= (file as { name?: string }).name || 'attachment';
+  const form = new FormData();
+  form.append('attachment', file instanceof Blob ? file : new Blob([file as BlobPart]), name);
+  return unwrap(
+    client.POST('/repos/{owner}/{repo}/releases/{id}/assets', {
+      params: { path: { owner, repo, id }, query: { name } },
+      // openapi-fetch leaves Content-Type to fetch for FormData, which adds the boundary.
+      body: form as never,
+      bodySerializer: (body: unknown) => body as FormData,
+    }),
+  );
 }

@@ -121,6 +121,12 @@ describe('timeouts', () => {
     await expect(unwrap(client({ timeoutMs: 100 }).GET('/repos/{owner}/{repo}/keys/{id}', { ...keyPath, timeoutMs: 0 }))).resolves.toEqual(KEY);
   });
 
+  it('takes a timeout beyond the longest timer (2^31 ms) as none, not as an instant one', async () => {
+    // Runtimes fire a longer timer at once.
+    fault.current.script((req, res, body) => setTimeout(() => json(200, KEY)(req, res, body), 50));
+    await expect(unwrap(client({ timeoutMs: 2 ** 32 }).GET('/repos/{owner}/{repo}/keys/{id}', keyPath))).resolves.toEqual(KEY);
+  });
+
   it('refuses a timeout that is not a number of milliseconds, before anything is sent', async () => {
     for (const timeoutMs of [-1, Number.NaN, '100'] as number[]) {
       expect(() => client({ timeoutMs })).toThrow(new TypeError('timeoutMs is not a number of milliseconds (0 for none)'));
