@@ -10,6 +10,9 @@ import { paginate } from './pagination.js';
 import type { Answer } from './source.js';
 import { isLabel, isMilestone, isUser, propagate, type Rec, type Templates, type World } from './world.js';
 
+/** The alphabet of Gitea's OAuth2 client secrets. */
+const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
+
 export interface OpContext {
   world: World;
   templates: Templates;
@@ -201,8 +204,10 @@ const handlers: Record<string, Handler> = {
     };
     delete app.client_secret;
     ctx.world.apps.push({ user: ctx.caller.id, app });
-    // The secret exists in this answer only, as on a real server.
-    return ok(201, { ...app, client_secret: `gto_${randomBytes(32).toString('base64url').toLowerCase().replace(/[^a-z0-9]/g, '').slice(0, 52)}` }, true);
+    // The secret exists in this answer only, as on a real server, in Gitea's shape: 52 characters
+    // of lowercase base32, each a random byte modulo 32, so every letter is as likely.
+    const secret = Array.from(randomBytes(52), (byte) => BASE32[byte % 32]).join('');
+    return ok(201, { ...app, client_secret: `gto_${secret}` }, true);
   },
 
   // E3
