@@ -148,8 +148,8 @@ export function createGiteaClient(options: GiteaClientOptions): GiteaClient {
           init = { ...init, params: { ...init.params, header: { ...init.params?.header, 'X-Gitea-OTP': code } } };
         }
         // One timer per call, retries included, and only when asked for: fetch follows any signal
-        // at about a tenth of a request's cost. Timers stop at 2^31 - 1 ms; Node lets the timer go
-        // with the signal. Composed with the caller's signal only when there is one.
+        // at about a tenth of a request's cost. Runtimes fire a timer longer than 2^31 - 1 ms at
+        // once, so such a limit means none. Composed with the caller's signal only when there is one.
         let { signal } = init;
         if (limit > 0 && limit < 2 ** 31) {
           timer = AbortSignal.timeout(limit);
