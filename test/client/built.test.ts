@@ -7,9 +7,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { rolldown } from 'rolldown';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as source from '../../src/index.js';
+import { bundleBuiltClient } from '../browser/support/bundle.js';
 
 type Client = typeof source;
 const BUILT = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
@@ -18,11 +18,8 @@ let dir: string;
 
 beforeAll(async () => {
   builds['dist/index.js'] = (await import(pathToFileURL(BUILT).href)) as Client;
-  const bundle = await rolldown({ input: BUILT, platform: 'browser', logLevel: 'silent' });
-  const { output } = await bundle.generate({ format: 'esm', minify: true });
-  await bundle.close();
   dir = await mkdtemp(join(tmpdir(), 'built-client-'));
-  await writeFile(join(dir, 'client.min.mjs'), output[0].code);
+  await writeFile(join(dir, 'client.min.mjs'), await bundleBuiltClient({ minify: true }));
   builds['minified browser bundle'] = (await import(pathToFileURL(join(dir, 'client.min.mjs')).href)) as Client;
 });
 

@@ -5,10 +5,11 @@ import { rolldown } from 'rolldown';
 
 const BUILT = fileURLToPath(new URL('../../../dist/index.js', import.meta.url));
 
-export async function bundleBuiltClient(): Promise<string> {
+/** The bundle's code; `minify` as an app's production build (and the size benchmark) makes it. */
+export async function bundleBuiltClient({ minify = false } = {}): Promise<string> {
   if (!existsSync(BUILT)) throw new Error(`${BUILT} is missing: run \`npm run build\` (npm test's pretest does)`);
   const bundle = await rolldown({ input: BUILT, platform: 'browser', logLevel: 'silent' });
-  const { output } = await bundle.generate({ format: 'esm' });
+  const { output } = await bundle.generate({ format: 'esm', minify });
   await bundle.close();
   return output[0].code;
 }
