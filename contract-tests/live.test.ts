@@ -8,6 +8,7 @@ import { createServer as createTcpServer, type AddressInfo, type Server as TcpSe
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { MOCK_VERSION } from '../scripts/mock/version.js';
+import { startTlsServer, type TlsServer } from '../test/support/tls-server.js';
 
 const LIVE = fileURLToPath(new URL('../dist/live/cli.mjs', import.meta.url));
 const IDS = ['--repo', 'acme/rocket', '--key-id', '11001', '--team-id', '12001', '--comment-id', '15001', '--workflow', 'build.yml', '--package', 'acme/npm/rocket-sdk'];
@@ -137,8 +138,8 @@ describe('npm run test:live when no Gitea API answers at the base URL', () => {
   }
 
   /** Exit code 2, stderr one line that names the cause, nothing on stdout (no operation run or reported), no credential anywhere. */
-  async function expectStopped(baseUrl: string, cause: RegExp, extra: string[] = [], inside: string[] = []): Promise<string> {
-    const { code, stdout, stderr } = await live(['--base-url', baseUrl, ...IDS, ...extra], { GITEA_TOKEN: TOKEN }, inside);
+  async function expectStopped(baseUrl: string, cause: RegExp, extra: string[] = [], inside: string[] = [], env: Record<string, string> = {}): Promise<string> {
+    const { code, stdout, stderr } = await live(['--base-url', baseUrl, ...IDS, ...extra], { GITEA_TOKEN: TOKEN, ...env }, inside);
     expect(stderr.endsWith('\n')).toBe(true);
     const lines = stderr.split('\n').slice(0, -1);
     expect(lines).toHaveLength(1);
@@ -195,6 +196,41 @@ describe('npm run test:live when no Gitea API answers at the base URL', () => {
     const { port, paths } = await httpServer((_req, res) => res.end('not tls'));
     await expectStopped(`https://127.0.0.1:${port}/api/v1`, /^test:live: cannot reach https:\/\/127\.0\.0\.1:\d+\/api\/v1: TLS failed: (ERR_SSL_WRONG_VERSION_NUMBER|EPROTO) \(wrong version number: does the server speak plain http\?\)$/);
     expect(paths).toEqual([]);
+  });
+
+  describe('a certificate Node does not accept', () => {
+    const tlsServers: TlsServer[] = [];
+    afterAll(() => Promise.all(tlsServers.map((server) => server.close())));
+    /** An HTTPS server whose every answer is JSON that is not a version: reaching it stops live mode too, one step later. */
+    async function tlsServer(kind: Parameters<typeof startTlsServer>[0]): Promise<TlsServer> {
+      const server = await startTlsServer(kind, (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}'));
+      tlsServers.push(server);
+      return server;
+    }
+
+    it('self-signed: the TLS reason, and how to trust it', async () => {
+      const server = await tlsServer('self-signed');
+      const line = await expectStopped(`${server.origin}/api/v1`, /^test:live: cannot reach /);
+      expect(line).toBe(`test:live: cannot reach ${server.origin}/api/v1: TLS failed: DEPTH_ZERO_SELF_SIGNED_CERT (self-signed certificate: if you trust the server, set NODE_EXTRA_CA_CERTS to a PEM file of its CA certificate and start again)`);
+      expect(server.paths).toEqual([]);
+    });
+
+    it('self-signed, with its certificate in NODE_EXTRA_CA_CERTS as the advice says: the request gets through', async () => {
+      const server = await tlsServer('self-signed');
+      const line = await expectStopped(`${server.origin}/api/v1`, /^test:live: no Gitea API at /, [], [], { NODE_EXTRA_CA_CERTS: server.caFile });
+      expect(line).toBe(`test:live: no Gitea API at ${server.origin}/api/v1: GET /version answered 200 with JSON {"status":"ok"}, not {"version": "…"}`);
+      expect(server.paths).toEqual(['/api/v1/version']);
+    });
+
+    it.each([
+      ['expired', 'CERT_HAS_EXPIRED (certificate has expired)'],
+      ['for another host', "ERR_TLS_CERT_ALTNAME_INVALID (IP: 127.0.0.1 is not in the cert's list)"],
+    ] as const)('%s, though trusted: the TLS reason alone, nothing to trust', async (kind, reason) => {
+      const server = await tlsServer(kind);
+      const line = await expectStopped(`${server.origin}/api/v1`, /^test:live: cannot reach /, [], [], { NODE_EXTRA_CA_CERTS: server.caFile });
+      expect(line).toBe(`test:live: cannot reach ${server.origin}/api/v1: TLS failed: ${reason}`);
+      expect(server.paths).toEqual([]);
+    });
   });
 
   it.each([

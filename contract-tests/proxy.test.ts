@@ -9,10 +9,13 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkUpstream } from '../scripts/mock/proxy.js';
 import { startMockServer, type MockServer } from '../scripts/mock/server.js';
+import { startTlsServer } from '../test/support/tls-server.js';
 import { send, type RawResponse } from './support/http.js';
+import { launch } from './support/launch.js';
 
 const TOKEN = 'tok_proxy_SECRET_4f1e9a';
 const AUTH = { authorization: `token ${TOKEN}` };
@@ -229,10 +232,44 @@ describe('an upstream that fails', () => {
     try {
       const answer = await send(new URL(`${proxy.baseUrl}/admin/orgs`), 'GET', AUTH);
       expect(answer.status).toBe(502);
-      expect(JSON.parse(answer.body).message).toMatch(/^the upstream 127\.0\.0\.1:\d+ failed: EPROTO \(TLS: wrong version number\)$/);
+      expect(JSON.parse(answer.body).message).toMatch(/^the upstream 127\.0\.0\.1:\d+ failed: EPROTO \(TLS: wrong version number: does the server speak plain http\?\)$/);
     } finally {
       await proxy.close();
       await close(plain.server);
+    }
+  });
+});
+
+describe('an upstream whose certificate Node does not accept', () => {
+  const orgs = (_req: IncomingMessage, res: ServerResponse) => res.writeHead(200, { 'content-type': 'application/json', 'x-total-count': '0' }).end('[]');
+
+  it.each([
+    ['self-signed', 'DEPTH_ZERO_SELF_SIGNED_CERT (TLS: self-signed certificate: if you trust the server, set NODE_EXTRA_CA_CERTS to a PEM file of its CA certificate and start again)'],
+    ['expired', 'CERT_HAS_EXPIRED (TLS: certificate has expired)'],
+  ] as const)('%s: 502 with the TLS reason, and what to try where there is something', async (kind, reason) => {
+    const upstream = await startTlsServer(kind, orgs);
+    const { proxy } = await proxyTo(upstream.origin);
+    try {
+      const answer = await send(new URL(`${proxy.baseUrl}/admin/orgs`), 'GET', AUTH);
+      expect([answer.status, JSON.parse(answer.body).message]).toEqual([502, `the upstream ${upstream.origin.slice('https://'.length)} failed: ${reason}`]);
+      expect(upstream.paths).toEqual([]);
+    } finally {
+      await proxy.close();
+      await upstream.close();
+    }
+  });
+
+  it('self-signed, with its certificate in NODE_EXTRA_CA_CERTS as the advice says: the answer comes through', async () => {
+    const upstream = await startTlsServer('self-signed', orgs);
+    const cli = fileURLToPath(new URL('../dist/mock/cli.mjs', import.meta.url));
+    const proxy = await launch(process.execPath, [cli, '--port', '0', '--quiet', '--proxy', upstream.origin], { ...process.env, NODE_EXTRA_CA_CERTS: upstream.caFile });
+    try {
+      const answer = await send(new URL(`${proxy.baseUrl}/admin/orgs`), 'GET', AUTH);
+      expect([answer.status, answer.body]).toEqual([200, '[]']);
+      expect(upstream.paths).toEqual(['/api/v1/admin/orgs']);
+    } finally {
+      await proxy.stop();
+      await upstream.close();
     }
   });
 });

@@ -68,10 +68,10 @@ async function readStart(response: Response, limit: number): Promise<string> {
 
 /** Why no connection carried an answer, as `CODE (what it means)`. */
 function unreachable(error: unknown, url: URL): string {
-  const { code, tls, message } = networkFailure(error);
+  const { code, tls, advice, message } = networkFailure(error);
   // Fetch refuses, without a code, the ports the Fetch standard blocks (9, 25, 6000 …).
   if (message === 'bad port') return `fetch refuses port ${url.port}, which the Fetch standard blocks: use another port`;
-  if (tls) return `TLS failed: ${code} (${tls}${/wrong version number/.test(tls) ? ': does the server speak plain http?' : ''})`;
+  if (tls) return `TLS failed: ${code} (${tls}${advice ? `: ${advice}` : ''})`;
   if (code) return `${code} (${MEANINGS[code] ?? message})`;
   return message;
 }

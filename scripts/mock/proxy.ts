@@ -180,9 +180,10 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
       res.destroy();
       return status;
     }
-    // For a TLS failure, OpenSSL's reason too (`wrong version number`, `certificate has expired` …).
-    const { code, tls } = networkFailure(error);
-    const reason = timedOut ? error.message : `${code ?? error.message}${tls ? ` (TLS: ${tls})` : ''}`;
+    // For a TLS failure, OpenSSL's reason too (`wrong version number`, `certificate has expired` …),
+    // and what to try where there is one thing to try.
+    const { code, tls, advice } = networkFailure(error);
+    const reason = timedOut ? error.message : `${code ?? error.message}${tls ? ` (TLS: ${tls}${advice ? `: ${advice}` : ''})` : ''}`;
     front.sendError(res, status, `the upstream ${upstream.host} failed: ${reason}`, cors);
     return status;
   }
