@@ -6,7 +6,7 @@ import { authorization, check, checkAuth, checkBaseUrl, FIELD, WORD, type Auth }
 import { ApiError, TimeoutError } from './errors.js';
 import { scrub } from './redact.js';
 import type { GiteaClient } from './strict.js';
-import { createTransport, LiteRequest, type RetryOptions } from './transport.js';
+import { checkCount, createTransport, LiteRequest, type RetryOptions } from './transport.js';
 
 export type { GiteaClient };
 
@@ -80,10 +80,7 @@ function fillPath(url: string, params: Record<string, unknown>): string {
 }
 
 /** A timeout is a number of milliseconds; 0, and 2^31 or more (Infinity too), mean none. */
-function checkTimeout(name: string, ms: unknown): number {
-  if (typeof ms != 'number' || !(ms >= 0)) throw new TypeError(`${name} is not a number of milliseconds (0 for none)`);
-  return ms;
-}
+const checkTimeout = (name: string, ms: unknown): number => checkCount(name, ms, 'milliseconds (0 for none)');
 
 export function createGiteaClient(options: GiteaClientOptions): GiteaClient {
   const { auth, baseUrl, throwOnError, retry } = options;
@@ -117,7 +114,7 @@ export function createGiteaClient(options: GiteaClientOptions): GiteaClient {
       if (secrets.length > fixed + 32) secrets.splice(fixed, 1);
     }
   };
-  const transport = createTransport(options.fetch ?? fetch, typeof retry == 'number' ? { retries: retry } : (retry ?? {}));
+  const transport = createTransport(options.fetch ?? fetch, retry);
   const client = createClient<paths>({ baseUrl, headers, pathSerializer: fillPath }) as unknown as Record<string, Method> & Client<paths>;
   // Middleware gets real Requests; until there is one, the cheaper LiteRequest serves.
   let Lite: typeof LiteRequest | undefined = LiteRequest;

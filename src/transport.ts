@@ -2,9 +2,9 @@
 // of idempotent requests on network errors, 429, 502, 503 and 504, honouring Retry-After.
 
 export interface RetryOptions {
-  /** How many times to re-send (default 2; 0 turns retries off). */
+  /** How many times to re-send (default 2; 0 turns retries off; Infinity re-sends until an answer not worth another try). */
   retries?: number;
-  /** Methods that may be re-sent (default GET, HEAD, PUT, DELETE, OPTIONS). Add POST or PATCH only if re-sending is safe. */
+  /** Methods that may be re-sent, in any case (default GET, HEAD, PUT, DELETE, OPTIONS). Add POST or PATCH only if re-sending is safe. */
   methods?: string[];
   /** Longest wait before a retry; a longer Retry-After returns the answer instead (default 10 000 ms). */
   maxDelayMs?: number;
@@ -38,10 +38,25 @@ const RETRY_STATUSES = [429, 502, 503, 504];
 
 export type Transport = (request: Request | LiteRequest, signal?: AbortSignal) => Promise<Response>;
 
-export function createTransport(baseFetch: typeof fetch, { retries = 2, methods = ['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS'], maxDelayMs = 10_000, baseDelayMs = 250 }: RetryOptions): Transport {
+/** Refuses what is not a number ≥ 0 (Infinity included), naming what it should count; else returns it. */
+export function checkCount(name: string, value: unknown, of: string): number {
+  if (typeof value != 'number' || !(value >= 0)) throw new TypeError(`${name} is not a number of ${of}`);
+  return value;
+}
+
+/** `retry`: how many retries, or the full settings; every value is checked, as NaN would retry for ever. */
+export function createTransport(baseFetch: typeof fetch, retry: number | RetryOptions = {}): Transport {
+  const settings = typeof retry == 'object' && retry ? retry : { retries: retry };
+  const { retries = 2, methods = ['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS'], maxDelayMs = 10_000, baseDelayMs = 250 } = settings;
+  checkCount(settings == retry ? 'retry.retries' : 'retry', retries, 'retries (0 for none)');
+  checkCount('retry.maxDelayMs', maxDelayMs, 'milliseconds');
+  checkCount('retry.baseDelayMs', baseDelayMs, 'milliseconds');
+  if (!Array.isArray(methods) || methods.some((method) => typeof method != 'string')) throw new TypeError('retry.methods is not a list of method names');
+  // Requests carry their method in upper case.
+  const allowed = methods.map((method) => method.toUpperCase());
   return async (request, signal) => {
     for (let attempt = 0; ; attempt++) {
-      const last = attempt >= retries || !methods.includes(request.method);
+      const last = attempt >= retries || !allowed.includes(request.method);
       let wait = NaN;
       try {
         // A Request body can be read once: copies go first, the original last.

@@ -65,6 +65,33 @@ describe('retries of idempotent requests', () => {
     expect(fault.current.received.map((r) => r.method)).toEqual(['POST', 'PATCH']);
   });
 
+  it('takes Infinity retries: re-sends until an answer that is not worth another try', async () => {
+    fault.current.script(json(503, {}), reset, json(429, {}), json(502, {}), json(200, KEY));
+    await expect(unwrap(client({ retry: { retries: Number.POSITIVE_INFINITY, baseDelayMs: 1 } }).GET('/repos/{owner}/{repo}/keys/{id}', keyPath))).resolves.toEqual(KEY);
+    expect(fault.current.received).toHaveLength(5);
+  });
+
+  it.each([
+    // Number(process.env.RETRIES) with the variable unset: NaN once meant retrying for ever.
+    ['NaN', Number.NaN, 'retry is not a number of retries (0 for none)'],
+    ['-1', -1, 'retry is not a number of retries (0 for none)'],
+    ['"2"', '2', 'retry is not a number of retries (0 for none)'],
+    ['{ retries: NaN }', { retries: Number.NaN }, 'retry.retries is not a number of retries (0 for none)'],
+    ['{ maxDelayMs: -1 }', { maxDelayMs: -1 }, 'retry.maxDelayMs is not a number of milliseconds'],
+    ['{ baseDelayMs: "250" }', { baseDelayMs: '250' }, 'retry.baseDelayMs is not a number of milliseconds'],
+    ['{ methods: "POST" }', { methods: 'POST' }, 'retry.methods is not a list of method names'],
+    ['{ methods: ["GET", 1] }', { methods: ['GET', 1] }, 'retry.methods is not a list of method names'],
+  ])('refuses retry %s with a TypeError, before anything is sent', (_case, retry, message) => {
+    expect(() => client({ retry: retry as never })).toThrow(new TypeError(message));
+    expect(fault.current.received).toHaveLength(0);
+  });
+
+  it('reads method names in any case', async () => {
+    fault.current.script(json(503, {}), json(201, { id: 3002 }));
+    const optedIn = client({ retry: { ...fast, methods: ['post'] } });
+    await expect(unwrap(optedIn.POST('/repos/migrate', { body: { clone_addr: 'https://git.example.net/a.git', repo_name: 'launchpad' } }))).resolves.toEqual({ id: 3002 });
+  });
+
   it('re-sends a POST when the caller opts in', async () => {
     fault.current.script(json(503, {}), json(201, { id: 3002 }));
     const optedIn = client({ retry: { ...fast, methods: ['POST'] } });

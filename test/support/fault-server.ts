@@ -20,6 +20,8 @@ export interface FaultServer {
   received: Received[];
   /** Queues handlers for the next requests, in order. */
   script(...handlers: Handler[]): void;
+  /** Forgets what arrived and the handlers no request took, so a failed test leaves nothing to the next. */
+  clear(): void;
   close(): Promise<void>;
 }
 
@@ -60,6 +62,10 @@ export async function startFaultServer(): Promise<FaultServer> {
     baseUrl: `http://127.0.0.1:${port}/api/v1`,
     received,
     script: (...handlers) => queue.push(...handlers),
+    clear: () => {
+      received.length = 0;
+      queue.length = 0;
+    },
     close: () =>
       new Promise((resolve) => {
         server.close(() => resolve());
@@ -68,15 +74,13 @@ export async function startFaultServer(): Promise<FaultServer> {
   };
 }
 
-/** One fault server per test file, its log cleared after each test; read `.current` inside tests. */
+/** One fault server per test file, cleared after each test; read `.current` inside tests. */
 export function useFaultServer(): { current: FaultServer } {
   const holder = {} as { current: FaultServer };
   beforeAll(async () => {
     holder.current = await startFaultServer();
   });
-  afterEach(() => {
-    holder.current.received.length = 0;
-  });
+  afterEach(() => holder.current.clear());
   afterAll(async () => {
     await holder.current.close();
   });
