@@ -105,7 +105,10 @@ export function createGiteaClient(options: GiteaClientOptions): GiteaClient {
     }
     if (auth.sudo) headers.Sudo = auth.sudo;
   }
-  if (options.userAgent) headers['User-Agent'] = options.userAgent;
+  if (options.userAgent) {
+    check('userAgent', options.userAgent, FIELD);
+    headers['User-Agent'] = options.userAgent;
+  }
   const fixed = secrets.length;
   /** Adds a secret met while sending; only the 32 latest such are kept. */
   const remember = (value: unknown): void => {
@@ -114,7 +117,9 @@ export function createGiteaClient(options: GiteaClientOptions): GiteaClient {
       if (secrets.length > fixed + 32) secrets.splice(fixed, 1);
     }
   };
-  const transport = createTransport(options.fetch ?? fetch, retry);
+  const baseFetch = options.fetch ?? fetch;
+  if (typeof baseFetch != 'function') throw new TypeError('fetch is not a function');
+  const transport = createTransport(baseFetch, retry);
   const client = createClient<paths>({ baseUrl, headers, pathSerializer: fillPath }) as unknown as Record<string, Method> & Client<paths>;
   // Middleware gets real Requests; until there is one, the cheaper LiteRequest serves.
   let Lite: typeof LiteRequest | undefined = LiteRequest;

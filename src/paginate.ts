@@ -4,6 +4,7 @@ import type { FetchOptions } from 'openapi-fetch';
 import type { paths } from '../generated/api.js';
 import { scrubFor, type GiteaClient, type Result } from './client.js';
 import { nextLink } from './link.js';
+import { checkCount } from './transport.js';
 import { unwrap } from './unwrap.js';
 
 /** The paths whose answers are pages of a list. */
@@ -22,7 +23,7 @@ export async function* paginate<P extends PaginatedPath>(client: GiteaClient, pa
     const { params } = init as { params?: { query?: { page?: number; limit?: number } } };
     const query = params?.query;
     const get = client.GET as (path: string, init: unknown) => Promise<Result>;
-    for (let page = query?.page ?? 1, pages = options?.maxPages ?? Infinity; pages-- > 0; ) {
+    for (let page = query?.page ?? 1, pages = checkCount('maxPages', options?.maxPages ?? Infinity, 'pages'); pages-- > 0; ) {
       const call = get(path, { ...init, params: { ...params, query: { ...query, page } } });
       const items = ((await unwrap(call)) ?? []) as Item<P>[];
       yield* items;

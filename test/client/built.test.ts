@@ -55,6 +55,8 @@ const REFUSED_OPTIONS: [string, Record<string, unknown>][] = [
   ['credentials over plain http', { baseUrl: 'http://gitea.example.org/api/v1', auth: { token: 'tok' } }],
   ['a negative timeoutMs', { timeoutMs: -1 }],
   ['a timeoutMs that is not a number', { timeoutMs: '100' }],
+  ['a userAgent with a line break', { userAgent: 'bot\r\nX-Injected: 1' }],
+  ['a fetch that is not a function', { fetch: 'https://gitea.example.org' }],
   ['a retry of NaN', { retry: Number.NaN }],
   ['retry methods that are not a list', { retry: { methods: 'POST' } }],
 ];

@@ -97,6 +97,19 @@ describe('headers', () => {
     expect(requests[0]!.headers.get('user-agent')).toBe('my-app/1.0');
   });
 
+  it.each([
+    ['a line break', 'ci-bot\r\nX-Injected: 1', 'userAgent contains a line break'],
+    ['a number', 5, 'userAgent is not a string'],
+  ])('refuses a User-Agent with %s when the client is made, not at the first call', (_case, userAgent, message) => {
+    const { fetch, calls } = recorder();
+    expect(() => createGiteaClient({ baseUrl: BASE, userAgent: userAgent as string, fetch })).toThrow(new TypeError(message));
+    expect(calls).not.toHaveBeenCalled();
+  });
+
+  it('refuses a fetch that is not a function when the client is made', () => {
+    expect(() => createGiteaClient({ baseUrl: BASE, fetch: 'https://gitea.example.org' as never })).toThrow(new TypeError('fetch is not a function'));
+  });
+
   it('sends query parameters and JSON bodies as openapi-fetch does', async () => {
     const { fetch, requests } = recorder({});
     const client = createGiteaClient({ baseUrl: BASE, fetch });

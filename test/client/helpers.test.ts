@@ -43,6 +43,11 @@ describe('paginate and collectAll', () => {
     expect(fault.current.received).toHaveLength(2);
   });
 
+  it.each([Number.NaN, -1, '2'])('refuses maxPages %s with a TypeError, asking for nothing', async (maxPages) => {
+    await expect(collectAll(client(), '/admin/orgs', {}, { maxPages: maxPages as number })).rejects.toThrow(new TypeError('maxPages is not a number of pages'));
+    expect(fault.current.received).toHaveLength(0);
+  });
+
   it('starts at the page asked for, and yields items one by one', async () => {
     fault.current.script(json(200, [org('c'), org('d')], { link: link(3, 'next') }), json(200, [org('e')]));
     const seen: string[] = [];
