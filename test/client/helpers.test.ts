@@ -113,6 +113,16 @@ describe('uploadReleaseAttachment', () => {
     const error = await uploadReleaseAttachment(client(), { owner: 'acme', repo: 'rocket', id: 14001, file: new Blob(['x']) }).catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 413, operationId: 'repoCreateReleaseAttachment' });
   });
+
+  it.each([
+    // input.files[0] when nothing was picked: fetch would upload the text "undefined".
+    ['nothing', undefined],
+    ['a string', 'hello'],
+    ['a plain object', { size: 5 }],
+  ])('refuses %s as the file with a TypeError, sending nothing', async (_what, file) => {
+    await expect(uploadReleaseAttachment(client(), { owner: 'acme', repo: 'rocket', id: 14001, file: file as never })).rejects.toThrow(new TypeError('file is not a Blob, File, typed array or ArrayBuffer'));
+    expect(fault.current.received).toHaveLength(0);
+  });
 });
 
 describe('renderMarkdown', () => {
