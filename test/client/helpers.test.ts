@@ -1,5 +1,6 @@
 // The standalone helpers against a scripted loopback server: paging by Link and by
 // X-Total-Count, the bounded Link parser, multipart uploads, markdown as text.
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { ApiError, collectAll, createGiteaClient, paginate, renderMarkdown, uploadReleaseAttachment } from '../../src/index.js';
 import { nextLink } from '../../src/link.js';
@@ -93,6 +94,7 @@ describe('uploadReleaseAttachment', () => {
     ['a File (its own name)', new File(['hello'], 'from-file.tar.gz'), undefined],
     ['a Uint8Array', new TextEncoder().encode('hello'), 'rocket.tar.gz'],
     ['an ArrayBuffer', new TextEncoder().encode('hello').buffer, 'rocket.tar.gz'],
+    ['an ArrayBuffer from another realm', runInNewContext('new Uint8Array([104, 101, 108, 108, 111]).buffer') as ArrayBuffer, 'rocket.tar.gz'],
   ] as const)('sends %s as the multipart part "attachment"', async (_what, file, name) => {
     fault.current.script(json(201, ATTACHMENT));
     const attachment = await uploadReleaseAttachment(client(), { owner: 'acme', repo: 'rocket', id: 14001, file, ...(name ? { name } : {}) });
