@@ -2,6 +2,8 @@
 import type { AddressInfo, Server } from 'node:net';
 
 export interface LoopbackServer {
+  /** The port the system picked. */
+  port: number;
   /** The API root on it, `http://127.0.0.1:PORT/api/v1`. */
   baseUrl: string;
   /** Stops listening and drops the connections still open. */
@@ -16,6 +18,7 @@ export async function serveOnLoopback(server: Server, drop: () => void): Promise
   });
   const { port } = server.address() as AddressInfo;
   return {
+    port,
     baseUrl: `http://127.0.0.1:${port}/api/v1`,
     close: () =>
       new Promise<void>((resolve) => {

@@ -4,10 +4,10 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
+import { serveOnLoopback } from './loopback.js';
 
 export type CertificateKind = 'self-signed' | 'expired' | 'for another host';
 
@@ -40,19 +40,13 @@ export async function startTlsServer(kind: CertificateKind, answer: (req: Incomi
     paths.push(req.url ?? '');
     answer(req, res);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
+  const loopback = await serveOnLoopback(server, () => server.closeAllConnections());
   return {
-    origin: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    origin: `https://127.0.0.1:${loopback.port}`,
     caFile,
     paths,
     async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      await loopback.close();
       await rm(folder, { recursive: true, force: true });
     },
   };
