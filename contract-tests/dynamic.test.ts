@@ -73,7 +73,7 @@ const AGREEMENT: Record<string, Record<string, unknown>> = {
   },
   repoEditPullRequest: {
     '/number': 77,
-    '/url': `${API}/repos/zed/orbit-2/pulls/77`,
+    '/url': `${WEB}/zed/orbit-2/pulls/77`,
     '/html_url': `${WEB}/zed/orbit-2/pulls/77`,
     '/diff_url': `${WEB}/zed/orbit-2/pulls/77.diff`,
     '/patch_url': `${WEB}/zed/orbit-2/pulls/77.patch`,
@@ -88,8 +88,8 @@ const AGREEMENT: Record<string, Record<string, unknown>> = {
     '/id': 'nightly.yaml',
     '/path': '.gitea/workflows/nightly.yaml',
     '/url': `${API}/repos/zed/orbit-2/actions/workflows/nightly.yaml`,
-    '/html_url': `${WEB}/zed/orbit-2/actions?workflow=nightly.yaml`,
-    '/badge_url': `${WEB}/zed/orbit-2/actions/workflows/nightly.yaml/badge.svg`,
+    '/html_url': `${WEB}/zed/orbit-2/src/branch/main/.gitea/workflows/nightly.yaml`,
+    '/badge_url': `${WEB}/zed/orbit-2/actions/workflows/nightly.yaml/badge.svg?branch=main`,
   },
   orgEditLabel: { '/id': 4242, '/url': `${API}/orgs/zed-labs/labels/4242` },
   notifyReadThread: { '/id': 4242, '/url': `${API}/notifications/threads/4242` },
@@ -203,6 +203,29 @@ describe('gitea-mock --dynamic across seeds', () => {
   it('met every field the path decides in some answer', () => {
     const expectations = Object.entries(AGREEMENT).flatMap(([id, fields]) => Object.keys(fields).map((pointer) => `${id} ${pointer}`));
     expect(expectations.filter((key) => !agreed.get(key))).toEqual([]);
+  });
+
+  it('sends null where Gitea does: every GPG subkey without its lists, and under some seed a head whose fork is gone', async () => {
+    const answers = SEEDS.map((seed) => bySeed.get(seed)!);
+    type Key = { emails: unknown; subkeys: { emails: unknown; subkeys: unknown; verified: boolean }[] | null };
+    const keys = answers.map((byId) => JSON.parse(byId.get('userCurrentPostGPGKey')!.body) as Key);
+    // Subkeys are rarer than the five seeds: a dozen more seeds, each a mock of its own, answer a key.
+    const [, addKey] = operations.find(([id]) => id === 'userCurrentPostGPGKey')!;
+    for (let n = 1; n <= 12; n++) {
+      const mock = await startMockServer({ port: 0, dynamic: true, seed: `subkeys-${n}` });
+      const req = await exampleRequest(doc, mock.baseUrl, addKey);
+      keys.push(JSON.parse((await send(req.url, req.method, req.headers, req.body)).body) as Key);
+      await mock.close();
+    }
+    for (const key of keys) {
+      expect(Array.isArray(key.emails) && Array.isArray(key.subkeys)).toBe(true);
+      for (const subkey of key.subkeys!) expect([subkey.emails, subkey.subkeys, subkey.verified]).toEqual([null, null, false]);
+    }
+    expect(keys.some((key) => key.subkeys!.length > 0), 'a subkey under some seed').toBe(true);
+    const pulls = answers.map((byId) => JSON.parse(byId.get('repoEditPullRequest')!.body) as { head: { repo: unknown; repo_id: number; ref: string }; additions?: number });
+    const gone = pulls.filter((pull) => pull.head.repo === null);
+    expect(gone.length, 'a deleted head fork under some seed').toBeGreaterThan(0);
+    for (const pull of gone) expect([pull.head.repo_id, pull.head.ref, pull.additions]).toEqual([-1, 'refs/pull/43/head', undefined]);
   });
 
   it('answers differently for another seed', () => {

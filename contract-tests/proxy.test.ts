@@ -98,7 +98,7 @@ describe('a conforming upstream (the examples mock)', () => {
     expect(answer.status).toBe(401);
     expect(answer.headers['x-contract-violations']).toBe('2');
     expect(lines.at(-1)).toBe(
-      'repoAddCollaborator PUT /api/v1/repos/acme/rocket/collaborators/bob: 2 violations: request headers.authorization: token is required; request body.permission: Request body property permission must be equal to one of the allowed values: read, write, admin',
+      'repoAddCollaborator PUT /api/v1/repos/acme/rocket/collaborators/bob: 2 violations: request headers.authorization: token is required; request body.permission: Request body property permission must be equal to one of the allowed values: read, write, admin, null',
     );
     lines.length = 0;
   });
@@ -145,7 +145,7 @@ describe('an upstream that breaks the document', () => {
   it.each([
     ['/admin/orgs', 'adminGetAllOrgs GET /api/v1/admin/orgs: 1 violation: response header X-Total-Count is required but missing'],
     ['/repos/acme/rocket/keys/11001', 'repoGetKey GET /api/v1/repos/acme/rocket/keys/11001: 1 violation: response body /id must be integer'],
-    ['/teams/12001/members', 'orgListTeamMembers GET /api/v1/teams/12001/members: 1 violation: response status 418 is not declared (declared: 200, 401, 403, 404, 422)'],
+    ['/teams/12001/members', 'orgListTeamMembers GET /api/v1/teams/12001/members: 1 violation: response status 418 is not declared (declared: 200, 401, 403, 404, 422, 500)'],
     ['/repos/acme/rocket/actions/workflows/build.yml', 'ActionsGetWorkflow GET /api/v1/repos/acme/rocket/actions/workflows/build.yml: 1 violation: response content type text/plain is not declared (declared: application/json)'],
   ])('GET %s: reported with its location, and the answer passed through unchanged', async (path, line) => {
     const direct = await send(new URL(`${upstream.origin}/api/v1${path}`), 'GET', AUTH);

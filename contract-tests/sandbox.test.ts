@@ -36,7 +36,12 @@ describe('each operation changes and reads the world', () => {
     // The second edit sends only `active`: the stored config and name stay, and as on Gitea the
     // omitted events reset to push and the omitted branch filter is cleared.
     const second = await unwrap(gitea.PATCH('/repos/{owner}/{repo}/hooks/{id}', { ...path, body: { active: false } }));
-    expect(second).toMatchObject({ active: false, name: 'nightly', config: { url: 'https://ci.example.net/v2', content_type: 'json' }, events: ['push'], branch_filter: '' });
+    expect(second).toMatchObject({ active: false, name: 'nightly', config: { url: 'https://ci.example.net/v2', content_type: 'json' }, events: ['push'], branch_filter: '', authorization_header: '' });
+    // `issues` and `pull_request` stand for their sub-events, `_only` for the base event; the
+    // authorization header comes back in clear.
+    const third = await unwrap(gitea.PATCH('/repos/{owner}/{repo}/hooks/{id}', { ...path, body: { events: ['issues', 'pull_request_only'], authorization_header: 'Bearer s3cr3t' } }));
+    expect(new Set(third.events)).toEqual(new Set(['issues', 'issue_assign', 'issue_label', 'issue_milestone', 'issue_comment', 'pull_request']));
+    expect(third.authorization_header).toBe('Bearer s3cr3t');
     expect((await apiErrorOf(unwrap(gitea.PATCH('/repos/{owner}/{repo}/hooks/{id}', { params: { path: { ...rocket, id: 4999 } }, body: {} })))).status).toBe(404);
   });
 
@@ -80,20 +85,24 @@ describe('each operation changes and reads the world', () => {
     const once = await unwrap(gitea.DELETE('/repos/{owner}/{repo}/issues/{index}/assignees', { ...path, body: { assignees: ['bob'] } }));
     expect(once.assignees!.map((user) => user.login)).toEqual(['carol']);
     expect(once.assignee?.login).toBe('carol');
+    // Gitea's issue converter answers null, not [], when nobody is assigned.
     const twice = await unwrap(gitea.DELETE('/repos/{owner}/{repo}/issues/{index}/assignees', { ...path, body: { assignees: ['carol'] } }));
-    expect(twice.assignees).toEqual([]);
+    expect(twice.assignees).toBeNull();
     expect(twice.assignee).toBeNull();
+    // The handler answers an unknown user or issue with 404, naming it.
     const unknown = await apiErrorOf(unwrap(gitea.DELETE('/repos/{owner}/{repo}/issues/{index}/assignees', { ...path, body: { assignees: ['dave'] } })));
-    expect([unknown.status, (unknown.body as { message: string }).message]).toEqual([422, 'user does not exist [uid: 0, name: dave]']);
+    expect([unknown.status, (unknown.body as { message: string }).message]).toEqual([404, 'user does not exist [uid: 0, name: dave]']);
+    const noIssue = await apiErrorOf(unwrap(gitea.DELETE('/repos/{owner}/{repo}/issues/{index}/assignees', { params: { path: { ...rocket, index: 99 } }, body: { assignees: [] } })));
+    expect([noIssue.status, (noIssue.body as { message: string }).message]).toEqual([404, 'issue does not exist [id: 0, repo_id: 3001, index: 99]']);
     // Pull request 43 is an issue too, answered as one.
     const pull = await unwrap(gitea.DELETE('/repos/{owner}/{repo}/issues/{index}/assignees', { params: { path: { ...rocket, index: 43 } }, body: { assignees: ['bob'] } }));
-    expect(pull).toMatchObject({ number: 43, assignees: [], pull_request: { merged: false } });
+    expect(pull).toMatchObject({ number: 43, assignees: null, projects: null, pull_request: { merged: false } });
   });
 
   it('E5 repoEditPullRequest merges, closes, takes stored labels and milestones, unsets the deadline, and refuses a stale version', async () => {
     const { gitea } = fresh();
     const path = { params: { path: { ...rocket, index: 43 } } } as const;
-    const edited = await unwrap(gitea.PATCH('/repos/{owner}/{repo}/pulls/{index}', { ...path, body: { title: 'Keep every second', labels: [5001, 5002, 99999], milestone: 6000, state: 'closed', assignees: ['carol'], content_version: 2 } }));
+    const edited = await unwrap(gitea.PATCH('/repos/{owner}/{repo}/pulls/{index}', { ...path, body: { title: 'Keep every second', body: 'Every second counts.', labels: [5001, 5002, 99999], milestone: 6000, state: 'closed', assignees: ['carol'], content_version: 2 } }));
     expect(edited).toMatchObject({ title: 'Keep every second', state: 'closed', content_version: 3, milestone: { id: 6000, title: 'v1.1.0' } });
     expect(edited.labels!.map((label) => [label.id, label.name])).toEqual([
       [5002, 'kind/bug'],
@@ -104,7 +113,8 @@ describe('each operation changes and reads the world', () => {
     const stale = await apiErrorOf(unwrap(gitea.PATCH('/repos/{owner}/{repo}/pulls/{index}', { ...path, body: { title: 'x', content_version: 2 } })));
     expect([stale.status, (stale.body as { message: string }).message]).toEqual([409, 'the issue is already changed']);
     const reopened = await unwrap(gitea.PATCH('/repos/{owner}/{repo}/pulls/{index}', { ...path, body: { state: 'open', due_date: '2026-07-01T08:00:00Z' } }));
-    expect(reopened).toMatchObject({ state: 'open', closed_at: null, due_date: '2026-07-01T23:59:59Z', content_version: 4, title: 'Keep every second' });
+    // Only a new description moves content_version on.
+    expect(reopened).toMatchObject({ state: 'open', closed_at: null, due_date: '2026-07-01T23:59:59Z', content_version: 3, title: 'Keep every second' });
     expect((await unwrap(gitea.PATCH('/repos/{owner}/{repo}/pulls/{index}', { ...path, body: { unset_due_date: true } }))).due_date).toBeNull();
     // A milestone that does not exist: Gitea does not map the error and answers 500.
     expect((await apiErrorOf(unwrap(gitea.PATCH('/repos/{owner}/{repo}/pulls/{index}', { ...path, body: { milestone: 6999 } })))).status).toBe(500);
@@ -207,7 +217,7 @@ describe('each operation changes and reads the world', () => {
     expect(one).toMatchObject({ name: 'rocket 1.3.tar.gz', size: 1234, download_count: 0 });
     expect(two.size).toBe(4);
     expect(one.uuid).not.toBe(two.uuid);
-    expect(one.browser_download_url).toBe(`${new URL(sandbox.current.baseUrl).origin}/acme/rocket/releases/download/v1.2.0/rocket%201.3.tar.gz`);
+    expect(one.browser_download_url).toBe(`${new URL(sandbox.current.baseUrl).origin}/attachments/${one.uuid}`);
     expect((await apiErrorOf(uploadReleaseAttachment(gitea, { ...rocket, id: 14999, file: new Blob(['x']), name: 'x' }))).status).toBe(404);
   });
 
@@ -222,8 +232,10 @@ describe('each operation changes and reads the world', () => {
     const taken = await apiErrorOf(rename('carol', 'ALICIA'));
     expect([taken.status, (taken.body as { message: string }).message]).toEqual([422, 'user already exists [name: ALICIA]']);
     expect((await apiErrorOf(rename('carol', 'acme'))).status).toBe(422);
-    const unknown = await apiErrorOf(rename('alice', 'someone'));
-    expect([unknown.status, (unknown.body as { message: string }).message]).toEqual([404, 'user redirect does not exist [name: alice]']);
+    const unknown = await apiErrorOf(rename('nobody', 'someone'));
+    expect([unknown.status, (unknown.body as { message: string }).message]).toEqual([404, 'user redirect does not exist [name: nobody]']);
+    const organization = await apiErrorOf(rename('acme', 'acme-rockets'));
+    expect([organization.status, (organization.body as { message: string }).message]).toEqual([422, 'acme is an organization not a user']);
     // Her own repositories move with the name.
     await unwrap(gitea.POST('/repos/migrate', { body: { clone_addr: 'https://git.example.net/a.git', repo_name: 'scratch' } }));
     await rename('alicia', 'ali');
@@ -253,7 +265,10 @@ describe('each operation changes and reads the world', () => {
     expect([noComment.status, noComment.body]).toEqual([404, null]);
     expect((await collectAll(gitea, '/admin/orgs', { params: { query: { limit: 2 } } })).map((org) => org.name)).toEqual(['acme', 'bluebird', 'copperhead', 'driftwood', 'ember']);
     expect((await unwrap(gitea.GET('/packages/{owner}/{type}/{name}', { params: { path: { owner: 'acme', type: 'npm', name: 'rocket-sdk' } } }))).map((pkg) => pkg.version)).toEqual(['1.2.0', '1.1.0']);
-    expect(await unwrap(gitea.GET('/packages/{owner}/{type}/{name}', { params: { path: { owner: 'acme', type: 'npm', name: 'other' } } }))).toEqual([]);
+    // The package is looked up by its name in any case; an unknown one is a 404 since Gitea 1.26.
+    expect(await unwrap(gitea.GET('/packages/{owner}/{type}/{name}', { params: { path: { owner: 'acme', type: 'npm', name: 'Rocket-SDK' } } }))).toHaveLength(2);
+    const noPackage = await apiErrorOf(unwrap(gitea.GET('/packages/{owner}/{type}/{name}', { params: { path: { owner: 'acme', type: 'npm', name: 'other' } } })));
+    expect([noPackage.status, (noPackage.body as { message: string }).message]).toEqual([404, 'GetPackageByName: package does not exist']);
     expect((await apiErrorOf(unwrap(gitea.GET('/packages/{owner}/{type}/{name}', { params: { path: { owner: 'dave', type: 'npm', name: 'x' } } })))).status).toBe(404);
   });
 });
@@ -294,7 +309,7 @@ describe('worlds', () => {
     const { token } = fresh();
     const answer = await send(new URL(`${sandbox.current.baseUrl}/orgs/acme/labels/5001`), 'PATCH', { authorization: `token ${token}`, 'content-type': 'application/json', prefer: 'code=422' }, Buffer.from('{"color":"#00aabb"}'));
     expect(answer.status).toBe(422);
-    expect(JSON.parse(answer.body)).toEqual({ message: 'invalid color: #GG0000', url: 'https://gitea.example.org/api/swagger' });
+    expect(JSON.parse(answer.body)).toEqual({ message: 'invalid color: #gg0000', url: 'https://gitea.example.org/api/swagger' });
   });
 
   it('requests that break the document are refused before the world sees them', async () => {
@@ -313,7 +328,9 @@ describe('worlds', () => {
       await rename(first);
       await rename(second);
       await rename(third); // world-1 is the least recently used: dropped
-      expect((await apiErrorOf(rename(second))).status).toBe(404); // still renamed: bob is gone
+      // Still renamed: bob is an old name now, which leads to bobby.
+      const again = await send(new URL(`${small.baseUrl}/admin/users/bob/rename`), 'POST', { authorization: 'token world-2', 'content-type': 'application/json' }, Buffer.from('{"new_username":"bobby"}'));
+      expect([again.status, again.headers.location]).toEqual([307, '/api/v1/admin/users/bobby/rename']);
       await rename(first); // a fresh world again: bob exists
       const secret = (name: string) => first.PUT('/user/actions/secrets/{secretname}', { params: { path: { secretname: name } }, body: { data: 'x' } });
       expect([(await secret('A')).response.status, (await secret('B')).response.status, (await secret('C')).response.status]).toEqual([201, 201, 201]);
@@ -324,6 +341,68 @@ describe('worlds', () => {
     } finally {
       await small.close();
     }
+  });
+});
+
+describe('what the audit of Gitea 1.27.0-dev found, as the sandbox answers it', () => {
+  const raw = (token: string, method: string, path: string, body?: string, contentType = 'application/json') =>
+    send(new URL(`${sandbox.current.baseUrl}${path}`), method, { authorization: `token ${token}`, ...(body !== undefined ? { 'content-type': contentType } : {}) }, body !== undefined ? Buffer.from(body, 'latin1') : undefined);
+
+  it('an old name of a renamed user answers 307 to the new one, on every operation under an owner, query kept', async () => {
+    const { gitea, token } = fresh();
+    await unwrap(gitea.POST('/repos/migrate', { body: { clone_addr: 'https://git.example.net/a.git', repo_name: 'scratch', repo_owner: 'carol' } }));
+    await unwrap(gitea.POST('/admin/users/{username}/rename', { params: { path: { username: 'carol' } }, body: { new_username: 'caroline' } }));
+    const moved = await raw(token, 'PUT', '/repos/carol/scratch/collaborators/bob?x=1', '{}');
+    expect([moved.status, moved.headers.location, moved.body]).toEqual([307, '/api/v1/repos/caroline/scratch/collaborators/bob?x=1', '']);
+    // fetch follows the redirect by itself, with the same method and body.
+    expect((await gitea.PUT('/repos/{owner}/{repo}/collaborators/{collaborator}', { params: { path: { owner: 'carol', repo: 'scratch', collaborator: 'bob' } }, body: {} })).response.status).toBe(204);
+    // A name nobody ever had names itself in the not-found body.
+    const unknown = await raw(token, 'GET', '/repos/nobody/scratch/keys/1');
+    expect([unknown.status, JSON.parse(unknown.body)]).toEqual([404, { errors: ['user redirect does not exist [name: nobody]'], message: 'GetUserByName', url: expect.stringMatching(/\/api\/swagger$/) }]);
+    const noOrg = await raw(token, 'PATCH', '/orgs/nobody/labels/5001', '{}');
+    expect(JSON.parse(noOrg.body)).toMatchObject({ errors: ['user redirect does not exist [name: nobody]'], message: 'GetOrgByName' });
+  });
+
+  it('E5: unset_due_date false without a due_date crashes Gitea after saving the title; the zero time removes the deadline', async () => {
+    const { gitea, token } = fresh();
+    const crashed = await raw(token, 'PATCH', '/repos/acme/rocket/pulls/43', '{"title":"Saved before the crash","unset_due_date":false}');
+    expect([crashed.status, crashed.headers['content-type'], crashed.body]).toEqual([500, 'text/plain; charset=utf-8', 'Internal Server Error']);
+    const path = { params: { path: { ...rocket, index: 43 } } } as const;
+    const after = await unwrap(gitea.PATCH('/repos/{owner}/{repo}/pulls/{index}', { ...path, body: { due_date: '0001-01-01T00:00:00Z' } }));
+    expect([after.title, after.due_date, after.url]).toEqual(['Saved before the crash', null, after.html_url]);
+  });
+
+  it('E11: no text is an answer without body or media type; the file mode finds no renderer', async () => {
+    const { token } = fresh();
+    const empty = await raw(token, 'POST', '/markdown', '{"Text":null,"Mode":null}');
+    expect([empty.status, empty.headers['content-type'], empty.body]).toEqual([200, undefined, '']);
+    const file = await raw(token, 'POST', '/markdown', '{"Text":"# x","Mode":"file"}');
+    expect([file.status, file.headers['content-type'], file.body]).toEqual([422, 'text/plain; charset=utf-8', 'unable to find a render\n']);
+  });
+
+  it('E15: a title of spaces empties the title; null, the zero time and the epoch clear the deadline', async () => {
+    const { gitea } = fresh();
+    const edit = (body: EditMilestoneOption) => unwrap(gitea.PATCH('/repos/{owner}/{repo}/milestones/{id}', { params: { path: { ...rocket, id: '6001' } }, body }));
+    expect((await edit({ title: '  v1.2.0  ', due_on: '2026-06-30T22:00:00-05:00' })).title).toBe('v1.2.0');
+    expect((await edit({ due_on: '2026-06-30T22:00:00-05:00' })).due_on).toBe('2026-06-30T23:59:59Z');
+    for (const due_on of [null, '0001-01-01T00:00:00Z', '1970-01-01T00:00:00Z']) {
+      await edit({ due_on: '2026-07-01T00:00:00Z' });
+      expect((await edit({ due_on })).due_on).toBeNull();
+    }
+    expect((await edit({ title: '   ' })).title).toBe('');
+  });
+
+  it('E16: a raw body with application/octet-stream is the file, named by the query; without a name it is 400', async () => {
+    const { token } = fresh();
+    const uploaded = await raw(token, 'POST', '/repos/acme/rocket/releases/14001/assets?name=notes.bin', '\u00ff\u0000abc', 'application/octet-stream');
+    expect([uploaded.status, JSON.parse(uploaded.body).name, JSON.parse(uploaded.body).size]).toEqual([201, 'notes.bin', 5]);
+    const unnamed = await raw(token, 'POST', '/repos/acme/rocket/releases/14001/assets', 'abc', 'application/octet-stream');
+    expect([unnamed.status, JSON.parse(unnamed.body).message]).toEqual([400, 'Could not determine name of attachment.']);
+  });
+
+  it('E20: an organization is accepted as a collaborator, as Gitea accepts it', async () => {
+    const { gitea } = fresh();
+    expect((await gitea.PUT('/repos/{owner}/{repo}/collaborators/{collaborator}', { params: { path: { ...rocket, collaborator: 'bluebird' } }, body: { permission: null } })).response.status).toBe(204);
   });
 });
 

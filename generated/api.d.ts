@@ -13,8 +13,9 @@ export interface paths {
         };
         /**
          * List all organizations
-         * @description Lists every organization on the server, public, limited and private alike, in
-         *     alphabetical order. Only site administrators may call it.
+         * @description Lists every organization on the server, public, limited and private alike, ordered by
+         *     name as the database sorts it (PostgreSQL and SQLite put `Zeta` before `acme`). Only site
+         *     administrators may call it.
          *
          *     The list is paged: see `page` and `limit`. `X-Total-Count` carries the number of
          *     organizations and `Link` the neighbouring pages. The real server never rejects paging
@@ -43,12 +44,13 @@ export interface paths {
         put?: never;
         /**
          * Rename a user
-         * @description Gives a user a new name. The old name becomes a redirect to the account. Only site
-         *     administrators may call it.
+         * @description Gives a user a new name. The old name becomes a redirect to the account: later requests
+         *     that name the old one answer `307` to the new one. Only site administrators may call it.
          *
-         *     Renaming to the current name succeeds and changes nothing; a change of letter case alone
-         *     is allowed. The name clash check ignores case, and a clash answers `422`, not `409`.
-         *     An unknown `username` answers `404`.
+         *     Renaming to exactly the current name succeeds and changes nothing; a change of letter case
+         *     alone is a real rename but leaves no redirect. The name clash check ignores case and
+         *     counts organizations too, and a clash answers `422`, not `409`. An unknown `username`
+         *     answers `404`, an organization's name `422`.
          */
         post: operations["adminRenameUser"];
         delete?: never;
@@ -70,11 +72,19 @@ export interface paths {
         /**
          * Remove assignees from an issue
          * @description Removes the named users from the assignees of an issue or pull request and returns the
-         *     issue as it is afterwards. Names that are not assigned are ignored.
+         *     issue as it is afterwards. Names that are not assigned are ignored; `assignees` left out
+         *     or `null` removes nobody.
          *
-         *     Send the body with `Content-Type: application/json`: without it the real server does not
-         *     read the body at all and removes nobody. A caller who may not write issues (or pull
-         *     requests, for a pull request) gets a `403` whose body is empty.
+         *     **Availability.** Gitea added this operation after 1.27.0-dev-165 (commit `f26f71f1b2`,
+         *     which every other operation here follows): a server without it answers every request to
+         *     this path, whatever the credentials, with a plain-text `404 page not found`. What follows
+         *     is the later handler. Use `PATCH /repos/{owner}/{repo}/issues/{index}` with the full list
+         *     of assignees on servers without it.
+         *
+         *     Send the body with `Content-Type: application/json`: without it the server does not read
+         *     the body at all and removes nobody. A caller who may not write issues (or pull requests,
+         *     for a pull request) gets a `403` whose body is **empty**. An unknown issue or user answers
+         *     `404` with a message naming it; an archived repository `423`.
          */
         delete: operations["issueRemoveAssignees"];
         options?: never;
@@ -91,14 +101,15 @@ export interface paths {
         };
         /**
          * List the attachments of an issue comment
-         * @description Lists the files attached to a comment. The list is not paged.
+         * @description Lists the files attached to a comment: `[]` when it has none. The list is not paged.
          *
          *     The real server lets anonymous callers read public repositories here; this document
          *     follows the service description and sends credentials on every operation.
          *
          *     An unknown comment id answers `404` with the literal body `null`; a comment of another
-         *     repository answers `404` with an error message. When the caller may not read the kind of
-         *     issue the comment belongs to, the real server answers `200` with an empty body.
+         *     repository answers `404` with an error message. When the caller may read issues but the
+         *     comment belongs to a pull request (or the other way round) and the caller may not read
+         *     that kind, the server answers `200` with **no body**.
          */
         get: operations["issueListIssueCommentAttachments"];
         put?: never;
@@ -124,16 +135,23 @@ export interface paths {
         head?: never;
         /**
          * Update a milestone
-         * @description Changes a milestone and returns it.
+         * @description Changes a milestone and returns it. Archived repositories accept the change too.
          *
-         *     `id` is looked up as a number first and, when no milestone has that id, as a milestone
-         *     **name**: `12` finds the milestone with id 12, or else one named "12". Numbers may carry
-         *     Go base prefixes (`0x1f`, `0o17`, `0b1`; a leading `0` means octal, so `010` is 8).
+         *     `id` is looked up as a number first and, when no milestone of the repository has that id,
+         *     as a milestone **name**: `12` finds the milestone with id 12, or else one named "12".
+         *     Numbers follow Go's syntax: a sign, base prefixes (`0x1f`, `0o17`, `0b1`; a leading `0`
+         *     means octal, so `010` is 8) and `_` between digits; `0` goes straight to the name.
          *
-         *     Surprises: omitting `due_on` **clears** the deadline; a given `due_on` is stored as the
-         *     end of that day in the server's time zone. `title` changes only when non-empty,
-         *     `description` only when present. The real server reopens the milestone for any `state`
-         *     other than `closed`; this document accepts `open` and `closed`.
+         *     Surprises:
+         *
+         *     - Omitting `due_on`, or sending `null`, the zero time or the epoch, **clears** the
+         *       deadline. A given `due_on` keeps its calendar day as written (in its own offset) and
+         *       is stored as 23:59:59 of that day in the server's time zone.
+         *     - `title` changes only when non-empty, and is trimmed: a title of spaces empties it.
+         *       `description` changes only when present.
+         *     - The real server reopens the milestone for any `state` other than exactly `closed`;
+         *       this document accepts `open` and `closed`.
+         *     - Without `Content-Type: application/json` the body is ignored, which clears the deadline.
          */
         patch: operations["issueEditMilestone"];
         trace?: never;
@@ -154,12 +172,18 @@ export interface paths {
          *     The server sets no `Content-Type` of its own, so Go sniffs one: `text/html` when the
          *     output starts with tags such as `<p>`, `<h1>`, `<a>` or `<div>`, and `text/plain` when it
          *     starts with others such as `<ul>`, `<h2>` or `<pre>`. Read the body as text either way.
-         *     An empty `Text` gives an empty body.
+         *     An empty or missing `Text` gives an empty body without any `Content-Type`.
          *
-         *     `Mode` `markdown` renders the text alone and ignores `Context`; `comment` and `wiki`
-         *     resolve issue references, mentions and links against the repository in `Context`;
-         *     `file` renders by the file extension in `Context`. Field names are matched without
-         *     regard to case, so `text` works as well as `Text`.
+         *     `Mode` `markdown` (or none) renders the text alone and ignores `Context`; `comment` and
+         *     `wiki` resolve issue references, mentions and links against the repository in `Context`.
+         *     `file` never renders here: this operation has no file to take the extension from, so the
+         *     server answers `422` `unable to find a render`. Mode names are case-sensitive; the server
+         *     also takes the legacy `gfm`, which this document leaves out as the service description
+         *     does.
+         *
+         *     Field names are matched exactly (`Text`, `Mode`, `Context`, `Wiki`): official builds
+         *     ignore a lower-case `text`, and builds with Go's older JSON decoder accept it. Any token
+         *     works, whatever its scopes.
          */
         post: operations["renderMarkdown"];
         delete?: never;
@@ -191,6 +215,10 @@ export interface paths {
          *     `to-status` takes `read` (the default), `unread` or `pinned`. The real server ignores
          *     case and surrounding spaces and falls back to `read` for any other value; this document
          *     accepts the three values only. A non-numeric `id` answers `404`.
+         *
+         *     Only the thread's owner may change it. Another user gets `403`; a site administrator
+         *     gets `500` (`Can't change notification of another user`), because the server lets
+         *     administrators read other users' threads but not change them.
          */
         patch: operations["notifyReadThread"];
         trace?: never;
@@ -217,8 +245,10 @@ export interface paths {
          *     and any case; the answer writes it as six lower-case digits **without** `#` (`#ABC`
          *     comes back as `aabbcc`).
          *
-         *     Surprise: omitting `is_archived` **un-archives** the label. The other fields change only
-         *     when present.
+         *     Surprises: omitting `is_archived` (or sending `null`) **un-archives** the label, and so
+         *     does a request without `Content-Type: application/json`, whose body is ignored. The
+         *     other fields change only when present and not `null`; an empty `name` is accepted and
+         *     blanks the name. `id` is a decimal number: unlike the label's `GET`, a name answers `404`.
          */
         patch: operations["orgEditLabel"];
         trace?: never;
@@ -232,8 +262,14 @@ export interface paths {
         };
         /**
          * List the members of a team
-         * @description Lists the users in a team. Members of the team and owners of its organization may call
-         *     it; other members of the organization get `403`, everyone else `404`.
+         * @description Lists the users in a team, ordered by full name and then login. Members of the team,
+         *     owners of its organization and site administrators may call it; other members of the
+         *     organization get `403`, everyone else `404`. A public-only token is not restricted here.
+         *
+         *     Each member shows what the caller may see of them: other users' `email` may be a
+         *     placeholder, and their `language`, `last_login`, `active` and the other administrative
+         *     fields are left at their zero values unless the caller is that user or a site
+         *     administrator.
          *
          *     The list is paged: see `page` and `limit`. `X-Total-Count` carries the team's member
          *     count. The real server reads bad paging values as defaults instead of rejecting them.
@@ -256,10 +292,12 @@ export interface paths {
         };
         /**
          * List all versions of a package
-         * @description Lists the versions of one package, newest first.
+         * @description Lists the versions of one package, newest first. Internal versions are left out. The
+         *     name is matched without regard to case; the type exactly.
          *
-         *     Only an unknown `owner` answers `404`: an unknown package name or type answers `200` with
-         *     an empty list. Internal versions are left out; the name must match exactly.
+         *     An unknown owner, package name or type answers `404`, each with its own message. The
+         *     package is looked up before the caller's access is checked: for an owner whose packages
+         *     the caller may not read, an unknown package answers `404` and a known one `403`.
          *
          *     The list is paged: see `page` and `limit`.
          */
@@ -295,6 +333,15 @@ export interface paths {
          *     The cloud-storage credentials are read only for `service: codecommit`, and the real
          *     server reads them as `aws_access_key_id` and `aws_secret_access_key`; the
          *     `cloud_…` names of the service description are accepted here but ignored by Gitea.
+         *     With `service: git` (or any value Gitea does not know) the issue, label, milestone,
+         *     pull request and release flags are ignored: only the git data is imported.
+         *
+         *     More surprises: by default the server refuses to import from private, loopback and
+         *     unresolvable hosts (`422`). Names that pass the pattern but the server reserves (`.`,
+         *     `..`, `-`, names containing `..` or ending in `.git`, `.wiki`, `.rss` or `.atom`) answer
+         *     `422` with a message that speaks of a "username". An unparsable `mirror_interval`, or one
+         *     below the server's minimum (10 minutes by default), answers `500` only after the whole
+         *     clone, and the repository is removed again.
          */
         post: operations["repoMigrate"];
         delete?: never;
@@ -315,14 +362,16 @@ export interface paths {
          * @description Returns one Actions workflow of the repository's default branch. `workflow_id` is the
          *     file name (`build.yml`), looked up recursively in the first of the workflow folders that
          *     exists (by default `.gitea/workflows`, else `.github/workflows`); the answer's `id` is
-         *     that same name.
+         *     that same name. A file in a subfolder is named by its path below the folder, with the
+         *     `/` escaped as `%2F` (`ci%2Fbuild.yml`).
          *
          *     `state` is `active` or `disabled_manually`. `created_at` and `updated_at` both carry the
-         *     time of the default branch's head commit, and `deleted_at` is always the zero time
-         *     `0001-01-01T00:00:00Z`.
+         *     author time of the default branch's head commit, in the author's own offset, and
+         *     `deleted_at` is always the zero time `0001-01-01T00:00:00Z`.
          *
          *     The service description lists `400` and `422` answers; the 1.27 handler never sends
-         *     them, so expect `404` for an unknown workflow.
+         *     them, so expect `404` for an unknown workflow. An empty repository crashes the handler:
+         *     `500` with a plain-text body.
          */
         get: operations["ActionsGetWorkflow"];
         put?: never;
@@ -346,12 +395,15 @@ export interface paths {
          * @description Makes a user a collaborator of the repository with the given permission, or changes the
          *     permission of an existing collaborator. Only repository administrators may call it.
          *
-         *     `permission` defaults to `write` when omitted. Send a `Content-Type` even with an empty
-         *     body: the real server rejects a `PUT` without one (`422`).
+         *     `permission` defaults to `write` when omitted or `null`. Send a JSON body, `{}` at
+         *     least, with `Content-Type: application/json`: the real server rejects a `PUT` without a
+         *     `Content-Type` (`422`), and official builds an empty body too.
          *
          *     Surprises: an unknown collaborator answers `422`, not `404` (`404` means the repository
-         *     cannot be seen). The real server answers `500` for a `permission` outside `read`,
-         *     `write` and `admin` (it compares case-sensitively); this document rejects such values.
+         *     cannot be seen). The server also accepts an organization's name, and the owner's own,
+         *     and answers `204`. It answers `500` for a `permission` outside `read`, `write` and
+         *     `admin`, the empty string included (it compares case-sensitively); this document
+         *     rejects such values. An inactive account answers `500` too.
          */
         put: operations["repoAddCollaborator"];
         post?: never;
@@ -381,14 +433,21 @@ export interface paths {
          *
          *     Surprises of the real server:
          *
-         *     - `events` omitted or empty **resets the hook to `["push"]`**; `issues` and
+         *     - `events` omitted, `null` or empty **resets the hook to `["push"]`**; `issues` and
          *       `pull_request` stand for all their sub-events, `issues_only` and `pull_request_only`
-         *       for the base event alone. The order of `events` in the answer is not stable.
-         *     - `branch_filter` and `authorization_header` are overwritten **even when omitted**
-         *       (they are cleared); `active` and `name` change only when present.
+         *       for the base event alone. Names are matched without regard to case and unknown names
+         *       are ignored, so a list of unknown names leaves the hook with **no** events. The order
+         *       of `events` in the answer is not stable.
+         *     - `branch_filter` and `authorization_header` are overwritten **even when omitted or
+         *       `null`** (they are cleared); `active`, `name` and `config` change only when present.
+         *       A Go client that sets only `name` therefore clears the branch filter and the
+         *       authorization header and resets the events.
+         *     - `config` may change `url`, `content_type` and, for Slack hooks, `channel`,
+         *       `username`, `icon_url` and `color`; other keys are ignored.
          *     - The hook's `type` cannot be changed.
          *     - The answer's `config` holds only `url` and `content_type` (plus `channel`,
-         *       `username`, `icon_url` and `color` for Slack hooks).
+         *       `username`, `icon_url` and `color` for Slack hooks), and `authorization_header` is
+         *       sent back in clear.
          *     - Without `Content-Type: application/json` the body is ignored, which resets `events`.
          */
         patch: operations["repoEditHook"];
@@ -405,8 +464,9 @@ export interface paths {
          * Get a deploy key
          * @description Returns one deploy key of the repository. Only repository administrators may call it.
          *
-         *     `repository` is filled in only for site administrators and the repository's owner;
-         *     other callers get `null`.
+         *     `repository` is sent only to site administrators and to the user who owns the
+         *     repository (so for an organization's repository, only to site administrators); for
+         *     everyone else the key is left out. It shows the key's own access in `permissions`.
          */
         get: operations["repoGetKey"];
         put?: never;
@@ -434,19 +494,30 @@ export interface paths {
          * Update a pull request
          * @description Changes a pull request and returns it as stored afterwards.
          *
-         *     Success is **`201 Created`**, not `200`.
+         *     Success is **`201 Created`**, not `200`. In rare cases (the pull request's git data
+         *     cannot be read, such as an AGit pull request whose head ref is gone) the real server
+         *     answers `201` with the body `null`; this document follows the service description, which
+         *     promises a pull request.
          *
          *     Pass the `content_version` you last read to guard against lost updates: a different
-         *     current version answers `409` before anything changes. `due_date` keeps only the date;
-         *     `unset_due_date: true` removes the deadline; `assignees: []` removes every assignee;
-         *     `milestone: 0` leaves the milestone alone; `title` changes only when non-empty and
-         *     `body` only when present. Unknown label ids are dropped.
+         *     current version answers `409` before anything changes. Fields left out or `null` stay as
+         *     they are. `due_date` keeps its calendar day as written and becomes 23:59:59 of that day;
+         *     `unset_due_date: true` removes the deadline. `assignees: []` removes every assignee, and
+         *     `assignee` is merged into `assignees` (sent alone, it replaces every assignee).
+         *     `milestone: 0` leaves the milestone alone; `title` changes only when non-empty and `body`
+         *     only when present. Unknown label ids are dropped.
          *
-         *     A poster without write access to pull requests may edit title, body and state; the
-         *     assignees, milestone and labels they send are **silently skipped**. Anyone else without
-         *     write access gets a `403` with an empty body. Changing `state` of a merged pull request
-         *     answers `412`. The real server answers `500` for a milestone id the repository does
-         *     not have.
+         *     A poster without write access to pull requests may edit title, body, state, base and
+         *     deadline; the assignees, milestone and labels they send are **silently skipped**.
+         *     Anyone else without write access gets a `403` with an **empty body**. Only the poster
+         *     may send `allow_maintainer_edit` (`403` for anyone else). Changing `state` of a merged
+         *     pull request, or to anything but `open` or `closed`, answers `412`.
+         *
+         *     Crashes to avoid on the real server: `unset_due_date: false` without a `due_date` makes
+         *     it fail with a plain-text `500` after the title and body were already saved; a
+         *     `milestone` id the repository does not have answers `500` too. The server runs the
+         *     changes one after the other, without a transaction: a failure half-way keeps what came
+         *     before it. Without `Content-Type: application/json` the body is ignored.
          */
         patch: operations["repoEditPullRequest"];
         trace?: never;
@@ -465,13 +536,16 @@ export interface paths {
          * @description Uploads a file as an asset of a release and returns the attachment.
          *
          *     Send `multipart/form-data` with the file in the part named `attachment`. The
-         *     attachment takes its name from `name` in the query when given, else from the part's
-         *     file name. The real server also takes the raw file as the whole body with any other
-         *     content type (such as `application/octet-stream`); `name` is then mandatory (`400`
-         *     without it).
+         *     attachment takes its name from `name` in the query when given, else from a form field
+         *     `name`, else from the part's file name. Or send the file as the whole body with
+         *     `Content-Type: application/octet-stream` (the server takes any type other than
+         *     multipart this way, and a body without one); `name` in the query is then mandatory
+         *     (`400` without it), and an empty body makes an empty file.
          *
          *     The server limits the size (by default 2 GiB, answering `413` beyond it) and may limit
-         *     the file types (`400`).
+         *     the file types (`400`). Archived repositories accept uploads. A multipart body the
+         *     server cannot parse answers `500` with a plain-text message before credentials are even
+         *     checked; a multipart body without an `attachment` part answers `500` too.
          */
         post: operations["repoCreateReleaseAttachment"];
         delete?: never;
@@ -493,9 +567,11 @@ export interface paths {
          * @description Stores an Actions secret in the signed-in user's scope: `201` when it is new, `204` when
          *     it replaced one. Neither answer has a body, and no operation reads a secret back.
          *
-         *     The name is stored in upper case. It must consist of letters, digits and `_`, must not
-         *     start with a digit, `GITEA_` or `GITHUB_`, and must not be `CI` (else `400`). `data` may
-         *     hold at most 65,536 bytes; `description` is cut to 4,096 characters.
+         *     The name is stored in upper case, so `deploy_token` and `DEPLOY_TOKEN` are one secret.
+         *     It must consist of letters, digits and `_`, must not start with a digit, `GITEA_` or
+         *     `GITHUB_`, and must not be `CI` (else `400`). `data` may hold at most 65,536 bytes (not
+         *     characters); `description` is cut to 4,096 characters. An update replaces the
+         *     description too: leaving it out, or `null`, clears it.
          */
         put: operations["updateUserSecret"];
         post?: never;
@@ -519,10 +595,11 @@ export interface paths {
          * @description Registers an OAuth2 application for the signed-in user and returns it with its
          *     `client_id` and `client_secret`.
          *
-         *     This answer is the **only** time the secret is shown: store it now. The real server
-         *     requires a non-empty `name` and at least one redirect URI (`422` otherwise), although
-         *     the service description marks neither as required. A redirect URI that is not a valid
-         *     URL, and whose scheme the administrator has not allowed, answers `400`.
+         *     This answer is the first time the secret is shown (reading the application later shows
+         *     an empty one): store it now. The server requires a non-empty `name` and at least one
+         *     redirect URI (`422` otherwise). A redirect URI that is not an `http` or `https` URL, and
+         *     whose scheme the administrator has not allowed, answers `400` (Gitea 1.27.0-dev; 1.26
+         *     stores any string). `confidential_client` left out means a public client.
          */
         post: operations["userCreateOAuth2Application"];
         delete?: never;
@@ -542,13 +619,14 @@ export interface paths {
         put?: never;
         /**
          * Add a GPG key of the current user
-         * @description Adds the first public key of an armored block to the signed-in user's GPG keys and
-         *     returns it with its subkeys.
+         * @description Adds the public keys of an armored block to the signed-in user's GPG keys and returns
+         *     the first one with its subkeys.
          *
          *     At least one e-mail address of the key must be a verified address of the user;
          *     otherwise the server answers `404` with a token in the message, and the key can still
          *     be added by sending `armored_signature`, a detached signature of that token made with
-         *     the key. A key whose id is already registered answers `422`.
+         *     the key. Only a key added with a valid signature is `verified`. A key whose id is
+         *     already registered (by anyone) answers `422`.
          */
         post: operations["userCurrentPostGPGKey"];
         delete?: never;
@@ -565,12 +643,12 @@ export interface components {
         ActionWorkflow: {
             /**
              * Format: uri
-             * @description Address of the workflow's status badge.
+             * @description Address of the workflow's status badge for the default branch.
              */
             badge_url?: string;
             /**
              * Format: date-time
-             * @description Time of the default branch's head commit.
+             * @description Author time of the default branch's head commit, in the author's offset.
              */
             created_at?: string;
             /**
@@ -580,10 +658,10 @@ export interface components {
             deleted_at?: string;
             /**
              * Format: uri
-             * @description Address of the workflow file in the web interface.
+             * @description Address of the workflow file in the web interface's code view, on the default branch.
              */
             html_url?: string;
-            /** @description The workflow's file name, the same value as `workflow_id` in the path. */
+            /** @description The workflow's file name (its path below the workflow folder), the same value as `workflow_id` in the path. */
             id?: string;
             /** @description The workflow's `name:`, or its file name when it has none. */
             name?: string;
@@ -596,7 +674,7 @@ export interface components {
             state?: "active" | "disabled_manually";
             /**
              * Format: date-time
-             * @description Time of the default branch's head commit.
+             * @description The same value as `created_at`.
              */
             updated_at?: string;
             /**
@@ -608,14 +686,15 @@ export interface components {
         /** @description Body of `repoAddCollaborator`. */
         AddCollaboratorOption: {
             /**
-             * @description The collaborator's access. Defaults to `write` when omitted.
-             * @enum {string}
+             * @description The collaborator's access. `write` when omitted or `null`; the server answers `500` for any other string, even an empty one.
+             * @enum {string|null}
              */
-            permission?: "read" | "write" | "admin";
+            permission?: "read" | "write" | "admin" | null;
         };
         /**
          * @description The error body the server sends. `url` points at the server's API documentation; the
-         *     few errors raised before routing (sudo refused, inactive account) have no `url`.
+         *     refusals of an account or of a `Sudo` (inactive account, password change required, sudo
+         *     by a non-administrator) have no `url`.
          */
         APIError: {
             /** @description What went wrong. Empty for internal errors unless the caller is a site administrator. */
@@ -626,11 +705,14 @@ export interface components {
              */
             url?: string;
         };
-        /** @description The body of most not-found answers. Its keys come sorted, and `errors` is usually `null`. */
+        /**
+         * @description The body of a not-found answer. Gitea 1.25 to 1.27.0-dev sends `errors`, usually `null`;
+         *     later Gitea code (and handlers that write their own message) leave it out.
+         */
         APINotFound: {
-            /** @description Further error texts, when the handler gave any. */
-            errors: string[] | null;
-            /** @description "not found", or the handler's own text. */
+            /** @description Further error texts, when the handler gave any, such as `user redirect does not exist [name: dave]`. */
+            errors?: string[] | null;
+            /** @description "not found", or the handler's own text (such as `GetUserByName` with the reason in `errors`). */
             message: string;
             /**
              * Format: uri
@@ -642,7 +724,7 @@ export interface components {
         Attachment: {
             /**
              * Format: uri
-             * @description Address to download the file from.
+             * @description Address to download the file from, `{ROOT_URL}attachments/{uuid}` in the answers of these operations.
              */
             browser_download_url?: string;
             /** Format: date-time */
@@ -671,31 +753,35 @@ export interface components {
              *     a key whose id is already registered.
              */
             armored_public_key: string;
-            /** @description ASCII-armored detached signature of the verification token, needed when no e-mail address of the key is verified. */
-            armored_signature?: string;
+            /** @description ASCII-armored detached signature of the verification token, needed when no e-mail address of the key is verified. A key added with a valid signature is `verified`. */
+            armored_signature?: string | null;
         };
         /**
-         * @description Body of `userCreateOAuth2Application`. The real server rejects an empty `name` and a
-         *     missing or empty `redirect_uris` with `422`.
+         * @description Body of `userCreateOAuth2Application`. The server rejects an empty `name` and a missing,
+         *     `null` or empty `redirect_uris` with `422`.
          */
         CreateOAuth2ApplicationOptions: {
-            /** @description Whether the client can keep its secret (a server-side application). Public clients must use PKCE. */
-            confidential_client?: boolean;
+            /** @description Whether the client can keep its secret (a server-side application). Public clients must use PKCE. Left out or `null` means `false`. */
+            confidential_client?: boolean | null;
             /** @description Display name of the application. */
-            name?: string;
+            name: string;
             /** @description Addresses the authorization server may redirect to. */
-            redirect_uris?: string[];
-            /** @description Whether users skip the consent screen for this application. */
-            skip_secondary_authorization?: boolean;
+            redirect_uris: string[];
+            /** @description Whether users skip the consent screen for this application. Left out or `null` means `false`. */
+            skip_secondary_authorization?: boolean | null;
         };
         /** @description Body of `updateUserSecret`. */
         CreateOrUpdateSecretOption: {
             /** @description The secret value. It is stored encrypted and never returned. */
             data: string;
-            /** @description What the secret is for. Cut to 4,096 characters. */
-            description?: string;
+            /** @description What the secret is for. Cut to 4,096 characters. An update without it, or with `null`, clears it. */
+            description?: string | null;
         };
-        /** @description An SSH key with access to one repository. */
+        /**
+         * @description An SSH key with access to one repository. `repository`, with the key's own access in
+         *     `permissions`, is left out unless the caller is a site administrator or the user who owns
+         *     the repository.
+         */
         DeployKey: {
             /** Format: date-time */
             created_at?: string;
@@ -712,8 +798,7 @@ export interface components {
             key_id?: number;
             /** @description Whether the key may only pull. */
             read_only?: boolean;
-            /** @description The repository. `null` unless the caller is a site administrator or the repository's owner. */
-            repository?: components["schemas"]["Repository"] | null;
+            repository?: components["schemas"]["Repository"];
             title?: string;
             /**
              * Format: uri
@@ -721,96 +806,108 @@ export interface components {
              */
             url?: string;
         };
-        /** @description Body of `repoEditHook`. Read the operation's description for which omitted fields are cleared. */
+        /**
+         * @description Body of `repoEditHook`. Read the operation's description for which omitted fields are
+         *     cleared; `null` means the same as leaving a field out.
+         */
         EditHookOption: {
-            /** @description Whether the hook fires. Unchanged when omitted. */
-            active?: boolean;
-            /** @description Value of the `Authorization` header sent with each delivery. Cleared when omitted. */
-            authorization_header?: string;
-            /** @description Glob of the branches whose events fire the hook, such as `main` or `{main,release/*}`. Cleared when omitted. */
-            branch_filter?: string;
-            /** @description Settings of the delivery target, all strings. `url` must be a valid URL and `content_type` `json` or `form`. */
-            config?: {
+            /** @description Whether the hook fires. Unchanged when omitted or `null`. */
+            active?: boolean | null;
+            /** @description Value of the `Authorization` header sent with each delivery. Cleared when omitted, `null` or empty. */
+            authorization_header?: string | null;
+            /** @description Glob of the branches whose events fire the hook, such as `main` or `{main,release/*}`. Cleared when omitted, `null` or empty. */
+            branch_filter?: string | null;
+            /**
+             * @description Settings of the delivery target, all strings; unchanged when omitted or `null`. Only
+             *     `url` (an `http` or `https` URL), `content_type` (`json` or `form`) and, for Slack
+             *     hooks, `channel`, `username`, `icon_url` and `color` are read.
+             */
+            config?: ({
                 /** @enum {string} */
                 content_type?: "json" | "form";
                 /** Format: uri */
                 url?: string;
             } & {
                 [key: string]: string;
-            };
-            /** @description Events that fire the hook. Omitted or empty resets the hook to `push` alone. */
-            events?: ("create" | "delete" | "fork" | "push" | "issues" | "issues_only" | "issue_assign" | "issue_label" | "issue_milestone" | "issue_comment" | "pull_request" | "pull_request_only" | "pull_request_assign" | "pull_request_label" | "pull_request_milestone" | "pull_request_comment" | "pull_request_review" | "pull_request_review_approved" | "pull_request_review_rejected" | "pull_request_review_comment" | "pull_request_sync" | "pull_request_review_request" | "wiki" | "repository" | "release" | "package" | "status" | "workflow_run" | "workflow_job")[];
-            /** @description Human-readable name of the hook. Unchanged when omitted; trimmed. */
-            name?: string;
+            }) | null;
+            /**
+             * @description Events that fire the hook. Omitted, `null` or empty resets the hook to `push` alone.
+             *     The server matches the names without regard to case and ignores names it does not
+             *     know.
+             */
+            events?: ("create" | "delete" | "fork" | "push" | "issues" | "issues_only" | "issue_assign" | "issue_label" | "issue_milestone" | "issue_comment" | "pull_request" | "pull_request_only" | "pull_request_assign" | "pull_request_label" | "pull_request_milestone" | "pull_request_comment" | "pull_request_review" | "pull_request_sync" | "pull_request_review_request" | "wiki" | "repository" | "release" | "package" | "status" | "workflow_run" | "workflow_job")[] | null;
+            /** @description Human-readable name of the hook. Unchanged when omitted or `null`; trimmed; an empty string clears it. */
+            name?: string | null;
         };
-        /** @description Body of `orgEditLabel`. Fields left out stay as they are, except `is_archived`. */
+        /** @description Body of `orgEditLabel`. Fields left out or `null` stay as they are, except `is_archived`. */
         EditLabelOption: {
-            /** @description Hexadecimal colour, three or six digits, with or without a leading `#`. */
-            color?: string;
+            /** @description Hexadecimal colour, three or six digits, with or without a leading `#`. The server also trims spaces around it. */
+            color?: string | null;
             /** @description What the label means. */
-            description?: string;
+            description?: string | null;
             /** @description Whether the label excludes the other labels of its scope (the part of the name before the last `/`). */
-            exclusive?: boolean;
-            /** @description Whether the label is archived. Omitting it un-archives the label. */
-            is_archived?: boolean;
-            /** @description Name of the label. */
-            name?: string;
+            exclusive?: boolean | null;
+            /** @description Whether the label is archived. Omitting it, or `null`, un-archives the label. */
+            is_archived?: boolean | null;
+            /** @description Name of the label. An empty string is accepted and blanks it. */
+            name?: string | null;
         };
-        /** @description Body of `issueEditMilestone`. Omitting `due_on` clears the deadline. */
+        /** @description Body of `issueEditMilestone`. Omitting `due_on`, or `null`, clears the deadline. */
         EditMilestoneOption: {
-            /** @description What the milestone is for. Unchanged when omitted. */
-            description?: string;
+            /** @description What the milestone is for. Unchanged when omitted or `null`. */
+            description?: string | null;
             /**
              * Format: date-time
-             * @description Deadline; only the date counts. Omitting it clears the deadline.
+             * @description Deadline; only the calendar day, as written, counts. Omitting it, `null`, the zero
+             *     time or the epoch clears the deadline.
              */
-            due_on?: string;
+            due_on?: string | null;
             /**
-             * @description Open or close the milestone.
-             * @enum {string}
+             * @description Open or close the milestone. Unchanged when omitted or `null`.
+             * @enum {string|null}
              */
-            state?: "open" | "closed";
-            /** @description Title. Unchanged when omitted or empty. */
-            title?: string;
+            state?: "open" | "closed" | null;
+            /** @description Title. Unchanged when omitted, `null` or empty; trimmed. */
+            title?: string | null;
         };
-        /** @description Body of `repoEditPullRequest`. Fields left out stay as they are. */
+        /** @description Body of `repoEditPullRequest`. Fields left out or `null` stay as they are. */
         EditPullRequestOption: {
-            /** @description Whether maintainers of the base repository may push to the head branch. */
-            allow_maintainer_edit?: boolean;
-            /** @description Name of the new primary assignee. */
-            assignee?: string;
+            /** @description Whether maintainers of the base repository may push to the head branch. Only the poster may send it. */
+            allow_maintainer_edit?: boolean | null;
+            /** @description Name of a user to assign. It joins `assignees`; sent alone, it replaces every assignee. */
+            assignee?: string | null;
             /** @description Names of all assignees. An empty list removes every assignee. */
-            assignees?: string[];
-            /** @description New base branch. */
-            base?: string;
+            assignees?: string[] | null;
+            /** @description New base branch. Unchanged when empty. */
+            base?: string | null;
             /** @description New description. */
-            body?: string;
+            body?: string | null;
             /**
              * Format: int64
              * @description The `content_version` last read. A different current version answers `409`.
              */
-            content_version?: number;
+            content_version?: number | null;
             /**
              * Format: date-time
-             * @description Deadline; only the date counts, the time of day is ignored.
+             * @description Deadline; only the calendar day, as written, counts. The zero time removes the deadline.
              */
-            due_date?: string;
-            /** @description Ids of the labels to set. Unknown ids are dropped. */
-            labels?: number[];
+            due_date?: string | null;
+            /** @description Ids of the labels to set. Unknown ids are dropped; an empty list removes every label. */
+            labels?: number[] | null;
             /**
              * Format: int64
-             * @description Id of the milestone. `0` leaves the milestone unchanged.
+             * @description Id of the milestone. `0` leaves the milestone unchanged; an id the repository does not have answers `500`.
              */
-            milestone?: number;
+            milestone?: number | null;
             /**
              * @description Close or reopen the pull request.
-             * @enum {string}
+             * @enum {string|null}
              */
-            state?: "open" | "closed";
+            state?: "open" | "closed" | null;
             /** @description New title. Unchanged when empty. */
-            title?: string;
-            /** @description Remove the deadline. */
-            unset_due_date?: boolean;
+            title?: string | null;
+            /** @description `true` removes the deadline. Do not send `false` without `due_date`: the real server crashes (`500`). */
+            unset_due_date?: boolean | null;
         };
         /** @description An issue tracker outside Gitea that the repository links to. */
         ExternalTracker: {
@@ -819,10 +916,10 @@ export interface components {
             /** @description Regular expression that finds issue references, for the `regexp` style. */
             external_tracker_regexp_pattern?: string;
             /**
-             * @description Form of the issue references.
+             * @description Form of the issue references; empty when it was never set.
              * @enum {string}
              */
-            external_tracker_style?: "numeric" | "alphanumeric" | "regexp";
+            external_tracker_style?: "numeric" | "alphanumeric" | "regexp" | "";
             /** @description Address of the tracker. */
             external_tracker_url?: string;
         };
@@ -833,17 +930,22 @@ export interface components {
         };
         /** @description A GPG public key, or a subkey of one. */
         GPGKey: {
+            /** @description Gitea 1.27 sends the value of `can_sign` here. */
             can_certify?: boolean;
             can_encrypt_comms?: boolean;
             can_encrypt_storage?: boolean;
             can_sign?: boolean;
-            /** Format: date-time */
-            created_at?: string;
-            /** @description The key's e-mail addresses. Subkeys have none. */
-            emails?: components["schemas"]["GPGKeyEmail"][];
             /**
              * Format: date-time
-             * @description Expiry; the zero time `0001-01-01T00:00:00Z` when the key does not expire.
+             * @description When the key was added to Gitea, not when it was made.
+             */
+            created_at?: string;
+            /** @description The user's verified addresses that the key names; `null` on every subkey. */
+            emails?: components["schemas"]["GPGKeyEmail"][] | null;
+            /**
+             * Format: date-time
+             * @description Expiry; year 1 in the server's time zone when the key does not expire
+             *     (`0001-01-01T00:00:00Z` on a server in UTC).
              */
             expires_at?: string;
             /** Format: int64 */
@@ -857,8 +959,9 @@ export interface components {
              *     key's packets base64-encoded without the armor lines.
              */
             public_key?: string;
-            subkeys?: components["schemas"]["GPGKey"][];
-            /** @description Whether the key was verified by an e-mail address or a signature. */
+            /** @description The key's subkeys; `null` on every subkey. */
+            subkeys?: components["schemas"]["GPGKey"][] | null;
+            /** @description Whether the key was added with a valid signature. Always `false` on subkeys. */
             verified?: boolean;
         };
         /** @description An e-mail address of a GPG key. */
@@ -872,8 +975,8 @@ export interface components {
             /** @description Whether the hook fires. */
             active?: boolean;
             /**
-             * @description Value of the `Authorization` header sent with each delivery. A secret, so write-only
-             *     here; Gitea 1.27 echoes it back in answers, and clients must not log it.
+             * @description Value of the `Authorization` header sent with each delivery, in clear; empty when none
+             *     is set. A secret: do not log it.
              */
             authorization_header?: string;
             /** @description Glob of the branches whose events fire the hook. */
@@ -911,12 +1014,15 @@ export interface components {
         Issue: {
             /** @description Files attached to the issue itself. */
             assets?: components["schemas"]["Attachment"][];
-            /** @description The primary assignee; `null` when there is none. */
+            /** @description The first assignee, as an anonymous visitor sees the account; `null` when there is none. */
             assignee?: components["schemas"]["User"] | null;
-            /** @description Everyone assigned; `null` when nobody is. */
+            /** @description Everyone assigned, as an anonymous visitor sees the accounts; `null`, not empty, when nobody is. */
             assignees?: components["schemas"]["User"][] | null;
             body?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the issue was closed; `null` while it is open (and for closed issues migrated without a date).
+             */
             closed_at?: string | null;
             /**
              * Format: int64
@@ -945,12 +1051,16 @@ export interface components {
              * @description Index of the issue within the repository.
              */
             number?: number;
-            /** @description Author on the source server, for a migrated issue. */
+            /** @description Author on the source server, for a migrated issue. Gitea 1.27 always sends an empty string. */
             original_author?: string;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Id of that author. Gitea 1.27 always sends `0`.
+             */
             original_author_id?: number;
             /** Format: int64 */
             pin_order?: number;
+            /** @description The projects the issue is in; `null`, not empty, when it is in none. */
             projects?: components["schemas"]["Project"][] | null;
             /** @description Present (not `null`) when the issue is a pull request. */
             pull_request?: components["schemas"]["PullRequestMeta"] | null;
@@ -976,8 +1086,8 @@ export interface components {
         };
         /** @description Body of `issueRemoveAssignees`. */
         IssueAssigneesOption: {
-            /** @description Names of the users to remove. */
-            assignees?: string[];
+            /** @description Names of the users to remove. Left out or `null` removes nobody. */
+            assignees?: string[] | null;
         };
         /** @description A label of a repository or an organization. */
         Label: {
@@ -996,90 +1106,97 @@ export interface components {
              */
             url?: string;
         };
-        /** @description Body of `renderMarkdown`. The server matches the field names without regard to case. */
+        /**
+         * @description Body of `renderMarkdown`. The field names start with a capital letter and must be written
+         *     exactly so: official builds of the server ignore `text` or `mode`.
+         */
         MarkdownOption: {
             /**
              * @description Path against which issue references, media and relative links are resolved, in the
-             *     form `/{subpath}/{owner}/{repo}/src/{branch|commit|tag}/{name or path}/{file or dir}`.
-             *     Ignored in `markdown` mode.
+             *     form `/{subpath}/{owner}/{repo}/src/{branch|commit|tag}/{name or path}/{file or dir}`,
+             *     or just `/{owner}/{repo}`. Ignored in `markdown` mode.
              */
-            Context?: string;
+            Context?: string | null;
             /**
-             * @description How to render. `file` renders by the extension of the file in `Context`.
-             * @enum {string}
+             * @description How to render; `markdown` when left out. `file` is refused (`422`) by this operation.
+             * @enum {string|null}
              */
-            Mode?: "markdown" | "comment" | "wiki" | "file";
-            /** @description The markdown to render. */
-            Text?: string;
+            Mode?: "markdown" | "comment" | "wiki" | "file" | null;
+            /** @description The markdown to render. Left out, `null` or empty gives an empty answer. */
+            Text?: string | null;
             /**
              * @deprecated
-             * @description Render as a wiki page. Deprecated; use `Mode` `wiki`.
+             * @description Render as a wiki page, whatever `Mode` says. Deprecated; use `Mode` `wiki`.
              */
-            Wiki?: boolean;
+            Wiki?: boolean | null;
         };
         /** @description Body of `repoMigrate`. */
         MigrateRepoOptions: {
             /** @description Password for the source. */
-            auth_password?: string;
+            auth_password?: string | null;
             /** @description Access token for the source. */
-            auth_token?: string;
+            auth_token?: string | null;
             /** @description User name for the source. */
-            auth_username?: string;
+            auth_username?: string | null;
             /** @description Access key id for a `codecommit` source, under the name the real server reads. */
-            aws_access_key_id?: string;
+            aws_access_key_id?: string | null;
             /** @description Secret access key for a `codecommit` source, under the name the real server reads. */
-            aws_secret_access_key?: string;
+            aws_secret_access_key?: string | null;
             /** @description Clone URL of the source repository. */
             clone_addr: string;
             /** @description Access key id for a cloud-storage source. Gitea reads it as `aws_access_key_id` and ignores this name. */
-            cloud_access_key_id?: string;
+            cloud_access_key_id?: string | null;
             /** @description Secret access key for a cloud-storage source. Gitea reads it as `aws_secret_access_key` and ignores this name. */
-            cloud_secret_access_key?: string;
+            cloud_secret_access_key?: string | null;
             /** @description Description of the new repository. */
-            description?: string;
+            description?: string | null;
             /** @description Import issues. */
-            issues?: boolean;
+            issues?: boolean | null;
             /** @description Import labels. */
-            labels?: boolean;
+            labels?: boolean | null;
             /** @description Fetch LFS objects. */
-            lfs?: boolean;
+            lfs?: boolean | null;
             /** @description LFS server to fetch from, when not the default one. */
-            lfs_endpoint?: string;
+            lfs_endpoint?: string | null;
             /** @description Import milestones. */
-            milestones?: boolean;
+            milestones?: boolean | null;
             /** @description Create a pull mirror that keeps following the source. Turns off the import of issues, labels, milestones, pull requests and releases. */
-            mirror?: boolean;
-            /** @description How often a mirror syncs, as a Go duration such as `8h0m0s`. */
-            mirror_interval?: string;
+            mirror?: boolean | null;
+            /**
+             * @description How often a mirror syncs, as a Go duration such as `8h0m0s` (the server's default when
+             *     left out); `0s` turns periodic syncing off. Below the server's minimum (10 minutes by
+             *     default), or unparsable, the migration fails with `500` after the clone.
+             */
+            mirror_interval?: string | null;
             /** @description Make the new repository private. */
-            private?: boolean;
+            private?: boolean | null;
             /** @description Import pull requests. */
-            pull_requests?: boolean;
+            pull_requests?: boolean | null;
             /** @description Import releases. */
-            releases?: boolean;
+            releases?: boolean | null;
             /** @description Name of the new repository. */
             repo_name: string;
-            /** @description User or organization that will own the new repository. Defaults to the caller. */
-            repo_owner?: string;
+            /** @description User or organization that will own the new repository, matched without regard to case. Wins over `uid`; when both are left out the caller owns it. */
+            repo_owner?: string | null;
             /**
-             * @description Kind of source server; `git` for a plain git remote.
-             * @enum {string}
+             * @description Kind of source server; `git` for a plain git remote, and when left out.
+             * @enum {string|null}
              */
-            service?: "git" | "github" | "gitea" | "gitlab" | "gogs" | "onedev" | "gitbucket" | "codebase" | "codecommit";
+            service?: "git" | "github" | "gitea" | "gitlab" | "gogs" | "onedev" | "gitbucket" | "codebase" | "codecommit" | null;
             /**
              * Format: int64
              * @deprecated
              * @description Id of the new owner. Deprecated; use `repo_owner`.
              */
-            uid?: number;
+            uid?: number | null;
             /** @description Import the wiki. */
-            wiki?: boolean;
+            wiki?: boolean | null;
         };
         /** @description A milestone of a repository. */
         Milestone: {
             /**
              * Format: date-time
-             * @description When the milestone was closed; `null` while it is open.
+             * @description When the milestone was closed; `null` while it is open. A closed milestone migrated without a date carries the epoch.
              */
             closed_at?: string | null;
             /** Format: int64 */
@@ -1090,6 +1207,7 @@ export interface components {
             /**
              * Format: date-time
              * @description Deadline, the end of the day in the server's time zone; `null` when there is none.
+             *     Milestones migrated without a deadline carry the first day of the year 9999 instead.
              */
             due_on?: string | null;
             /** Format: int64 */
@@ -1100,7 +1218,7 @@ export interface components {
             state?: "open" | "closed";
             title?: string;
             /** Format: date-time */
-            updated_at?: string | null;
+            updated_at?: string;
         };
         /** @description What a notification is about. */
         NotificationSubject: {
@@ -1108,14 +1226,18 @@ export interface components {
             latest_comment_html_url?: string;
             latest_comment_url?: string;
             /**
-             * @description State of the issue or pull request. The real server sends an empty string for commits and repositories.
+             * @description State of the issue or pull request; an empty string for commits and repositories.
              * @enum {string}
              */
-            state?: "open" | "closed" | "merged";
+            state?: "open" | "closed" | "merged" | "";
             title?: string;
             /** @enum {string} */
             type?: "Issue" | "Pull" | "Commit" | "Repository";
-            /** @description API address of the subject. */
+            /**
+             * @description Address of the subject: the API address of the issue for `Issue` and `Pull` subjects
+             *     (`…/issues/{index}` for pull requests too), the web address of the commit for `Commit`,
+             *     and the path of the repository (`/acme/rocket`) for `Repository`.
+             */
             url?: string;
         };
         /** @description A notification of the signed-in user. */
@@ -1123,8 +1245,13 @@ export interface components {
             /** Format: int64 */
             id?: number;
             pinned?: boolean;
-            repository?: components["schemas"]["Repository"];
-            subject?: components["schemas"]["NotificationSubject"];
+            /**
+             * @description The repository, without `permissions`; `null` when the thread's owner can no longer
+             *     see it.
+             */
+            repository?: components["schemas"]["Repository"] | null;
+            /** @description What the notification is about; `null` in the rare case the server cannot tell. */
+            subject?: components["schemas"]["NotificationSubject"] | null;
             unread?: boolean;
             /** Format: date-time */
             updated_at?: string;
@@ -1137,7 +1264,7 @@ export interface components {
         /** @description An OAuth2 application registered by a user. */
         OAuth2Application: {
             client_id?: string;
-            /** @description The client secret. Only the answer that creates the application carries it. */
+            /** @description The client secret, `gto_` and 52 characters of lower-case base32. Only the answers that create the application or renew its secret carry it; others send an empty string. */
             readonly client_secret?: string;
             confidential_client?: boolean;
             /** Format: date-time */
@@ -1177,13 +1304,19 @@ export interface components {
             /** Format: date-time */
             created_at?: string;
             creator?: components["schemas"]["User"];
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description Web address of the version, with the name and version in lower case.
+             */
             html_url?: string;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Id of this version.
+             */
             id?: number;
             name?: string;
             owner?: components["schemas"]["User"];
-            /** @description The repository the package is linked to; `null` when it is linked to none. */
+            /** @description The repository the package is linked to; `null` when it is linked to none, the repository is gone, or the caller may not see it. */
             repository?: components["schemas"]["Repository"] | null;
             type?: components["schemas"]["PackageType"];
             version?: string;
@@ -1193,7 +1326,10 @@ export interface components {
          * @enum {string}
          */
         PackageType: "alpine" | "arch" | "cargo" | "chef" | "composer" | "conan" | "conda" | "container" | "cran" | "debian" | "generic" | "go" | "helm" | "maven" | "npm" | "nuget" | "pub" | "pypi" | "rpm" | "rubygems" | "swift" | "terraform" | "vagrant";
-        /** @description The caller's access to a repository. */
+        /**
+         * @description Access to a repository: the caller's, except in `repoMigrate` (always full) and in a
+         *     deploy key's repository (the key's own).
+         */
         Permission: {
             admin?: boolean;
             pull?: boolean;
@@ -1201,20 +1337,30 @@ export interface components {
         };
         /** @description One side (base or head) of a pull request. */
         PRBranchInfo: {
-            /** @description Display name of the branch. */
+            /** @description Name of the branch; empty for the head of an AGit pull request. */
             label?: string;
-            /** @description Git reference of the branch. */
+            /**
+             * @description Name of the branch. For the head, `refs/pull/{index}/head` once the head branch or its
+             *     repository is gone, and for AGit pull requests.
+             */
             ref?: string;
-            repo?: components["schemas"]["Repository"];
-            /** Format: int64 */
+            /** @description The repository; `null` for the head once the head repository (a fork) was deleted. */
+            repo?: components["schemas"]["Repository"] | null;
+            /**
+             * Format: int64
+             * @description Id of the repository; `-1` for the head once the head repository was deleted.
+             */
             repo_id?: number;
-            /** @description Head commit of the branch. */
+            /** @description Head commit of the branch; empty when the server cannot resolve it. */
             sha?: string;
         };
-        /** @description A project board of a repository or an organization. */
+        /** @description A project board of a repository, an organization or a user. */
         Project: {
-            /** Format: date-time */
-            closed_at?: string | null;
+            /**
+             * Format: date-time
+             * @description When the project was closed; left out while it is open.
+             */
+            closed_at?: string;
             /** Format: date-time */
             created_at?: string;
             /** Format: int64 */
@@ -1225,12 +1371,12 @@ export interface components {
             is_closed?: boolean;
             /**
              * Format: int64
-             * @description Owner of an organization-level project.
+             * @description Owner of an organization's or a user's project; left out for a repository's project.
              */
             owner_id?: number;
             /**
              * Format: int64
-             * @description Repository of a repository-level project.
+             * @description Repository of a repository's project; left out for the others.
              */
             repo_id?: number;
             title?: string;
@@ -1238,8 +1384,10 @@ export interface components {
             updated_at?: string;
         };
         /**
-         * @description A pull request. `additions`, `deletions`, `changed_files` and `review_comments` are left
-         *     out when the server has not computed them.
+         * @description A pull request. `additions`, `deletions` and `changed_files` are left out when the head
+         *     repository is gone, for AGit pull requests, and when the diff cannot be computed;
+         *     `review_comments` is left out when it is `0` on servers built with Go's older JSON
+         *     encoder.
          */
         PullRequest: {
             /**
@@ -1248,10 +1396,10 @@ export interface components {
              */
             additions?: number;
             allow_maintainer_edit?: boolean;
-            /** @description The primary assignee; `null` when there is none. */
+            /** @description The first assignee, as an anonymous visitor sees the account; `null` when there is none. */
             assignee?: components["schemas"]["User"] | null;
-            /** @description Everyone assigned; `null` when nobody is. */
-            assignees?: components["schemas"]["User"][] | null;
+            /** @description Everyone assigned, as an anonymous visitor sees the accounts; empty when nobody is. */
+            assignees?: components["schemas"]["User"][];
             base?: components["schemas"]["PRBranchInfo"];
             body?: string;
             /** Format: int64 */
@@ -1318,11 +1466,16 @@ export interface components {
              * @description Position among the pinned pull requests; 0 when not pinned.
              */
             pin_order?: number;
-            requested_reviewers?: components["schemas"]["User"][] | null;
-            requested_reviewers_teams?: components["schemas"]["Team"][] | null;
+            /**
+             * @description Users asked for a review or who reviewed it, as an anonymous visitor sees the accounts;
+             *     an entry is `null` when that account was deleted.
+             */
+            requested_reviewers?: (components["schemas"]["User"] | null)[];
+            /** @description Teams asked for a review. */
+            requested_reviewers_teams?: components["schemas"]["Team"][];
             /**
              * Format: int64
-             * @description Number of review comments on the diff.
+             * @description Number of reviews with a comment.
              */
             review_comments?: number;
             /** @enum {string} */
@@ -1332,7 +1485,7 @@ export interface components {
             updated_at?: string;
             /**
              * Format: uri
-             * @description API address of the pull request.
+             * @description The pull request's web address, the same as `html_url` (not an API address).
              */
             url?: string;
             user?: components["schemas"]["User"];
@@ -1350,9 +1503,11 @@ export interface components {
         ReleaseAttachmentUpload: {
             /**
              * Format: binary
-             * @description The file. Its file name names the attachment unless `name` is given in the query.
+             * @description The file. Its file name names the attachment unless `name` is given.
              */
             attachment: string;
+            /** @description Name of the attachment, when the query has none. */
+            name?: string;
         };
         /** @description Body of `adminRenameUser`. */
         RenameUserOption: {
@@ -1363,9 +1518,12 @@ export interface components {
             new_username: string;
         };
         /**
-         * @description A repository. `permissions`, the tracker and wiki settings and `default_target_branch`
-         *     are left out, not `null`, when they do not apply; `parent` and `repo_transfer` are left
-         *     out or `null`, depending on the server version.
+         * @description A repository. `parent` is the repository it was forked from, one level deep and with this
+         *     repository's `permissions`. `parent`, `repo_transfer`, the tracker and wiki settings and
+         *     `default_target_branch` are left out, not `null`, when they do not apply; the whole
+         *     record is `null` only where a field says so. `allow_merge_update`,
+         *     `default_update_style` and `mirror_last_sync_at` come from the service description;
+         *     Gitea 1.27 does not send them.
          */
         Repository: {
             /** @description Whether pull requests may be merged by fast-forward only. */
@@ -1373,7 +1531,7 @@ export interface components {
             /** @description Whether a pull request may be marked as merged by hand. */
             allow_manual_merge?: boolean;
             allow_merge_commits?: boolean;
-            /** @description Whether a pull request branch may be updated by merging the base into it. */
+            /** @description Whether a pull request branch may be updated by merging the base into it. Not sent by Gitea 1.27. */
             allow_merge_update?: boolean;
             allow_rebase?: boolean;
             allow_rebase_explicit?: boolean;
@@ -1383,7 +1541,7 @@ export interface components {
             archived?: boolean;
             /**
              * Format: date-time
-             * @description When the repository was archived; the zero time `0001-01-01T00:00:00Z` when it is not.
+             * @description When the repository was archived; the epoch (`1970-01-01T00:00:00Z` on a server in UTC) when it is not.
              */
             archived_at?: string;
             /** @description Whether a pull request whose commits reach the base by other means is marked merged. */
@@ -1406,7 +1564,7 @@ export interface components {
             default_merge_style?: string;
             /** @description Branch that new pull requests target by default. Left out when not set. */
             default_target_branch?: string;
-            /** @description How pull request branches are updated by default, `merge` or `rebase`. */
+            /** @description How pull request branches are updated by default, `merge` or `rebase`. Not sent by Gitea 1.27. */
             default_update_style?: string;
             description?: string;
             /** @description Whether the repository has no commits. */
@@ -1430,7 +1588,7 @@ export interface components {
             /** Format: int64 */
             id?: number;
             ignore_whitespace_conflicts?: boolean;
-            /** @description Whether the repository is visible to signed-in users only. */
+            /** @description Whether the repository is public but its owner is private, so that only those who may see the owner see it. */
             internal?: boolean;
             internal_tracker?: components["schemas"]["InternalTracker"];
             language?: string;
@@ -1439,21 +1597,21 @@ export interface components {
              * @description API address of the language statistics.
              */
             languages_url?: string;
-            /** @description SPDX identifiers of the licenses found in the repository. */
-            licenses?: string[] | null;
-            /** @description Link of a mirror or of a repository migrated with a link. */
+            /** @description SPDX identifiers of the licenses found in the repository, sorted; empty when none was found (yet). */
+            licenses?: string[];
+            /** @description Never filled by Gitea 1.27, which always sends an empty string. */
             link?: string;
             mirror?: boolean;
             /** @description How often a mirror syncs, as a Go duration such as `8h0m0s`. */
             mirror_interval?: string;
             /**
              * Format: date-time
-             * @description Last synchronisation of the mirror.
+             * @description Last synchronisation of the mirror. Not sent by Gitea 1.27.
              */
             mirror_last_sync_at?: string;
             /**
              * Format: date-time
-             * @description Last update of the mirror; the zero time for repositories that are not mirrors.
+             * @description Last update of the mirror; the zero time `0001-01-01T00:00:00Z` for repositories that are not mirrors.
              */
             mirror_updated?: string;
             name?: string;
@@ -1471,9 +1629,9 @@ export interface components {
             open_pr_counter?: number;
             /** @description Address of the source of a migrated repository. */
             original_url?: string;
+            /** @description The owner, as a signed-in visitor sees the account (never with the administrative fields). */
             owner?: components["schemas"]["User"];
-            /** @description The repository this one was forked from. Absent or `null` when it is not a fork. */
-            parent?: components["schemas"]["Repository"] | null;
+            parent?: components["schemas"]["Repository"];
             permissions?: components["schemas"]["Permission"];
             private?: boolean;
             /** @description Which projects the repository shows: `repo`, `owner` or `all`. */
@@ -1483,8 +1641,8 @@ export interface components {
              * @description Number of releases.
              */
             release_counter?: number;
-            /** @description A pending transfer to another owner. Absent or `null` when there is none. */
-            repo_transfer?: components["schemas"]["RepoTransfer"] | null;
+            /** @description A pending transfer to another owner. Left out when there is none. */
+            repo_transfer?: components["schemas"]["RepoTransfer"];
             /**
              * Format: int64
              * @description Size in kibibytes.
@@ -1495,8 +1653,8 @@ export interface components {
             stars_count?: number;
             /** @description Whether the repository is a template. */
             template?: boolean;
-            /** @description Topics; `null` when the repository has none. */
-            topics?: string[] | null;
+            /** @description Topics; empty when the repository has none. */
+            topics?: string[];
             /** Format: date-time */
             updated_at?: string;
             /**
@@ -1536,22 +1694,44 @@ export interface components {
             organization?: components["schemas"]["Organization"] | null;
             /** @enum {string} */
             permission?: "none" | "read" | "write" | "admin" | "owner";
-            /** @description Units the team may use, such as `repo.code`, `repo.issues`, `repo.ext_issues`, `repo.wiki`, `repo.pulls`, `repo.releases`, `repo.projects` and `repo.ext_wiki`. */
-            units?: string[];
+            /** @description Units the team may use, such as `repo.code`, `repo.issues`, `repo.ext_issues`, `repo.wiki`, `repo.pulls`, `repo.releases`, `repo.projects` and `repo.ext_wiki`; `null` for a team without any. */
+            units?: string[] | null;
             /** @description Access per unit, keyed by unit identifier. */
             units_map?: {
                 [key: string]: "none" | "read" | "write" | "admin" | "owner";
             };
             /**
              * @description Who may list the team: `private`, its members and the organization's owners;
-             *     `limited`, any member of the organization; `public`, any signed-in user.
+             *     `limited`, any member of the organization; `public`, any signed-in user. From the
+             *     service description; Gitea 1.27 does not send it.
              * @enum {string}
              */
             visibility?: "public" | "limited" | "private";
         };
+        /**
+         * @description The plain-text answer to a multipart body the server cannot parse.
+         * @enum {string}
+         */
+        TextMultipartUnreadable: "failed to parse request multipart form\n";
+        /**
+         * @description The plain-text answer of a server to a path it has no operation for.
+         * @enum {string}
+         */
+        TextPageNotFound: "404 page not found\n";
+        /**
+         * @description The plain-text answer to a crash. Site administrators, and servers in development mode,
+         *     get `PANIC: ` with the Go stack instead, which this document leaves out.
+         * @enum {string}
+         */
+        TextPanic: "Internal Server Error";
+        /**
+         * @description The plain-text answer to an old owner name whose account no longer exists.
+         * @enum {string}
+         */
+        TextUserDoesNotExist: "user does not exist\n";
         /** @description A user account. */
         User: {
-            /** @description Whether the account is activated. */
+            /** @description Whether the account is activated. `false` for everyone but the user and site administrators, as are `is_admin` and `prohibit_login`. */
             active?: boolean;
             avatar_url?: string;
             /** Format: date-time */
@@ -1559,7 +1739,10 @@ export interface components {
             description?: string;
             /**
              * Format: email
-             * @description E-mail address; a placeholder address when the user keeps theirs private.
+             * @description E-mail address; a placeholder `{id}+{name}@{no-reply domain}` when the user keeps
+             *     theirs private or the caller is anonymous to the answer (assignees, reviewers, mergers).
+             *     An organization shown as a user may have none: Gitea then sends an empty string, which
+             *     the service description's `email` format does not allow.
              */
             email?: string;
             /** Format: int64 */
@@ -1572,19 +1755,21 @@ export interface components {
             /** Format: int64 */
             id?: number;
             is_admin?: boolean;
-            /** @description Locale of the user interface, such as `en-US`. */
+            /** @description Locale of the user interface, such as `en-US`; empty for everyone but the user and site administrators. */
             language?: string;
             /**
              * Format: date-time
-             * @description Last sign-in; the zero time `0001-01-01T00:00:00Z` when unknown or hidden.
+             * @description Last sign-in. Hidden from everyone but the user and site administrators, who see the
+             *     zero time `0001-01-01T00:00:00Z` otherwise; the epoch when the user never signed in.
              */
             last_login?: string;
             location?: string;
             /** @description The user name. */
             login?: string;
             /**
-             * @description Identifier of the user at an external authentication source. The service documents
-             *     the default as the word "empty"; local users really carry an empty string.
+             * @description Identifier of the user at an external authentication source, shown to the user and site
+             *     administrators only. The service documents the default as the word "empty"; local
+             *     users, and everyone else's view, really carry an empty string.
              * @default empty
              */
             login_name: string;
@@ -1609,21 +1794,11 @@ export interface components {
     };
     responses: {
         /**
-         * @description The server could not do what was asked. The message says why; for internal failures it
-         *     is empty unless the caller is a site administrator.
-         */
-        Error: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["APIError"];
-            };
-        };
-        /**
-         * @description The caller may not do this: the token lacks the scope the operation needs, the account
-         *     is inactive or prohibited from logging in, or the caller lacks the permission the
-         *     operation asks for (see its description). Some handlers answer with an empty body.
+         * @description The caller may not do this: the token lacks the scope the operation needs, a public-only
+         *     token asks for something private, the account is inactive or must change its password,
+         *     a `Sudo` comes from someone who is not a site administrator, or the caller lacks the
+         *     permission the operation asks for (see its description). The account refusals carry no
+         *     `url`.
          */
         Forbidden: {
             headers: {
@@ -1633,7 +1808,21 @@ export interface components {
                 "application/json": components["schemas"]["APIError"];
             };
         };
-        /** @description The resource does not exist, or the caller may not see it. */
+        /**
+         * @description The server failed. A handled failure is JSON whose message is empty unless the caller is
+         *     a site administrator; a crash answers the plain text `Internal Server Error` (an HTML page
+         *     when the request accepts `text/html`).
+         */
+        InternalError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["APIError"];
+                "text/plain": components["schemas"]["TextPanic"];
+            };
+        };
+        /** @description Nothing has that name or id, or the caller may not see it; also a `Sudo` naming nobody. */
         NotFound: {
             headers: {
                 [name: string]: unknown;
@@ -1643,8 +1832,71 @@ export interface components {
             };
         };
         /**
-         * @description Credentials are missing or wrong: an unknown user or token, a wrong password, or a
-         *     missing or wrong one-time code.
+         * @description The owner, the repository or the resource does not exist, or the caller may not see it;
+         *     also a `Sudo` naming nobody. An unknown owner names itself in `errors` with the message
+         *     `GetUserByName` (`GetOrgByName` for organizations). An old owner name whose account no
+         *     longer exists answers a plain-text `user does not exist`.
+         */
+        NotFoundUnderOwner: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["APINotFound"];
+                "text/plain": components["schemas"]["TextUserDoesNotExist"];
+            };
+        };
+        /**
+         * @description The owner in the path is an old name of a renamed user or organization: the same request
+         *     belongs at `Location`, under the new name. No body.
+         */
+        OwnerRenamed: {
+            headers: {
+                Location: components["headers"]["Location"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /**
+         * @description The owner in the path is an old name of a renamed user or organization: the same request
+         *     belongs at `Location`, under the new name. The body is a one-line HTML link.
+         */
+        OwnerRenamedPage: {
+            headers: {
+                Location: components["headers"]["Location"];
+                [name: string]: unknown;
+            };
+            content: {
+                "text/html": string;
+            };
+        };
+        /**
+         * @description The repository in the path was renamed or transferred: the same request belongs at
+         *     `Location`. No body. Some clients repeat a redirected `POST` as a `GET`.
+         */
+        RepositoryMoved: {
+            headers: {
+                Location: components["headers"]["Location"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /**
+         * @description The repository in the path was renamed or transferred: the same request belongs at
+         *     `Location`. The body is a one-line HTML link.
+         */
+        RepositoryMovedPage: {
+            headers: {
+                Location: components["headers"]["Location"];
+                [name: string]: unknown;
+            };
+            content: {
+                "text/html": string;
+            };
+        };
+        /**
+         * @description Credentials are missing or wrong: an unknown user or token, a wrong password, a missing
+         *     or wrong one-time code, or a password from a user who signs in with a security key.
          */
         Unauthorized: {
             headers: {
@@ -1657,8 +1909,9 @@ export interface components {
         /**
          * @description The request does not fit this document: the body could not be read or bound, or a
          *     parameter has the wrong type or is out of range. The real server answers this for
-         *     bodies it cannot bind; for a malformed id or paging value in the path or query it
-         *     answers `404` or falls back to a default instead.
+         *     bodies it cannot bind (the message names Go's field, as in `[Name]: Required`); for a
+         *     malformed id or paging value in the path or query it answers `404` or falls back to a
+         *     default instead, so on operations without a body only this document's mock sends it.
          */
         ValidationError: {
             headers: {
@@ -1698,10 +1951,16 @@ export interface components {
          */
         Repo: string;
         /**
-         * @description Name of a user to act as. Only site administrators may use it; others get `403`.
+         * @description Name of a user to act as. Only site administrators may use it; others get `403`, and a
+         *     name that is no user's (an organization's counts) answers `404`.
          * @example bob
          */
         Sudo: string;
+        /**
+         * @description The same as the `Sudo` header, as a query parameter; the query wins over the header.
+         * @example bob
+         */
+        SudoQuery: string;
     };
     requestBodies: never;
     headers: {
@@ -1711,6 +1970,11 @@ export interface components {
          * @example <https://gitea.example.org/api/v1/admin/orgs?limit=2&page=2>; rel="next",<https://gitea.example.org/api/v1/admin/orgs?limit=2&page=3>; rel="last"
          */
         Link: string;
+        /**
+         * @description Where the request belongs now, relative to the server (`/api/v1/…`), with the query kept.
+         * @example /api/v1/repos/acme/rocket/hooks/4001
+         */
+        Location: string;
         /**
          * @description Number of items in all pages together.
          * @example 5
@@ -1736,10 +2000,16 @@ export interface operations {
                  * @example 30
                  */
                 limit?: components["parameters"]["Limit"];
+                /**
+                 * @description The same as the `Sudo` header, as a query parameter; the query wins over the header.
+                 * @example bob
+                 */
+                sudo?: components["parameters"]["SudoQuery"];
             };
             header?: {
                 /**
-                 * @description Name of a user to act as. Only site administrators may use it; others get `403`.
+                 * @description Name of a user to act as. Only site administrators may use it; others get `403`, and a
+                 *     name that is no user's (an organization's counts) answers `404`.
                  * @example bob
                  */
                 Sudo?: components["parameters"]["Sudo"];
@@ -1775,15 +2045,24 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
+            404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationError"];
+            500: components["responses"]["InternalError"];
         };
     };
     adminRenameUser: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The same as the `Sudo` header, as a query parameter; the query wins over the header.
+                 * @example bob
+                 */
+                sudo?: components["parameters"]["SudoQuery"];
+            };
             header?: {
                 /**
-                 * @description Name of a user to act as. Only site administrators may use it; others get `403`.
+                 * @description Name of a user to act as. Only site administrators may use it; others get `403`, and a
+                 *     name that is no user's (an organization's counts) answers `404`.
                  * @example bob
                  */
                 Sudo?: components["parameters"]["Sudo"];
@@ -1815,6 +2094,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            307: components["responses"]["OwnerRenamed"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller is not a site administrator, or the token lacks the `write:admin` scope. */
             403: {
@@ -1825,18 +2105,22 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description No user has the name in the path. */
+            /**
+             * @description No user has the name in the path (a `{message, url}` body), or a `Sudo` names nobody.
+             *     An old name whose account no longer exists answers a plain-text `user does not exist`.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["APIError"];
+                    "application/json": components["schemas"]["APINotFound"];
+                    "text/plain": components["schemas"]["TextUserDoesNotExist"];
                 };
             };
             /**
              * @description The new name is empty, reserved, malformed, already used by another user or an
-             *     organization, or the body could not be read.
+             *     organization; the path names an organization; or the body could not be read.
              */
             422: {
                 headers: {
@@ -1846,14 +2130,22 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
+            500: components["responses"]["InternalError"];
         };
     };
     issueRemoveAssignees: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The same as the `Sudo` header, as a query parameter; the query wins over the header.
+                 * @example bob
+                 */
+                sudo?: components["parameters"]["SudoQuery"];
+            };
             header?: {
                 /**
-                 * @description Name of a user to act as. Only site administrators may use it; others get `403`.
+                 * @description Name of a user to act as. Only site administrators may use it; others get `403`, and a
+                 *     name that is no user's (an organization's counts) answers `404`.
                  * @example bob
                  */
                 Sudo?: components["parameters"]["Sudo"];
@@ -1897,11 +2189,14 @@ export interface operations {
                     "application/json": components["schemas"]["Issue"];
                 };
             };
+            301: components["responses"]["RepositoryMoved"];
+            307: components["responses"]["OwnerRenamed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            /** @description A named assignee is not a user, or the body could not be read. */
-            422: {
+            /**
+             * @description The caller may not write the issue (or the pull request): **no body**. A token without
+             *     the `write:issue` scope, or another refusal of the caller, has a JSON body.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1909,6 +2204,21 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
+            /**
+             * @description The issue or a named assignee does not exist (the message names it), or the repository
+             *     cannot be seen. A server without this operation answers the plain text
+             *     `404 page not found`; an old owner name whose account is gone `user does not exist`.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APINotFound"];
+                    "text/plain": components["schemas"]["TextPageNotFound"] | components["schemas"]["TextUserDoesNotExist"];
+                };
+            };
+            422: components["responses"]["ValidationError"];
             /** @description The repository is archived. */
             423: {
                 headers: {
@@ -1918,14 +2228,22 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
+            500: components["responses"]["InternalError"];
         };
     };
     issueListIssueCommentAttachments: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The same as the `Sudo` header, as a query parameter; the query wins over the header.
+                 * @example bob
+                 */
+                sudo?: components["parameters"]["SudoQuery"];
+            };
             header?: {
                 /**
-                 * @description Name of a user to act as. Only site administrators may use it; others get `403`.
+                 * @description Name of a user to act as. Only site administrators may use it; others get `403`, and a
+                 *     name that is no user's (an organization's counts) answers `404`.
                  * @example bob
                  */
                 Sudo?: components["parameters"]["Sudo"];
@@ -1956,7 +2274,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The comment's attachments. */
+            /** @description The comment's attachments, or no body at all when the caller may not read the comment's issue. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1965,30 +2283,41 @@ export interface operations {
                     "application/json": components["schemas"]["Attachment"][];
                 };
             };
+            301: components["responses"]["RepositoryMovedPage"];
+            307: components["responses"]["OwnerRenamedPage"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /**
              * @description The comment does not exist (body `null`), belongs to another repository (an error
              *     message), or the repository, its issues or attachments cannot be seen (the not-found
-             *     body).
+             *     body). An old owner name whose account is gone answers a plain-text `user does not exist`.
              */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": null | components["schemas"]["APIError"] | components["schemas"]["APINotFound"];
+                    "application/json": null | components["schemas"]["APINotFound"];
+                    "text/plain": components["schemas"]["TextUserDoesNotExist"];
                 };
             };
             422: components["responses"]["ValidationError"];
+            500: components["responses"]["InternalError"];
         };
     };
     issueEditMilestone: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The same as the `Sudo` header, as a query parameter; the query wins over the header.
+                 * @example bob
+                 */
+                sudo?: components["parameters"]["SudoQuery"];
+            };
             header?: {
                 /**
-                 * @description Name of a user to act as. Only site administrators may use it; others get `403`.
+                 * @description Name of a user to act as. Only site administrators may use it; others get `403`, and a
+                 *     name that is no user's (an organization's counts) answers `404`.
                  * @example bob
                  */
                 Sudo?: components["parameters"]["Sudo"];
@@ -2032,18 +2361,36 @@ export interface operations {
                     "application/json": components["schemas"]["Milestone"];
                 };
             };
+            301: components["responses"]["RepositoryMoved"];
+            307: components["responses"]["OwnerRenamed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /** @description The caller may not write issues or pull requests of the repository, or the token lacks the `write:issue` scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            404: components["responses"]["NotFoundUnderOwner"];
             422: components["responses"]["ValidationError"];
+            500: components["responses"]["InternalError"];
         };
     };
     renderMarkdown: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The same as the `Sudo` header, as a query parameter; the query wins over the header.
+                 * @example bob
+                 */
+                sudo?: components["parameters"]["SudoQuery"];
+            };
             header?: {
                 /**
-                 * @description Name of a user to act as. Only site administrators may use it; others get `403`.
+                 * @description Name of a user to act as. Only site administrators may use it; others get `403`, and a
+                 *     name that is no user's (an organization's counts) answers `404`.
                  * @example bob
                  */
                 Sudo?: components["parameters"]["Sudo"];
@@ -2062,7 +2409,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The rendered HTML. The media type is sniffed; see the description. */
+            /** @description The rendered HTML. The media type is sniffed; see the description. An empty rendering has no body and no `Content-Type`. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2073,10 +2420,19 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /** @description The account is inactive or must change its password, or a `Sudo` comes from someone who is not a site administrator. No token scope is needed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            404: components["responses"]["NotFound"];
             /**
-             * @description The body could not be read (JSON error body), or `Mode` names no renderer (a
-             *     plain-text message).
+             * @description The body could not be read (JSON error body), or `Mode` names no renderer or is
+             *     `file` (a plain-text message).
              */
             422: {
                 headers: {
@@ -2087,12 +2443,17 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description The renderer failed. The message is plain text. */
+            /**
+             * @description The renderer failed (a plain-text message: `failed to render raw markup` in
+             *     `markdown` mode, `failed to render markup` in the others), the server crashed (plain
+             *     text), or another failure (JSON).
+             */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": components["schemas"]["APIError"];
                     "text/plain": string;
                 };
             };
@@ -2106,10 +2467,16 @@ export interface operations {
                  * @example read
                  */
                 "to-status"?: "read" | "unread" | "pinned";
+                /**
+                 * @description The same as the `Sudo` header, as a query parameter; the query wins over the header.
+                 * @example bob
+                 */
+                sudo?: components["parameters"]["SudoQuery"];
             };
             header?: {
                 /**
-                 * @description Name of a user to act as. Only site administrators may use it; others get `403`.
+                 * @description Name of a user to act as. Only site administrators may use it; others get `403`, and a
+                 *     name that is no user's (an organization's counts) answers `404`.
                  * @example bob
                  */
                 Sudo?: components["parameters"]["Sudo"];
@@ -2149,24 +2516,44 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description No notification has that id. */
+            /** @description No notification has that id, or a `Sudo` names nobody. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["APIError"];
+                    "application/json": components["schemas"]["APINotFound"];
                 };
             };
             422: components["responses"]["ValidationError"];
+            /**
+             * @description A site administrator tried to change another user's thread (the message says so, as
+             *     administrators see messages), or the server failed.
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                    "text/plain": components["schemas"]["TextPanic"];
+                };
+            };
         };
     };
     orgEditLabel: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The same as the `Sudo` header, as a query parameter; the query wins over the header.
+                 * @example bob
+                 */
+                sudo?: components["parameters"]["SudoQuery"];
+            };
             header?: {
                 /**
-                 * @description Name of a user to act as. Only site administrators may use it; others get `403`.
+                 * @description Name of a user to act as. Only site administrators may use it; others get `403`, and a
+                 *     name that is no user's (an organization's counts) answers `404`.
                  * @example bob
                  */
                 Sudo?: components["parameters"]["Sudo"];
@@ -2205,8 +2592,9 @@ export interface operations {
                     "application/json": components["schemas"]["Label"];
                 };
             };
+            307: components["responses"]["OwnerRenamed"];
             401: components["responses"]["Unauthorized"];
-            /** @description The caller does not own the organization, or the token lacks the `write:organization` scope. */
+            /** @description The caller does not own the organization, the token lacks the `write:organization` scope, or a public-only token names an organization that is not public. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2215,8 +2603,8 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            404: components["responses"]["NotFound"];
-            /** @description The colour is not a hexadecimal colour, or the body could not be read. */
+            404: components["responses"]["NotFoundUnderOwner"];
+            /** @description The colour is not a hexadecimal colour (the message repeats it in lower case), or the body could not be read. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2225,6 +2613,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
+            500: components["responses"]["InternalError"];
         };
     };
     orgListTeamMembers: {
@@ -2242,10 +2631,16 @@ export interface operations {
                  * @example 30
                  */
                 limit?: components["parameters"]["Limit"];
+                /**
+                 * @description The same as the `Sudo` header, as a query parameter; the query wins over the header.
+                 * @example bob
+                 */
+                sudo?: components["parameters"]["SudoQuery"];
             };
             header?: {
                 /**
-                 * @description Name of a user to act as. Only site administrators may use it; others get `403`.
+                 * @description Name of a user to act as. Only site administrators may use it; others get `403`, and a
+                 *     name that is no user's (an organization's counts) answers `404`.
                  * @example bob
                  */
                 Sudo?: components["parameters"]["Sudo"];
@@ -2289,6 +2684,7 @@ export interface operations {
             };
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationError"];
+            500: components["responses"]["InternalError"];
         };
     };
     listPackageVersions: {
@@ -2306,10 +2702,16 @@ export interface operations {
                  * @example 30
                  */
                 limit?: components["parameters"]["Limit"];
+                /**
+                 * @description The same as the `Sudo` header, as a query parameter; the query wins over the header.
+                 * @example bob
+                 */
+                sudo?: components["parameters"]["SudoQuery"];
             };
             header?: {
                 /**
-                 * @description Name of a user to act as. Only site administrators may use it; others get `403`.
+                 * @description Name of a user to act as. Only site administrators may use it; others get `403`, and a
+                 *     name that is no user's (an organization's counts) answers `404`.
                  * @example bob
                  */
                 Sudo?: components["parameters"]["Sudo"];
@@ -2351,8 +2753,9 @@ export interface operations {
                     "application/json": components["schemas"]["Package"][];
                 };
             };
+            307: components["responses"]["OwnerRenamedPage"];
             401: components["responses"]["Unauthorized"];
-            /** @description The caller may not read the owner's packages, or the token lacks the `read:package` scope. */
+            /** @description The caller may not read the owner's packages, the token lacks the `read:package` scope, or a public-only token names a private owner. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2361,24 +2764,37 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description No user or organization has the name `owner`. */
+            /**
+             * @description No user or organization has the name `owner`, the owner has no package of that type
+             *     and name, or a `Sudo` names nobody. An old owner name whose account is gone answers a
+             *     plain-text `user does not exist`.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["APIError"];
+                    "application/json": components["schemas"]["APINotFound"];
+                    "text/plain": components["schemas"]["TextUserDoesNotExist"];
                 };
             };
             422: components["responses"]["ValidationError"];
+            500: components["responses"]["InternalError"];
         };
     };
     repoMigrate: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The same as the `Sudo` header, as a query parameter; the query wins over the header.
+                 * @example bob
+                 */
+                sudo?: components["parameters"]["SudoQuery"];
+            };
             header?: {
                 /**
-                 * @description Name of a user to act as. Only site administrators may use it; others get `403`.
+                 * @description Name of a user to act as. Only site administrators may use it; others get `403`, and a
+                 *     name that is no user's (an organization's counts) answers `404`.
                  * @example bob
                  */
                 Sudo?: components["parameters"]["Sudo"];
@@ -2419,6 +2835,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
+            404: components["responses"]["NotFound"];
             /** @description A repository with that name already exists, or its files are already on disk. */
             409: {
                 headers: {
@@ -2440,15 +2857,22 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            500: components["responses"]["Error"];
+            500: components["responses"]["InternalError"];
         };
     };
     ActionsGetWorkflow: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The same as the `Sudo` header, as a query parameter; the query wins over the header.
+                 * @example bob
+                 */
+                sudo?: components["parameters"]["SudoQuery"];
+            };
             header?: {
                 /**
-                 * @description Name of a user to act as. Only site administrators may use it; others get `403`.
+                 * @description Name of a user to act as. Only site administrators may use it; others get `403`, and a
+                 *     name that is no user's (an organization's counts) answers `404`.
                  * @example bob
                  */
                 Sudo?: components["parameters"]["Sudo"];
@@ -2488,9 +2912,19 @@ export interface operations {
                     "application/json": components["schemas"]["ActionWorkflow"];
                 };
             };
-            400: components["responses"]["Error"];
+            301: components["responses"]["RepositoryMovedPage"];
+            307: components["responses"]["OwnerRenamedPage"];
+            /** @description Listed by the service description as a generic error; the server never sends it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
-            /** @description The caller may not read the repository's Actions (or Actions are off), or the token lacks the `read:repository` scope. */
+            /** @description The caller may not read the repository's Actions (or Actions are off), the token lacks the `read:repository` scope, or a public-only token names a private repository. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2499,25 +2933,45 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description No workflow file has that name, or the repository cannot be seen. */
+            /**
+             * @description No workflow file has that name, the default branch is missing from git, or the
+             *     repository cannot be seen. An old owner name whose account is gone answers a
+             *     plain-text `user does not exist`.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["APIError"] | components["schemas"]["APINotFound"];
+                    "application/json": components["schemas"]["APINotFound"];
+                    "text/plain": components["schemas"]["TextUserDoesNotExist"];
                 };
             };
-            422: components["responses"]["ValidationError"];
-            500: components["responses"]["Error"];
+            /** @description Listed by the service description as a validation error; the server never sends it, only this document's mock does, for a request it refuses. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            500: components["responses"]["InternalError"];
         };
     };
     repoAddCollaborator: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The same as the `Sudo` header, as a query parameter; the query wins over the header.
+                 * @example bob
+                 */
+                sudo?: components["parameters"]["SudoQuery"];
+            };
             header?: {
                 /**
-                 * @description Name of a user to act as. Only site administrators may use it; others get `403`.
+                 * @description Name of a user to act as. Only site administrators may use it; others get `403`, and a
+                 *     name that is no user's (an organization's counts) answers `404`.
                  * @example bob
                  */
                 Sudo?: components["parameters"]["Sudo"];
@@ -2559,8 +3013,10 @@ export interface operations {
                 };
                 content?: never;
             };
+            301: components["responses"]["RepositoryMoved"];
+            307: components["responses"]["OwnerRenamed"];
             401: components["responses"]["Unauthorized"];
-            /** @description The caller is not a repository administrator, one of the users blocks the other, or the token lacks the `write:repository` scope. */
+            /** @description The caller is not a repository administrator, one of the users blocks the other, the token lacks the `write:repository` scope, or a public-only token names a private repository. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2569,7 +3025,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["NotFoundUnderOwner"];
             /** @description The collaborator is not a user, or the request has no `Content-Type` or could not be read. */
             422: {
                 headers: {
@@ -2579,15 +3035,35 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            500: components["responses"]["Error"];
+            /**
+             * @description `permission` is not exactly `read`, `write` or `admin`, the collaborator's account is
+             *     inactive, or the server failed. The message is empty unless the caller is a site
+             *     administrator.
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                    "text/plain": components["schemas"]["TextPanic"];
+                };
+            };
         };
     };
     repoEditHook: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The same as the `Sudo` header, as a query parameter; the query wins over the header.
+                 * @example bob
+                 */
+                sudo?: components["parameters"]["SudoQuery"];
+            };
             header?: {
                 /**
-                 * @description Name of a user to act as. Only site administrators may use it; others get `403`.
+                 * @description Name of a user to act as. Only site administrators may use it; others get `403`, and a
+                 *     name that is no user's (an organization's counts) answers `404`.
                  * @example bob
                  */
                 Sudo?: components["parameters"]["Sudo"];
@@ -2631,8 +3107,10 @@ export interface operations {
                     "application/json": components["schemas"]["Hook"];
                 };
             };
+            301: components["responses"]["RepositoryMoved"];
+            307: components["responses"]["OwnerRenamed"];
             401: components["responses"]["Unauthorized"];
-            /** @description The caller is not a repository administrator, webhooks are disabled, or the token lacks the `write:repository` scope. */
+            /** @description The caller is not a repository administrator, webhooks are disabled, the token lacks the `write:repository` scope, or a public-only token names a private repository. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2641,7 +3119,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["NotFoundUnderOwner"];
             /** @description `branch_filter` is not a valid glob, `name` is too long, `config.url` or `config.content_type` is invalid, or the body could not be read. */
             422: {
                 headers: {
@@ -2651,14 +3129,22 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
+            500: components["responses"]["InternalError"];
         };
     };
     repoGetKey: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The same as the `Sudo` header, as a query parameter; the query wins over the header.
+                 * @example bob
+                 */
+                sudo?: components["parameters"]["SudoQuery"];
+            };
             header?: {
                 /**
-                 * @description Name of a user to act as. Only site administrators may use it; others get `403`.
+                 * @description Name of a user to act as. Only site administrators may use it; others get `403`, and a
+                 *     name that is no user's (an organization's counts) answers `404`.
                  * @example bob
                  */
                 Sudo?: components["parameters"]["Sudo"];
@@ -2698,8 +3184,10 @@ export interface operations {
                     "application/json": components["schemas"]["DeployKey"];
                 };
             };
+            301: components["responses"]["RepositoryMovedPage"];
+            307: components["responses"]["OwnerRenamedPage"];
             401: components["responses"]["Unauthorized"];
-            /** @description The caller is not a repository administrator, or the token lacks the `read:repository` scope. */
+            /** @description The caller is not a repository administrator, the token lacks the `read:repository` scope, or a public-only token names a private repository. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2708,16 +3196,24 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["NotFoundUnderOwner"];
             422: components["responses"]["ValidationError"];
+            500: components["responses"]["InternalError"];
         };
     };
     repoEditPullRequest: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The same as the `Sudo` header, as a query parameter; the query wins over the header.
+                 * @example bob
+                 */
+                sudo?: components["parameters"]["SudoQuery"];
+            };
             header?: {
                 /**
-                 * @description Name of a user to act as. Only site administrators may use it; others get `403`.
+                 * @description Name of a user to act as. Only site administrators may use it; others get `403`, and a
+                 *     name that is no user's (an organization's counts) answers `404`.
                  * @example bob
                  */
                 Sudo?: components["parameters"]["Sudo"];
@@ -2761,18 +3257,38 @@ export interface operations {
                     "application/json": components["schemas"]["PullRequest"];
                 };
             };
+            301: components["responses"]["RepositoryMoved"];
+            307: components["responses"]["OwnerRenamed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description The pull request does not exist, pull requests are disabled, or the new `base` branch does not exist. */
+            /**
+             * @description The caller is neither the poster nor allowed to write pull requests: **no body**.
+             *     With a JSON body: the caller may not read the code, an assignee blocks the caller,
+             *     someone other than the poster sent `allow_maintainer_edit`, the token lacks the
+             *     `write:repository` scope, or a public-only token names a private repository.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /**
+             * @description The pull request does not exist, pull requests are disabled, or the new `base` branch
+             *     does not exist. An old owner name whose account is gone answers a plain-text
+             *     `user does not exist`.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["APIError"] | components["schemas"]["APINotFound"];
+                    "application/json": components["schemas"]["APINotFound"];
+                    "text/plain": components["schemas"]["TextUserDoesNotExist"];
                 };
             };
-            /** @description `content_version` is not the current one, or a pull request for the new base already exists or was merged. */
+            /** @description `content_version` is not the current one (or changed while the body was saved), or an open pull request for the same head and new base already exists. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2790,7 +3306,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description An assignee does not exist, the base of a closed pull request was changed, or the body could not be read. */
+            /** @description An assignee is not a user (the message nests the reason), the base of a closed pull request was changed, or the body could not be read. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2799,7 +3315,22 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            500: components["responses"]["Error"];
+            /**
+             * @description The server failed: a `milestone` the repository does not have, an assignee without
+             *     access to the repository, a new `base` equal to the head, or a title or body edit by a
+             *     user the poster blocks (JSON, message empty unless the caller is a site
+             *     administrator); or a crash, such as `unset_due_date: false` without `due_date` (plain
+             *     text).
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                    "text/plain": components["schemas"]["TextPanic"];
+                };
+            };
         };
     };
     repoCreateReleaseAttachment: {
@@ -2810,10 +3341,16 @@ export interface operations {
                  * @example rocket-1.2.0-linux-amd64.tar.gz
                  */
                 name?: string;
+                /**
+                 * @description The same as the `Sudo` header, as a query parameter; the query wins over the header.
+                 * @example bob
+                 */
+                sudo?: components["parameters"]["SudoQuery"];
             };
             header?: {
                 /**
-                 * @description Name of a user to act as. Only site administrators may use it; others get `403`.
+                 * @description Name of a user to act as. Only site administrators may use it; others get `403`, and a
+                 *     name that is no user's (an organization's counts) answers `404`.
                  * @example bob
                  */
                 Sudo?: components["parameters"]["Sudo"];
@@ -2845,6 +3382,7 @@ export interface operations {
         requestBody: {
             content: {
                 "multipart/form-data": components["schemas"]["ReleaseAttachmentUpload"];
+                "application/octet-stream": string;
             };
         };
         responses: {
@@ -2857,6 +3395,8 @@ export interface operations {
                     "application/json": components["schemas"]["Attachment"];
                 };
             };
+            301: components["responses"]["RepositoryMoved"];
+            307: components["responses"]["OwnerRenamed"];
             /** @description The file type is not allowed, or a raw upload has no `name`. */
             400: {
                 headers: {
@@ -2867,7 +3407,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description The caller may not write releases, or the token lacks the `write:repository` scope. */
+            /** @description The caller may not read or write the repository's releases, the token lacks the `write:repository` scope, or a public-only token names a private repository. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2876,7 +3416,20 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            /**
+             * @description The release does not exist in this repository, attachments are turned off (the message
+             *     says `Attachment is not enabled`), or the repository cannot be seen. An old owner name
+             *     whose account is gone answers a plain-text `user does not exist`.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APINotFound"];
+                    "text/plain": components["schemas"]["TextUserDoesNotExist"];
+                };
+            };
             /** @description The file is larger than the server allows. */
             413: {
                 headers: {
@@ -2887,15 +3440,35 @@ export interface operations {
                 };
             };
             422: components["responses"]["ValidationError"];
-            500: components["responses"]["Error"];
+            /**
+             * @description A multipart body without an `attachment` part, or a failure to store the file (JSON,
+             *     message empty unless the caller is a site administrator); a multipart body the server
+             *     cannot parse, or a crash (plain text).
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                    "text/plain": components["schemas"]["TextMultipartUnreadable"] | components["schemas"]["TextPanic"];
+                };
+            };
         };
     };
     updateUserSecret: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The same as the `Sudo` header, as a query parameter; the query wins over the header.
+                 * @example bob
+                 */
+                sudo?: components["parameters"]["SudoQuery"];
+            };
             header?: {
                 /**
-                 * @description Name of a user to act as. Only site administrators may use it; others get `403`.
+                 * @description Name of a user to act as. Only site administrators may use it; others get `403`, and a
+                 *     name that is no user's (an organization's counts) answers `404`.
                  * @example bob
                  */
                 Sudo?: components["parameters"]["Sudo"];
@@ -2945,7 +3518,15 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            /** @description The secret vanished while it was being updated (or the update failed), or a `Sudo` names nobody. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APINotFound"];
+                };
+            };
             /** @description `data` is missing or empty, or the body could not be read. */
             422: {
                 headers: {
@@ -2955,14 +3536,22 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
+            500: components["responses"]["InternalError"];
         };
     };
     userCreateOAuth2Application: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The same as the `Sudo` header, as a query parameter; the query wins over the header.
+                 * @example bob
+                 */
+                sudo?: components["parameters"]["SudoQuery"];
+            };
             header?: {
                 /**
-                 * @description Name of a user to act as. Only site administrators may use it; others get `403`.
+                 * @description Name of a user to act as. Only site administrators may use it; others get `403`, and a
+                 *     name that is no user's (an organization's counts) answers `404`.
                  * @example bob
                  */
                 Sudo?: components["parameters"]["Sudo"];
@@ -2990,7 +3579,7 @@ export interface operations {
                     "application/json": components["schemas"]["OAuth2Application"];
                 };
             };
-            /** @description A redirect URI is invalid, or the application could not be stored. */
+            /** @description A redirect URI is invalid, or the application or its secret could not be stored. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3001,7 +3590,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description `name` is empty, `redirect_uris` is missing or empty, or the body could not be read. */
+            404: components["responses"]["NotFound"];
+            /** @description `name` is missing or empty, `redirect_uris` is missing or empty, or the body could not be read. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3010,14 +3600,22 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
+            500: components["responses"]["InternalError"];
         };
     };
     userCurrentPostGPGKey: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The same as the `Sudo` header, as a query parameter; the query wins over the header.
+                 * @example bob
+                 */
+                sudo?: components["parameters"]["SudoQuery"];
+            };
             header?: {
                 /**
-                 * @description Name of a user to act as. Only site administrators may use it; others get `403`.
+                 * @description Name of a user to act as. Only site administrators may use it; others get `403`, and a
+                 *     name that is no user's (an organization's counts) answers `404`.
                  * @example bob
                  */
                 Sudo?: components["parameters"]["Sudo"];
@@ -3047,13 +3645,13 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No e-mail address of the key is verified for the user and no valid signature was sent, or GPG keys cannot be managed for this account. */
+            /** @description No e-mail address of the key is verified for the user and no valid signature was sent, GPG keys cannot be managed for this account, or a `Sudo` names nobody. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["APIError"] | components["schemas"]["APINotFound"];
+                    "application/json": components["schemas"]["APINotFound"];
                 };
             };
             /** @description The key is missing, cannot be parsed, is already registered, or the signature does not match. */
@@ -3065,6 +3663,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
+            500: components["responses"]["InternalError"];
         };
     };
 }

@@ -19,7 +19,10 @@ export const OUTPUTS = [
   'dist/mock/cli.mjs',
   'dist/mock/server.mjs',
   'dist/mock/proxy.mjs',
+  'dist/mock/runtime.mjs',
   'dist/mock/world-store.mjs',
+  'dist/mock/yaml.mjs',
+  'dist/mock/yaml-loader.mjs',
   'dist/live/cli.mjs',
 ];
 

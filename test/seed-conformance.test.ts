@@ -246,8 +246,10 @@ function checkField(p: Problems, where: string, schema: Json | undefined, spec: 
       case 'enum': {
         const actual = keyword(view, 'enum');
         const want = new Set((expected as Json[]).map(canonical));
-        // null in a nullable enum is the document's business, not the seed's.
-        const have = Array.isArray(actual) ? new Set(actual.filter((v) => v !== null).map(canonical)) : undefined;
+        // The seed lists the values a field takes; "no value" is not one of them. Whether the
+        // server writes a missing value as null or as the empty string (a commit's notification
+        // state, a tracker style never set) is the real service's fact, so both are left out.
+        const have = Array.isArray(actual) ? new Set(actual.filter((v) => v !== null && v !== '').map(canonical)) : undefined;
         const same = have !== undefined && have.size === want.size && [...want].every((v) => have.has(v));
         p.fact(same ? undefined : `${where}: enum is ${show(actual)}, seed says ${show(expected)}`);
         break;

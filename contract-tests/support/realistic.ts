@@ -143,7 +143,9 @@ export function checkRealistic(value: unknown, hits: Map<Check, number>, path = 
     } else if ((key.endsWith('_at') || DATES.has(key)) && !UNSET_DATES.has(key)) {
       check('date', isSensibleDate(field), where, field);
     } else if ((key === 'id' || key.endsWith('_id')) && typeof field === 'number') {
-      check('id', Number.isSafeInteger(field) && (key === 'id' ? field > 0 : field >= 0), where, field);
+      // A pull request's head whose fork was deleted has no repository and the id -1.
+      const goneHead = key === 'repo_id' && field === -1 && record.repo === null;
+      check('id', Number.isSafeInteger(field) && (key === 'id' ? field > 0 : field >= 0 || goneHead), where, field);
     } else if (isCount(key)) {
       check('count', Number.isSafeInteger(field) && (field as number) >= 0 && (field as number) <= (key === 'size' ? 1e8 : 10_000), where, field);
     }

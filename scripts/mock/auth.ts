@@ -27,6 +27,3 @@ export function checkAuthorization(header: string | undefined, otp: string | und
   if (otp !== undefined && !/^[0-9]{6}$/.test(otp)) return invalid;
   return { ok: true };
 }
-
-/** Sent with every 401, as browsers and HTTP clients expect. */
-export const WWW_AUTHENTICATE = 'Basic realm="Gitea API", charset="UTF-8"';

@@ -78,11 +78,17 @@ const FROM_PATH: Record<string, (answer: Rec, p: PathValues) => void> = {
   '/repos/{owner}/{repo}/pulls/{index}': (pull, p) => {
     const at = stem(p);
     const page = `${ORIGIN}${at}/pulls/${p.index}`;
-    derive(pull, { number: idOf(p.index!), url: `${API}/repos${at}/pulls/${p.index}`, html_url: page, diff_url: `${page}.diff`, patch_url: `${page}.patch` });
-    const base = pull.base;
+    // Gitea's `url` of a pull request is its web address too.
+    derive(pull, { number: idOf(p.index!), url: page, html_url: page, diff_url: `${page}.diff`, patch_url: `${page}.patch` });
+    const { base, head } = pull;
     if (isRecord(base)) {
       nameRepository(base.repo, p.owner!, p.repo!);
       if (isRecord(base.repo)) derive(base, { repo_id: base.repo.id });
+    }
+    // A head whose fork was deleted: no repository, id -1, the pull ref, and no diff counts.
+    if (isRecord(head) && head.repo === null) {
+      derive(head, { repo_id: -1, ref: `refs/pull/${p.index}/head` });
+      for (const count of ['additions', 'deletions', 'changed_files']) delete pull[count];
     }
   },
   '/repos/{owner}/{repo}/keys/{id}': (key, p) => {
@@ -96,13 +102,22 @@ const FROM_PATH: Record<string, (answer: Rec, p: PathValues) => void> = {
   '/repos/{owner}/{repo}/actions/workflows/{workflow_id}': (workflow, p) => {
     const at = stem(p);
     const id = p.workflow_id!;
+    // The file in the code view of the default branch, and the badge of that branch.
     derive(workflow, {
       id,
       path: `.gitea/workflows/${id}`,
       url: `${API}/repos${at}/actions/workflows/${encodeURIComponent(id)}`,
-      html_url: `${ORIGIN}${at}/actions?workflow=${encodeURIComponent(id)}`,
-      badge_url: `${ORIGIN}${at}/actions/workflows/${encodeURIComponent(id)}/badge.svg`,
+      html_url: `${ORIGIN}${at}/src/branch/main/.gitea/workflows/${encodeURIComponent(id)}`,
+      badge_url: `${ORIGIN}${at}/actions/workflows/${encodeURIComponent(id)}/badge.svg?branch=main`,
     });
+  },
+  // Gitea sends a key's lists; each subkey it builds without them (null), unverified, naming its key.
+  '/user/gpg_keys': (key) => {
+    if (key.emails === null) key.emails = [];
+    if (key.subkeys === null) key.subkeys = [];
+    for (const subkey of Array.isArray(key.subkeys) ? key.subkeys : []) {
+      if (isRecord(subkey)) derive(subkey, { emails: null, subkeys: null, verified: false, primary_key_id: key.key_id });
+    }
   },
   '/orgs/{org}/labels/{id}': (label, p) => derive(label, { id: idOf(p.id!), url: `${API}/orgs/${encodeURIComponent(p.org!)}/labels/${p.id}` }),
   '/notifications/threads/{id}': (thread, p) => derive(thread, { id: idOf(p.id!), url: `${API}/notifications/threads/${encodeURIComponent(p.id!)}` }),

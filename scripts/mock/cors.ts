@@ -3,7 +3,7 @@
 import type { IncomingMessage } from 'node:http';
 
 const ALLOWED_HEADERS = 'Authorization, Content-Type, X-Gitea-OTP, Sudo, Prefer, Accept';
-const EXPOSED_HEADERS = 'Link, X-Total-Count, WWW-Authenticate';
+const EXPOSED_HEADERS = 'Link, X-Total-Count';
 export const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS';
 
 /** Headers for every answer: only requests that carry an `Origin` are cross-origin. */

@@ -16,21 +16,21 @@ export function apiError(docsUrl: string, message: string): ErrorBody {
   return { message, url: docsUrl };
 }
 
-/** Gitea's `APIErrorNotFound`: keys sorted as Go's map encoding sends them. */
+/** Gitea's `APIErrorNotFound` as 1.25 to 1.27.0-dev send it. */
 export function notFound(docsUrl: string, message = 'not found'): NotFoundBody {
   return { errors: null, message, url: docsUrl };
 }
 
 export const JSON_TYPE = 'application/json;charset=utf-8';
 
-/** Sends a JSON body the way Gitea does: compact, newline-terminated, with nosniff. */
+/** Sends a JSON body the way an official Gitea build does (Go's JSON v2): compact, no trailing newline, with nosniff. */
 export function sendJson(
   res: ServerResponse,
   status: number,
   body: unknown,
   headers: Record<string, string | string[]> = {},
 ): void {
-  const payload = Buffer.from(`${JSON.stringify(body)}\n`);
+  const payload = Buffer.from(JSON.stringify(body));
   res.writeHead(status, {
     ...headers,
     'Content-Type': JSON_TYPE,
@@ -42,7 +42,7 @@ export function sendJson(
 
 /** A raw HTTP/1.1 error for sockets Node's parser gave up on, where no ServerResponse exists. */
 export function rawErrorResponse(status: number, reason: string, body: ErrorBody): string {
-  const payload = `${JSON.stringify(body)}\n`;
+  const payload = JSON.stringify(body);
   return [
     `HTTP/1.1 ${status} ${reason}`,
     `Content-Type: ${JSON_TYPE}`,

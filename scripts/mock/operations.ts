@@ -1,5 +1,6 @@
 // The document's operations as the mock routes them: Prism's parsed operations plus what the
 // launcher needs before asking Prism (a matcher per path, the documented codes and examples).
+import { readFile } from 'node:fs/promises';
 import type { IHttpOperation } from '@stoplight/types';
 
 export interface MockOperation {
@@ -98,4 +99,37 @@ async function parseOperations(prismHttp: Pick<typeof import('@stoplight/prism-h
       return op ? { kind: 'match', op } : { kind: 'method', allowed: onPath.map((candidate) => candidate.method) };
     },
   };
+}
+
+/**
+ * Statuses (as `operationId status`) whose response carries `x-body-optional: true`: Gitea may send
+ * them with no body even though a body is declared. Prism's parsed operations drop extensions, so
+ * the document is read for them, once per document and only when an answer without a body needs it
+ * (the YAML parser is not loaded at start).
+ */
+const bodyOptional = new Map<string, Promise<Set<string>>>();
+
+async function readBodyOptional(documentPath: string): Promise<Set<string>> {
+  const { parse } = await import('yaml');
+  const doc = parse(await readFile(documentPath, 'utf8'), { maxAliasCount: -1 }) as Record<string, any>;
+  const resolve = (node: any): any => (typeof node?.$ref === 'string' ? node.$ref.slice(2).split('/').reduce((at: any, key: string) => at?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc) : node);
+  const marked = new Set<string>();
+  for (const item of Object.values<Record<string, any>>(doc.paths ?? {})) {
+    for (const operation of Object.values<any>(item)) {
+      for (const [code, response] of Object.entries<any>(operation?.responses ?? {})) {
+        if (resolve(response)?.['x-body-optional'] === true) marked.add(`${operation.operationId} ${code}`);
+      }
+    }
+  }
+  return marked;
+}
+
+export async function isBodyOptional(documentPath: string, operationId: string, status: number): Promise<boolean> {
+  let marked = bodyOptional.get(documentPath);
+  if (!marked) {
+    marked = readBodyOptional(documentPath);
+    bodyOptional.set(documentPath, marked);
+    marked.catch(() => bodyOptional.delete(documentPath));
+  }
+  return (await marked).has(`${operationId} ${status}`);
 }

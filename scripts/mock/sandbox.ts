@@ -8,7 +8,7 @@ import { apiError } from './errors.js';
 import { pathParams, type OperationTable } from './operations.js';
 import type { Answer, AnsweringSource, SourceContext, SourceRequest } from './source.js';
 import { seedWorld, type World } from './world.js';
-import { handlerFor } from './world-ops.js';
+import { handlerFor, ownerRedirect } from './world-ops.js';
 import { createSaver, loadWorlds, type Saver } from './world-store.js';
 
 export interface SandboxOptions {
@@ -86,13 +86,17 @@ export async function createSandbox(table: OperationTable, examples: AnsweringSo
       }
       // Only now: a world taken before an await could be dropped by others meanwhile.
       const world = worldOf(source.credential);
+      const params = pathParams(op.path, request.url.path);
+      // An old name of a renamed user leads to the new one, before anything else is looked at.
+      const redirect = op.responses.has(307) ? ownerRedirect(world, params, source.url) : undefined;
+      if (redirect) return redirect;
       const before = world.created;
       // At the cap, a write that would create a record is undone; the copy is only paid for there.
       const backup = before >= maxRecords ? structuredClone(world) : undefined;
       const { answer, changed } = await handler({
         world,
         templates,
-        params: pathParams(op.path, request.url.path),
+        params,
         query: (request.url.query ?? {}) as Record<string, string | string[]>,
         body,
         url: source.url,

@@ -7,13 +7,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { IHttpRequest } from '@stoplight/prism-http';
-import { checkAuthorization, WWW_AUTHENTICATE } from './auth.js';
+import { checkAuthorization } from './auth.js';
 import { readBody } from './body.js';
 import { corsHeaders, isPreflight, preflightHeaders } from './cors.js';
 import { DOCUMENT } from '../document-path.js';
 import { apiError, JSON_TYPE, notFound, rawErrorResponse, sendJson } from './errors.js';
 import { createExamples } from './examples.js';
-import { loadOperations, type MockOperation, type OperationTable } from './operations.js';
+import { isBodyOptional, loadOperations, type MockOperation, type OperationTable } from './operations.js';
 import { loadPrism } from './prism.js';
 import { checkPreference, parsePrefer } from './prefer.js';
 import { createSandbox, type SandboxOptions } from './sandbox.js';
@@ -65,13 +65,18 @@ function errorsOf(result: { _tag: 'Left'; left: readonly Diagnostic[] } | { _tag
   return result._tag === 'Left' ? result.left.filter((diagnostic) => diagnostic.severity === 0) : [];
 }
 
+/** Prism lists an enum's values joined by commas and writes `null` as nothing: name it. */
+function namingNull(message: string): string {
+  return message.replace(/(allowed values: [^;]*?), ?(?=$|;)/, '$1, null');
+}
+
 /** Prism's diagnostics in one readable line, such as `body.permission: must be equal to one of …`. */
 function describeViolations(violations: readonly { path?: string[]; message: string; code?: string | number }[]): string {
   return violations
     .map((v) => {
       // Gitea's binding words a content type it cannot read this way.
       if (String(v.code) === '415') return `[]: Unsupported Content-Type (${v.message})`;
-      return v.path && v.path.length > 0 ? `${v.path.join('.')}: ${v.message}` : v.message;
+      return v.path && v.path.length > 0 ? `${v.path.join('.')}: ${namingNull(v.message)}` : namingNull(v.message);
     })
     .join('; ');
 }
@@ -126,7 +131,7 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
       const { body: _omitted, ...request } = op.operation.request ?? {};
       const resource = bodyRead ? op.operation : { ...op.operation, request };
       if (!bodyRead) delete element.headers!['content-length'];
-      return errorsOf(prism.validator.validateInput({ resource, element })).map((d) => `${String(d.code) === '415' ? 'headers.content-type' : (d.path ?? []).join('.') || 'request'}: ${d.message}`);
+      return errorsOf(prism.validator.validateInput({ resource, element })).map((d) => `${String(d.code) === '415' ? 'headers.content-type' : (d.path ?? []).join('.') || 'request'}: ${namingNull(d.message)}`);
     },
     credentialProblem: (authorization, otp) => {
       const auth = checkAuthorization(authorization, otp);
@@ -150,7 +155,7 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
     let bytes: Buffer | undefined;
     if (contentType !== undefined && answer.body !== undefined) {
       headers['Content-Type'] = contentType;
-      bytes = Buffer.from(contentType === JSON_TYPE ? `${JSON.stringify(answer.body)}\n` : String(answer.body));
+      bytes = Buffer.from(contentType === JSON_TYPE ? JSON.stringify(answer.body) : String(answer.body));
     }
     headers['Content-Length'] = String(bytes?.length ?? 0);
     res.writeHead(answer.status, headers);
@@ -174,7 +179,8 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
     const headers = singleValued(req.headers);
     const auth = checkAuthorization(headers.authorization, headers['x-gitea-otp']);
     if (!auth.ok) {
-      sendJson(res, 401, apiError(docsUrl, auth.message), { ...cors, 'WWW-Authenticate': WWW_AUTHENTICATE });
+      // Gitea sends no WWW-Authenticate, so browsers show no sign-in dialog for the API.
+      sendJson(res, 401, apiError(docsUrl, auth.message), cors);
       return 401;
     }
     const prefer = parsePrefer(headers.prefer);
@@ -203,8 +209,11 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
     }
     const answer = await source.answer({ op, request: input, url: publicUrl(req, url), preference: prefer.preference, credential: headers.authorization! });
     /** Why the answer breaks the document, or undefined. */
+    // Gitea sends some statuses without a body at all (`x-body-optional`), which Prism cannot be told.
+    const declaresBody = (op.operation.responses.find((response) => response.code === String(answer.status))?.contents?.length ?? 0) > 0;
+    const bodyless = answer.body === undefined && !answer.own && declaresBody && (await isBodyOptional(options.document ?? DEFAULT_DOCUMENT, op.operationId, answer.status));
     const violation = (): string | undefined => {
-      if (answer.own) return undefined;
+      if (answer.own || bodyless) return undefined;
       const contentType = contentTypeFor(answer.type);
       const output = { statusCode: answer.status, headers: { ...answer.headers, ...(contentType ? { 'content-type': contentType } : {}) }, body: answer.body };
       const outputErrors = errorsOf(prism.validator.validateOutput({ resource: op.operation, element: output }));

@@ -1,8 +1,8 @@
-// The twenty operations against a sandbox world, each as a Gitea 1.27 server answers it (see
-// ../shared/reference/service-behaviour.md for the handlers' behaviour): lookups, merges, the
-// server's quirks (E1 resets omitted events to push, E10 un-archives when is_archived is omitted,
-// E15 clears an omitted deadline), and its error answers. A handler changes the world in one
-// synchronous step and says whether it did, so the sandbox knows when to save.
+// The twenty operations against a sandbox world, each as a Gitea 1.27 server answers it (the
+// handlers at commit f26f71f1b2; README "How the document is kept"): lookups, merges, the server's
+// quirks (E1 resets omitted events to push, E10 un-archives when is_archived is omitted, E15 clears
+// an omitted deadline), `null` read as a field left out, and its error answers. A handler changes
+// the world in one synchronous step and says whether it did, so the sandbox knows when to save.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { apiError, notFound } from './errors.js';
 import { renderMarkdown, sniffedType } from './markdown.js';
@@ -45,6 +45,11 @@ function endOfDay(value: string): string {
   return `${value.slice(0, 10)}T23:59:59Z`;
 }
 
+/** Go's zero time, which Gitea reads as "no deadline". */
+function isZeroTime(value: string): boolean {
+  return Date.parse(value) === Date.parse(ZERO_TIME);
+}
+
 function freshId(world: World): number {
   world.created++;
   return world.nextId++;
@@ -55,6 +60,8 @@ const ok = (status: number, body: unknown, changed = false): OpResult => ({ answ
 const empty = (status: number, changed: boolean): OpResult => ({ answer: { status }, changed });
 const fail = (ctx: OpContext, status: number, message: string): OpResult => ok(status, apiError(ctx.docsUrl, message));
 const missing = (ctx: OpContext): OpResult => ok(404, notFound(ctx.docsUrl));
+/** What Gitea answers when a handler crashes: a plain-text 500, whatever it changed before. */
+const crash = (changed: boolean): OpResult => ({ answer: { status: 500, type: 'text/plain', body: 'Internal Server Error' }, changed });
 
 const same = (a: unknown, b: unknown): boolean => typeof a === 'string' && typeof b === 'string' && a.toLowerCase() === b.toLowerCase();
 const fieldsOf = (ctx: OpContext): Rec => (typeof ctx.body === 'object' && ctx.body !== null ? (ctx.body as Rec) : {});
@@ -66,6 +73,29 @@ function userNamed(world: World, login: unknown): Rec | undefined {
 
 function repoOf(ctx: OpContext): Rec | undefined {
   return ctx.world.repos.find((repo) => same(repo.owner?.login, ctx.params.owner) && same(repo.name, ctx.params.repo));
+}
+
+/** Gitea's answer when the repository in the path is unknown: an unknown owner names itself. */
+function missingRepo(ctx: OpContext): OpResult {
+  const owner = String(ctx.params.owner);
+  const known = userNamed(ctx.world, owner) ?? ctx.world.orgs.find((org) => same(org.name, owner));
+  if (known) return missing(ctx);
+  return ok(404, { errors: [`user redirect does not exist [name: ${owner.toLowerCase()}]`], message: 'GetUserByName', url: ctx.docsUrl });
+}
+
+/**
+ * The 307 Gitea answers when the owner named in the path is an old name of a renamed user: the
+ * same request under the new name, with a relative Location (the path's first occurrence of the
+ * old name replaced, the query kept). Undefined when the name is current or was never renamed.
+ */
+export function ownerRedirect(world: World, params: Record<string, string>, url: URL): Answer | undefined {
+  const name = params.owner ?? params.username ?? params.org;
+  if (name === undefined || userNamed(world, name) || world.orgs.some((org) => same(org.name, name))) return undefined;
+  const redirect = world.redirects.find((entry) => entry.name === name.toLowerCase());
+  const user = redirect && world.users.find((candidate) => candidate.id === redirect.user);
+  if (!user) return undefined;
+  const location = url.pathname.replace(encodeURIComponent(name), encodeURIComponent(String(user.login))) + url.search;
+  return { status: 307, headers: { Location: location } };
 }
 
 /** A list answer paged as Gitea pages it. */
@@ -88,9 +118,9 @@ function pullAsIssue(pull: Rec, repo: Rec): Rec {
     ref: '',
     assets: [],
     time_estimate: 0,
-    projects: [],
     repository: { id: repo.id, name: repo.name, owner: repo.owner.login, full_name: repo.full_name },
     pull_request: { draft: Boolean(pull.draft), html_url: pull.html_url, merged: Boolean(pull.merged), merged_at: pull.merged_at ?? null },
+    projects: null,
   };
 }
 
@@ -138,6 +168,12 @@ function ownerView(world: World, org: Rec, url: URL): Rec {
   return view;
 }
 
+/** A colour as Gitea repeats it in its refusal: trimmed, lower-cased, with `#` added to three or six characters. */
+function colorAsWritten(color: string): string {
+  const text = color.trim().toLowerCase();
+  return text.length === 3 || text.length === 6 ? `#${text}` : text;
+}
+
 /** Gitea's label colours: three or six hex digits, with or without `#`; `#abc` means `#aabbcc`. */
 function normalizeColor(color: string): string | undefined {
   const hex = color.trim().toLowerCase().replace(/^#/, '');
@@ -160,12 +196,31 @@ export function parseGoInt(text: string): number | undefined {
 }
 
 const HOOK_CONTENT_TYPES = ['json', 'form'];
+/** The events Gitea sets for each name it reads (`issues` and `pull_request` stand for their sub-events). */
+const HOOK_EVENTS: Record<string, string[]> = {
+  issues: ['issues', 'issue_assign', 'issue_label', 'issue_milestone', 'issue_comment'],
+  issues_only: ['issues'],
+  pull_request: ['pull_request', 'pull_request_assign', 'pull_request_label', 'pull_request_milestone', 'pull_request_comment', 'pull_request_review', 'pull_request_review_request', 'pull_request_sync'],
+  pull_request_only: ['pull_request'],
+};
+const PLAIN_HOOK_EVENTS = ['create', 'push', 'delete', 'fork', 'repository', 'wiki', 'release', 'package', 'status', 'workflow_run', 'workflow_job', 'issue_assign', 'issue_label', 'issue_milestone', 'issue_comment', 'pull_request_assign', 'pull_request_label', 'pull_request_milestone', 'pull_request_comment', 'pull_request_review', 'pull_request_review_request', 'pull_request_sync'];
+
+/** A hook's events after an edit: names matched without regard to case, unknown names dropped, none at all meaning push. */
+function hookEvents(names: unknown): string[] {
+  if (!Array.isArray(names) || names.length === 0) return ['push'];
+  const events = new Set<string>();
+  for (const name of names.map((value) => String(value).toLowerCase())) {
+    for (const event of HOOK_EVENTS[name] ?? (PLAIN_HOOK_EVENTS.includes(name) ? [name] : [])) events.add(event);
+  }
+  return [...events];
+}
 
 const handlers: Record<string, Handler> = {
   // E1
   repoEditHook(ctx) {
     const repo = repoOf(ctx);
-    const entry = repo && ctx.world.hooks.find((candidate) => candidate.repo === repo.id && candidate.hook.id === Number(ctx.params.id));
+    if (!repo) return missingRepo(ctx);
+    const entry = ctx.world.hooks.find((candidate) => candidate.repo === repo.id && candidate.hook.id === Number(ctx.params.id));
     if (!entry) return missing(ctx);
     const body = fieldsOf(ctx);
     const config = (has(body, 'config') ? body.config : {}) as Record<string, string>;
@@ -174,10 +229,11 @@ const handlers: Record<string, Handler> = {
     const { hook } = entry;
     hook.config = { ...hook.config, ...config };
     // As Gitea: no events means push only; branch_filter and the authorization header are
-    // always replaced (cleared when omitted); active and name only when sent.
-    hook.events = Array.isArray(body.events) && body.events.length > 0 ? [...new Set(body.events as string[])] : ['push'];
+    // always replaced (cleared when omitted or null), and the header is answered in clear;
+    // active and name only when sent.
+    hook.events = hookEvents(body.events);
     hook.branch_filter = typeof body.branch_filter === 'string' ? body.branch_filter : '';
-    entry.authorizationHeader = typeof body.authorization_header === 'string' ? body.authorization_header : '';
+    hook.authorization_header = typeof body.authorization_header === 'string' ? body.authorization_header : '';
     if (typeof body.active === 'boolean') hook.active = body.active;
     if (typeof body.name === 'string') hook.name = body.name.trim();
     hook.updated_at = now();
@@ -267,27 +323,32 @@ const handlers: Record<string, Handler> = {
   // E4
   issueRemoveAssignees(ctx) {
     const repo = repoOf(ctx);
-    if (!repo) return missing(ctx);
+    if (!repo) return missingRepo(ctx);
     const index = Number(ctx.params.index);
     const issue = ctx.world.issues.find((entry) => entry.repo === repo.id && entry.issue.number === index)?.issue;
     const pull = issue ? undefined : ctx.world.pulls.find((entry) => entry.repo === repo.id && entry.pull.number === index)?.pull;
     const target = issue ?? pull;
-    if (!target) return missing(ctx);
+    if (!target) return fail(ctx, 404, `issue does not exist [id: 0, repo_id: ${repo.id}, index: ${index}]`);
     const names = Array.isArray(fieldsOf(ctx).assignees) ? (fieldsOf(ctx).assignees as unknown[]) : [];
     const found = usersNamed(ctx.world, names);
-    if ('unknown' in found) return fail(ctx, 422, `user does not exist [uid: 0, name: ${found.unknown}]`);
+    if ('unknown' in found) return fail(ctx, 404, `user does not exist [uid: 0, name: ${found.unknown}]`);
     const removed = new Set(found.users.map((user) => user.id));
-    target.assignees = (target.assignees ?? []).filter((user: Rec) => !removed.has(user.id));
-    target.assignee = target.assignees[0] ?? null;
+    const left = (target.assignees ?? []).filter((user: Rec) => !removed.has(user.id));
+    target.assignee = left[0] ?? null;
+    // An issue answers null when nobody is assigned; a pull request's own record keeps a list.
+    target.assignees = issue && left.length === 0 ? null : left;
     target.updated_at = now();
-    return ok(200, issue ?? pullAsIssue(target, repo), true);
+    const answer = issue ?? pullAsIssue(target, repo);
+    if (!issue && left.length === 0) answer.assignees = null;
+    return ok(200, answer, true);
   },
 
   // E5
   repoEditPullRequest(ctx) {
     const repo = repoOf(ctx);
-    const pull = repo && ctx.world.pulls.find((entry) => entry.repo === repo.id && entry.pull.number === Number(ctx.params.index))?.pull;
-    if (!repo || !pull) return missing(ctx);
+    if (!repo) return missingRepo(ctx);
+    const pull = ctx.world.pulls.find((entry) => entry.repo === repo.id && entry.pull.number === Number(ctx.params.index))?.pull;
+    if (!pull) return missing(ctx);
     const body = fieldsOf(ctx);
     const { world } = ctx;
     // Every check first: a refused edit changes nothing.
@@ -307,7 +368,11 @@ const handlers: Record<string, Handler> = {
       if (!milestone) return fail(ctx, 500, '');
     }
     if (typeof body.title === 'string' && body.title !== '') pull.title = body.title;
-    if (typeof body.body === 'string') pull.body = body.body;
+    // Only a new description bumps content_version, as Gitea's ChangeContent does.
+    if (typeof body.body === 'string') Object.assign(pull, { body: body.body, content_version: Number(pull.content_version ?? 0) + 1 });
+    // Gitea dereferences a missing due_date when unset_due_date is false: a crash after the
+    // title and body were saved (it has no transaction).
+    if (body.unset_due_date === false && !has(body, 'due_date')) return crash(true);
     if (typeof body.base === 'string' && body.base !== '') pull.base = { ...pull.base, ref: body.base, label: body.base };
     if (typeof body.allow_maintainer_edit === 'boolean') pull.allow_maintainer_edit = body.allow_maintainer_edit;
     if (assignees) {
@@ -322,12 +387,12 @@ const handlers: Record<string, Handler> = {
       pull.labels = structuredClone(available.filter((entry) => ids.has(entry.label.id)).map((entry) => entry.label));
     }
     if (milestone) pull.milestone = structuredClone(milestone);
-    if (typeof body.due_date === 'string') pull.due_date = endOfDay(body.due_date);
+    // The zero time removes the deadline, as unset_due_date does.
+    if (typeof body.due_date === 'string') pull.due_date = isZeroTime(body.due_date) ? null : endOfDay(body.due_date);
     if (body.unset_due_date === true) pull.due_date = null;
     const at = now();
     if (body.state === 'closed' && pull.state !== 'closed') Object.assign(pull, { state: 'closed', closed_at: at });
     if (body.state === 'open') Object.assign(pull, { state: 'open', closed_at: null });
-    pull.content_version = Number(pull.content_version ?? 0) + 1;
     pull.updated_at = at;
     // Gitea answers an edit with 201.
     return ok(201, pull, true);
@@ -335,7 +400,10 @@ const handlers: Record<string, Handler> = {
 
   // E6
   userCurrentPostGPGKey(ctx) {
-    const armored = String(fieldsOf(ctx).armored_public_key ?? '').trim();
+    const body = fieldsOf(ctx);
+    const armored = String(body.armored_public_key ?? '').trim();
+    // Signatures are not checked: any signature counts as a valid one, which makes the key verified.
+    const signed = typeof body.armored_signature === 'string' && body.armored_signature.trim() !== '';
     const payload = /-----BEGIN PGP PUBLIC KEY BLOCK-----([\s\S]*?)-----END PGP PUBLIC KEY BLOCK-----/.exec(armored)?.[1];
     if (payload === undefined) return fail(ctx, 422, 'Failed to parse GPG key: no armored PGP public key block');
     if (ctx.world.gpgKeys.some((entry) => entry.armored === armored)) return fail(ctx, 422, 'A key with the same id already exists');
@@ -344,7 +412,7 @@ const handlers: Record<string, Handler> = {
     const sample = armored === ctx.templates.sampleArmoredKey.trim();
     // Keys are not parsed: the sample key answers its documented record; any other gets an id derived from its bytes.
     const key: Rec = sample
-      ? { ...structuredClone(ctx.templates.gpgKey), id: freshId(ctx.world), created_at: at }
+      ? { ...structuredClone(ctx.templates.gpgKey), id: freshId(ctx.world), created_at: at, verified: signed }
       : {
           ...structuredClone(ctx.templates.gpgKey),
           id: freshId(ctx.world),
@@ -353,9 +421,11 @@ const handlers: Record<string, Handler> = {
           public_key: `${armored}\n`,
           emails: [{ email: ctx.caller.email, verified: true }],
           subkeys: [],
+          verified: signed,
           created_at: at,
         };
-    for (const subkey of key.subkeys ?? []) Object.assign(subkey, { id: freshId(ctx.world), created_at: at });
+    // Gitea builds subkeys without their lists: both are null, and a subkey is never verified.
+    for (const subkey of key.subkeys ?? []) Object.assign(subkey, { id: freshId(ctx.world), created_at: at, emails: null, subkeys: null, verified: false });
     ctx.world.gpgKeys.push({ user: ctx.caller.id, armored, key });
     return ok(201, key, true);
   },
@@ -363,9 +433,11 @@ const handlers: Record<string, Handler> = {
   // E7
   listPackageVersions(ctx) {
     const { owner, type, name } = ctx.params;
-    if (!userNamed(ctx.world, owner) && !ctx.world.orgs.some((org) => same(org.name, owner))) return fail(ctx, 404, `user redirect does not exist [name: ${owner}]`);
-    // An unknown package is an empty list, not a 404.
-    return page(ctx, ctx.world.packages.filter((pkg) => same(pkg.owner?.login, owner) && pkg.type === type && pkg.name === name));
+    if (!userNamed(ctx.world, owner) && !ctx.world.orgs.some((org) => same(org.name, owner))) return fail(ctx, 404, `user redirect does not exist [name: ${String(owner).toLowerCase()}]`);
+    // The package is looked up first, by its name in any case: an unknown one is a 404.
+    const versions = ctx.world.packages.filter((pkg) => same(pkg.owner?.login, owner) && pkg.type === type && same(pkg.name, name));
+    if (versions.length === 0) return fail(ctx, 404, 'GetPackageByName: package does not exist');
+    return page(ctx, versions);
   },
 
   // E8
@@ -383,20 +455,22 @@ const handlers: Record<string, Handler> = {
   // E9
   repoGetKey(ctx) {
     const repo = repoOf(ctx);
-    const key = repo && ctx.world.deployKeys.find((entry) => entry.repo === repo.id && entry.key.id === Number(ctx.params.id))?.key;
+    if (!repo) return missingRepo(ctx);
+    const key = ctx.world.deployKeys.find((entry) => entry.repo === repo.id && entry.key.id === Number(ctx.params.id))?.key;
     return key ? ok(200, key) : missing(ctx);
   },
 
   // E10
   orgEditLabel(ctx) {
     const org = ctx.world.orgs.find((candidate) => same(candidate.name, ctx.params.org));
-    const label = org && ctx.world.orgLabels.find((entry) => entry.org === org.id && entry.label.id === Number(ctx.params.id))?.label;
+    if (!org) return ok(404, { errors: [`user redirect does not exist [name: ${String(ctx.params.org).toLowerCase()}]`], message: 'GetOrgByName', url: ctx.docsUrl });
+    const label = ctx.world.orgLabels.find((entry) => entry.org === org.id && entry.label.id === Number(ctx.params.id))?.label;
     if (!label) return missing(ctx);
     const body = fieldsOf(ctx);
     let color: string | undefined;
     if (typeof body.color === 'string') {
       color = normalizeColor(body.color);
-      if (color === undefined) return fail(ctx, 422, `invalid color: ${body.color}`);
+      if (color === undefined) return fail(ctx, 422, `invalid color: ${colorAsWritten(body.color)}`);
     }
     if (color !== undefined) label.color = color;
     if (typeof body.name === 'string') label.name = body.name;
@@ -411,10 +485,12 @@ const handlers: Record<string, Handler> = {
   // E11
   async renderMarkdown(ctx) {
     const body = fieldsOf(ctx);
-    const text = typeof body.Text === 'string' ? body.Text : '';
-    // Gitea sends nothing, without a media type; the closest answer the document allows is empty text.
-    if (text === '') return { answer: { status: 200, type: 'text/plain', body: '' }, changed: false };
     const mode = body.Wiki === true ? 'wiki' : typeof body.Mode === 'string' && body.Mode !== '' ? body.Mode : 'markdown';
+    // /markdown has no file to take an extension from: Gitea finds no renderer for `file`.
+    if (mode === 'file') return { answer: { status: 422, type: 'text/plain', body: 'unable to find a render\n' }, changed: false };
+    const text = typeof body.Text === 'string' ? body.Text : '';
+    // Gitea writes nothing, so the answer has neither body nor media type.
+    if (text === '') return { answer: { status: 200 }, changed: false };
     const html = await renderMarkdown({ text, mode, context: typeof body.Context === 'string' ? body.Context : undefined, origin: ctx.url.origin, isUser: (login) => userNamed(ctx.world, login) !== undefined });
     return { answer: { status: 200, type: sniffedType(html), body: html }, changed: false };
   },
@@ -429,7 +505,7 @@ const handlers: Record<string, Handler> = {
   // E13
   ActionsGetWorkflow(ctx) {
     const repo = repoOf(ctx);
-    if (!repo) return missing(ctx);
+    if (!repo) return missingRepo(ctx);
     const workflow = ctx.world.workflows.find((entry) => entry.repo === repo.id && entry.workflow.id === ctx.params.workflow_id)?.workflow;
     return workflow ? ok(200, workflow) : fail(ctx, 404, `workflow "${ctx.params.workflow_id}" not found`);
   },
@@ -448,7 +524,7 @@ const handlers: Record<string, Handler> = {
   // E15
   issueEditMilestone(ctx) {
     const repo = repoOf(ctx);
-    if (!repo) return missing(ctx);
+    if (!repo) return missingRepo(ctx);
     const inRepo = ctx.world.milestones.filter((entry) => entry.repo === repo.id).map((entry) => entry.milestone);
     const id = parseGoInt(ctx.params.id ?? '');
     // By id when the number is one, else by exact title, as Gitea looks it up.
@@ -456,15 +532,17 @@ const handlers: Record<string, Handler> = {
     if (!milestone) return missing(ctx);
     const body = fieldsOf(ctx);
     const at = now();
-    if (typeof body.title === 'string' && body.title !== '') milestone.title = body.title;
+    // A title of spaces passes Gitea's "not empty" test and is then trimmed away.
+    if (typeof body.title === 'string' && body.title !== '') milestone.title = body.title.trim();
     if (typeof body.description === 'string') milestone.description = body.description;
     if (typeof body.state === 'string') {
       if (body.state === 'closed') {
         if (milestone.state !== 'closed') Object.assign(milestone, { state: 'closed', closed_at: at });
       } else Object.assign(milestone, { state: 'open', closed_at: null });
     }
-    // As Gitea: no due_on clears the deadline.
-    milestone.due_on = typeof body.due_on === 'string' ? endOfDay(body.due_on) : null;
+    // As Gitea: no due_on (or null, the zero time, the epoch) clears the deadline.
+    const due = typeof body.due_on === 'string' ? Date.parse(body.due_on) : Number.NaN;
+    milestone.due_on = typeof body.due_on === 'string' && due !== 0 && !isZeroTime(body.due_on) ? endOfDay(body.due_on) : null;
     milestone.updated_at = at;
     propagate(ctx.world, milestone, isMilestone);
     return ok(200, milestone, true);
@@ -473,22 +551,34 @@ const handlers: Record<string, Handler> = {
   // E16
   async repoCreateReleaseAttachment(ctx) {
     const repo = repoOf(ctx);
-    const release = repo && ctx.world.releases.find((entry) => entry.repo === repo.id && entry.id === Number(ctx.params.id));
-    if (!repo || !release) return missing(ctx);
-    const form = ctx.body as FormData | undefined;
-    const file = form?.get('attachment');
-    if (!(file instanceof Blob)) return fail(ctx, 500, '');
+    if (!repo) return missingRepo(ctx);
+    const release = ctx.world.releases.find((entry) => entry.repo === repo.id && entry.id === Number(ctx.params.id));
+    if (!release) return missing(ctx);
     const queryName = typeof ctx.query.name === 'string' && ctx.query.name !== '' ? ctx.query.name : undefined;
-    const name = queryName ?? ((file as File).name || 'attachment');
+    let name: string;
+    let size: number;
+    if (ctx.body instanceof FormData) {
+      const file = ctx.body.get('attachment');
+      // Gitea does not map a missing file part: a 500 whose message non-administrators see empty.
+      if (!(file instanceof Blob)) return fail(ctx, 500, '');
+      const field = ctx.body.get('name');
+      name = queryName ?? (typeof field === 'string' && field !== '' ? field : (file as File).name || 'attachment');
+      size = file.size;
+    } else {
+      // Any other body is the file itself, and only the query can name it.
+      if (queryName === undefined) return fail(ctx, 400, 'Could not determine name of attachment.');
+      name = queryName;
+      size = typeof ctx.body === 'string' ? Buffer.byteLength(ctx.body, 'latin1') : 0;
+    }
     const uuid = randomUUID();
     const attachment: Rec = {
       id: freshId(ctx.world),
       name,
-      size: file.size,
+      size,
       download_count: 0,
       created_at: now(),
       uuid,
-      browser_download_url: `${ctx.url.origin}/${repo.full_name}/releases/download/${release.tag}/${encodeURIComponent(name)}`,
+      browser_download_url: `${ctx.url.origin}/attachments/${uuid}`,
     };
     release.attachments.push(attachment);
     return ok(201, attachment, true);
@@ -497,7 +587,7 @@ const handlers: Record<string, Handler> = {
   // E17
   issueListIssueCommentAttachments(ctx) {
     const repo = repoOf(ctx);
-    if (!repo) return missing(ctx);
+    if (!repo) return missingRepo(ctx);
     const comment = ctx.world.comments.find((entry) => entry.id === Number(ctx.params.id));
     // An unknown comment is answered with the JSON literal null.
     if (!comment) return ok(404, null);
@@ -508,12 +598,20 @@ const handlers: Record<string, Handler> = {
   // E18
   adminRenameUser(ctx) {
     const user = userNamed(ctx.world, ctx.params.username);
-    if (!user) return fail(ctx, 404, `user redirect does not exist [name: ${ctx.params.username}]`);
+    if (!user) {
+      if (ctx.world.orgs.some((org) => same(org.name, ctx.params.username))) return fail(ctx, 422, `${ctx.params.username} is an organization not a user`);
+      return fail(ctx, 404, `user redirect does not exist [name: ${String(ctx.params.username).toLowerCase()}]`);
+    }
     const newName = String(fieldsOf(ctx).new_username);
     if (newName === user.login) return empty(204, false);
     const taken = ctx.world.users.some((other) => other !== user && same(other.login, newName)) || ctx.world.orgs.some((org) => same(org.name, newName));
     if (taken) return fail(ctx, 422, `user already exists [name: ${newName}]`);
     const old = String(user.login);
+    // The old name leads to the account from now on, unless only its case changed.
+    if (!same(old, newName)) {
+      ctx.world.redirects = ctx.world.redirects.filter((entry) => entry.name !== newName.toLowerCase());
+      ctx.world.redirects.push({ name: old.toLowerCase(), user: Number(user.id) });
+    }
     /** `url` with the owner segment after `prefix` renamed. */
     const moved = (url: unknown, prefix: string): unknown => {
       if (typeof url !== 'string' || !URL.canParse(url)) return url;
@@ -547,8 +645,9 @@ const handlers: Record<string, Handler> = {
   // E20
   repoAddCollaborator(ctx) {
     const repo = repoOf(ctx);
-    if (!repo) return missing(ctx);
-    const user = userNamed(ctx.world, ctx.params.collaborator);
+    if (!repo) return missingRepo(ctx);
+    // Gitea looks the name up among users and organizations alike, and takes either.
+    const user = userNamed(ctx.world, ctx.params.collaborator) ?? ctx.world.orgs.find((org) => same(org.name, ctx.params.collaborator));
     if (!user) return fail(ctx, 422, `user does not exist [uid: 0, name: ${ctx.params.collaborator}]`);
     const permission = typeof fieldsOf(ctx).permission === 'string' ? String(fieldsOf(ctx).permission) : 'write';
     const entry = ctx.world.collaborators.find((candidate) => candidate.repo === repo.id && candidate.user === user.id);

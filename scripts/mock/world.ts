@@ -8,7 +8,8 @@ import type { IHttpOperation } from '@stoplight/types';
 /** A record as the API sends it. Loosely typed on purpose: every answer built from one is validated against the document. */
 export type Rec = Record<string, any>;
 
-export const WORLD_FORMAT = 1;
+/** 2: worlds remember renamed users (`redirects`) and hooks keep their authorization header in the record. */
+export const WORLD_FORMAT = 2;
 
 export interface World {
   format: typeof WORLD_FORMAT;
@@ -21,7 +22,7 @@ export interface World {
   owners: Rec[];
   orgs: Rec[];
   repos: Rec[];
-  hooks: { repo: number; hook: Rec; authorizationHeader: string }[];
+  hooks: { repo: number; hook: Rec }[];
   issues: { repo: number; issue: Rec }[];
   pulls: { repo: number; pull: Rec }[];
   orgLabels: { org: number; label: Rec }[];
@@ -35,10 +36,12 @@ export interface World {
   workflows: { repo: number; workflow: Rec }[];
   /** Secret names per user; the values are never kept. */
   secrets: { user: number; name: string }[];
-  releases: { repo: number; id: number; tag: string; attachments: Rec[] }[];
+  releases: { repo: number; id: number; attachments: Rec[] }[];
   comments: { repo: number; id: number; attachments: Rec[] }[];
   collaborators: { repo: number; user: number; permission: string }[];
   apps: { user: number; app: Rec }[];
+  /** Old names of renamed users, lower-cased, and whom they now lead to (Gitea's user redirects). */
+  redirects: { name: string; user: number }[];
 }
 
 /** Templates for records the sandbox creates, taken from the document's examples too. */
@@ -80,12 +83,12 @@ function byId<T extends Rec>(records: T[]): T[] {
 export function seedWorld(operations: readonly IHttpOperation[]): { seed: World; templates: Templates } {
   const get = (operationId: string, status: string | 'request'): Rec => example(operations, operationId, status);
   const key = get('repoGetKey', '200');
-  const rocket = structuredClone(key.repository) as Rec;
   const issue = get('issueRemoveAssignees', '200');
   const pull = get('repoEditPullRequest', '201');
+  // The repository as its owner's members see it, with the caller's permissions.
+  const rocket = structuredClone(pull.base.repo) as Rec;
   const team = structuredClone(pull.requested_reviewers_teams[0]) as Rec;
   const members = get('orgListTeamMembers', '200') as unknown as Rec[];
-  const uploaded = get('repoCreateReleaseAttachment', '201');
   const thread = get('notifyReadThread', '205');
   const closed = get('issueEditMilestone', '200');
   const users = byId([...members, issue.user, issue.assignee, pull.user, pull.assignee, ...pull.requested_reviewers]);
@@ -103,7 +106,6 @@ export function seedWorld(operations: readonly IHttpOperation[]): { seed: World;
   const request = get('repoEditPullRequest', 'request');
   if (typeof request.content_version === 'number') pull.content_version = request.content_version;
 
-  const tag = /\/releases\/download\/([^/]+)\//.exec(String(uploaded.browser_download_url))?.[1] ?? 'v1.0.0';
   const seed: World = {
     format: WORLD_FORMAT,
     nextId: 100_000,
@@ -112,7 +114,7 @@ export function seedWorld(operations: readonly IHttpOperation[]): { seed: World;
     owners: [rocket.owner],
     orgs: get('adminGetAllOrgs', '200') as unknown as Rec[],
     repos: [rocket],
-    hooks: [{ repo: rocket.id, hook: get('repoEditHook', '200'), authorizationHeader: '' }],
+    hooks: [{ repo: rocket.id, hook: get('repoEditHook', '200') }],
     issues: [{ repo: rocket.id, issue }],
     pulls: [{ repo: rocket.id, pull }],
     orgLabels: [{ org: team.organization.id, label: get('orgEditLabel', '200') }],
@@ -125,10 +127,11 @@ export function seedWorld(operations: readonly IHttpOperation[]): { seed: World;
     teams: [{ team, members: members.map((member) => member.id) }],
     workflows: [{ repo: rocket.id, workflow: get('ActionsGetWorkflow', '200') }],
     secrets: [],
-    releases: [{ repo: rocket.id, id: Number(pathExample(operations, 'repoCreateReleaseAttachment', 'id') ?? 14001), tag, attachments: [] }],
+    releases: [{ repo: rocket.id, id: Number(pathExample(operations, 'repoCreateReleaseAttachment', 'id') ?? 14001), attachments: [] }],
     comments: [{ repo: rocket.id, id: Number(pathExample(operations, 'issueListIssueCommentAttachments', 'id') ?? 15001), attachments: get('issueListIssueCommentAttachments', '200') as unknown as Rec[] }],
     collaborators: [],
     apps: [],
+    redirects: [],
   };
   const templates: Templates = {
     repository: get('repoMigrate', '201'),
@@ -148,7 +151,7 @@ export function isWorld(value: unknown): value is World {
     world.format === WORLD_FORMAT &&
     typeof world.nextId === 'number' &&
     typeof world.created === 'number' &&
-    ['users', 'owners', 'orgs', 'repos', 'hooks', 'issues', 'pulls', 'orgLabels', 'repoLabels', 'milestones', 'gpgKeys', 'packages', 'threads', 'deployKeys', 'teams', 'workflows', 'secrets', 'releases', 'comments', 'collaborators', 'apps'].every((name) =>
+    ['users', 'owners', 'orgs', 'repos', 'hooks', 'issues', 'pulls', 'orgLabels', 'repoLabels', 'milestones', 'gpgKeys', 'packages', 'threads', 'deployKeys', 'teams', 'workflows', 'secrets', 'releases', 'comments', 'collaborators', 'apps', 'redirects'].every((name) =>
       Array.isArray((world as Record<string, unknown>)[name]),
     )
   );

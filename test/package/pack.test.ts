@@ -38,6 +38,9 @@ const REQUIRED = [
   'dist/mock/server.mjs',
   'dist/mock/proxy.mjs',
   'dist/mock/world-store.mjs',
+  'dist/mock/runtime.mjs',
+  'dist/mock/yaml.mjs',
+  'dist/mock/yaml-loader.mjs',
   'dist/openapi.json',
 ];
 const ALLOWED = [...REQUIRED, 'generated/README.md'];
