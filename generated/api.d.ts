@@ -295,7 +295,8 @@ export interface paths {
          * @description Lists the versions of one package, newest first. Internal versions are left out. The
          *     name is matched without regard to case; the type exactly.
          *
-         *     An unknown owner, package name or type answers `404`, each with its own message. The
+         *     An unknown owner, package name or type answers `404`, each with its own message (this
+         *     document accepts the known types only, so the mock answers `422` for another). The
          *     package is looked up before the caller's access is checked: for an owner whose packages
          *     the caller may not read, an unknown package answers `404` and a known one `403`.
          *

@@ -1,7 +1,7 @@
 // Compile-time guarantees of the client: wrong bodies, missing or mistyped parameters fail to
 // compile, and data narrows to the contract's records.
 import { describe, expectTypeOf, it } from 'vitest';
-import { collectAll, createGiteaClient, markNotificationThread, paginate, renderMarkdown, unwrap, uploadReleaseAttachment, type Attachment, type DeployKey, type Hook, type NotificationThread, type Organization, type Package, type User } from '../../src/index.js';
+import { collectAll, createGiteaClient, markNotificationThread, paginate, renderMarkdown, unwrap, uploadReleaseAttachment, type Attachment, type DeployKey, type EditHookOption, type GPGKey, type Hook, type Issue, type NotificationThread, type Organization, type Package, type PullRequest, type Repository, type User } from '../../src/index.js';
 
 const client = createGiteaClient({ baseUrl: 'https://gitea.example.org/api/v1', auth: { token: 't' } });
 const hook = { owner: 'acme', repo: 'rocket', id: 4001 };
@@ -90,8 +90,21 @@ describe('data narrows to the contract records', () => {
     expectTypeOf(await markNotificationThread(client, { id: 1 })).toEqualTypeOf<NotificationThread | undefined>();
   });
 
-  it('records keep the nullability the server has', () => {
+  it('records keep the nullability the server has, and no more', () => {
     expectTypeOf<NonNullable<Organization['visibility']>>().toEqualTypeOf<'public' | 'limited' | 'private'>();
-    expectTypeOf<DeployKey['repository']>().toMatchTypeOf<object | null | undefined>();
+    // Left out for most callers, never null.
+    expectTypeOf<DeployKey['repository']>().toEqualTypeOf<Repository | undefined>();
+    // Every subkey carries null lists; an issue with nobody assigned has null assignees, a pull request [].
+    expectTypeOf<GPGKey['subkeys']>().toEqualTypeOf<GPGKey[] | null | undefined>();
+    expectTypeOf<Issue['assignees']>().toEqualTypeOf<User[] | null | undefined>();
+    expectTypeOf<PullRequest['assignees']>().toEqualTypeOf<User[] | undefined>();
+    expectTypeOf<PullRequest['requested_reviewers']>().toEqualTypeOf<(User | null)[] | undefined>();
+    // Gitea sends a hook's authorization header back: readable, not write-only.
+    expectTypeOf<Hook['authorization_header']>().toEqualTypeOf<string | undefined>();
+  });
+
+  it('request bodies take null for every optional field, as Go clients send them', () => {
+    expectTypeOf<{ active: null; authorization_header: null; branch_filter: null; config: null; events: null; name: null }>().toMatchTypeOf<EditHookOption>();
+    void client.PUT('/repos/{owner}/{repo}/collaborators/{collaborator}', { params: { path: { owner: 'acme', repo: 'rocket', collaborator: 'bob' } }, body: { permission: null } });
   });
 });
