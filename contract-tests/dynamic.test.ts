@@ -226,6 +226,15 @@ describe('gitea-mock --dynamic across seeds', () => {
     const gone = pulls.filter((pull) => pull.head.repo === null);
     expect(gone.length, 'a deleted head fork under some seed').toBeGreaterThan(0);
     for (const pull of gone) expect([pull.head.repo_id, pull.head.ref, pull.additions]).toEqual([-1, 'refs/pull/43/head', undefined]);
+    // What did not happen keeps Gitea's "never set" values.
+    for (const byId of answers) {
+      const repo = JSON.parse(byId.get('repoMigrate')!.body) as { archived: boolean; archived_at: string; mirror: boolean; mirror_updated: string };
+      if (!repo.archived) expect(repo.archived_at).toBe('1970-01-01T00:00:00Z');
+      if (!repo.mirror) expect(repo.mirror_updated).toBe('0001-01-01T00:00:00Z');
+      const pull = JSON.parse(byId.get('repoEditPullRequest')!.body) as { merged: boolean; merged_at: unknown; state: string; closed_at: unknown };
+      if (!pull.merged) expect(pull.merged_at).toBeNull();
+      if (pull.state === 'open') expect(pull.closed_at).toBeNull();
+    }
   });
 
   it('answers differently for another seed', () => {

@@ -141,7 +141,9 @@ export function checkRealistic(value: unknown, hits: Map<Check, number>, path = 
     } else if (key === 'version') {
       check('package version', typeof field === 'string' && SEMVER.test(field), where, field);
     } else if ((key.endsWith('_at') || DATES.has(key)) && !UNSET_DATES.has(key)) {
-      check('date', isSensibleDate(field), where, field);
+      // What did not happen keeps Gitea's "never set" time: the epoch for an archive, the zero time for a mirror.
+      const neverSet = (key === 'archived_at' && record.archived === false && field === '1970-01-01T00:00:00Z') || (key === 'mirror_updated' && record.mirror === false && field === '0001-01-01T00:00:00Z');
+      check('date', neverSet || isSensibleDate(field), where, field);
     } else if ((key === 'id' || key.endsWith('_id')) && typeof field === 'number') {
       // A pull request's head whose fork was deleted has no repository and the id -1.
       const goneHead = key === 'repo_id' && field === -1 && record.repo === null;

@@ -10,6 +10,9 @@ import { pathParams } from './operations.js';
 
 /** The host the document's examples and `x-faker` generators use. */
 const ORIGIN = 'https://gitea.example.org';
+/** Gitea's two "never set" times: Go's zero time, and a zero Unix time (the epoch, on a server in UTC). */
+const ZERO_TIME = '0001-01-01T00:00:00Z';
+const EPOCH = '1970-01-01T00:00:00Z';
 const API = `${ORIGIN}/api/v1`;
 
 type Rec = Record<string, unknown>;
@@ -46,6 +49,15 @@ export function makeCoherent(value: unknown): void {
       url: `${ORIGIN}/api/v1/repos/${fullName}`,
     });
   }
+  neverSet(value);
+}
+
+/** The times and fields Gitea leaves unset for what a record says did not happen (not archived, not a mirror, still open, not merged). */
+function neverSet(record: Rec): void {
+  if (record.archived === false) derive(record, { archived_at: EPOCH });
+  if (record.mirror === false) derive(record, { mirror_updated: ZERO_TIME, mirror_interval: '' });
+  if (record.state === 'open') derive(record, { closed_at: null });
+  if (record.merged === false) derive(record, { merged_at: null, merge_commit_sha: null, merged_by: null });
 }
 
 /** Makes `record` (a repository, or an issue's short `repository`) the repository a path names. */
