@@ -106,6 +106,95 @@ describe('npm run test:live', () => {
   });
 });
 
+describe('npm run test:live against a server that misbehaves once /version has answered', () => {
+  const servers: Server[] = [];
+  afterAll(() => Promise.all(servers.map((server) => new Promise((resolve) => (server.closeAllConnections(), server.close(resolve))))));
+
+  /** A Gitea that answers /version, and every other request with `answer`; its base URL. */
+  async function gitea(answer: (req: IncomingMessage, res: ServerResponse) => void, version = '1.27.1'): Promise<string> {
+    const server = createServer((req, res) => {
+      req.resume();
+      if (req.url === '/api/v1/version') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ version }));
+      else answer(req, res);
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+  }
+
+  it('an endless body: read up to 10 MB, the rest discarded, reported as too large to check', async () => {
+    // Endless as far as live mode can tell; the fence only ends the test should it read on.
+    const FENCE = 64 * 1024 * 1024;
+    const CHUNK = Buffer.alloc(64 * 1024, ' ');
+    const sent: number[] = [];
+    const baseUrl = await gitea((_req, res) => {
+      let bytes = 0;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('[');
+      // Written as fast as it is read, no faster: what was sent is what live mode took in.
+      const pump = (): void => {
+        while (bytes < FENCE) {
+          bytes += CHUNK.length;
+          if (!res.write(CHUNK)) return void res.once('drain', pump);
+        }
+        res.end(']');
+      };
+      res.on('close', () => sent.push(bytes));
+      pump();
+    });
+    const { code, out } = await live(['--base-url', baseUrl]);
+    for (const operationId of ['adminGetAllOrgs', 'renderMarkdown']) expect(section(out, operationId)).toMatch(/^✗ \S+ +200 [\s\S]*\n {4}body is larger than 10 MB: not checked$/);
+    // The id lookups read no further either: with no team found, the operation is skipped.
+    expect(section(out, 'orgListTeamMembers')).toMatch(/skipped: the user is in no team/);
+    expect(out).toContain('2 operations checked, 2 with mismatches');
+    expect(code).toBe(1);
+    // Every answer was abandoned far short of the fence: what the sockets held, beyond the 10 MB read.
+    expect(sent).toHaveLength(3);
+    for (const bytes of sent) expect(bytes).toBeLessThan(FENCE / 2);
+  });
+
+  it('a redirect is judged as the answer, never followed: nothing reaches where it points', async () => {
+    const elsewhere: string[] = [];
+    const other = createServer((req, res) => {
+      elsewhere.push(`${req.method} ${req.url}`);
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json', 'x-total-count': '1' }).end(JSON.stringify([ORG]));
+    });
+    servers.push(other);
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const otherOrigin = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+    const asked: string[] = [];
+    const baseUrl = await gitea((req, res) => {
+      asked.push(`${req.method} ${req.url}`);
+      const path = new URL(req.url ?? '/', 'http://x').pathname;
+      if (path === '/api/v1/admin/orgs') return void res.writeHead(302, { location: `${otherOrigin}/api/v1/admin/orgs?limit=5` }).end();
+      if (path === '/api/v1/markdown') return void res.writeHead(307, { location: `${otherOrigin}/api/v1/markdown` }).end();
+      // Gitea's own redirect for a renamed repository, which repoGetKey declares.
+      if (path === '/api/v1/repos/acme/rocket/keys/11001') {
+        const moved = '/api/v1/repos/acme/rocket-renamed/keys/11001';
+        return void res.writeHead(301, { location: moved, 'content-type': 'text/html; charset=utf-8' }).end(`<a href="${moved}">Moved Permanently</a>.\n\n`);
+      }
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ errors: null, message: 'not found', url: 'x' }));
+    });
+    const { code, out } = await live(['--base-url', baseUrl, '--repo', 'acme/rocket', '--key-id', '11001']);
+    expect(section(out, 'adminGetAllOrgs')).toMatch(/^✗ adminGetAllOrgs +302 1 mismatch\n {4}status 302 is not declared/);
+    expect(section(out, 'renderMarkdown')).toMatch(/^✗ renderMarkdown +307 1 mismatch\n {4}status 307 is not declared/);
+    expect(section(out, 'repoGetKey')).toMatch(/^✓ repoGetKey +301 conforms$/);
+    expect(elsewhere).toEqual([]);
+    expect(asked).not.toContain('GET /api/v1/repos/acme/rocket-renamed/keys/11001');
+    expect(code).toBe(1);
+  });
+
+  it('a credential the server echoes, in the version or lower-cased in a mismatch, is printed redacted', async () => {
+    const TOKEN = 'Live-ECHO-Token-7c41Ab';
+    const baseUrl = await gitea((req, res) => res.writeHead(200, { 'content-type': `application/x-${String(req.headers.authorization).slice(6)}` }).end('[]'), TOKEN);
+    const { out } = await live(['--base-url', baseUrl], { GITEA_TOKEN: TOKEN });
+    expect(out).toContain('server: Gitea [REDACTED]\n');
+    expect(section(out, 'adminGetAllOrgs')).toContain('content type application/x-[REDACTED] is not declared');
+    expect(out.toLowerCase()).not.toContain(TOKEN.toLowerCase());
+  });
+});
+
 describe('npm run test:live when no Gitea API answers at the base URL', () => {
   const TOKEN = 'live-reachability-SECRET-7c41';
   const servers: (Server | TcpServer)[] = [];

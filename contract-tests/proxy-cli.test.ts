@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch } from './support/launch.js';
+import { rawUpstream } from './support/upstream.js';
 
 const CLI = fileURLToPath(new URL('../dist/mock/cli.mjs', import.meta.url));
 const SIZE = 50 * 1024 * 1024;
@@ -110,8 +111,35 @@ describe('gitea-mock --proxy', () => {
   }, 60_000);
 
   it.each([
+    ['a reason phrase Node refuses to write', [], 'HTTP/1.1 200 O\x7fK', 'the reason phrase holds a character HTTP does not allow'],
+    // With Node's lenient parser (NODE_OPTIONS=--insecure-http-parser), a header value too.
+    ['a header value Node refuses to write', ['--insecure-http-parser'], 'HTTP/1.1 200 OK\r\nX-Bad: a\x7fb', 'the header "X-Bad" holds a character HTTP does not allow'],
+  ])('an upstream sending %s: the process answers 502 naming it, keeps serving, and writes its report on exit', async (_what, nodeOptions, statusLine, problem) => {
+    let answers = 0;
+    const broken = await rawUpstream((socket) => socket.end(`${answers++ === 0 ? statusLine : 'HTTP/1.1 200 OK'}\r\nContent-Type: application/json\r\nX-Total-Count: 0\r\nContent-Length: 2\r\nConnection: close\r\n\r\n[]`, 'latin1'));
+    const report = join(folder, `report-${nodeOptions.length}.json`);
+    const proxy = await launch(process.execPath, [...nodeOptions, CLI, '--proxy', broken.origin, '--port', '0', '--quiet', '--report', report]);
+    try {
+      const first = await fetch(`${proxy.baseUrl}/admin/orgs`, { headers: { authorization: 'token tok_broken' } });
+      expect([first.status, ((await first.json()) as { message: string }).message]).toEqual([502, `the upstream ${broken.origin.slice(7)} sent an answer that cannot be passed on: ${problem}`]);
+      const second = await fetch(`${proxy.baseUrl}/admin/orgs`, { headers: { authorization: 'token tok_broken' } });
+      expect([second.status, await second.text()]).toEqual([200, '[]']);
+      expect(proxy.child.exitCode).toBeNull();
+      expect(await proxy.stop('SIGTERM')).toBe(0);
+      expect(JSON.parse(await readFile(report, 'utf8'))).toMatchObject({ operations: { adminGetAllOrgs: { exchanges: 2 } } });
+    } finally {
+      await proxy.stop('SIGKILL');
+      await broken.close();
+    }
+  });
+
+  it.each([
     [['--proxy', 'http://gitea.example.org'], 1, "gitea-mock: cannot start: --proxy http://gitea.example.org is plain http: clients' credentials would cross the network in clear; use https, or --allow-insecure-upstream\n"],
-    [['--strict'], 2, 'gitea-mock: --strict, --report, --allow-insecure-upstream and --upstream-timeout go with --proxy'],
+    [['--strict'], 2, 'gitea-mock: --strict, --report, --allow-insecure-upstream, --upstream-timeout, --exchange-timeout, --upstream-connections, --cors-origin and --forward-cookies go with --proxy'],
+    [['--cors-origin', 'https://app.example.org'], 2, 'gitea-mock: --strict, --report'],
+    [['--proxy', 'https://gitea.example.org', '--cors-origin', 'https://app.example.org/'], 2, 'gitea-mock: --cors-origin: "https://app.example.org/" is not an origin: give the scheme, host and port only, such as https://app.example.org'],
+    [['--proxy', 'https://gitea.example.org', '--upstream-connections', '0'], 2, 'gitea-mock: invalid --upstream-connections "0": give a whole number from 1'],
+    [['--proxy', 'https://gitea.example.org', '--exchange-timeout', '1.5'], 2, 'gitea-mock: invalid --exchange-timeout "1.5": give whole seconds from 1'],
     [['--proxy', 'https://gitea.example.org', '--sandbox'], 2, 'gitea-mock: --proxy answers from the upstream: it does not go with --sandbox or --dynamic'],
   ])('refuses %j', async (args, code, message) => {
     const failure = await promisify(execFile)(process.execPath, [CLI, ...args, '--port', '0']).then(

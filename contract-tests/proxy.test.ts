@@ -4,9 +4,8 @@
 // through. Others reset, stall, refuse, or speak no TLS: 502 or 504 in the service's dialect, and
 // the proxy keeps running. Credentials never reach a log line, the report or a header.
 import { createHash } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,22 +15,10 @@ import { startMockServer, type MockServer } from '../scripts/mock/server.js';
 import { startTlsServer } from '../test/support/tls-server.js';
 import { send, type RawResponse } from './support/http.js';
 import { launch } from './support/launch.js';
+import { close, listen } from './support/upstream.js';
 
 const TOKEN = 'tok_proxy_SECRET_4f1e9a';
 const AUTH = { authorization: `token ${TOKEN}` };
-
-async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ server: Server; origin: string }> {
-  const server = createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
-
-function close(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
-}
 
 /** A proxy in-process to `upstream`, with the violation lines it printed. */
 async function proxyTo(upstream: string, extra: { strict?: boolean; report?: string; timeoutMs?: number } = {}): Promise<{ proxy: MockServer; lines: string[] }> {
@@ -209,7 +196,7 @@ describe('an upstream that fails', () => {
     try {
       const answer = await send(new URL(`${proxy.baseUrl}/admin/orgs`), 'GET', AUTH);
       expect(answer.status).toBe(504);
-      expect(JSON.parse(answer.body).message).toBe(`the upstream 127.0.0.1:${new URL(upstream.origin).port} failed: the upstream did not answer within 0.3 s`);
+      expect(JSON.parse(answer.body).message).toBe(`the upstream 127.0.0.1:${new URL(upstream.origin).port} sent nothing for 0.3 s`);
     } finally {
       await proxy.close();
       await close(upstream.server);

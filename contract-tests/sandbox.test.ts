@@ -354,7 +354,7 @@ describe('what the audit of Gitea 1.27.0-dev found, as the sandbox answers it', 
     await unwrap(gitea.POST('/admin/users/{username}/rename', { params: { path: { username: 'carol' } }, body: { new_username: 'caroline' } }));
     const moved = await raw(token, 'PUT', '/repos/carol/scratch/collaborators/bob?x=1', '{}');
     expect([moved.status, moved.headers.location, moved.body]).toEqual([307, '/api/v1/repos/caroline/scratch/collaborators/bob?x=1', '']);
-    // fetch follows the redirect by itself, with the same method and body.
+    // The client follows a redirect that stays on the host, with the same method and body.
     expect((await gitea.PUT('/repos/{owner}/{repo}/collaborators/{collaborator}', { params: { path: { owner: 'carol', repo: 'scratch', collaborator: 'bob' } }, body: {} })).response.status).toBe(204);
     // A name nobody ever had names itself in the not-found body.
     const unknown = await raw(token, 'GET', '/repos/nobody/scratch/keys/1');

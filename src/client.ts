@@ -6,7 +6,7 @@ import { authorization, check, checkAuth, checkBaseUrl, FIELD, WORD, type Auth }
 import { ApiError, TimeoutError } from './errors.js';
 import { scrub } from './redact.js';
 import type { GiteaClient } from './strict.js';
-import { checkCount, createTransport, LiteRequest, type RetryOptions } from './transport.js';
+import { checkCount, createTransport, LiteRequest, unfollowed, type RetryOptions } from './transport.js';
 
 export type { GiteaClient };
 
@@ -166,7 +166,17 @@ export function createGiteaClient(options: GiteaClientOptions): GiteaClient {
         });
         const { response, error } = result;
         if (!response.ok) {
-          failures.set(response, () => scrub(new ApiError(method, path, response, error), secrets));
+          const refusal = unfollowed.get(response);
+          if (refusal) {
+            // A redirect the transport would not follow: the error says why, in either mode.
+            const failure = scrub(new ApiError(method, path, response, error, refusal), secrets);
+            failures.set(response, () => failure);
+            result.error = failure;
+          } else {
+            failures.set(response, () => scrub(new ApiError(method, path, response, error), secrets));
+            // The same redaction as a thrown error: a server may echo a credential in its error body.
+            result.error = scrub(error, secrets);
+          }
           if (throwOnError) throw errorOf(response);
         }
         return result;

@@ -29,7 +29,8 @@ export class ApiError extends Error implements RequestInfo {
     const { status, url, headers } = response;
     const operationId = operationIdOf(`${method} ${path}`);
     message ||= String(((body as { message?: unknown } | null)?.message ?? (typeof body == 'string' && body.trim())) || response.statusText || 'error');
-    super(`${method} ${path}${operationId ? ` (${operationId})` : ''}: ${status} ${message}`);
+    // A browser's opaque redirect has status 0, which says nothing.
+    super(`${method} ${path}${operationId ? ` (${operationId})` : ''}: ${status ? `${status} ` : ''}${message}`);
     Object.assign(this, { name: 'ApiError', method, path, url, operationId, status, headers, body });
   }
 

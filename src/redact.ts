@@ -3,15 +3,54 @@
 
 const MARK = '[REDACTED]';
 
+/** Each secret's pattern, made once. Per-call secrets come and go: past 256 it starts over. */
+const patterns = new Map<string, RegExp>();
+
+/** `text` as a pattern that matches it literally: each code point as `\u{…}`. */
+function literal(text: string): string {
+  let out = '';
+  for (const char of text) out += `\\u{${char.codePointAt(0)!.toString(16)}}`;
+  return out;
+}
+
 /**
- * Replaces each secret as written, as escaped inside JSON and as percent-encoded (longest first),
- * and `token`/`access_token` query values. Secrets of three characters or fewer are left alone:
- * they would match ordinary words.
+ * The ways a server may write one character of a secret back: as it is, in upper or lower case,
+ * JSON-escaped (`\"`, `\n`, `\/`, or `\uXXXX`, which Go uses for `&`, `<`, `>`, U+2028 and U+2029
+ * and other encoders for any character), and percent-encoded (each UTF-8 byte, `+` for a space).
+ * The pattern's `i` flag takes the hex digits in any case.
+ */
+function writings(char: string): string {
+  const forms = new Set([char, char.toLowerCase(), char.toUpperCase(), JSON.stringify(char).slice(1, -1)].map(literal));
+  let escaped = '';
+  for (let i = 0; i < char.length; i++) escaped += `\\\\u${char.charCodeAt(i).toString(16).padStart(4, '0')}`;
+  forms.add(escaped);
+  if (char == '/') forms.add(literal('\\/'));
+  // An unpaired surrogate has no UTF-8 bytes.
+  if (char.isWellFormed()) forms.add([...new TextEncoder().encode(char)].map((byte) => `%${byte.toString(16).padStart(2, '0')}`).join(''));
+  if (char == ' ') forms.add(literal('+'));
+  return `(?:${[...forms].join('|')})`;
+}
+
+/** A pattern that finds `secret` in any of the ways each of its characters may be written, in any case. */
+function patternOf(secret: string): RegExp {
+  let pattern = patterns.get(secret);
+  if (!pattern) {
+    if (patterns.size >= 256) patterns.clear();
+    let source = '';
+    for (const char of secret) source += writings(char);
+    patterns.set(secret, (pattern = new RegExp(source, 'giu')));
+  }
+  return pattern;
+}
+
+/**
+ * Replaces each secret (longest first) wherever it appears: as written, in any case (a server may
+ * lower-case a Basic credential, and base64 lower-cased is cheaply recovered), JSON-escaped by any
+ * encoder and percent-encoded; and `token`/`access_token` query values. Secrets of three
+ * characters or fewer are left alone: they would match ordinary words.
  */
 export function redact(text: string, secrets: readonly string[]): string {
-  // An unpaired surrogate has no percent-encoding.
-  const forms = secrets.flatMap((secret) => [secret, JSON.stringify(secret).slice(1, -1), secret.isWellFormed() ? encodeURIComponent(secret) : '']);
-  for (const form of forms.filter((form) => form.length > 3).sort((a, b) => b.length - a.length)) text = text.replaceAll(form, MARK);
+  for (const secret of secrets.filter((secret) => secret.length > 3).sort((a, b) => b.length - a.length)) text = text.replace(patternOf(secret), MARK);
   return text.replace(/([?&](access_)?token=)[^&#"]*/gi, `$1${MARK}`);
 }
 

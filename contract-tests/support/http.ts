@@ -35,27 +35,35 @@ export function send(url: URL, method: string, headers: Record<string, string>, 
   });
 }
 
-/** Writes `text` to a fresh socket and returns everything the server sends until it closes. */
-export function sendRaw(origin: string, text: string | Buffer, timeoutMs = 10_000): Promise<string> {
+/**
+ * Writes `bytes` (a string as Latin-1, one byte per character) to a fresh connection to `origin`,
+ * ending its side when `end`, and resolves with every byte that comes back until the connection
+ * closes, however it closes; rejects if it stays open past `timeoutMs`.
+ */
+export function exchangeRaw(origin: string, bytes: string | Buffer, { timeoutMs = 10_000, end = false } = {}): Promise<Buffer> {
   const { hostname, port } = new URL(origin);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname);
     const chunks: Buffer[] = [];
     const timer = setTimeout(() => {
       socket.destroy();
-      reject(new Error(`no answer within ${timeoutMs} ms`));
+      reject(new Error(`the connection stayed open past ${timeoutMs} ms`));
     }, timeoutMs);
     socket.on('data', (chunk) => chunks.push(chunk));
-    socket.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
+    socket.on('error', () => {});
     socket.on('close', () => {
       clearTimeout(timer);
-      resolve(Buffer.concat(chunks).toString('utf8'));
+      resolve(Buffer.concat(chunks));
     });
-    socket.end(text);
+    const data = typeof bytes === 'string' ? Buffer.from(bytes, 'latin1') : bytes;
+    if (end) socket.end(data);
+    else socket.write(data);
   });
+}
+
+/** Writes `text` (UTF-8) to a fresh socket and returns everything the server sends until it closes. */
+export async function sendRaw(origin: string, text: string | Buffer, timeoutMs = 10_000): Promise<string> {
+  return (await exchangeRaw(origin, typeof text === 'string' ? Buffer.from(text) : text, { timeoutMs, end: true })).toString('utf8');
 }
 
 /** Status line and JSON body of a raw HTTP/1.1 answer. */

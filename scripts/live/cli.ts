@@ -2,12 +2,15 @@
 // `npm run test:live -- --base-url https://host/api/v1`: checks that a Gitea API answers there,
 // runs operations against it (a real Gitea or Forgejo), validates every answer against
 // openapi.yaml, prints the mismatches per operation and exits 1 if there are any. A server that
-// cannot be reached, or is no Gitea API, is a usage error (exit 2), as are wrong options.
+// cannot be reached, or is no Gitea API, is a usage error (exit 2), as are wrong options. Every
+// line it prints is redacted of the credentials, in any case, even those a server echoes; it
+// reads at most 10 MB of an answer, and judges a redirect as the answer instead of following it.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { authorization, type Auth } from '../../src/auth.js';
-import { createGiteaClient } from '../../src/index.js';
+import { createGiteaClient, type GiteaClient } from '../../src/index.js';
+import { redact } from '../../src/redact.js';
 import { listOperations, type JsonObject } from '../../test/support/document.js';
 import { createSchemaValidator } from '../../test/support/schema.js';
 import { DOCUMENT } from '../document-path.js';
@@ -32,8 +35,29 @@ Credentials come from the environment: GITEA_TOKEN, or GITEA_USERNAME and GITEA_
   --help
 `;
 
+// The credentials first: every line printed from here on is redacted of them.
+const env = process.env;
+const auth: Auth | undefined = env.GITEA_TOKEN
+  ? { token: env.GITEA_TOKEN }
+  : env.GITEA_USERNAME && env.GITEA_PASSWORD
+    ? { username: env.GITEA_USERNAME, password: env.GITEA_PASSWORD, ...(env.GITEA_OTP ? { otp: env.GITEA_OTP } : {}) }
+    : undefined;
+const headers: Record<string, string> = auth ? { Authorization: authorization(auth) } : {};
+// The Authorization value, the token or Basic credential in it, the token or password, the one-time code.
+const secrets = auth ? [headers.Authorization!, headers.Authorization!.slice(6), 'token' in auth ? auth.token : auth.password, ...('otp' in auth && typeof auth.otp === 'string' ? [auth.otp] : [])] : [];
+
+/** Prints a line of the report; a server may have echoed a credential into it, in any case. */
+function say(line: string): void {
+  process.stdout.write(`${redact(line, secrets)}\n`);
+}
+
+/** Prints `test:live: <message>` on stderr, redacted as the report is. */
+function warn(message: string, after = ''): void {
+  process.stderr.write(redact(`test:live: ${message}\n${after}`, secrets));
+}
+
 function fail(message: string): never {
-  process.stderr.write(`test:live: ${message}\n\n${USAGE}`);
+  warn(message, `\n${USAGE}`);
   process.exit(2);
 }
 
@@ -82,13 +106,7 @@ if (args['allow-writes'] && !args['scratch-repo']) fail('--allow-writes needs --
 const connectTimeout = Number(args['connect-timeout']);
 if (!/^\d+(\.\d+)?$/.test(args['connect-timeout']) || connectTimeout <= 0) fail(`--connect-timeout takes a number of seconds above 0, not "${args['connect-timeout']}"`);
 
-const env = process.env;
-const auth: Auth | undefined = env.GITEA_TOKEN
-  ? { token: env.GITEA_TOKEN }
-  : env.GITEA_USERNAME && env.GITEA_PASSWORD
-    ? { username: env.GITEA_USERNAME, password: env.GITEA_PASSWORD, ...(env.GITEA_OTP ? { otp: env.GITEA_OTP } : {}) }
-    : undefined;
-if (!auth) process.stderr.write('test:live: no GITEA_TOKEN or GITEA_USERNAME/GITEA_PASSWORD: most operations will answer 401\n');
+if (!auth) warn('no GITEA_TOKEN or GITEA_USERNAME/GITEA_PASSWORD: most operations will answer 401');
 
 const packageParts = args.package?.split('/');
 if (packageParts && packageParts.length !== 3) fail(`--package takes owner/type/name, not "${args.package}"`);
@@ -103,32 +121,70 @@ const readTarget: Target = {
 };
 const writeTarget: Target = { ...readTarget, ...ownerRepo(args['scratch-repo'], '--scratch-repo') };
 
-// Every answer is kept whole, so that it can be checked byte for byte against the document.
-let last: Answer | undefined;
+/** The most of an answer live mode reads, as the proxy checks at most: a server may send without end. */
+const READ_LIMIT = 10 * 1024 * 1024;
+const TOO_LARGE = `body is larger than ${READ_LIMIT / 1024 / 1024} MB: not checked`;
+/** Statuses whose answers have no body (a Response of one refuses any). */
+const NULL_BODY = [204, 205, 304];
+
+/** The body, read straight from the stream (no copy to buffer the rest); undefined when over `limit`, the rest discarded. */
+async function readAtMost(response: Response, limit: number): Promise<Uint8Array<ArrayBuffer> | undefined> {
+  if (!response.body) return new Uint8Array();
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (let part = await reader.read(); !part.done; part = await reader.read()) {
+    if ((size += part.value.length) > limit) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(part.value);
+  }
+  return Buffer.concat(chunks);
+}
+
+// Every answer is kept whole, up to READ_LIMIT, so that it can be checked byte for byte against the document.
+let last: (Answer & { tooLarge: boolean }) | undefined;
 const capture: typeof fetch = async (input, init) => {
   const response = await fetch(input, init);
-  const copy = response.clone();
-  last = { status: response.status, headers: response.headers, body: await copy.text() };
-  return response;
+  const { status, statusText, headers: answered, url } = response;
+  const bytes = await readAtMost(response, READ_LIMIT);
+  last = { status, headers: answered, body: bytes ? new TextDecoder().decode(bytes) : '', tooLarge: !bytes };
+  // The client gets the bytes read, never the stream: an answer too large to check is an error.
+  if (!bytes) throw new Error(TOO_LARGE);
+  const answer = new Response(NULL_BODY.includes(status) ? null : bytes, { status, statusText, headers: answered });
+  Object.defineProperty(answer, 'url', { value: url });
+  return answer;
 };
-let client;
+let client: GiteaClient;
 try {
-  client = createGiteaClient({ baseUrl, ...(auth ? { auth } : {}), fetch: capture, retry: 0, timeoutMs: 60_000, allowInsecureHttp: args['allow-insecure-http'] });
+  const made = createGiteaClient({ baseUrl, ...(auth ? { auth } : {}), fetch: capture, retry: 0, timeoutMs: 60_000, allowInsecureHttp: args['allow-insecure-http'] });
+  // Each call hands a redirect back unfollowed: the 3xx is the server's answer, checked against
+  // the document (some operations declare 301 or 307), and nothing goes where it points.
+  client = new Proxy(made, {
+    get: (target, name, receiver) => {
+      const value = Reflect.get(target, name, receiver) as unknown;
+      return typeof value === 'function' && typeof name === 'string' && /^[A-Z]+$/.test(name) ? (path: string, init?: object) => value(path, { ...init, redirect: 'manual' }) : value;
+    },
+  });
 } catch (error) {
   fail(error instanceof Error ? error.message : String(error));
 }
-const headers: Record<string, string> = auth ? { Authorization: authorization(auth) } : {};
-// The Authorization value, the token or Basic credential in it, and the token or password.
-const secrets = auth ? [headers.Authorization!, headers.Authorization!.slice(6), 'token' in auth ? auth.token : auth.password] : [];
 const first = async (path: string): Promise<Record<string, unknown> | undefined> => {
   // A timer of our own, not AbortSignal.timeout: that one does not keep the process alive, and a
   // fetch hung on a closed connection would let Node exit 13 without a word (reachability.ts).
   const timer = new AbortController();
   const timeout = setTimeout(() => timer.abort(), 30_000);
   try {
-    const response = await fetch(`${baseUrl.replace(/\/$/, '')}${path}${path.includes('?') ? '&' : '?'}limit=1`, { headers, signal: timer.signal });
-    if (!response.ok) return undefined;
-    const body = (await response.json()) as unknown;
+    // A redirect is not followed here either: where it points may not be the server.
+    const response = await fetch(`${baseUrl.replace(/\/$/, '')}${path}${path.includes('?') ? '&' : '?'}limit=1`, { headers, signal: timer.signal, redirect: 'manual' });
+    if (!response.ok) {
+      await response.body?.cancel();
+      return undefined;
+    }
+    const bytes = await readAtMost(response, READ_LIMIT);
+    if (!bytes) return undefined;
+    const body = JSON.parse(new TextDecoder().decode(bytes)) as unknown;
     return (Array.isArray(body) ? body[0] : body) as Record<string, unknown> | undefined;
   } catch {
     return undefined;
@@ -139,51 +195,57 @@ const first = async (path: string): Promise<Record<string, unknown> | undefined>
 
 const probe = await probeServer(baseUrl, { headers, timeoutMs: connectTimeout * 1000, secrets });
 if (!probe.ok) {
-  process.stderr.write(`test:live: ${probe.problem}\n`);
+  warn(probe.problem);
   process.exit(2);
 }
 // The document and its validators only now: a server that is not there is told in a blink.
 const doc = parse(readFileSync(DOCUMENT, 'utf8'), { maxAliasCount: -1 }) as JsonObject;
 const schemas = createSchemaValidator(doc);
 const operations = new Map(listOperations(doc).map((op) => [String(op.operation.operationId), op]));
-console.log(`live contract check of ${baseUrl} (${args['allow-writes'] ? `writes allowed in ${args['scratch-repo']}` : 'read-only'})`);
-console.log(`server: ${probe.server}`);
+say(`live contract check of ${baseUrl} (${args['allow-writes'] ? `writes allowed in ${args['scratch-repo']}` : 'read-only'})`);
+// The version comes from the server, which may echo a credential there too.
+say(`server: ${probe.server}`);
 let checked = 0;
 let failed = 0;
 for (const check of checks) {
   const label = check.operationId.padEnd(34);
   if (check.writes && !args['allow-writes']) {
-    console.log(`- ${label} not run: it writes (use --allow-writes --scratch-repo owner/name)`);
+    say(`- ${label} not run: it writes (use --allow-writes --scratch-repo owner/name)`);
     continue;
   }
   const ctx: Context = { target: check.writes ? writeTarget : readTarget, first };
   const call = await check.prepare(ctx);
   if (typeof call === 'string') {
-    console.log(`- ${label} skipped: ${call}`);
+    say(`- ${label} skipped: ${call}`);
     continue;
   }
   last = undefined;
   checked++;
+  /** What the answer breaks: a body too large to read whole is not checked, and says so. */
+  const judge = (answer: Answer & { tooLarge: boolean }): string[] => {
+    const found = mismatches(doc, schemas, operations.get(check.operationId)!, answer, { body: !answer.tooLarge }).map(describeViolation);
+    return answer.tooLarge ? [...found, TOO_LARGE] : found;
+  };
   let problems: string[];
   try {
     await call(client);
-    problems = last ? mismatches(doc, schemas, operations.get(check.operationId)!, last).map(describeViolation) : ['no answer was received'];
+    problems = last ? judge(last) : ['no answer was received'];
   } catch (error) {
-    problems = last ? mismatches(doc, schemas, operations.get(check.operationId)!, last).map(describeViolation) : [`the request failed: ${error instanceof Error ? error.message : String(error)}`];
+    problems = last ? judge(last) : [`the request failed: ${error instanceof Error ? error.message : String(error)}`];
   }
   const status = (last as Answer | undefined)?.status;
   if (problems.length === 0) {
-    console.log(`✓ ${label} ${status} conforms`);
+    say(`✓ ${label} ${status} conforms`);
   } else {
     failed++;
-    console.log(`✗ ${label} ${status ?? '—'} ${problems.length} mismatch${problems.length > 1 ? 'es' : ''}`);
-    for (const problem of problems) console.log(`    ${problem}`);
+    say(`✗ ${label} ${status ?? '—'} ${problems.length} mismatch${problems.length > 1 ? 'es' : ''}`);
+    for (const problem of problems) say(`    ${problem}`);
   }
 }
-console.log(`- not run by live mode (they change data outside a scratch repository): ${neverRun.join(', ')}`);
-console.log(`${checked} operations checked, ${failed} with mismatches`);
+say(`- not run by live mode (they change data outside a scratch repository): ${neverRun.join(', ')}`);
+say(`${checked} operations checked, ${failed} with mismatches`);
 if (checked === 0) {
-  process.stderr.write('test:live: no operation could be checked\n');
+  warn('no operation could be checked');
   process.exit(2);
 }
 process.exit(failed > 0 ? 1 : 0);

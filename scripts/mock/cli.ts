@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm start` / `npx gitea-mock`: serves the contract on http://127.0.0.1:4010/api/v1.
 import { parseArgs } from 'node:util';
+import { checkOrigin } from './cors.js';
 import { loadWorlds } from './world-store.js';
 
 const USAGE = `Usage: gitea-mock [options] [document]
@@ -27,7 +28,20 @@ Options:
       --allow-insecure-upstream
                      with --proxy: allow a plain-http upstream off this machine
       --upstream-timeout <s>
-                     with --proxy: seconds to wait for the upstream (default 30)
+                     with --proxy: longest silence of the upstream, or of a
+                     client's upload, in seconds (default 30)
+      --exchange-timeout <s>
+                     with --proxy: longest exchange, request to last byte of the
+                     answer, in seconds (default 300)
+      --upstream-connections <n>
+                     with --proxy: most connections to the upstream at once
+                     (default 64)
+      --cors-origin <origin>
+                     with --proxy: a browser origin to answer besides this
+                     machine's (such as https://app.example.org); repeatable
+      --forward-cookies
+                     with --proxy: forward Cookie headers (a signed-in web
+                     session) to the upstream
   -q, --quiet        no line per request
       --help         show this help
 `;
@@ -54,6 +68,10 @@ try {
       report: { type: 'string' },
       'allow-insecure-upstream': { type: 'boolean', default: false },
       'upstream-timeout': { type: 'string' },
+      'exchange-timeout': { type: 'string' },
+      'upstream-connections': { type: 'string' },
+      'cors-origin': { type: 'string', multiple: true },
+      'forward-cookies': { type: 'boolean', default: false },
       quiet: { type: 'boolean', short: 'q', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -76,11 +94,25 @@ const sandbox = values.sandbox || values.state !== undefined || maxWorlds !== un
 if (sandbox && values.dynamic) fail('--dynamic and --sandbox do not go together: the sandbox answers from its worlds');
 const proxy = values.proxy;
 const timeoutText = values['upstream-timeout'];
+const exchangeText = values['exchange-timeout'];
+const connectionsText = values['upstream-connections'];
+const corsOrigins = values['cors-origin'] ?? [];
 if (proxy !== undefined && (sandbox || values.dynamic)) fail('--proxy answers from the upstream: it does not go with --sandbox or --dynamic');
-if (proxy === undefined && (values.strict || values.report !== undefined || values['allow-insecure-upstream'] || timeoutText !== undefined)) {
-  fail('--strict, --report, --allow-insecure-upstream and --upstream-timeout go with --proxy');
+const proxyOnly = [values.strict, values.report, values['allow-insecure-upstream'], timeoutText, exchangeText, connectionsText, corsOrigins.length > 0, values['forward-cookies']];
+if (proxy === undefined && proxyOnly.some((value) => value !== undefined && value !== false)) {
+  fail('--strict, --report, --allow-insecure-upstream, --upstream-timeout, --exchange-timeout, --upstream-connections, --cors-origin and --forward-cookies go with --proxy');
 }
-if (timeoutText !== undefined && !/^[1-9][0-9]{0,4}$/.test(timeoutText)) fail(`invalid --upstream-timeout "${timeoutText}": give whole seconds from 1`);
+for (const [flag, text] of [['--upstream-timeout', timeoutText], ['--exchange-timeout', exchangeText]]) {
+  if (text !== undefined && !/^[1-9][0-9]{0,4}$/.test(text)) fail(`invalid ${flag} "${text}": give whole seconds from 1`);
+}
+for (const origin of corsOrigins) {
+  try {
+    checkOrigin(origin);
+  } catch (error) {
+    fail(`--cors-origin: ${(error as Error).message}`);
+  }
+}
+if (connectionsText !== undefined && !/^[1-9][0-9]{0,3}$/.test(connectionsText)) fail(`invalid --upstream-connections "${connectionsText}": give a whole number from 1`);
 
 const out = (line: string): void => {
   process.stdout.write(`${line}\n`);
@@ -105,6 +137,10 @@ try {
             allowInsecureUpstream: values['allow-insecure-upstream'],
             ...(values.report === undefined ? {} : { report: values.report }),
             ...(timeoutText === undefined ? {} : { timeoutMs: Number(timeoutText) * 1000 }),
+            ...(exchangeText === undefined ? {} : { exchangeTimeoutMs: Number(exchangeText) * 1000 }),
+            ...(connectionsText === undefined ? {} : { upstreamConnections: Number(connectionsText) }),
+            corsOrigins,
+            forwardCookies: values['forward-cookies'],
             // The point of the proxy: shown even with --quiet.
             onViolations: (line: string) => process.stdout.write(`gitea-mock: contract: ${line}\n`),
           },

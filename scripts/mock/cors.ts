@@ -1,10 +1,46 @@
 // CORS for browser apps: credentials work (the origin is echoed, never `*` with credentials),
-// Gitea's own request headers are allowed, and the paging headers can be read.
+// Gitea's own request headers are allowed, and the paging headers can be read. The mock answers
+// every origin: nothing real is at stake. In front of a real server (the proxy) a page of any
+// origin could use the credentials and session of whoever browses it, so only the origins of
+// this machine and those the user names are answered.
 import type { IncomingMessage } from 'node:http';
 
 const ALLOWED_HEADERS = 'Authorization, Content-Type, X-Gitea-OTP, Sudo, Prefer, Accept';
 const EXPOSED_HEADERS = 'Link, X-Total-Count';
 export const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS';
+const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i;
+
+/** Whether a request's `Origin` may have CORS answers. */
+export type OriginPolicy = (origin: string) => boolean;
+
+export const anyOrigin: OriginPolicy = () => true;
+
+/** `value` as an origin (`https://app.example.org`, `http://localhost:5173`), or why it is not one. */
+export function checkOrigin(value: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    // The message below says what to give.
+  }
+  if (!url || !/^https?:$/.test(url.protocol) || url.origin !== value) throw new Error(`"${value}" is not an origin: give the scheme, host and port only, such as https://app.example.org`);
+  return value;
+}
+
+/** The origins of this machine (a dev server on localhost), and `origins` exactly as given. */
+export function allowList(origins: readonly string[]): OriginPolicy {
+  const named = new Set(origins.map(checkOrigin));
+  return (origin) => {
+    if (named.has(origin)) return true;
+    try {
+      const url = new URL(origin);
+      return /^https?:$/.test(url.protocol) && url.origin === origin && LOOPBACK.test(url.hostname);
+    } catch {
+      // `null` (a file or a sandboxed frame) and anything else that is not an origin.
+      return false;
+    }
+  };
+}
 
 /** Headers for every answer: only requests that carry an `Origin` are cross-origin. */
 export function corsHeaders(req: IncomingMessage): Record<string, string> {

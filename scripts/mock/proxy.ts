@@ -11,15 +11,16 @@
 // through untouched. What is used from Prism is its router table and its request validator.
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { Readable } from 'node:stream';
+import { pipeline, type Readable } from 'node:stream';
 import { parse } from 'yaml';
 import { redact } from '../../src/redact.js';
 import { listOperations, type JsonObject, type Operation } from '../../test/support/document.js';
 import { createSchemaValidator } from '../../test/support/schema.js';
 import { describeViolation, mismatches } from '../conformance.js';
 import { networkFailure } from '../network-failure.js';
+import { endToEnd, headersProblem, requestFraming, statusProblem } from './proxy-wire.js';
 import type { MockOperation } from './operations.js';
 import type { FrontServices, PassThroughSource } from './source.js';
 
@@ -32,17 +33,25 @@ export interface ProxyOptions {
   report?: string;
   /** Allow a plain-http upstream on another machine (loopback is always allowed). */
   allowInsecureUpstream?: boolean;
-  /** Longest wait for the upstream, before its answer and between its chunks (default 30 000 ms). */
+  /** Longest silence of the upstream or of a client's upload: before the answer, between chunks (default 30 000 ms). */
   timeoutMs?: number;
+  /** Longest exchange, from the request's arrival to the answer's last byte (default 300 000 ms). */
+  exchangeTimeoutMs?: number;
+  /** Most connections open to the upstream at once; further requests wait for one (default 64). */
+  upstreamConnections?: number;
+  /** Browser origins answered with CORS besides this machine's (`http://localhost:5173` …); others are refused. */
+  corsOrigins?: readonly string[];
+  /** Forward the `Cookie` header (a signed-in web session) to the upstream; off by default. */
+  forwardCookies?: boolean;
   /** One line per exchange with violations; never holds a credential. */
   onViolations?: (line: string) => void;
 }
 
 /** Bodies up to this size are read whole and checked; larger ones stream through unchecked. */
 const CHECK_LIMIT = 10 * 1024 * 1024;
-/** Connection-level headers, which a proxy never passes on (RFC 9110 §7.6.1). */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i;
+/** Header names whose values are credentials, as the client redacts them. */
+const CREDENTIAL_HEADER = /auth|token|secret|password|cookie|otp|key|session/i;
 
 /** The upstream origin, or why it cannot be one; credentials go to it, so it must be https unless allowed. */
 export function checkUpstream(upstream: string, allowInsecure = false): URL {
@@ -72,15 +81,24 @@ interface Collected {
   complete: boolean;
 }
 
-/** Reads a body up to `limit` bytes; past it, pauses and leaves the rest to be piped. */
-function collect(stream: Readable, limit: number): Promise<Collected> {
+/** Reads a body up to `limit` bytes; past it, pauses and leaves the rest to be piped. Rejects when `signal` aborts. */
+function collect(stream: Readable, limit: number, signal: AbortSignal): Promise<Collected> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    const settle = (): void => {
+      stream.off('data', onData).off('end', onEnd).off('error', onError);
+      signal.removeEventListener('abort', onAbort);
+    };
     const done = (complete: boolean): void => {
-      stream.off('data', onData).off('end', onEnd).off('error', reject);
+      settle();
       resolve({ chunks, size, complete });
     };
+    const onError = (error: Error): void => {
+      settle();
+      reject(signal.aborted ? signal.reason : error);
+    };
+    const onAbort = (): void => onError(signal.reason as Error);
     const onData = (chunk: Buffer): void => {
       chunks.push(chunk);
       size += chunk.length;
@@ -90,15 +108,20 @@ function collect(stream: Readable, limit: number): Promise<Collected> {
       }
     };
     const onEnd = (): void => done(true);
-    stream.on('data', onData).once('end', onEnd).once('error', reject);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    stream.on('data', onData).once('end', onEnd).once('error', onError);
   });
 }
 
-function forwardedHeaders(headers: IncomingHttpHeaders, upstream: URL): OutgoingHttpHeaders {
-  const out: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined && !HOP_BY_HOP.has(name) && name !== 'host') out[name] = value;
-  out.host = upstream.host;
-  return out;
+/** An exchange ended by the proxy itself, with the status to answer when nothing is sent yet. */
+class Halt extends Error {
+  constructor(
+    readonly status: 400 | 408 | 502 | 504,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 /** Every value a log line, report or header must not show: credentials, query tokens, secret fields of the body. */
@@ -112,7 +135,11 @@ function secretsOf(headers: IncomingHttpHeaders, url: URL, body: unknown, op: Mo
     secrets.push(authorization, credential, decoded, decoded.slice(decoded.indexOf(':') + 1));
   }
   for (const name of ['token', 'access_token']) secrets.push(...url.searchParams.getAll(name));
-  if (typeof headers['x-gitea-otp'] === 'string') secrets.push(headers['x-gitea-otp']);
+  // One-time codes, cookies and other credential headers, each cookie's value on its own too.
+  for (const [name, value] of Object.entries(headers)) {
+    if (name === 'authorization' || !CREDENTIAL_HEADER.test(name)) continue;
+    for (const text of [value ?? []].flat()) secrets.push(text, ...(name === 'cookie' ? text.split(';').map((pair) => pair.slice(pair.indexOf('=') + 1).trim()) : []));
+  }
   const schema = op.operation.request?.body?.contents?.[0]?.schema as { properties?: Record<string, { writeOnly?: boolean }> } | undefined;
   if (body && typeof body === 'object') {
     for (const [name, property] of Object.entries(schema?.properties ?? {})) {
@@ -139,6 +166,8 @@ function kindOf(line: string): string {
 export async function createProxy(document: string, options: ProxyOptions): Promise<PassThroughSource> {
   const upstream = checkUpstream(options.upstream, options.allowInsecureUpstream);
   const timeoutMs = options.timeoutMs ?? 30_000;
+  const exchangeTimeoutMs = options.exchangeTimeoutMs ?? 300_000;
+  const connections = options.upstreamConnections ?? 64;
   const doc = parse(readFileSync(document, 'utf8'), { maxAliasCount: -1 }) as JsonObject;
   const schemas = createSchemaValidator(doc);
   const operations = new Map<string, Operation>(listOperations(doc).map((op) => [String(op.operation.operationId), op]));
@@ -147,8 +176,11 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
   const started = new Date().toISOString();
   const send = upstream.protocol === 'https:' ? httpsRequest : httpRequest;
   // Connections to the upstream are kept and reused: a new TCP (and TLS) connection per request
-  // would cost more than everything else the proxy does.
-  const agent = upstream.protocol === 'https:' ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
+  // would cost more than everything else the proxy does. Their number has a ceiling, so that slow
+  // clients cannot take the upstream's; a connection after anything unexpected is destroyed, never reused.
+  const agentOptions = { keepAlive: true, maxSockets: connections, maxTotalSockets: connections };
+  const agent = upstream.protocol === 'https:' ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
+  const seconds = (ms: number): string => `${ms / 1000} s`;
 
   function record(operationId: string, violations: string[]): void {
     const entry = stats.get(operationId) ?? { exchanges: 0, withViolations: 0, violations: {} };
@@ -158,64 +190,112 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
     stats.set(operationId, entry);
   }
 
-  /** The upstream's answer to the request, with `head` (already read) and the rest of `body` sent after it. */
-  function exchange(req: IncomingMessage, head: Buffer[], rest: Readable | undefined): Promise<IncomingMessage> {
+  /**
+   * The upstream's answer to `req`, sent with `headers`, its body's first `head` chunks, and the
+   * rest of `req` streamed after them when `streamRest`. Aborting `control` ends it with the
+   * reason; so does the upstream's silence, with a 504.
+   */
+  function exchange(req: IncomingMessage, headers: string[], head: Buffer[], streamRest: boolean, control: AbortController, opened: (outgoing: ClientRequest) => void): Promise<IncomingMessage> {
+    const { signal } = control;
     return new Promise((resolve, reject) => {
+      if (signal.aborted) return reject(signal.reason as Error);
       // The path as the client sent it, not normalised: the upstream is the one to judge it.
-      const target = { protocol: upstream.protocol, hostname: upstream.hostname, port: upstream.port, path: req.url ?? '/' };
-      const outgoing = send({ ...target, agent, method: req.method, headers: forwardedHeaders(req.headers, upstream), timeout: timeoutMs }, resolve);
-      outgoing.once('timeout', () => outgoing.destroy(Object.assign(new Error(`the upstream did not answer within ${timeoutMs / 1000} s`), { code: 'ETIMEDOUT' })));
-      outgoing.once('error', reject);
+      const outgoing = send({ protocol: upstream.protocol, hostname: upstream.hostname, port: upstream.port, path: req.url ?? '/', agent, method: req.method, headers, timeout: timeoutMs }, resolve);
+      opened(outgoing);
+      // For the exchange's lifetime: an error after the answer came is the answer's stream's to report.
+      outgoing.on('error', reject);
+      outgoing.on('timeout', () => control.abort(new Halt(504, `the upstream ${upstream.host} sent nothing for ${seconds(timeoutMs)}`)));
+      signal.addEventListener('abort', () => outgoing.destroy(signal.reason as Error), { once: true });
       for (const chunk of head) outgoing.write(chunk);
-      if (rest) rest.pipe(outgoing);
+      if (streamRest) req.pipe(outgoing);
       else outgoing.end();
     });
   }
 
-  /** The upstream failing, in the service's error dialect: 504 for a stall, 502 for anything else. */
-  function upstreamFailed(res: ServerResponse, error: NodeJS.ErrnoException, cors: Record<string, string>, front: FrontServices): number {
-    const timedOut = error.code === 'ETIMEDOUT';
-    const status = timedOut ? 504 : 502;
+  /** The exchange failing, in the service's error dialect: a halt's own status and message, else 502 naming the network failure. */
+  function failed(req: IncomingMessage, res: ServerResponse, error: NodeJS.ErrnoException, cors: Record<string, string>, front: FrontServices): number {
+    const status = error instanceof Halt ? error.status : 502;
     if (res.headersSent) {
+      // Part of the answer is out: the client must see it cut short, never wait for the rest.
       res.destroy();
       return status;
     }
     // For a TLS failure, OpenSSL's reason too (`wrong version number`, `certificate has expired` …),
     // and what to try where there is one thing to try.
     const { code, tls, advice } = networkFailure(error);
-    const reason = timedOut ? error.message : `${code ?? error.message}${tls ? ` (TLS: ${tls}${advice ? `: ${advice}` : ''})` : ''}`;
-    front.sendError(res, status, `the upstream ${upstream.host} failed: ${reason}`, cors);
+    const message = error instanceof Halt ? error.message : `the upstream ${upstream.host} failed: ${code ?? error.message}${tls ? ` (TLS: ${tls}${advice ? `: ${advice}` : ''})` : ''}`;
+    // A request whose body was not read to its end leaves the connection unusable.
+    res.shouldKeepAlive &&= req.complete;
+    // A clean reason phrase: `writeHead` keeps the one it last stored, even one it refused.
+    res.statusMessage = '';
+    front.sendError(res, status, message, cors);
     return status;
   }
 
   /** Sends the upstream's answer on: status, end-to-end headers and body as received, plus CORS and the violation count. */
-  function relay(res: ServerResponse, answer: IncomingMessage, head: Buffer[], rest: Readable | undefined, cors: Record<string, string>, count: number | undefined): void {
-    const headers: OutgoingHttpHeaders = {};
-    for (const [name, value] of Object.entries(answer.headers)) {
-      // The mock's own CORS answers stand in for the upstream's: the browser talks to the proxy's origin.
-      if (value !== undefined && !HOP_BY_HOP.has(name) && !name.startsWith('access-control-')) headers[name] = value;
-    }
-    Object.assign(headers, cors, count === undefined ? {} : { 'X-Contract-Violations': String(count) });
-    res.writeHead(answer.statusCode ?? 502, answer.statusMessage, headers);
+  function relay(res: ServerResponse, answer: IncomingMessage, head: Buffer[], streamRest: boolean, cors: Record<string, string>, count: number | undefined): void {
+    // Checked before anything is written: `writeHead` throws on what Node's parser let through.
+    const problem = statusProblem(answer.statusCode, answer.statusMessage) ?? headersProblem(answer.rawHeaders);
+    if (problem) throw new Halt(502, `the upstream ${upstream.host} sent an answer that cannot be passed on: ${problem}`);
+    // The mock's own CORS answers stand in for the upstream's: the browser talks to the proxy's origin.
+    const headers = endToEnd(answer.rawHeaders, (name) => name.startsWith('access-control-'));
+    for (const [name, value] of Object.entries({ ...cors, ...(count === undefined ? {} : { 'X-Contract-Violations': String(count) }) })) headers.push(name, value);
+    res.writeHead(answer.statusCode!, answer.statusMessage, headers);
     for (const chunk of head) res.write(chunk);
-    if (rest) rest.pipe(res);
+    // A stream the upstream cuts, or the proxy halts, destroys the client's connection with it.
+    if (streamRest) pipeline(answer, res, () => {});
     else res.end();
   }
 
   return {
     async passThrough(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>, front: FrontServices): Promise<number> {
       const url = new URL(req.url ?? '/', 'http://proxy');
+      const framing = requestFraming(req.headers['transfer-encoding']);
+      const refusal = typeof framing === 'string' ? framing : headersProblem(req.rawHeaders);
+      if (refusal !== undefined) {
+        // Nothing of a request whose body cannot be framed is forwarded, nor is its connection kept.
+        res.shouldKeepAlive = false;
+        front.sendError(res, 400, refusal, cors);
+        req.resume();
+        return 400;
+      }
+      const headers = [...endToEnd(req.rawHeaders, (name) => name === 'host' || (name === 'cookie' && !options.forwardCookies)), 'Host', upstream.host, ...(framing as string[])];
       const inApi = url.pathname === '/api/v1' || url.pathname.startsWith('/api/v1/');
       const op = inApi ? front.route(req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET'), url.pathname.slice('/api/v1'.length) || '/') : undefined;
+
+      // The bounds of the exchange: its whole length, and a client's upload that stalls. Either
+      // ends it; so does the client leaving, and then the upstream connection goes too.
+      const control = new AbortController();
+      const halt = (error: Halt): void => control.abort(error);
+      let outgoing: ClientRequest | undefined;
+      const whole = setTimeout(() => halt(new Halt(req.complete ? 504 : 408, req.complete ? `the exchange with the upstream ${upstream.host} took longer than ${seconds(exchangeTimeoutMs)}` : `the request took longer than ${seconds(exchangeTimeoutMs)}`)), exchangeTimeoutMs);
+      const upload = setTimeout(function stalled() {
+        // Paused, it waits for the upstream to read, which is the upstream's silence to judge.
+        if (req.isPaused()) upload.refresh();
+        else halt(new Halt(408, `the request body stalled: no byte for ${seconds(timeoutMs)}`));
+      }, timeoutMs);
+      const refresh = (): void => void upload.refresh();
+      req.on('data', refresh).once('end', () => clearTimeout(upload));
+      control.signal.addEventListener('abort', () => {
+        clearTimeout(upload);
+        if (res.headersSent) res.destroy();
+      });
+      res.once('close', () => {
+        clearTimeout(whole);
+        clearTimeout(upload);
+        req.off('data', refresh);
+        if (!res.writableFinished) outgoing?.destroy();
+      });
+      const opened = (request: ClientRequest): void => void (outgoing = request);
       try {
         if (!op) {
           // Not one of the 20 operations: through untouched, and only counted.
           outside++;
-          const answer = await exchange(req, [], req);
-          relay(res, answer, [], answer, cors, undefined);
-          return answer.statusCode ?? 502;
+          const answer = await exchange(req, headers, [], true, control, opened);
+          relay(res, answer, [], true, cors, undefined);
+          return answer.statusCode!;
         }
-        const requestBody = await collect(req, CHECK_LIMIT);
+        const requestBody = await collect(req, CHECK_LIMIT, control.signal);
         const raw = Buffer.concat(requestBody.chunks);
         const contentType = String(req.headers['content-type'] ?? '').toLowerCase();
         let body: unknown;
@@ -234,16 +314,18 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
         const secrets = secretsOf(req.headers, url, body, op);
         const report = (lines: string[]): void => {
           if (lines.length === 0) return;
+          // Redacted last, after every step that reshapes a value (lower-casing a content type …).
           options.onViolations?.(redact(`${op.operationId} ${req.method} ${url.pathname}: ${lines.length} violation${lines.length > 1 ? 's' : ''}: ${lines.join('; ')}`, secrets));
         };
         if (options.strict && violations.length > 0) {
           record(op.operationId, violations);
           report(violations);
+          res.shouldKeepAlive &&= requestBody.complete;
           front.sendError(res, 422, redact(`the request breaks the document: ${violations.join('; ')}`, secrets), { ...cors, 'X-Contract-Violations': String(violations.length) });
           return 422;
         }
-        const answer = await exchange(req, requestBody.chunks, requestBody.complete ? undefined : req);
-        const answerBody = await collect(answer, CHECK_LIMIT);
+        const answer = await exchange(req, headers, requestBody.chunks, !requestBody.complete, control, opened);
+        const answerBody = await collect(answer, CHECK_LIMIT, control.signal);
         const checked = mismatches(
           doc,
           schemas,
@@ -254,10 +336,12 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
         violations.push(...checked.map((violation) => `response ${describeViolation(violation)}`));
         record(op.operationId, violations);
         report(violations);
-        relay(res, answer, answerBody.chunks, answerBody.complete ? undefined : answer, cors, violations.length);
-        return answer.statusCode ?? 502;
+        relay(res, answer, answerBody.chunks, !answerBody.complete, cors, violations.length);
+        return answer.statusCode!;
       } catch (error) {
-        return upstreamFailed(res, error as NodeJS.ErrnoException, cors, front);
+        // After anything unexpected, the upstream connection is not reused.
+        outgoing?.destroy();
+        return failed(req, res, error as NodeJS.ErrnoException, cors, front);
       }
     },
     async close() {

@@ -9,7 +9,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { IHttpRequest } from '@stoplight/prism-http';
 import { checkAuthorization } from './auth.js';
 import { readBody } from './body.js';
-import { corsHeaders, isPreflight, preflightHeaders } from './cors.js';
+import { allowList, anyOrigin, corsHeaders, isPreflight, preflightHeaders } from './cors.js';
 import { DOCUMENT } from '../document-path.js';
 import { apiError, JSON_TYPE, notFound, rawErrorResponse, sendJson } from './errors.js';
 import { createExamples } from './examples.js';
@@ -114,6 +114,8 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
   let docsUrl = '';
   const context = { docsUrl: () => docsUrl };
   const examples = createExamples(prism, context, options);
+  // In front of a real server, CORS from an allow-list only (cors.ts says why); checked before anything starts.
+  const originAllowed = options.proxy ? allowList(options.proxy.corsOrigins ?? []) : anyOrigin;
   // The proxy's answer check (Ajv, the YAML document) is loaded only when it runs.
   const source: AnswerSource = options.proxy
     ? await (await import('./proxy.js')).createProxy(options.document ?? DEFAULT_DOCUMENT, options.proxy)
@@ -239,6 +241,13 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<number> {
+    const requestOrigin = req.headers.origin;
+    if (requestOrigin !== undefined && !originAllowed(requestOrigin)) {
+      // Refused before anything reaches the upstream: a page of that origin gets no answer to read, and does nothing.
+      req.resume();
+      sendJson(res, 403, apiError(docsUrl, `the proxy answers browser pages of this machine and of --cors-origin only, not of ${JSON.stringify(requestOrigin.slice(0, 100))}`));
+      return 403;
+    }
     const cors = corsHeaders(req);
     if (isPreflight(req)) {
       res.writeHead(204, preflightHeaders(req));
@@ -289,8 +298,14 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
       handle(req, res)
         .catch((error: unknown) => {
           warn(`mock failure on ${req.method} ${req.url?.split('?')[0]}: ${error instanceof Error ? error.stack : String(error)}`);
-          if (!res.headersSent) sendJson(res, 500, apiError(docsUrl, 'the mock failed to answer; this is a bug in gitea-mock'));
-          else res.destroy();
+          try {
+            if (res.headersSent) throw new Error('an answer is on its way');
+            res.statusMessage = '';
+            sendJson(res, 500, apiError(docsUrl, 'the mock failed to answer; this is a bug in gitea-mock'));
+          } catch {
+            // The last resort: one connection goes, never the process.
+            res.destroy();
+          }
           return 500;
         })
         .then((status) => {

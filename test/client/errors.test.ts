@@ -153,6 +153,17 @@ describe('no credential in any rendering of an error', () => {
     }
   });
 
+  it('{ error } returned in the default mode is redacted as a thrown error is, however the server wrote the secret', async () => {
+    // README's first example prints error.message. Go escapes & as \u0026; an upstream may lower-case.
+    const password = 'p&ss-SECRET-wd';
+    const goEscaped = password.replace('&', '\\u0026');
+    fault.current.script(json(401, { message: `token echo: "${TOKEN.toUpperCase()}"`, url: SWAGGER }), raw(500, `upstream: {"message":"bad password ${goEscaped}"}`, { 'content-type': 'text/plain' }));
+    const { error } = await client().GET('/admin/orgs');
+    expect(error).toEqual({ message: 'token echo: "[REDACTED]"', url: SWAGGER });
+    const byPassword = createGiteaClient({ baseUrl: fault.current.baseUrl, auth: { username: 'alice', password }, retry: 0 });
+    expect((await byPassword.GET('/admin/orgs')).error).toBe('upstream: {"message":"bad password [REDACTED]"}');
+  });
+
   it('a token in the query string of the request URL', async () => {
     fault.current.script(json(403, { message: 'nope', url: SWAGGER }));
     // The deprecated ?token= query still works on Gitea; the client redacts it from errors.

@@ -1,19 +1,22 @@
 // Property: whatever credentials a caller passes (control characters, Unicode, header-breaking
-// bytes, values the server echoes back) and whatever goes wrong (an answer echoing the request, a
-// server error, a reset, a stall, a middleware or helper that throws), no rendering of any error
-// that leaves the client holds a secret. Every client entry point, middleware on and off, real
-// HTTP on loopback. Seeded: FC_SEED replays another seed; a failure prints seed and path.
+// bytes, values the server echoes back) and whatever goes wrong (an answer echoing the request,
+// lower-cased or JSON-escaped as Go escapes it, a server error, a reset, a stall, a middleware or
+// helper that throws), no rendering of any error that leaves the client holds a secret in any
+// case: thrown, or returned as `{ error }` in the default mode. Every client entry point,
+// middleware on and off, real HTTP on loopback. Seeded: FC_SEED replays another seed; a failure
+// prints seed and path.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, collectAll, createGiteaClient, markNotificationThread, renderMarkdown, TimeoutError, unwrap, uploadReleaseAttachment, type GiteaClient } from '../../src/index.js';
-import { expectNoSecret } from '../support/renderings.js';
+import { redact } from '../../src/redact.js';
+import { expectNoSecret, goJsonEscaped } from '../support/renderings.js';
 
 const SEED = Number(process.env.FC_SEED ?? 20261123);
 const RUNS = 240;
 
-const MODES = ['echo 401', 'echo 500 text', 'echo 200 broken JSON', 'list with a bad next link', 'reset', 'stall'] as const;
+const MODES = ['echo 401', 'echo 401 lower-cased', 'echo 500 text', 'echo 500 Go JSON as text', 'echo 200 broken JSON', 'list with a bad next link', 'reset', 'stall'] as const;
 type Mode = (typeof MODES)[number];
 
 /** Everything a request carried that could be secret, echoed back in body, headers and status text. */
@@ -34,6 +37,19 @@ const server = createServer((req: IncomingMessage, res: ServerResponse) => {
       case 'echo 401':
         res.writeHead(401, `Denied ${authorization}`, { 'content-type': 'application/json;charset=utf-8', 'x-echo': authorization });
         res.end(JSON.stringify({ message: echo, url: `${baseUrl}/swagger?token=${encodeURIComponent(authorization)}`, echo: { [authorization]: echo } }));
+        return;
+      case 'echo 401 lower-cased': {
+        // An upstream that lower-cases what it echoes: base64 lower-cased is cheaply recovered.
+        const lower = authorization.toLowerCase();
+        res.writeHead(401, `Denied ${lower}`, { 'content-type': 'application/json;charset=utf-8', 'x-echo': lower });
+        res.end(JSON.stringify({ message: echo, url: `${baseUrl}/swagger?token=${encodeURIComponent(authorization)}` }).toLowerCase());
+        return;
+      }
+      case 'echo 500 Go JSON as text':
+        // Go's encoding/json writes &, <, >, U+2028 and U+2029 as \u escapes; quoted in a text that
+        // is not JSON as a whole, the body stays text and no parser unescapes them.
+        res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+        res.end(`upstream answered {"message":"${goJsonEscaped(echo)}"}`);
         return;
       case 'echo 500 text':
         res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8', 'x-echo': authorization });
@@ -67,10 +83,13 @@ afterAll(async () => {
 });
 
 const keyPath = { params: { path: { owner: 'acme', repo: 'rocket', id: 11001 } } } as const;
-type Call = (client: GiteaClient, throwing: boolean) => Promise<unknown>;
-/** A typed call of each method, through unwrap unless the client throws by itself. */
-const viaMethod = (call: (client: GiteaClient) => Promise<{ data?: unknown; error?: unknown; response: Response }>): Call => (client, throwing) =>
-  throwing ? call(client) : unwrap(call(client));
+type Call = (client: GiteaClient, throwing: boolean, returned: boolean) => Promise<unknown>;
+/**
+ * A typed call of each method: as it comes when the client throws by itself; otherwise through
+ * unwrap, or (`returned`) the result whose `error` is checked as it is returned.
+ */
+const viaMethod = (call: (client: GiteaClient) => Promise<{ data?: unknown; error?: unknown; response: Response }>): Call => (client, throwing, returned) =>
+  throwing || returned ? call(client) : unwrap(call(client));
 const untyped = (method: string): Call => viaMethod((client) => (client as unknown as Record<string, (path: string) => Promise<{ response: Response }>>)[method]!('/admin/orgs'));
 
 const ENTRY_POINTS: Record<string, Call> = {
@@ -106,7 +125,7 @@ const MIDDLEWARE = {
 
 /** Text meant to break things: line breaks, NUL and other controls, quotes, escapes, Unicode, lone surrogates. */
 const hostileUnit = fc.oneof(
-  fc.constantFrom('\r', '\n', '\r\n', '\0', '\t', ' ', '\x7f', '\x1b', ':', '"', "'", '\\', '%', '+', '/', '=', '<', '>', ',', ';', '\u00a0', '\u2028', 'é', 'ß', '密', '😀', '\ud800', '\udfff'),
+  fc.constantFrom('\r', '\n', '\r\n', '\0', '\t', '\b', '\f', ' ', '\x7f', '\x1b', ':', '"', "'", '\\', '%', '+', '/', '=', '<', '>', '&', ',', ';', '\u00a0', '\u2028', '\u2029', 'é', 'É', 'ß', '密', '😀', '\ud800', '\udfff'),
   fc.string({ minLength: 1, maxLength: 1 }),
 );
 /**
@@ -128,6 +147,7 @@ const scenario = fc.record({
   sudo: fc.option(fc.constantFrom('bob', 'carol'), { nil: undefined }),
   apiKey: fc.option(secret, { nil: undefined }),
   throwOnError: fc.boolean(),
+  returned: fc.boolean(),
   middleware: fc.constantFrom(...(Object.keys(MIDDLEWARE) as (keyof typeof MIDDLEWARE)[])),
   entry: fc.constantFrom(...Object.keys(ENTRY_POINTS)),
   mode: fc.constantFrom(...MODES),
@@ -159,6 +179,7 @@ const SWEEP: [ScenarioValue][] = Object.keys(ENTRY_POINTS).flatMap((entry, index
       sudo: undefined,
       apiKey: step % 2 ? 'Zqsweep0key' : undefined,
       throwOnError: step % 2 === 0,
+      returned: step % 4 === 1,
       middleware: (Object.keys(MIDDLEWARE) as (keyof typeof MIDDLEWARE)[])[(index + step) % 4]!,
       entry,
       mode: chosen,
@@ -172,9 +193,10 @@ describe(`no secret in any error (fast-check seed ${SEED}, ${SWEEP.length} fixed
     const seen = { entries: new Set<string>(), modes: new Set<string>(), middleware: new Set<string>() };
     await fc.assert(
       fc.asyncProperty(scenario, async (value) => {
-        const { auth, sudo, apiKey, throwOnError, middleware, entry, mode: chosen } = value;
+        const { auth, sudo, apiKey, throwOnError, returned, middleware, entry, mode: chosen } = value;
         mode = chosen;
         let error: unknown;
+        let outcome: unknown;
         try {
           const client = createGiteaClient({
             baseUrl,
@@ -186,7 +208,7 @@ describe(`no secret in any error (fast-check seed ${SEED}, ${SWEEP.length} fixed
           });
           const added = MIDDLEWARE[middleware];
           if (added) client.use(added as never);
-          await ENTRY_POINTS[entry]!(client, throwOnError);
+          outcome = await ENTRY_POINTS[entry]!(client, throwOnError, returned);
         } catch (caught) {
           error = caught;
         }
@@ -194,7 +216,11 @@ describe(`no secret in any error (fast-check seed ${SEED}, ${SWEEP.length} fixed
         seen.modes.add(chosen);
         seen.middleware.add(middleware);
         if (error === undefined) {
-          kinds.set('no error', (kinds.get('no error') ?? 0) + 1);
+          const { error: failure } = (outcome ?? {}) as { error?: unknown };
+          const kind = failure === undefined ? 'no error' : 'returned { error }';
+          kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+          // The default mode's error, as README's first example prints it.
+          if (failure !== undefined) expectNoSecret(failure, secretsOf(value));
           return;
         }
         // Never a crash: always an Error, of a kind the README names.
@@ -210,7 +236,7 @@ describe(`no secret in any error (fast-check seed ${SEED}, ${SWEEP.length} fixed
     expect([...seen.entries].sort()).toEqual(Object.keys(ENTRY_POINTS).sort());
     expect([...seen.modes].sort()).toEqual([...MODES].sort());
     expect([...seen.middleware].sort()).toEqual(Object.keys(MIDDLEWARE).sort());
-    for (const expected of ['ApiError', 'TimeoutError']) expect(kinds.get(expected)).toBeGreaterThan(0);
+    for (const expected of ['ApiError', 'TimeoutError', 'returned { error }']) expect(kinds.get(expected)).toBeGreaterThan(0);
     const names = [...kinds.keys()].join('\n');
     expect(names).toMatch(/^TypeError: auth\.(token|password|otp|username)/m);
     expect(names).toMatch(/^TypeError: the code auth\.otp\(\) returned/m);
@@ -219,4 +245,32 @@ describe(`no secret in any error (fast-check seed ${SEED}, ${SWEEP.length} fixed
     expect(names).toMatch(/^Error: refused/m);
     expect(names).toMatch(/^Error: bad answer/m);
   }, 120_000);
+});
+
+/** How an upstream may write a secret back into a text: the encodings, then the case. */
+const ENCODINGS: Record<string, (secret: string) => string> = {
+  'as written': (text) => text,
+  'JSON-escaped': (text) => JSON.stringify(text).slice(1, -1),
+  'JSON-escaped as Go does': goJsonEscaped,
+  'every UTF-16 unit \\u-escaped': (text) => text.replace(/[^]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`),
+  // An unpaired surrogate has no percent-encoding: such secrets are kept as written.
+  'percent-encoded': (text) => (text.isWellFormed() ? encodeURIComponent(text) : text),
+  'percent-encoded, every UTF-8 byte': (text) => (text.isWellFormed() ? [...new TextEncoder().encode(text)].map((byte) => `%${byte.toString(16).padStart(2, '0')}`).join('') : text),
+  // As a form or URLSearchParams writes a query: a space as +.
+  'form-encoded': (text) => (text.isWellFormed() ? new URLSearchParams({ q: text }).toString().slice(2) : text),
+};
+const CASES: Record<string, (text: string) => string> = { 'as is': (text) => text, 'lower-cased': (text) => text.toLowerCase(), 'upper-cased': (text) => text.toUpperCase() };
+
+describe(`redact(text, secrets) (fast-check seed ${SEED})`, () => {
+  it('replaces a secret in each encoding, in any case, wherever it sits in the text', () => {
+    fc.assert(
+      fc.property(secret, fc.constantFrom(...Object.keys(ENCODINGS)), fc.constantFrom(...Object.keys(CASES)), fc.string(), fc.string(), (value, encoding, casing, before, after) => {
+        const written = CASES[casing]!(ENCODINGS[encoding]!(value));
+        const text = redact(`${before}${written}${after}`, [value]);
+        expect(text).toContain('[REDACTED]');
+        expect(text.toLowerCase()).not.toContain(written.toLowerCase());
+      }),
+      { seed: SEED, numRuns: 500 },
+    );
+  });
 });

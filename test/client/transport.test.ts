@@ -1,4 +1,6 @@
 // Retries and timeouts against a loopback server that resets, stalls and answers 429/503.
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { createGiteaClient, TimeoutError, unwrap } from '../../src/index.js';
 import { retryAfterMs } from '../../src/transport.js';
@@ -119,13 +121,29 @@ describe('Retry-After', () => {
     expect(fault.current.received).toHaveLength(1);
   });
 
-  it('reads seconds and HTTP dates', () => {
+  it('reads seconds and HTTP dates; no wait (past, zero, negative, unreadable) is NaN, the back-off', () => {
     const now = Date.parse('2026-05-04T10:00:00Z');
     expect(retryAfterMs('7', now)).toBe(7000);
     expect(retryAfterMs('Mon, 04 May 2026 10:00:30 GMT', now)).toBe(30_000);
-    expect(retryAfterMs('Mon, 04 May 2026 09:00:00 GMT', now)).toBe(0);
+    expect(retryAfterMs('Mon, 04 May 2026 09:00:00 GMT', now)).toBeNaN();
+    // Date.parse reads "-5" as the year −5.
+    expect(retryAfterMs('-5', now)).toBeNaN();
+    expect(retryAfterMs('0', now)).toBeNaN();
     expect(retryAfterMs('soon', now)).toBeNaN();
     expect(retryAfterMs(null, now)).toBeNaN();
+  });
+
+  it.each(['-5', 'Thu, 01 Jan 1970 00:00:00 GMT', '0', 'soon'])('backs off on Retry-After: %s instead of re-sending at once', async (value) => {
+    // It once waited 0 ms: with retries for ever, hundreds of requests a second.
+    fault.current.script(...Array.from({ length: 500 }, () => json(503, { message: 'busy' }, { 'retry-after': value })));
+    const call = client({ retry: { retries: Number.POSITIVE_INFINITY, baseDelayMs: 100 }, timeoutMs: 300 }).GET('/repos/{owner}/{repo}/keys/{id}', keyPath);
+    await expect(call).rejects.toBeInstanceOf(TimeoutError);
+    // The back-off waits at least 50, 100, 200, 400 … ms (half of 100 ms, doubled each time): in
+    // 300 ms three requests go out, and ten would take 25 s, so a timeout that fires late on a
+    // busy machine still keeps the count far below the hundred the old 0 ms wait sent. At least
+    // one retry went out.
+    expect(fault.current.received.length).toBeGreaterThanOrEqual(2);
+    expect(fault.current.received.length).toBeLessThanOrEqual(10);
   });
 });
 
@@ -168,6 +186,19 @@ describe('timeouts', () => {
     await expect(call).rejects.toThrow(TimeoutError);
     await expect(call).rejects.toThrow('GET /repos/{owner}/{repo}/keys/{id} timed out after 150 ms');
   });
+
+  it('times out a stalled answer with middleware on, even once the copy of the request is garbage-collected', async () => {
+    // A real Request with a body is sent as a copy while a retry may follow, and Node 20's fetch
+    // stops following a copy's signal once the copy is collected: the call hung past its timeout.
+    setFlagsFromString('--expose-gc');
+    const collectGarbage = runInNewContext('gc') as () => void;
+    fault.current.script(stall);
+    const withMiddleware = client({ timeoutMs: 300 });
+    withMiddleware.use({ onRequest: () => undefined });
+    const call = withMiddleware.PUT('/repos/{owner}/{repo}/collaborators/{collaborator}', { params: { path: { owner: 'acme', repo: 'rocket', collaborator: 'bob' } }, body: { permission: 'read' } });
+    setTimeout(collectGarbage, 100);
+    await expect(call).rejects.toBeInstanceOf(TimeoutError);
+  }, 10_000);
 
   it('counts retries inside the same timeout', async () => {
     fault.current.script(json(503, {}), stall);
