@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const DOCUMENT = fileURLToPath(new URL('../openapi.yaml', import.meta.url));
-const LAUNCHER = fileURLToPath(new URL('../dist/mock/cli.mjs', import.meta.url));
+const LAUNCHER = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
 const PRISM_CLI = fileURLToPath(new URL('../node_modules/@stoplight/prism-cli/dist/index.js', import.meta.url));
 
 export const AUTH = { authorization: 'token 0123456789abcdef' };

@@ -6,14 +6,14 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deref, isObject, listOperations, loadDocument, pointer, type Json, type Operation } from '../test/support/document.js';
-import { createSchemaValidator } from '../test/support/schema.js';
-import { startMockServer, type MockServer } from '../scripts/mock/server.js';
+import { deref, isObject, listOperations, loadDocument, pointer, type Json, type Operation } from '../mock/src/contract/document.js';
+import { createSchemaValidator } from '../mock/src/contract/schema.js';
+import { startMockServer, type MockServer } from '../mock/src/front/server.js';
 import { exampleRequest, send } from './support/http.js';
 import { launch, type Launched } from './support/launch.js';
 import { CHECKS, checkRealistic, type Check } from './support/realistic.js';
 
-const CLI = fileURLToPath(new URL('../dist/mock/cli.mjs', import.meta.url));
+const CLI = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
 const SEEDS = ['1', '7', '42', '2024', 'gitea'];
 console.log(`dynamic data: seeds ${SEEDS.join(', ')}`);
 

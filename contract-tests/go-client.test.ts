@@ -5,7 +5,7 @@
 // sandbox must answer it as Gitea does.
 import { readFileSync } from 'node:fs';
 import { describe, expect, inject, it } from 'vitest';
-import { deref, isObject, listOperations, loadDocument, resolvePointer, type Json, type Operation } from '../test/support/document.js';
+import { deref, isObject, listOperations, loadDocument, resolvePointer, type Json, type Operation } from '../mock/src/contract/document.js';
 import { exampleRequest, send, type RawResponse } from './support/http.js';
 import { useSandbox } from './support/sandbox.js';
 

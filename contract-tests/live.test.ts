@@ -1,21 +1,21 @@
-// Live mode (`npm run test:live`) against a server that conforms (the mock) and against a
-// deliberately broken one: every planted mismatch must be reported under its operation. Against
-// local servers that refuse, reset, stall, speak no TLS or are no Gitea API, it must stop before
-// any operation with exit code 2 and one line naming the cause.
+// Live mode (`gitea-mock verify`; `npm run test:live` in this repository) against a server that
+// conforms (the mock) and against a deliberately broken one: every planted mismatch must be
+// reported under its operation. Against local servers that refuse, reset, stall, speak no TLS or
+// are no Gitea API, it must stop before any operation with exit code 2 and one line naming the cause.
 import { execFile } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { MOCK_VERSION } from '../scripts/mock/version.js';
+import { MOCK_VERSION } from '../mock/src/front/version.js';
 import { startTlsServer, type TlsServer } from '../test/support/tls-server.js';
 
-const LIVE = fileURLToPath(new URL('../dist/live/cli.mjs', import.meta.url));
+const CLI = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
 const IDS = ['--repo', 'acme/rocket', '--key-id', '11001', '--team-id', '12001', '--comment-id', '15001', '--workflow', 'build.yml', '--package', 'acme/npm/rocket-sdk'];
 
 /** Runs live mode; `inside` runs it under another command (a network namespace of its own). */
 function live(args: string[], env: Record<string, string> = { GITEA_TOKEN: 'live-test-token' }, inside: string[] = []): Promise<{ code: number; out: string; stdout: string; stderr: string }> {
-  const [command, ...rest] = [...inside, process.execPath, LIVE, ...args];
+  const [command, ...rest] = [...inside, process.execPath, CLI, 'verify', ...args];
   return new Promise((resolve) => {
     execFile(command!, rest, { env: { ...process.env, GITEA_TOKEN: '', ...env } }, (error, stdout, stderr) => {
       resolve({ code: error ? Number(error.code) : 0, out: stdout + stderr, stdout, stderr });

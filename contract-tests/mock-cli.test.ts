@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { exitOf, freePort, launch } from './support/launch.js';
 
-const CLI = fileURLToPath(new URL('../dist/mock/cli.mjs', import.meta.url));
+const CLI = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
 const SECRET = 'tok3n-that-must-not-be-logged';
 
 function getOrgs(baseUrl: string, query = ''): Promise<Response> {

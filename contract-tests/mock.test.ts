@@ -5,8 +5,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isObject, listOperations, loadDocument } from '../test/support/document.js';
-import { startMockServer, type MockServer } from '../scripts/mock/server.js';
+import { isObject, listOperations, loadDocument } from '../mock/src/contract/document.js';
+import { startMockServer, type MockServer } from '../mock/src/front/server.js';
 import { BASIC_ALICE, exampleRequest, parseRaw, send, sendRaw } from './support/http.js';
 
 const doc = loadDocument(new URL('../openapi.yaml', import.meta.url));

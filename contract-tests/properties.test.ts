@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, inject, it } from 'vitest';
 import { createGiteaClient, type GiteaClient } from '../src/index.js';
-import { deref, isObject, listOperations, operationParameters, type Json, type JsonObject } from '../test/support/document.js';
+import { deref, isObject, listOperations, operationParameters, type Json, type JsonObject } from '../mock/src/contract/document.js';
 import { arbitraryFor, mutationsFor, type Mutation } from './support/arbitraries.js';
 import { doc } from './support/coverage.js';
 

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch } from './support/launch.js';
 import { rawUpstream } from './support/upstream.js';
 
-const CLI = fileURLToPath(new URL('../dist/mock/cli.mjs', import.meta.url));
+const CLI = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
 const SIZE = 50 * 1024 * 1024;
 const CHUNK = Buffer.alloc(64 * 1024, 0x61);
 

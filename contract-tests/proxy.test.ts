@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkUpstream } from '../scripts/mock/proxy.js';
-import { startMockServer, type MockServer } from '../scripts/mock/server.js';
+import { checkUpstream } from '../mock/src/sources/proxy.js';
+import { startMockServer, type MockServer } from '../mock/src/front/server.js';
 import { startTlsServer } from '../test/support/tls-server.js';
 import { send, type RawResponse } from './support/http.js';
 import { launch } from './support/launch.js';
@@ -248,7 +248,7 @@ describe('an upstream whose certificate Node does not accept', () => {
 
   it('self-signed, with its certificate in NODE_EXTRA_CA_CERTS as the advice says: the answer comes through', async () => {
     const upstream = await startTlsServer('self-signed', orgs);
-    const cli = fileURLToPath(new URL('../dist/mock/cli.mjs', import.meta.url));
+    const cli = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
     const proxy = await launch(process.execPath, [cli, '--port', '0', '--quiet', '--proxy', upstream.origin], { ...process.env, NODE_EXTRA_CA_CERTS: upstream.caFile });
     try {
       const answer = await send(new URL(`${proxy.baseUrl}/admin/orgs`), 'GET', AUTH);

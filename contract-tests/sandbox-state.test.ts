@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectAll, createGiteaClient, unwrap } from '../src/index.js';
 import { launch } from './support/launch.js';
 
-const CLI = fileURLToPath(new URL('../dist/mock/cli.mjs', import.meta.url));
+const CLI = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
 let folder: string;
 
 beforeAll(async () => {

@@ -5,10 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { collectAll, createGiteaClient, markNotificationThread, renderMarkdown, unwrap, uploadReleaseAttachment, type EditMilestoneOption, type GiteaClient } from '../src/index.js';
-import { startMockServer } from '../scripts/mock/server.js';
-import { parseGoInt } from '../scripts/mock/world-ops.js';
-import { sniffedType } from '../scripts/mock/markdown.js';
-import { MOCK_VERSION } from '../scripts/mock/version.js';
+import { startMockServer } from '../mock/src/front/server.js';
+import { parseGoInt } from '../mock/src/sources/world-ops.js';
+import { sniffedType } from '../mock/src/sources/markdown.js';
+import { MOCK_VERSION } from '../mock/src/front/version.js';
 import { apiErrorOf } from '../test/support/api-error.js';
 import { send } from './support/http.js';
 import { useSandbox } from './support/sandbox.js';

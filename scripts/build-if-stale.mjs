@@ -7,23 +7,23 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** What the build reads: the client, the generated types, the mock and live mode, their config. */
-export const SOURCES = ['src', 'generated', 'scripts', 'test/support', 'tsdown.config.ts', 'tsconfig.json', 'package.json', 'package-lock.json'];
+/** What the builds read: the client, the generated types, the mock package (with live mode), their configs. */
+export const SOURCES = ['src', 'generated', 'mock/src', 'tsdown.config.ts', 'mock/tsdown.config.ts', 'tsconfig.json', 'package.json', 'mock/package.json', 'package-lock.json'];
 
-/** What tsdown.config.ts writes; test/build-if-stale.test.ts keeps this list equal to it. */
+/** What the two tsdown configs write; test/build-if-stale.test.ts keeps this list equal to it. */
 export const OUTPUTS = [
   'dist/index.js',
   'dist/index.cjs',
   'dist/index.d.ts',
   'dist/index.d.cts',
-  'dist/mock/cli.mjs',
-  'dist/mock/server.mjs',
-  'dist/mock/proxy.mjs',
-  'dist/mock/runtime.mjs',
-  'dist/mock/world-store.mjs',
-  'dist/mock/yaml.mjs',
-  'dist/mock/yaml-loader.mjs',
-  'dist/live/cli.mjs',
+  'mock/dist/cli.mjs',
+  'mock/dist/server.mjs',
+  'mock/dist/serve.mjs',
+  'mock/dist/verify.mjs',
+  'mock/dist/proxy.mjs',
+  'mock/dist/conformance.mjs',
+  'mock/dist/world-store.mjs',
+  'mock/dist/document-path.mjs',
 ];
 
 /** Modification time of `path`, or of the newest file below it; -1 when it does not exist. */
@@ -56,11 +56,15 @@ export function staleReason(root = ROOT) {
 export function buildIfStale(root = ROOT) {
   const reason = staleReason(root);
   if (reason === undefined) return 0;
-  process.stderr.write(`build: ${reason}; building dist/\n`);
+  process.stderr.write(`build: ${reason}; building dist/ and mock/dist/\n`);
   const tsdown = join(root, 'node_modules/tsdown/dist/run.mjs');
-  const { status, error } = spawnSync(process.execPath, [tsdown, '--logLevel', 'warn'], { cwd: root, stdio: 'inherit' });
-  if (error) throw error;
-  return status ?? 1;
+  // The client first: the mock's build reads nothing of it, but a failure is told in that order.
+  for (const cwd of [root, join(root, 'mock')]) {
+    const { status, error } = spawnSync(process.execPath, [tsdown, '--logLevel', 'warn'], { cwd, stdio: 'inherit' });
+    if (error) throw error;
+    if (status !== 0) return status ?? 1;
+  }
+  return 0;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) process.exitCode = buildIfStale();

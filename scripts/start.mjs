@@ -2,5 +2,5 @@
 // same process (one Node start-up fewer than a prestart script).
 import { buildIfStale } from './build-if-stale.mjs';
 
-if (buildIfStale() === 0) await import('../dist/mock/cli.mjs');
+if (buildIfStale() === 0) await import('../mock/dist/cli.mjs');
 else process.exitCode = 1;

@@ -42,11 +42,11 @@ beforeEach(async () => {
   await mkdir(join(root, 'scripts'));
   await copyFile(SCRIPT, join(root, 'scripts/build-if-stale.mjs'));
   await utimes(join(root, 'scripts/build-if-stale.mjs'), 1_000, 1_000);
-  for (const source of ['src/client.ts', 'generated/api.d.ts', 'scripts/mock/server.ts', 'test/support/document.ts', 'package.json']) await put(source, 1_000);
+  for (const source of ['src/client.ts', 'generated/api.d.ts', 'mock/src/front/server.ts', 'package.json']) await put(source, 1_000);
   for (const output of OUTPUTS) await put(output, 2_000);
   await fakeTsdown(`for (const out of ${JSON.stringify(OUTPUTS)}) { mkdirSync(dirname(out), { recursive: true }); writeFileSync(out, 'built'); }`);
   // Creating files touched their folders; a folder's time counts as a source's too.
-  for (const folder of ['src', 'generated', 'scripts', 'scripts/mock', 'test/support']) await utimes(join(root, folder), 1_000, 1_000);
+  for (const folder of ['src', 'generated', 'mock', 'mock/src', 'mock/src/front']) await utimes(join(root, folder), 1_000, 1_000);
 });
 
 afterEach(async () => {
@@ -59,22 +59,22 @@ describe('build-if-stale', () => {
   });
 
   it('builds when an output is missing, and says which', async () => {
-    await rm(join(root, 'dist/mock/cli.mjs'));
+    await rm(join(root, 'mock/dist/cli.mjs'));
     const result = await buildIfStale();
-    expect(result.stderr).toBe('build: dist/mock/cli.mjs is missing; building dist/\n');
+    expect(result.stderr).toBe('build: mock/dist/cli.mjs is missing; building dist/ and mock/dist/\n');
     expect(result.code).toBe(0);
     expect(await buildIfStale()).toEqual({ code: 0, stderr: '' });
   });
 
   it('builds when a file deep in a source folder is newer than the oldest output', async () => {
-    await put('scripts/mock/server.ts', 1_500);
+    await put('mock/src/front/server.ts', 1_500);
     await utimes(join(root, 'dist/index.js'), 1_400, 1_400);
-    expect((await buildIfStale()).stderr).toBe('build: scripts changed since the last build; building dist/\n');
+    expect((await buildIfStale()).stderr).toBe('build: mock/src changed since the last build; building dist/ and mock/dist/\n');
   });
 
   it('builds when a source file was deleted (its folder changed)', async () => {
     await rm(join(root, 'src/client.ts'));
-    expect((await buildIfStale()).stderr).toBe('build: src changed since the last build; building dist/\n');
+    expect((await buildIfStale()).stderr).toBe('build: src changed since the last build; building dist/ and mock/dist/\n');
   });
 
   it('exits non-zero when the build fails', async () => {
@@ -86,7 +86,7 @@ describe('build-if-stale', () => {
   });
 
   it('watches every source the build reads and lists every file the build writes', async () => {
-    expect(SOURCES).toEqual(expect.arrayContaining(['src', 'generated', 'scripts', 'test/support', 'tsdown.config.ts', 'package.json']));
+    expect(SOURCES).toEqual(expect.arrayContaining(['src', 'generated', 'mock/src', 'tsdown.config.ts', 'mock/tsdown.config.ts', 'package.json', 'mock/package.json']));
     // dist/ here was written by `npm run build` (pretest) or the global setup; docs come from `npm run docs`.
     const built: string[] = [];
     const walk = async (folder: string): Promise<void> => {
@@ -97,6 +97,7 @@ describe('build-if-stale', () => {
       }
     };
     await walk(join(ROOT, 'dist'));
+    await walk(join(ROOT, 'mock/dist'));
     const code = built.filter((path) => !path.startsWith('dist/docs/') && path !== 'dist/openapi.json');
     expect(code.sort()).toEqual([...OUTPUTS].sort());
   });

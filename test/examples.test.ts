@@ -3,7 +3,7 @@
 // docs show them). One test per operation, plus one for the shared components.
 import { describe, expect, it } from 'vitest';
 import type { ValidateFunction } from 'ajv';
-import { createSchemaValidator } from './support/schema.js';
+import { createSchemaValidator } from '../mock/src/contract/schema.js';
 import {
   deref,
   escapePointerSegment,
@@ -14,7 +14,7 @@ import {
   type Json,
   type JsonObject,
   type Operation,
-} from './support/document.js';
+} from '../mock/src/contract/document.js';
 
 const loaded = tryLoadDocument(new URL('../openapi.yaml', import.meta.url));
 const doc = loaded.doc;

@@ -13,7 +13,7 @@ import {
   tryLoadDocument,
   type Json,
   type JsonObject,
-} from './support/document.js';
+} from '../mock/src/contract/document.js';
 
 // ---------------------------------------------------------------- the facts table
 

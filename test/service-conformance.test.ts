@@ -5,8 +5,8 @@
 // field they leave unset as null. Each test collects all its problems, so a failure lists them.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { deref, isObject, listOperations, pointer, resolvePointer, tryLoadDocument, type Json, type JsonObject, type Operation } from './support/document.js';
-import { createSchemaValidator } from './support/schema.js';
+import { deref, isObject, listOperations, pointer, resolvePointer, tryLoadDocument, type Json, type JsonObject, type Operation } from '../mock/src/contract/document.js';
+import { createSchemaValidator } from '../mock/src/contract/schema.js';
 
 interface OperationFacts {
   operationId: string;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { TestProject } from 'vitest/node';
-import { startMockServer } from '../../scripts/mock/server.js';
+import { startMockServer } from '../../mock/src/front/server.js';
 import { coverageTable } from '../support/coverage.js';
 
 const run = promisify(execFile);

@@ -2,7 +2,7 @@
 // mutations of valid requests. Covers the JSON Schema the document uses: objects, arrays,
 // strings (enum, pattern, length, formats), integers (range), booleans, nullable types, $ref.
 import fc from 'fast-check';
-import { isObject, resolvePointer, type Json, type JsonObject } from '../../test/support/document.js';
+import { isObject, resolvePointer, type Json, type JsonObject } from '../../mock/src/contract/document.js';
 
 type Schema = JsonObject;
 

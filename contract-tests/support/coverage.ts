@@ -1,7 +1,7 @@
 // Which documented responses (operation × status) the contract suites exercised.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isObject, listOperations, loadDocument } from '../../test/support/document.js';
+import { isObject, listOperations, loadDocument } from '../../mock/src/contract/document.js';
 
 export const doc = loadDocument(new URL('../../openapi.yaml', import.meta.url));
 

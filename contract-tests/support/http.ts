@@ -2,7 +2,7 @@
 // (205 bodies, CR/LF in headers, unnormalised paths).
 import { request } from 'node:http';
 import { connect } from 'node:net';
-import { deref, isObject, operationParameters, type Json, type JsonObject, type Operation } from '../../test/support/document.js';
+import { deref, isObject, operationParameters, type Json, type JsonObject, type Operation } from '../../mock/src/contract/document.js';
 
 export interface RawResponse {
   status: number;

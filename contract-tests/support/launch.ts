@@ -1,4 +1,4 @@
-// Runs the built launcher as users do (`node dist/mock/cli.mjs`, `npm start`) and reads its
+// Runs the built launcher as users do (`node mock/dist/cli.mjs`, `npm start`) and reads its
 // start-up line to learn the address.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';

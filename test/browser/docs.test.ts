@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { deref, isObject, listOperations, loadDocument, type Json, type JsonObject } from '../support/document.js';
+import { deref, isObject, listOperations, loadDocument, type Json, type JsonObject } from '../../mock/src/contract/document.js';
 import { blockOutsideRequests, launchChromium, recordCspViolations } from './support/chromium.js';
 import { serveFiles, type StaticServer } from './support/static-server.js';
 

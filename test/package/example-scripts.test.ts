@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../contract-tests/support/launch.js';
-import { startMockServer, type MockServer } from '../../scripts/mock/server.js';
-import { loadDocument, resolvePointer } from '../support/document.js';
+import { startMockServer, type MockServer } from '../../mock/src/front/server.js';
+import { loadDocument, resolvePointer } from '../../mock/src/contract/document.js';
 import { startStallServer } from '../support/stall-server.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

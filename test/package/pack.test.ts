@@ -1,86 +1,102 @@
-// The package as a user gets it: the build's outputs, `npm run docs` and `npm pack` in a clean
-// copy of this repository, the tarball installed into a fresh project, and there imported,
-// type-checked and its `gitea-mock` bin started.
+// The two packages as users get them: `npm pack` of each in a clean copy of this repository (their
+// `prepack` builds them), each tarball installed into a fresh project with an empty npm cache, as
+// an app that wants the client and a project that runs the mock do. The client app gets three
+// packages; the mock project runs `gitea-mock` (the sandbox and live mode) and the installed client
+// against it; consumers type-check under TypeScript 5.9 and 7.
 import { execFile } from 'node:child_process';
-import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launch } from '../../contract-tests/support/launch.js';
-import { startMockServer } from '../../scripts/mock/server.js';
-
-const { OUTPUTS, staleReason } = (await import('../../scripts/build-if-stale.mjs' as string)) as { OUTPUTS: string[]; staleReason(root: string): string | undefined };
+import { launch, type Launched } from '../../contract-tests/support/launch.js';
+import { startMockServer } from '../../mock/src/front/server.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+/** The TypeScript 7 consumers get from `npm i typescript` today, installed apart from ours. */
+const TYPESCRIPT_7 = '7.0.2';
 const run = promisify(execFile);
 
 /** Left out of the copy: installed packages, build output and history. */
-const NOT_COPIED = new Set(['node_modules', 'dist', '.git', 'coverage', '.vitest-cache']);
+const NOT_COPIED = new Set(['node_modules', 'dist', '.git', 'coverage', '.vitest-cache', 'mock/dist']);
 
-/** What the tarball must hold; generated/README.md and further mock chunks may come along. */
-const REQUIRED = [
-  'package.json',
-  'README.md',
-  'LICENSE',
-  'CHANGELOG.md',
-  'openapi.yaml',
-  'generated/api.d.ts',
-  'generated/operation-ids.ts',
-  'dist/index.js',
-  'dist/index.cjs',
-  'dist/index.d.ts',
-  'dist/index.d.cts',
-  'dist/mock/cli.mjs',
-  'dist/mock/server.mjs',
-  'dist/mock/proxy.mjs',
-  'dist/mock/world-store.mjs',
-  'dist/mock/runtime.mjs',
-  'dist/mock/yaml.mjs',
-  'dist/mock/yaml-loader.mjs',
-  'dist/openapi.json',
-];
-const ALLOWED = [...REQUIRED, 'generated/README.md'];
+/** What each tarball must hold, and what else it may. */
+const CLIENT = {
+  required: ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'openapi.yaml', 'generated/api.d.ts', 'generated/operation-ids.ts', 'dist/index.js', 'dist/index.cjs', 'dist/index.d.ts', 'dist/index.d.cts', 'dist/openapi.json'],
+  allowed: ['generated/README.md'],
+};
+const MOCK = {
+  required: ['package.json', 'README.md', 'LICENSE', 'dist/cli.mjs', 'dist/server.mjs', 'dist/serve.mjs', 'dist/verify.mjs', 'dist/proxy.mjs'],
+  // Further chunks of the build.
+  allowed: [/^dist\/[\w-]+\.mjs$/],
+};
 
 /** The environment without what `npm test` passes down about this project (prefixes, package fields). */
-function npmEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !/^(npm_package_|npm_lifecycle_|npm_config_(local_|global_)?prefix$|INIT_CWD$)/i.test(name)),
+function npmEnv(cache?: string): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !/^(npm_package_|npm_lifecycle_|npm_config_(local_|global_)?prefix$|npm_config_cache$|INIT_CWD$)/i.test(name)),
   );
+  return cache ? { ...env, npm_config_cache: cache } : env;
 }
 
-async function npm(args: string[], cwd: string): Promise<string> {
-  const { stdout } = await run(NPM, args, { cwd, env: npmEnv(), maxBuffer: 32 * 1024 * 1024 });
+async function npm(args: string[], cwd: string, cache?: string): Promise<string> {
+  const { stdout } = await run(NPM, args, { cwd, env: npmEnv(cache), maxBuffer: 32 * 1024 * 1024 });
   return stdout;
 }
 
+/** A fresh project in `folder` with `specs` installed as a user installs them, from an npm cache that starts empty. */
+async function project(folder: string, specs: string[]): Promise<void> {
+  await mkdir(folder);
+  await writeFile(join(folder, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  const cache = await mkdtemp(join(stage, 'npm-cache-'));
+  await npm(['install', ...specs, '--no-audit', '--no-fund'], folder, cache);
+}
+
+/** Bytes of every file below `path`. */
+async function size(path: string): Promise<number> {
+  const info = await stat(path);
+  if (!info.isDirectory()) return info.size;
+  let total = 0;
+  for (const entry of await readdir(path)) total += await size(join(path, entry));
+  return total;
+}
+
 let stage: string;
+/** An app that wants the client, and a project that runs the mock (with the client next to it). */
 let app: string;
-let packed: string[];
+let mockProject: string;
+let typescript7: string;
+let packed: { client: string[]; mock: string[] };
 
 beforeAll(async () => {
   stage = await mkdtemp(join(tmpdir(), 'gitea-contract-pack-'));
-  const pkg = join(stage, 'package');
+  const repo = join(stage, 'repo');
   app = join(stage, 'app');
-  // A clean copy, so the tarball holds what the scripts make now and nothing an earlier build left:
-  // the build's own outputs, which the global setup has just brought up to date (the list is held
-  // to what tsdown writes by test/build-if-stale.test.ts), and the documents `npm run docs` makes.
-  await cp(ROOT, pkg, { recursive: true, filter: (source) => !NOT_COPIED.has(relative(ROOT, source).split(sep)[0] ?? '') && !source.endsWith('.tgz') });
-  await symlink(join(ROOT, 'node_modules'), join(pkg, 'node_modules'), 'dir');
-  expect(staleReason(ROOT)).toBeUndefined();
-  for (const output of OUTPUTS) await cp(join(ROOT, output), join(pkg, output));
-  await npm(['run', '-s', 'docs'], pkg);
-  const [result] = JSON.parse(await npm(['pack', '--json', '--pack-destination', stage], pkg)) as { filename: string; files: { path: string }[] }[];
-  packed = result!.files.map((file) => file.path);
-  await mkdir(app);
-  await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  // As a user installs it, with npm's cache first: `npm ci` cached the tarballs but not the
-  // registry's metadata, so with an empty cache this asks the registry, and offline it still works
-  // where an earlier install left both behind.
-  await npm(['install', join(stage, result!.filename), '--no-audit', '--no-fund', '--prefer-offline'], app);
+  mockProject = join(stage, 'mock-project');
+  typescript7 = join(stage, 'typescript-7');
+  // A clean copy without any build output: what a fresh clone has after `npm ci`.
+  await cp(ROOT, repo, {
+    recursive: true,
+    filter: (source) => {
+      const path = relative(ROOT, source).split(sep);
+      return !NOT_COPIED.has(path[0] ?? '') && !NOT_COPIED.has(path.slice(0, 2).join('/')) && !source.endsWith('.tgz');
+    },
+  });
+  await symlink(join(ROOT, 'node_modules'), join(repo, 'node_modules'), 'dir');
+  // `prepack` builds each package: nothing was built in the copy.
+  const pack = async (args: string[]): Promise<{ filename: string; files: string[] }> => {
+    // The JSON report comes last, after whatever the build printed.
+    const output = await npm(['pack', ...args, '--json', '--pack-destination', stage], repo);
+    const [result] = JSON.parse(output.slice(output.lastIndexOf('\n[\n') + 1)) as { filename: string; files: { path: string }[] }[];
+    return { filename: join(stage, result!.filename), files: result!.files.map((file) => file.path) };
+  };
+  const client = await pack([]);
+  const mock = await pack(['-w', 'gitea-mock']);
+  packed = { client: client.files, mock: mock.files };
+  await Promise.all([project(app, [client.filename]), project(mockProject, [client.filename, mock.filename]), project(typescript7, [`typescript@${TYPESCRIPT_7}`])]);
 }, 240_000);
 
 afterAll(async () => {
@@ -88,13 +104,23 @@ afterAll(async () => {
 });
 
 describe('npm pack', () => {
-  it('holds the client, the mock, both documents, the generated types, README, LICENSE and CHANGELOG, and nothing else', () => {
-    expect(packed.filter((path) => !ALLOWED.includes(path))).toEqual([]);
-    expect(packed).toEqual(expect.arrayContaining(REQUIRED));
+  it.each([
+    ['gitea-contract', 'client', CLIENT],
+    ['gitea-mock', 'mock', MOCK],
+  ] as const)('%s holds what it must and nothing else', (_name, key, { required, allowed }) => {
+    const files = packed[key];
+    expect(files.filter((path) => !required.includes(path) && !allowed.some((allow) => (typeof allow === 'string' ? allow === path : allow.test(path))))).toEqual([]);
+    expect(files).toEqual(expect.arrayContaining(required));
   });
 });
 
-describe('the installed package', () => {
+describe('the client installed alone', () => {
+  it('brings three packages in under 2 MiB: itself, openapi-fetch and its helper types', async () => {
+    const listed = (await npm(['ls', '--all', '--parseable'], app)).trim().split('\n').slice(1);
+    expect(listed.map((path) => relative(join(app, 'node_modules'), path)).sort()).toEqual(['gitea-contract', 'openapi-fetch', 'openapi-typescript-helpers']);
+    expect(await size(join(app, 'node_modules'))).toBeLessThan(2 * 1024 * 1024);
+  });
+
   it('imports as ESM and calls the mock through the installed client', async () => {
     const mock = await startMockServer({ port: 0 });
     try {
@@ -129,9 +155,11 @@ console.log(JSON.stringify({ from: require.resolve('gitea-contract'), client: ty
   });
 
   it.each([
-    ['node16', { module: 'node16', moduleResolution: 'node16' }],
-    ['bundler', { module: 'esnext', moduleResolution: 'bundler' }],
-  ])('type-checks a consumer with moduleResolution %s', async (name, resolution) => {
+    ['5.9', 'node16', { module: 'node16', moduleResolution: 'node16' }],
+    ['5.9', 'bundler', { module: 'esnext', moduleResolution: 'bundler' }],
+    ['7', 'node16', { module: 'node16', moduleResolution: 'node16' }],
+    ['7', 'bundler', { module: 'esnext', moduleResolution: 'bundler' }],
+  ])('type-checks a consumer under TypeScript %s with moduleResolution %s', async (version, name, resolution) => {
     await writeFile(
       join(app, 'consumer.ts'),
       `import { createGiteaClient, unwrap, type DeployKey } from 'gitea-contract';
@@ -153,23 +181,48 @@ export function mistakes(): void {
 `,
     );
     const config = { compilerOptions: { ...resolution, target: 'es2022', lib: ['es2022', 'dom'], strict: true, noEmit: true, skipLibCheck: false, types: [] }, files: ['consumer.ts'] };
-    await writeFile(join(app, `tsconfig.${name}.json`), JSON.stringify(config, null, 2));
-    const result = await run(process.execPath, [TSC, '-p', `tsconfig.${name}.json`], { cwd: app }).then(
+    const file = `tsconfig.${version}.${name}.json`;
+    await writeFile(join(app, file), JSON.stringify(config, null, 2));
+    const tsc = version === '7' ? join(typescript7, 'node_modules/typescript/bin/tsc') : TSC;
+    const { stdout: reported } = await run(process.execPath, [tsc, '--version']);
+    expect(reported).toMatch(version === '7' ? `Version ${TYPESCRIPT_7}` : /^Version 5\.9\./);
+    const result = await run(process.execPath, [tsc, '-p', file], { cwd: app }).then(
       () => '',
       (error: { stdout?: string }) => error.stdout || String(error),
     );
     expect(result).toBe('');
   });
+});
 
-  it('starts the installed gitea-mock bin, which answers', async () => {
-    const mock = await launch(join(app, 'node_modules/.bin/gitea-mock'), ['--port', '0', '--quiet']);
-    try {
-      const response = await fetch(`${mock.baseUrl}/admin/orgs?limit=2`, { headers: { authorization: 'token x' } });
-      expect(response.status).toBe(200);
-      expect(response.headers.get('x-total-count')).toBe('5');
-      expect(((await response.json()) as unknown[]).length).toBe(2);
-    } finally {
-      expect(await mock.stop()).toBe(0);
-    }
+describe('the mock installed next to it', () => {
+  let mock: Launched;
+  beforeAll(async () => {
+    mock = await launch(join(mockProject, 'node_modules/.bin/gitea-mock'), ['--sandbox', '--port', '0', '--quiet']);
+  });
+  afterAll(async () => {
+    expect(await mock.stop()).toBe(0);
+  });
+
+  it('`gitea-mock --sandbox` answers and remembers a write made through the installed client', async () => {
+    await writeFile(
+      join(mockProject, 'rename.mjs'),
+      `import { collectAll, createGiteaClient, unwrap } from 'gitea-contract';
+const gitea = createGiteaClient({ baseUrl: process.env.GITEA_BASE_URL, auth: { token: 'packaged' } });
+await unwrap(gitea.POST('/admin/users/{username}/rename', { params: { path: { username: 'bob' } }, body: { new_username: 'robert' } }));
+const members = await collectAll(gitea, '/teams/{id}/members', { params: { path: { id: 12001 } } });
+console.log(JSON.stringify(members.map((user) => user.login)));
+`,
+    );
+    const { stdout } = await run(process.execPath, ['rename.mjs'], { cwd: mockProject, env: { ...process.env, GITEA_BASE_URL: mock.baseUrl } });
+    expect(JSON.parse(stdout)).toEqual(['alice', 'robert', 'carol']);
+  });
+
+  it('names live mode in its --help, and `gitea-mock verify` checks the mock with no mismatch', async () => {
+    const bin = join(mockProject, 'node_modules/.bin/gitea-mock');
+    const { stdout: help } = await run(bin, ['--help']);
+    expect(help).toContain('gitea-mock verify --base-url <url> [options]');
+    const ids = ['--repo', 'acme/rocket', '--key-id', '11001', '--team-id', '12001', '--comment-id', '15001', '--workflow', 'build.yml', '--package', 'acme/npm/rocket-sdk'];
+    const { stdout } = await run(bin, ['verify', '--base-url', mock.baseUrl, ...ids], { env: { ...process.env, GITEA_TOKEN: 'packaged-live' } });
+    expect(stdout).toMatch(/^7 operations checked, 0 with mismatches$/m);
   });
 });

@@ -4,7 +4,7 @@
 // an omitted deadline), `null` read as a field left out, and its error answers. A handler changes
 // the world in one synchronous step and says whether it did, so the sandbox knows when to save.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { apiError, notFound } from './errors.js';
+import { apiError, notFound } from '../front/errors.js';
 import { renderMarkdown, sniffedType } from './markdown.js';
 import { paginate } from './pagination.js';
 import type { Answer } from './source.js';

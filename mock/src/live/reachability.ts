@@ -3,7 +3,7 @@
 // does, live mode stops before any operation with one line naming the cause (a usage error,
 // exit 2): reporting every operation as a mismatch (exit 1) would blame the contract for a wrong
 // address, a server that is down or a broken TLS set-up.
-import { redact } from '../../src/redact.js';
+import { redact } from '../../../src/redact.js';
 import { networkFailure } from '../network-failure.js';
 
 export interface ProbeOptions {

@@ -6,7 +6,7 @@
 // wherever a record sits in the answer (an issue's assignees, a pull request's base repository,
 // a package's owner), what the record's own names imply (`makeCoherent`).
 
-import { pathParams } from './operations.js';
+import { pathParams } from '../front/operations.js';
 
 /** The host the document's examples and `x-faker` generators use. */
 const ORIGIN = 'https://gitea.example.org';

@@ -1,12 +1,16 @@
-#!/usr/bin/env node
-// `npm start` / `npx gitea-mock`: serves the contract on http://127.0.0.1:4010/api/v1.
+// `npx gitea-mock` / `npm start`: serves the contract on http://127.0.0.1:4010/api/v1.
 import { parseArgs } from 'node:util';
-import { checkOrigin } from './cors.js';
-import { loadWorlds } from './world-store.js';
+import { checkOrigin } from './front/cors.js';
+import { loadWorlds } from './sources/world-store.js';
 
 const USAGE = `Usage: gitea-mock [options] [document]
 
 Serves the Gitea API contract as a mock on http://127.0.0.1:4010/api/v1.
+
+       gitea-mock verify --base-url <url> [options]
+
+Live mode: runs the contract's operations against a real Gitea or Forgejo and
+checks every answer (gitea-mock verify --help says more).
 
 Options:
   -p, --port <n>     port to listen on (default: $PORT or 4010; 0 picks a free one)
@@ -121,7 +125,7 @@ try {
   // A state file that is not one is refused before Prism loads: at once, not after a second.
   const loaded = values.state === undefined ? undefined : await loadWorlds(values.state);
   // Loaded after the arguments are checked: Prism takes most of the start-up time.
-  const { startMockServer } = await import('./server.js');
+  const { startMockServer } = await import('./front/server.js');
   const mock = await startMockServer({
     ...(positionals[0] === undefined ? {} : { document: positionals[0] }),
     port: Number(portText),

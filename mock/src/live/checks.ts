@@ -1,6 +1,6 @@
 // The operations live mode runs, and what each needs. Read-only ones run by default; the ones
 // that write run only with --allow-writes, and only inside the scratch repository.
-import type { GiteaClient } from '../../src/index.js';
+import type { GiteaClient } from 'gitea-contract';
 
 export interface Target {
   owner?: string;

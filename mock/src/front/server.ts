@@ -10,15 +10,15 @@ import type { IHttpRequest } from '@stoplight/prism-http';
 import { checkAuthorization } from './auth.js';
 import { readBody } from './body.js';
 import { allowList, anyOrigin, corsHeaders, isPreflight, preflightHeaders } from './cors.js';
-import { DOCUMENT } from '../document-path.js';
+import { DOCUMENT } from '../contract/document-path.js';
 import { apiError, JSON_TYPE, notFound, rawErrorResponse, sendJson } from './errors.js';
-import { createExamples } from './examples.js';
+import { createExamples } from '../sources/examples.js';
 import { isBodyOptional, loadOperations, type MockOperation, type OperationTable } from './operations.js';
 import { loadPrism } from './prism.js';
 import { checkPreference, parsePrefer } from './prefer.js';
-import { createSandbox, type SandboxOptions } from './sandbox.js';
-import type { ProxyOptions } from './proxy.js';
-import type { Answer, AnswerSource, AnsweringSource, FrontServices } from './source.js';
+import { createSandbox, type SandboxOptions } from '../sources/sandbox.js';
+import type { ProxyOptions } from '../sources/proxy.js';
+import type { Answer, AnswerSource, AnsweringSource, FrontServices } from '../sources/source.js';
 import { VERSION_ANSWER, VERSION_PATH } from './version.js';
 
 export const BASE_PATH = '/api/v1';
@@ -118,7 +118,7 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
   const originAllowed = options.proxy ? allowList(options.proxy.corsOrigins ?? []) : anyOrigin;
   // The proxy's answer check (Ajv, the YAML document) is loaded only when it runs.
   const source: AnswerSource = options.proxy
-    ? await (await import('./proxy.js')).createProxy(options.document ?? DEFAULT_DOCUMENT, options.proxy)
+    ? await (await import('../sources/proxy.js')).createProxy(options.document ?? DEFAULT_DOCUMENT, options.proxy)
     : options.sandbox
       ? await createSandbox(table, examples, context, options.sandbox)
       : examples;

@@ -1,5 +1,5 @@
-#!/usr/bin/env node
-// `npm run test:live -- --base-url https://host/api/v1`: checks that a Gitea API answers there,
+// `gitea-mock verify --base-url https://host/api/v1` (in this repository, `npm run test:live --
+// --base-url …`): checks that a Gitea API answers there,
 // runs operations against it (a real Gitea or Forgejo), validates every answer against
 // openapi.yaml, prints the mismatches per operation and exits 1 if there are any. A server that
 // cannot be reached, or is no Gitea API, is a usage error (exit 2), as are wrong options. Every
@@ -8,17 +8,17 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
-import { authorization, type Auth } from '../../src/auth.js';
-import { createGiteaClient, type GiteaClient } from '../../src/index.js';
-import { redact } from '../../src/redact.js';
-import { listOperations, type JsonObject } from '../../test/support/document.js';
-import { createSchemaValidator } from '../../test/support/schema.js';
-import { DOCUMENT } from '../document-path.js';
+import { authorization, type Auth } from '../../../src/auth.js';
+import { createGiteaClient, type GiteaClient } from 'gitea-contract';
+import { redact } from '../../../src/redact.js';
+import { listOperations, type JsonObject } from '../contract/document.js';
+import { createSchemaValidator } from '../contract/schema.js';
+import { DOCUMENT } from '../contract/document-path.js';
 import { checks, neverRun, type Context, type Target } from './checks.js';
 import { probeServer } from './reachability.js';
-import { describeViolation, mismatches, type Answer } from '../conformance.js';
+import { describeViolation, mismatches, type Answer } from '../contract/conformance.js';
 
-const USAGE = `Usage: npm run test:live -- --base-url https://host/api/v1 [options]
+const USAGE = `Usage: gitea-mock verify --base-url https://host/api/v1 [options]
 
 Credentials come from the environment: GITEA_TOKEN, or GITEA_USERNAME and GITEA_PASSWORD
 (and GITEA_OTP for two-factor accounts).

@@ -1,8 +1,8 @@
 // Checks one real answer against the document: a declared status, the declared required headers
 // with valid values, and a body of a declared media type that validates. Shared by live mode
 // (answers to its own requests) and the mock's proxy (answers to anyone's).
-import { deref, isObject, pointer, type JsonObject, type Operation } from '../test/support/document.js';
-import type { SchemaValidator } from '../test/support/schema.js';
+import { deref, isObject, pointer, type JsonObject, type Operation } from './document.js';
+import type { SchemaValidator } from './schema.js';
 
 export interface Answer {
   status: number;

@@ -3,9 +3,9 @@
 // in later reads. `Prefer` still answers the documented examples. Worlds are capped in number
 // (the least recently used is dropped) and in size, can be reset, and can live in a state file.
 import { createHash } from 'node:crypto';
-import { checkAuthorization } from './auth.js';
-import { apiError } from './errors.js';
-import { pathParams, type OperationTable } from './operations.js';
+import { checkAuthorization } from '../front/auth.js';
+import { apiError } from '../front/errors.js';
+import { pathParams, type OperationTable } from '../front/operations.js';
 import type { Answer, AnsweringSource, SourceContext, SourceRequest } from './source.js';
 import { seedWorld, type World } from './world.js';
 import { handlerFor, ownerRedirect } from './world-ops.js';

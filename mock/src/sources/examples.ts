@@ -2,10 +2,10 @@
 // (or data generated from the schemas), and list answers are paged as Gitea pages them.
 import type { IHttpConfig } from '@stoplight/prism-http';
 import { agreeWithPath, makeCoherent } from './coherence.js';
-import { apiError } from './errors.js';
+import { apiError } from '../front/errors.js';
 import { paginate } from './pagination.js';
-import type { Prism } from './prism.js';
-import { codeOfExample } from './prefer.js';
+import type { Prism } from '../front/prism.js';
+import { codeOfExample } from '../front/prefer.js';
 import type { Answer, AnsweringSource, SourceContext, SourceRequest } from './source.js';
 
 export interface ExamplesOptions {

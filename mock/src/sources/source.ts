@@ -6,8 +6,8 @@
 // front still answers preflights, supplies CORS, the router and the request validator, and logs.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { IHttpRequest } from '@stoplight/prism-http';
-import type { MockOperation } from './operations.js';
-import type { Preference } from './prefer.js';
+import type { MockOperation } from '../front/operations.js';
+import type { Preference } from '../front/prefer.js';
 
 export interface SourceRequest {
   op: MockOperation;

@@ -1,7 +1,7 @@
 // The proxy answer source (`gitea-mock --proxy https://gitea.example.org`): every request goes to
 // a real Gitea or Forgejo unchanged, and every exchange of the 20 operations is checked against
 // the document on the way: the request with Prism's validator (as the mock checks requests), the
-// answer with the check live mode uses (scripts/conformance.ts). Violations are reported (a log
+// answer with the check live mode uses (contract/conformance.ts). Violations are reported (a log
 // line per exchange, an X-Contract-Violations header, a report file) and never change the answer,
 // unless --strict refuses a request that breaks the document.
 //
@@ -15,13 +15,13 @@ import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type In
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { pipeline, type Readable } from 'node:stream';
 import { parse } from 'yaml';
-import { redact } from '../../src/redact.js';
-import { listOperations, type JsonObject, type Operation } from '../../test/support/document.js';
-import { createSchemaValidator } from '../../test/support/schema.js';
-import { describeViolation, mismatches } from '../conformance.js';
+import { redact } from '../../../src/redact.js';
+import { listOperations, type JsonObject, type Operation } from '../contract/document.js';
+import { createSchemaValidator } from '../contract/schema.js';
+import { describeViolation, mismatches } from '../contract/conformance.js';
 import { networkFailure } from '../network-failure.js';
 import { endToEnd, headersProblem, requestFraming, statusProblem } from './proxy-wire.js';
-import type { MockOperation } from './operations.js';
+import type { MockOperation } from '../front/operations.js';
 import type { FrontServices, PassThroughSource } from './source.js';
 
 export interface ProxyOptions {
