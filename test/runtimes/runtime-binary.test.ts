@@ -1,9 +1,11 @@
-// Where the runtime suite finds Deno and Bun: the binaries npm installed for this platform, at the
-// pinned versions; DENO_PATH or BUN_PATH when set; a failure that says why where there is none.
+// Where the runtime suite finds Deno, Bun and Node 22 and 24: the binaries npm installed for this
+// platform, at the pinned versions; DENO_PATH, BUN_PATH, NODE22_PATH or NODE24_PATH when set; a
+// failure that says why where there is none.
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { nodeExecutable } from './support/node-versions.js';
 import { runtimeExecutable } from './support/runtime-binary.js';
 
 const run = promisify(execFile);
@@ -42,5 +44,16 @@ describe('choosing a runtime binary', () => {
       'No deno binary for linux-riscv64: the deno npm package ships none for this platform. Set DENO_PATH to a deno executable.',
     );
     expect(() => runtimeExecutable('bun', { env: {}, platform: 'aix', arch: 'x64' })).toThrow(/^No bun binary for aix-x64: the bun npm package ships none/);
+  });
+});
+
+describe('choosing Node 22 and 24', () => {
+  it('takes NODE22_PATH and NODE24_PATH first', async () => {
+    expect(await nodeExecutable('22', { NODE22_PATH: process.execPath })).toBe(process.execPath);
+    expect(await nodeExecutable('24', { NODE24_PATH: process.execPath })).toBe(process.execPath);
+  });
+
+  it('refuses a NODE24_PATH that is not an executable file', async () => {
+    await expect(nodeExecutable('24', { NODE24_PATH: '/nonexistent/node' })).rejects.toThrow('NODE24_PATH=/nonexistent/node is not an executable file');
   });
 });

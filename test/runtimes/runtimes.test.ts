@@ -1,11 +1,15 @@
-// The README's promise that the client runs unchanged in Node, Deno, Bun and browsers, held: one
-// scenario (scenario.mjs) runs against the mock with the built client in each of them at once,
-// real runtimes over real loopback HTTP, and the suite prints one table of runtime × step. In
+// The README's promise that the client runs unchanged in Node (20, 22 and 24), Deno, Bun and
+// browsers, held: one scenario (scenario.mjs) runs against the mock with the built client in each
+// of them at once, real runtimes over real loopback HTTP, and the suite prints one table of
+// runtime × step. The mock itself starts and answers under Node 22 and 24 too. In
 // Chromium the page comes from one local origin and the mock answers on another, so the mock's
 // own CORS answers, preflights included, decide what the page may send and read.
+import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer } from '../../mock/src/front/server.js';
@@ -14,13 +18,15 @@ import { isLocal, launchChromium } from '../browser/support/chromium.js';
 import { serveFiles, type StaticServer } from '../browser/support/static-server.js';
 import { loadDocument, resolvePointer, type Json } from '../../mock/src/contract/document.js';
 import type { LoopbackServer } from '../support/loopback.js';
+import { launch } from '../../contract-tests/support/launch.js';
 import { startStallServer } from '../support/stall-server.js';
 import { STEP_NAMES, type ScenarioConfig, type ScenarioResult } from './scenario.mjs';
 import { startCredentialEcho } from './support/credential-echo.js';
+import { nodeExecutable, pinnedNode, type NodeMajor } from './support/node-versions.js';
 import { killRunning, runInProcess, type ProcessRuntime } from './support/run-runtime.js';
 import { failures, resultTable, type Outcome } from './support/table.js';
 
-const RUNTIMES = ['node', 'deno', 'bun', 'chromium'] as const;
+const RUNTIMES = ['node', 'node22', 'node24', 'deno', 'bun', 'chromium'] as const;
 type Runtime = (typeof RUNTIMES)[number];
 
 const doc = loadDocument(new URL('../../openapi.yaml', import.meta.url));
@@ -93,7 +99,7 @@ beforeAll(async () => {
       notFoundMessage: (example('NotFound') as { message: string }).message,
     },
   };
-  // All four at once: each mostly waits on the others' answers and on its own start-up.
+  // All at once: each mostly waits on the others' answers and on its own start-up.
   await Promise.all(
     RUNTIMES.map(async (runtime) => {
       try {
@@ -114,13 +120,35 @@ afterAll(async () => {
   if (scratch) await rm(scratch, { recursive: true, force: true });
 });
 
-describe('the built client in Node, Deno, Bun and Chromium, against the mock', () => {
+describe('the built client in Node 20, 22 and 24, Deno, Bun and Chromium, against the mock', () => {
   it.each(RUNTIMES)('%s runs every step of the scenario', (runtime) => {
     const outcome = outcomes.get(runtime)!;
     expect(failures(outcome, STEP_NAMES)).toEqual([]);
     // The result came from that runtime, not from another one standing in for it.
-    expect(outcome.result?.runtime.name).toBe(runtime);
+    const major = /^node(\d+)$/.exec(runtime)?.[1] as NodeMajor | undefined;
+    expect(outcome.result?.runtime.name).toBe(major ? 'node' : runtime);
+    if (major) expect(outcome.result?.runtime.version).toBe(pinnedNode(major));
     expect(outcome.result?.steps.map((step) => step.step)).toEqual(STEP_NAMES);
+  });
+});
+
+describe('the built mock under Node 22 and 24', () => {
+  it.each(['22', '24'] as const)('Node %s: gitea-mock starts and answers, in the sandbox too', async (major) => {
+    const node = await nodeExecutable(major);
+    const cli = fileURLToPath(new URL('../../mock/dist/cli.mjs', import.meta.url));
+    for (const mode of [[], ['--sandbox']]) {
+      const mock = await launch(node, [cli, ...mode, '--port', '0', '--quiet']);
+      try {
+        const version = await fetch(`${mock.baseUrl}/version`);
+        expect(await version.json()).toEqual({ version: expect.stringMatching(/^1\.27\.0\+gitea-contract-mock$/) });
+        const orgs = await fetch(`${mock.baseUrl}/admin/orgs?limit=2`, { headers: { authorization: 'token node-versions' } });
+        expect([orgs.status, orgs.headers.get('x-total-count'), ((await orgs.json()) as unknown[]).length]).toEqual([200, '5', 2]);
+      } finally {
+        expect(await mock.stop()).toBe(0);
+      }
+    }
+    // The process was that Node, not ours.
+    expect((await promisify(execFile)(node, ['-p', 'process.versions.node'])).stdout.trim()).toBe(pinnedNode(major));
   });
 });
 

@@ -1,12 +1,13 @@
-// Runs the scenario's entry (main.mjs) in Node, Deno or Bun as a child process of its own and reads
-// the JSON result it prints. Each runtime gets what a user of the package would give it, and no
+// Runs the scenario's entry (main.mjs) in Node (this one, 22 or 24), Deno or Bun as a child process
+// of its own and reads the JSON result it prints. Each runtime gets what a user of the package would give it, and no
 // more: Deno only network access to the scenario's loopback servers.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { ScenarioConfig, ScenarioResult } from '../scenario.mjs';
+import { nodeExecutable } from './node-versions.js';
 import { runtimeExecutable } from './runtime-binary.js';
 
-export type ProcessRuntime = 'node' | 'deno' | 'bun';
+export type ProcessRuntime = 'node' | 'node22' | 'node24' | 'deno' | 'bun';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const MAIN = 'test/runtimes/main.mjs';
@@ -16,9 +17,10 @@ const LIMIT_MS = 30_000;
 const running = new Set<ChildProcess>();
 
 /** The command line and environment that run main.mjs in `runtime`. */
-function commandFor(runtime: ProcessRuntime, config: ScenarioConfig, scratch: string): { command: string; args: string[]; env: NodeJS.ProcessEnv } {
+async function commandFor(runtime: ProcessRuntime, config: ScenarioConfig, scratch: string): Promise<{ command: string; args: string[]; env: NodeJS.ProcessEnv }> {
   const json = JSON.stringify(config);
   if (runtime === 'node') return { command: process.execPath, args: [MAIN, json], env: process.env };
+  if (runtime === 'node22' || runtime === 'node24') return { command: await nodeExecutable(runtime === 'node22' ? '22' : '24'), args: [MAIN, json], env: process.env };
   if (runtime === 'bun') {
     return {
       command: runtimeExecutable('bun'),
@@ -53,7 +55,7 @@ function commandFor(runtime: ProcessRuntime, config: ScenarioConfig, scratch: st
 
 /** Runs the scenario in `runtime`; rejects, saying why, when the runtime gives no result. */
 export async function runInProcess(runtime: ProcessRuntime, config: ScenarioConfig, scratch: string): Promise<ScenarioResult> {
-  const { command, args, env } = commandFor(runtime, config, scratch);
+  const { command, args, env } = await commandFor(runtime, config, scratch);
   const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   let stdout = '';
