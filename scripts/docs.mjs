@@ -1,5 +1,6 @@
 // `npm run docs`: the reference of openapi.yaml as one HTML file (dist/docs/index.html) that
-// fetches nothing from another host, and the bundled dist/openapi.json the package ships.
+// fetches nothing from another host, and the bundled dist/openapi.json the package ships. With
+// `--json` (the package's prepack), the JSON only: the package leaves the HTML out.
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
@@ -70,23 +71,30 @@ await mkdir(join(DIST, 'docs'), { recursive: true });
 // Written next to the targets (inside dist/docs, which the package leaves out), then renamed
 // into place: a reader never sees half a file, even while another build runs.
 const work = await mkdtemp(join(DIST, 'docs', '.work-'));
+const jsonOnly = process.argv.includes('--json');
 try {
   await Promise.all([
-    redocly(['build-docs', 'openapi.yaml', '--inlineBundle', '--output', join(work, 'index.html')]),
+    jsonOnly ? undefined : redocly(['build-docs', 'openapi.yaml', '--inlineBundle', '--output', join(work, 'index.html')]),
     redocly(['bundle', 'openapi.yaml', '--ext', 'json', '--output', join(work, 'openapi.json')]),
   ]);
-  let html = await readFile(join(work, 'index.html'), 'utf8');
-  // Replacer functions, so that no `$` in a replacement is read as a pattern.
-  for (const [pattern, replacement] of REWRITES) html = html.replace(pattern, () => replacement);
-  html = html.replace(/<head>/i, () => `<head>\n  <meta http-equiv="Content-Security-Policy" content="${CSP}" />`);
-  const problems = outsideReferences(html);
-  if (problems.length > 0) throw new Error(`the docs would fetch from another host:\n  ${problems.join('\n  ')}`);
-  await writeFile(join(work, 'index.html'), html);
-  await rename(join(work, 'index.html'), join(DIST, 'docs', 'index.html'));
+  if (!jsonOnly) {
+    let html = await readFile(join(work, 'index.html'), 'utf8');
+    // Replacer functions, so that no `$` in a replacement is read as a pattern.
+    for (const [pattern, replacement] of REWRITES) html = html.replace(pattern, () => replacement);
+    html = html.replace(/<head>/i, () => `<head>\n  <meta http-equiv="Content-Security-Policy" content="${CSP}" />`);
+    const problems = outsideReferences(html);
+    if (problems.length > 0) throw new Error(`the docs would fetch from another host:\n  ${problems.join('\n  ')}`);
+    await writeFile(join(work, 'index.html'), html);
+    await rename(join(work, 'index.html'), join(DIST, 'docs', 'index.html'));
+  }
   await rename(join(work, 'openapi.json'), join(DIST, 'openapi.json'));
 } finally {
   await rm(work, { recursive: true, force: true });
 }
 
-const kib = Math.round((await stat(join(DIST, 'docs', 'index.html'))).size / 1024);
-console.log(`docs: ${relative(ROOT, join(DIST, 'docs', 'index.html'))} (${kib} KiB, self-contained) and ${relative(ROOT, join(DIST, 'openapi.json'))}`);
+if (jsonOnly) {
+  console.log(`docs: ${relative(ROOT, join(DIST, 'openapi.json'))}`);
+} else {
+  const kib = Math.round((await stat(join(DIST, 'docs', 'index.html'))).size / 1024);
+  console.log(`docs: ${relative(ROOT, join(DIST, 'docs', 'index.html'))} (${kib} KiB, self-contained) and ${relative(ROOT, join(DIST, 'openapi.json'))}`);
+}
