@@ -4,7 +4,7 @@ import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { createGiteaClient, TimeoutError, unwrap } from '../../src/index.js';
 import { retryAfterMs } from '../../src/transport.js';
-import { json, raw, reset, stall, useFaultServer } from '../support/fault-server.js';
+import { json, raw, reset, stall, startFaultServer, useFaultServer } from '../support/fault-server.js';
 
 const fault = useFaultServer();
 
@@ -134,16 +134,23 @@ describe('Retry-After', () => {
   });
 
   it.each(['-5', 'Thu, 01 Jan 1970 00:00:00 GMT', '0', 'soon'])('backs off on Retry-After: %s instead of re-sending at once', async (value) => {
-    // It once waited 0 ms: with retries for ever, hundreds of requests a second.
-    fault.current.script(...Array.from({ length: 500 }, () => json(503, { message: 'busy' }, { 'retry-after': value })));
-    const call = client({ retry: { retries: Number.POSITIVE_INFINITY, baseDelayMs: 100 }, timeoutMs: 300 }).GET('/repos/{owner}/{repo}/keys/{id}', keyPath);
-    await expect(call).rejects.toBeInstanceOf(TimeoutError);
-    // The back-off waits at least 50, 100, 200, 400 … ms (half of 100 ms, doubled each time): in
-    // 300 ms three requests go out, and ten would take 25 s, so a timeout that fires late on a
-    // busy machine still keeps the count far below the hundred the old 0 ms wait sent. At least
-    // one retry went out.
-    expect(fault.current.received.length).toBeGreaterThanOrEqual(2);
-    expect(fault.current.received.length).toBeLessThanOrEqual(10);
+    // A server of its own, closed after: a retry on the wire when the timeout fires would
+    // otherwise reach the shared one late and take the next test's answer.
+    const busy = await startFaultServer();
+    try {
+      // It once waited 0 ms: with retries for ever, hundreds of requests a second.
+      busy.script(...Array.from({ length: 500 }, () => json(503, { message: 'busy' }, { 'retry-after': value })));
+      const call = client({ baseUrl: busy.baseUrl, retry: { retries: Number.POSITIVE_INFINITY, baseDelayMs: 100 }, timeoutMs: 300 }).GET('/repos/{owner}/{repo}/keys/{id}', keyPath);
+      await expect(call).rejects.toBeInstanceOf(TimeoutError);
+      // The back-off waits at least 50, 100, 200, 400 … ms (half of 100 ms, doubled each time): in
+      // 300 ms three requests go out, and ten would take 25 s, so a timeout that fires late on a
+      // busy machine still keeps the count far below the hundred the old 0 ms wait sent. At least
+      // one retry went out.
+      expect(busy.received.length).toBeGreaterThanOrEqual(2);
+      expect(busy.received.length).toBeLessThanOrEqual(10);
+    } finally {
+      await busy.close();
+    }
   });
 });
 
