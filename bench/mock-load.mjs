@@ -2,7 +2,9 @@
 // with the examples and as the sandbox. Every request must get an answer (no dropped
 // connection) and none may be a 5xx; resident memory is read before and after. The baseline is
 // the same count of well-formed requests. Requests come with 300 different credentials, so the
-// sandbox keeps its cap of 100 worlds by dropping the least recently used.
+// sandbox keeps its cap of 100 worlds by dropping the least recently used. The hostile share
+// includes GPG keys of 1.5 MiB (past the sandbox's bound on a stored text, so 413 there) and
+// resets from fresh credentials (which must not make worlds): memory after the run shows both.
 import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { ratio, rssMiB, startMock } from './support.mjs';
@@ -30,15 +32,22 @@ const hostile = [
   { kind: 'body over 10 MB (declared)', raw: `PATCH /api/v1/repos/acme/rocket/hooks/4001 HTTP/1.1\r\nHost: x\r\nAuthorization: ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${BIG}\r\n\r\n{` },
   { kind: 'CR/LF in a header', raw: `GET /api/v1/admin/orgs HTTP/1.1\r\nHost: x\r\nAuthorization: ${TOKEN}\rX-Evil: 1\r\n\r\n` },
   { kind: 'path traversal', raw: `GET /api/v1/../../../../etc/passwd HTTP/1.1\r\nHost: x\r\nAuthorization: ${TOKEN}\r\nConnection: close\r\n\r\n` },
+  // A distinct 1.5 MiB key each time: stored, it would grow the world past its bounds.
+  { kind: 'large body, stored', method: 'POST', path: '/user/gpg_keys', body: (n) => JSON.stringify({ armored_public_key: `-----BEGIN PGP PUBLIC KEY BLOCK-----\n${String(n).padStart(8, '0')}${'A'.repeat(1.5 * 1024 * 1024)}\n-----END PGP PUBLIC KEY BLOCK-----` }) },
+  // A fresh credential each time, outside /api/v1: a reset must not make a world of its own.
+  { kind: 'reset', method: 'POST', path: '/__sandbox/reset', outsideApi: true, auth: (n) => `token reset-${n}` },
   { kind: 'oversized headers', raw: `GET /api/v1/admin/orgs HTTP/1.1\r\nHost: x\r\nX-Pad: ${'a'.repeat(20_000)}\r\n\r\n` },
 ];
 
 function viaAgent(agent, base, spec) {
   return new Promise((resolve) => {
-    const body = spec.body === undefined ? undefined : Buffer.isBuffer(spec.body) ? spec.body : Buffer.from(spec.body);
-    const headers = { authorization: spec.auth ?? `${TOKEN}-${spec.n % CREDENTIALS}`, ...(spec.prefer ? { prefer: spec.prefer } : {}) };
+    const text = typeof spec.body === 'function' ? spec.body(spec.n) : spec.body;
+    const body = text === undefined ? undefined : Buffer.isBuffer(text) ? text : Buffer.from(text);
+    const auth = typeof spec.auth === 'function' ? spec.auth(spec.n) : spec.auth;
+    const headers = { authorization: auth ?? `${TOKEN}-${spec.n % CREDENTIALS}`, ...(spec.prefer ? { prefer: spec.prefer } : {}) };
+    const url = spec.outsideApi ? `${new URL(base).origin}${spec.path}` : `${base}${spec.path}`;
     if (body) Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(body.length) });
-    const req = request(`${base}${spec.path}`, { method: spec.method, headers, agent }, (res) => {
+    const req = request(url, { method: spec.method, headers, agent }, (res) => {
       res.resume();
       res.on('end', () => resolve(res.statusCode));
       res.on('error', () => resolve('dropped'));

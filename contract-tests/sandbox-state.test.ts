@@ -1,8 +1,9 @@
-// `gitea-mock --sandbox --state FILE`, run as users run it (the built bin): the worlds survive a
-// restart and a kill -9 in the middle of a burst of writes (the file still loads and holds every
-// write that was answered), and a file that is not a sandbox state file is refused, untouched.
+// `gitea-mock --sandbox --state DIR`, run as users run it (the built bin): the worlds survive a
+// restart and a kill -9 in the middle of a burst of writes (the folder still loads and holds every
+// write that was answered), and a path that is not a sandbox state folder is refused, untouched.
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,13 +25,23 @@ afterAll(async () => {
 const start = (state: string) => launch(process.execPath, [CLI, '--state', state, '--port', '0', '--quiet']);
 const client = (baseUrl: string, token: string) => createGiteaClient({ baseUrl, auth: { token }, retry: 0 });
 
-describe('--state FILE', () => {
-  it('survives a restart, and creates the file, readable by its owner only, on the first write', async () => {
-    const state = join(folder, 'restart.json');
+/** The file of a credential's world: its SHA-256, as the sandbox names it. */
+const worldFile = (state: string, authorization: string): string => join(state, `${createHash('sha256').update(authorization).digest('hex')}.json`);
+
+/** Every file of a folder with its text, to show it was left as it was. */
+async function contents(dir: string): Promise<Record<string, string>> {
+  const names = (await readdir(dir)).sort();
+  return Object.fromEntries(await Promise.all(names.map(async (name) => [name, await readFile(join(dir, name), 'utf8')] as const)));
+}
+
+describe('--state DIR', () => {
+  it('survives a restart, and creates the folder and the world\'s file, readable by their owner only, on the first write', async () => {
+    const state = join(folder, 'restart');
     const first = await start(state);
     expect(first.output()).toContain(`(sandbox, state in ${state})`);
     await unwrap(client(first.baseUrl, 'alice-token').POST('/admin/users/{username}/rename', { params: { path: { username: 'bob' } }, body: { new_username: 'robert' } }));
-    expect((await stat(state)).mode & 0o777).toBe(0o600);
+    expect((await stat(state)).mode & 0o777).toBe(0o700);
+    expect((await stat(worldFile(state, 'token alice-token'))).mode & 0o777).toBe(0o600);
     expect(await first.stop()).toBe(0);
     const second = await start(state);
     try {
@@ -39,8 +50,8 @@ describe('--state FILE', () => {
       // Another credential still starts from the seed.
       const other = await collectAll(client(second.baseUrl, 'other-token'), '/teams/{id}/members', { params: { path: { id: 12001 } } });
       expect(other.map((user) => user.login)).toEqual(['alice', 'bob', 'carol']);
-      // No credential is written to the file: worlds are keyed by a hash.
-      const text = await readFile(state, 'utf8');
+      // No credential is written to the folder: worlds are keyed by a hash.
+      const text = Object.entries(await contents(state)).flat().join('\n');
       expect(text).not.toContain('alice-token');
       expect(text).not.toContain('other-token');
     } finally {
@@ -49,7 +60,7 @@ describe('--state FILE', () => {
   });
 
   it('holds every answered write after a kill -9 in the middle of a burst, and still loads', async () => {
-    const state = join(folder, 'burst.json');
+    const state = join(folder, 'burst');
     const mock = await start(state);
     const gitea = client(mock.baseUrl, 'burst-token');
     const acknowledged: string[] = [];
@@ -83,20 +94,30 @@ describe('--state FILE', () => {
     }
   }, 60_000);
 
+  const world = `${'a'.repeat(64)}.json`;
   it.each([
-    ['not JSON', '{"gitea-mock-sandbox": 1, "worlds": {', 'is not JSON, so not a sandbox state file'],
-    ['another program’s JSON', '{"hello":"world"}', 'is not a gitea-mock sandbox state file'],
-    ['a newer format', '{"gitea-mock-sandbox": 2, "worlds": {}}', 'is a sandbox state file of format 2, not 1'],
-    ['a world it did not write', `{"gitea-mock-sandbox": 1, "worlds": {"${'a'.repeat(64)}": {"format": 1}}}`, 'holds a world (aaaaaaaaaaaa…) that is not one the sandbox wrote'],
-  ])('refuses %s at start with a clear message and leaves the file as it is', async (_case, text, why) => {
-    const state = join(folder, `refused-${Math.random().toString(36).slice(2)}.json`);
-    await writeFile(state, text);
+    ['a file', { '': 'hello' }, 'is a file, not a sandbox state folder'],
+    ['a state file of the single-file format', { '': '{"gitea-mock-sandbox": 1, "worlds": {}}' }, 'is a state file of the single-file format of earlier gitea-mock builds; state is now a folder of one file per world, and that file is not converted'],
+    ['another program’s folder', { 'notes.txt': 'hello' }, 'is a folder that is not a gitea-mock sandbox state folder (it has no gitea-mock-sandbox.json)'],
+    ['a newer format', { 'gitea-mock-sandbox.json': '{"gitea-mock-sandbox": 3}' }, 'is a sandbox state folder of format 3, not 2'],
+    ['a world that is not JSON', { 'gitea-mock-sandbox.json': '{"gitea-mock-sandbox": 2}', [world]: '{"format": 2,' }, `holds ${world}, which is not JSON`],
+    ['a world it did not write', { 'gitea-mock-sandbox.json': '{"gitea-mock-sandbox": 2}', [world]: '{"format": 1}' }, `holds ${world}, which is not a world the sandbox wrote: its format is 1, not 2`],
+  ])('refuses %s at start with a clear message and leaves it as it is', async (_case, files, why) => {
+    const state = join(folder, `refused-${Math.random().toString(36).slice(2)}`);
+    // '' is the path itself, as a file; other names are files in it, as a folder.
+    if ('' in files) await writeFile(state, files['']);
+    else {
+      await mkdir(state);
+      for (const [name, text] of Object.entries(files)) await writeFile(join(state, name), text);
+    }
+    const before = '' in files ? await readFile(state, 'utf8') : await contents(state);
     const failure = await promisify(execFile)(process.execPath, [CLI, '--state', state, '--port', '0']).then(
       () => undefined,
       (error: { code: number; stderr: string }) => error,
     );
     expect(failure?.code).toBe(1);
-    expect(failure?.stderr).toBe(`gitea-mock: cannot start: --state ${state} ${why}; it is left as it is: move it away, or give another file\n`);
-    expect(await readFile(state, 'utf8')).toBe(text);
+    expect(failure?.stderr).toBe(`gitea-mock: cannot start: --state ${state} ${why}; it is left as it is: move it away, or give another folder\n`);
+    // Left as it was: no lock, no marker, no file removed.
+    expect('' in files ? await readFile(state, 'utf8') : await contents(state)).toEqual(before);
   });
 });

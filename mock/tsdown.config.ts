@@ -1,10 +1,12 @@
 import { defineConfig } from 'tsdown';
 
 // The `gitea-mock` command (serving, and live mode as `gitea-mock verify`) and its server for
-// programmatic use, ESM for Node 20. The dependencies (gitea-contract, Prism, Ajv, yaml, markdown-it) stay imports;
-// the few client internals the mock shares (redaction, the Authorization header) are bundled.
+// programmatic use, ESM for Node 20; the sandbox's markdown renderer is an entry of its own, as
+// worker threads load it by file name. The dependencies (gitea-contract, Prism, Ajv, yaml,
+// markdown-it, tinypool) stay imports; the few client internals the mock shares (redaction, the
+// Authorization header) are bundled.
 export default defineConfig({
-  entry: { cli: 'src/cli.ts', server: 'src/front/server.ts' },
+  entry: { cli: 'src/cli.ts', server: 'src/front/server.ts', 'markdown-worker': 'src/sources/markdown-worker.ts' },
   outDir: 'dist',
   format: 'esm',
   platform: 'node',

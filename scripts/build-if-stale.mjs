@@ -23,6 +23,11 @@ export const OUTPUTS = [
   'mock/dist/proxy.mjs',
   'mock/dist/conformance.mjs',
   'mock/dist/world-store.mjs',
+  'mock/dist/world.mjs',
+  'mock/dist/world-check.mjs',
+  'mock/dist/schema.mjs',
+  'mock/dist/markdown-worker.mjs',
+  'mock/dist/markdown-render.mjs',
   'mock/dist/document-path.mjs',
 ];
 

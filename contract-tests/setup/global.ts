@@ -1,5 +1,7 @@
-// Builds dist/ if it is stale, then starts the mock through the same launcher as `npm start`, in-process on a free port, for every
-// contract suite; afterwards prints which documented responses the suites exercised.
+// Builds dist/ and mock/dist/ if they are stale, then starts the built mock (mock/dist/server.mjs,
+// what `npm start` and `npx gitea-mock` run) in-process on a free port, for every contract suite:
+// a change the bundler makes to the shipped code cannot hide from them. Afterwards prints which
+// documented responses the suites exercised.
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { execFile } from 'node:child_process';
@@ -7,7 +9,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { TestProject } from 'vitest/node';
-import { startMockServer } from '../../mock/src/front/server.js';
 import { coverageTable } from '../support/coverage.js';
 
 const run = promisify(execFile);
@@ -23,6 +24,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // The suites that run the built bins (gitea-mock, live mode) need dist/ from this source;
   // after `npm test`'s pretest build it is current and this is a few file stats.
   await run(process.execPath, [fileURLToPath(new URL('../../scripts/build-if-stale.mjs', import.meta.url))]);
+  const built = fileURLToPath(new URL('../../mock/dist/server.mjs', import.meta.url));
+  const { startMockServer } = (await import(built)) as typeof import('../../mock/src/front/server.js');
   const mock = await startMockServer({ port: 0 });
   const coverageDir = await mkdtemp(join(tmpdir(), 'gitea-contract-coverage-'));
   project.provide('mockBaseUrl', mock.baseUrl);

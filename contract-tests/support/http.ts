@@ -66,11 +66,16 @@ export async function sendRaw(origin: string, text: string | Buffer, timeoutMs =
   return (await exchangeRaw(origin, typeof text === 'string' ? Buffer.from(text) : text, { timeoutMs, end: true })).toString('utf8');
 }
 
-/** Status line and JSON body of a raw HTTP/1.1 answer. */
-export function parseRaw(answer: string): { status: number; body: unknown } {
+/** Status line, headers (names in lower case) and JSON body of a raw HTTP/1.1 answer. */
+export function parseRaw(answer: string): { status: number; headers: Record<string, string>; body: unknown } {
   const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]);
-  const body = answer.slice(answer.indexOf('\r\n\r\n') + 4);
-  return { status, body: JSON.parse(body) as unknown };
+  const head = answer.indexOf('\r\n\r\n');
+  const headers: Record<string, string> = {};
+  for (const line of answer.slice(0, head).split('\r\n').slice(1)) {
+    const colon = line.indexOf(':');
+    headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  return { status, headers, body: JSON.parse(answer.slice(head + 4)) as unknown };
 }
 
 /** The first named example of a media type, resolved. */

@@ -1,7 +1,9 @@
 // `npx gitea-mock` / `npm start`: serves the contract on http://127.0.0.1:4010/api/v1.
 import { parseArgs } from 'node:util';
 import { checkOrigin } from './front/cors.js';
-import { loadWorlds } from './sources/world-store.js';
+import { DOCUMENT } from './contract/document-path.js';
+import { worldBudget } from './sources/sandbox-limits.js';
+import { openState } from './sources/world-store.js';
 
 const USAGE = `Usage: gitea-mock [options] [document]
 
@@ -18,10 +20,13 @@ Options:
   -d, --dynamic      generate answers from the schemas instead of the examples
       --seed <s>     make dynamic answers repeatable
   -s, --sandbox      answer from a world per credential that remembers writes
-      --state <file> keep the sandbox's worlds in <file>, saved after every write
-                     (implies --sandbox)
+      --state <dir>  keep the sandbox's worlds in the folder <dir>, one file per
+                     world, saved after each of its writes (implies --sandbox)
       --max-worlds <n>
                      sandbox worlds kept; the least recently used goes (default 100)
+      --max-world-bytes <n>
+                     bytes one sandbox world may hold, such as 64K or 16M
+                     (default 16M)
       --proxy <url>  forward every request to the Gitea or Forgejo at this origin
                      (such as https://gitea.example.org) and check each exchange
                      against the contract; answers pass through unchanged
@@ -67,6 +72,7 @@ try {
       sandbox: { type: 'boolean', short: 's', default: false },
       state: { type: 'string' },
       'max-worlds': { type: 'string' },
+      'max-world-bytes': { type: 'string' },
       proxy: { type: 'string' },
       strict: { type: 'boolean', default: false },
       report: { type: 'string' },
@@ -94,7 +100,11 @@ const portText = values.port ?? process.env.PORT ?? '4010';
 if (!/^[0-9]{1,5}$/.test(portText) || Number(portText) > 65535) fail(`invalid port "${portText}"`);
 const maxWorlds = values['max-worlds'];
 if (maxWorlds !== undefined && !/^[1-9][0-9]{0,5}$/.test(maxWorlds)) fail(`invalid --max-worlds "${maxWorlds}": give a whole number from 1`);
-const sandbox = values.sandbox || values.state !== undefined || maxWorlds !== undefined;
+const worldBytesText = values['max-world-bytes'];
+const worldBytesMatch = worldBytesText === undefined ? undefined : /^([1-9][0-9]{0,11})([KMG]?)$/.exec(worldBytesText);
+if (worldBytesText !== undefined && !worldBytesMatch) fail(`invalid --max-world-bytes "${worldBytesText}": give a whole number of bytes, or of K, M or G (such as 16M)`);
+const maxWorldBytes = worldBytesMatch ? Number(worldBytesMatch[1]) * 1024 ** ' KMG'.indexOf(worldBytesMatch[2] || ' ') : undefined;
+const sandbox = values.sandbox || values.state !== undefined || maxWorlds !== undefined || maxWorldBytes !== undefined;
 if (sandbox && values.dynamic) fail('--dynamic and --sandbox do not go together: the sandbox answers from its worlds');
 const proxy = values.proxy;
 const timeoutText = values['upstream-timeout'];
@@ -122,8 +132,11 @@ const out = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
 try {
-  // A state file that is not one is refused before Prism loads: at once, not after a second.
-  const loaded = values.state === undefined ? undefined : await loadWorlds(values.state);
+  // Limits that do not fit, a state folder that is not one, cannot be written or is in use, are
+  // refused before Prism loads: at once, not after a second.
+  if (sandbox) worldBudget(Number(maxWorlds ?? 100), maxWorldBytes);
+  const document = positionals[0] ?? DOCUMENT;
+  const store = values.state === undefined ? undefined : await openState(values.state, { maxWorlds: Number(maxWorlds ?? 100), document });
   // Loaded after the arguments are checked: Prism takes most of the start-up time.
   const { startMockServer } = await import('./front/server.js');
   const mock = await startMockServer({
@@ -149,7 +162,15 @@ try {
             onViolations: (line: string) => process.stdout.write(`gitea-mock: contract: ${line}\n`),
           },
         }),
-    ...(sandbox ? { sandbox: { ...(values.state === undefined ? {} : { state: values.state, loaded: loaded! }), ...(maxWorlds === undefined ? {} : { maxWorlds: Number(maxWorlds) }) } } : {}),
+    ...(sandbox
+      ? {
+          sandbox: {
+            ...(store === undefined ? {} : { state: store.path, store, document }),
+            ...(maxWorlds === undefined ? {} : { maxWorlds: Number(maxWorlds) }),
+            ...(maxWorldBytes === undefined ? {} : { maxWorldBytes }),
+          },
+        }
+      : {}),
     ...(values.quiet ? {} : { onRequest: out }),
     onWarning: (line) => process.stderr.write(`gitea-mock: warning: ${line}\n`),
   });

@@ -29,7 +29,7 @@ const CLIENT = {
   allowed: ['generated/README.md'],
 };
 const MOCK = {
-  required: ['package.json', 'README.md', 'LICENSE', 'dist/cli.mjs', 'dist/server.mjs', 'dist/serve.mjs', 'dist/verify.mjs', 'dist/proxy.mjs'],
+  required: ['package.json', 'README.md', 'LICENSE', 'dist/cli.mjs', 'dist/server.mjs', 'dist/serve.mjs', 'dist/verify.mjs', 'dist/proxy.mjs', 'dist/markdown-worker.mjs'],
   // Further chunks of the build.
   allowed: [/^dist\/[\w-]+\.mjs$/],
 };

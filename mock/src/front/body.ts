@@ -1,11 +1,17 @@
 // Reads a request body with a hard size limit and turns it into what Prism validates, refusing
-// what Gitea's binding refuses (empty or unsupported content types, malformed JSON, bad UTF-8).
+// what Gitea's binding refuses (empty or unsupported content types, malformed JSON, bad UTF-8)
+// and multipart bodies Go's reader cannot read (multipart.ts).
 import type { IncomingMessage } from 'node:http';
+import { MIMEType } from 'node:util';
+import type { IHttpRequest } from '@stoplight/prism-http';
+import type { IHttpOperation } from '@stoplight/types';
+import { encodeForm, formForPrism, parseForm, type FormPart } from './multipart.js';
 
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 export type BodyResult =
-  | { ok: true; body: unknown }
+  /** A multipart body comes re-framed (`contentType` names its new boundary), with its parts. */
+  | { ok: true; body: unknown; form?: FormPart[]; contentType?: string }
   | { ok: false; status: 413 | 422 | 400; message: string };
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -47,8 +53,10 @@ function isJson(mediaType: string): boolean {
 /**
  * `undefined` when the request has no body. Gitea answers a POST or PUT body without a
  * `Content-Type` with `422 "[]: Empty Content-Type"` and malformed JSON with `422 "[]: …"`.
+ * A multipart body is read as a form for an `operation` that takes one; to another, Prism
+ * answers that it does not take the type.
  */
-export async function readBody(req: IncomingMessage): Promise<BodyResult> {
+export async function readBody(req: IncomingMessage, operation: IHttpOperation): Promise<BodyResult> {
   const hasBody = req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
   if (!hasBody) {
     req.resume();
@@ -62,7 +70,10 @@ export async function readBody(req: IncomingMessage): Promise<BodyResult> {
   if (contentType === undefined || contentType.trim() === '') {
     return { ok: false, status: 422, message: '[]: Empty Content-Type' };
   }
-  const mediaType = (contentType.split(';')[0] ?? '').trim().toLowerCase();
+  const mime = mimeType(contentType);
+  // Prism's parser throws on it; Gitea's binding finds no type it reads in it.
+  if (!mime) return { ok: false, status: 422, message: `[]: Unsupported Content-Type (not a media type: ${JSON.stringify(contentType.slice(0, 100))})` };
+  const mediaType = mime.essence;
   if (isJson(mediaType)) {
     let text: string;
     try {
@@ -76,7 +87,59 @@ export async function readBody(req: IncomingMessage): Promise<BodyResult> {
       return { ok: false, status: 422, message: `[]: ${error instanceof Error ? error.message : 'malformed JSON'}` };
     }
   }
-  // Multipart and other bodies go to Prism as text, which it parses and validates; file parts
-  // may hold any bytes, so no strict decoding here.
+  // Without a boundary, or to an operation that takes no form, Prism's own answer (an unsupported
+  // content type) stands.
+  const boundary = mediaType === 'multipart/form-data' && formContent(operation) ? mime.params.get('boundary') : null;
+  if (boundary) {
+    const form = parseForm(raw.data, boundary);
+    // Gitea answers 500 (plain text); a 4xx in the dialect says what is wrong with the request.
+    if (!form.ok) return { ok: false, status: 400, message: `failed to parse request multipart form: ${form.message}` };
+    const framed = encodeForm(form.parts);
+    return { ok: true, body: framed.body.toString('latin1'), form: form.parts, contentType: framed.contentType };
+  }
+  // Other bodies go to Prism as text, which it validates; they may hold any bytes, so no strict
+  // decoding here.
   return { ok: true, body: raw.data.toString('latin1') };
+}
+
+/** The media type of a Content-Type header, or undefined when it is none (`garbage`, `a, b`). */
+export function mimeType(contentType: string): MIMEType | undefined {
+  try {
+    return new MIMEType(contentType);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The operation's multipart/form-data body, if it takes one. */
+export function formContent(operation: IHttpOperation) {
+  return operation.request?.body?.contents?.find((content) => content.mediaType.toLowerCase() === 'multipart/form-data');
+}
+
+const FORM_TYPE = 'application/x-www-form-urlencoded';
+const asForm = new WeakMap<IHttpOperation, IHttpOperation>();
+
+/** The operation with its multipart body read as URL-encoded fields, which Prism parses without throwing. */
+function formOperation(operation: IHttpOperation): IHttpOperation | undefined {
+  const multipart = formContent(operation);
+  if (!multipart || !operation.request?.body) return undefined;
+  let relabelled = asForm.get(operation);
+  if (!relabelled) {
+    relabelled = { ...operation, request: { ...operation.request, body: { ...operation.request.body, contents: [{ ...multipart, mediaType: FORM_TYPE }] } } };
+    asForm.set(operation, relabelled);
+  }
+  return relabelled;
+}
+
+/**
+ * What Prism's validator reads of a request, so that it cannot throw: a Content-Type that is no
+ * media type is left out (a request with a body was refused for it already), and a multipart
+ * form (`form`, read by readBody or parseForm) is given as URL-encoded fields.
+ */
+export function validationView(operation: IHttpOperation, element: IHttpRequest, form: readonly FormPart[] | undefined): { resource: IHttpOperation; element: IHttpRequest } {
+  const headers = { ...element.headers };
+  if (headers['content-type'] !== undefined && !mimeType(headers['content-type'])) delete headers['content-type'];
+  const relabelled = form ? formOperation(operation) : undefined;
+  if (!relabelled) return { resource: operation, element: { ...element, headers } };
+  return { resource: relabelled, element: { ...element, headers: { ...headers, 'content-type': FORM_TYPE }, body: formForPrism(form!) } };
 }

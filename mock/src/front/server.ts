@@ -6,14 +6,17 @@
 // proxy to a real server, which takes requests whole.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { IHttpRequest } from '@stoplight/prism-http';
 import { checkAuthorization } from './auth.js';
-import { readBody } from './body.js';
+import { formContent, mimeType, readBody, validationView } from './body.js';
+import { answerAndClose, defaultMaxConnections, IDLE_TIMEOUT_MS, limitConnections } from './connections.js';
 import { allowList, anyOrigin, corsHeaders, isPreflight, preflightHeaders } from './cors.js';
 import { DOCUMENT } from '../contract/document-path.js';
 import { apiError, JSON_TYPE, notFound, rawErrorResponse, sendJson } from './errors.js';
 import { createExamples } from '../sources/examples.js';
 import { isBodyOptional, loadOperations, type MockOperation, type OperationTable } from './operations.js';
+import { parseForm, type FormPart } from './multipart.js';
 import { loadPrism } from './prism.js';
 import { checkPreference, parsePrefer } from './prefer.js';
 import { createSandbox, type SandboxOptions } from '../sources/sandbox.js';
@@ -55,7 +58,7 @@ export interface MockServer {
 
 type Headers = Record<string, string | string[]>;
 
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 413: 'Payload Too Large', 431: 'Request Header Fields Too Large' };
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 405: 'Method Not Allowed', 408: 'Request Timeout', 413: 'Payload Too Large', 431: 'Request Header Fields Too Large', 503: 'Service Unavailable' };
 const SAFE_HOST = /^[A-Za-z0-9.\-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$/;
 
 type Diagnostic = { path?: string[]; message: string; code?: string | number; severity: number };
@@ -87,6 +90,19 @@ function singleValued(headers: IncomingMessage['headers']): Record<string, strin
     if (value !== undefined) result[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   return result;
+}
+
+/**
+ * The path's segments percent-decoded, or undefined when one holds a broken escape or bad UTF-8,
+ * which Prism's router and the sandbox would throw on. The result is used: a bundler takes a call
+ * of decodeURIComponent whose result is dropped for pure, and removes it.
+ */
+function decodedSegments(pathname: string): string[] | undefined {
+  try {
+    return pathname.split('/').map((segment) => decodeURIComponent(segment));
+  } catch {
+    return undefined;
+  }
 }
 
 function queryOf(url: URL): Record<string, string | string[]> {
@@ -128,12 +144,37 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
       return route.kind === 'match' ? route.op : undefined;
     },
     requestViolations: (op, url, headers, body, bodyRead) => {
+      // Prism's path matcher would throw on it; Gitea answers it 400, which the proxy passes on.
+      if (decodedSegments(url.pathname) === undefined) return ['path: the request path is not a valid URL path'];
       const element: IHttpRequest = { method: op.method.toLowerCase() as IHttpRequest['method'], url: { path: url.pathname.slice(BASE_PATH.length), query: queryOf(url) }, headers: singleValued(headers), body };
+      const problems: string[] = [];
+      // What readBody refuses, the proxy reports; such a body is then left out, as one too large.
+      let withBody = bodyRead;
+      let form: FormPart[] | undefined;
+      const type = element.headers!['content-type'];
+      const mime = type === undefined ? undefined : mimeType(type);
+      if (type !== undefined && !mime && body !== undefined) {
+        problems.push(`headers.content-type: not a media type: ${JSON.stringify(type.slice(0, 100))}`);
+        withBody = false;
+      }
+      const boundary = mime?.essence === 'multipart/form-data' && formContent(op.operation) ? mime.params.get('boundary') : null;
+      if (withBody && boundary && typeof body === 'string') {
+        const parsed = parseForm(Buffer.from(body, 'latin1'), boundary);
+        if (parsed.ok) form = parsed.parts;
+        else {
+          problems.push(`body: failed to parse request multipart form: ${parsed.message}`);
+          withBody = false;
+        }
+      }
       // Without its body: no body in the operation, and no length that says there is one.
       const { body: _omitted, ...request } = op.operation.request ?? {};
-      const resource = bodyRead ? op.operation : { ...op.operation, request };
-      if (!bodyRead) delete element.headers!['content-length'];
-      return errorsOf(prism.validator.validateInput({ resource, element })).map((d) => `${String(d.code) === '415' ? 'headers.content-type' : (d.path ?? []).join('.') || 'request'}: ${namingNull(d.message)}`);
+      const resource = withBody ? op.operation : { ...op.operation, request };
+      if (!withBody) {
+        delete element.headers!['content-length'];
+        delete element.body;
+      }
+      const view = validationView(resource, element, form);
+      return [...problems, ...errorsOf(prism.validator.validateInput(view)).map((d) => `${String(d.code) === '415' ? 'headers.content-type' : (d.path ?? []).join('.') || 'request'}: ${namingNull(d.message)}`)];
     },
     credentialProblem: (authorization, otp) => {
       const auth = checkAuthorization(authorization, otp);
@@ -191,7 +232,7 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
       sendJson(res, 400, apiError(docsUrl, problem ?? 'invalid Prefer header'), cors);
       return 400;
     }
-    const body = await readBody(req);
+    const body = await readBody(req, op.operation);
     if (!body.ok) {
       const closing = body.status === 413 ? { Connection: 'close' } : {};
       sendJson(res, body.status, apiError(docsUrl, body.message), { ...cors, ...closing });
@@ -201,10 +242,11 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
     const input: IHttpRequest = {
       method: op.method.toLowerCase() as IHttpRequest['method'],
       url: { path, query: queryOf(url) },
-      headers,
+      // A multipart body comes re-framed under a boundary of its own.
+      headers: body.contentType === undefined ? headers : { ...headers, 'content-type': body.contentType },
       body: body.body,
     };
-    const inputErrors = errorsOf(prism.validator.validateInput({ resource: op.operation, element: input }));
+    const inputErrors = errorsOf(prism.validator.validateInput(validationView(op.operation, input, body.form)));
     if (inputErrors.length > 0) {
       sendJson(res, 422, apiError(docsUrl, describeViolations(inputErrors)), cors);
       return 422;
@@ -241,6 +283,12 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<number> {
+    // Node's own refusal (requireHostHeader) is an empty 400; Go's net/http refuses it too.
+    if (req.httpVersion === '1.1' && req.headers.host === undefined) {
+      req.resume();
+      sendJson(res, 400, apiError(docsUrl, 'missing required Host header'), { Connection: 'close' });
+      return 400;
+    }
     const requestOrigin = req.headers.origin;
     if (requestOrigin !== undefined && !originAllowed(requestOrigin)) {
       // Refused before anything reaches the upstream: a page of that origin gets no answer to read, and does nothing.
@@ -257,12 +305,14 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
     }
     if ('passThrough' in source) return source.passThrough(req, res, cors, services);
     // WHATWG URL parsing also resolves dot segments, so `/api/v1/../x` leaves the API.
-    let url: URL;
+    let url: URL | undefined;
     try {
       url = new URL(req.url ?? '/', origin);
-      // Prism decodes every segment; a broken escape or bad UTF-8 is refused here instead.
-      for (const segment of url.pathname.split('/')) decodeURIComponent(segment);
     } catch {
+      // Refused below.
+    }
+    // Prism decodes every segment; a broken escape or bad UTF-8 is refused here instead.
+    if (url === undefined || decodedSegments(url.pathname) === undefined) {
       sendJson(res, 400, apiError(docsUrl, 'the request path is not a valid URL path'), cors);
       return 400;
     }
@@ -289,41 +339,72 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
     return answerOperation(source, req, res, route.op, url, path, cors);
   }
 
+  /** Answers with `answer`, turning a failure into a 500, and logs the line. */
+  function respond(req: IncomingMessage, res: ServerResponse, answer: (req: IncomingMessage, res: ServerResponse) => Promise<number>): void {
+    if (connections.refused(req.socket)) return;
+    const started = performance.now();
+    answer(req, res)
+      .catch((error: unknown) => {
+        warn(`mock failure on ${req.method} ${req.url?.split('?')[0]}: ${error instanceof Error ? error.stack : String(error)}`);
+        try {
+          if (res.headersSent) throw new Error('an answer is on its way');
+          res.statusMessage = '';
+          sendJson(res, 500, apiError(docsUrl, 'the mock failed to answer; this is a bug in gitea-mock'));
+        } catch {
+          // The last resort: one connection goes, never the process.
+          res.destroy();
+        }
+        return 500;
+      })
+      .then((status) => {
+        // The path only: query strings can carry `token=` credentials.
+        options.onRequest?.(`${req.method} ${req.url?.split('?')[0]} ${status} ${Math.round(performance.now() - started)}ms`);
+      });
+  }
+
   const server = createServer(
-    // Slow or stuck clients cannot hold sockets for long (a proxy's uploads may take their time);
-    // headers are capped at 16 KiB.
-    { requestTimeout: 'passThrough' in source ? 0 : 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000, maxHeaderSize: 16 * 1024 },
-    (req, res) => {
-      const started = performance.now();
-      handle(req, res)
-        .catch((error: unknown) => {
-          warn(`mock failure on ${req.method} ${req.url?.split('?')[0]}: ${error instanceof Error ? error.stack : String(error)}`);
-          try {
-            if (res.headersSent) throw new Error('an answer is on its way');
-            res.statusMessage = '';
-            sendJson(res, 500, apiError(docsUrl, 'the mock failed to answer; this is a bug in gitea-mock'));
-          } catch {
-            // The last resort: one connection goes, never the process.
-            res.destroy();
-          }
-          return 500;
-        })
-        .then((status) => {
-          // The path only: query strings can carry `token=` credentials.
-          options.onRequest?.(`${req.method} ${req.url?.split('?')[0]} ${status} ${Math.round(performance.now() - started)}ms`);
-        });
+    {
+      // Slow or stuck clients cannot hold sockets for long (a proxy's uploads may take their time):
+      // a connection that sends no request head within IDLE_TIMEOUT_MS, or stays idle as long
+      // between requests, is closed, checked every second (Node's default is every 30 s).
+      requestTimeout: 'passThrough' in source ? 0 : 30_000,
+      headersTimeout: IDLE_TIMEOUT_MS,
+      keepAliveTimeout: IDLE_TIMEOUT_MS,
+      connectionsCheckingInterval: 1_000,
+      // Headers are capped at 16 KiB.
+      maxHeaderSize: 16 * 1024,
+      // Refused by the handler instead, in the dialect.
+      requireHostHeader: false,
     },
+    (req, res) => respond(req, res, handle),
   );
+  const connections = limitConnections(server, defaultMaxConnections(), () =>
+    rawErrorResponse(503, STATUS_TEXT[503]!, apiError(docsUrl, 'too many connections are busy; try again shortly')),
+  );
+  // Node answers any Expect but 100-continue with an empty 417; Go's net/http refuses it too.
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) =>
+    respond(req, res, async () => {
+      req.resume();
+      sendJson(res, 417, apiError(docsUrl, `Expect: ${String(req.headers.expect).slice(0, 100)} cannot be met; only 100-continue is supported`), { Connection: 'close' });
+      return 417;
+    }),
+  );
+  // Without a listener Node closes a CONNECT's connection without a word. No tunnels here.
+  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+    answerAndClose(socket, rawErrorResponse(405, STATUS_TEXT[405]!, apiError(docsUrl, 'CONNECT is not allowed: this server opens no tunnels')));
+    options.onRequest?.(`CONNECT ${req.url?.split('?')[0]} 405 0ms`);
+  });
   // Requests Node's parser refuses (CR/LF or bad bytes in headers, oversized headers, timeouts)
   // never reach the handler; answer them in the same dialect and close.
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (connections.refused(socket)) return;
     if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
       return;
     }
     const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
     const message = status === 431 ? 'request headers are too large' : status === 408 ? 'the request took too long' : 'malformed HTTP request';
-    socket.end(rawErrorResponse(status, STATUS_TEXT[status] ?? 'Bad Request', apiError(docsUrl, message)));
+    answerAndClose(socket, rawErrorResponse(status, STATUS_TEXT[status] ?? 'Bad Request', apiError(docsUrl, message)));
   });
 
   await new Promise<void>((resolve, reject) => {

@@ -1,82 +1,96 @@
-// E11 in the sandbox: the sent markdown rendered to HTML by markdown-it (CommonMark with GitHub's
-// tables, strikethrough and autolinks, as Gitea's renderer reads them), raw HTML escaped, and in
-// comment mode hard line breaks, `#42` issue references and `@user` mentions linked as Gitea links
-// them. The media type is what Go's content sniffing gives Gitea's untyped answer.
-import type { MarkdownIt, StateCore } from 'markdown-it';
+// E11 in the sandbox: the sent markdown rendered to HTML (markdown-render.ts says how), in worker
+// threads, so a large text never holds the event loop that answers every other client. A render
+// is bounded in input, output, time and memory; past a bound it is refused, and the worker that
+// ran too long or too large is ended. The media type is what Go's content sniffing gives Gitea's
+// untyped answer.
+import type Tinypool from 'tinypool';
+import renderHere, { type RenderResult, type RenderTask } from './markdown-render.js';
 
-export interface RenderOptions {
-  text: string;
-  mode: string;
-  /** The `Context` path, such as `/acme/rocket/src/branch/main`. */
-  context: string | undefined;
-  /** The server's origin, for links. */
-  origin: string;
-  /** Whether a login names a user, for mentions. */
-  isUser: (login: string) => boolean;
+export interface MarkdownLimits {
+  /** Longest text rendered, in UTF-8 bytes (default 1 MiB: a 1 MiB table takes about 3 s). */
+  maxInputBytes: number;
+  /** Longest HTML answered, in bytes (default 10 MiB). */
+  maxOutputBytes: number;
+  /** Longest render, waiting for a free worker included, in milliseconds (default 5 s). */
+  timeoutMs: number;
 }
 
-const REFERENCE = /(^|[\s(])(#(\d+)|@([\w.-]+))(?=$|[\s.,;:!?)])/g;
+export const MARKDOWN_LIMITS: MarkdownLimits = { maxInputBytes: 1024 * 1024, maxOutputBytes: 10 * 1024 * 1024, timeoutMs: 5_000 };
 
-/** Splits the text of comments into text and links for issue references and mentions. */
-function linkReferences(state: StateCore): void {
-  const env = state.env as { repoPath?: string; origin: string; isUser: (login: string) => boolean };
-  for (const block of state.tokens) {
-    if (block.type !== 'inline' || !block.children) continue;
-    const children = [];
-    let inLink = 0;
-    for (const token of block.children) {
-      if (token.type === 'link_open') inLink++;
-      if (token.type === 'link_close') inLink--;
-      if (token.type !== 'text' || inLink > 0) {
-        children.push(token);
-        continue;
-      }
-      let last = 0;
-      for (const match of token.content.matchAll(REFERENCE)) {
-        const [, lead = '', label = '', issue, login] = match;
-        const href = issue && env.repoPath ? `${env.origin}${env.repoPath}/issues/${issue}` : login && env.isUser(login) ? `${env.origin}/${login}` : undefined;
-        if (!href) continue;
-        const start = match.index + lead.length;
-        const text = new state.Token('text', '', 0);
-        text.content = token.content.slice(last, start);
-        const open = new state.Token('link_open', 'a', 1);
-        open.attrs = [
-          ['href', href],
-          ['class', issue ? 'ref-issue' : 'mention'],
-        ];
-        const inner = new state.Token('text', '', 0);
-        inner.content = label;
-        children.push(text, open, inner, new state.Token('link_close', 'a', -1));
-        last = start + label.length;
-      }
-      if (last === 0) children.push(token);
-      else {
-        const rest = new state.Token('text', '', 0);
-        rest.content = token.content.slice(last);
-        children.push(rest);
-      }
-    }
-    block.children = children;
-  }
+/** Texts up to this size render on the calling thread: a few milliseconds at most, cheaper than a thread hop. */
+const INLINE_BYTES = 16 * 1024;
+/** Renders in workers or waiting for one, at most; more answer 503. */
+const MAX_IN_FLIGHT = 64;
+
+/** Heap of one rendering worker: a 1 MiB text of emphasis takes about 250 MiB to render. */
+const WORKER_HEAP_MB = 384;
+
+export type RenderOutcome = { ok: true; html: string } | { ok: false; status: 413 | 503; message: string };
+
+export interface MarkdownRenderer {
+  render(task: Omit<RenderTask, 'maxOutputBytes'>): Promise<RenderOutcome>;
+  close(): Promise<void>;
 }
 
-let renderers: Promise<{ document: MarkdownIt; comment: MarkdownIt }> | undefined;
+// The worker is a file of its own: mock/dist/markdown-worker.mjs, beside the bundle that holds
+// this module. Run from source (the test suites), this module takes the built one, which their
+// setup keeps current (scripts/build-if-stale.mjs): Node 20 cannot run a TypeScript worker.
+const WORKER = new URL(import.meta.url.endsWith('.ts') ? '../../dist/markdown-worker.mjs' : './markdown-worker.mjs', import.meta.url);
 
-/** Loaded on the first render: the examples mode and a sandbox that renders nothing never pay for it. */
-function loadRenderers(): Promise<{ document: MarkdownIt; comment: MarkdownIt }> {
-  renderers ??= import('markdown-it').then(({ default: markdownIt }) => {
-    const comment = markdownIt({ html: false, linkify: true, breaks: true });
-    comment.core.ruler.push('gitea_references', linkReferences);
-    return { document: markdownIt({ html: false, linkify: true, breaks: false }), comment };
-  });
-  return renderers;
-}
+export function createMarkdownRenderer(limits: MarkdownLimits = MARKDOWN_LIMITS): MarkdownRenderer {
+  let pool: Promise<Tinypool> | undefined;
+  // Loaded and started on the first render: the examples mode and a sandbox that renders nothing never pay for it.
+  const poolOf = (): Promise<Tinypool> =>
+    (pool ??= import('tinypool').then(({ default: Pool }) => {
+      const started = new Pool({
+        filename: WORKER.href,
+        // Two renders at once at most; idle workers go after a minute.
+        minThreads: 0,
+        maxThreads: 2,
+        idleTimeout: 60_000,
+        // Never reached: MAX_IN_FLIGHT refuses first. Tinypool's own refusal must not happen, as it
+        // leaves the task's abort listener behind, and its later time-out crashes the process.
+        maxQueue: MAX_IN_FLIGHT * 2,
+        resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+      });
+      // A worker that fails while idle must not take the server with it (an unhandled 'error' would).
+      started.on('error', () => {});
+      return started;
+    }));
+  const tooLarge = (message: string): RenderOutcome => ({ ok: false, status: 413, message });
+  let closing = false;
+  let inFlight = 0;
+  const outcomeOf = (result: RenderResult): RenderOutcome =>
+    'tooLarge' in result ? tooLarge(`the rendered HTML would be ${result.tooLarge} bytes, more than the ${limits.maxOutputBytes} the sandbox answers; send less text`) : { ok: true, html: result.html };
 
-export async function renderMarkdown({ text, mode, context, origin, isUser }: RenderOptions): Promise<string> {
-  const { document, comment } = await loadRenderers();
-  if (mode !== 'comment') return document.render(text);
-  const repoPath = /^\/[^/]+\/[^/]+/.exec(context ?? '')?.[0];
-  return comment.render(text, { repoPath, origin, isUser });
+  return {
+    async render(task) {
+      const inputBytes = Buffer.byteLength(task.text);
+      if (inputBytes > limits.maxInputBytes) return tooLarge(`the sandbox renders at most ${limits.maxInputBytes} bytes of markdown; this text has ${inputBytes}`);
+      if (inputBytes <= INLINE_BYTES) return outcomeOf(renderHere({ ...task, maxOutputBytes: limits.maxOutputBytes }));
+      if (inFlight >= MAX_IN_FLIGHT) return { ok: false, status: 503, message: 'the sandbox is rendering too many texts at once; try again' };
+      inFlight++;
+      let result: RenderResult;
+      try {
+        result = (await (await poolOf()).run({ ...task, maxOutputBytes: limits.maxOutputBytes } satisfies RenderTask, { signal: AbortSignal.timeout(limits.timeoutMs) })) as RenderResult;
+      } catch (error) {
+        const { name, code } = error as NodeJS.ErrnoException;
+        // Aborted by the time bound: Tinypool ends the worker, so the render stops too.
+        if (name === 'AbortError') return tooLarge(`this text was not rendered within the ${limits.timeoutMs} ms the sandbox allows; send less text`);
+        if (code === 'ERR_WORKER_OUT_OF_MEMORY') return tooLarge(`rendering this text needed more than the ${WORKER_HEAP_MB} MiB the sandbox allows; send less text`);
+        // Renders cut short by close(): the server is stopping, and no one reads the answer.
+        if (closing) return { ok: false, status: 503, message: 'the sandbox is stopping' };
+        throw error;
+      } finally {
+        inFlight--;
+      }
+      return outcomeOf(result);
+    },
+    async close() {
+      closing = true;
+      await (await pool)?.destroy();
+    },
+  };
 }
 
 /** Signatures Go's http.DetectContentType reads as HTML, each followed by a space or `>`. */

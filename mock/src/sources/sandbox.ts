@@ -1,28 +1,44 @@
 // The sandbox answer source: each distinct credential gets its own world, seeded from the
 // document's examples, and every operation is answered from it (world-ops.ts), so writes show up
 // in later reads. `Prefer` still answers the documented examples. Worlds are capped in number
-// (the least recently used is dropped) and in size, can be reset, and can live in a state file.
+// (the least recently used is dropped), in records and in bytes, can be reset, and can live in a
+// state folder (world-store.ts).
+//
+// A write is applied to a copy of its world; the copy replaces the world only once it is within
+// the limits and, with a state folder, saved. So a refused or unsaved write changes nothing, and a
+// read never sees what is not on disk. Writes to one world go one at a time, in the order they
+// came; those that arrive while a save is under way are applied one after the other and saved
+// together (one save, not one each). Reads do not wait.
 import { createHash } from 'node:crypto';
 import { checkAuthorization } from '../front/auth.js';
 import { apiError } from '../front/errors.js';
 import { pathParams, type OperationTable } from '../front/operations.js';
+import { DOCUMENT } from '../contract/document-path.js';
+import { createMarkdownRenderer, MARKDOWN_LIMITS, type MarkdownLimits } from './markdown.js';
 import type { Answer, AnsweringSource, SourceContext, SourceRequest } from './source.js';
+import { oversized, worldBudget } from './sandbox-limits.js';
 import { seedWorld, type World } from './world.js';
-import { handlerFor, ownerRedirect } from './world-ops.js';
-import { createSaver, loadWorlds, type Saver } from './world-store.js';
+import { handlerFor, ownerRedirect, READ_ONLY, RESET_PATH } from './world-ops.js';
+import { openState, type StateStore } from './world-store.js';
+
+export { RESET_PATH };
 
 export interface SandboxOptions {
-  /** Keep the worlds in this file: loaded at start, saved after every write. */
+  /** Keep the worlds in this folder, one file per world: loaded at start, a world saved after each of its writes. */
   state?: string;
-  /** The worlds of `state`, when the caller has loaded them already (the CLI does, before Prism). */
-  loaded?: Map<string, World>;
+  /** The folder of `state`, when the caller has opened it already (the CLI does, before Prism). */
+  store?: StateStore;
+  /** The document whose schemas the records of `state` must match (default: the package's). */
+  document?: string;
   /** Most worlds kept; beyond it the least recently used is dropped (default 100). */
   maxWorlds?: number;
   /** Most records one world may create beyond its seed (default 1,000). */
   maxRecords?: number;
+  /** Most bytes one world may hold, as JSON (default 16 MiB, or less: see `worldBudget`). */
+  maxWorldBytes?: number;
+  /** E11's bounds (default MARKDOWN_LIMITS). */
+  markdown?: Partial<MarkdownLimits>;
 }
-
-export const RESET_PATH = '/__sandbox/reset';
 
 /** A world's key: the credential's SHA-256, so no credential is kept in memory maps or on disk. */
 function keyOf(credential: string): string {
@@ -40,36 +56,135 @@ function callerOf(world: World, credential: string): World['users'][number] {
   return world.users[0]!;
 }
 
+/** What one write makes of a world: the answer, and the world after it when it changed one. */
+interface Outcome {
+  answer: Answer;
+  next?: { world: World; bytes: number; text: string };
+}
+
+/** A write waiting for its turn: applied to the world as the writes before it left it. */
+interface Job {
+  apply(world: World, bytes: number): Promise<Outcome>;
+  resolve(answer: Answer): void;
+  reject(error: unknown): void;
+}
+
+interface Slot {
+  world: World;
+  /** Its size as JSON, what the budget counts. */
+  bytes: number;
+  /** Whether it has a file in the state folder (loaded from one, or saved). */
+  onDisk?: boolean;
+}
+
 export async function createSandbox(table: OperationTable, examples: AnsweringSource, context: SourceContext, options: SandboxOptions = {}): Promise<AnsweringSource> {
   const { seed, templates } = seedWorld(table.operations.map((op) => op.operation));
+  const seedBytes = Buffer.byteLength(JSON.stringify(seed));
   const maxWorlds = options.maxWorlds ?? 100;
   const maxRecords = options.maxRecords ?? 1000;
-  // Insertion order is recency: a world used is moved to the end, the first is dropped first.
-  const worlds = options.loaded ?? (options.state ? await loadWorlds(options.state) : new Map<string, World>());
-  const saver: Saver | undefined = options.state ? createSaver(options.state, () => worlds) : undefined;
+  const maxWorldBytes = worldBudget(maxWorlds, options.maxWorldBytes);
+  if (maxWorldBytes < seedBytes) {
+    throw new Error(
+      options.maxWorldBytes === undefined
+        ? `--max-worlds ${maxWorlds} is too many: that many worlds of the seed's ${seedBytes} bytes could take more than half of this Node's heap`
+        : `--max-world-bytes ${maxWorldBytes} cannot hold the seed world (${seedBytes} bytes)`,
+    );
+  }
+  const store = options.store ?? (options.state === undefined ? undefined : await openState(options.state, { maxWorlds, document: options.document ?? DOCUMENT }));
+  const renderer = createMarkdownRenderer({ ...MARKDOWN_LIMITS, ...options.markdown });
 
-  function worldOf(credential: string): World {
-    const key = keyOf(credential);
-    let world = worlds.get(key);
-    if (world) worlds.delete(key);
-    else world = structuredClone(seed);
-    worlds.set(key, world);
-    while (worlds.size > maxWorlds) worlds.delete(worlds.keys().next().value!);
-    return world;
+  // Insertion order is recency: a world used is moved to the end, the first is dropped first.
+  const worlds = new Map<string, Slot>([...(store?.worlds ?? [])].map(([key, stored]) => [key, { ...stored, onDisk: true }]));
+
+  // One task at a time per world key (its writes, reset and removal), in arrival order.
+  const tails = new Map<string, Promise<unknown>>();
+  function exclusive<T>(key: string, task: () => Promise<T>): Promise<T> {
+    const run = (tails.get(key) ?? Promise.resolve()).then(task);
+    const tail = run.catch(() => {});
+    tails.set(key, tail);
+    void tail.then(() => {
+      if (tails.get(key) === tail) tails.delete(key);
+    });
+    return run;
   }
 
-  const error = (status: number, message: string): Answer => ({ status, type: 'application/json', body: apiError(context.docsUrl(), message) });
+  // The batch of writes of a key that has not started yet: a write joins it, or starts the next.
+  const open = new Map<string, Job[]>();
 
-  /** Saves after a change; a write the disk did not take is not acknowledged. */
-  async function saved(answer: Answer): Promise<Answer> {
-    if (!saver) return answer;
-    try {
-      await saver.save();
-      return answer;
-    } catch (failure) {
-      return { ...error(500, `the sandbox could not save its state (${(failure as NodeJS.ErrnoException).code ?? String(failure)})`), own: true };
+  function write(key: string, apply: Job['apply']): Promise<Answer> {
+    return new Promise((resolve, reject) => {
+      let batch = open.get(key);
+      if (!batch) {
+        const jobs: Job[] = (batch = []);
+        open.set(key, jobs);
+        void exclusive(key, () => {
+          if (open.get(key) === jobs) open.delete(key);
+          return runBatch(key, jobs);
+        });
+      }
+      batch.push({ apply, resolve, reject });
+    });
+  }
+
+  /** A task after every write queued so far: later writes wait for it. */
+  function after<T>(key: string, task: () => Promise<T>): Promise<T> {
+    open.delete(key);
+    return exclusive(key, task);
+  }
+
+  /** Applies a batch of writes in order, saves the world once, and then answers them all. */
+  async function runBatch(key: string, jobs: Job[]): Promise<void> {
+    // Taken only now: a world taken before waiting could have been written or dropped meanwhile.
+    const slot = slotOf(key);
+    let world = slot.world;
+    let bytes = slot.bytes;
+    let text: string | undefined;
+    const outcomes: ({ answer: Answer } | { error: unknown })[] = [];
+    for (const job of jobs) {
+      try {
+        const { answer, next } = await job.apply(world, bytes);
+        if (next) ({ world, bytes, text } = next);
+        outcomes.push({ answer });
+      } catch (error) {
+        outcomes.push({ error });
+      }
+    }
+    if (text !== undefined) {
+      try {
+        await store?.save(key, text);
+        // If the world was dropped meanwhile, its removal is queued after this task, as if dropped just after.
+        Object.assign(slot, { world, bytes, onDisk: store !== undefined });
+      } catch (failure) {
+        // Nothing of the batch was kept, and its answers may have read what was not: none stands.
+        outcomes.fill({ answer: unsaved(failure) });
+      }
+    }
+    outcomes.forEach((outcome, index) => ('error' in outcome ? jobs[index]!.reject(outcome.error) : jobs[index]!.resolve(outcome.answer)));
+  }
+
+  /** Drops the least recently used worlds beyond the cap, and their files after what is queued for them. */
+  function trim(): void {
+    for (const [victim, slot] of worlds) {
+      if (worlds.size <= maxWorlds) break;
+      worlds.delete(victim);
+      // After the writes queued for it, which may save it yet; unless those writes made the world
+      // afresh, and saved it in that file. A file that cannot be removed now is removed at the
+      // next start, beyond the cap; a world only read has none.
+      if (store) void after(victim, async () => (slot.onDisk && !worlds.get(victim)?.onDisk ? store.drop(victim) : undefined)).catch(() => {});
     }
   }
+
+  /** The world of a key, made from the seed if it has none; it becomes the most recently used. */
+  function slotOf(key: string): Slot {
+    const slot = worlds.get(key) ?? { world: structuredClone(seed), bytes: seedBytes };
+    worlds.delete(key);
+    worlds.set(key, slot);
+    trim();
+    return slot;
+  }
+
+  const error = (status: number, message: string): Answer => ({ status, type: 'application/json', body: apiError(context.docsUrl(), message), own: true });
+  const unsaved = (failure: unknown): Answer => error(500, `the sandbox could not save its state (${(failure as NodeJS.ErrnoException).code ?? String(failure)})`);
 
   return {
     strict: true,
@@ -84,16 +199,13 @@ export async function createSandbox(table: OperationTable, examples: AnsweringSo
       if (contentType.toLowerCase().startsWith('multipart/form-data') && typeof body === 'string') {
         body = await new Response(Buffer.from(body, 'latin1'), { headers: { 'content-type': contentType } }).formData();
       }
-      // Only now: a world taken before an await could be dropped by others meanwhile.
-      const world = worldOf(source.credential);
+      const readOnly = READ_ONLY.has(op.operationId);
+      // A raw upload (E16) is stored as its size only.
+      const tooMuch = readOnly || typeof body === 'string' ? undefined : oversized(body);
+      if (tooMuch !== undefined) return error(413, tooMuch);
+      const key = keyOf(source.credential);
       const params = pathParams(op.path, request.url.path);
-      // An old name of a renamed user leads to the new one, before anything else is looked at.
-      const redirect = op.responses.has(307) ? ownerRedirect(world, params, source.url) : undefined;
-      if (redirect) return redirect;
-      const before = world.created;
-      // At the cap, a write that would create a record is undone; the copy is only paid for there.
-      const backup = before >= maxRecords ? structuredClone(world) : undefined;
-      const { answer, changed } = await handler({
+      const opContext = (world: World) => ({
         world,
         templates,
         params,
@@ -102,12 +214,32 @@ export async function createSandbox(table: OperationTable, examples: AnsweringSo
         url: source.url,
         docsUrl: context.docsUrl(),
         caller: callerOf(world, source.credential),
+        render: renderer.render,
       });
-      if (backup && world.created > before) {
-        Object.assign(world, backup);
-        return error(403, `this sandbox world is full (${maxRecords} records created); POST ${RESET_PATH} with the same credential starts it afresh`);
+
+      if (readOnly) {
+        const { world } = slotOf(key);
+        const redirect = op.responses.has(307) ? ownerRedirect(world, params, source.url) : undefined;
+        return redirect ?? (await handler(opContext(world))).answer;
       }
-      return changed ? saved(answer) : answer;
+      return write(key, async (world, bytes) => {
+        // An old name of a renamed user leads to the new one, before anything else is looked at.
+        const redirect = op.responses.has(307) ? ownerRedirect(world, params, source.url) : undefined;
+        if (redirect) return { answer: redirect };
+        const copy = structuredClone(world);
+        const { answer, changed } = await handler(opContext(copy));
+        if (!changed) return { answer };
+        if (copy.created > maxRecords && copy.created > world.created) {
+          return { answer: error(403, `this sandbox world is full (${maxRecords} records created); POST ${RESET_PATH} with the same credential starts it afresh`) };
+        }
+        const text = JSON.stringify(copy);
+        const size = Buffer.byteLength(text);
+        // A world past its budget may still shrink.
+        if (size > maxWorldBytes && size > bytes) {
+          return { answer: error(413, `this sandbox world would hold ${size} bytes, more than its ${maxWorldBytes} (--max-world-bytes); POST ${RESET_PATH} with the same credential starts it afresh`) };
+        }
+        return { answer, next: { world: copy, bytes: size, text } };
+      });
     },
 
     async outside(method, path, credential) {
@@ -115,9 +247,26 @@ export async function createSandbox(table: OperationTable, examples: AnsweringSo
       if (method !== 'POST') return { ...error(405, `${method} is not allowed on ${RESET_PATH}; allowed: POST`), headers: { Allow: 'POST' } };
       const auth = checkAuthorization(credential, undefined);
       if (!auth.ok) return error(401, auth.message);
-      worlds.delete(keyOf(credential!));
-      worlds.set(keyOf(credential!), structuredClone(seed));
-      return saved({ status: 200, type: 'application/json', body: { message: 'this credential\'s sandbox world is back to the seed' } });
+      const key = keyOf(credential!);
+      // Back to the seed is no world at all: the next request starts from the seed, and counts then.
+      return after(key, async () => {
+        if (store) {
+          try {
+            await store.drop(key);
+          } catch (failure) {
+            return unsaved(failure);
+          }
+        }
+        worlds.delete(key);
+        return { status: 200, type: 'application/json', body: { message: 'this credential\'s sandbox world is back to the seed' } };
+      });
+    },
+
+    async close() {
+      // Saves under way finish first; then the folder is free for another process.
+      await Promise.all(tails.values());
+      await renderer.close();
+      await store?.close();
     },
   };
 }

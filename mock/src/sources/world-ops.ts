@@ -5,7 +5,7 @@
 // the world in one synchronous step and says whether it did, so the sandbox knows when to save.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { apiError, notFound } from '../front/errors.js';
-import { renderMarkdown, sniffedType } from './markdown.js';
+import { sniffedType, type MarkdownRenderer } from './markdown.js';
 import { paginate } from './pagination.js';
 import type { Answer } from './source.js';
 import { isLabel, isMilestone, isUser, propagate, type Rec, type Templates, type World } from './world.js';
@@ -24,6 +24,8 @@ export interface OpContext {
   docsUrl: string;
   /** The caller: the Basic user name when it names a user of the world, else alice. */
   caller: Rec;
+  /** E11's renderer (worker threads, bounded). */
+  render: MarkdownRenderer['render'];
 }
 
 export interface OpResult {
@@ -34,6 +36,15 @@ export interface OpResult {
 type Handler = (ctx: OpContext) => OpResult | Promise<OpResult>;
 
 const ZERO_TIME = '0001-01-01T00:00:00Z';
+
+/** Most keys of a hook's config (Gitea itself keeps about five). */
+export const MAX_CONFIG_KEYS = 64;
+
+/** Longest new user name: a name is copied wherever its user appears, into every URL of their repositories too. */
+export const MAX_NAME_BYTES = 255;
+
+/** Where a credential's world goes back to the seed. */
+export const RESET_PATH = '/__sandbox/reset';
 
 /** Now, as Gitea writes times: RFC 3339 in seconds. */
 export function now(): string {
@@ -60,6 +71,8 @@ const ok = (status: number, body: unknown, changed = false): OpResult => ({ answ
 const empty = (status: number, changed: boolean): OpResult => ({ answer: { status }, changed });
 const fail = (ctx: OpContext, status: number, message: string): OpResult => ok(status, apiError(ctx.docsUrl, message));
 const missing = (ctx: OpContext): OpResult => ok(404, notFound(ctx.docsUrl));
+/** A sandbox limit, not an answer of the API: not held to the document. */
+const tooLarge = (ctx: OpContext, message: string): OpResult => ({ answer: { ...json(413, apiError(ctx.docsUrl, message)), own: true }, changed: false });
 /** What Gitea answers when a handler crashes: a plain-text 500, whatever it changed before. */
 const crash = (changed: boolean): OpResult => ({ answer: { status: 500, type: 'text/plain', body: 'Internal Server Error' }, changed });
 
@@ -227,7 +240,11 @@ const handlers: Record<string, Handler> = {
     if (config.url !== undefined && !URL.canParse(config.url)) return fail(ctx, 422, 'Invalid url');
     if (config.content_type !== undefined && !HOOK_CONTENT_TYPES.includes(config.content_type)) return fail(ctx, 422, 'Invalid content type');
     const { hook } = entry;
-    hook.config = { ...hook.config, ...config };
+    const merged = { ...hook.config, ...config };
+    // Gitea keeps a few known keys; the sandbox merges what it is sent, so it bounds how many.
+    const keys = Object.keys(merged).length;
+    if (keys > MAX_CONFIG_KEYS) return tooLarge(ctx, `the hook's config would hold ${keys} keys, more than the ${MAX_CONFIG_KEYS} the sandbox keeps; POST ${RESET_PATH} with the same credential starts the world afresh`);
+    hook.config = merged;
     // As Gitea: no events means push only; branch_filter and the authorization header are
     // always replaced (cleared when omitted or null), and the header is answered in clear;
     // active and name only when sent.
@@ -491,8 +508,10 @@ const handlers: Record<string, Handler> = {
     const text = typeof body.Text === 'string' ? body.Text : '';
     // Gitea writes nothing, so the answer has neither body nor media type.
     if (text === '') return { answer: { status: 200 }, changed: false };
-    const html = await renderMarkdown({ text, mode, context: typeof body.Context === 'string' ? body.Context : undefined, origin: ctx.url.origin, isUser: (login) => userNamed(ctx.world, login) !== undefined });
-    return { answer: { status: 200, type: sniffedType(html), body: html }, changed: false };
+    const users = ctx.world.users.map((user) => String(user.login).toLowerCase());
+    const rendered = await ctx.render({ text, mode, context: typeof body.Context === 'string' ? body.Context : undefined, origin: ctx.url.origin, users });
+    if (!rendered.ok) return { answer: { ...json(rendered.status, apiError(ctx.docsUrl, rendered.message)), own: true }, changed: false };
+    return { answer: { status: 200, type: sniffedType(rendered.html), body: rendered.html }, changed: false };
   },
 
   // E12
@@ -604,6 +623,8 @@ const handlers: Record<string, Handler> = {
     }
     const newName = String(fieldsOf(ctx).new_username);
     if (newName === user.login) return empty(204, false);
+    const nameBytes = Buffer.byteLength(newName);
+    if (nameBytes > MAX_NAME_BYTES) return tooLarge(ctx, `body.new_username is ${nameBytes} bytes long, more than the ${MAX_NAME_BYTES} the sandbox keeps of a user name`);
     const taken = ctx.world.users.some((other) => other !== user && same(other.login, newName)) || ctx.world.orgs.some((org) => same(org.name, newName));
     if (taken) return fail(ctx, 422, `user already exists [name: ${newName}]`);
     const old = String(user.login);
@@ -659,6 +680,9 @@ const handlers: Record<string, Handler> = {
     return empty(204, true);
   },
 };
+
+/** Operations that only read the world: answered from it as it is, without a copy. */
+export const READ_ONLY = new Set(['listPackageVersions', 'repoGetKey', 'renderMarkdown', 'orgListTeamMembers', 'ActionsGetWorkflow', 'issueListIssueCommentAttachments', 'adminGetAllOrgs']);
 
 /** The handler of an operation, by operationId. */
 export function handlerFor(operationId: string): Handler | undefined {

@@ -1,96 +1,270 @@
-// `--state FILE`: the sandbox's worlds on disk. Loaded once at start (a file that is not a sandbox
-// state file is refused, never overwritten) and saved after writes, atomically: the worlds are
-// written to a temporary file beside it, flushed to disk, and renamed over it, so a crash or a
-// kill -9 leaves either the previous file or the new one. Saves coalesce: a write waits for the
-// first save that starts after it, so every acknowledged write is on disk.
-import { open, readFile, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
-import { isWorld, type World } from './world.js';
+// `--state DIR`: the sandbox's worlds on disk, a folder with one file per world, so a save writes
+// the one world that changed. The folder holds:
+//
+//   gitea-mock-sandbox.json   {"gitea-mock-sandbox": 2}: says what the folder is, and its format
+//   lock                      the pid of the process that uses the folder (one at a time)
+//   <sha256>.json             a world, named by the SHA-256 of its credential
+//
+// A world is saved atomically: written to a temporary file of a random name, created exclusively
+// (never an existing file, never through a link), flushed to disk, renamed over the world's file,
+// and the folder flushed, so a crash or a kill -9 leaves the previous or the new world, never a
+// broken one. Files are readable by their owner only. At start the folder is locked, temporaries
+// a killed process left are removed, and every world is checked deeply (world-check.ts); anything
+// that is not what the sandbox writes is refused with a message and left as it is.
+import { randomBytes } from 'node:crypto';
+import { readFileSync, unlinkSync } from 'node:fs';
+import { link, lstat, mkdir, open, readdir, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { World } from './world.js';
+import type { WorldCheck } from './world-check.js';
 
 const MARKER = 'gitea-mock-sandbox';
-const VERSION = 1;
+const MARKER_FILE = `${MARKER}.json`;
+/** 2: a folder of one file per world. 1 was a single file of every world (never released). */
+const VERSION = 2;
+const LOCK = 'lock';
+const WORLD_FILE = /^([0-9a-f]{64})\.json$/;
+/** A temporary (`.` and 32 random hex digits): a save in progress, or one a killed process left. */
+const TEMPORARY = /^\.[0-9a-f]{32}\.(tmp|stale)$/;
 
-interface StateFile {
-  [MARKER]: typeof VERSION;
-  /** Worlds by the SHA-256 of their credential, least recently used first. */
-  worlds: Record<string, World>;
+export interface StoredWorld {
+  world: World;
+  /** The size of its file, in bytes. */
+  bytes: number;
 }
 
-/** The worlds in `path`, or none when it does not exist yet; throws a clear error for anything else. */
-export async function loadWorlds(path: string): Promise<Map<string, World>> {
-  let text: string;
+export interface StateStore {
+  readonly path: string;
+  /** The worlds found at start by key, least recently written first. */
+  readonly worlds: Map<string, StoredWorld>;
+  /** Writes a world's JSON as its file; resolves once it is on disk. */
+  save(key: string, text: string): Promise<void>;
+  /** Removes a world's file; resolves once that is on disk. */
+  drop(key: string): Promise<void>;
+  /** Releases the folder's lock. */
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** Worlds kept: beyond it, the least recently written are removed at start. */
+  maxWorlds: number;
+  /** The openapi.yaml whose schemas the records must match. */
+  document: string;
+}
+
+const codeOf = (error: unknown): string => (error as NodeJS.ErrnoException).code ?? String(error);
+
+/** Folders this process has open: the lock tells other processes, this set tells the process itself. */
+const openHere = new Set<string>();
+/** Releases of the locks this process holds, run on exit too (the sync API: exit handlers cannot wait). */
+const releases = new Set<() => void>();
+let exitHook = false;
+
+/** Writes `text` as `dir/name`, atomically and durably (see the top of this file). */
+async function writeAtomically(dir: string, name: string, text: string): Promise<void> {
+  const temporary = join(dir, `.${randomBytes(16).toString('hex')}.tmp`);
+  // 'wx' is O_CREAT|O_EXCL: it fails on any existing path, a planted link included.
+  const handle = await open(temporary, 'wx', 0o600);
   try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
-    throw new Error(`--state ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
-  }
-  const refuse = (why: string): never => {
-    throw new Error(`--state ${path} ${why}; it is left as it is: move it away, or give another file`);
-  };
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return refuse('is not JSON, so not a sandbox state file');
-  }
-  const file = parsed as Partial<StateFile> | null;
-  if (typeof file !== 'object' || file === null || !(MARKER in file)) return refuse('is not a gitea-mock sandbox state file');
-  if (file[MARKER] !== VERSION) return refuse(`is a sandbox state file of format ${String(file[MARKER])}, not ${VERSION}`);
-  if (typeof file.worlds !== 'object' || file.worlds === null) return refuse('has no worlds');
-  const worlds = new Map<string, World>();
-  for (const [key, world] of Object.entries(file.worlds)) {
-    if (!/^[0-9a-f]{64}$/.test(key) || !isWorld(world)) return refuse(`holds a world (${key.slice(0, 12)}…) that is not one the sandbox wrote`);
-    worlds.set(key, world);
-  }
-  return worlds;
-}
-
-export interface Saver {
-  /** Resolves once a save that includes every change made before this call is on disk. */
-  save(): Promise<void>;
-}
-
-export function createSaver(path: string, snapshot: () => Map<string, World>): Saver {
-  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
-  let previous: Promise<void> = Promise.resolve();
-  let queued: Promise<void> | undefined;
-
-  async function write(): Promise<void> {
-    const file: StateFile = { [MARKER]: VERSION, worlds: Object.fromEntries(snapshot()) };
-    const handle = await open(temporary, 'w', 0o600);
     try {
-      await handle.writeFile(JSON.stringify(file));
+      await handle.writeFile(text);
       await handle.sync();
     } finally {
       await handle.close();
     }
-    await rename(temporary, path);
-    // The rename itself reaches the disk with the folder.
-    const folder = await open(dirname(path), 'r');
+    await rename(temporary, join(dir, name));
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
+  await syncFolder(dir);
+}
+
+/** A rename or removal reaches the disk with its folder. */
+async function syncFolder(dir: string): Promise<void> {
+  const folder = await open(dir, 'r');
+  try {
+    await folder.sync();
+  } catch {
+    // Not every platform can sync a folder; the rename is still atomic.
+  } finally {
+    await folder.close();
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, under another user.
+    return codeOf(error) === 'EPERM';
+  }
+}
+
+async function readLock(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    if (codeOf(error) === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Takes `dir/lock`, created exclusively with this process's pid. A lock whose process is gone
+ * (a kill -9, a crash) is stale and taken over; one whose process runs is refused.
+ */
+async function takeLock(dir: string, refuse: (why: string) => never): Promise<() => void> {
+  const path = join(dir, LOCK);
+  for (let attempt = 0; attempt < 5; attempt++) {
     try {
-      await folder.sync();
-    } catch {
-      // Not every platform can sync a folder; the rename is still atomic.
-    } finally {
-      await folder.close();
+      await createExclusive(path, `${process.pid}\n`);
+      return () => {
+        try {
+          // Only our own: a folder replaced meanwhile may hold another process's lock.
+          if (readFileSync(path, 'utf8') === `${process.pid}\n`) unlinkSync(path);
+        } catch {
+          // Gone already, or the folder is: nothing to release.
+        }
+      };
+    } catch (error) {
+      if (codeOf(error) !== 'EEXIST') return refuse(`cannot be written (${codeOf(error)})`);
     }
+    const text = await readLock(path);
+    if (text === undefined) continue;
+    const pid = /^([1-9][0-9]*)\n?$/.exec(text)?.[1];
+    if (pid !== undefined && Number(pid) !== process.pid && isAlive(Number(pid))) {
+      return refuse(`is in use by process ${pid} (its lock is ${path}); one process per state folder: stop that one, or give another folder`);
+    }
+    // Stale: moved aside first, so that a lock another process took meanwhile is put back, not removed.
+    const aside = join(dir, `.${randomBytes(16).toString('hex')}.stale`);
+    try {
+      await rename(path, aside);
+    } catch (error) {
+      if (codeOf(error) === 'ENOENT') continue;
+      return refuse(`cannot be written (${codeOf(error)})`);
+    }
+    if ((await readLock(aside)) !== text) await link(aside, path).catch(() => {});
+    await rm(aside, { force: true });
+  }
+  return refuse(`has a lock (${path}) that keeps changing hands; one process per state folder`);
+}
+
+/** Creates `path` with `text`, failing with EEXIST when it exists (a link included); flushed to disk. */
+async function createExclusive(path: string, text: string): Promise<void> {
+  const handle = await open(path, 'wx', 0o600);
+  try {
+    await handle.writeFile(text);
+    await handle.sync();
+  } catch (error) {
+    await rm(path, { force: true });
+    throw error;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Opens (creating it if needed), locks and loads the state folder `path`; throws a clear error for anything else. */
+export async function openState(path: string, { maxWorlds, document }: OpenOptions): Promise<StateStore> {
+  const refuse = (why: string): never => {
+    throw new Error(`--state ${path} ${why}`);
+  };
+  const refuseLeft = (why: string): never => refuse(`${why}; it is left as it is: move it away, or give another folder`);
+
+  // A link to a folder is followed: the folder it names is used, and the link stays.
+  // Not there (ENOTDIR: a parent is a file) is for mkdir to tell.
+  const found = await stat(path).catch((error: unknown) => (['ENOENT', 'ENOTDIR'].includes(codeOf(error)) ? undefined : refuse(`cannot be read (${codeOf(error)})`)));
+  if (found === undefined) {
+    // Its parent must exist (a recursive mkdir spins for ever on /proc in Node 20).
+    await mkdir(path, { mode: 0o700 }).catch((error: unknown) => refuse(`cannot be created (${codeOf(error)})`));
+  } else if (found.isFile()) {
+    const head = await readFile(path, 'utf8').then((text) => text.slice(0, 64), () => '');
+    if (/^\{\s*"gitea-mock-sandbox"\s*:\s*1\b/.test(head)) {
+      return refuseLeft('is a state file of the single-file format of earlier gitea-mock builds; state is now a folder of one file per world, and that file is not converted');
+    }
+    return refuseLeft('is a file, not a sandbox state folder');
+  } else if (!found.isDirectory()) {
+    return refuseLeft('is not a folder');
+  }
+  const real = await realpath(path);
+  if (openHere.has(real)) return refuse('is in use by this process already; one sandbox per state folder');
+
+  const names = await readdir(path).catch((error: unknown) => refuse(`cannot be read (${codeOf(error)})`));
+  if (names.includes(MARKER_FILE)) {
+    let marker: unknown;
+    try {
+      marker = JSON.parse(await readFile(join(path, MARKER_FILE), 'utf8'));
+    } catch {
+      return refuseLeft(`has a ${MARKER_FILE} that is not a gitea-mock sandbox's`);
+    }
+    const version = (marker as Record<string, unknown> | null)?.[MARKER];
+    if (version === undefined) return refuseLeft(`has a ${MARKER_FILE} that is not a gitea-mock sandbox's`);
+    if (version !== VERSION) return refuseLeft(`is a sandbox state folder of format ${String(version)}, not ${VERSION}`);
+  } else if (names.length > 0) {
+    return refuseLeft(`is a folder that is not a gitea-mock sandbox state folder (it has no ${MARKER_FILE})`);
   }
 
-  return {
-    save() {
-      if (queued) return queued;
-      const next = previous.then(() => {
-        // From here on, a new change needs a new save: this one takes its snapshot now.
-        queued = undefined;
-        return write().catch(async (error: unknown) => {
-          await rm(temporary, { force: true });
-          throw error;
-        });
-      });
-      queued = next;
-      previous = next.catch(() => {});
-      return next;
-    },
+  // Taking the lock is writing to the folder too: a folder that cannot be written is refused here, at start.
+  const release = await takeLock(path, refuse);
+  openHere.add(real);
+  releases.add(release);
+  if (!exitHook) {
+    exitHook = true;
+    process.on('exit', () => releases.forEach((each) => each()));
+  }
+  const unlock = (): void => {
+    releases.delete(release);
+    release();
+    openHere.delete(real);
   };
+
+  try {
+    if (!names.includes(MARKER_FILE)) await writeAtomically(path, MARKER_FILE, `${JSON.stringify({ [MARKER]: VERSION })}\n`);
+    // Holding the lock, no save of another process is in progress: any temporary is a dead one's.
+    for (const name of names) if (TEMPORARY.test(name)) await rm(join(path, name), { force: true });
+
+    const entries: { key: string; stored: StoredWorld; time: number }[] = [];
+    let check: WorldCheck | undefined;
+    for (const name of names) {
+      const key = WORLD_FILE.exec(name)?.[1];
+      if (key === undefined) continue;
+      const file = join(path, name);
+      // Never through a link: a world is a file the sandbox wrote here.
+      const info = await lstat(file);
+      if (!info.isFile()) return refuseLeft(`holds ${name}, which is not a regular file${info.isSymbolicLink() ? ' but a link' : ''}`);
+      const text = await readFile(file, 'utf8');
+      let world: unknown;
+      try {
+        world = JSON.parse(text);
+      } catch {
+        return refuseLeft(`holds ${name}, which is not JSON`);
+      }
+      // Ajv and the document are loaded only when there is a world to check.
+      check ??= (await import('./world-check.js')).createWorldCheck(document);
+      const problem = check(world);
+      if (problem !== undefined) return refuseLeft(`holds ${name}, which is not a world the sandbox wrote: ${problem}`);
+      entries.push({ key, stored: { world: world as World, bytes: Buffer.byteLength(text) }, time: info.mtimeMs });
+    }
+    entries.sort((a, b) => a.time - b.time);
+    // Beyond --max-worlds, the least recently written go, as they would have gone in memory.
+    const kept = entries.slice(Math.max(0, entries.length - maxWorlds));
+    for (const { key } of entries.slice(0, entries.length - kept.length)) await rm(join(path, `${key}.json`), { force: true });
+
+    return {
+      path,
+      worlds: new Map(kept.map(({ key, stored }) => [key, stored])),
+      save: (key, text) => writeAtomically(path, `${key}.json`, text),
+      async drop(key) {
+        await rm(join(path, `${key}.json`), { force: true });
+        await syncFolder(path);
+      },
+      async close() {
+        unlock();
+      },
+    };
+  } catch (error) {
+    unlock();
+    throw error;
+  }
 }

@@ -1,0 +1,515 @@
+// The sandbox loses nothing under hostile input (issue 27): each attack that took it down, or took
+// writes away from others, now meets a limit that answers in the service's dialect and changes
+// nothing. Small budgets through the options keep every case to kilobytes and seconds; the
+// process-level ones (the lock, refusals at start, a burst of renders) run the built bin.
+import { execFile } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMockServer, type MockServer } from '../mock/src/front/server.js';
+import type { SandboxOptions } from '../mock/src/sources/sandbox.js';
+import { launch, type Launched } from './support/launch.js';
+import { send } from './support/http.js';
+
+const CLI = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
+const KiB = 1024;
+let folder: string;
+
+beforeAll(async () => {
+  folder = await mkdtemp(join(tmpdir(), 'gitea-contract-hostile-'));
+});
+afterAll(async () => {
+  await rm(folder, { recursive: true, force: true });
+});
+
+interface Reply {
+  status: number;
+  body: any;
+}
+
+/** One request with a JSON body (or none) as `token <token>`; the answer's body parsed when it is JSON. */
+async function call(base: string, token: string, method: string, path: string, body?: unknown): Promise<Reply> {
+  const headers: Record<string, string> = { authorization: `token ${token}` };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const answer = await send(new URL(`${base}${path}`), method, headers, body === undefined ? undefined : Buffer.from(JSON.stringify(body)));
+  const json = String(answer.headers['content-type'] ?? '').startsWith('application/json');
+  return { status: answer.status, body: json ? JSON.parse(answer.body) : answer.body };
+}
+
+const reset = (mock: { baseUrl: string }, token: string): Promise<Reply> => call(mock.baseUrl.replace(/\/api\/v1$/, ''), token, 'POST', '/__sandbox/reset');
+const renameUser = (base: string, token: string, from: string, to: string): Promise<Reply> => call(base, token, 'POST', `/admin/users/${from}/rename`, { new_username: to });
+const members = async (base: string, token: string): Promise<string[]> => ((await call(base, token, 'GET', '/teams/12001/members')).body as { login: string }[]).map((user) => user.login);
+
+/** An armored key block of about `size` bytes, different each time. */
+function armoredKey(size: number): string {
+  const lines = randomBytes(Math.floor((size * 3) / 4)).toString('base64').match(/.{1,64}/g)!;
+  return `-----BEGIN PGP PUBLIC KEY BLOCK-----\n\n${lines.join('\n')}\n-----END PGP PUBLIC KEY BLOCK-----\n`;
+}
+
+/** A sandbox in this process, closed when `test` ends. */
+async function withSandbox(options: SandboxOptions, test: (mock: MockServer) => Promise<void>): Promise<void> {
+  const warnings: string[] = [];
+  const mock = await startMockServer({ port: 0, sandbox: options, onWarning: (line) => warnings.push(line) });
+  try {
+    await test(mock);
+  } finally {
+    await mock.close();
+  }
+  expect(warnings).toEqual([]);
+}
+
+/** The file of a credential's world: its SHA-256, as the sandbox names it. */
+const worldFile = (state: string, token: string): string => join(state, `${createHash('sha256').update(`token ${token}`).digest('hex')}.json`);
+const worldFiles = async (state: string): Promise<string[]> => (await readdir(state)).filter((name) => /^[0-9a-f]{64}\.json$/.test(name));
+
+/**
+ * The built bin with `args`, as a command and its arguments; under `ulimit -f` when given a file
+ * size limit in KiB: no file of the process may pass it, as root too, and as Node ignores
+ * SIGXFSZ, a write past it fails with EFBIG, as on a full disk.
+ */
+function cli(args: string[], fileLimitKiB?: number): [string, string[]] {
+  const all = [CLI, ...args, '--port', '0', '--quiet'];
+  if (fileLimitKiB === undefined) return [process.execPath, all];
+  return ['bash', ['-c', `ulimit -f ${fileLimitKiB} && exec "$0" "$@"`, process.execPath, ...all]];
+}
+
+/** Runs the built bin to its end: exit code and what it wrote to stderr. */
+async function refusal(args: string[], fileLimitKiB?: number): Promise<{ code: number; stderr: string }> {
+  return promisify(execFile)(...cli(args, fileLimitKiB), { timeout: 20_000 }).then(
+    ({ stderr }) => ({ code: 0, stderr }),
+    (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
+  );
+}
+
+const startCli = (args: string[], fileLimitKiB?: number): Promise<Launched> => launch(...cli(args, fileLimitKiB));
+
+describe('1. a world is bounded in bytes, not only in records', () => {
+  it('distinct keys past --max-world-bytes answer 413 naming the budget and the reset, store nothing, and leave other worlds writing', async () => {
+    await withSandbox({ maxWorldBytes: 96 * KiB }, async (mock) => {
+      const first = armoredKey(20 * KiB);
+      expect((await call(mock.baseUrl, 'filler', 'POST', '/user/gpg_keys', { armored_public_key: first })).status).toBe(201);
+      // Each key is kept twice (as sent, and armored in the record): the next ones pass 96 KiB.
+      const refused = armoredKey(20 * KiB);
+      const full = await call(mock.baseUrl, 'filler', 'POST', '/user/gpg_keys', { armored_public_key: refused });
+      const message = `this sandbox world would hold ${/hold (\d+) bytes/.exec(full.body.message)?.[1]} bytes, more than its ${96 * KiB} (--max-world-bytes); POST /__sandbox/reset with the same credential starts it afresh`;
+      expect([full.status, full.body]).toEqual([413, { message, url: `${mock.origin}/api/swagger` }]);
+      // Nothing was stored: the refused key is refused again for its size, not as a duplicate.
+      expect((await call(mock.baseUrl, 'filler', 'POST', '/user/gpg_keys', { armored_public_key: refused })).status).toBe(413);
+      expect((await call(mock.baseUrl, 'filler', 'POST', '/user/gpg_keys', { armored_public_key: first })).status).toBe(422);
+      // Edits that do not grow the world go on; other worlds write; the reset makes room.
+      expect((await renameUser(mock.baseUrl, 'filler', 'bob', 'bobby')).status).toBe(204);
+      expect((await call(mock.baseUrl, 'other', 'POST', '/user/gpg_keys', { armored_public_key: refused })).status).toBe(201);
+      expect((await reset(mock, 'filler')).status).toBe(200);
+      expect((await call(mock.baseUrl, 'filler', 'POST', '/user/gpg_keys', { armored_public_key: refused })).status).toBe(201);
+    });
+  });
+
+  it('a stored text, object or list past its bound answers 413 naming it, and changes nothing', async () => {
+    await withSandbox({}, async (mock) => {
+      const long = 'x'.repeat(1024 * 1024 + 1);
+      const cases: [string, string, unknown, string][] = [
+        ['POST', '/repos/migrate', { clone_addr: `https://git.example.net/${long}`, repo_name: 'big' }, `body.clone_addr is ${1024 * 1024 + 25} bytes long, more than the 1048576 the sandbox keeps of one text`],
+        ['PATCH', '/repos/acme/rocket/pulls/43', { body: long }, 'body.body is 1048577 bytes long, more than the 1048576 the sandbox keeps of one text'],
+        ['PATCH', '/repos/acme/rocket/milestones/6001', { description: long }, 'body.description is 1048577 bytes long, more than the 1048576 the sandbox keeps of one text'],
+        ['POST', '/user/applications/oauth2', { name: 'many', redirect_uris: Array.from({ length: 101 }, (_, n) => `https://app.example.net/${n}`) }, 'body.redirect_uris holds 101 items, more than the 100 the sandbox keeps of one list'],
+        ['PATCH', '/repos/acme/rocket/hooks/4001', { config: Object.fromEntries(Array.from({ length: 65 }, (_, n) => [`k${n}`, 'v'])) }, 'body.config holds 65 keys, more than the 64 the sandbox keeps of one object'],
+        // A name is copied into every URL of the user's repositories: a long one would multiply.
+        ['POST', '/admin/users/alice/rename', { new_username: 'a'.repeat(256) }, 'body.new_username is 256 bytes long, more than the 255 the sandbox keeps of a user name'],
+      ];
+      for (const [method, path, body, message] of cases) {
+        const answer = await call(mock.baseUrl, 'bounded', method, path, body);
+        expect([path, answer.status, answer.body]).toEqual([path, 413, { message, url: `${mock.origin}/api/swagger` }]);
+      }
+      // E1 merges new config keys into the stored ones: the merge is bounded too.
+      const keys = (from: number) => Object.fromEntries(Array.from({ length: 40 }, (_, n) => [`k${from + n}`, 'v']));
+      expect((await call(mock.baseUrl, 'bounded', 'PATCH', '/repos/acme/rocket/hooks/4001', { config: keys(0) })).status).toBe(200);
+      const merged = await call(mock.baseUrl, 'bounded', 'PATCH', '/repos/acme/rocket/hooks/4001', { config: keys(40) });
+      expect([merged.status, merged.body.message]).toEqual([413, "the hook's config would hold 82 keys, more than the 64 the sandbox keeps; POST /__sandbox/reset with the same credential starts the world afresh"]);
+      // None of them changed the world.
+      const hook = await call(mock.baseUrl, 'bounded', 'PATCH', '/repos/acme/rocket/hooks/4001', {});
+      expect(Object.keys(hook.body.config)).toHaveLength(42);
+      expect((await call(mock.baseUrl, 'bounded', 'PATCH', '/repos/acme/rocket/pulls/43', {})).body.body).not.toBe(long);
+      expect(await members(mock.baseUrl, 'bounded')).toEqual(['alice', 'bob', 'carol']);
+      expect((await call(mock.baseUrl, 'bounded', 'POST', '/repos/migrate', { clone_addr: 'https://git.example.net/a.git', repo_name: 'big' })).status).toBe(201);
+    });
+  });
+
+  it('refuses budgets that cannot hold the seed, or whose worlds together could not fit in half the heap', async () => {
+    expect(await refusal(['--sandbox', '--max-world-bytes', '1K'])).toEqual({ code: 1, stderr: expect.stringMatching(/^gitea-mock: cannot start: --max-world-bytes 1024 cannot hold the seed world \(\d+ bytes\)\n$/) });
+    expect(await refusal(['--sandbox', '--max-worlds', '1000', '--max-world-bytes', '256M'])).toEqual({ code: 1, stderr: expect.stringMatching(/^gitea-mock: cannot start: --max-worlds 1000 of --max-world-bytes 268435456 could take 256000 MiB, more than half of this Node's heap \(\d+ MiB of \d+\): lower either, or give Node more with --max-old-space-size\n$/) });
+    expect(await refusal(['--sandbox', '--max-world-bytes', '16X'])).toEqual({ code: 2, stderr: expect.stringMatching(/^gitea-mock: invalid --max-world-bytes "16X": give a whole number of bytes, or of K, M or G \(such as 16M\)\n/) });
+  });
+});
+
+describe('2. a save writes the world that changed, not every world', () => {
+  it('keeps a file per world: writes to one leave the others\' files as they were, and a full world does not stop them', async () => {
+    const state = join(folder, 'per-world');
+    await withSandbox({ state, maxWorldBytes: 64 * KiB }, async (mock) => {
+      expect((await renameUser(mock.baseUrl, 'quiet', 'bob', 'robert')).status).toBe(204);
+      expect((await renameUser(mock.baseUrl, 'busy', 'bob', 'bobby')).status).toBe(204);
+      const quiet = await stat(worldFile(state, 'quiet'));
+      for (let n = 0; n < 20; n++) expect((await call(mock.baseUrl, 'busy', 'PUT', `/user/actions/secrets/S${n}`, { data: 'x' })).status).toBe(201);
+      // The busy world's file was replaced 20 times; the quiet one's was never touched.
+      expect(await stat(worldFile(state, 'quiet'))).toMatchObject({ ino: quiet.ino, mtimeMs: quiet.mtimeMs, size: quiet.size });
+      expect(JSON.parse(await readFile(worldFile(state, 'busy'), 'utf8')).secrets).toHaveLength(20);
+      // The busy world at its budget is refused; the quiet one still writes, and is saved.
+      let status = 201;
+      for (let n = 0; status === 201 && n < 100; n++) status = (await call(mock.baseUrl, 'busy', 'POST', '/user/gpg_keys', { armored_public_key: armoredKey(4 * KiB) })).status;
+      expect(status).toBe(413);
+      expect((await renameUser(mock.baseUrl, 'quiet', 'carol', 'caroline')).status).toBe(204);
+      expect((await stat(worldFile(state, 'quiet'))).ino).not.toBe(quiet.ino);
+    });
+  });
+
+  it('keeps 400 concurrent writes to one world, every one in its file', async () => {
+    const state = join(folder, 'concurrent');
+    await withSandbox({ state }, async (mock) => {
+      const statuses = await Promise.all(Array.from({ length: 400 }, (_, n) => call(mock.baseUrl, 'crowd', 'PUT', `/user/actions/secrets/C${n}`, { data: 'x' }).then((answer) => answer.status)));
+      expect(statuses.filter((status) => status !== 201)).toEqual([]);
+      const saved = JSON.parse(await readFile(worldFile(state, 'crowd'), 'utf8')) as { secrets: { name: string }[] };
+      expect(new Set(saved.secrets.map((secret) => secret.name))).toEqual(new Set(Array.from({ length: 400 }, (_, n) => `C${n}`)));
+    });
+  }, 60_000);
+});
+
+describe('3. resets and drops keep to --max-worlds, and a world\'s file follows it', () => {
+  it('resets from many credentials keep no world and write no file; a reset removes its world\'s file', async () => {
+    const state = join(folder, 'resets');
+    await withSandbox({ state, maxWorlds: 3 }, async (mock) => {
+      expect((await renameUser(mock.baseUrl, 'kept', 'bob', 'robert')).status).toBe(204);
+      const statuses = await Promise.all(Array.from({ length: 50 }, (_, n) => reset(mock, `stranger-${n}`).then((answer) => answer.status)));
+      expect(statuses.filter((status) => status !== 200)).toEqual([]);
+      expect(await worldFiles(state)).toEqual([`${createHash('sha256').update('token kept').digest('hex')}.json`]);
+      // Within the cap, the world written before them is still there.
+      expect(await members(mock.baseUrl, 'kept')).toEqual(['alice', 'robert', 'carol']);
+      expect((await reset(mock, 'kept')).status).toBe(200);
+      expect(await worldFiles(state)).toEqual([]);
+      expect(await members(mock.baseUrl, 'kept')).toEqual(['alice', 'bob', 'carol']);
+    });
+  });
+
+  it('drops the least recently used world, and its file, when a reset world is written again past the cap', async () => {
+    const state = join(folder, 'reset-cap');
+    await withSandbox({ state, maxWorlds: 2 }, async (mock) => {
+      for (const token of ['one', 'two']) expect((await renameUser(mock.baseUrl, token, 'bob', 'robert')).status).toBe(204);
+      expect((await reset(mock, 'three')).status).toBe(200);
+      expect((await renameUser(mock.baseUrl, 'three', 'bob', 'robert')).status).toBe(204);
+      // 'one' was the least recently used: dropped, with its file, once the queue behind it ran.
+      await expect.poll(async () => (await worldFiles(state)).length).toBe(2);
+      await expect.poll(() => stat(worldFile(state, 'one')).then(() => 'there', () => 'gone')).toBe('gone');
+      expect(await members(mock.baseUrl, 'one')).toEqual(['alice', 'bob', 'carol']);
+    });
+  });
+
+  it('keeps the file of a world written again after it was dropped, so what it holds survives a restart', async () => {
+    const state = join(folder, 'dropped-while-queued');
+    const secret = (mock: MockServer, name: string) => call(mock.baseUrl, 'queued', 'PUT', `/user/actions/secrets/${name}`, { data: 'x' });
+    await withSandbox({ state, maxWorlds: 1 }, async (mock) => {
+      // A world of 8 MiB takes a while to save: the next write waits behind it.
+      for (let n = 0; n < 4; n++) expect((await call(mock.baseUrl, 'queued', 'POST', '/user/gpg_keys', { armored_public_key: armoredKey(1000 * KiB) })).status).toBe(201);
+      const first = secret(mock, 'FIRST');
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      // The second waits; another credential drops this world meanwhile; the second then writes a fresh one.
+      const second = secret(mock, 'SECOND');
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      const other = call(mock.baseUrl, 'other', 'GET', '/teams/12001/members');
+      expect([(await first).status, (await second).status, (await other).status]).toEqual([201, 201, 200]);
+      expect((await secret(mock, 'SECOND')).status).toBe(204);
+    });
+    await withSandbox({ state, maxWorlds: 1 }, async (mock) => {
+      expect((await secret(mock, 'SECOND')).status).toBe(204);
+    });
+  }, 30_000);
+});
+
+describe('4. markdown renders bounded, off the event loop', () => {
+  const mentions = (bytes: number): string => '@alice #42 '.repeat(Math.floor(bytes / 11));
+
+  it('refuses HTML past 10 MiB with 413, while /version answers at once', async () => {
+    // A time bound the render cannot reach on a busy machine: the output bound answers.
+    await withSandbox({ markdown: { timeoutMs: 60_000 } }, async (mock) => {
+      // 1 MiB of mentions and references is 13 MiB of links.
+      const render = call(mock.baseUrl, 'writer', 'POST', '/markdown', { Text: mentions(1024 * 1024 - 16), Mode: 'comment', Context: '/acme/rocket' });
+      let done = false;
+      void render.finally(() => {
+        done = true;
+      });
+      const waits: number[] = [];
+      while (!done) {
+        const started = performance.now();
+        expect((await call(mock.baseUrl, 'reader', 'GET', '/version')).status).toBe(200);
+        waits.push(performance.now() - started);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const answer = await render;
+      expect([answer.status, answer.body.message]).toEqual([413, expect.stringMatching(/^the rendered HTML would be \d+ bytes, more than the 10485760 the sandbox answers; send less text$/)]);
+      // The render took a while, and no /version waited on it.
+      expect(waits.length).toBeGreaterThan(5);
+      expect(Math.max(...waits)).toBeLessThan(250);
+      // The renderer is still there for the next text.
+      const small = await call(mock.baseUrl, 'writer', 'POST', '/markdown', { Text: 'hi @alice', Mode: 'comment' });
+      expect([small.status, small.body]).toEqual([200, `<p>hi <a href="${mock.origin}/alice" class="mention">@alice</a></p>\n`]);
+    });
+  }, 30_000);
+
+  it('refuses text past 1 MiB at once', async () => {
+    await withSandbox({}, async (mock) => {
+      const started = performance.now();
+      const text = mentions(1024 * 1024 + 11);
+      const large = await call(mock.baseUrl, 'writer', 'POST', '/markdown', { Text: text });
+      expect([large.status, large.body.message]).toEqual([413, `the sandbox renders at most 1048576 bytes of markdown; this text has ${text.length}`]);
+      expect(performance.now() - started).toBeLessThan(1_000);
+    });
+  });
+
+  it('ends a render past its time bound, and renders the next text', async () => {
+    // 4 MiB of table takes about 10 s to render here: it is ended after one.
+    await withSandbox({ markdown: { timeoutMs: 1_000, maxInputBytes: 5 * 1024 * 1024 } }, async (mock) => {
+      const started = performance.now();
+      const slow = await call(mock.baseUrl, 'writer', 'POST', '/markdown', { Text: `|a|b|\n|-|-|\n${'|x|y|\n'.repeat(700_000)}` });
+      expect([slow.status, slow.body.message]).toEqual([413, 'this text was not rendered within the 1000 ms the sandbox allows; send less text']);
+      expect(performance.now() - started).toBeLessThan(3_000);
+      expect((await call(mock.baseUrl, 'writer', 'POST', '/markdown', { Text: '# hi' })).body).toBe('<h1>hi</h1>\n');
+    });
+  }, 30_000);
+
+  it('answers 503 to renders beyond the 64 in progress or waiting, and is still up once their time bound has passed', async () => {
+    // Tinypool's own queue refusal left a time-out behind that crashed the process when it fired.
+    await withSandbox({ markdown: { timeoutMs: 1_500 } }, async (mock) => {
+      const table = `|a|b|\n|-|-|\n${'|x|y|\n'.repeat(5_000)}`;
+      const statuses = await Promise.all(Array.from({ length: 70 }, () => call(mock.baseUrl, 'writer', 'POST', '/markdown', { Text: table }).then((answer) => answer.status)));
+      expect(statuses.filter((status) => status === 503).length).toBeGreaterThan(0);
+      expect(statuses.every((status) => [200, 413, 503].includes(status))).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      expect((await call(mock.baseUrl, 'writer', 'POST', '/markdown', { Text: '# hi' })).body).toBe('<h1>hi</h1>\n');
+    });
+  }, 30_000);
+
+  it('the built bin refuses four 9 MB texts at once, renders four large ones off its event loop, and stays up', async () => {
+    const mock = await startCli(['--sandbox']);
+    const render = (bytes: number) => call(mock.baseUrl, 'writer', 'POST', '/markdown', { Text: mentions(bytes), Mode: 'comment', Context: '/acme/rocket' });
+    try {
+      // What once made 123 MB of HTML each and aborted the process: refused before rendering.
+      const started = performance.now();
+      expect((await Promise.all(Array.from({ length: 4 }, () => render(9_300_000)))).map((answer) => answer.status)).toEqual([413, 413, 413, 413]);
+      expect(performance.now() - started).toBeLessThan(2_000);
+      // Four just under the bound: rendered two at a time in workers, each refused for its output or its time.
+      let done = false;
+      const renders = Promise.all(Array.from({ length: 4 }, () => render(1024 * 1024 - 16))).finally(() => {
+        done = true;
+      });
+      let slowest = 0;
+      while (!done) {
+        const asked = performance.now();
+        expect((await call(mock.baseUrl, 'reader', 'GET', '/version')).status).toBe(200);
+        slowest = Math.max(slowest, performance.now() - asked);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect((await renders).map((answer) => answer.status)).toEqual([413, 413, 413, 413]);
+      // Rendered on its event loop, each would hold /version for seconds.
+      expect(slowest).toBeLessThan(1_000);
+      expect(mock.child.exitCode).toBeNull();
+    } finally {
+      await mock.stop();
+    }
+  }, 60_000);
+});
+
+describe('5. a write is applied only once it is saved', () => {
+  it('answers 500 with the cause when the disk refuses, and the world stays as it was', async () => {
+    const state = join(folder, 'refusing');
+    await withSandbox({ state }, async (mock) => {
+      expect((await renameUser(mock.baseUrl, 'saver', 'bob', 'robert')).status).toBe(204);
+      // The folder gives way to a file: every save fails, as root too.
+      await rename(state, `${state}.moved`);
+      await writeFile(state, '');
+      const failed = await renameUser(mock.baseUrl, 'saver', 'carol', 'caroline');
+      expect([failed.status, failed.body]).toEqual([500, { message: 'the sandbox could not save its state (ENOTDIR)', url: `${mock.origin}/api/swagger` }]);
+      const failedReset = await reset(mock, 'saver');
+      expect([failedReset.status, failedReset.body.message]).toEqual([500, 'the sandbox could not save its state (ENOTDIR)']);
+      expect(await members(mock.baseUrl, 'saver')).toEqual(['alice', 'robert', 'carol']);
+      // Writes that arrive together are saved together: they fail together, and none is kept.
+      const secret = (name: string) => call(mock.baseUrl, 'saver', 'PUT', `/user/actions/secrets/${name}`, { data: 'x' });
+      const together = await Promise.all(Array.from({ length: 10 }, (_, n) => secret(`T${n}`)));
+      expect(together.map((answer) => answer.status)).toEqual(Array(10).fill(500));
+      // The folder back, the same write is saved and shown.
+      await rm(state);
+      await rename(`${state}.moved`, state);
+      expect((await renameUser(mock.baseUrl, 'saver', 'carol', 'caroline')).status).toBe(204);
+      expect(await members(mock.baseUrl, 'saver')).toEqual(['alice', 'robert', 'caroline']);
+      expect((await secret('T0')).status).toBe(201);
+      expect(JSON.parse(await readFile(worldFile(state, 'saver'), 'utf8')).users.map((user: { login: string }) => user.login)).toContain('caroline');
+    });
+  });
+
+  it('the built bin on a disk that takes no more (a file-size limit: EFBIG) answers 500 to the writes that cross it, together, and keeps every write it answered', async () => {
+    const state = join(folder, 'full-disk');
+    const mock = await startCli(['--state', state], 64);
+    const kept: string[] = [];
+    const add = async (key: string): Promise<number> => {
+      const { status } = await call(mock.baseUrl, 'full', 'POST', '/user/gpg_keys', { armored_public_key: key });
+      if (status === 201) kept.push(key);
+      return status;
+    };
+    try {
+      // Keys of 8 KiB (16 KiB in the world) until the world's file would pass 64 KiB.
+      let status = 201;
+      for (let n = 0; status === 201 && n < 10; n++) status = await add(armoredKey(8 * KiB));
+      expect(status).toBe(500);
+      // Ten at once, 2 KiB each in the world: more than the room left, so some saves fail, each
+      // failing with every write saved with it.
+      const statuses = await Promise.all(Array.from({ length: 10 }, () => add(armoredKey(KiB))));
+      expect(statuses).toContain(500);
+      expect(statuses.filter((each) => each !== 201 && each !== 500)).toEqual([]);
+    } finally {
+      await mock.stop();
+    }
+    // Every answered key is on disk: each is a duplicate now.
+    const again = await startCli(['--state', state], 64);
+    try {
+      for (const key of kept) expect((await call(again.baseUrl, 'full', 'POST', '/user/gpg_keys', { armored_public_key: key })).status).toBe(422);
+    } finally {
+      await again.stop();
+    }
+  }, 60_000);
+
+  it('refuses to start where the state cannot be written', async () => {
+    // Taking the lock is the first write: with no room for a byte, it fails.
+    const noRoom = join(folder, 'no-room');
+    expect(await refusal(['--state', noRoom], 0)).toEqual({ code: 1, stderr: `gitea-mock: cannot start: --state ${noRoom} cannot be written (EFBIG)\n` });
+    expect(await readdir(noRoom)).toEqual([]);
+    // /proc takes no new folder, even from root.
+    const { code, stderr } = await refusal(['--state', '/proc/gitea-mock-state']);
+    expect([code, stderr]).toEqual([1, 'gitea-mock: cannot start: --state /proc/gitea-mock-state cannot be created (ENOENT)\n']);
+    const file = join(folder, 'a-file');
+    await writeFile(file, '');
+    expect(await refusal(['--state', join(file, 'state')])).toEqual({ code: 1, stderr: `gitea-mock: cannot start: --state ${join(file, 'state')} cannot be created (ENOTDIR)\n` });
+  });
+});
+
+describe('6. one process per state folder', () => {
+  it('refuses a second process naming the folder and the holder; frees the folder on exit; takes over after a kill -9', async () => {
+    const state = join(folder, 'locked');
+    const first = await startCli(['--state', state]);
+    let second: Launched | undefined;
+    try {
+      const refused = await refusal(['--state', state]);
+      expect(refused).toEqual({ code: 1, stderr: `gitea-mock: cannot start: --state ${state} is in use by process ${first.child.pid} (its lock is ${join(state, 'lock')}); one process per state folder: stop that one, or give another folder\n` });
+      expect(await first.stop()).toBe(0);
+      expect(await readdir(state)).not.toContain('lock');
+      second = await startCli(['--state', state]);
+      expect(await readFile(join(state, 'lock'), 'utf8')).toBe(`${second.child.pid}\n`);
+      await second.stop('SIGKILL');
+      // The dead process's lock is left behind, and recognised as stale.
+      expect(await readFile(join(state, 'lock'), 'utf8')).toBe(`${second.child.pid}\n`);
+      second = await startCli(['--state', state]);
+      expect((await renameUser(second.baseUrl, 'after', 'bob', 'robert')).status).toBe(204);
+    } finally {
+      await first.stop();
+      await second?.stop();
+    }
+  }, 60_000);
+
+  it('refuses a second sandbox on the same folder in one process', async () => {
+    const state = join(folder, 'in-process');
+    await withSandbox({ state }, async () => {
+      await expect(startMockServer({ port: 0, sandbox: { state } })).rejects.toThrow(`--state ${state} is in use by this process already; one sandbox per state folder`);
+    });
+  });
+});
+
+describe('7. temporaries and links', () => {
+  it('removes the temporaries a killed process left, at start', async () => {
+    const state = join(folder, 'temporaries');
+    await withSandbox({ state }, async () => {});
+    const stale = [`.${randomBytes(16).toString('hex')}.tmp`, `.${randomBytes(16).toString('hex')}.tmp`];
+    for (const name of stale) await writeFile(join(state, name), '{"half": ');
+    await withSandbox({ state }, async () => {
+      expect((await readdir(state)).filter((name) => name.startsWith('.'))).toEqual([]);
+    });
+  });
+
+  it('never writes through a link planted where the state goes, and leaves its target alone', async () => {
+    const state = join(folder, 'planted');
+    const victim = join(folder, 'victim.txt');
+    await writeFile(victim, 'victim', { mode: 0o644 });
+    await withSandbox({ state }, async (mock) => {
+      expect((await renameUser(mock.baseUrl, 'planter', 'bob', 'robert')).status).toBe(204);
+      // A link at the world's file, and at the names a temporary named by the pid would take.
+      await rm(worldFile(state, 'planter'));
+      await symlink(victim, worldFile(state, 'planter'));
+      await symlink(victim, join(folder, `.planted.${process.pid}.tmp`));
+      await symlink(victim, join(state, `.${createHash('sha256').update('token planter').digest('hex')}.json.${process.pid}.tmp`));
+      expect((await renameUser(mock.baseUrl, 'planter', 'carol', 'caroline')).status).toBe(204);
+      expect(await readFile(victim, 'utf8')).toBe('victim');
+      expect((await stat(victim)).mode & 0o777).toBe(0o644);
+      const saved = await lstat(worldFile(state, 'planter'));
+      expect([saved.isFile(), saved.mode & 0o777]).toEqual([true, 0o600]);
+    });
+  });
+
+  it('follows a state path that is a link to a folder, and keeps the link', async () => {
+    const real = join(folder, 'real-state');
+    const linked = join(folder, 'linked-state');
+    await mkdir(real);
+    await symlink(real, linked);
+    await withSandbox({ state: linked }, async (mock) => {
+      expect((await renameUser(mock.baseUrl, 'linker', 'bob', 'robert')).status).toBe(204);
+    });
+    expect(await readlink(linked)).toBe(real);
+    expect(await worldFiles(real)).toEqual([`${createHash('sha256').update('token linker').digest('hex')}.json`]);
+  });
+
+  it('refuses a world file that is a link, at start', async () => {
+    const state = join(folder, 'linked-world');
+    await withSandbox({ state }, async (mock) => {
+      expect((await renameUser(mock.baseUrl, 'linked', 'bob', 'robert')).status).toBe(204);
+    });
+    const file = worldFile(state, 'linked');
+    await rename(file, join(folder, 'elsewhere.json'));
+    await symlink(join(folder, 'elsewhere.json'), file);
+    const name = file.slice(state.length + 1);
+    expect(await refusal(['--state', state])).toEqual({ code: 1, stderr: `gitea-mock: cannot start: --state ${state} holds ${name}, which is not a regular file but a link; it is left as it is: move it away, or give another folder\n` });
+  });
+});
+
+describe('8. a state folder is checked deeply at start', () => {
+  let state: string;
+  let name: string;
+  let saved: Record<string, any>;
+  beforeAll(async () => {
+    state = join(folder, 'deep');
+    await withSandbox({ state }, async (mock) => {
+      expect((await renameUser(mock.baseUrl, 'deep', 'bob', 'robert')).status).toBe(204);
+    });
+    name = worldFile(state, 'deep').slice(state.length + 1);
+    saved = JSON.parse(await readFile(join(state, name), 'utf8'));
+  });
+
+  it.each([
+    ['no users', (world: Record<string, any>) => Object.assign(world, { users: [] }), 'users is empty'],
+    ['a null record', (world: Record<string, any>) => Object.assign(world, { hooks: [null] }), 'hooks[0] is null, not an entry'],
+    ['a null user', (world: Record<string, any>) => Object.assign(world, { users: [null, ...world.users] }), 'users[0] is null, not a record'],
+    ['a record that breaks its schema', (world: Record<string, any>) => (world.orgLabels[0].label.color = 42), 'orgLabels[0].label is not a Label: /color must be string'],
+    ['an entry without its repository', (world: Record<string, any>) => delete world.issues[0].repo, 'issues[0].repo is not an id'],
+  ])('refuses a world with %s, naming the file and what is wrong, and leaves it as it is', async (_case, spoil, problem) => {
+    const world = structuredClone(saved);
+    spoil(world);
+    const text = JSON.stringify(world);
+    await writeFile(join(state, name), text);
+    expect(await refusal(['--state', state])).toEqual({ code: 1, stderr: `gitea-mock: cannot start: --state ${state} holds ${name}, which is not a world the sandbox wrote: ${problem}; it is left as it is: move it away, or give another folder\n` });
+    expect(await readFile(join(state, name), 'utf8')).toBe(text);
+    expect(await readdir(state)).not.toContain('lock');
+  });
+
+  it('loads the world as the sandbox wrote it', async () => {
+    await writeFile(join(state, name), JSON.stringify(saved));
+    await withSandbox({ state }, async (mock) => {
+      expect(await members(mock.baseUrl, 'deep')).toEqual(['alice', 'robert', 'carol']);
+    });
+  });
+});

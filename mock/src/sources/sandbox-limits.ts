@@ -1,0 +1,56 @@
+// The sandbox's limits on what it keeps: how large one world may grow (its budget, in bytes of
+// JSON), and how long a string, how many keys and items a request may have it store. They bound
+// the memory of the worlds and the time of a save, whatever clients send.
+import { getHeapStatistics } from 'node:v8';
+
+/** Longest string the sandbox stores from a request. */
+export const MAX_STRING_BYTES = 1024 * 1024;
+/** Most keys of an object, and items of a list, the sandbox stores from a request. */
+export const MAX_KEYS = 64;
+export const MAX_ITEMS = 100;
+
+const MiB = 1024 * 1024;
+export const DEFAULT_WORLD_BYTES = 16 * MiB;
+/** Largest world budget: a world is one JSON string, and V8's strings end at 512 MiB. */
+export const MAX_WORLD_BYTES = 256 * MiB;
+
+/**
+ * The worlds together may take half of V8's heap (each byte of JSON about a byte of heap, the
+ * rest for the copy a write makes, Prism and requests). Without `--max-world-bytes`, a world
+ * gets 16 MiB or its share of that half, whichever is less; a budget given that breaks it is refused.
+ */
+export function worldBudget(maxWorlds: number, maxWorldBytes: number | undefined): number {
+  const half = Math.floor(getHeapStatistics().heap_size_limit / 2);
+  if (maxWorldBytes === undefined) return Math.min(DEFAULT_WORLD_BYTES, Math.floor(half / maxWorlds));
+  if (maxWorldBytes > MAX_WORLD_BYTES) throw new Error(`--max-world-bytes ${maxWorldBytes} is more than the ${MAX_WORLD_BYTES} a world can be`);
+  if (maxWorlds * maxWorldBytes > half) {
+    throw new Error(
+      `--max-worlds ${maxWorlds} of --max-world-bytes ${maxWorldBytes} could take ${Math.ceil((maxWorlds * maxWorldBytes) / MiB)} MiB, more than half of this Node's heap (${Math.floor(half / MiB)} MiB of ${Math.floor((2 * half) / MiB)}): lower either, or give Node more with --max-old-space-size`,
+    );
+  }
+  return maxWorldBytes;
+}
+
+/** Where a request's body holds more than the sandbox stores, said in a sentence; undefined when it does not. */
+export function oversized(body: unknown): string | undefined {
+  const name = (key: string): string => (key.length <= 40 ? key : `${key.slice(0, 40)}…`);
+  // A stack, not recursion: the depth of a body is the sender's choice.
+  const stack: [unknown, string][] = [];
+  if (body instanceof FormData) for (const [key, value] of body) stack.push([typeof value === 'string' ? value : value.name, `body.${name(key)}`]);
+  else stack.push([body, 'body']);
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [value, where] = next;
+    if (typeof value === 'string') {
+      const bytes = Buffer.byteLength(value);
+      if (bytes > MAX_STRING_BYTES) return `${where} is ${bytes} bytes long, more than the ${MAX_STRING_BYTES} the sandbox keeps of one text`;
+    } else if (Array.isArray(value)) {
+      if (value.length > MAX_ITEMS) return `${where} holds ${value.length} items, more than the ${MAX_ITEMS} the sandbox keeps of one list`;
+      value.forEach((item, index) => stack.push([item, `${where}[${index}]`]));
+    } else if (typeof value === 'object' && value !== null) {
+      const keys = Object.keys(value);
+      if (keys.length > MAX_KEYS) return `${where} holds ${keys.length} keys, more than the ${MAX_KEYS} the sandbox keeps of one object`;
+      for (const key of keys) stack.push([key, `a key of ${where}`], [(value as Record<string, unknown>)[key], `${where}.${name(key)}`]);
+    }
+  }
+  return undefined;
+}
