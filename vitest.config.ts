@@ -4,7 +4,7 @@ import { SlowestFirstSequencer } from './test/support/sequencer.js';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'contract-tests/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'contract-tests/**/*.test.ts', 'examples/**/*.test.mjs'],
     // The contract suites share one mock, started through the `npm start` launcher.
     globalSetup: ['contract-tests/setup/global.ts'],
     // The suites mostly wait on child processes, local servers and the browser, so on two cores

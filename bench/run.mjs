@@ -3,6 +3,7 @@
 import { benchClientSize } from './client-size.mjs';
 import { benchClientSpeed } from './client-speed.mjs';
 import { benchLoad } from './mock-load.mjs';
+import { benchMswHandlers } from './msw-handlers.mjs';
 import { benchProxy } from './proxy-overhead.mjs';
 import { benchStartup } from './mock-startup.mjs';
 import { benchThroughput } from './mock-throughput.mjs';
@@ -13,5 +14,6 @@ await benchClientSpeed();
 await benchStartup();
 await benchThroughput();
 await benchProxy();
+const mswOk = await benchMswHandlers();
 const loadOk = (await benchLoad()) && (await benchLoad('gitea-mock --sandbox'));
-process.exitCode = loadOk ? 0 : 1;
+process.exitCode = loadOk && mswOk ? 0 : 1;

@@ -117,7 +117,9 @@ export function createGiteaClient(options: GiteaClientOptions): GiteaClient {
       if (secrets.length > fixed + 32) secrets.splice(fixed, 1);
     }
   };
-  const baseFetch = options.fetch ?? fetch;
+  // The global fetch as it is at each call, so one replaced after the client was made (MSW's
+  // setupServer, vi.stubGlobal) is the one used.
+  const baseFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
   if (typeof baseFetch != 'function') throw new TypeError('fetch is not a function');
   const transport = createTransport(baseFetch, retry);
   const client = createClient<paths>({ baseUrl, headers, pathSerializer: fillPath }) as unknown as Record<string, Method> & Client<paths>;

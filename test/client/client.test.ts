@@ -166,3 +166,18 @@ describe('the client object', () => {
     expect(typeof client.GET).toBe('function');
   });
 });
+
+describe('the global fetch', () => {
+  it('is looked up at each call, so one replaced after the client was made (MSW, vi.stubGlobal) is used', async () => {
+    const client = createGiteaClient({ baseUrl: BASE, auth: { token: 'abc' } });
+    const replaced = vi.fn(async () => new Response('{"version":"1.27.1"}', { headers: { 'content-type': 'application/json' } }));
+    vi.stubGlobal('fetch', replaced);
+    try {
+      const { data } = await client.GET('/repos/{owner}/{repo}/keys/{id}', { params: { path: { owner: 'acme', repo: 'rocket', id: 1 } } });
+      expect(data).toEqual({ version: '1.27.1' });
+      expect(replaced).toHaveBeenCalledOnce();
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+});

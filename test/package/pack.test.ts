@@ -29,9 +29,9 @@ const CLIENT = {
   allowed: ['generated/README.md'],
 };
 const MOCK = {
-  required: ['package.json', 'README.md', 'LICENSE', 'dist/cli.mjs', 'dist/server.mjs', 'dist/serve.mjs', 'dist/verify.mjs', 'dist/proxy.mjs', 'dist/markdown-worker.mjs'],
-  // Further chunks of the build.
-  allowed: [/^dist\/[\w-]+\.mjs$/],
+  required: ['package.json', 'README.md', 'LICENSE', 'dist/cli.mjs', 'dist/server.mjs', 'dist/server.d.mts', 'dist/msw.mjs', 'dist/msw.d.mts', 'dist/serve.mjs', 'dist/verify.mjs', 'dist/proxy.mjs', 'dist/markdown-worker.mjs'],
+  // Further chunks of the build, and of its type declarations.
+  allowed: [/^dist\/[\w-]+\.mjs$/, /^dist\/[\w-]+\.d\.mts$/],
 };
 
 /** The environment without what `npm test` passes down about this project (prefixes, package fields). */
@@ -63,6 +63,9 @@ async function size(path: string): Promise<number> {
   for (const entry of await readdir(path)) total += await size(join(path, entry));
   return total;
 }
+
+/** The msw a frontend project has next to gitea-mock (its peer). */
+const MSW = '2.15.0';
 
 let stage: string;
 /** An app that wants the client, and a project that runs the mock (with the client next to it). */
@@ -100,7 +103,7 @@ beforeAll(async () => {
   typescript.catch(() => {});
   const [client, mock] = await Promise.all([pack([]), pack(['-w', 'gitea-mock'])]);
   packed = { client: client.files, mock: mock.files };
-  await Promise.all([project(app, [client.filename]), project(mockProject, [client.filename, mock.filename]), typescript]);
+  await Promise.all([project(app, [client.filename]), project(mockProject, [client.filename, mock.filename, `msw@${MSW}`]), typescript]);
 }, 240_000);
 
 afterAll(async () => {
@@ -224,6 +227,66 @@ console.log(JSON.stringify(members.map((user) => user.login)));
     );
     const { stdout } = await run(process.execPath, ['rename.mjs'], { cwd: mockProject, env: { ...process.env, GITEA_BASE_URL: mock.baseUrl } });
     expect(JSON.parse(stdout)).toEqual(['alice', 'robert', 'carol']);
+  });
+
+  it('`gitea-mock/msw` answers the installed client in setupServer as the server does, with no port', async () => {
+    await writeFile(
+      join(mockProject, 'msw-check.mjs'),
+      `import { setupServer } from 'msw/node';
+import { createGiteaClient } from 'gitea-contract';
+import { createGiteaHandlers } from 'gitea-mock/msw';
+const baseUrl = 'https://gitea.example.org/api/v1';
+const gitea = createGiteaHandlers({ baseUrl, sandbox: true });
+const server = setupServer(...gitea.handlers);
+server.listen({ onUnhandledRequest: 'error' });
+const client = (token) => createGiteaClient({ baseUrl, auth: { token } });
+const team = async (token) => (await client(token).GET('/teams/{id}/members', { params: { path: { id: 12001 } } })).data.map((user) => user.login);
+const renamed = await client('one').POST('/admin/users/{username}/rename', { params: { path: { username: 'bob' } }, body: { new_username: 'robert' } });
+const written = await team('one');
+const other = await team('two');
+await gitea.reset();
+const afterReset = await team('one');
+const anonymous = await fetch(baseUrl + '/teams/12001/members');
+const invalid = await client('one').PUT('/repos/{owner}/{repo}/collaborators/{collaborator}', { params: { path: { owner: 'acme', repo: 'rocket', collaborator: 'bob' } }, body: { permission: 'owner' } });
+const unknown = await client('one').GET('/repos/{owner}/{repo}/keys/{id}', { params: { path: { owner: 'acme', repo: 'rocket', id: 424242 } } });
+console.log(JSON.stringify({ renamed: renamed.response.status, written, other, afterReset, anonymous: [anonymous.status, await anonymous.json()], invalid: [invalid.response.status, invalid.error], unknown: [unknown.response.status, unknown.error] }));
+server.close();
+await gitea.close();
+`,
+    );
+    const { stdout } = await run(process.execPath, ['msw-check.mjs'], { cwd: mockProject });
+    const docs = 'https://gitea.example.org/api/swagger';
+    expect(JSON.parse(stdout)).toEqual({
+      renamed: 204,
+      written: ['alice', 'robert', 'carol'],
+      other: ['alice', 'bob', 'carol'],
+      afterReset: ['alice', 'bob', 'carol'],
+      anonymous: [401, { message: 'token is required', url: docs }],
+      invalid: [422, { message: expect.stringContaining('permission'), url: docs }],
+      unknown: [404, expect.objectContaining({ message: expect.any(String), url: docs })],
+    });
+  });
+
+  it('types `gitea-mock/msw` for TypeScript 5.9 with moduleResolution node16', async () => {
+    await writeFile(
+      join(mockProject, 'handlers.ts'),
+      `import { createGiteaHandlers, type World } from 'gitea-mock/msw';
+const gitea = createGiteaHandlers({ baseUrl: '/api/v1', sandbox: { prepare: (seed: World) => void seed.users.length } });
+export const count: number = gitea.handlers.length;
+export async function logins(): Promise<string[] | undefined> {
+  return (await gitea.world({ token: 'x' }))?.users.map((user) => String(user.login));
+}
+// @ts-expect-error: sandbox takes options or a boolean
+createGiteaHandlers({ baseUrl: '/api/v1', sandbox: 'yes' });
+`,
+    );
+    const config = { compilerOptions: { module: 'node16', moduleResolution: 'node16', target: 'es2022', lib: ['es2022', 'dom'], strict: true, noEmit: true, skipLibCheck: true, types: [] }, files: ['handlers.ts'] };
+    await writeFile(join(mockProject, 'tsconfig.json'), JSON.stringify(config));
+    const result = await run(process.execPath, [TSC, '-p', 'tsconfig.json'], { cwd: mockProject }).then(
+      () => '',
+      (error: { stdout?: string }) => error.stdout || String(error),
+    );
+    expect(result).toBe('');
   });
 
   it('names live mode in its --help, and `gitea-mock verify` checks the mock with no mismatch', async () => {

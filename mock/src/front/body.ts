@@ -1,7 +1,6 @@
 // Reads a request body with a hard size limit and turns it into what Prism validates, refusing
 // what Gitea's binding refuses (empty or unsupported content types, malformed JSON, bad UTF-8)
 // and multipart bodies Go's reader cannot read (multipart.ts).
-import type { IncomingMessage } from 'node:http';
 import { MIMEType } from 'node:util';
 import type { IHttpRequest } from '@stoplight/prism-http';
 import type { IHttpOperation } from '@stoplight/types';
@@ -16,34 +15,34 @@ export type BodyResult =
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-function readRaw(req: IncomingMessage): Promise<{ ok: true; data: Buffer } | { ok: false; status: 413 | 400; message: string }> {
-  const declared = req.headers['content-length'];
-  if (declared !== undefined && Number(declared) > MAX_BODY_BYTES) {
-    return Promise.resolve({ ok: false, status: 413, message: `request body exceeds ${MAX_BODY_BYTES} bytes` });
-  }
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let settled = false;
-    const finish = (result: Awaited<ReturnType<typeof readRaw>>): void => {
-      if (settled) return;
-      settled = true;
-      resolve(result);
-    };
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
+type RawResult = { ok: true; data: Buffer } | { ok: false; status: 413 | 400; message: string };
+
+const tooLarge = (): RawResult => ({ ok: false, status: 413, message: `request body exceeds ${MAX_BODY_BYTES} bytes` });
+
+/** The whole body, up to MAX_BODY_BYTES; a declared length past it is refused before reading. */
+async function readRaw(request: Request): Promise<RawResult> {
+  const declared = request.headers.get('content-length');
+  if (declared !== null && Number(declared) > MAX_BODY_BYTES) return tooLarge();
+  const reader = request.body!.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
       if (size > MAX_BODY_BYTES) {
-        chunks.length = 0; // drop what was read; the rest is discarded as it arrives
-        finish({ ok: false, status: 413, message: `request body exceeds ${MAX_BODY_BYTES} bytes` });
-        req.resume();
-        return;
+        // Not cancelled: on a Node socket that would end the connection before the 413 is sent.
+        // What is left stays unread, and the answer closes the connection.
+        reader.releaseLock();
+        return tooLarge();
       }
-      if (!settled) chunks.push(chunk);
-    });
-    req.on('end', () => finish({ ok: true, data: Buffer.concat(chunks) }));
-    req.on('error', () => finish({ ok: false, status: 400, message: 'the request body could not be read' }));
-    req.on('aborted', () => finish({ ok: false, status: 400, message: 'the request body was cut short' }));
-  });
+      chunks.push(value);
+    }
+  } catch {
+    return { ok: false, status: 400, message: 'the request body was cut short' };
+  }
+  return { ok: true, data: Buffer.concat(chunks) };
 }
 
 function isJson(mediaType: string): boolean {
@@ -56,17 +55,13 @@ function isJson(mediaType: string): boolean {
  * A multipart body is read as a form for an `operation` that takes one; to another, Prism
  * answers that it does not take the type.
  */
-export async function readBody(req: IncomingMessage, operation: IHttpOperation): Promise<BodyResult> {
-  const hasBody = req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
-  if (!hasBody) {
-    req.resume();
-    return { ok: true, body: undefined };
-  }
-  const raw = await readRaw(req);
+export async function readBody(request: Request, operation: IHttpOperation): Promise<BodyResult> {
+  if (request.body === null) return { ok: true, body: undefined };
+  const raw = await readRaw(request);
   if (!raw.ok) return raw;
   if (raw.data.length === 0) return { ok: true, body: undefined };
 
-  const contentType = req.headers['content-type'];
+  const contentType = request.headers.get('content-type') ?? undefined;
   if (contentType === undefined || contentType.trim() === '') {
     return { ok: false, status: 422, message: '[]: Empty Content-Type' };
   }

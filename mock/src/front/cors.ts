@@ -3,7 +3,9 @@
 // every origin: nothing real is at stake. In front of a real server (the proxy) a page of any
 // origin could use the credentials and session of whoever browses it, so only the origins of
 // this machine and those the user names are answered.
-import type { IncomingMessage } from 'node:http';
+
+/** A request header by its lower-case name, from a Fetch `Request` or a Node `IncomingMessage`. */
+export type HeaderOf = (name: string) => string | undefined;
 
 const ALLOWED_HEADERS = 'Authorization, Content-Type, X-Gitea-OTP, Sudo, Prefer, Accept';
 const EXPOSED_HEADERS = 'Link, X-Total-Count';
@@ -43,8 +45,8 @@ export function allowList(origins: readonly string[]): OriginPolicy {
 }
 
 /** Headers for every answer: only requests that carry an `Origin` are cross-origin. */
-export function corsHeaders(req: IncomingMessage): Record<string, string> {
-  const origin = req.headers.origin;
+export function corsHeaders(header: HeaderOf): Record<string, string> {
+  const origin = header('origin');
   if (origin === undefined) return {};
   return {
     'Access-Control-Allow-Origin': origin,
@@ -55,13 +57,13 @@ export function corsHeaders(req: IncomingMessage): Record<string, string> {
 }
 
 /** A preflight is an OPTIONS request with `Origin` and `Access-Control-Request-Method`. */
-export function isPreflight(req: IncomingMessage): boolean {
-  return req.method === 'OPTIONS' && req.headers.origin !== undefined && req.headers['access-control-request-method'] !== undefined;
+export function isPreflight(method: string, header: HeaderOf): boolean {
+  return method === 'OPTIONS' && header('origin') !== undefined && header('access-control-request-method') !== undefined;
 }
 
-export function preflightHeaders(req: IncomingMessage): Record<string, string> {
+export function preflightHeaders(header: HeaderOf): Record<string, string> {
   return {
-    ...corsHeaders(req),
+    ...corsHeaders(header),
     'Access-Control-Allow-Methods': ALLOWED_METHODS,
     'Access-Control-Allow-Headers': ALLOWED_HEADERS,
     'Access-Control-Max-Age': '600',

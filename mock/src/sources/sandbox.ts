@@ -38,7 +38,19 @@ export interface SandboxOptions {
   maxWorldBytes?: number;
   /** E11's bounds (default MARKDOWN_LIMITS). */
   markdown?: Partial<MarkdownLimits>;
+  /** Edits the seed before any world is made from it: every world, and every reset, starts from the edited seed. */
+  prepare?: (seed: World) => void;
 }
+
+/** What a test can do with the worlds besides sending requests. */
+export interface SandboxControl {
+  /** Every world back to the seed (with `--state`, their files removed). */
+  resetAll(): Promise<void>;
+  /** A copy of the world of this `Authorization` header as it is now (the seed, before its first write). */
+  worldOf(authorization: string): World;
+}
+
+export type Sandbox = AnsweringSource & { control: SandboxControl };
 
 /** A world's key: the credential's SHA-256, so no credential is kept in memory maps or on disk. */
 function keyOf(credential: string): string {
@@ -77,8 +89,12 @@ interface Slot {
   onDisk?: boolean;
 }
 
-export async function createSandbox(table: OperationTable, examples: AnsweringSource, context: SourceContext, options: SandboxOptions = {}): Promise<AnsweringSource> {
-  const { seed, templates } = seedWorld(table.operations.map((op) => op.operation));
+export async function createSandbox(table: OperationTable, examples: AnsweringSource, context: SourceContext, options: SandboxOptions = {}): Promise<Sandbox> {
+  const seeded = seedWorld(table.operations.map((op) => op.operation));
+  const { templates } = seeded;
+  // A copy to edit: the seed may share records with the operation table, which servers in one process share.
+  const seed = options.prepare ? structuredClone(seeded.seed) : seeded.seed;
+  options.prepare?.(seed);
   const seedBytes = Buffer.byteLength(JSON.stringify(seed));
   const maxWorlds = options.maxWorlds ?? 100;
   const maxRecords = options.maxRecords ?? 1000;
@@ -260,6 +276,22 @@ export async function createSandbox(table: OperationTable, examples: AnsweringSo
         worlds.delete(key);
         return { status: 200, type: 'application/json', body: { message: 'this credential\'s sandbox world is back to the seed' } };
       });
+    },
+
+    control: {
+      async resetAll() {
+        await Promise.all(
+          [...worlds.keys()].map((key) =>
+            after(key, async () => {
+              if (store) await store.drop(key);
+              worlds.delete(key);
+            }),
+          ),
+        );
+      },
+      worldOf(authorization) {
+        return structuredClone(worlds.get(keyOf(authorization))?.world ?? seed);
+      },
     },
 
     async close() {

@@ -1,0 +1,185 @@
+// The mock's front over the Fetch API: a `Request` in, a `Response` out, so the `node:http`
+// server (server.ts) and MSW's handlers (msw/) are two thin adapters over this one function. It
+// behaves like a Gitea host whatever answers behind it: it serves the document under /api/v1 (and
+// the host's version at /api/v1/version), enforces credentials, checks `Prefer`, validates
+// requests and answers against the document, speaks CORS, and answers every error in the
+// service's own JSON dialect. What to answer comes from an answering source (the examples or the
+// sandbox); the proxy, which must stream requests whole, stays on node:http.
+import type { IHttpRequest } from '@stoplight/prism-http';
+import { checkAuthorization } from './auth.js';
+import { readBody } from './body.js';
+import { corsHeaders, isPreflight, preflightHeaders, type HeaderOf } from './cors.js';
+import { DOCUMENT } from '../contract/document-path.js';
+import { apiError, JSON_TYPE, notFound } from './errors.js';
+import { isBodyOptional, type MockOperation, type OperationTable } from './operations.js';
+import type { Prism } from './prism.js';
+import { checkPreference, parsePrefer } from './prefer.js';
+import type { Answer, AnsweringSource } from '../sources/source.js';
+import { contentTypeFor, decodedSegments, describeViolations, errorsOf, queryOf, type PrismMethod } from './validation.js';
+import { validationView } from './body.js';
+import { VERSION_ANSWER, VERSION_PATH } from './version.js';
+
+export const BASE_PATH = '/api/v1';
+
+export interface AppParts {
+  prism: Prism;
+  table: OperationTable;
+  source: AnsweringSource;
+  /** The document the table was read from (for `x-body-optional`). */
+  document?: string;
+  /** The URL of the server's API documentation, for the `url` of error bodies. */
+  docsUrl(): string;
+  /** Problems of the mock itself, such as an answer that breaks the document. */
+  warn(line: string): void;
+  /**
+   * The Response class to answer with (default: the global one). The Node adapter gives srvx's,
+   * which is cheaper and can carry a body on a 205, as Gitea's E8 sends one.
+   */
+  Response?: ResponseClass;
+}
+
+/** What the front needs of a Response class. */
+export type ResponseClass = new (body: Uint8Array<ArrayBuffer> | null, init: ResponseInit) => Response;
+
+export interface GiteaApp {
+  /** Answers one request as a Gitea host would; never rejects (a failure of the mock is a 500 in the dialect). */
+  fetch(request: Request): Promise<Response>;
+}
+
+type Headers = Record<string, string>;
+
+/** Reason phrases as Go's net/http writes them, for the statuses the mock answers. */
+const REASONS: Record<number, string> = {
+  200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content', 205: 'Reset Content', 301: 'Moved Permanently', 302: 'Found',
+  307: 'Temporary Redirect', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
+  406: 'Not Acceptable', 409: 'Conflict', 413: 'Request Entity Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Entity',
+  423: 'Locked', 500: 'Internal Server Error', 503: 'Service Unavailable',
+};
+
+/** The request's headers as one value each, as Prism reads them. */
+function headerRecord(request: Request): Headers {
+  const result: Headers = {};
+  request.headers.forEach((value, name) => {
+    result[name] = value;
+  });
+  return result;
+}
+
+export function createApp({ prism, table, source, document = DOCUMENT, docsUrl, warn, Response: Answering = Response }: AppParts): GiteaApp {
+  /** A source's answer with the front's headers; HEAD gets the headers only. */
+  function respond(method: string, answer: Answer, cors: Headers): Response {
+    const headers: Headers = { ...cors, 'X-Content-Type-Options': 'nosniff', ...answer.headers };
+    const contentType = contentTypeFor(answer.type);
+    let bytes: Uint8Array<ArrayBuffer> | undefined;
+    if (contentType !== undefined && answer.body !== undefined) {
+      headers['Content-Type'] = contentType;
+      bytes = new TextEncoder().encode(contentType === JSON_TYPE ? JSON.stringify(answer.body) : String(answer.body));
+    }
+    headers['Content-Length'] = String(bytes?.length ?? 0);
+    const init = { status: answer.status, statusText: REASONS[answer.status] ?? '', headers };
+    if (bytes === undefined || method === 'HEAD') return new Answering(null, init);
+    try {
+      return new Answering(bytes, init);
+    } catch {
+      // A Fetch Response carries no body on a 205, which Gitea's E8 sends (a socket server can).
+      return new Answering(null, { ...init, headers: { ...headers, 'Content-Length': '0' } });
+    }
+  }
+
+  /** An error in the service's dialect: `{message, url}` as JSON, compact, as Gitea's Go JSON writes it. */
+  function error(method: string, status: number, message: string, headers: Headers): Response {
+    return respond(method, { status, type: 'application/json', body: apiError(docsUrl(), message) }, headers);
+  }
+
+  /** 405 with `Allow`; an OPTIONS request is told what is allowed with a 204. */
+  function notAllowed(method: string, pathname: string, allowed: readonly string[], cors: Headers): Response {
+    const allow = [...allowed, 'OPTIONS'].join(', ');
+    if (method === 'OPTIONS') return new Answering(null, { status: 204, statusText: 'No Content', headers: { ...cors, Allow: allow, 'Content-Length': '0' } });
+    return error(method, 405, `${method} is not allowed on ${pathname}; allowed: ${allow}`, { ...cors, Allow: allow });
+  }
+
+  async function answerOperation(request: Request, op: MockOperation, url: URL, path: string, cors: Headers): Promise<Response> {
+    const method = request.method;
+    const headers = headerRecord(request);
+    const auth = checkAuthorization(headers.authorization, headers['x-gitea-otp']);
+    // Gitea sends no WWW-Authenticate, so browsers show no sign-in dialog for the API.
+    if (!auth.ok) return error(method, 401, auth.message, cors);
+    const prefer = parsePrefer(headers.prefer);
+    const problem = prefer.ok ? checkPreference(op, prefer.preference) : prefer.message;
+    if (!prefer.ok || problem !== undefined) return error(method, 400, problem ?? 'invalid Prefer header', cors);
+    const body = await readBody(request, op.operation);
+    if (!body.ok) return error(method, body.status, body.message, body.status === 413 ? { ...cors, Connection: 'close' } : cors);
+
+    const input: IHttpRequest = {
+      method: op.method.toLowerCase() as PrismMethod,
+      url: { path, query: queryOf(url) },
+      // A multipart body comes re-framed under a boundary of its own.
+      headers: body.contentType === undefined ? headers : { ...headers, 'content-type': body.contentType },
+      body: body.body,
+    };
+    const inputErrors = errorsOf(prism.validator.validateInput(validationView(op.operation, input, body.form)));
+    if (inputErrors.length > 0) return error(method, 422, describeViolations(inputErrors), cors);
+    const answer = await source.answer({ op, request: input, url, preference: prefer.preference, credential: headers.authorization! });
+    // Gitea sends some statuses without a body at all (`x-body-optional`), which Prism cannot be told.
+    const declaresBody = (op.operation.responses.find((response) => response.code === String(answer.status))?.contents?.length ?? 0) > 0;
+    const bodyless = answer.body === undefined && !answer.own && declaresBody && (await isBodyOptional(document, op.operationId, answer.status));
+    /** Why the answer breaks the document, or undefined. */
+    const violation = (): string | undefined => {
+      if (answer.own || bodyless) return undefined;
+      const contentType = contentTypeFor(answer.type);
+      const output = { statusCode: answer.status, headers: { ...answer.headers, ...(contentType ? { 'content-type': contentType } : {}) }, body: answer.body };
+      const outputErrors = errorsOf(prism.validator.validateOutput({ resource: op.operation, element: output }));
+      return outputErrors.length > 0 ? `${op.operationId} ${answer.status}: the answer breaks the document: ${describeViolations(outputErrors)}` : undefined;
+    };
+    // A source that makes its answers up (the sandbox) must never break the document: checked
+    // before sending, and answered with a 500 if it does.
+    if (source.strict) {
+      const message = violation();
+      if (message === undefined) return respond(method, answer, cors);
+      warn(message);
+      return error(method, 500, `${message}; this is a bug in gitea-mock`, cors);
+    }
+    // The examples only earn a warning, so the check waits until the answer is on its way: the
+    // first check of an operation compiles its schemas, a sixth of a second that the client would
+    // otherwise wait for its first answer.
+    setTimeout(() => {
+      const message = violation();
+      if (message !== undefined) warn(message);
+    });
+    return respond(method, answer, cors);
+  }
+
+  async function handle(request: Request): Promise<Response> {
+    const header: HeaderOf = (name) => request.headers.get(name) ?? undefined;
+    const cors = corsHeaders(header);
+    if (isPreflight(request.method, header)) return new Answering(null, { status: 204, statusText: 'No Content', headers: preflightHeaders(header) });
+    // WHATWG URL parsing also resolves dot segments, so `/api/v1/../x` leaves the API.
+    const url = URL.canParse(request.url) ? new URL(request.url) : undefined;
+    // Prism decodes every segment; a broken escape or bad UTF-8 is refused here instead.
+    if (url === undefined || decodedSegments(url.pathname) === undefined) return error(request.method, 400, 'the request path is not a valid URL path', cors);
+    if (url.pathname !== BASE_PATH && !url.pathname.startsWith(`${BASE_PATH}/`)) {
+      const own = await source.outside?.(request.method, url.pathname, header('authorization'));
+      if (own) return respond(request.method, own, cors);
+      return respond(request.method, { status: 404, type: 'application/json', body: notFound(docsUrl()) }, cors);
+    }
+    const path = url.pathname.slice(BASE_PATH.length) || '/';
+    const method = request.method === 'HEAD' ? 'GET' : request.method;
+    // The host's version, for every answering source alike (version.ts says why it is here).
+    if (path === VERSION_PATH) return method === 'GET' ? respond(request.method, VERSION_ANSWER, cors) : notAllowed(method, url.pathname, ['GET'], cors);
+    const route = table.route(method, path);
+    if (route.kind === 'none') return respond(request.method, { status: 404, type: 'application/json', body: notFound(docsUrl()) }, cors);
+    if (route.kind === 'method') return notAllowed(method, url.pathname, route.allowed, cors);
+    return answerOperation(request, route.op, url, path, cors);
+  }
+
+  return {
+    async fetch(request) {
+      try {
+        return await handle(request);
+      } catch (failure) {
+        warn(`mock failure on ${request.method} ${request.url.split('?')[0]}: ${failure instanceof Error ? failure.stack : String(failure)}`);
+        return error(request.method, 500, 'the mock failed to answer; this is a bug in gitea-mock', {});
+      }
+    },
+  };
+}
