@@ -1,16 +1,20 @@
 // Live mode (`gitea-mock verify`; `npm run test:live` in this repository) against a server that
 // conforms (the mock, with the README's own commands) and against a deliberately broken one:
-// every planted mismatch must be reported under its operation. Against local servers that refuse,
-// reset, stall, speak no TLS, are no Gitea API, refuse the credentials or fall silent after
-// /version, it must stop with exit code 2 and one line naming the cause.
+// every planted mismatch must be reported under its operation, in the lines and in the JUnit XML
+// and JSON report. Against local servers that refuse, reset, stall, speak no TLS, are no Gitea
+// API, refuse the credentials or fall silent after /version, it must stop with exit code 2 and one
+// line naming the cause.
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { MOCK_VERSION } from '../mock/src/front/version.js';
 import { startTlsServer, type TlsServer } from '../test/support/tls-server.js';
+import { readJUnit } from './support/junit.js';
 import { launch } from './support/launch.js';
 
 const CLI = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
@@ -25,6 +29,10 @@ function live(args: string[], env: Record<string, string> = { GITEA_TOKEN: 'live
     });
   });
 }
+
+/** A folder for the files live mode writes, removed when the suite ends. */
+const FILES = mkdtempSync(join(tmpdir(), 'gitea-contract-live-'));
+afterAll(() => rmSync(FILES, { recursive: true, force: true }));
 
 const READ_CHECKS = ['adminGetAllOrgs', 'listPackageVersions', 'repoGetKey', 'orgListTeamMembers', 'ActionsGetWorkflow', 'issueListIssueCommentAttachments', 'renderMarkdown'];
 const WRITE_CHECKS = ['repoAddCollaborator', 'issueRemoveAssignees', 'repoEditPullRequest', 'issueEditMilestone', 'repoEditHook', 'repoCreateReleaseAttachment'];
@@ -109,8 +117,10 @@ describe('npm run test:live', () => {
     }
   });
 
-  it('reports each planted mismatch under its operation and exits 1', async () => {
-    const { code, out } = await live(['--base-url', broken, ...IDS]);
+  it('reports each planted mismatch under its operation, in the lines, the JUnit XML and the JSON report, and exits 1', async () => {
+    const junit = join(FILES, 'broken.xml');
+    const report = join(FILES, 'broken.json');
+    const { code, out } = await live(['--base-url', broken, ...IDS, '--junit', junit, '--report', report]);
     expect(out).toContain('server: Gitea 1.27.1\n');
     expect(section(out, 'adminGetAllOrgs')).toMatch(/✗[\s\S]*header X-Total-Count is required but missing/);
     expect(section(out, 'repoGetKey')).toMatch(/✗[\s\S]*body \/id must be integer/);
@@ -120,6 +130,28 @@ describe('npm run test:live', () => {
     for (const conforming of ['issueListIssueCommentAttachments', 'renderMarkdown']) expect(section(out, conforming)).toMatch(/^✓/);
     expect(out).toContain('6 operations checked, 4 with mismatches');
     expect(code).toBe(1);
+
+    const [suite] = readJUnit(readFileSync(junit, 'utf8'));
+    const cases = new Map(suite!.cases.map((testCase) => [testCase.name, testCase]));
+    // The server, then every operation of the contract.
+    expect(suite!.cases).toHaveLength(21);
+    expect(cases.get('server')).toMatchObject({ errors: [], systemOut: 'Gitea 1.27.1' });
+    expect(cases.get('adminGetAllOrgs')!.failures).toEqual([{ message: 'header X-Total-Count is required but missing', type: 'response.headers', text: 'header X-Total-Count is required but missing' }]);
+    expect(cases.get('repoGetKey')!.failures.map(({ type }) => type)).toEqual(['response.body']);
+    expect(cases.get('orgListTeamMembers')!.failures.map(({ type }) => type)).toEqual(['response.status']);
+    expect(cases.get('ActionsGetWorkflow')!.failures.map(({ message }) => message)).toEqual(['content type text/x-"yaml"&<b> is not declared (declared: application/json)']);
+    expect(cases.get('listPackageVersions')!.skipped).toMatch(/^the token lacks a scope: answered 403 "token does not have/);
+    expect(cases.get('renderMarkdown')).toMatchObject({ failures: [], skipped: undefined });
+    expect(cases.get('repoEditHook')!.skipped).toBe('it writes (use --allow-writes --scratch-repo owner/name)');
+    expect(cases.get('repoMigrate')!.skipped).toMatch(/^never run by live mode/);
+
+    const json = JSON.parse(readFileSync(report, 'utf8')) as { exitCode: number; operations: Record<string, { exchanges: number; withViolations: number; violations: Record<string, number> }>; skipped: Record<string, { kind: string }> };
+    expect(json.exitCode).toBe(1);
+    expect(Object.keys(json.operations).sort()).toEqual(['ActionsGetWorkflow', 'adminGetAllOrgs', 'issueListIssueCommentAttachments', 'orgListTeamMembers', 'renderMarkdown', 'repoGetKey']);
+    expect(json.operations.adminGetAllOrgs).toMatchObject({ exchanges: 1, withViolations: 1, violations: { 'response.headers': 1 } });
+    expect(json.operations.renderMarkdown).toMatchObject({ exchanges: 1, withViolations: 0, violations: {} });
+    expect(json.skipped.listPackageVersions!.kind).toBe('scope');
+    expect(json.skipped.repoEditHook!.kind).toBe('writes');
   });
 
   it('runs writes only with --allow-writes, inside the scratch repository, and checks them too', async () => {
@@ -186,21 +218,28 @@ describe('npm run test:live against a server that misbehaves once /version has a
     for (const bytes of sent) expect(bytes).toBeLessThan(FENCE / 2);
   });
 
-  it('credentials refused (401 to every operation): one line naming them, exit 2, nothing more sent', async () => {
+  it('credentials refused (401 to every operation): one line naming them, exit 2, nothing more sent; the files say so', async () => {
     const TOKEN = 'Live-EXPIRED-Token-9f2';
     const asked: string[] = [];
     const baseUrl = await gitea((req, res) => {
       asked.push(`${req.method} ${req.url}`);
       res.writeHead(401, { 'content-type': 'application/json;charset=utf-8' }).end(JSON.stringify({ message: 'invalid username, password or token', url: 'http://x/api/swagger' }));
     });
-    const { code, stdout, stderr } = await live(['--base-url', baseUrl, ...IDS], { GITEA_TOKEN: TOKEN });
+    const junit = join(FILES, 'refused.xml');
+    const report = join(FILES, 'refused.json');
+    const { code, stdout, stderr } = await live(['--base-url', baseUrl, ...IDS, '--junit', junit, '--report', report], { GITEA_TOKEN: TOKEN });
     const line = `test:live: ${baseUrl} refused the credentials: adminGetAllOrgs answered 401 "invalid username, password or token"`;
     expect(stderr).toBe(`${line}\n`);
     expect(stdout).toBe('');
     expect(code).toBe(2);
     // Stopped at the first refusal: no look-up, no other operation.
     expect(asked).toEqual(['GET /api/v1/admin/orgs?limit=5']);
-    expect((stdout + stderr).toLowerCase()).not.toContain(TOKEN.toLowerCase());
+    const [suite] = readJUnit(readFileSync(junit, 'utf8'));
+    expect(suite!.cases[0]!.errors).toEqual([{ message: line.slice('test:live: '.length), type: 'stopped' }]);
+    expect(suite!.cases.slice(1).every((testCase) => testCase.skipped !== undefined)).toBe(true);
+    const json = JSON.parse(readFileSync(report, 'utf8')) as { exitCode: number; stopped: string; operations: object };
+    expect(json).toMatchObject({ exitCode: 2, stopped: line.slice('test:live: '.length), operations: {} });
+    for (const text of [stdout + stderr, readFileSync(junit, 'utf8'), readFileSync(report, 'utf8')]) expect(text.toLowerCase()).not.toContain(TOKEN.toLowerCase());
   });
 
   it('silent after /version: each request times out as such, the run keeps within --timeout, and exits 2', async () => {

@@ -1,5 +1,7 @@
 // Live mode's command line: `gitea-mock verify --base-url https://host/api/v1 [options]`. A wrong
 // option is a usage error (exit 2), told before anything is sent.
+import { accessSync, constants, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Target } from './checks.js';
 
@@ -19,6 +21,9 @@ Credentials come from the environment: GITEA_TOKEN, or GITEA_USERNAME and GITEA_
   --issue, --pull <number>, --milestone-id, --hook-id, --release-id <n>
                             what the writes use in the scratch repository; those not given
                             are looked up where the server lists them
+  --report <file>           write the results as JSON (per operation: exchanges, violations
+                            by kind, mismatches; skipped operations with their cause)
+  --junit <file>            write the results as JUnit XML, one test case per operation
   --timeout <s>             seconds the whole run may take (default 120)
   --request-timeout <s>     seconds one request may take, within --timeout (default 30)
   --connect-timeout <s>     seconds to wait for the server's answer to GET /version (default 10)
@@ -37,6 +42,8 @@ export interface Options {
   allowWrites: boolean;
   scratchRepo: string | undefined;
   allowInsecureHttp: boolean;
+  report: string | undefined;
+  junit: string | undefined;
   timeoutMs: number;
   requestTimeoutMs: number;
   connectTimeoutMs: number;
@@ -64,6 +71,19 @@ function seconds(value: string, flag: string): number {
   return parsed * 1000;
 }
 
+/** A file to write at the end: its folder must exist and be writable now, not after the run. */
+function outputFile(value: string | undefined, flag: string): string | undefined {
+  if (value === undefined) return undefined;
+  const folder = dirname(resolve(value));
+  try {
+    if (!statSync(folder).isDirectory()) throw new Error('not a folder');
+    accessSync(folder, constants.W_OK);
+  } catch (error) {
+    throw new UsageError(`${flag} ${value}: cannot write in ${folder} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  return value;
+}
+
 /** The options of `argv`; undefined when --help was asked for. */
 export function parseOptions(argv: string[]): Options | undefined {
   let values;
@@ -86,6 +106,8 @@ export function parseOptions(argv: string[]): Options | undefined {
         'milestone-id': { type: 'string' },
         'hook-id': { type: 'string' },
         'release-id': { type: 'string' },
+        report: { type: 'string' },
+        junit: { type: 'string' },
         timeout: { type: 'string', default: '120' },
         'request-timeout': { type: 'string', default: '30' },
         'connect-timeout': { type: 'string', default: '10' },
@@ -126,6 +148,8 @@ export function parseOptions(argv: string[]): Options | undefined {
     allowWrites: values['allow-writes'],
     scratchRepo: values['scratch-repo'],
     allowInsecureHttp: values['allow-insecure-http'],
+    report: outputFile(values.report, '--report'),
+    junit: outputFile(values.junit, '--junit'),
     timeoutMs: seconds(values.timeout, '--timeout'),
     requestTimeoutMs: seconds(values['request-timeout'], '--request-timeout'),
     connectTimeoutMs: seconds(values['connect-timeout'], '--connect-timeout'),

@@ -4,10 +4,10 @@
 // and exits 1 if there are any. It exits 2 when it could check nothing: wrong options, a server
 // that cannot be reached or is no Gitea API, credentials the server refuses, or every operation
 // skipped or timed out; a run that was refused or timed out never passes for a conforming one.
-// Every line it prints is redacted of the credentials, in any case, even those a server echoes;
-// it reads at most 10 MB of an answer, judges a redirect as the answer instead of following it,
-// and the whole run keeps within --timeout.
-import { readFileSync } from 'node:fs';
+// Every line it prints and every file it writes is redacted of the credentials, in any case, even
+// those a server echoes; it reads at most 10 MB of an answer, judges a redirect as the answer
+// instead of following it, and the whole run keeps within --timeout.
+import { readFileSync, writeFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { authorization, type Auth } from '../../../src/auth.js';
 import { createGiteaClient, type GiteaClient } from 'gitea-contract';
@@ -19,13 +19,14 @@ import { describeViolation, mismatches } from '../contract/conformance.js';
 import { kindOf } from '../contract/violation-kind.js';
 import { createBudget } from './budget.js';
 import { checks, neverRun, type Context } from './checks.js';
+import { junitXml } from './junit.js';
 import { parseOptions, USAGE, UsageError, type Options } from './options.js';
 import { probeServer } from './reachability.js';
 import { refusalIn } from './refusal.js';
-import type { Outcome, Problem, RunRecord, SkipKind } from './results.js';
+import { jsonReport, type Outcome, type Problem, type RunRecord, type SkipKind } from './results.js';
 import { createCapture, lookUp, statusWithMessage, TOO_LARGE, type CapturedAnswer } from './wire.js';
 
-// The credentials first: every line printed from here on is redacted of them.
+// The credentials first: every line printed and every file written from here on is redacted of them.
 const env = process.env;
 const auth: Auth | undefined = env.GITEA_TOKEN
   ? { token: env.GITEA_TOKEN }
@@ -84,7 +85,7 @@ const run: RunRecord = { baseUrl, server: undefined, started: new Date(), finish
 
 /**
  * Ends the run: with `stopped`, the one line on stderr that says why nothing (more) could be
- * checked; the operations not yet taken are recorded as not run.
+ * checked; the operations not yet taken are recorded as not run. Then the files asked for.
  */
 function finish(exitCode: number, stopped?: string): never {
   if (stopped) {
@@ -98,6 +99,13 @@ function finish(exitCode: number, stopped?: string): never {
     if (!taken.has(operationId)) run.outcomes.push({ operationId, checked: false, kind: 'stopped', cause: `not run: ${stopped ?? 'the run ended'}` });
   }
   Object.assign(run, { exitCode, stopped, finished: new Date() });
+  try {
+    if (options.report) writeFileSync(options.report, jsonReport(run, secrets));
+    if (options.junit) writeFileSync(options.junit, junitXml(run, secrets));
+  } catch (error) {
+    warn(`cannot write the results: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(2);
+  }
   process.exit(exitCode);
 }
 
