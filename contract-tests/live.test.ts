@@ -1,14 +1,21 @@
 // Live mode (`gitea-mock verify`; `npm run test:live` in this repository) against a server that
-// conforms (the mock) and against a deliberately broken one: every planted mismatch must be
-// reported under its operation. Against local servers that refuse, reset, stall, speak no TLS or
-// are no Gitea API, it must stop before any operation with exit code 2 and one line naming the cause.
+// conforms (the mock, with the README's own commands) and against a deliberately broken one:
+// every planted mismatch must be reported under its operation, in the lines and in the JUnit XML
+// and JSON report. Against local servers that refuse, reset, stall, speak no TLS, are no Gitea
+// API, refuse the credentials or fall silent after /version, it must stop with exit code 2 and one
+// line naming the cause.
 import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { MOCK_VERSION } from '../mock/src/front/version.js';
 import { startTlsServer, type TlsServer } from '../test/support/tls-server.js';
+import { readJUnit } from './support/junit.js';
+import { launch } from './support/launch.js';
 
 const CLI = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
 const IDS = ['--repo', 'acme/rocket', '--key-id', '11001', '--team-id', '12001', '--comment-id', '15001', '--workflow', 'build.yml', '--package', 'acme/npm/rocket-sdk'];
@@ -21,6 +28,19 @@ function live(args: string[], env: Record<string, string> = { GITEA_TOKEN: 'live
       resolve({ code: error ? Number(error.code) : 0, out: stdout + stderr, stdout, stderr });
     });
   });
+}
+
+/** A folder for the files live mode writes, removed when the suite ends. */
+const FILES = mkdtempSync(join(tmpdir(), 'gitea-contract-live-'));
+afterAll(() => rmSync(FILES, { recursive: true, force: true }));
+
+const READ_CHECKS = ['adminGetAllOrgs', 'listPackageVersions', 'repoGetKey', 'orgListTeamMembers', 'ActionsGetWorkflow', 'issueListIssueCommentAttachments', 'renderMarkdown'];
+const WRITE_CHECKS = ['repoAddCollaborator', 'issueRemoveAssignees', 'repoEditPullRequest', 'issueEditMilestone', 'repoEditHook', 'repoCreateReleaseAttachment'];
+
+/** The README's commands against the mock (mock/README.md, "Against the mock"): the token, and the arguments after the mock's base URL. */
+function readmeCommands(): { token: string; args: string[] }[] {
+  const readme = readFileSync(fileURLToPath(new URL('../mock/README.md', import.meta.url)), 'utf8');
+  return [...readme.matchAll(/^GITEA_TOKEN=(\S+) npx gitea-mock verify --base-url http:\/\/127\.0\.0\.1:4010\/api\/v1 (.+)$/gm)].map(([, token, args]) => ({ token: token!, args: args!.split(' ') }));
 }
 
 /** The lines live mode printed for one operation: its result line and the indented problems. */
@@ -49,8 +69,9 @@ function brokenServer(): Server {
     if (path === '/admin/orgs') return send(200, [ORG]); // planted: no X-Total-Count
     if (path === '/repos/acme/rocket/keys/11001') return send(200, { id: '11001', title: 'ci-runner', read_only: true }); // planted: id is a string
     if (path === '/teams/12001/members') return send(418, { message: "I'm a teapot", url: 'x' }); // planted: undeclared status
-    if (path === '/repos/acme/rocket/actions/workflows/build.yml') return send(200, 'name: build', { 'content-type': 'text/plain' }); // planted: undeclared media type
-    if (path === '/packages/acme/npm/rocket-sdk') return send(200, [], { 'x-total-count': '0' });
+    if (path === '/repos/acme/rocket/actions/workflows/build.yml') return send(200, 'name: build', { 'content-type': 'text/x-"yaml"&<b>' }); // planted: undeclared media type, with markup in it
+    // Planted: a token without the package scope; the operation is skipped, not judged.
+    if (path === '/packages/acme/npm/rocket-sdk') return send(403, { message: 'token does not have at least one of required scope(s), required=[read:package], token scope=read:repository', url: 'x' });
     if (path === '/repos/acme/rocket/issues/comments/15001/assets') return send(200, []);
     if (path === '/markdown') return send(200, '<h1>Contract check</h1>\n', { 'content-type': 'text/html; charset=utf-8' });
     if (path === '/repos/acme/scratch/releases') return send(200, [{ id: 14001 }]);
@@ -70,31 +91,75 @@ describe('npm run test:live', () => {
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  it('reports no mismatch for a conforming server and exits 0', async () => {
-    const { code, out } = await live(['--base-url', inject('mockBaseUrl'), ...IDS]);
+  it("the README's command against the mock runs every read check, and each conforms", async () => {
+    const commands = readmeCommands();
+    expect(commands).toHaveLength(2);
+    const [read] = commands;
+    expect(read!.args).not.toContain('--allow-writes');
+    const { code, out } = await live(['--base-url', inject('mockBaseUrl'), ...read!.args], { GITEA_TOKEN: read!.token });
     expect(out).toContain(`server: Gitea ${MOCK_VERSION}\n`);
+    for (const operationId of READ_CHECKS) expect(section(out, operationId)).toMatch(new RegExp(`^✓ ${operationId} +200 conforms$`));
     expect(out).toContain('7 operations checked, 0 with mismatches');
-    expect(out).not.toContain('✗');
     expect(code).toBe(0);
   });
 
-  it('reports each planted mismatch under its operation and exits 1', async () => {
-    const { code, out } = await live(['--base-url', broken, ...IDS]);
+  it("the README's command with writes against the built sandbox runs every check, writes included, with the ids it gives", async () => {
+    const [, write] = readmeCommands();
+    expect(write!.args).toContain('--allow-writes');
+    const sandbox = await launch(process.execPath, [CLI, '--sandbox', '--port', '0', '--quiet']);
+    try {
+      const { code, out } = await live(['--base-url', sandbox.baseUrl, ...write!.args], { GITEA_TOKEN: write!.token });
+      for (const operationId of [...READ_CHECKS, ...WRITE_CHECKS]) expect(section(out, operationId)).toMatch(new RegExp(`^✓ ${operationId} +20[014] conforms$`));
+      expect(out).toContain('13 operations checked, 0 with mismatches');
+      expect(code).toBe(0);
+    } finally {
+      await sandbox.stop();
+    }
+  });
+
+  it('reports each planted mismatch under its operation, in the lines, the JUnit XML and the JSON report, and exits 1', async () => {
+    const junit = join(FILES, 'broken.xml');
+    const report = join(FILES, 'broken.json');
+    const { code, out } = await live(['--base-url', broken, ...IDS, '--junit', junit, '--report', report]);
     expect(out).toContain('server: Gitea 1.27.1\n');
     expect(section(out, 'adminGetAllOrgs')).toMatch(/✗[\s\S]*header X-Total-Count is required but missing/);
     expect(section(out, 'repoGetKey')).toMatch(/✗[\s\S]*body \/id must be integer/);
     expect(section(out, 'orgListTeamMembers')).toMatch(/✗ orgListTeamMembers +418[\s\S]*status 418 is not declared/);
-    expect(section(out, 'ActionsGetWorkflow')).toMatch(/✗[\s\S]*content type text\/plain is not declared/);
-    for (const conforming of ['listPackageVersions', 'issueListIssueCommentAttachments', 'renderMarkdown']) expect(section(out, conforming)).toMatch(/^✓/);
-    expect(out).toContain('7 operations checked, 4 with mismatches');
+    expect(section(out, 'ActionsGetWorkflow')).toMatch(/✗[\s\S]*content type text\/x-"yaml"&<b> is not declared/);
+    expect(section(out, 'listPackageVersions')).toBe('- listPackageVersions                skipped: the token lacks a scope: answered 403 "token does not have at least one of required scope(s), required=[read:package], token scope=read:repository"');
+    for (const conforming of ['issueListIssueCommentAttachments', 'renderMarkdown']) expect(section(out, conforming)).toMatch(/^✓/);
+    expect(out).toContain('6 operations checked, 4 with mismatches');
     expect(code).toBe(1);
+
+    const [suite] = readJUnit(readFileSync(junit, 'utf8'));
+    const cases = new Map(suite!.cases.map((testCase) => [testCase.name, testCase]));
+    // The server, then every operation of the contract.
+    expect(suite!.cases).toHaveLength(21);
+    expect(cases.get('server')).toMatchObject({ errors: [], systemOut: 'Gitea 1.27.1' });
+    expect(cases.get('adminGetAllOrgs')!.failures).toEqual([{ message: 'header X-Total-Count is required but missing', type: 'response.headers', text: 'header X-Total-Count is required but missing' }]);
+    expect(cases.get('repoGetKey')!.failures.map(({ type }) => type)).toEqual(['response.body']);
+    expect(cases.get('orgListTeamMembers')!.failures.map(({ type }) => type)).toEqual(['response.status']);
+    expect(cases.get('ActionsGetWorkflow')!.failures.map(({ message }) => message)).toEqual(['content type text/x-"yaml"&<b> is not declared (declared: application/json)']);
+    expect(cases.get('listPackageVersions')!.skipped).toMatch(/^the token lacks a scope: answered 403 "token does not have/);
+    expect(cases.get('renderMarkdown')).toMatchObject({ failures: [], skipped: undefined });
+    expect(cases.get('repoEditHook')!.skipped).toBe('it writes (use --allow-writes --scratch-repo owner/name)');
+    expect(cases.get('repoMigrate')!.skipped).toMatch(/^never run by live mode/);
+
+    const json = JSON.parse(readFileSync(report, 'utf8')) as { exitCode: number; operations: Record<string, { exchanges: number; withViolations: number; violations: Record<string, number> }>; skipped: Record<string, { kind: string }> };
+    expect(json.exitCode).toBe(1);
+    expect(Object.keys(json.operations).sort()).toEqual(['ActionsGetWorkflow', 'adminGetAllOrgs', 'issueListIssueCommentAttachments', 'orgListTeamMembers', 'renderMarkdown', 'repoGetKey']);
+    expect(json.operations.adminGetAllOrgs).toMatchObject({ exchanges: 1, withViolations: 1, violations: { 'response.headers': 1 } });
+    expect(json.operations.renderMarkdown).toMatchObject({ exchanges: 1, withViolations: 0, violations: {} });
+    expect(json.skipped.listPackageVersions!.kind).toBe('scope');
+    expect(json.skipped.repoEditHook!.kind).toBe('writes');
   });
 
   it('runs writes only with --allow-writes, inside the scratch repository, and checks them too', async () => {
     const { code, out } = await live(['--base-url', broken, '--allow-writes', '--scratch-repo', 'acme/scratch', '--collaborator', 'bob', ...IDS]);
     expect(section(out, 'repoAddCollaborator')).toMatch(/^✓ repoAddCollaborator +204 conforms/);
     expect(section(out, 'repoCreateReleaseAttachment')).toMatch(/✗[\s\S]*body \/size must be integer/);
-    expect(section(out, 'repoEditHook')).toMatch(/skipped: the scratch repository has no webhook/);
+    // The cause of a skip is the look-up's answer, and the option that would do without it.
+    expect(section(out, 'repoEditHook')).toBe('- repoEditHook                       skipped: no webhook to use: GET /repos/acme/scratch/hooks answered 404 "not found"; give --hook-id');
     expect(code).toBe(1);
   });
 
@@ -145,12 +210,53 @@ describe('npm run test:live against a server that misbehaves once /version has a
     const { code, out } = await live(['--base-url', baseUrl]);
     for (const operationId of ['adminGetAllOrgs', 'renderMarkdown']) expect(section(out, operationId)).toMatch(/^✗ \S+ +200 [\s\S]*\n {4}body is larger than 10 MB: not checked$/);
     // The id lookups read no further either: with no team found, the operation is skipped.
-    expect(section(out, 'orgListTeamMembers')).toMatch(/skipped: the user is in no team/);
+    expect(section(out, 'orgListTeamMembers')).toMatch(/skipped: no team to use: GET \/user\/teams answered more than 10 MB; give --team-id$/);
     expect(out).toContain('2 operations checked, 2 with mismatches');
     expect(code).toBe(1);
     // Every answer was abandoned far short of the fence: what the sockets held, beyond the 10 MB read.
     expect(sent).toHaveLength(3);
     for (const bytes of sent) expect(bytes).toBeLessThan(FENCE / 2);
+  });
+
+  it('credentials refused (401 to every operation): one line naming them, exit 2, nothing more sent; the files say so', async () => {
+    const TOKEN = 'Live-EXPIRED-Token-9f2';
+    const asked: string[] = [];
+    const baseUrl = await gitea((req, res) => {
+      asked.push(`${req.method} ${req.url}`);
+      res.writeHead(401, { 'content-type': 'application/json;charset=utf-8' }).end(JSON.stringify({ message: 'invalid username, password or token', url: 'http://x/api/swagger' }));
+    });
+    const junit = join(FILES, 'refused.xml');
+    const report = join(FILES, 'refused.json');
+    const { code, stdout, stderr } = await live(['--base-url', baseUrl, ...IDS, '--junit', junit, '--report', report], { GITEA_TOKEN: TOKEN });
+    const line = `test:live: ${baseUrl} refused the credentials: adminGetAllOrgs answered 401 "invalid username, password or token"`;
+    expect(stderr).toBe(`${line}\n`);
+    expect(stdout).toBe('');
+    expect(code).toBe(2);
+    // Stopped at the first refusal: no look-up, no other operation.
+    expect(asked).toEqual(['GET /api/v1/admin/orgs?limit=5']);
+    const [suite] = readJUnit(readFileSync(junit, 'utf8'));
+    expect(suite!.cases[0]!.errors).toEqual([{ message: line.slice('test:live: '.length), type: 'stopped' }]);
+    expect(suite!.cases.slice(1).every((testCase) => testCase.skipped !== undefined)).toBe(true);
+    const json = JSON.parse(readFileSync(report, 'utf8')) as { exitCode: number; stopped: string; operations: object };
+    expect(json).toMatchObject({ exitCode: 2, stopped: line.slice('test:live: '.length), operations: {} });
+    for (const text of [stdout + stderr, readFileSync(junit, 'utf8'), readFileSync(report, 'utf8')]) expect(text.toLowerCase()).not.toContain(TOKEN.toLowerCase());
+  });
+
+  it('silent after /version: each request times out as such, the run keeps within --timeout, and exits 2', async () => {
+    const baseUrl = await gitea(() => {});
+    const started = performance.now();
+    const { code, stdout, stderr } = await live(['--base-url', baseUrl, '--repo', 'acme/rocket', '--timeout', '2', '--request-timeout', '0.4']);
+    const elapsed = performance.now() - started;
+    expect(section(stdout, 'adminGetAllOrgs')).toBe('- adminGetAllOrgs                    skipped: timed out: no answer within the --request-timeout of 0.4 s');
+    // A look-up's time-out is told as one, never as data the server lacks.
+    expect(section(stdout, 'listPackageVersions')).toMatch(/^- listPackageVersions +(skipped: no package to use: GET \/packages\/acme timed out: (no answer within the --request-timeout of 0\.4 s|the run's --timeout of 2 s ran out); give --package|not run: the run's --timeout of 2 s ran out)/);
+    expect(section(stdout, 'renderMarkdown')).toMatch(/^- renderMarkdown +(skipped: timed out: |not run: )/);
+    expect(stdout).not.toMatch(/listed none|answered \d/);
+    expect(stdout).toContain('0 operations checked, 0 with mismatches');
+    expect(stderr).toMatch(/^test:live: no operation could be checked: 7 ran out of time \(the first, adminGetAllOrgs: timed out: no answer within the --request-timeout of 0\.4 s\)\n$/);
+    expect(code).toBe(2);
+    // The 2 s of the run, and the start of a process.
+    expect(elapsed).toBeLessThan(6_000);
   });
 
   it('a redirect is judged as the answer, never followed: nothing reaches where it points', async () => {

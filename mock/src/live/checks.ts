@@ -1,7 +1,9 @@
 // The operations live mode runs, and what each needs. Read-only ones run by default; the ones
 // that write run only with --allow-writes, and only inside the scratch repository.
 import type { GiteaClient } from 'gitea-contract';
+import type { Found, Missing } from './wire.js';
 
+/** What the operations work on: given as options, or looked up on the server. */
 export interface Target {
   owner?: string;
   repo?: string;
@@ -11,23 +13,63 @@ export interface Target {
   workflow?: string;
   package?: { owner: string; type: string; name: string };
   collaborator?: string;
+  issue?: number;
+  pull?: number;
+  milestoneId?: number;
+  hookId?: number;
+  releaseId?: number;
 }
 
 export interface Context {
   target: Target;
-  /** The first item of a (non-contract) list endpoint of the server, to find ids to use. */
-  first(path: string): Promise<Record<string, unknown> | undefined>;
+  /** The first record a route of the server outside the contract answers, or why there is none. */
+  lookUp(path: string): Promise<Found>;
+  /** Keeps a value the server holds as a secret (a hook's authorization header) out of every line and file. */
+  keepSecret(value: string): void;
+}
+
+export type Call = (client: GiteaClient) => Promise<unknown>;
+/** Why an operation cannot be run; `timedOut` when a look-up ran out of time rather than finding nothing. */
+export interface Skip {
+  skip: string;
+  timedOut: boolean;
 }
 
 export interface Check {
   operationId: string;
   writes: boolean;
   /** The call to make, or why it cannot be made. */
-  prepare(ctx: Context): Promise<((client: GiteaClient) => Promise<unknown>) | string>;
+  prepare(ctx: Context): Promise<Call | Skip>;
 }
 
-const needRepo = 'give --repo owner/name';
-const idOf = async (ctx: Context, path: string, field = 'id'): Promise<unknown> => (await ctx.first(path))?.[field];
+const needRepo: Skip = { skip: 'give --repo owner/name', timedOut: false };
+
+/** The skip for a look-up that found nothing: what was sought, why it was not found, the option that gives it. */
+function notFound(what: string, found: Missing, option: string): Skip {
+  return { skip: `no ${what} to use: ${found.missing}; give ${option}`, timedOut: found.timedOut };
+}
+
+/** The integer `field` of the first record at `path`, or the skip that says why there is none. */
+async function idAt(ctx: Context, path: string, what: string, option: string, field = 'id'): Promise<number | Skip> {
+  const found = await ctx.lookUp(path);
+  if ('missing' in found) return notFound(what, found, option);
+  const id = found.record[field];
+  return Number.isInteger(id) ? (id as number) : { skip: `no ${what} to use: GET ${path} answered a record without an integer ${field}; give ${option}`, timedOut: false };
+}
+
+/**
+ * The current settings of the record at `path`, to send back unchanged; `{}` when the server
+ * serves no such route (404 or 405, as the mock, which serves the 20 operations only): on Gitea
+ * that read answers whenever the edit would, so the empty edit goes only where the record is not.
+ */
+async function settingsAt(ctx: Context, path: string, what: string): Promise<Record<string, unknown> | Skip> {
+  const found = await ctx.lookUp(path);
+  if ('record' in found) return found.record;
+  if (found.status === 404 || found.status === 405) return {};
+  return { skip: `the ${what}'s settings could not be read, to send them back: ${found.missing}`, timedOut: found.timedOut };
+}
+
+const isSkip = (value: unknown): value is Skip => typeof value === 'object' && value !== null && 'skip' in value;
 
 export const checks: Check[] = [
   {
@@ -40,12 +82,13 @@ export const checks: Check[] = [
     writes: false,
     async prepare(ctx) {
       let pkg = ctx.target.package;
-      const owner = pkg?.owner ?? ctx.target.owner;
-      if (!pkg && owner) {
-        const found = await ctx.first(`/packages/${encodeURIComponent(owner)}`);
-        if (found) pkg = { owner, type: String(found.type), name: String(found.name) };
+      const owner = ctx.target.owner;
+      if (!pkg) {
+        if (!owner) return { skip: 'give --package owner/type/name (or --repo whose owner has packages)', timedOut: false };
+        const found = await ctx.lookUp(`/packages/${encodeURIComponent(owner)}`);
+        if ('missing' in found) return notFound('package', found, '--package owner/type/name');
+        pkg = { owner, type: String(found.record.type), name: String(found.record.name) };
       }
-      if (!pkg) return 'give --package owner/type/name (or --repo whose owner has packages)';
       const path = pkg as { owner: string; type: never; name: string };
       return (client) => client.GET('/packages/{owner}/{type}/{name}', { params: { path } });
     },
@@ -56,8 +99,8 @@ export const checks: Check[] = [
     async prepare(ctx) {
       const { owner, repo } = ctx.target;
       if (!owner || !repo) return needRepo;
-      const id = ctx.target.keyId ?? Number(await idOf(ctx, `/repos/${owner}/${repo}/keys`));
-      if (!Number.isInteger(id)) return 'the repository has no deploy key: give --key-id';
+      const id = ctx.target.keyId ?? (await idAt(ctx, `/repos/${owner}/${repo}/keys`, 'deploy key', '--key-id'));
+      if (isSkip(id)) return id;
       return (client) => client.GET('/repos/{owner}/{repo}/keys/{id}', { params: { path: { owner, repo, id } } });
     },
   },
@@ -65,8 +108,8 @@ export const checks: Check[] = [
     operationId: 'orgListTeamMembers',
     writes: false,
     async prepare(ctx) {
-      const id = ctx.target.teamId ?? Number(await idOf(ctx, '/user/teams'));
-      if (!Number.isInteger(id)) return 'the user is in no team: give --team-id';
+      const id = ctx.target.teamId ?? (await idAt(ctx, '/user/teams', 'team', '--team-id'));
+      if (isSkip(id)) return id;
       return (client) => client.GET('/teams/{id}/members', { params: { path: { id }, query: { limit: 5 } } });
     },
   },
@@ -78,10 +121,13 @@ export const checks: Check[] = [
       if (!owner || !repo) return needRepo;
       let workflow = ctx.target.workflow;
       if (!workflow) {
-        const list = (await ctx.first(`/repos/${owner}/${repo}/actions/workflows`)) as { workflows?: { id: string }[] } | undefined;
-        workflow = list?.workflows?.[0]?.id;
+        const path = `/repos/${owner}/${repo}/actions/workflows`;
+        const found = await ctx.lookUp(path);
+        if ('missing' in found) return notFound('workflow', found, '--workflow file.yml');
+        const listed = (found.record as { workflows?: { id?: unknown }[] }).workflows?.[0]?.id;
+        if (typeof listed !== 'string') return { skip: `no workflow to use: GET ${path} listed none; give --workflow file.yml`, timedOut: false };
+        workflow = listed;
       }
-      if (!workflow) return 'the repository has no workflow: give --workflow file.yml';
       const workflow_id = workflow;
       return (client) => client.GET('/repos/{owner}/{repo}/actions/workflows/{workflow_id}', { params: { path: { owner, repo, workflow_id } } });
     },
@@ -92,8 +138,8 @@ export const checks: Check[] = [
     async prepare(ctx) {
       const { owner, repo } = ctx.target;
       if (!owner || !repo) return needRepo;
-      const id = ctx.target.commentId ?? Number(await idOf(ctx, `/repos/${owner}/${repo}/issues/comments`));
-      if (!Number.isInteger(id)) return 'the repository has no comment: give --comment-id';
+      const id = ctx.target.commentId ?? (await idAt(ctx, `/repos/${owner}/${repo}/issues/comments`, 'comment', '--comment-id'));
+      if (isSkip(id)) return id;
       return (client) => client.GET('/repos/{owner}/{repo}/issues/comments/{id}/assets', { params: { path: { owner, repo, id } } });
     },
   },
@@ -108,7 +154,7 @@ export const checks: Check[] = [
     writes: true,
     async prepare(ctx) {
       const { owner, repo, collaborator } = ctx.target;
-      if (!collaborator) return 'give --collaborator user (added to the scratch repository with read access)';
+      if (!collaborator) return { skip: 'give --collaborator user (added to the scratch repository with read access)', timedOut: false };
       return (client) => client.PUT('/repos/{owner}/{repo}/collaborators/{collaborator}', { params: { path: { owner: owner!, repo: repo!, collaborator } }, body: { permission: 'read' } });
     },
   },
@@ -117,8 +163,8 @@ export const checks: Check[] = [
     writes: true,
     async prepare(ctx) {
       const { owner, repo } = ctx.target;
-      const index = Number(await idOf(ctx, `/repos/${owner}/${repo}/issues?state=all`, 'number'));
-      if (!Number.isInteger(index)) return 'the scratch repository has no issue';
+      const index = ctx.target.issue ?? (await idAt(ctx, `/repos/${owner}/${repo}/issues?state=all&type=issues`, 'issue', '--issue', 'number'));
+      if (isSkip(index)) return index;
       // Removing nobody changes nothing but is a full request.
       return (client) => client.DELETE('/repos/{owner}/{repo}/issues/{index}/assignees', { params: { path: { owner: owner!, repo: repo!, index } }, body: { assignees: [] } });
     },
@@ -128,8 +174,8 @@ export const checks: Check[] = [
     writes: true,
     async prepare(ctx) {
       const { owner, repo } = ctx.target;
-      const index = Number(await idOf(ctx, `/repos/${owner}/${repo}/pulls?state=all`, 'number'));
-      if (!Number.isInteger(index)) return 'the scratch repository has no pull request';
+      const index = ctx.target.pull ?? (await idAt(ctx, `/repos/${owner}/${repo}/pulls?state=all`, 'pull request', '--pull', 'number'));
+      if (isSkip(index)) return index;
       return (client) => client.PATCH('/repos/{owner}/{repo}/pulls/{index}', { params: { path: { owner: owner!, repo: repo!, index } }, body: {} });
     },
   },
@@ -137,22 +183,45 @@ export const checks: Check[] = [
     operationId: 'issueEditMilestone',
     writes: true,
     async prepare(ctx) {
-      const { owner, repo } = ctx.target;
-      const milestone = await ctx.first(`/repos/${owner}/${repo}/milestones?state=all`);
-      if (!milestone) return 'the scratch repository has no milestone';
-      const body = { title: String(milestone.title), ...(milestone.due_on ? { due_on: String(milestone.due_on) } : {}) };
-      return (client) => client.PATCH('/repos/{owner}/{repo}/milestones/{id}', { params: { path: { owner: owner!, repo: repo!, id: String(milestone.id) } }, body });
+      const { owner, repo, milestoneId } = ctx.target;
+      let milestone: Record<string, unknown> | Skip;
+      if (milestoneId === undefined) {
+        const found = await ctx.lookUp(`/repos/${owner}/${repo}/milestones?state=all`);
+        milestone = 'missing' in found ? notFound('milestone', found, '--milestone-id') : found.record;
+      } else {
+        milestone = await settingsAt(ctx, `/repos/${owner}/${repo}/milestones/${milestoneId}`, 'milestone');
+      }
+      if (isSkip(milestone)) return milestone;
+      // Its own title again, and its deadline: the server clears the deadline when due_on is omitted.
+      const body = { ...(milestone.title ? { title: String(milestone.title) } : {}), ...(milestone.due_on ? { due_on: String(milestone.due_on) } : {}) };
+      const id = String(milestoneId ?? milestone.id);
+      return (client) => client.PATCH('/repos/{owner}/{repo}/milestones/{id}', { params: { path: { owner: owner!, repo: repo!, id } }, body });
     },
   },
   {
     operationId: 'repoEditHook',
     writes: true,
     async prepare(ctx) {
-      const { owner, repo } = ctx.target;
-      const hook = await ctx.first(`/repos/${owner}/${repo}/hooks`);
-      if (!hook) return 'the scratch repository has no webhook';
-      const body = { active: Boolean(hook.active), events: hook.events as never, branch_filter: String(hook.branch_filter ?? '') };
-      return (client) => client.PATCH('/repos/{owner}/{repo}/hooks/{id}', { params: { path: { owner: owner!, repo: repo!, id: Number(hook.id) } }, body });
+      const { owner, repo, hookId } = ctx.target;
+      let hook: Record<string, unknown> | Skip;
+      if (hookId === undefined) {
+        const found = await ctx.lookUp(`/repos/${owner}/${repo}/hooks`);
+        hook = 'missing' in found ? notFound('webhook', found, '--hook-id') : found.record;
+      } else {
+        hook = await settingsAt(ctx, `/repos/${owner}/${repo}/hooks/${hookId}`, 'webhook');
+      }
+      if (isSkip(hook)) return hook;
+      // Its own settings again: the server resets the events, the branch filter and the
+      // authorization header when they are omitted (it shows the header back in clear).
+      const body = {
+        ...(typeof hook.active === 'boolean' ? { active: hook.active } : {}),
+        ...(Array.isArray(hook.events) ? { events: hook.events as never } : {}),
+        ...(typeof hook.branch_filter === 'string' ? { branch_filter: hook.branch_filter } : {}),
+        ...(typeof hook.authorization_header === 'string' ? { authorization_header: hook.authorization_header } : {}),
+      };
+      if (body.authorization_header) ctx.keepSecret(body.authorization_header);
+      const id = hookId ?? Number(hook.id);
+      return (client) => client.PATCH('/repos/{owner}/{repo}/hooks/{id}', { params: { path: { owner: owner!, repo: repo!, id } }, body });
     },
   },
   {
@@ -160,8 +229,8 @@ export const checks: Check[] = [
     writes: true,
     async prepare(ctx) {
       const { owner, repo } = ctx.target;
-      const id = Number(await idOf(ctx, `/repos/${owner}/${repo}/releases`));
-      if (!Number.isInteger(id)) return 'the scratch repository has no release';
+      const id = ctx.target.releaseId ?? (await idAt(ctx, `/repos/${owner}/${repo}/releases`, 'release', '--release-id'));
+      if (isSkip(id)) return id;
       const form = new FormData();
       form.append('attachment', new Blob(['written by gitea-contract live mode\n']), 'gitea-contract-live-check.txt');
       return (client) =>

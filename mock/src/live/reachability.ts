@@ -14,6 +14,8 @@ export interface ProbeOptions {
   headers: Record<string, string>;
   /** The longest wait for the whole answer, connection and TLS included. */
   timeoutMs: number;
+  /** The option that sets that wait, named when it passes (default `--connect-timeout`). */
+  timeoutFlag?: string;
   /** Values never to show, should the server echo them back. */
   secrets: readonly string[];
 }
@@ -105,7 +107,7 @@ function versionIn(body: string): string | undefined {
 }
 
 /** Asks GET {baseUrl}/version: the server's name and version, or the one-line reason there is no Gitea API there. */
-export async function probeServer(baseUrl: string, { headers, timeoutMs, secrets }: ProbeOptions): Promise<Probe> {
+export async function probeServer(baseUrl: string, { headers, timeoutMs, timeoutFlag = '--connect-timeout', secrets }: ProbeOptions): Promise<Probe> {
   const url = new URL(`${baseUrl.replace(/\/$/, '')}/version`);
   // Not AbortSignal.timeout: its timer does not keep the process alive, and when fetch hangs on a
   // connection the server closed as it opened, nothing else does: Node would exit 13, silently.
@@ -119,7 +121,7 @@ export async function probeServer(baseUrl: string, { headers, timeoutMs, secrets
     response = await fetch(url, { headers, signal, redirect: 'manual' });
     body = await readStart(response, READ_LIMIT);
   } catch (error) {
-    const cause = signal.aborted ? `ETIMEDOUT (no answer to GET /version within ${timeoutMs / 1000} s; --connect-timeout waits longer)` : unreachable(error, url);
+    const cause = signal.aborted ? `ETIMEDOUT (no answer to GET /version within ${timeoutMs / 1000} s; ${timeoutFlag} waits longer)` : unreachable(error, url);
     return { ok: false, problem: redact(`cannot reach ${baseUrl}: ${cause}`, secrets) };
   } finally {
     clearTimeout(timeout);

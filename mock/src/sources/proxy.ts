@@ -19,6 +19,7 @@ import { redact } from '../../../src/redact.js';
 import { listOperations, type JsonObject, type Operation } from '../contract/document.js';
 import { createSchemaValidator } from '../contract/schema.js';
 import { describeViolation, mismatches } from '../contract/conformance.js';
+import { kindOf } from '../contract/violation-kind.js';
 import { networkFailure } from '../network-failure.js';
 import { endToEnd, headersProblem, requestFraming, statusProblem } from './proxy-wire.js';
 import type { MockOperation } from '../front/operations.js';
@@ -154,13 +155,6 @@ interface OperationStats {
   exchanges: number;
   withViolations: number;
   violations: Record<string, number>;
-}
-
-/** The kind of a violation for the report, such as `request.body` or `response.headers`: where in the exchange it is. */
-function kindOf(line: string): string {
-  const [side = '', part = ''] = line.split(' ');
-  const area = part.split(/[.:]/)[0] ?? '';
-  return `${side}.${({ header: 'headers', content: 'content-type' } as Record<string, string>)[area] ?? area}`;
 }
 
 export async function createProxy(document: string, options: ProxyOptions): Promise<PassThroughSource> {

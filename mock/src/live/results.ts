@@ -1,0 +1,60 @@
+// What a run of live mode found, operation by operation, and the JSON report of it (`--report`):
+// the proxy's report (per operation the exchanges, how many had violations, the violations by
+// kind) plus what live mode knows besides: each answer's status and mismatches, the operations
+// skipped with their cause, and why the run stopped when it did.
+import { redact } from '../../../src/redact.js';
+
+/**
+ * Why an operation was not checked: `writes` without --allow-writes, `never` run by live mode,
+ * `input` an id or repository missing, `scope` the token lacks a scope, `timeout` no answer in
+ * time, `stopped` the run ended before it.
+ */
+export type SkipKind = 'writes' | 'never' | 'input' | 'scope' | 'timeout' | 'stopped';
+
+/** One mismatch between an answer and the document, with its kind (`response.body` …). */
+export interface Problem {
+  kind: string;
+  line: string;
+}
+
+export type Outcome =
+  | { operationId: string; checked: true; status: number | undefined; problems: Problem[]; ms: number }
+  | { operationId: string; checked: false; kind: SkipKind; cause: string };
+
+export interface RunRecord {
+  baseUrl: string;
+  /** What answered GET /version, such as `Gitea 1.27.1`. */
+  server: string | undefined;
+  started: Date;
+  finished: Date;
+  exitCode: number;
+  /** The line that ended the run with exit code 2, when one did. */
+  stopped: string | undefined;
+  /** Every operation of the contract, in the order live mode took them. */
+  outcomes: Outcome[];
+}
+
+/** The JSON report of `run`, every credential in it redacted. */
+export function jsonReport(run: RunRecord, secrets: readonly string[]): string {
+  const checked = run.outcomes.filter((outcome) => outcome.checked).sort((a, b) => a.operationId.localeCompare(b.operationId));
+  const skipped = run.outcomes.filter((outcome) => !outcome.checked).sort((a, b) => a.operationId.localeCompare(b.operationId));
+  const operations = Object.fromEntries(
+    checked.map(({ operationId, status, problems }) => {
+      const violations: Record<string, number> = {};
+      for (const { kind } of problems) violations[kind] = (violations[kind] ?? 0) + 1;
+      return [operationId, { exchanges: 1, withViolations: problems.length > 0 ? 1 : 0, violations, status: status ?? null, mismatches: problems.map(({ line }) => line) }];
+    }),
+  );
+  const report = {
+    baseUrl: run.baseUrl,
+    server: run.server ?? null,
+    started: run.started.toISOString(),
+    finished: run.finished.toISOString(),
+    exitCode: run.exitCode,
+    ...(run.stopped ? { stopped: run.stopped } : {}),
+    operations,
+    skipped: Object.fromEntries(skipped.map(({ operationId, kind, cause }) => [operationId, { kind, cause }])),
+  };
+  // Redacted as text: the secrets are found JSON-escaped too.
+  return `${redact(JSON.stringify(report, null, 2), secrets)}\n`;
+}
