@@ -312,6 +312,21 @@ describe('CORS for browser apps', () => {
     expect(answer.headers['access-control-allow-methods']).toContain('PATCH');
   });
 
+  it('allows any header a preflight asks for, when the list is header names and at most 2048 characters', async () => {
+    const preflight = (requested: string) => send(url('/admin/orgs'), 'OPTIONS', { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': requested });
+    const asked = await preflight('authorization,traceparent,x-request-id');
+    expect(asked.status).toBe(204);
+    expect([asked.headers['access-control-allow-origin'], asked.headers['access-control-allow-credentials']]).toEqual([origin, 'true']);
+    expect(String(asked.headers['access-control-allow-headers']).toLowerCase().split(', ')).toEqual(expect.arrayContaining(['authorization', 'traceparent', 'x-request-id']));
+    const gitea = 'Authorization, Content-Type, X-Gitea-OTP, Sudo, Prefer, Accept';
+    const longest = `x-request-id,${'x'.repeat(2048 - 'x-request-id,'.length)}`;
+    expect(String((await preflight(longest)).headers['access-control-allow-headers'])).toContain('x-request-id');
+    // Past the bound, or anything but header names: Gitea's own headers only, and the browser refuses the request.
+    for (const requested of [`${longest}x`, 'x-request-id,not a name', 'x-request-id,<script>', 'x-request-id,"quoted"']) {
+      expect((await preflight(requested)).headers['access-control-allow-headers'], requested.slice(0, 40)).toBe(gitea);
+    }
+  });
+
   it('echoes the origin and exposes the paging headers on answers, errors included', async () => {
     for (const headers of [{ ...TOKEN, origin }, { origin }]) {
       const answer = await get('/admin/orgs?limit=2', headers);

@@ -1,6 +1,7 @@
 // `gitea-mock --proxy` as users run it (the built bin): a 50 MB download streams through with the
 // proxy's memory bounded, violations are printed even with --quiet, the report is written on
-// exit, and an upstream that would see credentials in clear text is refused at start.
+// exit, --fail-on-violation sets the exit code, and an upstream that would see credentials in
+// clear text is refused at start.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createServer, get, type Server } from 'node:http';
@@ -10,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { launch } from './support/launch.js';
 import { rawUpstream } from './support/upstream.js';
 
@@ -110,6 +111,30 @@ describe('gitea-mock --proxy', () => {
     });
   }, 60_000);
 
+  it('--fail-on-violation: exits 1 when stopped after an exchange broke the contract, saying so, and 0 when every exchange conformed', async () => {
+    const headers = { authorization: 'token tok_fail_SECRET' };
+    // The same request through a proxy to this file's upstream (no X-Total-Count) and to the contract's own mock.
+    const [failing, passing] = await Promise.all([
+      launch(process.execPath, [CLI, '--proxy', origin, '--port', '0', '--quiet', '--fail-on-violation']),
+      launch(process.execPath, [CLI, '--proxy', new URL(inject('mockBaseUrl')).origin, '--port', '0', '--quiet', '--fail-on-violation']),
+    ]);
+    try {
+      const [broken, conforming] = await Promise.all([failing, passing].map((proxy) => fetch(`${proxy.baseUrl}/admin/orgs?limit=2`, { headers })));
+      expect([broken!.headers.get('x-contract-violations'), conforming!.headers.get('x-contract-violations')]).toEqual(['1', '0']);
+      await Promise.all([broken!.arrayBuffer(), conforming!.arrayBuffer()]);
+      // Outside the contract: passed through, and no reason to fail.
+      expect((await fetch(`${new URL(passing.baseUrl).origin}/api/v1/version`)).status).toBe(200);
+      // SIGTERM as CI stops a background job, SIGINT as Ctrl-C does.
+      expect(await failing.stop('SIGTERM')).toBe(1);
+      expect(failing.output()).toContain('gitea-mock: 1 exchange broke the contract: exit code 1 (--fail-on-violation)\n');
+      expect(await passing.stop('SIGINT')).toBe(0);
+      expect(passing.output()).not.toContain('broke the contract');
+      expect(failing.output() + passing.output()).not.toContain('tok_fail_SECRET');
+    } finally {
+      await Promise.all([failing.stop('SIGKILL'), passing.stop('SIGKILL')]);
+    }
+  });
+
   it.each([
     ['a reason phrase Node refuses to write', [], 'HTTP/1.1 200 O\x7fK', 'the reason phrase holds a character HTTP does not allow'],
     // With Node's lenient parser (NODE_OPTIONS=--insecure-http-parser), a header value too.
@@ -135,7 +160,8 @@ describe('gitea-mock --proxy', () => {
 
   it.each([
     [['--proxy', 'http://gitea.example.org'], 1, "gitea-mock: cannot start: --proxy http://gitea.example.org is plain http: clients' credentials would cross the network in clear; use https, or --allow-insecure-upstream\n"],
-    [['--strict'], 2, 'gitea-mock: --strict, --report, --allow-insecure-upstream, --upstream-timeout, --exchange-timeout, --upstream-connections, --cors-origin and --forward-cookies go with --proxy'],
+    [['--strict'], 2, 'gitea-mock: --strict, --report, --fail-on-violation, --allow-insecure-upstream, --upstream-timeout, --exchange-timeout, --upstream-connections, --cors-origin and --forward-cookies go with --proxy'],
+    [['--fail-on-violation'], 2, 'gitea-mock: --strict, --report, --fail-on-violation'],
     [['--cors-origin', 'https://app.example.org'], 2, 'gitea-mock: --strict, --report'],
     [['--proxy', 'https://gitea.example.org', '--cors-origin', 'https://app.example.org/'], 2, 'gitea-mock: --cors-origin: "https://app.example.org/" is not an origin: give the scheme, host and port only, such as https://app.example.org'],
     [['--proxy', 'https://gitea.example.org', '--upstream-connections', '0'], 2, 'gitea-mock: invalid --upstream-connections "0": give a whole number from 1'],

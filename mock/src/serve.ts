@@ -34,6 +34,9 @@ Options:
                      422 instead of forwarding it
       --report <file>
                      with --proxy: write a JSON report of the exchanges on exit
+      --fail-on-violation
+                     with --proxy: exit 1 when stopped if any exchange broke the
+                     contract (for CI)
       --allow-insecure-upstream
                      with --proxy: allow a plain-http upstream off this machine
       --upstream-timeout <s>
@@ -76,6 +79,7 @@ try {
       proxy: { type: 'string' },
       strict: { type: 'boolean', default: false },
       report: { type: 'string' },
+      'fail-on-violation': { type: 'boolean', default: false },
       'allow-insecure-upstream': { type: 'boolean', default: false },
       'upstream-timeout': { type: 'string' },
       'exchange-timeout': { type: 'string' },
@@ -112,9 +116,9 @@ const exchangeText = values['exchange-timeout'];
 const connectionsText = values['upstream-connections'];
 const corsOrigins = values['cors-origin'] ?? [];
 if (proxy !== undefined && (sandbox || values.dynamic)) fail('--proxy answers from the upstream: it does not go with --sandbox or --dynamic');
-const proxyOnly = [values.strict, values.report, values['allow-insecure-upstream'], timeoutText, exchangeText, connectionsText, corsOrigins.length > 0, values['forward-cookies']];
+const proxyOnly = [values.strict, values.report, values['fail-on-violation'], values['allow-insecure-upstream'], timeoutText, exchangeText, connectionsText, corsOrigins.length > 0, values['forward-cookies']];
 if (proxy === undefined && proxyOnly.some((value) => value !== undefined && value !== false)) {
-  fail('--strict, --report, --allow-insecure-upstream, --upstream-timeout, --exchange-timeout, --upstream-connections, --cors-origin and --forward-cookies go with --proxy');
+  fail('--strict, --report, --fail-on-violation, --allow-insecure-upstream, --upstream-timeout, --exchange-timeout, --upstream-connections, --cors-origin and --forward-cookies go with --proxy');
 }
 for (const [flag, text] of [['--upstream-timeout', timeoutText], ['--exchange-timeout', exchangeText]]) {
   if (text !== undefined && !/^[1-9][0-9]{0,4}$/.test(text)) fail(`invalid ${flag} "${text}": give whole seconds from 1`);
@@ -131,6 +135,8 @@ if (connectionsText !== undefined && !/^[1-9][0-9]{0,3}$/.test(connectionsText))
 const out = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
+/** Exchanges through the proxy that broke the contract, for --fail-on-violation's exit code. */
+let brokenExchanges = 0;
 try {
   // Limits that do not fit, a state folder that is not one, cannot be written or is in use, are
   // refused before Prism loads: at once, not after a second.
@@ -159,7 +165,10 @@ try {
             corsOrigins,
             forwardCookies: values['forward-cookies'],
             // The point of the proxy: shown even with --quiet.
-            onViolations: (line: string) => process.stdout.write(`gitea-mock: contract: ${line}\n`),
+            onViolations: (line: string) => {
+              brokenExchanges++;
+              process.stdout.write(`gitea-mock: contract: ${line}\n`);
+            },
           },
         }),
     ...(sandbox
@@ -175,7 +184,14 @@ try {
     onWarning: (line) => process.stderr.write(`gitea-mock: warning: ${line}\n`),
   });
   const stop = (): void => {
-    void mock.close().then(() => process.exit(0));
+    void mock.close().then(() => {
+      // Said last, after the report is written: CI reads the reason next to the exit code.
+      if (values['fail-on-violation'] && brokenExchanges > 0) {
+        process.stderr.write(`gitea-mock: ${brokenExchanges} exchange${brokenExchanges > 1 ? 's' : ''} broke the contract: exit code 1 (--fail-on-violation)\n`);
+        process.exit(1);
+      }
+      process.exit(0);
+    });
   };
   // Handlers first: whoever reads the start-up line may signal at once.
   process.once('SIGINT', stop);

@@ -1,5 +1,6 @@
 // CORS for browser apps: credentials work (the origin is echoed, never `*` with credentials),
-// Gitea's own request headers are allowed, and the paging headers can be read. The mock answers
+// Gitea's own request headers and any other a preflight asks for are allowed (an app's own
+// `X-Request-Id`, a tracing SDK's `traceparent`), and the paging headers can be read. The mock answers
 // every origin: nothing real is at stake. In front of a real server (the proxy) a page of any
 // origin could use the credentials and session of whoever browses it, so only the origins of
 // this machine and those the user names are answered.
@@ -8,6 +9,10 @@
 export type HeaderOf = (name: string) => string | undefined;
 
 const ALLOWED_HEADERS = 'Authorization, Content-Type, X-Gitea-OTP, Sudo, Prefer, Accept';
+/** Longest `Access-Control-Request-Headers` echoed back: far above any app's (a browser lists each name once). */
+const REQUEST_HEADERS_LIMIT = 2048;
+/** A header name as HTTP defines it (RFC 9110 `token`). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const EXPOSED_HEADERS = 'Link, X-Total-Count';
 export const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS';
 const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i;
@@ -61,11 +66,25 @@ export function isPreflight(method: string, header: HeaderOf): boolean {
   return method === 'OPTIONS' && header('origin') !== undefined && header('access-control-request-method') !== undefined;
 }
 
+/**
+ * The headers a preflight may send: Gitea's, and those the preflight asks for when its list is
+ * header names only and not longer than REQUEST_HEADERS_LIMIT. Anything else gets Gitea's alone,
+ * and the browser refuses the request, as it would a server that does not take those headers.
+ */
+export function allowedHeaders(requested: string | undefined): string {
+  if (requested === undefined || requested.length > REQUEST_HEADERS_LIMIT) return ALLOWED_HEADERS;
+  const names = requested.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  if (!names.every((name) => HEADER_NAME.test(name))) return ALLOWED_HEADERS;
+  const known = new Set(ALLOWED_HEADERS.toLowerCase().split(', '));
+  const more = [...new Set(names.map((name) => name.toLowerCase()))].filter((name) => !known.has(name));
+  return [ALLOWED_HEADERS, ...more].join(', ');
+}
+
 export function preflightHeaders(header: HeaderOf): Record<string, string> {
   return {
     ...corsHeaders(header),
     'Access-Control-Allow-Methods': ALLOWED_METHODS,
-    'Access-Control-Allow-Headers': ALLOWED_HEADERS,
+    'Access-Control-Allow-Headers': allowedHeaders(header('access-control-request-headers')),
     'Access-Control-Max-Age': '600',
     Vary: 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers',
     'Content-Length': '0',

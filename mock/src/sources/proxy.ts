@@ -154,8 +154,15 @@ function secretsOf(headers: IncomingHttpHeaders, url: URL, body: unknown, op: Mo
 interface OperationStats {
   exchanges: number;
   withViolations: number;
+  /** Violations by kind, such as `response.body`. */
   violations: Record<string, number>;
+  /** Each distinct violation, redacted, as its line says it (`response body /shiny_new_field: unexpected field …`), with its count. */
+  messages: Record<string, number>;
 }
+
+/** Distinct violations the report lists per operation; an upstream inventing a new field name in every answer cannot grow it without end. */
+const MESSAGES_PER_OPERATION = 100;
+const MORE_MESSAGES = '(further distinct violations, not listed)';
 
 export async function createProxy(document: string, options: ProxyOptions): Promise<PassThroughSource> {
   const upstream = checkUpstream(options.upstream, options.allowInsecureUpstream);
@@ -176,11 +183,17 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
   const agent = upstream.protocol === 'https:' ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
   const seconds = (ms: number): string => `${ms / 1000} s`;
 
-  function record(operationId: string, violations: string[]): void {
-    const entry = stats.get(operationId) ?? { exchanges: 0, withViolations: 0, violations: {} };
+  function record(operationId: string, violations: string[], secrets: string[]): void {
+    const entry = stats.get(operationId) ?? { exchanges: 0, withViolations: 0, violations: {}, messages: {} };
     entry.exchanges++;
     if (violations.length > 0) entry.withViolations++;
-    for (const line of violations) entry.violations[kindOf(line)] = (entry.violations[kindOf(line)] ?? 0) + 1;
+    for (const line of violations) {
+      entry.violations[kindOf(line)] = (entry.violations[kindOf(line)] ?? 0) + 1;
+      const known = Object.keys(entry.messages).length;
+      const message = redact(line, secrets);
+      const key = Object.hasOwn(entry.messages, message) || known < MESSAGES_PER_OPERATION ? message : MORE_MESSAGES;
+      entry.messages[key] = (entry.messages[key] ?? 0) + 1;
+    }
     stats.set(operationId, entry);
   }
 
@@ -312,7 +325,7 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
           options.onViolations?.(redact(`${op.operationId} ${req.method} ${url.pathname}: ${lines.length} violation${lines.length > 1 ? 's' : ''}: ${lines.join('; ')}`, secrets));
         };
         if (options.strict && violations.length > 0) {
-          record(op.operationId, violations);
+          record(op.operationId, violations, secrets);
           report(violations);
           res.shouldKeepAlive &&= requestBody.complete;
           front.sendError(res, 422, redact(`the request breaks the document: ${violations.join('; ')}`, secrets), { ...cors, 'X-Contract-Violations': String(violations.length) });
@@ -328,7 +341,7 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
           { body: answerBody.complete },
         );
         violations.push(...checked.map((violation) => `response ${describeViolation(violation)}`));
-        record(op.operationId, violations);
+        record(op.operationId, violations, secrets);
         report(violations);
         relay(res, answer, answerBody.chunks, !answerBody.complete, cors, violations.length);
         return answer.statusCode!;

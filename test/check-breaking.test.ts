@@ -1,0 +1,184 @@
+// `npm run check:breaking`: the script run as a process in scratch git repositories that hold a
+// copy of openapi.yaml, with changes planted in the working tree. Each kind of breaking change
+// (a renamed property, a new required request field, a removed enum value, a changed type) must
+// be caught with every operation it reaches, an added optional field must pass, and a breaking
+// change must pass only with the package's major version raised (the minor before 1.0) and each
+// change named in CHANGELOG.md. The scenarios that run `redocly diff` (1-2 s each) run at once.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseDocument } from 'yaml';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SCRIPT = join(ROOT, 'scripts/check-breaking.mjs');
+const run = promisify(execFile);
+/** Git as the scratch repositories need it, whatever the user's own configuration says. */
+const GIT_ENV = { GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'test', GIT_AUTHOR_EMAIL: 'test@example.org', GIT_COMMITTER_NAME: 'test', GIT_COMMITTER_EMAIL: 'test@example.org' };
+
+const SCHEMAS = ['components', 'schemas'];
+type Plant = (doc: ReturnType<typeof parseDocument>) => void;
+
+/** The four kinds of breaking change, each in a schema of its own. */
+const BREAKING: Plant = (doc) => {
+  // Renamed: Label.color becomes colour, in the schema only (redocly compares schemas).
+  const label = doc.getIn([...SCHEMAS, 'Label', 'properties'], true) as { get(key: string, keep: true): unknown; delete(key: string): void; set(key: string, value: unknown): void };
+  const color = label.get('color', true);
+  label.delete('color');
+  label.set('colour', color);
+  // A new required field in a request body.
+  doc.setIn([...SCHEMAS, 'EditMilestoneOption', 'properties', 'note'], doc.createNode({ type: 'string' }));
+  doc.setIn([...SCHEMAS, 'EditMilestoneOption', 'required'], doc.createNode(['note']));
+  // An enum value removed from a request field.
+  doc.setIn([...SCHEMAS, 'AddCollaboratorOption', 'properties', 'permission', 'enum'], doc.createNode(['read', 'write', null]));
+  // A type changed in a schema many operations share.
+  doc.setIn([...SCHEMAS, 'User', 'properties', 'id', 'type'], 'string');
+};
+
+/** An optional field added to a request body and to an answer. */
+const OPTIONAL: Plant = (doc) => {
+  doc.setIn([...SCHEMAS, 'EditHookOption', 'properties', 'note'], doc.createNode({ type: ['string', 'null'] }));
+  doc.setIn([...SCHEMAS, 'DeployKey', 'properties', 'note'], doc.createNode({ type: 'string' }));
+};
+
+/** What the script must say of each planted change: its message, its name for CHANGELOG.md, and every operation it reaches. */
+const EXPECTED = [
+  { message: 'Property `color` of `Label` was renamed to `colour`. (property-removed)', name: 'Label.color', operations: ['issueRemoveAssignees', 'orgEditLabel', 'repoEditPullRequest'] },
+  { message: 'Properties of `EditMilestoneOption` became required: `note`. (required-properties-added)', name: 'EditMilestoneOption.note', operations: ['issueEditMilestone'] },
+  { message: "Enum of `permission` lost values: 'admin'. (enum-values-removed)", name: 'AddCollaboratorOption.permission', operations: ['repoAddCollaborator'] },
+  // Redocly names one operation for it (issueRemoveAssignees); User is in the answers of seven.
+  {
+    message: "Type of `id` widened from 'integer' to 'string'. (schema-type-changed)",
+    name: 'User.id',
+    operations: ['issueRemoveAssignees', 'listPackageVersions', 'notifyReadThread', 'orgListTeamMembers', 'repoEditPullRequest', 'repoGetKey', 'repoMigrate'],
+  },
+];
+
+const CHANGELOG = '# Changelog\n\n## [Unreleased]\n\n## [0.1.0]\n\n- The first release; `Label.color` is a six-digit colour.\n';
+
+interface Scenario {
+  /** The package's version at the base and in the working tree. */
+  versions?: [string, string];
+  /** Lines added to CHANGELOG.md in the working tree. */
+  changelog?: string[];
+  plant?: Plant;
+  /** Where the base comes from: a release tag (default), or only a main branch to take the merge base with, or neither. */
+  base?: 'tag' | 'main' | 'none';
+  args?: string[];
+}
+
+const folders: string[] = [];
+const original = await readFile(join(ROOT, 'openapi.yaml'), 'utf8');
+
+/** A scratch repository for `scenario`, and the script's exit code and output in it. */
+async function check({ versions = ['0.1.0', '0.1.0'], changelog = [], plant, base = 'tag', args = [] }: Scenario): Promise<{ code: number; out: string }> {
+  const folder = await mkdtemp(join(tmpdir(), 'gitea-contract-breaking-'));
+  folders.push(folder);
+  const git = (...gitArgs: string[]) => run('git', gitArgs, { cwd: folder, env: { ...process.env, ...GIT_ENV } });
+  await git('init', '-q', '-b', base === 'none' ? 'trunk' : 'main');
+  await writeFile(join(folder, 'openapi.yaml'), original);
+  await writeFile(join(folder, 'package.json'), JSON.stringify({ name: 'scratch', version: versions[0] }));
+  await writeFile(join(folder, 'CHANGELOG.md'), CHANGELOG);
+  await git('add', '.');
+  await git('commit', '-q', '-m', 'the base');
+  if (base === 'tag') await git('tag', `v${versions[0]}`);
+  if (base === 'main') await git('switch', '-q', '-c', 'feature');
+  if (plant) {
+    const doc = parseDocument(original);
+    plant(doc);
+    await writeFile(join(folder, 'openapi.yaml'), doc.toString({ lineWidth: 0 }));
+  }
+  await writeFile(join(folder, 'package.json'), JSON.stringify({ name: 'scratch', version: versions[1] }));
+  await writeFile(join(folder, 'CHANGELOG.md'), CHANGELOG.replace('## [Unreleased]\n', `## [Unreleased]\n\n${changelog.join('\n')}\n`));
+  return run(process.execPath, [SCRIPT, ...args], { cwd: folder, env: { ...process.env, ...GIT_ENV }, timeout: 60_000 }).then(
+    ({ stdout, stderr }) => ({ code: 0, out: stdout + stderr }),
+    (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, out: error.stdout + error.stderr }),
+  );
+}
+
+const named = (names: string[]) => names.map((name) => `- \`${name}\` changed: see the migration notes.`);
+
+let results: Record<'breaking' | 'optional' | 'allowed' | 'oneUnnamed' | 'notRaised', { code: number; out: string }>;
+beforeAll(async () => {
+  const all = EXPECTED.map((change) => change.name);
+  const [breaking, optional, allowed, oneUnnamed, notRaised] = await Promise.all([
+    check({ plant: BREAKING }),
+    check({ plant: OPTIONAL, base: 'main' }),
+    check({ plant: BREAKING, versions: ['0.1.0', '0.2.0'], changelog: named(all) }),
+    check({ plant: BREAKING, versions: ['0.1.0', '0.2.0'], changelog: named(all.filter((name) => name !== 'User.id')), args: ['v0.1.0'] }),
+    // From 1.0 on, a new minor is not enough.
+    check({ plant: BREAKING, versions: ['1.4.0', '1.5.0'], changelog: named(all) }),
+  ]);
+  results = { breaking: breaking!, optional: optional!, allowed: allowed!, oneUnnamed: oneUnnamed!, notRaised: notRaised! };
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all(folders.map((folder) => rm(folder, { recursive: true, force: true })));
+});
+
+describe('npm run check:breaking', () => {
+  it('compares with the last release tag by default', () => {
+    expect(results.breaking.out).toMatch(/^check:breaking: openapi\.yaml against v0\.1\.0 \([0-9a-f]{7}, the last release tag\)$/m);
+  });
+
+  it.each(EXPECTED)('catches "$message" with every operation it reaches', ({ message, name, operations }) => {
+    const { code, out } = results.breaking;
+    const block = out.slice(out.indexOf(`✗ ${message}\n`)).split('\n\n')[0]!;
+    expect(block).toContain(`✗ ${message}\n`);
+    expect(block).toContain(`\n  name: ${name}, at components/schemas/`);
+    expect(block).toContain(`\n  reaches ${operations.length} operation${operations.length > 1 ? 's' : ''}: ${operations.join(', ')}`);
+    expect(code).toBe(1);
+  });
+
+  it('says what would allow them: a new minor version below 1.0, and each change named in CHANGELOG.md', () => {
+    const { out } = results.breaking;
+    expect(out).toContain('4 breaking changes');
+    expect(out).toContain('- the version is 0.1.0, against 0.1.0 at ');
+    expect(out).toContain(': raise it to 0.2.0 or later (npm version minor).');
+    // The line of 0.1.0 that mentions Label.color is not new: it names nothing.
+    expect(out).toContain(`names AddCollaboratorOption.permission, User.id, Label.color, EditMilestoneOption.note.`);
+  });
+
+  it('passes an optional field added to a request and to an answer, against the merge base with main', () => {
+    const { code, out } = results.optional;
+    expect(out).toMatch(/against the merge base with main \([0-9a-f]{7}, no release tag v\* yet\)/);
+    expect(out).toContain('no breaking change (and 2 that break nothing).');
+    expect(code).toBe(0);
+  });
+
+  it('passes the breaking changes once the version went from 0.1.0 to 0.2.0 and CHANGELOG.md names each', () => {
+    const { code, out } = results.allowed;
+    expect(out).toContain('allowed: the version went from 0.1.0 to 0.2.0, and CHANGELOG.md names each change (');
+    expect(code).toBe(0);
+  });
+
+  it('fails when CHANGELOG.md leaves one out, naming it', () => {
+    const { code, out } = results.oneUnnamed;
+    expect(out).toContain('against v0.1.0 (');
+    expect(out).toMatch(/- no line added to CHANGELOG\.md since [0-9a-f]{7} names User\.id\.\n/);
+    expect(out).not.toContain('- the version is');
+    expect(code).toBe(1);
+  });
+
+  it('fails from 1.0 on unless the major version goes up', () => {
+    const { code, out } = results.notRaised;
+    expect(out).toContain('- the version is 1.5.0, against 1.4.0 at ');
+    expect(out).toContain('raise it to 2.0.0 or later (npm version major).');
+    expect(out).not.toContain('- no line added');
+    expect(code).toBe(1);
+  });
+
+  it('says so clearly when there is no base: no release tag and no main branch', async () => {
+    const { code, out } = await check({ plant: OPTIONAL, base: 'none' });
+    expect(out).toContain('check:breaking: no base to compare with: no release tag v* is reachable from HEAD, and there is no main branch (nor origin/main) to take the merge base with; give one: npm run check:breaking -- <ref>');
+    expect(code).toBe(2);
+  });
+
+  it('refuses a ref that does not exist', async () => {
+    const { code, out } = await check({ args: ['v9.9.9'] });
+    expect([code, out.trim().split('\n').at(-1)]).toEqual([2, 'check:breaking: "v9.9.9" is no git ref or commit here']);
+  });
+});
