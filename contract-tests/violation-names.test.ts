@@ -61,9 +61,10 @@ afterAll(async () => {
 });
 
 describe('each violation names the field and where it is', () => {
-  it('in live mode, under its operation', async () => {
+  it('in live mode, under its operation, and in its report', async () => {
+    const report = join(folder, 'live-report.json');
     const { code, stdout } = await new Promise<{ code: number; stdout: string }>((resolve) => {
-      execFile(process.execPath, [CLI, 'verify', '--base-url', `${upstream.origin}/api/v1`, ...IDS], { env: { ...process.env, GITEA_TOKEN: TOKEN }, timeout: 30_000 }, (error, out) =>
+      execFile(process.execPath, [CLI, 'verify', '--base-url', `${upstream.origin}/api/v1`, ...IDS, '--report', report], { env: { ...process.env, GITEA_TOKEN: TOKEN }, timeout: 30_000 }, (error, out) =>
         resolve({ code: error ? Number(error.code) : 0, stdout: out }),
       );
     });
@@ -76,6 +77,8 @@ describe('each violation names the field and where it is', () => {
     expect(stdout).toContain('7 operations checked, 5 with mismatches');
     expect(stdout).not.toContain(TOKEN);
     expect(code).toBe(1);
+    const written = JSON.parse(await readFile(report, 'utf8')) as { operations: Record<string, { mismatches: string[] }> };
+    for (const { operationId, lines } of PLANTED) expect(written.operations[operationId]?.mismatches, operationId).toEqual(lines);
   });
 
   it('in the proxy: its line, its X-Contract-Violations count and its report', async () => {
