@@ -111,6 +111,26 @@ describe('createGiteaHandlers with the examples', () => {
   });
 });
 
+describe('createGiteaHandlers with a relative base URL', () => {
+  // In Node there is no page: /api/v1 on any host is the app's own API, as in a browser on the page's.
+  const gitea = createGiteaHandlers({ baseUrl: '/api/v1' });
+  const server = setupServer(...gitea.handlers);
+  beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+  afterAll(async () => {
+    server.close();
+    await gitea.close();
+  });
+
+  it('answers /api/v1 on the host the app asks, with links built on it', async () => {
+    const answer = await fetch('http://app.localhost:5173/api/v1/admin/orgs?limit=2', { headers: { authorization: 'token x' } });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('link')).toContain('<http://app.localhost:5173/api/v1/admin/orgs?limit=2&page=2>; rel="next"');
+    // Not the API: MSW's onUnhandledRequest: 'error' refuses it.
+    const outside = await fetch('http://app.localhost:5173/api/v1x/admin/orgs').catch((error: unknown) => error);
+    expect(String(outside)).toContain('Cannot bypass a request');
+  });
+});
+
 describe('createGiteaHandlers options', () => {
   it('refuses a base URL that does not end in /api/v1, saying so', () => {
     expect(() => createGiteaHandlers({ baseUrl: 'https://gitea.example.org/api' })).toThrow('baseUrl must end in /api/v1');

@@ -53,6 +53,17 @@ function originPart(baseUrl: string): string {
   return prefix;
 }
 
+/**
+ * What a handler matches: the path on the base URL's origin; for a relative base URL, on the page's
+ * origin in a browser, and on any origin where there is no page (Node), as a test runner has none.
+ */
+function matching(origin: string, path: string): string | RegExp {
+  if (origin !== '') return `${origin}${path}`;
+  if (typeof location !== 'undefined') return `${location.origin}${path}`;
+  const escaped = path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\/\*$/, '(?:/.*)?');
+  return new RegExp(`^https?://[^/?#]+${escaped}(?:[?#].*)?$`);
+}
+
 export function createGiteaHandlers(options: GiteaHandlersOptions): GiteaHandlers {
   const origin = originPart(options.baseUrl);
   const sandbox = options.sandbox === true ? {} : options.sandbox || undefined;
@@ -76,8 +87,7 @@ export function createGiteaHandlers(options: GiteaHandlersOptions): GiteaHandler
     docsUrl ||= `${new URL(request.url).origin}/api/swagger`;
     return (await ready()).app.fetch(request);
   };
-  const handlers = [http.all(`${origin}${BASE_PATH}`, answer), http.all(`${origin}${BASE_PATH}/*`, answer)];
-  if (sandbox) handlers.push(http.all(`${origin}${RESET_PATH}`, answer));
+  const handlers = [BASE_PATH, `${BASE_PATH}/*`, ...(sandbox ? [RESET_PATH] : [])].map((path) => http.all(matching(origin, path), answer));
 
   return {
     handlers,
