@@ -2,7 +2,8 @@
 // the Fetch-API front over them. The node:http server and the MSW handlers both start from here.
 import { createApp, type GiteaApp, type ResponseClass } from './app.js';
 import { DOCUMENT } from '../contract/document-path.js';
-import { loadOperations, type OperationTable } from './operations.js';
+import type { OperationTable } from './operations.js';
+import { loadOperations } from './operations-file.js';
 import { loadPrism, type Prism } from './prism.js';
 import { createExamples } from '../sources/examples.js';
 import { createSandbox, type SandboxControl, type SandboxOptions } from '../sources/sandbox.js';
@@ -33,11 +34,11 @@ export interface AnsweringMock {
 export async function createAnsweringMock(options: AnsweringOptions, docsUrl: () => string, Response?: ResponseClass): Promise<AnsweringMock> {
   const prism = await loadPrism();
   const document = options.document ?? DOCUMENT;
-  const table = await loadOperations(prism.http, document);
+  const table = await loadOperations(document);
   const context = { docsUrl };
   const examples = createExamples(prism, context, options);
   const sandbox = options.sandbox ? await createSandbox(table, examples, context, options.sandbox) : undefined;
   const source: AnsweringSource = sandbox ?? examples;
-  const app = createApp({ prism, table, source, document, docsUrl, warn: options.onWarning ?? (() => {}), ...(Response ? { Response } : {}) });
+  const app = createApp({ prism, table, source, docsUrl, warn: options.onWarning ?? (() => {}), ...(Response ? { Response } : {}) });
   return { app, prism, table, ...(sandbox ? { sandbox: sandbox.control } : {}), close: async () => source.close?.() };
 }

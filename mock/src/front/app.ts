@@ -9,9 +9,8 @@ import type { IHttpRequest } from '@stoplight/prism-http';
 import { checkAuthorization } from './auth.js';
 import { readBody } from './body.js';
 import { corsHeaders, isPreflight, preflightHeaders, type HeaderOf } from './cors.js';
-import { DOCUMENT } from '../contract/document-path.js';
 import { apiError, JSON_TYPE, notFound } from './errors.js';
-import { isBodyOptional, type MockOperation, type OperationTable } from './operations.js';
+import type { MockOperation, OperationTable } from './operations.js';
 import type { Prism } from './prism.js';
 import { checkPreference, parsePrefer } from './prefer.js';
 import type { Answer, AnsweringSource } from '../sources/source.js';
@@ -25,8 +24,6 @@ export interface AppParts {
   prism: Prism;
   table: OperationTable;
   source: AnsweringSource;
-  /** The document the table was read from (for `x-body-optional`). */
-  document?: string;
   /** The URL of the server's API documentation, for the `url` of error bodies. */
   docsUrl(): string;
   /** Problems of the mock itself, such as an answer that breaks the document. */
@@ -65,7 +62,7 @@ function headerRecord(request: Request): Headers {
   return result;
 }
 
-export function createApp({ prism, table, source, document = DOCUMENT, docsUrl, warn, Response: Answering = Response }: AppParts): GiteaApp {
+export function createApp({ prism, table, source, docsUrl, warn, Response: Answering = Response }: AppParts): GiteaApp {
   /** A source's answer with the front's headers; HEAD gets the headers only. */
   function respond(method: string, answer: Answer, cors: Headers): Response {
     const headers: Headers = { ...cors, 'X-Content-Type-Options': 'nosniff', ...answer.headers };
@@ -122,7 +119,7 @@ export function createApp({ prism, table, source, document = DOCUMENT, docsUrl, 
     const answer = await source.answer({ op, request: input, url, preference: prefer.preference, credential: headers.authorization! });
     // Gitea sends some statuses without a body at all (`x-body-optional`), which Prism cannot be told.
     const declaresBody = (op.operation.responses.find((response) => response.code === String(answer.status))?.contents?.length ?? 0) > 0;
-    const bodyless = answer.body === undefined && !answer.own && declaresBody && (await isBodyOptional(document, op.operationId, answer.status));
+    const bodyless = answer.body === undefined && !answer.own && declaresBody && table.isBodyOptional(op.operationId, answer.status);
     /** Why the answer breaks the document, or undefined. */
     const violation = (): string | undefined => {
       if (answer.own || bodyless) return undefined;

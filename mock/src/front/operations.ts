@@ -1,7 +1,8 @@
-// The document's operations as the mock routes them: Prism's parsed operations plus what the
-// launcher needs before asking Prism (a matcher per path, the documented codes and examples).
-import { readFile } from 'node:fs/promises';
+// The document's operations as the mock routes them: the document's operations in Stoplight's
+// IHttpOperation shape (contract/http-operations.ts, without Prism) plus what the front needs
+// (a matcher per path, the documented codes and examples, the statuses that may come bodiless).
 import type { IHttpOperation } from '@stoplight/types';
+import { httpOperations } from '../contract/http-operations.js';
 
 export interface MockOperation {
   operationId: string;
@@ -64,54 +65,15 @@ function describe(operation: IHttpOperation): MockOperation {
 export interface OperationTable {
   operations: MockOperation[];
   route(method: string, path: string): RouteResult;
+  /**
+   * Whether the response carries `x-body-optional: true`: Gitea may send it with no body even
+   * though a body is declared. The transform drops extensions, so this is read from the document.
+   */
+  isBodyOptional(operationId: string, status: number): boolean;
 }
 
-/**
- * Parsed tables by document path. Mock servers started in one process (the test suites start
- * dozens) share one: parsing and dereferencing the document takes a tenth of a second, and Prism's
- * validators, compiled per schema object on first use, are then compiled once, not per server.
- * Nothing changes a table once made. A document that fails to load is not kept.
- */
-const tables = new Map<string, Promise<OperationTable>>();
-
-export function loadOperations(prismHttp: Pick<typeof import('@stoplight/prism-http'), 'getHttpOperationsFromSpec'>, documentPath: string): Promise<OperationTable> {
-  let table = tables.get(documentPath);
-  if (!table) {
-    table = parseOperations(prismHttp, documentPath);
-    tables.set(documentPath, table);
-    table.catch(() => tables.delete(documentPath));
-  }
-  return table;
-}
-
-async function parseOperations(prismHttp: Pick<typeof import('@stoplight/prism-http'), 'getHttpOperationsFromSpec'>, documentPath: string): Promise<OperationTable> {
-  const parsed = await prismHttp.getHttpOperationsFromSpec(documentPath);
-  if (parsed.length === 0) throw new Error(`${documentPath} describes no operations`);
-  // Paths with more literal segments first, so a literal never loses to a placeholder.
-  const literals = (path: string): number => path.split('/').filter((s) => s !== '' && !s.startsWith('{')).length;
-  const operations = parsed.map(describe).sort((a, b) => literals(b.path) - literals(a.path));
-  return {
-    operations,
-    route(method, path) {
-      const onPath = operations.filter((op) => op.matcher.test(path));
-      if (onPath.length === 0) return { kind: 'none' };
-      const op = onPath.find((candidate) => candidate.method === method);
-      return op ? { kind: 'match', op } : { kind: 'method', allowed: onPath.map((candidate) => candidate.method) };
-    },
-  };
-}
-
-/**
- * Statuses (as `operationId status`) whose response carries `x-body-optional: true`: Gitea may send
- * them with no body even though a body is declared. Prism's parsed operations drop extensions, so
- * the document is read for them, once per document and only when an answer without a body needs it
- * (the YAML parser is not loaded at start).
- */
-const bodyOptional = new Map<string, Promise<Set<string>>>();
-
-async function readBodyOptional(documentPath: string): Promise<Set<string>> {
-  const { parse } = await import('yaml');
-  const doc = parse(await readFile(documentPath, 'utf8'), { maxAliasCount: -1 }) as Record<string, any>;
+/** Statuses (as `operationId status`) whose response carries `x-body-optional: true`. */
+function bodyOptionalOf(doc: Record<string, any>): Set<string> {
   const resolve = (node: any): any => (typeof node?.$ref === 'string' ? node.$ref.slice(2).split('/').reduce((at: any, key: string) => at?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc) : node);
   const marked = new Set<string>();
   for (const item of Object.values<Record<string, any>>(doc.paths ?? {})) {
@@ -124,12 +86,22 @@ async function readBodyOptional(documentPath: string): Promise<Set<string>> {
   return marked;
 }
 
-export async function isBodyOptional(documentPath: string, operationId: string, status: number): Promise<boolean> {
-  let marked = bodyOptional.get(documentPath);
-  if (!marked) {
-    marked = readBodyOptional(documentPath);
-    bodyOptional.set(documentPath, marked);
-    marked.catch(() => bodyOptional.delete(documentPath));
-  }
-  return (await marked).has(`${operationId} ${status}`);
+/** The table of a document given as data (parsed YAML or JSON): what the browser build starts from. */
+export function operationTable(document: Record<string, unknown>): OperationTable {
+  const parsed = httpOperations(document);
+  if (parsed.length === 0) throw new Error('the document describes no operations');
+  // Paths with more literal segments first, so a literal never loses to a placeholder.
+  const literals = (path: string): number => path.split('/').filter((s) => s !== '' && !s.startsWith('{')).length;
+  const operations = parsed.map(describe).sort((a, b) => literals(b.path) - literals(a.path));
+  const bodyOptional = bodyOptionalOf(document);
+  return {
+    operations,
+    route(method, path) {
+      const onPath = operations.filter((op) => op.matcher.test(path));
+      if (onPath.length === 0) return { kind: 'none' };
+      const op = onPath.find((candidate) => candidate.method === method);
+      return op ? { kind: 'match', op } : { kind: 'method', allowed: onPath.map((candidate) => candidate.method) };
+    },
+    isBodyOptional: (operationId, status) => bodyOptional.has(`${operationId} ${status}`),
+  };
 }

@@ -1,0 +1,53 @@
+// The mock's operation table without Prism (mock/src/contract/http-operations.ts): the same
+// IHttpOperation objects Prism's getHttpOperationsFromSpec makes of openapi.yaml, and code that
+// bundles for a browser with no Node built-in.
+import { readFile } from 'node:fs/promises';
+import { builtinModules } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { getHttpOperationsFromSpec } from '@stoplight/prism-http';
+import { build } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { httpOperations } from '../mock/src/contract/http-operations.js';
+import { operationTable } from '../mock/src/front/operations.js';
+
+const DOCUMENT = new URL('../openapi.yaml', import.meta.url);
+const parsed = async (): Promise<Record<string, unknown>> => parse(await readFile(DOCUMENT, 'utf8'), { maxAliasCount: -1 }) as Record<string, unknown>;
+
+/**
+ * The operations as JSON, without the ids the transform derives by hashing where it met each
+ * object (Prism meets them through its own ref parser), and without descriptions, which Prism's ref
+ * parser takes from a `$ref`'s target where OpenAPI 3.1 lets the `$ref`'s own description win.
+ */
+const comparable = (operations: unknown): unknown => JSON.parse(JSON.stringify(operations, (key, value: unknown) => (key === 'id' || key === 'x-stoplight' || key === 'description' ? undefined : value)));
+
+describe('the operation table without Prism', () => {
+  it('is what Prism makes of openapi.yaml: every operation, parameter, schema, example and bundled cycle', async () => {
+    const ours = httpOperations(await parsed());
+    const prisms = await getHttpOperationsFromSpec(fileURLToPath(DOCUMENT));
+    expect(ours.map((op) => op.iid)).toEqual(prisms.map((op) => op.iid));
+    expect(ours).toHaveLength(20);
+    // A repository's `parent` is the one schema that contains itself: it stays a reference, bundled.
+    expect(JSON.stringify(ours)).toContain('"$ref":"#/__bundled__/');
+    expect(comparable(ours)).toEqual(comparable(prisms));
+  }, 30_000);
+
+  it('routes and knows the statuses Gitea may send without a body', async () => {
+    const table = operationTable(await parsed());
+    const route = table.route('GET', '/repos/acme/rocket/keys/11001');
+    expect(route.kind === 'match' && route.op.operationId).toBe('repoGetKey');
+    expect(table.route('PUT', '/repos/acme/rocket/keys/11001')).toEqual({ kind: 'method', allowed: ['GET'] });
+    expect(table.route('GET', '/nowhere')).toEqual({ kind: 'none' });
+    const marked = table.operations.flatMap((op) => [...op.responses.keys()].filter((status) => table.isBodyOptional(op.operationId, status)).map((status) => `${op.operationId} ${status}`));
+    expect(marked.sort()).toEqual(['issueListIssueCommentAttachments 200', 'issueRemoveAssignees 403', 'renderMarkdown 200', 'repoEditPullRequest 403']);
+  }, 30_000);
+
+  it('bundles for a browser with no Node built-in', async () => {
+    const entry = fileURLToPath(new URL('../mock/src/front/operations.ts', import.meta.url));
+    const result = await build({ entryPoints: [entry], bundle: true, platform: 'browser', format: 'esm', write: false, metafile: true, logLevel: 'silent' });
+    const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
+    const imports = Object.values(result.metafile.inputs).flatMap((input) => input.imports.map((imported) => imported.path));
+    expect(imports.filter((path) => path.startsWith('node:') || builtins.has(path))).toEqual([]);
+    expect(result.outputFiles[0]!.text.length).toBeGreaterThan(0);
+  }, 30_000);
+});

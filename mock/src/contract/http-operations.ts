@@ -1,0 +1,68 @@
+// The document's operations in Stoplight's IHttpOperation shape, which the front, the examples
+// source and the sandbox's seed read, made without Prism: the document is dereferenced here (it has
+// only local `#/…` refs) and given to `@stoplight/http-spec`'s OpenAPI 3 transform, the one Prism
+// calls itself. It runs anywhere (no Node built-in), so the browser build of the MSW handlers makes
+// the same table from the document bundled as data.
+import { transformOas3Operations } from '@stoplight/http-spec/oas3/operation';
+import { bundleTarget, decycle } from '@stoplight/json';
+import type { IHttpOperation } from '@stoplight/types';
+
+type Node = Record<string, unknown> | unknown[];
+
+function pointerTarget(root: unknown, ref: string): unknown {
+  if (!ref.startsWith('#')) throw new Error(`only local references are supported, not ${JSON.stringify(ref)}`);
+  let node: unknown = root;
+  for (const raw of ref.slice(1).split('/').slice(1)) {
+    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key)) throw new Error(`the reference ${ref} leads nowhere`);
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
+}
+
+/**
+ * A copy of `document` with every local `$ref` replaced by what it names, as Prism's ref parser
+ * gives it: one object per target, shared where the document shares it, and a cycle of objects
+ * where a schema contains itself.
+ */
+export function dereference<T>(document: T): T {
+  const done = new Map<unknown, unknown>();
+  const resolving = new Set<unknown>();
+  const visit = (node: unknown): unknown => {
+    if (typeof node !== 'object' || node === null) return node;
+    const ref = (node as { $ref?: unknown }).$ref;
+    if (typeof ref === 'string') {
+      const target = pointerTarget(document, ref);
+      // A schema that contains itself becomes a cycle of objects, as the ref parser makes it.
+      if (resolving.has(target)) return done.get(target);
+      const siblings = Object.keys(node).filter((key) => key !== '$ref');
+      const resolved = visit(target);
+      if (siblings.length === 0 || typeof resolved !== 'object' || resolved === null) return resolved;
+      // OpenAPI 3.1 lets a reference carry a description or a summary beside it, which wins.
+      const copy: Record<string, unknown> = { ...(resolved as Record<string, unknown>) };
+      for (const key of siblings) copy[key] = visit((node as Record<string, unknown>)[key]);
+      return copy;
+    }
+    const seen = done.get(node);
+    if (seen !== undefined) return seen;
+    resolving.add(node);
+    const copy: Node = Array.isArray(node) ? [] : {};
+    done.set(node, copy);
+    if (Array.isArray(node)) for (const item of node) (copy as unknown[]).push(visit(item));
+    else for (const [key, value] of Object.entries(node)) (copy as Record<string, unknown>)[key] = visit(value);
+    resolving.delete(node);
+    return copy;
+  };
+  return visit(document) as T;
+}
+
+/** The operations of an OpenAPI 3 document (parsed, as JSON data), in IHttpOperation shape. */
+export function httpOperations(document: Record<string, unknown>): IHttpOperation[] {
+  if (typeof document.openapi !== 'string') throw new Error('the document is not an OpenAPI 3 document (no `openapi` field)');
+  // As Prism makes its table: a cycle (a repository's `parent`) turned back into a reference to
+  // where the object was first met, which each operation carries along under `__bundled__` (the
+  // validator and the mocker read them there); each operation from a copy, as bundling rewrites
+  // the references it moves.
+  const resolved = decycle(dereference(document)) as Record<string, unknown>;
+  return transformOas3Operations(resolved).map((operation) => bundleTarget({ document: { ...resolved, __target__: operation } as Record<string, unknown>, path: '#/__target__', cloneDocument: true }) as IHttpOperation);
+}
