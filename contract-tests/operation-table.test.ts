@@ -1,6 +1,7 @@
 // The mock's operation table without Prism (mock/src/contract/http-operations.ts): the same
 // IHttpOperation objects Prism's getHttpOperationsFromSpec makes of openapi.yaml, and code that
 // bundles for a browser with no Node built-in.
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -8,6 +9,7 @@ import { getHttpOperationsFromSpec } from '@stoplight/prism-http';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { readDocumentFile } from '../mock/src/contract/document-file.js';
 import { httpOperations } from '../mock/src/contract/http-operations.js';
 import { operationTable } from '../mock/src/front/operations.js';
 
@@ -30,6 +32,21 @@ describe('the operation table without Prism', () => {
     // A repository's `parent` is the one schema that contains itself: it stays a reference, bundled.
     expect(JSON.stringify(ours)).toContain('"$ref":"#/__bundled__/');
     expect(comparable(ours)).toEqual(comparable(prisms));
+  }, 30_000);
+
+  it("is what the build's twin of the document holds, which a start with that document reads instead", async () => {
+    // mock/dist/document.json, written by the package's build: the global setup keeps it current.
+    const twin = JSON.parse(await readFile(new URL('../mock/dist/document.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+    const text = await readFile(DOCUMENT, 'utf8');
+    expect(Object.keys(twin).sort()).toEqual(['document', 'operations', 'sha256']);
+    expect(twin.sha256).toBe(createHash('sha256').update(text).digest('hex'));
+    expect(twin.document).toEqual(await parsed());
+    // As JSON: the twin is JSON, which keeps no `undefined` value.
+    expect(twin.operations).toEqual(JSON.parse(JSON.stringify(httpOperations(await parsed()))));
+    // What the server, the proxy and live mode read for openapi.yaml is the twin's.
+    const read = readDocumentFile(fileURLToPath(DOCUMENT));
+    expect(read.operations).toBe((readDocumentFile(fileURLToPath(DOCUMENT)) as { operations: unknown }).operations);
+    expect(read.operations).toEqual(twin.operations);
   }, 30_000);
 
   it('routes and knows the statuses Gitea may send without a body', async () => {

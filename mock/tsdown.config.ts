@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { defineConfig } from 'tsdown';
+import { documentTwin } from './src/contract/document-twin.js';
 
 // The `gitea-mock` command (serving, and live mode as `gitea-mock verify`) and its server for
 // programmatic use, the MSW handlers (`gitea-mock/msw`, with msw itself left to the user as a
@@ -17,4 +20,15 @@ export default defineConfig({
   // Serving, live mode, the proxy (with Ajv for its answer check) and the sandbox's store are
   // chunks loaded only when used, under names that do not change from build to build.
   outputOptions: { chunkFileNames: '[name].mjs' },
+  plugins: [
+    {
+      // The shipped document parsed, with its operation table, for a start that reads JSON
+      // instead of computing both (src/contract/document-file.ts).
+      name: 'document-twin',
+      generateBundle() {
+        const text = readFileSync(createRequire(import.meta.url).resolve('gitea-contract/openapi.yaml'), 'utf8');
+        this.emitFile({ type: 'asset', fileName: 'document.json', source: documentTwin(text) });
+      },
+    },
+  ],
 });

@@ -7,8 +7,11 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** What the builds read: the client, the generated types, the mock package (with live mode), their configs. */
-export const SOURCES = ['src', 'generated', 'mock/src', 'tsdown.config.ts', 'mock/tsdown.config.ts', 'tsconfig.json', 'package.json', 'mock/package.json', 'package-lock.json'];
+/**
+ * What the builds read: the client, the generated types, the mock package (with live mode), their
+ * configs, and the document, which the mock's build parses into mock/dist/document.json.
+ */
+export const SOURCES = ['openapi.yaml', 'src', 'generated', 'mock/src', 'tsdown.config.ts', 'mock/tsdown.config.ts', 'tsconfig.json', 'package.json', 'mock/package.json', 'package-lock.json'];
 
 /** What the two tsdown configs write; test/build-if-stale.test.ts keeps this list equal to it. */
 export const OUTPUTS = [
@@ -19,6 +22,8 @@ export const OUTPUTS = [
   'mock/dist/answering.mjs',
   'mock/dist/cli.d.mts',
   'mock/dist/cli.mjs',
+  'mock/dist/document-file.mjs',
+  'mock/dist/document.json',
   'mock/dist/document-path.mjs',
   'mock/dist/markdown-render.d.mts',
   'mock/dist/markdown-render.mjs',

@@ -1,8 +1,7 @@
-// Shared by the test suites: loads openapi.yaml and walks it. Only local `#/...` refs exist in
-// the document, so a JSON-pointer resolver is all we need.
-import { readFileSync } from 'node:fs';
+// Shared by the test suites, the proxy and live mode: loads openapi.yaml and walks it. Only local
+// `#/...` refs exist in the document, so a JSON-pointer resolver is all we need.
 import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
+import { readDocumentFile } from './document-file.js';
 
 export type Json = null | boolean | number | string | Json[] | JsonObject;
 export interface JsonObject {
@@ -15,25 +14,13 @@ export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Parses openapi.yaml; throws an Error that names the file when it is missing or malformed. */
+/**
+ * The document in a file (openapi.yaml), as a copy of its own: the parse itself is made once per
+ * text in a process (document-file.ts). Throws an Error that names the file when it is missing
+ * or malformed.
+ */
 export function loadDocument(url: URL): JsonObject {
-  const file = fileURLToPath(url);
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new Error(`cannot read ${file}: ${String(error)}`);
-  }
-  let doc: unknown;
-  try {
-    // `prettyErrors` gives line/column; duplicate keys are errors by default. The document shares
-    // example objects through YAML anchors; it is our own file, so no alias-expansion cap.
-    doc = parse(text, { prettyErrors: true, maxAliasCount: -1 });
-  } catch (error) {
-    throw new Error(`cannot parse ${file}: ${String(error)}`);
-  }
-  if (!isObject(doc)) throw new Error(`${file} is not a YAML mapping`);
-  return doc;
+  return structuredClone(readDocumentFile(fileURLToPath(url)).document);
 }
 
 /**

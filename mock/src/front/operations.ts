@@ -86,9 +86,11 @@ function bodyOptionalOf(doc: Record<string, any>): Set<string> {
   return marked;
 }
 
-/** The table of a document given as data (parsed YAML or JSON): what the browser build starts from. */
-export function operationTable(document: Record<string, unknown>): OperationTable {
-  const parsed = httpOperations(document);
+/**
+ * The table of a document given as data (parsed YAML or JSON): what the browser build starts from.
+ * `parsed` is the document's operations when already made (the build's twin of the document).
+ */
+export function operationTable(document: Record<string, unknown>, parsed: IHttpOperation[] = httpOperations(document)): OperationTable {
   if (parsed.length === 0) throw new Error('the document describes no operations');
   // Paths with more literal segments first, so a literal never loses to a placeholder.
   const literals = (path: string): number => path.split('/').filter((s) => s !== '' && !s.startsWith('{')).length;

@@ -7,12 +7,12 @@
 // Every line it prints and every file it writes is redacted of the credentials, in any case, even
 // those a server echoes; it reads at most 10 MB of an answer, judges a redirect as the answer
 // instead of following it, and the whole run keeps within --timeout.
-import { readFileSync, writeFileSync } from 'node:fs';
-import { parse } from 'yaml';
+import { writeFileSync } from 'node:fs';
 import { authorization, type Auth } from '../../../src/auth.js';
 import { createGiteaClient, type GiteaClient } from 'gitea-contract';
 import { redact } from '../../../src/redact.js';
-import { listOperations, type JsonObject } from '../contract/document.js';
+import { listOperations } from '../contract/document.js';
+import { readDocumentFile } from '../contract/document-file.js';
 import { createSchemaValidator } from '../contract/schema.js';
 import { DOCUMENT } from '../contract/document-path.js';
 import { describeViolation, mismatches } from '../contract/conformance.js';
@@ -138,7 +138,7 @@ const probe = await probeServer(baseUrl, {
 if (!probe.ok) finish(2, probe.problem);
 run.server = probe.server;
 // The document and its validators only now: a server that is not there is told in a blink.
-const doc = parse(readFileSync(DOCUMENT, 'utf8'), { maxAliasCount: -1 }) as JsonObject;
+const doc = readDocumentFile(DOCUMENT).document;
 const schemas = createSchemaValidator(doc);
 const operations = new Map(listOperations(doc).map((op) => [String(op.operation.operationId), op]));
 say(`live contract check of ${baseUrl} (${options.allowWrites ? `writes allowed in ${options.scratchRepo}` : 'read-only'})`);

@@ -9,14 +9,13 @@
 // re-serialises bodies, so answers are not byte for byte the upstream's; it reads whole answers
 // into memory, so a 50 MB download is buffered; and it cannot let requests outside the document
 // through untouched. What is used from Prism is its router table and its request validator.
-import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { pipeline, type Readable } from 'node:stream';
-import { parse } from 'yaml';
 import { redact } from '../../../src/redact.js';
-import { listOperations, type JsonObject, type Operation } from '../contract/document.js';
+import { listOperations, type Operation } from '../contract/document.js';
+import { readDocumentFile } from '../contract/document-file.js';
 import { createSchemaValidator } from '../contract/schema.js';
 import { describeViolation, mismatches } from '../contract/conformance.js';
 import { kindOf } from '../contract/violation-kind.js';
@@ -169,7 +168,7 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
   const timeoutMs = options.timeoutMs ?? 30_000;
   const exchangeTimeoutMs = options.exchangeTimeoutMs ?? 300_000;
   const connections = options.upstreamConnections ?? 64;
-  const doc = parse(readFileSync(document, 'utf8'), { maxAliasCount: -1 }) as JsonObject;
+  const doc = readDocumentFile(document).document;
   const schemas = createSchemaValidator(doc);
   const operations = new Map<string, Operation>(listOperations(doc).map((op) => [String(op.operation.operationId), op]));
   const stats = new Map<string, OperationStats>();

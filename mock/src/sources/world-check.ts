@@ -3,8 +3,7 @@
 // against its schema in the document (the answers are built from records, and an answer that
 // breaks the document is a 500). Records are kept in the shape the API answers with, so the
 // document's schemas are the records' shapes.
-import { pathToFileURL } from 'node:url';
-import { loadDocument } from '../contract/document.js';
+import { readDocumentFile } from '../contract/document-file.js';
 import { createSchemaValidator } from '../contract/schema.js';
 import { WORLD_FORMAT } from './world.js';
 
@@ -45,7 +44,7 @@ export type WorldCheck = (world: unknown) => string | undefined;
 
 /** A check against the schemas of `document` (an openapi.yaml), which it loads with Ajv. */
 export function createWorldCheck(document: string): WorldCheck {
-  const schemas = createSchemaValidator(loadDocument(pathToFileURL(document)));
+  const schemas = createSchemaValidator(readDocumentFile(document).document);
   if (schemas.error !== undefined) throw new Error(schemas.error);
 
   const recordProblem = (schema: string, value: unknown, where: string): string | undefined => {
