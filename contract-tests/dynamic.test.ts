@@ -7,6 +7,8 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deref, isObject, listOperations, loadDocument, pointer, type Json, type Operation } from '../mock/src/contract/document.js';
+import { readDocumentFile } from '../mock/src/contract/document-file.js';
+import { httpOperations } from '../mock/src/contract/http-operations.js';
 import { createSchemaValidator } from '../mock/src/contract/schema.js';
 import { startMockServer, type MockServer } from '../mock/src/front/server.js';
 import { exampleRequest, send } from './support/http.js';
@@ -235,6 +237,13 @@ describe('gitea-mock --dynamic across seeds', () => {
       if (!pull.merged) expect(pull.merged_at).toBeNull();
       if (pull.state === 'open') expect(pull.closed_at).toBeNull();
     }
+  });
+
+  it("leaves the operation table as the document makes it: generating an answer changes no schema of it", () => {
+    // json-schema-faker resolves a schema's references where they stand: given the table's own
+    // operation, it once turned a repository's `parent` into `{}` for every later answer and check.
+    const { operations: table } = readDocumentFile(fileURLToPath(new URL('../openapi.yaml', import.meta.url)));
+    expect(JSON.stringify(table)).toBe(JSON.stringify(httpOperations(loadDocument(new URL('../openapi.yaml', import.meta.url)))));
   });
 
   it('answers differently for another seed', () => {

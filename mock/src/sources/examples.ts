@@ -41,7 +41,10 @@ export function createExamples({ http, core }: Prism, context: SourceContext, op
           ...(preference.example === undefined ? {} : { exampleKey: preference.example }),
         },
       };
-      const result = await prism.request(request, [op.operation], config)();
+      // json-schema-faker resolves references where they stand in the schemas it is given: a
+      // generated answer gets a copy, so the table the front validates with stays as it was.
+      const operation = config.mock.dynamic ? structuredClone(op.operation) : op.operation;
+      const result = await prism.request(request, [operation], config)();
       if (result._tag === 'Left') {
         // Prism's own refusals (406 for an Accept it cannot meet) in the service's dialect.
         const error = result.left as Error & { status?: number; detail?: string };
