@@ -35,6 +35,7 @@ export const OUTPUTS = [
   'mock/dist/proxy.mjs',
   'mock/dist/sandbox.d.mts',
   'mock/dist/schema.mjs',
+  'mock/dist/schema2.mjs',
   'mock/dist/serve.mjs',
   'mock/dist/server.d.mts',
   'mock/dist/server.mjs',

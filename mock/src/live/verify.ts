@@ -13,7 +13,6 @@ import { createGiteaClient, type GiteaClient } from 'gitea-contract';
 import { redact } from '../../../src/redact.js';
 import { listOperations } from '../contract/document.js';
 import { readDocumentFile } from '../contract/document-file.js';
-import { createSchemaValidator } from '../contract/schema.js';
 import { DOCUMENT } from '../contract/document-path.js';
 import { describeViolation, mismatches } from '../contract/conformance.js';
 import { kindOf } from '../contract/violation-kind.js';
@@ -137,8 +136,10 @@ const probe = await probeServer(baseUrl, {
 });
 if (!probe.ok) finish(2, probe.problem);
 run.server = probe.server;
-// The document and its validators only now: a server that is not there is told in a blink.
+// The document and its validators only now, Ajv's import included (a third of a start): a server
+// that is not there is told in a blink.
 const doc = readDocumentFile(DOCUMENT).document;
+const { createSchemaValidator } = await import('../contract/schema.js');
 const schemas = createSchemaValidator(doc);
 const operations = new Map(listOperations(doc).map((op) => [String(op.operation.operationId), op]));
 say(`live contract check of ${baseUrl} (${options.allowWrites ? `writes allowed in ${options.scratchRepo}` : 'read-only'})`);
