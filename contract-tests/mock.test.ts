@@ -1,6 +1,6 @@
 // The launcher behind `npm start` and `gitea-mock`, started in-process on a free port: it must
-// behave like a Gitea host (prefix, credentials, one error dialect, paging, CORS) and survive
-// hostile input.
+// behave like a Gitea host (prefix, credentials, one error dialect, paging, CORS). Hostile input
+// is mock-hostile.test.ts's, against the built bin.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isObject, listOperations, loadDocument } from '../mock/src/contract/document.js';
 import { startMockServer, type MockServer } from '../mock/src/front/server.js';
 import { BASIC_ALICE, exampleRequest, send } from './support/http.js';
-import { hostileInputCases } from './support/hostile.js';
 
 const doc = loadDocument(new URL('../openapi.yaml', import.meta.url));
 let mock: MockServer;
@@ -340,9 +339,4 @@ describe('CORS for browser apps', () => {
   it('sends no CORS headers to requests without Origin', async () => {
     expect((await get('/admin/orgs')).headers['access-control-allow-origin']).toBeUndefined();
   });
-});
-
-// The same cases run against the built gitea-mock in mock-hostile.test.ts.
-describe('hostile input', () => {
-  hostileInputCases(() => mock.origin);
 });

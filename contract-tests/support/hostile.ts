@@ -1,6 +1,6 @@
 // Hostile input the mock's front must answer in the service's dialect without going down, as
-// test cases for any running mock: mock.test.ts runs them against the sources in-process,
-// mock-hostile.test.ts against the built gitea-mock users start. Raw sockets where fetch or
+// test cases for any running mock: mock-hostile.test.ts runs them against the built gitea-mock
+// users start (the sources in-process would repeat them: the build is made from them). Raw sockets where fetch or
 // node:http would refuse to send the request or hide the answer; everything on 127.0.0.1.
 import { connect } from 'node:net';
 import { expect, it } from 'vitest';
