@@ -4,7 +4,8 @@
 // credentials, validation, `Prefer`, paging, the error dialect, the sandbox's worlds.
 import { http, type HttpHandler } from 'msw';
 import { BASE_PATH } from '../front/app.js';
-import { createAnsweringMock, type AnsweringMock } from '../front/answering.js';
+import type { AnsweringMock } from '../front/answering.js';
+import { createAnsweringMock } from '../front/answering-node.js';
 import type { SandboxOptions } from '../sources/sandbox.js';
 import { RESET_PATH } from '../sources/world-ops.js';
 import type { World } from '../sources/world.js';
