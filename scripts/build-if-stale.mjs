@@ -7,8 +7,11 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** What the builds read: the client, the generated types, the mock package (with live mode), their configs. */
-export const SOURCES = ['src', 'generated', 'mock/src', 'tsdown.config.ts', 'mock/tsdown.config.ts', 'tsconfig.json', 'package.json', 'mock/package.json', 'package-lock.json'];
+/**
+ * What the builds read: the client, the generated types, the mock package (with live mode), their
+ * configs, and the document, which the MSW handlers' browser build carries as data.
+ */
+export const SOURCES = ['src', 'generated', 'mock/src', 'tsdown.config.ts', 'mock/tsdown.config.ts', 'tsconfig.json', 'package.json', 'mock/package.json', 'package-lock.json', 'openapi.yaml'];
 
 /** What the two tsdown configs write; test/build-if-stale.test.ts keeps this list equal to it. */
 export const OUTPUTS = [
@@ -17,6 +20,7 @@ export const OUTPUTS = [
   'dist/index.d.ts',
   'dist/index.d.cts',
   'mock/dist/answering-node.mjs',
+  'mock/dist/answering.d.mts',
   'mock/dist/bytes.mjs',
   'mock/dist/cli.d.mts',
   'mock/dist/cli.mjs',
@@ -25,11 +29,11 @@ export const OUTPUTS = [
   'mock/dist/markdown-render.mjs',
   'mock/dist/markdown-worker.d.mts',
   'mock/dist/markdown-worker.mjs',
+  'mock/dist/msw.browser.mjs',
   'mock/dist/msw.d.mts',
   'mock/dist/msw.mjs',
   'mock/dist/network-failure.mjs',
   'mock/dist/proxy.mjs',
-  'mock/dist/sandbox.d.mts',
   'mock/dist/schema.mjs',
   'mock/dist/serve.mjs',
   'mock/dist/server.d.mts',

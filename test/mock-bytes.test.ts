@@ -1,9 +1,11 @@
 // The mock's byte and text helpers (mock/src/bytes.ts), which stand in for Node's Buffer so the
 // front and the sandbox run in a browser: their portable path gives what Buffer gives, and so does
-// the Buffer path they take in Node.
+// the Buffer path they take in Node. Also the `path` stand-in of the browser build, against Node's.
+import { posix } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { base64Text, indexOfBytes, latin1Bytes, latin1Text, randomUuid, utf8Length } from '../mock/src/bytes.js';
+import { extname } from '../mock/src/msw/path-extname.js';
 
 const bytes = fc.uint8Array({ maxLength: 300 });
 
@@ -46,5 +48,9 @@ describe('bytes without Buffer', () => {
     const ids = new Set(Array.from({ length: 50 }, () => randomUuid()));
     expect(ids.size).toBe(50);
     for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+
+  it('the browser build\'s extname gives what Node\'s gives', () => {
+    for (const path of ['x.json', 'x.', 'x', '.bashrc', '..', '...', 'a/b.c/', 'a.b/c', 'dir/file.tar.gz', '/', '', 'x.html//']) expect(extname(path)).toBe(posix.extname(path));
   });
 });

@@ -20,3 +20,10 @@ declare module 'content-type' {
   };
   export default contentType;
 }
+
+// The package's document, which the MSW handlers' browser build imports as data: the build
+// (mock/tsdown.config.ts) parses the YAML and bundles the result.
+declare module 'gitea-contract/openapi.yaml' {
+  const document: Record<string, unknown>;
+  export default document;
+}
