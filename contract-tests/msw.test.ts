@@ -2,9 +2,11 @@
 // built package (mock/dist/msw.mjs), the client calling a host that does not exist, no port
 // opened. The handlers answer as the server does because they are its front: credentials,
 // validation, the error dialect, `Prefer`, paging on the host the client used, the sandbox's worlds.
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { ApiError, createGiteaClient, paginate } from '../src/index.js';
 
 type MswModule = typeof import('../mock/src/msw/handlers.js');
@@ -128,6 +130,25 @@ describe('createGiteaHandlers with a relative base URL', () => {
     // Not the API: MSW's onUnhandledRequest: 'error' refuses it.
     const outside = await fetch('http://app.localhost:5173/api/v1x/admin/orgs').catch((error: unknown) => error);
     expect(String(outside)).toContain('Cannot bypass a request');
+  });
+});
+
+describe('createGiteaHandlers with a document given as data', () => {
+  // What a browser build takes instead of a file path: here the package's document without E7's path.
+  const document = parse(readFileSync(new URL('../openapi.yaml', import.meta.url), 'utf8'), { maxAliasCount: -1 }) as { paths: Record<string, unknown> };
+  delete document.paths['/admin/orgs'];
+  const gitea = createGiteaHandlers({ baseUrl: BASE, document });
+  const server = setupServer(...gitea.handlers);
+  beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+  afterAll(async () => {
+    server.close();
+    await gitea.close();
+  });
+
+  it('answers the operations of that document, and no other', async () => {
+    const key = await client('x').GET('/repos/{owner}/{repo}/keys/{id}', { params: { path: { owner: 'acme', repo: 'rocket', id: 11001 } } });
+    expect(key.response.status).toBe(200);
+    expect((await client('x').GET('/admin/orgs')).response.status).toBe(404);
   });
 });
 

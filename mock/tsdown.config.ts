@@ -1,34 +1,93 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { defineConfig } from 'tsdown';
+import { fileURLToPath } from 'node:url';
+import { defineConfig, type UserConfig } from 'tsdown';
+import { parse } from 'yaml';
 import { documentTwin } from './src/contract/document-twin.js';
 
-// The `gitea-mock` command (serving, and live mode as `gitea-mock verify`) and its server for
-// programmatic use, the MSW handlers (`gitea-mock/msw`, with msw itself left to the user as a
-// peer), ESM for Node 20, with type declarations for the two libraries; the sandbox's markdown renderer is an entry of its own, as
-// worker threads load it by file name. The dependencies (gitea-contract, Prism, Ajv, yaml,
-// markdown-it, tinypool) stay imports; the few client internals the mock shares (redaction, the
-// Authorization header) are bundled.
-export default defineConfig({
-  entry: { cli: 'src/cli.ts', server: 'src/front/server.ts', msw: 'src/msw/handlers.ts', 'markdown-worker': 'src/sources/markdown-worker.ts' },
-  outDir: 'dist',
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  dts: true,
-  clean: false,
-  // Serving, live mode, the proxy (with Ajv for its answer check) and the sandbox's store are
-  // chunks loaded only when used, under names that do not change from build to build.
-  outputOptions: { chunkFileNames: '[name].mjs' },
-  plugins: [
-    {
-      // The shipped document parsed, with its operation table, for a start that reads JSON
-      // instead of computing both (src/contract/document-file.ts).
-      name: 'document-twin',
-      generateBundle() {
-        const text = readFileSync(createRequire(import.meta.url).resolve('gitea-contract/openapi.yaml'), 'utf8');
-        this.emitFile({ type: 'asset', fileName: 'document.json', source: documentTwin(text) });
-      },
+/**
+ * The package's document as data for the browser build: `gitea-contract/openapi.yaml` parsed at
+ * build time (its YAML anchors expanded) and bundled as JSON, which `JSON.parse` reads faster than
+ * an object literal of the same size.
+ */
+function documentAsData(): NonNullable<UserConfig['plugins']> {
+  return {
+    name: 'gitea-mock:document-as-data',
+    load(id: string) {
+      if (!id.endsWith('/openapi.yaml')) return null;
+      const document = parse(readFileSync(id, 'utf8'), { maxAliasCount: -1 }) as unknown;
+      return { code: `export default JSON.parse(${JSON.stringify(JSON.stringify(document))});`, moduleType: 'js' };
     },
-  ],
-});
+  };
+}
+
+/**
+ * The shipped document parsed, with its operation table, for a start that reads JSON instead of
+ * computing both (src/contract/document-file.ts).
+ */
+function documentTwinAsset(): NonNullable<UserConfig['plugins']> {
+  return {
+    name: 'gitea-mock:document-twin',
+    generateBundle() {
+      const text = readFileSync(createRequire(import.meta.url).resolve('gitea-contract/openapi.yaml'), 'utf8');
+      this.emitFile({ type: 'asset', fileName: 'document.json', source: documentTwin(text) });
+    },
+  };
+}
+
+/**
+ * uri-template-lite (Prism's validator matches path templates with it) hangs its `URI` on the
+ * module's top-level `this`, which CommonJS makes `exports`; rolldown bundles a CommonJS module's
+ * top-level `this` as `undefined`, so the browser build names `exports` instead.
+ */
+function commonJsThis(): NonNullable<UserConfig['plugins']> {
+  return {
+    name: 'gitea-mock:commonjs-this',
+    transform(code: string, id: string) {
+      if (!id.replace(/\\/g, '/').endsWith('/uri-template-lite/index.js')) return null;
+      const fixed = code.replace('this.URI || (this.URI = {})', 'exports.URI || (exports.URI = {})');
+      if (fixed === code) throw new Error(`uri-template-lite changed: ${id} no longer hangs URI on this; check the browser build`);
+      return { code: fixed };
+    },
+  };
+}
+
+export default defineConfig([
+  // The `gitea-mock` command (serving, and live mode as `gitea-mock verify`) and its server for
+  // programmatic use, the MSW handlers for Node (`gitea-mock/msw`, with msw itself left to the user
+  // as a peer), ESM for Node 20, with type declarations for the two libraries; the sandbox's markdown
+  // renderer is an entry of its own, as worker threads load it by file name. The dependencies
+  // (gitea-contract, Prism, Ajv, yaml, markdown-it, tinypool…) stay imports; the few client
+  // internals the mock shares (redaction, the Authorization header) are bundled.
+  {
+    entry: { cli: 'src/cli.ts', server: 'src/front/server.ts', msw: 'src/msw/handlers.ts', 'markdown-worker': 'src/sources/markdown-worker.ts' },
+    outDir: 'dist',
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    dts: true,
+    clean: false,
+    // Serving, live mode, the proxy (with Ajv for its answer check) and the sandbox's store are
+    // chunks loaded only when used, under names that do not change from build to build.
+    outputOptions: { chunkFileNames: '[name].mjs' },
+    plugins: [documentTwinAsset()],
+  },
+  // `gitea-mock/msw` for browsers (the `browser` export condition): one self-contained ES module
+  // with every dependency and the document inside, msw left out (the app's own, a peer). Its
+  // types are the Node entry's (dist/msw.d.mts): the two export the same.
+  {
+    entry: { 'msw.browser': 'src/msw/browser.ts' },
+    outDir: 'dist',
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    dts: false,
+    clean: false,
+    deps: { neverBundle: [/^msw(\/|$)/], alwaysBundle: (id) => !/^msw(\/|$)/.test(id), onlyBundle: false },
+    // mime-types, which Prism's validator reaches, takes `extname` from Node's `path`.
+    alias: { path: fileURLToPath(new URL('src/msw/path-extname.ts', import.meta.url)) },
+    plugins: [documentAsData(), commonJsThis()],
+    outExtensions: () => ({ js: '.mjs' }),
+    outputOptions: { codeSplitting: false },
+  },
+]);

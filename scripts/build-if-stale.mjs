@@ -9,7 +9,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /**
  * What the builds read: the client, the generated types, the mock package (with live mode), their
- * configs, and the document, which the mock's build parses into mock/dist/document.json.
+ * configs, and the document, which the mock's build parses into mock/dist/document.json and the
+ * MSW handlers' browser build carries as data.
  */
 export const SOURCES = ['openapi.yaml', 'src', 'generated', 'mock/src', 'tsdown.config.ts', 'mock/tsdown.config.ts', 'tsconfig.json', 'package.json', 'mock/package.json', 'package-lock.json'];
 
@@ -19,7 +20,9 @@ export const OUTPUTS = [
   'dist/index.cjs',
   'dist/index.d.ts',
   'dist/index.d.cts',
-  'mock/dist/answering.mjs',
+  'mock/dist/answering-node.mjs',
+  'mock/dist/answering.d.mts',
+  'mock/dist/bytes.mjs',
   'mock/dist/cli.d.mts',
   'mock/dist/cli.mjs',
   'mock/dist/document-file.mjs',
@@ -29,11 +32,11 @@ export const OUTPUTS = [
   'mock/dist/markdown-render.mjs',
   'mock/dist/markdown-worker.d.mts',
   'mock/dist/markdown-worker.mjs',
+  'mock/dist/msw.browser.mjs',
   'mock/dist/msw.d.mts',
   'mock/dist/msw.mjs',
   'mock/dist/network-failure.mjs',
   'mock/dist/proxy.mjs',
-  'mock/dist/sandbox.d.mts',
   'mock/dist/schema.mjs',
   'mock/dist/schema2.mjs',
   'mock/dist/serve.mjs',

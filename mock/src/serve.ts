@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { checkOrigin } from './front/cors.js';
 import { DOCUMENT } from './contract/document-path.js';
+import { heapLimit } from './sources/heap.js';
 import { worldBudget } from './sources/sandbox-limits.js';
 import { openState } from './sources/world-store.js';
 
@@ -140,7 +141,7 @@ let brokenExchanges = 0;
 try {
   // Limits that do not fit, a state folder that is not one, cannot be written or is in use, are
   // refused before Prism loads: at once, not after a second.
-  if (sandbox) worldBudget(Number(maxWorlds ?? 100), maxWorldBytes);
+  if (sandbox) worldBudget(Number(maxWorlds ?? 100), maxWorldBytes, heapLimit());
   const document = positionals[0] ?? DOCUMENT;
   const store = values.state === undefined ? undefined : await openState(values.state, { maxWorlds: Number(maxWorlds ?? 100), document });
   // Loaded after the arguments are checked: Prism takes most of the start-up time.

@@ -1,17 +1,23 @@
-// Puts the answering mock together: Prism, the operation table, the examples or the sandbox, and
-// the Fetch-API front over them. The node:http server and the MSW handlers both start from here.
+// Puts the answering mock together: the operation table, the examples or the sandbox, and the
+// Fetch-API front over them, with Prism's validator. It imports no Node built-in: the node:http
+// server and the MSW handlers in Node start from answering-node.ts, which reads the document from
+// disk and hands over what only Node has (worker threads for markdown, the heap's size, Prism's
+// generator, the state folder); the handlers' browser build starts here directly, from the
+// document bundled as data, with what a browser has.
 import { createApp, type GiteaApp, type ResponseClass } from './app.js';
-import { DOCUMENT } from '../contract/document-path.js';
 import type { OperationTable } from './operations.js';
-import { loadOperations } from './operations-file.js';
-import { loadPrism, type Prism } from './prism.js';
-import { createExamples } from '../sources/examples.js';
-import { createSandbox, type SandboxControl, type SandboxOptions } from '../sources/sandbox.js';
+import { validator } from './validator.js';
+import { createExamples, type Generator } from '../sources/examples.js';
+import { createSandbox, type SandboxControl, type SandboxOptions, type SandboxPlatform } from '../sources/sandbox.js';
 import type { AnsweringSource } from '../sources/source.js';
 
-export interface AnsweringOptions {
-  /** The OpenAPI document to serve; defaults to the package's `openapi.yaml`. */
-  document?: string;
+/** What differs by runtime. */
+export interface AnsweringPlatform extends SandboxPlatform {
+  /** Prism's generator of dynamic answers, where the runtime can load it (Node: sources/dynamic.ts). */
+  generator?: () => Promise<Generator>;
+}
+
+export interface AnsweringChoices {
   /** Generate data from the schemas instead of serving the examples. */
   dynamic?: boolean;
   /** Makes dynamic data repeatable. */
@@ -24,21 +30,21 @@ export interface AnsweringOptions {
 
 export interface AnsweringMock {
   app: GiteaApp;
-  prism: Prism;
   table: OperationTable;
   /** The sandbox's worlds, when it answers. */
   sandbox?: SandboxControl;
   close(): Promise<void>;
 }
 
-export async function createAnsweringMock(options: AnsweringOptions, docsUrl: () => string, Response?: ResponseClass): Promise<AnsweringMock> {
-  const prism = await loadPrism();
-  const document = options.document ?? DOCUMENT;
-  const table = await loadOperations(document);
+export async function createAnswering(table: OperationTable, platform: AnsweringPlatform, options: AnsweringChoices, docsUrl: () => string, Response?: ResponseClass): Promise<AnsweringMock> {
   const context = { docsUrl };
-  const examples = createExamples(prism, context, options);
-  const sandbox = options.sandbox ? await createSandbox(table, examples, context, options.sandbox) : undefined;
+  const examples = await createExamples(context, {
+    ...(options.dynamic === undefined ? {} : { dynamic: options.dynamic }),
+    ...(options.seed === undefined ? {} : { seed: options.seed }),
+    ...(platform.generator ? { generator: platform.generator } : {}),
+  });
+  const sandbox = options.sandbox ? await createSandbox(table, examples, context, platform, options.sandbox) : undefined;
   const source: AnsweringSource = sandbox ?? examples;
-  const app = createApp({ prism, table, source, docsUrl, warn: options.onWarning ?? (() => {}), ...(Response ? { Response } : {}) });
-  return { app, prism, table, ...(sandbox ? { sandbox: sandbox.control } : {}), close: async () => source.close?.() };
+  const app = createApp({ validator, table, source, docsUrl, warn: options.onWarning ?? (() => {}), ...(Response ? { Response } : {}) });
+  return { app, table, ...(sandbox ? { sandbox: sandbox.control } : {}), close: async () => source.close?.() };
 }

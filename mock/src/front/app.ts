@@ -11,7 +11,7 @@ import { readBody } from './body.js';
 import { corsHeaders, isPreflight, preflightHeaders, type HeaderOf } from './cors.js';
 import { apiError, JSON_TYPE, notFound } from './errors.js';
 import type { MockOperation, OperationTable } from './operations.js';
-import type { Prism } from './prism.js';
+import type { PrismValidator } from './validator.js';
 import { checkPreference, parsePrefer } from './prefer.js';
 import type { Answer, AnsweringSource } from '../sources/source.js';
 import { contentTypeFor, decodedSegments, describeViolations, errorsOf, queryOf, type PrismMethod } from './validation.js';
@@ -21,7 +21,8 @@ import { VERSION_ANSWER, VERSION_PATH } from './version.js';
 export const BASE_PATH = '/api/v1';
 
 export interface AppParts {
-  prism: Prism;
+  /** Prism's request and response validators (validator.ts). */
+  validator: PrismValidator;
   table: OperationTable;
   source: AnsweringSource;
   /** The URL of the server's API documentation, for the `url` of error bodies. */
@@ -66,7 +67,7 @@ function headerRecord(request: Request): Headers {
 const CHECKED_ANSWERS = 256;
 const CHECKED_ANSWER_CHARS = 16_384;
 
-export function createApp({ prism, table, source, docsUrl, warn, Response: Answering = Response }: AppParts): GiteaApp {
+export function createApp({ validator, table, source, docsUrl, warn, Response: Answering = Response }: AppParts): GiteaApp {
   /**
    * What the check of an example answer found, by the answer: the examples source sends the same
    * few answers again and again, and checking one costs more than the rest of its request. The
@@ -124,7 +125,7 @@ export function createApp({ prism, table, source, docsUrl, warn, Response: Answe
       headers: body.contentType === undefined ? headers : { ...headers, 'content-type': body.contentType },
       body: body.body,
     };
-    const inputErrors = errorsOf(prism.validator.validateInput(validationView(op.operation, input, body.form)));
+    const inputErrors = errorsOf(validator.validateInput(validationView(op.operation, input, body.form)));
     if (inputErrors.length > 0) return error(method, 422, describeViolations(inputErrors), cors);
     const answer = await source.answer({ op, request: input, url, preference: prefer.preference, credential: headers.authorization! });
     // Gitea sends some statuses without a body at all (`x-body-optional`), which Prism cannot be told.
@@ -135,7 +136,7 @@ export function createApp({ prism, table, source, docsUrl, warn, Response: Answe
       if (answer.own || bodyless) return undefined;
       const contentType = contentTypeFor(answer.type);
       const output = { statusCode: answer.status, headers: { ...answer.headers, ...(contentType ? { 'content-type': contentType } : {}) }, body: answer.body };
-      const outputErrors = errorsOf(prism.validator.validateOutput({ resource: op.operation, element: output }));
+      const outputErrors = errorsOf(validator.validateOutput({ resource: op.operation, element: output }));
       return outputErrors.length > 0 ? `${op.operationId} ${answer.status}: the answer breaks the document: ${describeViolations(outputErrors)}` : undefined;
     };
     // A source that makes its answers up (the sandbox) must never break the document: checked

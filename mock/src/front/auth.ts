@@ -1,5 +1,6 @@
 // Credential checks the real server makes before routing: the mock has no users, so any
 // well-formed credential is accepted, and anything malformed is refused as Gitea refuses it.
+import { base64Text } from '../bytes.js';
 
 export type AuthResult = { ok: true } | { ok: false; message: string };
 
@@ -19,8 +20,7 @@ export function checkAuthorization(header: string | undefined, otp: string | und
   if (!SCHEMES.has(scheme.toLowerCase()) || credentials === '') return invalid;
   if (scheme.toLowerCase() === 'basic') {
     if (credentials.length % 4 !== 0 || !BASE64.test(credentials)) return invalid;
-    const decoded = Buffer.from(credentials, 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
+    const colon = base64Text(credentials)?.indexOf(':') ?? -1;
     if (colon <= 0) return invalid;
   }
   // A one-time code is six digits; a wrong one is a failed sign-in, not a validation error.

@@ -1,9 +1,10 @@
 // Reads a request body with a hard size limit and turns it into what Prism validates, refusing
 // what Gitea's binding refuses (empty or unsupported content types, malformed JSON, bad UTF-8)
 // and multipart bodies Go's reader cannot read (multipart.ts).
-import { MIMEType } from 'node:util';
 import type { IHttpRequest } from '@stoplight/prism-http';
 import type { IHttpOperation } from '@stoplight/types';
+import { concatBytes, latin1Text } from '../bytes.js';
+import { parseMediaType, type MediaType } from './media-type.js';
 import { encodeForm, formForPrism, parseForm, type FormPart } from './multipart.js';
 
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -15,7 +16,7 @@ export type BodyResult =
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-type RawResult = { ok: true; data: Buffer } | { ok: false; status: 413 | 400; message: string };
+type RawResult = { ok: true; data: Uint8Array } | { ok: false; status: 413 | 400; message: string };
 
 const tooLarge = (): RawResult => ({ ok: false, status: 413, message: `request body exceeds ${MAX_BODY_BYTES} bytes` });
 
@@ -42,7 +43,7 @@ async function readRaw(request: Request): Promise<RawResult> {
   } catch {
     return { ok: false, status: 400, message: 'the request body was cut short' };
   }
-  return { ok: true, data: Buffer.concat(chunks) };
+  return { ok: true, data: concatBytes(chunks) };
 }
 
 function isJson(mediaType: string): boolean {
@@ -90,20 +91,16 @@ export async function readBody(request: Request, operation: IHttpOperation): Pro
     // Gitea answers 500 (plain text); a 4xx in the dialect says what is wrong with the request.
     if (!form.ok) return { ok: false, status: 400, message: `failed to parse request multipart form: ${form.message}` };
     const framed = encodeForm(form.parts);
-    return { ok: true, body: framed.body.toString('latin1'), form: form.parts, contentType: framed.contentType };
+    return { ok: true, body: latin1Text(framed.body), form: form.parts, contentType: framed.contentType };
   }
   // Other bodies go to Prism as text, which it validates; they may hold any bytes, so no strict
   // decoding here.
-  return { ok: true, body: raw.data.toString('latin1') };
+  return { ok: true, body: latin1Text(raw.data) };
 }
 
 /** The media type of a Content-Type header, or undefined when it is none (`garbage`, `a, b`). */
-export function mimeType(contentType: string): MIMEType | undefined {
-  try {
-    return new MIMEType(contentType);
-  } catch {
-    return undefined;
-  }
+export function mimeType(contentType: string): MediaType | undefined {
+  return parseMediaType(contentType);
 }
 
 /** The operation's multipart/form-data body, if it takes one. */

@@ -8,7 +8,7 @@
 // part without Content-Type, on a boundary inside a line of data and on quoted names, so Prism
 // validates the form as URL-encoded fields instead, and the answer sources get the form
 // re-framed as browsers frame it, which any multipart reader takes.
-import { randomBytes } from 'node:crypto';
+import { concatBytes, hex, indexOfBytes, latin1Bytes, latin1Text, randomBytes, sameBytes, utf8Bytes, utf8Text } from '../bytes.js';
 
 export interface FormPart {
   /** The form-data name, decoded. */
@@ -17,7 +17,7 @@ export interface FormPart {
   filename?: string;
   /** The part's Content-Type, if it had one. */
   type?: string;
-  data: Buffer;
+  data: Uint8Array;
 }
 
 export type FormResult = { ok: true; parts: FormPart[] } | { ok: false; message: string };
@@ -119,41 +119,41 @@ const isBlank = (c: number | undefined): boolean => c === 0x20 || c === 0x09;
  * Reads a multipart/form-data body as Go's multipart reader (ReadForm) does. `boundary` comes from
  * the request's Content-Type.
  */
-export function parseForm(raw: Buffer, boundary: string): FormResult {
+export function parseForm(raw: Uint8Array, boundary: string): FormResult {
   if (boundary === '') return { ok: false, message: 'the boundary is empty' };
-  const dash = Buffer.from(`--${boundary}`, 'latin1');
-  let nl = Buffer.from('\r\n');
-  let nlDash = Buffer.concat([nl, dash]);
+  const dash = latin1Bytes(`--${boundary}`);
+  let nl = latin1Bytes('\r\n');
+  let nlDash = concatBytes([nl, dash]);
   const parts: FormPart[] = [];
   let partsRead = 0;
   let pos = 0;
 
   /** The line from `at`, with its end of line, and where the next one starts. */
-  const lineAt = (at: number): { line: Buffer; next: number; eof: boolean } => {
+  const lineAt = (at: number): { line: Uint8Array; next: number; eof: boolean } => {
     const end = raw.indexOf(0x0a, at);
     return end < 0 ? { line: raw.subarray(at), next: raw.length, eof: true } : { line: raw.subarray(at, end + 1), next: end + 1, eof: false };
   };
   /** What follows `--boundary` on its line: blanks, then the end of line (or, for the last, nothing). */
-  const restIs = (rest: Buffer, allowEnd: boolean): boolean => {
+  const restIs = (rest: Uint8Array, allowEnd: boolean): boolean => {
     let i = 0;
     while (isBlank(rest[i])) i++;
     const tail = rest.subarray(i);
-    return (allowEnd && tail.length === 0) || tail.equals(nl);
+    return (allowEnd && tail.length === 0) || sameBytes(tail, nl);
   };
-  const isDelimiter = (line: Buffer): boolean => {
-    if (!line.subarray(0, dash.length).equals(dash)) return false;
+  const isDelimiter = (line: Uint8Array): boolean => {
+    if (!sameBytes(line.subarray(0, dash.length), dash)) return false;
     const rest = line.subarray(dash.length);
     let i = 0;
     while (isBlank(rest[i])) i++;
     // As Go: a first delimiter ending in LF alone switches the whole body to LF line ends.
     if (partsRead === 0 && rest.length - i === 1 && rest[i] === 0x0a) {
-      nl = Buffer.from('\n');
-      nlDash = Buffer.concat([nl, dash]);
+      nl = latin1Bytes('\n');
+      nlDash = concatBytes([nl, dash]);
     }
     return restIs(rest, false);
   };
-  const dashDash = Buffer.concat([dash, Buffer.from('--')]);
-  const isFinal = (line: Buffer): boolean => line.subarray(0, dashDash.length).equals(dashDash) && restIs(line.subarray(dashDash.length), true);
+  const dashDash = concatBytes([dash, latin1Bytes('--')]);
+  const isFinal = (line: Uint8Array): boolean => sameBytes(line.subarray(0, dashDash.length), dashDash) && restIs(line.subarray(dashDash.length), true);
   /** Whether the bytes after a candidate delimiter at `at` make it one (Go's matchAfterPrefix). */
   const endsPart = (at: number): boolean => {
     if (at >= raw.length) return true;
@@ -174,13 +174,13 @@ export function parseForm(raw: Buffer, boundary: string): FormResult {
       }
       if (isFinal(line)) return { ok: true, parts };
       if (eof) return { ok: false, message: partsRead === 0 ? 'no part and no closing boundary' : 'the body ends before its closing boundary' };
-      if (expectNewPart) return { ok: false, message: `expected a boundary after a part, got ${JSON.stringify(line.toString('latin1').slice(0, 40))}` };
+      if (expectNewPart) return { ok: false, message: `expected a boundary after a part, got ${JSON.stringify(latin1Text(line.subarray(0, 40)))}` };
       if (partsRead === 0) continue;
-      if (line.equals(nl)) {
+      if (sameBytes(line, nl)) {
         expectNewPart = true;
         continue;
       }
-      return { ok: false, message: `unexpected line after a part: ${JSON.stringify(line.toString('latin1').slice(0, 40))}` };
+      return { ok: false, message: `unexpected line after a part: ${JSON.stringify(latin1Text(line.subarray(0, 40)))}` };
     }
     if (partsRead > MAX_PARTS) return { ok: false, message: `more than ${MAX_PARTS} parts` };
 
@@ -190,7 +190,7 @@ export function parseForm(raw: Buffer, boundary: string): FormResult {
       const { line, next, eof } = lineAt(pos);
       if (eof) return { ok: false, message: 'a part header is cut short' };
       pos = next;
-      const text = line.toString('utf8').replace(/\r?\n$/, '');
+      const text = utf8Text(line).replace(/\r?\n$/, '');
       if (text === '') break;
       if ((text[0] === ' ' || text[0] === '\t') && headers.length > 0) {
         headers[headers.length - 1]![1] += ` ${text.trim()}`;
@@ -204,11 +204,11 @@ export function parseForm(raw: Buffer, boundary: string): FormResult {
 
     // The data, up to a line end and `--boundary` followed by a blank, a line end or `--` (or the body's end).
     let end: number;
-    if (raw.subarray(pos, pos + dash.length).equals(dash) && endsPart(pos + dash.length)) end = pos;
+    if (sameBytes(raw.subarray(pos, pos + dash.length), dash) && endsPart(pos + dash.length)) end = pos;
     else {
       let from = pos;
       for (;;) {
-        const at = raw.indexOf(nlDash, from);
+        const at = indexOfBytes(raw, nlDash, from);
         if (at < 0) return { ok: false, message: 'the body ends before its closing boundary' };
         if (endsPart(at + nlDash.length)) {
           end = at;
@@ -226,7 +226,7 @@ export function parseForm(raw: Buffer, boundary: string): FormResult {
     if (!name) continue; // Go skips a part without a form-data name
     const filename = disposition!.params.get('filename');
     const type = header('content-type');
-    parts.push({ name, ...(filename ? { filename: baseName(filename) } : {}), ...(type === undefined ? {} : { type }), data: Buffer.from(data) });
+    parts.push({ name, ...(filename ? { filename: baseName(filename) } : {}), ...(type === undefined ? {} : { type }), data: data.slice() });
   }
 }
 
@@ -234,28 +234,28 @@ export function parseForm(raw: Buffer, boundary: string): FormResult {
 const quoted = (text: string): string => `"${text.replace(/"/g, '%22').replace(/\r/g, '%0D').replace(/\n/g, '%0A')}"`;
 
 /** The form framed as browsers frame it, under a boundary no part holds: what the answer sources read. */
-export function encodeForm(parts: readonly FormPart[]): { contentType: string; body: Buffer } {
+export function encodeForm(parts: readonly FormPart[]): { contentType: string; body: Uint8Array } {
   let boundary: string;
-  do boundary = `----gitea-mock-${randomBytes(12).toString('hex')}`;
-  while (parts.some((part) => part.data.includes(boundary)));
-  const chunks: Buffer[] = [];
+  do boundary = `----gitea-mock-${hex(randomBytes(12))}`;
+  while (parts.some((part) => indexOfBytes(part.data, latin1Bytes(boundary)) >= 0));
+  const chunks: Uint8Array[] = [];
   for (const part of parts) {
     const file = part.filename === undefined ? '' : `; filename=${quoted(part.filename)}`;
     const type = part.filename === undefined ? '' : `\r\nContent-Type: ${part.type ?? 'application/octet-stream'}`;
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name=${quoted(part.name)}${file}${type}\r\n\r\n`), part.data, Buffer.from('\r\n'));
+    chunks.push(utf8Bytes(`--${boundary}\r\nContent-Disposition: form-data; name=${quoted(part.name)}${file}${type}\r\n\r\n`), part.data, latin1Bytes('\r\n'));
   }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`));
-  return { contentType: `multipart/form-data; boundary=${boundary}`, body: Buffer.concat(chunks) };
+  chunks.push(latin1Bytes(`--${boundary}--\r\n`));
+  return { contentType: `multipart/form-data; boundary=${boundary}`, body: concatBytes(chunks) };
 }
 
 const UNRESERVED = new Uint8Array(256).map((_, byte) => Number(/[A-Za-z0-9\-_.~]/.test(String.fromCharCode(byte))));
-const HEX = Buffer.from('0123456789ABCDEF');
+const HEX = latin1Bytes('0123456789ABCDEF');
 
 /** Every byte but the unreserved ones as %XX, so Prism's form reader decodes exactly what was sent. */
-function percentEncoded(bytes: Buffer): string {
+function percentEncoded(bytes: Uint8Array): string {
   let length = 0;
   for (const byte of bytes) length += UNRESERVED[byte] ? 1 : 3;
-  const out = Buffer.allocUnsafe(length);
+  const out = new Uint8Array(length);
   let at = 0;
   for (const byte of bytes) {
     if (UNRESERVED[byte]) out[at++] = byte;
@@ -265,7 +265,7 @@ function percentEncoded(bytes: Buffer): string {
       out[at++] = HEX[byte & 15]!;
     }
   }
-  return out.toString('latin1');
+  return latin1Text(out);
 }
 
 /**
@@ -274,5 +274,5 @@ function percentEncoded(bytes: Buffer): string {
  * through Prism would only cost time.
  */
 export function formForPrism(parts: readonly FormPart[]): string {
-  return parts.map((part) => `${percentEncoded(Buffer.from(part.name))}=${part.filename === undefined ? percentEncoded(part.data) : ''}`).join('&');
+  return parts.map((part) => `${percentEncoded(utf8Bytes(part.name))}=${part.filename === undefined ? percentEncoded(part.data) : ''}`).join('&');
 }

@@ -1,4 +1,5 @@
-// Loads Prism's HTTP mocker once. Prism requires `@faker-js/faker` with all 60 locales at import
+// Loads Prism's HTTP mocker once, for generated answers only (sources/dynamic.ts; the examples
+// and the sandbox need no Prism but its validator, validator.ts), in Node only. Prism requires `@faker-js/faker` with all 60 locales at import
 // time (three quarters of a second) to hand it to json-schema-faker, which calls it for the
 // document's `x-faker` keywords in dynamic answers. A stand-in in Node's module cache hands over
 // the English faker instead, loaded on the first `x-faker` value (json-schema-faker takes the
@@ -11,12 +12,9 @@ import { createRequire } from 'node:module';
 
 type PrismHttp = typeof import('@stoplight/prism-http');
 type PrismCore = typeof import('@stoplight/prism-core');
-/** Prism's request and response validators, used on their own by the front of every answer source. */
-export type PrismValidator = typeof import('@stoplight/prism-http/dist/validator/index.js');
 export interface Prism {
   http: PrismHttp;
   core: PrismCore;
-  validator: PrismValidator;
 }
 
 let loading: Promise<Prism> | undefined;
@@ -113,13 +111,8 @@ export function loadPrism(): Promise<Prism> {
     } catch {
       // A different layout: Prism loads them itself, a little slower.
     }
-    const [http, core, validator] = await Promise.all([
-      import('@stoplight/prism-http'),
-      import('@stoplight/prism-core'),
-      // Not in the package's entry; pinned with the package, like the rest of Prism.
-      import('@stoplight/prism-http/dist/validator/index.js'),
-    ]);
-    return { http, core, validator };
+    const [http, core] = await Promise.all([import('@stoplight/prism-http'), import('@stoplight/prism-core')]);
+    return { http, core };
   })();
   return loading;
 }

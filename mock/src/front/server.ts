@@ -9,7 +9,7 @@ import type { Duplex } from 'node:stream';
 import type { IHttpRequest } from '@stoplight/prism-http';
 import { FastResponse, toNodeHandler } from 'srvx/node';
 import { BASE_PATH } from './app.js';
-import { createAnsweringMock, type AnsweringOptions } from './answering.js';
+import { createAnsweringMock, type AnsweringOptions } from './answering-node.js';
 import { checkAuthorization } from './auth.js';
 import { formContent, mimeType, validationView } from './body.js';
 import { answerAndClose, defaultMaxConnections, IDLE_TIMEOUT_MS, limitConnections } from './connections.js';
@@ -18,6 +18,7 @@ import { DOCUMENT } from '../contract/document-path.js';
 import { apiError, rawErrorResponse, sendJson } from './errors.js';
 import type { MockOperation } from './operations.js';
 import { parseForm, type FormPart } from './multipart.js';
+import { validator } from './validator.js';
 import type { ProxyOptions } from '../sources/proxy.js';
 import type { FrontServices, PassThroughSource } from '../sources/source.js';
 import { decodedSegments, errorsOf, namingNull, queryOf, type PrismMethod } from './validation.js';
@@ -26,6 +27,8 @@ export { BASE_PATH };
 export const DEFAULT_DOCUMENT = DOCUMENT;
 
 export interface MockOptions extends AnsweringOptions {
+  /** The OpenAPI document to serve (a YAML or JSON file); defaults to the package's `openapi.yaml`. */
+  document?: string;
   host?: string;
   /** 0 picks a free port. */
   port?: number;
@@ -60,7 +63,7 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
   const warn = options.onWarning ?? (() => {});
   let origin = '';
   let docsUrl = '';
-  const { app, prism, table, close: closeSource } = await createAnsweringMock(options, () => docsUrl, FastResponse);
+  const { app, table, close: closeSource } = await createAnsweringMock(options, () => docsUrl, FastResponse);
   // The proxy's answer check (Ajv, the YAML document) is loaded only when it runs.
   const proxy: PassThroughSource | undefined = options.proxy ? await (await import('../sources/proxy.js')).createProxy(document, options.proxy) : undefined;
   // In front of a real server, CORS from an allow-list only (cors.ts says why); checked before anything starts.
@@ -144,7 +147,7 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
       delete element.body;
     }
     const view = validationView(resource, element, form);
-    return [...problems, ...errorsOf(prism.validator.validateInput(view)).map((d) => `${String(d.code) === '415' ? 'headers.content-type' : (d.path ?? []).join('.') || 'request'}: ${namingNull(d.message)}`)];
+    return [...problems, ...errorsOf(validator.validateInput(view)).map((d) => `${String(d.code) === '415' ? 'headers.content-type' : (d.path ?? []).join('.') || 'request'}: ${namingNull(d.message)}`)];
   }
 
   /** Answers with `answer`, turning a failure into a 500, and logs the line. */

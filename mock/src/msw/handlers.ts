@@ -1,104 +1,12 @@
-// `gitea-mock/msw`: the mock as MSW request handlers, for test runners (setupServer) without a
-// server process. The handlers hand each request to the same Fetch-API front the `gitea-mock`
-// server runs (front/app.ts), over the examples or the sandbox, so they answer as the server does:
-// credentials, validation, `Prefer`, paging, the error dialect, the sandbox's worlds.
-import { http, type HttpHandler } from 'msw';
-import { BASE_PATH } from '../front/app.js';
-import { createAnsweringMock, type AnsweringMock } from '../front/answering.js';
-import type { SandboxOptions } from '../sources/sandbox.js';
-import { RESET_PATH } from '../sources/world-ops.js';
-import type { World } from '../sources/world.js';
+// `gitea-mock/msw` in Node (setupServer in a test runner, no server process): the handlers of
+// core.ts over the mock as the server starts it (front/answering-node.ts): the document read from
+// its file, large markdown rendered in worker threads, Prism's generator for dynamic answers.
+// Browsers get browser.ts instead (the package's `browser` export condition).
+import { createAnsweringMock } from '../front/answering-node.js';
+import { createHandlersWith, type GiteaHandlers, type GiteaHandlersOptions } from './core.js';
 
-export type { World };
-
-export interface GiteaHandlersOptions {
-  /**
-   * Where the app under test finds the API, ending in `/api/v1`: `https://gitea.example.org/api/v1`,
-   * or relative (`/api/v1`) for an app served from the same origin, which MSW reads against
-   * `location` in a browser.
-   */
-  baseUrl: string;
-  /** Answer from a world per credential that remembers writes (`true`, or its options) instead of the examples. */
-  sandbox?: boolean | Pick<SandboxOptions, 'prepare' | 'maxWorlds' | 'maxRecords' | 'maxWorldBytes' | 'markdown'>;
-  /** Generate answers from the schemas instead of the examples (no sandbox). */
-  dynamic?: boolean;
-  /** Makes dynamic answers repeatable. */
-  seed?: string;
-  /** Another OpenAPI document than the package's. */
-  document?: string;
-  /** Problems of the mock itself, such as an answer that breaks the document (default: console.warn). */
-  onWarning?: (line: string) => void;
-}
-
-export interface GiteaHandlers {
-  /** For `setupServer(...handlers)` or `server.use(...handlers)`. */
-  handlers: HttpHandler[];
-  /** Every sandbox world back to the seed; nothing to do with the examples. */
-  reset(): Promise<void>;
-  /**
-   * A copy of the sandbox world of a credential as it is now: an `Authorization` header value
-   * (`token abc`, `Basic …`) or `{ token }`. The seed before its first write; undefined without the sandbox.
-   */
-  world(credential: string | { token: string }): Promise<World | undefined>;
-  /** Stops what the mock started (the sandbox's markdown workers). */
-  close(): Promise<void>;
-}
-
-/** `base` without `/api/v1` (`https://gitea.example.org`, or `` for a relative one), checked. */
-function originPart(baseUrl: string): string {
-  const trimmed = baseUrl.replace(/\/+$/, '');
-  if (!trimmed.endsWith(BASE_PATH)) throw new TypeError(`baseUrl must end in ${BASE_PATH}, as a Gitea host serves its API there: ${JSON.stringify(baseUrl)}`);
-  const prefix = trimmed.slice(0, -BASE_PATH.length);
-  if (prefix !== '' && !/^https?:\/\/[^/?#]+$/.test(prefix)) throw new TypeError(`baseUrl must be an http(s) origin followed by ${BASE_PATH}, or ${BASE_PATH} alone: ${JSON.stringify(baseUrl)}`);
-  return prefix;
-}
-
-/**
- * What a handler matches: the path on the base URL's origin; for a relative base URL, on the page's
- * origin in a browser, and on any origin where there is no page (Node), as a test runner has none.
- */
-function matching(origin: string, path: string): string | RegExp {
-  if (origin !== '') return `${origin}${path}`;
-  if (typeof location !== 'undefined') return `${location.origin}${path}`;
-  const escaped = path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\/\*$/, '(?:/.*)?');
-  return new RegExp(`^https?://[^/?#]+${escaped}(?:[?#].*)?$`);
-}
+export type { GiteaHandlers, GiteaHandlersOptions, World } from './core.js';
 
 export function createGiteaHandlers(options: GiteaHandlersOptions): GiteaHandlers {
-  const origin = originPart(options.baseUrl);
-  const sandbox = options.sandbox === true ? {} : options.sandbox || undefined;
-  let docsUrl = '';
-  // Made on the first request: the factory stays synchronous, as MSW's setup is.
-  let mock: Promise<AnsweringMock> | undefined;
-  const ready = (): Promise<AnsweringMock> =>
-    (mock ??= createAnsweringMock(
-      {
-        ...(options.document === undefined ? {} : { document: options.document }),
-        ...(options.dynamic === undefined ? {} : { dynamic: options.dynamic }),
-        ...(options.seed === undefined ? {} : { seed: options.seed }),
-        ...(sandbox === undefined ? {} : { sandbox }),
-        onWarning: options.onWarning ?? ((line) => console.warn(`gitea-mock: ${line}`)),
-      },
-      () => docsUrl,
-    ));
-
-  const answer = async ({ request }: { request: Request }): Promise<Response> => {
-    // Error bodies name the API documentation of the host the app talks to, as Gitea's do.
-    docsUrl ||= `${new URL(request.url).origin}/api/swagger`;
-    return (await ready()).app.fetch(request);
-  };
-  const handlers = [BASE_PATH, `${BASE_PATH}/*`, ...(sandbox ? [RESET_PATH] : [])].map((path) => http.all(matching(origin, path), answer));
-
-  return {
-    handlers,
-    async reset() {
-      if (mock) await (await mock).sandbox?.resetAll();
-    },
-    async world(credential) {
-      return (await ready()).sandbox?.worldOf(typeof credential === 'string' ? credential : `token ${credential.token}`);
-    },
-    async close() {
-      if (mock) await (await mock).close();
-    },
-  };
+  return createHandlersWith(options, (start, docsUrl) => createAnsweringMock(start, docsUrl));
 }

@@ -1,65 +1,71 @@
-// The examples answer source: Prism's mocker answers each request with the document's examples
-// (or data generated from the schemas), and list answers are paged as Gitea pages them.
-import type { IHttpConfig } from '@stoplight/prism-http';
+// The examples answer source: each request answered with the document's own examples, chosen as
+// Prism's mocker chooses them (negotiation.ts, from the operation table, no Prism), and list
+// answers paged as Gitea pages them. The same code answers in the server and in the MSW handlers,
+// in Node and in a browser.
+//
+// Generated answers (`--dynamic`, `Prefer: dynamic=true`) come from Prism's generator, which only
+// Node can load (dynamic.ts): the Node side hands it over as `generator`. Where there is none (the
+// browser build), a request for generated data is answered 400, saying so.
+import type { IHttpOperation } from '@stoplight/types';
+import type { IHttpRequest } from '@stoplight/prism-http';
 import { agreeWithPath, makeCoherent } from './coherence.js';
 import { apiError } from '../front/errors.js';
+import { documentedAnswer, type Mocked, type Wanted } from './negotiation.js';
 import { paginate } from './pagination.js';
-import type { Prism } from '../front/prism.js';
 import { codeOfExample } from '../front/prefer.js';
 import type { Answer, AnsweringSource, SourceContext, SourceRequest } from './source.js';
+
+/** Generated answers for a request: Prism's mocker in its dynamic mode (dynamic.ts). */
+export type Generator = (request: IHttpRequest, operation: IHttpOperation, wanted: Omit<Wanted, 'accept'> & { seed?: string }) => Promise<Mocked>;
 
 export interface ExamplesOptions {
   /** Generate data from the schemas instead of serving the examples. */
   dynamic?: boolean;
   /** Makes dynamic data repeatable. */
   seed?: string;
+  /** The generator of dynamic data, where the runtime has one (Node); loaded on first use. */
+  generator?: () => Promise<Generator>;
 }
 
-export function createExamples({ http, core }: Prism, context: SourceContext, options: ExamplesOptions = {}): AnsweringSource {
-  // Prism's own logging costs half its throughput and would leak request details. The front
-  // validates requests and answers itself, so Prism only mocks.
-  const prism = http.createInstance(
-    { validateRequest: false, validateResponse: false, checkSecurity: false, errors: false, upstreamProxy: undefined, isProxy: false, mock: { dynamic: false } },
-    { logger: core.createLogger('gitea-mock', { level: 'silent' }) },
-  );
+/** Why a browser cannot generate data: said by the handlers' factory and by the answer to `Prefer: dynamic=true`. */
+export const NO_GENERATOR = 'answers generated from the schemas (dynamic) need gitea-mock in Node: they come from Prism\'s generator, which does not run in a browser; the documented examples answer here';
+
+export async function createExamples(context: SourceContext, options: ExamplesOptions = {}): Promise<AnsweringSource> {
+  let generator: Promise<Generator> | undefined;
+  const generate = (): Promise<Generator> | undefined => (options.generator ? (generator ??= options.generator()) : undefined);
+  // Serving generated data: the generator is loaded now, so the first answer does not wait for it.
+  // Otherwise it loads on the first `Prefer: dynamic=true`, if one comes.
+  if (options.dynamic) await generate();
+
   return {
     strict: false,
     async answer({ op, request, url, preference }: SourceRequest): Promise<Answer> {
       const code = preference.code ?? (preference.example === undefined ? undefined : codeOfExample(op, preference.example));
-      // A fresh config per request: Prism's mocker writes the request's Accept into it.
-      const config: IHttpConfig = {
-        validateRequest: false,
-        validateResponse: false,
-        checkSecurity: false,
-        errors: false,
-        upstreamProxy: undefined,
-        isProxy: false,
-        mock: {
-          dynamic: preference.dynamic ?? options.dynamic ?? false,
-          ...(options.seed === undefined ? {} : { seed: options.seed }),
-          ...(code === undefined ? {} : { code }),
-          ...(preference.example === undefined ? {} : { exampleKey: preference.example }),
-        },
-      };
-      // json-schema-faker resolves references where they stand in the schemas it is given: a
-      // generated answer gets a copy, so the table the front validates with stays as it was.
-      const operation = config.mock.dynamic ? structuredClone(op.operation) : op.operation;
-      const result = await prism.request(request, [operation], config)();
-      if (result._tag === 'Left') {
-        // Prism's own refusals (406 for an Accept it cannot meet) in the service's dialect.
-        const error = result.left as Error & { status?: number; detail?: string };
-        return { status: error.status ?? 500, type: 'application/json', body: apiError(context.docsUrl(), error.detail || error.message) };
+      const wanted = { ...(code === undefined ? {} : { code }), ...(preference.example === undefined ? {} : { exampleKey: preference.example }) };
+      const dynamic = preference.dynamic ?? options.dynamic ?? false;
+      let mocked: Mocked;
+      if (dynamic) {
+        const loading = generate();
+        if (!loading) return { status: 400, type: 'application/json', body: apiError(context.docsUrl(), NO_GENERATOR), own: true };
+        // json-schema-faker resolves references where they stand in the schemas it is given: a
+        // generated answer gets a copy, so the table the front validates with stays as it was.
+        mocked = await (await loading)(request, structuredClone(op.operation), { ...wanted, ...(options.seed === undefined ? {} : { seed: options.seed }) });
+      } else {
+        const accept = Object.entries(request.headers ?? {}).find(([name]) => name.toLowerCase() === 'accept')?.[1];
+        mocked = documentedAnswer(op.operation, { ...wanted, ...(accept === undefined ? {} : { accept }) });
       }
-      const { output } = result.right;
+      // Refusals of the negotiation (406 for an Accept it cannot meet) in the service's dialect.
+      if (!mocked.ok) return { status: mocked.status, type: 'application/json', body: apiError(context.docsUrl(), mocked.message) };
+      const { output } = mocked;
       const headers: Record<string, string> = {};
       let contentType: string | undefined;
-      for (const [name, value] of Object.entries(output.headers ?? {})) {
+      for (const [name, value] of Object.entries(output.headers)) {
         if (name.toLowerCase() === 'content-type') contentType = String(value);
         else headers[name] = String(value);
       }
       let body = output.body;
       // Generated records made to agree with the request and with themselves; the documented examples already do.
-      if (config.mock.dynamic && preference.example === undefined && output.statusCode < 300) {
+      if (dynamic && preference.example === undefined && output.statusCode < 300) {
         agreeWithPath(op.path, request.url.path, body);
         makeCoherent(body);
       }

@@ -2,8 +2,9 @@
 // strikethrough and autolinks, as Gitea's renderer reads them), raw HTML escaped, and in comment
 // mode hard line breaks, `#42` issue references and `@user` mentions linked as Gitea links them.
 // markdown.ts runs it on its own thread for small texts and in worker threads (markdown-worker.ts)
-// for large ones.
+// for large ones; in a browser markdown-inline.ts runs it for every text.
 import markdownIt from 'markdown-it';
+import { utf8Length } from '../bytes.js';
 import type { StateCore } from 'markdown-it';
 
 export interface RenderTask {
@@ -79,7 +80,7 @@ comment.core.ruler.push('gitea_references', linkReferences);
 
 export default function render({ text, mode, context, origin, users, maxOutputBytes }: RenderTask): RenderResult {
   const html = mode === 'comment' ? comment.render(text, { repoPath: /^\/[^/]+\/[^/]+/.exec(context ?? '')?.[0], origin, users: new Set(users) } satisfies References) : document.render(text);
-  const bytes = Buffer.byteLength(html);
+  const bytes = utf8Length(html);
   // Only what the server may answer crosses back to it.
   return bytes > maxOutputBytes ? { tooLarge: bytes } : { html };
 }

@@ -1,21 +1,13 @@
 // E11 in the sandbox: the sent markdown rendered to HTML (markdown-render.ts says how), in worker
 // threads, so a large text never holds the event loop that answers every other client. A render
 // is bounded in input, output, time and memory; past a bound it is refused, and the worker that
-// ran too long or too large is ended. The media type is what Go's content sniffing gives Gitea's
-// untyped answer.
+// ran too long or too large is ended. The bounds on bytes, the media type and the renderer that
+// needs no threads (a browser's) are in markdown-inline.ts. Node only (tinypool).
 import type Tinypool from 'tinypool';
 import renderHere, { type RenderResult, type RenderTask } from './markdown-render.js';
+import { inputRefusal, MARKDOWN_LIMITS, outcomeOf, tooLarge, type MarkdownLimits, type MarkdownRenderer, type RenderOutcome } from './markdown-inline.js';
 
-export interface MarkdownLimits {
-  /** Longest text rendered, in UTF-8 bytes (default 1 MiB: a 1 MiB table takes about 3 s). */
-  maxInputBytes: number;
-  /** Longest HTML answered, in bytes (default 10 MiB). */
-  maxOutputBytes: number;
-  /** Longest render, waiting for a free worker included, in milliseconds (default 5 s). */
-  timeoutMs: number;
-}
-
-export const MARKDOWN_LIMITS: MarkdownLimits = { maxInputBytes: 1024 * 1024, maxOutputBytes: 10 * 1024 * 1024, timeoutMs: 5_000 };
+export { MARKDOWN_LIMITS, sniffedType, type MarkdownLimits, type MarkdownRenderer, type RenderOutcome } from './markdown-inline.js';
 
 /** Texts up to this size render on the calling thread: a few milliseconds at most, cheaper than a thread hop. */
 const INLINE_BYTES = 16 * 1024;
@@ -24,13 +16,6 @@ const MAX_IN_FLIGHT = 64;
 
 /** Heap of one rendering worker: a 1 MiB text of emphasis takes about 250 MiB to render. */
 const WORKER_HEAP_MB = 384;
-
-export type RenderOutcome = { ok: true; html: string } | { ok: false; status: 413 | 503; message: string };
-
-export interface MarkdownRenderer {
-  render(task: Omit<RenderTask, 'maxOutputBytes'>): Promise<RenderOutcome>;
-  close(): Promise<void>;
-}
 
 // The worker is a file of its own: mock/dist/markdown-worker.mjs, beside the bundle that holds
 // this module. Run from source (the test suites), this module takes the built one, which their
@@ -57,17 +42,14 @@ export function createMarkdownRenderer(limits: MarkdownLimits = MARKDOWN_LIMITS)
       started.on('error', () => {});
       return started;
     }));
-  const tooLarge = (message: string): RenderOutcome => ({ ok: false, status: 413, message });
   let closing = false;
   let inFlight = 0;
-  const outcomeOf = (result: RenderResult): RenderOutcome =>
-    'tooLarge' in result ? tooLarge(`the rendered HTML would be ${result.tooLarge} bytes, more than the ${limits.maxOutputBytes} the sandbox answers; send less text`) : { ok: true, html: result.html };
 
   return {
     async render(task) {
-      const inputBytes = Buffer.byteLength(task.text);
-      if (inputBytes > limits.maxInputBytes) return tooLarge(`the sandbox renders at most ${limits.maxInputBytes} bytes of markdown; this text has ${inputBytes}`);
-      if (inputBytes <= INLINE_BYTES) return outcomeOf(renderHere({ ...task, maxOutputBytes: limits.maxOutputBytes }));
+      const { bytes: inputBytes, refusal } = inputRefusal(task.text, limits);
+      if (refusal) return refusal;
+      if (inputBytes <= INLINE_BYTES) return outcomeOf(renderHere({ ...task, maxOutputBytes: limits.maxOutputBytes }), limits);
       if (inFlight >= MAX_IN_FLIGHT) return { ok: false, status: 503, message: 'the sandbox is rendering too many texts at once; try again' };
       inFlight++;
       let result: RenderResult;
@@ -84,21 +66,11 @@ export function createMarkdownRenderer(limits: MarkdownLimits = MARKDOWN_LIMITS)
       } finally {
         inFlight--;
       }
-      return outcomeOf(result);
+      return outcomeOf(result, limits);
     },
     async close() {
       closing = true;
       await (await pool)?.destroy();
     },
   };
-}
-
-/** Signatures Go's http.DetectContentType reads as HTML, each followed by a space or `>`. */
-const HTML_SIGNATURES = ['<!DOCTYPE HTML', '<HTML', '<HEAD', '<SCRIPT', '<IFRAME', '<H1', '<DIV', '<FONT', '<TABLE', '<A', '<STYLE', '<TITLE', '<B', '<BODY', '<BR', '<P', '<!--'];
-
-/** The media type Go's server gives an answer Gitea sends without one: HTML only for the signatures above. */
-export function sniffedType(html: string): 'text/html' | 'text/plain' {
-  const start = html.replace(/^[\t\n\x0c\r ]+/, '').slice(0, 16).toUpperCase();
-  const isHtml = HTML_SIGNATURES.some((signature) => start.startsWith(signature) && /^[ >]/.test(start.slice(signature.length)));
-  return isHtml ? 'text/html' : 'text/plain';
 }

@@ -1,7 +1,7 @@
 // The sandbox's limits on what it keeps: how large one world may grow (its budget, in bytes of
 // JSON), and how long a string, how many keys and items a request may have it store. They bound
 // the memory of the worlds and the time of a save, whatever clients send.
-import { getHeapStatistics } from 'node:v8';
+import { utf8Length } from '../bytes.js';
 
 /** Longest string the sandbox stores from a request. */
 export const MAX_STRING_BYTES = 1024 * 1024;
@@ -18,9 +18,11 @@ export const MAX_WORLD_BYTES = 256 * MiB;
  * The worlds together may take half of V8's heap (each byte of JSON about a byte of heap, the
  * rest for the copy a write makes, Prism and requests). Without `--max-world-bytes`, a world
  * gets 16 MiB or its share of that half, whichever is less; a budget given that breaks it is refused.
+ * `heapLimit` is V8's limit in bytes (heap.ts, in Node); where the runtime does not tell it (a
+ * browser), a world gets 16 MiB or the budget given, and only the per-world bounds hold.
  */
-export function worldBudget(maxWorlds: number, maxWorldBytes: number | undefined): number {
-  const half = Math.floor(getHeapStatistics().heap_size_limit / 2);
+export function worldBudget(maxWorlds: number, maxWorldBytes: number | undefined, heapLimit: number | undefined): number {
+  const half = heapLimit === undefined ? Infinity : Math.floor(heapLimit / 2);
   if (maxWorldBytes === undefined) return Math.min(DEFAULT_WORLD_BYTES, Math.floor(half / maxWorlds));
   if (maxWorldBytes > MAX_WORLD_BYTES) throw new Error(`--max-world-bytes ${maxWorldBytes} is more than the ${MAX_WORLD_BYTES} a world can be`);
   if (maxWorlds * maxWorldBytes > half) {
@@ -41,7 +43,7 @@ export function oversized(body: unknown): string | undefined {
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
     const [value, where] = next;
     if (typeof value === 'string') {
-      const bytes = Buffer.byteLength(value);
+      const bytes = utf8Length(value);
       if (bytes > MAX_STRING_BYTES) return `${where} is ${bytes} bytes long, more than the ${MAX_STRING_BYTES} the sandbox keeps of one text`;
     } else if (Array.isArray(value)) {
       if (value.length > MAX_ITEMS) return `${where} holds ${value.length} items, more than the ${MAX_ITEMS} the sandbox keeps of one list`;

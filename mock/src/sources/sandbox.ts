@@ -9,24 +9,28 @@
 // read never sees what is not on disk. Writes to one world go one at a time, in the order they
 // came; those that arrive while a save is under way are applied one after the other and saved
 // together (one save, not one each). Reads do not wait.
-import { createHash } from 'node:crypto';
+//
+// It imports no Node built-in, so the MSW handlers' browser build runs it as it is: what differs
+// by runtime comes in a SandboxPlatform (E11's renderer, the heap's size; the state folder is
+// opened by the Node side and handed over as `store`).
+import { sha256 } from '@noble/hashes/sha2';
+import { base64Text, hex, latin1Bytes, utf8Bytes, utf8Length } from '../bytes.js';
 import { checkAuthorization } from '../front/auth.js';
 import { apiError } from '../front/errors.js';
 import { pathParams, type OperationTable } from '../front/operations.js';
-import { DOCUMENT } from '../contract/document-path.js';
-import { createMarkdownRenderer, MARKDOWN_LIMITS, type MarkdownLimits } from './markdown.js';
+import { MARKDOWN_LIMITS, type MarkdownLimits, type MarkdownRenderer } from './markdown-inline.js';
 import type { Answer, AnsweringSource, SourceContext, SourceRequest } from './source.js';
 import { oversized, worldBudget } from './sandbox-limits.js';
 import { seedWorld, type World } from './world.js';
 import { handlerFor, ownerRedirect, READ_ONLY, RESET_PATH } from './world-ops.js';
-import { openState, type StateStore } from './world-store.js';
+import type { StateStore } from './world-store.js';
 
 export { RESET_PATH };
 
 export interface SandboxOptions {
   /** Keep the worlds in this folder, one file per world: loaded at start, a world saved after each of its writes. */
   state?: string;
-  /** The folder of `state`, when the caller has opened it already (the CLI does, before Prism). */
+  /** The folder of `state`, opened (by the CLI before anything else, or by answering-node.ts): the sandbox keeps its worlds there. */
   store?: StateStore;
   /** The document whose schemas the records of `state` must match (default: the package's). */
   document?: string;
@@ -52,16 +56,28 @@ export interface SandboxControl {
 
 export type Sandbox = AnsweringSource & { control: SandboxControl };
 
-/** A world's key: the credential's SHA-256, so no credential is kept in memory maps or on disk. */
+/** What the sandbox takes from the runtime it runs in. */
+export interface SandboxPlatform {
+  /** E11's renderer within these bounds: worker threads in Node (markdown.ts), the calling thread elsewhere (markdown-inline.ts). */
+  markdown(limits: MarkdownLimits): MarkdownRenderer;
+  /** V8's heap limit in bytes, which bounds the worlds together (heap.ts); undefined where the runtime does not tell it. */
+  heapLimit: number | undefined;
+}
+
+/**
+ * A world's key: the credential's SHA-256 (of its UTF-8 bytes, in hexadecimal), so no credential
+ * is kept in memory maps or on disk. Synchronous and the same in every runtime (@noble/hashes):
+ * Web Crypto's digest is asynchronous, and offered by browsers on secure origins only.
+ */
 function keyOf(credential: string): string {
-  return createHash('sha256').update(credential).digest('hex');
+  return hex(sha256(utf8Bytes(credential)));
 }
 
 /** Who is calling: the Basic user name when it names a user of the world, else the first user (alice). */
 function callerOf(world: World, credential: string): World['users'][number] {
   const [scheme = '', value = ''] = credential.split(' ');
   if (scheme.toLowerCase() === 'basic') {
-    const login = Buffer.from(value, 'base64').toString('utf8').split(':')[0]?.toLowerCase();
+    const login = base64Text(value)?.split(':')[0]?.toLowerCase();
     const user = world.users.find((candidate) => String(candidate.login).toLowerCase() === login);
     if (user) return user;
   }
@@ -89,16 +105,16 @@ interface Slot {
   onDisk?: boolean;
 }
 
-export async function createSandbox(table: OperationTable, examples: AnsweringSource, context: SourceContext, options: SandboxOptions = {}): Promise<Sandbox> {
+export async function createSandbox(table: OperationTable, examples: AnsweringSource, context: SourceContext, platform: SandboxPlatform, options: SandboxOptions = {}): Promise<Sandbox> {
   const seeded = seedWorld(table.operations.map((op) => op.operation));
   const { templates } = seeded;
   // A copy to edit: the seed may share records with the operation table, which servers in one process share.
   const seed = options.prepare ? structuredClone(seeded.seed) : seeded.seed;
   options.prepare?.(seed);
-  const seedBytes = Buffer.byteLength(JSON.stringify(seed));
+  const seedBytes = utf8Length(JSON.stringify(seed));
   const maxWorlds = options.maxWorlds ?? 100;
   const maxRecords = options.maxRecords ?? 1000;
-  const maxWorldBytes = worldBudget(maxWorlds, options.maxWorldBytes);
+  const maxWorldBytes = worldBudget(maxWorlds, options.maxWorldBytes, platform.heapLimit);
   if (maxWorldBytes < seedBytes) {
     throw new Error(
       options.maxWorldBytes === undefined
@@ -106,8 +122,9 @@ export async function createSandbox(table: OperationTable, examples: AnsweringSo
         : `--max-world-bytes ${maxWorldBytes} cannot hold the seed world (${seedBytes} bytes)`,
     );
   }
-  const store = options.store ?? (options.state === undefined ? undefined : await openState(options.state, { maxWorlds, document: options.document ?? DOCUMENT }));
-  const renderer = createMarkdownRenderer({ ...MARKDOWN_LIMITS, ...options.markdown });
+  const store = options.store;
+  if (options.state !== undefined && store === undefined) throw new Error('the sandbox keeps worlds in a state folder only where it was opened (Node: answering-node.ts)');
+  const renderer = platform.markdown({ ...MARKDOWN_LIMITS, ...options.markdown });
 
   // Insertion order is recency: a world used is moved to the end, the first is dropped first.
   const worlds = new Map<string, Slot>([...(store?.worlds ?? [])].map(([key, stored]) => [key, { ...stored, onDisk: true }]));
@@ -200,7 +217,7 @@ export async function createSandbox(table: OperationTable, examples: AnsweringSo
   }
 
   const error = (status: number, message: string): Answer => ({ status, type: 'application/json', body: apiError(context.docsUrl(), message), own: true });
-  const unsaved = (failure: unknown): Answer => error(500, `the sandbox could not save its state (${(failure as NodeJS.ErrnoException).code ?? String(failure)})`);
+  const unsaved = (failure: unknown): Answer => error(500, `the sandbox could not save its state (${(failure as { code?: string }).code ?? String(failure)})`);
 
   return {
     strict: true,
@@ -213,7 +230,7 @@ export async function createSandbox(table: OperationTable, examples: AnsweringSo
       let body = request.body;
       const contentType = String(request.headers?.['content-type'] ?? '');
       if (contentType.toLowerCase().startsWith('multipart/form-data') && typeof body === 'string') {
-        body = await new Response(Buffer.from(body, 'latin1'), { headers: { 'content-type': contentType } }).formData();
+        body = await new Response(latin1Bytes(body), { headers: { 'content-type': contentType } }).formData();
       }
       const readOnly = READ_ONLY.has(op.operationId);
       // A raw upload (E16) is stored as its size only.
@@ -249,7 +266,7 @@ export async function createSandbox(table: OperationTable, examples: AnsweringSo
           return { answer: error(403, `this sandbox world is full (${maxRecords} records created); POST ${RESET_PATH} with the same credential starts it afresh`) };
         }
         const text = JSON.stringify(copy);
-        const size = Buffer.byteLength(text);
+        const size = utf8Length(text);
         // A world past its budget may still shrink.
         if (size > maxWorldBytes && size > bytes) {
           return { answer: error(413, `this sandbox world would hold ${size} bytes, more than its ${maxWorldBytes} (--max-world-bytes); POST ${RESET_PATH} with the same credential starts it afresh`) };

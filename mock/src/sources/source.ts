@@ -1,9 +1,10 @@
 // What stands behind the mock's front. An answering source gets a request the front has already
 // routed, authenticated, checked against `Prefer` and validated against the document, and says
-// what to answer; the front writes it the same way whatever the source: the examples (Prism) or
-// the sandbox (a world that remembers writes). A pass-through source (the proxy to a real server)
-// takes the request whole, as it must forward it unchanged and stream what it cannot hold; the
-// front still answers preflights, supplies CORS, the router and the request validator, and logs.
+// what to answer; the front writes it the same way whatever the source: the examples (the
+// document's, chosen as Prism chooses them: negotiation.ts) or the sandbox (a world that remembers
+// writes). A pass-through source (the proxy to a real server) takes the request whole, as it must
+// forward it unchanged and stream what it cannot hold; the front still answers preflights,
+// supplies CORS, the router and the request validator, and logs.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { IHttpRequest } from '@stoplight/prism-http';
 import type { MockOperation } from '../front/operations.js';

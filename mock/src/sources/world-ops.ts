@@ -3,9 +3,10 @@
 // quirks (E1 resets omitted events to push, E10 un-archives when is_archived is omitted, E15 clears
 // an omitted deadline), `null` read as a field left out, and its error answers. A handler changes
 // the world in one synchronous step and says whether it did, so the sandbox knows when to save.
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { sha1 } from '@noble/hashes/legacy';
+import { hex, randomBytes, randomUuid, utf8Bytes, utf8Length } from '../bytes.js';
 import { apiError, notFound } from '../front/errors.js';
-import { sniffedType, type MarkdownRenderer } from './markdown.js';
+import { sniffedType, type MarkdownRenderer } from './markdown-inline.js';
 import { paginate } from './pagination.js';
 import type { Answer } from './source.js';
 import { isLabel, isMilestone, isUser, propagate, type Rec, type Templates, type World } from './world.js';
@@ -24,7 +25,7 @@ export interface OpContext {
   docsUrl: string;
   /** The caller: the Basic user name when it names a user of the world, else alice. */
   caller: Rec;
-  /** E11's renderer (worker threads, bounded). */
+  /** E11's renderer, bounded (markdown-inline.ts). */
   render: MarkdownRenderer['render'];
 }
 
@@ -270,7 +271,7 @@ const handlers: Record<string, Handler> = {
       id: freshId(ctx.world),
       name: body.name,
       redirect_uris: uris,
-      client_id: randomUUID(),
+      client_id: randomUuid(),
       confidential_client: body.confidential_client === true,
       skip_secondary_authorization: body.skip_secondary_authorization === true,
       created: now(),
@@ -433,7 +434,7 @@ const handlers: Record<string, Handler> = {
       : {
           ...structuredClone(ctx.templates.gpgKey),
           id: freshId(ctx.world),
-          key_id: createHash('sha1').update(base64).digest('hex').slice(-16).toUpperCase(),
+          key_id: hex(sha1(utf8Bytes(base64))).slice(-16).toUpperCase(),
           // Armored, as the service description has it (Gitea itself sends the bare base64).
           public_key: `${armored}\n`,
           emails: [{ email: ctx.caller.email, verified: true }],
@@ -587,9 +588,9 @@ const handlers: Record<string, Handler> = {
       // Any other body is the file itself, and only the query can name it.
       if (queryName === undefined) return fail(ctx, 400, 'Could not determine name of attachment.');
       name = queryName;
-      size = typeof ctx.body === 'string' ? Buffer.byteLength(ctx.body, 'latin1') : 0;
+      size = typeof ctx.body === 'string' ? ctx.body.length : 0;
     }
-    const uuid = randomUUID();
+    const uuid = randomUuid();
     const attachment: Rec = {
       id: freshId(ctx.world),
       name,
@@ -623,7 +624,7 @@ const handlers: Record<string, Handler> = {
     }
     const newName = String(fieldsOf(ctx).new_username);
     if (newName === user.login) return empty(204, false);
-    const nameBytes = Buffer.byteLength(newName);
+    const nameBytes = utf8Length(newName);
     if (nameBytes > MAX_NAME_BYTES) return tooLarge(ctx, `body.new_username is ${nameBytes} bytes long, more than the ${MAX_NAME_BYTES} the sandbox keeps of a user name`);
     const taken = ctx.world.users.some((other) => other !== user && same(other.login, newName)) || ctx.world.orgs.some((org) => same(org.name, newName));
     if (taken) return fail(ctx, 422, `user already exists [name: ${newName}]`);

@@ -1,0 +1,113 @@
+// Bytes, text and randomness over what every JavaScript runtime has (Uint8Array, TextEncoder,
+// TextDecoder, atob, Web Crypto's getRandomValues), so that the front and the sandbox import no
+// Node built-in and run in a browser too: the MSW handlers' browser build is this same code.
+//
+// Three helpers measure or convert large texts (a world's JSON, a 10 MB upload read as Latin-1,
+// a boundary searched for in it) and take Node's Buffer where the runtime has one: it does the
+// same work natively and without a copy. The results are the same either way
+// (test/mock-bytes.test.ts holds each against the portable path).
+
+/** Node's Buffer, where there is one (undefined in a browser). Read once: a page cannot add it later by accident. */
+const NodeBuffer = (globalThis as { Buffer?: typeof Buffer }).Buffer;
+
+const encoder = new TextEncoder();
+const utf8Decoder = new TextDecoder('utf-8');
+
+/** UTF-8 bytes of `text` (a lone surrogate counts as U+FFFD, three bytes, as Buffer counts it). */
+export function utf8Bytes(text: string): Uint8Array<ArrayBuffer> {
+  return encoder.encode(text);
+}
+
+/** UTF-8 text of `bytes`, a malformed sequence read as U+FFFD. */
+export function utf8Text(bytes: Uint8Array): string {
+  return utf8Decoder.decode(bytes);
+}
+
+/** How many bytes `text` takes in UTF-8. */
+export function utf8Length(text: string, portable = NodeBuffer === undefined): number {
+  return portable ? encoder.encode(text).length : NodeBuffer!.byteLength(text, 'utf8');
+}
+
+/** Each byte as the code unit of the same value (ISO-8859-1, as Buffer's `latin1`; not TextDecoder's `latin1`, which is windows-1252). */
+export function latin1Text(bytes: Uint8Array, portable = NodeBuffer === undefined): string {
+  if (!portable) return NodeBuffer!.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+  let text = '';
+  // In slices: fromCharCode takes its bytes as arguments, and the stack bounds how many.
+  for (let at = 0; at < bytes.length; at += 0x8000) text += String.fromCharCode(...bytes.subarray(at, at + 0x8000));
+  return text;
+}
+
+/** The low byte of each code unit of `text`: the inverse of latin1Text. */
+export function latin1Bytes(text: string): Uint8Array<ArrayBuffer> {
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i) & 0xff;
+  return bytes;
+}
+
+/** The chunks one after the other, in a new array. */
+export function concatBytes(chunks: readonly Uint8Array[]): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(chunks.reduce((total, chunk) => total + chunk.length, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.length;
+  }
+  return out;
+}
+
+/** Whether the two hold the same bytes. */
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Where `needle` first starts in `haystack` at or after `from`, or -1. */
+export function indexOfBytes(haystack: Uint8Array, needle: Uint8Array, from = 0, portable = NodeBuffer === undefined): number {
+  if (!portable) return NodeBuffer!.from(haystack.buffer, haystack.byteOffset, haystack.byteLength).indexOf(needle, from);
+  if (needle.length === 0) return Math.min(from, haystack.length);
+  const first = needle[0]!;
+  const last = haystack.length - needle.length;
+  // The first byte by the native search, then the rest compared.
+  for (let at = haystack.indexOf(first, from); at >= 0 && at <= last; at = haystack.indexOf(first, at + 1)) {
+    let i = 1;
+    while (i < needle.length && haystack[at + i] === needle[i]) i++;
+    if (i === needle.length) return at;
+  }
+  return -1;
+}
+
+/** The bytes as lower-case hexadecimal. */
+export function hex(bytes: Uint8Array): string {
+  let text = '';
+  for (const byte of bytes) text += byte.toString(16).padStart(2, '0');
+  return text;
+}
+
+/** The UTF-8 text of standard base64 (already checked to be well formed), or undefined when it is not base64. */
+export function base64Text(base64: string): string | undefined {
+  let binary: string;
+  try {
+    binary = atob(base64);
+  } catch {
+    return undefined;
+  }
+  return utf8Text(latin1Bytes(binary));
+}
+
+/** `length` bytes from the runtime's cryptographic generator (Web Crypto, in Node since 19 and in every browser, secure context or not). */
+export function randomBytes(length: number): Uint8Array<ArrayBuffer> {
+  return crypto.getRandomValues(new Uint8Array(length));
+}
+
+/**
+ * A random (version 4) UUID. Made here from getRandomValues rather than crypto.randomUUID, which
+ * a browser offers on secure origins only (https, localhost).
+ */
+export function randomUuid(): string {
+  const bytes = randomBytes(16);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const text = hex(bytes);
+  return `${text.slice(0, 8)}-${text.slice(8, 12)}-${text.slice(12, 16)}-${text.slice(16, 20)}-${text.slice(20)}`;
+}

@@ -1,0 +1,61 @@
+// E11's bounds and the renderer that needs no threads. What the sandbox answers for a text is the
+// same everywhere: markdown-render.ts renders it, a text longer than `maxInputBytes` or HTML longer
+// than `maxOutputBytes` is refused with 413, and the answer's media type is what Go's sniffing
+// gives Gitea's untyped answer. Node renders large texts in worker threads (markdown.ts), bounded
+// in time and memory as well; where there are no worker threads (a browser, the MSW handlers'
+// browser build) every text is rendered here, on the calling thread, within the same byte bounds:
+// a render cannot be cut short there, so the time and memory bounds do not apply.
+import { utf8Length } from '../bytes.js';
+import renderHere, { type RenderResult, type RenderTask } from './markdown-render.js';
+
+export interface MarkdownLimits {
+  /** Longest text rendered, in UTF-8 bytes (default 1 MiB: a 1 MiB table takes about 3 s). */
+  maxInputBytes: number;
+  /** Longest HTML answered, in bytes (default 10 MiB). */
+  maxOutputBytes: number;
+  /** Longest render, waiting for a free worker included, in milliseconds (default 5 s; worker threads only). */
+  timeoutMs: number;
+}
+
+export const MARKDOWN_LIMITS: MarkdownLimits = { maxInputBytes: 1024 * 1024, maxOutputBytes: 10 * 1024 * 1024, timeoutMs: 5_000 };
+
+export type RenderOutcome = { ok: true; html: string } | { ok: false; status: 413 | 503; message: string };
+
+export interface MarkdownRenderer {
+  render(task: Omit<RenderTask, 'maxOutputBytes'>): Promise<RenderOutcome>;
+  close(): Promise<void>;
+}
+
+export const tooLarge = (message: string): RenderOutcome => ({ ok: false, status: 413, message });
+
+/** The refusal of a text longer than the bound, or undefined; and its size in bytes. */
+export function inputRefusal(text: string, limits: MarkdownLimits): { bytes: number; refusal?: RenderOutcome } {
+  const bytes = utf8Length(text);
+  return bytes > limits.maxInputBytes ? { bytes, refusal: tooLarge(`the sandbox renders at most ${limits.maxInputBytes} bytes of markdown; this text has ${bytes}`) } : { bytes };
+}
+
+/** A render's result as the sandbox answers it: the HTML, or 413 when it is longer than the bound. */
+export function outcomeOf(result: RenderResult, limits: MarkdownLimits): RenderOutcome {
+  return 'tooLarge' in result ? tooLarge(`the rendered HTML would be ${result.tooLarge} bytes, more than the ${limits.maxOutputBytes} the sandbox answers; send less text`) : { ok: true, html: result.html };
+}
+
+/** Renders every text on the calling thread, within the byte bounds. */
+export function createInlineRenderer(limits: MarkdownLimits = MARKDOWN_LIMITS): MarkdownRenderer {
+  return {
+    async render(task) {
+      const { refusal } = inputRefusal(task.text, limits);
+      return refusal ?? outcomeOf(renderHere({ ...task, maxOutputBytes: limits.maxOutputBytes }), limits);
+    },
+    async close() {},
+  };
+}
+
+/** Signatures Go's http.DetectContentType reads as HTML, each followed by a space or `>`. */
+const HTML_SIGNATURES = ['<!DOCTYPE HTML', '<HTML', '<HEAD', '<SCRIPT', '<IFRAME', '<H1', '<DIV', '<FONT', '<TABLE', '<A', '<STYLE', '<TITLE', '<B', '<BODY', '<BR', '<P', '<!--'];
+
+/** The media type Go's server gives an answer Gitea sends without one: HTML only for the signatures above. */
+export function sniffedType(html: string): 'text/html' | 'text/plain' {
+  const start = html.replace(/^[\t\n\x0c\r ]+/, '').slice(0, 16).toUpperCase();
+  const isHtml = HTML_SIGNATURES.some((signature) => start.startsWith(signature) && /^[ >]/.test(start.slice(signature.length)));
+  return isHtml ? 'text/html' : 'text/plain';
+}

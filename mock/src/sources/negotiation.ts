@@ -1,0 +1,201 @@
+// Which documented answer a request gets, and with which example: the choice Prism's mocker makes
+// in its static mode, made here from the operation table alone, so the examples source needs no
+// Prism and runs in a browser (the MSW handlers' browser build) as it runs in the server.
+//
+// The rules, as Prism 5.12 applies them: without `Prefer: code`, the lowest 2xx response (else
+// `default`, else the first); with one, that status (or its `NXX` range, or `default`), and when
+// the Accept header cannot be met for it, the rules without a code. Of the response's contents,
+// the one the Accept header prefers (the `accepts` package, as Prism asks it; without Accept,
+// `*/*` or JSON first); the named example asked for, else the first example, else a sample of the
+// schema (json-schema-sampler, as Prism samples); each declared header from its first example or
+// its schema. An Accept that matches no content answers 406, unless the status is 204 or Accept
+// holds `*/*` (then no body). contract-tests/examples-negotiation.test.ts holds every documented
+// status, example and a range of Accept headers of the 20 operations to Prism's own answers.
+//
+// One deliberate difference: an Accept that is no media type at all (`garbage`) made Prism throw
+// (a 500 of the mock); here it matches nothing, so it answers 406 as any Accept that cannot be met.
+import { sample, SchemaSizeExceededError } from '@stoplight/json-schema-sampler';
+import type { IHttpOperation, IHttpOperationResponse, IMediaTypeContent, INodeExample } from '@stoplight/types';
+import accepts from 'accepts';
+import contentType from 'content-type';
+
+/** What an answer source makes of a request before the front writes it, as Prism's mocker gives it. */
+export interface MockedOutput {
+  statusCode: number;
+  /** Declared headers (a value, or null when neither an example nor a schema gives one), `Content-type`, `deprecation`. */
+  headers: Record<string, unknown>;
+  body?: unknown;
+}
+
+/** An answer, or the reason there is none, with the status to answer it with. */
+export type Mocked = { ok: true; output: MockedOutput } | { ok: false; status: number; message: string };
+
+export interface Wanted {
+  /** The status asked for (`Prefer: code`, or the status of the example asked for). */
+  code?: number;
+  /** The named example asked for (`Prefer: example`). */
+  exampleKey?: string;
+  /** The request's Accept header. */
+  accept?: string;
+}
+
+/** A failure of negotiation, carried up as Prism carries its ProblemJsonError (named the same, for the one message that quotes it). */
+class Refusal extends Error {
+  constructor(
+    type: string,
+    readonly status: number,
+    readonly detail: string,
+    title: string,
+  ) {
+    super(title);
+    this.name = `https://stoplight.io/prism/errors#${type}`;
+  }
+}
+
+const notFound = (detail: string): Refusal => new Refusal('NOT_FOUND', 404, detail, 'The server cannot find the requested content');
+const notAcceptable = (detail: string): Refusal => new Refusal('NOT_ACCEPTABLE', 406, detail, 'The server cannot produce a representation for your accept header');
+
+/** A `2XX` range answered as 200, as Prism answers it. */
+function normalized(response: IHttpOperationResponse): IHttpOperationResponse {
+  return /^\dXX$/.test(response.code) ? { ...response, code: `${response.code.charAt(0)}00` } : response;
+}
+
+function lowest2xx(responses: readonly IHttpOperationResponse[]): IHttpOperationResponse | undefined {
+  const candidates = responses.filter((response) => /^2(\d\d|XX)$/.test(response.code)).sort((a, b) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
+  return candidates[0] && normalized(candidates[0]);
+}
+
+function byStatus(responses: readonly IHttpOperationResponse[], code: number): IHttpOperationResponse | undefined {
+  const exact = responses.find((response) => response.code.toLowerCase() === String(code));
+  if (exact) return exact;
+  const range = responses.find((response) => response.code === `${String(code).charAt(0)}XX`);
+  return range && { ...range, code: String(code) };
+}
+
+function defaultResponse(responses: readonly IHttpOperationResponse[], code = 200): IHttpOperationResponse | undefined {
+  const found = responses.find((response) => response.code === 'default');
+  return found && { ...found, code: String(code) };
+}
+
+/** `type/subtype` with only its `q`, or undefined for what is no media type. */
+function withoutParameters(mediaType: string): string | undefined {
+  try {
+    const { type, parameters } = contentType.parse(mediaType);
+    if (!Object.keys(parameters).some((key) => key !== 'q')) return undefined;
+    return contentType.format({ type, parameters: 'q' in parameters ? { q: parameters.q! } : {} });
+  } catch {
+    // Prism throws here; an Accept that is no media type meets nothing instead.
+    return undefined;
+  }
+}
+
+/** The content the media types prefer; failing that, the same without their parameters (but `q`). */
+function bestContent(contents: readonly IMediaTypeContent[], mediaTypes: readonly string[]): IMediaTypeContent | undefined {
+  const best = accepts({ headers: { accept: mediaTypes.join(',') } }).type(contents.map((content) => content.mediaType));
+  const found = best ? contents.find((content) => content.mediaType === best) : undefined;
+  if (found) return found;
+  const bare = mediaTypes.flatMap((mediaType) => withoutParameters(mediaType) ?? []);
+  return bare.length > 0 ? bestContent(contents, bare) : undefined;
+}
+
+interface Choice {
+  code: string;
+  headers: IHttpOperationResponse['headers'];
+  mediaType?: string;
+  example?: INodeExample | { value?: undefined };
+  schema?: IMediaTypeContent['schema'];
+}
+
+function fromContent(code: string, headers: Choice['headers'], content: IMediaTypeContent, exampleKey: string | undefined): Choice {
+  const { mediaType, schema } = content;
+  const examples = (content.examples ?? []) as INodeExample[];
+  if (exampleKey !== undefined) {
+    const example = examples.find((candidate) => candidate.key === exampleKey);
+    if (!example) throw notFound(`Response for contentType: ${mediaType} and exampleKey: ${exampleKey} does not exist.`);
+    return { code, headers, mediaType, example, ...(schema ? { schema } : {}) };
+  }
+  return { code, headers, mediaType, ...(examples[0] ? { example: examples[0] } : {}), ...(schema ? { schema } : {}) };
+}
+
+/** The content and example of one response for the Accept header's media types (none: the default media type). */
+function forResponse(response: IHttpOperationResponse, mediaTypes: readonly string[] | undefined, exampleKey: string | undefined): Choice {
+  const { code, headers = [], contents } = response;
+  if (mediaTypes === undefined) {
+    const content = contents && (contents.find((candidate) => candidate.mediaType === '*/*') ?? bestContent(contents, ['application/json', '*/*']));
+    return content ? fromContent(code, headers, content, exampleKey) : { code, headers, mediaType: 'text/plain', example: { value: undefined } };
+  }
+  const content = contents && bestContent(contents, mediaTypes);
+  if (content) {
+    const choice = fromContent(code, headers, content, exampleKey);
+    return choice.mediaType === '*/*' ? { ...choice, mediaType: 'text/plain' } : choice;
+  }
+  if (contents && contents.length > 0) {
+    if (code === '204' || mediaTypes.some((mediaType) => mediaType.includes('*/*'))) return { code, headers };
+    throw notAcceptable(`Unable to find content for ${mediaTypes.join(',')}`);
+  }
+  return { code, headers };
+}
+
+function withoutCode(operation: IHttpOperation, mediaTypes: readonly string[] | undefined, exampleKey: string | undefined): Choice {
+  const response = lowest2xx(operation.responses) ?? defaultResponse(operation.responses) ?? (operation.responses[0] && normalized(operation.responses[0]));
+  if (!response) throw new Refusal('NO_RESPONSE_RESPONSE_DEFINED', 500, '', 'No response defined for the selected operation');
+  return forResponse(response, mediaTypes, exampleKey);
+}
+
+function choose(operation: IHttpOperation, { code, exampleKey }: Wanted, mediaTypes: readonly string[] | undefined): Choice {
+  if (code === undefined) return withoutCode(operation, mediaTypes, exampleKey);
+  const response = byStatus(operation.responses, code) ?? defaultResponse(operation.responses, code);
+  if (!response) throw notFound(`Requested status code ${code} is not defined in the document.`);
+  try {
+    return forResponse(response, mediaTypes, exampleKey);
+  } catch {
+    // Prism then tries the answer it gives without a code, and words a second failure this way.
+    try {
+      return withoutCode(operation, mediaTypes, exampleKey);
+    } catch (error) {
+      throw new Error(`${String(error)}. We tried default response, but we got ${String(error)}`);
+    }
+  }
+}
+
+/** A sample of `schema` (references resolved in `operation`), as Prism's static generator makes one. */
+function sampled(operation: IHttpOperation, schema: NonNullable<IMediaTypeContent['schema']>, what: 'body' | 'header'): unknown {
+  try {
+    return sample(schema as never, { ticks: 2500 }, operation);
+  } catch (error) {
+    if (error instanceof SchemaSizeExceededError) throw new Refusal('SCHEMA_TOO_COMPLEX', 500, `Unable to generate ${what} for response. The schema is too complex to generate.`, 'Schema too complex');
+    // Prism answers any other failure of the sampler with its message.
+    throw new Refusal('UNKNOWN', 500, '', error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** The documented answer to a request: what Prism's static mocker answers it. */
+export function documentedAnswer(operation: IHttpOperation, wanted: Wanted): Mocked {
+  // Prism splits Accept at commas and keeps each piece as it is, spaces included.
+  const mediaTypes = wanted.accept ? wanted.accept.split(',') : undefined;
+  try {
+    const choice = choose(operation, wanted, mediaTypes);
+    const headers: Record<string, unknown> = {};
+    for (const header of choice.headers ?? []) {
+      let value: unknown = null;
+      if (header.schema) {
+        const first = header.examples?.[0];
+        if (first !== undefined) value = 'value' in first ? first.value : null;
+        else {
+          const made = sampled(operation, header.schema, 'header');
+          value = typeof made === 'number' || typeof made === 'string' ? made : null;
+        }
+      }
+      headers[header.name] = value;
+    }
+    if (choice.mediaType) headers['Content-type'] = choice.mediaType;
+    if (operation.deprecated) headers.deprecation = 'true';
+    const exampleValue = choice.example?.value;
+    const body = exampleValue !== undefined ? exampleValue : choice.schema ? sampled(operation, choice.schema, 'body') : undefined;
+    return { ok: true, output: { statusCode: Number.parseInt(choice.code, 10), headers, body } };
+  } catch (error) {
+    if (error instanceof Refusal) return { ok: false, status: error.status, message: error.detail || error.message };
+    if (error instanceof Error && error.constructor === Error) return { ok: false, status: 500, message: error.message };
+    throw error;
+  }
+}
