@@ -4,10 +4,10 @@
 // header, with credentials, for the page to get the answer. A page that asks for more headers than
 // the mock's bound allows fails as browsers fail it (`TypeError: Failed to fetch`), which shows the
 // first page's success is the mock's answer, not a browser that checks nothing.
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { bundleBuiltClient } from './support/bundle.js';
-import { launchChromium } from './support/chromium.js';
+import { launchChromium, type SuiteBrowser } from './support/chromium.js';
 import { serveFiles, type StaticServer } from './support/static-server.js';
 
 const PAGE = `<!doctype html>
@@ -19,7 +19,7 @@ window.lib = lib;
 </head><body></body></html>`;
 
 let site: StaticServer;
-let browser: Browser;
+let browser: SuiteBrowser;
 let page: Page;
 /** The headers of each request the page made to the mock, as the page sent them (preflights are the browser's own and not listed). */
 const sent: Record<string, string>[] = [];

@@ -5,10 +5,10 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { deref, isObject, listOperations, loadDocument, type Json, type JsonObject } from '../../mock/src/contract/document.js';
-import { blockOutsideRequests, launchChromium, recordCspViolations } from './support/chromium.js';
+import { blockOutsideRequests, launchChromium, recordCspViolations, type SuiteBrowser } from './support/chromium.js';
 import { serveFiles, type StaticServer } from './support/static-server.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -74,7 +74,7 @@ function cspViolations(on: Page): Promise<string[]> {
   return on.evaluate(() => (window as unknown as { __cspViolations: string[] }).__cspViolations);
 }
 
-let browser: Browser;
+let browser: SuiteBrowser;
 let context: BrowserContext;
 let page: Page;
 let server: StaticServer;

@@ -9,12 +9,12 @@ import { readFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadOperations } from '../../mock/src/front/operations-file.js';
 import { MOCK_VERSION } from '../../mock/src/front/version.js';
 import { NO_GENERATOR } from '../../mock/src/sources/examples.js';
-import { isLocal, launchChromium } from './support/chromium.js';
+import { isLocal, launchChromium, type SuiteBrowser } from './support/chromium.js';
 import { serveFiles, type StaticServer } from './support/static-server.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -82,7 +82,7 @@ const PAGE = `<!doctype html>
 </head><body><div id="verdict">running</div><pre id="results"></pre></body></html>`;
 
 let site: StaticServer;
-let browser: Browser;
+let browser: SuiteBrowser;
 let page: Page;
 let bundle: { code: string; inputs: string[]; builtins: string[] };
 /** Each API call the page made: its URL and whether the service worker answered it. */

@@ -3,11 +3,11 @@
 // where it leads, so it follows none and the call ends with an ApiError saying so. Nothing
 // reaches the other origin, even one that answers every CORS preflight with yes.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveOnLoopback, type LoopbackServer } from '../support/loopback.js';
 import { bundleBuiltClient } from './support/bundle.js';
-import { launchChromium } from './support/chromium.js';
+import { launchChromium, type SuiteBrowser } from './support/chromium.js';
 import { serveFiles, type StaticServer } from './support/static-server.js';
 
 const PAGE = `<!doctype html>
@@ -43,7 +43,7 @@ async function corsServer(): Promise<CorsServer> {
 let site: StaticServer;
 let gitea: CorsServer;
 let elsewhere: CorsServer;
-let browser: Browser;
+let browser: SuiteBrowser;
 let page: Page;
 
 beforeAll(async () => {

@@ -19,9 +19,39 @@ const ARGS = [
   '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
 ];
 
-/** Launches Chromium with a fresh temporary profile; a missing browser is an error, never a skip. */
-export async function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: await chromiumExecutable(), args: ARGS, timeout: 30_000 });
+/** What a suite gets: contexts of its own, closed with it. */
+export interface SuiteBrowser {
+  newContext: Browser['newContext'];
+  /** Closes the contexts this suite opened. */
+  close(): Promise<void>;
+}
+
+let shared: Promise<Browser> | undefined;
+
+/**
+ * Chromium for one suite. The suites of a test process share one browser (a launch costs a
+ * couple of seconds of CPU) and each gets contexts of its own, isolated from the others' as two
+ * profiles are; Playwright stops the browser when the process exits. A missing browser is an
+ * error, never a skip.
+ */
+export async function launchChromium(): Promise<SuiteBrowser> {
+  shared ??= chromiumExecutable().then((executablePath) => chromium.launch({ executablePath, args: ARGS, timeout: 30_000 }));
+  // A failed launch is not kept: the next suite tries again and reports its own failure.
+  const browser = await shared.catch((error: unknown) => {
+    shared = undefined;
+    throw error;
+  });
+  const contexts: BrowserContext[] = [];
+  return {
+    newContext: async (options) => {
+      const context = await browser.newContext(options);
+      contexts.push(context);
+      return context;
+    },
+    close: async () => {
+      await Promise.all(contexts.splice(0).map((context) => context.close()));
+    },
+  };
 }
 
 /** True for URLs the tests allow a page to load: 127.0.0.1 and inline data. */
