@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { MOCK_VERSION } from '../mock/src/front/version.js';
 import { startTlsServer, type TlsServer } from '../test/support/tls-server.js';
-import { readJUnit } from './support/junit.js';
+import { readJUnit, schemaProblems } from './support/junit.js';
 import { launch } from './support/launch.js';
 
 const CLI = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
@@ -132,6 +132,7 @@ describe('npm run test:live', () => {
     expect(code).toBe(1);
 
     const [suite] = readJUnit(readFileSync(junit, 'utf8'));
+    expect(await schemaProblems([{ fileName: 'broken.xml', contents: readFileSync(junit, 'utf8') }])).toEqual([]);
     const cases = new Map(suite!.cases.map((testCase) => [testCase.name, testCase]));
     // The server, then every operation of the contract.
     expect(suite!.cases).toHaveLength(21);
@@ -235,6 +236,7 @@ describe('npm run test:live against a server that misbehaves once /version has a
     // Stopped at the first refusal: no look-up, no other operation.
     expect(asked).toEqual(['GET /api/v1/admin/orgs?limit=5']);
     const [suite] = readJUnit(readFileSync(junit, 'utf8'));
+    expect(await schemaProblems([{ fileName: 'refused.xml', contents: readFileSync(junit, 'utf8') }])).toEqual([]);
     expect(suite!.cases[0]!.errors).toEqual([{ message: line.slice('test:live: '.length), type: 'stopped' }]);
     expect(suite!.cases.slice(1).every((testCase) => testCase.skipped !== undefined)).toBe(true);
     const json = JSON.parse(readFileSync(report, 'utf8')) as { exitCode: number; stopped: string; operations: object };
