@@ -250,8 +250,10 @@ describe('npm run test:live against a server that misbehaves once /version has a
     const { code, stdout, stderr } = await live(['--base-url', baseUrl, '--repo', 'acme/rocket', '--timeout', '2', '--request-timeout', '0.4']);
     const elapsed = performance.now() - started;
     expect(section(stdout, 'adminGetAllOrgs')).toBe('- adminGetAllOrgs                    skipped: timed out: no answer within the --request-timeout of 0.4 s');
-    // A look-up's time-out is told as one, never as data the server lacks.
-    expect(section(stdout, 'listPackageVersions')).toMatch(/^- listPackageVersions +(skipped: no package to use: GET \/packages\/acme timed out: (no answer within the --request-timeout of 0\.4 s|the run's --timeout of 2 s ran out); give --package|not run: the run's --timeout of 2 s ran out)/);
+    // A look-up's time-out is told as one, never as data the server lacks, and with no option to
+    // give: an option would not have made the server answer.
+    expect(section(stdout, 'listPackageVersions')).toMatch(/^- listPackageVersions +(skipped: no package to use: GET \/packages\/acme timed out: (no answer within the --request-timeout of 0\.4 s|the run's --timeout of 2 s ran out)|not run: the run's --timeout of 2 s ran out)$/);
+    expect(stdout).not.toContain('; give --');
     expect(section(stdout, 'renderMarkdown')).toMatch(/^- renderMarkdown +(skipped: timed out: |not run: )/);
     expect(stdout).not.toMatch(/listed none|answered \d/);
     expect(stdout).toContain('0 operations checked, 0 with mismatches');
@@ -259,6 +261,34 @@ describe('npm run test:live against a server that misbehaves once /version has a
     expect(code).toBe(2);
     // The 2 s of the run, and the start of a process.
     expect(elapsed).toBeLessThan(6_000);
+  });
+
+  it('gone after /version (the connection closed, then refused): each operation skipped with its network cause, never a mismatch; exit 2', async () => {
+    let server: Server | undefined;
+    const asked: string[] = [];
+    const baseUrl = await gitea((req) => {
+      // The first request after /version has its connection closed, and the server stops
+      // listening: every later connection is refused.
+      asked.push(`${req.method} ${req.url}`);
+      req.socket.destroy();
+      server ??= servers.at(-1)!;
+      server.close();
+    });
+    const report = join(FILES, 'gone.json');
+    const { code, stdout, stderr } = await live(['--base-url', baseUrl, '--repo', 'acme/rocket', '--report', report]);
+    expect(asked).toEqual(['GET /api/v1/admin/orgs?limit=5']);
+    expect(section(stdout, 'adminGetAllOrgs')).toMatch(/^- adminGetAllOrgs +skipped: the request failed: (UND_ERR_SOCKET \(the connection was closed before an answer\)|ECONNRESET \(the connection was reset before an answer\))$/);
+    // A look-up cut off the same way names the cause, and no option: none would have helped.
+    expect(section(stdout, 'repoGetKey')).toBe('- repoGetKey                         skipped: no deploy key to use: GET /repos/acme/rocket/keys failed: ECONNREFUSED (the connection was refused: is the server running, on that port?)');
+    expect(section(stdout, 'renderMarkdown')).toBe('- renderMarkdown                     skipped: the request failed: ECONNREFUSED (the connection was refused: is the server running, on that port?)');
+    expect(stdout).not.toMatch(/^✗|fetch failed|; give --/m);
+    expect(stdout).toContain('0 operations checked, 0 with mismatches');
+    expect(stderr).toMatch(/^test:live: no operation could be checked: 7 got no answer: the connection failed \(the first, adminGetAllOrgs: the request failed: (UND_ERR_SOCKET|ECONNRESET) \(/);
+    expect(code).toBe(2);
+    const json = JSON.parse(readFileSync(report, 'utf8')) as { exitCode: number; operations: object; skipped: Record<string, { kind: string }> };
+    expect(json.exitCode).toBe(2);
+    expect(json.operations).toEqual({});
+    for (const operationId of READ_CHECKS) expect(json.skipped[operationId]!.kind, operationId).toBe('network');
   });
 
   it('a redirect is judged as the answer, never followed: nothing reaches where it points', async () => {

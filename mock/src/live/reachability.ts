@@ -68,11 +68,15 @@ async function readStart(response: Response, limit: number): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** Why no connection carried an answer, as `CODE (what it means)`. */
-function unreachable(error: unknown, url: URL): string {
+/**
+ * Why a request got no answer, as `CODE (what it means)`: `ECONNREFUSED (the connection was
+ * refused: …)`, `TLS failed: CODE (reason)`, else the innermost message. For /version and for
+ * every request after it alike.
+ */
+export function failureCause(error: unknown, url?: URL): string {
   const { code, tls, advice, message } = networkFailure(error);
   // Fetch refuses, without a code, the ports the Fetch standard blocks (9, 25, 6000 …).
-  if (message === 'bad port') return `fetch refuses port ${url.port}, which the Fetch standard blocks: use another port`;
+  if (message === 'bad port' && url) return `fetch refuses port ${url.port}, which the Fetch standard blocks: use another port`;
   if (tls) return `TLS failed: ${code} (${tls}${advice ? `: ${advice}` : ''})`;
   if (code) return `${code} (${MEANINGS[code] ?? message})`;
   return message;
@@ -121,7 +125,7 @@ export async function probeServer(baseUrl: string, { headers, timeoutMs, timeout
     response = await fetch(url, { headers, signal, redirect: 'manual' });
     body = await readStart(response, READ_LIMIT);
   } catch (error) {
-    const cause = signal.aborted ? `ETIMEDOUT (no answer to GET /version within ${timeoutMs / 1000} s; ${timeoutFlag} waits longer)` : unreachable(error, url);
+    const cause = signal.aborted ? `ETIMEDOUT (no answer to GET /version within ${timeoutMs / 1000} s; ${timeoutFlag} waits longer)` : failureCause(error, url);
     return { ok: false, problem: redact(`cannot reach ${baseUrl}: ${cause}`, secrets) };
   } finally {
     clearTimeout(timeout);

@@ -7,9 +7,13 @@ import { redact } from '../../../src/redact.js';
 /**
  * Why an operation was not checked: `writes` without --allow-writes, `never` run by live mode,
  * `input` an id or repository missing, `scope` the token lacks a scope, `timeout` no answer in
- * time, `stopped` the run ended before it.
+ * time, `network` no answer because the connection failed (refused, reset, closed), `stopped`
+ * the run ended before it.
  */
-export type SkipKind = 'writes' | 'never' | 'input' | 'scope' | 'timeout' | 'stopped';
+export type SkipKind = 'writes' | 'never' | 'input' | 'scope' | 'timeout' | 'network' | 'stopped';
+
+/** Why a look-up found nothing to use: the server's data (`input`), or no answer (`timeout`, `network`). */
+export type MissingKind = Extract<SkipKind, 'input' | 'timeout' | 'network'>;
 
 /** One mismatch between an answer and the document, with its kind (`response.body` …). */
 export interface Problem {

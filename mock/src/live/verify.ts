@@ -3,7 +3,9 @@
 // or Forgejo), validates every answer against openapi.yaml, prints the mismatches per operation
 // and exits 1 if there are any. It exits 2 when it could check nothing: wrong options, a server
 // that cannot be reached or is no Gitea API, credentials the server refuses, or every operation
-// skipped or timed out; a run that was refused or timed out never passes for a conforming one.
+// skipped, timed out or left without an answer by a failed connection (a server that went down
+// after /version); a run that was refused, timed out or cut off never passes for a conforming
+// one, and a request that got no answer is never a mismatch.
 // Every line it prints and every file it writes is redacted of the credentials, in any case, even
 // those a server echoes; it reads at most 10 MB of an answer, judges a redirect as the answer
 // instead of following it, and the whole run keeps within --timeout.
@@ -20,7 +22,7 @@ import { createBudget } from './budget.js';
 import { checks, neverRun, type Context } from './checks.js';
 import { junitXml } from './junit.js';
 import { parseOptions, USAGE, UsageError, type Options } from './options.js';
-import { probeServer } from './reachability.js';
+import { failureCause, probeServer } from './reachability.js';
 import { refusalIn } from './refusal.js';
 import { jsonReport, type Outcome, type Problem, type RunRecord, type SkipKind } from './results.js';
 import { createCapture, lookUp, statusWithMessage, TOO_LARGE, type CapturedAnswer } from './wire.js';
@@ -163,6 +165,7 @@ function nothingChecked(): string {
   const kinds: [SkipKind, string][] = [
     ['scope', 'refused for want of a token scope'],
     ['timeout', 'ran out of time'],
+    ['network', 'got no answer: the connection failed'],
     ['input', 'lacked an id or a repository'],
   ];
   const parts = kinds.flatMap(([kind, what]) => {
@@ -198,7 +201,7 @@ for (const check of checks) {
   };
   const call = await check.prepare(ctx);
   if (typeof call !== 'function') {
-    skip(call.timedOut ? 'timeout' : 'input', call.skip);
+    skip(call.kind, call.skip);
     continue;
   }
   const timer = budget.request();
@@ -222,27 +225,31 @@ for (const check of checks) {
     skip('timeout', `timed out: ${timedOut}`);
     continue;
   }
-  const refusal = answer && refusalIn(answer);
-  if (answer && refusal === 'everywhere') {
+  // No answer at all: the connection was refused, reset or closed. Nothing to judge, so no
+  // mismatch: the server, not the contract, failed.
+  if (!answer) {
+    skip('network', failure === undefined ? 'no answer was received' : `the request failed: ${failureCause(failure)}`);
+    continue;
+  }
+  const refusal = refusalIn(answer);
+  if (refusal === 'everywhere') {
     run.outcomes.push({ operationId, checked: false, kind: 'stopped', cause: `the credentials were refused: answered ${statusWithMessage(answer.status, answer.body)}` });
     finish(2, refused(operationId, answer));
   }
-  if (answer && refusal === 'operation') {
+  if (refusal === 'operation') {
     skip('scope', `the token lacks a scope: answered ${statusWithMessage(answer.status, answer.body)}`);
     continue;
   }
   release();
   checked++;
-  const problems: Problem[] = answer
-    ? judge(operationId, answer)
-    : [{ kind: 'response.missing', line: failure === undefined ? 'no answer was received' : `the request failed: ${failure instanceof Error ? failure.message : String(failure)}` }];
-  const status = answer?.status;
+  const problems = judge(operationId, answer);
+  const { status } = answer;
   run.outcomes.push({ operationId, checked: true, status, problems, ms: performance.now() - began });
   if (problems.length === 0) {
     say(`✓ ${label} ${status} conforms`);
   } else {
     failed++;
-    say(`✗ ${label} ${status ?? '—'} ${problems.length} mismatch${problems.length > 1 ? 'es' : ''}`);
+    say(`✗ ${label} ${status} ${problems.length} mismatch${problems.length > 1 ? 'es' : ''}`);
     for (const { line } of problems) say(`    ${line}`);
   }
 }
