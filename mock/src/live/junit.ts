@@ -50,7 +50,7 @@ const seconds = (ms: number): string => (ms / 1000).toFixed(3);
 function testCase(outcome: Outcome, clean: (text: string) => string): string {
   if (!outcome.checked) return element('testcase', { classname: CLASS, name: outcome.operationId, time: seconds(0) }, element('skipped', { message: clean(outcome.cause) }));
   const failures = outcome.problems.map(({ kind, line }) => element('failure', { message: clean(line), type: kind }, escape(clean(line), false)));
-  const answered = outcome.status === undefined ? 'no answer' : `answered ${outcome.status}`;
+  const answered = `${outcome.status === undefined ? 'no answer' : `answered ${outcome.status}`}${outcome.notChecked ? `; ${clean(outcome.notChecked)}` : ''}`;
   return element('testcase', { classname: CLASS, name: outcome.operationId, time: seconds(outcome.ms) }, [...failures, element('system-out', {}, escape(answered, false))].join(''));
 }
 

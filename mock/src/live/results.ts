@@ -7,10 +7,11 @@ import { redact } from '../../../src/redact.js';
 /**
  * Why an operation was not checked: `writes` without --allow-writes, `never` run by live mode,
  * `input` an id or repository missing, `scope` the token lacks a scope, `timeout` no answer in
- * time, `network` no answer because the connection failed (refused, reset, closed), `stopped`
- * the run ended before it.
+ * time, `network` no answer because the connection failed (refused, reset, closed), `too-large`
+ * a body too large to read whole (its status and headers conform), `stopped` the run ended
+ * before it.
  */
-export type SkipKind = 'writes' | 'never' | 'input' | 'scope' | 'timeout' | 'network' | 'stopped';
+export type SkipKind = 'writes' | 'never' | 'input' | 'scope' | 'timeout' | 'network' | 'too-large' | 'stopped';
 
 /** Why a look-up found nothing to use: the server's data (`input`), or no answer (`timeout`, `network`). */
 export type MissingKind = Extract<SkipKind, 'input' | 'timeout' | 'network'>;
@@ -22,7 +23,8 @@ export interface Problem {
 }
 
 export type Outcome =
-  | { operationId: string; checked: true; status: number | undefined; problems: Problem[]; ms: number }
+  /** `notChecked`: what of the answer could not be checked (a body too large to read whole). */
+  | { operationId: string; checked: true; status: number | undefined; problems: Problem[]; ms: number; notChecked?: string }
   | { operationId: string; checked: false; kind: SkipKind; cause: string };
 
 export interface RunRecord {
@@ -43,10 +45,10 @@ export function jsonReport(run: RunRecord, secrets: readonly string[]): string {
   const checked = run.outcomes.filter((outcome) => outcome.checked).sort((a, b) => a.operationId.localeCompare(b.operationId));
   const skipped = run.outcomes.filter((outcome) => !outcome.checked).sort((a, b) => a.operationId.localeCompare(b.operationId));
   const operations = Object.fromEntries(
-    checked.map(({ operationId, status, problems }) => {
+    checked.map(({ operationId, status, problems, notChecked }) => {
       const violations: Record<string, number> = {};
       for (const { kind } of problems) violations[kind] = (violations[kind] ?? 0) + 1;
-      return [operationId, { exchanges: 1, withViolations: problems.length > 0 ? 1 : 0, violations, status: status ?? null, mismatches: problems.map(({ line }) => line) }];
+      return [operationId, { exchanges: 1, withViolations: problems.length > 0 ? 1 : 0, violations, status: status ?? null, mismatches: problems.map(({ line }) => line), ...(notChecked ? { notChecked } : {}) }];
     }),
   );
   const report = {
