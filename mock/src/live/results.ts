@@ -16,10 +16,16 @@ export type SkipKind = 'writes' | 'never' | 'input' | 'scope' | 'timeout' | 'net
 /** Why a look-up found nothing to use: the server's data (`input`), or no answer (`timeout`, `network`). */
 export type MissingKind = Extract<SkipKind, 'input' | 'timeout' | 'network'>;
 
-/** One mismatch between an answer and the document, with its kind (`response.body` …). */
+/** One mismatch between an answer and the document, with its kind (`response.body` …); `count` when its line stands for more (those left out of a body's list). */
 export interface Problem {
   kind: string;
   line: string;
+  count?: number;
+}
+
+/** How many mismatches `problems` stand for, those left out of a list included. */
+export function problemCount(problems: readonly Problem[]): number {
+  return problems.reduce((sum, problem) => sum + (problem.count ?? 1), 0);
 }
 
 export type Outcome =
@@ -47,7 +53,7 @@ export function jsonReport(run: RunRecord, secrets: readonly string[]): string {
   const operations = Object.fromEntries(
     checked.map(({ operationId, status, problems, notChecked }) => {
       const violations: Record<string, number> = {};
-      for (const { kind } of problems) violations[kind] = (violations[kind] ?? 0) + 1;
+      for (const { kind, count = 1 } of problems) violations[kind] = (violations[kind] ?? 0) + count;
       return [operationId, { exchanges: 1, withViolations: problems.length > 0 ? 1 : 0, violations, status: status ?? null, mismatches: problems.map(({ line }) => line), ...(notChecked ? { notChecked } : {}) }];
     }),
   );

@@ -24,7 +24,7 @@ import { junitXml } from './junit.js';
 import { parseOptions, USAGE, UsageError, type Options } from './options.js';
 import { failureCause, probeServer } from './reachability.js';
 import { refusalIn } from './refusal.js';
-import { jsonReport, type Outcome, type Problem, type RunRecord, type SkipKind } from './results.js';
+import { jsonReport, problemCount, type Outcome, type Problem, type RunRecord, type SkipKind } from './results.js';
 import { createCapture, lookUp, statusWithMessage, TOO_LARGE, type CapturedAnswer } from './wire.js';
 
 // The credentials first: every line printed and every file written from here on is redacted of them.
@@ -156,8 +156,10 @@ function refused(operationId: string, answer: CapturedAnswer): string {
 
 /** What the answer breaks; of a body too large to read whole, its status and headers only. */
 function judge(operationId: string, answer: CapturedAnswer): Problem[] {
-  const lines = mismatches(doc, schemas, operations.get(operationId)!, answer, { body: !answer.tooLarge }).map(describeViolation);
-  return lines.map((line) => ({ kind: kindOf(`response ${line}`), line }));
+  return mismatches(doc, schemas, operations.get(operationId)!, answer, { body: !answer.tooLarge }).map((violation) => {
+    const line = describeViolation(violation);
+    return { kind: kindOf(`response ${line}`), line, ...(violation.count ? { count: violation.count } : {}) };
+  });
 }
 
 /** Why nothing could be checked, by kind of skip, with the first of each. */
@@ -257,7 +259,8 @@ for (const check of checks) {
     say(`✓ ${label} ${status} conforms`);
   } else {
     failed++;
-    say(`✗ ${label} ${status} ${problems.length} mismatch${problems.length > 1 ? 'es' : ''}`);
+    const count = problemCount(problems);
+    say(`✗ ${label} ${status} ${count} mismatch${count > 1 ? 'es' : ''}`);
     for (const { line } of problems) say(`    ${line}`);
     if (answer.tooLarge) say(`    (${TOO_LARGE})`);
   }

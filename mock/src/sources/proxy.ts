@@ -17,7 +17,7 @@ import { redact } from '../../../src/redact.js';
 import { listOperations, type Operation } from '../contract/document.js';
 import { readDocumentFile } from '../contract/document-file.js';
 import { createSchemaValidator } from '../contract/schema.js';
-import { describeViolation, mismatches } from '../contract/conformance.js';
+import { describeViolation, mismatches, type Violation } from '../contract/conformance.js';
 import { kindOf } from '../contract/violation-kind.js';
 import { networkFailure } from '../network-failure.js';
 import { endToEnd, headersProblem, requestFraming, statusProblem } from './proxy-wire.js';
@@ -159,6 +159,21 @@ interface OperationStats {
   messages: Record<string, number>;
 }
 
+/** A violation as its line says it, and how many it stands for (more than 1 for the line that says how many of a body's were left out). */
+interface Found {
+  line: string;
+  count: number;
+}
+
+/** How many violations `found` stand for. */
+const total = (found: readonly Found[]): number => found.reduce((sum, { count }) => sum + count, 0);
+
+/** A request's violation lines as Found. */
+const each = (lines: readonly string[]): Found[] => lines.map((line) => ({ line, count: 1 }));
+
+/** An answer's violations as Found, each line starting `response `. */
+const answered = (violations: readonly Violation[]): Found[] => violations.map((violation) => ({ line: `response ${describeViolation(violation)}`, count: violation.count ?? 1 }));
+
 /** Distinct violations the report lists per operation; an upstream inventing a new field name in every answer cannot grow it without end. */
 const MESSAGES_PER_OPERATION = 100;
 const MORE_MESSAGES = '(further distinct violations, not listed)';
@@ -182,12 +197,12 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
   const agent = upstream.protocol === 'https:' ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
   const seconds = (ms: number): string => `${ms / 1000} s`;
 
-  function record(operationId: string, violations: string[], secrets: string[]): void {
+  function record(operationId: string, violations: Found[], secrets: string[]): void {
     const entry = stats.get(operationId) ?? { exchanges: 0, withViolations: 0, violations: {}, messages: {} };
     entry.exchanges++;
     if (violations.length > 0) entry.withViolations++;
-    for (const line of violations) {
-      entry.violations[kindOf(line)] = (entry.violations[kindOf(line)] ?? 0) + 1;
+    for (const { line, count } of violations) {
+      entry.violations[kindOf(line)] = (entry.violations[kindOf(line)] ?? 0) + count;
       const known = Object.keys(entry.messages).length;
       const message = redact(line, secrets);
       const key = Object.hasOwn(entry.messages, message) || known < MESSAGES_PER_OPERATION ? message : MORE_MESSAGES;
@@ -312,22 +327,23 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
             body = raw.toString('latin1');
           }
         }
-        const violations: string[] = [];
+        const violations: Found[] = [];
         const credentials = front.credentialProblem(req.headers.authorization, req.headers['x-gitea-otp'] as string | undefined);
-        if (credentials) violations.push(`request headers.authorization: ${credentials}`);
+        if (credentials) violations.push(...each([`request headers.authorization: ${credentials}`]));
         // A body too large to read whole streams through; only the rest of the request is checked.
-        violations.push(...front.requestViolations(op, url, req.headers, body, requestBody.complete).map((line) => `request ${line}`));
+        violations.push(...each(front.requestViolations(op, url, req.headers, body, requestBody.complete).map((line) => `request ${line}`)));
         const secrets = secretsOf(req.headers, url, body, op);
-        const report = (lines: string[]): void => {
-          if (lines.length === 0) return;
+        const report = (found: Found[]): void => {
+          if (found.length === 0) return;
+          const count = total(found);
           // Redacted last, after every step that reshapes a value (lower-casing a content type …).
-          options.onViolations?.(redact(`${op.operationId} ${req.method} ${url.pathname}: ${lines.length} violation${lines.length > 1 ? 's' : ''}: ${lines.join('; ')}`, secrets));
+          options.onViolations?.(redact(`${op.operationId} ${req.method} ${url.pathname}: ${count} violation${count > 1 ? 's' : ''}: ${found.map(({ line }) => line).join('; ')}`, secrets));
         };
         if (options.strict && violations.length > 0) {
           record(op.operationId, violations, secrets);
           report(violations);
           res.shouldKeepAlive &&= requestBody.complete;
-          front.sendError(res, 422, redact(`the request breaks the document: ${violations.join('; ')}`, secrets), { ...cors, 'X-Contract-Violations': String(violations.length) });
+          front.sendError(res, 422, redact(`the request breaks the document: ${violations.map(({ line }) => line).join('; ')}`, secrets), { ...cors, 'X-Contract-Violations': String(total(violations)) });
           return 422;
         }
         const answer = await exchange(req, headers, requestBody.chunks, !requestBody.complete, control, opened);
@@ -339,10 +355,10 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
           { status: answer.statusCode ?? 0, headers: new Headers(Object.entries(answer.headers).flatMap(([name, value]) => (value === undefined ? [] : [[name, String(value)] as [string, string]]))), body: answerBody.complete ? Buffer.concat(answerBody.chunks).toString('utf8') : '' },
           { body: answerBody.complete },
         );
-        violations.push(...checked.map((violation) => `response ${describeViolation(violation)}`));
+        violations.push(...answered(checked));
         record(op.operationId, violations, secrets);
         report(violations);
-        relay(res, answer, answerBody.chunks, !answerBody.complete, cors, violations.length);
+        relay(res, answer, answerBody.chunks, !answerBody.complete, cors, total(violations));
         return answer.statusCode!;
       } catch (error) {
         // After anything unexpected, the upstream connection is not reused.
