@@ -23,3 +23,6 @@ export interface PolicyInput {
 
 /** The verdict: exit code 0 (nothing breaks, or each breaking change is allowed) or 1, and the lines that say it. */
 export function judgeChanges(input: PolicyInput): { code: 0 | 1; lines: string[] };
+
+/** Whether `text` names `name` as a whole (not inside a longer name). */
+export function namesWhole(text: string, name: string): boolean;

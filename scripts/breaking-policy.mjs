@@ -50,6 +50,14 @@ function resolve(doc, ref) {
   return node;
 }
 
+/** The node at `segments` of `doc`, its `$ref` followed (a few hops at most). */
+function nodeAt(doc, segments) {
+  let node = doc;
+  for (const segment of segments) node = node !== null && typeof node === 'object' ? node[segment] : undefined;
+  for (let hops = 0; hops < 8 && node !== null && typeof node === 'object' && typeof node.$ref === 'string'; hops++) node = resolve(doc, node.$ref);
+  return node;
+}
+
 /** The document's operations, each with the components it reaches through $refs at any depth. */
 function operationsOf(doc) {
   const operations = [];
@@ -91,8 +99,12 @@ function reachedBy(operations, pointer) {
 
 /**
  * The name a CHANGELOG entry must use for a change at `pointer`: the schema or other component
- * and the property below it (`Label.color`, `AddCollaboratorOption.permission`), or the
- * operationId and property for what is written inside an operation.
+ * and the property below it (`Label.color`, `AddCollaboratorOption.permission`); for what is
+ * written inside an operation, its operationId followed by the parameter's name
+ * (`adminGetAllOrgs.q`) or the response's status and header (`adminGetAllOrgs.404`,
+ * `adminGetAllOrgs.200.X-Total-Count`), then the properties (`repoGetKey.200.title`). The
+ * operationId alone names only a change to the operation as a whole (removed, a method changed):
+ * any line that mentions the operation would otherwise pass for a change inside it.
  */
 function subjectOf(doc, pointer) {
   const segments = segmentsOf(pointer);
@@ -102,9 +114,23 @@ function subjectOf(doc, pointer) {
     names.push(segments[2]);
     rest = segments.slice(3);
   } else if (segments[0] === 'paths' && segments[1] !== undefined) {
-    const operation = METHODS.includes(segments[2]) ? doc?.paths?.[segments[1]]?.[segments[2]] : undefined;
-    names.push(operation?.operationId ?? (METHODS.includes(segments[2]) ? `${segments[2].toUpperCase()} ${segments[1]}` : segments[1]));
-    rest = segments.slice(METHODS.includes(segments[2]) ? 3 : 2);
+    const isMethod = METHODS.includes(segments[2]);
+    const operation = isMethod ? doc?.paths?.[segments[1]]?.[segments[2]] : undefined;
+    names.push(operation?.operationId ?? (isMethod ? `${segments[2].toUpperCase()} ${segments[1]}` : segments[1]));
+    const at = segments.slice(0, isMethod ? 3 : 2);
+    rest = segments.slice(at.length);
+    if (rest[0] === 'parameters' && rest[1] !== undefined) {
+      const parameter = nodeAt(doc, [...at, 'parameters', rest[1]]);
+      names.push(typeof parameter?.name === 'string' ? parameter.name : `parameters.${rest[1]}`);
+      rest = rest.slice(2);
+    } else if (rest[0] === 'responses' && rest[1] !== undefined) {
+      names.push(rest[1]);
+      rest = rest.slice(2);
+      if (rest[0] === 'headers' && rest[1] !== undefined) {
+        names.push(rest[1]);
+        rest = rest.slice(2);
+      }
+    }
   } else {
     return segments[0] ?? '(the document)';
   }
@@ -120,6 +146,17 @@ function newlyRequired(change, docs) {
   const before = resolve(docs.base, `${schema}/required`);
   const after = resolve(docs.revision, pointer);
   return Array.isArray(after) ? after.filter((name) => !(Array.isArray(before) && before.includes(name))).map(String) : [];
+}
+
+const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Whether `text` names `name` as a whole: `Label.color` in "Renamed `Label.color`." or "Renamed
+ * Label.color to colour", not in "NotLabel.colors" or "Label.color_x". A name is bounded by
+ * anything but a letter, digit, `_`, `-` or a dot that goes on with one of them.
+ */
+export function namesWhole(text, name) {
+  return new RegExp(`(?<![\\w.-])${escapeRegExp(name)}(?![\\w-]|\\.[\\w-])`, 'u').test(text);
 }
 
 /** The breaking changes among redocly diff's `changes`, each with its messages, place, names and the operations it reaches. */
@@ -167,13 +204,10 @@ export function judgeChanges({ changes, docs, baseCommit, versions, changelogs }
 
   // The way out: a new major version that says what it breaks.
   const baseLines = new Set(changelogs.base.split('\n'));
-  const added = changelogs.current
-    .split('\n')
-    .filter((line) => !baseLines.has(line))
-    .join('\n');
+  const added = changelogs.current.split('\n').filter((line) => !baseLines.has(line));
   const bumped = majorWentUp(versions.base, versions.current);
   const subjects = [...new Set(breaking.flatMap((change) => change.subjects))];
-  const unnamed = subjects.filter((subject) => !added.includes(subject));
+  const unnamed = subjects.filter((subject) => !added.some((line) => namesWhole(line, subject)));
   if (bumped && unnamed.length === 0) {
     lines.push(`allowed: the version went from ${versions.base} to ${versions.current}, and ${CHANGELOG} names each change (${subjects.join(', ')}).`);
     return { code: 0, lines };

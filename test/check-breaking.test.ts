@@ -3,7 +3,8 @@
 // run here in-process on the changes of one real `redocly diff` run of a copy of openapi.yaml with
 // four kinds of breaking change planted (a renamed property, a new required request field, a
 // removed enum value, a changed type): a breaking change must pass only with the package's major
-// version raised (the minor before 1.0) and each change named in CHANGELOG.md.
+// version raised (the minor before 1.0) and each change named, as a whole name, in CHANGELOG.md;
+// a change inside an operation by the operationId and the parameter or status it is in.
 // The script itself runs as a process in scratch git repositories for the breaking run, the
 // additive run (an optional field must pass) and the runs that compare nothing; those that run
 // `redocly diff` (1-2 s each) run at once, beside the in-process diff.
@@ -15,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseDocument } from 'yaml';
-import { judgeChanges, type DiffChange } from '../scripts/breaking-policy.mjs';
+import { judgeChanges, namesWhole, type DiffChange } from '../scripts/breaking-policy.mjs';
 import { redoclyDiff } from '../scripts/redocly-diff.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -206,6 +207,48 @@ describe('npm run check:breaking', () => {
     expect(out).toContain('raise it to 2.0.0 or later (npm version major).');
     expect(out).not.toContain('- no line added');
     expect(code).toBe(1);
+  });
+
+  it('a name counts only whole: a line naming longer names that hold it names nothing', () => {
+    const changelog = ['- Renamed NotAddCollaboratorOption.permissions; SomeUser.id_x.', '- Renamed Label.color to colour.', '- `EditMilestoneOption.note` is required.'];
+    const { code, out } = verdict({ versions: ['0.1.0', '0.2.0'], changelog });
+    expect(out).toMatch(/- no line added to CHANGELOG\.md since [0-9a-f]{7} names AddCollaboratorOption\.permission, User\.id\.\n$/);
+    expect(code).toBe(1);
+    expect(verdict({ versions: ['0.1.0', '0.2.0'], changelog: [...changelog, '- AddCollaboratorOption.permission lost `admin`, and User.id is a string.'] }).code).toBe(0);
+  });
+
+  it.each([
+    ['Label.color', 'Renamed `Label.color`.', true],
+    ['Label.color', 'Renamed Label.color: see below', true],
+    ['Label.color', '(Label.color, User.id)', true],
+    ['Label.color', 'Renamed Label.colors', false],
+    ['Label.color', 'Renamed Label.color_hex', false],
+    ['Label.color', 'Renamed MyLabel.color', false],
+    ['Label.color', 'Renamed Label.color.hex', false],
+    ['adminGetAllOrgs.200.X-Total-Count', 'Dropped `adminGetAllOrgs.200.X-Total-Count`.', true],
+    ['adminGetAllOrgs.200.X-Total-Count', 'Dropped adminGetAllOrgs.200.X-Total-Count-Exact', false],
+  ])('names %s as a whole in "%s": %s', (name, line, whole) => {
+    expect(namesWhole(line, name)).toBe(whole);
+  });
+
+  it('a change inside an operation goes by its operationId and the parameter, status or header it is in, not by the operationId alone', () => {
+    // Pointers as redocly diff gives them for such changes (a run on openapi.yaml with them planted).
+    const major = (message: string, ruleId: string) => [{ impact: 'major', message, ruleId }];
+    const inside: DiffChange[] = [
+      { impact: 'major', base: null, revision: { pointer: '#/paths/~1admin~1orgs/get/parameters/5' }, verdicts: major('Required `q` query parameter was added.', 'parameter-became-required') },
+      { impact: 'major', base: { pointer: '#/paths/~1admin~1orgs/get/responses/404' }, revision: null, verdicts: major('Response `404` was removed.', 'response-removed') },
+      { impact: 'major', base: { pointer: '#/paths/~1admin~1orgs/get/responses/200/headers/X-Total-Count' }, revision: null, verdicts: major('Response header `X-Total-Count` was removed.', 'response-header-removed') },
+      { impact: 'major', base: { pointer: '#/paths/~1admin~1users~1{username}~1rename/post/parameters/0/schema/type' }, revision: { pointer: '#/paths/~1admin~1users~1{username}~1rename/post/parameters/0/schema/type' }, verdicts: major("Type narrowed from 'string' to 'integer'.", 'schema-type-changed') },
+    ];
+    const revision = structuredClone(docs.base) as { paths: Record<string, { get: { parameters: unknown[] } }> };
+    revision.paths['/admin/orgs']!.get.parameters.push({ name: 'q', in: 'query', required: true, schema: { type: 'string' } });
+    const names = ['adminGetAllOrgs.q', 'adminGetAllOrgs.404', 'adminGetAllOrgs.200.X-Total-Count', 'adminRenameUser.username'];
+    // A line that mentions the operation, as many do, names none of them.
+    const { code, out } = verdict({ versions: ['0.1.0', '0.2.0'], changes: inside, revision, changelog: ['- adminGetAllOrgs and adminRenameUser: clearer descriptions.'] });
+    expect(out).toContain('\n  name: adminGetAllOrgs.q, at paths/~1admin~1orgs/get/parameters/5\n  reaches 1 operation: adminGetAllOrgs\n');
+    expect(out).toContain(`- no line added to CHANGELOG.md since 8680171 names ${names.join(', ')}.\n`);
+    expect(code).toBe(1);
+    expect(verdict({ versions: ['0.1.0', '0.2.0'], changes: inside, revision, changelog: named(names) }).code).toBe(0);
   });
 
   it('says so clearly when there is no base: no release tag and no main branch', async () => {
