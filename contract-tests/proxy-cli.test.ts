@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { outputFileProblem } from '../mock/src/output-file.js';
 import { launch } from './support/launch.js';
 import { rawUpstream } from './support/upstream.js';
 
@@ -135,6 +136,23 @@ describe('gitea-mock --proxy', () => {
     }
   });
 
+  it('a report that cannot be written when it stops (its folder removed meanwhile): one line saying so, exit code 1, no stack trace', async () => {
+    const gone = await mkdtemp(join(folder, 'gone-'));
+    // A report path that is a folder is refused at start too.
+    expect(outputFileProblem(gone)).toBe(`${gone} is a folder`);
+    const proxy = await launch(process.execPath, [CLI, '--proxy', origin, '--port', '0', '--quiet', '--report', join(gone, 'report.json')]);
+    try {
+      await (await fetch(`${proxy.baseUrl}/repos/acme/rocket/keys/11001`, { headers: { authorization: 'token tok_gone' } })).arrayBuffer();
+      await rm(gone, { recursive: true });
+      expect(await proxy.stop('SIGTERM')).toBe(1);
+      const lines = proxy.output().trimEnd().split('\n');
+      expect(lines.at(-1)).toBe(`gitea-mock: the report was not written: ENOENT: no such file or directory, open '${join(gone, 'report.json')}'`);
+      expect(proxy.output()).not.toMatch(/\n\s+at /);
+    } finally {
+      await proxy.stop('SIGKILL');
+    }
+  });
+
   it.each([
     ['a reason phrase Node refuses to write', [], 'HTTP/1.1 200 O\x7fK', 'the reason phrase holds a character HTTP does not allow'],
     // With Node's lenient parser (NODE_OPTIONS=--insecure-http-parser), a header value too.
@@ -167,6 +185,8 @@ describe('gitea-mock --proxy', () => {
     [['--proxy', 'https://gitea.example.org', '--upstream-connections', '0'], 2, 'gitea-mock: invalid --upstream-connections "0": give a whole number from 1'],
     [['--proxy', 'https://gitea.example.org', '--exchange-timeout', '1.5'], 2, 'gitea-mock: invalid --exchange-timeout "1.5": give whole seconds from 1'],
     [['--proxy', 'https://gitea.example.org', '--sandbox'], 2, 'gitea-mock: --proxy answers from the upstream: it does not go with --sandbox or --dynamic'],
+    // Written when it stops: a folder that is not there is refused now, not found missing then.
+    [['--proxy', 'https://gitea.example.org', '--report', '/nonexistent-gitea-contract/report.json'], 2, 'gitea-mock: --report /nonexistent-gitea-contract/report.json: cannot write in /nonexistent-gitea-contract (ENOENT)\n'],
   ])('refuses %j', async (args, code, message) => {
     const failure = await promisify(execFile)(process.execPath, [CLI, ...args, '--port', '0']).then(
       () => undefined,

@@ -32,6 +32,7 @@ export const OUTPUTS = [
   'mock/dist/msw.d.mts',
   'mock/dist/msw.mjs',
   'mock/dist/network-failure.mjs',
+  'mock/dist/output-file.mjs',
   'mock/dist/proxy.mjs',
   'mock/dist/sandbox.d.mts',
   'mock/dist/schema.mjs',

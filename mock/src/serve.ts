@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { checkOrigin } from './front/cors.js';
 import { DOCUMENT } from './contract/document-path.js';
+import { outputFileProblem } from './output-file.js';
 import { worldBudget } from './sources/sandbox-limits.js';
 import { openState } from './sources/world-store.js';
 
@@ -131,6 +132,9 @@ for (const origin of corsOrigins) {
   }
 }
 if (connectionsText !== undefined && !/^[1-9][0-9]{0,3}$/.test(connectionsText)) fail(`invalid --upstream-connections "${connectionsText}": give a whole number from 1`);
+// The report is written when the proxy stops: a folder that is not there is told now, not then.
+const reportProblem = values.report === undefined ? undefined : outputFileProblem(values.report);
+if (reportProblem) fail(`--report ${values.report}: ${reportProblem}`);
 
 const out = (line: string): void => {
   process.stdout.write(`${line}\n`);
@@ -184,14 +188,24 @@ try {
     onWarning: (line) => process.stderr.write(`gitea-mock: warning: ${line}\n`),
   });
   const stop = (): void => {
-    void mock.close().then(() => {
-      // Said last, after the report is written: CI reads the reason next to the exit code.
-      if (values['fail-on-violation'] && brokenExchanges > 0) {
-        process.stderr.write(`gitea-mock: ${brokenExchanges} exchange${brokenExchanges > 1 ? 's' : ''} broke the contract: exit code 1 (--fail-on-violation)\n`);
-        process.exit(1);
-      }
-      process.exit(0);
-    });
+    void mock
+      .close()
+      .then(
+        () => true,
+        (error: unknown) => {
+          // The report's folder was there at start; it may have gone, or the disk filled, since.
+          process.stderr.write(`gitea-mock: the report was not written: ${error instanceof Error ? error.message : String(error)}\n`);
+          return false;
+        },
+      )
+      .then((written) => {
+        // Said last, after the report is written: CI reads the reason next to the exit code.
+        if (values['fail-on-violation'] && brokenExchanges > 0) {
+          process.stderr.write(`gitea-mock: ${brokenExchanges} exchange${brokenExchanges > 1 ? 's' : ''} broke the contract: exit code 1 (--fail-on-violation)\n`);
+          process.exit(1);
+        }
+        process.exit(written ? 0 : 1);
+      });
   };
   // Handlers first: whoever reads the start-up line may signal at once.
   process.once('SIGINT', stop);

@@ -20,6 +20,7 @@ import { createSchemaValidator } from '../contract/schema.js';
 import { describeViolation, mismatches, type Violation } from '../contract/conformance.js';
 import { kindOf } from '../contract/violation-kind.js';
 import { networkFailure } from '../network-failure.js';
+import { outputFileProblem } from '../output-file.js';
 import { endToEnd, headersProblem, requestFraming, statusProblem } from './proxy-wire.js';
 import type { MockOperation } from '../front/operations.js';
 import type { FrontServices, PassThroughSource } from './source.js';
@@ -180,6 +181,9 @@ const MORE_MESSAGES = '(further distinct violations, not listed)';
 
 export async function createProxy(document: string, options: ProxyOptions): Promise<PassThroughSource> {
   const upstream = checkUpstream(options.upstream, options.allowInsecureUpstream);
+  // Written when the proxy stops: a folder that is not there is told at start, not then.
+  const reportProblem = options.report === undefined ? undefined : outputFileProblem(options.report);
+  if (reportProblem) throw new Error(`report ${options.report}: ${reportProblem}`);
   const timeoutMs = options.timeoutMs ?? 30_000;
   const exchangeTimeoutMs = options.exchangeTimeoutMs ?? 300_000;
   const connections = options.upstreamConnections ?? 64;
