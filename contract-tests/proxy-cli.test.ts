@@ -136,6 +136,34 @@ describe('gitea-mock --proxy', () => {
     }
   });
 
+  it('--fail-on-violation: exits 2 when no exchange of the contract was checked: every one got the proxy\'s own 502 (the upstream down), or none came', async () => {
+    // A port that was free a moment ago: the upstream refuses every connection.
+    const down = createServer();
+    await new Promise<void>((resolve) => down.listen(0, '127.0.0.1', resolve));
+    const downOrigin = `http://127.0.0.1:${(down.address() as AddressInfo).port}`;
+    await new Promise((resolve) => down.close(resolve));
+    const report = join(folder, 'down.json');
+    const [unanswered, idle] = await Promise.all([
+      launch(process.execPath, [CLI, '--proxy', downOrigin, '--port', '0', '--quiet', '--fail-on-violation', '--report', report]),
+      launch(process.execPath, [CLI, '--proxy', origin, '--port', '0', '--quiet', '--fail-on-violation']),
+    ]);
+    try {
+      for (const path of ['/admin/orgs', '/repos/acme/rocket/keys/11001']) {
+        const answer = await fetch(`${unanswered.baseUrl}${path}`, { headers: { authorization: 'token tok_down' } });
+        expect([answer.status, ((await answer.json()) as { message: string }).message]).toEqual([502, `the upstream ${downOrigin.slice(7)} failed: ECONNREFUSED`]);
+      }
+      // Outside the contract: neither checked nor counted as unanswered.
+      expect((await fetch(`${new URL(unanswered.baseUrl).origin}/api/v1/version`)).status).toBe(502);
+      expect(await unanswered.stop('SIGTERM')).toBe(2);
+      expect(unanswered.output()).toContain('gitea-mock: no exchange of the contract was checked: 2 exchanges of the contract got no answer from the upstream (the proxy answered them itself): exit code 2 (--fail-on-violation)\n');
+      expect(JSON.parse(await readFile(report, 'utf8'))).toMatchObject({ operations: {}, notAnswered: { exchanges: 2 }, notInContract: { exchanges: 1 } });
+      expect(await idle.stop('SIGTERM')).toBe(2);
+      expect(idle.output()).toContain('gitea-mock: no exchange of the contract was checked: none went through the proxy: exit code 2 (--fail-on-violation)\n');
+    } finally {
+      await Promise.all([unanswered.stop('SIGKILL'), idle.stop('SIGKILL')]);
+    }
+  });
+
   it('a report that cannot be written when it stops (its folder removed meanwhile): one line saying so, exit code 1, no stack trace', async () => {
     const gone = await mkdtemp(join(folder, 'gone-'));
     // A report path that is a folder is refused at start too.

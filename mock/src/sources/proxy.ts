@@ -46,6 +46,12 @@ export interface ProxyOptions {
   forwardCookies?: boolean;
   /** One line per exchange with violations; never holds a credential. */
   onViolations?: (line: string) => void;
+  /**
+   * Each exchange of the 20 operations: `true` once checked, `false` when the proxy answered it
+   * itself (`502`, `504`, `408`) because the upstream failed or a bound passed, so that nothing
+   * could be checked.
+   */
+  onExchange?: (checked: boolean) => void;
 }
 
 /** Bodies up to this size are read whole and checked; larger ones stream through unchecked. */
@@ -192,6 +198,8 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
   const operations = new Map<string, Operation>(listOperations(doc).map((op) => [String(op.operation.operationId), op]));
   const stats = new Map<string, OperationStats>();
   let outside = 0;
+  /** Exchanges of the 20 operations the proxy answered itself: the upstream failed, or a bound passed. */
+  let unanswered = 0;
   const started = new Date().toISOString();
   const send = upstream.protocol === 'https:' ? httpsRequest : httpRequest;
   // Connections to the upstream are kept and reused: a new TCP (and TLS) connection per request
@@ -312,6 +320,7 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
         if (!res.writableFinished) outgoing?.destroy();
       });
       const opened = (request: ClientRequest): void => void (outgoing = request);
+      let checked = false;
       try {
         if (!op) {
           // Not one of the 20 operations: through untouched, and only counted.
@@ -345,6 +354,8 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
         };
         if (options.strict && violations.length > 0) {
           record(op.operationId, violations, secrets);
+          checked = true;
+          options.onExchange?.(true);
           report(violations);
           res.shouldKeepAlive &&= requestBody.complete;
           front.sendError(res, 422, redact(`the request breaks the document: ${violations.map(({ line }) => line).join('; ')}`, secrets), { ...cors, 'X-Contract-Violations': String(total(violations)) });
@@ -352,21 +363,27 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
         }
         const answer = await exchange(req, headers, requestBody.chunks, !requestBody.complete, control, opened);
         const answerBody = await collect(answer, CHECK_LIMIT, control.signal);
-        const checked = mismatches(
+        const checks = mismatches(
           doc,
           schemas,
           operations.get(op.operationId)!,
           { status: answer.statusCode ?? 0, headers: new Headers(Object.entries(answer.headers).flatMap(([name, value]) => (value === undefined ? [] : [[name, String(value)] as [string, string]]))), body: answerBody.complete ? Buffer.concat(answerBody.chunks).toString('utf8') : '' },
           { body: answerBody.complete },
         );
-        violations.push(...answered(checked));
+        violations.push(...answered(checks));
         record(op.operationId, violations, secrets);
+        checked = true;
+        options.onExchange?.(true);
         report(violations);
         relay(res, answer, answerBody.chunks, !answerBody.complete, cors, total(violations));
         return answer.statusCode!;
       } catch (error) {
         // After anything unexpected, the upstream connection is not reused.
         outgoing?.destroy();
+        if (op && !checked) {
+          unanswered++;
+          options.onExchange?.(false);
+        }
         return failed(req, res, error as NodeJS.ErrnoException, cors, front);
       }
     },
@@ -374,7 +391,7 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
       agent.destroy();
       if (!options.report) return;
       const operationsReport = Object.fromEntries([...stats].sort(([a], [b]) => a.localeCompare(b)));
-      const report = { upstream: upstream.origin, started, finished: new Date().toISOString(), operations: operationsReport, notInContract: { exchanges: outside } };
+      const report = { upstream: upstream.origin, started, finished: new Date().toISOString(), operations: operationsReport, notAnswered: { exchanges: unanswered }, notInContract: { exchanges: outside } };
       await writeFile(options.report, `${JSON.stringify(report, null, 2)}\n`);
     },
   };
