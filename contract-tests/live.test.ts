@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { MOCK_VERSION } from '../mock/src/front/version.js';
+import { readCredentials, refusedLine } from '../mock/src/live/credentials.js';
 import { startTlsServer, type TlsServer } from '../test/support/tls-server.js';
 import { readJUnit, schemaProblems } from './support/junit.js';
 import { launch } from './support/launch.js';
@@ -236,7 +237,7 @@ describe('npm run test:live against a server that misbehaves once /version has a
     const junit = join(FILES, 'refused.xml');
     const report = join(FILES, 'refused.json');
     const { code, stdout, stderr } = await live(['--base-url', baseUrl, ...IDS, '--junit', junit, '--report', report], { GITEA_TOKEN: TOKEN });
-    const line = `test:live: ${baseUrl} refused the credentials: adminGetAllOrgs answered 401 "invalid username, password or token"`;
+    const line = `test:live: ${baseUrl} refused the credentials in GITEA_TOKEN: adminGetAllOrgs answered 401 "invalid username, password or token"`;
     expect(stderr).toBe(`${line}\n`);
     expect(stdout).toBe('');
     expect(code).toBe(2);
@@ -337,6 +338,22 @@ describe('npm run test:live against a server that misbehaves once /version has a
     expect(out).toContain('server: Gitea [REDACTED]\n');
     expect(section(out, 'adminGetAllOrgs')).toContain('content type application/x-[REDACTED] is not declared');
     expect(out.toLowerCase()).not.toContain(TOKEN.toLowerCase());
+  });
+});
+
+describe('which credentials a refusal names (in-process)', () => {
+  const BASE = 'https://gitea.example.org/api/v1';
+  const ANSWERED = 'adminGetAllOrgs answered 401 "invalid username, password or token"';
+
+  it.each([
+    [{ GITEA_TOKEN: 't0k' }, `${BASE} refused the credentials in GITEA_TOKEN: ${ANSWERED}`],
+    [{ GITEA_TOKEN: 't0k', GITEA_USERNAME: 'alice', GITEA_PASSWORD: 'pw' }, `${BASE} refused the credentials in GITEA_TOKEN (GITEA_USERNAME and GITEA_PASSWORD, set too but not sent: GITEA_TOKEN goes first): ${ANSWERED}`],
+    [{ GITEA_USERNAME: 'alice', GITEA_PASSWORD: 'pw' }, `${BASE} refused the credentials in GITEA_USERNAME and GITEA_PASSWORD: ${ANSWERED}`],
+    [{ GITEA_USERNAME: 'alice', GITEA_PASSWORD: 'pw', GITEA_OTP: '123456' }, `${BASE} refused the credentials in GITEA_USERNAME, GITEA_PASSWORD and GITEA_OTP: ${ANSWERED}`],
+    [{}, `${BASE} asks for credentials and none were given (set GITEA_TOKEN, or GITEA_USERNAME and GITEA_PASSWORD): ${ANSWERED}`],
+    [{ GITEA_USERNAME: 'alice' }, `${BASE} asks for credentials and none were given (GITEA_USERNAME is set without GITEA_PASSWORD, so neither was sent; set GITEA_TOKEN, or GITEA_USERNAME and GITEA_PASSWORD): ${ANSWERED}`],
+  ])('%j: %s', (env, line) => {
+    expect(refusedLine(BASE, readCredentials(env), ANSWERED)).toBe(line);
   });
 });
 
@@ -475,6 +492,12 @@ describe('npm run test:live when no Gitea API answers at the base URL', () => {
     const line = await expectStopped(`http://127.0.0.1:${port}/api/v1`, /^test:live: no Gitea API at http:\/\/127\.0\.0\.1:\d+\/api\/v1: GET \/version /);
     expect(line).toBe(`test:live: no Gitea API at http://127.0.0.1:${port}/api/v1: GET /version ${came}, not {"version": "…"}`);
     expect(paths).toEqual(['/api/v1/version']);
+  });
+
+  it('GET /version answered 401 with no credentials set: says that none were given, as an operation\'s 401 does', async () => {
+    const { port } = await httpServer((_req, res) => res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'token is required', url: 'x' })));
+    const line = await expectStopped(`http://127.0.0.1:${port}/api/v1`, /^test:live: /, [], [], { GITEA_TOKEN: '' });
+    expect(line).toBe(`test:live: http://127.0.0.1:${port}/api/v1 asks for credentials and none were given (set GITEA_TOKEN, or GITEA_USERNAME and GITEA_PASSWORD): GET /version answered 401 with JSON {"message":"token is required","url":"x"}`);
   });
 
   it('no Gitea API, other JSON that echoes the credential: the JSON, with the credential redacted', async () => {

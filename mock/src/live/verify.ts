@@ -10,7 +10,6 @@
 // those a server echoes; it reads at most 10 MB of an answer, judges a redirect as the answer
 // instead of following it, and the whole run keeps within --timeout.
 import { writeFileSync } from 'node:fs';
-import { authorization, type Auth } from '../../../src/auth.js';
 import { createGiteaClient, type GiteaClient } from 'gitea-contract';
 import { redact } from '../../../src/redact.js';
 import { listOperations } from '../contract/document.js';
@@ -20,6 +19,7 @@ import { describeViolation, mismatches } from '../contract/conformance.js';
 import { kindOf } from '../contract/violation-kind.js';
 import { createBudget } from './budget.js';
 import { checks, neverRun, type Context } from './checks.js';
+import { readCredentials, refusedLine } from './credentials.js';
 import { junitXml } from './junit.js';
 import { parseOptions, USAGE, UsageError, type Options } from './options.js';
 import { failureCause, probeServer } from './reachability.js';
@@ -28,16 +28,11 @@ import { jsonReport, problemCount, type Outcome, type Problem, type RunRecord, t
 import { createCapture, lookUp, statusWithMessage, TOO_LARGE, type CapturedAnswer } from './wire.js';
 
 // The credentials first: every line printed and every file written from here on is redacted of them.
-const env = process.env;
-const auth: Auth | undefined = env.GITEA_TOKEN
-  ? { token: env.GITEA_TOKEN }
-  : env.GITEA_USERNAME && env.GITEA_PASSWORD
-    ? { username: env.GITEA_USERNAME, password: env.GITEA_PASSWORD, ...(env.GITEA_OTP ? { otp: env.GITEA_OTP } : {}) }
-    : undefined;
-const headers: Record<string, string> = auth ? { Authorization: authorization(auth) } : {};
+const credentials = readCredentials(process.env);
+const { auth, headers } = credentials;
 // The Authorization value, the token or Basic credential in it, the token or password, the one-time
 // code; and any secret of the server's a check sends back (a hook's authorization header).
-const secrets = auth ? [headers.Authorization!, headers.Authorization!.slice(6), 'token' in auth ? auth.token : auth.password, ...('otp' in auth && typeof auth.otp === 'string' ? [auth.otp] : [])] : [];
+const secrets = credentials.secrets;
 
 /**
  * Lines of the report are held back until an answer shows that the credentials work: a run that
@@ -135,6 +130,7 @@ const probe = await probeServer(baseUrl, {
   timeoutMs: Math.min(options.connectTimeoutMs, options.timeoutMs),
   timeoutFlag: options.timeoutMs < options.connectTimeoutMs ? '--timeout' : '--connect-timeout',
   secrets,
+  refused: (answered) => refusedLine(baseUrl, credentials, answered),
 });
 if (!probe.ok) finish(2, probe.problem);
 run.server = probe.server;
@@ -150,8 +146,7 @@ say(`server: ${probe.server}`);
 
 /** The line that stops the run when `operationId`'s answer refuses the credentials themselves. */
 function refused(operationId: string, answer: CapturedAnswer): string {
-  const answered = `${operationId} answered ${statusWithMessage(answer.status, answer.body)}`;
-  return auth ? `${baseUrl} refused the credentials: ${answered}` : `${baseUrl} asks for credentials and none were given (set GITEA_TOKEN, or GITEA_USERNAME and GITEA_PASSWORD): ${answered}`;
+  return refusedLine(baseUrl, credentials, `${operationId} answered ${statusWithMessage(answer.status, answer.body)}`);
 }
 
 /** What the answer breaks; of a body too large to read whole, its status and headers only. */
