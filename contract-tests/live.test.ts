@@ -104,15 +104,28 @@ describe('npm run test:live', () => {
     expect(code).toBe(0);
   });
 
-  it("the README's command with writes against the built sandbox runs every check, writes included, with the ids it gives", async () => {
+  it("the README's command with writes against the built sandbox runs every check, writes included, with the ids it gives; with a scratch repository that is not there, it writes nothing and cannot pass", async () => {
     const [, write] = readmeCommands();
     expect(write!.args).toContain('--allow-writes');
     const sandbox = await launch(process.execPath, [CLI, '--sandbox', '--port', '0', '--quiet']);
     try {
-      const { code, out } = await live(['--base-url', sandbox.baseUrl, ...write!.args], { GITEA_TOKEN: write!.token });
+      const elsewhere = write!.args.map((arg, at) => (write!.args[at - 1] === '--scratch-repo' ? 'alice/contract-scratch' : arg));
+      expect(elsewhere).toContain('alice/contract-scratch');
+      const [{ code, out }, missing] = await Promise.all([
+        live(['--base-url', sandbox.baseUrl, ...write!.args], { GITEA_TOKEN: write!.token }),
+        live(['--base-url', sandbox.baseUrl, ...elsewhere], { GITEA_TOKEN: write!.token }),
+      ]);
       for (const operationId of [...READ_CHECKS, ...WRITE_CHECKS]) expect(section(out, operationId)).toMatch(new RegExp(`^✓ ${operationId} +20[014] conforms$`));
       expect(out).toContain('13 operations checked, 0 with mismatches');
       expect(code).toBe(0);
+      // The sandbox has no alice/contract-scratch: each write answers a conforming 404, which wrote nothing.
+      for (const operationId of READ_CHECKS) expect(section(missing.stdout, operationId)).toMatch(new RegExp(`^✓ ${operationId} +200 conforms$`));
+      for (const operationId of WRITE_CHECKS) {
+        expect(section(missing.stdout, operationId)).toMatch(new RegExp(`^- ${operationId} +skipped: nothing was written: answered 404 (".*" )?\\(the scratch repository alice/contract-scratch, or what this write names in it, is not there\\)$`));
+      }
+      expect(missing.stdout).toContain('7 operations checked, 0 with mismatches');
+      expect(missing.stderr).toMatch(/^test:live: no write could be checked in alice\/contract-scratch: 6 lacked an id or a repository \(the first, repoAddCollaborator: nothing was written: answered 404/);
+      expect(missing.code).toBe(2);
     } finally {
       await sandbox.stop();
     }

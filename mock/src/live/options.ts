@@ -31,7 +31,7 @@ Credentials come from the environment: GITEA_TOKEN, or GITEA_USERNAME and GITEA_
 
 Exit code: 0 every operation checked conforms; 1 at least one has a mismatch; 2 nothing was
 checked (a wrong option, no Gitea API at the base URL, credentials refused, every operation
-skipped, timed out or without an answer).
+skipped, timed out or without an answer; with --allow-writes, no write checked).
 `;
 
 export interface Options {

@@ -157,8 +157,8 @@ function judge(operationId: string, answer: CapturedAnswer): Problem[] {
   });
 }
 
-/** Why nothing could be checked, by kind of skip, with the first of each. */
-function nothingChecked(): string {
+/** Why the operations `among` could not be checked, by kind of skip, with the first of each: `no operation could be checked: …`. */
+function nothingChecked(what = 'no operation could be checked', among: (operationId: string) => boolean = () => true): string {
   const kinds: [SkipKind, string][] = [
     ['scope', 'refused for want of a token scope'],
     ['timeout', 'ran out of time'],
@@ -166,15 +166,18 @@ function nothingChecked(): string {
     ['too-large', 'answered a body too large to check'],
     ['input', 'lacked an id or a repository'],
   ];
-  const parts = kinds.flatMap(([kind, what]) => {
-    const skipped = run.outcomes.filter((outcome): outcome is Outcome & { checked: false } => !outcome.checked && outcome.kind === kind);
-    return skipped.length === 0 ? [] : [`${skipped.length} ${what} (the first, ${skipped[0]!.operationId}: ${skipped[0]!.cause})`];
+  const parts = kinds.flatMap(([kind, description]) => {
+    const skipped = run.outcomes.filter((outcome): outcome is Outcome & { checked: false } => !outcome.checked && outcome.kind === kind && among(outcome.operationId));
+    return skipped.length === 0 ? [] : [`${skipped.length} ${description} (the first, ${skipped[0]!.operationId}: ${skipped[0]!.cause})`];
   });
-  return `no operation could be checked: ${parts.join('; ')}`;
+  return `${what}: ${parts.join('; ')}`;
 }
 
 let checked = 0;
 let failed = 0;
+/** Writes checked: with --allow-writes, a run that wrote nothing cannot pass. */
+let written = 0;
+const writes = new Set(checks.filter((check) => check.writes).map((check) => check.operationId));
 for (const check of checks) {
   const { operationId } = check;
   const label = operationId.padEnd(34);
@@ -248,7 +251,15 @@ for (const check of checks) {
     skip('too-large', `answered ${status} with a ${TOO_LARGE.replace(/^body is/, 'body')} (its status and declared headers conform)`);
     continue;
   }
+  // A write answered 404 wrote nothing: the scratch repository, or what the write names in it,
+  // is not there. Its answer conforms, but the write was not checked, and a run whose writes all
+  // went nowhere must not pass for one that wrote.
+  if (check.writes && status === 404 && problems.length === 0) {
+    skip('input', `nothing was written: answered ${statusWithMessage(status, answer.body)} (the scratch repository ${options.scratchRepo}, or what this write names in it, is not there)`);
+    continue;
+  }
   checked++;
+  if (check.writes) written++;
   run.outcomes.push({ operationId, checked: true, status, problems, ms: performance.now() - began, ...(answer.tooLarge ? { notChecked: TOO_LARGE } : {}) });
   if (problems.length === 0) {
     say(`✓ ${label} ${status} conforms`);
@@ -265,4 +276,5 @@ say(`- not run by live mode (they change data outside a scratch repository): ${n
 for (const operationId of neverRun) run.outcomes.push({ operationId, checked: false, kind: 'never', cause: 'never run by live mode: it changes data outside a scratch repository' });
 say(`${checked} operation${checked === 1 ? '' : 's'} checked, ${failed} with mismatches`);
 if (checked === 0) finish(2, nothingChecked());
+if (failed === 0 && options.allowWrites && written === 0) finish(2, nothingChecked(`no write could be checked in ${options.scratchRepo}`, (operationId) => writes.has(operationId)));
 finish(failed > 0 ? 1 : 0);
