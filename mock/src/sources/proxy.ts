@@ -131,6 +131,15 @@ class Halt extends Error {
   }
 }
 
+/**
+ * `cors` with `X-Contract-Violations` exposed too, so that a browser app can read the count
+ * (browsers hide every header CORS does not expose); unchanged for a request without `Origin`.
+ */
+function exposingCount(cors: Record<string, string>): Record<string, string> {
+  const exposed = cors['Access-Control-Expose-Headers'];
+  return exposed === undefined ? cors : { ...cors, 'Access-Control-Expose-Headers': `${exposed}, X-Contract-Violations` };
+}
+
 /** Every value a log line, report or header must not show: credentials, query tokens, secret fields of the body. */
 function secretsOf(headers: IncomingHttpHeaders, url: URL, body: unknown, op: MockOperation): string[] {
   const secrets: string[] = [];
@@ -272,7 +281,7 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
     if (problem) throw new Halt(502, `the upstream ${upstream.host} sent an answer that cannot be passed on: ${problem}`);
     // The mock's own CORS answers stand in for the upstream's: the browser talks to the proxy's origin.
     const headers = endToEnd(answer.rawHeaders, (name) => name.startsWith('access-control-'));
-    for (const [name, value] of Object.entries({ ...cors, ...(count === undefined ? {} : { 'X-Contract-Violations': String(count) }) })) headers.push(name, value);
+    for (const [name, value] of Object.entries(count === undefined ? cors : { ...exposingCount(cors), 'X-Contract-Violations': String(count) })) headers.push(name, value);
     res.writeHead(answer.statusCode!, answer.statusMessage, headers);
     for (const chunk of head) res.write(chunk);
     // A stream the upstream cuts, or the proxy halts, destroys the client's connection with it.
@@ -358,7 +367,7 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
           options.onExchange?.(true);
           report(violations);
           res.shouldKeepAlive &&= requestBody.complete;
-          front.sendError(res, 422, redact(`the request breaks the document: ${violations.map(({ line }) => line).join('; ')}`, secrets), { ...cors, 'X-Contract-Violations': String(total(violations)) });
+          front.sendError(res, 422, redact(`the request breaks the document: ${violations.map(({ line }) => line).join('; ')}`, secrets), { ...exposingCount(cors), 'X-Contract-Violations': String(total(violations)) });
           return 422;
         }
         const answer = await exchange(req, headers, requestBody.chunks, !requestBody.complete, control, opened);
