@@ -1,11 +1,13 @@
 // Live mode's JUnit XML (`gitea-mock verify --junit`), written from results that hold whatever a
 // server may send: markup characters, line breaks, characters XML cannot hold, a credential. It
 // must read back, as CI systems read it, with every mismatch and cause as written and no secret.
-// The reader is checked too: it must refuse what CI systems would misread.
+// Its structure must be what the common JUnit schema allows (Jenkins' xUnit plugin refuses a file
+// that breaks its junit-10.xsd): support/junit.xsd holds those rules, checked with libxml2. The
+// reader and the schema are checked too: they must refuse what CI systems would misread or refuse.
 import { describe, expect, it } from 'vitest';
 import { junitXml } from '../mock/src/live/junit.js';
 import type { RunRecord } from '../mock/src/live/results.js';
-import { readJUnit } from './support/junit.js';
+import { readJUnit, schemaProblems } from './support/junit.js';
 
 const TOKEN = 'JUnit-Secret-Token-42';
 const HOSTILE = 'a <tag> & "quotes" \'single\' ]]> --> line\nbreak\r\ttab ✓ 🚀';
@@ -68,6 +70,35 @@ describe('live mode JUnit XML', () => {
     const [suite] = readJUnit(junitXml(run({ exitCode: 2, stopped, outcomes: [] }), [TOKEN]));
     expect(suite!.cases).toHaveLength(1);
     expect(suite!.cases[0]!.errors).toEqual([{ message: 'http://127.0.0.1:3000/api/v1 refused the credentials: adminGetAllOrgs answered 401 "bad [REDACTED]"', type: 'stopped' }]);
+  });
+
+  it('every file it writes is valid against the JUnit schema: a run with mismatches and skips, a stopped one, one with nothing run', async () => {
+    const files = [
+      junitXml(run(), [TOKEN]),
+      junitXml(run({ exitCode: 2, stopped: `refused the credentials ${HOSTILE}`, server: undefined, outcomes: [] }), [TOKEN]),
+      junitXml(run({ exitCode: 2, stopped: 'no operation could be checked', outcomes: [{ operationId: 'adminGetAllOrgs', checked: false, kind: 'timeout', cause: `timed out ${UNWRITABLE}` }] }), [TOKEN]),
+    ];
+    expect(await schemaProblems(files.map((contents, index) => ({ fileName: `run-${index}.xml`, contents })))).toEqual([]);
+  });
+
+  it('the schema refuses what junit-10.xsd refuses: skipped on <testsuites>, an unknown attribute or element, a property without a value', async () => {
+    const xml = junitXml(run(), [TOKEN]);
+    const spoilt = {
+      'skipped.xml': xml.replace('<testsuites name="gitea-mock verify" ', '<testsuites name="gitea-mock verify" skipped="2" '),
+      'attribute.xml': xml.replace('name="renderMarkdown" ', 'name="renderMarkdown" status="passed" '),
+      'element.xml': xml.replace('<system-out>answered 200', '<warning/><system-out>answered 200'),
+      'property.xml': xml.replace(/(<property name="server") value="[^"]*"/, '$1'),
+      'time.xml': xml.replace('time="0.013"', 'time="13 ms"'),
+    };
+    for (const contents of Object.values(spoilt)) expect(contents).not.toBe(xml);
+    const problems = await schemaProblems(Object.entries(spoilt).map(([fileName, contents]) => ({ fileName, contents })));
+    expect(problems).toEqual([
+      expect.stringMatching(/^skipped\.xml:2: .*Element 'testsuites', attribute 'skipped': The attribute 'skipped' is not allowed\.$/),
+      expect.stringMatching(/^attribute\.xml:\d+: .*Element 'testcase', attribute 'status': The attribute 'status' is not allowed\.$/),
+      expect.stringMatching(/^element\.xml:\d+: .*Element 'warning': This element is not expected\./),
+      expect.stringMatching(/^property\.xml:\d+: .*Element 'property': The attribute 'value' is required but missing\.$/),
+      expect.stringMatching(/^time\.xml:\d+: .*Element 'testcase', attribute 'time': .*'13 ms' is not (accepted|valid)/),
+    ]);
   });
 
   it.each([

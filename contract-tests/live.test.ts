@@ -13,8 +13,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { MOCK_VERSION } from '../mock/src/front/version.js';
+import { readCredentials, refusedLine } from '../mock/src/live/credentials.js';
 import { startTlsServer, type TlsServer } from '../test/support/tls-server.js';
-import { readJUnit } from './support/junit.js';
+import { readJUnit, schemaProblems } from './support/junit.js';
 import { launch } from './support/launch.js';
 
 const CLI = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
@@ -103,15 +104,28 @@ describe('npm run test:live', () => {
     expect(code).toBe(0);
   });
 
-  it("the README's command with writes against the built sandbox runs every check, writes included, with the ids it gives", async () => {
+  it("the README's command with writes against the built sandbox runs every check, writes included, with the ids it gives; with a scratch repository that is not there, it writes nothing and cannot pass", async () => {
     const [, write] = readmeCommands();
     expect(write!.args).toContain('--allow-writes');
     const sandbox = await launch(process.execPath, [CLI, '--sandbox', '--port', '0', '--quiet']);
     try {
-      const { code, out } = await live(['--base-url', sandbox.baseUrl, ...write!.args], { GITEA_TOKEN: write!.token });
+      const elsewhere = write!.args.map((arg, at) => (write!.args[at - 1] === '--scratch-repo' ? 'alice/contract-scratch' : arg));
+      expect(elsewhere).toContain('alice/contract-scratch');
+      const [{ code, out }, missing] = await Promise.all([
+        live(['--base-url', sandbox.baseUrl, ...write!.args], { GITEA_TOKEN: write!.token }),
+        live(['--base-url', sandbox.baseUrl, ...elsewhere], { GITEA_TOKEN: write!.token }),
+      ]);
       for (const operationId of [...READ_CHECKS, ...WRITE_CHECKS]) expect(section(out, operationId)).toMatch(new RegExp(`^✓ ${operationId} +20[014] conforms$`));
       expect(out).toContain('13 operations checked, 0 with mismatches');
       expect(code).toBe(0);
+      // The sandbox has no alice/contract-scratch: each write answers a conforming 404, which wrote nothing.
+      for (const operationId of READ_CHECKS) expect(section(missing.stdout, operationId)).toMatch(new RegExp(`^✓ ${operationId} +200 conforms$`));
+      for (const operationId of WRITE_CHECKS) {
+        expect(section(missing.stdout, operationId)).toMatch(new RegExp(`^- ${operationId} +skipped: nothing was written: answered 404 (".*" )?\\(the scratch repository alice/contract-scratch, or what this write names in it, is not there\\)$`));
+      }
+      expect(missing.stdout).toContain('7 operations checked, 0 with mismatches');
+      expect(missing.stderr).toMatch(/^test:live: no write could be checked in alice\/contract-scratch: 6 lacked an id or a repository \(the first, repoAddCollaborator: nothing was written: answered 404/);
+      expect(missing.code).toBe(2);
     } finally {
       await sandbox.stop();
     }
@@ -132,6 +146,7 @@ describe('npm run test:live', () => {
     expect(code).toBe(1);
 
     const [suite] = readJUnit(readFileSync(junit, 'utf8'));
+    expect(await schemaProblems([{ fileName: 'broken.xml', contents: readFileSync(junit, 'utf8') }])).toEqual([]);
     const cases = new Map(suite!.cases.map((testCase) => [testCase.name, testCase]));
     // The server, then every operation of the contract.
     expect(suite!.cases).toHaveLength(21);
@@ -187,7 +202,7 @@ describe('npm run test:live against a server that misbehaves once /version has a
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
   }
 
-  it('an endless body: read up to 10 MB, the rest discarded, reported as too large to check', async () => {
+  it('an endless body: read up to 10 MB, the rest discarded, not checked: a skip with its cause, or the status and header mismatches alone', async () => {
     // Endless as far as live mode can tell; the fence only ends the test should it read on.
     const FENCE = 64 * 1024 * 1024;
     const CHUNK = Buffer.alloc(64 * 1024, ' ');
@@ -207,12 +222,19 @@ describe('npm run test:live against a server that misbehaves once /version has a
       res.on('close', () => sent.push(bytes));
       pump();
     });
-    const { code, out } = await live(['--base-url', baseUrl]);
-    for (const operationId of ['adminGetAllOrgs', 'renderMarkdown']) expect(section(out, operationId)).toMatch(/^✗ \S+ +200 [\s\S]*\n {4}body is larger than 10 MB: not checked$/);
+    const report = join(FILES, 'endless.json');
+    const { code, out } = await live(['--base-url', baseUrl, '--report', report]);
+    // Its status and headers conform, its body could not be read: not checked, so not a mismatch.
+    expect(section(out, 'renderMarkdown')).toBe('- renderMarkdown                     skipped: answered 200 with a body larger than 10 MB: not checked (its status and declared headers conform)');
+    // A header the server left out is a mismatch all the same, and the body is said to be unchecked, not counted.
+    expect(section(out, 'adminGetAllOrgs')).toBe('✗ adminGetAllOrgs                    200 1 mismatch\n    header X-Total-Count is required but missing\n    (body is larger than 10 MB: not checked)');
     // The id lookups read no further either: with no team found, the operation is skipped.
     expect(section(out, 'orgListTeamMembers')).toMatch(/skipped: no team to use: GET \/user\/teams answered more than 10 MB; give --team-id$/);
-    expect(out).toContain('2 operations checked, 2 with mismatches');
+    expect(out).toContain('1 operation checked, 1 with mismatches');
     expect(code).toBe(1);
+    const json = JSON.parse(readFileSync(report, 'utf8')) as { operations: Record<string, object>; skipped: Record<string, { kind: string }> };
+    expect(json.operations.adminGetAllOrgs).toMatchObject({ violations: { 'response.headers': 1 }, mismatches: ['header X-Total-Count is required but missing'], notChecked: 'body is larger than 10 MB: not checked' });
+    expect(json.skipped.renderMarkdown!.kind).toBe('too-large');
     // Every answer was abandoned far short of the fence: what the sockets held, beyond the 10 MB read.
     expect(sent).toHaveLength(3);
     for (const bytes of sent) expect(bytes).toBeLessThan(FENCE / 2);
@@ -228,13 +250,14 @@ describe('npm run test:live against a server that misbehaves once /version has a
     const junit = join(FILES, 'refused.xml');
     const report = join(FILES, 'refused.json');
     const { code, stdout, stderr } = await live(['--base-url', baseUrl, ...IDS, '--junit', junit, '--report', report], { GITEA_TOKEN: TOKEN });
-    const line = `test:live: ${baseUrl} refused the credentials: adminGetAllOrgs answered 401 "invalid username, password or token"`;
+    const line = `test:live: ${baseUrl} refused the credentials in GITEA_TOKEN: adminGetAllOrgs answered 401 "invalid username, password or token"`;
     expect(stderr).toBe(`${line}\n`);
     expect(stdout).toBe('');
     expect(code).toBe(2);
     // Stopped at the first refusal: no look-up, no other operation.
     expect(asked).toEqual(['GET /api/v1/admin/orgs?limit=5']);
     const [suite] = readJUnit(readFileSync(junit, 'utf8'));
+    expect(await schemaProblems([{ fileName: 'refused.xml', contents: readFileSync(junit, 'utf8') }])).toEqual([]);
     expect(suite!.cases[0]!.errors).toEqual([{ message: line.slice('test:live: '.length), type: 'stopped' }]);
     expect(suite!.cases.slice(1).every((testCase) => testCase.skipped !== undefined)).toBe(true);
     const json = JSON.parse(readFileSync(report, 'utf8')) as { exitCode: number; stopped: string; operations: object };
@@ -248,8 +271,10 @@ describe('npm run test:live against a server that misbehaves once /version has a
     const { code, stdout, stderr } = await live(['--base-url', baseUrl, '--repo', 'acme/rocket', '--timeout', '2', '--request-timeout', '0.4']);
     const elapsed = performance.now() - started;
     expect(section(stdout, 'adminGetAllOrgs')).toBe('- adminGetAllOrgs                    skipped: timed out: no answer within the --request-timeout of 0.4 s');
-    // A look-up's time-out is told as one, never as data the server lacks.
-    expect(section(stdout, 'listPackageVersions')).toMatch(/^- listPackageVersions +(skipped: no package to use: GET \/packages\/acme timed out: (no answer within the --request-timeout of 0\.4 s|the run's --timeout of 2 s ran out); give --package|not run: the run's --timeout of 2 s ran out)/);
+    // A look-up's time-out is told as one, never as data the server lacks, and with no option to
+    // give: an option would not have made the server answer.
+    expect(section(stdout, 'listPackageVersions')).toMatch(/^- listPackageVersions +(skipped: no package to use: GET \/packages\/acme timed out: (no answer within the --request-timeout of 0\.4 s|the run's --timeout of 2 s ran out)|not run: the run's --timeout of 2 s ran out)$/);
+    expect(stdout).not.toContain('; give --');
     expect(section(stdout, 'renderMarkdown')).toMatch(/^- renderMarkdown +(skipped: timed out: |not run: )/);
     expect(stdout).not.toMatch(/listed none|answered \d/);
     expect(stdout).toContain('0 operations checked, 0 with mismatches');
@@ -257,6 +282,34 @@ describe('npm run test:live against a server that misbehaves once /version has a
     expect(code).toBe(2);
     // The 2 s of the run, and the start of a process.
     expect(elapsed).toBeLessThan(6_000);
+  });
+
+  it('gone after /version (the connection closed, then refused): each operation skipped with its network cause, never a mismatch; exit 2', async () => {
+    let server: Server | undefined;
+    const asked: string[] = [];
+    const baseUrl = await gitea((req) => {
+      // The first request after /version has its connection closed, and the server stops
+      // listening: every later connection is refused.
+      asked.push(`${req.method} ${req.url}`);
+      req.socket.destroy();
+      server ??= servers.at(-1)!;
+      server.close();
+    });
+    const report = join(FILES, 'gone.json');
+    const { code, stdout, stderr } = await live(['--base-url', baseUrl, '--repo', 'acme/rocket', '--report', report]);
+    expect(asked).toEqual(['GET /api/v1/admin/orgs?limit=5']);
+    expect(section(stdout, 'adminGetAllOrgs')).toMatch(/^- adminGetAllOrgs +skipped: the request failed: (UND_ERR_SOCKET \(the connection was closed before an answer\)|ECONNRESET \(the connection was reset before an answer\))$/);
+    // A look-up cut off the same way names the cause, and no option: none would have helped.
+    expect(section(stdout, 'repoGetKey')).toBe('- repoGetKey                         skipped: no deploy key to use: GET /repos/acme/rocket/keys failed: ECONNREFUSED (the connection was refused: is the server running, on that port?)');
+    expect(section(stdout, 'renderMarkdown')).toBe('- renderMarkdown                     skipped: the request failed: ECONNREFUSED (the connection was refused: is the server running, on that port?)');
+    expect(stdout).not.toMatch(/^✗|fetch failed|; give --/m);
+    expect(stdout).toContain('0 operations checked, 0 with mismatches');
+    expect(stderr).toMatch(/^test:live: no operation could be checked: 7 got no answer: the connection failed \(the first, adminGetAllOrgs: the request failed: (UND_ERR_SOCKET|ECONNRESET) \(/);
+    expect(code).toBe(2);
+    const json = JSON.parse(readFileSync(report, 'utf8')) as { exitCode: number; operations: object; skipped: Record<string, { kind: string }> };
+    expect(json.exitCode).toBe(2);
+    expect(json.operations).toEqual({});
+    for (const operationId of READ_CHECKS) expect(json.skipped[operationId]!.kind, operationId).toBe('network');
   });
 
   it('a redirect is judged as the answer, never followed: nothing reaches where it points', async () => {
@@ -298,6 +351,22 @@ describe('npm run test:live against a server that misbehaves once /version has a
     expect(out).toContain('server: Gitea [REDACTED]\n');
     expect(section(out, 'adminGetAllOrgs')).toContain('content type application/x-[REDACTED] is not declared');
     expect(out.toLowerCase()).not.toContain(TOKEN.toLowerCase());
+  });
+});
+
+describe('which credentials a refusal names (in-process)', () => {
+  const BASE = 'https://gitea.example.org/api/v1';
+  const ANSWERED = 'adminGetAllOrgs answered 401 "invalid username, password or token"';
+
+  it.each([
+    [{ GITEA_TOKEN: 't0k' }, `${BASE} refused the credentials in GITEA_TOKEN: ${ANSWERED}`],
+    [{ GITEA_TOKEN: 't0k', GITEA_USERNAME: 'alice', GITEA_PASSWORD: 'pw' }, `${BASE} refused the credentials in GITEA_TOKEN (GITEA_USERNAME and GITEA_PASSWORD, set too but not sent: GITEA_TOKEN goes first): ${ANSWERED}`],
+    [{ GITEA_USERNAME: 'alice', GITEA_PASSWORD: 'pw' }, `${BASE} refused the credentials in GITEA_USERNAME and GITEA_PASSWORD: ${ANSWERED}`],
+    [{ GITEA_USERNAME: 'alice', GITEA_PASSWORD: 'pw', GITEA_OTP: '123456' }, `${BASE} refused the credentials in GITEA_USERNAME, GITEA_PASSWORD and GITEA_OTP: ${ANSWERED}`],
+    [{}, `${BASE} asks for credentials and none were given (set GITEA_TOKEN, or GITEA_USERNAME and GITEA_PASSWORD): ${ANSWERED}`],
+    [{ GITEA_USERNAME: 'alice' }, `${BASE} asks for credentials and none were given (GITEA_USERNAME is set without GITEA_PASSWORD, so neither was sent; set GITEA_TOKEN, or GITEA_USERNAME and GITEA_PASSWORD): ${ANSWERED}`],
+  ])('%j: %s', (env, line) => {
+    expect(refusedLine(BASE, readCredentials(env), ANSWERED)).toBe(line);
   });
 });
 
@@ -436,6 +505,12 @@ describe('npm run test:live when no Gitea API answers at the base URL', () => {
     const line = await expectStopped(`http://127.0.0.1:${port}/api/v1`, /^test:live: no Gitea API at http:\/\/127\.0\.0\.1:\d+\/api\/v1: GET \/version /);
     expect(line).toBe(`test:live: no Gitea API at http://127.0.0.1:${port}/api/v1: GET /version ${came}, not {"version": "…"}`);
     expect(paths).toEqual(['/api/v1/version']);
+  });
+
+  it('GET /version answered 401 with no credentials set: says that none were given, as an operation\'s 401 does', async () => {
+    const { port } = await httpServer((_req, res) => res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'token is required', url: 'x' })));
+    const line = await expectStopped(`http://127.0.0.1:${port}/api/v1`, /^test:live: /, [], [], { GITEA_TOKEN: '' });
+    expect(line).toBe(`test:live: http://127.0.0.1:${port}/api/v1 asks for credentials and none were given (set GITEA_TOKEN, or GITEA_USERNAME and GITEA_PASSWORD): GET /version answered 401 with JSON {"message":"token is required","url":"x"}`);
   });
 
   it('no Gitea API, other JSON that echoes the credential: the JSON, with the credential redacted', async () => {

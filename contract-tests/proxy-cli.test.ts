@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { outputFileProblem } from '../mock/src/output-file.js';
 import { launch } from './support/launch.js';
 import { rawUpstream } from './support/upstream.js';
 
@@ -135,6 +136,51 @@ describe('gitea-mock --proxy', () => {
     }
   });
 
+  it('--fail-on-violation: exits 2 when no exchange of the contract was checked: every one got the proxy\'s own 502 (the upstream down), or none came', async () => {
+    // A port that was free a moment ago: the upstream refuses every connection.
+    const down = createServer();
+    await new Promise<void>((resolve) => down.listen(0, '127.0.0.1', resolve));
+    const downOrigin = `http://127.0.0.1:${(down.address() as AddressInfo).port}`;
+    await new Promise((resolve) => down.close(resolve));
+    const report = join(folder, 'down.json');
+    const [unanswered, idle] = await Promise.all([
+      launch(process.execPath, [CLI, '--proxy', downOrigin, '--port', '0', '--quiet', '--fail-on-violation', '--report', report]),
+      launch(process.execPath, [CLI, '--proxy', origin, '--port', '0', '--quiet', '--fail-on-violation']),
+    ]);
+    try {
+      for (const path of ['/admin/orgs', '/repos/acme/rocket/keys/11001']) {
+        const answer = await fetch(`${unanswered.baseUrl}${path}`, { headers: { authorization: 'token tok_down' } });
+        expect([answer.status, ((await answer.json()) as { message: string }).message]).toEqual([502, `the upstream ${downOrigin.slice(7)} failed: ECONNREFUSED`]);
+      }
+      // Outside the contract: neither checked nor counted as unanswered.
+      expect((await fetch(`${new URL(unanswered.baseUrl).origin}/api/v1/version`)).status).toBe(502);
+      expect(await unanswered.stop('SIGTERM')).toBe(2);
+      expect(unanswered.output()).toContain('gitea-mock: no exchange of the contract was checked: 2 exchanges of the contract got no answer from the upstream (the proxy answered them itself): exit code 2 (--fail-on-violation)\n');
+      expect(JSON.parse(await readFile(report, 'utf8'))).toMatchObject({ operations: {}, notAnswered: { exchanges: 2 }, notInContract: { exchanges: 1 } });
+      expect(await idle.stop('SIGTERM')).toBe(2);
+      expect(idle.output()).toContain('gitea-mock: no exchange of the contract was checked: none went through the proxy: exit code 2 (--fail-on-violation)\n');
+    } finally {
+      await Promise.all([unanswered.stop('SIGKILL'), idle.stop('SIGKILL')]);
+    }
+  });
+
+  it('a report that cannot be written when it stops (its folder removed meanwhile): one line saying so, exit code 1, no stack trace', async () => {
+    const gone = await mkdtemp(join(folder, 'gone-'));
+    // A report path that is a folder is refused at start too.
+    expect(outputFileProblem(gone)).toBe(`${gone} is a folder`);
+    const proxy = await launch(process.execPath, [CLI, '--proxy', origin, '--port', '0', '--quiet', '--report', join(gone, 'report.json')]);
+    try {
+      await (await fetch(`${proxy.baseUrl}/repos/acme/rocket/keys/11001`, { headers: { authorization: 'token tok_gone' } })).arrayBuffer();
+      await rm(gone, { recursive: true });
+      expect(await proxy.stop('SIGTERM')).toBe(1);
+      const lines = proxy.output().trimEnd().split('\n');
+      expect(lines.at(-1)).toBe(`gitea-mock: the report was not written: ENOENT: no such file or directory, open '${join(gone, 'report.json')}'`);
+      expect(proxy.output()).not.toMatch(/\n\s+at /);
+    } finally {
+      await proxy.stop('SIGKILL');
+    }
+  });
+
   it.each([
     ['a reason phrase Node refuses to write', [], 'HTTP/1.1 200 O\x7fK', 'the reason phrase holds a character HTTP does not allow'],
     // With Node's lenient parser (NODE_OPTIONS=--insecure-http-parser), a header value too.
@@ -167,6 +213,8 @@ describe('gitea-mock --proxy', () => {
     [['--proxy', 'https://gitea.example.org', '--upstream-connections', '0'], 2, 'gitea-mock: invalid --upstream-connections "0": give a whole number from 1'],
     [['--proxy', 'https://gitea.example.org', '--exchange-timeout', '1.5'], 2, 'gitea-mock: invalid --exchange-timeout "1.5": give whole seconds from 1'],
     [['--proxy', 'https://gitea.example.org', '--sandbox'], 2, 'gitea-mock: --proxy answers from the upstream: it does not go with --sandbox or --dynamic'],
+    // Written when it stops: a folder that is not there is refused now, not found missing then.
+    [['--proxy', 'https://gitea.example.org', '--report', '/nonexistent-gitea-contract/report.json'], 2, 'gitea-mock: --report /nonexistent-gitea-contract/report.json: cannot write in /nonexistent-gitea-contract (ENOENT)\n'],
   ])('refuses %j', async (args, code, message) => {
     const failure = await promisify(execFile)(process.execPath, [CLI, ...args, '--port', '0']).then(
       () => undefined,

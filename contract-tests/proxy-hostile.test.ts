@@ -339,6 +339,22 @@ describe('CORS and cookies in front of a real server', () => {
     }
   });
 
+  it('exposes X-Contract-Violations to the pages it answers, beside Link and X-Total-Count, where it sends the header', async () => {
+    const { proxy } = await proxyTo(upstream.origin);
+    try {
+      const origin = 'http://localhost:5173';
+      const checked = await send(new URL(`${proxy.baseUrl}/admin/orgs`), 'GET', { origin, authorization: 'token tok_expose' });
+      expect([checked.headers['access-control-expose-headers'], checked.headers['x-contract-violations']]).toEqual(['Link, X-Total-Count, X-Contract-Violations', '0']);
+      // Outside the contract there is no count to read, nor to expose.
+      const outside = await send(new URL(`${proxy.origin}/user/settings`), 'GET', { origin });
+      expect([outside.headers['access-control-expose-headers'], outside.headers['x-contract-violations']]).toEqual(['Link, X-Total-Count', undefined]);
+      // Without Origin (not a browser's cross-origin request), no CORS header at all.
+      expect((await send(new URL(`${proxy.baseUrl}/admin/orgs`), 'GET', { authorization: 'token tok_expose' })).headers['access-control-expose-headers']).toBeUndefined();
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('forwards Cookie only with forwardCookies', async () => {
     for (const forwardCookies of [false, true]) {
       seen.length = 0;

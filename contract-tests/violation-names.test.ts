@@ -1,7 +1,8 @@
 // A field a new Gitea release adds, a required one it drops, a value no enum of the document
 // allows: each violation names the field and where it is (a JSON pointer into the body), in live
 // mode's report, in the proxy's lines and X-Contract-Violations count, and in the proxy's JSON
-// report. Both run as users run them, from the built bin, against one local upstream.
+// report. Both run as users run them, from the built bin, against one local upstream. A body with
+// more problems than are listed says how many were left out, and every count counts them all.
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
@@ -30,6 +31,14 @@ const PLANTED = [
   { operationId: 'ActionsGetWorkflow', path: '/repos/acme/rocket/actions/workflows/build.yml', lines: ['body /state: "paused" is not an allowed value (allowed: "active", "disabled_manually")'] },
 ];
 
+/** Nine attachments, each with a field the document does not know: six are listed, and a seventh line says three more were left out. */
+const CROWDED = {
+  operationId: 'issueListIssueCommentAttachments',
+  path: '/repos/acme/rocket/issues/comments/15001/assets',
+  count: 9,
+  lines: [...[0, 1, 2, 3, 4, 5].map((index) => `body /${index}/shiny_new_field: unexpected field (not in the document)`), 'body: 3 more problems, not listed (at most 6 are listed per body)'],
+};
+
 /** The upstream: a Gitea whose answers break the document in the ways PLANTED names. */
 function answer(path: string, res: ServerResponse): void {
   const json = (status: number, body: unknown, headers: Record<string, string> = {}): void => {
@@ -41,7 +50,7 @@ function answer(path: string, res: ServerResponse): void {
   if (path === '/api/v1/packages/acme/npm/rocket-sdk') return json(200, [{ id: 1, name: 'rocket-sdk', type: 'npm', version: '1.0.0', repository: { id: 7, shiny_new_field: '' } }], { 'x-total-count': '1' });
   if (path === '/api/v1/teams/12001/members') return json(404, { errors: null, url: 'https://gitea.example.org/api/swagger' });
   if (path === '/api/v1/repos/acme/rocket/actions/workflows/build.yml') return json(200, WORKFLOW);
-  if (path === '/api/v1/repos/acme/rocket/issues/comments/15001/assets') return json(200, []);
+  if (path === `/api/v1${CROWDED.path}`) return json(200, Array.from({ length: CROWDED.count }, (_, index) => ({ id: 13001 + index, name: `a${index}.txt`, shiny_new_field: index })));
   if (path === '/api/v1/markdown') return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<h1>Contract check</h1>\n');
   json(404, { errors: null, message: 'not found', url: 'https://gitea.example.org/api/swagger' });
 }
@@ -74,11 +83,14 @@ describe('each violation names the field and where it is', () => {
       const section = stdout.slice(stdout.search(header)).split('\n').slice(1, 1 + lines.length);
       expect(section, operationId).toEqual(lines.map((line) => `    ${line}`));
     }
-    expect(stdout).toContain('7 operations checked, 5 with mismatches');
+    // Counted in full: nine mismatches, of which six are listed and the rest said to be left out.
+    expect(stdout).toContain(`✗ ${CROWDED.operationId}   200 9 mismatches\n${CROWDED.lines.map((line) => `    ${line}\n`).join('')}`);
+    expect(stdout).toContain('7 operations checked, 6 with mismatches');
     expect(stdout).not.toContain(TOKEN);
     expect(code).toBe(1);
-    const written = JSON.parse(await readFile(report, 'utf8')) as { operations: Record<string, { mismatches: string[] }> };
+    const written = JSON.parse(await readFile(report, 'utf8')) as { operations: Record<string, { mismatches: string[]; violations: Record<string, number> }> };
     for (const { operationId, lines } of PLANTED) expect(written.operations[operationId]?.mismatches, operationId).toEqual(lines);
+    expect(written.operations[CROWDED.operationId]).toMatchObject({ violations: { 'response.body': 9 }, mismatches: CROWDED.lines });
   });
 
   it('in the proxy: its line, its X-Contract-Violations count and its report', async () => {
@@ -92,11 +104,16 @@ describe('each violation names the field and where it is', () => {
         const pathname = new URL(path, 'http://x').pathname;
         await expect.poll(() => proxy.output()).toContain(`gitea-mock: contract: ${operationId} GET /api/v1${pathname}: 1 violation: response ${lines[0]}\n`);
       }
+      const crowded = await fetch(`${proxy.baseUrl}${CROWDED.path}`, { headers: { authorization: `token ${TOKEN}` } });
+      await crowded.arrayBuffer();
+      expect(crowded.headers.get('x-contract-violations')).toBe('9');
+      await expect.poll(() => proxy.output()).toContain(`gitea-mock: contract: ${CROWDED.operationId} GET /api/v1${CROWDED.path}: 9 violations: ${CROWDED.lines.map((line) => `response ${line}`).join('; ')}\n`);
       expect(await proxy.stop('SIGTERM')).toBe(0);
-      const written = JSON.parse(await readFile(report, 'utf8')) as { operations: Record<string, { messages: Record<string, number> }> };
+      const written = JSON.parse(await readFile(report, 'utf8')) as { operations: Record<string, { messages: Record<string, number>; violations: Record<string, number> }> };
       for (const { operationId, lines } of PLANTED) {
         expect(written.operations[operationId]?.messages, operationId).toEqual(Object.fromEntries(lines.map((line) => [`response ${line}`, 1])));
       }
+      expect(written.operations[CROWDED.operationId]).toMatchObject({ withViolations: 1, violations: { 'response.body': 9 } });
       expect(JSON.stringify(written) + proxy.output()).not.toContain(TOKEN);
     } finally {
       await proxy.stop('SIGKILL');

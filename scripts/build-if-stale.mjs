@@ -36,6 +36,7 @@ export const OUTPUTS = [
   'mock/dist/msw.d.mts',
   'mock/dist/msw.mjs',
   'mock/dist/network-failure.mjs',
+  'mock/dist/output-file.mjs',
   'mock/dist/proxy.mjs',
   'mock/dist/schema.mjs',
   'mock/dist/schema2.mjs',

@@ -1,9 +1,13 @@
-// `npm run check:breaking`: the script run as a process in scratch git repositories that hold a
-// copy of openapi.yaml, with changes planted in the working tree. Each kind of breaking change
-// (a renamed property, a new required request field, a removed enum value, a changed type) must
-// be caught with every operation it reaches, an added optional field must pass, and a breaking
-// change must pass only with the package's major version raised (the minor before 1.0) and each
-// change named in CHANGELOG.md. The scenarios that run `redocly diff` (1-2 s each) run at once.
+// `npm run check:breaking`. Its policy (scripts/breaking-policy.mjs: which changes break, their
+// names for CHANGELOG.md, the operations they reach, the verdict and its lines) is a pure function,
+// run here in-process on the changes of one real `redocly diff` run of a copy of openapi.yaml with
+// four kinds of breaking change planted (a renamed property, a new required request field, a
+// removed enum value, a changed type): a breaking change must pass only with the package's major
+// version raised (the minor before 1.0) and each change named, as a whole name, in CHANGELOG.md;
+// a change inside an operation by the operationId and the parameter or status it is in.
+// The script itself runs as a process in scratch git repositories for the breaking run, the
+// additive run (an optional field must pass) and the runs that compare nothing; those that run
+// `redocly diff` (1-2 s each) run at once, beside the in-process diff.
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,7 +15,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseDocument } from 'yaml';
+import { parse, parseDocument } from 'yaml';
+import { judgeChanges, namesWhole, type DiffChange } from '../scripts/breaking-policy.mjs';
+import { redoclyDiff } from '../scripts/redocly-diff.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SCRIPT = join(ROOT, 'scripts/check-breaking.mjs');
@@ -65,8 +71,11 @@ interface Scenario {
   /** Lines added to CHANGELOG.md in the working tree. */
   changelog?: string[];
   plant?: Plant;
-  /** Where the base comes from: a release tag (default), or only a main branch to take the merge base with, or neither. */
-  base?: 'tag' | 'main' | 'none';
+  /**
+   * Where the base comes from: a release tag (default), or only a main branch to take the merge
+   * base with, or neither; `before` a release tag on a first commit, before openapi.yaml was added.
+   */
+  base?: 'tag' | 'main' | 'none' | 'before';
   args?: string[];
 }
 
@@ -79,6 +88,12 @@ async function check({ versions = ['0.1.0', '0.1.0'], changelog = [], plant, bas
   folders.push(folder);
   const git = (...gitArgs: string[]) => run('git', gitArgs, { cwd: folder, env: { ...process.env, ...GIT_ENV } });
   await git('init', '-q', '-b', base === 'none' ? 'trunk' : 'main');
+  if (base === 'before') {
+    await writeFile(join(folder, 'README.md'), '# scratch\n');
+    await git('add', '.');
+    await git('commit', '-q', '-m', 'before the document');
+    await git('tag', `v${versions[0]}`);
+  }
   await writeFile(join(folder, 'openapi.yaml'), original);
   await writeFile(join(folder, 'package.json'), JSON.stringify({ name: 'scratch', version: versions[0] }));
   await writeFile(join(folder, 'CHANGELOG.md'), CHANGELOG);
@@ -86,11 +101,7 @@ async function check({ versions = ['0.1.0', '0.1.0'], changelog = [], plant, bas
   await git('commit', '-q', '-m', 'the base');
   if (base === 'tag') await git('tag', `v${versions[0]}`);
   if (base === 'main') await git('switch', '-q', '-c', 'feature');
-  if (plant) {
-    const doc = parseDocument(original);
-    plant(doc);
-    await writeFile(join(folder, 'openapi.yaml'), doc.toString({ lineWidth: 0 }));
-  }
+  if (plant) await writeFile(join(folder, 'openapi.yaml'), planted(plant).text);
   await writeFile(join(folder, 'package.json'), JSON.stringify({ name: 'scratch', version: versions[1] }));
   await writeFile(join(folder, 'CHANGELOG.md'), CHANGELOG.replace('## [Unreleased]\n', `## [Unreleased]\n\n${changelog.join('\n')}\n`));
   return run(process.execPath, [SCRIPT, ...args], { cwd: folder, env: { ...process.env, ...GIT_ENV }, timeout: 60_000 }).then(
@@ -101,18 +112,40 @@ async function check({ versions = ['0.1.0', '0.1.0'], changelog = [], plant, bas
 
 const named = (names: string[]) => names.map((name) => `- \`${name}\` changed: see the migration notes.`);
 
-let results: Record<'breaking' | 'optional' | 'allowed' | 'oneUnnamed' | 'notRaised', { code: number; out: string }>;
+const plantings = new Map<Plant, { text: string; value: unknown }>();
+/** openapi.yaml with `plant`'s changes, as text and as data; made once per plant (200 KB of YAML). */
+function planted(plant: Plant): { text: string; value: unknown } {
+  let made = plantings.get(plant);
+  if (!made) {
+    const doc = parseDocument(original);
+    plant(doc);
+    made = { text: doc.toString({ lineWidth: 0 }), value: doc.toJS() as unknown };
+    plantings.set(plant, made);
+  }
+  return made;
+}
+
+/** The changes of one real `redocly diff` run: openapi.yaml against it with BREAKING planted. */
+let changes: DiffChange[];
+const docs = { base: parse(original) as unknown, revision: planted(BREAKING).value };
+
+/** The policy's verdict on those changes, in-process: `versions` at the base and now, `changelog` lines added since the base. */
+function verdict({ versions = ['0.1.0', '0.1.0'], changelog = [], changes: given = changes, revision = docs.revision }: { versions?: [string, string]; changelog?: string[]; changes?: DiffChange[]; revision?: unknown } = {}): { code: number; out: string } {
+  const { code, lines } = judgeChanges({
+    changes: given,
+    docs: { base: docs.base, revision },
+    baseCommit: '8680171',
+    versions: { base: versions[0], current: versions[1] },
+    changelogs: { base: CHANGELOG, current: CHANGELOG.replace('## [Unreleased]\n', `## [Unreleased]\n\n${changelog.join('\n')}\n`) },
+  });
+  return { code, out: `${lines.join('\n')}\n` };
+}
+
+let results: Record<'breaking' | 'optional', { code: number; out: string }>;
 beforeAll(async () => {
-  const all = EXPECTED.map((change) => change.name);
-  const [breaking, optional, allowed, oneUnnamed, notRaised] = await Promise.all([
-    check({ plant: BREAKING }),
-    check({ plant: OPTIONAL, base: 'main' }),
-    check({ plant: BREAKING, versions: ['0.1.0', '0.2.0'], changelog: named(all) }),
-    check({ plant: BREAKING, versions: ['0.1.0', '0.2.0'], changelog: named(all.filter((name) => name !== 'User.id')), args: ['v0.1.0'] }),
-    // From 1.0 on, a new minor is not enough.
-    check({ plant: BREAKING, versions: ['1.4.0', '1.5.0'], changelog: named(all) }),
-  ]);
-  results = { breaking: breaking!, optional: optional!, allowed: allowed!, oneUnnamed: oneUnnamed!, notRaised: notRaised! };
+  const [breaking, optional, diff] = await Promise.all([check({ plant: BREAKING }), check({ plant: OPTIONAL, base: 'main' }), redoclyDiff(original, planted(BREAKING).text)]);
+  results = { breaking: breaking!, optional: optional! };
+  changes = diff.changes ?? [];
 }, 120_000);
 
 afterAll(async () => {
@@ -142,6 +175,12 @@ describe('npm run check:breaking', () => {
     expect(out).toContain(`names AddCollaboratorOption.permission, User.id, Label.color, EditMilestoneOption.note.`);
   });
 
+  it('the policy in-process, on the same changes, says what the script printed after its first line', () => {
+    const printed = results.breaking.out.split('\n').slice(1).join('\n');
+    const commit = /against v0\.1\.0 \(([0-9a-f]{7}),/.exec(results.breaking.out)![1]!;
+    expect(verdict()).toEqual({ code: 1, out: printed.replaceAll(commit, '8680171') });
+  });
+
   it('passes an optional field added to a request and to an answer, against the merge base with main', () => {
     const { code, out } = results.optional;
     expect(out).toMatch(/against the merge base with main \([0-9a-f]{7}, no release tag v\* yet\)/);
@@ -150,25 +189,66 @@ describe('npm run check:breaking', () => {
   });
 
   it('passes the breaking changes once the version went from 0.1.0 to 0.2.0 and CHANGELOG.md names each', () => {
-    const { code, out } = results.allowed;
+    const { code, out } = verdict({ versions: ['0.1.0', '0.2.0'], changelog: named(EXPECTED.map((change) => change.name)) });
     expect(out).toContain('allowed: the version went from 0.1.0 to 0.2.0, and CHANGELOG.md names each change (');
     expect(code).toBe(0);
   });
 
   it('fails when CHANGELOG.md leaves one out, naming it', () => {
-    const { code, out } = results.oneUnnamed;
-    expect(out).toContain('against v0.1.0 (');
+    const { code, out } = verdict({ versions: ['0.1.0', '0.2.0'], changelog: named(EXPECTED.map((change) => change.name).filter((name) => name !== 'User.id')) });
     expect(out).toMatch(/- no line added to CHANGELOG\.md since [0-9a-f]{7} names User\.id\.\n/);
     expect(out).not.toContain('- the version is');
     expect(code).toBe(1);
   });
 
   it('fails from 1.0 on unless the major version goes up', () => {
-    const { code, out } = results.notRaised;
+    const { code, out } = verdict({ versions: ['1.4.0', '1.5.0'], changelog: named(EXPECTED.map((change) => change.name)) });
     expect(out).toContain('- the version is 1.5.0, against 1.4.0 at ');
     expect(out).toContain('raise it to 2.0.0 or later (npm version major).');
     expect(out).not.toContain('- no line added');
     expect(code).toBe(1);
+  });
+
+  it('a name counts only whole: a line naming longer names that hold it names nothing', () => {
+    const changelog = ['- Renamed NotAddCollaboratorOption.permissions; SomeUser.id_x.', '- Renamed Label.color to colour.', '- `EditMilestoneOption.note` is required.'];
+    const { code, out } = verdict({ versions: ['0.1.0', '0.2.0'], changelog });
+    expect(out).toMatch(/- no line added to CHANGELOG\.md since [0-9a-f]{7} names AddCollaboratorOption\.permission, User\.id\.\n$/);
+    expect(code).toBe(1);
+    expect(verdict({ versions: ['0.1.0', '0.2.0'], changelog: [...changelog, '- AddCollaboratorOption.permission lost `admin`, and User.id is a string.'] }).code).toBe(0);
+  });
+
+  it.each([
+    ['Label.color', 'Renamed `Label.color`.', true],
+    ['Label.color', 'Renamed Label.color: see below', true],
+    ['Label.color', '(Label.color, User.id)', true],
+    ['Label.color', 'Renamed Label.colors', false],
+    ['Label.color', 'Renamed Label.color_hex', false],
+    ['Label.color', 'Renamed MyLabel.color', false],
+    ['Label.color', 'Renamed Label.color.hex', false],
+    ['adminGetAllOrgs.200.X-Total-Count', 'Dropped `adminGetAllOrgs.200.X-Total-Count`.', true],
+    ['adminGetAllOrgs.200.X-Total-Count', 'Dropped adminGetAllOrgs.200.X-Total-Count-Exact', false],
+  ])('names %s as a whole in "%s": %s', (name, line, whole) => {
+    expect(namesWhole(line, name)).toBe(whole);
+  });
+
+  it('a change inside an operation goes by its operationId and the parameter, status or header it is in, not by the operationId alone', () => {
+    // Pointers as redocly diff gives them for such changes (a run on openapi.yaml with them planted).
+    const major = (message: string, ruleId: string) => [{ impact: 'major', message, ruleId }];
+    const inside: DiffChange[] = [
+      { impact: 'major', base: null, revision: { pointer: '#/paths/~1admin~1orgs/get/parameters/5' }, verdicts: major('Required `q` query parameter was added.', 'parameter-became-required') },
+      { impact: 'major', base: { pointer: '#/paths/~1admin~1orgs/get/responses/404' }, revision: null, verdicts: major('Response `404` was removed.', 'response-removed') },
+      { impact: 'major', base: { pointer: '#/paths/~1admin~1orgs/get/responses/200/headers/X-Total-Count' }, revision: null, verdicts: major('Response header `X-Total-Count` was removed.', 'response-header-removed') },
+      { impact: 'major', base: { pointer: '#/paths/~1admin~1users~1{username}~1rename/post/parameters/0/schema/type' }, revision: { pointer: '#/paths/~1admin~1users~1{username}~1rename/post/parameters/0/schema/type' }, verdicts: major("Type narrowed from 'string' to 'integer'.", 'schema-type-changed') },
+    ];
+    const revision = structuredClone(docs.base) as { paths: Record<string, { get: { parameters: unknown[] } }> };
+    revision.paths['/admin/orgs']!.get.parameters.push({ name: 'q', in: 'query', required: true, schema: { type: 'string' } });
+    const names = ['adminGetAllOrgs.q', 'adminGetAllOrgs.404', 'adminGetAllOrgs.200.X-Total-Count', 'adminRenameUser.username'];
+    // A line that mentions the operation, as many do, names none of them.
+    const { code, out } = verdict({ versions: ['0.1.0', '0.2.0'], changes: inside, revision, changelog: ['- adminGetAllOrgs and adminRenameUser: clearer descriptions.'] });
+    expect(out).toContain('\n  name: adminGetAllOrgs.q, at paths/~1admin~1orgs/get/parameters/5\n  reaches 1 operation: adminGetAllOrgs\n');
+    expect(out).toContain(`- no line added to CHANGELOG.md since 8680171 names ${names.join(', ')}.\n`);
+    expect(code).toBe(1);
+    expect(verdict({ versions: ['0.1.0', '0.2.0'], changes: inside, revision, changelog: named(names) }).code).toBe(0);
   });
 
   it('says so clearly when there is no base: no release tag and no main branch', async () => {
@@ -180,5 +260,12 @@ describe('npm run check:breaking', () => {
   it('refuses a ref that does not exist', async () => {
     const { code, out } = await check({ args: ['v9.9.9'] });
     expect([code, out.trim().split('\n').at(-1)]).toEqual([2, 'check:breaking: "v9.9.9" is no git ref or commit here']);
+  });
+
+  it('compares with the ref given, and passes a document that was not there yet', async () => {
+    const { code, out } = await check({ plant: BREAKING, base: 'before', args: ['v0.1.0'] });
+    expect(out).toContain('against v0.1.0 (');
+    expect(out).toMatch(/^check:breaking: openapi\.yaml against v0\.1\.0 \(([0-9a-f]{7}), as given\)\nopenapi\.yaml is not at \1: nothing it had can break\.\n$/);
+    expect(code).toBe(0);
   });
 });

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { checkOrigin } from './front/cors.js';
 import { DOCUMENT } from './contract/document-path.js';
 import { heapLimit } from './sources/heap.js';
+import { outputFileProblem } from './output-file.js';
 import { worldBudget } from './sources/sandbox-limits.js';
 import { openState } from './sources/world-store.js';
 
@@ -37,7 +38,7 @@ Options:
                      with --proxy: write a JSON report of the exchanges on exit
       --fail-on-violation
                      with --proxy: exit 1 when stopped if any exchange broke the
-                     contract (for CI)
+                     contract, 2 if no exchange of it was checked (for CI)
       --allow-insecure-upstream
                      with --proxy: allow a plain-http upstream off this machine
       --upstream-timeout <s>
@@ -132,12 +133,18 @@ for (const origin of corsOrigins) {
   }
 }
 if (connectionsText !== undefined && !/^[1-9][0-9]{0,3}$/.test(connectionsText)) fail(`invalid --upstream-connections "${connectionsText}": give a whole number from 1`);
+// The report is written when the proxy stops: a folder that is not there is told now, not then.
+const reportProblem = values.report === undefined ? undefined : outputFileProblem(values.report);
+if (reportProblem) fail(`--report ${values.report}: ${reportProblem}`);
 
 const out = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
-/** Exchanges through the proxy that broke the contract, for --fail-on-violation's exit code. */
+/** Exchanges through the proxy that broke the contract, were checked, or got no answer from the upstream: for --fail-on-violation's exit code. */
 let brokenExchanges = 0;
+let checkedExchanges = 0;
+let unansweredExchanges = 0;
+const exchanges = (count: number): string => `${count} exchange${count === 1 ? '' : 's'}`;
 try {
   // Limits that do not fit, a state folder that is not one, cannot be written or is in use, are
   // refused before Prism loads: at once, not after a second.
@@ -170,6 +177,7 @@ try {
               brokenExchanges++;
               process.stdout.write(`gitea-mock: contract: ${line}\n`);
             },
+            onExchange: (checked: boolean) => void (checked ? checkedExchanges++ : unansweredExchanges++),
           },
         }),
     ...(sandbox
@@ -185,14 +193,33 @@ try {
     onWarning: (line) => process.stderr.write(`gitea-mock: warning: ${line}\n`),
   });
   const stop = (): void => {
-    void mock.close().then(() => {
-      // Said last, after the report is written: CI reads the reason next to the exit code.
-      if (values['fail-on-violation'] && brokenExchanges > 0) {
-        process.stderr.write(`gitea-mock: ${brokenExchanges} exchange${brokenExchanges > 1 ? 's' : ''} broke the contract: exit code 1 (--fail-on-violation)\n`);
-        process.exit(1);
-      }
-      process.exit(0);
-    });
+    void mock
+      .close()
+      .then(
+        () => true,
+        (error: unknown) => {
+          // The report's folder was there at start; it may have gone, or the disk filled, since.
+          process.stderr.write(`gitea-mock: the report was not written: ${error instanceof Error ? error.message : String(error)}\n`);
+          return false;
+        },
+      )
+      .then((written) => {
+        // Said last, after the report is written: CI reads the reason next to the exit code.
+        if (values['fail-on-violation']) {
+          const unanswered = `${exchanges(unansweredExchanges)} of the contract got no answer from the upstream (the proxy answered ${unansweredExchanges === 1 ? 'it' : 'them'} itself)`;
+          if (brokenExchanges > 0) {
+            process.stderr.write(`gitea-mock: ${exchanges(brokenExchanges)} broke the contract: exit code 1 (--fail-on-violation)\n`);
+            process.exit(1);
+          }
+          // A job whose traffic never reached the upstream, or never came, checked nothing: it must not pass.
+          if (checkedExchanges === 0) {
+            process.stderr.write(`gitea-mock: no exchange of the contract was checked: ${unansweredExchanges > 0 ? unanswered : 'none went through the proxy'}: exit code 2 (--fail-on-violation)\n`);
+            process.exit(2);
+          }
+          if (unansweredExchanges > 0) process.stderr.write(`gitea-mock: ${unanswered}, not checked; ${exchanges(checkedExchanges)} checked, each conforms\n`);
+        }
+        process.exit(written ? 0 : 1);
+      });
   };
   // Handlers first: whoever reads the start-up line may signal at once.
   process.once('SIGINT', stop);

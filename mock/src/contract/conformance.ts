@@ -15,11 +15,21 @@ export interface Answer {
 export interface Violation {
   where: string;
   problem: string;
+  /**
+   * How many violations it stands for, when more than one: the line that says how many
+   * problems of a body were left out (`body: 3 more problems, not listed …`) stands for them.
+   */
+  count?: number;
 }
 
 /** A violation as one line, such as `body /id must be integer`. */
 export function describeViolation({ where, problem }: Violation): string {
   return `${where} ${problem}`;
+}
+
+/** How many violations `violations` stand for: those listed and those left out. */
+export function violationCount(violations: readonly Violation[]): number {
+  return violations.reduce((sum, violation) => sum + (violation.count ?? 1), 0);
 }
 
 function mediaTypeOf(headers: Headers): string | undefined {
@@ -135,12 +145,16 @@ function describeBodyError(error: ErrorObject, body: unknown): Violation {
   }
 }
 
-/** The ways `body` breaks the schema at `schemaAt`, each naming the place in the body. */
+/**
+ * The ways `body` breaks the schema at `schemaAt`, each naming the place in the body; past
+ * BODY_PROBLEMS, one more that says how many were left out and stands for them in the counts.
+ */
 function bodyViolations(schemas: SchemaValidator, schemaAt: string, body: unknown): Violation[] {
   const validate = schemas.at(schemaAt);
   if (typeof validate === 'string') return [{ where: 'body', problem: `schema ${schemaAt} does not compile: ${validate}` }];
   if (validate(body)) return [];
-  return withoutBranchNoise(validate.errors ?? [])
-    .slice(0, BODY_PROBLEMS)
-    .map((error) => describeBodyError(error, body));
+  const errors = withoutBranchNoise(validate.errors ?? []);
+  const listed = errors.slice(0, BODY_PROBLEMS).map((error) => describeBodyError(error, body));
+  const more = errors.length - listed.length;
+  return more === 0 ? listed : [...listed, { where: 'body:', problem: `${more} more problem${more > 1 ? 's' : ''}, not listed (at most ${BODY_PROBLEMS} are listed per body)`, count: more }];
 }

@@ -1,6 +1,7 @@
 // The operations live mode runs, and what each needs. Read-only ones run by default; the ones
 // that write run only with --allow-writes, and only inside the scratch repository.
 import type { GiteaClient } from 'gitea-contract';
+import type { MissingKind } from './results.js';
 import type { Found, Missing } from './wire.js';
 
 /** What the operations work on: given as options, or looked up on the server. */
@@ -29,10 +30,10 @@ export interface Context {
 }
 
 export type Call = (client: GiteaClient) => Promise<unknown>;
-/** Why an operation cannot be run; `timedOut` when a look-up ran out of time rather than finding nothing. */
+/** Why an operation cannot be run; `kind` says whether a look-up found nothing (`input`) or got no answer (`timeout`, `network`). */
 export interface Skip {
   skip: string;
-  timedOut: boolean;
+  kind: MissingKind;
 }
 
 export interface Check {
@@ -42,11 +43,15 @@ export interface Check {
   prepare(ctx: Context): Promise<Call | Skip>;
 }
 
-const needRepo: Skip = { skip: 'give --repo owner/name', timedOut: false };
+const needRepo: Skip = { skip: 'give --repo owner/name', kind: 'input' };
 
-/** The skip for a look-up that found nothing: what was sought, why it was not found, the option that gives it. */
+/**
+ * The skip for a look-up that found nothing: what was sought, why it was not found, and the
+ * option that gives it; not when the look-up got no answer (a time-out, a failed connection),
+ * which the option would not have changed.
+ */
 function notFound(what: string, found: Missing, option: string): Skip {
-  return { skip: `no ${what} to use: ${found.missing}; give ${option}`, timedOut: found.timedOut };
+  return { skip: `no ${what} to use: ${found.missing}${found.kind === 'input' ? `; give ${option}` : ''}`, kind: found.kind };
 }
 
 /** The integer `field` of the first record at `path`, or the skip that says why there is none. */
@@ -54,7 +59,7 @@ async function idAt(ctx: Context, path: string, what: string, option: string, fi
   const found = await ctx.lookUp(path);
   if ('missing' in found) return notFound(what, found, option);
   const id = found.record[field];
-  return Number.isInteger(id) ? (id as number) : { skip: `no ${what} to use: GET ${path} answered a record without an integer ${field}; give ${option}`, timedOut: false };
+  return Number.isInteger(id) ? (id as number) : { skip: `no ${what} to use: GET ${path} answered a record without an integer ${field}; give ${option}`, kind: 'input' };
 }
 
 /**
@@ -66,7 +71,7 @@ async function settingsAt(ctx: Context, path: string, what: string): Promise<Rec
   const found = await ctx.lookUp(path);
   if ('record' in found) return found.record;
   if (found.status === 404 || found.status === 405) return {};
-  return { skip: `the ${what}'s settings could not be read, to send them back: ${found.missing}`, timedOut: found.timedOut };
+  return { skip: `the ${what}'s settings could not be read, to send them back: ${found.missing}`, kind: found.kind };
 }
 
 const isSkip = (value: unknown): value is Skip => typeof value === 'object' && value !== null && 'skip' in value;
@@ -84,7 +89,7 @@ export const checks: Check[] = [
       let pkg = ctx.target.package;
       const owner = ctx.target.owner;
       if (!pkg) {
-        if (!owner) return { skip: 'give --package owner/type/name (or --repo whose owner has packages)', timedOut: false };
+        if (!owner) return { skip: 'give --package owner/type/name (or --repo whose owner has packages)', kind: 'input' };
         const found = await ctx.lookUp(`/packages/${encodeURIComponent(owner)}`);
         if ('missing' in found) return notFound('package', found, '--package owner/type/name');
         pkg = { owner, type: String(found.record.type), name: String(found.record.name) };
@@ -125,7 +130,7 @@ export const checks: Check[] = [
         const found = await ctx.lookUp(path);
         if ('missing' in found) return notFound('workflow', found, '--workflow file.yml');
         const listed = (found.record as { workflows?: { id?: unknown }[] }).workflows?.[0]?.id;
-        if (typeof listed !== 'string') return { skip: `no workflow to use: GET ${path} listed none; give --workflow file.yml`, timedOut: false };
+        if (typeof listed !== 'string') return { skip: `no workflow to use: GET ${path} listed none; give --workflow file.yml`, kind: 'input' };
         workflow = listed;
       }
       const workflow_id = workflow;
@@ -154,7 +159,7 @@ export const checks: Check[] = [
     writes: true,
     async prepare(ctx) {
       const { owner, repo, collaborator } = ctx.target;
-      if (!collaborator) return { skip: 'give --collaborator user (added to the scratch repository with read access)', timedOut: false };
+      if (!collaborator) return { skip: 'give --collaborator user (added to the scratch repository with read access)', kind: 'input' };
       return (client) => client.PUT('/repos/{owner}/{repo}/collaborators/{collaborator}', { params: { path: { owner: owner!, repo: repo!, collaborator } }, body: { permission: 'read' } });
     },
   },

@@ -1,8 +1,7 @@
 // Live mode's command line: `gitea-mock verify --base-url https://host/api/v1 [options]`. A wrong
 // option is a usage error (exit 2), told before anything is sent.
-import { accessSync, constants, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { outputFileProblem } from '../output-file.js';
 import type { Target } from './checks.js';
 
 export const USAGE = `Usage: gitea-mock verify --base-url https://host/api/v1 [options]
@@ -32,7 +31,7 @@ Credentials come from the environment: GITEA_TOKEN, or GITEA_USERNAME and GITEA_
 
 Exit code: 0 every operation checked conforms; 1 at least one has a mismatch; 2 nothing was
 checked (a wrong option, no Gitea API at the base URL, credentials refused, every operation
-skipped or timed out).
+skipped, timed out or without an answer; with --allow-writes, no write checked).
 `;
 
 export interface Options {
@@ -74,13 +73,8 @@ function seconds(value: string, flag: string): number {
 /** A file to write at the end: its folder must exist and be writable now, not after the run. */
 function outputFile(value: string | undefined, flag: string): string | undefined {
   if (value === undefined) return undefined;
-  const folder = dirname(resolve(value));
-  try {
-    if (!statSync(folder).isDirectory()) throw new Error('not a folder');
-    accessSync(folder, constants.W_OK);
-  } catch (error) {
-    throw new UsageError(`${flag} ${value}: cannot write in ${folder} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-  }
+  const problem = outputFileProblem(value);
+  if (problem) throw new UsageError(`${flag} ${value}: ${problem}`);
   return value;
 }
 

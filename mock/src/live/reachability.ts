@@ -18,6 +18,11 @@ export interface ProbeOptions {
   timeoutFlag?: string;
   /** Values never to show, should the server echo them back. */
   secrets: readonly string[];
+  /**
+   * The line for a `401` or `403`, from what was answered (`GET /version answered 401 …`): it
+   * names the credentials sent, or says none were given. By default, that they were refused.
+   */
+  refused?: (answered: string) => string;
 }
 
 export type Probe = { ok: true; server: string } | { ok: false; problem: string };
@@ -68,11 +73,15 @@ async function readStart(response: Response, limit: number): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** Why no connection carried an answer, as `CODE (what it means)`. */
-function unreachable(error: unknown, url: URL): string {
+/**
+ * Why a request got no answer, as `CODE (what it means)`: `ECONNREFUSED (the connection was
+ * refused: …)`, `TLS failed: CODE (reason)`, else the innermost message. For /version and for
+ * every request after it alike.
+ */
+export function failureCause(error: unknown, url?: URL): string {
   const { code, tls, advice, message } = networkFailure(error);
   // Fetch refuses, without a code, the ports the Fetch standard blocks (9, 25, 6000 …).
-  if (message === 'bad port') return `fetch refuses port ${url.port}, which the Fetch standard blocks: use another port`;
+  if (message === 'bad port' && url) return `fetch refuses port ${url.port}, which the Fetch standard blocks: use another port`;
   if (tls) return `TLS failed: ${code} (${tls}${advice ? `: ${advice}` : ''})`;
   if (code) return `${code} (${MEANINGS[code] ?? message})`;
   return message;
@@ -107,7 +116,7 @@ function versionIn(body: string): string | undefined {
 }
 
 /** Asks GET {baseUrl}/version: the server's name and version, or the one-line reason there is no Gitea API there. */
-export async function probeServer(baseUrl: string, { headers, timeoutMs, timeoutFlag = '--connect-timeout', secrets }: ProbeOptions): Promise<Probe> {
+export async function probeServer(baseUrl: string, { headers, timeoutMs, timeoutFlag = '--connect-timeout', secrets, refused = (answered) => `${baseUrl} refused the credentials: ${answered}` }: ProbeOptions): Promise<Probe> {
   const url = new URL(`${baseUrl.replace(/\/$/, '')}/version`);
   // Not AbortSignal.timeout: its timer does not keep the process alive, and when fetch hangs on a
   // connection the server closed as it opened, nothing else does: Node would exit 13, silently.
@@ -121,7 +130,7 @@ export async function probeServer(baseUrl: string, { headers, timeoutMs, timeout
     response = await fetch(url, { headers, signal, redirect: 'manual' });
     body = await readStart(response, READ_LIMIT);
   } catch (error) {
-    const cause = signal.aborted ? `ETIMEDOUT (no answer to GET /version within ${timeoutMs / 1000} s; ${timeoutFlag} waits longer)` : unreachable(error, url);
+    const cause = signal.aborted ? `ETIMEDOUT (no answer to GET /version within ${timeoutMs / 1000} s; ${timeoutFlag} waits longer)` : failureCause(error, url);
     return { ok: false, problem: redact(`cannot reach ${baseUrl}: ${cause}`, secrets) };
   } finally {
     clearTimeout(timeout);
@@ -134,6 +143,6 @@ export async function probeServer(baseUrl: string, { headers, timeoutMs, timeout
   }
   const answered = `GET /version answered ${response.status} with ${describeAnswer(response, body)}`;
   // Gitea with REQUIRE_SIGNIN_VIEW answers 401 here to a missing or wrong credential.
-  const problem = response.status === 401 || response.status === 403 ? `${baseUrl} refused the credentials: ${answered}` : `no Gitea API at ${baseUrl}: ${answered}, not {"version": "…"}`;
+  const problem = response.status === 401 || response.status === 403 ? refused(answered) : `no Gitea API at ${baseUrl}: ${answered}, not {"version": "…"}`;
   return { ok: false, problem: redact(problem, secrets) };
 }

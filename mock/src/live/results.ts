@@ -7,18 +7,30 @@ import { redact } from '../../../src/redact.js';
 /**
  * Why an operation was not checked: `writes` without --allow-writes, `never` run by live mode,
  * `input` an id or repository missing, `scope` the token lacks a scope, `timeout` no answer in
- * time, `stopped` the run ended before it.
+ * time, `network` no answer because the connection failed (refused, reset, closed), `too-large`
+ * a body too large to read whole (its status and headers conform), `stopped` the run ended
+ * before it.
  */
-export type SkipKind = 'writes' | 'never' | 'input' | 'scope' | 'timeout' | 'stopped';
+export type SkipKind = 'writes' | 'never' | 'input' | 'scope' | 'timeout' | 'network' | 'too-large' | 'stopped';
 
-/** One mismatch between an answer and the document, with its kind (`response.body` …). */
+/** Why a look-up found nothing to use: the server's data (`input`), or no answer (`timeout`, `network`). */
+export type MissingKind = Extract<SkipKind, 'input' | 'timeout' | 'network'>;
+
+/** One mismatch between an answer and the document, with its kind (`response.body` …); `count` when its line stands for more (those left out of a body's list). */
 export interface Problem {
   kind: string;
   line: string;
+  count?: number;
+}
+
+/** How many mismatches `problems` stand for, those left out of a list included. */
+export function problemCount(problems: readonly Problem[]): number {
+  return problems.reduce((sum, problem) => sum + (problem.count ?? 1), 0);
 }
 
 export type Outcome =
-  | { operationId: string; checked: true; status: number | undefined; problems: Problem[]; ms: number }
+  /** `notChecked`: what of the answer could not be checked (a body too large to read whole). */
+  | { operationId: string; checked: true; status: number | undefined; problems: Problem[]; ms: number; notChecked?: string }
   | { operationId: string; checked: false; kind: SkipKind; cause: string };
 
 export interface RunRecord {
@@ -39,10 +51,10 @@ export function jsonReport(run: RunRecord, secrets: readonly string[]): string {
   const checked = run.outcomes.filter((outcome) => outcome.checked).sort((a, b) => a.operationId.localeCompare(b.operationId));
   const skipped = run.outcomes.filter((outcome) => !outcome.checked).sort((a, b) => a.operationId.localeCompare(b.operationId));
   const operations = Object.fromEntries(
-    checked.map(({ operationId, status, problems }) => {
+    checked.map(({ operationId, status, problems, notChecked }) => {
       const violations: Record<string, number> = {};
-      for (const { kind } of problems) violations[kind] = (violations[kind] ?? 0) + 1;
-      return [operationId, { exchanges: 1, withViolations: problems.length > 0 ? 1 : 0, violations, status: status ?? null, mismatches: problems.map(({ line }) => line) }];
+      for (const { kind, count = 1 } of problems) violations[kind] = (violations[kind] ?? 0) + count;
+      return [operationId, { exchanges: 1, withViolations: problems.length > 0 ? 1 : 0, violations, status: status ?? null, mismatches: problems.map(({ line }) => line), ...(notChecked ? { notChecked } : {}) }];
     }),
   );
   const report = {

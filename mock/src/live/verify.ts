@@ -3,12 +3,13 @@
 // or Forgejo), validates every answer against openapi.yaml, prints the mismatches per operation
 // and exits 1 if there are any. It exits 2 when it could check nothing: wrong options, a server
 // that cannot be reached or is no Gitea API, credentials the server refuses, or every operation
-// skipped or timed out; a run that was refused or timed out never passes for a conforming one.
+// skipped, timed out or left without an answer by a failed connection (a server that went down
+// after /version); a run that was refused, timed out or cut off never passes for a conforming
+// one, and a request that got no answer is never a mismatch.
 // Every line it prints and every file it writes is redacted of the credentials, in any case, even
 // those a server echoes; it reads at most 10 MB of an answer, judges a redirect as the answer
 // instead of following it, and the whole run keeps within --timeout.
 import { writeFileSync } from 'node:fs';
-import { authorization, type Auth } from '../../../src/auth.js';
 import { createGiteaClient, type GiteaClient } from 'gitea-contract';
 import { redact } from '../../../src/redact.js';
 import { listOperations } from '../contract/document.js';
@@ -18,24 +19,20 @@ import { describeViolation, mismatches } from '../contract/conformance.js';
 import { kindOf } from '../contract/violation-kind.js';
 import { createBudget } from './budget.js';
 import { checks, neverRun, type Context } from './checks.js';
+import { readCredentials, refusedLine } from './credentials.js';
 import { junitXml } from './junit.js';
 import { parseOptions, USAGE, UsageError, type Options } from './options.js';
-import { probeServer } from './reachability.js';
+import { failureCause, probeServer } from './reachability.js';
 import { refusalIn } from './refusal.js';
-import { jsonReport, type Outcome, type Problem, type RunRecord, type SkipKind } from './results.js';
+import { jsonReport, problemCount, type Outcome, type Problem, type RunRecord, type SkipKind } from './results.js';
 import { createCapture, lookUp, statusWithMessage, TOO_LARGE, type CapturedAnswer } from './wire.js';
 
 // The credentials first: every line printed and every file written from here on is redacted of them.
-const env = process.env;
-const auth: Auth | undefined = env.GITEA_TOKEN
-  ? { token: env.GITEA_TOKEN }
-  : env.GITEA_USERNAME && env.GITEA_PASSWORD
-    ? { username: env.GITEA_USERNAME, password: env.GITEA_PASSWORD, ...(env.GITEA_OTP ? { otp: env.GITEA_OTP } : {}) }
-    : undefined;
-const headers: Record<string, string> = auth ? { Authorization: authorization(auth) } : {};
+const credentials = readCredentials(process.env);
+const { auth, headers } = credentials;
 // The Authorization value, the token or Basic credential in it, the token or password, the one-time
 // code; and any secret of the server's a check sends back (a hook's authorization header).
-const secrets = auth ? [headers.Authorization!, headers.Authorization!.slice(6), 'token' in auth ? auth.token : auth.password, ...('otp' in auth && typeof auth.otp === 'string' ? [auth.otp] : [])] : [];
+const secrets = credentials.secrets;
 
 /**
  * Lines of the report are held back until an answer shows that the credentials work: a run that
@@ -133,6 +130,7 @@ const probe = await probeServer(baseUrl, {
   timeoutMs: Math.min(options.connectTimeoutMs, options.timeoutMs),
   timeoutFlag: options.timeoutMs < options.connectTimeoutMs ? '--timeout' : '--connect-timeout',
   secrets,
+  refused: (answered) => refusedLine(baseUrl, credentials, answered),
 });
 if (!probe.ok) finish(2, probe.problem);
 run.server = probe.server;
@@ -148,32 +146,38 @@ say(`server: ${probe.server}`);
 
 /** The line that stops the run when `operationId`'s answer refuses the credentials themselves. */
 function refused(operationId: string, answer: CapturedAnswer): string {
-  const answered = `${operationId} answered ${statusWithMessage(answer.status, answer.body)}`;
-  return auth ? `${baseUrl} refused the credentials: ${answered}` : `${baseUrl} asks for credentials and none were given (set GITEA_TOKEN, or GITEA_USERNAME and GITEA_PASSWORD): ${answered}`;
+  return refusedLine(baseUrl, credentials, `${operationId} answered ${statusWithMessage(answer.status, answer.body)}`);
 }
 
-/** What the answer breaks: a body too large to read whole is not checked, and says so. */
+/** What the answer breaks; of a body too large to read whole, its status and headers only. */
 function judge(operationId: string, answer: CapturedAnswer): Problem[] {
-  const lines = mismatches(doc, schemas, operations.get(operationId)!, answer, { body: !answer.tooLarge }).map(describeViolation);
-  return [...lines.map((line) => ({ kind: kindOf(`response ${line}`), line })), ...(answer.tooLarge ? [{ kind: 'response.body', line: TOO_LARGE }] : [])];
+  return mismatches(doc, schemas, operations.get(operationId)!, answer, { body: !answer.tooLarge }).map((violation) => {
+    const line = describeViolation(violation);
+    return { kind: kindOf(`response ${line}`), line, ...(violation.count ? { count: violation.count } : {}) };
+  });
 }
 
-/** Why nothing could be checked, by kind of skip, with the first of each. */
-function nothingChecked(): string {
+/** Why the operations `among` could not be checked, by kind of skip, with the first of each: `no operation could be checked: …`. */
+function nothingChecked(what = 'no operation could be checked', among: (operationId: string) => boolean = () => true): string {
   const kinds: [SkipKind, string][] = [
     ['scope', 'refused for want of a token scope'],
     ['timeout', 'ran out of time'],
+    ['network', 'got no answer: the connection failed'],
+    ['too-large', 'answered a body too large to check'],
     ['input', 'lacked an id or a repository'],
   ];
-  const parts = kinds.flatMap(([kind, what]) => {
-    const skipped = run.outcomes.filter((outcome): outcome is Outcome & { checked: false } => !outcome.checked && outcome.kind === kind);
-    return skipped.length === 0 ? [] : [`${skipped.length} ${what} (the first, ${skipped[0]!.operationId}: ${skipped[0]!.cause})`];
+  const parts = kinds.flatMap(([kind, description]) => {
+    const skipped = run.outcomes.filter((outcome): outcome is Outcome & { checked: false } => !outcome.checked && outcome.kind === kind && among(outcome.operationId));
+    return skipped.length === 0 ? [] : [`${skipped.length} ${description} (the first, ${skipped[0]!.operationId}: ${skipped[0]!.cause})`];
   });
-  return `no operation could be checked: ${parts.join('; ')}`;
+  return `${what}: ${parts.join('; ')}`;
 }
 
 let checked = 0;
 let failed = 0;
+/** Writes checked: with --allow-writes, a run that wrote nothing cannot pass. */
+let written = 0;
+const writes = new Set(checks.filter((check) => check.writes).map((check) => check.operationId));
 for (const check of checks) {
   const { operationId } = check;
   const label = operationId.padEnd(34);
@@ -198,7 +202,7 @@ for (const check of checks) {
   };
   const call = await check.prepare(ctx);
   if (typeof call !== 'function') {
-    skip(call.timedOut ? 'timeout' : 'input', call.skip);
+    skip(call.kind, call.skip);
     continue;
   }
   const timer = budget.request();
@@ -222,33 +226,55 @@ for (const check of checks) {
     skip('timeout', `timed out: ${timedOut}`);
     continue;
   }
-  const refusal = answer && refusalIn(answer);
-  if (answer && refusal === 'everywhere') {
+  // No answer at all: the connection was refused, reset or closed. Nothing to judge, so no
+  // mismatch: the server, not the contract, failed.
+  if (!answer) {
+    skip('network', failure === undefined ? 'no answer was received' : `the request failed: ${failureCause(failure)}`);
+    continue;
+  }
+  const refusal = refusalIn(answer);
+  if (refusal === 'everywhere') {
     run.outcomes.push({ operationId, checked: false, kind: 'stopped', cause: `the credentials were refused: answered ${statusWithMessage(answer.status, answer.body)}` });
     finish(2, refused(operationId, answer));
   }
-  if (answer && refusal === 'operation') {
+  if (refusal === 'operation') {
     skip('scope', `the token lacks a scope: answered ${statusWithMessage(answer.status, answer.body)}`);
     continue;
   }
   release();
+  const problems = judge(operationId, answer);
+  const { status } = answer;
+  // A body too large to read was not checked: with nothing else wrong, the operation was not
+  // checked either, and is skipped with that cause; a status or header that breaks the document
+  // is a mismatch all the same.
+  if (answer.tooLarge && problems.length === 0) {
+    skip('too-large', `answered ${status} with a ${TOO_LARGE.replace(/^body is/, 'body')} (its status and declared headers conform)`);
+    continue;
+  }
+  // A write answered 404 wrote nothing: the scratch repository, or what the write names in it,
+  // is not there. Its answer conforms, but the write was not checked, and a run whose writes all
+  // went nowhere must not pass for one that wrote.
+  if (check.writes && status === 404 && problems.length === 0) {
+    skip('input', `nothing was written: answered ${statusWithMessage(status, answer.body)} (the scratch repository ${options.scratchRepo}, or what this write names in it, is not there)`);
+    continue;
+  }
   checked++;
-  const problems: Problem[] = answer
-    ? judge(operationId, answer)
-    : [{ kind: 'response.missing', line: failure === undefined ? 'no answer was received' : `the request failed: ${failure instanceof Error ? failure.message : String(failure)}` }];
-  const status = answer?.status;
-  run.outcomes.push({ operationId, checked: true, status, problems, ms: performance.now() - began });
+  if (check.writes) written++;
+  run.outcomes.push({ operationId, checked: true, status, problems, ms: performance.now() - began, ...(answer.tooLarge ? { notChecked: TOO_LARGE } : {}) });
   if (problems.length === 0) {
     say(`✓ ${label} ${status} conforms`);
   } else {
     failed++;
-    say(`✗ ${label} ${status ?? '—'} ${problems.length} mismatch${problems.length > 1 ? 'es' : ''}`);
+    const count = problemCount(problems);
+    say(`✗ ${label} ${status} ${count} mismatch${count > 1 ? 'es' : ''}`);
     for (const { line } of problems) say(`    ${line}`);
+    if (answer.tooLarge) say(`    (${TOO_LARGE})`);
   }
 }
 release();
 say(`- not run by live mode (they change data outside a scratch repository): ${neverRun.join(', ')}`);
 for (const operationId of neverRun) run.outcomes.push({ operationId, checked: false, kind: 'never', cause: 'never run by live mode: it changes data outside a scratch repository' });
-say(`${checked} operations checked, ${failed} with mismatches`);
+say(`${checked} operation${checked === 1 ? '' : 's'} checked, ${failed} with mismatches`);
 if (checked === 0) finish(2, nothingChecked());
+if (failed === 0 && options.allowWrites && written === 0) finish(2, nothingChecked(`no write could be checked in ${options.scratchRepo}`, (operationId) => writes.has(operationId)));
 finish(failed > 0 ? 1 : 0);

@@ -2,8 +2,9 @@
 // so it can be judged byte for byte; and the look-ups that find ids on the server's own listing
 // routes, which say why they found none. A redirect is never followed by either.
 import type { Answer } from '../contract/conformance.js';
-import { networkFailure } from '../network-failure.js';
 import type { Budget } from './budget.js';
+import { failureCause } from './reachability.js';
+import type { MissingKind } from './results.js';
 
 /** The most of an answer live mode reads: a server may send without end. */
 export const READ_LIMIT = 10 * 1024 * 1024;
@@ -56,10 +57,10 @@ export function createCapture(): Capture {
   };
 }
 
-/** Why a look-up found no record: what it was answered, or that it ran out of time. */
+/** Why a look-up found no record: what it was answered, or that it got no answer (a time-out, a failed connection). */
 export interface Missing {
   missing: string;
-  timedOut: boolean;
+  kind: MissingKind;
   /** The status of the answer, when there was one. */
   status?: number;
 }
@@ -90,28 +91,27 @@ export function statusWithMessage(status: number, body: string): string {
 export async function lookUp(baseUrl: string, path: string, headers: Record<string, string>, budget: Budget): Promise<Found> {
   const asked = `GET ${path}`;
   const timer = budget.request();
-  if (!timer) return { missing: `${asked} was not sent: ${budget.spent()}`, timedOut: true };
+  if (!timer) return { missing: `${asked} was not sent: ${budget.spent()}`, kind: 'timeout' };
   try {
     const url = `${baseUrl.replace(/\/$/, '')}${path}${path.includes('?') ? '&' : '?'}limit=1`;
     const response = await fetch(url, { headers, signal: timer.signal, redirect: 'manual' });
     const bytes = await readAtMost(response, READ_LIMIT);
     const text = bytes ? new TextDecoder().decode(bytes) : '';
-    if (!response.ok) return { missing: `${asked} answered ${statusWithMessage(response.status, text)}`, timedOut: false, status: response.status };
-    if (!bytes) return { missing: `${asked} answered more than ${READ_LIMIT / 1024 / 1024} MB`, timedOut: false };
+    if (!response.ok) return { missing: `${asked} answered ${statusWithMessage(response.status, text)}`, kind: 'input', status: response.status };
+    if (!bytes) return { missing: `${asked} answered more than ${READ_LIMIT / 1024 / 1024} MB`, kind: 'input' };
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
-      return { missing: `${asked} answered ${response.status} with a body that is not JSON`, timedOut: false };
+      return { missing: `${asked} answered ${response.status} with a body that is not JSON`, kind: 'input' };
     }
     const record = Array.isArray(body) ? (body[0] as unknown) : body;
-    if (record === null || typeof record !== 'object') return { missing: `${asked} listed none`, timedOut: false };
+    if (record === null || typeof record !== 'object') return { missing: `${asked} listed none`, kind: 'input' };
     return { record: record as Record<string, unknown> };
   } catch (error) {
     const timedOut = timer.timedOut();
-    if (timedOut) return { missing: `${asked} timed out: ${timedOut}`, timedOut: true };
-    const { code, message } = networkFailure(error);
-    return { missing: `${asked} failed: ${code ?? message}`, timedOut: false };
+    if (timedOut) return { missing: `${asked} timed out: ${timedOut}`, kind: 'timeout' };
+    return { missing: `${asked} failed: ${failureCause(error)}`, kind: 'network' };
   } finally {
     timer.done();
   }

@@ -17,9 +17,10 @@ import { redact } from '../../../src/redact.js';
 import { listOperations, type Operation } from '../contract/document.js';
 import { readDocumentFile } from '../contract/document-file.js';
 import { createSchemaValidator } from '../contract/schema.js';
-import { describeViolation, mismatches } from '../contract/conformance.js';
+import { describeViolation, mismatches, type Violation } from '../contract/conformance.js';
 import { kindOf } from '../contract/violation-kind.js';
 import { networkFailure } from '../network-failure.js';
+import { outputFileProblem } from '../output-file.js';
 import { endToEnd, headersProblem, requestFraming, statusProblem } from './proxy-wire.js';
 import type { MockOperation } from '../front/operations.js';
 import type { FrontServices, PassThroughSource } from './source.js';
@@ -45,6 +46,12 @@ export interface ProxyOptions {
   forwardCookies?: boolean;
   /** One line per exchange with violations; never holds a credential. */
   onViolations?: (line: string) => void;
+  /**
+   * Each exchange of the 20 operations: `true` once checked, `false` when the proxy answered it
+   * itself (`502`, `504`, `408`) because the upstream failed or a bound passed, so that nothing
+   * could be checked.
+   */
+  onExchange?: (checked: boolean) => void;
 }
 
 /** Bodies up to this size are read whole and checked; larger ones stream through unchecked. */
@@ -124,6 +131,15 @@ class Halt extends Error {
   }
 }
 
+/**
+ * `cors` with `X-Contract-Violations` exposed too, so that a browser app can read the count
+ * (browsers hide every header CORS does not expose); unchanged for a request without `Origin`.
+ */
+function exposingCount(cors: Record<string, string>): Record<string, string> {
+  const exposed = cors['Access-Control-Expose-Headers'];
+  return exposed === undefined ? cors : { ...cors, 'Access-Control-Expose-Headers': `${exposed}, X-Contract-Violations` };
+}
+
 /** Every value a log line, report or header must not show: credentials, query tokens, secret fields of the body. */
 function secretsOf(headers: IncomingHttpHeaders, url: URL, body: unknown, op: MockOperation): string[] {
   const secrets: string[] = [];
@@ -159,12 +175,30 @@ interface OperationStats {
   messages: Record<string, number>;
 }
 
+/** A violation as its line says it, and how many it stands for (more than 1 for the line that says how many of a body's were left out). */
+interface Found {
+  line: string;
+  count: number;
+}
+
+/** How many violations `found` stand for. */
+const total = (found: readonly Found[]): number => found.reduce((sum, { count }) => sum + count, 0);
+
+/** A request's violation lines as Found. */
+const each = (lines: readonly string[]): Found[] => lines.map((line) => ({ line, count: 1 }));
+
+/** An answer's violations as Found, each line starting `response `. */
+const answered = (violations: readonly Violation[]): Found[] => violations.map((violation) => ({ line: `response ${describeViolation(violation)}`, count: violation.count ?? 1 }));
+
 /** Distinct violations the report lists per operation; an upstream inventing a new field name in every answer cannot grow it without end. */
 const MESSAGES_PER_OPERATION = 100;
 const MORE_MESSAGES = '(further distinct violations, not listed)';
 
 export async function createProxy(document: string, options: ProxyOptions): Promise<PassThroughSource> {
   const upstream = checkUpstream(options.upstream, options.allowInsecureUpstream);
+  // Written when the proxy stops: a folder that is not there is told at start, not then.
+  const reportProblem = options.report === undefined ? undefined : outputFileProblem(options.report);
+  if (reportProblem) throw new Error(`report ${options.report}: ${reportProblem}`);
   const timeoutMs = options.timeoutMs ?? 30_000;
   const exchangeTimeoutMs = options.exchangeTimeoutMs ?? 300_000;
   const connections = options.upstreamConnections ?? 64;
@@ -173,6 +207,8 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
   const operations = new Map<string, Operation>(listOperations(doc).map((op) => [String(op.operation.operationId), op]));
   const stats = new Map<string, OperationStats>();
   let outside = 0;
+  /** Exchanges of the 20 operations the proxy answered itself: the upstream failed, or a bound passed. */
+  let unanswered = 0;
   const started = new Date().toISOString();
   const send = upstream.protocol === 'https:' ? httpsRequest : httpRequest;
   // Connections to the upstream are kept and reused: a new TCP (and TLS) connection per request
@@ -182,12 +218,12 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
   const agent = upstream.protocol === 'https:' ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
   const seconds = (ms: number): string => `${ms / 1000} s`;
 
-  function record(operationId: string, violations: string[], secrets: string[]): void {
+  function record(operationId: string, violations: Found[], secrets: string[]): void {
     const entry = stats.get(operationId) ?? { exchanges: 0, withViolations: 0, violations: {}, messages: {} };
     entry.exchanges++;
     if (violations.length > 0) entry.withViolations++;
-    for (const line of violations) {
-      entry.violations[kindOf(line)] = (entry.violations[kindOf(line)] ?? 0) + 1;
+    for (const { line, count } of violations) {
+      entry.violations[kindOf(line)] = (entry.violations[kindOf(line)] ?? 0) + count;
       const known = Object.keys(entry.messages).length;
       const message = redact(line, secrets);
       const key = Object.hasOwn(entry.messages, message) || known < MESSAGES_PER_OPERATION ? message : MORE_MESSAGES;
@@ -245,7 +281,7 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
     if (problem) throw new Halt(502, `the upstream ${upstream.host} sent an answer that cannot be passed on: ${problem}`);
     // The mock's own CORS answers stand in for the upstream's: the browser talks to the proxy's origin.
     const headers = endToEnd(answer.rawHeaders, (name) => name.startsWith('access-control-'));
-    for (const [name, value] of Object.entries({ ...cors, ...(count === undefined ? {} : { 'X-Contract-Violations': String(count) }) })) headers.push(name, value);
+    for (const [name, value] of Object.entries(count === undefined ? cors : { ...exposingCount(cors), 'X-Contract-Violations': String(count) })) headers.push(name, value);
     res.writeHead(answer.statusCode!, answer.statusMessage, headers);
     for (const chunk of head) res.write(chunk);
     // A stream the upstream cuts, or the proxy halts, destroys the client's connection with it.
@@ -293,6 +329,7 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
         if (!res.writableFinished) outgoing?.destroy();
       });
       const opened = (request: ClientRequest): void => void (outgoing = request);
+      let checked = false;
       try {
         if (!op) {
           // Not one of the 20 operations: through untouched, and only counted.
@@ -312,41 +349,50 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
             body = raw.toString('latin1');
           }
         }
-        const violations: string[] = [];
+        const violations: Found[] = [];
         const credentials = front.credentialProblem(req.headers.authorization, req.headers['x-gitea-otp'] as string | undefined);
-        if (credentials) violations.push(`request headers.authorization: ${credentials}`);
+        if (credentials) violations.push(...each([`request headers.authorization: ${credentials}`]));
         // A body too large to read whole streams through; only the rest of the request is checked.
-        violations.push(...front.requestViolations(op, url, req.headers, body, requestBody.complete).map((line) => `request ${line}`));
+        violations.push(...each(front.requestViolations(op, url, req.headers, body, requestBody.complete).map((line) => `request ${line}`)));
         const secrets = secretsOf(req.headers, url, body, op);
-        const report = (lines: string[]): void => {
-          if (lines.length === 0) return;
+        const report = (found: Found[]): void => {
+          if (found.length === 0) return;
+          const count = total(found);
           // Redacted last, after every step that reshapes a value (lower-casing a content type …).
-          options.onViolations?.(redact(`${op.operationId} ${req.method} ${url.pathname}: ${lines.length} violation${lines.length > 1 ? 's' : ''}: ${lines.join('; ')}`, secrets));
+          options.onViolations?.(redact(`${op.operationId} ${req.method} ${url.pathname}: ${count} violation${count > 1 ? 's' : ''}: ${found.map(({ line }) => line).join('; ')}`, secrets));
         };
         if (options.strict && violations.length > 0) {
           record(op.operationId, violations, secrets);
+          checked = true;
+          options.onExchange?.(true);
           report(violations);
           res.shouldKeepAlive &&= requestBody.complete;
-          front.sendError(res, 422, redact(`the request breaks the document: ${violations.join('; ')}`, secrets), { ...cors, 'X-Contract-Violations': String(violations.length) });
+          front.sendError(res, 422, redact(`the request breaks the document: ${violations.map(({ line }) => line).join('; ')}`, secrets), { ...exposingCount(cors), 'X-Contract-Violations': String(total(violations)) });
           return 422;
         }
         const answer = await exchange(req, headers, requestBody.chunks, !requestBody.complete, control, opened);
         const answerBody = await collect(answer, CHECK_LIMIT, control.signal);
-        const checked = mismatches(
+        const checks = mismatches(
           doc,
           schemas,
           operations.get(op.operationId)!,
           { status: answer.statusCode ?? 0, headers: new Headers(Object.entries(answer.headers).flatMap(([name, value]) => (value === undefined ? [] : [[name, String(value)] as [string, string]]))), body: answerBody.complete ? Buffer.concat(answerBody.chunks).toString('utf8') : '' },
           { body: answerBody.complete },
         );
-        violations.push(...checked.map((violation) => `response ${describeViolation(violation)}`));
+        violations.push(...answered(checks));
         record(op.operationId, violations, secrets);
+        checked = true;
+        options.onExchange?.(true);
         report(violations);
-        relay(res, answer, answerBody.chunks, !answerBody.complete, cors, violations.length);
+        relay(res, answer, answerBody.chunks, !answerBody.complete, cors, total(violations));
         return answer.statusCode!;
       } catch (error) {
         // After anything unexpected, the upstream connection is not reused.
         outgoing?.destroy();
+        if (op && !checked) {
+          unanswered++;
+          options.onExchange?.(false);
+        }
         return failed(req, res, error as NodeJS.ErrnoException, cors, front);
       }
     },
@@ -354,7 +400,7 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
       agent.destroy();
       if (!options.report) return;
       const operationsReport = Object.fromEntries([...stats].sort(([a], [b]) => a.localeCompare(b)));
-      const report = { upstream: upstream.origin, started, finished: new Date().toISOString(), operations: operationsReport, notInContract: { exchanges: outside } };
+      const report = { upstream: upstream.origin, started, finished: new Date().toISOString(), operations: operationsReport, notAnswered: { exchanges: unanswered }, notInContract: { exchanges: outside } };
       await writeFile(options.report, `${JSON.stringify(report, null, 2)}\n`);
     },
   };
