@@ -7,8 +7,11 @@
 // A write is applied to a copy of its world; the copy replaces the world only once it is within
 // the limits and, with a state folder, saved. So a refused or unsaved write changes nothing, and a
 // read never sees what is not on disk. Writes to one world go one at a time, in the order they
-// came; those that arrive while a save is under way are applied one after the other and saved
-// together (one save, not one each). Reads do not wait.
+// came; those that arrive while a batch is under way make the next batch, applied to one copy,
+// measured once and saved once, so a batch costs about one write whatever its number of writes.
+// When one of them fails, or together they pass the world's budget, the batch is applied again
+// one write at a time, so only those at fault are refused. A batch lets the event loop turn
+// between its steps (world-json.ts). Reads do not wait.
 import { createHash } from 'node:crypto';
 import { checkAuthorization } from '../front/auth.js';
 import { apiError } from '../front/errors.js';
@@ -18,6 +21,7 @@ import { createMarkdownRenderer, MARKDOWN_LIMITS, type MarkdownLimits } from './
 import type { Answer, AnsweringSource, SourceContext, SourceRequest } from './source.js';
 import { oversized, worldBudget } from './sandbox-limits.js';
 import { seedWorld, type World } from './world.js';
+import { copyJson, createJsonSizer, worldText, type JsonSizer } from './world-json.js';
 import { handlerFor, ownerRedirect, READ_ONLY, RESET_PATH } from './world-ops.js';
 import { openState, type StateStore } from './world-store.js';
 
@@ -68,17 +72,20 @@ function callerOf(world: World, credential: string): World['users'][number] {
   return world.users[0]!;
 }
 
-/** What one write makes of a world: the answer, and the world after it when it changed one. */
-interface Outcome {
-  answer: Answer;
-  next?: { world: World; bytes: number; text: string };
-}
-
-/** A write waiting for its turn: applied to the world as the writes before it left it. */
+/** A write waiting for its turn: applied, in place, to the world as the writes before it left it. */
 interface Job {
-  apply(world: World, bytes: number): Promise<Outcome>;
+  /** Its answer, and whether it changed the world; one that did not leaves the world as it was. */
+  apply(world: World): Promise<{ answer: Answer; changed: boolean }>;
   resolve(answer: Answer): void;
   reject(error: unknown): void;
+}
+
+type Outcome = { answer: Answer } | { error: unknown };
+
+/** What a batch made: each write's outcome, and the world after them when one changed it. */
+interface Applied {
+  outcomes: Outcome[];
+  next?: { world: World; bytes: number };
 }
 
 interface Slot {
@@ -87,6 +94,21 @@ interface Slot {
   bytes: number;
   /** Whether it has a file in the state folder (loaded from one, or saved). */
   onDisk?: boolean;
+  /** Counts its copies' sizes, remembering its long strings. */
+  sizer?: JsonSizer;
+}
+
+/** The longest a batch holds the event loop before it lets other requests through. */
+const SLICE_MS = 10;
+
+/** A pause that lets the event loop turn once this task has held it for SLICE_MS, and is free before. */
+function pacer(): () => Promise<void> {
+  let since = performance.now();
+  return async () => {
+    if (performance.now() - since < SLICE_MS) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    since = performance.now();
+  };
 }
 
 export async function createSandbox(table: OperationTable, examples: AnsweringSource, context: SourceContext, options: SandboxOptions = {}): Promise<Sandbox> {
@@ -152,30 +174,81 @@ export async function createSandbox(table: OperationTable, examples: AnsweringSo
   async function runBatch(key: string, jobs: Job[]): Promise<void> {
     // Taken only now: a world taken before waiting could have been written or dropped meanwhile.
     const slot = slotOf(key);
-    let world = slot.world;
-    let bytes = slot.bytes;
-    let text: string | undefined;
-    const outcomes: ({ answer: Answer } | { error: unknown })[] = [];
-    for (const job of jobs) {
+    const pause = pacer();
+    slot.sizer ??= createJsonSizer();
+    const applied = (await applyTogether(slot, jobs, pause)) ?? (await applyOneByOne(slot, jobs, pause));
+    let { outcomes } = applied;
+    if (applied.next) {
       try {
-        const { answer, next } = await job.apply(world, bytes);
-        if (next) ({ world, bytes, text } = next);
-        outcomes.push({ answer });
-      } catch (error) {
-        outcomes.push({ error });
-      }
-    }
-    if (text !== undefined) {
-      try {
-        await store?.save(key, text);
+        if (store) await store.save(key, await worldText(applied.next.world, pause));
         // If the world was dropped meanwhile, its removal is queued after this task, as if dropped just after.
-        Object.assign(slot, { world, bytes, onDisk: store !== undefined });
+        Object.assign(slot, { ...applied.next, onDisk: store !== undefined });
       } catch (failure) {
         // Nothing of the batch was kept, and its answers may have read what was not: none stands.
-        outcomes.fill({ answer: unsaved(failure) });
+        outcomes = outcomes.map(() => ({ answer: unsaved(failure) }));
       }
     }
     outcomes.forEach((outcome, index) => ('error' in outcome ? jobs[index]!.reject(outcome.error) : jobs[index]!.resolve(outcome.answer)));
+  }
+
+  /**
+   * The writes of a batch applied to one copy of the world, which is measured once: undefined when
+   * one of them failed (an error, or past the records cap) or the world after them all is past its
+   * budget (and larger than before), for applyOneByOne to tell which.
+   */
+  async function applyTogether(slot: Slot, jobs: Job[], pause: () => Promise<void>): Promise<Applied | undefined> {
+    const world = copyJson(slot.world);
+    await pause();
+    const outcomes: Outcome[] = [];
+    let changed = false;
+    for (const job of jobs) {
+      const created = world.created;
+      let result;
+      try {
+        result = await job.apply(world);
+      } catch {
+        return undefined;
+      }
+      if (result.changed && world.created > maxRecords && world.created > created) return undefined;
+      changed ||= result.changed;
+      // The answer may be a record of the copy, which the next writes change: it is kept as it is now.
+      outcomes.push({ answer: copyJson(result.answer) });
+      await pause();
+    }
+    if (!changed) return { outcomes };
+    const bytes = slot.sizer!(world);
+    if (bytes > maxWorldBytes && bytes > slot.bytes) return undefined;
+    return { outcomes, next: { world, bytes } };
+  }
+
+  /** The writes of a batch one at a time, each on a copy of the world as the ones before it left it: only a write at fault is refused. */
+  async function applyOneByOne(slot: Slot, jobs: Job[], pause: () => Promise<void>): Promise<Applied> {
+    let { world, bytes } = slot;
+    let next: Applied['next'];
+    const outcomes: Outcome[] = [];
+    for (const job of jobs) {
+      const copy = copyJson(world);
+      try {
+        const { answer, changed } = await job.apply(copy);
+        if (!changed) outcomes.push({ answer });
+        else if (copy.created > maxRecords && copy.created > world.created) {
+          outcomes.push({ answer: error(403, `this sandbox world is full (${maxRecords} records created); POST ${RESET_PATH} with the same credential starts it afresh`) });
+        } else {
+          const size = slot.sizer!(copy);
+          // A world past its budget may still shrink.
+          if (size > maxWorldBytes && size > bytes) {
+            outcomes.push({ answer: error(413, `this sandbox world would hold ${size} bytes, more than its ${maxWorldBytes} (--max-world-bytes); POST ${RESET_PATH} with the same credential starts it afresh`) });
+          } else {
+            ({ world, bytes } = next = { world: copy, bytes: size });
+            outcomes.push({ answer });
+          }
+        }
+      } catch (failure) {
+        outcomes.push({ error: failure });
+      }
+      await pause();
+    }
+    return { outcomes, ...(next ? { next } : {}) };
   }
 
   /** Drops the least recently used worlds beyond the cap, and their files after what is queued for them. */
@@ -192,7 +265,8 @@ export async function createSandbox(table: OperationTable, examples: AnsweringSo
 
   /** The world of a key, made from the seed if it has none; it becomes the most recently used. */
   function slotOf(key: string): Slot {
-    const slot = worlds.get(key) ?? { world: structuredClone(seed), bytes: seedBytes };
+    // A world is never changed in place (a write changes a copy), so a new one can be the seed itself.
+    const slot = worlds.get(key) ?? { world: seed, bytes: seedBytes };
     worlds.delete(key);
     worlds.set(key, slot);
     trim();
@@ -238,23 +312,11 @@ export async function createSandbox(table: OperationTable, examples: AnsweringSo
         const redirect = op.responses.has(307) ? ownerRedirect(world, params, source.url) : undefined;
         return redirect ?? (await handler(opContext(world))).answer;
       }
-      return write(key, async (world, bytes) => {
+      return write(key, async (world) => {
         // An old name of a renamed user leads to the new one, before anything else is looked at.
         const redirect = op.responses.has(307) ? ownerRedirect(world, params, source.url) : undefined;
-        if (redirect) return { answer: redirect };
-        const copy = structuredClone(world);
-        const { answer, changed } = await handler(opContext(copy));
-        if (!changed) return { answer };
-        if (copy.created > maxRecords && copy.created > world.created) {
-          return { answer: error(403, `this sandbox world is full (${maxRecords} records created); POST ${RESET_PATH} with the same credential starts it afresh`) };
-        }
-        const text = JSON.stringify(copy);
-        const size = Buffer.byteLength(text);
-        // A world past its budget may still shrink.
-        if (size > maxWorldBytes && size > bytes) {
-          return { answer: error(413, `this sandbox world would hold ${size} bytes, more than its ${maxWorldBytes} (--max-world-bytes); POST ${RESET_PATH} with the same credential starts it afresh`) };
-        }
-        return { answer, next: { world: copy, bytes: size, text } };
+        if (redirect) return { answer: redirect, changed: false };
+        return handler(opContext(world));
       });
     },
 

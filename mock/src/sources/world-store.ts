@@ -37,8 +37,8 @@ export interface StateStore {
   readonly path: string;
   /** The worlds found at start by key, least recently written first. */
   readonly worlds: Map<string, StoredWorld>;
-  /** Writes a world's JSON as its file; resolves once it is on disk. */
-  save(key: string, text: string): Promise<void>;
+  /** Writes a world's JSON, given in pieces, as its file; resolves once it is on disk. */
+  save(key: string, pieces: readonly string[]): Promise<void>;
   /** Removes a world's file; resolves once that is on disk. */
   drop(key: string): Promise<void>;
   /** Releases the folder's lock. */
@@ -60,14 +60,18 @@ const openHere = new Set<string>();
 const releases = new Set<() => void>();
 let exitHook = false;
 
-/** Writes `text` as `dir/name`, atomically and durably (see the top of this file). */
-async function writeAtomically(dir: string, name: string, text: string): Promise<void> {
+/** Writes the pieces of text as `dir/name`, atomically and durably (see the top of this file). */
+async function writeAtomically(dir: string, name: string, pieces: readonly string[]): Promise<void> {
   const temporary = join(dir, `.${randomBytes(16).toString('hex')}.tmp`);
   // 'wx' is O_CREAT|O_EXCL: it fails on any existing path, a planted link included.
   const handle = await open(temporary, 'wx', 0o600);
   try {
     try {
-      await handle.writeFile(text);
+      // A piece at a time: encoding a whole large world at once would hold the event loop.
+      for (const piece of pieces) {
+        const bytes = Buffer.from(piece);
+        for (let written = 0; written < bytes.length; ) written += (await handle.write(bytes, written)).bytesWritten;
+      }
       await handle.sync();
     } finally {
       await handle.close();
@@ -220,7 +224,7 @@ export async function openState(path: string, { maxWorlds, document }: OpenOptio
   };
 
   try {
-    if (!names.includes(MARKER_FILE)) await writeAtomically(path, MARKER_FILE, `${JSON.stringify({ [MARKER]: VERSION })}\n`);
+    if (!names.includes(MARKER_FILE)) await writeAtomically(path, MARKER_FILE, [`${JSON.stringify({ [MARKER]: VERSION })}\n`]);
     // Holding the lock, no save of another process is in progress: any temporary is a dead one's.
     for (const name of names) if (TEMPORARY.test(name)) await rm(join(path, name), { force: true });
 
@@ -254,7 +258,7 @@ export async function openState(path: string, { maxWorlds, document }: OpenOptio
     return {
       path,
       worlds: new Map(kept.map(({ key, stored }) => [key, stored])),
-      save: (key, text) => writeAtomically(path, `${key}.json`, text),
+      save: (key, pieces) => writeAtomically(path, `${key}.json`, pieces),
       async drop(key) {
         await rm(join(path, `${key}.json`), { force: true });
         await syncFolder(path);
