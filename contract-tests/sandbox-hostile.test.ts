@@ -10,8 +10,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DOCUMENT } from '../mock/src/contract/document-path.js';
+import { loadOperations } from '../mock/src/front/operations-file.js';
 import { startMockServer, type MockServer } from '../mock/src/front/server.js';
 import type { SandboxOptions } from '../mock/src/sources/sandbox.js';
+import { inFlightBudget } from '../mock/src/sources/sandbox-limits.js';
+import { seedWorld } from '../mock/src/sources/world.js';
+import type { StateStore } from '../mock/src/sources/world-store.js';
 import { launch, type Launched } from './support/launch.js';
 import { send } from './support/http.js';
 
@@ -206,6 +211,35 @@ describe('2. a save writes the world that changed, not every world', () => {
       const weighed = JSON.parse(await readFile(worldFile(state, 'weighed'), 'utf8')) as { gpgKeys: { armored: string }[] };
       expect(weighed.gpgKeys.map((entry) => entry.armored).sort()).toEqual(keys.filter((_, n) => statuses[n] === 201).map((key) => key.trim()).sort());
     });
+  });
+
+  it('saves different worlds at once only while their copies and texts fit in an eighth of the heap', async () => {
+    // A store that holds each save for a while, so that every save in progress shows, and that
+    // says each world is as large as a quarter of that eighth: two batches at once at most.
+    const { seed } = seedWorld((await loadOperations(DOCUMENT)).operations.map((op) => op.operation));
+    const keyOf = (n: number): string => createHash('sha256').update(`token w${n}`).digest('hex');
+    const worlds = new Map(Array.from({ length: 10 }, (_, n) => [keyOf(n), { world: structuredClone(seed), bytes: Math.floor(inFlightBudget() / 4) }]));
+    let saving = 0;
+    let most = 0;
+    const saved: string[] = [];
+    const store: StateStore = {
+      path: join(folder, 'held'),
+      worlds,
+      async save(key, pieces) {
+        most = Math.max(most, ++saving);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        saving--;
+        saved.push(JSON.parse(pieces.join('')).threads[0].pinned ? key : 'not pinned');
+      },
+      drop: async () => {},
+      close: async () => {},
+    };
+    await withSandbox({ store, maxWorlds: 10 }, async (mock) => {
+      const statuses = await Promise.all(Array.from({ length: 10 }, (_, n) => call(mock.baseUrl, `w${n}`, 'PATCH', '/notifications/threads/10001?to-status=pinned').then((answer) => answer.status)));
+      expect(statuses).toEqual(Array(10).fill(205));
+    });
+    expect(most).toBeLessThanOrEqual(2);
+    expect(saved.sort()).toEqual([...worlds.keys()].sort());
   });
 
   it('keeps 400 concurrent writes to one world, every one in its file', async () => {

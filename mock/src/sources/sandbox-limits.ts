@@ -15,9 +15,10 @@ export const DEFAULT_WORLD_BYTES = 16 * MiB;
 export const MAX_WORLD_BYTES = 256 * MiB;
 
 /**
- * The worlds together may take half of V8's heap (each byte of JSON about a byte of heap, the
- * rest for the copy a write makes, Prism and requests). Without `--max-world-bytes`, a world
- * gets 16 MiB or its share of that half, whichever is less; a budget given that breaks it is refused.
+ * The worlds together may take half of V8's heap (each byte of JSON about a byte of heap), the
+ * copies and texts of the writes in progress an eighth (inFlightBudget), and the rest is left to
+ * Prism, requests and answers. Without `--max-world-bytes`, a world gets 16 MiB or its share of
+ * that half, whichever is less; a budget given that breaks it is refused.
  */
 export function worldBudget(maxWorlds: number, maxWorldBytes: number | undefined): number {
   const half = Math.floor(getHeapStatistics().heap_size_limit / 2);
@@ -29,6 +30,17 @@ export function worldBudget(maxWorlds: number, maxWorldBytes: number | undefined
     );
   }
   return maxWorldBytes;
+}
+
+/**
+ * The most bytes the batches of writes in progress may hold at once, across worlds: an eighth of
+ * V8's heap. Each batch counts twice its world's bytes (its copy of the world, and the world's text
+ * while it is saved); a batch that would pass the bound waits for others to finish, in arrival
+ * order, and one batch always runs, however large. Without it, 100 worlds of 2 MiB written at
+ * once held 100 copies and 100 texts besides the worlds, and a 512 MiB heap ran out.
+ */
+export function inFlightBudget(): number {
+  return Math.floor(getHeapStatistics().heap_size_limit / 8);
 }
 
 /** Where a request's body holds more than the sandbox stores, said in a sentence; undefined when it does not. */

@@ -11,7 +11,8 @@
 // measured once and saved once, so a batch costs about one write whatever its number of writes.
 // When one of them fails, or together they pass the world's budget, the batch is applied again
 // one write at a time, so only those at fault are refused. A batch lets the event loop turn
-// between its steps (world-json.ts). Reads do not wait.
+// between its steps (world-json.ts), and batches of different worlds run at once only while their
+// copies and texts fit in an eighth of the heap (sandbox-limits.ts). Reads do not wait.
 import { createHash } from 'node:crypto';
 import { checkAuthorization } from '../front/auth.js';
 import { apiError } from '../front/errors.js';
@@ -19,7 +20,7 @@ import { pathParams, type OperationTable } from '../front/operations.js';
 import { DOCUMENT } from '../contract/document-path.js';
 import { createMarkdownRenderer, MARKDOWN_LIMITS, type MarkdownLimits } from './markdown.js';
 import type { Answer, AnsweringSource, SourceContext, SourceRequest } from './source.js';
-import { oversized, worldBudget } from './sandbox-limits.js';
+import { inFlightBudget, oversized, worldBudget } from './sandbox-limits.js';
 import { seedWorld, type World } from './world.js';
 import { copyJson, createJsonSizer, worldText, type JsonSizer } from './world-json.js';
 import { handlerFor, ownerRedirect, READ_ONLY, RESET_PATH } from './world-ops.js';
@@ -111,6 +112,32 @@ function pacer(): () => Promise<void> {
   };
 }
 
+/** Admits tasks while their weights together stay within `capacity`, in arrival order; a task alone is always admitted. */
+function admission(capacity: number): (weight: number) => Promise<() => void> {
+  let used = 0;
+  const waiting: { weight: number; admit: () => void }[] = [];
+  const next = (): void => {
+    while (waiting.length > 0 && (used === 0 || used + waiting[0]!.weight <= capacity)) {
+      const first = waiting.shift()!;
+      used += first.weight;
+      first.admit();
+    }
+  };
+  return async (weight) => {
+    await new Promise<void>((admit) => {
+      waiting.push({ weight, admit });
+      next();
+    });
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      used -= weight;
+      next();
+    };
+  };
+}
+
 export async function createSandbox(table: OperationTable, examples: AnsweringSource, context: SourceContext, options: SandboxOptions = {}): Promise<Sandbox> {
   const seeded = seedWorld(table.operations.map((op) => op.operation));
   const { templates } = seeded;
@@ -130,6 +157,8 @@ export async function createSandbox(table: OperationTable, examples: AnsweringSo
   }
   const store = options.store ?? (options.state === undefined ? undefined : await openState(options.state, { maxWorlds, document: options.document ?? DOCUMENT }));
   const renderer = createMarkdownRenderer({ ...MARKDOWN_LIMITS, ...options.markdown });
+  // A batch holds a copy of its world and, while it saves, the world's text: about twice its bytes.
+  const admit = admission(inFlightBudget());
 
   // Insertion order is recency: a world used is moved to the end, the first is dropped first.
   const worlds = new Map<string, Slot>([...(store?.worlds ?? [])].map(([key, stored]) => [key, { ...stored, onDisk: true }]));
@@ -174,21 +203,27 @@ export async function createSandbox(table: OperationTable, examples: AnsweringSo
   async function runBatch(key: string, jobs: Job[]): Promise<void> {
     // Taken only now: a world taken before waiting could have been written or dropped meanwhile.
     const slot = slotOf(key);
-    const pause = pacer();
-    slot.sizer ??= createJsonSizer();
-    const applied = (await applyTogether(slot, jobs, pause)) ?? (await applyOneByOne(slot, jobs, pause));
-    let { outcomes } = applied;
-    if (applied.next) {
-      try {
-        if (store) await store.save(key, await worldText(applied.next.world, pause));
-        // If the world was dropped meanwhile, its removal is queued after this task, as if dropped just after.
-        Object.assign(slot, { ...applied.next, onDisk: store !== undefined });
-      } catch (failure) {
-        // Nothing of the batch was kept, and its answers may have read what was not: none stands.
-        outcomes = outcomes.map(() => ({ answer: unsaved(failure) }));
+    // Batches of other worlds may be holding their copies: this one waits while they hold too much.
+    const release = await admit(2 * slot.bytes);
+    try {
+      const pause = pacer();
+      slot.sizer ??= createJsonSizer();
+      const applied = (await applyTogether(slot, jobs, pause)) ?? (await applyOneByOne(slot, jobs, pause));
+      let { outcomes } = applied;
+      if (applied.next) {
+        try {
+          if (store) await store.save(key, await worldText(applied.next.world, pause));
+          // If the world was dropped meanwhile, its removal is queued after this task, as if dropped just after.
+          Object.assign(slot, { ...applied.next, onDisk: store !== undefined });
+        } catch (failure) {
+          // Nothing of the batch was kept, and its answers may have read what was not: none stands.
+          outcomes = outcomes.map(() => ({ answer: unsaved(failure) }));
+        }
       }
+      outcomes.forEach((outcome, index) => ('error' in outcome ? jobs[index]!.reject(outcome.error) : jobs[index]!.resolve(outcome.answer)));
+    } finally {
+      release();
     }
-    outcomes.forEach((outcome, index) => ('error' in outcome ? jobs[index]!.reject(outcome.error) : jobs[index]!.resolve(outcome.answer)));
   }
 
   /**
