@@ -333,6 +333,27 @@ describe('4. markdown renders bounded, off the event loop', () => {
     });
   }, 30_000);
 
+  it('renders small texts in the workers too: 16 KiB of one-cell rows, slow to render, do not hold /version', async () => {
+    await withSandbox({}, async (mock) => {
+      const rows = `|a|\n|-|\n${'|\n'.repeat(8188)}`;
+      expect(Buffer.byteLength(rows)).toBeLessThanOrEqual(16 * KiB);
+      // The workers start with the first render.
+      expect((await call(mock.baseUrl, 'writer', 'POST', '/markdown', { Text: '# hi' })).body).toBe('<h1>hi</h1>\n');
+      let rendered = 0;
+      const renders = Array.from({ length: 2 }, () =>
+        call(mock.baseUrl, 'writer', 'POST', '/markdown', { Text: rows, Mode: 'comment' }).then((answer) => {
+          rendered++;
+          return answer.status;
+        }),
+      );
+      // Asked once the renders have begun: rendered on the event loop, they would be answered first.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect((await call(mock.baseUrl, 'reader', 'GET', '/version')).status).toBe(200);
+      expect(rendered).toBe(0);
+      expect(await Promise.all(renders)).toEqual([200, 200]);
+    });
+  });
+
   it('refuses text past 1 MiB at once', async () => {
     await withSandbox({}, async (mock) => {
       const started = performance.now();

@@ -26,7 +26,6 @@ export const OUTPUTS = [
   'mock/dist/document.json',
   'mock/dist/document-path.mjs',
   'mock/dist/markdown-render.d.mts',
-  'mock/dist/markdown-render.mjs',
   'mock/dist/markdown-worker.d.mts',
   'mock/dist/markdown-worker.mjs',
   'mock/dist/msw.d.mts',

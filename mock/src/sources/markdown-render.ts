@@ -1,8 +1,7 @@
 // E11's renderer: markdown-it renders the sent text (CommonMark with GitHub's tables,
 // strikethrough and autolinks, as Gitea's renderer reads them), raw HTML escaped, and in comment
 // mode hard line breaks, `#42` issue references and `@user` mentions linked as Gitea links them.
-// markdown.ts runs it on its own thread for small texts and in worker threads (markdown-worker.ts)
-// for large ones.
+// markdown.ts runs it in worker threads (markdown-worker.ts).
 import markdownIt from 'markdown-it';
 import type { StateCore } from 'markdown-it';
 

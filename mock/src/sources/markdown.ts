@@ -1,10 +1,11 @@
 // E11 in the sandbox: the sent markdown rendered to HTML (markdown-render.ts says how), in worker
-// threads, so a large text never holds the event loop that answers every other client. A render
-// is bounded in input, output, time and memory; past a bound it is refused, and the worker that
-// ran too long or too large is ended. The media type is what Go's content sniffing gives Gitea's
-// untyped answer.
+// threads, so no text holds the event loop that answers every other client: a small one can be
+// slow too (16 KiB of one-cell table rows took up to 1.2 s), and no size short of a few bytes is
+// cheap for certain. A render is bounded in input, output, time and memory; past a bound it is
+// refused, and the worker that ran too long or too large is ended. The media type is what Go's
+// content sniffing gives Gitea's untyped answer.
 import type Tinypool from 'tinypool';
-import renderHere, { type RenderResult, type RenderTask } from './markdown-render.js';
+import type { RenderResult, RenderTask } from './markdown-render.js';
 
 export interface MarkdownLimits {
   /** Longest text rendered, in UTF-8 bytes (default 1 MiB: a 1 MiB table takes about 3 s). */
@@ -17,8 +18,6 @@ export interface MarkdownLimits {
 
 export const MARKDOWN_LIMITS: MarkdownLimits = { maxInputBytes: 1024 * 1024, maxOutputBytes: 10 * 1024 * 1024, timeoutMs: 5_000 };
 
-/** Texts up to this size render on the calling thread: a few milliseconds at most, cheaper than a thread hop. */
-const INLINE_BYTES = 16 * 1024;
 /** Renders in workers or waiting for one, at most; more answer 503. */
 const MAX_IN_FLIGHT = 64;
 
@@ -67,7 +66,6 @@ export function createMarkdownRenderer(limits: MarkdownLimits = MARKDOWN_LIMITS)
     async render(task) {
       const inputBytes = Buffer.byteLength(task.text);
       if (inputBytes > limits.maxInputBytes) return tooLarge(`the sandbox renders at most ${limits.maxInputBytes} bytes of markdown; this text has ${inputBytes}`);
-      if (inputBytes <= INLINE_BYTES) return outcomeOf(renderHere({ ...task, maxOutputBytes: limits.maxOutputBytes }));
       if (inFlight >= MAX_IN_FLIGHT) return { ok: false, status: 503, message: 'the sandbox is rendering too many texts at once; try again' };
       inFlight++;
       let result: RenderResult;
