@@ -597,6 +597,13 @@ describe('8. a state folder is checked deeply at start', () => {
     ['a null user', 'in process', (world: Record<string, any>) => Object.assign(world, { users: [null, ...world.users] }), 'users[0] is null, not a record'],
     ['a record that breaks its schema', 'in process', (world: Record<string, any>) => (world.orgLabels[0].label.color = 42), 'orgLabels[0].label is not a Label: /color must be string'],
     ['an entry without its repository', 'in process', (world: Record<string, any>) => delete world.issues[0].repo, 'issues[0].repo is not an id'],
+    // The schemas require no field: what the sandbox finds records by and answers with is required by the check.
+    ['a user without an id', 'in process', (world: Record<string, any>) => (world.users = [{}]), 'users[0].id is missing'],
+    ['a pull request with its number only', 'in process', (world: Record<string, any>) => (world.pulls[0].pull = { number: 43 }), 'pulls[0].pull.id is missing'],
+    ['a repository without its owner', 'in process', (world: Record<string, any>) => delete world.repos[0].owner, 'repos[0].owner is missing'],
+    ['an owner without a login', 'in process', (world: Record<string, any>) => delete world.repos[0].owner.login, 'repos[0].owner is not an owner with an id and a login'],
+    ['a milestone without its title', 'in process', (world: Record<string, any>) => delete world.milestones[0].milestone.title, 'milestones[0].milestone.title is missing'],
+    ['a nextId that ids in use reach', 'in process', (world: Record<string, any>) => (world.nextId = 1), 'nextId is 1, not above the ids in use (15001, at comments[0].id)'],
   ])('refuses a world with %s, naming the file and what is wrong, and leaves it as it is (%s)', async (_case, where, spoil, problem) => {
     const world = structuredClone(saved);
     spoil(world);
