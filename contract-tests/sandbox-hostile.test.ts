@@ -2,7 +2,7 @@
 // writes away from others, now meets a limit that answers in the service's dialect and changes
 // nothing. Small budgets through the options keep every case to kilobytes and seconds; the
 // process-level ones (the lock, refusals at start, a burst of renders) run the built bin.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -512,6 +512,27 @@ describe('6. one process per state folder', () => {
       await second?.stop();
     }
   }, 60_000);
+
+  it('takes over the lock of a process that was killed and not yet reaped (a zombie)', async () => {
+    const state = join(folder, 'zombie-lock');
+    await withSandbox({ state }, async () => {});
+    // A child whose parent (a shell turned into sleep) never waits for it: killed, it stays a zombie.
+    const parent = spawn('bash', ['-c', 'sleep 600 & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const pid = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString()))));
+      process.kill(pid, 'SIGKILL');
+      const stateOf = async (): Promise<string> => (await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '')).replace(/^.*\) /s, '')[0] ?? '';
+      for (let n = 0; n < 100 && (await stateOf()) !== 'Z'; n++) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(await stateOf()).toBe('Z');
+      await writeFile(join(state, 'lock'), `${pid}\n`);
+      await withSandbox({ state }, async (mock) => {
+        expect(await readFile(join(state, 'lock'), 'utf8')).toBe(`${process.pid}\n`);
+        expect((await renameUser(mock.baseUrl, 'after', 'bob', 'robert')).status).toBe(204);
+      });
+    } finally {
+      parent.kill('SIGKILL');
+    }
+  });
 
   it('refuses a second sandbox on the same folder in one process', async () => {
     const state = join(folder, 'in-process');

@@ -99,11 +99,26 @@ async function syncFolder(dir: string): Promise<void> {
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     // EPERM: it exists, under another user.
-    return codeOf(error) === 'EPERM';
+    if (codeOf(error) !== 'EPERM') return false;
   }
+  return !isZombie(pid);
+}
+
+/**
+ * Whether `pid` ended and waits for its parent to reap it (a zombie, `Z` in /proc/PID/stat, or
+ * `X`): kill(pid, 0) still finds it, but it never runs again. False where there is no /proc.
+ */
+function isZombie(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return false;
+  }
+  // `pid (name) state …`: the name may hold spaces and parentheses; the state follows the last `)`.
+  return /^ [ZX]/.test(stat.slice(stat.lastIndexOf(')') + 1));
 }
 
 async function readLock(path: string): Promise<string | undefined> {
