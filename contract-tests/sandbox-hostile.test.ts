@@ -4,7 +4,7 @@
 // process-level ones (the lock, refusals at start, a burst of renders) run the built bin.
 import { execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, readlink, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -442,6 +442,27 @@ describe('5. a write is applied only once it is saved', () => {
       expect(await members(mock.baseUrl, 'saver')).toEqual(['alice', 'robert', 'caroline']);
       expect((await secret('T0')).status).toBe(201);
       expect(JSON.parse(await readFile(worldFile(state, 'saver'), 'utf8')).users.map((user: { login: string }) => user.login)).toContain('caroline');
+    });
+  });
+
+  it('answers a reset in a folder that takes no change with its cause, EPERM or EACCES, and keeps the world', async () => {
+    const state = join(folder, 'read-only');
+    await withSandbox({ state }, async (mock) => {
+      expect((await renameUser(mock.baseUrl, 'fixed', 'bob', 'robert')).status).toBe(204);
+      // As root, only an immutable folder refuses (EPERM); as anyone else, a folder without write permission (EACCES).
+      const root = process.getuid?.() === 0;
+      if (root) await promisify(execFile)('chattr', ['+i', state]);
+      else await chmod(state, 0o500);
+      try {
+        const refused = await reset(mock, 'fixed');
+        expect([refused.status, refused.body.message]).toEqual([500, `the sandbox could not save its state (${root ? 'EPERM' : 'EACCES'})`]);
+        const write = await renameUser(mock.baseUrl, 'fixed', 'carol', 'caroline');
+        expect([write.status, write.body.message]).toEqual([500, `the sandbox could not save its state (${root ? 'EPERM' : 'EACCES'})`]);
+      } finally {
+        if (root) await promisify(execFile)('chattr', ['-i', state]);
+        else await chmod(state, 0o700);
+      }
+      expect(await members(mock.baseUrl, 'fixed')).toEqual(['alice', 'robert', 'carol']);
     });
   });
 

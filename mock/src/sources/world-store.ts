@@ -13,7 +13,7 @@
 // that is not what the sandbox writes is refused with a message and left as it is.
 import { randomBytes } from 'node:crypto';
 import { readFileSync, unlinkSync } from 'node:fs';
-import { link, lstat, mkdir, open, readdir, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
+import { link, lstat, mkdir, open, readdir, readFile, realpath, rename, rm, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { World } from './world.js';
 import type { WorldCheck } from './world-check.js';
@@ -78,7 +78,8 @@ async function writeAtomically(dir: string, name: string, pieces: readonly strin
     }
     await rename(temporary, join(dir, name));
   } catch (error) {
-    await rm(temporary, { force: true });
+    // The cause is what failed: a temporary left behind is removed at the next start.
+    await unlink(temporary).catch(() => {});
     throw error;
   }
   await syncFolder(dir);
@@ -275,7 +276,10 @@ export async function openState(path: string, { maxWorlds, document }: OpenOptio
       worlds: new Map(kept.map(({ key, stored }) => [key, stored])),
       save: (key, pieces) => writeAtomically(path, `${key}.json`, pieces),
       async drop(key) {
-        await rm(join(path, `${key}.json`), { force: true });
+        // unlink, not rm: rm answers a refusal (EPERM) by trying rmdir, and reports its ENOTDIR instead.
+        await unlink(join(path, `${key}.json`)).catch((error: unknown) => {
+          if (codeOf(error) !== 'ENOENT') throw error;
+        });
         await syncFolder(path);
       },
       async close() {
