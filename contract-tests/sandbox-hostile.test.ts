@@ -282,6 +282,21 @@ describe('3. resets and drops keep to --max-worlds, and a world\'s file follows 
     });
   });
 
+  it('makes no world for a read, or a write that changes nothing, so new credentials never drop a written world or its file', async () => {
+    const state = join(folder, 'reads');
+    await withSandbox({ state, maxWorlds: 2 }, async (mock) => {
+      expect((await renameUser(mock.baseUrl, 'writer-1', 'bob', 'robert')).status).toBe(204);
+      expect((await renameUser(mock.baseUrl, 'writer-2', 'bob', 'bobby')).status).toBe(204);
+      for (let n = 0; n < 5; n++) {
+        expect(await members(mock.baseUrl, `reader-${n}`)).toEqual(['alice', 'bob', 'carol']);
+        expect((await renameUser(mock.baseUrl, `reader-${n}`, 'nobody', 'somebody')).status).toBe(404);
+      }
+      expect((await worldFiles(state)).sort()).toEqual([worldFile(state, 'writer-1'), worldFile(state, 'writer-2')].map((file) => file.slice(state.length + 1)).sort());
+      expect(await members(mock.baseUrl, 'writer-1')).toEqual(['alice', 'robert', 'carol']);
+      expect(await members(mock.baseUrl, 'writer-2')).toEqual(['alice', 'bobby', 'carol']);
+    });
+  });
+
   it('keeps the file of a world written again after it was dropped, so what it holds survives a restart', async () => {
     const state = join(folder, 'dropped-while-queued');
     const secret = (mock: MockServer, name: string) => call(mock.baseUrl, 'queued', 'PUT', `/user/actions/secrets/${name}`, { data: 'x' });
@@ -293,8 +308,8 @@ describe('3. resets and drops keep to --max-worlds, and a world\'s file follows 
       // The second waits; another credential drops this world meanwhile; the second then writes a fresh one.
       const second = secret(mock, 'SECOND');
       await new Promise((resolve) => setTimeout(resolve, 2));
-      const other = call(mock.baseUrl, 'other', 'GET', '/teams/12001/members');
-      expect([(await first).status, (await second).status, (await other).status]).toEqual([201, 201, 200]);
+      const other = call(mock.baseUrl, 'other', 'PUT', '/user/actions/secrets/OTHER', { data: 'x' });
+      expect([(await first).status, (await second).status, (await other).status]).toEqual([201, 201, 201]);
       expect((await secret(mock, 'SECOND')).status).toBe(204);
     });
     await withSandbox({ state, maxWorlds: 1 }, async (mock) => {

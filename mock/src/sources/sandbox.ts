@@ -1,6 +1,7 @@
 // The sandbox answer source: each distinct credential gets its own world, seeded from the
 // document's examples, and every operation is answered from it (world-ops.ts), so writes show up
-// in later reads. `Prefer` still answers the documented examples. Worlds are capped in number
+// in later reads. `Prefer` still answers the documented examples. A world is made by its
+// credential's first write that changes something, never by a read. Worlds are capped in number
 // (the least recently used is dropped), in records and in bytes, can be reset, and can live in a
 // state folder (world-store.ts).
 //
@@ -202,7 +203,9 @@ export async function createSandbox(table: OperationTable, examples: AnsweringSo
   /** Applies a batch of writes in order, saves the world once, and then answers them all. */
   async function runBatch(key: string, jobs: Job[]): Promise<void> {
     // Taken only now: a world taken before waiting could have been written or dropped meanwhile.
-    const slot = slotOf(key);
+    // A credential without one gets the seed's, kept only once a write changed it.
+    const known = used(key);
+    const slot = known ?? { world: seed, bytes: seedBytes };
     // Batches of other worlds may be holding their copies: this one waits while they hold too much.
     const release = await admit(2 * slot.bytes);
     try {
@@ -215,6 +218,7 @@ export async function createSandbox(table: OperationTable, examples: AnsweringSo
           if (store) await store.save(key, await worldText(applied.next.world, pause));
           // If the world was dropped meanwhile, its removal is queued after this task, as if dropped just after.
           Object.assign(slot, { ...applied.next, onDisk: store !== undefined });
+          if (!known) keep(key, slot);
         } catch (failure) {
           // Nothing of the batch was kept, and its answers may have read what was not: none stands.
           outcomes = outcomes.map(() => ({ answer: unsaved(failure) }));
@@ -293,19 +297,25 @@ export async function createSandbox(table: OperationTable, examples: AnsweringSo
       worlds.delete(victim);
       // After the writes queued for it, which may save it yet; unless those writes made the world
       // afresh, and saved it in that file. A file that cannot be removed now is removed at the
-      // next start, beyond the cap; a world only read has none.
+      // next start, beyond the cap; a world dropped before its first save has none.
       if (store) void after(victim, async () => (slot.onDisk && !worlds.get(victim)?.onDisk ? store.drop(victim) : undefined)).catch(() => {});
     }
   }
 
-  /** The world of a key, made from the seed if it has none; it becomes the most recently used. */
-  function slotOf(key: string): Slot {
-    // A world is never changed in place (a write changes a copy), so a new one can be the seed itself.
-    const slot = worlds.get(key) ?? { world: seed, bytes: seedBytes };
-    worlds.delete(key);
+  /** The world of a key, if it has one, which becomes the most recently used. */
+  function used(key: string): Slot | undefined {
+    const slot = worlds.get(key);
+    if (slot) {
+      worlds.delete(key);
+      worlds.set(key, slot);
+    }
+    return slot;
+  }
+
+  /** Keeps a new world as the most recently used, dropping the least recently used beyond the cap. */
+  function keep(key: string, slot: Slot): void {
     worlds.set(key, slot);
     trim();
-    return slot;
   }
 
   const error = (status: number, message: string): Answer => ({ status, type: 'application/json', body: apiError(context.docsUrl(), message), own: true });
@@ -343,7 +353,8 @@ export async function createSandbox(table: OperationTable, examples: AnsweringSo
       });
 
       if (readOnly) {
-        const { world } = slotOf(key);
+        // A read makes no world: a credential without one reads the seed, and drops no other world for it.
+        const world = used(key)?.world ?? seed;
         const redirect = op.responses.has(307) ? ownerRedirect(world, params, source.url) : undefined;
         return redirect ?? (await handler(opContext(world))).answer;
       }
