@@ -620,6 +620,19 @@ describe('7. temporaries and links', () => {
     expect(await worldFiles(real)).toEqual([`${createHash('sha256').update('token linker').digest('hex')}.json`]);
   });
 
+  it('refuses, saying why and leaving them as they are, a state path that is a link to nothing and a folder named like a temporary', async () => {
+    const dangling = join(folder, 'dangling-state');
+    await symlink(join(folder, 'nowhere'), dangling);
+    await expect(startMockServer({ port: 0, sandbox: { state: dangling } })).rejects.toThrow(`--state ${dangling} is a link to ${join(folder, 'nowhere')}, which does not exist: create that folder, or give another`);
+    expect(await readlink(dangling)).toBe(join(folder, 'nowhere'));
+    const state = join(folder, 'temporary-folder');
+    await withSandbox({ state }, async () => {});
+    const name = `.${randomBytes(16).toString('hex')}.tmp`;
+    await mkdir(join(state, name));
+    await expect(startMockServer({ port: 0, sandbox: { state } })).rejects.toThrow(`--state ${state} holds ${name}, a folder named like one of the sandbox's temporary files; it is left as it is: move it away, or give another folder`);
+    expect((await stat(join(state, name))).isDirectory()).toBe(true);
+  });
+
   it('refuses a world file that is a link, at start', async () => {
     const state = join(folder, 'linked-world');
     await withSandbox({ state }, async (mock) => {

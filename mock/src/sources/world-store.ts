@@ -13,7 +13,7 @@
 // that is not what the sandbox writes is refused with a message and left as it is.
 import { randomBytes } from 'node:crypto';
 import { readFileSync, unlinkSync } from 'node:fs';
-import { link, lstat, mkdir, open, readdir, readFile, realpath, rename, rm, stat, unlink } from 'node:fs/promises';
+import { link, lstat, mkdir, open, readdir, readFile, readlink, realpath, rename, rm, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { World } from './world.js';
 import type { WorldCheck } from './world-check.js';
@@ -196,6 +196,9 @@ export async function openState(path: string, { maxWorlds, document }: OpenOptio
   // Not there (ENOTDIR: a parent is a file) is for mkdir to tell.
   const found = await stat(path).catch((error: unknown) => (['ENOENT', 'ENOTDIR'].includes(codeOf(error)) ? undefined : refuse(`cannot be read (${codeOf(error)})`)));
   if (found === undefined) {
+    // A link to nothing: mkdir would say only that the path exists (EEXIST).
+    const target = await readlink(path).catch(() => undefined);
+    if (target !== undefined) return refuse(`is a link to ${target}, which does not exist: create that folder, or give another`);
     // Its parent must exist (a recursive mkdir spins for ever on /proc in Node 20).
     await mkdir(path, { mode: 0o700 }).catch((error: unknown) => refuse(`cannot be created (${codeOf(error)})`));
   } else if (found.isFile()) {
@@ -242,7 +245,11 @@ export async function openState(path: string, { maxWorlds, document }: OpenOptio
   try {
     if (!names.includes(MARKER_FILE)) await writeAtomically(path, MARKER_FILE, [`${JSON.stringify({ [MARKER]: VERSION })}\n`]);
     // Holding the lock, no save of another process is in progress: any temporary is a dead one's.
-    for (const name of names) if (TEMPORARY.test(name)) await rm(join(path, name), { force: true });
+    for (const name of names) {
+      if (!TEMPORARY.test(name)) continue;
+      if ((await lstat(join(path, name))).isDirectory()) return refuseLeft(`holds ${name}, a folder named like one of the sandbox's temporary files`);
+      await unlink(join(path, name)).catch((error: unknown) => (codeOf(error) === 'ENOENT' ? undefined : refuse(`cannot remove ${name}, a temporary file a stopped sandbox left (${codeOf(error)})`)));
+    }
 
     const entries: { key: string; stored: StoredWorld; time: number }[] = [];
     let check: WorldCheck | undefined;
