@@ -108,7 +108,8 @@ function pacer(): () => Promise<void> {
   let since = performance.now();
   return async () => {
     if (performance.now() - since < SLICE_MS) return;
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    // setImmediate runs after the I/O waiting (new requests); runtimes without it take a timer.
+    await new Promise<void>((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
     since = performance.now();
   };
 }
