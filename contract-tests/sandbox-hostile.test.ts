@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOCUMENT } from '../mock/src/contract/document-path.js';
 import { loadOperations } from '../mock/src/front/operations-file.js';
 import { startMockServer, type MockServer } from '../mock/src/front/server.js';
+import { MARKDOWN_LIMITS } from '../mock/src/sources/markdown.js';
 import type { SandboxOptions } from '../mock/src/sources/sandbox.js';
 import { inFlightBudget } from '../mock/src/sources/sandbox-limits.js';
 import { seedWorld } from '../mock/src/sources/world.js';
@@ -144,8 +145,12 @@ describe('1. a world is bounded in bytes, not only in records', () => {
   });
 
   it('refuses budgets that cannot hold the seed, or whose worlds together could not fit in half the heap', async () => {
-    expect(await refusal(['--sandbox', '--max-world-bytes', '1K'])).toEqual({ code: 1, stderr: expect.stringMatching(/^gitea-mock: cannot start: --max-world-bytes 1024 cannot hold the seed world \(\d+ bytes\)\n$/) });
-    expect(await refusal(['--sandbox', '--max-worlds', '1000', '--max-world-bytes', '256M'])).toEqual({ code: 1, stderr: expect.stringMatching(/^gitea-mock: cannot start: --max-worlds 1000 of --max-world-bytes 268435456 could take 256000 MiB, more than half of this Node's heap \(\d+ MiB of \d+\): lower either, or give Node more with --max-old-space-size\n$/) });
+    // The sandbox's refusals, in this process (the bin prints them after "gitea-mock: cannot start: " with exit code 1, as section 8 shows).
+    await expect(startMockServer({ port: 0, sandbox: { maxWorldBytes: 1024 } })).rejects.toThrow(/^--max-world-bytes 1024 cannot hold the seed world \(\d+ bytes\)$/);
+    await expect(startMockServer({ port: 0, sandbox: { maxWorlds: 1000, maxWorldBytes: 256 * 1024 * 1024 } })).rejects.toThrow(
+      /^--max-worlds 1000 of --max-world-bytes 268435456 could take 256000 MiB, more than half of this Node's heap \(\d+ MiB of \d+\): lower either, or give Node more with --max-old-space-size$/,
+    );
+    // The command line's own, before anything starts.
     expect(await refusal(['--sandbox', '--max-world-bytes', '16X'])).toEqual({ code: 2, stderr: expect.stringMatching(/^gitea-mock: invalid --max-world-bytes "16X": give a whole number of bytes, or of K, M or G \(such as 16M\)\n/) });
   });
 });
@@ -321,11 +326,14 @@ describe('3. resets and drops keep to --max-worlds, and a world\'s file follows 
 describe('4. markdown renders bounded, off the event loop', () => {
   const mentions = (bytes: number): string => '@alice #42 '.repeat(Math.floor(bytes / 11));
 
-  it('refuses HTML past 10 MiB with 413, while /version answers at once', async () => {
-    // A time bound the render cannot reach on a busy machine: the output bound answers.
-    await withSandbox({ markdown: { timeoutMs: 60_000 } }, async (mock) => {
-      // 1 MiB of mentions and references is 13 MiB of links.
-      const render = call(mock.baseUrl, 'writer', 'POST', '/markdown', { Text: mentions(1024 * 1024 - 16), Mode: 'comment', Context: '/acme/rocket' });
+  it('refuses HTML past its bound (10 MiB, 4 MiB here) with 413, while /version answers at once', async () => {
+    expect(MARKDOWN_LIMITS).toEqual({ maxInputBytes: 1024 * 1024, maxOutputBytes: 10 * 1024 * 1024, timeoutMs: 5_000 });
+    // A time bound the render cannot reach on a busy machine: the output bound answers. Half the
+    // default input and less than half its output bound: the same refusal at half the cost, and
+    // still a render that would hold /version for far longer than 250 ms on the event loop.
+    await withSandbox({ markdown: { timeoutMs: 60_000, maxOutputBytes: 4 * 1024 * 1024 } }, async (mock) => {
+      // 512 KiB of mentions and references is 6.5 MiB of links.
+      const render = call(mock.baseUrl, 'writer', 'POST', '/markdown', { Text: mentions(512 * 1024), Mode: 'comment', Context: '/acme/rocket' });
       let done = false;
       void render.finally(() => {
         done = true;
@@ -338,7 +346,7 @@ describe('4. markdown renders bounded, off the event loop', () => {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       const answer = await render;
-      expect([answer.status, answer.body.message]).toEqual([413, expect.stringMatching(/^the rendered HTML would be \d+ bytes, more than the 10485760 the sandbox answers; send less text$/)]);
+      expect([answer.status, answer.body.message]).toEqual([413, expect.stringMatching(/^the rendered HTML would be \d+ bytes, more than the 4194304 the sandbox answers; send less text$/)]);
       // The render took a while, and no /version waited on it.
       expect(waits.length).toBeGreaterThan(5);
       expect(Math.max(...waits)).toBeLessThan(250);
@@ -380,11 +388,11 @@ describe('4. markdown renders bounded, off the event loop', () => {
   });
 
   it('ends a render past its time bound, and renders the next text', async () => {
-    // 4 MiB of table takes about 10 s to render here: it is ended after one.
-    await withSandbox({ markdown: { timeoutMs: 1_000, maxInputBytes: 5 * 1024 * 1024 } }, async (mock) => {
+    // 1 MiB of table takes about 3 s to render: it is ended after 0.3.
+    await withSandbox({ markdown: { timeoutMs: 300 } }, async (mock) => {
       const started = performance.now();
-      const slow = await call(mock.baseUrl, 'writer', 'POST', '/markdown', { Text: `|a|b|\n|-|-|\n${'|x|y|\n'.repeat(700_000)}` });
-      expect([slow.status, slow.body.message]).toEqual([413, 'this text was not rendered within the 1000 ms the sandbox allows; send less text']);
+      const slow = await call(mock.baseUrl, 'writer', 'POST', '/markdown', { Text: `|a|b|\n|-|-|\n${'|x|y|\n'.repeat(174_000)}` });
+      expect([slow.status, slow.body.message]).toEqual([413, 'this text was not rendered within the 300 ms the sandbox allows; send less text']);
       expect(performance.now() - started).toBeLessThan(3_000);
       expect((await call(mock.baseUrl, 'writer', 'POST', '/markdown', { Text: '# hi' })).body).toBe('<h1>hi</h1>\n');
     });
@@ -503,13 +511,10 @@ describe('5. a write is applied only once it is saved', () => {
     } finally {
       await mock.stop();
     }
-    // Every answered key is on disk: each is a duplicate now.
-    const again = await startCli(['--state', state], 64);
-    try {
+    // Every answered key is on disk: each is a duplicate now (read back in this process: the bin adds nothing to a load).
+    await withSandbox({ state }, async (again) => {
       for (const key of kept) expect((await call(again.baseUrl, 'full', 'POST', '/user/gpg_keys', { armored_public_key: key })).status).toBe(422);
-    } finally {
-      await again.stop();
-    }
+    });
   }, 60_000);
 
   it('refuses to start where the state cannot be written', async () => {
@@ -517,12 +522,11 @@ describe('5. a write is applied only once it is saved', () => {
     const noRoom = join(folder, 'no-room');
     expect(await refusal(['--state', noRoom], 0)).toEqual({ code: 1, stderr: `gitea-mock: cannot start: --state ${noRoom} cannot be written (EFBIG)\n` });
     expect(await readdir(noRoom)).toEqual([]);
-    // /proc takes no new folder, even from root.
-    const { code, stderr } = await refusal(['--state', '/proc/gitea-mock-state']);
-    expect([code, stderr]).toEqual([1, 'gitea-mock: cannot start: --state /proc/gitea-mock-state cannot be created (ENOENT)\n']);
+    // /proc takes no new folder, even from root; nor does a file. In this process: the same refusals, without a start of the bin each.
+    await expect(startMockServer({ port: 0, sandbox: { state: '/proc/gitea-mock-state' } })).rejects.toThrow(/^--state \/proc\/gitea-mock-state cannot be created \(ENOENT\)$/);
     const file = join(folder, 'a-file');
     await writeFile(file, '');
-    expect(await refusal(['--state', join(file, 'state')])).toEqual({ code: 1, stderr: `gitea-mock: cannot start: --state ${join(file, 'state')} cannot be created (ENOTDIR)\n` });
+    await expect(startMockServer({ port: 0, sandbox: { state: join(file, 'state') } })).rejects.toThrow(`--state ${join(file, 'state')} cannot be created (ENOTDIR)`);
   });
 });
 
