@@ -134,6 +134,17 @@ describe('the built gitea-mock --sandbox', () => {
     expect(answer.status).toBe(201);
     expect(answer.body).toMatchObject({ name: 'räk"s.txt', size: Buffer.byteLength(data) });
   });
+
+  it('keeps the bytes of an RFC 2231 file name that is no UTF-8, as Go does, answered as Go\'s JSON writes them', async () => {
+    const body = `--XyZ\r\nContent-Disposition: form-data; name=attachment; filename*=UTF-8''%ff%fe%e2%9c.txt\r\n\r\nx\r\n--XyZ--\r\n`;
+    const answer = parseRaw(
+      await sendRaw(
+        new URL(mock.baseUrl).origin,
+        rawRequest(['POST /api/v1/repos/acme/rocket/releases/14001/assets HTTP/1.1', 'Host: 127.0.0.1', 'Authorization: token hostile-form', 'Content-Type: multipart/form-data; boundary=XyZ', `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close'], Buffer.from(body)),
+      ),
+    );
+    expect([answer.status, (answer.body as { name: string }).name]).toEqual([201, '\ufffd\ufffd\ufffd\ufffd.txt']);
+  });
 });
 
 // The proxy passes hostile requests on as they came and reports them; its check of the request

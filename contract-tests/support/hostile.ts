@@ -175,6 +175,12 @@ export function hostileInputCases(originOf: () => string): void {
     expect((await raw(rawRequest(['GET /api/v1/version HTTP/1.0']))).status).toBe(200);
   });
 
+  it('two Host headers: 400 in the dialect, as Go refuses them', async () => {
+    const answer = await raw(rawRequest(['GET /api/v1/version HTTP/1.1', 'Host: 127.0.0.1', 'Host: gitea.example.net']));
+    expectDialect(answer, originOf(), 400, 'too many Host headers');
+    expect(answer.headers.connection).toBe('close');
+  });
+
   it('CONNECT: 405 in the dialect, and the connection closed', async () => {
     const answer = await raw(rawRequest(['CONNECT example.org:443 HTTP/1.1', 'Host: example.org:443']));
     expectDialect(answer, originOf(), 405, 'CONNECT is not allowed: this server opens no tunnels');

@@ -54,15 +54,43 @@ function consumeValue(v: string): [string, string] | undefined {
   return undefined;
 }
 
-/** `charset'language'percent-encoded`, UTF-8 or US-ASCII only, as Go decodes RFC 2231 values. */
+/**
+ * `charset'language'percent-encoded`, UTF-8 or US-ASCII only, as Go decodes RFC 2231 values: a
+ * broken escape drops the value, and bytes that are no UTF-8 are kept as they are (`%ff%fe`).
+ */
 function decode2231(v: string): string | undefined {
   const [charset, , encoded] = v.split("'", 3);
   if (encoded === undefined || !['utf-8', 'us-ascii'].includes(charset!.toLowerCase())) return undefined;
-  try {
-    return decodeURIComponent(encoded);
-  } catch {
-    return undefined;
+  if (/%(?![0-9A-Fa-f]{2})/.test(encoded)) return undefined;
+  const bytes = encoded.split(/(%[0-9A-Fa-f]{2})/).map((piece) => (piece.startsWith('%') ? Buffer.of(parseInt(piece.slice(1), 16)) : Buffer.from(piece)));
+  return asGoWritesIt(Buffer.concat(bytes));
+}
+
+/** Bytes as Go's JSON answers a string: valid UTF-8 as it is, and U+FFFD for each byte of anything else. */
+function asGoWritesIt(bytes: Buffer): string {
+  const within = (index: number, low = 0x80, high = 0xbf): boolean => index < bytes.length && bytes[index]! >= low && bytes[index]! <= high;
+  /** The length of the UTF-8 sequence at `i` (Go's utf8.DecodeRune), 0 when it is none. */
+  const sequence = (i: number): number => {
+    const lead = bytes[i]!;
+    if (lead < 0x80) return 1;
+    if (lead >= 0xc2 && lead <= 0xdf) return within(i + 1) ? 2 : 0;
+    if (lead >= 0xe0 && lead <= 0xef) {
+      const [low, high] = lead === 0xe0 ? [0xa0, 0xbf] : lead === 0xed ? [0x80, 0x9f] : [0x80, 0xbf];
+      return within(i + 1, low, high) && within(i + 2) ? 3 : 0;
+    }
+    if (lead >= 0xf0 && lead <= 0xf4) {
+      const [low, high] = lead === 0xf0 ? [0x90, 0xbf] : lead === 0xf4 ? [0x80, 0x8f] : [0x80, 0xbf];
+      return within(i + 1, low, high) && within(i + 2) && within(i + 3) ? 4 : 0;
+    }
+    return 0;
+  };
+  let text = '';
+  for (let i = 0; i < bytes.length; ) {
+    const length = sequence(i);
+    text += length === 0 ? '\ufffd' : bytes.toString('utf8', i, i + length);
+    i += Math.max(length, 1);
   }
+  return text;
 }
 
 /** Whether `text` is a token, or two joined by a slash, as Go's checkMediaTypeDisposition wants. */

@@ -173,11 +173,16 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
       });
   }
 
-  /** Node's own refusal (requireHostHeader) is an empty 400; Go's net/http refuses it too. */
+  /**
+   * Node's own refusal (requireHostHeader) is an empty 400, and Node keeps the first of two Host
+   * headers; Go's net/http refuses both requests.
+   */
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<number> {
-    if (req.httpVersion === '1.1' && req.headers.host === undefined) {
+    const hosts = req.rawHeaders.filter((_, index) => index % 2 === 0 && req.rawHeaders[index]!.toLowerCase() === 'host').length;
+    const refusal = req.httpVersion === '1.1' && hosts === 0 ? 'missing required Host header' : hosts > 1 ? 'too many Host headers' : undefined;
+    if (refusal !== undefined) {
       req.resume();
-      sendJson(res, 400, apiError(docsUrl, 'missing required Host header'), { Connection: 'close' });
+      sendJson(res, 400, apiError(docsUrl, refusal), { Connection: 'close' });
       return 400;
     }
     return handler(req, res);

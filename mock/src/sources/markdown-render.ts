@@ -1,8 +1,8 @@
 // E11's renderer: markdown-it renders the sent text (CommonMark with GitHub's tables,
 // strikethrough and autolinks, as Gitea's renderer reads them), raw HTML escaped, and in comment
 // mode hard line breaks, `#42` issue references and `@user` mentions linked as Gitea links them.
-// markdown.ts runs it on its own thread for small texts and in worker threads (markdown-worker.ts)
-// for large ones; in a browser markdown-inline.ts runs it for every text.
+// markdown.ts runs it in worker threads (markdown-worker.ts); in a browser markdown-inline.ts runs
+// it on the page's thread.
 import markdownIt from 'markdown-it';
 import { utf8Length } from '../bytes.js';
 import type { StateCore } from 'markdown-it';

@@ -1,16 +1,16 @@
 // E11 in the sandbox: the sent markdown rendered to HTML (markdown-render.ts says how), in worker
-// threads, so a large text never holds the event loop that answers every other client. A render
-// is bounded in input, output, time and memory; past a bound it is refused, and the worker that
-// ran too long or too large is ended. The bounds on bytes, the media type and the renderer that
-// needs no threads (a browser's) are in markdown-inline.ts. Node only (tinypool).
+// threads, so no text holds the event loop that answers every other client: a small one can be
+// slow too (16 KiB of one-cell table rows took up to 1.2 s), and no size short of a few bytes is
+// cheap for certain. A render is bounded in input, output, time and memory; past a bound it is
+// refused, and the worker that ran too long or too large is ended. The bounds on bytes, the media
+// type and the renderer that needs no threads (a browser's) are in markdown-inline.ts. Node only
+// (tinypool).
 import type Tinypool from 'tinypool';
-import renderHere, { type RenderResult, type RenderTask } from './markdown-render.js';
-import { inputRefusal, MARKDOWN_LIMITS, outcomeOf, tooLarge, type MarkdownLimits, type MarkdownRenderer, type RenderOutcome } from './markdown-inline.js';
+import type { RenderResult, RenderTask } from './markdown-render.js';
+import { inputRefusal, MARKDOWN_LIMITS, outcomeOf, tooLarge, type MarkdownLimits, type MarkdownRenderer } from './markdown-inline.js';
 
 export { MARKDOWN_LIMITS, sniffedType, type MarkdownLimits, type MarkdownRenderer, type RenderOutcome } from './markdown-inline.js';
 
-/** Texts up to this size render on the calling thread: a few milliseconds at most, cheaper than a thread hop. */
-const INLINE_BYTES = 16 * 1024;
 /** Renders in workers or waiting for one, at most; more answer 503. */
 const MAX_IN_FLIGHT = 64;
 
@@ -47,9 +47,8 @@ export function createMarkdownRenderer(limits: MarkdownLimits = MARKDOWN_LIMITS)
 
   return {
     async render(task) {
-      const { bytes: inputBytes, refusal } = inputRefusal(task.text, limits);
+      const { refusal } = inputRefusal(task.text, limits);
       if (refusal) return refusal;
-      if (inputBytes <= INLINE_BYTES) return outcomeOf(renderHere({ ...task, maxOutputBytes: limits.maxOutputBytes }), limits);
       if (inFlight >= MAX_IN_FLIGHT) return { ok: false, status: 503, message: 'the sandbox is rendering too many texts at once; try again' };
       inFlight++;
       let result: RenderResult;

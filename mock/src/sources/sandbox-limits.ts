@@ -15,11 +15,12 @@ export const DEFAULT_WORLD_BYTES = 16 * MiB;
 export const MAX_WORLD_BYTES = 256 * MiB;
 
 /**
- * The worlds together may take half of V8's heap (each byte of JSON about a byte of heap, the
- * rest for the copy a write makes, Prism and requests). Without `--max-world-bytes`, a world
- * gets 16 MiB or its share of that half, whichever is less; a budget given that breaks it is refused.
- * `heapLimit` is V8's limit in bytes (heap.ts, in Node); where the runtime does not tell it (a
- * browser), a world gets 16 MiB or the budget given, and only the per-world bounds hold.
+ * The worlds together may take half of V8's heap (each byte of JSON about a byte of heap), the
+ * copies and texts of the writes in progress an eighth (inFlightBudget), and the rest is left to
+ * Prism, requests and answers. Without `--max-world-bytes`, a world gets 16 MiB or its share of
+ * that half, whichever is less; a budget given that breaks it is refused. `heapLimit` is V8's
+ * limit in bytes (heap.ts, in Node); where the runtime does not tell it (a browser), a world gets
+ * 16 MiB or the budget given, and only the per-world bounds hold.
  */
 export function worldBudget(maxWorlds: number, maxWorldBytes: number | undefined, heapLimit: number | undefined): number {
   const half = heapLimit === undefined ? Infinity : Math.floor(heapLimit / 2);
@@ -31,6 +32,19 @@ export function worldBudget(maxWorlds: number, maxWorldBytes: number | undefined
     );
   }
   return maxWorldBytes;
+}
+
+/**
+ * The most bytes the batches of writes in progress may hold at once, across worlds: an eighth of
+ * V8's heap. Each batch counts twice its world's bytes (its copy of the world, and the world's text
+ * while it is saved); a batch that would pass the bound waits for others to finish, in arrival
+ * order, and one batch always runs, however large. Without it, 100 worlds of 2 MiB written at
+ * once held 100 copies and 100 texts besides the worlds, and a 512 MiB heap ran out. `heapLimit`
+ * is V8's limit in bytes, as for worldBudget.
+ */
+export function inFlightBudget(heapLimit: number | undefined): number {
+  // Where the runtime does not tell its heap (a browser), batches of different worlds are not held back.
+  return heapLimit === undefined ? Infinity : Math.floor(heapLimit / 8);
 }
 
 /** Where a request's body holds more than the sandbox stores, said in a sentence; undefined when it does not. */

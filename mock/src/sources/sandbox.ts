@@ -1,14 +1,19 @@
 // The sandbox answer source: each distinct credential gets its own world, seeded from the
 // document's examples, and every operation is answered from it (world-ops.ts), so writes show up
-// in later reads. `Prefer` still answers the documented examples. Worlds are capped in number
+// in later reads. `Prefer` still answers the documented examples. A world is made by its
+// credential's first write that changes something, never by a read. Worlds are capped in number
 // (the least recently used is dropped), in records and in bytes, can be reset, and can live in a
 // state folder (world-store.ts).
 //
 // A write is applied to a copy of its world; the copy replaces the world only once it is within
 // the limits and, with a state folder, saved. So a refused or unsaved write changes nothing, and a
 // read never sees what is not on disk. Writes to one world go one at a time, in the order they
-// came; those that arrive while a save is under way are applied one after the other and saved
-// together (one save, not one each). Reads do not wait.
+// came; those that arrive while a batch is under way make the next batch, applied to one copy,
+// measured once and saved once, so a batch costs about one write whatever its number of writes.
+// When one of them fails, or together they pass the world's budget, the batch is applied again
+// one write at a time, so only those at fault are refused. A batch lets the event loop turn
+// between its steps (world-json.ts), and batches of different worlds run at once only while their
+// copies and texts fit in an eighth of the heap (sandbox-limits.ts). Reads do not wait.
 //
 // It imports no Node built-in, so the MSW handlers' browser build runs it as it is: what differs
 // by runtime comes in a SandboxPlatform (E11's renderer, the heap's size; the state folder is
@@ -20,8 +25,9 @@ import { apiError } from '../front/errors.js';
 import { pathParams, type OperationTable } from '../front/operations.js';
 import { MARKDOWN_LIMITS, type MarkdownLimits, type MarkdownRenderer } from './markdown-inline.js';
 import type { Answer, AnsweringSource, SourceContext, SourceRequest } from './source.js';
-import { oversized, worldBudget } from './sandbox-limits.js';
+import { inFlightBudget, oversized, worldBudget } from './sandbox-limits.js';
 import { seedWorld, type World } from './world.js';
+import { copyJson, createJsonSizer, worldText, type JsonSizer } from './world-json.js';
 import { handlerFor, ownerRedirect, READ_ONLY, RESET_PATH } from './world-ops.js';
 import type { StateStore } from './world-store.js';
 
@@ -84,17 +90,20 @@ function callerOf(world: World, credential: string): World['users'][number] {
   return world.users[0]!;
 }
 
-/** What one write makes of a world: the answer, and the world after it when it changed one. */
-interface Outcome {
-  answer: Answer;
-  next?: { world: World; bytes: number; text: string };
-}
-
-/** A write waiting for its turn: applied to the world as the writes before it left it. */
+/** A write waiting for its turn: applied, in place, to the world as the writes before it left it. */
 interface Job {
-  apply(world: World, bytes: number): Promise<Outcome>;
+  /** Its answer, and whether it changed the world; one that did not leaves the world as it was. */
+  apply(world: World): Promise<{ answer: Answer; changed: boolean }>;
   resolve(answer: Answer): void;
   reject(error: unknown): void;
+}
+
+type Outcome = { answer: Answer } | { error: unknown };
+
+/** What a batch made: each write's outcome, and the world after them when one changed it. */
+interface Applied {
+  outcomes: Outcome[];
+  next?: { world: World; bytes: number };
 }
 
 interface Slot {
@@ -103,6 +112,48 @@ interface Slot {
   bytes: number;
   /** Whether it has a file in the state folder (loaded from one, or saved). */
   onDisk?: boolean;
+  /** Counts its copies' sizes, remembering its long strings. */
+  sizer?: JsonSizer;
+}
+
+/** The longest a batch holds the event loop before it lets other requests through. */
+const SLICE_MS = 10;
+
+/** A pause that lets the event loop turn once this task has held it for SLICE_MS, and is free before. */
+function pacer(): () => Promise<void> {
+  let since = performance.now();
+  return async () => {
+    if (performance.now() - since < SLICE_MS) return;
+    // setImmediate runs after the I/O waiting (new requests); runtimes without it take a timer.
+    await new Promise<void>((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
+    since = performance.now();
+  };
+}
+
+/** Admits tasks while their weights together stay within `capacity`, in arrival order; a task alone is always admitted. */
+function admission(capacity: number): (weight: number) => Promise<() => void> {
+  let used = 0;
+  const waiting: { weight: number; admit: () => void }[] = [];
+  const next = (): void => {
+    while (waiting.length > 0 && (used === 0 || used + waiting[0]!.weight <= capacity)) {
+      const first = waiting.shift()!;
+      used += first.weight;
+      first.admit();
+    }
+  };
+  return async (weight) => {
+    await new Promise<void>((admit) => {
+      waiting.push({ weight, admit });
+      next();
+    });
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      used -= weight;
+      next();
+    };
+  };
 }
 
 export async function createSandbox(table: OperationTable, examples: AnsweringSource, context: SourceContext, platform: SandboxPlatform, options: SandboxOptions = {}): Promise<Sandbox> {
@@ -125,6 +176,8 @@ export async function createSandbox(table: OperationTable, examples: AnsweringSo
   const store = options.store;
   if (options.state !== undefined && store === undefined) throw new Error('the sandbox keeps worlds in a state folder only where it was opened (Node: answering-node.ts)');
   const renderer = platform.markdown({ ...MARKDOWN_LIMITS, ...options.markdown });
+  // A batch holds a copy of its world and, while it saves, the world's text: about twice its bytes.
+  const admit = admission(inFlightBudget(platform.heapLimit));
 
   // Insertion order is recency: a world used is moved to the end, the first is dropped first.
   const worlds = new Map<string, Slot>([...(store?.worlds ?? [])].map(([key, stored]) => [key, { ...stored, onDisk: true }]));
@@ -168,31 +221,91 @@ export async function createSandbox(table: OperationTable, examples: AnsweringSo
   /** Applies a batch of writes in order, saves the world once, and then answers them all. */
   async function runBatch(key: string, jobs: Job[]): Promise<void> {
     // Taken only now: a world taken before waiting could have been written or dropped meanwhile.
-    const slot = slotOf(key);
-    let world = slot.world;
-    let bytes = slot.bytes;
-    let text: string | undefined;
-    const outcomes: ({ answer: Answer } | { error: unknown })[] = [];
+    // A credential without one gets the seed's, kept only once a write changed it.
+    const known = used(key);
+    const slot = known ?? { world: seed, bytes: seedBytes };
+    // Batches of other worlds may be holding their copies: this one waits while they hold too much.
+    const release = await admit(2 * slot.bytes);
+    try {
+      const pause = pacer();
+      slot.sizer ??= createJsonSizer();
+      const applied = (await applyTogether(slot, jobs, pause)) ?? (await applyOneByOne(slot, jobs, pause));
+      let { outcomes } = applied;
+      if (applied.next) {
+        try {
+          if (store) await store.save(key, await worldText(applied.next.world, pause));
+          // If the world was dropped meanwhile, its removal is queued after this task, as if dropped just after.
+          Object.assign(slot, { ...applied.next, onDisk: store !== undefined });
+          if (!known) keep(key, slot);
+        } catch (failure) {
+          // Nothing of the batch was kept, and its answers may have read what was not: none stands.
+          outcomes = outcomes.map(() => ({ answer: unsaved(failure) }));
+        }
+      }
+      outcomes.forEach((outcome, index) => ('error' in outcome ? jobs[index]!.reject(outcome.error) : jobs[index]!.resolve(outcome.answer)));
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * The writes of a batch applied to one copy of the world, which is measured once: undefined when
+   * one of them failed (an error, or past the records cap) or the world after them all is past its
+   * budget (and larger than before), for applyOneByOne to tell which.
+   */
+  async function applyTogether(slot: Slot, jobs: Job[], pause: () => Promise<void>): Promise<Applied | undefined> {
+    const world = copyJson(slot.world);
+    await pause();
+    const outcomes: Outcome[] = [];
+    let changed = false;
     for (const job of jobs) {
+      const created = world.created;
+      let result;
       try {
-        const { answer, next } = await job.apply(world, bytes);
-        if (next) ({ world, bytes, text } = next);
-        outcomes.push({ answer });
-      } catch (error) {
-        outcomes.push({ error });
+        result = await job.apply(world);
+      } catch {
+        return undefined;
       }
+      if (result.changed && world.created > maxRecords && world.created > created) return undefined;
+      changed ||= result.changed;
+      // The answer may be a record of the copy, which the next writes change: it is kept as it is now.
+      outcomes.push({ answer: copyJson(result.answer) });
+      await pause();
     }
-    if (text !== undefined) {
+    if (!changed) return { outcomes };
+    const bytes = slot.sizer!(world);
+    if (bytes > maxWorldBytes && bytes > slot.bytes) return undefined;
+    return { outcomes, next: { world, bytes } };
+  }
+
+  /** The writes of a batch one at a time, each on a copy of the world as the ones before it left it: only a write at fault is refused. */
+  async function applyOneByOne(slot: Slot, jobs: Job[], pause: () => Promise<void>): Promise<Applied> {
+    let { world, bytes } = slot;
+    let next: Applied['next'];
+    const outcomes: Outcome[] = [];
+    for (const job of jobs) {
+      const copy = copyJson(world);
       try {
-        await store?.save(key, text);
-        // If the world was dropped meanwhile, its removal is queued after this task, as if dropped just after.
-        Object.assign(slot, { world, bytes, onDisk: store !== undefined });
+        const { answer, changed } = await job.apply(copy);
+        if (!changed) outcomes.push({ answer });
+        else if (copy.created > maxRecords && copy.created > world.created) {
+          outcomes.push({ answer: error(403, `this sandbox world is full (${maxRecords} records created); POST ${RESET_PATH} with the same credential starts it afresh`) });
+        } else {
+          const size = slot.sizer!(copy);
+          // A world past its budget may still shrink.
+          if (size > maxWorldBytes && size > bytes) {
+            outcomes.push({ answer: error(413, `this sandbox world would hold ${size} bytes, more than its ${maxWorldBytes} (--max-world-bytes); POST ${RESET_PATH} with the same credential starts it afresh`) });
+          } else {
+            ({ world, bytes } = next = { world: copy, bytes: size });
+            outcomes.push({ answer });
+          }
+        }
       } catch (failure) {
-        // Nothing of the batch was kept, and its answers may have read what was not: none stands.
-        outcomes.fill({ answer: unsaved(failure) });
+        outcomes.push({ error: failure });
       }
+      await pause();
     }
-    outcomes.forEach((outcome, index) => ('error' in outcome ? jobs[index]!.reject(outcome.error) : jobs[index]!.resolve(outcome.answer)));
+    return { outcomes, ...(next ? { next } : {}) };
   }
 
   /** Drops the least recently used worlds beyond the cap, and their files after what is queued for them. */
@@ -202,18 +315,25 @@ export async function createSandbox(table: OperationTable, examples: AnsweringSo
       worlds.delete(victim);
       // After the writes queued for it, which may save it yet; unless those writes made the world
       // afresh, and saved it in that file. A file that cannot be removed now is removed at the
-      // next start, beyond the cap; a world only read has none.
+      // next start, beyond the cap; a world dropped before its first save has none.
       if (store) void after(victim, async () => (slot.onDisk && !worlds.get(victim)?.onDisk ? store.drop(victim) : undefined)).catch(() => {});
     }
   }
 
-  /** The world of a key, made from the seed if it has none; it becomes the most recently used. */
-  function slotOf(key: string): Slot {
-    const slot = worlds.get(key) ?? { world: structuredClone(seed), bytes: seedBytes };
-    worlds.delete(key);
+  /** The world of a key, if it has one, which becomes the most recently used. */
+  function used(key: string): Slot | undefined {
+    const slot = worlds.get(key);
+    if (slot) {
+      worlds.delete(key);
+      worlds.set(key, slot);
+    }
+    return slot;
+  }
+
+  /** Keeps a new world as the most recently used, dropping the least recently used beyond the cap. */
+  function keep(key: string, slot: Slot): void {
     worlds.set(key, slot);
     trim();
-    return slot;
   }
 
   const error = (status: number, message: string): Answer => ({ status, type: 'application/json', body: apiError(context.docsUrl(), message), own: true });
@@ -251,27 +371,16 @@ export async function createSandbox(table: OperationTable, examples: AnsweringSo
       });
 
       if (readOnly) {
-        const { world } = slotOf(key);
+        // A read makes no world: a credential without one reads the seed, and drops no other world for it.
+        const world = used(key)?.world ?? seed;
         const redirect = op.responses.has(307) ? ownerRedirect(world, params, source.url) : undefined;
         return redirect ?? (await handler(opContext(world))).answer;
       }
-      return write(key, async (world, bytes) => {
+      return write(key, async (world) => {
         // An old name of a renamed user leads to the new one, before anything else is looked at.
         const redirect = op.responses.has(307) ? ownerRedirect(world, params, source.url) : undefined;
-        if (redirect) return { answer: redirect };
-        const copy = structuredClone(world);
-        const { answer, changed } = await handler(opContext(copy));
-        if (!changed) return { answer };
-        if (copy.created > maxRecords && copy.created > world.created) {
-          return { answer: error(403, `this sandbox world is full (${maxRecords} records created); POST ${RESET_PATH} with the same credential starts it afresh`) };
-        }
-        const text = JSON.stringify(copy);
-        const size = utf8Length(text);
-        // A world past its budget may still shrink.
-        if (size > maxWorldBytes && size > bytes) {
-          return { answer: error(413, `this sandbox world would hold ${size} bytes, more than its ${maxWorldBytes} (--max-world-bytes); POST ${RESET_PATH} with the same credential starts it afresh`) };
-        }
-        return { answer, next: { world: copy, bytes: size, text } };
+        if (redirect) return { answer: redirect, changed: false };
+        return handler(opContext(world));
       });
     },
 

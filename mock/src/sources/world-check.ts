@@ -2,7 +2,9 @@
 // own fields, every collection a list of entries of the right shape, and every record valid
 // against its schema in the document (the answers are built from records, and an answer that
 // breaks the document is a 500). Records are kept in the shape the API answers with, so the
-// document's schemas are the records' shapes.
+// document's schemas are the records' shapes. The schemas require no field (Gitea leaves many
+// out), so the check also requires what the sandbox finds records by and builds answers from:
+// ids, logins, names, numbers, owners; and a nextId above every id in use, as new records take it.
 import { readDocumentFile } from '../contract/document-file.js';
 import { createSchemaValidator } from '../contract/schema.js';
 import { WORLD_FORMAT } from './world.js';
@@ -36,21 +38,86 @@ const COLLECTIONS: Record<string, string | Record<string, Field>> = {
   redirects: { name: 'text', user: 'id' },
 };
 
+/** A field a record must have: an id, a count, a text, a boolean, or an owner (a record with an id and a login). */
+type Need = 'id' | 'count' | 'text' | 'boolean' | 'owner';
+
+/** The fields the sandbox relies on, by schema: what it finds a record by, and what its answers are built from. */
+const NEEDS: Record<string, Record<string, Need>> = {
+  User: { id: 'id', login: 'text' },
+  Organization: { id: 'id', name: 'text' },
+  Repository: { id: 'id', name: 'text', full_name: 'text', owner: 'owner' },
+  Hook: { id: 'id' },
+  Issue: { id: 'id', number: 'count' },
+  // E4 answers a pull request as an issue, with its addresses.
+  PullRequest: { id: 'id', number: 'count', url: 'text', html_url: 'text' },
+  // An edit reaches every copy of a label or milestone by its id and these fields.
+  Label: { id: 'id', color: 'text', exclusive: 'boolean' },
+  Milestone: { id: 'id', title: 'text', open_issues: 'count', closed_issues: 'count' },
+  GPGKey: { id: 'id' },
+  Package: { id: 'id', type: 'text', name: 'text', owner: 'owner' },
+  NotificationThread: { id: 'id' },
+  DeployKey: { id: 'id' },
+  Team: { id: 'id' },
+  ActionWorkflow: { id: 'text' },
+  Attachment: { id: 'id' },
+  OAuth2Application: { id: 'id' },
+};
+/** Users act: E6 names the caller's address in a new key. */
+const USER_NEEDS: Record<string, Need> = { ...NEEDS.User, email: 'text' };
+
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isId = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 0;
+
+const NEED_WORDS: Record<Need, string> = { id: 'an id', count: 'a count', text: 'a text', boolean: 'true or false', owner: 'an owner with an id and a login' };
+const meets: Record<Need, (value: unknown) => boolean> = {
+  id: isId,
+  count: isId,
+  text: (value) => typeof value === 'string',
+  boolean: (value) => typeof value === 'boolean',
+  owner: (value) => isObject(value) && isId(value.id) && typeof value.login === 'string',
+};
+
+/** The largest numeric `id` anywhere in `value`, and where. */
+function largestId(value: unknown): { id: number; at: string } | undefined {
+  let largest: { id: number; at: string } | undefined;
+  // A stack, not recursion: the depth of a record is what a file says.
+  const stack: [unknown, string][] = [[value, '']];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [item, at] = next;
+    if (Array.isArray(item)) item.forEach((entry, index) => stack.push([entry, `${at}[${index}]`]));
+    else if (isObject(item)) {
+      if (typeof item.id === 'number' && (largest === undefined || item.id > largest.id)) largest = { id: item.id, at: `${at}.id` };
+      for (const [key, field] of Object.entries(item)) stack.push([field, at === '' ? key : `${at}.${key}`]);
+    }
+  }
+  return largest;
+}
 
 /** Says what is wrong with a world, or undefined when it is one the sandbox can answer from. */
 export type WorldCheck = (world: unknown) => string | undefined;
 
+/** Checks made, by document: Ajv compiles the schemas once a process. */
+const made = new Map<string, WorldCheck>();
+
 /** A check against the schemas of `document` (an openapi.yaml), which it loads with Ajv. */
 export function createWorldCheck(document: string): WorldCheck {
+  let check = made.get(document);
+  if (!check) made.set(document, (check = makeWorldCheck(document)));
+  return check;
+}
+
+function makeWorldCheck(document: string): WorldCheck {
   const schemas = createSchemaValidator(readDocumentFile(document).document);
   if (schemas.error !== undefined) throw new Error(schemas.error);
 
-  const recordProblem = (schema: string, value: unknown, where: string): string | undefined => {
+  const recordProblem = (schema: string, value: unknown, where: string, needs = NEEDS[schema] ?? {}): string | undefined => {
     if (!isObject(value)) return `${where} is ${value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value}, not a record`;
     const [problem] = schemas.check(`/components/schemas/${schema}`, value);
-    return problem === undefined ? undefined : `${where} is not a ${schema}: ${problem}`;
+    if (problem !== undefined) return `${where} is not a ${schema}: ${problem}`;
+    for (const [field, need] of Object.entries(needs)) {
+      if (!meets[need](value[field])) return `${where}.${field} is ${field in value ? `not ${NEED_WORDS[need]}` : 'missing'}`;
+    }
+    return undefined;
   };
 
   const fieldProblem = (field: Field, value: unknown, where: string): string | undefined => {
@@ -78,7 +145,7 @@ export function createWorldCheck(document: string): WorldCheck {
         const where = `${name}[${index}]`;
         const problem =
           typeof shape === 'string'
-            ? recordProblem(shape, entry, where)
+            ? recordProblem(shape, entry, where, name === 'users' ? USER_NEEDS : undefined)
             : !isObject(entry)
               ? `${where} is ${entry === null ? 'null' : typeof entry}, not an entry`
               : Object.entries(shape)
@@ -89,6 +156,9 @@ export function createWorldCheck(document: string): WorldCheck {
     }
     // Every request acts as one of the users (a token as the first): there is always one.
     if ((world.users as unknown[]).length === 0) return 'users is empty';
+    // A new record takes nextId: one in use would name two records.
+    const largest = largestId(world);
+    if (largest !== undefined && largest.id >= (world.nextId as number)) return `nextId is ${String(world.nextId)}, not above the ids in use (${largest.id}, at ${largest.at})`;
     return undefined;
   };
 }

@@ -2,7 +2,9 @@
 // handlers at commit f26f71f1b2; README "How the document is kept"): lookups, merges, the server's
 // quirks (E1 resets omitted events to push, E10 un-archives when is_archived is omitted, E15 clears
 // an omitted deadline), `null` read as a field left out, and its error answers. A handler changes
-// the world in one synchronous step and says whether it did, so the sandbox knows when to save.
+// the world in one synchronous step and says whether it did, so the sandbox knows when to save;
+// one that says it did not has left the world as it found it, as the sandbox applies the writes
+// that arrive together to one copy.
 import { sha1 } from '@noble/hashes/legacy';
 import { hex, randomBytes, randomUuid, utf8Bytes, utf8Length } from '../bytes.js';
 import { apiError, notFound } from '../front/errors.js';
@@ -149,11 +151,11 @@ function usersNamed(world: World, names: unknown[]): { users: Rec[] } | { unknow
   return { users };
 }
 
-/** A User-shaped owner for an organization, as repositories show their owners. */
+/** A User-shaped owner for an organization, as repositories show their owners: the world's, or a new one for the caller to keep. */
 function ownerView(world: World, org: Rec, url: URL): Rec {
   const known = world.owners.find((owner) => owner.id === org.id);
   if (known) return known;
-  const view: Rec = {
+  return {
     id: org.id,
     login: org.name,
     login_name: '',
@@ -178,8 +180,6 @@ function ownerView(world: World, org: Rec, url: URL): Rec {
     starred_repos_count: 0,
     username: org.name,
   };
-  world.owners.push(view);
-  return view;
 }
 
 /** A colour as Gitea repeats it in its refusal: trimmed, lower-cased, with `#` added to three or six characters. */
@@ -290,10 +290,12 @@ const handlers: Record<string, Handler> = {
     const { world, url } = ctx;
     let owner: Rec | undefined;
     let ownerName: string;
+    let isNewView = false;
     if (typeof body.repo_owner === 'string' && body.repo_owner !== '') {
       ownerName = body.repo_owner;
       const org = world.orgs.find((candidate) => same(candidate.name, ownerName));
       owner = org ? ownerView(world, org, url) : userNamed(world, ownerName);
+      isNewView = org !== undefined && !world.owners.includes(owner!);
     } else if (typeof body.uid === 'number' && body.uid !== 0) {
       ownerName = '';
       owner = world.users.find((user) => user.id === body.uid) ?? world.owners.find((view) => view.id === body.uid);
@@ -309,6 +311,8 @@ const handlers: Record<string, Handler> = {
     const fullName = `${owner.login}/${name}`;
     const at = now();
     const mirror = body.mirror === true;
+    // A new owner view is kept only with the repository: a refused creation changes nothing.
+    if (isNewView) world.owners.push(owner);
     const repo: Rec = {
       ...structuredClone(ctx.templates.repository),
       id: freshId(world),

@@ -13,7 +13,7 @@
 // that is not what the sandbox writes is refused with a message and left as it is.
 import { randomBytes } from 'node:crypto';
 import { readFileSync, unlinkSync } from 'node:fs';
-import { link, lstat, mkdir, open, readdir, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
+import { link, lstat, mkdir, open, readdir, readFile, readlink, realpath, rename, rm, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { World } from './world.js';
 import type { WorldCheck } from './world-check.js';
@@ -37,8 +37,8 @@ export interface StateStore {
   readonly path: string;
   /** The worlds found at start by key, least recently written first. */
   readonly worlds: Map<string, StoredWorld>;
-  /** Writes a world's JSON as its file; resolves once it is on disk. */
-  save(key: string, text: string): Promise<void>;
+  /** Writes a world's JSON, given in pieces, as its file; resolves once it is on disk. */
+  save(key: string, pieces: readonly string[]): Promise<void>;
   /** Removes a world's file; resolves once that is on disk. */
   drop(key: string): Promise<void>;
   /** Releases the folder's lock. */
@@ -60,21 +60,26 @@ const openHere = new Set<string>();
 const releases = new Set<() => void>();
 let exitHook = false;
 
-/** Writes `text` as `dir/name`, atomically and durably (see the top of this file). */
-async function writeAtomically(dir: string, name: string, text: string): Promise<void> {
+/** Writes the pieces of text as `dir/name`, atomically and durably (see the top of this file). */
+async function writeAtomically(dir: string, name: string, pieces: readonly string[]): Promise<void> {
   const temporary = join(dir, `.${randomBytes(16).toString('hex')}.tmp`);
   // 'wx' is O_CREAT|O_EXCL: it fails on any existing path, a planted link included.
   const handle = await open(temporary, 'wx', 0o600);
   try {
     try {
-      await handle.writeFile(text);
+      // A piece at a time: encoding a whole large world at once would hold the event loop.
+      for (const piece of pieces) {
+        const bytes = Buffer.from(piece);
+        for (let written = 0; written < bytes.length; ) written += (await handle.write(bytes, written)).bytesWritten;
+      }
       await handle.sync();
     } finally {
       await handle.close();
     }
     await rename(temporary, join(dir, name));
   } catch (error) {
-    await rm(temporary, { force: true });
+    // The cause is what failed: a temporary left behind is removed at the next start.
+    await unlink(temporary).catch(() => {});
     throw error;
   }
   await syncFolder(dir);
@@ -95,11 +100,26 @@ async function syncFolder(dir: string): Promise<void> {
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     // EPERM: it exists, under another user.
-    return codeOf(error) === 'EPERM';
+    if (codeOf(error) !== 'EPERM') return false;
   }
+  return !isZombie(pid);
+}
+
+/**
+ * Whether `pid` ended and waits for its parent to reap it (a zombie, `Z` in /proc/PID/stat, or
+ * `X`): kill(pid, 0) still finds it, but it never runs again. False where there is no /proc.
+ */
+function isZombie(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return false;
+  }
+  // `pid (name) state …`: the name may hold spaces and parentheses; the state follows the last `)`.
+  return /^ [ZX]/.test(stat.slice(stat.lastIndexOf(')') + 1));
 }
 
 async function readLock(path: string): Promise<string | undefined> {
@@ -176,6 +196,9 @@ export async function openState(path: string, { maxWorlds, document }: OpenOptio
   // Not there (ENOTDIR: a parent is a file) is for mkdir to tell.
   const found = await stat(path).catch((error: unknown) => (['ENOENT', 'ENOTDIR'].includes(codeOf(error)) ? undefined : refuse(`cannot be read (${codeOf(error)})`)));
   if (found === undefined) {
+    // A link to nothing: mkdir would say only that the path exists (EEXIST).
+    const target = await readlink(path).catch(() => undefined);
+    if (target !== undefined) return refuse(`is a link to ${target}, which does not exist: create that folder, or give another`);
     // Its parent must exist (a recursive mkdir spins for ever on /proc in Node 20).
     await mkdir(path, { mode: 0o700 }).catch((error: unknown) => refuse(`cannot be created (${codeOf(error)})`));
   } else if (found.isFile()) {
@@ -220,9 +243,13 @@ export async function openState(path: string, { maxWorlds, document }: OpenOptio
   };
 
   try {
-    if (!names.includes(MARKER_FILE)) await writeAtomically(path, MARKER_FILE, `${JSON.stringify({ [MARKER]: VERSION })}\n`);
+    if (!names.includes(MARKER_FILE)) await writeAtomically(path, MARKER_FILE, [`${JSON.stringify({ [MARKER]: VERSION })}\n`]);
     // Holding the lock, no save of another process is in progress: any temporary is a dead one's.
-    for (const name of names) if (TEMPORARY.test(name)) await rm(join(path, name), { force: true });
+    for (const name of names) {
+      if (!TEMPORARY.test(name)) continue;
+      if ((await lstat(join(path, name))).isDirectory()) return refuseLeft(`holds ${name}, a folder named like one of the sandbox's temporary files`);
+      await unlink(join(path, name)).catch((error: unknown) => (codeOf(error) === 'ENOENT' ? undefined : refuse(`cannot remove ${name}, a temporary file a stopped sandbox left (${codeOf(error)})`)));
+    }
 
     const entries: { key: string; stored: StoredWorld; time: number }[] = [];
     let check: WorldCheck | undefined;
@@ -254,9 +281,12 @@ export async function openState(path: string, { maxWorlds, document }: OpenOptio
     return {
       path,
       worlds: new Map(kept.map(({ key, stored }) => [key, stored])),
-      save: (key, text) => writeAtomically(path, `${key}.json`, text),
+      save: (key, pieces) => writeAtomically(path, `${key}.json`, pieces),
       async drop(key) {
-        await rm(join(path, `${key}.json`), { force: true });
+        // unlink, not rm: rm answers a refusal (EPERM) by trying rmdir, and reports its ENOTDIR instead.
+        await unlink(join(path, `${key}.json`)).catch((error: unknown) => {
+          if (codeOf(error) !== 'ENOENT') throw error;
+        });
         await syncFolder(path);
       },
       async close() {
