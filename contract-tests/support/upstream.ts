@@ -35,14 +35,25 @@ export interface RawUpstream {
 export async function rawUpstream(answer: (socket: Socket, head: string, index: number) => void): Promise<RawUpstream> {
   const received: Buffer[] = [];
   const sockets = new Set<Socket>();
+  const held = new Set<Socket>();
   let peak = 0;
   const server = createServer((socket) => {
     const index = received.length;
     received.push(Buffer.alloc(0));
     sockets.add(socket);
-    peak = Math.max(peak, sockets.size);
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => {});
+    // The peak counts connections as the proxy holds them: one is let go once its end (FIN or
+    // reset) arrives, and a new one is counted a turn later, after any end that came in with it.
+    // Under load, a connection the proxy closed before opening the next can otherwise close here after it.
+    held.add(socket);
+    setImmediate(() => {
+      if (held.has(socket)) peak = Math.max(peak, held.size);
+    });
+    const letGo = (): boolean => held.delete(socket);
+    socket.on('end', letGo);
+    socket.on('close', letGo);
+    socket.on('error', letGo);
     let answered = false;
     socket.on('data', (chunk: Buffer) => {
       received[index] = Buffer.concat([received[index]!, chunk]);
