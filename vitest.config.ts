@@ -1,15 +1,18 @@
 import { availableParallelism } from 'node:os';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import { SlowestFirstSequencer } from './test/support/sequencer.js';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'contract-tests/**/*.test.ts', 'examples/**/*.test.mjs'],
+    // The installed packages and the other runtimes: `npm run test:dist` (vitest.dist.config.ts).
+    exclude: [...configDefaults.exclude, 'test/package/pack.test.ts', 'test/runtimes/runtimes.test.ts'],
     // The contract suites share one mock, started through the `npm start` launcher.
     globalSetup: ['contract-tests/setup/global.ts'],
-    // The suites mostly wait on child processes, local servers and the browser, so on two cores
-    // two workers halve the wall time where Vitest's default (cores - 1) runs them one by one.
-    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // The suites wait on child processes, local servers, time-outs and the browser as much as
+    // they compute: on two cores three workers keep both busy (two left a third of the time idle),
+    // where Vitest's default (cores - 1) runs the files one by one.
+    maxWorkers: Math.max(3, availableParallelism() + 1),
     // Files share a worker's module cache instead of re-importing Prism, Ajv and the document for
     // each of them: a fifth of the run's CPU on two cores. No suite mocks modules or globals; each
     // starts and stops its own servers.
@@ -20,7 +23,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Type tests (test/**/*.test-d.ts: `@ts-expect-error` lines must fail to compile, the rest must
-    // compile) are checked once, by `npm run typecheck` in pretest: Vitest's typecheck mode would
+    // compile) are checked once, by `npm run typecheck` in npm test: Vitest's typecheck mode would
     // run the same tsc over them a second time.
   },
 });

@@ -84,12 +84,19 @@ describe('.github/workflows/ci.yml', () => {
     expect(indexOf(job, /^npm ci$/)).toBeLessThan(indexOf(job, /npm run check:breaking/));
   });
 
-  it('runs npm test on Node 20, 22 and 24', () => {
+  it('runs npm test and npm run test:dist on Node 20, 22 and 24', () => {
     const job = jobRunning(/^npm test$/);
     expect(job.strategy?.matrix?.node).toEqual([20, 22, 24]);
     const setup = job.steps.find((step) => step.uses?.startsWith('actions/setup-node@'));
     expect(setup?.with?.['node-version']).toBe('${{ matrix.node }}');
     expect(indexOf(job, /^npm ci$/)).toBeLessThan(indexOf(job, /^npm test$/));
+    expect(indexOf(job, /^npm test$/)).toBeLessThan(indexOf(job, /^npm run test:dist$/));
+  });
+
+  it('is what .ci/run runs too: npm test, then npm run test:dist', async () => {
+    const script = await readFile(new URL('.ci/run', ROOT), 'utf8');
+    const commands = script.split('\n').filter((line) => /^time npm /.test(line));
+    expect(commands).toEqual(['time npm ci', 'time npm test', 'time npm run test:dist']);
   });
 
   it('names only scripts package.json has, and pins every action to a commit', () => {

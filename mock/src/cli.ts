@@ -2,9 +2,10 @@
 // The `gitea-mock` command: `gitea-mock [options]` serves the mock (serve.ts), `gitea-mock verify
 // [options]` runs live mode against a real server (live/verify.ts). Each is loaded only when asked for.
 if (process.argv[2] === 'verify') {
-  // Live mode reads its options from process.argv, as when it ran alone.
-  process.argv.splice(2, 1);
-  await import('./live/verify.js');
+  const { verify } = await import('./live/verify.js');
+  const code = await verify(process.argv.slice(3), process.env, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) });
+  // At once: a server that keeps its connections open must not hold the process.
+  process.exit(code);
 } else {
   await import('./serve.js');
 }

@@ -7,11 +7,18 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 /** The slowest suites on a two-core machine, by measured duration. */
 const SLOWEST_FIRST = [
   'test/package/pack.test.ts',
-  'test/browser/docs.test.ts',
   'contract-tests/live.test.ts',
-  'contract-tests/mock-cli.test.ts',
+  'contract-tests/sandbox-hostile.test.ts',
   'contract-tests/sandbox-model.test.ts',
+  'contract-tests/mock-hostile.test.ts',
+  'contract-tests/dynamic.test.ts',
+  'contract-tests/properties.test.ts',
+  'contract-tests/proxy-cli.test.ts',
+  'contract-tests/mock-cli.test.ts',
+  'test/browser/docs.test.ts',
+  'contract-tests/static-mock.test.ts',
   'contract-tests/sandbox-state.test.ts',
+  'test/check-breaking.test.ts',
 ];
 
 export class SlowestFirstSequencer extends BaseSequencer {

@@ -27,254 +27,277 @@ import { refusalIn } from './refusal.js';
 import { jsonReport, problemCount, type Outcome, type Problem, type RunRecord, type SkipKind } from './results.js';
 import { createCapture, lookUp, statusWithMessage, TOO_LARGE, type CapturedAnswer } from './wire.js';
 
-// The credentials first: every line printed and every file written from here on is redacted of them.
-const credentials = readCredentials(process.env);
-const { auth, headers } = credentials;
-// The Authorization value, the token or Basic credential in it, the token or password, the one-time
-// code; and any secret of the server's a check sends back (a hook's authorization header).
-const secrets = credentials.secrets;
+/** Where live mode writes its report lines (stdout) and its one-line refusals and usage (stderr). */
+export interface VerifyOutput {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+/** Thrown to end a run with its exit code, from wherever it ends. */
+class Exit {
+  constructor(readonly code: number) {}
+}
 
 /**
- * Lines of the report are held back until an answer shows that the credentials work: a run that
- * stops because they are refused then prints one line, on stderr, as when the server cannot be
- * reached, and nothing on stdout.
+ * Runs live mode with the command line's arguments after `verify` and the environment it reads
+ * the credentials from; resolves with the exit code. The `gitea-mock verify` command (cli.ts)
+ * exits with it; the tests call it in their own process too.
  */
-let held: string[] | undefined = [];
+export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io: VerifyOutput): Promise<number> {
+  try {
+    // The credentials first: every line printed and every file written from here on is redacted of them.
+    const credentials = readCredentials(env);
+    const { auth, headers } = credentials;
+    // The Authorization value, the token or Basic credential in it, the token or password, the one-time
+    // code; and any secret of the server's a check sends back (a hook's authorization header).
+    const secrets = credentials.secrets;
 
-/** Prints a line of the report; a server may have echoed a credential into it, in any case. */
-function say(line: string): void {
-  const text = `${redact(line, secrets)}\n`;
-  if (held) held.push(text);
-  else process.stdout.write(text);
-}
+    /**
+     * Lines of the report are held back until an answer shows that the credentials work: a run that
+     * stops because they are refused then prints one line, on stderr, as when the server cannot be
+     * reached, and nothing on stdout.
+     */
+    let held: string[] | undefined = [];
 
-function release(): void {
-  if (held) process.stdout.write(held.join(''));
-  held = undefined;
-}
+    /** Prints a line of the report; a server may have echoed a credential into it, in any case. */
+    function say(line: string): void {
+      const text = `${redact(line, secrets)}\n`;
+      if (held) held.push(text);
+      else io.stdout(text);
+    }
 
-/** Prints `test:live: <message>` on stderr, redacted as the report is. */
-function warn(message: string, after = ''): void {
-  process.stderr.write(redact(`test:live: ${message}\n${after}`, secrets));
-}
+    function release(): void {
+      if (held) io.stdout(held.join(''));
+      held = undefined;
+    }
 
-function fail(message: string): never {
-  warn(message, `\n${USAGE}`);
-  process.exit(2);
-}
+    /** Prints `test:live: <message>` on stderr, redacted as the report is. */
+    function warn(message: string, after = ''): void {
+      io.stderr(redact(`test:live: ${message}\n${after}`, secrets));
+    }
 
-let parsed: Options | undefined;
-try {
-  parsed = parseOptions(process.argv.slice(2));
-} catch (error) {
-  if (!(error instanceof UsageError)) throw error;
-  fail(error.message);
-}
-if (!parsed) {
-  process.stdout.write(USAGE);
-  process.exit(0);
-}
-const options = parsed;
-const { baseUrl } = options;
+    function fail(message: string): never {
+      warn(message, `\n${USAGE}`);
+      throw new Exit(2);
+    }
 
-const run: RunRecord = { baseUrl, server: undefined, started: new Date(), finished: new Date(), exitCode: 2, stopped: undefined, outcomes: [] };
+    let parsed: Options | undefined;
+    try {
+      parsed = parseOptions([...args]);
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error;
+      fail(error.message);
+    }
+    if (!parsed) {
+      io.stdout(USAGE);
+      throw new Exit(0);
+    }
+    const options = parsed;
+    const { baseUrl } = options;
 
-/**
- * Ends the run: with `stopped`, the one line on stderr that says why nothing (more) could be
- * checked; the operations not yet taken are recorded as not run. Then the files asked for.
- */
-function finish(exitCode: number, stopped?: string): never {
-  if (stopped) {
-    held = undefined;
-    warn(stopped);
-  } else {
+    const run: RunRecord = { baseUrl, server: undefined, started: new Date(), finished: new Date(), exitCode: 2, stopped: undefined, outcomes: [] };
+
+    /**
+     * Ends the run: with `stopped`, the one line on stderr that says why nothing (more) could be
+     * checked; the operations not yet taken are recorded as not run. Then the files asked for.
+     */
+    function finish(exitCode: number, stopped?: string): never {
+      if (stopped) {
+        held = undefined;
+        warn(stopped);
+      } else {
+        release();
+      }
+      const taken = new Set(run.outcomes.map(({ operationId }) => operationId));
+      for (const operationId of [...checks.map((check) => check.operationId), ...neverRun]) {
+        if (!taken.has(operationId)) run.outcomes.push({ operationId, checked: false, kind: 'stopped', cause: `not run: ${stopped ?? 'the run ended'}` });
+      }
+      Object.assign(run, { exitCode, stopped, finished: new Date() });
+      try {
+        if (options.report) writeFileSync(options.report, jsonReport(run, secrets));
+        if (options.junit) writeFileSync(options.junit, junitXml(run, secrets));
+      } catch (error) {
+        warn(`cannot write the results: ${error instanceof Error ? error.message : String(error)}`);
+        throw new Exit(2);
+      }
+      throw new Exit(exitCode);
+    }
+
+    const budget = createBudget(options.timeoutMs, options.requestTimeoutMs);
+    const capture = createCapture();
+    /** The signal of the request under way: its --request-timeout, within the run's --timeout. */
+    let requestSignal: AbortSignal | undefined;
+    let client: GiteaClient;
+    try {
+      const made = createGiteaClient({ baseUrl, ...(auth ? { auth } : {}), fetch: capture.fetch, retry: 0, allowInsecureHttp: options.allowInsecureHttp });
+      // Each call hands a redirect back unfollowed: the 3xx is the server's answer, checked against
+      // the document (some operations declare 301 or 307), and nothing goes where it points. Each
+      // call also carries the signal of its time limit.
+      client = new Proxy(made, {
+        get: (target, name, receiver) => {
+          const value = Reflect.get(target, name, receiver) as unknown;
+          return typeof value === 'function' && typeof name === 'string' && /^[A-Z]+$/.test(name) ? (path: string, init?: object) => value(path, { ...init, redirect: 'manual', signal: requestSignal }) : value;
+        },
+      });
+    } catch (error) {
+      fail(error instanceof Error ? error.message : String(error));
+    }
+
+    const probe = await probeServer(baseUrl, {
+      headers,
+      timeoutMs: Math.min(options.connectTimeoutMs, options.timeoutMs),
+      timeoutFlag: options.timeoutMs < options.connectTimeoutMs ? '--timeout' : '--connect-timeout',
+      secrets,
+      refused: (answered) => refusedLine(baseUrl, credentials, answered),
+    });
+    if (!probe.ok) finish(2, probe.problem);
+    run.server = probe.server;
+    // The document and its validators only now, Ajv's import included (a third of a start): a server
+    // that is not there is told in a blink.
+    const doc = readDocumentFile(DOCUMENT).document;
+    const { createSchemaValidator } = await import('../contract/schema.js');
+    const schemas = createSchemaValidator(doc);
+    const operations = new Map(listOperations(doc).map((op) => [String(op.operation.operationId), op]));
+    say(`live contract check of ${baseUrl} (${options.allowWrites ? `writes allowed in ${options.scratchRepo}` : 'read-only'})`);
+    // The version comes from the server, which may echo a credential there too.
+    say(`server: ${probe.server}`);
+
+    /** The line that stops the run when `operationId`'s answer refuses the credentials themselves. */
+    function refused(operationId: string, answer: CapturedAnswer): string {
+      return refusedLine(baseUrl, credentials, `${operationId} answered ${statusWithMessage(answer.status, answer.body)}`);
+    }
+
+    /** What the answer breaks; of a body too large to read whole, its status and headers only. */
+    function judge(operationId: string, answer: CapturedAnswer): Problem[] {
+      return mismatches(doc, schemas, operations.get(operationId)!, answer, { body: !answer.tooLarge }).map((violation) => {
+        const line = describeViolation(violation);
+        return { kind: kindOf(`response ${line}`), line, ...(violation.count ? { count: violation.count } : {}) };
+      });
+    }
+
+    /** Why the operations `among` could not be checked, by kind of skip, with the first of each: `no operation could be checked: …`. */
+    function nothingChecked(what = 'no operation could be checked', among: (operationId: string) => boolean = () => true): string {
+      const kinds: [SkipKind, string][] = [
+        ['scope', 'refused for want of a token scope'],
+        ['timeout', 'ran out of time'],
+        ['network', 'got no answer: the connection failed'],
+        ['too-large', 'answered a body too large to check'],
+        ['input', 'lacked an id or a repository'],
+      ];
+      const parts = kinds.flatMap(([kind, description]) => {
+        const skipped = run.outcomes.filter((outcome): outcome is Outcome & { checked: false } => !outcome.checked && outcome.kind === kind && among(outcome.operationId));
+        return skipped.length === 0 ? [] : [`${skipped.length} ${description} (the first, ${skipped[0]!.operationId}: ${skipped[0]!.cause})`];
+      });
+      return `${what}: ${parts.join('; ')}`;
+    }
+
+    let checked = 0;
+    let failed = 0;
+    /** Writes checked: with --allow-writes, a run that wrote nothing cannot pass. */
+    let written = 0;
+    const writes = new Set(checks.filter((check) => check.writes).map((check) => check.operationId));
+    for (const check of checks) {
+      const { operationId } = check;
+      const label = operationId.padEnd(34);
+      const skip = (kind: SkipKind, cause: string, verb = 'skipped'): void => {
+        run.outcomes.push({ operationId, checked: false, kind, cause });
+        say(`- ${label} ${verb}: ${cause}`);
+      };
+      if (check.writes && !options.allowWrites) {
+        skip('writes', 'it writes (use --allow-writes --scratch-repo owner/name)', 'not run');
+        continue;
+      }
+      const spent = budget.spent();
+      if (spent) {
+        skip('timeout', spent, 'not run');
+        continue;
+      }
+      const began = performance.now();
+      const ctx: Context = {
+        target: check.writes ? options.writeTarget : options.readTarget,
+        lookUp: (path) => lookUp(baseUrl, path, headers, budget),
+        keepSecret: (value) => void secrets.push(value),
+      };
+      const call = await check.prepare(ctx);
+      if (typeof call !== 'function') {
+        skip(call.kind, call.skip);
+        continue;
+      }
+      const timer = budget.request();
+      if (!timer) {
+        skip('timeout', budget.spent()!, 'not run');
+        continue;
+      }
+      capture.forget();
+      requestSignal = timer.signal;
+      let failure: unknown;
+      try {
+        await call(client);
+      } catch (error) {
+        failure = error;
+      } finally {
+        timer.done();
+      }
+      const answer = capture.last();
+      const timedOut = timer.timedOut();
+      if (!answer && timedOut) {
+        skip('timeout', `timed out: ${timedOut}`);
+        continue;
+      }
+      // No answer at all: the connection was refused, reset or closed. Nothing to judge, so no
+      // mismatch: the server, not the contract, failed.
+      if (!answer) {
+        skip('network', failure === undefined ? 'no answer was received' : `the request failed: ${failureCause(failure)}`);
+        continue;
+      }
+      const refusal = refusalIn(answer);
+      if (refusal === 'everywhere') {
+        run.outcomes.push({ operationId, checked: false, kind: 'stopped', cause: `the credentials were refused: answered ${statusWithMessage(answer.status, answer.body)}` });
+        finish(2, refused(operationId, answer));
+      }
+      if (refusal === 'operation') {
+        skip('scope', `the token lacks a scope: answered ${statusWithMessage(answer.status, answer.body)}`);
+        continue;
+      }
+      release();
+      const problems = judge(operationId, answer);
+      const { status } = answer;
+      // A body too large to read was not checked: with nothing else wrong, the operation was not
+      // checked either, and is skipped with that cause; a status or header that breaks the document
+      // is a mismatch all the same.
+      if (answer.tooLarge && problems.length === 0) {
+        skip('too-large', `answered ${status} with a ${TOO_LARGE.replace(/^body is/, 'body')} (its status and declared headers conform)`);
+        continue;
+      }
+      // A write answered 404 wrote nothing: the scratch repository, or what the write names in it,
+      // is not there. Its answer conforms, but the write was not checked, and a run whose writes all
+      // went nowhere must not pass for one that wrote.
+      if (check.writes && status === 404 && problems.length === 0) {
+        skip('input', `nothing was written: answered ${statusWithMessage(status, answer.body)} (the scratch repository ${options.scratchRepo}, or what this write names in it, is not there)`);
+        continue;
+      }
+      checked++;
+      if (check.writes) written++;
+      run.outcomes.push({ operationId, checked: true, status, problems, ms: performance.now() - began, ...(answer.tooLarge ? { notChecked: TOO_LARGE } : {}) });
+      if (problems.length === 0) {
+        say(`✓ ${label} ${status} conforms`);
+      } else {
+        failed++;
+        const count = problemCount(problems);
+        say(`✗ ${label} ${status} ${count} mismatch${count > 1 ? 'es' : ''}`);
+        for (const { line } of problems) say(`    ${line}`);
+        if (answer.tooLarge) say(`    (${TOO_LARGE})`);
+      }
+    }
     release();
-  }
-  const taken = new Set(run.outcomes.map(({ operationId }) => operationId));
-  for (const operationId of [...checks.map((check) => check.operationId), ...neverRun]) {
-    if (!taken.has(operationId)) run.outcomes.push({ operationId, checked: false, kind: 'stopped', cause: `not run: ${stopped ?? 'the run ended'}` });
-  }
-  Object.assign(run, { exitCode, stopped, finished: new Date() });
-  try {
-    if (options.report) writeFileSync(options.report, jsonReport(run, secrets));
-    if (options.junit) writeFileSync(options.junit, junitXml(run, secrets));
-  } catch (error) {
-    warn(`cannot write the results: ${error instanceof Error ? error.message : String(error)}`);
-    process.exit(2);
-  }
-  process.exit(exitCode);
-}
-
-const budget = createBudget(options.timeoutMs, options.requestTimeoutMs);
-const capture = createCapture();
-/** The signal of the request under way: its --request-timeout, within the run's --timeout. */
-let requestSignal: AbortSignal | undefined;
-let client: GiteaClient;
-try {
-  const made = createGiteaClient({ baseUrl, ...(auth ? { auth } : {}), fetch: capture.fetch, retry: 0, allowInsecureHttp: options.allowInsecureHttp });
-  // Each call hands a redirect back unfollowed: the 3xx is the server's answer, checked against
-  // the document (some operations declare 301 or 307), and nothing goes where it points. Each
-  // call also carries the signal of its time limit.
-  client = new Proxy(made, {
-    get: (target, name, receiver) => {
-      const value = Reflect.get(target, name, receiver) as unknown;
-      return typeof value === 'function' && typeof name === 'string' && /^[A-Z]+$/.test(name) ? (path: string, init?: object) => value(path, { ...init, redirect: 'manual', signal: requestSignal }) : value;
-    },
-  });
-} catch (error) {
-  fail(error instanceof Error ? error.message : String(error));
-}
-
-const probe = await probeServer(baseUrl, {
-  headers,
-  timeoutMs: Math.min(options.connectTimeoutMs, options.timeoutMs),
-  timeoutFlag: options.timeoutMs < options.connectTimeoutMs ? '--timeout' : '--connect-timeout',
-  secrets,
-  refused: (answered) => refusedLine(baseUrl, credentials, answered),
-});
-if (!probe.ok) finish(2, probe.problem);
-run.server = probe.server;
-// The document and its validators only now, Ajv's import included (a third of a start): a server
-// that is not there is told in a blink.
-const doc = readDocumentFile(DOCUMENT).document;
-const { createSchemaValidator } = await import('../contract/schema.js');
-const schemas = createSchemaValidator(doc);
-const operations = new Map(listOperations(doc).map((op) => [String(op.operation.operationId), op]));
-say(`live contract check of ${baseUrl} (${options.allowWrites ? `writes allowed in ${options.scratchRepo}` : 'read-only'})`);
-// The version comes from the server, which may echo a credential there too.
-say(`server: ${probe.server}`);
-
-/** The line that stops the run when `operationId`'s answer refuses the credentials themselves. */
-function refused(operationId: string, answer: CapturedAnswer): string {
-  return refusedLine(baseUrl, credentials, `${operationId} answered ${statusWithMessage(answer.status, answer.body)}`);
-}
-
-/** What the answer breaks; of a body too large to read whole, its status and headers only. */
-function judge(operationId: string, answer: CapturedAnswer): Problem[] {
-  return mismatches(doc, schemas, operations.get(operationId)!, answer, { body: !answer.tooLarge }).map((violation) => {
-    const line = describeViolation(violation);
-    return { kind: kindOf(`response ${line}`), line, ...(violation.count ? { count: violation.count } : {}) };
-  });
-}
-
-/** Why the operations `among` could not be checked, by kind of skip, with the first of each: `no operation could be checked: …`. */
-function nothingChecked(what = 'no operation could be checked', among: (operationId: string) => boolean = () => true): string {
-  const kinds: [SkipKind, string][] = [
-    ['scope', 'refused for want of a token scope'],
-    ['timeout', 'ran out of time'],
-    ['network', 'got no answer: the connection failed'],
-    ['too-large', 'answered a body too large to check'],
-    ['input', 'lacked an id or a repository'],
-  ];
-  const parts = kinds.flatMap(([kind, description]) => {
-    const skipped = run.outcomes.filter((outcome): outcome is Outcome & { checked: false } => !outcome.checked && outcome.kind === kind && among(outcome.operationId));
-    return skipped.length === 0 ? [] : [`${skipped.length} ${description} (the first, ${skipped[0]!.operationId}: ${skipped[0]!.cause})`];
-  });
-  return `${what}: ${parts.join('; ')}`;
-}
-
-let checked = 0;
-let failed = 0;
-/** Writes checked: with --allow-writes, a run that wrote nothing cannot pass. */
-let written = 0;
-const writes = new Set(checks.filter((check) => check.writes).map((check) => check.operationId));
-for (const check of checks) {
-  const { operationId } = check;
-  const label = operationId.padEnd(34);
-  const skip = (kind: SkipKind, cause: string, verb = 'skipped'): void => {
-    run.outcomes.push({ operationId, checked: false, kind, cause });
-    say(`- ${label} ${verb}: ${cause}`);
-  };
-  if (check.writes && !options.allowWrites) {
-    skip('writes', 'it writes (use --allow-writes --scratch-repo owner/name)', 'not run');
-    continue;
-  }
-  const spent = budget.spent();
-  if (spent) {
-    skip('timeout', spent, 'not run');
-    continue;
-  }
-  const began = performance.now();
-  const ctx: Context = {
-    target: check.writes ? options.writeTarget : options.readTarget,
-    lookUp: (path) => lookUp(baseUrl, path, headers, budget),
-    keepSecret: (value) => void secrets.push(value),
-  };
-  const call = await check.prepare(ctx);
-  if (typeof call !== 'function') {
-    skip(call.kind, call.skip);
-    continue;
-  }
-  const timer = budget.request();
-  if (!timer) {
-    skip('timeout', budget.spent()!, 'not run');
-    continue;
-  }
-  capture.forget();
-  requestSignal = timer.signal;
-  let failure: unknown;
-  try {
-    await call(client);
-  } catch (error) {
-    failure = error;
-  } finally {
-    timer.done();
-  }
-  const answer = capture.last();
-  const timedOut = timer.timedOut();
-  if (!answer && timedOut) {
-    skip('timeout', `timed out: ${timedOut}`);
-    continue;
-  }
-  // No answer at all: the connection was refused, reset or closed. Nothing to judge, so no
-  // mismatch: the server, not the contract, failed.
-  if (!answer) {
-    skip('network', failure === undefined ? 'no answer was received' : `the request failed: ${failureCause(failure)}`);
-    continue;
-  }
-  const refusal = refusalIn(answer);
-  if (refusal === 'everywhere') {
-    run.outcomes.push({ operationId, checked: false, kind: 'stopped', cause: `the credentials were refused: answered ${statusWithMessage(answer.status, answer.body)}` });
-    finish(2, refused(operationId, answer));
-  }
-  if (refusal === 'operation') {
-    skip('scope', `the token lacks a scope: answered ${statusWithMessage(answer.status, answer.body)}`);
-    continue;
-  }
-  release();
-  const problems = judge(operationId, answer);
-  const { status } = answer;
-  // A body too large to read was not checked: with nothing else wrong, the operation was not
-  // checked either, and is skipped with that cause; a status or header that breaks the document
-  // is a mismatch all the same.
-  if (answer.tooLarge && problems.length === 0) {
-    skip('too-large', `answered ${status} with a ${TOO_LARGE.replace(/^body is/, 'body')} (its status and declared headers conform)`);
-    continue;
-  }
-  // A write answered 404 wrote nothing: the scratch repository, or what the write names in it,
-  // is not there. Its answer conforms, but the write was not checked, and a run whose writes all
-  // went nowhere must not pass for one that wrote.
-  if (check.writes && status === 404 && problems.length === 0) {
-    skip('input', `nothing was written: answered ${statusWithMessage(status, answer.body)} (the scratch repository ${options.scratchRepo}, or what this write names in it, is not there)`);
-    continue;
-  }
-  checked++;
-  if (check.writes) written++;
-  run.outcomes.push({ operationId, checked: true, status, problems, ms: performance.now() - began, ...(answer.tooLarge ? { notChecked: TOO_LARGE } : {}) });
-  if (problems.length === 0) {
-    say(`✓ ${label} ${status} conforms`);
-  } else {
-    failed++;
-    const count = problemCount(problems);
-    say(`✗ ${label} ${status} ${count} mismatch${count > 1 ? 'es' : ''}`);
-    for (const { line } of problems) say(`    ${line}`);
-    if (answer.tooLarge) say(`    (${TOO_LARGE})`);
+    say(`- not run by live mode (they change data outside a scratch repository): ${neverRun.join(', ')}`);
+    for (const operationId of neverRun) run.outcomes.push({ operationId, checked: false, kind: 'never', cause: 'never run by live mode: it changes data outside a scratch repository' });
+    say(`${checked} operation${checked === 1 ? '' : 's'} checked, ${failed} with mismatches`);
+    if (checked === 0) finish(2, nothingChecked());
+    if (failed === 0 && options.allowWrites && written === 0) finish(2, nothingChecked(`no write could be checked in ${options.scratchRepo}`, (operationId) => writes.has(operationId)));
+    finish(failed > 0 ? 1 : 0);
+  } catch (end) {
+    if (end instanceof Exit) return end.code;
+    throw end;
   }
 }
-release();
-say(`- not run by live mode (they change data outside a scratch repository): ${neverRun.join(', ')}`);
-for (const operationId of neverRun) run.outcomes.push({ operationId, checked: false, kind: 'never', cause: 'never run by live mode: it changes data outside a scratch repository' });
-say(`${checked} operation${checked === 1 ? '' : 's'} checked, ${failed} with mismatches`);
-if (checked === 0) finish(2, nothingChecked());
-if (failed === 0 && options.allowWrites && written === 0) finish(2, nothingChecked(`no write could be checked in ${options.scratchRepo}`, (operationId) => writes.has(operationId)));
-finish(failed > 0 ? 1 : 0);
