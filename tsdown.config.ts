@@ -1,4 +1,5 @@
 import { defineConfig } from 'tsdown';
+import { tsgoPath } from './scripts/tsgo-path.mjs';
 
 // The client: ESM and CommonJS with bundled declarations; openapi-fetch stays a dependency. The
 // mock package (mock/) has a config of its own.
@@ -8,6 +9,7 @@ export default defineConfig({
   format: ['esm', 'cjs'],
   platform: 'neutral',
   target: 'es2022',
-  dts: true,
+  tsconfig: 'tsconfig.build.json',
+  dts: { tsgo: { path: tsgoPath } },
   clean: false,
 });

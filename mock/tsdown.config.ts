@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type UserConfig } from 'tsdown';
+import { tsgoPath } from '../scripts/tsgo-path.mjs';
 import { parse } from 'yaml';
 import { documentTwin } from './src/contract/document-twin.js';
 
@@ -65,7 +66,8 @@ export default defineConfig([
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    dts: true,
+    tsconfig: '../tsconfig.build.json',
+    dts: { tsgo: { path: tsgoPath } },
     clean: false,
     // Serving, live mode, the proxy (with Ajv for its answer check) and the sandbox's store are
     // chunks loaded only when used, under names that do not change from build to build.
