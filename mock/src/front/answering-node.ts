@@ -5,7 +5,7 @@ import { DOCUMENT } from '../contract/document-path.js';
 import { createAnswering, type AnsweringChoices, type AnsweringMock, type AnsweringPlatform } from './answering.js';
 import type { ResponseClass } from './app.js';
 import { operationTable, type OperationTable } from './operations.js';
-import { loadOperations } from './operations-file.js';
+import { loadOperations, operationsOf } from './operations-file.js';
 import { loadGenerator } from '../sources/dynamic.js';
 import { heapLimit } from '../sources/heap.js';
 import { createMarkdownRenderer } from '../sources/markdown.js';
@@ -22,7 +22,7 @@ export interface AnsweringOptions extends AnsweringChoices {
 export const NODE_PLATFORM: AnsweringPlatform = { markdown: createMarkdownRenderer, heapLimit: heapLimit(), generator: loadGenerator };
 
 export async function createAnsweringMock(options: AnsweringOptions, docsUrl: () => string, Response?: ResponseClass): Promise<AnsweringMock> {
-  const table: OperationTable = typeof options.document === 'object' ? operationTable(options.document) : await loadOperations(options.document ?? DOCUMENT);
+  const table: OperationTable = typeof options.document === 'object' ? operationTable(options.document, await operationsOf(options.document)) : await loadOperations(options.document ?? DOCUMENT);
   let sandbox = options.sandbox;
   if (sandbox?.state !== undefined && sandbox.store === undefined) {
     const maxWorlds = sandbox.maxWorlds ?? 100;

@@ -1,8 +1,9 @@
 // The document's operations as the mock routes them: the document's operations in Stoplight's
 // IHttpOperation shape (contract/http-operations.ts, without Prism) plus what the front needs
 // (a matcher per path, the documented codes and examples, the statuses that may come bodiless).
+// The IHttpOperation list comes in made: from the build's twin of the document on Node, which then
+// never loads the transform, or from httpOperations() in the browser build and for other documents.
 import type { IHttpOperation } from '@stoplight/types';
-import { httpOperations } from '../contract/http-operations.js';
 
 export interface MockOperation {
   operationId: string;
@@ -87,10 +88,10 @@ function bodyOptionalOf(doc: Record<string, any>): Set<string> {
 }
 
 /**
- * The table of a document given as data (parsed YAML or JSON): what the browser build starts from.
- * `parsed` is the document's operations when already made (the build's twin of the document).
+ * The table of a document given as data (parsed YAML or JSON) and its operations in Stoplight's
+ * shape (`httpOperations(document)`, or the build's twin of the document).
  */
-export function operationTable(document: Record<string, unknown>, parsed: IHttpOperation[] = httpOperations(document)): OperationTable {
+export function operationTable(document: Record<string, unknown>, parsed: IHttpOperation[]): OperationTable {
   if (parsed.length === 0) throw new Error('the document describes no operations');
   // Paths with more literal segments first, so a literal never loses to a placeholder.
   const literals = (path: string): number => path.split('/').filter((s) => s !== '' && !s.startsWith('{')).length;

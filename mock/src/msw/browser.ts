@@ -6,6 +6,7 @@
 // generator of dynamic data (Prism's does not run in a browser). Built as one self-contained file
 // (mock/tsdown.config.ts), msw left to the app as the peer it is.
 import bundledDocument from 'gitea-contract/openapi.yaml';
+import { httpOperations } from '../contract/http-operations.js';
 import { createAnswering, type AnsweringPlatform } from '../front/answering.js';
 import { operationTable, type OperationTable } from '../front/operations.js';
 import { NO_GENERATOR } from '../sources/examples.js';
@@ -24,7 +25,8 @@ export function createGiteaHandlers(options: GiteaHandlersOptions): GiteaHandler
   if (typeof options.document === 'string') throw new TypeError('gitea-mock/msw: in a browser, give `document` as data (the parsed JSON or YAML), not a file path');
   const document = options.document;
   return createHandlersWith(options, async (start, docsUrl) => {
-    const table = document === undefined ? (ownTable ??= operationTable(bundledDocument)) : operationTable(document);
+    const tableOf = (data: Record<string, unknown>): OperationTable => operationTable(data, httpOperations(data));
+    const table = document === undefined ? (ownTable ??= tableOf(bundledDocument)) : tableOf(document);
     return createAnswering(table, BROWSER_PLATFORM, start, docsUrl);
   });
 }
