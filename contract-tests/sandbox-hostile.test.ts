@@ -316,7 +316,10 @@ describe('3. resets and drops keep to --max-worlds, and a world\'s file follows 
       await new Promise((resolve) => setTimeout(resolve, 2));
       const other = call(mock.baseUrl, 'other', 'PUT', '/user/actions/secrets/OTHER', { data: 'x' });
       expect([(await first).status, (await second).status, (await other).status]).toEqual([201, 201, 201]);
-      expect((await secret(mock, 'SECOND')).status).toBe(204);
+      // 204 when the other credential's write came before the second's, as meant; on a busy machine
+      // it may come after, and drop the world the second wrote: this write then makes it afresh,
+      // another world written again after a drop. Either way, this world is the one kept.
+      expect([201, 204]).toContain((await secret(mock, 'SECOND')).status);
     });
     await withSandbox({ state, maxWorlds: 1 }, async (mock) => {
       expect((await secret(mock, 'SECOND')).status).toBe(204);
@@ -327,14 +330,14 @@ describe('3. resets and drops keep to --max-worlds, and a world\'s file follows 
 describe('4. markdown renders bounded, off the event loop', () => {
   const mentions = (bytes: number): string => '@alice #42 '.repeat(Math.floor(bytes / 11));
 
-  it('refuses HTML past its bound (10 MiB, 4 MiB here) with 413, while /version answers at once', async () => {
+  it('refuses HTML past its bound (10 MiB, 2 MiB here) with 413, while /version answers at once', async () => {
     expect(MARKDOWN_LIMITS).toEqual({ maxInputBytes: 1024 * 1024, maxOutputBytes: 10 * 1024 * 1024, timeoutMs: 5_000 });
-    // A time bound the render cannot reach on a busy machine: the output bound answers. Half the
-    // default input and less than half its output bound: the same refusal at half the cost, and
-    // still a render that would hold /version for far longer than 250 ms on the event loop.
-    await withSandbox({ markdown: { timeoutMs: 60_000, maxOutputBytes: 4 * 1024 * 1024 } }, async (mock) => {
-      // 512 KiB of mentions and references is 6.5 MiB of links.
-      const render = call(mock.baseUrl, 'writer', 'POST', '/markdown', { Text: mentions(512 * 1024), Mode: 'comment', Context: '/acme/rocket' });
+    // A time bound the render cannot reach on a busy machine: the output bound answers. A quarter of
+    // the default input and a fifth of its output bound: the same refusal at a quarter of the cost,
+    // and still a render that would hold /version for far longer than 250 ms on the event loop.
+    await withSandbox({ markdown: { timeoutMs: 60_000, maxOutputBytes: 2 * 1024 * 1024 } }, async (mock) => {
+      // 256 KiB of mentions and references is 3.2 MiB of links.
+      const render = call(mock.baseUrl, 'writer', 'POST', '/markdown', { Text: mentions(256 * 1024), Mode: 'comment', Context: '/acme/rocket' });
       let done = false;
       void render.finally(() => {
         done = true;
@@ -347,7 +350,7 @@ describe('4. markdown renders bounded, off the event loop', () => {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       const answer = await render;
-      expect([answer.status, answer.body.message]).toEqual([413, expect.stringMatching(/^the rendered HTML would be \d+ bytes, more than the 4194304 the sandbox answers; send less text$/)]);
+      expect([answer.status, answer.body.message]).toEqual([413, expect.stringMatching(/^the rendered HTML would be \d+ bytes, more than the 2097152 the sandbox answers; send less text$/)]);
       // The render took a while, and no /version waited on it.
       expect(waits.length).toBeGreaterThan(5);
       expect(Math.max(...waits)).toBeLessThan(250);
@@ -389,57 +392,60 @@ describe('4. markdown renders bounded, off the event loop', () => {
   });
 
   it('ends a render past its time bound, and renders the next text', async () => {
-    // 1 MiB of table takes about 3 s to render: it is ended after 0.3.
-    await withSandbox({ markdown: { timeoutMs: 300 } }, async (mock) => {
+    // 1 MiB of table takes about 3 s to render: it is ended after 1. The bound counts a worker's
+    // start too, which the next text waits for: a second is room for it on a busy machine.
+    await withSandbox({ markdown: { timeoutMs: 1_000 } }, async (mock) => {
       const started = performance.now();
       const slow = await call(mock.baseUrl, 'writer', 'POST', '/markdown', { Text: `|a|b|\n|-|-|\n${'|x|y|\n'.repeat(174_000)}` });
-      expect([slow.status, slow.body.message]).toEqual([413, 'this text was not rendered within the 300 ms the sandbox allows; send less text']);
-      expect(performance.now() - started).toBeLessThan(3_000);
+      expect([slow.status, slow.body.message]).toEqual([413, 'this text was not rendered within the 1000 ms the sandbox allows; send less text']);
+      expect(performance.now() - started).toBeLessThan(2_500);
       expect((await call(mock.baseUrl, 'writer', 'POST', '/markdown', { Text: '# hi' })).body).toBe('<h1>hi</h1>\n');
     });
   }, 30_000);
 
   it('answers 503 to renders beyond the 64 in progress or waiting, and is still up once their time bound has passed', async () => {
     // Tinypool's own queue refusal left a time-out behind that crashed the process when it fired.
-    await withSandbox({ markdown: { timeoutMs: 1_500 } }, async (mock) => {
+    // A short time bound: the workers render for a second, not for as long as the default allows;
+    // room still for a worker's start, which the last text waits for.
+    await withSandbox({ markdown: { timeoutMs: 1_000 } }, async (mock) => {
       const table = `|a|b|\n|-|-|\n${'|x|y|\n'.repeat(5_000)}`;
       const statuses = await Promise.all(Array.from({ length: 70 }, () => call(mock.baseUrl, 'writer', 'POST', '/markdown', { Text: table }).then((answer) => answer.status)));
       expect(statuses.filter((status) => status === 503).length).toBeGreaterThan(0);
       expect(statuses.every((status) => [200, 413, 503].includes(status))).toBe(true);
-      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
       expect((await call(mock.baseUrl, 'writer', 'POST', '/markdown', { Text: '# hi' })).body).toBe('<h1>hi</h1>\n');
     });
   }, 30_000);
 
-  it('the built bin refuses four 9 MB texts at once, renders four large ones off its event loop, and stays up', async () => {
+  it('the built bin refuses four 9 MB texts at once, renders slow texts off its event loop, and stays up', async () => {
     const mock = await startCli(['--sandbox']);
-    const render = (bytes: number) => call(mock.baseUrl, 'writer', 'POST', '/markdown', { Text: mentions(bytes), Mode: 'comment', Context: '/acme/rocket' });
+    const render = (text: string) => call(mock.baseUrl, 'writer', 'POST', '/markdown', { Text: text, Mode: 'comment', Context: '/acme/rocket' });
     try {
       // What once made 123 MB of HTML each and aborted the process: refused before rendering.
       // The input bound's answer, which comes before any rendering (a timing would only measure the machine).
-      const refused = await Promise.all(Array.from({ length: 4 }, () => render(9_300_000)));
+      const refused = await Promise.all(Array.from({ length: 4 }, () => render(mentions(9_300_000))));
       expect(refused.map((answer) => answer.status)).toEqual([413, 413, 413, 413]);
       for (const answer of refused) expect(answer.body.message).toMatch(/^the sandbox renders at most 1048576 bytes of markdown; this text has \d+$/);
-      // Four just under the bound: rendered two at a time in workers, each refused for its output or its time.
-      let done = false;
-      const renders = Promise.all(Array.from({ length: 4 }, () => render(1024 * 1024 - 16))).finally(() => {
-        done = true;
-      });
-      let slowest = 0;
-      while (!done) {
-        const asked = performance.now();
-        expect((await call(mock.baseUrl, 'reader', 'GET', '/version')).status).toBe(200);
-        slowest = Math.max(slowest, performance.now() - asked);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      expect((await renders).map((answer) => answer.status)).toEqual([413, 413, 413, 413]);
-      // Rendered on its event loop, each would hold /version for seconds.
-      expect(slowest).toBeLessThan(1_000);
+      // The bundle's worker file loads, and renders there: two texts slow to render, one per worker,
+      // are still rendering when /version answers (on the event loop, they would be answered first).
+      expect((await render('# hi')).body).toBe('<h1>hi</h1>\n');
+      const rows = `|a|\n|-|\n${'|\n'.repeat(8188)}`;
+      let rendered = 0;
+      const renders = Array.from({ length: 2 }, () =>
+        render(rows).then((answer) => {
+          rendered++;
+          return answer.status;
+        }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect((await call(mock.baseUrl, 'reader', 'GET', '/version')).status).toBe(200);
+      expect(rendered).toBe(0);
+      expect(await Promise.all(renders)).toEqual([200, 200]);
       expect(mock.child.exitCode).toBeNull();
     } finally {
       await mock.stop();
     }
-  }, 60_000);
+  });
 });
 
 describe('5. a write is applied only once it is saved', () => {

@@ -19,19 +19,57 @@ afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
 });
 
+/**
+ * A package that unpacks as `@sparticuz/chromium` does (into `os.tmpdir()`, trusting a file
+ * already there), slowly enough that two suites asking at once overlap, and a "browser" of a few
+ * bytes: the staging and publishing without 170 MB of Brotli twice. The real package's unpacking
+ * runs whenever the browser suites find no copy of its version (every clean clone, every upgrade).
+ */
+async function fakePackage(version: string): Promise<string> {
+  const root = join(scratch, 'node_modules', '@sparticuz', 'chromium');
+  await mkdir(root, { recursive: true });
+  await writeFile(join(root, 'package.json'), JSON.stringify({ name: '@sparticuz/chromium', version, type: 'module', exports: './index.js' }));
+  await writeFile(
+    join(root, 'index.js'),
+    [
+      "import { chmod, writeFile } from 'node:fs/promises';",
+      "import { tmpdir } from 'node:os';",
+      "import { join } from 'node:path';",
+      'export default {',
+      '  async executablePath() {',
+      "    const path = join(tmpdir(), 'chromium');",
+      `    await writeFile(path, '#!/bin/sh\\necho "Chromium ${version} (fake)"\\n');`,
+      '    await new Promise((resolve) => setTimeout(resolve, 200));',
+      '    await chmod(path, 0o755);',
+      '    return path;',
+      '  },',
+      '};',
+    ].join('\n'),
+  );
+  return root;
+}
+
 describe.runIf(process.platform === 'linux' && process.arch === 'x64')('the Chromium of @sparticuz/chromium (Linux x64)', () => {
   it('gives suites asking at the same time one complete copy, and leaves no staging folder behind', async () => {
     const cache = join(scratch, 'cache');
-    const host = { env: { PATH: process.env.PATH }, platform: process.platform, arch: process.arch, cache };
+    const host = { env: { PATH: process.env.PATH }, platform: process.platform, arch: process.arch, cache, packageRoot: await fakePackage('143.0.4') };
     const [first, second] = await Promise.all([chromiumExecutable(host), chromiumExecutable(host)]);
     expect(second).toBe(first);
     expect(first).toBe(join(cache, 'chromium-143.0.4', 'chromium'));
     // Only the published folder: each staging folder was renamed into place or removed.
     expect(await readdir(cache)).toEqual(['chromium-143.0.4']);
     const { stdout } = await run(first, ['--version']);
-    expect(stdout).toMatch(/^Chromium 143\./);
+    expect(stdout).toBe('Chromium 143.0.4 (fake)\n');
     // A later call finds it without unpacking again.
     expect(await chromiumExecutable(host)).toBe(first);
+  });
+
+  // Unless CHROMIUM_PATH names another browser for the suites.
+  it.runIf(!process.env.CHROMIUM_PATH)('the browser the suites launch is the installed package\'s Chromium, unpacked and runnable', async () => {
+    const executable = await chromiumExecutable();
+    expect(executable).toMatch(/\/\.cache\/gitea-contract\/chromium-143\.0\.4\/chromium$/);
+    const { stdout } = await run(executable, ['--version']);
+    expect(stdout).toMatch(/^Chromium 143\./);
   }, 60_000);
 });
 

@@ -13,10 +13,9 @@ const PACKAGE = '@sparticuz/chromium';
 /** Names a system browser goes by, for platforms the package does not serve. */
 const SYSTEM_NAMES = ['chromium', 'chromium-browser', 'google-chrome-stable', 'google-chrome', 'chrome'];
 
-/** The package's root folder and version, as installed by `npm ci`. */
-function sparticuz(): { root: string; version: string } {
-  const entry = createRequire(import.meta.url).resolve(PACKAGE); // <root>/build/cjs/index.cjs
-  const root = dirname(dirname(dirname(entry)));
+/** The package's root folder and version: as installed by `npm ci`, or at `root`. */
+function sparticuz(root?: string): { root: string; version: string } {
+  root ??= dirname(dirname(dirname(createRequire(import.meta.url).resolve(PACKAGE)))); // <root>/build/cjs/index.cjs
   const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
   return { root, version };
 }
@@ -40,8 +39,8 @@ function onPath(names: readonly string[], path: string | undefined): string | un
  * rename publishes the result, so two suites unpacking at once, or a run killed half-way, never
  * leave a truncated browser behind.
  */
-async function unpackSparticuz(cache: string | undefined): Promise<string> {
-  const { root, version } = sparticuz();
+async function unpackSparticuz(cache: string | undefined, packageRoot: string | undefined): Promise<string> {
+  const { root, version } = sparticuz(packageRoot);
   cache ??= join(root, '..', '..', '.cache', 'gitea-contract');
   const folder = join(cache, `chromium-${version}`);
   const executable = join(folder, 'chromium');
@@ -73,16 +72,18 @@ export interface Host {
   arch: string;
   /** Where the packaged Chromium is unpacked; node_modules/.cache/gitea-contract unless given. */
   cache?: string;
+  /** The folder of a package that unpacks like `@sparticuz/chromium`; the installed one unless given. */
+  packageRoot?: string;
 }
 
 /** The Chromium executable the browser suites launch, with what to do when there is none. */
-export async function chromiumExecutable({ env, platform, arch, cache }: Host = process): Promise<string> {
+export async function chromiumExecutable({ env, platform, arch, cache, packageRoot }: Host = process): Promise<string> {
   const chosen = env.CHROMIUM_PATH;
   if (chosen) {
     if (!isExecutable(chosen)) throw new Error(`CHROMIUM_PATH=${chosen} is not an executable file: point it at a Chromium or Chrome binary`);
     return chosen;
   }
-  if (platform === 'linux' && arch === 'x64') return unpackSparticuz(cache);
+  if (platform === 'linux' && arch === 'x64') return unpackSparticuz(cache, packageRoot);
   const system = onPath(SYSTEM_NAMES, env.PATH);
   if (system) return system;
   throw new Error(
