@@ -13,7 +13,11 @@ export interface MarkdownLimits {
   maxInputBytes: number;
   /** Longest HTML answered, in bytes (default 10 MiB). */
   maxOutputBytes: number;
-  /** Longest render, waiting for a free worker included, in milliseconds (default 5 s; worker threads only). */
+  /**
+   * Longest render, a worker's start included, and longest wait for a free worker, each in
+   * milliseconds (default 5 s; worker threads only): past the first a text is refused with 413,
+   * past the second the sandbox answers it is busy, 503.
+   */
   timeoutMs: number;
 }
 

@@ -2,9 +2,10 @@
 // threads, so no text holds the event loop that answers every other client: a small one can be
 // slow too (16 KiB of one-cell table rows took up to 1.2 s), and no size short of a few bytes is
 // cheap for certain. A render is bounded in input, output, time and memory; past a bound it is
-// refused, and the worker that ran too long or too large is ended. The bounds on bytes, the media
-// type and the renderer that needs no threads (a browser's) are in markdown-inline.ts. Node only
-// (tinypool).
+// refused, and the worker that ran too long or too large is ended. Texts wait here for a free
+// worker, not in Tinypool's queue, so that one that waited too long is told the sandbox is busy
+// (503), not that it is too long (413). The bounds on bytes, the media type and the renderer that
+// needs no threads (a browser's) are in markdown-inline.ts. Node only (tinypool).
 import type Tinypool from 'tinypool';
 import type { RenderResult, RenderTask } from './markdown-render.js';
 import { inputRefusal, MARKDOWN_LIMITS, outcomeOf, tooLarge, type MarkdownLimits, type MarkdownRenderer } from './markdown-inline.js';
@@ -13,6 +14,9 @@ export { MARKDOWN_LIMITS, sniffedType, type MarkdownLimits, type MarkdownRendere
 
 /** Renders in workers or waiting for one, at most; more answer 503. */
 const MAX_IN_FLIGHT = 64;
+
+/** Worker threads, so renders at once. */
+const THREADS = 2;
 
 /** Heap of one rendering worker: a 1 MiB text of emphasis takes about 250 MiB to render. */
 const WORKER_HEAP_MB = 384;
@@ -31,7 +35,7 @@ export function createMarkdownRenderer(limits: MarkdownLimits = MARKDOWN_LIMITS)
         filename: WORKER.href,
         // Two renders at once at most; idle workers go after a minute.
         minThreads: 0,
-        maxThreads: 2,
+        maxThreads: THREADS,
         idleTimeout: 60_000,
         // Never reached: MAX_IN_FLIGHT refuses first. Tinypool's own refusal must not happen, as it
         // leaves the task's abort listener behind, and its later time-out crashes the process.
@@ -44,31 +48,71 @@ export function createMarkdownRenderer(limits: MarkdownLimits = MARKDOWN_LIMITS)
     }));
   let closing = false;
   let inFlight = 0;
+  /** Workers taken by a render; a finished render hands its worker to the first text waiting. */
+  let taken = 0;
+  /** Texts waiting for a free worker, first come first served: each is woken with its worker, or with false when the sandbox stops. */
+  const waiting: ((go: boolean) => void)[] = [];
+
+  /** Takes a free worker, waiting for one at most the time bound; whether it got one. */
+  const takeWorker = (): Promise<boolean> => {
+    if (taken < THREADS) {
+      taken++;
+      return Promise.resolve(true);
+    }
+    return new Promise((resolve) => {
+      const wake = (go: boolean) => {
+        clearTimeout(timer);
+        resolve(go);
+      };
+      const timer = setTimeout(() => {
+        waiting.splice(waiting.indexOf(wake), 1);
+        resolve(false);
+      }, limits.timeoutMs);
+      waiting.push(wake);
+    });
+  };
+  const releaseWorker = (): void => {
+    const next = closing ? undefined : waiting.shift();
+    if (next) next(true);
+    else taken--;
+  };
 
   return {
     async render(task) {
       const { refusal } = inputRefusal(task.text, limits);
       if (refusal) return refusal;
+      if (closing) return { ok: false, status: 503, message: 'the sandbox is stopping' };
       if (inFlight >= MAX_IN_FLIGHT) return { ok: false, status: 503, message: 'the sandbox is rendering too many texts at once; try again' };
       inFlight++;
-      let result: RenderResult;
       try {
-        result = (await (await poolOf()).run({ ...task, maxOutputBytes: limits.maxOutputBytes } satisfies RenderTask, { signal: AbortSignal.timeout(limits.timeoutMs) })) as RenderResult;
-      } catch (error) {
-        const { name, code } = error as NodeJS.ErrnoException;
-        // Aborted by the time bound: Tinypool ends the worker, so the render stops too.
-        if (name === 'AbortError') return tooLarge(`this text was not rendered within the ${limits.timeoutMs} ms the sandbox allows; send less text`);
-        if (code === 'ERR_WORKER_OUT_OF_MEMORY') return tooLarge(`rendering this text needed more than the ${WORKER_HEAP_MB} MiB the sandbox allows; send less text`);
-        // Renders cut short by close(): the server is stopping, and no one reads the answer.
-        if (closing) return { ok: false, status: 503, message: 'the sandbox is stopping' };
-        throw error;
+        // The text did not get a worker in time: the sandbox is busy, which is no fault of the text.
+        if (!(await takeWorker())) {
+          return closing
+            ? { ok: false, status: 503, message: 'the sandbox is stopping' }
+            : { ok: false, status: 503, message: `no worker was free to render this text within ${limits.timeoutMs} ms; try again` };
+        }
+        let result: RenderResult;
+        try {
+          result = (await (await poolOf()).run({ ...task, maxOutputBytes: limits.maxOutputBytes } satisfies RenderTask, { signal: AbortSignal.timeout(limits.timeoutMs) })) as RenderResult;
+        } catch (error) {
+          const { name, code } = error as NodeJS.ErrnoException;
+          // Aborted by the time bound: Tinypool ends the worker, so the render stops too.
+          if (name === 'AbortError') return tooLarge(`this text was not rendered within the ${limits.timeoutMs} ms the sandbox allows; send less text`);
+          if (code === 'ERR_WORKER_OUT_OF_MEMORY') return tooLarge(`rendering this text needed more than the ${WORKER_HEAP_MB} MiB the sandbox allows; send less text`);
+          // Renders cut short by close(): the server is stopping, and no one reads the answer.
+          if (closing) return { ok: false, status: 503, message: 'the sandbox is stopping' };
+          throw error;
+        } finally {
+          releaseWorker();
+        }
+        return outcomeOf(result, limits);
       } finally {
         inFlight--;
       }
-      return outcomeOf(result, limits);
     },
     async close() {
       closing = true;
+      for (const wake of waiting.splice(0)) wake(false);
       await (await pool)?.destroy();
     },
   };
