@@ -126,10 +126,18 @@ describe('npm run test:live', () => {
     try {
       const elsewhere = write!.args.map((arg, at) => (write!.args[at - 1] === '--scratch-repo' ? 'alice/contract-scratch' : arg));
       expect(elsewhere).toContain('alice/contract-scratch');
-      const [{ code, out }, missing] = await Promise.all([
+      const [read] = readmeCommands();
+      const wrongIds = read!.args.map((arg, at) => (['--key-id', '--team-id'].includes(read!.args[at - 1]!) ? '999999' : arg));
+      const [{ code, out }, missing, unknown] = await Promise.all([
         live(['--base-url', sandbox.baseUrl, ...write!.args], { GITEA_TOKEN: write!.token }, 'bin'),
         live(['--base-url', sandbox.baseUrl, ...elsewhere], { GITEA_TOKEN: write!.token }),
+        live(['--base-url', sandbox.baseUrl, ...wrongIds], { GITEA_TOKEN: read!.token }),
       ]);
+      // Ids that name nothing: those reads answer a conforming 404, which read nothing and is no check.
+      for (const operationId of ['repoGetKey', 'orgListTeamMembers']) {
+        expect(section(unknown.stdout, operationId)).toMatch(new RegExp(`^- ${operationId} +skipped: nothing was read: answered 404 (".*" )?\\(what this read names is not there: check the ids and the repository given\\)$`));
+      }
+      expect([unknown.code, unknown.stdout]).toEqual([0, expect.stringContaining('5 operations checked, 0 with mismatches')]);
       for (const operationId of [...READ_CHECKS, ...WRITE_CHECKS]) expect(section(out, operationId)).toMatch(new RegExp(`^✓ ${operationId} +20[014] conforms$`));
       expect(out).toContain('13 operations checked, 0 with mismatches');
       expect(code).toBe(0);

@@ -276,6 +276,12 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
         skip('input', `nothing was written: answered ${statusWithMessage(status, answer.body)} (the scratch repository ${options.scratchRepo}, or what this write names in it, is not there)`);
         continue;
       }
+      // A read answered 404 read nothing: a wrong id or repository must not pass for a checked
+      // answer. Its error body conforms, and the skip says what to give instead.
+      if (!check.writes && status === 404 && problems.length === 0) {
+        skip('input', `nothing was read: answered ${statusWithMessage(status, answer.body)} (what this read names is not there: check the ids and the repository given)`);
+        continue;
+      }
       checked++;
       if (check.writes) written++;
       run.outcomes.push({ operationId, checked: true, status, problems, ms: performance.now() - began, ...(answer.tooLarge ? { notChecked: TOO_LARGE } : {}) });
