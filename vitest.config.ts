@@ -5,8 +5,8 @@ import { SlowestFirstSequencer } from './test/support/sequencer.js';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'contract-tests/**/*.test.ts', 'examples/**/*.test.mjs'],
-    // The installed packages and the other runtimes: `npm run test:dist` (vitest.dist.config.ts).
-    exclude: [...configDefaults.exclude, 'test/package/pack.test.ts', 'test/runtimes/runtimes.test.ts'],
+    // The installed packages, the other runtimes and the HTML reference: `npm run test:dist` (vitest.dist.config.ts).
+    exclude: [...configDefaults.exclude, 'test/package/pack.test.ts', 'test/runtimes/runtimes.test.ts', 'test/browser/docs.test.ts'],
     // The contract suites share one mock, started through the `npm start` launcher.
     globalSetup: ['contract-tests/setup/global.ts'],
     // The suites wait on child processes, local servers, time-outs and the browser as much as

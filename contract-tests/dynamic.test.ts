@@ -253,6 +253,7 @@ describe('gitea-mock --dynamic across seeds', () => {
 
   it(`the built gitea-mock answers the same for the same seed (${SEEDS[0]})`, async () => {
     const mock = await cli;
+    expect(mock.output()).toContain(`(dynamic data, seed ${SEEDS[0]})`);
     expect(await answerAll(mock.baseUrl)).toEqual(bySeed.get(SEEDS[0]!));
   });
 });

@@ -33,16 +33,6 @@ describe('gitea-mock (the built bin)', () => {
     await byEnv.stop();
   });
 
-  it('--dynamic --seed answers generated data, the same for the same seed', async () => {
-    const mock = await launch(process.execPath, [CLI, '--port', '0', '--quiet', '--dynamic', '--seed', '42']);
-    expect(mock.output()).toContain('(dynamic data, seed 42)');
-    const read = async () => (await fetch(`${mock.baseUrl}/repos/acme/rocket/keys/11001`, { headers: { authorization: 'token x' } })).json() as Promise<Record<string, unknown>>;
-    const first = await read();
-    expect(first).not.toEqual(expect.objectContaining({ id: 11001, title: 'ci-runner' }));
-    expect(await read()).toEqual(first);
-    await mock.stop();
-  });
-
   it('refuses a bad option with the usage and exit code 2', async () => {
     const { execFile: exec } = await import('node:child_process');
     const child = exec(process.execPath, [CLI, '--port', 'http']);

@@ -15,7 +15,6 @@ const SLOWEST_FIRST = [
   'contract-tests/properties.test.ts',
   'contract-tests/proxy-cli.test.ts',
   'contract-tests/mock-cli.test.ts',
-  'test/browser/docs.test.ts',
   'contract-tests/static-mock.test.ts',
   'contract-tests/sandbox-state.test.ts',
   'test/check-breaking.test.ts',
