@@ -9,10 +9,13 @@
 // scripts/breaking-policy.mjs, pure and tested in-process; this script reads git and runs
 // `redocly diff` (scripts/redocly-diff.mjs) for it.
 //
+// With `--report FILE`, it also writes what it found as JSON for CI to keep: the base, the exit
+// code, the lines it printed and `redocly diff`'s changes.
+//
 // Exit codes: 0 no breaking change, or each one allowed; 1 a breaking change not allowed; 2 nothing
-// was compared (no base, an unknown ref, redocly failing).
+// was compared (no base, an unknown ref, redocly failing, a report that cannot be written).
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { judgeChanges } from './breaking-policy.mjs';
 import { redoclyDiff } from './redocly-diff.mjs';
@@ -66,12 +69,19 @@ function chooseBase(given) {
 
 const args = process.argv.slice(2);
 if (args.includes('--help') || args.includes('-h')) {
-  say('Usage: npm run check:breaking -- [base]');
+  say('Usage: npm run check:breaking -- [base] [--report FILE]');
   say('');
   say(`Compares ${DOCUMENT} with its version at the git ref <base> (default: the last release tag v*,`);
   say('else the merge base with main) and fails on a breaking change, unless the package\'s major');
   say(`version went up (the minor before 1.0) and ${CHANGELOG} names each breaking change.`);
+  say('--report FILE also writes the result as JSON: the base, the exit code, the lines and the changes.');
   process.exit(0);
+}
+const reportAt = args.indexOf('--report');
+const reportFile = reportAt < 0 ? undefined : args[reportAt + 1];
+if (reportAt >= 0) {
+  if (reportFile === undefined || reportFile.startsWith('--')) stop(2, '--report needs a file name');
+  args.splice(reportAt, 2);
 }
 if (args.length > 1) stop(2, 'give at most one base ref');
 if (git('rev-parse', '--is-inside-work-tree') !== 'true') stop(2, 'not inside a git work tree');
@@ -80,9 +90,22 @@ const base = chooseBase(args[0]);
 const short = base.commit.slice(0, 7);
 say(`check:breaking: ${DOCUMENT} against ${base.ref} (${short}, ${base.why})`);
 const baseText = fileAt(base.commit, DOCUMENT);
+/** Writes the report, when asked for, and exits with `code`. */
+function finish(code, lines, changes) {
+  if (reportFile !== undefined) {
+    try {
+      writeFileSync(reportFile, `${JSON.stringify({ base: { ref: base.ref, commit: base.commit }, code, lines, changes }, null, 2)}\n`);
+    } catch (error) {
+      stop(2, `the report cannot be written to ${reportFile}: ${error.message}`);
+    }
+  }
+  process.exit(code);
+}
+
 if (baseText === undefined) {
-  say(`${DOCUMENT} is not at ${short}: nothing it had can break.`);
-  process.exit(0);
+  const line = `${DOCUMENT} is not at ${short}: nothing it had can break.`;
+  say(line);
+  finish(0, [line], []);
 }
 const revisionText = readFileSync(DOCUMENT, 'utf8');
 let report;
@@ -100,4 +123,4 @@ const { code, lines } = judgeChanges({
   changelogs: { base: fileAt(base.commit, CHANGELOG) ?? '', current: fileNow(CHANGELOG) ?? '' },
 });
 for (const line of lines) say(line);
-process.exit(code);
+finish(code, lines, report.changes ?? []);

@@ -5,19 +5,18 @@
 // removed enum value, a changed type): a breaking change must pass only with the package's major
 // version raised (the minor before 1.0) and each change named, as a whole name, in CHANGELOG.md;
 // a change inside an operation by the operationId and the parameter or status it is in.
-// The script itself runs as a process in scratch git repositories for the breaking run, the
-// additive run (an optional field must pass) and the runs that compare nothing; those that run
-// `redocly diff` (1-2 s each) run at once, beside the in-process diff.
+// The script itself runs as a process in scratch git repositories for the breaking run (whose
+// `--report` gives the policy's tests their changes), the additive run (an optional field must
+// pass) and the runs that compare nothing; the two that run `redocly diff` (1-2 s each) run at once.
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseDocument } from 'yaml';
 import { judgeChanges, namesWhole, type DiffChange } from '../scripts/breaking-policy.mjs';
-import { redoclyDiff } from '../scripts/redocly-diff.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SCRIPT = join(ROOT, 'scripts/check-breaking.mjs');
@@ -142,10 +141,16 @@ function verdict({ versions = ['0.1.0', '0.1.0'], changelog = [], changes: given
 }
 
 let results: Record<'breaking' | 'optional', { code: number; out: string }>;
+/** What `--report` wrote for the breaking run. */
+let breakingReport: { base: { ref: string; commit: string }; code: number; lines: string[]; changes: DiffChange[] };
 beforeAll(async () => {
-  const [breaking, optional, diff] = await Promise.all([check({ plant: BREAKING }), check({ plant: OPTIONAL, base: 'main' }), redoclyDiff(original, planted(BREAKING).text)]);
+  const report = join(await mkdtemp(join(tmpdir(), 'gitea-contract-breaking-report-')), 'report.json');
+  folders.push(dirname(report));
+  const [breaking, optional] = await Promise.all([check({ plant: BREAKING, args: ['--report', report] }), check({ plant: OPTIONAL, base: 'main' })]);
   results = { breaking: breaking!, optional: optional! };
-  changes = diff.changes ?? [];
+  // The changes of the script's own `redocly diff` run, from its report.
+  breakingReport = JSON.parse(await readFile(report, 'utf8')) as typeof breakingReport;
+  changes = breakingReport.changes;
 }, 120_000);
 
 afterAll(async () => {
@@ -173,6 +178,14 @@ describe('npm run check:breaking', () => {
     expect(out).toContain(': raise it to 0.2.0 or later (npm version minor).');
     // The line of 0.1.0 that mentions Label.color is not new: it names nothing.
     expect(out).toContain(`names AddCollaboratorOption.permission, User.id, Label.color, EditMilestoneOption.note.`);
+  });
+
+  it('--report writes the base, the exit code, the lines printed after the first and the changes, as JSON', () => {
+    const commit = /against v0\.1\.0 \(([0-9a-f]{7}),/.exec(results.breaking.out)![1]!;
+    expect(breakingReport.base).toEqual({ ref: 'v0.1.0', commit: expect.stringMatching(new RegExp(`^${commit}[0-9a-f]{33}$`)) });
+    expect(breakingReport.code).toBe(1);
+    expect(`${breakingReport.lines.join('\n')}\n`).toBe(results.breaking.out.split('\n').slice(1).join('\n'));
+    expect(breakingReport.changes.filter((change) => change.impact === 'major')).toHaveLength(4);
   });
 
   it('the policy in-process, on the same changes, says what the script printed after its first line', () => {
@@ -257,9 +270,11 @@ describe('npm run check:breaking', () => {
     expect(code).toBe(2);
   });
 
-  it('refuses a ref that does not exist', async () => {
+  it('refuses a ref that does not exist, and --report without a file', async () => {
     const { code, out } = await check({ args: ['v9.9.9'] });
     expect([code, out.trim().split('\n').at(-1)]).toEqual([2, 'check:breaking: "v9.9.9" is no git ref or commit here']);
+    const bare = await check({ args: ['--report'] });
+    expect([bare.code, bare.out]).toEqual([2, 'check:breaking: --report needs a file name\n']);
   });
 
   it('compares with the ref given, and passes a document that was not there yet', async () => {
