@@ -330,6 +330,28 @@ describe('3. resets and drops keep to --max-worlds, and a world\'s file follows 
 describe('4. markdown renders bounded, off the event loop', () => {
   const mentions = (bytes: number): string => '@alice #42 '.repeat(Math.floor(bytes / 11));
 
+  /**
+   * Starts the workers with a first render, then sends two texts slow to render (16 KiB of
+   * one-cell table rows), one per worker: /version, asked once they have begun, must answer while
+   * neither is done (rendered on the event loop, they would be answered first), and both render.
+   */
+  async function slowTextsHoldNothing(baseUrl: string): Promise<void> {
+    const rows = `|a|\n|-|\n${'|\n'.repeat(8188)}`;
+    expect(Buffer.byteLength(rows)).toBeLessThanOrEqual(16 * KiB);
+    expect((await call(baseUrl, 'writer', 'POST', '/markdown', { Text: '# hi' })).body).toBe('<h1>hi</h1>\n');
+    let rendered = 0;
+    const renders = Array.from({ length: 2 }, () =>
+      call(baseUrl, 'writer', 'POST', '/markdown', { Text: rows, Mode: 'comment', Context: '/acme/rocket' }).then((answer) => {
+        rendered++;
+        return answer.status;
+      }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect((await call(baseUrl, 'reader', 'GET', '/version')).status).toBe(200);
+    expect(rendered).toBe(0);
+    expect(await Promise.all(renders)).toEqual([200, 200]);
+  }
+
   it('refuses HTML past its bound (10 MiB, 2 MiB here) with 413, while /version answers at once', async () => {
     expect(MARKDOWN_LIMITS).toEqual({ maxInputBytes: 1024 * 1024, maxOutputBytes: 10 * 1024 * 1024, timeoutMs: 5_000 });
     // A time bound the render cannot reach on a busy machine: the output bound answers. A quarter of
@@ -365,22 +387,7 @@ describe('4. markdown renders bounded, off the event loop', () => {
 
   it('renders small texts in the workers too: 16 KiB of one-cell rows, slow to render, do not hold /version', async () => {
     await withSandbox({}, async (mock) => {
-      const rows = `|a|\n|-|\n${'|\n'.repeat(8188)}`;
-      expect(Buffer.byteLength(rows)).toBeLessThanOrEqual(16 * KiB);
-      // The workers start with the first render.
-      expect((await call(mock.baseUrl, 'writer', 'POST', '/markdown', { Text: '# hi' })).body).toBe('<h1>hi</h1>\n');
-      let rendered = 0;
-      const renders = Array.from({ length: 2 }, () =>
-        call(mock.baseUrl, 'writer', 'POST', '/markdown', { Text: rows, Mode: 'comment' }).then((answer) => {
-          rendered++;
-          return answer.status;
-        }),
-      );
-      // Asked once the renders have begun: rendered on the event loop, they would be answered first.
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      expect((await call(mock.baseUrl, 'reader', 'GET', '/version')).status).toBe(200);
-      expect(rendered).toBe(0);
-      expect(await Promise.all(renders)).toEqual([200, 200]);
+      await slowTextsHoldNothing(mock.baseUrl);
     });
   });
 
@@ -444,21 +451,8 @@ describe('4. markdown renders bounded, off the event loop', () => {
       const refused = await Promise.all(Array.from({ length: 4 }, () => render(mentions(9_300_000))));
       expect(refused.map((answer) => answer.status)).toEqual([413, 413, 413, 413]);
       for (const answer of refused) expect(answer.body.message).toMatch(/^the sandbox renders at most 1048576 bytes of markdown; this text has \d+$/);
-      // The bundle's worker file loads, and renders there: two texts slow to render, one per worker,
-      // are still rendering when /version answers (on the event loop, they would be answered first).
-      expect((await render('# hi')).body).toBe('<h1>hi</h1>\n');
-      const rows = `|a|\n|-|\n${'|\n'.repeat(8188)}`;
-      let rendered = 0;
-      const renders = Array.from({ length: 2 }, () =>
-        render(rows).then((answer) => {
-          rendered++;
-          return answer.status;
-        }),
-      );
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      expect((await call(mock.baseUrl, 'reader', 'GET', '/version')).status).toBe(200);
-      expect(rendered).toBe(0);
-      expect(await Promise.all(renders)).toEqual([200, 200]);
+      // The bundle's worker file loads, and renders there, off the event loop.
+      await slowTextsHoldNothing(mock.baseUrl);
       expect(mock.child.exitCode).toBeNull();
     } finally {
       await mock.stop();
