@@ -158,3 +158,17 @@ describe('createGiteaHandlers options', () => {
     expect(() => createGiteaHandlers({ baseUrl: 'ftp://gitea.example.org/api/v1' })).toThrow(TypeError);
   });
 });
+
+describe('the browser build', () => {
+  it('has beside it the licence of every package it bundles, and says where on its first line', () => {
+    const bundle = readFileSync(new URL('../mock/dist/msw.browser.mjs', import.meta.url), 'utf8');
+    const licences = readFileSync(new URL('../mock/dist/msw.browser.licenses.txt', import.meta.url), 'utf8');
+    expect(bundle.split('\n')[0]).toContain('msw.browser.licenses.txt');
+    const bundled = new Set([...bundle.matchAll(/^\/\/#region .*?node_modules\/((?:@[^/]+\/)?[^/]+)\//gm)].map(([, name]) => name!));
+    const listed = new Set([...licences.matchAll(/^((?:@[^/\s]+\/)?[^@\s]+)@\d[^ ]* \(([^)]+)\)$/gm)].map(([, name]) => name!));
+    expect(bundled.size).toBeGreaterThan(40);
+    expect([...bundled].filter((name) => !listed.has(name))).toEqual([]);
+    // Prism's own, under Apache-2.0, with its licence's text.
+    expect(licences).toMatch(/^@stoplight\/prism-http@\S+ \(Apache-2\.0\)\n={72}\n\n\s*Apache License/m);
+  });
+});

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type UserConfig } from 'tsdown';
@@ -53,6 +53,54 @@ function commonJsThis(): NonNullable<UserConfig['plugins']> {
   };
 }
 
+/**
+ * The licences of the packages a bundle carries, beside it: the browser build holds Prism
+ * (Apache-2.0), Ajv, markdown-it, lodash and others (MIT, ISC, BSD), whose licences ask that
+ * their texts go with copies of their code. Written as `<bundle>.licenses.txt`, one section per
+ * package (name, version, licence, then its LICENSE file or, without one, the licence's name);
+ * a package without a licence fails the build. On the Node build, which bundles none, it guards:
+ * a package bundled there by mistake would add a file the build's list of outputs does not know.
+ */
+function bundledLicences(): NonNullable<UserConfig['plugins']> {
+  const packageOf = (id: string): string | undefined => {
+    const path = id.replace(/\\/g, '/');
+    const at = path.lastIndexOf('/node_modules/');
+    if (at < 0) return undefined;
+    const rest = path.slice(at + '/node_modules/'.length).split('/');
+    return path.slice(0, at + '/node_modules/'.length) + rest.slice(0, rest[0]!.startsWith('@') ? 2 : 1).join('/');
+  };
+  return {
+    name: 'gitea-mock:bundled-licences',
+    generateBundle(_options, bundle) {
+      for (const chunk of Object.values(bundle)) {
+        // Code only: the declaration files' build passes through here too.
+        if (chunk.type !== 'chunk' || !chunk.fileName.endsWith('.mjs') || chunk.fileName.endsWith('.d.mts')) continue;
+        const roots = new Set(chunk.moduleIds.map(packageOf).filter((root): root is string => root !== undefined));
+        if (roots.size === 0) continue;
+        const sections = [...roots]
+          .map((root) => {
+            type Named = string | { type?: string };
+            const manifest = JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as { name: string; version: string; license?: Named; licenses?: Named[] };
+            const { name, version } = manifest;
+            // `license`, or the older `licenses` list; either as a name or as `{ type }`.
+            const named = [manifest.license, ...(manifest.licenses ?? [])].map((each) => (typeof each === 'object' ? each?.type : each)).filter(Boolean);
+            const license = named.join(' OR ');
+            if (!license) throw new Error(`${name}@${version} is bundled into ${chunk.fileName} but names no licence`);
+            const file = readdirSync(root).find((entry) => /^(licen[cs]e|copying)(\.|$)/i.test(entry));
+            const text = file ? readFileSync(`${root}/${file}`, 'utf8').trim() : `(the package ships no licence file; its package.json names ${license})`;
+            // Apache-2.0 asks for the NOTICE file, where a package has one, to go with it too.
+            const notice = readdirSync(root).find((entry) => /^notice(\.|$)/i.test(entry));
+            return { name, heading: `${name}@${version} (${license})`, text: notice ? `${text}\n\n${readFileSync(`${root}/${notice}`, 'utf8').trim()}` : text };
+          })
+          .sort((a, b) => a.name.localeCompare(b.name));
+        const header = `The packages bundled into ${chunk.fileName}, with their licences.\n`;
+        const body = sections.map(({ heading, text }) => `${'='.repeat(72)}\n${heading}\n${'='.repeat(72)}\n\n${text}\n`).join('\n');
+        this.emitFile({ type: 'asset', fileName: chunk.fileName.replace(/\.mjs$/, '.licenses.txt'), source: `${header}\n${body}` });
+      }
+    },
+  };
+}
+
 export default defineConfig([
   // The `gitea-mock` command (serving, and live mode as `gitea-mock verify`) and its server for
   // programmatic use, the MSW handlers for Node (`gitea-mock/msw`, with msw itself left to the user
@@ -72,7 +120,7 @@ export default defineConfig([
     // Serving, live mode, the proxy (with Ajv for its answer check) and the sandbox's store are
     // chunks loaded only when used, under names that do not change from build to build.
     outputOptions: { chunkFileNames: '[name].mjs' },
-    plugins: [documentTwinAsset()],
+    plugins: [documentTwinAsset(), bundledLicences()],
   },
   // `gitea-mock/msw` for browsers (the `browser` export condition): one self-contained ES module
   // with every dependency and the document inside, msw left out (the app's own, a peer). Its
@@ -88,8 +136,9 @@ export default defineConfig([
     deps: { neverBundle: [/^msw(\/|$)/], alwaysBundle: (id) => !/^msw(\/|$)/.test(id), onlyBundle: false },
     // mime-types, which Prism's validator reaches, takes `extname` from Node's `path`.
     alias: { path: fileURLToPath(new URL('src/msw/path-extname.ts', import.meta.url)) },
-    plugins: [documentAsData(), commonJsThis()],
+    plugins: [documentAsData(), commonJsThis(), bundledLicences()],
+    // Where the bundle's licences are, for anyone who finds the file alone.
+    outputOptions: { codeSplitting: false, banner: '/*! gitea-mock/msw for browsers: the licences of the packages bundled here are in msw.browser.licenses.txt beside this file. */' },
     outExtensions: () => ({ js: '.mjs' }),
-    outputOptions: { codeSplitting: false },
   },
 ]);

@@ -33,6 +33,7 @@ export const OUTPUTS = [
   'mock/dist/markdown-render.mjs',
   'mock/dist/markdown-worker.d.mts',
   'mock/dist/markdown-worker.mjs',
+  'mock/dist/msw.browser.licenses.txt',
   'mock/dist/msw.browser.mjs',
   'mock/dist/msw.d.mts',
   'mock/dist/msw.mjs',

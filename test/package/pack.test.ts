@@ -31,7 +31,7 @@ const CLIENT = {
   allowed: ['generated/README.md'],
 };
 const MOCK = {
-  required: ['package.json', 'README.md', 'LICENSE', 'dist/cli.mjs', 'dist/document.json', 'dist/server.mjs', 'dist/server.d.mts', 'dist/msw.mjs', 'dist/msw.d.mts', 'dist/msw.browser.mjs', 'dist/serve.mjs', 'dist/verify.mjs', 'dist/proxy.mjs', 'dist/markdown-worker.mjs'],
+  required: ['package.json', 'README.md', 'LICENSE', 'dist/cli.mjs', 'dist/document.json', 'dist/server.mjs', 'dist/server.d.mts', 'dist/msw.mjs', 'dist/msw.d.mts', 'dist/msw.browser.mjs', 'dist/msw.browser.licenses.txt', 'dist/serve.mjs', 'dist/verify.mjs', 'dist/proxy.mjs', 'dist/markdown-worker.mjs'],
   // Further chunks of the build, and of its type declarations.
   allowed: [/^dist\/[\w-]+\.mjs$/, /^dist\/[\w-]+\.d\.mts$/],
 };

@@ -1,0 +1,26 @@
+// The declaration files both builds ship are TypeScript that parses: a build plugin once wrote a
+// text file over one (mock/dist/answering.d.mts), which only a consumer's type-check in
+// `npm run test:dist` would have shown. Each is parsed here, in a few milliseconds.
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const { OUTPUTS } = (await import(`${ROOT}/scripts/build-if-stale.mjs`)) as { OUTPUTS: string[] };
+const DECLARATIONS = OUTPUTS.filter((output) => /\.d\.(c|m)?ts$/.test(output));
+
+describe('the built declaration files', () => {
+  it('are every declaration file the builds write', () => {
+    const written = ['dist', 'mock/dist'].flatMap((folder) => readdirSync(`${ROOT}/${folder}`).filter((name) => /\.d\.(c|m)?ts$/.test(name)).map((name) => `${folder}/${name}`));
+    expect(DECLARATIONS.sort()).toEqual(written.sort());
+  });
+
+  it('parse as TypeScript', () => {
+    // Syntax only: what they import is not resolved, as a consumer's type-check would.
+    const program = ts.createProgram(DECLARATIONS.map((file) => `${ROOT}/${file}`), { noEmit: true, noResolve: true, types: [] });
+    const errors = DECLARATIONS.flatMap((file) => program.getSyntacticDiagnostics(program.getSourceFile(`${ROOT}/${file}`)).map((diagnostic) => `${file}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ')}`));
+    expect(errors).toEqual([]);
+    expect(DECLARATIONS.every((file) => program.getSourceFile(`${ROOT}/${file}`) !== undefined)).toBe(true);
+  });
+});
