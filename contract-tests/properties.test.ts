@@ -10,7 +10,8 @@ import { arbitraryFor, mutationsFor, type Mutation } from './support/arbitraries
 import { doc } from './support/coverage.js';
 
 const SEED = Number(process.env.FC_SEED ?? 20261122);
-const RUNS = 50;
+/** Requests per property: 30 in `npm test`; FC_RUNS=500 (say) for a deeper run. */
+const RUNS = Number(process.env.FC_RUNS ?? 30);
 
 interface Parts {
   path: JsonObject;

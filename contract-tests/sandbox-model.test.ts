@@ -10,7 +10,8 @@ import { send } from './support/http.js';
 import { useSandbox } from './support/sandbox.js';
 
 const SEED = Number(process.env.FC_SEED ?? 20261123);
-const RUNS = 120;
+/** Sequences per run: 60 in `npm test`; FC_RUNS=500 (say) for a deeper one. */
+const RUNS = Number(process.env.FC_RUNS ?? 60);
 
 const sandbox = useSandbox({ maxWorlds: 1000 });
 
