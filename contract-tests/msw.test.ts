@@ -18,6 +18,16 @@ const DOCS = 'https://gitea.example.org/api/swagger';
 const client = (token: string) => createGiteaClient({ baseUrl: BASE, auth: { token } });
 const members = async (token: string) => (await client(token).GET('/teams/{id}/members', { params: { path: { id: 12001 } } })).data?.map((user) => user.login);
 
+/** Serves `gitea`'s handlers through setupServer for the describe it is called in, refusing any request they do not answer. */
+function served(gitea: ReturnType<typeof createGiteaHandlers>): void {
+  const server = setupServer(...gitea.handlers);
+  beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+  afterAll(async () => {
+    server.close();
+    await gitea.close();
+  });
+}
+
 describe('createGiteaHandlers with the sandbox, in setupServer', () => {
   const gitea = createGiteaHandlers({
     baseUrl: BASE,
@@ -29,13 +39,8 @@ describe('createGiteaHandlers with the sandbox, in setupServer', () => {
       },
     },
   });
-  const server = setupServer(...gitea.handlers);
-  beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+  served(gitea);
   afterEach(() => gitea.reset());
-  afterAll(async () => {
-    server.close();
-    await gitea.close();
-  });
 
   it('keeps a write for the credential that made it, and only for it', async () => {
     const renamed = await client('alice-screen').POST('/admin/users/{username}/rename', { params: { path: { username: 'bob' } }, body: { new_username: 'robert' } });
@@ -89,12 +94,7 @@ describe('createGiteaHandlers with the sandbox, in setupServer', () => {
 
 describe('createGiteaHandlers with the examples', () => {
   const gitea = createGiteaHandlers({ baseUrl: BASE });
-  const server = setupServer(...gitea.handlers);
-  beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-  afterAll(async () => {
-    server.close();
-    await gitea.close();
-  });
+  served(gitea);
 
   it('pages with Link headers built on the base URL, as the server does', async () => {
     const first = await client('x').GET('/admin/orgs', { params: { query: { limit: 2 } } });
@@ -116,12 +116,7 @@ describe('createGiteaHandlers with the examples', () => {
 describe('createGiteaHandlers with a relative base URL', () => {
   // In Node there is no page: /api/v1 on any host is the app's own API, as in a browser on the page's.
   const gitea = createGiteaHandlers({ baseUrl: '/api/v1' });
-  const server = setupServer(...gitea.handlers);
-  beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-  afterAll(async () => {
-    server.close();
-    await gitea.close();
-  });
+  served(gitea);
 
   it('answers /api/v1 on the host the app asks, with links built on it', async () => {
     const answer = await fetch('http://app.localhost:5173/api/v1/admin/orgs?limit=2', { headers: { authorization: 'token x' } });
@@ -138,12 +133,7 @@ describe('createGiteaHandlers with a document given as data', () => {
   const document = parse(readFileSync(new URL('../openapi.yaml', import.meta.url), 'utf8'), { maxAliasCount: -1 }) as { paths: Record<string, unknown> };
   delete document.paths['/admin/orgs'];
   const gitea = createGiteaHandlers({ baseUrl: BASE, document });
-  const server = setupServer(...gitea.handlers);
-  beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-  afterAll(async () => {
-    server.close();
-    await gitea.close();
-  });
+  served(gitea);
 
   it('answers the operations of that document, and no other', async () => {
     const key = await client('x').GET('/repos/{owner}/{repo}/keys/{id}', { params: { path: { owner: 'acme', repo: 'rocket', id: 11001 } } });
