@@ -73,8 +73,8 @@ function bundledLicences(): NonNullable<UserConfig['plugins']> {
     name: 'gitea-mock:bundled-licences',
     generateBundle(_options, bundle) {
       for (const chunk of Object.values(bundle)) {
-        // Code only: the declaration files' build passes through here too.
-        if (chunk.type !== 'chunk' || !chunk.fileName.endsWith('.mjs') || chunk.fileName.endsWith('.d.mts')) continue;
+        // Code only (`.mjs`): the declaration files' build (`.d.mts`) passes through here too.
+        if (chunk.type !== 'chunk' || !chunk.fileName.endsWith('.mjs')) continue;
         const roots = new Set(chunk.moduleIds.map(packageOf).filter((root): root is string => root !== undefined));
         if (roots.size === 0) continue;
         const sections = [...roots]
@@ -86,10 +86,11 @@ function bundledLicences(): NonNullable<UserConfig['plugins']> {
             const named = [manifest.license, ...(manifest.licenses ?? [])].map((each) => (typeof each === 'object' ? each?.type : each)).filter(Boolean);
             const license = named.join(' OR ');
             if (!license) throw new Error(`${name}@${version} is bundled into ${chunk.fileName} but names no licence`);
-            const file = readdirSync(root).find((entry) => /^(licen[cs]e|copying)(\.|$)/i.test(entry));
+            const entries = readdirSync(root);
+            const file = entries.find((entry) => /^(licen[cs]e|copying)(\.|$)/i.test(entry));
             const text = file ? readFileSync(`${root}/${file}`, 'utf8').trim() : `(the package ships no licence file; its package.json names ${license})`;
             // Apache-2.0 asks for the NOTICE file, where a package has one, to go with it too.
-            const notice = readdirSync(root).find((entry) => /^notice(\.|$)/i.test(entry));
+            const notice = entries.find((entry) => /^notice(\.|$)/i.test(entry));
             return { name, heading: `${name}@${version} (${license})`, text: notice ? `${text}\n\n${readFileSync(`${root}/${notice}`, 'utf8').trim()}` : text };
           })
           .sort((a, b) => a.name.localeCompare(b.name));

@@ -8,7 +8,7 @@
 // needs no threads (a browser's) are in markdown-inline.ts. Node only (tinypool).
 import type Tinypool from 'tinypool';
 import type { RenderResult, RenderTask } from './markdown-render.js';
-import { inputRefusal, MARKDOWN_LIMITS, outcomeOf, tooLarge, type MarkdownLimits, type MarkdownRenderer } from './markdown-inline.js';
+import { inputRefusal, MARKDOWN_LIMITS, outcomeOf, tooLarge, type MarkdownLimits, type MarkdownRenderer, type RenderOutcome } from './markdown-inline.js';
 
 export { MARKDOWN_LIMITS, sniffedType, type MarkdownLimits, type MarkdownRenderer, type RenderOutcome } from './markdown-inline.js';
 
@@ -17,6 +17,9 @@ const MAX_IN_FLIGHT = 64;
 
 /** Worker threads, so renders at once. */
 const THREADS = 2;
+
+/** The answer to a text that comes, or is still waiting or rendering, when the sandbox stops. */
+const STOPPING: RenderOutcome = { ok: false, status: 503, message: 'the sandbox is stopping' };
 
 /** Heap of one rendering worker: a 1 MiB text of emphasis takes about 250 MiB to render. */
 const WORKER_HEAP_MB = 384;
@@ -81,14 +84,14 @@ export function createMarkdownRenderer(limits: MarkdownLimits = MARKDOWN_LIMITS)
     async render(task) {
       const { refusal } = inputRefusal(task.text, limits);
       if (refusal) return refusal;
-      if (closing) return { ok: false, status: 503, message: 'the sandbox is stopping' };
+      if (closing) return STOPPING;
       if (inFlight >= MAX_IN_FLIGHT) return { ok: false, status: 503, message: 'the sandbox is rendering too many texts at once; try again' };
       inFlight++;
       try {
         // The text did not get a worker in time: the sandbox is busy, which is no fault of the text.
         if (!(await takeWorker())) {
           return closing
-            ? { ok: false, status: 503, message: 'the sandbox is stopping' }
+            ? STOPPING
             : { ok: false, status: 503, message: `no worker was free to render this text within ${limits.timeoutMs} ms; try again` };
         }
         let result: RenderResult;
@@ -100,7 +103,7 @@ export function createMarkdownRenderer(limits: MarkdownLimits = MARKDOWN_LIMITS)
           if (name === 'AbortError') return tooLarge(`this text was not rendered within the ${limits.timeoutMs} ms the sandbox allows; send less text`);
           if (code === 'ERR_WORKER_OUT_OF_MEMORY') return tooLarge(`rendering this text needed more than the ${WORKER_HEAP_MB} MiB the sandbox allows; send less text`);
           // Renders cut short by close(): the server is stopping, and no one reads the answer.
-          if (closing) return { ok: false, status: 503, message: 'the sandbox is stopping' };
+          if (closing) return STOPPING;
           throw error;
         } finally {
           releaseWorker();
