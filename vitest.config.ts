@@ -2,11 +2,13 @@ import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { SlowestFirstSequencer } from './test/support/sequencer.js';
 
+/** The installed packages, the other runtimes and the HTML reference: `npm run test:dist` (vitest.dist.config.ts). */
+export const DIST_SUITES = ['test/package/pack.test.ts', 'test/runtimes/runtimes.test.ts', 'test/browser/docs.test.ts'];
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'contract-tests/**/*.test.ts', 'examples/**/*.test.mjs'],
-    // The installed packages, the other runtimes and the HTML reference: `npm run test:dist` (vitest.dist.config.ts).
-    exclude: [...configDefaults.exclude, 'test/package/pack.test.ts', 'test/runtimes/runtimes.test.ts', 'test/browser/docs.test.ts'],
+    exclude: [...configDefaults.exclude, ...DIST_SUITES],
     // The contract suites share one mock, started through the `npm start` launcher.
     globalSetup: ['contract-tests/setup/global.ts'],
     // The suites wait on child processes, local servers, time-outs and the browser as much as
