@@ -8,7 +8,10 @@ const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
 const started = performance.now();
 // Its own process group, so stopping it reaches the launcher behind npm.
-const child = spawn(npm, ['start', '--', '--port', '0', '--quiet'], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+const child = spawn(npm, ['start', '--', '--port', '0', '--quiet'], {
+  stdio: ['ignore', 'pipe', 'pipe'],
+  detached: true,
+});
 let output = '';
 child.stdout.on('data', (chunk) => (output += chunk));
 child.stderr.on('data', (chunk) => (output += chunk));
@@ -37,13 +40,18 @@ const baseUrl = await new Promise((resolve) => {
   child.stdout.on('data', look);
 });
 
-const response = await fetch(`${baseUrl}/admin/orgs`, { headers: { authorization: 'token ci-start-check' } }).catch((error) => fail(`GET /admin/orgs failed: ${error.cause?.code ?? error.message}`));
+const response = await fetch(`${baseUrl}/admin/orgs`, { headers: { authorization: 'token ci-start-check' } }).catch(
+  (error) => fail(`GET /admin/orgs failed: ${error.cause?.code ?? error.message}`),
+);
 const body = await response.text();
 if (response.status !== 200) fail(`GET /admin/orgs answered ${response.status}: ${body}`);
 const orgs = JSON.parse(body);
-if (!Array.isArray(orgs) || orgs.length === 0 || typeof orgs[0].name !== 'string') fail(`GET /admin/orgs answered no organizations: ${body}`);
+if (!Array.isArray(orgs) || orgs.length === 0 || typeof orgs[0].name !== 'string')
+  fail(`GET /admin/orgs answered no organizations: ${body}`);
 const exited = new Promise((resolve) => child.once('exit', resolve));
 stop();
 await exited;
 const built = output.includes('build: ') ? ', dist/ built first' : '';
-console.log(`npm start: ${baseUrl}/admin/orgs answered ${orgs.length} organizations, ${Math.round(performance.now() - started)} ms after start${built}`);
+console.log(
+  `npm start: ${baseUrl}/admin/orgs answered ${orgs.length} organizations, ${Math.round(performance.now() - started)} ms after start${built}`,
+);

@@ -5,10 +5,20 @@ import { Agent, createServer, request } from 'node:http';
 const upstream = new URL(process.argv[2]);
 const agent = new Agent({ keepAlive: true });
 const server = createServer((req, res) => {
-  const outgoing = request({ hostname: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers, agent }, (answer) => {
-    res.writeHead(answer.statusCode ?? 502, answer.headers);
-    answer.pipe(res);
-  });
+  const outgoing = request(
+    {
+      hostname: upstream.hostname,
+      port: upstream.port,
+      path: req.url,
+      method: req.method,
+      headers: req.headers,
+      agent,
+    },
+    (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    },
+  );
   outgoing.on('error', () => res.writeHead(502).end());
   req.pipe(outgoing);
 });

@@ -30,7 +30,13 @@ const gzip = (code) => gzipSync(code, { level: 9 }).length;
 async function bundle(input, sourcemap = false, external = []) {
   // Bare specifiers are looked up in the project's node_modules; keeping them bare lets rolldown
   // pick each package's browser/ESM build.
-  const build = await rolldown({ input, external, platform: 'browser', logLevel: 'silent', resolve: { modules: [join(ROOT, 'node_modules'), 'node_modules'] } });
+  const build = await rolldown({
+    input,
+    external,
+    platform: 'browser',
+    logLevel: 'silent',
+    resolve: { modules: [join(ROOT, 'node_modules'), 'node_modules'] },
+  });
   const { output } = await build.generate({ format: 'esm', minify: true, sourcemap });
   await build.close();
   return output[0];
@@ -54,10 +60,14 @@ async function breakdown() {
       if (source !== undefined) owner[row].fill(source, column, end);
     });
   });
-  const names = chunk.map.sources.map((source) => relative(ROOT, join(ROOT, 'src', source)).replace(/^node_modules\/([^/]+)\/.*/, '$1 (dependency)'));
+  const names = chunk.map.sources.map((source) =>
+    relative(ROOT, join(ROOT, 'src', source)).replace(/^node_modules\/([^/]+)\/.*/, '$1 (dependency)'),
+  );
   const total = gzip(chunk.code);
   const rows = names.map((name, index) => {
-    const without = lines.map((line, row) => [...line].filter((_, column) => owner[row][column] !== index).join('')).join('\n');
+    const without = lines
+      .map((line, row) => [...line].filter((_, column) => owner[row][column] !== index).join(''))
+      .join('\n');
     const bytes = owner.reduce((sum, row) => sum + row.filter((o) => o === index).length, 0);
     return { name, bytes, share: total - gzip(without) };
   });
@@ -65,7 +75,16 @@ async function breakdown() {
 }
 
 /** Typical imports of an app, each bundled alone with openapi-fetch. */
-const IMPORTS = [['createGiteaClient'], ['createGiteaClient', 'unwrap', 'paginate'], ['unwrap'], ['ApiError'], ['paginate'], ['uploadReleaseAttachment'], ['renderMarkdown'], ['markNotificationThread']];
+const IMPORTS = [
+  ['createGiteaClient'],
+  ['createGiteaClient', 'unwrap', 'paginate'],
+  ['unwrap'],
+  ['ApiError'],
+  ['paginate'],
+  ['uploadReleaseAttachment'],
+  ['renderMarkdown'],
+  ['markNotificationThread'],
+];
 
 /** Every string, template part and regular expression of a minified module, as written. */
 function textsOf(code) {
@@ -98,28 +117,49 @@ export async function benchClientSize() {
   let texts;
   try {
     for (const [name, code] of Object.entries(ENTRIES)) sizes[name] = await measure(join(dir, 'entry.mjs'), code);
-    for (const names of IMPORTS) imports.push([names.join(' + '), await measure(join(dir, 'entry.mjs'), `export { ${names.join(', ')} } from ${JSON.stringify(join(ROOT, 'dist/index.js'))};`)]);
+    for (const names of IMPORTS)
+      imports.push([
+        names.join(' + '),
+        await measure(
+          join(dir, 'entry.mjs'),
+          `export { ${names.join(', ')} } from ${JSON.stringify(join(ROOT, 'dist/index.js'))};`,
+        ),
+      ]);
     texts = await floor(dir);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
   const ours = sizes[OURS];
   console.log('\n## Client size, bundled for the browser with its dependencies, minified, gzip -9');
-  console.log(`${'bundle'.padEnd(31)} ${'minified'.padStart(9)} ${'min+gzip'.padStart(9)}   ratio to gitea-contract (min, min+gzip)   modules`);
+  console.log(
+    `${'bundle'.padEnd(31)} ${'minified'.padStart(9)} ${'min+gzip'.padStart(9)}   ratio to gitea-contract (min, min+gzip)   modules`,
+  );
   for (const [name, s] of Object.entries(sizes)) {
-    console.log(`${name.padEnd(31)} ${String(s.min).padStart(9)} ${String(s.gzip).padStart(9)}   ${ratio(s.min, ours.min)}, ${ratio(s.gzip, ours.gzip)}${String(s.modules).padStart(25)}`);
+    console.log(
+      `${name.padEnd(31)} ${String(s.min).padStart(9)} ${String(s.gzip).padStart(9)}   ${ratio(s.min, ours.min)}, ${ratio(s.gzip, ours.gzip)}${String(s.modules).padStart(25)}`,
+    );
   }
   const met = ours.gzip <= GOAL;
   const base = sizes['openapi-fetch alone'].gzip;
-  console.log(`gitea-contract: ${ours.gzip} bytes min+gzip, goal <= ${GOAL}: ${met ? 'met' : 'NOT met'}; ${ours.gzip - base} bytes above openapi-fetch alone`);
-  console.log(`floor: the client's ${texts.count} texts (${texts.chars} characters: messages, the operationId table, header names, patterns) add ${texts.added} bytes to openapi-fetch alone, ${base + texts.added} together; under the goal that leaves ${GOAL - base - texts.added} bytes for the code, which adds ${ours.gzip - base - texts.added} today`);
+  console.log(
+    `gitea-contract: ${ours.gzip} bytes min+gzip, goal <= ${GOAL}: ${met ? 'met' : 'NOT met'}; ${ours.gzip - base} bytes above openapi-fetch alone`,
+  );
+  console.log(
+    `floor: the client's ${texts.count} texts (${texts.chars} characters: messages, the operationId table, header names, patterns) add ${texts.added} bytes to openapi-fetch alone, ${base + texts.added} together; under the goal that leaves ${GOAL - base - texts.added} bytes for the code, which adds ${ours.gzip - base - texts.added} today`,
+  );
 
-  console.log('\nwhat an app pays for its imports (the rest shaken out, openapi-fetch included where used): minified, min+gzip');
-  for (const [name, s] of imports) console.log(`  ${name.padEnd(44)} ${String(s.min).padStart(6)} ${String(s.gzip).padStart(6)}`);
+  console.log(
+    '\nwhat an app pays for its imports (the rest shaken out, openapi-fetch included where used): minified, min+gzip',
+  );
+  for (const [name, s] of imports)
+    console.log(`  ${name.padEnd(44)} ${String(s.min).padStart(6)} ${String(s.gzip).padStart(6)}`);
 
   const { total, rows } = await breakdown();
-  console.log(`\nwhere the bytes go (the client bundled from src/, ${total} bytes min+gzip): per module, its minified bytes, and what the gzip size loses without them`);
-  for (const { name, bytes, share } of rows) console.log(`  ${name.padEnd(36)} ${String(bytes).padStart(6)} min  ${String(share).padStart(5)} gzip`);
+  console.log(
+    `\nwhere the bytes go (the client bundled from src/, ${total} bytes min+gzip): per module, its minified bytes, and what the gzip size loses without them`,
+  );
+  for (const { name, bytes, share } of rows)
+    console.log(`  ${name.padEnd(36)} ${String(bytes).padStart(6)} min  ${String(share).padStart(5)} gzip`);
   return sizes;
 }
 

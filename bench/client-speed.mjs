@@ -26,7 +26,8 @@ function clients(base) {
   return {
     'raw fetch': async () => (await fetch(url, { headers: { authorization: 'token x' } })).json(),
     'bare openapi-fetch': async () => (await bare.GET(PATH, PARAMS)).data,
-    'openapi-fetch + timeout': async () => (await bare.GET(PATH, { ...PARAMS, signal: AbortSignal.timeout(30_000) })).data,
+    'openapi-fetch + timeout': async () =>
+      (await bare.GET(PATH, { ...PARAMS, signal: AbortSignal.timeout(30_000) })).data,
     'gitea-contract': async () => (await ours.GET(PATH, PARAMS)).data,
     'gitea-contract, 30 s timeout': async () => (await timed.GET(PATH, PARAMS)).data,
   };
@@ -47,7 +48,9 @@ async function drive(call, count) {
 }
 
 export async function benchClientSpeed() {
-  const server = spawn(process.execPath, [fileURLToPath(new URL('echo-server.mjs', import.meta.url))], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const server = spawn(process.execPath, [fileURLToPath(new URL('echo-server.mjs', import.meta.url))], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   try {
     const port = await new Promise((resolve, reject) => {
       server.stdout.once('data', resolve);
@@ -64,15 +67,21 @@ export async function benchClientSpeed() {
       }
     }
     const us = Object.fromEntries(Object.entries(times).map(([name, values]) => [name, median(values)]));
-    console.log(`\n## Client GET ${PATH} + JSON, ${TOTAL} requests per client and round, concurrency ${CONCURRENCY}, ${ROUNDS} rounds`);
+    console.log(
+      `\n## Client GET ${PATH} + JSON, ${TOTAL} requests per client and round, concurrency ${CONCURRENCY}, ${ROUNDS} rounds`,
+    );
     for (const [name, values] of Object.entries(times)) {
-      console.log(`${name.padEnd(28)} ${us[name].toFixed(1).padStart(6)} µs/request median   (rounds: ${values.map((v) => v.toFixed(0)).join(', ')})`);
+      console.log(
+        `${name.padEnd(28)} ${us[name].toFixed(1).padStart(6)} µs/request median   (rounds: ${values.map((v) => v.toFixed(0)).join(', ')})`,
+      );
     }
     const compare = (name, baseline, goal) => {
       const ratios = times[name].map((t, round) => t / times[baseline][round]).sort((a, b) => a - b);
       const r = median(ratios);
       const verdict = goal === undefined ? '' : `; goal <= ${goal.toFixed(2)}: ${r <= goal ? 'met' : 'NOT met'}`;
-      console.log(`ratio ${name} / ${baseline}, median of the rounds' ratios: ${r.toFixed(2)} (quartiles ${ratios[Math.floor(ROUNDS / 4)].toFixed(2)}–${ratios[Math.floor((3 * ROUNDS) / 4)].toFixed(2)}${verdict})`);
+      console.log(
+        `ratio ${name} / ${baseline}, median of the rounds' ratios: ${r.toFixed(2)} (quartiles ${ratios[Math.floor(ROUNDS / 4)].toFixed(2)}–${ratios[Math.floor((3 * ROUNDS) / 4)].toFixed(2)}${verdict})`,
+      );
     };
     compare('gitea-contract', 'raw fetch', 1.1);
     compare('gitea-contract', 'bare openapi-fetch', 1.03);

@@ -3,7 +3,11 @@
 import { createServer } from 'node:http';
 
 const BODY = Buffer.from('{"id":11001,"title":"ci-runner","read_only":true,"key_id":11001}');
-const HEADERS = { 'content-type': 'application/json;charset=utf-8', 'content-length': BODY.length, connection: 'keep-alive' };
+const HEADERS = {
+  'content-type': 'application/json;charset=utf-8',
+  'content-length': BODY.length,
+  connection: 'keep-alive',
+};
 
 const server = createServer((req, res) => {
   req.resume(); // drain any body so the connection can be reused

@@ -25,18 +25,48 @@ const valid = [
 const BIG = 11 * 1024 * 1024;
 const hostile = [
   { kind: 'malformed JSON', method: 'PATCH', path: '/repos/acme/rocket/hooks/4001', body: '{"active": tru' },
-  { kind: 'invalid UTF-8', method: 'PATCH', path: '/repos/acme/rocket/hooks/4001', body: Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]) },
-  { kind: 'schema violation', method: 'PUT', path: '/repos/acme/rocket/collaborators/bob', body: '{"permission":"owner"}' },
+  {
+    kind: 'invalid UTF-8',
+    method: 'PATCH',
+    path: '/repos/acme/rocket/hooks/4001',
+    body: Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]),
+  },
+  {
+    kind: 'schema violation',
+    method: 'PUT',
+    path: '/repos/acme/rocket/collaborators/bob',
+    body: '{"permission":"owner"}',
+  },
   { kind: 'bad credentials', method: 'GET', path: '/admin/orgs', auth: 'Basic !!!' },
   { kind: 'unknown Prefer code', method: 'GET', path: '/admin/orgs', prefer: 'code=599' },
-  { kind: 'body over 10 MB (declared)', raw: `PATCH /api/v1/repos/acme/rocket/hooks/4001 HTTP/1.1\r\nHost: x\r\nAuthorization: ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${BIG}\r\n\r\n{` },
-  { kind: 'CR/LF in a header', raw: `GET /api/v1/admin/orgs HTTP/1.1\r\nHost: x\r\nAuthorization: ${TOKEN}\rX-Evil: 1\r\n\r\n` },
-  { kind: 'path traversal', raw: `GET /api/v1/../../../../etc/passwd HTTP/1.1\r\nHost: x\r\nAuthorization: ${TOKEN}\r\nConnection: close\r\n\r\n` },
+  {
+    kind: 'body over 10 MB (declared)',
+    raw: `PATCH /api/v1/repos/acme/rocket/hooks/4001 HTTP/1.1\r\nHost: x\r\nAuthorization: ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${BIG}\r\n\r\n{`,
+  },
+  {
+    kind: 'CR/LF in a header',
+    raw: `GET /api/v1/admin/orgs HTTP/1.1\r\nHost: x\r\nAuthorization: ${TOKEN}\rX-Evil: 1\r\n\r\n`,
+  },
+  {
+    kind: 'path traversal',
+    raw: `GET /api/v1/../../../../etc/passwd HTTP/1.1\r\nHost: x\r\nAuthorization: ${TOKEN}\r\nConnection: close\r\n\r\n`,
+  },
   // A distinct 1.5 MiB key each time: stored, it would grow the world past its bounds.
-  { kind: 'large body, stored', method: 'POST', path: '/user/gpg_keys', body: (n) => JSON.stringify({ armored_public_key: `-----BEGIN PGP PUBLIC KEY BLOCK-----\n${String(n).padStart(8, '0')}${'A'.repeat(1.5 * 1024 * 1024)}\n-----END PGP PUBLIC KEY BLOCK-----` }) },
+  {
+    kind: 'large body, stored',
+    method: 'POST',
+    path: '/user/gpg_keys',
+    body: (n) =>
+      JSON.stringify({
+        armored_public_key: `-----BEGIN PGP PUBLIC KEY BLOCK-----\n${String(n).padStart(8, '0')}${'A'.repeat(1.5 * 1024 * 1024)}\n-----END PGP PUBLIC KEY BLOCK-----`,
+      }),
+  },
   // A fresh credential each time, outside /api/v1: a reset must not make a world of its own.
   { kind: 'reset', method: 'POST', path: '/__sandbox/reset', outsideApi: true, auth: (n) => `token reset-${n}` },
-  { kind: 'oversized headers', raw: `GET /api/v1/admin/orgs HTTP/1.1\r\nHost: x\r\nX-Pad: ${'a'.repeat(20_000)}\r\n\r\n` },
+  {
+    kind: 'oversized headers',
+    raw: `GET /api/v1/admin/orgs HTTP/1.1\r\nHost: x\r\nX-Pad: ${'a'.repeat(20_000)}\r\n\r\n`,
+  },
 ];
 
 function viaAgent(agent, base, spec) {
@@ -44,7 +74,10 @@ function viaAgent(agent, base, spec) {
     const text = typeof spec.body === 'function' ? spec.body(spec.n) : spec.body;
     const body = text === undefined ? undefined : Buffer.isBuffer(text) ? text : Buffer.from(text);
     const auth = typeof spec.auth === 'function' ? spec.auth(spec.n) : spec.auth;
-    const headers = { authorization: auth ?? `${TOKEN}-${spec.n % CREDENTIALS}`, ...(spec.prefer ? { prefer: spec.prefer } : {}) };
+    const headers = {
+      authorization: auth ?? `${TOKEN}-${spec.n % CREDENTIALS}`,
+      ...(spec.prefer ? { prefer: spec.prefer } : {}),
+    };
     const url = spec.outsideApi ? `${new URL(base).origin}${spec.path}` : `${base}${spec.path}`;
     if (body) Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(body.length) });
     const req = request(url, { method: spec.method, headers, agent }, (res) => {
@@ -83,11 +116,12 @@ async function drive(base, hostileShare) {
     while (next < TOTAL) {
       const i = next++;
       const isHostile = hostileShare > 0 && i % Math.round(1 / hostileShare) === 0;
-      const spec = isHostile ? hostile[(i / 5) % hostile.length | 0] : valid[i % valid.length];
+      const spec = isHostile ? hostile[((i / 5) % hostile.length) | 0] : valid[i % valid.length];
       const status = spec.raw ? await viaRawSocket(base, spec.raw) : await viaAgent(agent, base, { ...spec, n: i });
       const key = typeof status === 'number' ? `${String(status)[0]}xx` : status;
       counts.set(key, (counts.get(key) ?? 0) + 1);
-      if (isHostile) hostileCounts.set(`${spec.kind} -> ${status}`, (hostileCounts.get(`${spec.kind} -> ${status}`) ?? 0) + 1);
+      if (isHostile)
+        hostileCounts.set(`${spec.kind} -> ${status}`, (hostileCounts.get(`${spec.kind} -> ${status}`) ?? 0) + 1);
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
@@ -103,16 +137,35 @@ export async function benchLoad(name = 'gitea-mock') {
   const rssAfter = await rssMiB(mock.pid);
   await mock.stop();
 
-  const show = (counts) => [...counts].sort().map(([k, v]) => `${k} ${v}`).join(', ');
-  console.log(`\n## Load check of ${name}: ${TOTAL} requests, concurrency ${CONCURRENCY}, one in five hostile, ${CREDENTIALS} credentials`);
-  console.log(`well-formed only   ${(TOTAL / baseline.seconds).toFixed(0).padStart(6)} req/s   ${show(baseline.counts)}`);
+  const show = (counts) =>
+    [...counts]
+      .sort()
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ');
+  console.log(
+    `\n## Load check of ${name}: ${TOTAL} requests, concurrency ${CONCURRENCY}, one in five hostile, ${CREDENTIALS} credentials`,
+  );
+  console.log(
+    `well-formed only   ${(TOTAL / baseline.seconds).toFixed(0).padStart(6)} req/s   ${show(baseline.counts)}`,
+  );
   console.log(`with hostile       ${(TOTAL / mixed.seconds).toFixed(0).padStart(6)} req/s   ${show(mixed.counts)}`);
   for (const [kind, count] of [...mixed.hostileCounts].sort()) console.log(`  ${kind}: ${count}`);
-  console.log(`resident memory    ${rssBefore.toFixed(1)} MiB before, ${rssAfter.toFixed(1)} MiB after (growth ${(rssAfter - rssBefore).toFixed(1)} MiB)`);
+  console.log(
+    `resident memory    ${rssBefore.toFixed(1)} MiB before, ${rssAfter.toFixed(1)} MiB after (growth ${(rssAfter - rssBefore).toFixed(1)} MiB)`,
+  );
   console.log(`ratio hostile-mix / well-formed throughput: ${ratio(TOTAL / mixed.seconds, TOTAL / baseline.seconds)}`);
-  const failures = (mixed.counts.get('5xx') ?? 0) + (mixed.counts.get('dropped') ?? 0) + (baseline.counts.get('5xx') ?? 0) + (baseline.counts.get('dropped') ?? 0);
-  console.log(failures === 0 ? 'load check: PASS (no 5xx, no dropped connection)' : `load check: FAIL (${failures} 5xx or dropped)`);
+  const failures =
+    (mixed.counts.get('5xx') ?? 0) +
+    (mixed.counts.get('dropped') ?? 0) +
+    (baseline.counts.get('5xx') ?? 0) +
+    (baseline.counts.get('dropped') ?? 0);
+  console.log(
+    failures === 0
+      ? 'load check: PASS (no 5xx, no dropped connection)'
+      : `load check: FAIL (${failures} 5xx or dropped)`,
+  );
   return failures === 0;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) process.exitCode = (await benchLoad()) && (await benchLoad('gitea-mock --sandbox')) ? 0 : 1;
+if (import.meta.url === `file://${process.argv[1]}`)
+  process.exitCode = (await benchLoad()) && (await benchLoad('gitea-mock --sandbox')) ? 0 : 1;

@@ -16,13 +16,19 @@ export async function benchStartup() {
       await mock.stop();
     }
   }
-  const [npmStart, ours, baseline] = ['npm start', 'gitea-mock', 'prism mock -v error'].map((name) => median(times[name]));
+  const [npmStart, ours, baseline] = ['npm start', 'gitea-mock', 'prism mock -v error'].map((name) =>
+    median(times[name]),
+  );
   console.log(`\n## Mock start-up to first answer (median of ${RUNS})`);
   for (const [name, values] of Object.entries(times)) {
-    console.log(`${name.padEnd(22)} ${median(values).toFixed(0).padStart(6)} ms   (runs: ${values.map((v) => v.toFixed(0)).join(', ')})`);
+    console.log(
+      `${name.padEnd(22)} ${median(values).toFixed(0).padStart(6)} ms   (runs: ${values.map((v) => v.toFixed(0)).join(', ')})`,
+    );
   }
   console.log(`ratio gitea-mock / prism: ${ratio(ours, baseline)} (lower is faster; goal: gitea-mock <= 1500 ms)`);
-  console.log(`ratio npm start / gitea-mock: ${ratio(npmStart, ours)}, npm start / prism: ${ratio(npmStart, baseline)} (goal: npm start <= 1500 ms: ${npmStart <= 1500 ? 'met' : 'NOT met'})`);
+  console.log(
+    `ratio npm start / gitea-mock: ${ratio(npmStart, ours)}, npm start / prism: ${ratio(npmStart, baseline)} (goal: npm start <= 1500 ms: ${npmStart <= 1500 ? 'met' : 'NOT met'})`,
+  );
   return { npmStart, ours, baseline };
 }
 

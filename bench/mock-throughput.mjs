@@ -8,7 +8,9 @@ const PATH = '/repos/acme/rocket/keys/11001';
 
 function cannon(url) {
   return new Promise((resolve, reject) => {
-    autocannon({ url, connections: 50, duration: DURATION, headers: AUTH }, (error, result) => (error ? reject(error) : resolve(result)));
+    autocannon({ url, connections: 50, duration: DURATION, headers: AUTH }, (error, result) =>
+      error ? reject(error) : resolve(result),
+    );
   });
 }
 
@@ -29,13 +31,19 @@ export async function benchThroughput() {
   }
   console.log(`\n## GET ${PATH}, 50 connections, ${DURATION} s each (after a warm-up)`);
   for (const [name, r] of Object.entries(results)) {
-    console.log(`${name.padEnd(22)} ${r.rps.toFixed(0).padStart(6)} req/s   p50 ${r.p50} ms   p99 ${r.p99} ms   errors ${r.errors}   non-2xx ${r.non2xx}`);
+    console.log(
+      `${name.padEnd(22)} ${r.rps.toFixed(0).padStart(6)} req/s   p50 ${r.p50} ms   p99 ${r.p99} ms   errors ${r.errors}   non-2xx ${r.non2xx}`,
+    );
   }
   const ours = results['gitea-mock'];
   const sandbox = results['gitea-mock --sandbox'];
   const baseline = results['prism mock -v error'];
-  console.log(`ratio gitea-mock / prism: throughput ${ratio(ours.rps, baseline.rps)} (goal >= 1.00), p99 ${ratio(ours.p99, baseline.p99)}`);
-  console.log(`ratio sandbox / examples: throughput ${ratio(sandbox.rps, ours.rps)}, sandbox / prism ${ratio(sandbox.rps, baseline.rps)} (no goal)`);
+  console.log(
+    `ratio gitea-mock / prism: throughput ${ratio(ours.rps, baseline.rps)} (goal >= 1.00), p99 ${ratio(ours.p99, baseline.p99)}`,
+  );
+  console.log(
+    `ratio sandbox / examples: throughput ${ratio(sandbox.rps, ours.rps)}, sandbox / prism ${ratio(sandbox.rps, baseline.rps)} (no goal)`,
+  );
   return results;
 }
 

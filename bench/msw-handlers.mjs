@@ -66,13 +66,23 @@ export async function benchMswHandlers() {
     await drive(base);
     const inProcess = await drive(base);
     msw.close();
-    console.log(`\n## gitea-mock/msw: ${REQUESTS} requests (a key, a page of organizations, a hook edit), concurrency ${CONCURRENCY}, the sandbox`);
-    console.log(`server on loopback   ${(overSocket.perRequestMs * 1000).toFixed(0).padStart(6)} µs per request   failures ${overSocket.failures}`);
-    console.log(`MSW setupServer      ${(inProcess.perRequestMs * 1000).toFixed(0).padStart(6)} µs per request   failures ${inProcess.failures}`);
-    console.log(`ratio MSW / server per request: ${ratio(inProcess.perRequestMs, overSocket.perRequestMs)} (no goal; the front is the same code)`);
+    console.log(
+      `\n## gitea-mock/msw: ${REQUESTS} requests (a key, a page of organizations, a hook edit), concurrency ${CONCURRENCY}, the sandbox`,
+    );
+    console.log(
+      `server on loopback   ${(overSocket.perRequestMs * 1000).toFixed(0).padStart(6)} µs per request   failures ${overSocket.failures}`,
+    );
+    console.log(
+      `MSW setupServer      ${(inProcess.perRequestMs * 1000).toFixed(0).padStart(6)} µs per request   failures ${inProcess.failures}`,
+    );
+    console.log(
+      `ratio MSW / server per request: ${ratio(inProcess.perRequestMs, overSocket.perRequestMs)} (no goal; the front is the same code)`,
+    );
     const size = await browserSize();
     const kib = (bytes) => `${(bytes / 1024).toFixed(0)} KiB`;
-    console.log(`browser build (esbuild, platform browser, minified, msw left out): ${kib(size.min)}, ${kib(size.gzip)} gzipped`);
+    console.log(
+      `browser build (esbuild, platform browser, minified, msw left out): ${kib(size.min)}, ${kib(size.gzip)} gzipped`,
+    );
     return overSocket.failures + inProcess.failures === 0;
   } finally {
     await gitea.close();

@@ -15,21 +15,31 @@ const BARE_PROXY = fileURLToPath(new URL('./bare-proxy.mjs', import.meta.url));
 
 function cannon(url) {
   return new Promise((resolve, reject) => {
-    autocannon({ url, connections: 50, duration: DURATION, headers: AUTH }, (error, result) => (error ? reject(error) : resolve(result)));
+    autocannon({ url, connections: 50, duration: DURATION, headers: AUTH }, (error, result) =>
+      error ? reject(error) : resolve(result),
+    );
   });
 }
 
 /** A helper server in a child process (so that its CPU time is its own) that prints its port. */
 async function startChild(script, ...args) {
   const child = spawn(process.execPath, [script, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const port = await new Promise((resolve) => child.stdout.once('data', (data) => resolve(Number(String(data).trim()))));
+  const port = await new Promise((resolve) =>
+    child.stdout.once('data', (data) => resolve(Number(String(data).trim()))),
+  );
   return { origin: `http://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') };
 }
 
 async function measure(url) {
   await cannon(url).catch(() => undefined); // warm-up, same length
   const result = await cannon(url);
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.timeouts, non2xx: result.non2xx };
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+  };
 }
 
 export async function benchProxy() {
@@ -41,7 +51,10 @@ export async function benchProxy() {
   ];
   console.log(`\n## Proxy overhead: GET ${PATH}, 50 connections, ${DURATION} s each (after a warm-up)`);
   const ratios = [];
-  const show = (name, r) => console.log(`${name.padEnd(44)} ${r.rps.toFixed(0).padStart(6)} req/s   p50 ${r.p50} ms   p99 ${r.p99} ms   errors ${r.errors}   non-2xx ${r.non2xx}`);
+  const show = (name, r) =>
+    console.log(
+      `${name.padEnd(44)} ${r.rps.toFixed(0).padStart(6)} req/s   p50 ${r.p50} ms   p99 ${r.p99} ms   errors ${r.errors}   non-2xx ${r.non2xx}`,
+    );
   for (const [label, origin, base] of upstreams) {
     const proxy = await startMock(proxyTo(origin), PATH);
     const direct = await measure(`${base}${PATH}`);
@@ -54,12 +67,16 @@ export async function benchProxy() {
       const passed = await measure(`${bare.origin}/api/v1${PATH}`);
       bare.stop();
       show(`${label}, through a bare Node proxy`, passed);
-      console.log(`per-request time, bare Node proxy / direct: ${ratio(direct.rps, passed.rps)}; gitea-mock --proxy / bare Node proxy: ${ratio(passed.rps, proxied.rps)}`);
+      console.log(
+        `per-request time, bare Node proxy / direct: ${ratio(direct.rps, passed.rps)}; gitea-mock --proxy / bare Node proxy: ${ratio(passed.rps, proxied.rps)}`,
+      );
     }
     // Per-request time is the inverse of throughput at a fixed number of connections.
     const overhead = ratio(direct.rps, proxied.rps);
     ratios.push(Number(overhead));
-    console.log(`per-request time through gitea-mock --proxy / direct, ${label}: ${overhead} (goal <= 1.50: ${Number(overhead) <= 1.5 ? 'met' : 'NOT met'})`);
+    console.log(
+      `per-request time through gitea-mock --proxy / direct, ${label}: ${overhead} (goal <= 1.50: ${Number(overhead) <= 1.5 ? 'met' : 'NOT met'})`,
+    );
   }
   await examples.stop();
   echo.stop();

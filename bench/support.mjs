@@ -64,7 +64,11 @@ export async function startMock(name, probePath, timeoutMs = 30_000) {
   const mock = typeof name === 'string' ? STARTABLE[name] : name;
   const started = performance.now();
   // Its own process group, so stopping reaches the server behind npm too.
-  const child = spawn(mock.command, mock.args(port), { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  const child = spawn(mock.command, mock.args(port), {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    detached: true,
+  });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
   const base = mock.base(port);
@@ -78,7 +82,10 @@ export async function startMock(name, probePath, timeoutMs = 30_000) {
           base,
           pid: child.pid,
           startupMs: performance.now() - started,
-          stop: () => new Promise((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', resolve), process.kill(-child.pid, 'SIGTERM')))),
+          stop: () =>
+            new Promise((resolve) =>
+              child.exitCode !== null ? resolve() : (child.once('exit', resolve), process.kill(-child.pid, 'SIGTERM')),
+            ),
         };
       }
     } catch {

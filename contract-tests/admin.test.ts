@@ -10,10 +10,20 @@ describeContract('admin', {
     },
   },
   adminRenameUser: {
-    call: (client, extra) => client.POST('/admin/users/{username}/rename', { params: { path: { username: 'bob' } }, body: { new_username: 'robert' }, ...extra }),
+    call: (client, extra) =>
+      client.POST('/admin/users/{username}/rename', {
+        params: { path: { username: 'bob' } },
+        body: { new_username: 'robert' },
+        ...extra,
+      }),
     invalid: {
-      'an empty new name': (client) => client.POST('/admin/users/{username}/rename', { params: { path: { username: 'bob' } }, body: { new_username: '' } }),
-      'a missing new name': (client) => client.POST('/admin/users/{username}/rename', { params: { path: { username: 'bob' } }, body: {} as never }),
+      'an empty new name': (client) =>
+        client.POST('/admin/users/{username}/rename', {
+          params: { path: { username: 'bob' } },
+          body: { new_username: '' },
+        }),
+      'a missing new name': (client) =>
+        client.POST('/admin/users/{username}/rename', { params: { path: { username: 'bob' } }, body: {} as never }),
     },
   },
 });

@@ -6,7 +6,15 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deref, isObject, listOperations, loadDocument, pointer, type Json, type Operation } from '../mock/src/contract/document.js';
+import {
+  deref,
+  isObject,
+  listOperations,
+  loadDocument,
+  pointer,
+  type Json,
+  type Operation,
+} from '../mock/src/contract/document.js';
 import { readDocumentFile } from '../mock/src/contract/document-file.js';
 import { httpOperations } from '../mock/src/contract/http-operations.js';
 import { createSchemaValidator } from '../mock/src/contract/schema.js';
@@ -31,10 +39,19 @@ interface Answered {
 /** The success status of an operation, and the pointer of its JSON schema when it answers JSON. */
 function successOf(op: Operation): { status: number; schema?: string } {
   const responses = isObject(op.operation.responses) ? op.operation.responses : {};
-  const status = Math.min(...Object.keys(responses).map(Number).filter((code) => code < 300));
+  const status = Math.min(
+    ...Object.keys(responses)
+      .map(Number)
+      .filter((code) => code < 300),
+  );
   const { value, location } = deref(doc, responses[String(status)], `${op.location}/responses/${status}`);
   const content = isObject(value) && isObject(value.content) ? value.content : {};
-  return { status, ...(content['application/json'] ? { schema: `${location}/content/${pointer(['application/json']).slice(1)}/schema` } : {}) };
+  return {
+    status,
+    ...(content['application/json']
+      ? { schema: `${location}/content/${pointer(['application/json']).slice(1)}/schema` }
+      : {}),
+  };
 }
 
 /** Every operation once, in the document's order; node:http, as fetch drops the body of E8's 205. */
@@ -55,12 +72,24 @@ function fakerCalls(node: Json | undefined, at = ''): { at: string; method: stri
   return Object.entries(node).flatMap(([key, value]) => {
     if (key !== 'x-faker') return fakerCalls(value, `${at}/${key}`);
     if (typeof value === 'string') return [{ at, method: value, args: [] }];
-    return Object.entries(isObject(value) ? value : {}).map(([method, args]) => ({ at, method, args: Array.isArray(args) ? args : [args] }));
+    return Object.entries(isObject(value) ? value : {}).map(([method, args]) => ({
+      at,
+      method,
+      args: Array.isArray(args) ? args : [args],
+    }));
   });
 }
 
 /** Path parameters unlike any example's, so an answer agrees with them only by reading the path. */
-const NAMED = { owner: 'zed', repo: 'orbit-2', index: '77', id: '4242', org: 'zed-labs', workflow_id: 'nightly.yaml', name: 'orbit-sdk' };
+const NAMED = {
+  owner: 'zed',
+  repo: 'orbit-2',
+  index: '77',
+  id: '4242',
+  org: 'zed-labs',
+  workflow_id: 'nightly.yaml',
+  name: 'orbit-sdk',
+};
 const WEB = 'https://gitea.example.org';
 const API = `${WEB}/api/v1`;
 /** Per operation, what its answer to those parameters must hold, each at a JSON pointer. */
@@ -83,7 +112,12 @@ const AGREEMENT: Record<string, Record<string, unknown>> = {
     '/base/repo/full_name': 'zed/orbit-2',
     '/base/repo/url': `${API}/repos/zed/orbit-2`,
   },
-  repoGetKey: { '/id': 4242, '/url': `${API}/repos/zed/orbit-2/keys/4242`, '/repository/full_name': 'zed/orbit-2', '/repository/owner/login': 'zed' },
+  repoGetKey: {
+    '/id': 4242,
+    '/url': `${API}/repos/zed/orbit-2/keys/4242`,
+    '/repository/full_name': 'zed/orbit-2',
+    '/repository/owner/login': 'zed',
+  },
   repoEditHook: { '/id': 4242 },
   issueEditMilestone: { '/id': 4242 },
   ActionsGetWorkflow: {
@@ -102,7 +136,13 @@ const agreed = new Map<string, number>();
 
 /** The value at a JSON pointer (no escapes needed here), or undefined. */
 function at(value: unknown, pointer: string): unknown {
-  return pointer.split('/').slice(1).reduce<unknown>((node, key) => (node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), value);
+  return pointer
+    .split('/')
+    .slice(1)
+    .reduce<unknown>(
+      (node, key) => (node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined),
+      value,
+    );
 }
 
 const hits = new Map<Check, number>();
@@ -118,67 +158,77 @@ afterAll(async () => {
   await (await cli.catch(() => undefined))?.stop();
 });
 
-for (const seed of SEEDS) describe(`gitea-mock --dynamic --seed ${seed}`, () => {
-  let mock: MockServer;
-  const warnings: string[] = [];
-  let answers: Map<string, Answered>;
-  beforeAll(async () => {
-    mock = await startMockServer({ port: 0, host: '127.0.0.1', dynamic: true, seed, onWarning: (line) => warnings.push(line) });
-    answers = await answerAll(mock.baseUrl);
-    bySeed.set(seed, answers);
-  });
-  afterAll(async () => {
-    await mock?.close();
-  });
-
-  it.each(operations)('%s answers data that validates against the document and looks like Gitea data', (id, op) => {
-    const { status, schema } = successOf(op);
-    const answer = answers.get(id)!;
-    expect(answer.status, id).toBe(status);
-    if (schema === undefined) return;
-    const body = JSON.parse(answer.body) as unknown;
-    expect(schemas.check(schema, body), `${id} against the document`).toEqual([]);
-    expect(checkRealistic(body, hits), `${id}: fields that do not look like Gitea's`).toEqual([]);
-  });
-
-  // Once is enough: each answer is generated afresh from the seed.
-  if (seed === SEEDS[0]) {
-    it('answers the same again for the same seed', async () => {
-      expect(await answerAll(mock.baseUrl)).toEqual(answers);
+for (const seed of SEEDS)
+  describe(`gitea-mock --dynamic --seed ${seed}`, () => {
+    let mock: MockServer;
+    const warnings: string[] = [];
+    let answers: Map<string, Answered>;
+    beforeAll(async () => {
+      mock = await startMockServer({
+        port: 0,
+        host: '127.0.0.1',
+        dynamic: true,
+        seed,
+        onWarning: (line) => warnings.push(line),
+      });
+      answers = await answerAll(mock.baseUrl);
+      bySeed.set(seed, answers);
     });
-  }
+    afterAll(async () => {
+      await mock?.close();
+    });
 
-  it('answers what the request path names: its ids, its repository, and the addresses built on them', async () => {
-    const problems: string[] = [];
-    for (const [id, op] of operations) {
-      const expected = AGREEMENT[id];
-      if (!expected) continue;
-      const req = await exampleRequest(doc, mock.baseUrl, op, NAMED);
-      const { status, body } = await send(req.url, req.method, req.headers, req.body);
-      expect(status, id).toBeLessThan(300);
-      const answer = JSON.parse(body) as unknown;
-      // Fields the generator left out cannot disagree; every expectation must meet its field under some seed (below).
-      for (const [pointer, value] of Object.entries(expected)) {
-        const actual = at(answer, pointer);
-        if (actual === undefined) continue;
-        agreed.set(`${id} ${pointer}`, (agreed.get(`${id} ${pointer}`) ?? 0) + 1);
-        if (actual !== value) problems.push(`${id} ${pointer}: ${JSON.stringify(actual)}, where the path makes it ${JSON.stringify(value)}`);
-      }
-      expect(schemas.check(successOf(op).schema!, answer), `${id} against the document`).toEqual([]);
-      expect(checkRealistic(answer, hits), `${id}: fields that do not look like Gitea's`).toEqual([]);
+    it.each(operations)('%s answers data that validates against the document and looks like Gitea data', (id, op) => {
+      const { status, schema } = successOf(op);
+      const answer = answers.get(id)!;
+      expect(answer.status, id).toBe(status);
+      if (schema === undefined) return;
+      const body = JSON.parse(answer.body) as unknown;
+      expect(schemas.check(schema, body), `${id} against the document`).toEqual([]);
+      expect(checkRealistic(body, hits), `${id}: fields that do not look like Gitea's`).toEqual([]);
+    });
+
+    // Once is enough: each answer is generated afresh from the seed.
+    if (seed === SEEDS[0]) {
+      it('answers the same again for the same seed', async () => {
+        expect(await answerAll(mock.baseUrl)).toEqual(answers);
+      });
     }
-    // The milestone's path takes its title too, when no milestone has that id.
-    const [, milestone] = operations.find(([id]) => id === 'issueEditMilestone')!;
-    const req = await exampleRequest(doc, mock.baseUrl, milestone, { ...NAMED, id: 'v2.0 launch' });
-    const answer = JSON.parse((await send(req.url, req.method, req.headers, req.body)).body) as unknown;
-    expect(answer).toHaveProperty('title', 'v2.0 launch');
-    expect(problems).toEqual([]);
-  });
 
-  it('warned of no answer that broke the document', () => {
-    expect(warnings).toEqual([]);
+    it('answers what the request path names: its ids, its repository, and the addresses built on them', async () => {
+      const problems: string[] = [];
+      for (const [id, op] of operations) {
+        const expected = AGREEMENT[id];
+        if (!expected) continue;
+        const req = await exampleRequest(doc, mock.baseUrl, op, NAMED);
+        const { status, body } = await send(req.url, req.method, req.headers, req.body);
+        expect(status, id).toBeLessThan(300);
+        const answer = JSON.parse(body) as unknown;
+        // Fields the generator left out cannot disagree; every expectation must meet its field under some seed (below).
+        for (const [pointer, value] of Object.entries(expected)) {
+          const actual = at(answer, pointer);
+          if (actual === undefined) continue;
+          agreed.set(`${id} ${pointer}`, (agreed.get(`${id} ${pointer}`) ?? 0) + 1);
+          if (actual !== value)
+            problems.push(
+              `${id} ${pointer}: ${JSON.stringify(actual)}, where the path makes it ${JSON.stringify(value)}`,
+            );
+        }
+        expect(schemas.check(successOf(op).schema!, answer), `${id} against the document`).toEqual([]);
+        expect(checkRealistic(answer, hits), `${id}: fields that do not look like Gitea's`).toEqual([]);
+      }
+      // The milestone's path takes its title too, when no milestone has that id.
+      const [, milestone] = operations.find(([id]) => id === 'issueEditMilestone')!;
+      const req = await exampleRequest(doc, mock.baseUrl, milestone, { ...NAMED, id: 'v2.0 launch' });
+      const answer = JSON.parse((await send(req.url, req.method, req.headers, req.body)).body) as unknown;
+      expect(answer).toHaveProperty('title', 'v2.0 launch');
+      expect(problems).toEqual([]);
+    });
+
+    it('warned of no answer that broke the document', () => {
+      expect(warnings).toEqual([]);
+    });
   });
-});
 
 describe('gitea-mock --dynamic across seeds', () => {
   it('every x-faker of the document names a method of the faker Prism uses', () => {
@@ -186,7 +236,10 @@ describe('gitea-mock --dynamic across seeds', () => {
     const faker = fromPrism('@faker-js/faker/locale/en') as Record<string, Record<string, unknown>>;
     const exists = (method: string): boolean => {
       const [module, name, ...rest] = method.split('.');
-      return rest.length === 0 && (name === undefined ? typeof faker[module!] === 'function' : typeof faker[module!]?.[name] === 'function');
+      return (
+        rest.length === 0 &&
+        (name === undefined ? typeof faker[module!] === 'function' : typeof faker[module!]?.[name] === 'function')
+      );
     };
     const calls = fakerCalls(doc);
     expect(calls.length).toBeGreaterThan(100);
@@ -199,11 +252,16 @@ describe('gitea-mock --dynamic across seeds', () => {
   });
 
   it('ran every kind of field check on the answers', () => {
-    expect(CHECKS.filter((kind) => !hits.get(kind)), 'checks no answer exercised').toEqual([]);
+    expect(
+      CHECKS.filter((kind) => !hits.get(kind)),
+      'checks no answer exercised',
+    ).toEqual([]);
   });
 
   it('met every field the path decides in some answer', () => {
-    const expectations = Object.entries(AGREEMENT).flatMap(([id, fields]) => Object.keys(fields).map((pointer) => `${id} ${pointer}`));
+    const expectations = Object.entries(AGREEMENT).flatMap(([id, fields]) =>
+      Object.keys(fields).map((pointer) => `${id} ${pointer}`),
+    );
     expect(expectations.filter((key) => !agreed.get(key))).toEqual([]);
   });
 
@@ -221,29 +279,52 @@ describe('gitea-mock --dynamic across seeds', () => {
     }
     for (const key of keys) {
       expect(Array.isArray(key.emails) && Array.isArray(key.subkeys)).toBe(true);
-      for (const subkey of key.subkeys!) expect([subkey.emails, subkey.subkeys, subkey.verified]).toEqual([null, null, false]);
+      for (const subkey of key.subkeys!)
+        expect([subkey.emails, subkey.subkeys, subkey.verified]).toEqual([null, null, false]);
     }
-    expect(keys.some((key) => key.subkeys!.length > 0), 'a subkey under some seed').toBe(true);
-    const pulls = answers.map((byId) => JSON.parse(byId.get('repoEditPullRequest')!.body) as { head: { repo: unknown; repo_id: number; ref: string }; additions?: number });
+    expect(
+      keys.some((key) => key.subkeys!.length > 0),
+      'a subkey under some seed',
+    ).toBe(true);
+    const pulls = answers.map(
+      (byId) =>
+        JSON.parse(byId.get('repoEditPullRequest')!.body) as {
+          head: { repo: unknown; repo_id: number; ref: string };
+          additions?: number;
+        },
+    );
     const gone = pulls.filter((pull) => pull.head.repo === null);
     expect(gone.length, 'a deleted head fork under some seed').toBeGreaterThan(0);
-    for (const pull of gone) expect([pull.head.repo_id, pull.head.ref, pull.additions]).toEqual([-1, 'refs/pull/43/head', undefined]);
+    for (const pull of gone)
+      expect([pull.head.repo_id, pull.head.ref, pull.additions]).toEqual([-1, 'refs/pull/43/head', undefined]);
     // What did not happen keeps Gitea's "never set" values.
     for (const byId of answers) {
-      const repo = JSON.parse(byId.get('repoMigrate')!.body) as { archived: boolean; archived_at: string; mirror: boolean; mirror_updated: string };
+      const repo = JSON.parse(byId.get('repoMigrate')!.body) as {
+        archived: boolean;
+        archived_at: string;
+        mirror: boolean;
+        mirror_updated: string;
+      };
       if (!repo.archived) expect(repo.archived_at).toBe('1970-01-01T00:00:00Z');
       if (!repo.mirror) expect(repo.mirror_updated).toBe('0001-01-01T00:00:00Z');
-      const pull = JSON.parse(byId.get('repoEditPullRequest')!.body) as { merged: boolean; merged_at: unknown; state: string; closed_at: unknown };
+      const pull = JSON.parse(byId.get('repoEditPullRequest')!.body) as {
+        merged: boolean;
+        merged_at: unknown;
+        state: string;
+        closed_at: unknown;
+      };
       if (!pull.merged) expect(pull.merged_at).toBeNull();
       if (pull.state === 'open') expect(pull.closed_at).toBeNull();
     }
   });
 
-  it("leaves the operation table as the document makes it: generating an answer changes no schema of it", () => {
+  it('leaves the operation table as the document makes it: generating an answer changes no schema of it', () => {
     // json-schema-faker resolves a schema's references where they stand: given the table's own
     // operation, it once turned a repository's `parent` into `{}` for every later answer and check.
     const { operations: table } = readDocumentFile(fileURLToPath(new URL('../openapi.yaml', import.meta.url)));
-    expect(JSON.stringify(table)).toBe(JSON.stringify(httpOperations(loadDocument(new URL('../openapi.yaml', import.meta.url)))));
+    expect(JSON.stringify(table)).toBe(
+      JSON.stringify(httpOperations(loadDocument(new URL('../openapi.yaml', import.meta.url)))),
+    );
   });
 
   it('answers differently for another seed', () => {

@@ -14,7 +14,15 @@ import { documentedAnswer, type Mocked, type Wanted } from '../mock/src/sources/
 const DOCUMENT = new URL('../openapi.yaml', import.meta.url).pathname;
 
 /** None; anything; JSON (E11 has none); a preference; a parameter that only the retry without parameters meets; nothing documented; refused. */
-const ACCEPTS = [undefined, '*/*', 'application/json', 'application/json;q=0.5, text/html', 'text/plain;format=fixed', 'image/png', '*/*;q=0'];
+const ACCEPTS = [
+  undefined,
+  '*/*',
+  'application/json',
+  'application/json;q=0.5, text/html',
+  'text/plain;format=fixed',
+  'image/png',
+  '*/*;q=0',
+];
 
 type Prisms = (operation: IHttpOperation, wanted: Wanted) => Promise<Mocked>;
 
@@ -22,14 +30,38 @@ type Prisms = (operation: IHttpOperation, wanted: Wanted) => Promise<Mocked>;
 async function prismStatic(): Promise<Prisms> {
   const { http, core } = await loadPrism();
   const prism = http.createInstance(
-    { validateRequest: false, validateResponse: false, checkSecurity: false, errors: false, upstreamProxy: undefined, isProxy: false, mock: { dynamic: false } },
+    {
+      validateRequest: false,
+      validateResponse: false,
+      checkSecurity: false,
+      errors: false,
+      upstreamProxy: undefined,
+      isProxy: false,
+      mock: { dynamic: false },
+    },
     { logger: core.createLogger('test', { level: 'silent' }) },
   );
   return async (operation, { code, exampleKey, accept }) => {
     const path = operation.path.replace(/\{[^}]+\}/g, 'x');
-    const request = { method: operation.method as 'get', url: { path }, headers: accept === undefined ? {} : { accept } };
-    const mock = { dynamic: false, ...(code === undefined ? {} : { code }), ...(exampleKey === undefined ? {} : { exampleKey }) };
-    const config: IHttpConfig = { validateRequest: false, validateResponse: false, checkSecurity: false, errors: false, upstreamProxy: undefined, isProxy: false, mock };
+    const request = {
+      method: operation.method as 'get',
+      url: { path },
+      headers: accept === undefined ? {} : { accept },
+    };
+    const mock = {
+      dynamic: false,
+      ...(code === undefined ? {} : { code }),
+      ...(exampleKey === undefined ? {} : { exampleKey }),
+    };
+    const config: IHttpConfig = {
+      validateRequest: false,
+      validateResponse: false,
+      checkSecurity: false,
+      errors: false,
+      upstreamProxy: undefined,
+      isProxy: false,
+      mock,
+    };
     const result = await prism.request(request, [operation], config)();
     if (result._tag === 'Left') {
       const error = result.left as Error & { status?: number; detail?: string };
@@ -40,17 +72,22 @@ async function prismStatic(): Promise<Prisms> {
   };
 }
 
-describe('the examples source chooses as Prism\'s static mocker', () => {
+describe("the examples source chooses as Prism's static mocker", () => {
   it('for every operation, documented status, named example and Accept header', async () => {
     const [table, prism] = await Promise.all([loadOperations(DOCUMENT), prismStatic()]);
     let compared = 0;
     for (const op of table.operations) {
       const asks: Wanted[] = [{}];
-      for (const [code, names] of op.responses) asks.push({ code }, ...names.map((exampleKey) => ({ code, exampleKey })));
+      for (const [code, names] of op.responses)
+        asks.push({ code }, ...names.map((exampleKey) => ({ code, exampleKey })));
       for (const ask of asks) {
         for (const accept of ACCEPTS) {
           const wanted = { ...ask, ...(accept === undefined ? {} : { accept }) };
-          expect({ op: op.operationId, wanted, answer: documentedAnswer(op.operation, wanted) }).toEqual({ op: op.operationId, wanted, answer: await prism(op.operation, wanted) });
+          expect({ op: op.operationId, wanted, answer: documentedAnswer(op.operation, wanted) }).toEqual({
+            op: op.operationId,
+            wanted,
+            answer: await prism(op.operation, wanted),
+          });
           compared++;
         }
       }
@@ -63,7 +100,13 @@ describe('the examples source chooses as Prism\'s static mocker', () => {
     const table = await loadOperations(DOCUMENT);
     const route = table.route('GET', '/repos/acme/rocket/keys/11001');
     if (route.kind !== 'match') throw new Error('no route');
-    expect(documentedAnswer(route.op.operation, { accept: 'garbage' })).toEqual({ ok: false, status: 406, message: 'Unable to find content for garbage' });
-    await expect((await prismStatic())(route.op.operation, { accept: 'garbage' })).rejects.toThrow(/invalid media type/);
+    expect(documentedAnswer(route.op.operation, { accept: 'garbage' })).toEqual({
+      ok: false,
+      status: 406,
+      message: 'Unable to find content for garbage',
+    });
+    await expect((await prismStatic())(route.op.operation, { accept: 'garbage' })).rejects.toThrow(
+      /invalid media type/,
+    );
   });
 });

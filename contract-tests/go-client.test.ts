@@ -5,12 +5,22 @@
 // sandbox must answer it as Gitea does.
 import { readFileSync } from 'node:fs';
 import { describe, expect, inject, it } from 'vitest';
-import { deref, isObject, listOperations, loadDocument, resolvePointer, type Json, type Operation } from '../mock/src/contract/document.js';
+import {
+  deref,
+  isObject,
+  listOperations,
+  loadDocument,
+  resolvePointer,
+  type Json,
+  type Operation,
+} from '../mock/src/contract/document.js';
 import { exampleRequest, send, type RawResponse } from './support/http.js';
 import { useSandbox } from './support/sandbox.js';
 
 const doc = loadDocument(new URL('../openapi.yaml', import.meta.url));
-const facts = JSON.parse(readFileSync(new URL('../test/service-facts.json', import.meta.url), 'utf8')) as { requests: Record<string, { required: Record<string, Json> }> };
+const facts = JSON.parse(readFileSync(new URL('../test/service-facts.json', import.meta.url), 'utf8')) as {
+  requests: Record<string, { required: Record<string, Json> }>;
+};
 
 /** Operations with a JSON body, with the Go client's body for each. */
 const bodies = listOperations(doc).flatMap((op) => {
@@ -21,7 +31,9 @@ const bodies = listOperations(doc).flatMap((op) => {
   const schema = resolvePointer(doc, ref);
   const properties = isObject(schema) && isObject(schema.properties) ? Object.keys(schema.properties) : [];
   const required = facts.requests[ref.replace('#/components/schemas/', '')]?.required ?? {};
-  const goBody = Object.fromEntries(properties.map((name) => [name, Object.hasOwn(required, name) ? required[name]! : null]));
+  const goBody = Object.fromEntries(
+    properties.map((name) => [name, Object.hasOwn(required, name) ? required[name]! : null]),
+  );
   return [{ op, goBody }];
 });
 
@@ -30,9 +42,19 @@ function successOf(op: Operation): number {
   return Math.min(...responses.filter((code) => code < 300));
 }
 
-async function sendGoBody(base: string, op: Operation, goBody: Record<string, Json>, token: string): Promise<RawResponse> {
+async function sendGoBody(
+  base: string,
+  op: Operation,
+  goBody: Record<string, Json>,
+  token: string,
+): Promise<RawResponse> {
   const req = await exampleRequest(doc, base, op);
-  return send(req.url, req.method, { ...req.headers, authorization: `token ${token}`, 'content-type': 'application/json' }, Buffer.from(JSON.stringify(goBody)));
+  return send(
+    req.url,
+    req.method,
+    { ...req.headers, authorization: `token ${token}`, 'content-type': 'application/json' },
+    Buffer.from(JSON.stringify(goBody)),
+  );
 }
 
 const json = (answer: RawResponse): Record<string, unknown> => JSON.parse(answer.body) as Record<string, unknown>;
@@ -42,15 +64,31 @@ const SANDBOX: Record<string, (answer: RawResponse) => void> = {
   repoEditHook: (answer) => {
     expect(answer.status).toBe(200);
     // events null resets to push; branch_filter and the authorization header are cleared; the rest stays.
-    expect(json(answer)).toMatchObject({ events: ['push'], branch_filter: '', authorization_header: '', active: true, name: 'CI trigger', config: { url: 'https://ci.example.net/hooks/gitea', content_type: 'json' } });
+    expect(json(answer)).toMatchObject({
+      events: ['push'],
+      branch_filter: '',
+      authorization_header: '',
+      active: true,
+      name: 'CI trigger',
+      config: { url: 'https://ci.example.net/hooks/gitea', content_type: 'json' },
+    });
   },
   userCreateOAuth2Application: (answer) => {
     expect(answer.status).toBe(201);
-    expect(json(answer)).toMatchObject({ name: 'Rocket CI dashboard', confidential_client: false, skip_secondary_authorization: false });
+    expect(json(answer)).toMatchObject({
+      name: 'Rocket CI dashboard',
+      confidential_client: false,
+      skip_secondary_authorization: false,
+    });
   },
   repoMigrate: (answer) => {
     expect(answer.status).toBe(201);
-    expect(json(answer)).toMatchObject({ full_name: 'alice/launchpad', private: false, mirror: false, description: '' });
+    expect(json(answer)).toMatchObject({
+      full_name: 'alice/launchpad',
+      private: false,
+      mirror: false,
+      description: '',
+    });
   },
   issueRemoveAssignees: (answer) => {
     expect(answer.status).toBe(200);
@@ -58,7 +96,12 @@ const SANDBOX: Record<string, (answer: RawResponse) => void> = {
   },
   repoEditPullRequest: (answer) => {
     expect(answer.status).toBe(201);
-    expect(json(answer)).toMatchObject({ title: 'Fix countdown off-by-one', state: 'open', content_version: 2, milestone: { id: 6001 } });
+    expect(json(answer)).toMatchObject({
+      title: 'Fix countdown off-by-one',
+      state: 'open',
+      content_version: 2,
+      milestone: { id: 6001 },
+    });
   },
   userCurrentPostGPGKey: (answer) => {
     expect(answer.status).toBe(201);
@@ -77,7 +120,13 @@ const SANDBOX: Record<string, (answer: RawResponse) => void> = {
   issueEditMilestone: (answer) => {
     expect(answer.status).toBe(200);
     // due_on null clears the deadline; title, state and description stay.
-    expect(json(answer)).toMatchObject({ id: 6001, title: 'v1.2.0', state: 'open', description: 'First crewed flight.', due_on: null });
+    expect(json(answer)).toMatchObject({
+      id: 6001,
+      title: 'v1.2.0',
+      state: 'open',
+      description: 'First crewed flight.',
+      due_on: null,
+    });
   },
   adminRenameUser: (answer) => expect([answer.status, answer.body]).toEqual([204, '']),
   repoAddCollaborator: (answer) => expect([answer.status, answer.body]).toEqual([204, '']),

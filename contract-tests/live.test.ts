@@ -19,8 +19,23 @@ import { readJUnit, schemaProblems } from './support/junit.js';
 import { launch } from './support/launch.js';
 
 const CLI = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
-const { verify } = (await import(fileURLToPath(new URL('../mock/dist/verify.mjs', import.meta.url)))) as typeof import('../mock/src/live/verify.js');
-const IDS = ['--repo', 'acme/rocket', '--key-id', '11001', '--team-id', '12001', '--comment-id', '15001', '--workflow', 'build.yml', '--package', 'acme/npm/rocket-sdk'];
+const { verify } = (await import(
+  fileURLToPath(new URL('../mock/dist/verify.mjs', import.meta.url))
+)) as typeof import('../mock/src/live/verify.js');
+const IDS = [
+  '--repo',
+  'acme/rocket',
+  '--key-id',
+  '11001',
+  '--team-id',
+  '12001',
+  '--comment-id',
+  '15001',
+  '--workflow',
+  'build.yml',
+  '--package',
+  'acme/npm/rocket-sdk',
+];
 
 type Run = { code: number; out: string; stdout: string; stderr: string };
 
@@ -31,11 +46,19 @@ type Run = { code: number; out: string; stdout: string; stderr: string };
  * has (the README's command, NODE_EXTRA_CA_CERTS read at start); or the bin under another
  * command (a network namespace of its own).
  */
-async function live(args: string[], env: Record<string, string> = { GITEA_TOKEN: 'live-test-token' }, how: 'here' | 'bin' | string[] = 'here'): Promise<Run> {
+async function live(
+  args: string[],
+  env: Record<string, string> = { GITEA_TOKEN: 'live-test-token' },
+  how: 'here' | 'bin' | string[] = 'here',
+): Promise<Run> {
   if (how === 'here') {
     let stdout = '';
     let stderr = '';
-    const code = await verify(args, { GITEA_TOKEN: '', ...env }, { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text) });
+    const code = await verify(
+      args,
+      { GITEA_TOKEN: '', ...env },
+      { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text) },
+    );
     return { code, out: stdout + stderr, stdout, stderr };
   }
   const [command, ...rest] = [...(how === 'bin' ? [] : how), process.execPath, CLI, 'verify', ...args];
@@ -50,13 +73,32 @@ async function live(args: string[], env: Record<string, string> = { GITEA_TOKEN:
 const FILES = mkdtempSync(join(tmpdir(), 'gitea-contract-live-'));
 afterAll(() => rmSync(FILES, { recursive: true, force: true }));
 
-const READ_CHECKS = ['adminGetAllOrgs', 'listPackageVersions', 'repoGetKey', 'orgListTeamMembers', 'ActionsGetWorkflow', 'issueListIssueCommentAttachments', 'renderMarkdown'];
-const WRITE_CHECKS = ['repoAddCollaborator', 'issueRemoveAssignees', 'repoEditPullRequest', 'issueEditMilestone', 'repoEditHook', 'repoCreateReleaseAttachment'];
+const READ_CHECKS = [
+  'adminGetAllOrgs',
+  'listPackageVersions',
+  'repoGetKey',
+  'orgListTeamMembers',
+  'ActionsGetWorkflow',
+  'issueListIssueCommentAttachments',
+  'renderMarkdown',
+];
+const WRITE_CHECKS = [
+  'repoAddCollaborator',
+  'issueRemoveAssignees',
+  'repoEditPullRequest',
+  'issueEditMilestone',
+  'repoEditHook',
+  'repoCreateReleaseAttachment',
+];
 
 /** The README's commands against the mock (mock/README.md, "Against the mock"): the token, and the arguments after the mock's base URL. */
 function readmeCommands(): { token: string; args: string[] }[] {
   const readme = readFileSync(fileURLToPath(new URL('../mock/README.md', import.meta.url)), 'utf8');
-  return [...readme.matchAll(/^GITEA_TOKEN=(\S+) npx gitea-mock verify --base-url http:\/\/127\.0\.0\.1:4010\/api\/v1 (.+)$/gm)].map(([, token, args]) => ({ token: token!, args: args!.split(' ') }));
+  return [
+    ...readme.matchAll(
+      /^GITEA_TOKEN=(\S+) npx gitea-mock verify --base-url http:\/\/127\.0\.0\.1:4010\/api\/v1 (.+)$/gm,
+    ),
+  ].map(([, token, args]) => ({ token: token!, args: args!.split(' ') }));
 }
 
 /** The lines live mode printed for one operation: its result line and the indented problems. */
@@ -69,7 +111,15 @@ function section(out: string, operationId: string): string {
 }
 
 const ORG = { id: 2001, name: 'acme', full_name: 'Acme Rockets', username: 'acme', visibility: 'public' };
-const ATTACHMENT = { id: 13001, name: 'gitea-contract-live-check.txt', size: 35, download_count: 0, uuid: 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', browser_download_url: 'https://h/x', created_at: '2026-05-04T10:00:00Z' };
+const ATTACHMENT = {
+  id: 13001,
+  name: 'gitea-contract-live-check.txt',
+  size: 35,
+  download_count: 0,
+  uuid: 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11',
+  browser_download_url: 'https://h/x',
+  created_at: '2026-05-04T10:00:00Z',
+};
 
 /** Answers each read operation, some of them wrongly on purpose. */
 function brokenServer(): Server {
@@ -83,13 +133,21 @@ function brokenServer(): Server {
     req.resume();
     if (path === '/version') return send(200, { version: '1.27.1' });
     if (path === '/admin/orgs') return send(200, [ORG]); // planted: no X-Total-Count
-    if (path === '/repos/acme/rocket/keys/11001') return send(200, { id: '11001', title: 'ci-runner', read_only: true }); // planted: id is a string
+    if (path === '/repos/acme/rocket/keys/11001')
+      return send(200, { id: '11001', title: 'ci-runner', read_only: true }); // planted: id is a string
     if (path === '/teams/12001/members') return send(418, { message: "I'm a teapot", url: 'x' }); // planted: undeclared status
-    if (path === '/repos/acme/rocket/actions/workflows/build.yml') return send(200, 'name: build', { 'content-type': 'text/x-"yaml"&<b>' }); // planted: undeclared media type, with markup in it
+    if (path === '/repos/acme/rocket/actions/workflows/build.yml')
+      return send(200, 'name: build', { 'content-type': 'text/x-"yaml"&<b>' }); // planted: undeclared media type, with markup in it
     // Planted: a token without the package scope; the operation is skipped, not judged.
-    if (path === '/packages/acme/npm/rocket-sdk') return send(403, { message: 'token does not have at least one of required scope(s), required=[read:package], token scope=read:repository', url: 'x' });
+    if (path === '/packages/acme/npm/rocket-sdk')
+      return send(403, {
+        message:
+          'token does not have at least one of required scope(s), required=[read:package], token scope=read:repository',
+        url: 'x',
+      });
     if (path === '/repos/acme/rocket/issues/comments/15001/assets') return send(200, []);
-    if (path === '/markdown') return send(200, '<h1>Contract check</h1>\n', { 'content-type': 'text/html; charset=utf-8' });
+    if (path === '/markdown')
+      return send(200, '<h1>Contract check</h1>\n', { 'content-type': 'text/html; charset=utf-8' });
     if (path === '/repos/acme/scratch/releases') return send(200, [{ id: 14001 }]);
     if (path === '/repos/acme/scratch/releases/14001/assets') return send(201, { ...ATTACHMENT, size: '35 bytes' }); // planted: size is a string
     if (path === '/repos/acme/scratch/collaborators/bob') return send(204, '');
@@ -112,9 +170,14 @@ describe('npm run test:live', () => {
     expect(commands).toHaveLength(2);
     const [read] = commands;
     expect(read!.args).not.toContain('--allow-writes');
-    const { code, out } = await live(['--base-url', inject('mockBaseUrl'), ...read!.args], { GITEA_TOKEN: read!.token }, 'bin');
+    const { code, out } = await live(
+      ['--base-url', inject('mockBaseUrl'), ...read!.args],
+      { GITEA_TOKEN: read!.token },
+      'bin',
+    );
     expect(out).toContain(`server: Gitea ${MOCK_VERSION}\n`);
-    for (const operationId of READ_CHECKS) expect(section(out, operationId)).toMatch(new RegExp(`^✓ ${operationId} +200 conforms$`));
+    for (const operationId of READ_CHECKS)
+      expect(section(out, operationId)).toMatch(new RegExp(`^✓ ${operationId} +200 conforms$`));
     expect(out).toContain('7 operations checked, 0 with mismatches');
     expect(code).toBe(0);
   });
@@ -124,10 +187,14 @@ describe('npm run test:live', () => {
     expect(write!.args).toContain('--allow-writes');
     const sandbox = await launch(process.execPath, [CLI, '--sandbox', '--port', '0', '--quiet']);
     try {
-      const elsewhere = write!.args.map((arg, at) => (write!.args[at - 1] === '--scratch-repo' ? 'alice/contract-scratch' : arg));
+      const elsewhere = write!.args.map((arg, at) =>
+        write!.args[at - 1] === '--scratch-repo' ? 'alice/contract-scratch' : arg,
+      );
       expect(elsewhere).toContain('alice/contract-scratch');
       const [read] = readmeCommands();
-      const wrongIds = read!.args.map((arg, at) => (['--key-id', '--team-id'].includes(read!.args[at - 1]!) ? '999999' : arg));
+      const wrongIds = read!.args.map((arg, at) =>
+        ['--key-id', '--team-id'].includes(read!.args[at - 1]!) ? '999999' : arg,
+      );
       const [{ code, out }, missing, unknown] = await Promise.all([
         live(['--base-url', sandbox.baseUrl, ...write!.args], { GITEA_TOKEN: write!.token }, 'bin'),
         live(['--base-url', sandbox.baseUrl, ...elsewhere], { GITEA_TOKEN: write!.token }),
@@ -135,19 +202,34 @@ describe('npm run test:live', () => {
       ]);
       // Ids that name nothing: those reads answer a conforming 404, which read nothing and is no check.
       for (const operationId of ['repoGetKey', 'orgListTeamMembers']) {
-        expect(section(unknown.stdout, operationId)).toMatch(new RegExp(`^- ${operationId} +skipped: nothing was read: answered 404 (".*" )?\\(what this read names is not there: check the ids and the repository given\\)$`));
+        expect(section(unknown.stdout, operationId)).toMatch(
+          new RegExp(
+            `^- ${operationId} +skipped: nothing was read: answered 404 (".*" )?\\(what this read names is not there: check the ids and the repository given\\)$`,
+          ),
+        );
       }
-      expect([unknown.code, unknown.stdout]).toEqual([0, expect.stringContaining('5 operations checked, 0 with mismatches')]);
-      for (const operationId of [...READ_CHECKS, ...WRITE_CHECKS]) expect(section(out, operationId)).toMatch(new RegExp(`^✓ ${operationId} +20[014] conforms$`));
+      expect([unknown.code, unknown.stdout]).toEqual([
+        0,
+        expect.stringContaining('5 operations checked, 0 with mismatches'),
+      ]);
+      for (const operationId of [...READ_CHECKS, ...WRITE_CHECKS])
+        expect(section(out, operationId)).toMatch(new RegExp(`^✓ ${operationId} +20[014] conforms$`));
       expect(out).toContain('13 operations checked, 0 with mismatches');
       expect(code).toBe(0);
       // The sandbox has no alice/contract-scratch: each write answers a conforming 404, which wrote nothing.
-      for (const operationId of READ_CHECKS) expect(section(missing.stdout, operationId)).toMatch(new RegExp(`^✓ ${operationId} +200 conforms$`));
+      for (const operationId of READ_CHECKS)
+        expect(section(missing.stdout, operationId)).toMatch(new RegExp(`^✓ ${operationId} +200 conforms$`));
       for (const operationId of WRITE_CHECKS) {
-        expect(section(missing.stdout, operationId)).toMatch(new RegExp(`^- ${operationId} +skipped: nothing was written: answered 404 (".*" )?\\(the scratch repository alice/contract-scratch, or what this write names in it, is not there\\)$`));
+        expect(section(missing.stdout, operationId)).toMatch(
+          new RegExp(
+            `^- ${operationId} +skipped: nothing was written: answered 404 (".*" )?\\(the scratch repository alice/contract-scratch, or what this write names in it, is not there\\)$`,
+          ),
+        );
       }
       expect(missing.stdout).toContain('7 operations checked, 0 with mismatches');
-      expect(missing.stderr).toMatch(/^test:live: no write could be checked in alice\/contract-scratch: 6 lacked an id or a repository \(the first, repoAddCollaborator: nothing was written: answered 404/);
+      expect(missing.stderr).toMatch(
+        /^test:live: no write could be checked in alice\/contract-scratch: 6 lacked an id or a repository \(the first, repoAddCollaborator: nothing was written: answered 404/,
+      );
       expect(missing.code).toBe(2);
     } finally {
       await sandbox.stop();
@@ -163,8 +245,11 @@ describe('npm run test:live', () => {
     expect(section(out, 'repoGetKey')).toMatch(/✗[\s\S]*body \/id must be integer/);
     expect(section(out, 'orgListTeamMembers')).toMatch(/✗ orgListTeamMembers +418[\s\S]*status 418 is not declared/);
     expect(section(out, 'ActionsGetWorkflow')).toMatch(/✗[\s\S]*content type text\/x-"yaml"&<b> is not declared/);
-    expect(section(out, 'listPackageVersions')).toBe('- listPackageVersions                skipped: the token lacks a scope: answered 403 "token does not have at least one of required scope(s), required=[read:package], token scope=read:repository"');
-    for (const conforming of ['issueListIssueCommentAttachments', 'renderMarkdown']) expect(section(out, conforming)).toMatch(/^✓/);
+    expect(section(out, 'listPackageVersions')).toBe(
+      '- listPackageVersions                skipped: the token lacks a scope: answered 403 "token does not have at least one of required scope(s), required=[read:package], token scope=read:repository"',
+    );
+    for (const conforming of ['issueListIssueCommentAttachments', 'renderMarkdown'])
+      expect(section(out, conforming)).toMatch(/^✓/);
     expect(out).toContain('6 operations checked, 4 with mismatches');
     expect(code).toBe(1);
 
@@ -174,30 +259,66 @@ describe('npm run test:live', () => {
     // The server, then every operation of the contract.
     expect(suite!.cases).toHaveLength(21);
     expect(cases.get('server')).toMatchObject({ errors: [], systemOut: 'Gitea 1.27.1' });
-    expect(cases.get('adminGetAllOrgs')!.failures).toEqual([{ message: 'header X-Total-Count is required but missing', type: 'response.headers', text: 'header X-Total-Count is required but missing' }]);
+    expect(cases.get('adminGetAllOrgs')!.failures).toEqual([
+      {
+        message: 'header X-Total-Count is required but missing',
+        type: 'response.headers',
+        text: 'header X-Total-Count is required but missing',
+      },
+    ]);
     expect(cases.get('repoGetKey')!.failures.map(({ type }) => type)).toEqual(['response.body']);
     expect(cases.get('orgListTeamMembers')!.failures.map(({ type }) => type)).toEqual(['response.status']);
-    expect(cases.get('ActionsGetWorkflow')!.failures.map(({ message }) => message)).toEqual(['content type text/x-"yaml"&<b> is not declared (declared: application/json)']);
-    expect(cases.get('listPackageVersions')!.skipped).toMatch(/^the token lacks a scope: answered 403 "token does not have/);
+    expect(cases.get('ActionsGetWorkflow')!.failures.map(({ message }) => message)).toEqual([
+      'content type text/x-"yaml"&<b> is not declared (declared: application/json)',
+    ]);
+    expect(cases.get('listPackageVersions')!.skipped).toMatch(
+      /^the token lacks a scope: answered 403 "token does not have/,
+    );
     expect(cases.get('renderMarkdown')).toMatchObject({ failures: [], skipped: undefined });
     expect(cases.get('repoEditHook')!.skipped).toBe('it writes (use --allow-writes --scratch-repo owner/name)');
     expect(cases.get('repoMigrate')!.skipped).toMatch(/^never run by live mode/);
 
-    const json = JSON.parse(readFileSync(report, 'utf8')) as { exitCode: number; operations: Record<string, { exchanges: number; withViolations: number; violations: Record<string, number> }>; skipped: Record<string, { kind: string }> };
+    const json = JSON.parse(readFileSync(report, 'utf8')) as {
+      exitCode: number;
+      operations: Record<string, { exchanges: number; withViolations: number; violations: Record<string, number> }>;
+      skipped: Record<string, { kind: string }>;
+    };
     expect(json.exitCode).toBe(1);
-    expect(Object.keys(json.operations).sort()).toEqual(['ActionsGetWorkflow', 'adminGetAllOrgs', 'issueListIssueCommentAttachments', 'orgListTeamMembers', 'renderMarkdown', 'repoGetKey']);
-    expect(json.operations.adminGetAllOrgs).toMatchObject({ exchanges: 1, withViolations: 1, violations: { 'response.headers': 1 } });
+    expect(Object.keys(json.operations).sort()).toEqual([
+      'ActionsGetWorkflow',
+      'adminGetAllOrgs',
+      'issueListIssueCommentAttachments',
+      'orgListTeamMembers',
+      'renderMarkdown',
+      'repoGetKey',
+    ]);
+    expect(json.operations.adminGetAllOrgs).toMatchObject({
+      exchanges: 1,
+      withViolations: 1,
+      violations: { 'response.headers': 1 },
+    });
     expect(json.operations.renderMarkdown).toMatchObject({ exchanges: 1, withViolations: 0, violations: {} });
     expect(json.skipped.listPackageVersions!.kind).toBe('scope');
     expect(json.skipped.repoEditHook!.kind).toBe('writes');
   });
 
   it('runs writes only with --allow-writes, inside the scratch repository, and checks them too', async () => {
-    const { code, out } = await live(['--base-url', broken, '--allow-writes', '--scratch-repo', 'acme/scratch', '--collaborator', 'bob', ...IDS]);
+    const { code, out } = await live([
+      '--base-url',
+      broken,
+      '--allow-writes',
+      '--scratch-repo',
+      'acme/scratch',
+      '--collaborator',
+      'bob',
+      ...IDS,
+    ]);
     expect(section(out, 'repoAddCollaborator')).toMatch(/^✓ repoAddCollaborator +204 conforms/);
     expect(section(out, 'repoCreateReleaseAttachment')).toMatch(/✗[\s\S]*body \/size must be integer/);
     // The cause of a skip is the look-up's answer, and the option that would do without it.
-    expect(section(out, 'repoEditHook')).toBe('- repoEditHook                       skipped: no webhook to use: GET /repos/acme/scratch/hooks answered 404 "not found"; give --hook-id');
+    expect(section(out, 'repoEditHook')).toBe(
+      '- repoEditHook                       skipped: no webhook to use: GET /repos/acme/scratch/hooks answered 404 "not found"; give --hook-id',
+    );
     expect(code).toBe(1);
   });
 
@@ -211,13 +332,21 @@ describe('npm run test:live', () => {
 
 describe('npm run test:live against a server that misbehaves once /version has answered', () => {
   const servers: Server[] = [];
-  afterAll(() => Promise.all(servers.map((server) => new Promise((resolve) => (server.closeAllConnections(), server.close(resolve))))));
+  afterAll(() =>
+    Promise.all(
+      servers.map((server) => new Promise((resolve) => (server.closeAllConnections(), server.close(resolve)))),
+    ),
+  );
 
   /** A Gitea that answers /version, and every other request with `answer`; its base URL. */
-  async function gitea(answer: (req: IncomingMessage, res: ServerResponse) => void, version = '1.27.1'): Promise<string> {
+  async function gitea(
+    answer: (req: IncomingMessage, res: ServerResponse) => void,
+    version = '1.27.1',
+  ): Promise<string> {
     const server = createServer((req, res) => {
       req.resume();
-      if (req.url === '/api/v1/version') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ version }));
+      if (req.url === '/api/v1/version')
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ version }));
       else answer(req, res);
     });
     servers.push(server);
@@ -248,15 +377,28 @@ describe('npm run test:live against a server that misbehaves once /version has a
     const report = join(FILES, 'endless.json');
     const { code, out } = await live(['--base-url', baseUrl, '--report', report]);
     // Its status and headers conform, its body could not be read: not checked, so not a mismatch.
-    expect(section(out, 'renderMarkdown')).toBe('- renderMarkdown                     skipped: answered 200 with a body larger than 10 MB: not checked (its status and declared headers conform)');
+    expect(section(out, 'renderMarkdown')).toBe(
+      '- renderMarkdown                     skipped: answered 200 with a body larger than 10 MB: not checked (its status and declared headers conform)',
+    );
     // A header the server left out is a mismatch all the same, and the body is said to be unchecked, not counted.
-    expect(section(out, 'adminGetAllOrgs')).toBe('✗ adminGetAllOrgs                    200 1 mismatch\n    header X-Total-Count is required but missing\n    (body is larger than 10 MB: not checked)');
+    expect(section(out, 'adminGetAllOrgs')).toBe(
+      '✗ adminGetAllOrgs                    200 1 mismatch\n    header X-Total-Count is required but missing\n    (body is larger than 10 MB: not checked)',
+    );
     // The id lookups read no further either: with no team found, the operation is skipped.
-    expect(section(out, 'orgListTeamMembers')).toMatch(/skipped: no team to use: GET \/user\/teams answered more than 10 MB; give --team-id$/);
+    expect(section(out, 'orgListTeamMembers')).toMatch(
+      /skipped: no team to use: GET \/user\/teams answered more than 10 MB; give --team-id$/,
+    );
     expect(out).toContain('1 operation checked, 1 with mismatches');
     expect(code).toBe(1);
-    const json = JSON.parse(readFileSync(report, 'utf8')) as { operations: Record<string, object>; skipped: Record<string, { kind: string }> };
-    expect(json.operations.adminGetAllOrgs).toMatchObject({ violations: { 'response.headers': 1 }, mismatches: ['header X-Total-Count is required but missing'], notChecked: 'body is larger than 10 MB: not checked' });
+    const json = JSON.parse(readFileSync(report, 'utf8')) as {
+      operations: Record<string, object>;
+      skipped: Record<string, { kind: string }>;
+    };
+    expect(json.operations.adminGetAllOrgs).toMatchObject({
+      violations: { 'response.headers': 1 },
+      mismatches: ['header X-Total-Count is required but missing'],
+      notChecked: 'body is larger than 10 MB: not checked',
+    });
     expect(json.skipped.renderMarkdown!.kind).toBe('too-large');
     // Every answer was abandoned far short of the fence: what the sockets held, beyond the 10 MB read.
     // Live mode run in this process lets go of an abandoned answer as it ends, not at once.
@@ -269,11 +411,15 @@ describe('npm run test:live against a server that misbehaves once /version has a
     const asked: string[] = [];
     const baseUrl = await gitea((req, res) => {
       asked.push(`${req.method} ${req.url}`);
-      res.writeHead(401, { 'content-type': 'application/json;charset=utf-8' }).end(JSON.stringify({ message: 'invalid username, password or token', url: 'http://x/api/swagger' }));
+      res
+        .writeHead(401, { 'content-type': 'application/json;charset=utf-8' })
+        .end(JSON.stringify({ message: 'invalid username, password or token', url: 'http://x/api/swagger' }));
     });
     const junit = join(FILES, 'refused.xml');
     const report = join(FILES, 'refused.json');
-    const { code, stdout, stderr } = await live(['--base-url', baseUrl, ...IDS, '--junit', junit, '--report', report], { GITEA_TOKEN: TOKEN });
+    const { code, stdout, stderr } = await live(['--base-url', baseUrl, ...IDS, '--junit', junit, '--report', report], {
+      GITEA_TOKEN: TOKEN,
+    });
     const line = `test:live: ${baseUrl} refused the credentials in GITEA_TOKEN: adminGetAllOrgs answered 401 "invalid username, password or token"`;
     expect(stderr).toBe(`${line}\n`);
     expect(stdout).toBe('');
@@ -286,23 +432,39 @@ describe('npm run test:live against a server that misbehaves once /version has a
     expect(suite!.cases.slice(1).every((testCase) => testCase.skipped !== undefined)).toBe(true);
     const json = JSON.parse(readFileSync(report, 'utf8')) as { exitCode: number; stopped: string; operations: object };
     expect(json).toMatchObject({ exitCode: 2, stopped: line.slice('test:live: '.length), operations: {} });
-    for (const text of [stdout + stderr, readFileSync(junit, 'utf8'), readFileSync(report, 'utf8')]) expect(text.toLowerCase()).not.toContain(TOKEN.toLowerCase());
+    for (const text of [stdout + stderr, readFileSync(junit, 'utf8'), readFileSync(report, 'utf8')])
+      expect(text.toLowerCase()).not.toContain(TOKEN.toLowerCase());
   });
 
   it('silent after /version: each request times out as such, the run keeps within --timeout, and exits 2', async () => {
     const baseUrl = await gitea(() => {});
     const started = performance.now();
-    const { code, stdout, stderr } = await live(['--base-url', baseUrl, '--repo', 'acme/rocket', '--timeout', '2', '--request-timeout', '0.4']);
+    const { code, stdout, stderr } = await live([
+      '--base-url',
+      baseUrl,
+      '--repo',
+      'acme/rocket',
+      '--timeout',
+      '2',
+      '--request-timeout',
+      '0.4',
+    ]);
     const elapsed = performance.now() - started;
-    expect(section(stdout, 'adminGetAllOrgs')).toBe('- adminGetAllOrgs                    skipped: timed out: no answer within the --request-timeout of 0.4 s');
+    expect(section(stdout, 'adminGetAllOrgs')).toBe(
+      '- adminGetAllOrgs                    skipped: timed out: no answer within the --request-timeout of 0.4 s',
+    );
     // A look-up's time-out is told as one, never as data the server lacks, and with no option to
     // give: an option would not have made the server answer.
-    expect(section(stdout, 'listPackageVersions')).toMatch(/^- listPackageVersions +(skipped: no package to use: GET \/packages\/acme timed out: (no answer within the --request-timeout of 0\.4 s|the run's --timeout of 2 s ran out)|not run: the run's --timeout of 2 s ran out)$/);
+    expect(section(stdout, 'listPackageVersions')).toMatch(
+      /^- listPackageVersions +(skipped: no package to use: GET \/packages\/acme timed out: (no answer within the --request-timeout of 0\.4 s|the run's --timeout of 2 s ran out)|not run: the run's --timeout of 2 s ran out)$/,
+    );
     expect(stdout).not.toContain('; give --');
     expect(section(stdout, 'renderMarkdown')).toMatch(/^- renderMarkdown +(skipped: timed out: |not run: )/);
     expect(stdout).not.toMatch(/listed none|answered \d/);
     expect(stdout).toContain('0 operations checked, 0 with mismatches');
-    expect(stderr).toMatch(/^test:live: no operation could be checked: 7 ran out of time \(the first, adminGetAllOrgs: timed out: no answer within the --request-timeout of 0\.4 s\)\n$/);
+    expect(stderr).toMatch(
+      /^test:live: no operation could be checked: 7 ran out of time \(the first, adminGetAllOrgs: timed out: no answer within the --request-timeout of 0\.4 s\)\n$/,
+    );
     expect(code).toBe(2);
     // The 2 s of the run, and the start of a process.
     expect(elapsed).toBeLessThan(6_000);
@@ -322,15 +484,27 @@ describe('npm run test:live against a server that misbehaves once /version has a
     const report = join(FILES, 'gone.json');
     const { code, stdout, stderr } = await live(['--base-url', baseUrl, '--repo', 'acme/rocket', '--report', report]);
     expect(asked).toEqual(['GET /api/v1/admin/orgs?limit=5']);
-    expect(section(stdout, 'adminGetAllOrgs')).toMatch(/^- adminGetAllOrgs +skipped: the request failed: (UND_ERR_SOCKET \(the connection was closed before an answer\)|ECONNRESET \(the connection was reset before an answer\))$/);
+    expect(section(stdout, 'adminGetAllOrgs')).toMatch(
+      /^- adminGetAllOrgs +skipped: the request failed: (UND_ERR_SOCKET \(the connection was closed before an answer\)|ECONNRESET \(the connection was reset before an answer\))$/,
+    );
     // A look-up cut off the same way names the cause, and no option: none would have helped.
-    expect(section(stdout, 'repoGetKey')).toBe('- repoGetKey                         skipped: no deploy key to use: GET /repos/acme/rocket/keys failed: ECONNREFUSED (the connection was refused: is the server running, on that port?)');
-    expect(section(stdout, 'renderMarkdown')).toBe('- renderMarkdown                     skipped: the request failed: ECONNREFUSED (the connection was refused: is the server running, on that port?)');
+    expect(section(stdout, 'repoGetKey')).toBe(
+      '- repoGetKey                         skipped: no deploy key to use: GET /repos/acme/rocket/keys failed: ECONNREFUSED (the connection was refused: is the server running, on that port?)',
+    );
+    expect(section(stdout, 'renderMarkdown')).toBe(
+      '- renderMarkdown                     skipped: the request failed: ECONNREFUSED (the connection was refused: is the server running, on that port?)',
+    );
     expect(stdout).not.toMatch(/^✗|fetch failed|; give --/m);
     expect(stdout).toContain('0 operations checked, 0 with mismatches');
-    expect(stderr).toMatch(/^test:live: no operation could be checked: 7 got no answer: the connection failed \(the first, adminGetAllOrgs: the request failed: (UND_ERR_SOCKET|ECONNRESET) \(/);
+    expect(stderr).toMatch(
+      /^test:live: no operation could be checked: 7 got no answer: the connection failed \(the first, adminGetAllOrgs: the request failed: (UND_ERR_SOCKET|ECONNRESET) \(/,
+    );
     expect(code).toBe(2);
-    const json = JSON.parse(readFileSync(report, 'utf8')) as { exitCode: number; operations: object; skipped: Record<string, { kind: string }> };
+    const json = JSON.parse(readFileSync(report, 'utf8')) as {
+      exitCode: number;
+      operations: object;
+      skipped: Record<string, { kind: string }>;
+    };
     expect(json.exitCode).toBe(2);
     expect(json.operations).toEqual({});
     for (const operationId of READ_CHECKS) expect(json.skipped[operationId]!.kind, operationId).toBe('network');
@@ -350,17 +524,25 @@ describe('npm run test:live against a server that misbehaves once /version has a
     const baseUrl = await gitea((req, res) => {
       asked.push(`${req.method} ${req.url}`);
       const path = new URL(req.url ?? '/', 'http://x').pathname;
-      if (path === '/api/v1/admin/orgs') return void res.writeHead(302, { location: `${otherOrigin}/api/v1/admin/orgs?limit=5` }).end();
-      if (path === '/api/v1/markdown') return void res.writeHead(307, { location: `${otherOrigin}/api/v1/markdown` }).end();
+      if (path === '/api/v1/admin/orgs')
+        return void res.writeHead(302, { location: `${otherOrigin}/api/v1/admin/orgs?limit=5` }).end();
+      if (path === '/api/v1/markdown')
+        return void res.writeHead(307, { location: `${otherOrigin}/api/v1/markdown` }).end();
       // Gitea's own redirect for a renamed repository, which repoGetKey declares.
       if (path === '/api/v1/repos/acme/rocket/keys/11001') {
         const moved = '/api/v1/repos/acme/rocket-renamed/keys/11001';
-        return void res.writeHead(301, { location: moved, 'content-type': 'text/html; charset=utf-8' }).end(`<a href="${moved}">Moved Permanently</a>.\n\n`);
+        return void res
+          .writeHead(301, { location: moved, 'content-type': 'text/html; charset=utf-8' })
+          .end(`<a href="${moved}">Moved Permanently</a>.\n\n`);
       }
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ errors: null, message: 'not found', url: 'x' }));
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ errors: null, message: 'not found', url: 'x' }));
     });
     const { code, out } = await live(['--base-url', baseUrl, '--repo', 'acme/rocket', '--key-id', '11001']);
-    expect(section(out, 'adminGetAllOrgs')).toMatch(/^✗ adminGetAllOrgs +302 1 mismatch\n {4}status 302 is not declared/);
+    expect(section(out, 'adminGetAllOrgs')).toMatch(
+      /^✗ adminGetAllOrgs +302 1 mismatch\n {4}status 302 is not declared/,
+    );
     expect(section(out, 'renderMarkdown')).toMatch(/^✗ renderMarkdown +307 1 mismatch\n {4}status 307 is not declared/);
     expect(section(out, 'repoGetKey')).toMatch(/^✓ repoGetKey +301 conforms$/);
     expect(elsewhere).toEqual([]);
@@ -370,7 +552,11 @@ describe('npm run test:live against a server that misbehaves once /version has a
 
   it('a credential the server echoes, in the version or lower-cased in a mismatch, is printed redacted', async () => {
     const TOKEN = 'Live-ECHO-Token-7c41Ab';
-    const baseUrl = await gitea((req, res) => res.writeHead(200, { 'content-type': `application/x-${String(req.headers.authorization).slice(6)}` }).end('[]'), TOKEN);
+    const baseUrl = await gitea(
+      (req, res) =>
+        res.writeHead(200, { 'content-type': `application/x-${String(req.headers.authorization).slice(6)}` }).end('[]'),
+      TOKEN,
+    );
     const { out } = await live(['--base-url', baseUrl], { GITEA_TOKEN: TOKEN });
     expect(out).toContain('server: Gitea [REDACTED]\n');
     expect(section(out, 'adminGetAllOrgs')).toContain('content type application/x-[REDACTED] is not declared');
@@ -384,11 +570,26 @@ describe('which credentials a refusal names (in-process)', () => {
 
   it.each([
     [{ GITEA_TOKEN: 't0k' }, `${BASE} refused the credentials in GITEA_TOKEN: ${ANSWERED}`],
-    [{ GITEA_TOKEN: 't0k', GITEA_USERNAME: 'alice', GITEA_PASSWORD: 'pw' }, `${BASE} refused the credentials in GITEA_TOKEN (GITEA_USERNAME and GITEA_PASSWORD, set too but not sent: GITEA_TOKEN goes first): ${ANSWERED}`],
-    [{ GITEA_USERNAME: 'alice', GITEA_PASSWORD: 'pw' }, `${BASE} refused the credentials in GITEA_USERNAME and GITEA_PASSWORD: ${ANSWERED}`],
-    [{ GITEA_USERNAME: 'alice', GITEA_PASSWORD: 'pw', GITEA_OTP: '123456' }, `${BASE} refused the credentials in GITEA_USERNAME, GITEA_PASSWORD and GITEA_OTP: ${ANSWERED}`],
-    [{}, `${BASE} asks for credentials and none were given (set GITEA_TOKEN, or GITEA_USERNAME and GITEA_PASSWORD): ${ANSWERED}`],
-    [{ GITEA_USERNAME: 'alice' }, `${BASE} asks for credentials and none were given (GITEA_USERNAME is set without GITEA_PASSWORD, so neither was sent; set GITEA_TOKEN, or GITEA_USERNAME and GITEA_PASSWORD): ${ANSWERED}`],
+    [
+      { GITEA_TOKEN: 't0k', GITEA_USERNAME: 'alice', GITEA_PASSWORD: 'pw' },
+      `${BASE} refused the credentials in GITEA_TOKEN (GITEA_USERNAME and GITEA_PASSWORD, set too but not sent: GITEA_TOKEN goes first): ${ANSWERED}`,
+    ],
+    [
+      { GITEA_USERNAME: 'alice', GITEA_PASSWORD: 'pw' },
+      `${BASE} refused the credentials in GITEA_USERNAME and GITEA_PASSWORD: ${ANSWERED}`,
+    ],
+    [
+      { GITEA_USERNAME: 'alice', GITEA_PASSWORD: 'pw', GITEA_OTP: '123456' },
+      `${BASE} refused the credentials in GITEA_USERNAME, GITEA_PASSWORD and GITEA_OTP: ${ANSWERED}`,
+    ],
+    [
+      {},
+      `${BASE} asks for credentials and none were given (set GITEA_TOKEN, or GITEA_USERNAME and GITEA_PASSWORD): ${ANSWERED}`,
+    ],
+    [
+      { GITEA_USERNAME: 'alice' },
+      `${BASE} asks for credentials and none were given (GITEA_USERNAME is set without GITEA_PASSWORD, so neither was sent; set GITEA_TOKEN, or GITEA_USERNAME and GITEA_PASSWORD): ${ANSWERED}`,
+    ],
   ])('%j: %s', (env, line) => {
     expect(refusedLine(BASE, readCredentials(env), ANSWERED)).toBe(line);
   });
@@ -413,7 +614,9 @@ describe('npm run test:live when no Gitea API answers at the base URL', () => {
   }
 
   /** An HTTP server answering every request with `answer`; the paths it was asked for. */
-  async function httpServer(answer: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ port: number; paths: string[] }> {
+  async function httpServer(
+    answer: (req: IncomingMessage, res: ServerResponse) => void,
+  ): Promise<{ port: number; paths: string[] }> {
     const paths: string[] = [];
     const port = await listen(
       createServer((req, res) => {
@@ -426,10 +629,20 @@ describe('npm run test:live when no Gitea API answers at the base URL', () => {
   }
 
   /** Exit code 2, stderr one line that names the cause, nothing on stdout (no operation run or reported), no credential anywhere. */
-  async function expectStopped(baseUrl: string, cause: RegExp, extra: string[] = [], inside: string[] = [], env: Record<string, string> = {}): Promise<string> {
+  async function expectStopped(
+    baseUrl: string,
+    cause: RegExp,
+    extra: string[] = [],
+    inside: string[] = [],
+    env: Record<string, string> = {},
+  ): Promise<string> {
     // NODE_EXTRA_CA_CERTS is read when a process starts.
     const how = inside.length > 0 ? inside : env.NODE_EXTRA_CA_CERTS ? 'bin' : 'here';
-    const { code, stdout, stderr } = await live(['--base-url', baseUrl, ...IDS, ...extra], { GITEA_TOKEN: TOKEN, ...env }, how);
+    const { code, stdout, stderr } = await live(
+      ['--base-url', baseUrl, ...IDS, ...extra],
+      { GITEA_TOKEN: TOKEN, ...env },
+      how,
+    );
     expect(stderr.endsWith('\n')).toBe(true);
     const lines = stderr.split('\n').slice(0, -1);
     expect(lines).toHaveLength(1);
@@ -444,7 +657,10 @@ describe('npm run test:live when no Gitea API answers at the base URL', () => {
     // A port that was free a moment ago: nothing listens there now.
     const port = await listen(createTcpServer());
     await new Promise((resolve) => servers.pop()!.close(resolve));
-    await expectStopped(`http://127.0.0.1:${port}/api/v1`, /^test:live: cannot reach http:\/\/127\.0\.0\.1:\d+\/api\/v1: ECONNREFUSED \(the connection was refused/);
+    await expectStopped(
+      `http://127.0.0.1:${port}/api/v1`,
+      /^test:live: cannot reach http:\/\/127\.0\.0\.1:\d+\/api\/v1: ECONNREFUSED \(the connection was refused/,
+    );
   });
 
   it('a connection reset once the request arrives: ECONNRESET', async () => {
@@ -457,26 +673,40 @@ describe('npm run test:live when no Gitea API answers at the base URL', () => {
         }),
       ),
     );
-    await expectStopped(`http://127.0.0.1:${port}/api/v1`, /^test:live: cannot reach http:\/\/127\.0\.0\.1:\d+\/api\/v1: ECONNRESET \(the connection was reset before an answer\)$/);
+    await expectStopped(
+      `http://127.0.0.1:${port}/api/v1`,
+      /^test:live: cannot reach http:\/\/127\.0\.0\.1:\d+\/api\/v1: ECONNRESET \(the connection was reset before an answer\)$/,
+    );
     expect(requests).toBe(1);
   });
 
   it.each([
     ['reset', (socket: Socket) => socket.resetAndDestroy()],
     ['closed', (socket: Socket) => socket.destroy()],
-  ])('a connection %s as it opens: stopped all the same, by the failure or by the timeout where fetch hangs on it', async (_how, end) => {
-    // Fetch (Node 20's undici) at times waits forever on such a connection, with nothing left to
-    // keep Node running: without a timer of its own, live mode would exit 13 without a word.
-    const port = await listen(createTcpServer(end));
-    await expectStopped(`http://127.0.0.1:${port}/api/v1`, /^test:live: cannot reach http:\/\/127\.0\.0\.1:\d+\/api\/v1: (ECONNRESET|UND_ERR_SOCKET|ETIMEDOUT) \(/, ['--connect-timeout', '1']);
-  });
+  ])(
+    'a connection %s as it opens: stopped all the same, by the failure or by the timeout where fetch hangs on it',
+    async (_how, end) => {
+      // Fetch (Node 20's undici) at times waits forever on such a connection, with nothing left to
+      // keep Node running: without a timer of its own, live mode would exit 13 without a word.
+      const port = await listen(createTcpServer(end));
+      await expectStopped(
+        `http://127.0.0.1:${port}/api/v1`,
+        /^test:live: cannot reach http:\/\/127\.0\.0\.1:\d+\/api\/v1: (ECONNRESET|UND_ERR_SOCKET|ETIMEDOUT) \(/,
+        ['--connect-timeout', '1'],
+      );
+    },
+  );
 
   it('a server that accepts and never answers: a timeout after --connect-timeout', async () => {
     // Also what an unreachable host looks like, without leaving this machine.
     let connections = 0;
     const port = await listen(createTcpServer(() => connections++));
     const started = performance.now();
-    await expectStopped(`http://127.0.0.1:${port}/api/v1`, /^test:live: cannot reach http:\/\/127\.0\.0\.1:\d+\/api\/v1: ETIMEDOUT \(no answer to GET \/version within 0\.5 s; --connect-timeout waits longer\)$/, ['--connect-timeout', '0.5']);
+    await expectStopped(
+      `http://127.0.0.1:${port}/api/v1`,
+      /^test:live: cannot reach http:\/\/127\.0\.0\.1:\d+\/api\/v1: ETIMEDOUT \(no answer to GET \/version within 0\.5 s; --connect-timeout waits longer\)$/,
+      ['--connect-timeout', '0.5'],
+    );
     // Well before the 10 s default, and before the 60 s of an operation.
     expect(performance.now() - started).toBeLessThan(8_000);
     expect(connections).toBe(1);
@@ -484,7 +714,10 @@ describe('npm run test:live when no Gitea API answers at the base URL', () => {
 
   it('plain http where https was asked for: the TLS reason', async () => {
     const { port, paths } = await httpServer((_req, res) => res.end('not tls'));
-    await expectStopped(`https://127.0.0.1:${port}/api/v1`, /^test:live: cannot reach https:\/\/127\.0\.0\.1:\d+\/api\/v1: TLS failed: (ERR_SSL_WRONG_VERSION_NUMBER|EPROTO) \(wrong version number: does the server speak plain http\?\)$/);
+    await expectStopped(
+      `https://127.0.0.1:${port}/api/v1`,
+      /^test:live: cannot reach https:\/\/127\.0\.0\.1:\d+\/api\/v1: TLS failed: (ERR_SSL_WRONG_VERSION_NUMBER|EPROTO) \(wrong version number: does the server speak plain http\?\)$/,
+    );
     expect(paths).toEqual([]);
   });
 
@@ -493,7 +726,9 @@ describe('npm run test:live when no Gitea API answers at the base URL', () => {
     afterAll(() => Promise.all(tlsServers.map((server) => server.close())));
     /** An HTTPS server whose every answer is JSON that is not a version: reaching it stops live mode too, one step later. */
     async function tlsServer(kind: Parameters<typeof startTlsServer>[0]): Promise<TlsServer> {
-      const server = await startTlsServer(kind, (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}'));
+      const server = await startTlsServer(kind, (_req, res) =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}'),
+      );
       tlsServers.push(server);
       return server;
     }
@@ -501,14 +736,20 @@ describe('npm run test:live when no Gitea API answers at the base URL', () => {
     it('self-signed: the TLS reason, and how to trust it', async () => {
       const server = await tlsServer('self-signed');
       const line = await expectStopped(`${server.origin}/api/v1`, /^test:live: cannot reach /);
-      expect(line).toBe(`test:live: cannot reach ${server.origin}/api/v1: TLS failed: DEPTH_ZERO_SELF_SIGNED_CERT (self-signed certificate: if you trust the server, set NODE_EXTRA_CA_CERTS to a PEM file of its CA certificate and start again)`);
+      expect(line).toBe(
+        `test:live: cannot reach ${server.origin}/api/v1: TLS failed: DEPTH_ZERO_SELF_SIGNED_CERT (self-signed certificate: if you trust the server, set NODE_EXTRA_CA_CERTS to a PEM file of its CA certificate and start again)`,
+      );
       expect(server.paths).toEqual([]);
     });
 
     it('self-signed, with its certificate in NODE_EXTRA_CA_CERTS as the advice says: the request gets through', async () => {
       const server = await tlsServer('self-signed');
-      const line = await expectStopped(`${server.origin}/api/v1`, /^test:live: no Gitea API at /, [], [], { NODE_EXTRA_CA_CERTS: server.caFile });
-      expect(line).toBe(`test:live: no Gitea API at ${server.origin}/api/v1: GET /version answered 200 with JSON {"status":"ok"}, not {"version": "…"}`);
+      const line = await expectStopped(`${server.origin}/api/v1`, /^test:live: no Gitea API at /, [], [], {
+        NODE_EXTRA_CA_CERTS: server.caFile,
+      });
+      expect(line).toBe(
+        `test:live: no Gitea API at ${server.origin}/api/v1: GET /version answered 200 with JSON {"status":"ok"}, not {"version": "…"}`,
+      );
       expect(server.paths).toEqual(['/api/v1/version']);
     });
 
@@ -517,32 +758,65 @@ describe('npm run test:live when no Gitea API answers at the base URL', () => {
       ['for another host', "ERR_TLS_CERT_ALTNAME_INVALID (IP: 127.0.0.1 is not in the cert's list)"],
     ] as const)('%s, though trusted: the TLS reason alone, nothing to trust', async (kind, reason) => {
       const server = await tlsServer(kind);
-      const line = await expectStopped(`${server.origin}/api/v1`, /^test:live: cannot reach /, [], [], { NODE_EXTRA_CA_CERTS: server.caFile });
+      const line = await expectStopped(`${server.origin}/api/v1`, /^test:live: cannot reach /, [], [], {
+        NODE_EXTRA_CA_CERTS: server.caFile,
+      });
       expect(line).toBe(`test:live: cannot reach ${server.origin}/api/v1: TLS failed: ${reason}`);
       expect(server.paths).toEqual([]);
     });
   });
 
   it.each([
-    ['an HTML page at every path', (res: ServerResponse) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!DOCTYPE html>\n<html><head><title>Sign in - Example Portal</title></head><body>Welcome</body></html>'), 'answered 200 with an HTML page titled "Sign in - Example Portal"'],
-    ['404 at every path', (res: ServerResponse) => res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('404 page not found\n'), 'answered 404 with text/plain: "404 page not found"'],
+    [
+      'an HTML page at every path',
+      (res: ServerResponse) =>
+        res
+          .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+          .end(
+            '<!DOCTYPE html>\n<html><head><title>Sign in - Example Portal</title></head><body>Welcome</body></html>',
+          ),
+      'answered 200 with an HTML page titled "Sign in - Example Portal"',
+    ],
+    [
+      '404 at every path',
+      (res: ServerResponse) =>
+        res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('404 page not found\n'),
+      'answered 404 with text/plain: "404 page not found"',
+    ],
   ])('no Gitea API, %s: what came back instead of a version', async (_name, answer, came) => {
     const { port, paths } = await httpServer((_req, res) => answer(res));
-    const line = await expectStopped(`http://127.0.0.1:${port}/api/v1`, /^test:live: no Gitea API at http:\/\/127\.0\.0\.1:\d+\/api\/v1: GET \/version /);
-    expect(line).toBe(`test:live: no Gitea API at http://127.0.0.1:${port}/api/v1: GET /version ${came}, not {"version": "…"}`);
+    const line = await expectStopped(
+      `http://127.0.0.1:${port}/api/v1`,
+      /^test:live: no Gitea API at http:\/\/127\.0\.0\.1:\d+\/api\/v1: GET \/version /,
+    );
+    expect(line).toBe(
+      `test:live: no Gitea API at http://127.0.0.1:${port}/api/v1: GET /version ${came}, not {"version": "…"}`,
+    );
     expect(paths).toEqual(['/api/v1/version']);
   });
 
-  it('GET /version answered 401 with no credentials set: says that none were given, as an operation\'s 401 does', async () => {
-    const { port } = await httpServer((_req, res) => res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'token is required', url: 'x' })));
+  it("GET /version answered 401 with no credentials set: says that none were given, as an operation's 401 does", async () => {
+    const { port } = await httpServer((_req, res) =>
+      res
+        .writeHead(401, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ message: 'token is required', url: 'x' })),
+    );
     const line = await expectStopped(`http://127.0.0.1:${port}/api/v1`, /^test:live: /, [], [], { GITEA_TOKEN: '' });
-    expect(line).toBe(`test:live: http://127.0.0.1:${port}/api/v1 asks for credentials and none were given (set GITEA_TOKEN, or GITEA_USERNAME and GITEA_PASSWORD): GET /version answered 401 with JSON {"message":"token is required","url":"x"}`);
+    expect(line).toBe(
+      `test:live: http://127.0.0.1:${port}/api/v1 asks for credentials and none were given (set GITEA_TOKEN, or GITEA_USERNAME and GITEA_PASSWORD): GET /version answered 401 with JSON {"message":"token is required","url":"x"}`,
+    );
   });
 
   it('no Gitea API, other JSON that echoes the credential: the JSON, with the credential redacted', async () => {
-    const { port, paths } = await httpServer((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok', seen: req.headers.authorization })));
+    const { port, paths } = await httpServer((req, res) =>
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ status: 'ok', seen: req.headers.authorization })),
+    );
     const line = await expectStopped(`http://127.0.0.1:${port}/api/v1`, /^test:live: no Gitea API at /);
-    expect(line).toBe(`test:live: no Gitea API at http://127.0.0.1:${port}/api/v1: GET /version answered 200 with JSON {"status":"ok","seen":"[REDACTED]"}, not {"version": "…"}`);
+    expect(line).toBe(
+      `test:live: no Gitea API at http://127.0.0.1:${port}/api/v1: GET /version answered 200 with JSON {"status":"ok","seen":"[REDACTED]"}, not {"version": "…"}`,
+    );
     expect(paths).toEqual(['/api/v1/version']);
   });
 
@@ -551,22 +825,42 @@ describe('npm run test:live when no Gitea API answers at the base URL', () => {
   // anywhere: connecting fails at once, and no name can be looked up.
   const OFFLINE = ['unshare', '--map-root-user', '--net'];
   async function expectOffline(): Promise<void> {
-    const probe = await new Promise<string>((resolve) => execFile(OFFLINE[0]!, [...OFFLINE.slice(1), 'true'], (error, _out, stderr) => resolve(error ? stderr.trim() || error.message : '')));
-    if (probe) throw new Error(`these tests make a host unreachable in a network namespace of their own (util-linux unshare with user and network namespaces), which this machine refuses: ${probe}`);
+    const probe = await new Promise<string>((resolve) =>
+      execFile(OFFLINE[0]!, [...OFFLINE.slice(1), 'true'], (error, _out, stderr) =>
+        resolve(error ? stderr.trim() || error.message : ''),
+      ),
+    );
+    if (probe)
+      throw new Error(
+        `these tests make a host unreachable in a network namespace of their own (util-linux unshare with user and network namespaces), which this machine refuses: ${probe}`,
+      );
   }
 
   it('an unreachable host: the network error, at once', async () => {
     await expectOffline();
     // 192.0.2.1 is a documentation address (TEST-NET-1); inside the namespace no route leads anywhere.
-    await expectStopped('https://192.0.2.1/api/v1', /^test:live: cannot reach https:\/\/192\.0\.2\.1\/api\/v1: (ENETUNREACH \(the network is unreachable\)|EHOSTUNREACH \(the host is unreachable\))$/, [], OFFLINE);
+    await expectStopped(
+      'https://192.0.2.1/api/v1',
+      /^test:live: cannot reach https:\/\/192\.0\.2\.1\/api\/v1: (ENETUNREACH \(the network is unreachable\)|EHOSTUNREACH \(the host is unreachable\))$/,
+      [],
+      OFFLINE,
+    );
   });
 
   it('a host name that cannot be looked up: the resolver error', async () => {
     await expectOffline();
-    await expectStopped('https://gitea.invalid/api/v1', /^test:live: cannot reach https:\/\/gitea\.invalid\/api\/v1: (EAI_AGAIN \(the host name could not be looked up\)|ENOTFOUND \(no such host\))$/, [], OFFLINE);
+    await expectStopped(
+      'https://gitea.invalid/api/v1',
+      /^test:live: cannot reach https:\/\/gitea\.invalid\/api\/v1: (EAI_AGAIN \(the host name could not be looked up\)|ENOTFOUND \(no such host\))$/,
+      [],
+      OFFLINE,
+    );
   });
 
   it('a port fetch refuses to use (the one of the issue, 9): says so', async () => {
-    await expectStopped('http://127.0.0.1:9/api/v1', /^test:live: cannot reach http:\/\/127\.0\.0\.1:9\/api\/v1: fetch refuses port 9, which the Fetch standard blocks: use another port$/);
+    await expectStopped(
+      'http://127.0.0.1:9/api/v1',
+      /^test:live: cannot reach http:\/\/127\.0\.0\.1:9\/api\/v1: fetch refuses port 9, which the Fetch standard blocks: use another port$/,
+    );
   });
 });

@@ -5,15 +5,24 @@ import { describeContract } from './support/contract.js';
 
 describeContract('miscellaneous', {
   renderMarkdown: {
-    call: (client, extra) => client.POST('/markdown', { body: { Text: 'Fixed in #42', Mode: 'comment', Context: '/acme/rocket/src/branch/main' }, parseAs: 'text', ...extra }),
+    call: (client, extra) =>
+      client.POST('/markdown', {
+        body: { Text: 'Fixed in #42', Mode: 'comment', Context: '/acme/rocket/src/branch/main' },
+        parseAs: 'text',
+        ...extra,
+      }),
     invalid: {
-      'an unknown mode': (client) => client.POST('/markdown', { body: { Text: 'hi', Mode: 'slides' as never }, parseAs: 'text' }),
-      'text that is not a string': (client) => client.POST('/markdown', { body: { Text: 42 as never }, parseAs: 'text' }),
+      'an unknown mode': (client) =>
+        client.POST('/markdown', { body: { Text: 'hi', Mode: 'slides' as never }, parseAs: 'text' }),
+      'text that is not a string': (client) =>
+        client.POST('/markdown', { body: { Text: 42 as never }, parseAs: 'text' }),
     },
   },
 });
 
 it('renderMarkdown (the helper) resolves to the HTML string', async () => {
   const client = createGiteaClient({ baseUrl: inject('mockBaseUrl'), auth: { token: 'contract-test-token' } });
-  await expect(renderMarkdown(client, { Text: 'Fixed in #42', Mode: 'comment' })).resolves.toMatch(/^<p>Fixed in <a href=/);
+  await expect(renderMarkdown(client, { Text: 'Fixed in #42', Mode: 'comment' })).resolves.toMatch(
+    /^<p>Fixed in <a href=/,
+  );
 });

@@ -11,11 +11,12 @@ function getOrgs(baseUrl: string, query = ''): Promise<Response> {
   return fetch(`${baseUrl}/admin/orgs${query}`, { headers: { authorization: `token ${SECRET}` } });
 }
 
-
 describe('gitea-mock (the built bin)', () => {
   it('prints one start-up line, one line per request without credentials, and exits 0 on SIGTERM', async () => {
     const mock = await launch(process.execPath, [CLI, '--port', '0']);
-    expect(mock.output()).toMatch(/^gitea-mock: 20 operations on http:\/\/127\.0\.0\.1:\d+\/api\/v1 \(examples\); Ctrl-C stops\n$/);
+    expect(mock.output()).toMatch(
+      /^gitea-mock: 20 operations on http:\/\/127\.0\.0\.1:\d+\/api\/v1 \(examples\); Ctrl-C stops\n$/,
+    );
     expect((await getOrgs(mock.baseUrl, `?token=${SECRET}&limit=2`)).status).toBe(200);
     await expect.poll(() => mock.output()).toMatch(/GET \/api\/v1\/admin\/orgs 200 \d+ms\n/);
     expect(mock.output()).not.toContain(SECRET);
@@ -77,7 +78,12 @@ describe('npm start', () => {
     const port = await freePort();
     const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
     // The global setup made dist/ current, so this is the fast path: no build, just the launcher.
-    const mock = await launch(npm, ['start', '--silent', '--', '--port', String(port), '--quiet'], { ...process.env }, 60_000);
+    const mock = await launch(
+      npm,
+      ['start', '--silent', '--', '--port', String(port), '--quiet'],
+      { ...process.env },
+      60_000,
+    );
     expect(mock.baseUrl).toBe(`http://127.0.0.1:${port}/api/v1`);
     expect(mock.output()).not.toContain('build:');
     expect((await getOrgs(mock.baseUrl)).status).toBe(200);

@@ -26,23 +26,36 @@ describe('the built gitea-mock', () => {
   });
 
   // Concurrent with the first shared cases, which mostly wait too.
-  it.concurrent('closes a connection that sends nothing, and an idle kept-alive one, within the 5 s idle bound', async ({ expect }) => {
+  it.concurrent('closes a connection that sends nothing, and an idle kept-alive one, within the 5 s idle bound', async ({
+    expect,
+  }) => {
     const started = performance.now();
-    const silent = exchangeRaw(origin, '', { timeoutMs: 10_000 }).then((bytes) => ({ bytes, after: performance.now() - started }));
-    const keptAlive = exchangeRaw(origin, rawRequest(['GET /api/v1/version HTTP/1.1', 'Host: 127.0.0.1']), { timeoutMs: 10_000 }).then((bytes) => ({ bytes, after: performance.now() - started }));
+    const silent = exchangeRaw(origin, '', { timeoutMs: 10_000 }).then((bytes) => ({
+      bytes,
+      after: performance.now() - started,
+    }));
+    const keptAlive = exchangeRaw(origin, rawRequest(['GET /api/v1/version HTTP/1.1', 'Host: 127.0.0.1']), {
+      timeoutMs: 10_000,
+    }).then((bytes) => ({ bytes, after: performance.now() - started }));
     const [quiet, idle] = await Promise.all([silent, keptAlive]);
     // Node checks the bound every second; before, a silent one stayed 10 to 40 s.
     for (const { after } of [quiet, idle]) expect(after).toBeGreaterThan(4_500);
     for (const { after } of [quiet, idle]) expect(after).toBeLessThan(8_000);
     expectDialect(parseRaw(quiet.bytes.toString('utf8')), origin, 408, 'the request took too long');
-    expect(idle.bytes.toString('latin1')).toMatch(/^HTTP\/1\.1 200 OK\r\n[^]*Keep-Alive: timeout=5\r\n[^]*\{"version":/);
+    expect(idle.bytes.toString('latin1')).toMatch(
+      /^HTTP\/1\.1 200 OK\r\n[^]*Keep-Alive: timeout=5\r\n[^]*\{"version":/,
+    );
   }, 15_000);
 
   hostileInputCases(() => origin);
 });
 
 /** Opens `count` connections to `origin` at once, each sending `bytes` (nothing if empty), and resolves once every one is connected. */
-async function openMany(origin: string, count: number, bytes: Buffer | string = ''): Promise<{ sockets: Socket[]; closed: () => number; received: (socket: Socket) => string }> {
+async function openMany(
+  origin: string,
+  count: number,
+  bytes: Buffer | string = '',
+): Promise<{ sockets: Socket[]; closed: () => number; received: (socket: Socket) => string }> {
   const { hostname, port } = new URL(origin);
   let closed = 0;
   const received = new Map<Socket, string>();
@@ -55,7 +68,9 @@ async function openMany(origin: string, count: number, bytes: Buffer | string = 
             if (bytes.length > 0) socket.write(bytes);
             resolve(socket);
           });
-          socket.on('data', (chunk: Buffer) => received.set(socket, (received.get(socket) ?? '') + chunk.toString('latin1')));
+          socket.on('data', (chunk: Buffer) =>
+            received.set(socket, (received.get(socket) ?? '') + chunk.toString('latin1')),
+          );
           socket.on('error', (error) => reject(error));
           socket.on('close', () => closed++);
         }),
@@ -71,7 +86,15 @@ describe('the built gitea-mock with a limit of 1,024 open files', () => {
   let mock: Launched;
   let origin = '';
   beforeAll(async () => {
-    mock = await launch('sh', ['-c', 'ulimit -n 1024 && exec "$0" "$@"', process.execPath, CLI, '--port', '0', '--quiet']);
+    mock = await launch('sh', [
+      '-c',
+      'ulimit -n 1024 && exec "$0" "$@"',
+      process.execPath,
+      CLI,
+      '--port',
+      '0',
+      '--quiet',
+    ]);
     origin = new URL(mock.baseUrl).origin;
   });
   afterAll(async () => {
@@ -96,10 +119,25 @@ describe('the built gitea-mock with a limit of 1,024 open files', () => {
 
   it('when every connection is busy with a request, a new one is answered 503 in the dialect', async () => {
     // Each waits for a body it never gets; Node's `100 Continue` says its request is in progress.
-    const upload = rawRequest(['PATCH /api/v1/repos/acme/rocket/hooks/4001 HTTP/1.1', 'Host: 127.0.0.1', 'Authorization: token abc', 'Content-Type: application/json', 'Content-Length: 20', 'Expect: 100-continue']);
+    const upload = rawRequest([
+      'PATCH /api/v1/repos/acme/rocket/hooks/4001 HTTP/1.1',
+      'Host: 127.0.0.1',
+      'Authorization: token abc',
+      'Content-Type: application/json',
+      'Content-Length: 20',
+      'Expect: 100-continue',
+    ]);
     const busy = await openMany(origin, 1_000, upload);
     try {
-      await expect.poll(() => busy.sockets.every((socket) => socket.destroyed || busy.received(socket).startsWith('HTTP/1.1 100 Continue')), { timeout: 5_000 }).toBe(true);
+      await expect
+        .poll(
+          () =>
+            busy.sockets.every(
+              (socket) => socket.destroyed || busy.received(socket).startsWith('HTTP/1.1 100 Continue'),
+            ),
+          { timeout: 5_000 },
+        )
+        .toBe(true);
       expect(busy.sockets.filter((socket) => !socket.destroyed)).toHaveLength(896);
       const answer = parseRaw(await sendRaw(origin, VERSION, 3_000));
       expectDialect(answer, origin, 503, 'too many connections are busy; try again shortly');
@@ -128,19 +166,39 @@ describe('the built gitea-mock --sandbox', () => {
     const answer = parseRaw(
       await sendRaw(
         new URL(mock.baseUrl).origin,
-        rawRequest(['POST /api/v1/repos/acme/rocket/releases/14001/assets HTTP/1.1', 'Host: 127.0.0.1', 'Authorization: token hostile-form', 'Content-Type: multipart/form-data; boundary=XyZ', `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close'], Buffer.from(body)),
+        rawRequest(
+          [
+            'POST /api/v1/repos/acme/rocket/releases/14001/assets HTTP/1.1',
+            'Host: 127.0.0.1',
+            'Authorization: token hostile-form',
+            'Content-Type: multipart/form-data; boundary=XyZ',
+            `Content-Length: ${Buffer.byteLength(body)}`,
+            'Connection: close',
+          ],
+          Buffer.from(body),
+        ),
       ),
     );
     expect(answer.status).toBe(201);
     expect(answer.body).toMatchObject({ name: 'räk"s.txt', size: Buffer.byteLength(data) });
   });
 
-  it('keeps the bytes of an RFC 2231 file name that is no UTF-8, as Go does, answered as Go\'s JSON writes them', async () => {
+  it("keeps the bytes of an RFC 2231 file name that is no UTF-8, as Go does, answered as Go's JSON writes them", async () => {
     const body = `--XyZ\r\nContent-Disposition: form-data; name=attachment; filename*=UTF-8''%ff%fe%e2%9c.txt\r\n\r\nx\r\n--XyZ--\r\n`;
     const answer = parseRaw(
       await sendRaw(
         new URL(mock.baseUrl).origin,
-        rawRequest(['POST /api/v1/repos/acme/rocket/releases/14001/assets HTTP/1.1', 'Host: 127.0.0.1', 'Authorization: token hostile-form', 'Content-Type: multipart/form-data; boundary=XyZ', `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close'], Buffer.from(body)),
+        rawRequest(
+          [
+            'POST /api/v1/repos/acme/rocket/releases/14001/assets HTTP/1.1',
+            'Host: 127.0.0.1',
+            'Authorization: token hostile-form',
+            'Content-Type: multipart/form-data; boundary=XyZ',
+            `Content-Length: ${Buffer.byteLength(body)}`,
+            'Connection: close',
+          ],
+          Buffer.from(body),
+        ),
       ),
     );
     expect([answer.status, (answer.body as { name: string }).name]).toEqual([201, '\ufffd\ufffd\ufffd\ufffd.txt']);
@@ -155,7 +213,11 @@ describe('the built gitea-mock --proxy', () => {
   let upstream: RawUpstream;
   let proxy: Launched;
   beforeAll(async () => {
-    upstream = await rawUpstream((socket) => socket.end('HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: 11\r\nConnection: close\r\n\r\nBad Request'));
+    upstream = await rawUpstream((socket) =>
+      socket.end(
+        'HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: 11\r\nConnection: close\r\n\r\nBad Request',
+      ),
+    );
     proxy = await launch(process.execPath, [CLI, '--port', '0', '--quiet', '--proxy', upstream.origin]);
   });
   afterAll(async () => {
@@ -164,14 +226,47 @@ describe('the built gitea-mock --proxy', () => {
   });
 
   it.each([
-    ['a broken percent-escape', rawRequest(['GET /api/v1/repos/acme/rock%zzet/keys/11001 HTTP/1.1', 'Host: 127.0.0.1', 'Authorization: token abc', 'Connection: close']), 'repoGetKey GET /api/v1/repos/acme/rock%zzet/keys/11001: 2 violations: request path: the request path is not a valid URL path'],
+    [
+      'a broken percent-escape',
+      rawRequest([
+        'GET /api/v1/repos/acme/rock%zzet/keys/11001 HTTP/1.1',
+        'Host: 127.0.0.1',
+        'Authorization: token abc',
+        'Connection: close',
+      ]),
+      'repoGetKey GET /api/v1/repos/acme/rock%zzet/keys/11001: 2 violations: request path: the request path is not a valid URL path',
+    ],
     [
       'a multipart body cut short',
-      rawRequest(['POST /api/v1/repos/acme/rocket/releases/14001/assets HTTP/1.1', 'Host: 127.0.0.1', 'Authorization: token abc', 'Content-Type: multipart/form-data; boundary=XyZ', `Content-Length: ${CUT.length}`, 'Connection: close'], CUT),
+      rawRequest(
+        [
+          'POST /api/v1/repos/acme/rocket/releases/14001/assets HTTP/1.1',
+          'Host: 127.0.0.1',
+          'Authorization: token abc',
+          'Content-Type: multipart/form-data; boundary=XyZ',
+          `Content-Length: ${CUT.length}`,
+          'Connection: close',
+        ],
+        CUT,
+      ),
       'repoCreateReleaseAttachment POST /api/v1/repos/acme/rocket/releases/14001/assets: 2 violations: request body: failed to parse request multipart form: the body ends before its closing boundary',
     ],
-    ['a Content-Type that is no media type', rawRequest(['PATCH /api/v1/repos/acme/rocket/hooks/4001 HTTP/1.1', 'Host: 127.0.0.1', 'Authorization: token abc', 'Content-Type: garbage', 'Content-Length: 2', 'Connection: close'], '{}'), 'repoEditHook PATCH /api/v1/repos/acme/rocket/hooks/4001: 2 violations: request headers.content-type: not a media type: "garbage"'],
-  ])('%s: passed on, the upstream\'s answer passed back, and reported', async (_what, bytes, line) => {
+    [
+      'a Content-Type that is no media type',
+      rawRequest(
+        [
+          'PATCH /api/v1/repos/acme/rocket/hooks/4001 HTTP/1.1',
+          'Host: 127.0.0.1',
+          'Authorization: token abc',
+          'Content-Type: garbage',
+          'Content-Length: 2',
+          'Connection: close',
+        ],
+        '{}',
+      ),
+      'repoEditHook PATCH /api/v1/repos/acme/rocket/hooks/4001: 2 violations: request headers.content-type: not a media type: "garbage"',
+    ],
+  ])("%s: passed on, the upstream's answer passed back, and reported", async (_what, bytes, line) => {
     const before = upstream.received.length;
     // The client's side stays open: the proxy takes a client that closes it for one that left.
     const answer = (await exchangeRaw(new URL(proxy.baseUrl).origin, bytes)).toString('latin1');

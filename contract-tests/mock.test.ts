@@ -25,7 +25,11 @@ const get = (path: string, headers: Record<string, string> = TOKEN) => send(url(
 const json = (body: string): unknown => JSON.parse(body) as unknown;
 
 /** The service's error body, with the mock's own documentation address. */
-function expectApiError(answer: { status: number; headers: Record<string, unknown>; body: string }, status: number, message?: string | RegExp): void {
+function expectApiError(
+  answer: { status: number; headers: Record<string, unknown>; body: string },
+  status: number,
+  message?: string | RegExp,
+): void {
   expect(answer.status).toBe(status);
   expect(answer.headers['content-type']).toBe('application/json;charset=utf-8');
   const body = json(answer.body) as Record<string, unknown>;
@@ -36,7 +40,12 @@ function expectApiError(answer: { status: number; headers: Record<string, unknow
 }
 
 function patchHook(body: string, headers: Record<string, string> = {}) {
-  return send(url('/repos/acme/rocket/hooks/4001'), 'PATCH', { ...TOKEN, 'content-type': 'application/json', ...headers }, Buffer.from(body));
+  return send(
+    url('/repos/acme/rocket/hooks/4001'),
+    'PATCH',
+    { ...TOKEN, 'content-type': 'application/json', ...headers },
+    Buffer.from(body),
+  );
 }
 
 describe('serves the contract under /api/v1', () => {
@@ -103,7 +112,9 @@ describe('answers checked against the document', () => {
       const answer = await send(new URL(`${other.baseUrl}/repos/acme/rocket/keys/11001`), 'GET', TOKEN);
       expect(answer.status).toBe(200);
       expect((json(answer.body) as { title: unknown }).title).toBe(42);
-      await expect.poll(() => warnings).toEqual([expect.stringMatching(/^repoGetKey 200: the answer breaks the document: .*title/)]);
+      await expect
+        .poll(() => warnings)
+        .toEqual([expect.stringMatching(/^repoGetKey 200: the answer breaks the document: .*title/)]);
       // A conforming answer earns no warning.
       expect((await send(new URL(`${other.baseUrl}/admin/orgs`), 'GET', TOKEN)).status).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -136,7 +147,11 @@ describe('credentials', () => {
   });
 
   it('refuses a one-time code that is not six digits', async () => {
-    expectApiError(await get('/admin/orgs', { ...TOKEN, 'x-gitea-otp': '12ab' }), 401, 'invalid username, password or token');
+    expectApiError(
+      await get('/admin/orgs', { ...TOKEN, 'x-gitea-otp': '12ab' }),
+      401,
+      'invalid username, password or token',
+    );
   });
 
   it.each([
@@ -156,12 +171,22 @@ describe('one error dialect', () => {
   });
 
   it('an unknown enum value: 422 naming the allowed ones', async () => {
-    const answer = await send(url('/repos/acme/rocket/collaborators/bob'), 'PUT', { ...TOKEN, 'content-type': 'application/json' }, Buffer.from('{"permission":"owner"}'));
+    const answer = await send(
+      url('/repos/acme/rocket/collaborators/bob'),
+      'PUT',
+      { ...TOKEN, 'content-type': 'application/json' },
+      Buffer.from('{"permission":"owner"}'),
+    );
     expectApiError(answer, 422, /permission.*read, write, admin/);
   });
 
   it('a missing required field: 422', async () => {
-    const answer = await send(url('/repos/migrate'), 'POST', { ...TOKEN, 'content-type': 'application/json' }, Buffer.from('{"repo_name":"launchpad"}'));
+    const answer = await send(
+      url('/repos/migrate'),
+      'POST',
+      { ...TOKEN, 'content-type': 'application/json' },
+      Buffer.from('{"repo_name":"launchpad"}'),
+    );
     expectApiError(answer, 422, /clone_addr/);
   });
 
@@ -191,7 +216,12 @@ describe('one error dialect', () => {
   });
 
   it('an Accept the operation cannot meet: 406 in the service dialect', async () => {
-    const answer = await send(url('/markdown'), 'POST', { ...TOKEN, 'content-type': 'application/json', accept: 'application/xml' }, Buffer.from('{"Text":"hi"}'));
+    const answer = await send(
+      url('/markdown'),
+      'POST',
+      { ...TOKEN, 'content-type': 'application/json', accept: 'application/xml' },
+      Buffer.from('{"Text":"hi"}'),
+    );
     expectApiError(answer, 406);
   });
 });
@@ -204,7 +234,10 @@ describe('Prefer picks a documented response', () => {
   });
 
   it('example=otherRepository answers that named example with its status', async () => {
-    const answer = await get('/repos/acme/rocket/issues/comments/15001/assets', { ...TOKEN, prefer: 'example=otherRepository' });
+    const answer = await get('/repos/acme/rocket/issues/comments/15001/assets', {
+      ...TOKEN,
+      prefer: 'example=otherRepository',
+    });
     expect(answer.status).toBe(404);
     expect((json(answer.body) as { message: string }).message).toBe('no matching issue comment found');
   });
@@ -217,7 +250,12 @@ describe('Prefer picks a documented response', () => {
 
   it('code=204 picks E14 update answer over the default 201', async () => {
     const put = (prefer?: string) =>
-      send(url('/user/actions/secrets/DEPLOY_TOKEN'), 'PUT', { ...TOKEN, 'content-type': 'application/json', ...(prefer ? { prefer } : {}) }, Buffer.from('{"data":"s3cr3t"}'));
+      send(
+        url('/user/actions/secrets/DEPLOY_TOKEN'),
+        'PUT',
+        { ...TOKEN, 'content-type': 'application/json', ...(prefer ? { prefer } : {}) },
+        Buffer.from('{"data":"s3cr3t"}'),
+      );
     expect((await put()).status).toBe(201);
     const updated = await put('code=204');
     expect(updated.status).toBe(204);
@@ -225,7 +263,11 @@ describe('Prefer picks a documented response', () => {
   });
 
   it('an undocumented code answers 400 naming the documented ones', async () => {
-    expectApiError(await get('/admin/orgs', { ...TOKEN, prefer: 'code=418' }), 400, 'Prefer: code=418 is not documented for adminGetAllOrgs; documented: 200, 401, 403, 404, 422, 500');
+    expectApiError(
+      await get('/admin/orgs', { ...TOKEN, prefer: 'code=418' }),
+      400,
+      'Prefer: code=418 is not documented for adminGetAllOrgs; documented: 200, 401, 403, 404, 422, 500',
+    );
   });
 
   it('an undocumented example answers 400 naming the documented ones', async () => {
@@ -234,7 +276,11 @@ describe('Prefer picks a documented response', () => {
   });
 
   it('an example of another status than the code asked for answers 400', async () => {
-    expectApiError(await get('/admin/orgs', { ...TOKEN, prefer: 'code=200, example=notSiteAdmin' }), 400, /adminGetAllOrgs 200; documented examples: organizations/);
+    expectApiError(
+      await get('/admin/orgs', { ...TOKEN, prefer: 'code=200, example=notSiteAdmin' }),
+      400,
+      /adminGetAllOrgs 200; documented examples: organizations/,
+    );
   });
 
   it('a malformed code answers 400', async () => {
@@ -243,7 +289,8 @@ describe('Prefer picks a documented response', () => {
 });
 
 describe('pagination on E7, E12 and E19', () => {
-  const names = (body: string): string[] => (json(body) as { name?: string; login?: string }[]).map((o) => o.name ?? o.login ?? '');
+  const names = (body: string): string[] =>
+    (json(body) as { name?: string; login?: string }[]).map((o) => o.name ?? o.login ?? '');
   const link = (page: number, limit = 2) => `${mock.baseUrl}/admin/orgs?limit=${limit}&page=${page}`;
 
   it('answers everything on one page without Link by default', async () => {
@@ -263,7 +310,9 @@ describe('pagination on E7, E12 and E19', () => {
   it('links all four neighbours from a middle page', async () => {
     const answer = await get('/admin/orgs?limit=2&page=2');
     expect(names(answer.body)).toEqual(['copperhead', 'driftwood']);
-    expect(answer.headers.link).toBe(`<${link(3)}>; rel="next",<${link(3)}>; rel="last",<${link(1)}>; rel="first",<${link(1)}>; rel="prev"`);
+    expect(answer.headers.link).toBe(
+      `<${link(3)}>; rel="next",<${link(3)}>; rel="last",<${link(1)}>; rel="first",<${link(1)}>; rel="prev"`,
+    );
   });
 
   it('links first and prev from the last page', async () => {
@@ -276,7 +325,9 @@ describe('pagination on E7, E12 and E19', () => {
     const answer = await get('/admin/orgs?limit=2&page=9');
     expect(json(answer.body)).toEqual([]);
     expect(answer.headers['x-total-count']).toBe('5');
-    expect(answer.headers.link).toBe(`<${mock.baseUrl}/admin/orgs?limit=2&page=1>; rel="first",<${mock.baseUrl}/admin/orgs?limit=2&page=2>; rel="prev"`);
+    expect(answer.headers.link).toBe(
+      `<${mock.baseUrl}/admin/orgs?limit=2&page=1>; rel="first",<${mock.baseUrl}/admin/orgs?limit=2&page=2>; rel="prev"`,
+    );
   });
 
   it('pages team members and package versions too', async () => {
@@ -312,16 +363,31 @@ describe('CORS for browser apps', () => {
   });
 
   it('allows any header a preflight asks for, when the list is header names and at most 2048 characters', async () => {
-    const preflight = (requested: string) => send(url('/admin/orgs'), 'OPTIONS', { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': requested });
+    const preflight = (requested: string) =>
+      send(url('/admin/orgs'), 'OPTIONS', {
+        origin,
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': requested,
+      });
     const asked = await preflight('authorization,traceparent,x-request-id');
     expect(asked.status).toBe(204);
-    expect([asked.headers['access-control-allow-origin'], asked.headers['access-control-allow-credentials']]).toEqual([origin, 'true']);
-    expect(String(asked.headers['access-control-allow-headers']).toLowerCase().split(', ')).toEqual(expect.arrayContaining(['authorization', 'traceparent', 'x-request-id']));
+    expect([asked.headers['access-control-allow-origin'], asked.headers['access-control-allow-credentials']]).toEqual([
+      origin,
+      'true',
+    ]);
+    expect(String(asked.headers['access-control-allow-headers']).toLowerCase().split(', ')).toEqual(
+      expect.arrayContaining(['authorization', 'traceparent', 'x-request-id']),
+    );
     const gitea = 'Authorization, Content-Type, X-Gitea-OTP, Sudo, Prefer, Accept';
     const longest = `x-request-id,${'x'.repeat(2048 - 'x-request-id,'.length)}`;
     expect(String((await preflight(longest)).headers['access-control-allow-headers'])).toContain('x-request-id');
     // Past the bound, or anything but header names: Gitea's own headers only, and the browser refuses the request.
-    for (const requested of [`${longest}x`, 'x-request-id,not a name', 'x-request-id,<script>', 'x-request-id,"quoted"']) {
+    for (const requested of [
+      `${longest}x`,
+      'x-request-id,not a name',
+      'x-request-id,<script>',
+      'x-request-id,"quoted"',
+    ]) {
       expect((await preflight(requested)).headers['access-control-allow-headers'], requested.slice(0, 40)).toBe(gitea);
     }
   });

@@ -16,7 +16,8 @@ const { createGiteaHandlers } = (await import(BUILT)) as MswModule;
 const BASE = 'https://gitea.example.org/api/v1';
 const DOCS = 'https://gitea.example.org/api/swagger';
 const client = (token: string) => createGiteaClient({ baseUrl: BASE, auth: { token } });
-const members = async (token: string) => (await client(token).GET('/teams/{id}/members', { params: { path: { id: 12001 } } })).data?.map((user) => user.login);
+const members = async (token: string) =>
+  (await client(token).GET('/teams/{id}/members', { params: { path: { id: 12001 } } })).data?.map((user) => user.login);
 
 /** Serves `gitea`'s handlers through setupServer for the describe it is called in, refusing any request they do not answer. */
 function served(gitea: ReturnType<typeof createGiteaHandlers>): void {
@@ -43,7 +44,10 @@ describe('createGiteaHandlers with the sandbox, in setupServer', () => {
   afterEach(() => gitea.reset());
 
   it('keeps a write for the credential that made it, and only for it', async () => {
-    const renamed = await client('alice-screen').POST('/admin/users/{username}/rename', { params: { path: { username: 'bob' } }, body: { new_username: 'robert' } });
+    const renamed = await client('alice-screen').POST('/admin/users/{username}/rename', {
+      params: { path: { username: 'bob' } },
+      body: { new_username: 'robert' },
+    });
     expect(renamed.response.status).toBe(204);
     expect(await members('alice-screen')).toEqual(['alice', 'robert', 'caroline']);
     expect(await members('another-screen')).toEqual(['alice', 'bob', 'caroline']);
@@ -54,7 +58,10 @@ describe('createGiteaHandlers with the sandbox, in setupServer', () => {
   });
 
   it('reset() brings every world back to the seed', async () => {
-    await client('alice-screen').POST('/admin/users/{username}/rename', { params: { path: { username: 'bob' } }, body: { new_username: 'robert' } });
+    await client('alice-screen').POST('/admin/users/{username}/rename', {
+      params: { path: { username: 'bob' } },
+      body: { new_username: 'robert' },
+    });
     await gitea.reset();
     expect(await members('alice-screen')).toEqual(['alice', 'bob', 'caroline']);
   });
@@ -71,21 +78,31 @@ describe('createGiteaHandlers with the sandbox, in setupServer', () => {
     expect(invalid.response.status).toBe(422);
     expect(invalid.error).toEqual({ message: expect.stringContaining('permission'), url: DOCS });
 
-    const unknown = await client('alice-screen').GET('/repos/{owner}/{repo}/keys/{id}', { params: { path: { owner: 'acme', repo: 'rocket', id: 999_999 } } });
+    const unknown = await client('alice-screen').GET('/repos/{owner}/{repo}/keys/{id}', {
+      params: { path: { owner: 'acme', repo: 'rocket', id: 999_999 } },
+    });
     expect(unknown.response.status).toBe(404);
     expect(unknown.error).toMatchObject({ message: expect.any(String), url: DOCS });
   });
 
   it('throws the client its ApiError as a real server would', async () => {
     const strict = createGiteaClient({ baseUrl: BASE, auth: { token: 'alice-screen' }, throwOnError: true });
-    const failure = await strict.GET('/repos/{owner}/{repo}/keys/{id}', { params: { path: { owner: 'acme', repo: 'nope', id: 11001 } } }).catch((error: unknown) => error);
+    const failure = await strict
+      .GET('/repos/{owner}/{repo}/keys/{id}', { params: { path: { owner: 'acme', repo: 'nope', id: 11001 } } })
+      .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ApiError);
     expect((failure as ApiError).status).toBe(404);
   });
 
   it('answers the sandbox reset route on the host, and /version without credentials', async () => {
-    await client('alice-screen').POST('/admin/users/{username}/rename', { params: { path: { username: 'bob' } }, body: { new_username: 'robert' } });
-    const reset = await fetch('https://gitea.example.org/__sandbox/reset', { method: 'POST', headers: { authorization: 'token alice-screen' } });
+    await client('alice-screen').POST('/admin/users/{username}/rename', {
+      params: { path: { username: 'bob' } },
+      body: { new_username: 'robert' },
+    });
+    const reset = await fetch('https://gitea.example.org/__sandbox/reset', {
+      method: 'POST',
+      headers: { authorization: 'token alice-screen' },
+    });
     expect(reset.status).toBe(200);
     expect(await members('alice-screen')).toEqual(['alice', 'bob', 'caroline']);
     expect(await (await fetch(`${BASE}/version`)).json()).toEqual({ version: '1.27.0+gitea-contract-mock' });
@@ -102,12 +119,16 @@ describe('createGiteaHandlers with the examples', () => {
     expect(first.response.headers.get('x-total-count')).toBe('5');
     expect(first.response.headers.get('link')).toContain(`<${BASE}/admin/orgs?limit=2&page=2>; rel="next"`);
     const names: string[] = [];
-    for await (const org of paginate(client('x'), '/admin/orgs', { params: { query: { limit: 2 } } })) names.push(org.name ?? '');
+    for await (const org of paginate(client('x'), '/admin/orgs', { params: { query: { limit: 2 } } }))
+      names.push(org.name ?? '');
     expect(names).toHaveLength(5);
   });
 
   it('answers the documented example that Prefer asks for', async () => {
-    const answer = await client('x').GET('/repos/{owner}/{repo}/keys/{id}', { params: { path: { owner: 'acme', repo: 'rocket', id: 11001 } }, headers: { Prefer: 'code=404' } });
+    const answer = await client('x').GET('/repos/{owner}/{repo}/keys/{id}', {
+      params: { path: { owner: 'acme', repo: 'rocket', id: 11001 } },
+      headers: { Prefer: 'code=404' },
+    });
     expect(answer.response.status).toBe(404);
     expect(answer.error).toMatchObject({ url: DOCS });
   });
@@ -119,9 +140,13 @@ describe('createGiteaHandlers with a relative base URL', () => {
   served(gitea);
 
   it('answers /api/v1 on the host the app asks, with links built on it', async () => {
-    const answer = await fetch('http://app.localhost:5173/api/v1/admin/orgs?limit=2', { headers: { authorization: 'token x' } });
+    const answer = await fetch('http://app.localhost:5173/api/v1/admin/orgs?limit=2', {
+      headers: { authorization: 'token x' },
+    });
     expect(answer.status).toBe(200);
-    expect(answer.headers.get('link')).toContain('<http://app.localhost:5173/api/v1/admin/orgs?limit=2&page=2>; rel="next"');
+    expect(answer.headers.get('link')).toContain(
+      '<http://app.localhost:5173/api/v1/admin/orgs?limit=2&page=2>; rel="next"',
+    );
     // Not the API: MSW's onUnhandledRequest: 'error' refuses it.
     const outside = await fetch('http://app.localhost:5173/api/v1x/admin/orgs').catch((error: unknown) => error);
     expect(String(outside)).toContain('Cannot bypass a request');
@@ -130,13 +155,17 @@ describe('createGiteaHandlers with a relative base URL', () => {
 
 describe('createGiteaHandlers with a document given as data', () => {
   // What a browser build takes instead of a file path: here the package's document without E7's path.
-  const document = parse(readFileSync(new URL('../openapi.yaml', import.meta.url), 'utf8'), { maxAliasCount: -1 }) as { paths: Record<string, unknown> };
+  const document = parse(readFileSync(new URL('../openapi.yaml', import.meta.url), 'utf8'), { maxAliasCount: -1 }) as {
+    paths: Record<string, unknown>;
+  };
   delete document.paths['/admin/orgs'];
   const gitea = createGiteaHandlers({ baseUrl: BASE, document });
   served(gitea);
 
   it('answers the operations of that document, and no other', async () => {
-    const key = await client('x').GET('/repos/{owner}/{repo}/keys/{id}', { params: { path: { owner: 'acme', repo: 'rocket', id: 11001 } } });
+    const key = await client('x').GET('/repos/{owner}/{repo}/keys/{id}', {
+      params: { path: { owner: 'acme', repo: 'rocket', id: 11001 } },
+    });
     expect(key.response.status).toBe(200);
     expect((await client('x').GET('/admin/orgs')).response.status).toBe(404);
   });
@@ -144,7 +173,9 @@ describe('createGiteaHandlers with a document given as data', () => {
 
 describe('createGiteaHandlers options', () => {
   it('refuses a base URL that does not end in /api/v1, saying so', () => {
-    expect(() => createGiteaHandlers({ baseUrl: 'https://gitea.example.org/api' })).toThrow('baseUrl must end in /api/v1');
+    expect(() => createGiteaHandlers({ baseUrl: 'https://gitea.example.org/api' })).toThrow(
+      'baseUrl must end in /api/v1',
+    );
     expect(() => createGiteaHandlers({ baseUrl: 'ftp://gitea.example.org/api/v1' })).toThrow(TypeError);
   });
 });
@@ -154,8 +185,12 @@ describe('the browser build', () => {
     const bundle = readFileSync(new URL('../mock/dist/msw.browser.mjs', import.meta.url), 'utf8');
     const licences = readFileSync(new URL('../mock/dist/msw.browser.licenses.txt', import.meta.url), 'utf8');
     expect(bundle.split('\n')[0]).toContain('msw.browser.licenses.txt');
-    const bundled = new Set([...bundle.matchAll(/^\/\/#region .*?node_modules\/((?:@[^/]+\/)?[^/]+)\//gm)].map(([, name]) => name!));
-    const listed = new Set([...licences.matchAll(/^((?:@[^/\s]+\/)?[^@\s]+)@\d[^ ]* \(([^)]+)\)$/gm)].map(([, name]) => name!));
+    const bundled = new Set(
+      [...bundle.matchAll(/^\/\/#region .*?node_modules\/((?:@[^/]+\/)?[^/]+)\//gm)].map(([, name]) => name!),
+    );
+    const listed = new Set(
+      [...licences.matchAll(/^((?:@[^/\s]+\/)?[^@\s]+)@\d[^ ]* \(([^)]+)\)$/gm)].map(([, name]) => name!),
+    );
     expect(bundled.size).toBeGreaterThan(40);
     expect([...bundled].filter((name) => !listed.has(name))).toEqual([]);
     // Prism's own, under Apache-2.0, with its licence's text.

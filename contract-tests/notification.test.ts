@@ -5,9 +5,16 @@ import { describeContract } from './support/contract.js';
 
 describeContract('notification', {
   notifyReadThread: {
-    call: (client, extra) => client.PATCH('/notifications/threads/{id}', { params: { path: { id: '10001' }, query: { 'to-status': 'read' } }, ...extra }),
+    call: (client, extra) =>
+      client.PATCH('/notifications/threads/{id}', {
+        params: { path: { id: '10001' }, query: { 'to-status': 'read' } },
+        ...extra,
+      }),
     invalid: {
-      'an unknown to-status': (client) => client.PATCH('/notifications/threads/{id}', { params: { path: { id: '10001' }, query: { 'to-status': 'archived' as never } } }),
+      'an unknown to-status': (client) =>
+        client.PATCH('/notifications/threads/{id}', {
+          params: { path: { id: '10001' }, query: { 'to-status': 'archived' as never } },
+        }),
     },
   },
 });

@@ -23,7 +23,12 @@ const ours = httpOperations(parsed);
  * object (Prism meets them through its own ref parser), and without descriptions, which Prism's ref
  * parser takes from a `$ref`'s target where OpenAPI 3.1 lets the `$ref`'s own description win.
  */
-const comparable = (operations: unknown): unknown => JSON.parse(JSON.stringify(operations, (key, value: unknown) => (key === 'id' || key === 'x-stoplight' || key === 'description' ? undefined : value)));
+const comparable = (operations: unknown): unknown =>
+  JSON.parse(
+    JSON.stringify(operations, (key, value: unknown) =>
+      key === 'id' || key === 'x-stoplight' || key === 'description' ? undefined : value,
+    ),
+  );
 
 describe('the operation table without Prism', () => {
   it('is what Prism makes of openapi.yaml: every operation, parameter, schema, example and bundled cycle', async () => {
@@ -37,7 +42,10 @@ describe('the operation table without Prism', () => {
 
   it("is what the build's twin of the document holds, which a start with that document reads instead", async () => {
     // mock/dist/document.json, written by the package's build: the global setup keeps it current.
-    const twin = JSON.parse(await readFile(new URL('../mock/dist/document.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+    const twin = JSON.parse(await readFile(new URL('../mock/dist/document.json', import.meta.url), 'utf8')) as Record<
+      string,
+      unknown
+    >;
     const text = await readFile(DOCUMENT, 'utf8');
     expect(Object.keys(twin).sort()).toEqual(['document', 'operations', 'sha256']);
     expect(twin.sha256).toBe(createHash('sha256').update(text).digest('hex'));
@@ -56,15 +64,34 @@ describe('the operation table without Prism', () => {
     expect(route.kind === 'match' && route.op.operationId).toBe('repoGetKey');
     expect(table.route('PUT', '/repos/acme/rocket/keys/11001')).toEqual({ kind: 'method', allowed: ['GET'] });
     expect(table.route('GET', '/nowhere')).toEqual({ kind: 'none' });
-    const marked = table.operations.flatMap((op) => [...op.responses.keys()].filter((status) => table.isBodyOptional(op.operationId, status)).map((status) => `${op.operationId} ${status}`));
-    expect(marked.sort()).toEqual(['issueListIssueCommentAttachments 200', 'issueRemoveAssignees 403', 'renderMarkdown 200', 'repoEditPullRequest 403']);
+    const marked = table.operations.flatMap((op) =>
+      [...op.responses.keys()]
+        .filter((status) => table.isBodyOptional(op.operationId, status))
+        .map((status) => `${op.operationId} ${status}`),
+    );
+    expect(marked.sort()).toEqual([
+      'issueListIssueCommentAttachments 200',
+      'issueRemoveAssignees 403',
+      'renderMarkdown 200',
+      'repoEditPullRequest 403',
+    ]);
   }, 30_000);
 
   it('bundles for a browser with no Node built-in', async () => {
     const entry = fileURLToPath(new URL('../mock/src/front/operations.ts', import.meta.url));
-    const result = await build({ entryPoints: [entry], bundle: true, platform: 'browser', format: 'esm', write: false, metafile: true, logLevel: 'silent' });
+    const result = await build({
+      entryPoints: [entry],
+      bundle: true,
+      platform: 'browser',
+      format: 'esm',
+      write: false,
+      metafile: true,
+      logLevel: 'silent',
+    });
     const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
-    const imports = Object.values(result.metafile.inputs).flatMap((input) => input.imports.map((imported) => imported.path));
+    const imports = Object.values(result.metafile.inputs).flatMap((input) =>
+      input.imports.map((imported) => imported.path),
+    );
     expect(imports.filter((path) => path.startsWith('node:') || builtins.has(path))).toEqual([]);
     expect(result.outputFiles[0]!.text.length).toBeGreaterThan(0);
   }, 30_000);

@@ -7,8 +7,10 @@ describeContract('package', {
   listPackageVersions: {
     call: (client, extra) => client.GET('/packages/{owner}/{type}/{name}', { params: { path: pkg }, ...extra }),
     invalid: {
-      'an unknown package type': (client) => client.GET('/packages/{owner}/{type}/{name}', { params: { path: { ...pkg, type: 'tarball' as never } } }),
-      'a limit above 50': (client) => client.GET('/packages/{owner}/{type}/{name}', { params: { path: pkg, query: { limit: 500 } } }),
+      'an unknown package type': (client) =>
+        client.GET('/packages/{owner}/{type}/{name}', { params: { path: { ...pkg, type: 'tarball' as never } } }),
+      'a limit above 50': (client) =>
+        client.GET('/packages/{owner}/{type}/{name}', { params: { path: pkg, query: { limit: 500 } } }),
     },
   },
 });

@@ -5,7 +5,14 @@
 import fc from 'fast-check';
 import { describe, expect, inject, it } from 'vitest';
 import { createGiteaClient, type GiteaClient } from '../src/index.js';
-import { deref, isObject, listOperations, operationParameters, type Json, type JsonObject } from '../mock/src/contract/document.js';
+import {
+  deref,
+  isObject,
+  listOperations,
+  operationParameters,
+  type Json,
+  type JsonObject,
+} from '../mock/src/contract/document.js';
 import { arbitraryFor, mutationsFor, type Mutation } from './support/arbitraries.js';
 import { doc } from './support/coverage.js';
 
@@ -29,7 +36,8 @@ function parameterSchema(op: ReturnType<typeof listOperations>[number], where: '
     if (param.in !== where) continue;
     const schema = param.schema as JsonObject;
     // A path segment may be any string but one that URL parsing rewrites (the client refuses those).
-    properties[String(param.name)] = where === 'path' && schema.type === 'string' ? { ...schema, minLength: 1, not: { enum: ['.', '..'] } } : schema;
+    properties[String(param.name)] =
+      where === 'path' && schema.type === 'string' ? { ...schema, minLength: 1, not: { enum: ['.', '..'] } } : schema;
     if (param.required) required.push(String(param.name));
   }
   return { type: 'object', properties, required };
@@ -40,15 +48,25 @@ function parameterMutations(schema: JsonObject, where: 'path' | 'query'): Mutati
   const properties = schema.properties as JsonObject;
   return mutationsFor(doc, schema)
     .filter((m) => !m.what.endsWith('missing') && m.what !== 'an unknown field')
-    .filter((m) => !m.what.endsWith('of the wrong type') || (properties[m.what.split(' ')[0]!] as JsonObject).type === 'integer')
+    .filter(
+      (m) =>
+        !m.what.endsWith('of the wrong type') || (properties[m.what.split(' ')[0]!] as JsonObject).type === 'integer',
+    )
     .map((m) => ({ what: `${where} ${m.what}`, apply: m.apply }));
 }
 
-function send(client: GiteaClient, method: string, path: string, parts: Parts, mediaType: string | undefined): ReturnType<Send> {
+function send(
+  client: GiteaClient,
+  method: string,
+  path: string,
+  parts: Parts,
+  mediaType: string | undefined,
+): ReturnType<Send> {
   const init: Record<string, unknown> = { params: { path: parts.path, query: parts.query } };
   if (mediaType === 'multipart/form-data') {
     const form = new FormData();
-    for (const [name, value] of Object.entries((parts.body ?? {}) as JsonObject)) form.append(name, new Blob([String(value)]), `${name}.bin`);
+    for (const [name, value] of Object.entries((parts.body ?? {}) as JsonObject))
+      form.append(name, new Blob([String(value)]), `${name}.bin`);
     init.body = form;
     init.bodySerializer = (body: unknown) => body;
   } else if (parts.body !== undefined) {
@@ -60,7 +78,11 @@ function send(client: GiteaClient, method: string, path: string, parts: Parts, m
 }
 
 describe('property-based: generated requests against the mock', () => {
-  const client = createGiteaClient({ baseUrl: inject('mockBaseUrl'), auth: { token: 'property-test-token' }, retry: 0 });
+  const client = createGiteaClient({
+    baseUrl: inject('mockBaseUrl'),
+    auth: { token: 'property-test-token' },
+    retry: 0,
+  });
 
   for (const op of listOperations(doc)) {
     const id = String(op.operation.operationId);
@@ -68,7 +90,8 @@ describe('property-based: generated requests against the mock', () => {
     const pathSchema = parameterSchema(op, 'path');
     const querySchema = parameterSchema(op, 'query');
     const requestBody = deref(doc, op.operation.requestBody, '').value;
-    const [mediaType, media] = isObject(requestBody) && isObject(requestBody.content) ? (Object.entries(requestBody.content)[0] ?? []) : [];
+    const [mediaType, media] =
+      isObject(requestBody) && isObject(requestBody.content) ? (Object.entries(requestBody.content)[0] ?? []) : [];
     const bodySchema = isObject(media) ? (media.schema as JsonObject) : undefined;
     const request: fc.Arbitrary<Parts> = fc.record({
       path: arbitraryFor(doc, pathSchema) as fc.Arbitrary<JsonObject>,
@@ -79,13 +102,18 @@ describe('property-based: generated requests against the mock', () => {
       ...parameterMutations(pathSchema, 'path').map((mutation) => ({ part: 'path' as const, mutation })),
       ...parameterMutations(querySchema, 'query').map((mutation) => ({ part: 'query' as const, mutation })),
       ...(bodySchema ? mutationsFor(doc, bodySchema).map((mutation) => ({ part: 'body' as const, mutation })) : []),
-    ].filter(({ part, mutation }) => part !== 'body' || mediaType !== 'multipart/form-data' || mutation.what.endsWith('missing'));
+    ].filter(
+      ({ part, mutation }) =>
+        part !== 'body' || mediaType !== 'multipart/form-data' || mutation.what.endsWith('missing'),
+    );
 
     it(`${id}: ${RUNS} valid requests from its schemas answer 2xx (seed ${SEED})`, async () => {
       await fc.assert(
         fc.asyncProperty(request, async (parts) => {
           const { response, error } = await send(client, method, op.path, parts, mediaType);
-          expect(response.status, `${id} ${JSON.stringify(parts)} → ${JSON.stringify(error)}`).toBeGreaterThanOrEqual(200);
+          expect(response.status, `${id} ${JSON.stringify(parts)} → ${JSON.stringify(error)}`).toBeGreaterThanOrEqual(
+            200,
+          );
           expect(response.status, `${id} ${JSON.stringify(parts)} → ${JSON.stringify(error)}`).toBeLessThan(300);
         }),
         { numRuns: RUNS, seed: SEED },
@@ -97,7 +125,10 @@ describe('property-based: generated requests against the mock', () => {
     it(`${id}: ${RUNS} requests with one constraint broken answer 4xx with the error body (seed ${SEED})`, async () => {
       await fc.assert(
         fc.asyncProperty(request, fc.constantFrom(...mutations), async (parts, { part, mutation }) => {
-          const broken: Parts = { ...parts, [part]: mutation.apply(((parts[part] as JsonObject | undefined) ?? {}) as JsonObject) };
+          const broken: Parts = {
+            ...parts,
+            [part]: mutation.apply(((parts[part] as JsonObject | undefined) ?? {}) as JsonObject),
+          };
           const { response, error } = await send(client, method, op.path, broken, mediaType);
           const label = `${id}, ${mutation.what}: ${JSON.stringify(broken)}`;
           expect(response.status, label).toBeGreaterThanOrEqual(400);

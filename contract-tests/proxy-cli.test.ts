@@ -63,7 +63,16 @@ afterAll(async () => {
 describe('gitea-mock --proxy', () => {
   it('streams a 50 MB download without holding it, prints violations under --quiet, and writes the report on exit', async () => {
     const report = join(folder, 'report.json');
-    const proxy = await launch(process.execPath, [CLI, '--proxy', origin, '--port', '0', '--quiet', '--report', report]);
+    const proxy = await launch(process.execPath, [
+      CLI,
+      '--proxy',
+      origin,
+      '--port',
+      '0',
+      '--quiet',
+      '--report',
+      report,
+    ]);
     expect(proxy.output()).toContain(`(proxy to ${origin})`);
     const before = await memory(proxy.child.pid!);
     const hash = createHash('sha256');
@@ -102,7 +111,11 @@ describe('gitea-mock --proxy', () => {
 
     const orgs = await fetch(`${proxy.baseUrl}/admin/orgs`, { headers: { authorization: 'token tok_cli_SECRET' } });
     expect(orgs.headers.get('x-contract-violations')).toBe('1');
-    await expect.poll(() => proxy.output()).toContain('gitea-mock: contract: adminGetAllOrgs GET /api/v1/admin/orgs: 1 violation: response header X-Total-Count is required but missing\n');
+    await expect
+      .poll(() => proxy.output())
+      .toContain(
+        'gitea-mock: contract: adminGetAllOrgs GET /api/v1/admin/orgs: 1 violation: response header X-Total-Count is required but missing\n',
+      );
     expect(await proxy.stop('SIGTERM')).toBe(0);
     expect(proxy.output()).not.toContain('tok_cli_SECRET');
     expect(JSON.parse(await readFile(report, 'utf8'))).toMatchObject({
@@ -117,17 +130,32 @@ describe('gitea-mock --proxy', () => {
     // The same request through a proxy to this file's upstream (no X-Total-Count) and to the contract's own mock.
     const [failing, passing] = await Promise.all([
       launch(process.execPath, [CLI, '--proxy', origin, '--port', '0', '--quiet', '--fail-on-violation']),
-      launch(process.execPath, [CLI, '--proxy', new URL(inject('mockBaseUrl')).origin, '--port', '0', '--quiet', '--fail-on-violation']),
+      launch(process.execPath, [
+        CLI,
+        '--proxy',
+        new URL(inject('mockBaseUrl')).origin,
+        '--port',
+        '0',
+        '--quiet',
+        '--fail-on-violation',
+      ]),
     ]);
     try {
-      const [broken, conforming] = await Promise.all([failing, passing].map((proxy) => fetch(`${proxy.baseUrl}/admin/orgs?limit=2`, { headers })));
-      expect([broken!.headers.get('x-contract-violations'), conforming!.headers.get('x-contract-violations')]).toEqual(['1', '0']);
+      const [broken, conforming] = await Promise.all(
+        [failing, passing].map((proxy) => fetch(`${proxy.baseUrl}/admin/orgs?limit=2`, { headers })),
+      );
+      expect([broken!.headers.get('x-contract-violations'), conforming!.headers.get('x-contract-violations')]).toEqual([
+        '1',
+        '0',
+      ]);
       await Promise.all([broken!.arrayBuffer(), conforming!.arrayBuffer()]);
       // Outside the contract: passed through, and no reason to fail.
       expect((await fetch(`${new URL(passing.baseUrl).origin}/api/v1/version`)).status).toBe(200);
       // SIGTERM as CI stops a background job, SIGINT as Ctrl-C does.
       expect(await failing.stop('SIGTERM')).toBe(1);
-      expect(failing.output()).toContain('gitea-mock: 1 exchange broke the contract: exit code 1 (--fail-on-violation)\n');
+      expect(failing.output()).toContain(
+        'gitea-mock: 1 exchange broke the contract: exit code 1 (--fail-on-violation)\n',
+      );
       expect(await passing.stop('SIGINT')).toBe(0);
       expect(passing.output()).not.toContain('broke the contract');
       expect(failing.output() + passing.output()).not.toContain('tok_fail_SECRET');
@@ -136,7 +164,7 @@ describe('gitea-mock --proxy', () => {
     }
   });
 
-  it('--fail-on-violation: exits 2 when no exchange of the contract was checked: every one got the proxy\'s own 502 (the upstream down), or none came', async () => {
+  it("--fail-on-violation: exits 2 when no exchange of the contract was checked: every one got the proxy's own 502 (the upstream down), or none came", async () => {
     // A port that was free a moment ago: the upstream refuses every connection.
     const down = createServer();
     await new Promise<void>((resolve) => down.listen(0, '127.0.0.1', resolve));
@@ -144,21 +172,42 @@ describe('gitea-mock --proxy', () => {
     await new Promise((resolve) => down.close(resolve));
     const report = join(folder, 'down.json');
     const [unanswered, idle] = await Promise.all([
-      launch(process.execPath, [CLI, '--proxy', downOrigin, '--port', '0', '--quiet', '--fail-on-violation', '--report', report]),
+      launch(process.execPath, [
+        CLI,
+        '--proxy',
+        downOrigin,
+        '--port',
+        '0',
+        '--quiet',
+        '--fail-on-violation',
+        '--report',
+        report,
+      ]),
       launch(process.execPath, [CLI, '--proxy', origin, '--port', '0', '--quiet', '--fail-on-violation']),
     ]);
     try {
       for (const path of ['/admin/orgs', '/repos/acme/rocket/keys/11001']) {
         const answer = await fetch(`${unanswered.baseUrl}${path}`, { headers: { authorization: 'token tok_down' } });
-        expect([answer.status, ((await answer.json()) as { message: string }).message]).toEqual([502, `the upstream ${downOrigin.slice(7)} failed: ECONNREFUSED`]);
+        expect([answer.status, ((await answer.json()) as { message: string }).message]).toEqual([
+          502,
+          `the upstream ${downOrigin.slice(7)} failed: ECONNREFUSED`,
+        ]);
       }
       // Outside the contract: neither checked nor counted as unanswered.
       expect((await fetch(`${new URL(unanswered.baseUrl).origin}/api/v1/version`)).status).toBe(502);
       expect(await unanswered.stop('SIGTERM')).toBe(2);
-      expect(unanswered.output()).toContain('gitea-mock: no exchange of the contract was checked: 2 exchanges of the contract got no answer from the upstream (the proxy answered them itself): exit code 2 (--fail-on-violation)\n');
-      expect(JSON.parse(await readFile(report, 'utf8'))).toMatchObject({ operations: {}, notAnswered: { exchanges: 2 }, notInContract: { exchanges: 1 } });
+      expect(unanswered.output()).toContain(
+        'gitea-mock: no exchange of the contract was checked: 2 exchanges of the contract got no answer from the upstream (the proxy answered them itself): exit code 2 (--fail-on-violation)\n',
+      );
+      expect(JSON.parse(await readFile(report, 'utf8'))).toMatchObject({
+        operations: {},
+        notAnswered: { exchanges: 2 },
+        notInContract: { exchanges: 1 },
+      });
       expect(await idle.stop('SIGTERM')).toBe(2);
-      expect(idle.output()).toContain('gitea-mock: no exchange of the contract was checked: none went through the proxy: exit code 2 (--fail-on-violation)\n');
+      expect(idle.output()).toContain(
+        'gitea-mock: no exchange of the contract was checked: none went through the proxy: exit code 2 (--fail-on-violation)\n',
+      );
     } finally {
       await Promise.all([unanswered.stop('SIGKILL'), idle.stop('SIGKILL')]);
     }
@@ -168,13 +217,26 @@ describe('gitea-mock --proxy', () => {
     const gone = await mkdtemp(join(folder, 'gone-'));
     // A report path that is a folder is refused at start too.
     expect(outputFileProblem(gone)).toBe(`${gone} is a folder`);
-    const proxy = await launch(process.execPath, [CLI, '--proxy', origin, '--port', '0', '--quiet', '--report', join(gone, 'report.json')]);
+    const proxy = await launch(process.execPath, [
+      CLI,
+      '--proxy',
+      origin,
+      '--port',
+      '0',
+      '--quiet',
+      '--report',
+      join(gone, 'report.json'),
+    ]);
     try {
-      await (await fetch(`${proxy.baseUrl}/repos/acme/rocket/keys/11001`, { headers: { authorization: 'token tok_gone' } })).arrayBuffer();
+      await (
+        await fetch(`${proxy.baseUrl}/repos/acme/rocket/keys/11001`, { headers: { authorization: 'token tok_gone' } })
+      ).arrayBuffer();
       await rm(gone, { recursive: true });
       expect(await proxy.stop('SIGTERM')).toBe(1);
       const lines = proxy.output().trimEnd().split('\n');
-      expect(lines.at(-1)).toBe(`gitea-mock: the report was not written: ENOENT: no such file or directory, open '${join(gone, 'report.json')}'`);
+      expect(lines.at(-1)).toBe(
+        `gitea-mock: the report was not written: ENOENT: no such file or directory, open '${join(gone, 'report.json')}'`,
+      );
       expect(proxy.output()).not.toMatch(/\n\s+at /);
     } finally {
       await proxy.stop('SIGKILL');
@@ -182,39 +244,100 @@ describe('gitea-mock --proxy', () => {
   });
 
   it.each([
-    ['a reason phrase Node refuses to write', [], 'HTTP/1.1 200 O\x7fK', 'the reason phrase holds a character HTTP does not allow'],
+    [
+      'a reason phrase Node refuses to write',
+      [],
+      'HTTP/1.1 200 O\x7fK',
+      'the reason phrase holds a character HTTP does not allow',
+    ],
     // With Node's lenient parser (NODE_OPTIONS=--insecure-http-parser), a header value too.
-    ['a header value Node refuses to write', ['--insecure-http-parser'], 'HTTP/1.1 200 OK\r\nX-Bad: a\x7fb', 'the header "X-Bad" holds a character HTTP does not allow'],
-  ])('an upstream sending %s: the process answers 502 naming it, keeps serving, and writes its report on exit', async (_what, nodeOptions, statusLine, problem) => {
-    let answers = 0;
-    const broken = await rawUpstream((socket) => socket.end(`${answers++ === 0 ? statusLine : 'HTTP/1.1 200 OK'}\r\nContent-Type: application/json\r\nX-Total-Count: 0\r\nContent-Length: 2\r\nConnection: close\r\n\r\n[]`, 'latin1'));
-    const report = join(folder, `report-${nodeOptions.length}.json`);
-    const proxy = await launch(process.execPath, [...nodeOptions, CLI, '--proxy', broken.origin, '--port', '0', '--quiet', '--report', report]);
-    try {
-      const first = await fetch(`${proxy.baseUrl}/admin/orgs`, { headers: { authorization: 'token tok_broken' } });
-      expect([first.status, ((await first.json()) as { message: string }).message]).toEqual([502, `the upstream ${broken.origin.slice(7)} sent an answer that cannot be passed on: ${problem}`]);
-      const second = await fetch(`${proxy.baseUrl}/admin/orgs`, { headers: { authorization: 'token tok_broken' } });
-      expect([second.status, await second.text()]).toEqual([200, '[]']);
-      expect(proxy.child.exitCode).toBeNull();
-      expect(await proxy.stop('SIGTERM')).toBe(0);
-      expect(JSON.parse(await readFile(report, 'utf8'))).toMatchObject({ operations: { adminGetAllOrgs: { exchanges: 2 } } });
-    } finally {
-      await proxy.stop('SIGKILL');
-      await broken.close();
-    }
-  });
+    [
+      'a header value Node refuses to write',
+      ['--insecure-http-parser'],
+      'HTTP/1.1 200 OK\r\nX-Bad: a\x7fb',
+      'the header "X-Bad" holds a character HTTP does not allow',
+    ],
+  ])(
+    'an upstream sending %s: the process answers 502 naming it, keeps serving, and writes its report on exit',
+    async (_what, nodeOptions, statusLine, problem) => {
+      let answers = 0;
+      const broken = await rawUpstream((socket) =>
+        socket.end(
+          `${answers++ === 0 ? statusLine : 'HTTP/1.1 200 OK'}\r\nContent-Type: application/json\r\nX-Total-Count: 0\r\nContent-Length: 2\r\nConnection: close\r\n\r\n[]`,
+          'latin1',
+        ),
+      );
+      const report = join(folder, `report-${nodeOptions.length}.json`);
+      const proxy = await launch(process.execPath, [
+        ...nodeOptions,
+        CLI,
+        '--proxy',
+        broken.origin,
+        '--port',
+        '0',
+        '--quiet',
+        '--report',
+        report,
+      ]);
+      try {
+        const first = await fetch(`${proxy.baseUrl}/admin/orgs`, { headers: { authorization: 'token tok_broken' } });
+        expect([first.status, ((await first.json()) as { message: string }).message]).toEqual([
+          502,
+          `the upstream ${broken.origin.slice(7)} sent an answer that cannot be passed on: ${problem}`,
+        ]);
+        const second = await fetch(`${proxy.baseUrl}/admin/orgs`, { headers: { authorization: 'token tok_broken' } });
+        expect([second.status, await second.text()]).toEqual([200, '[]']);
+        expect(proxy.child.exitCode).toBeNull();
+        expect(await proxy.stop('SIGTERM')).toBe(0);
+        expect(JSON.parse(await readFile(report, 'utf8'))).toMatchObject({
+          operations: { adminGetAllOrgs: { exchanges: 2 } },
+        });
+      } finally {
+        await proxy.stop('SIGKILL');
+        await broken.close();
+      }
+    },
+  );
 
   it.each([
-    [['--proxy', 'http://gitea.example.org'], 1, "gitea-mock: cannot start: --proxy http://gitea.example.org is plain http: clients' credentials would cross the network in clear; use https, or --allow-insecure-upstream\n"],
-    [['--strict'], 2, 'gitea-mock: --strict, --report, --fail-on-violation, --allow-insecure-upstream, --upstream-timeout, --exchange-timeout, --upstream-connections, --cors-origin and --forward-cookies go with --proxy'],
+    [
+      ['--proxy', 'http://gitea.example.org'],
+      1,
+      "gitea-mock: cannot start: --proxy http://gitea.example.org is plain http: clients' credentials would cross the network in clear; use https, or --allow-insecure-upstream\n",
+    ],
+    [
+      ['--strict'],
+      2,
+      'gitea-mock: --strict, --report, --fail-on-violation, --allow-insecure-upstream, --upstream-timeout, --exchange-timeout, --upstream-connections, --cors-origin and --forward-cookies go with --proxy',
+    ],
     [['--fail-on-violation'], 2, 'gitea-mock: --strict, --report, --fail-on-violation'],
     [['--cors-origin', 'https://app.example.org'], 2, 'gitea-mock: --strict, --report'],
-    [['--proxy', 'https://gitea.example.org', '--cors-origin', 'https://app.example.org/'], 2, 'gitea-mock: --cors-origin: "https://app.example.org/" is not an origin: give the scheme, host and port only, such as https://app.example.org'],
-    [['--proxy', 'https://gitea.example.org', '--upstream-connections', '0'], 2, 'gitea-mock: invalid --upstream-connections "0": give a whole number from 1'],
-    [['--proxy', 'https://gitea.example.org', '--exchange-timeout', '1.5'], 2, 'gitea-mock: invalid --exchange-timeout "1.5": give whole seconds from 1'],
-    [['--proxy', 'https://gitea.example.org', '--sandbox'], 2, 'gitea-mock: --proxy answers from the upstream: it does not go with --sandbox or --dynamic'],
+    [
+      ['--proxy', 'https://gitea.example.org', '--cors-origin', 'https://app.example.org/'],
+      2,
+      'gitea-mock: --cors-origin: "https://app.example.org/" is not an origin: give the scheme, host and port only, such as https://app.example.org',
+    ],
+    [
+      ['--proxy', 'https://gitea.example.org', '--upstream-connections', '0'],
+      2,
+      'gitea-mock: invalid --upstream-connections "0": give a whole number from 1',
+    ],
+    [
+      ['--proxy', 'https://gitea.example.org', '--exchange-timeout', '1.5'],
+      2,
+      'gitea-mock: invalid --exchange-timeout "1.5": give whole seconds from 1',
+    ],
+    [
+      ['--proxy', 'https://gitea.example.org', '--sandbox'],
+      2,
+      'gitea-mock: --proxy answers from the upstream: it does not go with --sandbox or --dynamic',
+    ],
     // Written when it stops: a folder that is not there is refused now, not found missing then.
-    [['--proxy', 'https://gitea.example.org', '--report', '/nonexistent-gitea-contract/report.json'], 2, 'gitea-mock: --report /nonexistent-gitea-contract/report.json: cannot write in /nonexistent-gitea-contract (ENOENT)\n'],
+    [
+      ['--proxy', 'https://gitea.example.org', '--report', '/nonexistent-gitea-contract/report.json'],
+      2,
+      'gitea-mock: --report /nonexistent-gitea-contract/report.json: cannot write in /nonexistent-gitea-contract (ENOENT)\n',
+    ],
   ])('refuses %j', async (args, code, message) => {
     const failure = await promisify(execFile)(process.execPath, [CLI, ...args, '--port', '0']).then(
       () => undefined,

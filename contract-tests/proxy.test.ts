@@ -21,15 +21,27 @@ const TOKEN = 'tok_proxy_SECRET_4f1e9a';
 const AUTH = { authorization: `token ${TOKEN}` };
 
 /** A proxy in-process to `upstream`, with the violation lines it printed. */
-async function proxyTo(upstream: string, extra: { strict?: boolean; report?: string; timeoutMs?: number } = {}): Promise<{ proxy: MockServer; lines: string[] }> {
+async function proxyTo(
+  upstream: string,
+  extra: { strict?: boolean; report?: string; timeoutMs?: number } = {},
+): Promise<{ proxy: MockServer; lines: string[] }> {
   const lines: string[] = [];
-  const proxy = await startMockServer({ port: 0, proxy: { upstream, onViolations: (line) => lines.push(line), ...extra } });
+  const proxy = await startMockServer({
+    port: 0,
+    proxy: { upstream, onViolations: (line) => lines.push(line), ...extra },
+  });
   return { proxy, lines };
 }
 
 /** What must match between a direct answer and the proxied one: all but connection-level and per-answer headers. */
 function comparable(answer: RawResponse): { status: number; body: string; headers: Record<string, unknown> } {
-  const headers = Object.fromEntries(Object.entries(answer.headers).filter(([name]) => !['date', 'connection', 'keep-alive', 'transfer-encoding', 'x-contract-violations'].includes(name) && !name.startsWith('access-control-')));
+  const headers = Object.fromEntries(
+    Object.entries(answer.headers).filter(
+      ([name]) =>
+        !['date', 'connection', 'keep-alive', 'transfer-encoding', 'x-contract-violations'].includes(name) &&
+        !name.startsWith('access-control-'),
+    ),
+  );
   return { status: answer.status, body: answer.body, headers };
 }
 
@@ -50,27 +62,52 @@ describe('a conforming upstream (the examples mock)', () => {
 
   const multipart = (): { body: Buffer; type: string } => {
     const boundary = 'proxy-boundary-1234';
-    const body = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="attachment"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nhello\r\n--${boundary}--\r\n`);
+    const body = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="attachment"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nhello\r\n--${boundary}--\r\n`,
+    );
     return { body, type: `multipart/form-data; boundary=${boundary}` };
   };
   const requests: [string, string, Record<string, string>, Buffer | undefined][] = [
     ['GET', '/repos/acme/rocket/keys/11001', {}, undefined],
     ['GET', '/admin/orgs?limit=2&page=2', {}, undefined],
-    ['PATCH', '/repos/acme/rocket/hooks/4001', { 'content-type': 'application/json' }, Buffer.from('{"active":true,"events":["push"]}')],
-    ['POST', '/markdown', { 'content-type': 'application/json' }, Buffer.from('{"Text":"Fixed in #42","Mode":"comment"}')],
+    [
+      'PATCH',
+      '/repos/acme/rocket/hooks/4001',
+      { 'content-type': 'application/json' },
+      Buffer.from('{"active":true,"events":["push"]}'),
+    ],
+    [
+      'POST',
+      '/markdown',
+      { 'content-type': 'application/json' },
+      Buffer.from('{"Text":"Fixed in #42","Mode":"comment"}'),
+    ],
     ['PATCH', '/notifications/threads/10001?to-status=pinned', {}, undefined],
     ['GET', '/repos/acme/rocket/issues/comments/15099/assets', { prefer: 'code=404' }, undefined],
-    ['POST', '/repos/acme/rocket/releases/14001/assets?name=a.txt', { 'content-type': multipart().type }, multipart().body],
-    ['PUT', '/user/actions/secrets/DEPLOY_TOKEN', { 'content-type': 'application/json' }, Buffer.from('{"data":"s3cr3t-value"}')],
+    [
+      'POST',
+      '/repos/acme/rocket/releases/14001/assets?name=a.txt',
+      { 'content-type': multipart().type },
+      multipart().body,
+    ],
+    [
+      'PUT',
+      '/user/actions/secrets/DEPLOY_TOKEN',
+      { 'content-type': 'application/json' },
+      Buffer.from('{"data":"s3cr3t-value"}'),
+    ],
   ];
 
-  it.each(requests)('%s %s: the upstream answer, byte for byte, with nothing reported', async (method, path, headers, body) => {
-    const direct = await send(new URL(`${upstream.baseUrl}${path}`), method, { ...AUTH, ...headers }, body);
-    const proxied = await send(new URL(`${proxy.baseUrl}${path}`), method, { ...AUTH, ...headers }, body);
-    expect(comparable(proxied)).toEqual(comparable(direct));
-    expect(proxied.headers['x-contract-violations']).toBe('0');
-    expect(lines).toEqual([]);
-  });
+  it.each(requests)(
+    '%s %s: the upstream answer, byte for byte, with nothing reported',
+    async (method, path, headers, body) => {
+      const direct = await send(new URL(`${upstream.baseUrl}${path}`), method, { ...AUTH, ...headers }, body);
+      const proxied = await send(new URL(`${proxy.baseUrl}${path}`), method, { ...AUTH, ...headers }, body);
+      expect(comparable(proxied)).toEqual(comparable(direct));
+      expect(proxied.headers['x-contract-violations']).toBe('0');
+      expect(lines).toEqual([]);
+    },
+  );
 
   it('lets requests outside the 20 operations through untouched, uncounted as violations', async () => {
     const direct = await send(new URL(`${upstream.origin}/favicon.ico`), 'GET', {});
@@ -80,7 +117,12 @@ describe('a conforming upstream (the examples mock)', () => {
   });
 
   it('reports a request that breaks the document, and still forwards it by default', async () => {
-    const answer = await send(new URL(`${proxy.baseUrl}/repos/acme/rocket/collaborators/bob?token=${TOKEN}`), 'PUT', { 'content-type': 'application/json' }, Buffer.from('{"permission":"owner"}'));
+    const answer = await send(
+      new URL(`${proxy.baseUrl}/repos/acme/rocket/collaborators/bob?token=${TOKEN}`),
+      'PUT',
+      { 'content-type': 'application/json' },
+      Buffer.from('{"permission":"owner"}'),
+    );
     // The upstream's own refusal came back: it wants credentials first.
     expect(answer.status).toBe(401);
     expect(answer.headers['x-contract-violations']).toBe('2');
@@ -98,7 +140,11 @@ describe('a conforming upstream (the examples mock)', () => {
       notInContract: { exchanges: 1 },
       operations: {
         repoGetKey: { exchanges: 1, withViolations: 0, violations: {} },
-        repoAddCollaborator: { exchanges: 1, withViolations: 1, violations: { 'request.headers': 1, 'request.body': 1 } },
+        repoAddCollaborator: {
+          exchanges: 1,
+          withViolations: 1,
+          violations: { 'request.headers': 1, 'request.body': 1 },
+        },
       },
     });
     expect(JSON.stringify(report)).not.toContain(TOKEN);
@@ -108,11 +154,18 @@ describe('a conforming upstream (the examples mock)', () => {
 describe('an upstream that breaks the document', () => {
   const ORG = { id: 2001, name: 'acme', full_name: 'Acme Rockets', username: 'acme', visibility: 'public' };
   const planted: Record<string, (res: ServerResponse) => void> = {
-    '/api/v1/admin/orgs': (res) => res.writeHead(200, { 'content-type': 'application/json;charset=utf-8' }).end(JSON.stringify([ORG])), // no X-Total-Count
-    '/api/v1/repos/acme/rocket/keys/11001': (res) => res.writeHead(200, { 'content-type': 'application/json;charset=utf-8', 'x-echo': 'kept' }).end('{"id":"11001","title":"ci-runner"}'), // id is a string
-    '/api/v1/teams/12001/members': (res) => res.writeHead(418, { 'content-type': 'application/json;charset=utf-8' }).end('{"message":"teapot","url":"x"}'), // undeclared status
-    '/api/v1/repos/acme/rocket/actions/workflows/build.yml': (res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('name: build'), // undeclared media type
-    '/api/v1/version': (res) => res.writeHead(200, { 'content-type': 'application/json;charset=utf-8' }).end('{"version":"1.26.2"}\n'),
+    '/api/v1/admin/orgs': (res) =>
+      res.writeHead(200, { 'content-type': 'application/json;charset=utf-8' }).end(JSON.stringify([ORG])), // no X-Total-Count
+    '/api/v1/repos/acme/rocket/keys/11001': (res) =>
+      res
+        .writeHead(200, { 'content-type': 'application/json;charset=utf-8', 'x-echo': 'kept' })
+        .end('{"id":"11001","title":"ci-runner"}'), // id is a string
+    '/api/v1/teams/12001/members': (res) =>
+      res.writeHead(418, { 'content-type': 'application/json;charset=utf-8' }).end('{"message":"teapot","url":"x"}'), // undeclared status
+    '/api/v1/repos/acme/rocket/actions/workflows/build.yml': (res) =>
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('name: build'), // undeclared media type
+    '/api/v1/version': (res) =>
+      res.writeHead(200, { 'content-type': 'application/json;charset=utf-8' }).end('{"version":"1.26.2"}\n'),
   };
   let upstream: { server: Server; origin: string };
   let proxy: MockServer;
@@ -130,10 +183,22 @@ describe('an upstream that breaks the document', () => {
   });
 
   it.each([
-    ['/admin/orgs', 'adminGetAllOrgs GET /api/v1/admin/orgs: 1 violation: response header X-Total-Count is required but missing'],
-    ['/repos/acme/rocket/keys/11001', 'repoGetKey GET /api/v1/repos/acme/rocket/keys/11001: 1 violation: response body /id must be integer'],
-    ['/teams/12001/members', 'orgListTeamMembers GET /api/v1/teams/12001/members: 1 violation: response status 418 is not declared (declared: 200, 401, 403, 404, 422, 500)'],
-    ['/repos/acme/rocket/actions/workflows/build.yml', 'ActionsGetWorkflow GET /api/v1/repos/acme/rocket/actions/workflows/build.yml: 1 violation: response content type text/plain is not declared (declared: application/json)'],
+    [
+      '/admin/orgs',
+      'adminGetAllOrgs GET /api/v1/admin/orgs: 1 violation: response header X-Total-Count is required but missing',
+    ],
+    [
+      '/repos/acme/rocket/keys/11001',
+      'repoGetKey GET /api/v1/repos/acme/rocket/keys/11001: 1 violation: response body /id must be integer',
+    ],
+    [
+      '/teams/12001/members',
+      'orgListTeamMembers GET /api/v1/teams/12001/members: 1 violation: response status 418 is not declared (declared: 200, 401, 403, 404, 422, 500)',
+    ],
+    [
+      '/repos/acme/rocket/actions/workflows/build.yml',
+      'ActionsGetWorkflow GET /api/v1/repos/acme/rocket/actions/workflows/build.yml: 1 violation: response content type text/plain is not declared (declared: application/json)',
+    ],
   ])('GET %s: reported with its location, and the answer passed through unchanged', async (path, line) => {
     const direct = await send(new URL(`${upstream.origin}/api/v1${path}`), 'GET', AUTH);
     const proxied = await send(new URL(`${proxy.baseUrl}${path}`), 'GET', AUTH);
@@ -142,7 +207,7 @@ describe('an upstream that breaks the document', () => {
     expect(lines.at(-1)).toBe(line);
   });
 
-  it('GET /version is the upstream\'s, passed through unchecked: the mock does not answer it in proxy mode', async () => {
+  it("GET /version is the upstream's, passed through unchecked: the mock does not answer it in proxy mode", async () => {
     const proxied = await send(new URL(`${proxy.baseUrl}/version`), 'GET', {});
     expect([proxied.status, proxied.body]).toEqual([200, '{"version":"1.26.2"}\n']);
     expect(proxied.headers['x-contract-violations']).toBeUndefined();
@@ -157,12 +222,25 @@ describe('an upstream that breaks the document', () => {
     });
     const { proxy: strict, lines: strictLines } = await proxyTo(counting.origin, { strict: true });
     try {
-      const refused = await send(new URL(`${strict.baseUrl}/repos/acme/rocket/collaborators/bob`), 'PUT', { ...AUTH, 'content-type': 'application/json' }, Buffer.from('{"permission":"owner"}'));
+      const refused = await send(
+        new URL(`${strict.baseUrl}/repos/acme/rocket/collaborators/bob`),
+        'PUT',
+        { ...AUTH, 'content-type': 'application/json' },
+        Buffer.from('{"permission":"owner"}'),
+      );
       expect(refused.status).toBe(422);
-      expect(JSON.parse(refused.body)).toEqual({ message: expect.stringMatching(/^the request breaks the document: request body\.permission: /), url: `${strict.origin}/api/swagger` });
+      expect(JSON.parse(refused.body)).toEqual({
+        message: expect.stringMatching(/^the request breaks the document: request body\.permission: /),
+        url: `${strict.origin}/api/swagger`,
+      });
       expect(received).toEqual([]);
       expect(strictLines).toHaveLength(1);
-      const passed = await send(new URL(`${strict.baseUrl}/repos/acme/rocket/collaborators/bob`), 'PUT', { ...AUTH, 'content-type': 'application/json' }, Buffer.from('{"permission":"read"}'));
+      const passed = await send(
+        new URL(`${strict.baseUrl}/repos/acme/rocket/collaborators/bob`),
+        'PUT',
+        { ...AUTH, 'content-type': 'application/json' },
+        Buffer.from('{"permission":"read"}'),
+      );
       expect([passed.status, received]).toEqual([204, ['/api/v1/repos/acme/rocket/collaborators/bob']]);
     } finally {
       await strict.close();
@@ -182,7 +260,10 @@ describe('an upstream that fails', () => {
     try {
       const failed = await send(new URL(`${proxy.baseUrl}/admin/orgs`), 'GET', AUTH);
       expect(failed.status).toBe(502);
-      expect(JSON.parse(failed.body)).toEqual({ message: `the upstream 127.0.0.1:${new URL(upstream.origin).port} failed: ECONNRESET`, url: `${proxy.origin}/api/swagger` });
+      expect(JSON.parse(failed.body)).toEqual({
+        message: `the upstream 127.0.0.1:${new URL(upstream.origin).port} failed: ECONNRESET`,
+        url: `${proxy.origin}/api/swagger`,
+      });
       expect((await send(new URL(`${proxy.baseUrl}/admin/orgs`), 'GET', AUTH)).status).toBe(200);
     } finally {
       await proxy.close();
@@ -196,7 +277,9 @@ describe('an upstream that fails', () => {
     try {
       const answer = await send(new URL(`${proxy.baseUrl}/admin/orgs`), 'GET', AUTH);
       expect(answer.status).toBe(504);
-      expect(JSON.parse(answer.body).message).toBe(`the upstream 127.0.0.1:${new URL(upstream.origin).port} sent nothing for 0.3 s`);
+      expect(JSON.parse(answer.body).message).toBe(
+        `the upstream 127.0.0.1:${new URL(upstream.origin).port} sent nothing for 0.3 s`,
+      );
     } finally {
       await proxy.close();
       await close(upstream.server);
@@ -207,7 +290,10 @@ describe('an upstream that fails', () => {
     const { proxy } = await proxyTo('http://127.0.0.1:9');
     try {
       const answer = await send(new URL(`${proxy.baseUrl}/admin/orgs`), 'GET', AUTH);
-      expect([answer.status, JSON.parse(answer.body).message]).toEqual([502, 'the upstream 127.0.0.1:9 failed: ECONNREFUSED']);
+      expect([answer.status, JSON.parse(answer.body).message]).toEqual([
+        502,
+        'the upstream 127.0.0.1:9 failed: ECONNREFUSED',
+      ]);
     } finally {
       await proxy.close();
     }
@@ -219,7 +305,9 @@ describe('an upstream that fails', () => {
     try {
       const answer = await send(new URL(`${proxy.baseUrl}/admin/orgs`), 'GET', AUTH);
       expect(answer.status).toBe(502);
-      expect(JSON.parse(answer.body).message).toMatch(/^the upstream 127\.0\.0\.1:\d+ failed: EPROTO \(TLS: wrong version number: does the server speak plain http\?\)$/);
+      expect(JSON.parse(answer.body).message).toMatch(
+        /^the upstream 127\.0\.0\.1:\d+ failed: EPROTO \(TLS: wrong version number: does the server speak plain http\?\)$/,
+      );
     } finally {
       await proxy.close();
       await close(plain.server);
@@ -228,17 +316,24 @@ describe('an upstream that fails', () => {
 });
 
 describe('an upstream whose certificate Node does not accept', () => {
-  const orgs = (_req: IncomingMessage, res: ServerResponse) => res.writeHead(200, { 'content-type': 'application/json', 'x-total-count': '0' }).end('[]');
+  const orgs = (_req: IncomingMessage, res: ServerResponse) =>
+    res.writeHead(200, { 'content-type': 'application/json', 'x-total-count': '0' }).end('[]');
 
   it.each([
-    ['self-signed', 'DEPTH_ZERO_SELF_SIGNED_CERT (TLS: self-signed certificate: if you trust the server, set NODE_EXTRA_CA_CERTS to a PEM file of its CA certificate and start again)'],
+    [
+      'self-signed',
+      'DEPTH_ZERO_SELF_SIGNED_CERT (TLS: self-signed certificate: if you trust the server, set NODE_EXTRA_CA_CERTS to a PEM file of its CA certificate and start again)',
+    ],
     ['expired', 'CERT_HAS_EXPIRED (TLS: certificate has expired)'],
   ] as const)('%s: 502 with the TLS reason, and what to try where there is something', async (kind, reason) => {
     const upstream = await startTlsServer(kind, orgs);
     const { proxy } = await proxyTo(upstream.origin);
     try {
       const answer = await send(new URL(`${proxy.baseUrl}/admin/orgs`), 'GET', AUTH);
-      expect([answer.status, JSON.parse(answer.body).message]).toEqual([502, `the upstream ${upstream.origin.slice('https://'.length)} failed: ${reason}`]);
+      expect([answer.status, JSON.parse(answer.body).message]).toEqual([
+        502,
+        `the upstream ${upstream.origin.slice('https://'.length)} failed: ${reason}`,
+      ]);
       expect(upstream.paths).toEqual([]);
     } finally {
       await proxy.close();
@@ -249,7 +344,10 @@ describe('an upstream whose certificate Node does not accept', () => {
   it('self-signed, with its certificate in NODE_EXTRA_CA_CERTS as the advice says: the answer comes through', async () => {
     const upstream = await startTlsServer('self-signed', orgs);
     const cli = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
-    const proxy = await launch(process.execPath, [cli, '--port', '0', '--quiet', '--proxy', upstream.origin], { ...process.env, NODE_EXTRA_CA_CERTS: upstream.caFile });
+    const proxy = await launch(process.execPath, [cli, '--port', '0', '--quiet', '--proxy', upstream.origin], {
+      ...process.env,
+      NODE_EXTRA_CA_CERTS: upstream.caFile,
+    });
     try {
       const answer = await send(new URL(`${proxy.baseUrl}/admin/orgs`), 'GET', AUTH);
       expect([answer.status, answer.body]).toEqual([200, '[]']);
@@ -265,17 +363,28 @@ describe('secrets and upstreams', () => {
   it('never shows a token, a query token or a secret field in a log line or header', async () => {
     const upstream = await listen((req, res) => {
       req.resume();
-      res.writeHead(400, { 'content-type': 'application/json;charset=utf-8' }).end('{"message":"invalid variable or secret name","url":"https://gitea.example.org/api/swagger"}');
+      res
+        .writeHead(400, { 'content-type': 'application/json;charset=utf-8' })
+        .end('{"message":"invalid variable or secret name","url":"https://gitea.example.org/api/swagger"}');
     });
     const { proxy, lines } = await proxyTo(upstream.origin);
     const secretValue = 'zz-secret-field-value-77';
     try {
-      const answer = await send(new URL(`${proxy.baseUrl}/user/actions/secrets/NPM_TOKEN?token=${TOKEN}`), 'PUT', { authorization: `Basic ${Buffer.from(`alice:${TOKEN}`).toString('base64')}`, 'content-type': 'application/json' }, Buffer.from(JSON.stringify({ data: secretValue, unknown: secretValue })));
+      const answer = await send(
+        new URL(`${proxy.baseUrl}/user/actions/secrets/NPM_TOKEN?token=${TOKEN}`),
+        'PUT',
+        {
+          authorization: `Basic ${Buffer.from(`alice:${TOKEN}`).toString('base64')}`,
+          'content-type': 'application/json',
+        },
+        Buffer.from(JSON.stringify({ data: secretValue, unknown: secretValue })),
+      );
       // One violation (the unknown field); the upstream's 400 is declared.
       expect(answer.headers['x-contract-violations']).toBe('1');
       expect(lines).toHaveLength(1);
       for (const text of [...lines, JSON.stringify(answer.headers)]) {
-        for (const secret of [TOKEN, secretValue, Buffer.from(`alice:${TOKEN}`).toString('base64')]) expect(text).not.toContain(secret);
+        for (const secret of [TOKEN, secretValue, Buffer.from(`alice:${TOKEN}`).toString('base64')])
+          expect(text).not.toContain(secret);
       }
     } finally {
       await proxy.close();
@@ -287,9 +396,17 @@ describe('secrets and upstreams', () => {
     ['https://gitea.example.org', false, undefined],
     ['http://127.0.0.1:3000', false, undefined],
     ['http://localhost:3000', false, undefined],
-    ['http://gitea.example.org', false, '--proxy http://gitea.example.org is plain http: clients\' credentials would cross the network in clear; use https, or --allow-insecure-upstream'],
+    [
+      'http://gitea.example.org',
+      false,
+      "--proxy http://gitea.example.org is plain http: clients' credentials would cross the network in clear; use https, or --allow-insecure-upstream",
+    ],
     ['http://gitea.example.org', true, undefined],
-    ['https://gitea.example.org/api/v1', false, '--proxy takes the upstream origin only (such as https://gitea.example.org); /api/v1 is kept from each request'],
+    [
+      'https://gitea.example.org/api/v1',
+      false,
+      '--proxy takes the upstream origin only (such as https://gitea.example.org); /api/v1 is kept from each request',
+    ],
     ['https://u:pw@gitea.example.org', false, '--proxy must not carry credentials: clients send their own'],
     ['gitea.example.org', false, '--proxy needs an absolute URL, such as https://gitea.example.org'],
   ])('upstream %s (insecure allowed: %s)', (upstream, allowed, refusal) => {
@@ -307,14 +424,37 @@ describe('large bodies stream through', () => {
         hash.update(chunk);
         size += chunk.length;
       });
-      req.on('end', () => res.writeHead(201, { 'content-type': 'application/json;charset=utf-8' }).end(JSON.stringify({ id: 13009, name: 'big.bin', size, download_count: 0, uuid: 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a12', created_at: '2026-05-04T10:00:00Z', browser_download_url: 'https://x/big.bin' })));
+      req.on('end', () =>
+        res
+          .writeHead(201, { 'content-type': 'application/json;charset=utf-8' })
+          .end(
+            JSON.stringify({
+              id: 13009,
+              name: 'big.bin',
+              size,
+              download_count: 0,
+              uuid: 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a12',
+              created_at: '2026-05-04T10:00:00Z',
+              browser_download_url: 'https://x/big.bin',
+            }),
+          ),
+      );
     });
     const { proxy, lines } = await proxyTo(upstream.origin);
     try {
       const boundary = 'big-boundary';
       const file = Buffer.alloc(20 * 1024 * 1024, 7);
-      const body = Buffer.concat([Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="attachment"; filename="big.bin"\r\n\r\n`), file, Buffer.from(`\r\n--${boundary}--\r\n`)]);
-      const answer = await send(new URL(`${proxy.baseUrl}/repos/acme/rocket/releases/14001/assets?name=big.bin`), 'POST', { ...AUTH, 'content-type': `multipart/form-data; boundary=${boundary}` }, body);
+      const body = Buffer.concat([
+        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="attachment"; filename="big.bin"\r\n\r\n`),
+        file,
+        Buffer.from(`\r\n--${boundary}--\r\n`),
+      ]);
+      const answer = await send(
+        new URL(`${proxy.baseUrl}/repos/acme/rocket/releases/14001/assets?name=big.bin`),
+        'POST',
+        { ...AUTH, 'content-type': `multipart/form-data; boundary=${boundary}` },
+        body,
+      );
       expect(answer.status).toBe(201);
       expect(size).toBe(body.length);
       expect(hash.digest('hex')).toBe(createHash('sha256').update(body).digest('hex'));

@@ -4,7 +4,20 @@
 // process-level ones (the lock, refusals at start, a burst of renders) run the built bin.
 import { execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, readlink, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  lstat,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  readlink,
+  rename,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,18 +55,28 @@ interface Reply {
 async function call(base: string, token: string, method: string, path: string, body?: unknown): Promise<Reply> {
   const headers: Record<string, string> = { authorization: `token ${token}` };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const answer = await send(new URL(`${base}${path}`), method, headers, body === undefined ? undefined : Buffer.from(JSON.stringify(body)));
+  const answer = await send(
+    new URL(`${base}${path}`),
+    method,
+    headers,
+    body === undefined ? undefined : Buffer.from(JSON.stringify(body)),
+  );
   const json = String(answer.headers['content-type'] ?? '').startsWith('application/json');
   return { status: answer.status, body: json ? JSON.parse(answer.body) : answer.body };
 }
 
-const reset = (mock: { baseUrl: string }, token: string): Promise<Reply> => call(mock.baseUrl.replace(/\/api\/v1$/, ''), token, 'POST', '/__sandbox/reset');
-const renameUser = (base: string, token: string, from: string, to: string): Promise<Reply> => call(base, token, 'POST', `/admin/users/${from}/rename`, { new_username: to });
-const members = async (base: string, token: string): Promise<string[]> => ((await call(base, token, 'GET', '/teams/12001/members')).body as { login: string }[]).map((user) => user.login);
+const reset = (mock: { baseUrl: string }, token: string): Promise<Reply> =>
+  call(mock.baseUrl.replace(/\/api\/v1$/, ''), token, 'POST', '/__sandbox/reset');
+const renameUser = (base: string, token: string, from: string, to: string): Promise<Reply> =>
+  call(base, token, 'POST', `/admin/users/${from}/rename`, { new_username: to });
+const members = async (base: string, token: string): Promise<string[]> =>
+  ((await call(base, token, 'GET', '/teams/12001/members')).body as { login: string }[]).map((user) => user.login);
 
 /** An armored key block of about `size` bytes, different each time. */
 function armoredKey(size: number): string {
-  const lines = randomBytes(Math.floor((size * 3) / 4)).toString('base64').match(/.{1,64}/g)!;
+  const lines = randomBytes(Math.floor((size * 3) / 4))
+    .toString('base64')
+    .match(/.{1,64}/g)!;
   return `-----BEGIN PGP PUBLIC KEY BLOCK-----\n\n${lines.join('\n')}\n-----END PGP PUBLIC KEY BLOCK-----\n`;
 }
 
@@ -70,8 +93,10 @@ async function withSandbox(options: SandboxOptions, test: (mock: MockServer) => 
 }
 
 /** The file of a credential's world: its SHA-256, as the sandbox names it. */
-const worldFile = (state: string, token: string): string => join(state, `${createHash('sha256').update(`token ${token}`).digest('hex')}.json`);
-const worldFiles = async (state: string): Promise<string[]> => (await readdir(state)).filter((name) => /^[0-9a-f]{64}\.json$/.test(name));
+const worldFile = (state: string, token: string): string =>
+  join(state, `${createHash('sha256').update(`token ${token}`).digest('hex')}.json`);
+const worldFiles = async (state: string): Promise<string[]> =>
+  (await readdir(state)).filter((name) => /^[0-9a-f]{64}\.json$/.test(name));
 
 /**
  * The built bin with `args`, as a command and its arguments; under `ulimit -f` when given a file
@@ -98,20 +123,30 @@ describe('1. a world is bounded in bytes, not only in records', () => {
   it('distinct keys past --max-world-bytes answer 413 naming the budget and the reset, store nothing, and leave other worlds writing', async () => {
     await withSandbox({ maxWorldBytes: 96 * KiB }, async (mock) => {
       const first = armoredKey(20 * KiB);
-      expect((await call(mock.baseUrl, 'filler', 'POST', '/user/gpg_keys', { armored_public_key: first })).status).toBe(201);
+      expect((await call(mock.baseUrl, 'filler', 'POST', '/user/gpg_keys', { armored_public_key: first })).status).toBe(
+        201,
+      );
       // Each key is kept twice (as sent, and armored in the record): the next ones pass 96 KiB.
       const refused = armoredKey(20 * KiB);
       const full = await call(mock.baseUrl, 'filler', 'POST', '/user/gpg_keys', { armored_public_key: refused });
       const message = `this sandbox world would hold ${/hold (\d+) bytes/.exec(full.body.message)?.[1]} bytes, more than its ${96 * KiB} (--max-world-bytes); POST /__sandbox/reset with the same credential starts it afresh`;
       expect([full.status, full.body]).toEqual([413, { message, url: `${mock.origin}/api/swagger` }]);
       // Nothing was stored: the refused key is refused again for its size, not as a duplicate.
-      expect((await call(mock.baseUrl, 'filler', 'POST', '/user/gpg_keys', { armored_public_key: refused })).status).toBe(413);
-      expect((await call(mock.baseUrl, 'filler', 'POST', '/user/gpg_keys', { armored_public_key: first })).status).toBe(422);
+      expect(
+        (await call(mock.baseUrl, 'filler', 'POST', '/user/gpg_keys', { armored_public_key: refused })).status,
+      ).toBe(413);
+      expect((await call(mock.baseUrl, 'filler', 'POST', '/user/gpg_keys', { armored_public_key: first })).status).toBe(
+        422,
+      );
       // Edits that do not grow the world go on; other worlds write; the reset makes room.
       expect((await renameUser(mock.baseUrl, 'filler', 'bob', 'bobby')).status).toBe(204);
-      expect((await call(mock.baseUrl, 'other', 'POST', '/user/gpg_keys', { armored_public_key: refused })).status).toBe(201);
+      expect(
+        (await call(mock.baseUrl, 'other', 'POST', '/user/gpg_keys', { armored_public_key: refused })).status,
+      ).toBe(201);
       expect((await reset(mock, 'filler')).status).toBe(200);
-      expect((await call(mock.baseUrl, 'filler', 'POST', '/user/gpg_keys', { armored_public_key: refused })).status).toBe(201);
+      expect(
+        (await call(mock.baseUrl, 'filler', 'POST', '/user/gpg_keys', { armored_public_key: refused })).status,
+      ).toBe(201);
     });
   });
 
@@ -119,13 +154,43 @@ describe('1. a world is bounded in bytes, not only in records', () => {
     await withSandbox({}, async (mock) => {
       const long = 'x'.repeat(1024 * 1024 + 1);
       const cases: [string, string, unknown, string][] = [
-        ['POST', '/repos/migrate', { clone_addr: `https://git.example.net/${long}`, repo_name: 'big' }, `body.clone_addr is ${1024 * 1024 + 25} bytes long, more than the 1048576 the sandbox keeps of one text`],
-        ['PATCH', '/repos/acme/rocket/pulls/43', { body: long }, 'body.body is 1048577 bytes long, more than the 1048576 the sandbox keeps of one text'],
-        ['PATCH', '/repos/acme/rocket/milestones/6001', { description: long }, 'body.description is 1048577 bytes long, more than the 1048576 the sandbox keeps of one text'],
-        ['POST', '/user/applications/oauth2', { name: 'many', redirect_uris: Array.from({ length: 101 }, (_, n) => `https://app.example.net/${n}`) }, 'body.redirect_uris holds 101 items, more than the 100 the sandbox keeps of one list'],
-        ['PATCH', '/repos/acme/rocket/hooks/4001', { config: Object.fromEntries(Array.from({ length: 65 }, (_, n) => [`k${n}`, 'v'])) }, 'body.config holds 65 keys, more than the 64 the sandbox keeps of one object'],
+        [
+          'POST',
+          '/repos/migrate',
+          { clone_addr: `https://git.example.net/${long}`, repo_name: 'big' },
+          `body.clone_addr is ${1024 * 1024 + 25} bytes long, more than the 1048576 the sandbox keeps of one text`,
+        ],
+        [
+          'PATCH',
+          '/repos/acme/rocket/pulls/43',
+          { body: long },
+          'body.body is 1048577 bytes long, more than the 1048576 the sandbox keeps of one text',
+        ],
+        [
+          'PATCH',
+          '/repos/acme/rocket/milestones/6001',
+          { description: long },
+          'body.description is 1048577 bytes long, more than the 1048576 the sandbox keeps of one text',
+        ],
+        [
+          'POST',
+          '/user/applications/oauth2',
+          { name: 'many', redirect_uris: Array.from({ length: 101 }, (_, n) => `https://app.example.net/${n}`) },
+          'body.redirect_uris holds 101 items, more than the 100 the sandbox keeps of one list',
+        ],
+        [
+          'PATCH',
+          '/repos/acme/rocket/hooks/4001',
+          { config: Object.fromEntries(Array.from({ length: 65 }, (_, n) => [`k${n}`, 'v'])) },
+          'body.config holds 65 keys, more than the 64 the sandbox keeps of one object',
+        ],
         // A name is copied into every URL of the user's repositories: a long one would multiply.
-        ['POST', '/admin/users/alice/rename', { new_username: 'a'.repeat(256) }, 'body.new_username is 256 bytes long, more than the 255 the sandbox keeps of a user name'],
+        [
+          'POST',
+          '/admin/users/alice/rename',
+          { new_username: 'a'.repeat(256) },
+          'body.new_username is 256 bytes long, more than the 255 the sandbox keeps of a user name',
+        ],
       ];
       for (const [method, path, body, message] of cases) {
         const answer = await call(mock.baseUrl, 'bounded', method, path, body);
@@ -133,43 +198,78 @@ describe('1. a world is bounded in bytes, not only in records', () => {
       }
       // E1 merges new config keys into the stored ones: the merge is bounded too.
       const keys = (from: number) => Object.fromEntries(Array.from({ length: 40 }, (_, n) => [`k${from + n}`, 'v']));
-      expect((await call(mock.baseUrl, 'bounded', 'PATCH', '/repos/acme/rocket/hooks/4001', { config: keys(0) })).status).toBe(200);
-      const merged = await call(mock.baseUrl, 'bounded', 'PATCH', '/repos/acme/rocket/hooks/4001', { config: keys(40) });
-      expect([merged.status, merged.body.message]).toEqual([413, "the hook's config would hold 82 keys, more than the 64 the sandbox keeps; POST /__sandbox/reset with the same credential starts the world afresh"]);
+      expect(
+        (await call(mock.baseUrl, 'bounded', 'PATCH', '/repos/acme/rocket/hooks/4001', { config: keys(0) })).status,
+      ).toBe(200);
+      const merged = await call(mock.baseUrl, 'bounded', 'PATCH', '/repos/acme/rocket/hooks/4001', {
+        config: keys(40),
+      });
+      expect([merged.status, merged.body.message]).toEqual([
+        413,
+        "the hook's config would hold 82 keys, more than the 64 the sandbox keeps; POST /__sandbox/reset with the same credential starts the world afresh",
+      ]);
       // None of them changed the world.
       const hook = await call(mock.baseUrl, 'bounded', 'PATCH', '/repos/acme/rocket/hooks/4001', {});
       expect(Object.keys(hook.body.config)).toHaveLength(42);
-      expect((await call(mock.baseUrl, 'bounded', 'PATCH', '/repos/acme/rocket/pulls/43', {})).body.body).not.toBe(long);
+      expect((await call(mock.baseUrl, 'bounded', 'PATCH', '/repos/acme/rocket/pulls/43', {})).body.body).not.toBe(
+        long,
+      );
       expect(await members(mock.baseUrl, 'bounded')).toEqual(['alice', 'bob', 'carol']);
-      expect((await call(mock.baseUrl, 'bounded', 'POST', '/repos/migrate', { clone_addr: 'https://git.example.net/a.git', repo_name: 'big' })).status).toBe(201);
+      expect(
+        (
+          await call(mock.baseUrl, 'bounded', 'POST', '/repos/migrate', {
+            clone_addr: 'https://git.example.net/a.git',
+            repo_name: 'big',
+          })
+        ).status,
+      ).toBe(201);
     });
   });
 
   it('refuses budgets that cannot hold the seed, or whose worlds together could not fit in half the heap', async () => {
     // The sandbox's refusals, in this process (the bin prints them after "gitea-mock: cannot start: " with exit code 1, as section 8 shows).
-    await expect(startMockServer({ port: 0, sandbox: { maxWorldBytes: 1024 } })).rejects.toThrow(/^--max-world-bytes 1024 cannot hold the seed world \(\d+ bytes\)$/);
-    await expect(startMockServer({ port: 0, sandbox: { maxWorlds: 1000, maxWorldBytes: 256 * 1024 * 1024 } })).rejects.toThrow(
+    await expect(startMockServer({ port: 0, sandbox: { maxWorldBytes: 1024 } })).rejects.toThrow(
+      /^--max-world-bytes 1024 cannot hold the seed world \(\d+ bytes\)$/,
+    );
+    await expect(
+      startMockServer({ port: 0, sandbox: { maxWorlds: 1000, maxWorldBytes: 256 * 1024 * 1024 } }),
+    ).rejects.toThrow(
       /^--max-worlds 1000 of --max-world-bytes 268435456 could take 256000 MiB, more than half of this Node's heap \(\d+ MiB of \d+\): lower either, or give Node more with --max-old-space-size$/,
     );
     // The command line's own, before anything starts.
-    expect(await refusal(['--sandbox', '--max-world-bytes', '16X'])).toEqual({ code: 2, stderr: expect.stringMatching(/^gitea-mock: invalid --max-world-bytes "16X": give a whole number of bytes, or of K, M or G \(such as 16M\)\n/) });
+    expect(await refusal(['--sandbox', '--max-world-bytes', '16X'])).toEqual({
+      code: 2,
+      stderr: expect.stringMatching(
+        /^gitea-mock: invalid --max-world-bytes "16X": give a whole number of bytes, or of K, M or G \(such as 16M\)\n/,
+      ),
+    });
   });
 });
 
 describe('2. a save writes the world that changed, not every world', () => {
-  it('keeps a file per world: writes to one leave the others\' files as they were, and a full world does not stop them', async () => {
+  it("keeps a file per world: writes to one leave the others' files as they were, and a full world does not stop them", async () => {
     const state = join(folder, 'per-world');
     await withSandbox({ state, maxWorldBytes: 64 * KiB }, async (mock) => {
       expect((await renameUser(mock.baseUrl, 'quiet', 'bob', 'robert')).status).toBe(204);
       expect((await renameUser(mock.baseUrl, 'busy', 'bob', 'bobby')).status).toBe(204);
       const quiet = await stat(worldFile(state, 'quiet'));
-      for (let n = 0; n < 20; n++) expect((await call(mock.baseUrl, 'busy', 'PUT', `/user/actions/secrets/S${n}`, { data: 'x' })).status).toBe(201);
+      for (let n = 0; n < 20; n++)
+        expect((await call(mock.baseUrl, 'busy', 'PUT', `/user/actions/secrets/S${n}`, { data: 'x' })).status).toBe(
+          201,
+        );
       // The busy world's file was replaced 20 times; the quiet one's was never touched.
-      expect(await stat(worldFile(state, 'quiet'))).toMatchObject({ ino: quiet.ino, mtimeMs: quiet.mtimeMs, size: quiet.size });
+      expect(await stat(worldFile(state, 'quiet'))).toMatchObject({
+        ino: quiet.ino,
+        mtimeMs: quiet.mtimeMs,
+        size: quiet.size,
+      });
       expect(JSON.parse(await readFile(worldFile(state, 'busy'), 'utf8')).secrets).toHaveLength(20);
       // The busy world at its budget is refused; the quiet one still writes, and is saved.
       let status = 201;
-      for (let n = 0; status === 201 && n < 100; n++) status = (await call(mock.baseUrl, 'busy', 'POST', '/user/gpg_keys', { armored_public_key: armoredKey(4 * KiB) })).status;
+      for (let n = 0; status === 201 && n < 100; n++)
+        status = (
+          await call(mock.baseUrl, 'busy', 'POST', '/user/gpg_keys', { armored_public_key: armoredKey(4 * KiB) })
+        ).status;
       expect(status).toBe(413);
       expect((await renameUser(mock.baseUrl, 'quiet', 'carol', 'caroline')).status).toBe(204);
       expect((await stat(worldFile(state, 'quiet'))).ino).not.toBe(quiet.ino);
@@ -180,8 +280,15 @@ describe('2. a save writes the world that changed, not every world', () => {
     const state = join(folder, 'batched');
     await withSandbox({ state }, async (mock) => {
       // 6 MiB of keys: each is kept twice.
-      for (let n = 0; n < 3; n++) expect((await call(mock.baseUrl, 'large', 'POST', '/user/gpg_keys', { armored_public_key: armoredKey(1000 * KiB) })).status).toBe(201);
-      const thread = () => call(mock.baseUrl, 'large', 'PATCH', '/notifications/threads/10001?to-status=pinned').then((answer) => answer.status);
+      for (let n = 0; n < 3; n++)
+        expect(
+          (await call(mock.baseUrl, 'large', 'POST', '/user/gpg_keys', { armored_public_key: armoredKey(1000 * KiB) }))
+            .status,
+        ).toBe(201);
+      const thread = () =>
+        call(mock.baseUrl, 'large', 'PATCH', '/notifications/threads/10001?to-status=pinned').then(
+          (answer) => answer.status,
+        );
       /** CPU time of this process (the sandbox is in it) while `work` runs, in ms. */
       const cpu = async (work: () => Promise<unknown>): Promise<number> => {
         const before = process.cpuUsage();
@@ -204,18 +311,37 @@ describe('2. a save writes the world that changed, not every world', () => {
   it('judges writes that arrive together one at a time once together they pass a limit: only those past it are refused, the others kept', async () => {
     const state = join(folder, 'judged');
     await withSandbox({ state, maxRecords: 5, maxWorldBytes: 128 * KiB }, async (mock) => {
-      const secrets = await Promise.all(Array.from({ length: 10 }, (_, n) => call(mock.baseUrl, 'counted', 'PUT', `/user/actions/secrets/S${n}`, { data: 'x' }).then((answer) => answer.status)));
+      const secrets = await Promise.all(
+        Array.from({ length: 10 }, (_, n) =>
+          call(mock.baseUrl, 'counted', 'PUT', `/user/actions/secrets/S${n}`, { data: 'x' }).then(
+            (answer) => answer.status,
+          ),
+        ),
+      );
       expect(secrets.filter((status) => status === 201)).toHaveLength(5);
       expect(secrets.filter((status) => status === 403)).toHaveLength(5);
       // Keys of 20 KiB, kept twice: two fit beside the seed, four do not.
       const keys = Array.from({ length: 4 }, () => armoredKey(20 * KiB));
-      const statuses = await Promise.all(keys.map((key) => call(mock.baseUrl, 'weighed', 'POST', '/user/gpg_keys', { armored_public_key: key }).then((answer) => answer.status)));
+      const statuses = await Promise.all(
+        keys.map((key) =>
+          call(mock.baseUrl, 'weighed', 'POST', '/user/gpg_keys', { armored_public_key: key }).then(
+            (answer) => answer.status,
+          ),
+        ),
+      );
       expect(statuses.filter((status) => status === 201)).toHaveLength(2);
       expect(statuses.filter((status) => status === 413)).toHaveLength(2);
       const counted = JSON.parse(await readFile(worldFile(state, 'counted'), 'utf8')) as { secrets: unknown[] };
       expect(counted.secrets).toHaveLength(5);
-      const weighed = JSON.parse(await readFile(worldFile(state, 'weighed'), 'utf8')) as { gpgKeys: { armored: string }[] };
-      expect(weighed.gpgKeys.map((entry) => entry.armored).sort()).toEqual(keys.filter((_, n) => statuses[n] === 201).map((key) => key.trim()).sort());
+      const weighed = JSON.parse(await readFile(worldFile(state, 'weighed'), 'utf8')) as {
+        gpgKeys: { armored: string }[];
+      };
+      expect(weighed.gpgKeys.map((entry) => entry.armored).sort()).toEqual(
+        keys
+          .filter((_, n) => statuses[n] === 201)
+          .map((key) => key.trim())
+          .sort(),
+      );
     });
   });
 
@@ -224,7 +350,12 @@ describe('2. a save writes the world that changed, not every world', () => {
     // says each world is as large as a quarter of that eighth: two batches at once at most.
     const { seed } = seedWorld((await loadOperations(DOCUMENT)).operations.map((op) => op.operation));
     const keyOf = (n: number): string => createHash('sha256').update(`token w${n}`).digest('hex');
-    const worlds = new Map(Array.from({ length: 10 }, (_, n) => [keyOf(n), { world: structuredClone(seed), bytes: Math.floor(inFlightBudget(heapLimit()) / 4) }]));
+    const worlds = new Map(
+      Array.from({ length: 10 }, (_, n) => [
+        keyOf(n),
+        { world: structuredClone(seed), bytes: Math.floor(inFlightBudget(heapLimit()) / 4) },
+      ]),
+    );
     let saving = 0;
     let most = 0;
     const saved: string[] = [];
@@ -241,7 +372,13 @@ describe('2. a save writes the world that changed, not every world', () => {
       close: async () => {},
     };
     await withSandbox({ store, maxWorlds: 10 }, async (mock) => {
-      const statuses = await Promise.all(Array.from({ length: 10 }, (_, n) => call(mock.baseUrl, `w${n}`, 'PATCH', '/notifications/threads/10001?to-status=pinned').then((answer) => answer.status)));
+      const statuses = await Promise.all(
+        Array.from({ length: 10 }, (_, n) =>
+          call(mock.baseUrl, `w${n}`, 'PATCH', '/notifications/threads/10001?to-status=pinned').then(
+            (answer) => answer.status,
+          ),
+        ),
+      );
       expect(statuses).toEqual(Array(10).fill(205));
     });
     expect(most).toBeLessThanOrEqual(2);
@@ -251,20 +388,30 @@ describe('2. a save writes the world that changed, not every world', () => {
   it('keeps 400 concurrent writes to one world, every one in its file', async () => {
     const state = join(folder, 'concurrent');
     await withSandbox({ state }, async (mock) => {
-      const statuses = await Promise.all(Array.from({ length: 400 }, (_, n) => call(mock.baseUrl, 'crowd', 'PUT', `/user/actions/secrets/C${n}`, { data: 'x' }).then((answer) => answer.status)));
+      const statuses = await Promise.all(
+        Array.from({ length: 400 }, (_, n) =>
+          call(mock.baseUrl, 'crowd', 'PUT', `/user/actions/secrets/C${n}`, { data: 'x' }).then(
+            (answer) => answer.status,
+          ),
+        ),
+      );
       expect(statuses.filter((status) => status !== 201)).toEqual([]);
       const saved = JSON.parse(await readFile(worldFile(state, 'crowd'), 'utf8')) as { secrets: { name: string }[] };
-      expect(new Set(saved.secrets.map((secret) => secret.name))).toEqual(new Set(Array.from({ length: 400 }, (_, n) => `C${n}`)));
+      expect(new Set(saved.secrets.map((secret) => secret.name))).toEqual(
+        new Set(Array.from({ length: 400 }, (_, n) => `C${n}`)),
+      );
     });
   }, 60_000);
 });
 
-describe('3. resets and drops keep to --max-worlds, and a world\'s file follows it', () => {
-  it('resets from many credentials keep no world and write no file; a reset removes its world\'s file', async () => {
+describe("3. resets and drops keep to --max-worlds, and a world's file follows it", () => {
+  it("resets from many credentials keep no world and write no file; a reset removes its world's file", async () => {
     const state = join(folder, 'resets');
     await withSandbox({ state, maxWorlds: 3 }, async (mock) => {
       expect((await renameUser(mock.baseUrl, 'kept', 'bob', 'robert')).status).toBe(204);
-      const statuses = await Promise.all(Array.from({ length: 50 }, (_, n) => reset(mock, `stranger-${n}`).then((answer) => answer.status)));
+      const statuses = await Promise.all(
+        Array.from({ length: 50 }, (_, n) => reset(mock, `stranger-${n}`).then((answer) => answer.status)),
+      );
       expect(statuses.filter((status) => status !== 200)).toEqual([]);
       expect(await worldFiles(state)).toEqual([`${createHash('sha256').update('token kept').digest('hex')}.json`]);
       // Within the cap, the world written before them is still there.
@@ -278,12 +425,20 @@ describe('3. resets and drops keep to --max-worlds, and a world\'s file follows 
   it('drops the least recently used world, and its file, when a reset world is written again past the cap', async () => {
     const state = join(folder, 'reset-cap');
     await withSandbox({ state, maxWorlds: 2 }, async (mock) => {
-      for (const token of ['one', 'two']) expect((await renameUser(mock.baseUrl, token, 'bob', 'robert')).status).toBe(204);
+      for (const token of ['one', 'two'])
+        expect((await renameUser(mock.baseUrl, token, 'bob', 'robert')).status).toBe(204);
       expect((await reset(mock, 'three')).status).toBe(200);
       expect((await renameUser(mock.baseUrl, 'three', 'bob', 'robert')).status).toBe(204);
       // 'one' was the least recently used: dropped, with its file, once the queue behind it ran.
       await expect.poll(async () => (await worldFiles(state)).length).toBe(2);
-      await expect.poll(() => stat(worldFile(state, 'one')).then(() => 'there', () => 'gone')).toBe('gone');
+      await expect
+        .poll(() =>
+          stat(worldFile(state, 'one')).then(
+            () => 'there',
+            () => 'gone',
+          ),
+        )
+        .toBe('gone');
       expect(await members(mock.baseUrl, 'one')).toEqual(['alice', 'bob', 'carol']);
     });
   });
@@ -297,7 +452,9 @@ describe('3. resets and drops keep to --max-worlds, and a world\'s file follows 
         expect(await members(mock.baseUrl, `reader-${n}`)).toEqual(['alice', 'bob', 'carol']);
         expect((await renameUser(mock.baseUrl, `reader-${n}`, 'nobody', 'somebody')).status).toBe(404);
       }
-      expect((await worldFiles(state)).sort()).toEqual([worldFile(state, 'writer-1'), worldFile(state, 'writer-2')].map((file) => file.slice(state.length + 1)).sort());
+      expect((await worldFiles(state)).sort()).toEqual(
+        [worldFile(state, 'writer-1'), worldFile(state, 'writer-2')].map((file) => file.slice(state.length + 1)).sort(),
+      );
       expect(await members(mock.baseUrl, 'writer-1')).toEqual(['alice', 'robert', 'carol']);
       expect(await members(mock.baseUrl, 'writer-2')).toEqual(['alice', 'bobby', 'carol']);
     });
@@ -305,10 +462,15 @@ describe('3. resets and drops keep to --max-worlds, and a world\'s file follows 
 
   it('keeps the file of a world written again after it was dropped, so what it holds survives a restart', async () => {
     const state = join(folder, 'dropped-while-queued');
-    const secret = (mock: MockServer, name: string) => call(mock.baseUrl, 'queued', 'PUT', `/user/actions/secrets/${name}`, { data: 'x' });
+    const secret = (mock: MockServer, name: string) =>
+      call(mock.baseUrl, 'queued', 'PUT', `/user/actions/secrets/${name}`, { data: 'x' });
     await withSandbox({ state, maxWorlds: 1 }, async (mock) => {
       // A world of 8 MiB takes a while to save: the next write waits behind it.
-      for (let n = 0; n < 4; n++) expect((await call(mock.baseUrl, 'queued', 'POST', '/user/gpg_keys', { armored_public_key: armoredKey(1000 * KiB) })).status).toBe(201);
+      for (let n = 0; n < 4; n++)
+        expect(
+          (await call(mock.baseUrl, 'queued', 'POST', '/user/gpg_keys', { armored_public_key: armoredKey(1000 * KiB) }))
+            .status,
+        ).toBe(201);
       const first = secret(mock, 'FIRST');
       await new Promise((resolve) => setTimeout(resolve, 2));
       // The second waits; another credential drops this world meanwhile; the second then writes a fresh one.
@@ -341,10 +503,12 @@ describe('4. markdown renders bounded, off the event loop', () => {
     expect((await call(baseUrl, 'writer', 'POST', '/markdown', { Text: '# hi' })).body).toBe('<h1>hi</h1>\n');
     let rendered = 0;
     const renders = Array.from({ length: 2 }, () =>
-      call(baseUrl, 'writer', 'POST', '/markdown', { Text: rows, Mode: 'comment', Context: '/acme/rocket' }).then((answer) => {
-        rendered++;
-        return answer.status;
-      }),
+      call(baseUrl, 'writer', 'POST', '/markdown', { Text: rows, Mode: 'comment', Context: '/acme/rocket' }).then(
+        (answer) => {
+          rendered++;
+          return answer.status;
+        },
+      ),
     );
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect((await call(baseUrl, 'reader', 'GET', '/version')).status).toBe(200);
@@ -360,7 +524,11 @@ describe('4. markdown renders bounded, off the event loop', () => {
     await withSandbox({ markdown: { timeoutMs: 60_000, maxOutputBytes: 2 * 1024 * 1024 } }, async (mock) => {
       // 256 KiB of mentions and references is 3.2 MiB of links.
       const began = performance.now();
-      const render = call(mock.baseUrl, 'writer', 'POST', '/markdown', { Text: mentions(256 * 1024), Mode: 'comment', Context: '/acme/rocket' });
+      const render = call(mock.baseUrl, 'writer', 'POST', '/markdown', {
+        Text: mentions(256 * 1024),
+        Mode: 'comment',
+        Context: '/acme/rocket',
+      });
       let done = false;
       void render.finally(() => {
         done = true;
@@ -374,14 +542,22 @@ describe('4. markdown renders bounded, off the event loop', () => {
       }
       const answer = await render;
       const rendering = performance.now() - began;
-      expect([answer.status, answer.body.message]).toEqual([413, expect.stringMatching(/^the rendered HTML would be \d+ bytes, more than the 2097152 the sandbox answers; send less text$/)]);
+      expect([answer.status, answer.body.message]).toEqual([
+        413,
+        expect.stringMatching(
+          /^the rendered HTML would be \d+ bytes, more than the 2097152 the sandbox answers; send less text$/,
+        ),
+      ]);
       // The render took a while, and no /version waited on it: on the event loop, the first would
       // have waited for most of the render. (A busy machine slows both, so the bound is relative.)
       expect(waits.length).toBeGreaterThan(5);
       expect(Math.max(...waits)).toBeLessThan(Math.max(250, rendering / 3));
       // The renderer is still there for the next text.
       const small = await call(mock.baseUrl, 'writer', 'POST', '/markdown', { Text: 'hi @alice', Mode: 'comment' });
-      expect([small.status, small.body]).toEqual([200, `<p>hi <a href="${mock.origin}/alice" class="mention">@alice</a></p>\n`]);
+      expect([small.status, small.body]).toEqual([
+        200,
+        `<p>hi <a href="${mock.origin}/alice" class="mention">@alice</a></p>\n`,
+      ]);
     });
   }, 30_000);
 
@@ -396,7 +572,10 @@ describe('4. markdown renders bounded, off the event loop', () => {
       const started = performance.now();
       const text = mentions(1024 * 1024 + 11);
       const large = await call(mock.baseUrl, 'writer', 'POST', '/markdown', { Text: text });
-      expect([large.status, large.body.message]).toEqual([413, `the sandbox renders at most 1048576 bytes of markdown; this text has ${text.length}`]);
+      expect([large.status, large.body.message]).toEqual([
+        413,
+        `the sandbox renders at most 1048576 bytes of markdown; this text has ${text.length}`,
+      ]);
       expect(performance.now() - started).toBeLessThan(1_000);
     });
   });
@@ -406,8 +585,13 @@ describe('4. markdown renders bounded, off the event loop', () => {
     // start too, which the next text waits for: a second is room for it on a busy machine.
     await withSandbox({ markdown: { timeoutMs: 1_000 } }, async (mock) => {
       const started = performance.now();
-      const slow = await call(mock.baseUrl, 'writer', 'POST', '/markdown', { Text: `|a|b|\n|-|-|\n${'|x|y|\n'.repeat(174_000)}` });
-      expect([slow.status, slow.body.message]).toEqual([413, 'this text was not rendered within the 1000 ms the sandbox allows; send less text']);
+      const slow = await call(mock.baseUrl, 'writer', 'POST', '/markdown', {
+        Text: `|a|b|\n|-|-|\n${'|x|y|\n'.repeat(174_000)}`,
+      });
+      expect([slow.status, slow.body.message]).toEqual([
+        413,
+        'this text was not rendered within the 1000 ms the sandbox allows; send less text',
+      ]);
       expect(performance.now() - started).toBeLessThan(2_500);
       expect((await call(mock.baseUrl, 'writer', 'POST', '/markdown', { Text: '# hi' })).body).toBe('<h1>hi</h1>\n');
     });
@@ -416,7 +600,8 @@ describe('4. markdown renders bounded, off the event loop', () => {
   it('answers 503 to texts beyond the 64 in progress or waiting and to those no worker was free for in time, 413 to the slow, and stays up', async () => {
     // The renderer itself, so that the order in which texts arrive is the order of the calls.
     const renderer = createMarkdownRenderer({ ...MARKDOWN_LIMITS, timeoutMs: 600 });
-    const render = (text: string) => renderer.render({ text, mode: 'markdown', context: undefined, origin: 'http://127.0.0.1', users: [] });
+    const render = (text: string) =>
+      renderer.render({ text, mode: 'markdown', context: undefined, origin: 'http://127.0.0.1', users: [] });
     try {
       // Two slow texts (1 MiB of table, about 3 s each) take both workers until the bound ends them.
       const slow = Array.from({ length: 2 }, () => render(`|a|b|\n|-|-|\n${'|x|y|\n'.repeat(174_000)}`));
@@ -432,10 +617,18 @@ describe('4. markdown renders bounded, off the event loop', () => {
         '503 the sandbox is rendering too many texts at once; try again': 2,
         '503 no worker was free to render this text within 600 ms; try again': 62,
       });
-      expect(await Promise.all(slow)).toEqual(Array(2).fill({ ok: false, status: 413, message: 'this text was not rendered within the 600 ms the sandbox allows; send less text' }));
+      expect(await Promise.all(slow)).toEqual(
+        Array(2).fill({
+          ok: false,
+          status: 413,
+          message: 'this text was not rendered within the 600 ms the sandbox allows; send less text',
+        }),
+      );
       // Rendering again once a worker has started anew; and Tinypool left no time-out behind (its
       // own queue's refusal once did, which crashed the process when it fired).
-      await expect.poll(async () => await render('# hi'), { timeout: 5_000 }).toEqual({ ok: true, html: '<h1>hi</h1>\n' });
+      await expect
+        .poll(async () => await render('# hi'), { timeout: 5_000 })
+        .toEqual({ ok: true, html: '<h1>hi</h1>\n' });
       await new Promise((resolve) => setTimeout(resolve, 700));
     } finally {
       await renderer.close();
@@ -444,13 +637,17 @@ describe('4. markdown renders bounded, off the event loop', () => {
 
   it('the built bin refuses four 9 MB texts at once, renders slow texts off its event loop, and stays up', async () => {
     const mock = await startCli(['--sandbox']);
-    const render = (text: string) => call(mock.baseUrl, 'writer', 'POST', '/markdown', { Text: text, Mode: 'comment', Context: '/acme/rocket' });
+    const render = (text: string) =>
+      call(mock.baseUrl, 'writer', 'POST', '/markdown', { Text: text, Mode: 'comment', Context: '/acme/rocket' });
     try {
       // What once made 123 MB of HTML each and aborted the process: refused before rendering.
       // The input bound's answer, which comes before any rendering (a timing would only measure the machine).
       const refused = await Promise.all(Array.from({ length: 4 }, () => render(mentions(9_300_000))));
       expect(refused.map((answer) => answer.status)).toEqual([413, 413, 413, 413]);
-      for (const answer of refused) expect(answer.body.message).toMatch(/^the sandbox renders at most 1048576 bytes of markdown; this text has \d+$/);
+      for (const answer of refused)
+        expect(answer.body.message).toMatch(
+          /^the sandbox renders at most 1048576 bytes of markdown; this text has \d+$/,
+        );
       // The bundle's worker file loads, and renders there, off the event loop.
       await slowTextsHoldNothing(mock.baseUrl);
       expect(mock.child.exitCode).toBeNull();
@@ -469,12 +666,19 @@ describe('5. a write is applied only once it is saved', () => {
       await rename(state, `${state}.moved`);
       await writeFile(state, '');
       const failed = await renameUser(mock.baseUrl, 'saver', 'carol', 'caroline');
-      expect([failed.status, failed.body]).toEqual([500, { message: 'the sandbox could not save its state (ENOTDIR)', url: `${mock.origin}/api/swagger` }]);
+      expect([failed.status, failed.body]).toEqual([
+        500,
+        { message: 'the sandbox could not save its state (ENOTDIR)', url: `${mock.origin}/api/swagger` },
+      ]);
       const failedReset = await reset(mock, 'saver');
-      expect([failedReset.status, failedReset.body.message]).toEqual([500, 'the sandbox could not save its state (ENOTDIR)']);
+      expect([failedReset.status, failedReset.body.message]).toEqual([
+        500,
+        'the sandbox could not save its state (ENOTDIR)',
+      ]);
       expect(await members(mock.baseUrl, 'saver')).toEqual(['alice', 'robert', 'carol']);
       // Writes that arrive together are saved together: they fail together, and none is kept.
-      const secret = (name: string) => call(mock.baseUrl, 'saver', 'PUT', `/user/actions/secrets/${name}`, { data: 'x' });
+      const secret = (name: string) =>
+        call(mock.baseUrl, 'saver', 'PUT', `/user/actions/secrets/${name}`, { data: 'x' });
       const together = await Promise.all(Array.from({ length: 10 }, (_, n) => secret(`T${n}`)));
       expect(together.map((answer) => answer.status)).toEqual(Array(10).fill(500));
       // The folder back, the same write is saved and shown.
@@ -483,7 +687,11 @@ describe('5. a write is applied only once it is saved', () => {
       expect((await renameUser(mock.baseUrl, 'saver', 'carol', 'caroline')).status).toBe(204);
       expect(await members(mock.baseUrl, 'saver')).toEqual(['alice', 'robert', 'caroline']);
       expect((await secret('T0')).status).toBe(201);
-      expect(JSON.parse(await readFile(worldFile(state, 'saver'), 'utf8')).users.map((user: { login: string }) => user.login)).toContain('caroline');
+      expect(
+        JSON.parse(await readFile(worldFile(state, 'saver'), 'utf8')).users.map(
+          (user: { login: string }) => user.login,
+        ),
+      ).toContain('caroline');
     });
   });
 
@@ -497,9 +705,15 @@ describe('5. a write is applied only once it is saved', () => {
       else await chmod(state, 0o500);
       try {
         const refused = await reset(mock, 'fixed');
-        expect([refused.status, refused.body.message]).toEqual([500, `the sandbox could not save its state (${root ? 'EPERM' : 'EACCES'})`]);
+        expect([refused.status, refused.body.message]).toEqual([
+          500,
+          `the sandbox could not save its state (${root ? 'EPERM' : 'EACCES'})`,
+        ]);
         const write = await renameUser(mock.baseUrl, 'fixed', 'carol', 'caroline');
-        expect([write.status, write.body.message]).toEqual([500, `the sandbox could not save its state (${root ? 'EPERM' : 'EACCES'})`]);
+        expect([write.status, write.body.message]).toEqual([
+          500,
+          `the sandbox could not save its state (${root ? 'EPERM' : 'EACCES'})`,
+        ]);
       } finally {
         if (root) await promisify(execFile)('chattr', ['-i', state]);
         else await chmod(state, 0o700);
@@ -532,20 +746,30 @@ describe('5. a write is applied only once it is saved', () => {
     }
     // Every answered key is on disk: each is a duplicate now (read back in this process: the bin adds nothing to a load).
     await withSandbox({ state }, async (again) => {
-      for (const key of kept) expect((await call(again.baseUrl, 'full', 'POST', '/user/gpg_keys', { armored_public_key: key })).status).toBe(422);
+      for (const key of kept)
+        expect((await call(again.baseUrl, 'full', 'POST', '/user/gpg_keys', { armored_public_key: key })).status).toBe(
+          422,
+        );
     });
   }, 60_000);
 
   it('refuses to start where the state cannot be written', async () => {
     // Taking the lock is the first write: with no room for a byte, it fails.
     const noRoom = join(folder, 'no-room');
-    expect(await refusal(['--state', noRoom], 0)).toEqual({ code: 1, stderr: `gitea-mock: cannot start: --state ${noRoom} cannot be written (EFBIG)\n` });
+    expect(await refusal(['--state', noRoom], 0)).toEqual({
+      code: 1,
+      stderr: `gitea-mock: cannot start: --state ${noRoom} cannot be written (EFBIG)\n`,
+    });
     expect(await readdir(noRoom)).toEqual([]);
     // /proc takes no new folder, even from root; nor does a file. In this process: the same refusals, without a start of the bin each.
-    await expect(startMockServer({ port: 0, sandbox: { state: '/proc/gitea-mock-state' } })).rejects.toThrow(/^--state \/proc\/gitea-mock-state cannot be created \(ENOENT\)$/);
+    await expect(startMockServer({ port: 0, sandbox: { state: '/proc/gitea-mock-state' } })).rejects.toThrow(
+      /^--state \/proc\/gitea-mock-state cannot be created \(ENOENT\)$/,
+    );
     const file = join(folder, 'a-file');
     await writeFile(file, '');
-    await expect(startMockServer({ port: 0, sandbox: { state: join(file, 'state') } })).rejects.toThrow(`--state ${join(file, 'state')} cannot be created (ENOTDIR)`);
+    await expect(startMockServer({ port: 0, sandbox: { state: join(file, 'state') } })).rejects.toThrow(
+      `--state ${join(file, 'state')} cannot be created (ENOTDIR)`,
+    );
   });
 });
 
@@ -556,7 +780,10 @@ describe('6. one process per state folder', () => {
     let second: Launched | undefined;
     try {
       const refused = await refusal(['--state', state]);
-      expect(refused).toEqual({ code: 1, stderr: `gitea-mock: cannot start: --state ${state} is in use by process ${first.child.pid} (its lock is ${join(state, 'lock')}); one process per state folder: stop that one, or give another folder\n` });
+      expect(refused).toEqual({
+        code: 1,
+        stderr: `gitea-mock: cannot start: --state ${state} is in use by process ${first.child.pid} (its lock is ${join(state, 'lock')}); one process per state folder: stop that one, or give another folder\n`,
+      });
       expect(await first.stop()).toBe(0);
       expect(await readdir(state)).not.toContain('lock');
       second = await startCli(['--state', state]);
@@ -576,16 +803,25 @@ describe('6. one process per state folder', () => {
     const state = join(folder, 'zombie-lock');
     await withSandbox({ state }, async () => {});
     // A child whose parent (a shell turned into sleep) never waits for it: killed, it stays a zombie.
-    const parent = spawn('bash', ['-c', 'sleep 600 & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const parent = spawn('bash', ['-c', 'sleep 600 & echo $!; exec sleep 600'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     try {
-      const pid = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString()))));
+      const pid = Number(
+        await new Promise<string>((resolve) =>
+          parent.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString())),
+        ),
+      );
       // Killed while the shell still runs, the child is reaped by it: wait for the exec into sleep.
-      const parentIsSleep = async (): Promise<boolean> => (await readFile(`/proc/${parent.pid}/cmdline`, 'utf8').catch(() => '')).startsWith('sleep\0');
+      const parentIsSleep = async (): Promise<boolean> =>
+        (await readFile(`/proc/${parent.pid}/cmdline`, 'utf8').catch(() => '')).startsWith('sleep\0');
       for (let n = 0; n < 500 && !(await parentIsSleep()); n++) await new Promise((resolve) => setTimeout(resolve, 10));
       expect(await parentIsSleep()).toBe(true);
       process.kill(pid, 'SIGKILL');
-      const stateOf = async (): Promise<string> => (await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '')).replace(/^.*\) /s, '')[0] ?? '';
-      for (let n = 0; n < 100 && (await stateOf()) !== 'Z'; n++) await new Promise((resolve) => setTimeout(resolve, 10));
+      const stateOf = async (): Promise<string> =>
+        (await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '')).replace(/^.*\) /s, '')[0] ?? '';
+      for (let n = 0; n < 100 && (await stateOf()) !== 'Z'; n++)
+        await new Promise((resolve) => setTimeout(resolve, 10));
       expect(await stateOf()).toBe('Z');
       await writeFile(join(state, 'lock'), `${pid}\n`);
       await withSandbox({ state }, async (mock) => {
@@ -600,7 +836,9 @@ describe('6. one process per state folder', () => {
   it('refuses a second sandbox on the same folder in one process', async () => {
     const state = join(folder, 'in-process');
     await withSandbox({ state }, async () => {
-      await expect(startMockServer({ port: 0, sandbox: { state } })).rejects.toThrow(`--state ${state} is in use by this process already; one sandbox per state folder`);
+      await expect(startMockServer({ port: 0, sandbox: { state } })).rejects.toThrow(
+        `--state ${state} is in use by this process already; one sandbox per state folder`,
+      );
     });
   });
 });
@@ -626,7 +864,10 @@ describe('7. temporaries and links', () => {
       await rm(worldFile(state, 'planter'));
       await symlink(victim, worldFile(state, 'planter'));
       await symlink(victim, join(folder, `.planted.${process.pid}.tmp`));
-      await symlink(victim, join(state, `.${createHash('sha256').update('token planter').digest('hex')}.json.${process.pid}.tmp`));
+      await symlink(
+        victim,
+        join(state, `.${createHash('sha256').update('token planter').digest('hex')}.json.${process.pid}.tmp`),
+      );
       expect((await renameUser(mock.baseUrl, 'planter', 'carol', 'caroline')).status).toBe(204);
       expect(await readFile(victim, 'utf8')).toBe('victim');
       expect((await stat(victim)).mode & 0o777).toBe(0o644);
@@ -650,13 +891,17 @@ describe('7. temporaries and links', () => {
   it('refuses, saying why and leaving them as they are, a state path that is a link to nothing and a folder named like a temporary', async () => {
     const dangling = join(folder, 'dangling-state');
     await symlink(join(folder, 'nowhere'), dangling);
-    await expect(startMockServer({ port: 0, sandbox: { state: dangling } })).rejects.toThrow(`--state ${dangling} is a link to ${join(folder, 'nowhere')}, which does not exist: create that folder, or give another`);
+    await expect(startMockServer({ port: 0, sandbox: { state: dangling } })).rejects.toThrow(
+      `--state ${dangling} is a link to ${join(folder, 'nowhere')}, which does not exist: create that folder, or give another`,
+    );
     expect(await readlink(dangling)).toBe(join(folder, 'nowhere'));
     const state = join(folder, 'temporary-folder');
     await withSandbox({ state }, async () => {});
     const name = `.${randomBytes(16).toString('hex')}.tmp`;
     await mkdir(join(state, name));
-    await expect(startMockServer({ port: 0, sandbox: { state } })).rejects.toThrow(`--state ${state} holds ${name}, a folder named like one of the sandbox's temporary files; it is left as it is: move it away, or give another folder`);
+    await expect(startMockServer({ port: 0, sandbox: { state } })).rejects.toThrow(
+      `--state ${state} holds ${name}, a folder named like one of the sandbox's temporary files; it is left as it is: move it away, or give another folder`,
+    );
     expect((await stat(join(state, name))).isDirectory()).toBe(true);
   });
 
@@ -669,7 +914,10 @@ describe('7. temporaries and links', () => {
     await rename(file, join(folder, 'elsewhere.json'));
     await symlink(join(folder, 'elsewhere.json'), file);
     const name = file.slice(state.length + 1);
-    expect(await refusal(['--state', state])).toEqual({ code: 1, stderr: `gitea-mock: cannot start: --state ${state} holds ${name}, which is not a regular file but a link; it is left as it is: move it away, or give another folder\n` });
+    expect(await refusal(['--state', state])).toEqual({
+      code: 1,
+      stderr: `gitea-mock: cannot start: --state ${state} holds ${name}, which is not a regular file but a link; it is left as it is: move it away, or give another folder\n`,
+    });
   });
 });
 
@@ -689,29 +937,91 @@ describe('8. a state folder is checked deeply at start', () => {
   // The first through the built bin (its exit code and line); the others in this process, where
   // the same check throws the same message, without a start of the bin each.
   it.each([
-    ['no users', 'the built bin', (world: Record<string, any>) => Object.assign(world, { users: [] }), 'users is empty'],
-    ['a null record', 'in process', (world: Record<string, any>) => Object.assign(world, { hooks: [null] }), 'hooks[0] is null, not an entry'],
-    ['a null user', 'in process', (world: Record<string, any>) => Object.assign(world, { users: [null, ...world.users] }), 'users[0] is null, not a record'],
-    ['a record that breaks its schema', 'in process', (world: Record<string, any>) => (world.orgLabels[0].label.color = 42), 'orgLabels[0].label is not a Label: /color must be string'],
-    ['an entry without its repository', 'in process', (world: Record<string, any>) => delete world.issues[0].repo, 'issues[0].repo is not an id'],
+    [
+      'no users',
+      'the built bin',
+      (world: Record<string, any>) => Object.assign(world, { users: [] }),
+      'users is empty',
+    ],
+    [
+      'a null record',
+      'in process',
+      (world: Record<string, any>) => Object.assign(world, { hooks: [null] }),
+      'hooks[0] is null, not an entry',
+    ],
+    [
+      'a null user',
+      'in process',
+      (world: Record<string, any>) => Object.assign(world, { users: [null, ...world.users] }),
+      'users[0] is null, not a record',
+    ],
+    [
+      'a record that breaks its schema',
+      'in process',
+      (world: Record<string, any>) => (world.orgLabels[0].label.color = 42),
+      'orgLabels[0].label is not a Label: /color must be string',
+    ],
+    [
+      'an entry without its repository',
+      'in process',
+      (world: Record<string, any>) => delete world.issues[0].repo,
+      'issues[0].repo is not an id',
+    ],
     // The schemas require no field: what the sandbox finds records by and answers with is required by the check.
-    ['a user without an id', 'in process', (world: Record<string, any>) => (world.users = [{}]), 'users[0].id is missing'],
-    ['a pull request with its number only', 'in process', (world: Record<string, any>) => (world.pulls[0].pull = { number: 43 }), 'pulls[0].pull.id is missing'],
-    ['a repository without its owner', 'in process', (world: Record<string, any>) => delete world.repos[0].owner, 'repos[0].owner is missing'],
-    ['an owner without a login', 'in process', (world: Record<string, any>) => delete world.repos[0].owner.login, 'repos[0].owner is not an owner with an id and a login'],
-    ['a milestone without its title', 'in process', (world: Record<string, any>) => delete world.milestones[0].milestone.title, 'milestones[0].milestone.title is missing'],
-    ['a nextId that ids in use reach', 'in process', (world: Record<string, any>) => (world.nextId = 1), 'nextId is 1, not above the ids in use (15001, at comments[0].id)'],
-  ])('refuses a world with %s, naming the file and what is wrong, and leaves it as it is (%s)', async (_case, where, spoil, problem) => {
-    const world = structuredClone(saved);
-    spoil(world);
-    const text = JSON.stringify(world);
-    await writeFile(join(state, name), text);
-    const message = `--state ${state} holds ${name}, which is not a world the sandbox wrote: ${problem}; it is left as it is: move it away, or give another folder`;
-    if (where === 'the built bin') expect(await refusal(['--state', state])).toEqual({ code: 1, stderr: `gitea-mock: cannot start: ${message}\n` });
-    else await expect(startMockServer({ port: 0, sandbox: { state } })).rejects.toThrow(message);
-    expect(await readFile(join(state, name), 'utf8')).toBe(text);
-    expect(await readdir(state)).not.toContain('lock');
-  });
+    [
+      'a user without an id',
+      'in process',
+      (world: Record<string, any>) => (world.users = [{}]),
+      'users[0].id is missing',
+    ],
+    [
+      'a pull request with its number only',
+      'in process',
+      (world: Record<string, any>) => (world.pulls[0].pull = { number: 43 }),
+      'pulls[0].pull.id is missing',
+    ],
+    [
+      'a repository without its owner',
+      'in process',
+      (world: Record<string, any>) => delete world.repos[0].owner,
+      'repos[0].owner is missing',
+    ],
+    [
+      'an owner without a login',
+      'in process',
+      (world: Record<string, any>) => delete world.repos[0].owner.login,
+      'repos[0].owner is not an owner with an id and a login',
+    ],
+    [
+      'a milestone without its title',
+      'in process',
+      (world: Record<string, any>) => delete world.milestones[0].milestone.title,
+      'milestones[0].milestone.title is missing',
+    ],
+    [
+      'a nextId that ids in use reach',
+      'in process',
+      (world: Record<string, any>) => (world.nextId = 1),
+      'nextId is 1, not above the ids in use (15001, at comments[0].id)',
+    ],
+  ])(
+    'refuses a world with %s, naming the file and what is wrong, and leaves it as it is (%s)',
+    async (_case, where, spoil, problem) => {
+      const world = structuredClone(saved);
+      spoil(world);
+      const text = JSON.stringify(world);
+      await writeFile(join(state, name), text);
+      const message = `--state ${state} holds ${name}, which is not a world the sandbox wrote: ${problem}; it is left as it is: move it away, or give another folder`;
+      if (where === 'the built bin')
+        expect(await refusal(['--state', state])).toEqual({
+          code: 1,
+          stderr: `gitea-mock: cannot start: ${message}\n`,
+        });
+      else await expect(startMockServer({ port: 0, sandbox: { state } })).rejects.toThrow(message);
+      expect(await readFile(join(state, name), 'utf8')).toBe(text);
+      expect(await readdir(state)).not.toContain('lock');
+    },
+  );
 
   it('loads the world as the sandbox wrote it', async () => {
     await writeFile(join(state, name), JSON.stringify(saved));

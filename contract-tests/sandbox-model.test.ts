@@ -32,9 +32,20 @@ interface Model {
 
 function seedModel(): Model {
   return {
-    label: { name: 'priority/high', color: 'd93f0b', description: 'Needs attention before the next launch.', exclusive: true, is_archived: false },
+    label: {
+      name: 'priority/high',
+      color: 'd93f0b',
+      description: 'Needs attention before the next launch.',
+      exclusive: true,
+      is_archived: false,
+    },
     milestone: { title: 'v1.1.0', description: 'Uncrewed test flight.', state: 'open', due_on: '2026-05-01T23:59:59Z' },
-    hook: { active: true, events: ['push', 'release'], branch_filter: 'main', url: 'https://ci.example.net/hooks/gitea' },
+    hook: {
+      active: true,
+      events: ['push', 'release'],
+      branch_filter: 'main',
+      url: 'https://ci.example.net/hooks/gitea',
+    },
     thread: { unread: true, pinned: false },
     logins: new Map([
       [1001, 'alice'],
@@ -58,7 +69,6 @@ async function status(call: Promise<{ response: Response }>): Promise<number> {
   return (await call).response.status;
 }
 
-
 const lower = (text: string): string => text.toLowerCase();
 /** Each field present or absent, as a client sends only what it changes. */
 const someOf = <T extends Record<string, fc.Arbitrary<unknown>>>(fields: T) => fc.record(fields, { requiredKeys: [] });
@@ -70,12 +80,18 @@ function normalized(color: string): string {
 }
 
 class EditLabel implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly body: { name?: string; color?: string; description?: string; exclusive?: boolean; is_archived?: boolean }) {}
+  constructor(
+    readonly body: { name?: string; color?: string; description?: string; exclusive?: boolean; is_archived?: boolean },
+  ) {}
   check = () => true;
   async run(model: Model, { gitea }: Real): Promise<void> {
-    const label = await unwrap(gitea.PATCH('/orgs/{org}/labels/{id}', { params: { path: { org: 'acme', id: 5001 } }, body: this.body }));
+    const label = await unwrap(
+      gitea.PATCH('/orgs/{org}/labels/{id}', { params: { path: { org: 'acme', id: 5001 } }, body: this.body }),
+    );
     const { color, is_archived, ...rest } = this.body;
-    Object.assign(model.label, rest, color === undefined ? {} : { color: normalized(color) }, { is_archived: is_archived === true });
+    Object.assign(model.label, rest, color === undefined ? {} : { color: normalized(color) }, {
+      is_archived: is_archived === true,
+    });
     expect(label).toMatchObject(model.label);
   }
   toString = () => `EditLabel(${JSON.stringify(this.body)})`;
@@ -89,7 +105,12 @@ class EditMilestone implements fc.AsyncCommand<Model, Real> {
   check = () => true;
   async run(model: Model, { gitea }: Real): Promise<void> {
     const id = this.by === 'id' ? '6000' : this.by === 'hex' ? '0x1770' : model.milestone.title;
-    const milestone = await unwrap(gitea.PATCH('/repos/{owner}/{repo}/milestones/{id}', { params: { path: { owner: 'acme', repo: 'rocket', id } }, body: this.body }));
+    const milestone = await unwrap(
+      gitea.PATCH('/repos/{owner}/{repo}/milestones/{id}', {
+        params: { path: { owner: 'acme', repo: 'rocket', id } },
+        body: this.body,
+      }),
+    );
     const { title, description, state, due_on } = this.body;
     if (title) model.milestone.title = title;
     if (description !== undefined) model.milestone.description = description;
@@ -102,18 +123,36 @@ class EditMilestone implements fc.AsyncCommand<Model, Real> {
 }
 
 class EditHook implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly body: { active?: boolean; events?: ('push' | 'create' | 'release' | 'issues')[]; branch_filter?: string; url?: string }) {}
+  constructor(
+    readonly body: {
+      active?: boolean;
+      events?: ('push' | 'create' | 'release' | 'issues')[];
+      branch_filter?: string;
+      url?: string;
+    },
+  ) {}
   check = () => true;
   async run(model: Model, { gitea }: Real): Promise<void> {
     const { url, ...rest } = this.body;
-    const hook = await unwrap(gitea.PATCH('/repos/{owner}/{repo}/hooks/{id}', { params: { path: { owner: 'acme', repo: 'rocket', id: 4001 } }, body: { ...rest, ...(url ? { config: { url } } : {}) } }));
+    const hook = await unwrap(
+      gitea.PATCH('/repos/{owner}/{repo}/hooks/{id}', {
+        params: { path: { owner: 'acme', repo: 'rocket', id: 4001 } },
+        body: { ...rest, ...(url ? { config: { url } } : {}) },
+      }),
+    );
     if (this.body.active !== undefined) model.hook.active = this.body.active;
     // Gitea stores `issues` as the issue event and its four sub-events; the answer lists them in no set order.
-    const expanded = (this.body.events ?? []).flatMap((event) => (event === 'issues' ? ['issues', 'issue_assign', 'issue_label', 'issue_milestone', 'issue_comment'] : [event]));
+    const expanded = (this.body.events ?? []).flatMap((event) =>
+      event === 'issues' ? ['issues', 'issue_assign', 'issue_label', 'issue_milestone', 'issue_comment'] : [event],
+    );
     model.hook.events = expanded.length > 0 ? [...new Set(expanded)] : ['push'];
     model.hook.branch_filter = this.body.branch_filter ?? '';
     if (url) model.hook.url = url;
-    expect(hook).toMatchObject({ active: model.hook.active, branch_filter: model.hook.branch_filter, config: { url: model.hook.url, content_type: 'json' } });
+    expect(hook).toMatchObject({
+      active: model.hook.active,
+      branch_filter: model.hook.branch_filter,
+      config: { url: model.hook.url, content_type: 'json' },
+    });
     expect(new Set(hook.events)).toEqual(new Set(model.hook.events));
   }
   toString = () => `EditHook(${JSON.stringify(this.body)})`;
@@ -125,7 +164,9 @@ class MarkThread implements fc.AsyncCommand<Model, Real> {
   async run(model: Model, { token }: Real): Promise<void> {
     // node:http, not fetch: the thread is in the body of a 205, which fetch drops.
     const query = this.toStatus === undefined ? '' : `?to-status=${this.toStatus}`;
-    const answer = await send(new URL(`${sandbox.current.baseUrl}/notifications/threads/10001${query}`), 'PATCH', { authorization: `token ${token}` });
+    const answer = await send(new URL(`${sandbox.current.baseUrl}/notifications/threads/10001${query}`), 'PATCH', {
+      authorization: `token ${token}`,
+    });
     // The document's enum is what the mock holds requests to; Gitea would read anything else as read.
     if (this.toStatus !== undefined && !['read', 'unread', 'pinned'].includes(this.toStatus)) {
       expect(answer.status).toBe(422);
@@ -148,15 +189,22 @@ class Rename implements fc.AsyncCommand<Model, Real> {
   ) {}
   check = () => true;
   async run(model: Model, { gitea }: Real): Promise<void> {
-    const call = gitea.POST('/admin/users/{username}/rename', { params: { path: { username: this.from } }, body: { new_username: this.to } });
+    const call = gitea.POST('/admin/users/{username}/rename', {
+      params: { path: { username: this.from } },
+      body: { new_username: this.to },
+    });
     // An old name answers 307 to the user's current name, which fetch follows.
-    const id = [...model.logins].find(([, login]) => lower(login) === lower(this.from))?.[0] ?? model.redirects.get(lower(this.from));
+    const id =
+      [...model.logins].find(([, login]) => lower(login) === lower(this.from))?.[0] ??
+      model.redirects.get(lower(this.from));
     if (id === undefined) {
       // An organization's name is refused as not being a user; any other name is unknown.
       expect((await apiErrorOf(unwrap(call))).status).toBe(lower(this.from) === 'acme' ? 422 : 404);
       return;
     }
-    const taken = [...model.logins].some(([other, login]) => other !== id && lower(login) === lower(this.to)) || lower(this.to) === 'acme';
+    const taken =
+      [...model.logins].some(([other, login]) => other !== id && lower(login) === lower(this.to)) ||
+      lower(this.to) === 'acme';
     if (this.to !== model.logins.get(id) && taken) {
       expect((await apiErrorOf(unwrap(call))).status).toBe(422);
       return;
@@ -175,7 +223,9 @@ class Rename implements fc.AsyncCommand<Model, Real> {
 class ReadTeam implements fc.AsyncCommand<Model, Real> {
   check = () => true;
   async run(model: Model, { gitea }: Real): Promise<void> {
-    const members = await collectAll(gitea, '/teams/{id}/members', { params: { path: { id: 12001 }, query: { limit: 2 } } });
+    const members = await collectAll(gitea, '/teams/{id}/members', {
+      params: { path: { id: 12001 }, query: { limit: 2 } },
+    });
     expect(members.map((user) => [user.id, user.login])).toEqual([...model.logins]);
   }
   toString = () => 'ReadTeam';
@@ -185,7 +235,12 @@ class Unassign implements fc.AsyncCommand<Model, Real> {
   constructor(readonly names: string[]) {}
   check = () => true;
   async run(model: Model, { gitea }: Real): Promise<void> {
-    const call = unwrap(gitea.DELETE('/repos/{owner}/{repo}/issues/{index}/assignees', { params: { path: { owner: 'acme', repo: 'rocket', index: 42 } }, body: { assignees: this.names } }));
+    const call = unwrap(
+      gitea.DELETE('/repos/{owner}/{repo}/issues/{index}/assignees', {
+        params: { path: { owner: 'acme', repo: 'rocket', index: 42 } },
+        body: { assignees: this.names },
+      }),
+    );
     const ids = this.names.map((name) => [...model.logins].find(([, login]) => lower(login) === lower(name))?.[0]);
     // The handler answers an unknown name with 404 (Gitea's error for a user that does not exist).
     if (ids.includes(undefined)) {
@@ -195,7 +250,9 @@ class Unassign implements fc.AsyncCommand<Model, Real> {
     model.assignees = model.assignees.filter((id) => !ids.includes(id));
     const issue = await call;
     // Nobody assigned is null, not an empty list.
-    expect(issue.assignees?.map((user) => [user.id, user.login]) ?? null).toEqual(model.assignees.length > 0 ? model.assignees.map((id) => [id, model.logins.get(id)]) : null);
+    expect(issue.assignees?.map((user) => [user.id, user.login]) ?? null).toEqual(
+      model.assignees.length > 0 ? model.assignees.map((id) => [id, model.logins.get(id)]) : null,
+    );
   }
   toString = () => `Unassign(${this.names.join(', ')})`;
 }
@@ -204,7 +261,12 @@ class PutSecret implements fc.AsyncCommand<Model, Real> {
   constructor(readonly name: string) {}
   check = () => true;
   async run(model: Model, { gitea }: Real): Promise<void> {
-    const answered = await status(gitea.PUT('/user/actions/secrets/{secretname}', { params: { path: { secretname: this.name } }, body: { data: 'value' } }));
+    const answered = await status(
+      gitea.PUT('/user/actions/secrets/{secretname}', {
+        params: { path: { secretname: this.name } },
+        body: { data: 'value' },
+      }),
+    );
     const key = this.name.toUpperCase();
     expect(answered).toBe(model.secrets.has(key) ? 204 : 201);
     model.secrets.add(key);
@@ -219,7 +281,11 @@ class Migrate implements fc.AsyncCommand<Model, Real> {
   ) {}
   check = () => true;
   async run(model: Model, { gitea }: Real): Promise<void> {
-    const call = unwrap(gitea.POST('/repos/migrate', { body: { clone_addr: 'https://git.example.net/x.git', repo_name: this.name, repo_owner: this.owner } }));
+    const call = unwrap(
+      gitea.POST('/repos/migrate', {
+        body: { clone_addr: 'https://git.example.net/x.git', repo_name: this.name, repo_owner: this.owner },
+      }),
+    );
     const key = lower(`${this.owner}/${this.name}`);
     if (model.repos.has(key)) {
       expect((await apiErrorOf(call)).status).toBe(409);
@@ -239,7 +305,12 @@ class EditPull implements fc.AsyncCommand<Model, Real> {
   check = () => true;
   async run(model: Model, { gitea }: Real): Promise<void> {
     const content_version = this.stale ? model.pull.version - 1 : model.pull.version;
-    const call = unwrap(gitea.PATCH('/repos/{owner}/{repo}/pulls/{index}', { params: { path: { owner: 'acme', repo: 'rocket', index: 43 } }, body: { ...this.body, content_version } }));
+    const call = unwrap(
+      gitea.PATCH('/repos/{owner}/{repo}/pulls/{index}', {
+        params: { path: { owner: 'acme', repo: 'rocket', index: 43 } },
+        body: { ...this.body, content_version },
+      }),
+    );
     if (this.stale) {
       expect((await apiErrorOf(call)).status).toBe(409);
       return;
@@ -250,8 +321,14 @@ class EditPull implements fc.AsyncCommand<Model, Real> {
     // Gitea moves content_version on only when the description is sent.
     if (this.body.body !== undefined) model.pull.version++;
     const pull = await call;
-    expect(pull).toMatchObject({ title: model.pull.title, state: model.pull.state, content_version: model.pull.version });
-    expect(pull.labels!.map((label) => [label.id, label.name])).toEqual(model.pull.labels.map((id) => [id, id === 5001 ? model.label.name : 'kind/bug']));
+    expect(pull).toMatchObject({
+      title: model.pull.title,
+      state: model.pull.state,
+      content_version: model.pull.version,
+    });
+    expect(pull.labels!.map((label) => [label.id, label.name])).toEqual(
+      model.pull.labels.map((id) => [id, id === 5001 ? model.label.name : 'kind/bug']),
+    );
     expect(pull.user!.login).toBe(model.logins.get(1001));
   }
   toString = () => `EditPull(${this.stale ? 'stale, ' : ''}${JSON.stringify(this.body)})`;
@@ -260,13 +337,18 @@ class EditPull implements fc.AsyncCommand<Model, Real> {
 class Reset implements fc.AsyncCommand<Model, Real> {
   check = () => true;
   async run(model: Model, { token }: Real): Promise<void> {
-    expect((await send(new URL(`${sandbox.current.origin}/__sandbox/reset`), 'POST', { authorization: `token ${token}` })).status).toBe(200);
+    expect(
+      (await send(new URL(`${sandbox.current.origin}/__sandbox/reset`), 'POST', { authorization: `token ${token}` }))
+        .status,
+    ).toBe(200);
     Object.assign(model, seedModel());
   }
   toString = () => 'Reset';
 }
 
-const date = fc.date({ min: new Date('2026-01-01T00:00:00Z'), max: new Date('2027-12-31T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString().replace(/\.\d{3}Z$/, 'Z'));
+const date = fc
+  .date({ min: new Date('2026-01-01T00:00:00Z'), max: new Date('2027-12-31T00:00:00Z'), noInvalidDate: true })
+  .map((d) => d.toISOString().replace(/\.\d{3}Z$/, 'Z'));
 const commands = [
   someOf({
     name: fc.constantFrom('wontfix', 'later', 'priority/high', ''),
@@ -278,23 +360,45 @@ const commands = [
   fc
     .tuple(
       fc.constantFrom('id' as const, 'hex' as const, 'title' as const),
-      someOf({ title: fc.constantFrom('v1.1.0', 'uncrewed', 'v1.1.1-rc', ''), description: fc.constantFrom('', 'Slipped.'), state: fc.constantFrom('open' as const, 'closed' as const), due_on: date }),
+      someOf({
+        title: fc.constantFrom('v1.1.0', 'uncrewed', 'v1.1.1-rc', ''),
+        description: fc.constantFrom('', 'Slipped.'),
+        state: fc.constantFrom('open' as const, 'closed' as const),
+        due_on: date,
+      }),
     )
     .map(([by, body]) => new EditMilestone(by, body)),
   someOf({
     active: fc.boolean(),
-    events: fc.array(fc.constantFrom('push' as const, 'create' as const, 'release' as const, 'issues' as const), { maxLength: 3 }),
+    events: fc.array(fc.constantFrom('push' as const, 'create' as const, 'release' as const, 'issues' as const), {
+      maxLength: 3,
+    }),
     branch_filter: fc.constantFrom('main', 'release/*', ''),
     url: fc.constantFrom('https://ci.example.net/a', 'https://ci.example.net/b'),
   }).map((body) => new EditHook(body)),
-  fc.constantFrom('read' as const, 'unread' as const, 'pinned' as const, 'PINNED' as const, 'bogus' as const, undefined).map((to) => new MarkThread(to)),
+  fc
+    .constantFrom('read' as const, 'unread' as const, 'pinned' as const, 'PINNED' as const, 'bogus' as const, undefined)
+    .map((to) => new MarkThread(to)),
   fc.tuple(fc.constantFrom(...NAMES), fc.constantFrom(...NAMES)).map(([from, to]) => new Rename(from, to)),
   fc.constant(new ReadTeam()),
   fc.subarray(NAMES.slice(0, 6), { maxLength: 2 }).map((names) => new Unassign(names)),
   fc.constantFrom('DEPLOY_TOKEN', 'deploy_token', 'NPM_TOKEN', 'x1').map((name) => new PutSecret(name)),
-  fc.tuple(fc.constantFrom('acme' as const, 'bluebird' as const), fc.constantFrom('rocket', 'Rocket', 'launchpad', 'telemetry')).map(([owner, name]) => new Migrate(owner, name)),
   fc
-    .tuple(fc.boolean(), someOf({ title: fc.constantFrom('Keep every second', ''), body: fc.constantFrom('Every second counts.', ''), state: fc.constantFrom('open' as const, 'closed' as const), labels: fc.subarray([5001, 5002, 777]) }))
+    .tuple(
+      fc.constantFrom('acme' as const, 'bluebird' as const),
+      fc.constantFrom('rocket', 'Rocket', 'launchpad', 'telemetry'),
+    )
+    .map(([owner, name]) => new Migrate(owner, name)),
+  fc
+    .tuple(
+      fc.boolean(),
+      someOf({
+        title: fc.constantFrom('Keep every second', ''),
+        body: fc.constantFrom('Every second counts.', ''),
+        state: fc.constantFrom('open' as const, 'closed' as const),
+        labels: fc.subarray([5001, 5002, 777]),
+      }),
+    )
     .map(([stale, body]) => new EditPull(stale, body)),
   fc.constant(new Reset()),
 ];
@@ -305,7 +409,10 @@ describe(`the sandbox agrees with a model of Gitea (fast-check seed ${SEED}, ${R
     await fc.assert(
       fc.asyncProperty(fc.commands(commands, { maxCommands: 30, size: 'large' }), async (sequence) => {
         const token = `model-${randomUUID()}`;
-        const setup = () => ({ model: seedModel(), real: { gitea: createGiteaClient({ baseUrl: sandbox.current.baseUrl, auth: { token }, retry: 0 }), token } });
+        const setup = () => ({
+          model: seedModel(),
+          real: { gitea: createGiteaClient({ baseUrl: sandbox.current.baseUrl, auth: { token }, retry: 0 }), token },
+        });
         await fc.asyncModelRun(setup, sequence);
         steps += [...sequence].length;
       }),

@@ -26,32 +26,46 @@ const start = (state: string) => launch(process.execPath, [CLI, '--state', state
 const client = (baseUrl: string, token: string) => createGiteaClient({ baseUrl, auth: { token }, retry: 0 });
 
 /** The file of a credential's world: its SHA-256, as the sandbox names it. */
-const worldFile = (state: string, authorization: string): string => join(state, `${createHash('sha256').update(authorization).digest('hex')}.json`);
+const worldFile = (state: string, authorization: string): string =>
+  join(state, `${createHash('sha256').update(authorization).digest('hex')}.json`);
 
 /** Every file of a folder with its text, to show it was left as it was. */
 async function contents(dir: string): Promise<Record<string, string>> {
   const names = (await readdir(dir)).sort();
-  return Object.fromEntries(await Promise.all(names.map(async (name) => [name, await readFile(join(dir, name), 'utf8')] as const)));
+  return Object.fromEntries(
+    await Promise.all(names.map(async (name) => [name, await readFile(join(dir, name), 'utf8')] as const)),
+  );
 }
 
 describe('--state DIR', () => {
-  it('survives a restart, and creates the folder and the world\'s file, readable by their owner only, on the first write', async () => {
+  it("survives a restart, and creates the folder and the world's file, readable by their owner only, on the first write", async () => {
     const state = join(folder, 'restart');
     const first = await start(state);
     expect(first.output()).toContain(`(sandbox, state in ${state})`);
-    await unwrap(client(first.baseUrl, 'alice-token').POST('/admin/users/{username}/rename', { params: { path: { username: 'bob' } }, body: { new_username: 'robert' } }));
+    await unwrap(
+      client(first.baseUrl, 'alice-token').POST('/admin/users/{username}/rename', {
+        params: { path: { username: 'bob' } },
+        body: { new_username: 'robert' },
+      }),
+    );
     expect((await stat(state)).mode & 0o777).toBe(0o700);
     expect((await stat(worldFile(state, 'token alice-token'))).mode & 0o777).toBe(0o600);
     expect(await first.stop()).toBe(0);
     const second = await start(state);
     try {
-      const members = await collectAll(client(second.baseUrl, 'alice-token'), '/teams/{id}/members', { params: { path: { id: 12001 } } });
+      const members = await collectAll(client(second.baseUrl, 'alice-token'), '/teams/{id}/members', {
+        params: { path: { id: 12001 } },
+      });
       expect(members.map((user) => user.login)).toEqual(['alice', 'robert', 'carol']);
       // Another credential still starts from the seed.
-      const other = await collectAll(client(second.baseUrl, 'other-token'), '/teams/{id}/members', { params: { path: { id: 12001 } } });
+      const other = await collectAll(client(second.baseUrl, 'other-token'), '/teams/{id}/members', {
+        params: { path: { id: 12001 } },
+      });
       expect(other.map((user) => user.login)).toEqual(['alice', 'bob', 'carol']);
       // No credential is written to the folder: worlds are keyed by a hash.
-      const text = Object.entries(await contents(state)).flat().join('\n');
+      const text = Object.entries(await contents(state))
+        .flat()
+        .join('\n');
       expect(text).not.toContain('alice-token');
       expect(text).not.toContain('other-token');
     } finally {
@@ -69,7 +83,10 @@ describe('--state DIR', () => {
       for (let n = 0; !killed; n++) {
         const name = `S_${worker}_${n}`;
         try {
-          const { response } = await gitea.PUT('/user/actions/secrets/{secretname}', { params: { path: { secretname: name } }, body: { data: 'x' } });
+          const { response } = await gitea.PUT('/user/actions/secrets/{secretname}', {
+            params: { path: { secretname: name } },
+            body: { data: 'x' },
+          });
           if (response.status === 201) acknowledged.push(name);
         } catch {
           return; // the connection died with the process
@@ -86,7 +103,17 @@ describe('--state DIR', () => {
     const again = await start(state);
     try {
       const reader = client(again.baseUrl, 'burst-token');
-      const statuses = await Promise.all(acknowledged.map(async (name) => (await reader.PUT('/user/actions/secrets/{secretname}', { params: { path: { secretname: name } }, body: { data: 'x' } })).response.status));
+      const statuses = await Promise.all(
+        acknowledged.map(
+          async (name) =>
+            (
+              await reader.PUT('/user/actions/secrets/{secretname}', {
+                params: { path: { secretname: name } },
+                body: { data: 'x' },
+              })
+            ).response.status,
+        ),
+      );
       // 204: the secret existed, so the write answered before the kill was on disk.
       expect(statuses.filter((status) => status !== 204)).toEqual([]);
     } finally {
@@ -97,11 +124,31 @@ describe('--state DIR', () => {
   const world = `${'a'.repeat(64)}.json`;
   it.each([
     ['a file', { '': 'hello' }, 'is a file, not a sandbox state folder'],
-    ['a state file of the single-file format', { '': '{"gitea-mock-sandbox": 1, "worlds": {}}' }, 'is a state file of the single-file format of earlier gitea-mock builds; state is now a folder of one file per world, and that file is not converted'],
-    ['another program’s folder', { 'notes.txt': 'hello' }, 'is a folder that is not a gitea-mock sandbox state folder (it has no gitea-mock-sandbox.json)'],
-    ['a newer format', { 'gitea-mock-sandbox.json': '{"gitea-mock-sandbox": 3}' }, 'is a sandbox state folder of format 3, not 2'],
-    ['a world that is not JSON', { 'gitea-mock-sandbox.json': '{"gitea-mock-sandbox": 2}', [world]: '{"format": 2,' }, `holds ${world}, which is not JSON`],
-    ['a world it did not write', { 'gitea-mock-sandbox.json': '{"gitea-mock-sandbox": 2}', [world]: '{"format": 1}' }, `holds ${world}, which is not a world the sandbox wrote: its format is 1, not 2`],
+    [
+      'a state file of the single-file format',
+      { '': '{"gitea-mock-sandbox": 1, "worlds": {}}' },
+      'is a state file of the single-file format of earlier gitea-mock builds; state is now a folder of one file per world, and that file is not converted',
+    ],
+    [
+      'another program’s folder',
+      { 'notes.txt': 'hello' },
+      'is a folder that is not a gitea-mock sandbox state folder (it has no gitea-mock-sandbox.json)',
+    ],
+    [
+      'a newer format',
+      { 'gitea-mock-sandbox.json': '{"gitea-mock-sandbox": 3}' },
+      'is a sandbox state folder of format 3, not 2',
+    ],
+    [
+      'a world that is not JSON',
+      { 'gitea-mock-sandbox.json': '{"gitea-mock-sandbox": 2}', [world]: '{"format": 2,' },
+      `holds ${world}, which is not JSON`,
+    ],
+    [
+      'a world it did not write',
+      { 'gitea-mock-sandbox.json': '{"gitea-mock-sandbox": 2}', [world]: '{"format": 1}' },
+      `holds ${world}, which is not a world the sandbox wrote: its format is 1, not 2`,
+    ],
   ])('refuses %s at start with a clear message and leaves it as it is', async (_case, files, why) => {
     const state = join(folder, `refused-${Math.random().toString(36).slice(2)}`);
     // '' is the path itself, as a file; other names are files in it, as a folder.
@@ -116,7 +163,9 @@ describe('--state DIR', () => {
       (error: { code: number; stderr: string }) => error,
     );
     expect(failure?.code).toBe(1);
-    expect(failure?.stderr).toBe(`gitea-mock: cannot start: --state ${state} ${why}; it is left as it is: move it away, or give another folder\n`);
+    expect(failure?.stderr).toBe(
+      `gitea-mock: cannot start: --state ${state} ${why}; it is left as it is: move it away, or give another folder\n`,
+    );
     // Left as it was: no lock, no marker, no file removed.
     expect('' in files ? await readFile(state, 'utf8') : await contents(state)).toEqual(before);
   });

@@ -2,7 +2,14 @@
 // document's own examples: the success example by default and each documented response when
 // asked with `Prefer: code=…`. This is what a frontend team sees before any launcher is involved.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deref, isObject, listOperations, loadDocument, type Json, type JsonObject } from '../mock/src/contract/document.js';
+import {
+  deref,
+  isObject,
+  listOperations,
+  loadDocument,
+  type Json,
+  type JsonObject,
+} from '../mock/src/contract/document.js';
 import { exampleRequest, firstExample, send, type RawResponse } from './support/http.js';
 import { startPrismCli, type PrismCli } from './support/prism-cli.js';
 
@@ -43,7 +50,9 @@ describe('prism mock openapi.yaml (CLI, static)', () => {
 
   describe.each(operations.map((op) => [String(op.operation.operationId), op] as const))('%s', (_id, op) => {
     const responses = isObject(op.operation.responses) ? op.operation.responses : {};
-    const codes = Object.keys(responses).map(Number).sort((a, b) => a - b);
+    const codes = Object.keys(responses)
+      .map(Number)
+      .sort((a, b) => a - b);
 
     it('answers with the success example', async () => {
       const success = codes.find((code) => code >= 200 && code < 300);
@@ -67,6 +76,9 @@ describe('prism mock openapi.yaml (CLI, static)', () => {
   it('answers 401 with the service error body when credentials are missing', async () => {
     const answer = await send(new URL(`${prism.origin}/admin/orgs`), 'GET', {});
     expect(answer.status).toBe(401);
-    expect(JSON.parse(answer.body)).toEqual({ message: 'token is required', url: 'https://gitea.example.org/api/swagger' });
+    expect(JSON.parse(answer.body)).toEqual({
+      message: 'token is required',
+      url: 'https://gitea.example.org/api/swagger',
+    });
   });
 });

@@ -1,21 +1,51 @@
 // user: updateUserSecret (E14), userCreateOAuth2Application (E2), userCurrentPostGPGKey (E6).
 import { describeContract } from './support/contract.js';
 
-const KEY = '-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nmDMEaBcxABYJKwYBBAHaRw8BAQdA\n=wXyZ\n-----END PGP PUBLIC KEY BLOCK-----\n';
+const KEY =
+  '-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nmDMEaBcxABYJKwYBBAHaRw8BAQdA\n=wXyZ\n-----END PGP PUBLIC KEY BLOCK-----\n';
 
 describeContract('user', {
   updateUserSecret: {
-    call: (client, extra) => client.PUT('/user/actions/secrets/{secretname}', { params: { path: { secretname: 'DEPLOY_TOKEN' } }, body: { data: 's3cr3t-d3pl0y', description: 'deploy' }, ...extra }),
+    call: (client, extra) =>
+      client.PUT('/user/actions/secrets/{secretname}', {
+        params: { path: { secretname: 'DEPLOY_TOKEN' } },
+        body: { data: 's3cr3t-d3pl0y', description: 'deploy' },
+        ...extra,
+      }),
     invalid: {
-      'a missing secret value': (client) => client.PUT('/user/actions/secrets/{secretname}', { params: { path: { secretname: 'DEPLOY_TOKEN' } }, body: { description: 'no data' } as never }),
-      'an empty secret value': (client) => client.PUT('/user/actions/secrets/{secretname}', { params: { path: { secretname: 'DEPLOY_TOKEN' } }, body: { data: '' } }),
+      'a missing secret value': (client) =>
+        client.PUT('/user/actions/secrets/{secretname}', {
+          params: { path: { secretname: 'DEPLOY_TOKEN' } },
+          body: { description: 'no data' } as never,
+        }),
+      'an empty secret value': (client) =>
+        client.PUT('/user/actions/secrets/{secretname}', {
+          params: { path: { secretname: 'DEPLOY_TOKEN' } },
+          body: { data: '' },
+        }),
     },
   },
   userCreateOAuth2Application: {
-    call: (client, extra) => client.POST('/user/applications/oauth2', { body: { name: 'Rocket CI dashboard', redirect_uris: ['https://ci.example.net/oauth/callback'], confidential_client: true }, ...extra }),
+    call: (client, extra) =>
+      client.POST('/user/applications/oauth2', {
+        body: {
+          name: 'Rocket CI dashboard',
+          redirect_uris: ['https://ci.example.net/oauth/callback'],
+          confidential_client: true,
+        },
+        ...extra,
+      }),
     invalid: {
-      'no redirect URI': (client) => client.POST('/user/applications/oauth2', { body: { name: 'Rocket CI', redirect_uris: [] } }),
-      'a confidential flag that is not a boolean': (client) => client.POST('/user/applications/oauth2', { body: { name: 'Rocket CI', redirect_uris: ['https://ci.example.net/cb'], confidential_client: 'yes' as never } }),
+      'no redirect URI': (client) =>
+        client.POST('/user/applications/oauth2', { body: { name: 'Rocket CI', redirect_uris: [] } }),
+      'a confidential flag that is not a boolean': (client) =>
+        client.POST('/user/applications/oauth2', {
+          body: {
+            name: 'Rocket CI',
+            redirect_uris: ['https://ci.example.net/cb'],
+            confidential_client: 'yes' as never,
+          },
+        }),
     },
   },
   userCurrentPostGPGKey: {

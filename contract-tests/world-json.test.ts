@@ -12,9 +12,22 @@ const SEED = Number(process.env.FC_SEED ?? 20261126);
 const noPause = async (): Promise<void> => {};
 
 // Strings of any UTF-16 code units, long ones too (the sizer remembers those past 1,024), and keys such as "__proto__".
-const text = fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme', minLength: 1000, maxLength: 3000 }), fc.constantFrom('__proto__', '"\\\n\u0000', '\ud800', 'é✓'));
+const text = fc.oneof(
+  fc.string({ unit: 'binary' }),
+  fc.string({ unit: 'grapheme', minLength: 1000, maxLength: 3000 }),
+  fc.constantFrom('__proto__', '"\\\n\u0000', '\ud800', 'é✓'),
+);
 const json = fc.letrec((tie) => ({
-  value: fc.oneof({ depthSize: 'small' }, text, fc.double(), fc.integer(), fc.boolean(), fc.constant(null), tie('list'), tie('object')),
+  value: fc.oneof(
+    { depthSize: 'small' },
+    text,
+    fc.double(),
+    fc.integer(),
+    fc.boolean(),
+    fc.constant(null),
+    tie('list'),
+    tie('object'),
+  ),
   list: fc.array(tie('value'), { maxLength: 5 }),
   object: fc.dictionary(text, tie('value'), { maxKeys: 5 }),
 }));

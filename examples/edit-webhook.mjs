@@ -13,7 +13,12 @@ const [owner = 'acme', repo = 'rocket'] = (process.argv[2] ?? 'acme/rocket').spl
 const id = Number(process.argv[3] ?? 4001);
 
 // throwOnError: every non-2xx answer throws an ApiError instead of returning { error }.
-const gitea = createGiteaClient({ baseUrl, auth: { token }, timeoutMs: Number(process.env.GITEA_TIMEOUT_MS ?? 10_000), throwOnError: true });
+const gitea = createGiteaClient({
+  baseUrl,
+  auth: { token },
+  timeoutMs: Number(process.env.GITEA_TIMEOUT_MS ?? 10_000),
+  throwOnError: true,
+});
 
 try {
   const { data: hook } = await gitea.PATCH('/repos/{owner}/{repo}/hooks/{id}', {
@@ -22,15 +27,21 @@ try {
     body: { active: true, events: ['push', 'release'], branch_filter: 'main' },
     headers: process.env.GITEA_PREFER ? { Prefer: process.env.GITEA_PREFER } : {},
   });
-  console.log(`hook ${hook.id} (${hook.type}) is ${hook.active ? 'active' : 'inactive'} and fires on ${hook.events.join(', ')} for ${hook.branch_filter}`);
+  console.log(
+    `hook ${hook.id} (${hook.type}) is ${hook.active ? 'active' : 'inactive'} and fires on ${hook.events.join(', ')} for ${hook.branch_filter}`,
+  );
 } catch (error) {
   process.exitCode = 1;
   if (error instanceof ApiError) {
     // The server's own reason is in error.body.message; error.message adds the call.
     const reason = error.body?.message ?? error.message;
     if (error.status === 401) console.error(`not signed in (401): ${reason}. Check GITEA_TOKEN.`);
-    else if (error.status === 403) console.error(`not allowed (403): ${reason}. Hooks need a repository administrator and a token with write:repository.`);
-    else if (error.status === 404) console.error(`not found (404): no hook ${id} in ${owner}/${repo}, or the repository is hidden from you.`);
+    else if (error.status === 403)
+      console.error(
+        `not allowed (403): ${reason}. Hooks need a repository administrator and a token with write:repository.`,
+      );
+    else if (error.status === 404)
+      console.error(`not found (404): no hook ${id} in ${owner}/${repo}, or the repository is hidden from you.`);
     else if (error.status === 422) console.error(`refused (422): ${reason}`);
     else console.error(`unexpected answer: ${error.message}`);
   } else if (error instanceof TimeoutError) {

@@ -20,7 +20,10 @@ async function loadTeamScreen(client, teamId) {
 
 /** The screen's rename action: renames a member, then shows the team again. */
 async function renameMember(client, teamId, from, to) {
-  await client.POST('/admin/users/{username}/rename', { params: { path: { username: from } }, body: { new_username: to } });
+  await client.POST('/admin/users/{username}/rename', {
+    params: { path: { username: from } },
+    body: { new_username: to },
+  });
   return loadTeamScreen(client, teamId);
 }
 

@@ -15,7 +15,9 @@ const [path, repoPath = 'acme/rocket', releaseId = '14001'] = process.argv.slice
 const [owner = 'acme', repo = 'rocket'] = repoPath.split('/');
 
 // Any Blob, File, Uint8Array or ArrayBuffer will do.
-const file = path ? new Blob([await readFile(path)]) : new Blob([`built ${new Date().toISOString()}\n`], { type: 'text/plain' });
+const file = path
+  ? new Blob([await readFile(path)])
+  : new Blob([`built ${new Date().toISOString()}\n`], { type: 'text/plain' });
 const name = path ? basename(path) : 'build-info.txt';
 
 const gitea = createGiteaClient({ baseUrl, auth: { token } });

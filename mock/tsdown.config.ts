@@ -47,7 +47,8 @@ function commonJsThis(): NonNullable<UserConfig['plugins']> {
     transform(code: string, id: string) {
       if (!id.replace(/\\/g, '/').endsWith('/uri-template-lite/index.js')) return null;
       const fixed = code.replace('this.URI || (this.URI = {})', 'exports.URI || (exports.URI = {})');
-      if (fixed === code) throw new Error(`uri-template-lite changed: ${id} no longer hangs URI on this; check the browser build`);
+      if (fixed === code)
+        throw new Error(`uri-template-lite changed: ${id} no longer hangs URI on this; check the browser build`);
       return { code: fixed };
     },
   };
@@ -80,23 +81,42 @@ function bundledLicences(): NonNullable<UserConfig['plugins']> {
         const sections = [...roots]
           .map((root) => {
             type Named = string | { type?: string };
-            const manifest = JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as { name: string; version: string; license?: Named; licenses?: Named[] };
+            const manifest = JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as {
+              name: string;
+              version: string;
+              license?: Named;
+              licenses?: Named[];
+            };
             const { name, version } = manifest;
             // `license`, or the older `licenses` list; either as a name or as `{ type }`.
-            const named = [manifest.license, ...(manifest.licenses ?? [])].map((each) => (typeof each === 'object' ? each?.type : each)).filter(Boolean);
+            const named = [manifest.license, ...(manifest.licenses ?? [])]
+              .map((each) => (typeof each === 'object' ? each?.type : each))
+              .filter(Boolean);
             const license = named.join(' OR ');
             if (!license) throw new Error(`${name}@${version} is bundled into ${chunk.fileName} but names no licence`);
             const entries = readdirSync(root);
             const file = entries.find((entry) => /^(licen[cs]e|copying)(\.|$)/i.test(entry));
-            const text = file ? readFileSync(`${root}/${file}`, 'utf8').trim() : `(the package ships no licence file; its package.json names ${license})`;
+            const text = file
+              ? readFileSync(`${root}/${file}`, 'utf8').trim()
+              : `(the package ships no licence file; its package.json names ${license})`;
             // Apache-2.0 asks for the NOTICE file, where a package has one, to go with it too.
             const notice = entries.find((entry) => /^notice(\.|$)/i.test(entry));
-            return { name, heading: `${name}@${version} (${license})`, text: notice ? `${text}\n\n${readFileSync(`${root}/${notice}`, 'utf8').trim()}` : text };
+            return {
+              name,
+              heading: `${name}@${version} (${license})`,
+              text: notice ? `${text}\n\n${readFileSync(`${root}/${notice}`, 'utf8').trim()}` : text,
+            };
           })
           .sort((a, b) => a.name.localeCompare(b.name));
         const header = `The packages bundled into ${chunk.fileName}, with their licences.\n`;
-        const body = sections.map(({ heading, text }) => `${'='.repeat(72)}\n${heading}\n${'='.repeat(72)}\n\n${text}\n`).join('\n');
-        this.emitFile({ type: 'asset', fileName: chunk.fileName.replace(/\.mjs$/, '.licenses.txt'), source: `${header}\n${body}` });
+        const body = sections
+          .map(({ heading, text }) => `${'='.repeat(72)}\n${heading}\n${'='.repeat(72)}\n\n${text}\n`)
+          .join('\n');
+        this.emitFile({
+          type: 'asset',
+          fileName: chunk.fileName.replace(/\.mjs$/, '.licenses.txt'),
+          source: `${header}\n${body}`,
+        });
       }
     },
   };
@@ -110,7 +130,12 @@ export default defineConfig([
   // (gitea-contract, Prism, Ajv, yaml, markdown-it, tinypool…) stay imports; the few client
   // internals the mock shares (redaction, the Authorization header) are bundled.
   {
-    entry: { cli: 'src/cli.ts', server: 'src/front/server.ts', msw: 'src/msw/handlers.ts', 'markdown-worker': 'src/sources/markdown-worker.ts' },
+    entry: {
+      cli: 'src/cli.ts',
+      server: 'src/front/server.ts',
+      msw: 'src/msw/handlers.ts',
+      'markdown-worker': 'src/sources/markdown-worker.ts',
+    },
     outDir: 'dist',
     format: 'esm',
     platform: 'node',
@@ -139,7 +164,11 @@ export default defineConfig([
     alias: { path: fileURLToPath(new URL('src/msw/path-extname.ts', import.meta.url)) },
     plugins: [documentAsData(), commonJsThis(), bundledLicences()],
     // Where the bundle's licences are, for anyone who finds the file alone.
-    outputOptions: { codeSplitting: false, banner: '/*! gitea-mock/msw for browsers: the licences of the packages bundled here are in msw.browser.licenses.txt beside this file. */' },
+    outputOptions: {
+      codeSplitting: false,
+      banner:
+        '/*! gitea-mock/msw for browsers: the licences of the packages bundled here are in msw.browser.licenses.txt beside this file. */',
+    },
     outExtensions: () => ({ js: '.mjs' }),
   },
 ]);

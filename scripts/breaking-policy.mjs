@@ -54,7 +54,8 @@ function resolve(doc, ref) {
 function nodeAt(doc, segments) {
   let node = doc;
   for (const segment of segments) node = node !== null && typeof node === 'object' ? node[segment] : undefined;
-  for (let hops = 0; hops < 8 && node !== null && typeof node === 'object' && typeof node.$ref === 'string'; hops++) node = resolve(doc, node.$ref);
+  for (let hops = 0; hops < 8 && node !== null && typeof node === 'object' && typeof node.$ref === 'string'; hops++)
+    node = resolve(doc, node.$ref);
   return node;
 }
 
@@ -81,7 +82,8 @@ function operationsOf(doc) {
       walk(operation);
       walk(item.parameters);
       // Security schemes are named, not referenced.
-      for (const requirement of operation.security ?? doc.security ?? []) for (const name of Object.keys(requirement ?? {})) reached.add(`components/securitySchemes/${name}`);
+      for (const requirement of operation.security ?? doc.security ?? [])
+        for (const name of Object.keys(requirement ?? {})) reached.add(`components/securitySchemes/${name}`);
       operations.push({ path, method, label: operation.operationId ?? `${method.toUpperCase()} ${path}`, reached });
     }
   }
@@ -91,8 +93,10 @@ function operationsOf(doc) {
 /** The operations of `operations` that a change at `pointer` reaches. */
 function reachedBy(operations, pointer) {
   const [root, first, second] = segmentsOf(pointer);
-  if (root === 'components' && first && second) return operations.filter((op) => op.reached.has(`components/${first}/${second}`));
-  if (root === 'paths' && first !== undefined) return operations.filter((op) => op.path === first && (!METHODS.includes(second) || op.method === second));
+  if (root === 'components' && first && second)
+    return operations.filter((op) => op.reached.has(`components/${first}/${second}`));
+  if (root === 'paths' && first !== undefined)
+    return operations.filter((op) => op.path === first && (!METHODS.includes(second) || op.method === second));
   // The servers, the document's security and the like: every operation.
   return root === undefined ? [] : operations;
 }
@@ -145,7 +149,9 @@ function newlyRequired(change, docs) {
   const schema = pointer.slice(0, -'/required'.length);
   const before = resolve(docs.base, `${schema}/required`);
   const after = resolve(docs.revision, pointer);
-  return Array.isArray(after) ? after.filter((name) => !(Array.isArray(before) && before.includes(name))).map(String) : [];
+  return Array.isArray(after)
+    ? after.filter((name) => !(Array.isArray(before) && before.includes(name))).map(String)
+    : [];
 }
 
 const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -166,12 +172,15 @@ function breakingOf(changes, docs) {
     .filter((change) => change.impact === 'major')
     .map((change) => {
       const reached = new Set();
-      for (const side of ['base', 'revision']) for (const op of reachedBy(operations[side], change[side]?.pointer)) reached.add(op.label);
+      for (const side of ['base', 'revision'])
+        for (const op of reachedBy(operations[side], change[side]?.pointer)) reached.add(op.label);
       const side = change.base?.pointer ? 'base' : 'revision';
       const subject = subjectOf(docs[side], change[side]?.pointer ?? change.path);
       const required = newlyRequired(change, docs);
       return {
-        messages: (change.verdicts ?? []).filter((verdict) => verdict.impact === 'major').map((verdict) => `${verdict.message} (${verdict.ruleId})`),
+        messages: (change.verdicts ?? [])
+          .filter((verdict) => verdict.impact === 'major')
+          .map((verdict) => `${verdict.message} (${verdict.ruleId})`),
         at: String(change[side]?.pointer ?? change.path).replace(/^#\//, ''),
         // A newly required field is named by itself (`EditMilestoneOption.note`), not by its schema alone.
         subjects: required.length > 0 ? required.map((name) => `${subject}.${name}`) : [subject],
@@ -198,7 +207,9 @@ export function judgeChanges({ changes, docs, baseCommit, versions, changelogs }
   const lines = [`${breaking.length} breaking change${breaking.length > 1 ? 's' : ''}${othersLine}:`];
   for (const change of breaking) {
     lines.push('', `✗ ${change.messages.join('; ')}`, `  name: ${change.subjects.join(', ')}, at ${change.at}`);
-    lines.push(`  reaches ${change.operations.length} operation${change.operations.length === 1 ? '' : 's'}: ${change.operations.join(', ') || '(none)'}`);
+    lines.push(
+      `  reaches ${change.operations.length} operation${change.operations.length === 1 ? '' : 's'}: ${change.operations.join(', ') || '(none)'}`,
+    );
   }
   lines.push('');
 
@@ -209,16 +220,23 @@ export function judgeChanges({ changes, docs, baseCommit, versions, changelogs }
   const subjects = [...new Set(breaking.flatMap((change) => change.subjects))];
   const unnamed = subjects.filter((subject) => !added.some((line) => namesWhole(line, subject)));
   if (bumped && unnamed.length === 0) {
-    lines.push(`allowed: the version went from ${versions.base} to ${versions.current}, and ${CHANGELOG} names each change (${subjects.join(', ')}).`);
+    lines.push(
+      `allowed: the version went from ${versions.base} to ${versions.current}, and ${CHANGELOG} names each change (${subjects.join(', ')}).`,
+    );
     return { code: 0, lines };
   }
   const below1 = majorOf(versions.base)?.[0] === 0;
-  lines.push(`A breaking change needs a new ${below1 ? 'minor version while below 1.0' : 'major version'} of the package and a line added to ${CHANGELOG} with each one's name.`);
+  lines.push(
+    `A breaking change needs a new ${below1 ? 'minor version while below 1.0' : 'major version'} of the package and a line added to ${CHANGELOG} with each one's name.`,
+  );
   if (!bumped) {
     const from = majorOf(versions.base);
     const next = from === undefined ? 'a version' : below1 ? `0.${from[1] + 1}.0` : `${from[0] + 1}.0.0`;
-    lines.push(`- the version is ${versions.current}, against ${versions.base ?? 'none'} at ${baseCommit}: raise it to ${next} or later (npm version ${below1 ? 'minor' : 'major'}).`);
+    lines.push(
+      `- the version is ${versions.current}, against ${versions.base ?? 'none'} at ${baseCommit}: raise it to ${next} or later (npm version ${below1 ? 'minor' : 'major'}).`,
+    );
   }
-  if (unnamed.length > 0) lines.push(`- no line added to ${CHANGELOG} since ${baseCommit} names ${unnamed.join(', ')}.`);
+  if (unnamed.length > 0)
+    lines.push(`- no line added to ${CHANGELOG} since ${baseCommit} names ${unnamed.join(', ')}.`);
   return { code: 1, lines };
 }

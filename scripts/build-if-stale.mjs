@@ -12,7 +12,19 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
  * configs, and the document, which the mock's build parses into mock/dist/document.json and the
  * MSW handlers' browser build carries as data.
  */
-export const SOURCES = ['openapi.yaml', 'src', 'generated', 'mock/src', 'tsdown.config.ts', 'mock/tsdown.config.ts', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'mock/package.json', 'package-lock.json'];
+export const SOURCES = [
+  'openapi.yaml',
+  'src',
+  'generated',
+  'mock/src',
+  'tsdown.config.ts',
+  'mock/tsdown.config.ts',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'package.json',
+  'mock/package.json',
+  'package-lock.json',
+];
 
 /** What the two tsdown configs write; test/build-if-stale.test.ts keeps this list equal to it. */
 export const OUTPUTS = [

@@ -64,7 +64,10 @@ function chooseBase(given) {
     const commit = git('merge-base', 'HEAD', branch);
     if (commit) return { ref: `the merge base with ${branch}`, commit, why: 'no release tag v* yet' };
   }
-  stop(2, 'no base to compare with: no release tag v* is reachable from HEAD, and there is no main branch (nor origin/main) to take the merge base with; give one: npm run check:breaking -- <ref>');
+  stop(
+    2,
+    'no base to compare with: no release tag v* is reachable from HEAD, and there is no main branch (nor origin/main) to take the merge base with; give one: npm run check:breaking -- <ref>',
+  );
 }
 
 const args = process.argv.slice(2);
@@ -72,7 +75,7 @@ if (args.includes('--help') || args.includes('-h')) {
   say('Usage: npm run check:breaking -- [base] [--report FILE]');
   say('');
   say(`Compares ${DOCUMENT} with its version at the git ref <base> (default: the last release tag v*,`);
-  say('else the merge base with main) and fails on a breaking change, unless the package\'s major');
+  say("else the merge base with main) and fails on a breaking change, unless the package's major");
   say(`version went up (the minor before 1.0) and ${CHANGELOG} names each breaking change.`);
   say('--report FILE also writes the result as JSON: the base, the exit code, the lines and the changes.');
   process.exit(0);
@@ -94,7 +97,10 @@ const baseText = fileAt(base.commit, DOCUMENT);
 function finish(code, lines, changes) {
   if (reportFile !== undefined) {
     try {
-      writeFileSync(reportFile, `${JSON.stringify({ base: { ref: base.ref, commit: base.commit }, code, lines, changes }, null, 2)}\n`);
+      writeFileSync(
+        reportFile,
+        `${JSON.stringify({ base: { ref: base.ref, commit: base.commit }, code, lines, changes }, null, 2)}\n`,
+      );
     } catch (error) {
       stop(2, `the report cannot be written to ${reportFile}: ${error.message}`);
     }
@@ -119,7 +125,10 @@ const { code, lines } = judgeChanges({
   changes: report.changes ?? [],
   docs: { base: parse(baseText, { maxAliasCount: -1 }), revision: parse(revisionText, { maxAliasCount: -1 }) },
   baseCommit: short,
-  versions: { base: JSON.parse(fileAt(base.commit, 'package.json') ?? '{}').version, current: JSON.parse(readFileSync('package.json', 'utf8')).version },
+  versions: {
+    base: JSON.parse(fileAt(base.commit, 'package.json') ?? '{}').version,
+    current: JSON.parse(readFileSync('package.json', 'utf8')).version,
+  },
   changelogs: { base: fileAt(base.commit, CHANGELOG) ?? '', current: fileNow(CHANGELOG) ?? '' },
 });
 for (const line of lines) say(line);

@@ -51,8 +51,14 @@ function outsideReferences(html) {
     if (html.includes(host)) problems.push(`still names ${host}`);
   }
   // Markup and styles that load by themselves: src, <link href>, CSS url(), module imports.
-  const loaders = [/\ssrc\s*=\s*["']?\s*(https?:)?\/\//gi, /<link\b[^>]*\bhref\s*=\s*["']?\s*(https?:)?\/\//gi, /url\(\s*["']?\s*(https?:)?\/\//gi, /\bimport\s*(\(|[^;]*?\bfrom)\s*["'`](https?:)?\/\//gi];
-  for (const pattern of loaders) for (const [match] of html.matchAll(pattern)) problems.push(`loads from outside: ${match.trim()}`);
+  const loaders = [
+    /\ssrc\s*=\s*["']?\s*(https?:)?\/\//gi,
+    /<link\b[^>]*\bhref\s*=\s*["']?\s*(https?:)?\/\//gi,
+    /url\(\s*["']?\s*(https?:)?\/\//gi,
+    /\bimport\s*(\(|[^;]*?\bfrom)\s*["'`](https?:)?\/\//gi,
+  ];
+  for (const pattern of loaders)
+    for (const [match] of html.matchAll(pattern)) problems.push(`loads from outside: ${match.trim()}`);
   if (!html.includes('"disableTelemetry":true')) problems.push('telemetry is not disabled');
   if (!html.includes('http-equiv="Content-Security-Policy"')) problems.push('no Content-Security-Policy');
   return problems;
@@ -74,7 +80,9 @@ const work = await mkdtemp(join(DIST, 'docs', '.work-'));
 const jsonOnly = process.argv.includes('--json');
 try {
   await Promise.all([
-    jsonOnly ? undefined : redocly(['build-docs', 'openapi.yaml', '--inlineBundle', '--output', join(work, 'index.html')]),
+    jsonOnly
+      ? undefined
+      : redocly(['build-docs', 'openapi.yaml', '--inlineBundle', '--output', join(work, 'index.html')]),
     redocly(['bundle', 'openapi.yaml', '--ext', 'json', '--output', join(work, 'openapi.json')]),
   ]);
   if (!jsonOnly) {
@@ -96,5 +104,7 @@ if (jsonOnly) {
   console.log(`docs: ${relative(ROOT, join(DIST, 'openapi.json'))}`);
 } else {
   const kib = Math.round((await stat(join(DIST, 'docs', 'index.html'))).size / 1024);
-  console.log(`docs: ${relative(ROOT, join(DIST, 'docs', 'index.html'))} (${kib} KiB, self-contained) and ${relative(ROOT, join(DIST, 'openapi.json'))}`);
+  console.log(
+    `docs: ${relative(ROOT, join(DIST, 'docs', 'index.html'))} (${kib} KiB, self-contained) and ${relative(ROOT, join(DIST, 'openapi.json'))}`,
+  );
 }

@@ -19,15 +19,41 @@ export async function redoclyDiff(baseText, revisionText) {
   const cli = join(dirname(cliPackage), typeof bin === 'string' ? bin : (bin.redocly ?? Object.values(bin)[0]));
   const folder = await mkdtemp(join(tmpdir(), 'check-breaking-'));
   try {
-    const [baseFile, revisionFile, output] = ['base-openapi.yaml', 'openapi.yaml', 'diff.json'].map((name) => join(folder, name));
+    const [baseFile, revisionFile, output] = ['base-openapi.yaml', 'openapi.yaml', 'diff.json'].map((name) =>
+      join(folder, name),
+    );
     await Promise.all([writeFile(baseFile, baseText), writeFile(revisionFile, revisionText)]);
-    const args = [cli, 'diff', baseFile, revisionFile, '--config', DIFF_CONFIG, '--lint-config', 'off', '--format', 'json', '--output', output, '--fail-on', 'none'];
+    const args = [
+      cli,
+      'diff',
+      baseFile,
+      revisionFile,
+      '--config',
+      DIFF_CONFIG,
+      '--lint-config',
+      'off',
+      '--format',
+      'json',
+      '--output',
+      output,
+      '--fail-on',
+      'none',
+    ];
     const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_NOTIFICATIONS: 'true', NO_COLOR: '1' };
     await new Promise((resolve, reject) => {
-      execFile(process.execPath, args, { encoding: 'utf8', env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-        if (!error) return resolve(undefined);
-        reject(new Error(`redocly diff failed (exit ${error.code ?? error.signal}):\n${(stderr || stdout).trim().split('\n').slice(-15).join('\n')}`));
-      });
+      execFile(
+        process.execPath,
+        args,
+        { encoding: 'utf8', env, maxBuffer: 64 * 1024 * 1024 },
+        (error, stdout, stderr) => {
+          if (!error) return resolve(undefined);
+          reject(
+            new Error(
+              `redocly diff failed (exit ${error.code ?? error.signal}):\n${(stderr || stdout).trim().split('\n').slice(-15).join('\n')}`,
+            ),
+          );
+        },
+      );
     });
     return JSON.parse(await readFile(output, 'utf8'));
   } finally {

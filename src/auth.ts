@@ -95,5 +95,7 @@ export function checkBaseUrl(name: string, baseUrl: unknown, credentials: boolea
 /** The `Authorization` value: `token …`, or HTTP Basic for any UTF-8 name and password. */
 export function authorization(auth: Auth): string {
   // btoa takes Latin-1 only; unescape(encodeURIComponent()) turns the text into its UTF-8 bytes.
-  return 'token' in auth ? `token ${auth.token}` : `Basic ${btoa(unescape(encodeURIComponent(`${auth.username}:${auth.password}`)))}`;
+  return 'token' in auth
+    ? `token ${auth.token}`
+    : `Basic ${btoa(unescape(encodeURIComponent(`${auth.username}:${auth.password}`)))}`;
 }

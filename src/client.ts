@@ -34,7 +34,13 @@ export interface GiteaClientOptions {
   allowInsecureHttp?: boolean;
 }
 
-type Init = { params?: { path?: Record<string, unknown>; header?: Record<string, unknown> }; baseUrl?: string; headers?: unknown; signal?: AbortSignal | undefined; timeoutMs?: unknown } & Record<string, unknown>;
+type Init = {
+  params?: { path?: Record<string, unknown>; header?: Record<string, unknown> };
+  baseUrl?: string;
+  headers?: unknown;
+  signal?: AbortSignal | undefined;
+  timeoutMs?: unknown;
+} & Record<string, unknown>;
 export type Result = { data?: unknown; error?: unknown; response: Response };
 type Method = (path: string, init?: Init) => Promise<Result>;
 
@@ -73,7 +79,8 @@ function fillPath(url: string, params: Record<string, unknown>): string {
   let filled = parts[0]!;
   for (let i = 1; i < parts.length; i += 2) {
     const value = params[parts[i]!];
-    if (value == null || /^\.{0,2}$/.test(String(value))) throw new TypeError(`${url}: path parameter ${parts[i]} is ${JSON.stringify(value) ?? 'missing'}`);
+    if (value == null || /^\.{0,2}$/.test(String(value)))
+      throw new TypeError(`${url}: path parameter ${parts[i]} is ${JSON.stringify(value) ?? 'missing'}`);
     filled += encodeURIComponent(String(value)) + parts[i + 1];
   }
   return filled;
@@ -122,7 +129,11 @@ export function createGiteaClient(options: GiteaClientOptions): GiteaClient {
   const baseFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
   if (typeof baseFetch != 'function') throw new TypeError('fetch is not a function');
   const transport = createTransport(baseFetch, retry);
-  const client = createClient<paths>({ baseUrl, headers, pathSerializer: fillPath }) as unknown as Record<string, Method> & Client<paths>;
+  const client = createClient<paths>({ baseUrl, headers, pathSerializer: fillPath }) as unknown as Record<
+    string,
+    Method
+  > &
+    Client<paths>;
   // Middleware gets real Requests; until there is one, the cheaper LiteRequest serves.
   let Lite: typeof LiteRequest | undefined = LiteRequest;
   const { use } = client;
@@ -144,7 +155,9 @@ export function createGiteaClient(options: GiteaClientOptions): GiteaClient {
         // openapi-fetch fills the path only when given path parameters: a template is refused here without them.
         if (!init.params?.path && path.includes('{')) fillPath(path, {});
         // Credentials passed for this call only are secrets too.
-        if (init.headers || init.params?.header) for (const extra of [init.headers, init.params?.header] as Record<string, unknown>[]) for (const name in extra) if (CREDENTIAL_HEADER.test(name)) remember(extra[name]);
+        if (init.headers || init.params?.header)
+          for (const extra of [init.headers, init.params?.header] as Record<string, unknown>[])
+            for (const name in extra) if (CREDENTIAL_HEADER.test(name)) remember(extra[name]);
         if (otp) {
           const code = await otp();
           remember(code);

@@ -28,7 +28,11 @@ export class ApiError extends Error implements RequestInfo {
   constructor(method: string, path: string, response: Response, body: unknown, message?: string) {
     const { status, url, headers } = response;
     const operationId = operationIdOf(`${method} ${path}`);
-    message ||= String(((body as { message?: unknown } | null)?.message ?? (typeof body == 'string' && body.trim())) || response.statusText || 'error');
+    message ||= String(
+      ((body as { message?: unknown } | null)?.message ?? (typeof body == 'string' && body.trim())) ||
+        response.statusText ||
+        'error',
+    );
     // A browser's opaque redirect has status 0, which says nothing.
     super(`${method} ${path}${operationId ? ` (${operationId})` : ''}: ${status ? `${status} ` : ''}${message}`);
     Object.assign(this, { name: 'ApiError', method, path, url, operationId, status, headers, body });

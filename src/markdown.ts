@@ -3,6 +3,9 @@ import type { components } from '../generated/api.js';
 import type { GiteaClient } from './client.js';
 import { unwrap } from './unwrap.js';
 
-export async function renderMarkdown(client: GiteaClient, options: components['schemas']['MarkdownOption']): Promise<string> {
+export async function renderMarkdown(
+  client: GiteaClient,
+  options: components['schemas']['MarkdownOption'],
+): Promise<string> {
   return (await unwrap(client.POST('/markdown', { body: options, parseAs: 'text' }))) ?? '';
 }

@@ -6,9 +6,17 @@ import { unwrap } from './unwrap.js';
 
 type Thread = components['schemas']['NotificationThread'];
 
-export async function markNotificationThread(client: GiteaClient, { id, toStatus }: { id: string | number; toStatus?: 'read' | 'unread' | 'pinned' }): Promise<Thread | undefined> {
+export async function markNotificationThread(
+  client: GiteaClient,
+  { id, toStatus }: { id: string | number; toStatus?: 'read' | 'unread' | 'pinned' },
+): Promise<Thread | undefined> {
   // openapi-fetch leaves an undefined query value out.
-  const text = await unwrap(client.PATCH('/notifications/threads/{id}', { params: { path: { id: id as string }, query: { 'to-status': toStatus as 'read' } }, parseAs: 'text' }));
+  const text = await unwrap(
+    client.PATCH('/notifications/threads/{id}', {
+      params: { path: { id: id as string }, query: { 'to-status': toStatus as 'read' } },
+      parseAs: 'text',
+    }),
+  );
   try {
     return text ? (JSON.parse(text) as Thread) : undefined;
   } catch {

@@ -11,25 +11,38 @@ import { unwrap } from './unwrap.js';
 export type PaginatedPath = '/admin/orgs' | '/teams/{id}/members' | '/packages/{owner}/{type}/{name}';
 type Item<P extends PaginatedPath> = paths[P]['get']['responses'][200]['content']['application/json'][number];
 type Init<P extends PaginatedPath> = FetchOptions<paths[P]['get']>;
-type Rest<P extends PaginatedPath> = {} extends Init<P> ? [init?: Init<P>, options?: PaginateOptions] : [init: Init<P>, options?: PaginateOptions];
+type Rest<P extends PaginatedPath> =
+  {} extends Init<P> ? [init?: Init<P>, options?: PaginateOptions] : [init: Init<P>, options?: PaginateOptions];
 
 export interface PaginateOptions {
   /** Stop after this many pages (default: no limit). */
   maxPages?: number;
 }
 
-export async function* paginate<P extends PaginatedPath>(client: GiteaClient, path: P, ...[init = {} as Init<P>, options]: Rest<P>): AsyncGenerator<Item<P>, void, undefined> {
+export async function* paginate<P extends PaginatedPath>(
+  client: GiteaClient,
+  path: P,
+  ...[init = {} as Init<P>, options]: Rest<P>
+): AsyncGenerator<Item<P>, void, undefined> {
   try {
     const { params } = init as { params?: { query?: { page?: number; limit?: number } } };
     const query = params?.query;
     const get = client.GET as (path: string, init: unknown) => Promise<Result>;
-    for (let page = query?.page ?? 1, pages = checkCount('maxPages', options?.maxPages ?? Infinity, 'pages'); pages-- > 0; ) {
+    for (
+      let page = query?.page ?? 1, pages = checkCount('maxPages', options?.maxPages ?? Infinity, 'pages');
+      pages-- > 0;
+    ) {
       const call = get(path, { ...init, params: { ...params, query: { ...query, page } } });
       const items = ((await unwrap(call)) ?? []) as Item<P>[];
       yield* items;
       const { headers, url } = (await call).response;
       const link = headers.get('link');
-      const next = link === null ? (Number(headers.get('x-total-count')) > page * (query?.limit ?? 30) ? page + 1 : 0) : Number(new URL(nextLink(link) ?? '?', url || 'http://x').searchParams.get('page'));
+      const next =
+        link === null
+          ? Number(headers.get('x-total-count')) > page * (query?.limit ?? 30)
+            ? page + 1
+            : 0
+          : Number(new URL(nextLink(link) ?? '?', url || 'http://x').searchParams.get('page'));
       if (!items.length || !(next > page)) return;
       page = next;
     }
@@ -40,7 +53,11 @@ export async function* paginate<P extends PaginatedPath>(client: GiteaClient, pa
 }
 
 /** Every item of every page, in order. */
-export async function collectAll<P extends PaginatedPath>(client: GiteaClient, path: P, ...rest: Rest<P>): Promise<Item<P>[]> {
+export async function collectAll<P extends PaginatedPath>(
+  client: GiteaClient,
+  path: P,
+  ...rest: Rest<P>
+): Promise<Item<P>[]> {
   const items: Item<P>[] = [];
   for await (const item of paginate(client, path, ...rest)) items.push(item);
   return items;

@@ -26,7 +26,8 @@ function writings(char: string): string {
   forms.add(escaped);
   if (char == '/') forms.add(literal('\\/'));
   // An unpaired surrogate has no UTF-8 bytes.
-  if (char.isWellFormed()) forms.add([...new TextEncoder().encode(char)].map((byte) => `%${byte.toString(16).padStart(2, '0')}`).join(''));
+  if (char.isWellFormed())
+    forms.add([...new TextEncoder().encode(char)].map((byte) => `%${byte.toString(16).padStart(2, '0')}`).join(''));
   if (char == ' ') forms.add(literal('+'));
   return `(?:${[...forms].join('|')})`;
 }
@@ -50,7 +51,8 @@ function patternOf(secret: string): RegExp {
  * characters or fewer are left alone: they would match ordinary words.
  */
 export function redact(text: string, secrets: readonly string[]): string {
-  for (const secret of secrets.filter((secret) => secret.length > 3).sort((a, b) => b.length - a.length)) text = text.replace(patternOf(secret), MARK);
+  for (const secret of secrets.filter((secret) => secret.length > 3).sort((a, b) => b.length - a.length))
+    text = text.replace(patternOf(secret), MARK);
   return text.replace(/([?&](access_)?token=)[^&#"]*/gi, `$1${MARK}`);
 }
 
@@ -74,9 +76,14 @@ export function scrub<T>(value: T, secrets: readonly string[]): T {
     if (memo.has(item)) return memo.get(item);
     if (item instanceof URL) return copy(item.href);
     // Their entries, copied, make a new one of the same kind.
-    if (item instanceof Headers || item instanceof Map || item instanceof Set) return new (item.constructor as new (entries: unknown) => unknown)(copy([...item]));
+    if (item instanceof Headers || item instanceof Map || item instanceof Set)
+      return new (item.constructor as new (entries: unknown) => unknown)(copy([...item]));
     if (item instanceof Request || item instanceof Response) {
-      return copy({ ...('method' in item ? { method: item.method } : { status: item.status }), url: item.url, headers: item.headers });
+      return copy({
+        ...('method' in item ? { method: item.method } : { status: item.status }),
+        url: item.url,
+        headers: item.headers,
+      });
     }
     // A DOMException keeps its message in an internal slot, not in a property.
     const out =

@@ -16,7 +16,8 @@ type NoUnknownBodyFields<Init, Op> = Init extends { body: infer B }
         ? { body: { [K in Exclude<keyof B, keyof BodyOf<Op>>]: never } }
         : unknown
   : unknown;
-type InitParam<Init> = RequiredKeys<Init> extends never ? [(Init & { [key: string]: unknown })?] : [Init & { [key: string]: unknown }];
+type InitParam<Init> =
+  RequiredKeys<Init> extends never ? [(Init & { [key: string]: unknown })?] : [Init & { [key: string]: unknown }];
 
 /** What a call takes beyond openapi-fetch's options. */
 interface CallOptions {
@@ -24,7 +25,10 @@ interface CallOptions {
   timeoutMs?: number;
 }
 
-type Caller<M extends Method> = <P extends PathsWithMethod<M>, Init extends MaybeOptionalInit<paths[P], M> & CallOptions>(
+type Caller<M extends Method> = <
+  P extends PathsWithMethod<M>,
+  Init extends MaybeOptionalInit<paths[P], M> & CallOptions,
+>(
   url: P,
   ...init: InitParam<Init & NoUnknownBodyFields<Init, paths[P][M]>>
 ) => Promise<FetchResponse<Extract<paths[P][M], Record<string | number, unknown>>, Init, `${string}/${string}`>>;

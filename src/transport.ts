@@ -72,7 +72,10 @@ function nameOf(url: URL): string {
 function refusal(from: URL, to: URL | undefined, hops: number): string | undefined {
   if (!to) return 'redirect not followed: its Location is not a URL';
   const target = `redirect to ${nameOf(to)} not followed`;
-  if (to.origin != from.origin && !(from.protocol == 'http:' && to.protocol == 'https:' && to.hostname == from.hostname)) {
+  if (
+    to.origin != from.origin &&
+    !(from.protocol == 'http:' && to.protocol == 'https:' && to.hostname == from.hostname)
+  ) {
     return `${target}: ${from.protocol == 'https:' && to.protocol == 'http:' && to.hostname == from.hostname ? 'it would go from https to plain http' : `it leaves ${from.host}`}`;
   }
   return hops >= MAX_REDIRECTS ? `${target}: more than ${MAX_REDIRECTS} redirects in a row` : undefined;
@@ -94,11 +97,18 @@ const opaque = (from: URL) =>
 async function redirected(request: Request | LiteRequest, status: number, to: URL): Promise<LiteRequest> {
   const { method } = request;
   const lite = request instanceof LiteRequest;
-  const toGet = (status == 303 && method != 'GET' && method != 'HEAD') || ((status == 301 || status == 302) && method == 'POST');
+  const toGet =
+    (status == 303 && method != 'GET' && method != 'HEAD') || ((status == 301 || status == 302) && method == 'POST');
   const headers = new Headers(lite ? request.init.headers : request.headers);
   if (toGet) for (const name of BODY_HEADERS) headers.delete(name);
   const body = toGet ? null : lite ? request.init.body : request.body && (await request.arrayBuffer());
-  return new LiteRequest(to.href, { ...(lite ? request.init : { signal: request.signal }), method: toGet ? 'GET' : method, headers, body: body ?? null, redirect: 'manual' });
+  return new LiteRequest(to.href, {
+    ...(lite ? request.init : { signal: request.signal }),
+    method: toGet ? 'GET' : method,
+    headers,
+    body: body ?? null,
+    redirect: 'manual',
+  });
 }
 
 /** Refuses what is not a number ≥ 0 (Infinity included), naming what it should count; else returns it. */
@@ -110,11 +120,17 @@ export function checkCount(name: string, value: unknown, of: string): number {
 /** `retry`: how many retries, or the full settings; every value is checked, as NaN would retry for ever. */
 export function createTransport(baseFetch: typeof fetch, retry: number | RetryOptions = {}): Transport {
   const settings = typeof retry == 'object' && retry ? retry : { retries: retry };
-  const { retries = 2, methods = ['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS'], maxDelayMs = 10_000, baseDelayMs = 250 } = settings;
+  const {
+    retries = 2,
+    methods = ['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS'],
+    maxDelayMs = 10_000,
+    baseDelayMs = 250,
+  } = settings;
   checkCount(settings == retry ? 'retry.retries' : 'retry', retries, 'retries (0 for none)');
   checkCount('retry.maxDelayMs', maxDelayMs, 'milliseconds');
   checkCount('retry.baseDelayMs', baseDelayMs, 'milliseconds');
-  if (!Array.isArray(methods) || methods.some((method) => typeof method != 'string')) throw new TypeError('retry.methods is not a list of method names');
+  if (!Array.isArray(methods) || methods.some((method) => typeof method != 'string'))
+    throw new TypeError('retry.methods is not a list of method names');
   // Requests carry their method in upper case.
   const allowed = methods.map((method) => method.toUpperCase());
   /**
@@ -122,26 +138,40 @@ export function createTransport(baseFetch: typeof fetch, retry: number | RetryOp
    * body readable for another send (a retry, or the next hop of a 307 or 308).
    */
   const put = (request: Request | LiteRequest, redirect: RequestRedirect, keep: boolean): Promise<Response> => {
-    if (request instanceof LiteRequest) return baseFetch(request.url, request.init.redirect == redirect ? request.init : { ...request.init, redirect });
+    if (request instanceof LiteRequest)
+      return baseFetch(request.url, request.init.redirect == redirect ? request.init : { ...request.init, redirect });
     // A Request body can be read once: copies go first, the original last. The signal goes along
     // by hand: Node 20's fetch stops following a copy's signal once the copy is garbage-collected.
     return baseFetch(keep && request.body ? request.clone() : request, { redirect, signal: request.signal });
   };
 
   /** Sends `request`, re-sending it as the retry settings allow. */
-  const send = async (request: Request | LiteRequest, redirect: RequestRedirect, keep: boolean, signal: AbortSignal | undefined): Promise<Response> => {
+  const send = async (
+    request: Request | LiteRequest,
+    redirect: RequestRedirect,
+    keep: boolean,
+    signal: AbortSignal | undefined,
+  ): Promise<Response> => {
     for (let attempt = 0; ; attempt++) {
       const last = attempt >= retries || !allowed.includes(request.method);
       let wait = NaN;
       try {
         const response = await put(request, redirect, keep || !last);
-        if (last || !RETRY_STATUSES.includes(response.status) || (wait = retryAfterMs(response.headers.get('retry-after'))) > maxDelayMs) return response;
+        if (
+          last ||
+          !RETRY_STATUSES.includes(response.status) ||
+          (wait = retryAfterMs(response.headers.get('retry-after'))) > maxDelayMs
+        )
+          return response;
         await response.body?.cancel();
       } catch (error) {
         if (last || signal?.aborted) throw error;
       }
       await new Promise((resolve, reject) => {
-        const timer = setTimeout(resolve, wait >= 0 ? wait : Math.min(maxDelayMs, baseDelayMs * 2 ** attempt) * (0.5 + Math.random() / 2));
+        const timer = setTimeout(
+          resolve,
+          wait >= 0 ? wait : Math.min(maxDelayMs, baseDelayMs * 2 ** attempt) * (0.5 + Math.random() / 2),
+        );
         signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
       });
     }

@@ -15,10 +15,14 @@ export interface ReleaseAttachmentUpload {
 
 // Errors need no scrubbing here: the client's methods redact what they raise, and nothing else
 // in here sees a secret.
-export async function uploadReleaseAttachment(client: GiteaClient, { owner, repo, id, file, name }: ReleaseAttachmentUpload): Promise<components['schemas']['Attachment']> {
+export async function uploadReleaseAttachment(
+  client: GiteaClient,
+  { owner, repo, id, file, name }: ReleaseAttachmentUpload,
+): Promise<components['schemas']['Attachment']> {
   // Anything else would go as text: `undefined` (no file picked) as the word "undefined". By tag,
   // not instanceof, so that a Blob or ArrayBuffer from another realm (an iframe, a vm) still goes.
-  if (!ArrayBuffer.isView(file) && !/^\[object (Blob|File|ArrayBuffer)\]$/.test(Object.prototype.toString.call(file))) throw new TypeError('file is not a Blob, File, typed array or ArrayBuffer');
+  if (!ArrayBuffer.isView(file) && !/^\[object (Blob|File|ArrayBuffer)\]$/.test(Object.prototype.toString.call(file)))
+    throw new TypeError('file is not a Blob, File, typed array or ArrayBuffer');
   name ??= (file as { name?: string }).name || 'attachment';
   const form = new FormData();
   form.append('attachment', file instanceof Blob ? file : new Blob([file as BlobPart]), name);

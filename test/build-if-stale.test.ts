@@ -34,7 +34,11 @@ async function buildIfStale(): Promise<{ code: number; stderr: string }> {
 
 /** A stand-in for tsdown that writes every output now, or fails. */
 async function fakeTsdown(body: string): Promise<void> {
-  await put('node_modules/tsdown/dist/run.mjs', 1_000, `import { mkdirSync, writeFileSync } from 'node:fs';\nimport { dirname } from 'node:path';\n${body}\n`);
+  await put(
+    'node_modules/tsdown/dist/run.mjs',
+    1_000,
+    `import { mkdirSync, writeFileSync } from 'node:fs';\nimport { dirname } from 'node:path';\n${body}\n`,
+  );
 }
 
 beforeEach(async () => {
@@ -42,11 +46,15 @@ beforeEach(async () => {
   await mkdir(join(root, 'scripts'));
   await copyFile(SCRIPT, join(root, 'scripts/build-if-stale.mjs'));
   await utimes(join(root, 'scripts/build-if-stale.mjs'), 1_000, 1_000);
-  for (const source of ['src/client.ts', 'generated/api.d.ts', 'mock/src/front/server.ts', 'package.json']) await put(source, 1_000);
+  for (const source of ['src/client.ts', 'generated/api.d.ts', 'mock/src/front/server.ts', 'package.json'])
+    await put(source, 1_000);
   for (const output of OUTPUTS) await put(output, 2_000);
-  await fakeTsdown(`for (const out of ${JSON.stringify(OUTPUTS)}) { mkdirSync(dirname(out), { recursive: true }); writeFileSync(out, 'built'); }`);
+  await fakeTsdown(
+    `for (const out of ${JSON.stringify(OUTPUTS)}) { mkdirSync(dirname(out), { recursive: true }); writeFileSync(out, 'built'); }`,
+  );
   // Creating files touched their folders; a folder's time counts as a source's too.
-  for (const folder of ['src', 'generated', 'mock', 'mock/src', 'mock/src/front']) await utimes(join(root, folder), 1_000, 1_000);
+  for (const folder of ['src', 'generated', 'mock', 'mock/src', 'mock/src/front'])
+    await utimes(join(root, folder), 1_000, 1_000);
 });
 
 afterEach(async () => {
@@ -69,12 +77,16 @@ describe('build-if-stale', () => {
   it('builds when a file deep in a source folder is newer than the oldest output', async () => {
     await put('mock/src/front/server.ts', 1_500);
     await utimes(join(root, 'dist/index.js'), 1_400, 1_400);
-    expect((await buildIfStale()).stderr).toBe('build: mock/src changed since the last build; building dist/ and mock/dist/\n');
+    expect((await buildIfStale()).stderr).toBe(
+      'build: mock/src changed since the last build; building dist/ and mock/dist/\n',
+    );
   });
 
   it('builds when a source file was deleted (its folder changed)', async () => {
     await rm(join(root, 'src/client.ts'));
-    expect((await buildIfStale()).stderr).toBe('build: src changed since the last build; building dist/ and mock/dist/\n');
+    expect((await buildIfStale()).stderr).toBe(
+      'build: src changed since the last build; building dist/ and mock/dist/\n',
+    );
   });
 
   it('exits non-zero when the build fails', async () => {
@@ -86,7 +98,18 @@ describe('build-if-stale', () => {
   });
 
   it('watches every source the build reads and lists every file the build writes', async () => {
-    expect(SOURCES).toEqual(expect.arrayContaining(['openapi.yaml', 'src', 'generated', 'mock/src', 'tsdown.config.ts', 'mock/tsdown.config.ts', 'package.json', 'mock/package.json']));
+    expect(SOURCES).toEqual(
+      expect.arrayContaining([
+        'openapi.yaml',
+        'src',
+        'generated',
+        'mock/src',
+        'tsdown.config.ts',
+        'mock/tsdown.config.ts',
+        'package.json',
+        'mock/package.json',
+      ]),
+    );
     // dist/ here was written by `npm run build` (pretest) or the global setup; docs come from `npm run docs`.
     const built: string[] = [];
     const walk = async (folder: string): Promise<void> => {

@@ -12,14 +12,25 @@ const DECLARATIONS = OUTPUTS.filter((output) => /\.d\.(c|m)?ts$/.test(output));
 
 describe('the built declaration files', () => {
   it('are every declaration file the builds write', () => {
-    const written = ['dist', 'mock/dist'].flatMap((folder) => readdirSync(`${ROOT}/${folder}`).filter((name) => /\.d\.(c|m)?ts$/.test(name)).map((name) => `${folder}/${name}`));
+    const written = ['dist', 'mock/dist'].flatMap((folder) =>
+      readdirSync(`${ROOT}/${folder}`)
+        .filter((name) => /\.d\.(c|m)?ts$/.test(name))
+        .map((name) => `${folder}/${name}`),
+    );
     expect(DECLARATIONS.sort()).toEqual(written.sort());
   });
 
   it('parse as TypeScript', () => {
     // Syntax only: what they import is not resolved, as a consumer's type-check would.
-    const program = ts.createProgram(DECLARATIONS.map((file) => `${ROOT}/${file}`), { noEmit: true, noResolve: true, types: [] });
-    const errors = DECLARATIONS.flatMap((file) => program.getSyntacticDiagnostics(program.getSourceFile(`${ROOT}/${file}`)).map((diagnostic) => `${file}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ')}`));
+    const program = ts.createProgram(
+      DECLARATIONS.map((file) => `${ROOT}/${file}`),
+      { noEmit: true, noResolve: true, types: [] },
+    );
+    const errors = DECLARATIONS.flatMap((file) =>
+      program
+        .getSyntacticDiagnostics(program.getSourceFile(`${ROOT}/${file}`))
+        .map((diagnostic) => `${file}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ')}`),
+    );
     expect(errors).toEqual([]);
     expect(DECLARATIONS.every((file) => program.getSourceFile(`${ROOT}/${file}`) !== undefined)).toBe(true);
   });

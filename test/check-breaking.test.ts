@@ -22,7 +22,14 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SCRIPT = join(ROOT, 'scripts/check-breaking.mjs');
 const run = promisify(execFile);
 /** Git as the scratch repositories need it, whatever the user's own configuration says. */
-const GIT_ENV = { GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'test', GIT_AUTHOR_EMAIL: 'test@example.org', GIT_COMMITTER_NAME: 'test', GIT_COMMITTER_EMAIL: 'test@example.org' };
+const GIT_ENV = {
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_AUTHOR_NAME: 'test',
+  GIT_AUTHOR_EMAIL: 'test@example.org',
+  GIT_COMMITTER_NAME: 'test',
+  GIT_COMMITTER_EMAIL: 'test@example.org',
+};
 
 const SCHEMAS = ['components', 'schemas'];
 type Plant = (doc: ReturnType<typeof parseDocument>) => void;
@@ -30,7 +37,11 @@ type Plant = (doc: ReturnType<typeof parseDocument>) => void;
 /** The four kinds of breaking change, each in a schema of its own. */
 const BREAKING: Plant = (doc) => {
   // Renamed: Label.color becomes colour, in the schema only (redocly compares schemas).
-  const label = doc.getIn([...SCHEMAS, 'Label', 'properties'], true) as { get(key: string, keep: true): unknown; delete(key: string): void; set(key: string, value: unknown): void };
+  const label = doc.getIn([...SCHEMAS, 'Label', 'properties'], true) as {
+    get(key: string, keep: true): unknown;
+    delete(key: string): void;
+    set(key: string, value: unknown): void;
+  };
   const color = label.get('color', true);
   label.delete('color');
   label.set('colour', color);
@@ -38,7 +49,10 @@ const BREAKING: Plant = (doc) => {
   doc.setIn([...SCHEMAS, 'EditMilestoneOption', 'properties', 'note'], doc.createNode({ type: 'string' }));
   doc.setIn([...SCHEMAS, 'EditMilestoneOption', 'required'], doc.createNode(['note']));
   // An enum value removed from a request field.
-  doc.setIn([...SCHEMAS, 'AddCollaboratorOption', 'properties', 'permission', 'enum'], doc.createNode(['read', 'write', null]));
+  doc.setIn(
+    [...SCHEMAS, 'AddCollaboratorOption', 'properties', 'permission', 'enum'],
+    doc.createNode(['read', 'write', null]),
+  );
   // A type changed in a schema many operations share.
   doc.setIn([...SCHEMAS, 'User', 'properties', 'id', 'type'], 'string');
 };
@@ -51,18 +65,39 @@ const OPTIONAL: Plant = (doc) => {
 
 /** What the script must say of each planted change: its message, its name for CHANGELOG.md, and every operation it reaches. */
 const EXPECTED = [
-  { message: 'Property `color` of `Label` was renamed to `colour`. (property-removed)', name: 'Label.color', operations: ['issueRemoveAssignees', 'orgEditLabel', 'repoEditPullRequest'] },
-  { message: 'Properties of `EditMilestoneOption` became required: `note`. (required-properties-added)', name: 'EditMilestoneOption.note', operations: ['issueEditMilestone'] },
-  { message: "Enum of `permission` lost values: 'admin'. (enum-values-removed)", name: 'AddCollaboratorOption.permission', operations: ['repoAddCollaborator'] },
+  {
+    message: 'Property `color` of `Label` was renamed to `colour`. (property-removed)',
+    name: 'Label.color',
+    operations: ['issueRemoveAssignees', 'orgEditLabel', 'repoEditPullRequest'],
+  },
+  {
+    message: 'Properties of `EditMilestoneOption` became required: `note`. (required-properties-added)',
+    name: 'EditMilestoneOption.note',
+    operations: ['issueEditMilestone'],
+  },
+  {
+    message: "Enum of `permission` lost values: 'admin'. (enum-values-removed)",
+    name: 'AddCollaboratorOption.permission',
+    operations: ['repoAddCollaborator'],
+  },
   // Redocly names one operation for it (issueRemoveAssignees); User is in the answers of seven.
   {
     message: "Type of `id` widened from 'integer' to 'string'. (schema-type-changed)",
     name: 'User.id',
-    operations: ['issueRemoveAssignees', 'listPackageVersions', 'notifyReadThread', 'orgListTeamMembers', 'repoEditPullRequest', 'repoGetKey', 'repoMigrate'],
+    operations: [
+      'issueRemoveAssignees',
+      'listPackageVersions',
+      'notifyReadThread',
+      'orgListTeamMembers',
+      'repoEditPullRequest',
+      'repoGetKey',
+      'repoMigrate',
+    ],
   },
 ];
 
-const CHANGELOG = '# Changelog\n\n## [Unreleased]\n\n## [0.1.0]\n\n- The first release; `Label.color` is a six-digit colour.\n';
+const CHANGELOG =
+  '# Changelog\n\n## [Unreleased]\n\n## [0.1.0]\n\n- The first release; `Label.color` is a six-digit colour.\n';
 
 interface Scenario {
   /** The package's version at the base and in the working tree. */
@@ -82,7 +117,13 @@ const folders: string[] = [];
 const original = await readFile(join(ROOT, 'openapi.yaml'), 'utf8');
 
 /** A scratch repository for `scenario`, and the script's exit code and output in it. */
-async function check({ versions = ['0.1.0', '0.1.0'], changelog = [], plant, base = 'tag', args = [] }: Scenario): Promise<{ code: number; out: string }> {
+async function check({
+  versions = ['0.1.0', '0.1.0'],
+  changelog = [],
+  plant,
+  base = 'tag',
+  args = [],
+}: Scenario): Promise<{ code: number; out: string }> {
   const folder = await mkdtemp(join(tmpdir(), 'gitea-contract-breaking-'));
   folders.push(folder);
   const git = (...gitArgs: string[]) => run('git', gitArgs, { cwd: folder, env: { ...process.env, ...GIT_ENV } });
@@ -102,10 +143,20 @@ async function check({ versions = ['0.1.0', '0.1.0'], changelog = [], plant, bas
   if (base === 'main') await git('switch', '-q', '-c', 'feature');
   if (plant) await writeFile(join(folder, 'openapi.yaml'), planted(plant).text);
   await writeFile(join(folder, 'package.json'), JSON.stringify({ name: 'scratch', version: versions[1] }));
-  await writeFile(join(folder, 'CHANGELOG.md'), CHANGELOG.replace('## [Unreleased]\n', `## [Unreleased]\n\n${changelog.join('\n')}\n`));
-  return run(process.execPath, [SCRIPT, ...args], { cwd: folder, env: { ...process.env, ...GIT_ENV }, timeout: 60_000 }).then(
+  await writeFile(
+    join(folder, 'CHANGELOG.md'),
+    CHANGELOG.replace('## [Unreleased]\n', `## [Unreleased]\n\n${changelog.join('\n')}\n`),
+  );
+  return run(process.execPath, [SCRIPT, ...args], {
+    cwd: folder,
+    env: { ...process.env, ...GIT_ENV },
+    timeout: 60_000,
+  }).then(
     ({ stdout, stderr }) => ({ code: 0, out: stdout + stderr }),
-    (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, out: error.stdout + error.stderr }),
+    (error: { code: number; stdout: string; stderr: string }) => ({
+      code: error.code,
+      out: error.stdout + error.stderr,
+    }),
   );
 }
 
@@ -129,13 +180,26 @@ let changes: DiffChange[];
 const docs = { base: parse(original) as unknown, revision: planted(BREAKING).value };
 
 /** The policy's verdict on those changes, in-process: `versions` at the base and now, `changelog` lines added since the base. */
-function verdict({ versions = ['0.1.0', '0.1.0'], changelog = [], changes: given = changes, revision = docs.revision }: { versions?: [string, string]; changelog?: string[]; changes?: DiffChange[]; revision?: unknown } = {}): { code: number; out: string } {
+function verdict({
+  versions = ['0.1.0', '0.1.0'],
+  changelog = [],
+  changes: given = changes,
+  revision = docs.revision,
+}: {
+  versions?: [string, string];
+  changelog?: string[];
+  changes?: DiffChange[];
+  revision?: unknown;
+} = {}): { code: number; out: string } {
   const { code, lines } = judgeChanges({
     changes: given,
     docs: { base: docs.base, revision },
     baseCommit: '8680171',
     versions: { base: versions[0], current: versions[1] },
-    changelogs: { base: CHANGELOG, current: CHANGELOG.replace('## [Unreleased]\n', `## [Unreleased]\n\n${changelog.join('\n')}\n`) },
+    changelogs: {
+      base: CHANGELOG,
+      current: CHANGELOG.replace('## [Unreleased]\n', `## [Unreleased]\n\n${changelog.join('\n')}\n`),
+    },
   });
   return { code, out: `${lines.join('\n')}\n` };
 }
@@ -146,7 +210,10 @@ let breakingReport: { base: { ref: string; commit: string }; code: number; lines
 beforeAll(async () => {
   const report = join(await mkdtemp(join(tmpdir(), 'gitea-contract-breaking-report-')), 'report.json');
   folders.push(dirname(report));
-  const [breaking, optional] = await Promise.all([check({ plant: BREAKING, args: ['--report', report] }), check({ plant: OPTIONAL, base: 'main' })]);
+  const [breaking, optional] = await Promise.all([
+    check({ plant: BREAKING, args: ['--report', report] }),
+    check({ plant: OPTIONAL, base: 'main' }),
+  ]);
   results = { breaking: breaking!, optional: optional! };
   // The changes of the script's own `redocly diff` run, from its report.
   breakingReport = JSON.parse(await readFile(report, 'utf8')) as typeof breakingReport;
@@ -159,7 +226,9 @@ afterAll(async () => {
 
 describe('npm run check:breaking', () => {
   it('compares with the last release tag by default', () => {
-    expect(results.breaking.out).toMatch(/^check:breaking: openapi\.yaml against v0\.1\.0 \([0-9a-f]{7}, the last release tag\)$/m);
+    expect(results.breaking.out).toMatch(
+      /^check:breaking: openapi\.yaml against v0\.1\.0 \([0-9a-f]{7}, the last release tag\)$/m,
+    );
   });
 
   it.each(EXPECTED)('catches "$message" with every operation it reaches', ({ message, name, operations }) => {
@@ -167,7 +236,9 @@ describe('npm run check:breaking', () => {
     const block = out.slice(out.indexOf(`✗ ${message}\n`)).split('\n\n')[0]!;
     expect(block).toContain(`✗ ${message}\n`);
     expect(block).toContain(`\n  name: ${name}, at components/schemas/`);
-    expect(block).toContain(`\n  reaches ${operations.length} operation${operations.length > 1 ? 's' : ''}: ${operations.join(', ')}`);
+    expect(block).toContain(
+      `\n  reaches ${operations.length} operation${operations.length > 1 ? 's' : ''}: ${operations.join(', ')}`,
+    );
     expect(code).toBe(1);
   });
 
@@ -182,7 +253,10 @@ describe('npm run check:breaking', () => {
 
   it('--report writes the base, the exit code, the lines printed after the first and the changes, as JSON', () => {
     const commit = /against v0\.1\.0 \(([0-9a-f]{7}),/.exec(results.breaking.out)![1]!;
-    expect(breakingReport.base).toEqual({ ref: 'v0.1.0', commit: expect.stringMatching(new RegExp(`^${commit}[0-9a-f]{33}$`)) });
+    expect(breakingReport.base).toEqual({
+      ref: 'v0.1.0',
+      commit: expect.stringMatching(new RegExp(`^${commit}[0-9a-f]{33}$`)),
+    });
     expect(breakingReport.code).toBe(1);
     expect(`${breakingReport.lines.join('\n')}\n`).toBe(results.breaking.out.split('\n').slice(1).join('\n'));
     expect(breakingReport.changes.filter((change) => change.impact === 'major')).toHaveLength(4);
@@ -202,20 +276,29 @@ describe('npm run check:breaking', () => {
   });
 
   it('passes the breaking changes once the version went from 0.1.0 to 0.2.0 and CHANGELOG.md names each', () => {
-    const { code, out } = verdict({ versions: ['0.1.0', '0.2.0'], changelog: named(EXPECTED.map((change) => change.name)) });
+    const { code, out } = verdict({
+      versions: ['0.1.0', '0.2.0'],
+      changelog: named(EXPECTED.map((change) => change.name)),
+    });
     expect(out).toContain('allowed: the version went from 0.1.0 to 0.2.0, and CHANGELOG.md names each change (');
     expect(code).toBe(0);
   });
 
   it('fails when CHANGELOG.md leaves one out, naming it', () => {
-    const { code, out } = verdict({ versions: ['0.1.0', '0.2.0'], changelog: named(EXPECTED.map((change) => change.name).filter((name) => name !== 'User.id')) });
+    const { code, out } = verdict({
+      versions: ['0.1.0', '0.2.0'],
+      changelog: named(EXPECTED.map((change) => change.name).filter((name) => name !== 'User.id')),
+    });
     expect(out).toMatch(/- no line added to CHANGELOG\.md since [0-9a-f]{7} names User\.id\.\n/);
     expect(out).not.toContain('- the version is');
     expect(code).toBe(1);
   });
 
   it('fails from 1.0 on unless the major version goes up', () => {
-    const { code, out } = verdict({ versions: ['1.4.0', '1.5.0'], changelog: named(EXPECTED.map((change) => change.name)) });
+    const { code, out } = verdict({
+      versions: ['1.4.0', '1.5.0'],
+      changelog: named(EXPECTED.map((change) => change.name)),
+    });
     expect(out).toContain('- the version is 1.5.0, against 1.4.0 at ');
     expect(out).toContain('raise it to 2.0.0 or later (npm version major).');
     expect(out).not.toContain('- no line added');
@@ -223,11 +306,22 @@ describe('npm run check:breaking', () => {
   });
 
   it('a name counts only whole: a line naming longer names that hold it names nothing', () => {
-    const changelog = ['- Renamed NotAddCollaboratorOption.permissions; SomeUser.id_x.', '- Renamed Label.color to colour.', '- `EditMilestoneOption.note` is required.'];
+    const changelog = [
+      '- Renamed NotAddCollaboratorOption.permissions; SomeUser.id_x.',
+      '- Renamed Label.color to colour.',
+      '- `EditMilestoneOption.note` is required.',
+    ];
     const { code, out } = verdict({ versions: ['0.1.0', '0.2.0'], changelog });
-    expect(out).toMatch(/- no line added to CHANGELOG\.md since [0-9a-f]{7} names AddCollaboratorOption\.permission, User\.id\.\n$/);
+    expect(out).toMatch(
+      /- no line added to CHANGELOG\.md since [0-9a-f]{7} names AddCollaboratorOption\.permission, User\.id\.\n$/,
+    );
     expect(code).toBe(1);
-    expect(verdict({ versions: ['0.1.0', '0.2.0'], changelog: [...changelog, '- AddCollaboratorOption.permission lost `admin`, and User.id is a string.'] }).code).toBe(0);
+    expect(
+      verdict({
+        versions: ['0.1.0', '0.2.0'],
+        changelog: [...changelog, '- AddCollaboratorOption.permission lost `admin`, and User.id is a string.'],
+      }).code,
+    ).toBe(0);
   });
 
   it.each([
@@ -248,17 +342,54 @@ describe('npm run check:breaking', () => {
     // Pointers as redocly diff gives them for such changes (a run on openapi.yaml with them planted).
     const major = (message: string, ruleId: string) => [{ impact: 'major', message, ruleId }];
     const inside: DiffChange[] = [
-      { impact: 'major', base: null, revision: { pointer: '#/paths/~1admin~1orgs/get/parameters/5' }, verdicts: major('Required `q` query parameter was added.', 'parameter-became-required') },
-      { impact: 'major', base: { pointer: '#/paths/~1admin~1orgs/get/responses/404' }, revision: null, verdicts: major('Response `404` was removed.', 'response-removed') },
-      { impact: 'major', base: { pointer: '#/paths/~1admin~1orgs/get/responses/200/headers/X-Total-Count' }, revision: null, verdicts: major('Response header `X-Total-Count` was removed.', 'response-header-removed') },
-      { impact: 'major', base: { pointer: '#/paths/~1admin~1users~1{username}~1rename/post/parameters/0/schema/type' }, revision: { pointer: '#/paths/~1admin~1users~1{username}~1rename/post/parameters/0/schema/type' }, verdicts: major("Type narrowed from 'string' to 'integer'.", 'schema-type-changed') },
+      {
+        impact: 'major',
+        base: null,
+        revision: { pointer: '#/paths/~1admin~1orgs/get/parameters/5' },
+        verdicts: major('Required `q` query parameter was added.', 'parameter-became-required'),
+      },
+      {
+        impact: 'major',
+        base: { pointer: '#/paths/~1admin~1orgs/get/responses/404' },
+        revision: null,
+        verdicts: major('Response `404` was removed.', 'response-removed'),
+      },
+      {
+        impact: 'major',
+        base: { pointer: '#/paths/~1admin~1orgs/get/responses/200/headers/X-Total-Count' },
+        revision: null,
+        verdicts: major('Response header `X-Total-Count` was removed.', 'response-header-removed'),
+      },
+      {
+        impact: 'major',
+        base: { pointer: '#/paths/~1admin~1users~1{username}~1rename/post/parameters/0/schema/type' },
+        revision: { pointer: '#/paths/~1admin~1users~1{username}~1rename/post/parameters/0/schema/type' },
+        verdicts: major("Type narrowed from 'string' to 'integer'.", 'schema-type-changed'),
+      },
     ];
     const revision = structuredClone(docs.base) as { paths: Record<string, { get: { parameters: unknown[] } }> };
-    revision.paths['/admin/orgs']!.get.parameters.push({ name: 'q', in: 'query', required: true, schema: { type: 'string' } });
-    const names = ['adminGetAllOrgs.q', 'adminGetAllOrgs.404', 'adminGetAllOrgs.200.X-Total-Count', 'adminRenameUser.username'];
+    revision.paths['/admin/orgs']!.get.parameters.push({
+      name: 'q',
+      in: 'query',
+      required: true,
+      schema: { type: 'string' },
+    });
+    const names = [
+      'adminGetAllOrgs.q',
+      'adminGetAllOrgs.404',
+      'adminGetAllOrgs.200.X-Total-Count',
+      'adminRenameUser.username',
+    ];
     // A line that mentions the operation, as many do, names none of them.
-    const { code, out } = verdict({ versions: ['0.1.0', '0.2.0'], changes: inside, revision, changelog: ['- adminGetAllOrgs and adminRenameUser: clearer descriptions.'] });
-    expect(out).toContain('\n  name: adminGetAllOrgs.q, at paths/~1admin~1orgs/get/parameters/5\n  reaches 1 operation: adminGetAllOrgs\n');
+    const { code, out } = verdict({
+      versions: ['0.1.0', '0.2.0'],
+      changes: inside,
+      revision,
+      changelog: ['- adminGetAllOrgs and adminRenameUser: clearer descriptions.'],
+    });
+    expect(out).toContain(
+      '\n  name: adminGetAllOrgs.q, at paths/~1admin~1orgs/get/parameters/5\n  reaches 1 operation: adminGetAllOrgs\n',
+    );
     expect(out).toContain(`- no line added to CHANGELOG.md since 8680171 names ${names.join(', ')}.\n`);
     expect(code).toBe(1);
     expect(verdict({ versions: ['0.1.0', '0.2.0'], changes: inside, revision, changelog: named(names) }).code).toBe(0);
@@ -266,7 +397,9 @@ describe('npm run check:breaking', () => {
 
   it('says so clearly when there is no base: no release tag and no main branch', async () => {
     const { code, out } = await check({ plant: OPTIONAL, base: 'none' });
-    expect(out).toContain('check:breaking: no base to compare with: no release tag v* is reachable from HEAD, and there is no main branch (nor origin/main) to take the merge base with; give one: npm run check:breaking -- <ref>');
+    expect(out).toContain(
+      'check:breaking: no base to compare with: no release tag v* is reachable from HEAD, and there is no main branch (nor origin/main) to take the merge base with; give one: npm run check:breaking -- <ref>',
+    );
     expect(code).toBe(2);
   });
 
@@ -280,7 +413,9 @@ describe('npm run check:breaking', () => {
   it('compares with the ref given, and passes a document that was not there yet', async () => {
     const { code, out } = await check({ plant: BREAKING, base: 'before', args: ['v0.1.0'] });
     expect(out).toContain('against v0.1.0 (');
-    expect(out).toMatch(/^check:breaking: openapi\.yaml against v0\.1\.0 \(([0-9a-f]{7}), as given\)\nopenapi\.yaml is not at \1: nothing it had can break\.\n$/);
+    expect(out).toMatch(
+      /^check:breaking: openapi\.yaml against v0\.1\.0 \(([0-9a-f]{7}), as given\)\nopenapi\.yaml is not at \1: nothing it had can break\.\n$/,
+    );
     expect(code).toBe(0);
   });
 });

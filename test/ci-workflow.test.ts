@@ -13,7 +13,9 @@ import { parse } from 'yaml';
 
 const ROOT = new URL('..', import.meta.url);
 const text = await readFile(new URL('.github/workflows/ci.yml', ROOT), 'utf8');
-const scripts = (JSON.parse(await readFile(new URL('package.json', ROOT), 'utf8')) as { scripts: Record<string, string> }).scripts;
+const scripts = (
+  JSON.parse(await readFile(new URL('package.json', ROOT), 'utf8')) as { scripts: Record<string, string> }
+).scripts;
 
 interface Step {
   name?: string;
@@ -29,7 +31,11 @@ interface Job {
   steps: Step[];
 }
 // Duplicate keys are errors (the parser's default), as a second `steps:` would silently win.
-const workflow = parse(text, { prettyErrors: true }) as { on: Record<string, unknown>; permissions: unknown; jobs: Record<string, Job> };
+const workflow = parse(text, { prettyErrors: true }) as {
+  on: Record<string, unknown>;
+  permissions: unknown;
+  jobs: Record<string, Job>;
+};
 const jobs = Object.values(workflow.jobs);
 const steps = jobs.flatMap((job) => job.steps);
 
@@ -52,7 +58,7 @@ async function readmeSection(): Promise<string> {
 const indexOf = (job: Job, pattern: RegExp): number => job.steps.findIndex((step) => pattern.test(step.run ?? ''));
 
 describe('.github/workflows/ci.yml', () => {
-  it('is a workflow by GitHub\'s schema', () => {
+  it("is a workflow by GitHub's schema", () => {
     expect(validateWorkflow(text).errors).toEqual([]);
   });
 
@@ -100,7 +106,9 @@ describe('.github/workflows/ci.yml', () => {
   });
 
   it('names only scripts package.json has, and pins every action to a commit', () => {
-    const named = steps.flatMap((step) => [...(step.run ?? '').matchAll(/npm run (?:-s )?([\w:-]+)/g)].map((match) => match[1]!));
+    const named = steps.flatMap((step) =>
+      [...(step.run ?? '').matchAll(/npm run (?:-s )?([\w:-]+)/g)].map((match) => match[1]!),
+    );
     expect(named.length).toBeGreaterThan(1);
     expect(named.filter((name) => !(name in scripts))).toEqual([]);
     const actions = steps.flatMap((step) => (step.uses ? [step.uses] : []));
@@ -114,7 +122,7 @@ describe('.github/workflows/ci.yml', () => {
     expect(section).toContain('npm run check:breaking -- "origin/$BASE_REF"');
   });
 
-  it('the README\'s live-mode job is valid too, with its token from a secret and options live mode has', async () => {
+  it("the README's live-mode job is valid too, with its token from a secret and options live mode has", async () => {
     const block = /```yaml\n([\s\S]*?)```/.exec(await readmeSection())?.[1];
     expect(block).toBeDefined();
     const lines = block!.split('\n').map((line) => line.replace(/^ {2}/, ''));
@@ -124,7 +132,11 @@ describe('.github/workflows/ci.yml', () => {
     const verify = job.steps.find((step) => /gitea-mock verify/.test(step.run ?? ''))!;
     expect(verify.env?.GITEA_TOKEN).toMatch(/^\$\{\{ secrets\.\w+ \}\}$/);
     // Each option it passes is one the built `gitea-mock verify --help` lists.
-    const { stdout: help } = await promisify(execFile)(process.execPath, [fileURLToPath(new URL('mock/dist/cli.mjs', ROOT)), 'verify', '--help']);
+    const { stdout: help } = await promisify(execFile)(process.execPath, [
+      fileURLToPath(new URL('mock/dist/cli.mjs', ROOT)),
+      'verify',
+      '--help',
+    ]);
     const options = verify.run!.match(/--[a-z-]+/g) ?? [];
     expect(options.length).toBeGreaterThan(0);
     for (const option of options) expect(help).toMatch(new RegExp(`^ +${option} `, 'm'));

@@ -40,14 +40,27 @@ function validateValue(p: Problems, value: Json, schemaLocation: string, example
     return;
   }
   if (v(value)) return;
-  const errors = (v.errors ?? []).slice(0, 6).map((e) => `${e.instancePath || '(root)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+  const errors = (v.errors ?? [])
+    .slice(0, 6)
+    .map((e) => `${e.instancePath || '(root)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
   p.add(exampleLocation, `does not match #${schemaLocation}: ${errors.join('; ')}`);
 }
 
 /** Schema-level `example` / `examples` (an array here) anywhere inside an inline schema. */
 const SUBSCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'dependentSchemas'] as const;
 const SUBSCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'] as const;
-const SUBSCHEMAS = ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties'] as const;
+const SUBSCHEMAS = [
+  'items',
+  'additionalProperties',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+] as const;
 
 function checkSchemaExamples(p: Problems, schema: Json | undefined, location: string): void {
   if (!isObject(schema)) return;
@@ -55,11 +68,14 @@ function checkSchemaExamples(p: Problems, schema: Json | undefined, location: st
   if (Object.hasOwn(schema, 'examples')) {
     const examples = schema.examples;
     if (Array.isArray(examples)) examples.forEach((e, i) => validateValue(p, e, location, `${location}/examples/${i}`));
-    else p.add(`${location}/examples`, 'a schema\'s examples must be an array (named examples belong on the media type)');
+    else
+      p.add(`${location}/examples`, "a schema's examples must be an array (named examples belong on the media type)");
   }
   for (const key of SUBSCHEMA_MAPS) {
     const map = schema[key];
-    if (isObject(map)) for (const [name, sub] of Object.entries(map)) checkSchemaExamples(p, sub, `${location}/${key}/${escapePointerSegment(name)}`);
+    if (isObject(map))
+      for (const [name, sub] of Object.entries(map))
+        checkSchemaExamples(p, sub, `${location}/${key}/${escapePointerSegment(name)}`);
   }
   for (const key of SUBSCHEMA_LISTS) {
     const list = schema[key];
@@ -69,7 +85,12 @@ function checkSchemaExamples(p: Problems, schema: Json | undefined, location: st
 }
 
 /** `examples` map of a media type, parameter or header: each entry inline or a $ref to components/examples. */
-function checkNamedExamples(p: Problems, examples: Json | undefined, schemaLocation: string | undefined, location: string): number {
+function checkNamedExamples(
+  p: Problems,
+  examples: Json | undefined,
+  schemaLocation: string | undefined,
+  location: string,
+): number {
   if (examples === undefined) return 0;
   if (!isObject(examples)) {
     p.add(location, 'examples must be a map of named examples');
@@ -113,7 +134,8 @@ function checkMediaType(p: Problems, media: Json | undefined, location: string, 
 
 function checkContent(p: Problems, content: Json | undefined, location: string, named: boolean): void {
   if (!isObject(content)) return;
-  for (const [type, media] of Object.entries(content)) checkMediaType(p, media, `${location}/content/${escapePointerSegment(type)}`, named);
+  for (const [type, media] of Object.entries(content))
+    checkMediaType(p, media, `${location}/content/${escapePointerSegment(type)}`, named);
 }
 
 /** Parameters and headers: `schema` with `example`/`examples`, or `content`. */
@@ -137,7 +159,8 @@ function checkResponse(p: Problems, response: JsonObject, location: string): voi
   if (isObject(response.headers)) {
     for (const [name, header] of Object.entries(response.headers)) {
       // Shared headers are checked once, with the components.
-      if (isObject(header) && typeof header.$ref !== 'string') checkParameterLike(p, header, `${location}/headers/${escapePointerSegment(name)}`);
+      if (isObject(header) && typeof header.$ref !== 'string')
+        checkParameterLike(p, header, `${location}/headers/${escapePointerSegment(name)}`);
     }
   }
   checkContent(p, response.content, location, true);
@@ -157,11 +180,13 @@ function checkOperation(op: Operation): string[] {
   }
 
   const body = op.operation.requestBody;
-  if (isObject(body) && typeof body.$ref !== 'string') checkContent(p, body.content, `${op.location}/requestBody`, true);
+  if (isObject(body) && typeof body.$ref !== 'string')
+    checkContent(p, body.content, `${op.location}/requestBody`, true);
 
   if (isObject(op.operation.responses)) {
     for (const [status, response] of Object.entries(op.operation.responses)) {
-      if (isObject(response) && typeof response.$ref !== 'string') checkResponse(p, response, `${op.location}/responses/${status}`);
+      if (isObject(response) && typeof response.$ref !== 'string')
+        checkResponse(p, response, `${op.location}/responses/${status}`);
     }
   }
   return p.list;
@@ -197,7 +222,8 @@ function report(list: string[]): string[] {
 
 describe('examples in openapi.yaml', () => {
   for (const op of listOperations(doc)) {
-    const name = typeof op.operation.operationId === 'string' ? op.operation.operationId : `${op.method.toUpperCase()} ${op.path}`;
+    const name =
+      typeof op.operation.operationId === 'string' ? op.operation.operationId : `${op.method.toUpperCase()} ${op.path}`;
     it(name, () => {
       expect(report(checkOperation(op))).toEqual([]);
     });

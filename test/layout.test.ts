@@ -16,19 +16,28 @@ function sources(folder: string): string[] {
 /** Where each relative import of `file` leads, relative to the repository. */
 function importsOf(file: string): string[] {
   const text = readFileSync(join(ROOT, file), 'utf8');
-  return [...text.matchAll(/(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)].map((match) => relative(ROOT, resolve(dirname(join(ROOT, file)), match[1]!)));
+  return [...text.matchAll(/(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)].map((match) =>
+    relative(ROOT, resolve(dirname(join(ROOT, file)), match[1]!)),
+  );
 }
 
 describe('shipped code', () => {
   it.each(['src', 'mock/src'])('%s imports nothing from test/ or contract-tests/', (folder) => {
     const files = sources(folder);
     expect(files.length).toBeGreaterThan(5);
-    const leaks = files.flatMap((file) => importsOf(file).filter((target) => /^(test|contract-tests)\//.test(target)).map((target) => `${file} → ${target}`));
+    const leaks = files.flatMap((file) =>
+      importsOf(file)
+        .filter((target) => /^(test|contract-tests)\//.test(target))
+        .map((target) => `${file} → ${target}`),
+    );
     expect(leaks).toEqual([]);
   });
 
   it('the client imports nothing of the mock, nor of Node', () => {
-    const leaks = sources('src').flatMap((file) => [...importsOf(file).filter((target) => !target.startsWith('src/') && !target.startsWith('generated/')), ...(/from\s*['"]node:/.test(readFileSync(join(ROOT, file), 'utf8')) ? [`${file} → node:`] : [])]);
+    const leaks = sources('src').flatMap((file) => [
+      ...importsOf(file).filter((target) => !target.startsWith('src/') && !target.startsWith('generated/')),
+      ...(/from\s*['"]node:/.test(readFileSync(join(ROOT, file), 'utf8')) ? [`${file} → node:`] : []),
+    ]);
     expect(leaks).toEqual([]);
   });
 });

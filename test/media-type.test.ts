@@ -22,7 +22,31 @@ function ours(header: string): { essence: string; params: [string, string][] } |
 
 /** Headers built from the characters that matter to the algorithm, so most cases are near a boundary. */
 const header = fc
-  .array(fc.constantFrom('multipart', 'form-data', 'JSON', 'a', '/', ';', '=', '"', '\\', ' ', '\t', '\n', 'boundary', 'charset', 'x', 'é', '€', '(', '@', ''), { maxLength: 14 })
+  .array(
+    fc.constantFrom(
+      'multipart',
+      'form-data',
+      'JSON',
+      'a',
+      '/',
+      ';',
+      '=',
+      '"',
+      '\\',
+      ' ',
+      '\t',
+      '\n',
+      'boundary',
+      'charset',
+      'x',
+      'é',
+      '€',
+      '(',
+      '@',
+      '',
+    ),
+    { maxLength: 14 },
+  )
   .map((pieces) => pieces.join(''));
 
 describe('parseMediaType', () => {

@@ -20,7 +20,7 @@ describe('bytes without Buffer', () => {
     );
   });
 
-  it('latin1Text and latin1Bytes are Buffer\'s latin1, every byte value included, past a slice of 32 KiB', () => {
+  it("latin1Text and latin1Bytes are Buffer's latin1, every byte value included, past a slice of 32 KiB", () => {
     const all = Uint8Array.from({ length: 70_000 }, (_, i) => (i * 7) % 256);
     expect(latin1Text(all, true)).toBe(Buffer.from(all).toString('latin1'));
     expect(latin1Text(all.subarray(3, 9), false)).toBe(Buffer.from(all.subarray(3, 9)).toString('latin1'));
@@ -29,18 +29,24 @@ describe('bytes without Buffer', () => {
 
   it('indexOfBytes finds as Buffer.indexOf does', () => {
     fc.assert(
-      fc.property(bytes, fc.uint8Array({ minLength: 1, maxLength: 4 }).map((needle) => needle.map((byte) => byte % 3)), fc.nat(320), (haystack, needle, from) => {
-        const small = haystack.map((byte) => byte % 3);
-        const expected = Buffer.from(small).indexOf(Buffer.from(needle), from);
-        expect(indexOfBytes(small, needle, from, true)).toBe(expected);
-        expect(indexOfBytes(small, needle, from, false)).toBe(expected);
-      }),
+      fc.property(
+        bytes,
+        fc.uint8Array({ minLength: 1, maxLength: 4 }).map((needle) => needle.map((byte) => byte % 3)),
+        fc.nat(320),
+        (haystack, needle, from) => {
+          const small = haystack.map((byte) => byte % 3);
+          const expected = Buffer.from(small).indexOf(Buffer.from(needle), from);
+          expect(indexOfBytes(small, needle, from, true)).toBe(expected);
+          expect(indexOfBytes(small, needle, from, false)).toBe(expected);
+        },
+      ),
       { numRuns: 500, seed: 28 },
     );
   });
 
   it('base64Text decodes as Buffer does, and refuses what is no base64', () => {
-    for (const text of ['jürgen:pässwörd✓', 'a:b', '']) expect(base64Text(Buffer.from(text).toString('base64'))).toBe(text);
+    for (const text of ['jürgen:pässwörd✓', 'a:b', ''])
+      expect(base64Text(Buffer.from(text).toString('base64'))).toBe(text);
     expect(base64Text('%%%')).toBeUndefined();
   });
 
@@ -50,7 +56,21 @@ describe('bytes without Buffer', () => {
     for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
 
-  it('the browser build\'s extname gives what Node\'s gives', () => {
-    for (const path of ['x.json', 'x.', 'x', '.bashrc', '..', '...', 'a/b.c/', 'a.b/c', 'dir/file.tar.gz', '/', '', 'x.html//']) expect(extname(path)).toBe(posix.extname(path));
+  it("the browser build's extname gives what Node's gives", () => {
+    for (const path of [
+      'x.json',
+      'x.',
+      'x',
+      '.bashrc',
+      '..',
+      '...',
+      'a/b.c/',
+      'a.b/c',
+      'dir/file.tar.gz',
+      '/',
+      '',
+      'x.html//',
+    ])
+      expect(extname(path)).toBe(posix.extname(path));
   });
 });

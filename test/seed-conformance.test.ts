@@ -72,9 +72,25 @@ const facts = JSON.parse(readFileSync(new URL('./seed-facts.json', import.meta.u
 // Status codes are not in the seed ("HTTP status codes for each response: not shown"); these
 // come from the real service, so they live here rather than in the facts table.
 const SUCCESS_STATUS: Record<string, string[]> = {
-  E1: ['200'], E2: ['201'], E3: ['201'], E4: ['200'], E5: ['201'], E6: ['201'], E7: ['200'],
-  E8: ['205'], E9: ['200'], E10: ['200'], E11: ['200'], E12: ['200'], E13: ['200'],
-  E14: ['201', '204'], E15: ['200'], E16: ['201'], E17: ['200'], E18: ['204'], E19: ['200'],
+  E1: ['200'],
+  E2: ['201'],
+  E3: ['201'],
+  E4: ['200'],
+  E5: ['201'],
+  E6: ['201'],
+  E7: ['200'],
+  E8: ['205'],
+  E9: ['200'],
+  E10: ['200'],
+  E11: ['200'],
+  E12: ['200'],
+  E13: ['200'],
+  E14: ['201', '204'],
+  E15: ['200'],
+  E16: ['201'],
+  E17: ['200'],
+  E18: ['204'],
+  E19: ['200'],
   E20: ['204'],
 };
 const ERROR_STATUS: Record<string, string[]> = {
@@ -85,7 +101,11 @@ const ERROR_STATUS: Record<string, string[]> = {
 };
 // "generic error" is whatever the real handler answers for that operation.
 const GENERIC_ERROR_STATUS: Record<string, string[]> = {
-  E2: ['400'], E13: ['400', '500'], E14: ['400'], E16: ['400', '413'], E17: ['404'],
+  E2: ['400'],
+  E13: ['400', '500'],
+  E14: ['400'],
+  E16: ['400', '413'],
+  E17: ['404'],
 };
 
 // ---------------------------------------------------------------- counting
@@ -233,13 +253,18 @@ function checkField(p: Problems, where: string, schema: Json | undefined, spec: 
       case 'format':
       case 'default': {
         const actual = keyword(view, key);
-        p.fact(canonical(actual) === canonical(expected) ? undefined : `${where}: ${key} is ${show(actual)}, seed says ${show(expected)}`);
+        p.fact(
+          canonical(actual) === canonical(expected)
+            ? undefined
+            : `${where}: ${key} is ${show(actual)}, seed says ${show(expected)}`,
+        );
         break;
       }
       case 'deprecated':
       case 'uniqueItems': {
         // `deprecated` may sit on any layer (e.g. beside a $ref); uniqueItems on the value schema.
-        const actual = key === 'deprecated' ? view.layers.some((l) => l.deprecated === true) : keyword(view, key) === true;
+        const actual =
+          key === 'deprecated' ? view.layers.some((l) => l.deprecated === true) : keyword(view, key) === true;
         p.fact(actual === expected ? undefined : `${where}: ${key} should be ${show(expected)}`);
         break;
       }
@@ -249,7 +274,9 @@ function checkField(p: Problems, where: string, schema: Json | undefined, spec: 
         // The seed lists the values a field takes; "no value" is not one of them. Whether the
         // server writes a missing value as null or as the empty string (a commit's notification
         // state, a tracker style never set) is the real service's fact, so both are left out.
-        const have = Array.isArray(actual) ? new Set(actual.filter((v) => v !== null && v !== '').map(canonical)) : undefined;
+        const have = Array.isArray(actual)
+          ? new Set(actual.filter((v) => v !== null && v !== '').map(canonical))
+          : undefined;
         const same = have !== undefined && have.size === want.size && [...want].every((v) => have.has(v));
         p.fact(same ? undefined : `${where}: enum is ${show(actual)}, seed says ${show(expected)}`);
         break;
@@ -294,7 +321,13 @@ function requiredNames(schema: Json | undefined): Set<string> {
   return result;
 }
 
-function checkFields(p: Problems, owner: string, schema: Json | undefined, base: string, fields: Record<string, FieldSpec>): void {
+function checkFields(
+  p: Problems,
+  owner: string,
+  schema: Json | undefined,
+  base: string,
+  fields: Record<string, FieldSpec>,
+): void {
   const props = properties(schema, base);
   for (const [name, spec] of Object.entries(fields)) {
     const prop = props.get(name);
@@ -322,13 +355,24 @@ function checkRecord(name: string, spec: RecordSpec): string[] {
 
 // ---------------------------------------------------------------- operations
 
-function responseAt(responses: JsonObject, status: string, base: string): { value: JsonObject; location: string } | undefined {
+function responseAt(
+  responses: JsonObject,
+  status: string,
+  base: string,
+): { value: JsonObject; location: string } | undefined {
   if (!Object.hasOwn(responses, status)) return undefined;
   const r = deref(doc, responses[status], `${base}/${status}`);
   return isObject(r.value) ? { value: r.value, location: r.location } : undefined;
 }
 
-function checkReturn(p: Problems, id: string, spec: ReturnSpec, status: string | undefined, responses: JsonObject, base: string): void {
+function checkReturn(
+  p: Problems,
+  id: string,
+  spec: ReturnSpec,
+  status: string | undefined,
+  responses: JsonObject,
+  base: string,
+): void {
   const label = `${id} returns${spec.case ? ` (${spec.case})` : ''}`;
   if (status === undefined) {
     p.fact(`${label}: no success status mapped in the test`);
@@ -343,7 +387,9 @@ function checkReturn(p: Problems, id: string, spec: ReturnSpec, status: string |
   const where = `#${response.location}`;
   if (spec.empty) {
     const types = Object.keys(content);
-    p.fact(types.length === 0 ? undefined : `${label}: ${status} should have no body, has ${types.join(', ')} (${where})`);
+    p.fact(
+      types.length === 0 ? undefined : `${label}: ${status} should have no body, has ${types.join(', ')} (${where})`,
+    );
     return;
   }
   const mediaType = spec.mediaType ?? 'application/json';
@@ -354,16 +400,28 @@ function checkReturn(p: Problems, id: string, spec: ReturnSpec, status: string |
     return;
   }
   if (spec.ref !== undefined) {
-    p.fact(schema.$ref === schemaRef(spec.ref) ? undefined : `${label}: ${status} ${mediaType} schema should be a $ref to ${schemaRef(spec.ref)}, is ${show(schema)}`);
+    p.fact(
+      schema.$ref === schemaRef(spec.ref)
+        ? undefined
+        : `${label}: ${status} ${mediaType} schema should be a $ref to ${schemaRef(spec.ref)}, is ${show(schema)}`,
+    );
   } else if (spec.arrayOf !== undefined) {
     const view = viewSchema(schema);
     const types = nonNullTypes(keyword(view, 'type')) ?? [];
     const items = keyword(view, 'items');
     const ok = types.includes('array') && isObject(items) && items.$ref === schemaRef(spec.arrayOf);
-    p.fact(ok ? undefined : `${label}: ${status} ${mediaType} schema should be an array of ${schemaRef(spec.arrayOf)}, is ${show(schema)}`);
+    p.fact(
+      ok
+        ? undefined
+        : `${label}: ${status} ${mediaType} schema should be an array of ${schemaRef(spec.arrayOf)}, is ${show(schema)}`,
+    );
   } else if (spec.type !== undefined) {
     const types = nonNullTypes(keyword(viewSchema(schema), 'type'));
-    p.fact(types?.length === 1 && types[0] === spec.type ? undefined : `${label}: ${status} ${mediaType} schema should be type ${spec.type}, is ${show(schema)}`);
+    p.fact(
+      types?.length === 1 && types[0] === spec.type
+        ? undefined
+        : `${label}: ${status} ${mediaType} schema should be type ${spec.type}, is ${show(schema)}`,
+    );
   } else {
     p.fact(`${label}: facts table entry ${show(spec)} has nothing to check`);
   }
@@ -382,7 +440,8 @@ function checkOperation(id: string, spec: OperationSpec): string[] {
   const params = operationParameters(doc, op);
   for (const ps of spec.parameters) {
     const { name, in: where, required, ...schemaSpec } = ps;
-    const found = params.find((x) => x.param.name === name && x.param.in === where) ?? params.find((x) => x.param.name === name);
+    const found =
+      params.find((x) => x.param.name === name && x.param.in === where) ?? params.find((x) => x.param.name === name);
     const label = `${id} parameter ${name}`;
     if (!found) {
       p.missing(paramFactCount(ps), `${label}: missing (seed: in ${where})`);
@@ -392,7 +451,11 @@ function checkOperation(id: string, spec: OperationSpec): string[] {
     p.fact(found.param.in === where ? undefined : `${label}: in ${show(found.param.in)}, seed says ${where} (${loc})`);
     if (required !== undefined) {
       const actual = found.param.required === true;
-      p.fact(actual === required ? undefined : `${label}: required is ${show(found.param.required)}, seed says ${required} (${loc})`);
+      p.fact(
+        actual === required
+          ? undefined
+          : `${label}: required is ${show(found.param.required)}, seed says ${required} (${loc})`,
+      );
     }
     checkField(p, `${label} (${loc}/schema)`, found.param.schema, schemaSpec);
   }
@@ -406,10 +469,18 @@ function checkOperation(id: string, spec: OperationSpec): string[] {
     } else {
       const content = isObject(body.value.content) ? body.value.content : {};
       const media = content[b.mediaType];
-      p.fact(isObject(media) ? undefined : `${id} body: no ${b.mediaType} content, has ${show(Object.keys(content))} (#${body.location})`);
+      p.fact(
+        isObject(media)
+          ? undefined
+          : `${id} body: no ${b.mediaType} content, has ${show(Object.keys(content))} (#${body.location})`,
+      );
       const schema = isObject(media) ? media.schema : undefined;
       const view = viewSchema(schema);
-      p.fact(view.ref === schemaRef(b.schema) ? undefined : `${id} body: schema should be a $ref to ${schemaRef(b.schema)}, is ${show(schema)}`);
+      p.fact(
+        view.ref === schemaRef(b.schema)
+          ? undefined
+          : `${id} body: schema should be a $ref to ${schemaRef(b.schema)}, is ${show(schema)}`,
+      );
       // Fields are read from whatever schema is there, so a misnamed schema still gets its fields checked.
       const base = view.ref?.slice(1) ?? `${body.location}/content/${b.mediaType}/schema`;
       checkFields(p, `${id} body ${b.schema}`, schema, base, b.fields);
@@ -432,7 +503,9 @@ function checkOperation(id: string, spec: OperationSpec): string[] {
       continue;
     }
     const absent = mapped.filter((s) => !responseAt(responses, s, responsesAt));
-    p.fact(absent.length === 0 ? undefined : `${id} error "${name}": no ${absent.join(', ')} response at #${responsesAt}`);
+    p.fact(
+      absent.length === 0 ? undefined : `${id} error "${name}": no ${absent.join(', ')} response at #${responsesAt}`,
+    );
   }
   return p.list;
 }
@@ -466,7 +539,8 @@ function checkService(): string[] {
     const op = listOperations(doc).find((x) => x.path === o.path && x.method === o.method);
     if (!op) continue; // reported by the operation's own test
     const security = op.operation.security ?? doc.security;
-    const ok = Array.isArray(security) && security.some((req) => isObject(req) && Object.keys(req).some((k) => basic.has(k)));
+    const ok =
+      Array.isArray(security) && security.some((req) => isObject(req) && Object.keys(req).some((k) => basic.has(k)));
     if (!ok) lacking.push(`${o.method.toUpperCase()} ${o.path}`);
   }
   p.fact(

@@ -5,7 +5,17 @@
 // field they leave unset as null. Each test collects all its problems, so a failure lists them.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { deref, isObject, listOperations, pointer, resolvePointer, tryLoadDocument, type Json, type JsonObject, type Operation } from '../mock/src/contract/document.js';
+import {
+  deref,
+  isObject,
+  listOperations,
+  pointer,
+  resolvePointer,
+  tryLoadDocument,
+  type Json,
+  type JsonObject,
+  type Operation,
+} from '../mock/src/contract/document.js';
 import { createSchemaValidator } from '../mock/src/contract/schema.js';
 
 interface OperationFacts {
@@ -37,7 +47,10 @@ const operations = new Map(listOperations(doc).map((op) => [String(op.operation.
 const DOCS = 'https://gitea.example.org/api/swagger';
 /** One body of each JSON kind, as the server writes it. */
 const SAMPLES: Record<string, Json[]> = {
-  APIError: [{ message: 'user should be the site admin', url: DOCS }, { message: '', url: DOCS }],
+  APIError: [
+    { message: 'user should be the site admin', url: DOCS },
+    { message: '', url: DOCS },
+  ],
   APIErrorNoUrl: [{ message: 'Only administrators allowed to sudo.' }],
   NotFound: [
     { errors: null, message: 'not found', url: DOCS },
@@ -62,19 +75,28 @@ function recordsOf(schema: Json | undefined): string[] {
 function kindProblems(label: string, response: JsonObject, location: string, kind: string): string[] {
   const content = isObject(response.content) ? response.content : {};
   if (kind === 'empty') {
-    return Object.keys(content).length === 0 || response['x-body-optional'] === true ? [] : [`${label}: the server sends no body, but the response declares one and lacks x-body-optional: true`];
+    return Object.keys(content).length === 0 || response['x-body-optional'] === true
+      ? []
+      : [`${label}: the server sends no body, but the response declares one and lacks x-body-optional: true`];
   }
   if (kind === 'redirect') {
     const header = isObject(response.headers) ? deref(doc, response.headers.Location, '').value : undefined;
-    return isObject(header) && header.required === true ? [] : [`${label}: a redirect, but no required Location header is declared`];
+    return isObject(header) && header.required === true
+      ? []
+      : [`${label}: a redirect, but no required Location header is declared`];
   }
-  if (kind === 'html') return isObject(content['text/html']) ? [] : [`${label}: the server sends text/html, which is not declared`];
+  if (kind === 'html')
+    return isObject(content['text/html']) ? [] : [`${label}: the server sends text/html, which is not declared`];
   if (kind.startsWith('text:')) {
     const text = kind.slice('text:'.length);
-    if (!isObject(content['text/plain'])) return [`${label}: the server sends text/plain ${show(text)}, which is not declared`];
-    return schemas.check(media(location, 'text/plain'), text).map((problem) => `${label}: text ${show(text)}: ${problem}`);
+    if (!isObject(content['text/plain']))
+      return [`${label}: the server sends text/plain ${show(text)}, which is not declared`];
+    return schemas
+      .check(media(location, 'text/plain'), text)
+      .map((problem) => `${label}: text ${show(text)}: ${problem}`);
   }
-  if (!isObject(content['application/json'])) return [`${label}: the server sends JSON (${kind}), which is not declared`];
+  if (!isObject(content['application/json']))
+    return [`${label}: the server sends JSON (${kind}), which is not declared`];
   const at = media(location, 'application/json');
   if (kind.startsWith('json:')) {
     const want = kind.slice('json:'.length);
@@ -83,17 +105,23 @@ function kindProblems(label: string, response: JsonObject, location: string, kin
   }
   const samples = SAMPLES[kind];
   if (!samples) return [`${label}: the facts name an unknown kind of body ${show(kind)}`];
-  return samples.flatMap((sample) => schemas.check(at, sample).map((problem) => `${label}: ${kind} ${show(sample)}: ${problem}`));
+  return samples.flatMap((sample) =>
+    schemas.check(at, sample).map((problem) => `${label}: ${kind} ${show(sample)}: ${problem}`),
+  );
 }
 
 function statusProblems(id: string, spec: OperationFacts, op: Operation): string[] {
   const problems: string[] = [];
   const responses = isObject(op.operation.responses) ? op.operation.responses : {};
   const sent = new Map<string, string[]>();
-  for (const [status, kinds] of [...Object.entries(facts.everyOperation), ...Object.entries(spec.statuses)]) sent.set(status, [...(sent.get(status) ?? []), ...kinds]);
+  for (const [status, kinds] of [...Object.entries(facts.everyOperation), ...Object.entries(spec.statuses)])
+    sent.set(status, [...(sent.get(status) ?? []), ...kinds]);
   const accounted = new Set([...sent.keys(), ...(spec.mockOnly ?? [])]);
   for (const status of Object.keys(responses)) {
-    if (!accounted.has(status)) problems.push(`${id} ${status}: declared, but the server never sends it and the facts do not list it as mock-only`);
+    if (!accounted.has(status))
+      problems.push(
+        `${id} ${status}: declared, but the server never sends it and the facts do not list it as mock-only`,
+      );
   }
   for (const status of spec.mockOnly ?? []) {
     if (!Object.hasOwn(responses, status)) problems.push(`${id} ${status}: listed as mock-only, but not declared`);
@@ -104,7 +132,8 @@ function statusProblems(id: string, spec: OperationFacts, op: Operation): string
       continue;
     }
     const { value, location } = deref(doc, responses[status], `${op.location}/responses/${status}`);
-    for (const kind of new Set(kinds)) problems.push(...kindProblems(`${id} ${status}`, isObject(value) ? value : {}, location, kind));
+    for (const kind of new Set(kinds))
+      problems.push(...kindProblems(`${id} ${status}`, isObject(value) ? value : {}, location, kind));
   }
   return problems;
 }
@@ -117,7 +146,11 @@ function requestBodies(): { operationId: string; schema: string; at: string }[] 
     const content = isObject(value) && isObject(value.content) ? value.content : {};
     const json = content['application/json'];
     if (!isObject(json) || !isObject(json.schema) || typeof json.schema.$ref !== 'string') continue;
-    bodies.push({ operationId, schema: json.schema.$ref.replace('#/components/schemas/', ''), at: media(location, 'application/json') });
+    bodies.push({
+      operationId,
+      schema: json.schema.$ref.replace('#/components/schemas/', ''),
+      at: media(location, 'application/json'),
+    });
   }
   return bodies;
 }
@@ -130,21 +163,29 @@ function requestProblems(operationId: string, name: string, at: string): string[
   const required = isObject(schema) && Array.isArray(schema.required) ? schema.required.map(String) : [];
   const problems: string[] = [];
   const wantRequired = Object.keys(spec.required);
-  if (show([...required].sort()) !== show([...wantRequired].sort())) problems.push(`${name}: required is ${show(required)}, the server requires ${show(wantRequired)}`);
+  if (show([...required].sort()) !== show([...wantRequired].sort()))
+    problems.push(`${name}: required is ${show(required)}, the server requires ${show(wantRequired)}`);
   const optional = properties.filter((property) => !wantRequired.includes(property));
   if (show([...optional].sort()) !== show(Object.keys(spec.null).sort())) {
-    problems.push(`${name}: the facts say what null means for ${show(Object.keys(spec.null).sort())}, the schema's optional fields are ${show(optional.sort())}`);
+    problems.push(
+      `${name}: the facts say what null means for ${show(Object.keys(spec.null).sort())}, the schema's optional fields are ${show(optional.sort())}`,
+    );
   }
   const base = `/components/schemas/${name}/properties`;
   for (const property of optional) {
-    for (const problem of schemas.check(`${base}/${pointer([property]).slice(1)}`, null)) problems.push(`${name}.${property}: null (${spec.null[property] ?? '?'}) is refused: ${problem}`);
+    for (const problem of schemas.check(`${base}/${pointer([property]).slice(1)}`, null))
+      problems.push(`${name}.${property}: null (${spec.null[property] ?? '?'}) is refused: ${problem}`);
   }
   for (const property of wantRequired) {
-    if (schemas.check(`${base}/${pointer([property]).slice(1)}`, null).length === 0) problems.push(`${name}.${property}: null is accepted, but the server refuses it (422)`);
+    if (schemas.check(`${base}/${pointer([property]).slice(1)}`, null).length === 0)
+      problems.push(`${name}.${property}: null is accepted, but the server refuses it (422)`);
   }
   // The body a Go client sends: the required fields set, every other field null.
-  const goBody = Object.fromEntries(properties.map((property) => [property, Object.hasOwn(spec.required, property) ? spec.required[property]! : null]));
-  for (const problem of schemas.check(at, goBody)) problems.push(`${name} as a Go client sends it (${operationId}): ${problem}`);
+  const goBody = Object.fromEntries(
+    properties.map((property) => [property, Object.hasOwn(spec.required, property) ? spec.required[property]! : null]),
+  );
+  for (const problem of schemas.check(at, goBody))
+    problems.push(`${name} as a Go client sends it (${operationId}): ${problem}`);
   return problems;
 }
 
@@ -162,7 +203,8 @@ function recordProblems(name: string, fields: Record<string, FieldFacts>): strin
     if (spec.null && !takesNull) problems.push(`${name}.${field}: the server sends null, the schema refuses it`);
     if (!spec.null && takesNull) problems.push(`${name}.${field}: typed nullable, but the server never sends null`);
     for (const value of spec.values ?? []) {
-      for (const problem of schemas.check(at, value)) problems.push(`${name}.${field}: the server sends ${show(value)}, which the schema refuses: ${problem}`);
+      for (const problem of schemas.check(at, value))
+        problems.push(`${name}.${field}: the server sends ${show(value)}, which the schema refuses: ${problem}`);
     }
   }
   return problems;
@@ -175,7 +217,11 @@ function report(list: string[]): string[] {
 
 describe('openapi.yaml says what a real Gitea sends and accepts (test/service-facts.json)', () => {
   it('has facts for each of the 20 operations, and only for those', () => {
-    expect(Object.values(facts.operations).map((spec) => spec.operationId).sort()).toEqual([...operations.keys()].sort());
+    expect(
+      Object.values(facts.operations)
+        .map((spec) => spec.operationId)
+        .sort(),
+    ).toEqual([...operations.keys()].sort());
   });
 
   for (const [id, spec] of Object.entries(facts.operations)) {
@@ -193,7 +239,11 @@ describe('openapi.yaml says what a real Gitea sends and accepts (test/service-fa
   }
 
   it('has request facts only for request bodies of the document', () => {
-    expect(Object.keys(facts.requests).sort()).toEqual(requestBodies().map((body) => body.schema).sort());
+    expect(Object.keys(facts.requests).sort()).toEqual(
+      requestBodies()
+        .map((body) => body.schema)
+        .sort(),
+    );
   });
 
   for (const [name, fields] of Object.entries(facts.records)) {

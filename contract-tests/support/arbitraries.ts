@@ -25,7 +25,13 @@ const webUrl: fc.Arbitrary<string> = fc
   .tuple(
     fc.constantFrom('http', 'https'),
     fc.domain(),
-    fc.array(fc.oneof(fc.stringMatching(/^[a-zA-Z0-9._~-]{1,8}$/), fc.constantFrom('%20', '%C3%A9t%C3%A9', '%F0%9F%9A%80', 'a%2Fb')), { maxLength: 3 }),
+    fc.array(
+      fc.oneof(
+        fc.stringMatching(/^[a-zA-Z0-9._~-]{1,8}$/),
+        fc.constantFrom('%20', '%C3%A9t%C3%A9', '%F0%9F%9A%80', 'a%2Fb'),
+      ),
+      { maxLength: 3 },
+    ),
   )
   .map(([scheme, host, path]) => `${scheme}://${host}/${path.join('/')}`);
 
@@ -35,11 +41,21 @@ function stringArbitrary(schema: Schema): fc.Arbitrary<string> {
   if (Array.isArray(schema.enum)) return fc.constantFrom(...(schema.enum as string[]));
   const minLength = typeof schema.minLength === 'number' ? schema.minLength : 0;
   const maxLength = Math.min(typeof schema.maxLength === 'number' ? schema.maxLength : 24, 24);
-  if (schema.format === 'date-time') return fc.date({ min: new Date('2000-01-01'), max: new Date('2099-12-31'), noInvalidDate: true }).map((d) => d.toISOString());
+  if (schema.format === 'date-time')
+    return fc
+      .date({ min: new Date('2000-01-01'), max: new Date('2099-12-31'), noInvalidDate: true })
+      .map((d) => d.toISOString());
   if (schema.format === 'uri') return webUrl;
   if (schema.format === 'email') return fc.emailAddress();
   if (typeof schema.pattern === 'string') {
-    return fc.stringMatching(new RegExp(schema.pattern)).filter((s) => s.length >= minLength && s.length <= Math.max(maxLength, minLength, 1) * 4 && s.length <= (typeof schema.maxLength === 'number' ? schema.maxLength : Infinity));
+    return fc
+      .stringMatching(new RegExp(schema.pattern))
+      .filter(
+        (s) =>
+          s.length >= minLength &&
+          s.length <= Math.max(maxLength, minLength, 1) * 4 &&
+          s.length <= (typeof schema.maxLength === 'number' ? schema.maxLength : Infinity),
+      );
   }
   return fc.string({ minLength, maxLength: Math.max(minLength, maxLength) });
 }
@@ -58,18 +74,36 @@ export function arbitraryFor(doc: JsonObject, raw: Schema): fc.Arbitrary<Json> {
     case 'boolean':
       return fc.boolean();
     case 'integer':
-      return fc.integer({ min: typeof schema.minimum === 'number' ? schema.minimum : -1_000_000, max: typeof schema.maximum === 'number' ? schema.maximum : 1_000_000 });
+      return fc.integer({
+        min: typeof schema.minimum === 'number' ? schema.minimum : -1_000_000,
+        max: typeof schema.maximum === 'number' ? schema.maximum : 1_000_000,
+      });
     case 'string':
       return stringArbitrary(schema);
     case 'array':
-      return fc.array(arbitraryFor(doc, schema.items as Schema), { minLength: typeof schema.minItems === 'number' ? schema.minItems : 0, maxLength: 3 });
+      return fc.array(arbitraryFor(doc, schema.items as Schema), {
+        minLength: typeof schema.minItems === 'number' ? schema.minItems : 0,
+        maxLength: 3,
+      });
     case 'object': {
       const properties = isObject(schema.properties) ? schema.properties : {};
       const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
-      const record = fc.record(Object.fromEntries(Object.entries(properties).map(([name, sub]) => [name, arbitraryFor(doc, sub as Schema)])), { requiredKeys: required });
+      const record = fc.record(
+        Object.fromEntries(Object.entries(properties).map(([name, sub]) => [name, arbitraryFor(doc, sub as Schema)])),
+        { requiredKeys: required },
+      );
       if (isObject(schema.additionalProperties)) {
         // A string map such as a hook's config: declared keys plus a few free ones.
-        return fc.tuple(record, fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }).filter((k) => !(k in properties)), arbitraryFor(doc, schema.additionalProperties), { maxKeys: 2 })).map(([a, b]) => ({ ...b, ...a }) as Json);
+        return fc
+          .tuple(
+            record,
+            fc.dictionary(
+              fc.string({ minLength: 1, maxLength: 8 }).filter((k) => !(k in properties)),
+              arbitraryFor(doc, schema.additionalProperties),
+              { maxKeys: 2 },
+            ),
+          )
+          .map(([a, b]) => ({ ...b, ...a }) as Json);
       }
       return record as fc.Arbitrary<Json>;
     }
@@ -98,9 +132,18 @@ export function mutationsFor(doc: JsonObject, raw: Schema): Mutation[] {
   for (const [name, sub] of Object.entries(properties)) {
     const field = resolve(doc, sub as Schema);
     mutations.push({ what: `${name} of the wrong type`, apply: (v) => ({ ...v, [name]: wrongType(doc, field) }) });
-    if (Array.isArray(field.enum)) mutations.push({ what: `${name} outside its enum`, apply: (v) => ({ ...v, [name]: 'not-one-of-them' }) });
-    if (typeof field.maximum === 'number') mutations.push({ what: `${name} above its maximum`, apply: (v) => ({ ...v, [name]: (field.maximum as number) + 1 }) });
-    if (typeof field.minimum === 'number') mutations.push({ what: `${name} below its minimum`, apply: (v) => ({ ...v, [name]: (field.minimum as number) - 1 }) });
+    if (Array.isArray(field.enum))
+      mutations.push({ what: `${name} outside its enum`, apply: (v) => ({ ...v, [name]: 'not-one-of-them' }) });
+    if (typeof field.maximum === 'number')
+      mutations.push({
+        what: `${name} above its maximum`,
+        apply: (v) => ({ ...v, [name]: (field.maximum as number) + 1 }),
+      });
+    if (typeof field.minimum === 'number')
+      mutations.push({
+        what: `${name} below its minimum`,
+        apply: (v) => ({ ...v, [name]: (field.minimum as number) - 1 }),
+      });
   }
   for (const name of Array.isArray(schema.required) ? (schema.required as string[]) : []) {
     mutations.push({
@@ -111,6 +154,7 @@ export function mutationsFor(doc: JsonObject, raw: Schema): Mutation[] {
       },
     });
   }
-  if (schema.additionalProperties === false) mutations.push({ what: 'an unknown field', apply: (v) => ({ ...v, not_in_the_document: true }) });
+  if (schema.additionalProperties === false)
+    mutations.push({ what: 'an unknown field', apply: (v) => ({ ...v, not_in_the_document: true }) });
   return mutations;
 }

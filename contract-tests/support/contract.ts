@@ -56,7 +56,10 @@ export function describeContract(suite: string, contracts: Record<string, Operat
         const { response, location } = responseOf(operationId, success);
         const content = isObject(response.content) ? response.content : {};
         if (content['application/json'] && success !== 205) {
-          expect(schemas.check(`${location}/content/${pointer(['application/json']).slice(1)}/schema`, result.data), operationId).toEqual([]);
+          expect(
+            schemas.check(`${location}/content/${pointer(['application/json']).slice(1)}/schema`, result.data),
+            operationId,
+          ).toEqual([]);
         } else if (Object.keys(content).some((type) => type.startsWith('text/'))) {
           expect(typeof result.data, operationId).toBe('string');
         }
@@ -68,9 +71,13 @@ export function describeContract(suite: string, contracts: Record<string, Operat
         it(`answers the documented ${code} (Prefer: code=${code})${code >= 300 ? ' as an ApiError' : ''}`, async () => {
           const redirect = code >= 300 && code < 400;
           // The client follows a redirect that stays on the server; a documented 301 or 307 is seen unfollowed.
-          const result = await contract.call(client, { headers: { Prefer: `code=${code}` }, ...(redirect ? { redirect: 'manual' as const } : {}) });
+          const result = await contract.call(client, {
+            headers: { Prefer: `code=${code}` },
+            ...(redirect ? { redirect: 'manual' as const } : {}),
+          });
           expect(result.response.status, operationId).toBe(code);
-          if (redirect) expect(result.response.headers.get('location'), `${operationId} ${code} Location`).toMatch(/^\/api\/v1\//);
+          if (redirect)
+            expect(result.response.headers.get('location'), `${operationId} ${code} Location`).toMatch(/^\/api\/v1\//);
           if (code >= 300) {
             const error = await apiErrorOf(result);
             expect(error.status).toBe(code);
@@ -106,7 +113,9 @@ export function describeContract(suite: string, contracts: Record<string, Operat
   }
 
   it(`${suite}: every documented response of its operations was exercised`, () => {
-    const missed = Object.keys(contracts).flatMap((id) => (documented.get(id) ?? []).filter((code) => !exercised.has(key(id, code))).map((code) => key(id, code)));
+    const missed = Object.keys(contracts).flatMap((id) =>
+      (documented.get(id) ?? []).filter((code) => !exercised.has(key(id, code))).map((code) => key(id, code)),
+    );
     expect(missed, 'documented responses no test asked for').toEqual([]);
   });
   afterAll(() => saveCoverage(inject('coverageDir'), suite, exercised));

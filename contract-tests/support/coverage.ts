@@ -21,7 +21,10 @@ export const key = (operationId: string, status: number): string => `${operation
 export function coverageTable(exercised: ReadonlySet<string>): string {
   const statuses = [...new Set([...documented.values()].flat())].sort((a, b) => a - b);
   const width = Math.max(...[...documented.keys()].map((id) => id.length));
-  const lines = [`\ncontract coverage: operation × documented status (✓ exercised, ✗ missed, · not documented)`, `${''.padEnd(width)} ${statuses.join(' ')}`];
+  const lines = [
+    `\ncontract coverage: operation × documented status (✓ exercised, ✗ missed, · not documented)`,
+    `${''.padEnd(width)} ${statuses.join(' ')}`,
+  ];
   let missed = 0;
   let total = 0;
   for (const [id, codes] of documented) {

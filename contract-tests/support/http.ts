@@ -2,7 +2,14 @@
 // (205 bodies, CR/LF in headers, unnormalised paths).
 import { request } from 'node:http';
 import { connect } from 'node:net';
-import { deref, isObject, operationParameters, type Json, type JsonObject, type Operation } from '../../mock/src/contract/document.js';
+import {
+  deref,
+  isObject,
+  operationParameters,
+  type Json,
+  type JsonObject,
+  type Operation,
+} from '../../mock/src/contract/document.js';
 
 export interface RawResponse {
   status: number;
@@ -27,7 +34,9 @@ export function send(url: URL, method: string, headers: Record<string, string>, 
     const req = request(url, { method, headers: { ...headers, ...length }, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+      );
       res.on('error', reject);
     });
     req.on('error', reject);
@@ -40,7 +49,11 @@ export function send(url: URL, method: string, headers: Record<string, string>, 
  * ending its side when `end`, and resolves with every byte that comes back until the connection
  * closes, however it closes; rejects if it stays open past `timeoutMs`.
  */
-export function exchangeRaw(origin: string, bytes: string | Buffer, { timeoutMs = 10_000, end = false } = {}): Promise<Buffer> {
+export function exchangeRaw(
+  origin: string,
+  bytes: string | Buffer,
+  { timeoutMs = 10_000, end = false } = {},
+): Promise<Buffer> {
   const { hostname, port } = new URL(origin);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname);
@@ -63,7 +76,9 @@ export function exchangeRaw(origin: string, bytes: string | Buffer, { timeoutMs 
 
 /** Writes `text` (UTF-8) to a fresh socket and returns everything the server sends until it closes. */
 export async function sendRaw(origin: string, text: string | Buffer, timeoutMs = 10_000): Promise<string> {
-  return (await exchangeRaw(origin, typeof text === 'string' ? Buffer.from(text) : text, { timeoutMs, end: true })).toString('utf8');
+  return (
+    await exchangeRaw(origin, typeof text === 'string' ? Buffer.from(text) : text, { timeoutMs, end: true })
+  ).toString('utf8');
 }
 
 /** Status line, headers (names in lower case) and JSON body of a raw HTTP/1.1 answer. */
@@ -88,7 +103,12 @@ export function firstExample(doc: JsonObject, media: JsonObject): Json | undefin
 }
 
 /** A request built only from the document: parameter examples (or `pathValues` for path parameters) and the request body example. */
-export async function exampleRequest(doc: JsonObject, base: string, op: Operation, pathValues: Record<string, string> = {}): Promise<PreparedRequest> {
+export async function exampleRequest(
+  doc: JsonObject,
+  base: string,
+  op: Operation,
+  pathValues: Record<string, string> = {},
+): Promise<PreparedRequest> {
   let path = op.path;
   const query = new URLSearchParams();
   for (const { param } of operationParameters(doc, op)) {

@@ -20,7 +20,13 @@ export async function schemaProblems(files: { fileName: string; contents: string
   const messages = errors.map(({ rawMessage }) => rawMessage);
   // Each invalid file also gets a summary line (`x.xml fails to validate`), kept only when alone.
   const specific = messages.filter((message) => !/ fails to validate$/.test(message));
-  return valid ? [] : specific.length > 0 ? specific : messages.length > 0 ? messages : ['invalid, and libxml2 said nothing'];
+  return valid
+    ? []
+    : specific.length > 0
+      ? specific
+      : messages.length > 0
+        ? messages
+        : ['invalid, and libxml2 said nothing'];
 }
 
 export interface JUnitCase {
@@ -66,24 +72,35 @@ function count(node: Node, name: string, where: string): number {
 
 function seconds(node: Node, where: string): number {
   const value = node.time;
-  if (typeof value !== 'string' || !/^\d+(\.\d+)?$/.test(value)) fail(`${where} has time="${String(value)}", not seconds`);
+  if (typeof value !== 'string' || !/^\d+(\.\d+)?$/.test(value))
+    fail(`${where} has time="${String(value)}", not seconds`);
   return Number(value);
 }
 
 function list(node: Node, name: string): Node[] {
   const value = node[name];
-  return value === undefined ? [] : (value as unknown[]).map((item) => (typeof item === 'object' && item !== null ? (item as Node) : { '#text': item }));
+  return value === undefined
+    ? []
+    : (value as unknown[]).map((item) =>
+        typeof item === 'object' && item !== null ? (item as Node) : { '#text': item },
+      );
 }
 
 function readCase(node: Node, where: string): JUnitCase {
-  for (const key of Object.keys(node)) if (!['classname', 'name', 'time', '#text'].includes(key) && !CASE_CHILDREN.has(key)) fail(`${where} holds <${key}> or ${key}="…", which JUnit does not know`);
+  for (const key of Object.keys(node))
+    if (!['classname', 'name', 'time', '#text'].includes(key) && !CASE_CHILDREN.has(key))
+      fail(`${where} holds <${key}> or ${key}="…", which JUnit does not know`);
   if (typeof node.name !== 'string' || node.name === '') fail(`${where} has no name`);
   if (typeof node.classname !== 'string' || node.classname === '') fail(`${where} (${node.name}) has no classname`);
   const failures = list(node, 'failure').map((failure) => {
-    if (typeof failure.message !== 'string' || typeof failure.type !== 'string') fail(`a <failure> of ${node.name} lacks its message or type`);
+    if (typeof failure.message !== 'string' || typeof failure.type !== 'string')
+      fail(`a <failure> of ${node.name} lacks its message or type`);
     return { message: failure.message, type: failure.type, text: text(failure) };
   });
-  const errors = list(node, 'error').map((error) => ({ message: String(error.message ?? ''), type: String(error.type ?? '') }));
+  const errors = list(node, 'error').map((error) => ({
+    message: String(error.message ?? ''),
+    type: String(error.type ?? ''),
+  }));
   const skips = list(node, 'skipped');
   if (skips.length > 1) fail(`${node.name} is skipped twice`);
   if (skips.length === 1 && failures.length + errors.length > 0) fail(`${node.name} is skipped and failed at once`);
@@ -130,10 +147,19 @@ export function readJUnit(xml: string): JUnitSuite[] {
   if (valid !== true) fail(`${valid.err.msg} (line ${valid.err.line})`);
 
   if (!xml.startsWith('<?xml version="1.0" encoding="UTF-8"?>')) fail('no XML declaration of UTF-8');
-  const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', htmlEntities: true, trimValues: false, parseTagValue: false, parseAttributeValue: false, isArray: (name, _path, _leaf, attribute) => !attribute && LISTS.has(name) });
+  const parser = new XMLParser({
+    ignoreAttributes: false,
+    attributeNamePrefix: '',
+    htmlEntities: true,
+    trimValues: false,
+    parseTagValue: false,
+    parseAttributeValue: false,
+    isArray: (name, _path, _leaf, attribute) => !attribute && LISTS.has(name),
+  });
   const document = parser.parse(normaliseAttributes(xml)) as Node;
   const roots = Object.keys(document).filter((key) => key !== '?xml' && key !== '#text');
-  if (roots.length !== 1 || roots[0] !== 'testsuites') fail(`the root is ${roots.map((root) => `<${root}>`).join(', ')}, not <testsuites>`);
+  if (roots.length !== 1 || roots[0] !== 'testsuites')
+    fail(`the root is ${roots.map((root) => `<${root}>`).join(', ')}, not <testsuites>`);
   const root = document.testsuites as Node;
   const suites = list(root, 'testsuite');
   if (suites.length === 0) fail('<testsuites> holds no <testsuite>');
@@ -141,7 +167,8 @@ export function readJUnit(xml: string): JUnitSuite[] {
   const read = suites.map((suite, index) => {
     const where = `testsuite ${index + 1}`;
     if (typeof suite.name !== 'string' || suite.name === '') fail(`${where} has no name`);
-    if (typeof suite.timestamp !== 'string' || !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/.test(suite.timestamp)) fail(`${where} has timestamp="${String(suite.timestamp)}", not a JUnit date and time`);
+    if (typeof suite.timestamp !== 'string' || !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/.test(suite.timestamp))
+      fail(`${where} has timestamp="${String(suite.timestamp)}", not a JUnit date and time`);
     seconds(suite, where);
     const cases = list(suite, 'testcase').map((node, at) => readCase(node, `test case ${at + 1} of ${where}`));
     const counted = {
@@ -155,9 +182,16 @@ export function readJUnit(xml: string): JUnitSuite[] {
       if (said !== value) fail(`${where} says ${name}="${said}", but its test cases make ${value}`);
       totals[name as keyof typeof totals] += value;
     }
-    const properties = Object.fromEntries(list(list(suite, 'properties')[0] ?? {}, 'property').map((property) => [String(property.name), String(property.value)]));
+    const properties = Object.fromEntries(
+      list(list(suite, 'properties')[0] ?? {}, 'property').map((property) => [
+        String(property.name),
+        String(property.value),
+      ]),
+    );
     return { name: suite.name, timestamp: suite.timestamp, properties, cases };
   });
-  for (const [name, value] of Object.entries(totals)) if (root[name] !== undefined && count(root, name, '<testsuites>') !== value) fail(`<testsuites> says ${name}="${String(root[name])}", but its suites make ${value}`);
+  for (const [name, value] of Object.entries(totals))
+    if (root[name] !== undefined && count(root, name, '<testsuites>') !== value)
+      fail(`<testsuites> says ${name}="${String(root[name])}", but its suites make ${value}`);
   return read;
 }

@@ -18,7 +18,9 @@ export async function freePort(): Promise<number> {
     server.on('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -33,7 +35,12 @@ export function exitOf(child: ChildProcess): Promise<number | null> {
 const START_LINE = /gitea-mock: \d+ operations on (http:\/\/\S+\/api\/v1) /;
 
 /** Spawns `command args` and resolves once the start-up line names the base URL. */
-export function launch(command: string, args: string[], env: NodeJS.ProcessEnv = process.env, timeoutMs = 20_000): Promise<Launched> {
+export function launch(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  timeoutMs = 20_000,
+): Promise<Launched> {
   // Its own process group, so a signal reaches the server even behind `npm start`.
   const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';

@@ -11,10 +11,12 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[A-Za-z]{2,}$/;
 const HEX_COLOUR = /^[0-9a-fA-F]{6}$/;
 const SHA1 = /^[0-9a-f]{40}$/;
 const SSH_FINGERPRINT = /^SHA256:[A-Za-z0-9+/]{43}$/;
-const SSH_PUBLIC_KEY = /^(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-nistp(?:256|384|521)) AAAA[A-Za-z0-9+/]+={0,2}(?: \S.*)?$/;
+const SSH_PUBLIC_KEY =
+  /^(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-nistp(?:256|384|521)) AAAA[A-Za-z0-9+/]+={0,2}(?: \S.*)?$/;
 const GPG_KEY_ID = /^[0-9A-F]{16}$/;
 /** An ASCII-armored public key block: the armor lines around base64 and its checksum. */
-const ARMORED_KEY = /^-----BEGIN PGP PUBLIC KEY BLOCK-----\n\n(?:[A-Za-z0-9+/]{1,76}\n)+=[A-Za-z0-9+/]{4}\n-----END PGP PUBLIC KEY BLOCK-----\n$/;
+const ARMORED_KEY =
+  /^-----BEGIN PGP PUBLIC KEY BLOCK-----\n\n(?:[A-Za-z0-9+/]{1,76}\n)+=[A-Za-z0-9+/]{4}\n-----END PGP PUBLIC KEY BLOCK-----\n$/;
 // semver.org's grammar, without build metadata's and pre-release's finer rules.
 const SEMVER = /^(?:0|[1-9]\d*)\.(?:0|[1-9]\d*)\.(?:0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 const SSH_CLONE = /^git@gitea\.example\.org:([^/\s]+)\/([^/\s]+)\.git$/;
@@ -24,7 +26,15 @@ const OFF_SERVER_URLS = new Set(['original_url', 'external_tracker_url', 'extern
 const DATES = new Set(['created', 'last_login', 'due_on', 'due_date']);
 /** Always the zero time on a real server (see its description); not generated. */
 const UNSET_DATES = new Set(['deleted_at']);
-const COUNTS = new Set(['comments', 'review_comments', 'additions', 'deletions', 'changed_files', 'open_issues', 'closed_issues']);
+const COUNTS = new Set([
+  'comments',
+  'review_comments',
+  'additions',
+  'deletions',
+  'changed_files',
+  'open_issues',
+  'closed_issues',
+]);
 
 /** The kinds of check; `checkRealistic` counts how often each ran, so a run can show none went unused. */
 export const CHECKS = [
@@ -111,15 +121,30 @@ export function checkRealistic(value: unknown, hits: Map<Check, number>, path = 
       continue;
     }
     if (field === null) continue;
-    if (key === 'login' || key === 'username' || (key === 'name' && isOrganization) || (key === 'owner' && typeof field === 'string')) {
+    if (
+      key === 'login' ||
+      key === 'username' ||
+      (key === 'name' && isOrganization) ||
+      (key === 'owner' && typeof field === 'string')
+    ) {
       check('user or organization name', isGiteaName(field), where, field);
     } else if (key === 'name' && 'full_name' in record && !isOrganization) {
       check('repository name', typeof field === 'string' && REPO_NAME.test(field), where, field);
       const fullName = String(record.full_name).split('/');
-      check('repository name', fullName.length === 2 && isGiteaName(fullName[0]) && REPO_NAME.test(fullName[1] ?? ''), `${path}.full_name`, record.full_name);
+      check(
+        'repository name',
+        fullName.length === 2 && isGiteaName(fullName[0]) && REPO_NAME.test(fullName[1] ?? ''),
+        `${path}.full_name`,
+        record.full_name,
+      );
     } else if (key === 'ssh_url') {
       const match = SSH_CLONE.exec(String(field));
-      check('SSH clone address', match !== null && isGiteaName(match[1]) && REPO_NAME.test(match[2] ?? ''), where, field);
+      check(
+        'SSH clone address',
+        match !== null && isGiteaName(match[1]) && REPO_NAME.test(match[2] ?? ''),
+        where,
+        field,
+      );
     } else if (OFF_SERVER_URLS.has(key)) {
       check('URL off the server', isHttpsUrl(field), where, field);
     } else if (key === 'url' || key.endsWith('_url')) {
@@ -142,14 +167,21 @@ export function checkRealistic(value: unknown, hits: Map<Check, number>, path = 
       check('package version', typeof field === 'string' && SEMVER.test(field), where, field);
     } else if ((key.endsWith('_at') || DATES.has(key)) && !UNSET_DATES.has(key)) {
       // What did not happen keeps Gitea's "never set" time: the epoch for an archive, the zero time for a mirror.
-      const neverSet = (key === 'archived_at' && record.archived === false && field === '1970-01-01T00:00:00Z') || (key === 'mirror_updated' && record.mirror === false && field === '0001-01-01T00:00:00Z');
+      const neverSet =
+        (key === 'archived_at' && record.archived === false && field === '1970-01-01T00:00:00Z') ||
+        (key === 'mirror_updated' && record.mirror === false && field === '0001-01-01T00:00:00Z');
       check('date', neverSet || isSensibleDate(field), where, field);
     } else if ((key === 'id' || key.endsWith('_id')) && typeof field === 'number') {
       // A pull request's head whose fork was deleted has no repository and the id -1.
       const goneHead = key === 'repo_id' && field === -1 && record.repo === null;
       check('id', Number.isSafeInteger(field) && (key === 'id' ? field > 0 : field >= 0 || goneHead), where, field);
     } else if (isCount(key)) {
-      check('count', Number.isSafeInteger(field) && (field as number) >= 0 && (field as number) <= (key === 'size' ? 1e8 : 10_000), where, field);
+      check(
+        'count',
+        Number.isSafeInteger(field) && (field as number) >= 0 && (field as number) <= (key === 'size' ? 1e8 : 10_000),
+        where,
+        field,
+      );
     }
   }
   return problems;
@@ -159,9 +191,14 @@ export function checkRealistic(value: unknown, hits: Map<Check, number>, path = 
 function incoherence(record: Record<string, unknown>, path: string, hits: Map<Check, number>): string[] {
   const expected: Record<string, string> = {};
   const { login, name, owner } = record;
-  if (typeof login === 'string') Object.assign(expected, { username: login, html_url: `https://gitea.example.org/${login}` });
+  if (typeof login === 'string')
+    Object.assign(expected, { username: login, html_url: `https://gitea.example.org/${login}` });
   else if (typeof name === 'string' && 'repo_admin_change_team_access' in record) expected.username = name;
-  else if (typeof name === 'string' && 'full_name' in record && typeof (typeof owner === 'object' && owner !== null ? (owner as { login?: unknown }).login : owner) === 'string') {
+  else if (
+    typeof name === 'string' &&
+    'full_name' in record &&
+    typeof (typeof owner === 'object' && owner !== null ? (owner as { login?: unknown }).login : owner) === 'string'
+  ) {
     // A repository; an issue's `repository` gives its owner as a login.
     const fullName = `${typeof owner === 'string' ? owner : (owner as { login: string }).login}/${name}`;
     Object.assign(expected, {
@@ -176,7 +213,10 @@ function incoherence(record: Record<string, unknown>, path: string, hits: Map<Ch
   for (const [key, value] of Object.entries(expected)) {
     if (!(key in record)) continue;
     hits.set('record that agrees with itself', (hits.get('record that agrees with itself') ?? 0) + 1);
-    if (record[key] !== value) problems.push(`${path}.${key}: ${JSON.stringify(record[key])}, where the record's names make it ${JSON.stringify(value)}`);
+    if (record[key] !== value)
+      problems.push(
+        `${path}.${key}: ${JSON.stringify(record[key])}, where the record's names make it ${JSON.stringify(value)}`,
+      );
   }
   return problems;
 }

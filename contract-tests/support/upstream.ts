@@ -1,11 +1,18 @@
 // Upstreams for the proxy's tests, on loopback: a Node HTTP server (it parses requests as a Go
 // server would, so a smuggled request shows up as one), and a raw TCP server that writes answers
 // byte for byte, as no HTTP library would, and keeps every byte it was sent.
-import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server as HttpServer,
+  type ServerResponse,
+} from 'node:http';
 import { createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 
-export async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ server: HttpServer; origin: string }> {
+export async function listen(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<{ server: HttpServer; origin: string }> {
   const server = createHttpServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };

@@ -63,8 +63,14 @@ export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 /** Where `needle` first starts in `haystack` at or after `from`, or -1. */
-export function indexOfBytes(haystack: Uint8Array, needle: Uint8Array, from = 0, portable = NodeBuffer === undefined): number {
-  if (!portable) return NodeBuffer!.from(haystack.buffer, haystack.byteOffset, haystack.byteLength).indexOf(needle, from);
+export function indexOfBytes(
+  haystack: Uint8Array,
+  needle: Uint8Array,
+  from = 0,
+  portable = NodeBuffer === undefined,
+): number {
+  if (!portable)
+    return NodeBuffer!.from(haystack.buffer, haystack.byteOffset, haystack.byteLength).indexOf(needle, from);
   if (needle.length === 0) return Math.min(from, haystack.length);
   const first = needle[0]!;
   const last = haystack.length - needle.length;

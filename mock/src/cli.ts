@@ -3,7 +3,10 @@
 // [options]` runs live mode against a real server (live/verify.ts). Each is loaded only when asked for.
 if (process.argv[2] === 'verify') {
   const { verify } = await import('./live/verify.js');
-  const code = await verify(process.argv.slice(3), process.env, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) });
+  const code = await verify(process.argv.slice(3), process.env, {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+  });
   // At once: a server that keeps its connections open must not hold the process.
   process.exit(code);
 } else {

@@ -24,11 +24,18 @@ const TLS_CODE = /CERT|SIGNATURE|SSL|TLS|^EPROTO$/;
  * many in-house Gitea servers are. Node adds the certificates of NODE_EXTRA_CA_CERTS to the ones
  * it trusts, for fetch and for https alike.
  */
-const UNTRUSTED = new Set(['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE']);
+const UNTRUSTED = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+]);
 
 function adviceFor(code: string, tls: string): string | undefined {
   if (/wrong version number/.test(tls)) return 'does the server speak plain http?';
-  if (UNTRUSTED.has(code)) return 'if you trust the server, set NODE_EXTRA_CA_CERTS to a PEM file of its CA certificate and start again';
+  if (UNTRUSTED.has(code))
+    return 'if you trust the server, set NODE_EXTRA_CA_CERTS to a PEM file of its CA certificate and start again';
   return undefined;
 }
 
@@ -46,7 +53,10 @@ export function networkFailure(error: unknown): NetworkFailure {
   if (!coded || !TLS_CODE.test(code!)) return { code, tls: undefined, advice: undefined, message };
   // OpenSSL's reason: on `reason`, inside a handshake message, or the whole message of a certificate
   // error. A host name check ends its reason with a colon and the names it found, when there are none.
-  const reason = typeof coded.reason === 'string' ? coded.reason : (/SSL routines:[^:]*:([^:]+)/.exec(coded.message)?.[1] ?? coded.message);
+  const reason =
+    typeof coded.reason === 'string'
+      ? coded.reason
+      : (/SSL routines:[^:]*:([^:]+)/.exec(coded.message)?.[1] ?? coded.message);
   const tls = reason.replace(/[\s:]+$/, '');
   return { code, tls, advice: adviceFor(code!, tls), message };
 }

@@ -105,11 +105,15 @@ if (positionals.length > 1) fail('give at most one document');
 const portText = values.port ?? process.env.PORT ?? '4010';
 if (!/^[0-9]{1,5}$/.test(portText) || Number(portText) > 65535) fail(`invalid port "${portText}"`);
 const maxWorlds = values['max-worlds'];
-if (maxWorlds !== undefined && !/^[1-9][0-9]{0,5}$/.test(maxWorlds)) fail(`invalid --max-worlds "${maxWorlds}": give a whole number from 1`);
+if (maxWorlds !== undefined && !/^[1-9][0-9]{0,5}$/.test(maxWorlds))
+  fail(`invalid --max-worlds "${maxWorlds}": give a whole number from 1`);
 const worldBytesText = values['max-world-bytes'];
 const worldBytesMatch = worldBytesText === undefined ? undefined : /^([1-9][0-9]{0,11})([KMG]?)$/.exec(worldBytesText);
-if (worldBytesText !== undefined && !worldBytesMatch) fail(`invalid --max-world-bytes "${worldBytesText}": give a whole number of bytes, or of K, M or G (such as 16M)`);
-const maxWorldBytes = worldBytesMatch ? Number(worldBytesMatch[1]) * 1024 ** ' KMG'.indexOf(worldBytesMatch[2] || ' ') : undefined;
+if (worldBytesText !== undefined && !worldBytesMatch)
+  fail(`invalid --max-world-bytes "${worldBytesText}": give a whole number of bytes, or of K, M or G (such as 16M)`);
+const maxWorldBytes = worldBytesMatch
+  ? Number(worldBytesMatch[1]) * 1024 ** ' KMG'.indexOf(worldBytesMatch[2] || ' ')
+  : undefined;
 const sandbox = values.sandbox || values.state !== undefined || maxWorlds !== undefined || maxWorldBytes !== undefined;
 if (sandbox && values.dynamic) fail('--dynamic and --sandbox do not go together: the sandbox answers from its worlds');
 const proxy = values.proxy;
@@ -117,13 +121,30 @@ const timeoutText = values['upstream-timeout'];
 const exchangeText = values['exchange-timeout'];
 const connectionsText = values['upstream-connections'];
 const corsOrigins = values['cors-origin'] ?? [];
-if (proxy !== undefined && (sandbox || values.dynamic)) fail('--proxy answers from the upstream: it does not go with --sandbox or --dynamic');
-const proxyOnly = [values.strict, values.report, values['fail-on-violation'], values['allow-insecure-upstream'], timeoutText, exchangeText, connectionsText, corsOrigins.length > 0, values['forward-cookies']];
+if (proxy !== undefined && (sandbox || values.dynamic))
+  fail('--proxy answers from the upstream: it does not go with --sandbox or --dynamic');
+const proxyOnly = [
+  values.strict,
+  values.report,
+  values['fail-on-violation'],
+  values['allow-insecure-upstream'],
+  timeoutText,
+  exchangeText,
+  connectionsText,
+  corsOrigins.length > 0,
+  values['forward-cookies'],
+];
 if (proxy === undefined && proxyOnly.some((value) => value !== undefined && value !== false)) {
-  fail('--strict, --report, --fail-on-violation, --allow-insecure-upstream, --upstream-timeout, --exchange-timeout, --upstream-connections, --cors-origin and --forward-cookies go with --proxy');
+  fail(
+    '--strict, --report, --fail-on-violation, --allow-insecure-upstream, --upstream-timeout, --exchange-timeout, --upstream-connections, --cors-origin and --forward-cookies go with --proxy',
+  );
 }
-for (const [flag, text] of [['--upstream-timeout', timeoutText], ['--exchange-timeout', exchangeText]]) {
-  if (text !== undefined && !/^[1-9][0-9]{0,4}$/.test(text)) fail(`invalid ${flag} "${text}": give whole seconds from 1`);
+for (const [flag, text] of [
+  ['--upstream-timeout', timeoutText],
+  ['--exchange-timeout', exchangeText],
+]) {
+  if (text !== undefined && !/^[1-9][0-9]{0,4}$/.test(text))
+    fail(`invalid ${flag} "${text}": give whole seconds from 1`);
 }
 for (const origin of corsOrigins) {
   try {
@@ -132,7 +153,8 @@ for (const origin of corsOrigins) {
     fail(`--cors-origin: ${(error as Error).message}`);
   }
 }
-if (connectionsText !== undefined && !/^[1-9][0-9]{0,3}$/.test(connectionsText)) fail(`invalid --upstream-connections "${connectionsText}": give a whole number from 1`);
+if (connectionsText !== undefined && !/^[1-9][0-9]{0,3}$/.test(connectionsText))
+  fail(`invalid --upstream-connections "${connectionsText}": give a whole number from 1`);
 // The report is written when the proxy stops: a folder that is not there is told now, not then.
 const reportProblem = values.report === undefined ? undefined : outputFileProblem(values.report);
 if (reportProblem) fail(`--report ${values.report}: ${reportProblem}`);
@@ -150,7 +172,10 @@ try {
   // refused before Prism loads: at once, not after a second.
   if (sandbox) worldBudget(Number(maxWorlds ?? 100), maxWorldBytes, heapLimit());
   const document = positionals[0] ?? DOCUMENT;
-  const store = values.state === undefined ? undefined : await openState(values.state, { maxWorlds: Number(maxWorlds ?? 100), document });
+  const store =
+    values.state === undefined
+      ? undefined
+      : await openState(values.state, { maxWorlds: Number(maxWorlds ?? 100), document });
   // Loaded after the arguments are checked: Prism takes most of the start-up time.
   const { startMockServer } = await import('./front/server.js');
   const mock = await startMockServer({
@@ -199,7 +224,9 @@ try {
         () => true,
         (error: unknown) => {
           // The report's folder was there at start; it may have gone, or the disk filled, since.
-          process.stderr.write(`gitea-mock: the report was not written: ${error instanceof Error ? error.message : String(error)}\n`);
+          process.stderr.write(
+            `gitea-mock: the report was not written: ${error instanceof Error ? error.message : String(error)}\n`,
+          );
           return false;
         },
       )
@@ -208,15 +235,22 @@ try {
         if (values['fail-on-violation']) {
           const unanswered = `${exchanges(unansweredExchanges)} of the contract got no answer from the upstream (the proxy answered ${unansweredExchanges === 1 ? 'it' : 'them'} itself)`;
           if (brokenExchanges > 0) {
-            process.stderr.write(`gitea-mock: ${exchanges(brokenExchanges)} broke the contract: exit code 1 (--fail-on-violation)\n`);
+            process.stderr.write(
+              `gitea-mock: ${exchanges(brokenExchanges)} broke the contract: exit code 1 (--fail-on-violation)\n`,
+            );
             process.exit(1);
           }
           // A job whose traffic never reached the upstream, or never came, checked nothing: it must not pass.
           if (checkedExchanges === 0) {
-            process.stderr.write(`gitea-mock: no exchange of the contract was checked: ${unansweredExchanges > 0 ? unanswered : 'none went through the proxy'}: exit code 2 (--fail-on-violation)\n`);
+            process.stderr.write(
+              `gitea-mock: no exchange of the contract was checked: ${unansweredExchanges > 0 ? unanswered : 'none went through the proxy'}: exit code 2 (--fail-on-violation)\n`,
+            );
             process.exit(2);
           }
-          if (unansweredExchanges > 0) process.stderr.write(`gitea-mock: ${unanswered}, not checked; ${exchanges(checkedExchanges)} checked, each conforms\n`);
+          if (unansweredExchanges > 0)
+            process.stderr.write(
+              `gitea-mock: ${unanswered}, not checked; ${exchanges(checkedExchanges)} checked, each conforms\n`,
+            );
         }
         process.exit(written ? 0 : 1);
       });

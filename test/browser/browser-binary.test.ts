@@ -28,7 +28,10 @@ afterAll(async () => {
 async function fakePackage(version: string): Promise<string> {
   const root = join(scratch, 'node_modules', '@sparticuz', 'chromium');
   await mkdir(root, { recursive: true });
-  await writeFile(join(root, 'package.json'), JSON.stringify({ name: '@sparticuz/chromium', version, type: 'module', exports: './index.js' }));
+  await writeFile(
+    join(root, 'package.json'),
+    JSON.stringify({ name: '@sparticuz/chromium', version, type: 'module', exports: './index.js' }),
+  );
   await writeFile(
     join(root, 'index.js'),
     [
@@ -49,29 +52,42 @@ async function fakePackage(version: string): Promise<string> {
   return root;
 }
 
-describe.runIf(process.platform === 'linux' && process.arch === 'x64')('the Chromium of @sparticuz/chromium (Linux x64)', () => {
-  it('gives suites asking at the same time one complete copy, and leaves no staging folder behind', async () => {
-    const cache = join(scratch, 'cache');
-    const host = { env: { PATH: process.env.PATH }, platform: process.platform, arch: process.arch, cache, packageRoot: await fakePackage('143.0.4') };
-    const [first, second] = await Promise.all([chromiumExecutable(host), chromiumExecutable(host)]);
-    expect(second).toBe(first);
-    expect(first).toBe(join(cache, 'chromium-143.0.4', 'chromium'));
-    // Only the published folder: each staging folder was renamed into place or removed.
-    expect(await readdir(cache)).toEqual(['chromium-143.0.4']);
-    const { stdout } = await run(first, ['--version']);
-    expect(stdout).toBe('Chromium 143.0.4 (fake)\n');
-    // A later call finds it without unpacking again.
-    expect(await chromiumExecutable(host)).toBe(first);
-  });
+describe.runIf(process.platform === 'linux' && process.arch === 'x64')(
+  'the Chromium of @sparticuz/chromium (Linux x64)',
+  () => {
+    it('gives suites asking at the same time one complete copy, and leaves no staging folder behind', async () => {
+      const cache = join(scratch, 'cache');
+      const host = {
+        env: { PATH: process.env.PATH },
+        platform: process.platform,
+        arch: process.arch,
+        cache,
+        packageRoot: await fakePackage('143.0.4'),
+      };
+      const [first, second] = await Promise.all([chromiumExecutable(host), chromiumExecutable(host)]);
+      expect(second).toBe(first);
+      expect(first).toBe(join(cache, 'chromium-143.0.4', 'chromium'));
+      // Only the published folder: each staging folder was renamed into place or removed.
+      expect(await readdir(cache)).toEqual(['chromium-143.0.4']);
+      const { stdout } = await run(first, ['--version']);
+      expect(stdout).toBe('Chromium 143.0.4 (fake)\n');
+      // A later call finds it without unpacking again.
+      expect(await chromiumExecutable(host)).toBe(first);
+    });
 
-  // Unless CHROMIUM_PATH names another browser for the suites.
-  it.runIf(!process.env.CHROMIUM_PATH)('the browser the suites launch is the installed package\'s Chromium, unpacked and runnable', async () => {
-    const executable = await chromiumExecutable();
-    expect(executable).toMatch(/\/\.cache\/gitea-contract\/chromium-143\.0\.4\/chromium$/);
-    const { stdout } = await run(executable, ['--version']);
-    expect(stdout).toMatch(/^Chromium 143\./);
-  }, 60_000);
-});
+    // Unless CHROMIUM_PATH names another browser for the suites.
+    it.runIf(!process.env.CHROMIUM_PATH)(
+      "the browser the suites launch is the installed package's Chromium, unpacked and runnable",
+      async () => {
+        const executable = await chromiumExecutable();
+        expect(executable).toMatch(/\/\.cache\/gitea-contract\/chromium-143\.0\.4\/chromium$/);
+        const { stdout } = await run(executable, ['--version']);
+        expect(stdout).toMatch(/^Chromium 143\./);
+      },
+      60_000,
+    );
+  },
+);
 
 describe('choosing a browser', () => {
   it('takes CHROMIUM_PATH first, on every platform', async () => {
@@ -84,12 +100,12 @@ describe('choosing a browser', () => {
 
   it('refuses a CHROMIUM_PATH that is not an executable file', async () => {
     const missing = join(scratch, 'no-such-browser');
-    await expect(chromiumExecutable({ env: { CHROMIUM_PATH: missing }, platform: 'linux', arch: 'x64' })).rejects.toThrow(
-      `CHROMIUM_PATH=${missing} is not an executable file`,
-    );
-    await expect(chromiumExecutable({ env: { CHROMIUM_PATH: scratch }, platform: 'linux', arch: 'x64' })).rejects.toThrow(
-      `CHROMIUM_PATH=${scratch} is not an executable file`,
-    );
+    await expect(
+      chromiumExecutable({ env: { CHROMIUM_PATH: missing }, platform: 'linux', arch: 'x64' }),
+    ).rejects.toThrow(`CHROMIUM_PATH=${missing} is not an executable file`);
+    await expect(
+      chromiumExecutable({ env: { CHROMIUM_PATH: scratch }, platform: 'linux', arch: 'x64' }),
+    ).rejects.toThrow(`CHROMIUM_PATH=${scratch} is not an executable file`);
   });
 
   it('uses a Chromium on PATH where the package has no build', async () => {
@@ -97,13 +113,17 @@ describe('choosing a browser', () => {
     await mkdir(bin);
     await writeFile(join(bin, 'chromium'), '#!/bin/sh\n');
     await chmod(join(bin, 'chromium'), 0o755);
-    expect(await chromiumExecutable({ env: { PATH: bin }, platform: 'darwin', arch: 'arm64' })).toBe(join(bin, 'chromium'));
+    expect(await chromiumExecutable({ env: { PATH: bin }, platform: 'darwin', arch: 'arm64' })).toBe(
+      join(bin, 'chromium'),
+    );
   });
 
   it('fails, saying what to do, where no browser can be had', async () => {
     const empty = await mkdtemp(join(scratch, 'empty-'));
     const attempt = chromiumExecutable({ env: { PATH: empty }, platform: 'linux', arch: 'arm64' });
-    await expect(attempt).rejects.toThrow(/^No Chromium for linux-arm64: @sparticuz\/chromium ships one for Linux x64 only/);
+    await expect(attempt).rejects.toThrow(
+      /^No Chromium for linux-arm64: @sparticuz\/chromium ships one for Linux x64 only/,
+    );
     await expect(attempt).rejects.toThrow(/set CHROMIUM_PATH to its executable/);
   });
 });

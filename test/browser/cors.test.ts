@@ -25,7 +25,10 @@ let page: Page;
 const sent: Record<string, string>[] = [];
 
 beforeAll(async () => {
-  site = await serveFiles({ '/': { type: 'text/html; charset=utf-8', body: PAGE }, '/gitea-contract.js': { type: 'text/javascript; charset=utf-8', body: await bundleBuiltClient() } });
+  site = await serveFiles({
+    '/': { type: 'text/html; charset=utf-8', body: PAGE },
+    '/gitea-contract.js': { type: 'text/javascript; charset=utf-8', body: await bundleBuiltClient() },
+  });
   browser = await launchChromium();
   page = await (await browser.newContext({ serviceWorkers: 'block' })).newPage();
   const mock = new URL(inject('mockBaseUrl')).origin;
@@ -40,14 +43,21 @@ afterAll(async () => {
 });
 
 /** E7 (`GET /admin/orgs`) from the page through the built client, with `headers` added to each call. */
-function listOrganizations(baseUrl: string, headers: Record<string, string>): Promise<{ status?: number; total?: string | null; names?: (string | undefined)[]; failure?: string }> {
+function listOrganizations(
+  baseUrl: string,
+  headers: Record<string, string>,
+): Promise<{ status?: number; total?: string | null; names?: (string | undefined)[]; failure?: string }> {
   return page.evaluate(
     async ({ baseUrl, headers }) => {
       const { createGiteaClient } = (window as unknown as { lib: typeof import('../../src/index.js') }).lib;
       const client = createGiteaClient({ baseUrl, auth: { token: 'tok-cors-browser' }, headers });
       try {
         const { data, response } = await client.GET('/admin/orgs', { params: { query: { limit: 2 } } });
-        return { status: response.status, total: response.headers.get('x-total-count'), names: (data ?? []).map((org) => org.username) };
+        return {
+          status: response.status,
+          total: response.headers.get('x-total-count'),
+          names: (data ?? []).map((org) => org.username),
+        };
       } catch (error) {
         return { failure: String(error) };
       }
@@ -64,13 +74,19 @@ describe('in Chromium, a page of another origin calls the mock with headers of i
     expect(sent.map((headers) => headers['x-request-id'])).toEqual(['req-cors-42']);
   });
 
-  it('a tracing SDK\'s traceparent and a few more at once', async () => {
-    const outcome = await listOrganizations(inject('mockBaseUrl'), { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', tracestate: 'vendor=1', 'X-Client-Version': '3.4.1' });
+  it("a tracing SDK's traceparent and a few more at once", async () => {
+    const outcome = await listOrganizations(inject('mockBaseUrl'), {
+      traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+      tracestate: 'vendor=1',
+      'X-Client-Version': '3.4.1',
+    });
     expect(outcome.status).toBe(200);
   });
 
-  it('more header names than the mock\'s bound of 2048 characters: the preflight allows Gitea\'s alone, and the browser refuses the call', async () => {
-    const many = Object.fromEntries(Array.from({ length: 80 }, (_, i) => [`X-Trace-Header-${String(i).padStart(2, '0')}-Padding-Padding`, 'v']));
+  it("more header names than the mock's bound of 2048 characters: the preflight allows Gitea's alone, and the browser refuses the call", async () => {
+    const many = Object.fromEntries(
+      Array.from({ length: 80 }, (_, i) => [`X-Trace-Header-${String(i).padStart(2, '0')}-Padding-Padding`, 'v']),
+    );
     const outcome = await listOrganizations(inject('mockBaseUrl'), many);
     expect(outcome.failure).toMatch(/TypeError: Failed to fetch/);
   });

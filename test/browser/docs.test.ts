@@ -7,7 +7,14 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { deref, isObject, listOperations, loadDocument, type Json, type JsonObject } from '../../mock/src/contract/document.js';
+import {
+  deref,
+  isObject,
+  listOperations,
+  loadDocument,
+  type Json,
+  type JsonObject,
+} from '../../mock/src/contract/document.js';
 import { blockOutsideRequests, launchChromium, recordCspViolations, type SuiteBrowser } from './support/chromium.js';
 import { serveFiles, type StaticServer } from './support/static-server.js';
 
@@ -32,7 +39,13 @@ function firstExample(holder: Json | undefined, location: string): Json | undefi
 /** Lines of an example as Redoc's samples show them: `"key": value` for each top-level scalar. */
 function fragments(value: Json | undefined): string[] {
   if (value === undefined || value === null) return [];
-  if (typeof value === 'string') return [value.split('\n').find((line) => line.trim() !== '')?.trim() ?? ''];
+  if (typeof value === 'string')
+    return [
+      value
+        .split('\n')
+        .find((line) => line.trim() !== '')
+        ?.trim() ?? '',
+    ];
   if (Array.isArray(value)) return fragments(value[0]);
   if (!isObject(value)) return [JSON.stringify(value)];
   return Object.entries(value)
@@ -49,7 +62,10 @@ interface Expected {
 
 const expected: Expected[] = listOperations(doc).map(({ path, method, operation, location }) => {
   const op = operation as JsonObject & { operationId: string; summary: string; tags: string[]; responses: JsonObject };
-  const success = Object.keys(op.responses).filter((code) => code.startsWith('2')).sort()[0] ?? '';
+  const success =
+    Object.keys(op.responses)
+      .filter((code) => code.startsWith('2'))
+      .sort()[0] ?? '';
   return {
     operationId: op.operationId,
     section: `${op.tags[0]}/${op.operationId.toLowerCase()}`,
@@ -65,8 +81,13 @@ const expected: Expected[] = listOperations(doc).map(({ path, method, operation,
 
 /** Whether dist/docs/index.html is missing or older than anything it is made from. */
 async function docsAreStale(): Promise<boolean> {
-  const built = await stat(DOCS).then((stats) => stats.mtimeMs, () => -1);
-  const sources = await Promise.all(['openapi.yaml', 'redocly.yaml', 'scripts/docs.mjs', 'package-lock.json'].map((path) => stat(join(ROOT, path))));
+  const built = await stat(DOCS).then(
+    (stats) => stats.mtimeMs,
+    () => -1,
+  );
+  const sources = await Promise.all(
+    ['openapi.yaml', 'redocly.yaml', 'scripts/docs.mjs', 'package-lock.json'].map((path) => stat(join(ROOT, path))),
+  );
   return sources.some((source) => source.mtimeMs > built);
 }
 
@@ -118,10 +139,13 @@ describe('the reference docs in Chromium', () => {
     await page.goto(`${server.origin}/#/${section}`);
     // What the section does not show (yet): Redoc renders the sections near the one in view.
     const missing = (): Promise<string[]> =>
-      page.evaluate(([id, wanted]) => {
-        const text = (document.getElementById(id) as HTMLElement | null)?.innerText ?? '';
-        return wanted.filter((line) => !text.includes(line));
-      }, [section, texts] as const);
+      page.evaluate(
+        ([id, wanted]) => {
+          const text = (document.getElementById(id) as HTMLElement | null)?.innerText ?? '';
+          return wanted.filter((line) => !text.includes(line));
+        },
+        [section, texts] as const,
+      );
     await expect.poll(missing, { timeout: 10_000 }).toEqual([]);
   });
 
@@ -132,7 +156,9 @@ describe('the reference docs in Chromium', () => {
     await fresh.locator('[id="admin/admingetallorgs"]').waitFor();
     await fresh.keyboard.press('Control+k');
     await fresh.keyboard.type('webhook');
-    await fresh.locator('[data-component-name="Search/SearchItem"]', { hasText: 'Edit a repository webhook' }).waitFor({ timeout: 10_000 });
+    await fresh
+      .locator('[data-component-name="Search/SearchItem"]', { hasText: 'Edit a repository webhook' })
+      .waitFor({ timeout: 10_000 });
     expect(await cspViolations(fresh)).toEqual([]);
     await fresh.close();
   });

@@ -103,8 +103,14 @@ beforeAll(async () => {
     tsconfigRaw: {},
   });
   const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
-  const imports = Object.values(result.metafile.inputs).flatMap((input) => input.imports.map((imported) => imported.path));
-  bundle = { code: result.outputFiles[0]!.text, inputs: Object.keys(result.metafile.inputs), builtins: imports.filter((path) => path.startsWith('node:') || builtins.has(path)) };
+  const imports = Object.values(result.metafile.inputs).flatMap((input) =>
+    input.imports.map((imported) => imported.path),
+  );
+  bundle = {
+    code: result.outputFiles[0]!.text,
+    inputs: Object.keys(result.metafile.inputs),
+    builtins: imports.filter((path) => path.startsWith('node:') || builtins.has(path)),
+  };
 
   site = await serveFiles({
     '/': { type: 'text/html; charset=utf-8', body: PAGE },
@@ -118,7 +124,8 @@ beforeAll(async () => {
   // A failure of the page's script shows in the test's output (the page shows its verdict too).
   page.on('pageerror', (error) => void console.log('page error:', error));
   page.on('response', (response) => {
-    if (new URL(response.url()).pathname.startsWith('/api/v1')) apiCalls.push({ url: response.url(), fromServiceWorker: response.fromServiceWorker() });
+    if (new URL(response.url()).pathname.startsWith('/api/v1'))
+      apiCalls.push({ url: response.url(), fromServiceWorker: response.fromServiceWorker() });
   });
   await page.goto(`${site.origin}/`);
 }, 60_000);
@@ -133,21 +140,33 @@ describe('gitea-mock/msw for the browser', () => {
     expect(bundle.builtins).toEqual([]);
     expect(bundle.inputs).toContain('mock/dist/msw.browser.mjs');
     expect(bundle.inputs).toContain('dist/index.js');
-    expect(bundle.inputs.filter((input) => input.startsWith('mock/dist/') && input !== 'mock/dist/msw.browser.mjs')).toEqual([]);
+    expect(
+      bundle.inputs.filter((input) => input.startsWith('mock/dist/') && input !== 'mock/dist/msw.browser.mjs'),
+    ).toEqual([]);
   });
 
   it('answers the built client in Chromium through setupWorker, as the server does', async () => {
     await page.waitForFunction(() => 'outcome' in window);
-    const results = (await page.evaluate(() => (window as unknown as { outcome: Promise<unknown> }).outcome)) as Record<string, unknown>;
+    const results = (await page.evaluate(() => (window as unknown as { outcome: Promise<unknown> }).outcome)) as Record<
+      string,
+      unknown
+    >;
     const table = await loadOperations(fileURLToPath(new URL('../../openapi.yaml', import.meta.url)));
     const keyOp = table.operations.find((op) => op.operationId === 'repoGetKey')!;
     const exampleOf = (status: string, key?: string): unknown => {
-      const examples = keyOp.operation.responses.find((response) => response.code === status)!.contents!.find((content) => content.mediaType === 'application/json')!.examples!;
+      const examples = keyOp.operation.responses
+        .find((response) => response.code === status)!
+        .contents!.find((content) => content.mediaType === 'application/json')!.examples!;
       return (examples.find((example) => key === undefined || example.key === key) as { value: unknown }).value;
     };
     const docs = 'https://gitea.example.org/api/swagger';
     expect(results).toEqual({
-      paging: [200, '5', 'acme bluebird', '<https://gitea.example.org/api/v1/admin/orgs?limit=2&page=2>; rel="next",<https://gitea.example.org/api/v1/admin/orgs?limit=2&page=3>; rel="last"'],
+      paging: [
+        200,
+        '5',
+        'acme bluebird',
+        '<https://gitea.example.org/api/v1/admin/orgs?limit=2&page=2>; rel="next",<https://gitea.example.org/api/v1/admin/orgs?limit=2&page=3>; rel="last"',
+      ],
       credentials: [401, { message: 'token is required', url: docs }],
       validation: [422, { message: expect.stringContaining('permission'), url: docs }],
       preferCode: [true, 404, 'repoGetKey', exampleOf('404')],

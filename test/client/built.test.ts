@@ -67,8 +67,14 @@ const REFUSED_CALLS: [string, Record<string, unknown>][] = [
   ['an empty path parameter', { params: { path: { owner: 'acme', repo: '', id: 1 } } }],
   ['a missing path parameter', { params: { path: { owner: 'acme', repo: 'rocket' } } }],
   ['no path parameters at all', {}],
-  ['a per-call timeoutMs of NaN', { params: { path: { owner: 'acme', repo: 'rocket', id: 1 } }, timeoutMs: Number.NaN }],
-  ['a per-call baseUrl with user info', { params: { path: { owner: 'acme', repo: 'rocket', id: 1 } }, baseUrl: 'https://u:pw@gitea.example.org/api/v1' }],
+  [
+    'a per-call timeoutMs of NaN',
+    { params: { path: { owner: 'acme', repo: 'rocket', id: 1 } }, timeoutMs: Number.NaN },
+  ],
+  [
+    'a per-call baseUrl with user info',
+    { params: { path: { owner: 'acme', repo: 'rocket', id: 1 } }, baseUrl: 'https://u:pw@gitea.example.org/api/v1' },
+  ],
 ];
 
 /** What a refusal looks like: the error's class and message. */
@@ -83,14 +89,21 @@ async function refusal(run: () => unknown): Promise<string> {
 
 describe.each(['dist/index.js', 'minified browser bundle'])('%s refuses what src/ refuses', (build) => {
   it.each(REFUSED_OPTIONS)('options with %s', async (_case, options) => {
-    const create = (client: Client) => () => client.createGiteaClient({ baseUrl: BASE, fetch: unreachable, ...options } as never);
+    const create = (client: Client) => () =>
+      client.createGiteaClient({ baseUrl: BASE, fetch: unreachable, ...options } as never);
     const expected = await refusal(create(source));
     expect(expected).toMatch(/^TypeError: /);
     expect(await refusal(create(builds[build]!))).toBe(expected);
   });
 
   it.each(REFUSED_CALLS)('a call with %s', async (_case, init) => {
-    const call = (client: Client) => () => (client.createGiteaClient({ baseUrl: BASE, auth: { token: 'tok' }, fetch: unreachable }).GET as (path: string, init: unknown) => Promise<unknown>)('/repos/{owner}/{repo}/keys/{id}', init);
+    const call = (client: Client) => () =>
+      (
+        client.createGiteaClient({ baseUrl: BASE, auth: { token: 'tok' }, fetch: unreachable }).GET as (
+          path: string,
+          init: unknown,
+        ) => Promise<unknown>
+      )('/repos/{owner}/{repo}/keys/{id}', init);
     const expected = await refusal(call(source));
     expect(expected).toMatch(/^TypeError: /);
     expect(await refusal(call(builds[build]!))).toBe(expected);

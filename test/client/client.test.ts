@@ -39,11 +39,19 @@ describe('credentials', () => {
   it('adds X-Gitea-OTP from a string or from a function called for each request', async () => {
     const { fetch, requests } = recorder();
     const codes = ['111111', '222222'];
-    const client = createGiteaClient({ baseUrl: BASE, auth: { username: 'alice', password: 'secret-pw', otp: () => codes.shift()! }, fetch });
+    const client = createGiteaClient({
+      baseUrl: BASE,
+      auth: { username: 'alice', password: 'secret-pw', otp: () => codes.shift()! },
+      fetch,
+    });
     await client.GET('/admin/orgs');
     await client.GET('/admin/orgs');
     expect(requests.map((r) => r.headers.get('x-gitea-otp'))).toEqual(['111111', '222222']);
-    const fixed = createGiteaClient({ baseUrl: BASE, auth: { username: 'alice', password: 'secret-pw', otp: '333333' }, fetch });
+    const fixed = createGiteaClient({
+      baseUrl: BASE,
+      auth: { username: 'alice', password: 'secret-pw', otp: '333333' },
+      fetch,
+    });
     await fixed.GET('/admin/orgs');
     expect(requests[2]!.headers.get('x-gitea-otp')).toBe('333333');
   });
@@ -64,8 +72,12 @@ describe('credentials', () => {
 describe('no credentials in clear text', () => {
   it('refuses credentials for a plain-http host with a TypeError before anything is sent', () => {
     const { fetch, calls } = recorder();
-    expect(() => createGiteaClient({ baseUrl: 'http://gitea.example.org/api/v1', auth: { token: 'abc123def' }, fetch })).toThrow(TypeError);
-    expect(() => createGiteaClient({ baseUrl: 'http://gitea.example.org/api/v1', auth: { token: 'abc123def' }, fetch })).toThrow(/https/);
+    expect(() =>
+      createGiteaClient({ baseUrl: 'http://gitea.example.org/api/v1', auth: { token: 'abc123def' }, fetch }),
+    ).toThrow(TypeError);
+    expect(() =>
+      createGiteaClient({ baseUrl: 'http://gitea.example.org/api/v1', auth: { token: 'abc123def' }, fetch }),
+    ).toThrow(/https/);
     expect(calls).not.toHaveBeenCalled();
   });
 
@@ -76,7 +88,12 @@ describe('no credentials in clear text', () => {
     expect(calls).not.toHaveBeenCalled();
   });
 
-  it.each(['http://localhost:4010/api/v1', 'http://127.0.0.1:4010/api/v1', 'http://127.8.9.10/api/v1', 'http://[::1]:4010/api/v1'])('allows loopback %s', async (baseUrl) => {
+  it.each([
+    'http://localhost:4010/api/v1',
+    'http://127.0.0.1:4010/api/v1',
+    'http://127.8.9.10/api/v1',
+    'http://[::1]:4010/api/v1',
+  ])('allows loopback %s', async (baseUrl) => {
     const { fetch, calls } = recorder();
     await createGiteaClient({ baseUrl, auth: { token: 'abc123def' }, fetch }).GET('/admin/orgs');
     expect(calls).toHaveBeenCalledOnce();
@@ -84,7 +101,12 @@ describe('no credentials in clear text', () => {
 
   it('allows any plain-http host with allowInsecureHttp', async () => {
     const { fetch, calls } = recorder();
-    await createGiteaClient({ baseUrl: 'http://gitea.lan/api/v1', auth: { token: 'abc123def' }, fetch, allowInsecureHttp: true }).GET('/admin/orgs');
+    await createGiteaClient({
+      baseUrl: 'http://gitea.lan/api/v1',
+      auth: { token: 'abc123def' },
+      fetch,
+      allowInsecureHttp: true,
+    }).GET('/admin/orgs');
     expect(calls).toHaveBeenCalledOnce();
   });
 });
@@ -92,7 +114,9 @@ describe('no credentials in clear text', () => {
 describe('headers', () => {
   it('sends extra headers and a User-Agent when given', async () => {
     const { fetch, requests } = recorder();
-    await createGiteaClient({ baseUrl: BASE, fetch, headers: { 'X-Request-Id': 'r-1' }, userAgent: 'my-app/1.0' }).GET('/admin/orgs');
+    await createGiteaClient({ baseUrl: BASE, fetch, headers: { 'X-Request-Id': 'r-1' }, userAgent: 'my-app/1.0' }).GET(
+      '/admin/orgs',
+    );
     expect(requests[0]!.headers.get('x-request-id')).toBe('r-1');
     expect(requests[0]!.headers.get('user-agent')).toBe('my-app/1.0');
   });
@@ -102,19 +126,26 @@ describe('headers', () => {
     ['a number', 5, 'userAgent is not a string'],
   ])('refuses a User-Agent with %s when the client is made, not at the first call', (_case, userAgent, message) => {
     const { fetch, calls } = recorder();
-    expect(() => createGiteaClient({ baseUrl: BASE, userAgent: userAgent as string, fetch })).toThrow(new TypeError(message));
+    expect(() => createGiteaClient({ baseUrl: BASE, userAgent: userAgent as string, fetch })).toThrow(
+      new TypeError(message),
+    );
     expect(calls).not.toHaveBeenCalled();
   });
 
   it('refuses a fetch that is not a function when the client is made', () => {
-    expect(() => createGiteaClient({ baseUrl: BASE, fetch: 'https://gitea.example.org' as never })).toThrow(new TypeError('fetch is not a function'));
+    expect(() => createGiteaClient({ baseUrl: BASE, fetch: 'https://gitea.example.org' as never })).toThrow(
+      new TypeError('fetch is not a function'),
+    );
   });
 
   it('sends query parameters and JSON bodies as openapi-fetch does', async () => {
     const { fetch, requests } = recorder({});
     const client = createGiteaClient({ baseUrl: BASE, fetch });
     await client.GET('/admin/orgs', { params: { query: { page: 2, limit: 50 } } });
-    await client.PATCH('/repos/{owner}/{repo}/hooks/{id}', { params: { path: { owner: 'acme', repo: 'rocket', id: 4001 } }, body: { active: false } });
+    await client.PATCH('/repos/{owner}/{repo}/hooks/{id}', {
+      params: { path: { owner: 'acme', repo: 'rocket', id: 4001 } },
+      body: { active: false },
+    });
     expect(new URL(requests[0]!.url).search).toBe('?page=2&limit=50');
     expect(requests[1]!.method).toBe('PATCH');
     expect(requests[1]!.headers.get('content-type')).toBe('application/json');
@@ -130,7 +161,9 @@ describe('path safety', () => {
 
   it.each(['.', '..', ''])('refuses %j as a path parameter with a TypeError, sending nothing', async (value) => {
     const { client: c, calls } = client();
-    const call = c.GET('/repos/{owner}/{repo}/keys/{id}', { params: { path: { owner: value, repo: 'rocket', id: 1 } } });
+    const call = c.GET('/repos/{owner}/{repo}/keys/{id}', {
+      params: { path: { owner: value, repo: 'rocket', id: 1 } },
+    });
     await expect(call).rejects.toThrow(TypeError);
     await expect(call).rejects.toThrow(/owner/);
     expect(calls).not.toHaveBeenCalled();
@@ -138,8 +171,9 @@ describe('path safety', () => {
 
   it('refuses a missing path parameter', async () => {
     const { client: c, calls } = client();
+    const path = { owner: 'acme', repo: 'rocket' };
     // @ts-expect-error the type forbids it; plain JavaScript callers get a TypeError
-    await expect(c.GET('/repos/{owner}/{repo}/keys/{id}', { params: { path: { owner: 'acme', repo: 'rocket' } } })).rejects.toThrow(/id is missing/);
+    await expect(c.GET('/repos/{owner}/{repo}/keys/{id}', { params: { path } })).rejects.toThrow(/id is missing/);
     expect(calls).not.toHaveBeenCalled();
   });
 
@@ -160,7 +194,7 @@ describe('path safety', () => {
 });
 
 describe('the client object', () => {
-  it("has no untyped request(method, path) that would bypass path safety", () => {
+  it('has no untyped request(method, path) that would bypass path safety', () => {
     const client = createGiteaClient({ baseUrl: BASE, fetch: recorder().fetch });
     expect('request' in client).toBe(false);
     expect(typeof client.GET).toBe('function');
@@ -170,10 +204,14 @@ describe('the client object', () => {
 describe('the global fetch', () => {
   it('is looked up at each call, so one replaced after the client was made (MSW, vi.stubGlobal) is used', async () => {
     const client = createGiteaClient({ baseUrl: BASE, auth: { token: 'abc' } });
-    const replaced = vi.fn(async () => new Response('{"version":"1.27.1"}', { headers: { 'content-type': 'application/json' } }));
+    const replaced = vi.fn(
+      async () => new Response('{"version":"1.27.1"}', { headers: { 'content-type': 'application/json' } }),
+    );
     vi.stubGlobal('fetch', replaced);
     try {
-      const { data } = await client.GET('/repos/{owner}/{repo}/keys/{id}', { params: { path: { owner: 'acme', repo: 'rocket', id: 1 } } });
+      const { data } = await client.GET('/repos/{owner}/{repo}/keys/{id}', {
+        params: { path: { owner: 'acme', repo: 'rocket', id: 1 } },
+      });
       expect(data).toEqual({ version: '1.27.1' });
       expect(replaced).toHaveBeenCalledOnce();
     } finally {

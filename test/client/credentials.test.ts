@@ -22,21 +22,81 @@ async function refusal(options: Partial<GiteaClientOptions>, init: Record<string
 
 describe('credentials a header cannot carry are refused before sending, without the value', () => {
   it.each([
-    ['a line break in a token', { auth: { token: 'tok_SECRET\r\nX: 1' } }, 'auth.token contains a line break', 'tok_SECRET\r\nX: 1'],
-    ['a NUL byte in a token', { auth: { token: 'tok_SECRET\0more' } }, 'auth.token contains a control character', 'tok_SECRET\0more'],
+    [
+      'a line break in a token',
+      { auth: { token: 'tok_SECRET\r\nX: 1' } },
+      'auth.token contains a line break',
+      'tok_SECRET\r\nX: 1',
+    ],
+    [
+      'a NUL byte in a token',
+      { auth: { token: 'tok_SECRET\0more' } },
+      'auth.token contains a control character',
+      'tok_SECRET\0more',
+    ],
     ['a space in a token', { auth: { token: 'tok_SECRET more' } }, 'auth.token contains whitespace', 'tok_SECRET more'],
-    ['a non-ASCII token', { auth: { token: 'tök_SECRET' } }, 'auth.token contains a character outside printable ASCII', 'tök_SECRET'],
-    ['a token beyond Latin-1', { auth: { token: 'tok_SECRET_密' } }, 'auth.token contains a character outside printable ASCII', 'tok_SECRET_密'],
+    [
+      'a non-ASCII token',
+      { auth: { token: 'tök_SECRET' } },
+      'auth.token contains a character outside printable ASCII',
+      'tök_SECRET',
+    ],
+    [
+      'a token beyond Latin-1',
+      { auth: { token: 'tok_SECRET_密' } },
+      'auth.token contains a character outside printable ASCII',
+      'tok_SECRET_密',
+    ],
     ['an empty token', { auth: { token: '' } }, 'auth.token is empty', undefined],
-    ['a token that is not a string (an unset variable)', { auth: { token: undefined } }, 'auth.token is not a string', undefined],
-    ['a line break in a one-time code', { auth: { username: 'alice', password: 'pw-SECRET-1', otp: '12\n3456' } }, 'auth.otp contains a line break', '12\n3456'],
-    ['a colon in a user name', { auth: { username: 'ali:ce', password: 'pw-SECRET-2' } }, 'auth.username contains a colon', 'pw-SECRET-2'],
-    ['an empty user name', { auth: { username: '', password: 'pw-SECRET-3' } }, 'auth.username is empty', 'pw-SECRET-3'],
-    ['an unpaired surrogate in a password', { auth: { username: 'alice', password: 'pw-SECRET-\ud800' } }, 'auth.password contains an unpaired surrogate', 'pw-SECRET-\ud800'],
-    ['a line break in a Sudo user', { auth: { token: 'tok_SECRET_ok', sudo: 'bob\r\nX: 1' } }, 'auth.sudo contains a line break', 'tok_SECRET_ok'],
+    [
+      'a token that is not a string (an unset variable)',
+      { auth: { token: undefined } },
+      'auth.token is not a string',
+      undefined,
+    ],
+    [
+      'a line break in a one-time code',
+      { auth: { username: 'alice', password: 'pw-SECRET-1', otp: '12\n3456' } },
+      'auth.otp contains a line break',
+      '12\n3456',
+    ],
+    [
+      'a colon in a user name',
+      { auth: { username: 'ali:ce', password: 'pw-SECRET-2' } },
+      'auth.username contains a colon',
+      'pw-SECRET-2',
+    ],
+    [
+      'an empty user name',
+      { auth: { username: '', password: 'pw-SECRET-3' } },
+      'auth.username is empty',
+      'pw-SECRET-3',
+    ],
+    [
+      'an unpaired surrogate in a password',
+      { auth: { username: 'alice', password: 'pw-SECRET-\ud800' } },
+      'auth.password contains an unpaired surrogate',
+      'pw-SECRET-\ud800',
+    ],
+    [
+      'a line break in a Sudo user',
+      { auth: { token: 'tok_SECRET_ok', sudo: 'bob\r\nX: 1' } },
+      'auth.sudo contains a line break',
+      'tok_SECRET_ok',
+    ],
     ['neither a token nor a user name', { auth: {} }, 'auth needs a token, or a username and a password', undefined],
-    ['a bare string instead of { token }', { auth: 'tok_SECRET_bare' }, 'auth is not an object: give { token } or { username, password }', 'tok_SECRET_bare'],
-    ['a line break in an extra header', { headers: { 'X-Api-Key': 'key_SECRET\n' } }, 'headers.X-Api-Key contains a line break', 'key_SECRET\n'],
+    [
+      'a bare string instead of { token }',
+      { auth: 'tok_SECRET_bare' },
+      'auth is not an object: give { token } or { username, password }',
+      'tok_SECRET_bare',
+    ],
+    [
+      'a line break in an extra header',
+      { headers: { 'X-Api-Key': 'key_SECRET\n' } },
+      'headers.X-Api-Key contains a line break',
+      'key_SECRET\n',
+    ],
   ] as const)('%s', async (_case, options, message, secret) => {
     const error = await refusal(options as Partial<GiteaClientOptions>);
     expect(error).toBeInstanceOf(TypeError);
@@ -89,25 +149,42 @@ describe('base URLs', () => {
   });
 
   it('checks a per-call baseUrl the same way', async () => {
-    const error = await refusal({ auth: { token: 'tok_SECRET_ok' } }, { baseUrl: `http://u:supersecretpw@${new URL(fault.current.baseUrl).host}/api/v1` });
-    expect((error as TypeError).message).toBe('init.baseUrl contains credentials (user info): pass them as auth instead');
+    const error = await refusal(
+      { auth: { token: 'tok_SECRET_ok' } },
+      { baseUrl: `http://u:supersecretpw@${new URL(fault.current.baseUrl).host}/api/v1` },
+    );
+    expect((error as TypeError).message).toBe(
+      'init.baseUrl contains credentials (user info): pass them as auth instead',
+    );
     expectNoSecret(error, ['supersecretpw', 'tok_SECRET_ok']);
   });
 });
 
 describe('what is accepted', () => {
   it('sends a well-formed token, a Basic password with spaces and Unicode, a one-time code and Sudo unchanged', async () => {
-    const client = createGiteaClient({ baseUrl: fault.current.baseUrl, auth: { username: 'zoë', password: ' pass wörd\t密 ', otp: '424242', sudo: 'bob' }, retry: 0 });
+    const client = createGiteaClient({
+      baseUrl: fault.current.baseUrl,
+      auth: { username: 'zoë', password: ' pass wörd\t密 ', otp: '424242', sudo: 'bob' },
+      retry: 0,
+    });
     await client.GET('/admin/orgs');
     const [request] = fault.current.received;
-    expect(Buffer.from(String(request!.headers.authorization).slice(6), 'base64').toString('utf8')).toBe('zoë: pass wörd\t密 ');
+    expect(Buffer.from(String(request!.headers.authorization).slice(6), 'base64').toString('utf8')).toBe(
+      'zoë: pass wörd\t密 ',
+    );
     expect(request!.headers['x-gitea-otp']).toBe('424242');
     expect(request!.headers.sudo).toBe('bob');
   });
 
   it('accepts an empty password (Gitea then reads the user name as a token)', async () => {
-    const client = createGiteaClient({ baseUrl: fault.current.baseUrl, auth: { username: 'tok_4f1e9a', password: '' }, retry: 0 });
+    const client = createGiteaClient({
+      baseUrl: fault.current.baseUrl,
+      auth: { username: 'tok_4f1e9a', password: '' },
+      retry: 0,
+    });
     await client.GET('/admin/orgs');
-    expect(fault.current.received[0]!.headers.authorization).toBe(`Basic ${Buffer.from('tok_4f1e9a:').toString('base64')}`);
+    expect(fault.current.received[0]!.headers.authorization).toBe(
+      `Basic ${Buffer.from('tok_4f1e9a:').toString('base64')}`,
+    );
   });
 });

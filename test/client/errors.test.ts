@@ -18,7 +18,13 @@ const client = () => createGiteaClient({ baseUrl: fault.current.baseUrl, auth: {
 
 describe('ApiError for every error body the service sends', () => {
   it('JSON {message, url}: the message, status, method, path, operationId, url, headers and body', async () => {
-    fault.current.script(json(403, { message: 'user should be an owner or a collaborator with admin write of a repository', url: SWAGGER }, { 'x-gitea-trace': 't1' }));
+    fault.current.script(
+      json(
+        403,
+        { message: 'user should be an owner or a collaborator with admin write of a repository', url: SWAGGER },
+        { 'x-gitea-trace': 't1' },
+      ),
+    );
     const error = await apiErrorOf(unwrap(client().GET('/repos/{owner}/{repo}/keys/{id}', keyPath)));
     expect(error.status).toBe(403);
     expect(error.method).toBe('GET');
@@ -26,8 +32,13 @@ describe('ApiError for every error body the service sends', () => {
     expect(error.operationId).toBe('repoGetKey');
     expect(error.url).toBe(`${fault.current.baseUrl}/repos/acme/rocket/keys/11001`);
     expect(error.headers.get('x-gitea-trace')).toBe('t1');
-    expect(error.body).toEqual({ message: 'user should be an owner or a collaborator with admin write of a repository', url: SWAGGER });
-    expect(error.message).toBe('GET /repos/{owner}/{repo}/keys/{id} (repoGetKey): 403 user should be an owner or a collaborator with admin write of a repository');
+    expect(error.body).toEqual({
+      message: 'user should be an owner or a collaborator with admin write of a repository',
+      url: SWAGGER,
+    });
+    expect(error.message).toBe(
+      'GET /repos/{owner}/{repo}/keys/{id} (repoGetKey): 403 user should be an owner or a collaborator with admin write of a repository',
+    );
     expect(error.name).toBe('ApiError');
     expect(error).toBeInstanceOf(Error);
   });
@@ -42,7 +53,14 @@ describe('ApiError for every error body the service sends', () => {
 
   it('an empty 403 (E4 and E5 send no body): the status text', async () => {
     fault.current.script(raw(403, ''));
-    const error = await apiErrorOf(unwrap(client().PATCH('/repos/{owner}/{repo}/pulls/{index}', { params: { path: { owner: 'acme', repo: 'rocket', index: 43 } }, body: { title: 'x' } })));
+    const error = await apiErrorOf(
+      unwrap(
+        client().PATCH('/repos/{owner}/{repo}/pulls/{index}', {
+          params: { path: { owner: 'acme', repo: 'rocket', index: 43 } },
+          body: { title: 'x' },
+        }),
+      ),
+    );
     expect(error.status).toBe(403);
     expect(error.body).toBeUndefined();
     expect(error.message).toMatch(/\(repoEditPullRequest\): 403 Forbidden$/);
@@ -60,14 +78,22 @@ describe('ApiError for every error body the service sends', () => {
 
   it('the literal null of E17', async () => {
     fault.current.script(raw(404, 'null', { 'content-type': 'application/json;charset=utf-8' }));
-    const error = await apiErrorOf(unwrap(client().GET('/repos/{owner}/{repo}/issues/comments/{id}/assets', { params: { path: { owner: 'acme', repo: 'rocket', id: 15099 } } })));
+    const error = await apiErrorOf(
+      unwrap(
+        client().GET('/repos/{owner}/{repo}/issues/comments/{id}/assets', {
+          params: { path: { owner: 'acme', repo: 'rocket', id: 15099 } },
+        }),
+      ),
+    );
     expect(error.status).toBe(404);
     expect(error.body).toBeNull();
     expect(error.operationId).toBe('issueListIssueCommentAttachments');
   });
 
   it('a text/plain error of E11', async () => {
-    fault.current.script(raw(422, 'unsupported render mode: slides\n', { 'content-type': 'text/plain; charset=utf-8' }));
+    fault.current.script(
+      raw(422, 'unsupported render mode: slides\n', { 'content-type': 'text/plain; charset=utf-8' }),
+    );
     const error = await apiErrorOf(renderMarkdown(client(), { Text: '# hi', Mode: 'wiki' }));
     expect(error.status).toBe(422);
     expect(error.body).toBe('unsupported render mode: slides\n');
@@ -104,17 +130,30 @@ describe('ApiError for every error body the service sends', () => {
 describe('unwrap and throwOnError', () => {
   it('unwrap resolves to the data of a 2xx answer', async () => {
     fault.current.script(json(200, { id: 11001, title: 'ci-runner' }));
-    await expect(unwrap(client().GET('/repos/{owner}/{repo}/keys/{id}', keyPath))).resolves.toEqual({ id: 11001, title: 'ci-runner' });
+    await expect(unwrap(client().GET('/repos/{owner}/{repo}/keys/{id}', keyPath))).resolves.toEqual({
+      id: 11001,
+      title: 'ci-runner',
+    });
   });
 
   it('unwrap resolves to undefined for a 204', async () => {
     fault.current.script(raw(204, ''));
-    await expect(unwrap(client().POST('/admin/users/{username}/rename', { params: { path: { username: 'bob' } }, body: { new_username: 'robert' } }))).resolves.toBeUndefined();
+    await expect(
+      unwrap(
+        client().POST('/admin/users/{username}/rename', {
+          params: { path: { username: 'bob' } },
+          body: { new_username: 'robert' },
+        }),
+      ),
+    ).resolves.toBeUndefined();
   });
 
   it('without throwOnError a non-2xx answer is returned as { error, response }', async () => {
     fault.current.script(json(422, { message: '[NewName]: Required', url: SWAGGER }));
-    const result = await client().POST('/admin/users/{username}/rename', { params: { path: { username: 'bob' } }, body: { new_username: '' } });
+    const result = await client().POST('/admin/users/{username}/rename', {
+      params: { path: { username: 'bob' } },
+      body: { new_username: '' },
+    });
     expect(result.error).toEqual({ message: '[NewName]: Required', url: SWAGGER });
     expect(result.response.status).toBe(422);
   });
@@ -122,7 +161,11 @@ describe('unwrap and throwOnError', () => {
   it('with throwOnError every non-2xx answer throws an ApiError', async () => {
     fault.current.script(json(409, { message: 'The repository with the same name already exists.', url: SWAGGER }));
     const throwing = createGiteaClient({ baseUrl: fault.current.baseUrl, auth: { token: TOKEN }, throwOnError: true });
-    const error = await apiErrorOf(throwing.POST('/repos/migrate', { body: { clone_addr: 'https://git.example.net/a.git', repo_name: 'launchpad' } }));
+    const error = await apiErrorOf(
+      throwing.POST('/repos/migrate', {
+        body: { clone_addr: 'https://git.example.net/a.git', repo_name: 'launchpad' },
+      }),
+    );
     expect(error.status).toBe(409);
     expect(error.operationId).toBe('repoMigrate');
   });
@@ -130,16 +173,33 @@ describe('unwrap and throwOnError', () => {
 
 describe('no credential in any rendering of an error', () => {
   function renderings(error: ApiError): string[] {
-    return [error.message, String(error), error.toString(), JSON.stringify(error), inspect(error, { depth: 10 }), inspect(error.toJSON(), { depth: 10 }), String(error.stack)];
+    return [
+      error.message,
+      String(error),
+      error.toString(),
+      JSON.stringify(error),
+      inspect(error, { depth: 10 }),
+      inspect(error.toJSON(), { depth: 10 }),
+      String(error.stack),
+    ];
   }
 
   it('a server that echoes the token, the password and the one-time code back', async () => {
     const basic = Buffer.from(`alice:${PASSWORD}`).toString('base64');
     const echo = `bad token ${TOKEN}, password ${PASSWORD}, otp ${OTP}, header Basic ${basic}`;
-    fault.current.script(json(401, { message: echo, url: SWAGGER, detail: { nested: [echo] } }), json(401, { message: echo, url: SWAGGER }));
+    fault.current.script(
+      json(401, { message: echo, url: SWAGGER, detail: { nested: [echo] } }),
+      json(401, { message: echo, url: SWAGGER }),
+    );
     const byToken = await apiErrorOf(unwrap(client().GET('/admin/orgs', { params: { query: { page: 1 } } })));
     const byPassword = await apiErrorOf(
-      unwrap(createGiteaClient({ baseUrl: fault.current.baseUrl, auth: { username: 'alice', password: PASSWORD, otp: () => OTP }, retry: 0 }).GET('/admin/orgs')),
+      unwrap(
+        createGiteaClient({
+          baseUrl: fault.current.baseUrl,
+          auth: { username: 'alice', password: PASSWORD, otp: () => OTP },
+          retry: 0,
+        }).GET('/admin/orgs'),
+      ),
     );
     // Each client scrubs the credentials it holds.
     for (const [error, secrets] of [
@@ -157,17 +217,26 @@ describe('no credential in any rendering of an error', () => {
     // README's first example prints error.message. Go escapes & as \u0026; an upstream may lower-case.
     const password = 'p&ss-SECRET-wd';
     const goEscaped = password.replace('&', '\\u0026');
-    fault.current.script(json(401, { message: `token echo: "${TOKEN.toUpperCase()}"`, url: SWAGGER }), raw(500, `upstream: {"message":"bad password ${goEscaped}"}`, { 'content-type': 'text/plain' }));
+    fault.current.script(
+      json(401, { message: `token echo: "${TOKEN.toUpperCase()}"`, url: SWAGGER }),
+      raw(500, `upstream: {"message":"bad password ${goEscaped}"}`, { 'content-type': 'text/plain' }),
+    );
     const { error } = await client().GET('/admin/orgs');
     expect(error).toEqual({ message: 'token echo: "[REDACTED]"', url: SWAGGER });
-    const byPassword = createGiteaClient({ baseUrl: fault.current.baseUrl, auth: { username: 'alice', password }, retry: 0 });
+    const byPassword = createGiteaClient({
+      baseUrl: fault.current.baseUrl,
+      auth: { username: 'alice', password },
+      retry: 0,
+    });
     expect((await byPassword.GET('/admin/orgs')).error).toBe('upstream: {"message":"bad password [REDACTED]"}');
   });
 
   it('a token in the query string of the request URL', async () => {
     fault.current.script(json(403, { message: 'nope', url: SWAGGER }));
     // The deprecated ?token= query still works on Gitea; the client redacts it from errors.
-    const error = await apiErrorOf(unwrap(client().GET('/admin/orgs', { params: { query: { token: TOKEN } as never } })));
+    const error = await apiErrorOf(
+      unwrap(client().GET('/admin/orgs', { params: { query: { token: TOKEN } as never } })),
+    );
     expect(error.url).toBe(`${fault.current.baseUrl}/admin/orgs?token=[REDACTED]`);
     for (const text of renderings(error)) expect(text).not.toContain(TOKEN);
   });
@@ -188,6 +257,7 @@ describe('unreadable answers', () => {
     const error = await apiErrorOf(client().GET('/repos/{owner}/{repo}/keys/{id}', keyPath));
     expect(error.status).toBe(200);
     expect(error.message).toContain('is not valid JSON');
-    for (const text of [error.message, String(error), JSON.stringify(error), inspect(error)]) expect(text).not.toContain(TOKEN);
+    for (const text of [error.message, String(error), JSON.stringify(error), inspect(error)])
+      expect(text).not.toContain(TOKEN);
   });
 });

@@ -7,14 +7,26 @@ import { listOperations, loadDocument } from '../../mock/src/contract/document.j
 const operations = listOperations(loadDocument(new URL('../../openapi.yaml', import.meta.url)));
 
 describe('operationIdOf', () => {
-  it.each(operations.map((op) => [`${op.method.toUpperCase()} ${op.path}`, op.operation.operationId]))('%s is %s', (key, id) => {
-    expect(operationIdOf(key)).toBe(id);
-  });
+  it.each(operations.map((op) => [`${op.method.toUpperCase()} ${op.path}`, op.operation.operationId]))(
+    '%s is %s',
+    (key, id) => {
+      expect(operationIdOf(key)).toBe(id);
+    },
+  );
 
   it('knows no operation the document lacks', () => {
     const known = new Set(operations.map((op) => `${op.method.toUpperCase()} ${op.path}`));
-    const others = ['GET /version', 'POST /admin/orgs', 'GET /repos/{owner}/{repo}', 'PATCH /repos/{owner}/{repo}/hooks', 'get /admin/orgs', '', 'GET /admin/orgs '];
-    for (const method of ['GET', 'PUT', 'POST', 'DELETE', 'PATCH']) for (const op of operations) others.push(`${method} ${op.path}`, `${method} ${op.path}/x`);
+    const others = [
+      'GET /version',
+      'POST /admin/orgs',
+      'GET /repos/{owner}/{repo}',
+      'PATCH /repos/{owner}/{repo}/hooks',
+      'get /admin/orgs',
+      '',
+      'GET /admin/orgs ',
+    ];
+    for (const method of ['GET', 'PUT', 'POST', 'DELETE', 'PATCH'])
+      for (const op of operations) others.push(`${method} ${op.path}`, `${method} ${op.path}/x`);
     const strays = others.filter((key) => !known.has(key) && operationIdOf(key) !== undefined);
     expect(strays).toEqual([]);
   });

@@ -9,14 +9,33 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, collectAll, createGiteaClient, markNotificationThread, renderMarkdown, TimeoutError, unwrap, uploadReleaseAttachment, type GiteaClient } from '../../src/index.js';
+import {
+  ApiError,
+  collectAll,
+  createGiteaClient,
+  markNotificationThread,
+  renderMarkdown,
+  TimeoutError,
+  unwrap,
+  uploadReleaseAttachment,
+  type GiteaClient,
+} from '../../src/index.js';
 import { redact } from '../../src/redact.js';
 import { expectNoSecret, goJsonEscaped } from '../support/renderings.js';
 
 const SEED = Number(process.env.FC_SEED ?? 20261123);
 const RUNS = 240;
 
-const MODES = ['echo 401', 'echo 401 lower-cased', 'echo 500 text', 'echo 500 Go JSON as text', 'echo 200 broken JSON', 'list with a bad next link', 'reset', 'stall'] as const;
+const MODES = [
+  'echo 401',
+  'echo 401 lower-cased',
+  'echo 500 text',
+  'echo 500 Go JSON as text',
+  'echo 200 broken JSON',
+  'list with a bad next link',
+  'reset',
+  'stall',
+] as const;
 type Mode = (typeof MODES)[number];
 
 /** Everything a request carried that could be secret, echoed back in body, headers and status text. */
@@ -35,14 +54,28 @@ const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const authorization = String(req.headers.authorization ?? 'none');
     switch (mode) {
       case 'echo 401':
-        res.writeHead(401, `Denied ${authorization}`, { 'content-type': 'application/json;charset=utf-8', 'x-echo': authorization });
-        res.end(JSON.stringify({ message: echo, url: `${baseUrl}/swagger?token=${encodeURIComponent(authorization)}`, echo: { [authorization]: echo } }));
+        res.writeHead(401, `Denied ${authorization}`, {
+          'content-type': 'application/json;charset=utf-8',
+          'x-echo': authorization,
+        });
+        res.end(
+          JSON.stringify({
+            message: echo,
+            url: `${baseUrl}/swagger?token=${encodeURIComponent(authorization)}`,
+            echo: { [authorization]: echo },
+          }),
+        );
         return;
       case 'echo 401 lower-cased': {
         // An upstream that lower-cases what it echoes: base64 lower-cased is cheaply recovered.
         const lower = authorization.toLowerCase();
         res.writeHead(401, `Denied ${lower}`, { 'content-type': 'application/json;charset=utf-8', 'x-echo': lower });
-        res.end(JSON.stringify({ message: echo, url: `${baseUrl}/swagger?token=${encodeURIComponent(authorization)}` }).toLowerCase());
+        res.end(
+          JSON.stringify({
+            message: echo,
+            url: `${baseUrl}/swagger?token=${encodeURIComponent(authorization)}`,
+          }).toLowerCase(),
+        );
         return;
       }
       case 'echo 500 Go JSON as text':
@@ -60,7 +93,10 @@ const server = createServer((req: IncomingMessage, res: ServerResponse) => {
         res.end(`${authorization} ${echo}`);
         return;
       case 'list with a bad next link':
-        res.writeHead(200, { 'content-type': 'application/json', link: `<http://[${authorization}/api/v1/admin/orgs?page=2>; rel="next"` });
+        res.writeHead(200, {
+          'content-type': 'application/json',
+          link: `<http://[${authorization}/api/v1/admin/orgs?page=2>; rel="next"`,
+        });
         res.end('[{"id":1001,"name":"acme"}]');
         return;
       case 'reset':
@@ -88,21 +124,50 @@ type Call = (client: GiteaClient, throwing: boolean, returned: boolean) => Promi
  * A typed call of each method: as it comes when the client throws by itself; otherwise through
  * unwrap, or (`returned`) the result whose `error` is checked as it is returned.
  */
-const viaMethod = (call: (client: GiteaClient) => Promise<{ data?: unknown; error?: unknown; response: Response }>): Call => (client, throwing, returned) =>
-  throwing || returned ? call(client) : unwrap(call(client));
-const untyped = (method: string): Call => viaMethod((client) => (client as unknown as Record<string, (path: string) => Promise<{ response: Response }>>)[method]!('/admin/orgs'));
+const viaMethod =
+  (call: (client: GiteaClient) => Promise<{ data?: unknown; error?: unknown; response: Response }>): Call =>
+  (client, throwing, returned) =>
+    throwing || returned ? call(client) : unwrap(call(client));
+const untyped = (method: string): Call =>
+  viaMethod((client) =>
+    (client as unknown as Record<string, (path: string) => Promise<{ response: Response }>>)[method]!('/admin/orgs'),
+  );
 
 const ENTRY_POINTS: Record<string, Call> = {
   GET: viaMethod((client) => client.GET('/repos/{owner}/{repo}/keys/{id}', keyPath)),
-  PUT: viaMethod((client) => client.PUT('/repos/{owner}/{repo}/collaborators/{collaborator}', { params: { path: { owner: 'acme', repo: 'rocket', collaborator: 'bob' } }, body: { permission: 'read' } })),
-  POST: viaMethod((client) => client.POST('/repos/migrate', { body: { clone_addr: 'https://git.example.net/a.git', repo_name: 'launchpad' } })),
-  DELETE: viaMethod((client) => client.DELETE('/repos/{owner}/{repo}/issues/{index}/assignees', { params: { path: { owner: 'acme', repo: 'rocket', index: 42 } }, body: { assignees: ['bob'] } })),
-  PATCH: viaMethod((client) => client.PATCH('/repos/{owner}/{repo}/hooks/{id}', { params: { path: { owner: 'acme', repo: 'rocket', id: 4001 } }, body: { active: false } })),
+  PUT: viaMethod((client) =>
+    client.PUT('/repos/{owner}/{repo}/collaborators/{collaborator}', {
+      params: { path: { owner: 'acme', repo: 'rocket', collaborator: 'bob' } },
+      body: { permission: 'read' },
+    }),
+  ),
+  POST: viaMethod((client) =>
+    client.POST('/repos/migrate', { body: { clone_addr: 'https://git.example.net/a.git', repo_name: 'launchpad' } }),
+  ),
+  DELETE: viaMethod((client) =>
+    client.DELETE('/repos/{owner}/{repo}/issues/{index}/assignees', {
+      params: { path: { owner: 'acme', repo: 'rocket', index: 42 } },
+      body: { assignees: ['bob'] },
+    }),
+  ),
+  PATCH: viaMethod((client) =>
+    client.PATCH('/repos/{owner}/{repo}/hooks/{id}', {
+      params: { path: { owner: 'acme', repo: 'rocket', id: 4001 } },
+      body: { active: false },
+    }),
+  ),
   HEAD: untyped('HEAD'),
   OPTIONS: untyped('OPTIONS'),
   TRACE: untyped('TRACE'),
   collectAll: (client) => collectAll(client, '/admin/orgs', { params: { query: { limit: 1 } } }, { maxPages: 3 }),
-  uploadReleaseAttachment: (client) => uploadReleaseAttachment(client, { owner: 'acme', repo: 'rocket', id: 14001, file: new Blob(['build output']), name: 'rocket.tar.gz' }),
+  uploadReleaseAttachment: (client) =>
+    uploadReleaseAttachment(client, {
+      owner: 'acme',
+      repo: 'rocket',
+      id: 14001,
+      file: new Blob(['build output']),
+      name: 'rocket.tar.gz',
+    }),
   renderMarkdown: (client) => renderMarkdown(client, { Text: 'Fixed in #42' }),
   markNotificationThread: (client) => markNotificationThread(client, { id: 10001 }),
 };
@@ -113,7 +178,9 @@ const MIDDLEWARE = {
   'throws with the request': {
     onRequest: ({ request }: { request: Request }) => {
       const authorization = request.headers.get('authorization');
-      throw new Error(`refused ${authorization}`, { cause: { request, authorization, otp: request.headers.get('x-gitea-otp') } });
+      throw new Error(`refused ${authorization}`, {
+        cause: { request, authorization, otp: request.headers.get('x-gitea-otp') },
+      });
     },
   },
   'throws with the response': {
@@ -125,7 +192,41 @@ const MIDDLEWARE = {
 
 /** Text meant to break things: line breaks, NUL and other controls, quotes, escapes, Unicode, lone surrogates. */
 const hostileUnit = fc.oneof(
-  fc.constantFrom('\r', '\n', '\r\n', '\0', '\t', '\b', '\f', ' ', '\x7f', '\x1b', ':', '"', "'", '\\', '%', '+', '/', '=', '<', '>', '&', ',', ';', '\u00a0', '\u2028', '\u2029', 'é', 'É', 'ß', '密', '😀', '\ud800', '\udfff'),
+  fc.constantFrom(
+    '\r',
+    '\n',
+    '\r\n',
+    '\0',
+    '\t',
+    '\b',
+    '\f',
+    ' ',
+    '\x7f',
+    '\x1b',
+    ':',
+    '"',
+    "'",
+    '\\',
+    '%',
+    '+',
+    '/',
+    '=',
+    '<',
+    '>',
+    '&',
+    ',',
+    ';',
+    '\u00a0',
+    '\u2028',
+    '\u2029',
+    'é',
+    'É',
+    'ß',
+    '密',
+    '😀',
+    '\ud800',
+    '\udfff',
+  ),
   fc.string({ minLength: 1, maxLength: 1 }),
 );
 /**
@@ -133,13 +234,26 @@ const hostileUnit = fc.oneof(
  * common word matched) and a tail that is either printable ASCII or hostile.
  */
 const secret = fc
-  .tuple(fc.stringMatching(/^[A-Za-z0-9]{6}$/), fc.oneof(fc.stringMatching(/^[\x21-\x7e]{0,24}$/), fc.string({ unit: hostileUnit, maxLength: 24 })))
+  .tuple(
+    fc.stringMatching(/^[A-Za-z0-9]{6}$/),
+    fc.oneof(fc.stringMatching(/^[\x21-\x7e]{0,24}$/), fc.string({ unit: hostileUnit, maxLength: 24 })),
+  )
   .map(([core, tail]) => `Zq${core}${tail}`);
 const otpCode = fc.oneof(fc.stringMatching(/^[0-9]{6}$/), secret);
 
 const credentials = fc.oneof(
   fc.record({ token: secret }),
-  fc.record({ username: fc.constantFrom('alice', 'zoë'), password: secret, otp: fc.oneof(otpCode, otpCode.map((code) => () => code)) }, { requiredKeys: ['username', 'password'] }),
+  fc.record(
+    {
+      username: fc.constantFrom('alice', 'zoë'),
+      password: secret,
+      otp: fc.oneof(
+        otpCode,
+        otpCode.map((code) => () => code),
+      ),
+    },
+    { requiredKeys: ['username', 'password'] },
+  ),
 );
 
 const scenario = fc.record({
@@ -175,7 +289,10 @@ function secretsOf({ auth, apiKey }: ScenarioValue): string[] {
 const SWEEP: [ScenarioValue][] = Object.keys(ENTRY_POINTS).flatMap((entry, index) =>
   MODES.map((chosen, step): [ScenarioValue] => [
     {
-      auth: index % 2 ? { token: 'Zqsweep0tok"en' } : { username: 'alice', password: 'Zqsweep0pass word', otp: () => '424242' },
+      auth:
+        index % 2
+          ? { token: 'Zqsweep0tok"en' }
+          : { username: 'alice', password: 'Zqsweep0pass word', otp: () => '424242' },
       sudo: undefined,
       apiKey: step % 2 ? 'Zqsweep0key' : undefined,
       throwOnError: step % 2 === 0,
@@ -225,18 +342,29 @@ describe(`no secret in any error (fast-check seed ${SEED}, ${SWEEP.length} fixed
         }
         // Never a crash: always an Error, of a kind the README names.
         expect(error).toBeInstanceOf(Error);
-        const kind = error instanceof ApiError ? 'ApiError' : error instanceof TimeoutError ? 'TimeoutError' : `${(error as Error).name}: ${(error as Error).message.replace(/Zq\S*|\[REDACTED\]\S*/g, '…').slice(0, 60)}`;
+        const kind =
+          error instanceof ApiError
+            ? 'ApiError'
+            : error instanceof TimeoutError
+              ? 'TimeoutError'
+              : `${(error as Error).name}: ${(error as Error).message.replace(/Zq\S*|\[REDACTED\]\S*/g, '…').slice(0, 60)}`;
         kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
         expectNoSecret(error, secretsOf(value));
       }),
       { seed: SEED, numRuns: SWEEP.length + RUNS, examples: SWEEP },
     );
-    console.log(`redaction property: seed ${SEED}, ${SWEEP.length} fixed and ${RUNS} random runs; outcomes:\n${[...kinds].sort((a, b) => b[1] - a[1]).map(([kind, count]) => `  ${String(count).padStart(4)}  ${kind}`).join('\n')}`);
+    console.log(
+      `redaction property: seed ${SEED}, ${SWEEP.length} fixed and ${RUNS} random runs; outcomes:\n${[...kinds]
+        .sort((a, b) => b[1] - a[1])
+        .map(([kind, count]) => `  ${String(count).padStart(4)}  ${kind}`)
+        .join('\n')}`,
+    );
     // The runs reached every entry point, server behaviour and middleware, and the errors that matter.
     expect([...seen.entries].sort()).toEqual(Object.keys(ENTRY_POINTS).sort());
     expect([...seen.modes].sort()).toEqual([...MODES].sort());
     expect([...seen.middleware].sort()).toEqual(Object.keys(MIDDLEWARE).sort());
-    for (const expected of ['ApiError', 'TimeoutError', 'returned { error }']) expect(kinds.get(expected)).toBeGreaterThan(0);
+    for (const expected of ['ApiError', 'TimeoutError', 'returned { error }'])
+      expect(kinds.get(expected)).toBeGreaterThan(0);
     const names = [...kinds.keys()].join('\n');
     expect(names).toMatch(/^TypeError: auth\.(token|password|otp|username)/m);
     expect(names).toMatch(/^TypeError: the code auth\.otp\(\) returned/m);
@@ -252,24 +380,39 @@ const ENCODINGS: Record<string, (secret: string) => string> = {
   'as written': (text) => text,
   'JSON-escaped': (text) => JSON.stringify(text).slice(1, -1),
   'JSON-escaped as Go does': goJsonEscaped,
-  'every UTF-16 unit \\u-escaped': (text) => text.replace(/[^]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`),
+  'every UTF-16 unit \\u-escaped': (text) =>
+    text.replace(/[^]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`),
   // An unpaired surrogate has no percent-encoding: such secrets are kept as written.
   'percent-encoded': (text) => (text.isWellFormed() ? encodeURIComponent(text) : text),
-  'percent-encoded, every UTF-8 byte': (text) => (text.isWellFormed() ? [...new TextEncoder().encode(text)].map((byte) => `%${byte.toString(16).padStart(2, '0')}`).join('') : text),
+  'percent-encoded, every UTF-8 byte': (text) =>
+    text.isWellFormed()
+      ? [...new TextEncoder().encode(text)].map((byte) => `%${byte.toString(16).padStart(2, '0')}`).join('')
+      : text,
   // As a form or URLSearchParams writes a query: a space as +.
   'form-encoded': (text) => (text.isWellFormed() ? new URLSearchParams({ q: text }).toString().slice(2) : text),
 };
-const CASES: Record<string, (text: string) => string> = { 'as is': (text) => text, 'lower-cased': (text) => text.toLowerCase(), 'upper-cased': (text) => text.toUpperCase() };
+const CASES: Record<string, (text: string) => string> = {
+  'as is': (text) => text,
+  'lower-cased': (text) => text.toLowerCase(),
+  'upper-cased': (text) => text.toUpperCase(),
+};
 
 describe(`redact(text, secrets) (fast-check seed ${SEED})`, () => {
   it('replaces a secret in each encoding, in any case, wherever it sits in the text', () => {
     fc.assert(
-      fc.property(secret, fc.constantFrom(...Object.keys(ENCODINGS)), fc.constantFrom(...Object.keys(CASES)), fc.string(), fc.string(), (value, encoding, casing, before, after) => {
-        const written = CASES[casing]!(ENCODINGS[encoding]!(value));
-        const text = redact(`${before}${written}${after}`, [value]);
-        expect(text).toContain('[REDACTED]');
-        expect(text.toLowerCase()).not.toContain(written.toLowerCase());
-      }),
+      fc.property(
+        secret,
+        fc.constantFrom(...Object.keys(ENCODINGS)),
+        fc.constantFrom(...Object.keys(CASES)),
+        fc.string(),
+        fc.string(),
+        (value, encoding, casing, before, after) => {
+          const written = CASES[casing]!(ENCODINGS[encoding]!(value));
+          const text = redact(`${before}${written}${after}`, [value]);
+          expect(text).toContain('[REDACTED]');
+          expect(text.toLowerCase()).not.toContain(written.toLowerCase());
+        },
+      ),
       { seed: SEED, numRuns: 500 },
     );
   });

@@ -7,7 +7,14 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, collectAll, createGiteaClient, unwrap, type GiteaClient } from '../../src/index.js';
 import { apiErrorOf } from '../support/api-error.js';
-import { json, raw, startFaultServer, useFaultServer, type FaultServer, type Handler } from '../support/fault-server.js';
+import {
+  json,
+  raw,
+  startFaultServer,
+  useFaultServer,
+  type FaultServer,
+  type Handler,
+} from '../support/fault-server.js';
 import { startTlsServer } from '../support/tls-server.js';
 
 const gitea = useFaultServer();
@@ -44,25 +51,38 @@ const host = (server: FaultServer): string => new URL(server.baseUrl).host;
 
 /** The calls whose bodies hold secrets: E14's secret value and E1's authorization header. */
 const SECRET_CALLS = {
-  'PUT /user/actions/secrets/{secretname} (updateUserSecret)': (c: GiteaClient) => c.PUT('/user/actions/secrets/{secretname}', { params: { path: { secretname: 'DEPLOY_KEY' } }, body: { data: SECRET_DATA } }),
-  'PATCH /repos/{owner}/{repo}/hooks/{id} (repoEditHook)': (c: GiteaClient) => c.PATCH('/repos/{owner}/{repo}/hooks/{id}', { params: { path: { owner: 'acme', repo: 'rocket', id: 4001 } }, body: { authorization_header: HOOK_HEADER } }),
+  'PUT /user/actions/secrets/{secretname} (updateUserSecret)': (c: GiteaClient) =>
+    c.PUT('/user/actions/secrets/{secretname}', {
+      params: { path: { secretname: 'DEPLOY_KEY' } },
+      body: { data: SECRET_DATA },
+    }),
+  'PATCH /repos/{owner}/{repo}/hooks/{id} (repoEditHook)': (c: GiteaClient) =>
+    c.PATCH('/repos/{owner}/{repo}/hooks/{id}', {
+      params: { path: { owner: 'acme', repo: 'rocket', id: 4001 } },
+      body: { authorization_header: HOOK_HEADER },
+    }),
 };
 
 describe('a redirect to another origin is not followed', () => {
   describe.each([301, 302, 303, 307, 308])('%i', (status) => {
-    it.each(Object.keys(SECRET_CALLS) as (keyof typeof SECRET_CALLS)[])('%s: nothing arrives there; { error } is an ApiError naming where it led', async (name) => {
-      // A query and a path that must never be quoted: they may hold a token.
-      gitea.current.script(redirect(status, `${origin(elsewhere)}/api/v1/collect/private-path?token=query-SECRET`));
-      const { data, error, response } = await SECRET_CALLS[name](client());
-      expect(elsewhere.received).toEqual([]);
-      expect(gitea.current.received).toHaveLength(1);
-      expect(data).toBeUndefined();
-      expect(response.status).toBe(status);
-      expect(error).toBeInstanceOf(ApiError);
-      const failure = error as unknown as ApiError;
-      expect(failure.status).toBe(status);
-      expect(failure.message).toBe(`${name}: ${status} redirect to ${origin(elsewhere)} not followed: it leaves ${host(gitea.current)}`);
-    });
+    it.each(Object.keys(SECRET_CALLS) as (keyof typeof SECRET_CALLS)[])(
+      '%s: nothing arrives there; { error } is an ApiError naming where it led',
+      async (name) => {
+        // A query and a path that must never be quoted: they may hold a token.
+        gitea.current.script(redirect(status, `${origin(elsewhere)}/api/v1/collect/private-path?token=query-SECRET`));
+        const { data, error, response } = await SECRET_CALLS[name](client());
+        expect(elsewhere.received).toEqual([]);
+        expect(gitea.current.received).toHaveLength(1);
+        expect(data).toBeUndefined();
+        expect(response.status).toBe(status);
+        expect(error).toBeInstanceOf(ApiError);
+        const failure = error as unknown as ApiError;
+        expect(failure.status).toBe(status);
+        expect(failure.message).toBe(
+          `${name}: ${status} redirect to ${origin(elsewhere)} not followed: it leaves ${host(gitea.current)}`,
+        );
+      },
+    );
   });
 
   it('throws that ApiError with throwOnError, and through unwrap', async () => {
@@ -71,13 +91,18 @@ describe('a redirect to another origin is not followed', () => {
     const call = SECRET_CALLS['PUT /user/actions/secrets/{secretname} (updateUserSecret)'];
     const thrown = await apiErrorOf(call(client({ throwOnError: true })));
     const unwrapped = await apiErrorOf(unwrap(call(client())));
-    for (const error of [thrown, unwrapped]) expect(error.message).toBe(`PUT /user/actions/secrets/{secretname} (updateUserSecret): 307 redirect to ${origin(elsewhere)} not followed: it leaves ${host(gitea.current)}`);
+    for (const error of [thrown, unwrapped])
+      expect(error.message).toBe(
+        `PUT /user/actions/secrets/{secretname} (updateUserSecret): 307 redirect to ${origin(elsewhere)} not followed: it leaves ${host(gitea.current)}`,
+      );
     expect(elsewhere.received).toEqual([]);
   });
 
   it('with middleware on too (real Requests)', async () => {
     gitea.current.script(redirect(308, `${origin(elsewhere)}/api/v1/collect`));
-    const error = await apiErrorOf(unwrap(SECRET_CALLS['PATCH /repos/{owner}/{repo}/hooks/{id} (repoEditHook)'](client({ middleware: true }))));
+    const error = await apiErrorOf(
+      unwrap(SECRET_CALLS['PATCH /repos/{owner}/{repo}/hooks/{id} (repoEditHook)'](client({ middleware: true }))),
+    );
     expect(error.status).toBe(308);
     expect(elsewhere.received).toEqual([]);
   });
@@ -85,19 +110,26 @@ describe('a redirect to another origin is not followed', () => {
   it('names a Location that is no URL without quoting it', async () => {
     gitea.current.script(redirect(302, 'http://[token-SECRET/api/v1'));
     const error = await apiErrorOf(unwrap(client().GET('/admin/orgs')));
-    expect(error.message).toBe('GET /admin/orgs (adminGetAllOrgs): 302 redirect not followed: its Location is not a URL');
+    expect(error.message).toBe(
+      'GET /admin/orgs (adminGetAllOrgs): 302 redirect not followed: its Location is not a URL',
+    );
   });
 
   it('ends a redirect loop after 20 hops', async () => {
     gitea.current.script(...Array.from({ length: 30 }, () => redirect(302, '/api/v1/admin/orgs')));
     const error = await apiErrorOf(unwrap(client().GET('/admin/orgs')));
-    expect(error.message).toBe(`GET /admin/orgs (adminGetAllOrgs): 302 redirect to ${origin(gitea.current)} not followed: more than 20 redirects in a row`);
+    expect(error.message).toBe(
+      `GET /admin/orgs (adminGetAllOrgs): 302 redirect to ${origin(gitea.current)} not followed: more than 20 redirects in a row`,
+    );
     expect(gitea.current.received).toHaveLength(21);
   });
 
   it('paginate never leaves the base URL: a page that redirects elsewhere is an ApiError', async () => {
     const next = `<${gitea.current.baseUrl}/admin/orgs?page=2>; rel="next"`;
-    gitea.current.script(json(200, [{ id: 1, name: 'acme' }], { link: next }), redirect(302, `${origin(elsewhere)}/api/v1/admin/orgs?page=2`));
+    gitea.current.script(
+      json(200, [{ id: 1, name: 'acme' }], { link: next }),
+      redirect(302, `${origin(elsewhere)}/api/v1/admin/orgs?page=2`),
+    );
     const error = await collectAll(client(), '/admin/orgs').catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).status).toBe(302);
@@ -115,13 +147,48 @@ describe.each([
   const hook = { params: { path: { owner: 'acme', repo: 'rocket', id: 4001 } } } as const;
   const markdown = { Text: '# moved', Mode: 'markdown' } as const;
   it.each([
-    [301, 'GET', 'GET', undefined, (c: GiteaClient) => c.GET('/repos/{owner}/{repo}/keys/{id}', { params: { path: { owner: 'acme', repo: 'rocket', id: 11001 } } })],
-    [307, 'PATCH', 'PATCH', '{"active":false}', (c: GiteaClient) => c.PATCH('/repos/{owner}/{repo}/hooks/{id}', { ...hook, body: { active: false } })],
-    [308, 'POST', 'POST', JSON.stringify(markdown), (c: GiteaClient) => c.POST('/markdown', { body: markdown, parseAs: 'text' })],
-    [301, 'PUT', 'PUT', '{"data":"x1y2"}', (c: GiteaClient) => c.PUT('/user/actions/secrets/{secretname}', { params: { path: { secretname: 'DEPLOY_KEY' } }, body: { data: 'x1y2' } })],
+    [
+      301,
+      'GET',
+      'GET',
+      undefined,
+      (c: GiteaClient) =>
+        c.GET('/repos/{owner}/{repo}/keys/{id}', { params: { path: { owner: 'acme', repo: 'rocket', id: 11001 } } }),
+    ],
+    [
+      307,
+      'PATCH',
+      'PATCH',
+      '{"active":false}',
+      (c: GiteaClient) => c.PATCH('/repos/{owner}/{repo}/hooks/{id}', { ...hook, body: { active: false } }),
+    ],
+    [
+      308,
+      'POST',
+      'POST',
+      JSON.stringify(markdown),
+      (c: GiteaClient) => c.POST('/markdown', { body: markdown, parseAs: 'text' }),
+    ],
+    [
+      301,
+      'PUT',
+      'PUT',
+      '{"data":"x1y2"}',
+      (c: GiteaClient) =>
+        c.PUT('/user/actions/secrets/{secretname}', {
+          params: { path: { secretname: 'DEPLOY_KEY' } },
+          body: { data: 'x1y2' },
+        }),
+    ],
     [301, 'POST', 'GET', undefined, (c: GiteaClient) => c.POST('/markdown', { body: markdown, parseAs: 'text' })],
     [302, 'POST', 'GET', undefined, (c: GiteaClient) => c.POST('/markdown', { body: markdown, parseAs: 'text' })],
-    [303, 'PATCH', 'GET', undefined, (c: GiteaClient) => c.PATCH('/repos/{owner}/{repo}/hooks/{id}', { ...hook, body: { active: false } })],
+    [
+      303,
+      'PATCH',
+      'GET',
+      undefined,
+      (c: GiteaClient) => c.PATCH('/repos/{owner}/{repo}/hooks/{id}', { ...hook, body: { active: false } }),
+    ],
   ] as const)('%i after a %s: then %s with body %j', async (status, method, then, body, call) => {
     gitea.current.script(redirect(status, `${MOVED}/next?x=1`), json(200, { id: 1 }));
     const { response } = await call(client({ middleware }));
@@ -133,18 +200,27 @@ describe.each([
     // A body-less request describes no body.
     expect(second!.headers['content-type']).toBe(body === undefined ? undefined : 'application/json');
     // The same server: the credentials go along.
-    expect([second!.headers.authorization, second!.headers['x-gitea-otp'], second!.headers.sudo]).toEqual([first!.headers.authorization, OTP, 'bob']);
+    expect([second!.headers.authorization, second!.headers['x-gitea-otp'], second!.headers.sudo]).toEqual([
+      first!.headers.authorization,
+      OTP,
+      'bob',
+    ]);
   });
 
   it('303 after a HEAD stays a HEAD', async () => {
     gitea.current.script(redirect(303, MOVED), raw(200, ''));
-    await (client({ middleware }) as unknown as Record<string, (path: string) => Promise<unknown>>).HEAD!('/admin/orgs');
+    await (client({ middleware }) as unknown as Record<string, (path: string) => Promise<unknown>>).HEAD!(
+      '/admin/orgs',
+    );
     expect(gitea.current.received.map((r) => r.method)).toEqual(['HEAD', 'HEAD']);
   });
 
   it('retries and redirects in one call send the same body each time', async () => {
     gitea.current.script(json(503, {}), redirect(307, MOVED), json(503, {}), raw(204, ''));
-    const { response } = await client({ middleware }).PUT('/user/actions/secrets/{secretname}', { params: { path: { secretname: 'DEPLOY_KEY' } }, body: { data: 'x1y2' } });
+    const { response } = await client({ middleware }).PUT('/user/actions/secrets/{secretname}', {
+      params: { path: { secretname: 'DEPLOY_KEY' } },
+      body: { data: 'x1y2' },
+    });
     expect(response.status).toBe(204);
     expect(gitea.current.received.map((r) => [r.method, r.url, r.body.toString()])).toEqual([
       ['PUT', '/api/v1/user/actions/secrets/DEPLOY_KEY', '{"data":"x1y2"}'],
@@ -156,10 +232,18 @@ describe.each([
 
   it('paginate follows a page that moved on the same server', async () => {
     const next = `<${gitea.current.baseUrl}/admin/orgs?page=2>; rel="next"`;
-    gitea.current.script(json(200, [{ id: 1, name: 'acme' }], { link: next }), redirect(301, '/api/v1/admin/orgs?page=2&moved=1'), json(200, [{ id: 2, name: 'bluebird' }]));
+    gitea.current.script(
+      json(200, [{ id: 1, name: 'acme' }], { link: next }),
+      redirect(301, '/api/v1/admin/orgs?page=2&moved=1'),
+      json(200, [{ id: 2, name: 'bluebird' }]),
+    );
     const names = (await collectAll(client({ middleware }), '/admin/orgs')).map((org) => org.name);
     expect(names).toEqual(['acme', 'bluebird']);
-    expect(gitea.current.received.map((r) => r.url)).toEqual(['/api/v1/admin/orgs?page=1', '/api/v1/admin/orgs?page=2', '/api/v1/admin/orgs?page=2&moved=1']);
+    expect(gitea.current.received.map((r) => r.url)).toEqual([
+      '/api/v1/admin/orgs?page=1',
+      '/api/v1/admin/orgs?page=2',
+      '/api/v1/admin/orgs?page=2&moved=1',
+    ]);
   });
 });
 
@@ -169,7 +253,9 @@ describe("a call's own redirect mode", () => {
     const result = await client().GET('/admin/orgs', { redirect: 'manual' });
     expect(result.response.status).toBe(307);
     expect(result.response.headers.get('location')).toBe(`${origin(elsewhere)}/api/v1/collect`);
-    expect((await apiErrorOf(unwrap(Promise.resolve(result)))).message).toBe('GET /admin/orgs (adminGetAllOrgs): 307 Temporary Redirect');
+    expect((await apiErrorOf(unwrap(Promise.resolve(result)))).message).toBe(
+      'GET /admin/orgs (adminGetAllOrgs): 307 Temporary Redirect',
+    );
     expect(gitea.current.received).toHaveLength(1);
     expect(elsewhere.received).toEqual([]);
   });
@@ -209,11 +295,25 @@ describe('http: to https: on the same host name', () => {
     try {
       gitea.current.script(redirect(301, `${tls.origin}${path}`));
       const stdout = await new Promise<string>((resolve, reject) =>
-        execFile(process.execPath, ['--input-type=module', '-e', SCRIPT, BUILT, gitea.current.baseUrl, `${tls.origin}/api/v1`], { env: { ...process.env, NODE_EXTRA_CA_CERTS: tls.caFile }, timeout: 20_000 }, (error, out) => (error ? reject(error) : resolve(out))),
+        execFile(
+          process.execPath,
+          ['--input-type=module', '-e', SCRIPT, BUILT, gitea.current.baseUrl, `${tls.origin}/api/v1`],
+          { env: { ...process.env, NODE_EXTRA_CA_CERTS: tls.caFile }, timeout: 20_000 },
+          (error, out) => (error ? reject(error) : resolve(out)),
+        ),
       );
-      const [upgraded, downgraded] = JSON.parse(stdout) as { status: number; url: string; data?: unknown; message?: string }[];
+      const [upgraded, downgraded] = JSON.parse(stdout) as {
+        status: number;
+        url: string;
+        data?: unknown;
+        message?: string;
+      }[];
       expect(upgraded).toEqual({ status: 200, url: `${tls.origin}${path}`, data: { id: 11001 } });
-      expect(downgraded).toEqual({ status: 301, url: `${tls.origin}${path}`, message: `GET /repos/{owner}/{repo}/keys/{id} (repoGetKey): 301 redirect to ${origin(gitea.current)} not followed: it would go from https to plain http` });
+      expect(downgraded).toEqual({
+        status: 301,
+        url: `${tls.origin}${path}`,
+        message: `GET /repos/{owner}/{repo}/keys/{id} (repoGetKey): 301 redirect to ${origin(gitea.current)} not followed: it would go from https to plain http`,
+      });
       expect(authorizations).toEqual(['token tok-upgrade-4f1e9a', 'token tok-upgrade-4f1e9a']);
       // The plain-http server saw the first request only.
       expect(gitea.current.received).toHaveLength(1);

@@ -29,7 +29,12 @@ describe('retries of idempotent requests', () => {
 
   it('re-sends a PUT with the same body', async () => {
     fault.current.script(json(503, {}), raw(204, ''));
-    await unwrap(client().PUT('/repos/{owner}/{repo}/collaborators/{collaborator}', { params: { path: { owner: 'acme', repo: 'rocket', collaborator: 'bob' } }, body: { permission: 'read' } }));
+    await unwrap(
+      client().PUT('/repos/{owner}/{repo}/collaborators/{collaborator}', {
+        params: { path: { owner: 'acme', repo: 'rocket', collaborator: 'bob' } },
+        body: { permission: 'read' },
+      }),
+    );
     expect(fault.current.received.map((r) => [r.method, r.body.toString()])).toEqual([
       ['PUT', '{"permission":"read"}'],
       ['PUT', '{"permission":"read"}'],
@@ -37,7 +42,12 @@ describe('retries of idempotent requests', () => {
   });
 
   it('gives up after the configured retries and returns the last answer', async () => {
-    fault.current.script(json(503, { message: 'one' }), json(503, { message: 'two' }), json(503, { message: 'three' }), json(200, KEY));
+    fault.current.script(
+      json(503, { message: 'one' }),
+      json(503, { message: 'two' }),
+      json(503, { message: 'three' }),
+      json(200, KEY),
+    );
     const result = await client().GET('/repos/{owner}/{repo}/keys/{id}', keyPath);
     expect(result.response.status).toBe(503);
     expect(result.error).toEqual({ message: 'three' });
@@ -61,15 +71,29 @@ describe('retries of idempotent requests', () => {
 
   it('never re-sends a POST or a PATCH on its own', async () => {
     fault.current.script(json(503, {}), reset);
-    const post = await client().POST('/repos/migrate', { body: { clone_addr: 'https://git.example.net/a.git', repo_name: 'launchpad' } });
+    const post = await client().POST('/repos/migrate', {
+      body: { clone_addr: 'https://git.example.net/a.git', repo_name: 'launchpad' },
+    });
     expect(post.response.status).toBe(503);
-    await expect(client().PATCH('/repos/{owner}/{repo}/hooks/{id}', { params: { path: { owner: 'acme', repo: 'rocket', id: 4001 } }, body: { active: true } })).rejects.toThrow(TypeError);
+    await expect(
+      client().PATCH('/repos/{owner}/{repo}/hooks/{id}', {
+        params: { path: { owner: 'acme', repo: 'rocket', id: 4001 } },
+        body: { active: true },
+      }),
+    ).rejects.toThrow(TypeError);
     expect(fault.current.received.map((r) => r.method)).toEqual(['POST', 'PATCH']);
   });
 
   it('takes Infinity retries: re-sends until an answer that is not worth another try', async () => {
     fault.current.script(json(503, {}), reset, json(429, {}), json(502, {}), json(200, KEY));
-    await expect(unwrap(client({ retry: { retries: Number.POSITIVE_INFINITY, baseDelayMs: 1 } }).GET('/repos/{owner}/{repo}/keys/{id}', keyPath))).resolves.toEqual(KEY);
+    await expect(
+      unwrap(
+        client({ retry: { retries: Number.POSITIVE_INFINITY, baseDelayMs: 1 } }).GET(
+          '/repos/{owner}/{repo}/keys/{id}',
+          keyPath,
+        ),
+      ),
+    ).resolves.toEqual(KEY);
     expect(fault.current.received).toHaveLength(5);
   });
 
@@ -91,13 +115,25 @@ describe('retries of idempotent requests', () => {
   it('reads method names in any case', async () => {
     fault.current.script(json(503, {}), json(201, { id: 3002 }));
     const optedIn = client({ retry: { ...fast, methods: ['post'] } });
-    await expect(unwrap(optedIn.POST('/repos/migrate', { body: { clone_addr: 'https://git.example.net/a.git', repo_name: 'launchpad' } }))).resolves.toEqual({ id: 3002 });
+    await expect(
+      unwrap(
+        optedIn.POST('/repos/migrate', {
+          body: { clone_addr: 'https://git.example.net/a.git', repo_name: 'launchpad' },
+        }),
+      ),
+    ).resolves.toEqual({ id: 3002 });
   });
 
   it('re-sends a POST when the caller opts in', async () => {
     fault.current.script(json(503, {}), json(201, { id: 3002 }));
     const optedIn = client({ retry: { ...fast, methods: ['POST'] } });
-    await expect(unwrap(optedIn.POST('/repos/migrate', { body: { clone_addr: 'https://git.example.net/a.git', repo_name: 'launchpad' } }))).resolves.toEqual({ id: 3002 });
+    await expect(
+      unwrap(
+        optedIn.POST('/repos/migrate', {
+          body: { clone_addr: 'https://git.example.net/a.git', repo_name: 'launchpad' },
+        }),
+      ),
+    ).resolves.toEqual({ id: 3002 });
     expect(fault.current.received.map((r) => r.body.toString())).toEqual([
       '{"clone_addr":"https://git.example.net/a.git","repo_name":"launchpad"}',
       '{"clone_addr":"https://git.example.net/a.git","repo_name":"launchpad"}',
@@ -116,7 +152,10 @@ describe('Retry-After', () => {
 
   it('returns the 429 instead of waiting longer than maxDelayMs', async () => {
     fault.current.script(json(429, { message: 'come back in an hour' }, { 'retry-after': '3600' }));
-    const result = await client({ retry: { retries: 2, maxDelayMs: 2000 } }).GET('/repos/{owner}/{repo}/keys/{id}', keyPath);
+    const result = await client({ retry: { retries: 2, maxDelayMs: 2000 } }).GET(
+      '/repos/{owner}/{repo}/keys/{id}',
+      keyPath,
+    );
     expect(result.response.status).toBe(429);
     expect(fault.current.received).toHaveLength(1);
   });
@@ -133,25 +172,32 @@ describe('Retry-After', () => {
     expect(retryAfterMs(null, now)).toBeNaN();
   });
 
-  it.each(['-5', 'Thu, 01 Jan 1970 00:00:00 GMT', '0', 'soon'])('backs off on Retry-After: %s instead of re-sending at once', async (value) => {
-    // A server of its own, closed after: a retry on the wire when the timeout fires would
-    // otherwise reach the shared one late and take the next test's answer.
-    const busy = await startFaultServer();
-    try {
-      // It once waited 0 ms: with retries for ever, hundreds of requests a second.
-      busy.script(...Array.from({ length: 500 }, () => json(503, { message: 'busy' }, { 'retry-after': value })));
-      const call = client({ baseUrl: busy.baseUrl, retry: { retries: Number.POSITIVE_INFINITY, baseDelayMs: 100 }, timeoutMs: 300 }).GET('/repos/{owner}/{repo}/keys/{id}', keyPath);
-      await expect(call).rejects.toBeInstanceOf(TimeoutError);
-      // The back-off waits at least 50, 100, 200, 400 … ms (half of 100 ms, doubled each time): in
-      // 300 ms three requests go out, and ten would take 25 s, so a timeout that fires late on a
-      // busy machine still keeps the count far below the hundred the old 0 ms wait sent. At least
-      // one retry went out.
-      expect(busy.received.length).toBeGreaterThanOrEqual(2);
-      expect(busy.received.length).toBeLessThanOrEqual(10);
-    } finally {
-      await busy.close();
-    }
-  });
+  it.each(['-5', 'Thu, 01 Jan 1970 00:00:00 GMT', '0', 'soon'])(
+    'backs off on Retry-After: %s instead of re-sending at once',
+    async (value) => {
+      // A server of its own, closed after: a retry on the wire when the timeout fires would
+      // otherwise reach the shared one late and take the next test's answer.
+      const busy = await startFaultServer();
+      try {
+        // It once waited 0 ms: with retries for ever, hundreds of requests a second.
+        busy.script(...Array.from({ length: 500 }, () => json(503, { message: 'busy' }, { 'retry-after': value })));
+        const call = client({
+          baseUrl: busy.baseUrl,
+          retry: { retries: Number.POSITIVE_INFINITY, baseDelayMs: 100 },
+          timeoutMs: 300,
+        }).GET('/repos/{owner}/{repo}/keys/{id}', keyPath);
+        await expect(call).rejects.toBeInstanceOf(TimeoutError);
+        // The back-off waits at least 50, 100, 200, 400 … ms (half of 100 ms, doubled each time): in
+        // 300 ms three requests go out, and ten would take 25 s, so a timeout that fires late on a
+        // busy machine still keeps the count far below the hundred the old 0 ms wait sent. At least
+        // one retry went out.
+        expect(busy.received.length).toBeGreaterThanOrEqual(2);
+        expect(busy.received.length).toBeLessThanOrEqual(10);
+      } finally {
+        await busy.close();
+      }
+    },
+  );
 });
 
 describe('timeouts', () => {
@@ -168,21 +214,31 @@ describe('timeouts', () => {
   it("takes a call's timeoutMs over the client's, 0 turning it off for that call", async () => {
     fault.current.script(stall);
     const timed = client({ timeoutMs: 10_000, retry: 0 });
-    await expect(timed.GET('/repos/{owner}/{repo}/keys/{id}', { ...keyPath, timeoutMs: 150 })).rejects.toThrow('GET /repos/{owner}/{repo}/keys/{id} timed out after 150 ms');
+    await expect(timed.GET('/repos/{owner}/{repo}/keys/{id}', { ...keyPath, timeoutMs: 150 })).rejects.toThrow(
+      'GET /repos/{owner}/{repo}/keys/{id} timed out after 150 ms',
+    );
     fault.current.script((req, res, body) => setTimeout(() => json(200, KEY)(req, res, body), 400));
-    await expect(unwrap(client({ timeoutMs: 100 }).GET('/repos/{owner}/{repo}/keys/{id}', { ...keyPath, timeoutMs: 0 }))).resolves.toEqual(KEY);
+    await expect(
+      unwrap(client({ timeoutMs: 100 }).GET('/repos/{owner}/{repo}/keys/{id}', { ...keyPath, timeoutMs: 0 })),
+    ).resolves.toEqual(KEY);
   });
 
   it('takes a timeout beyond the longest timer (2^31 ms) as none, not as an instant one', async () => {
     // Runtimes fire a longer timer at once.
     fault.current.script((req, res, body) => setTimeout(() => json(200, KEY)(req, res, body), 50));
-    await expect(unwrap(client({ timeoutMs: 2 ** 32 }).GET('/repos/{owner}/{repo}/keys/{id}', keyPath))).resolves.toEqual(KEY);
+    await expect(
+      unwrap(client({ timeoutMs: 2 ** 32 }).GET('/repos/{owner}/{repo}/keys/{id}', keyPath)),
+    ).resolves.toEqual(KEY);
   });
 
   it('refuses a timeout that is not a number of milliseconds, before anything is sent', async () => {
     for (const timeoutMs of [-1, Number.NaN, '100'] as number[]) {
-      expect(() => client({ timeoutMs })).toThrow(new TypeError('timeoutMs is not a number of milliseconds (0 for none)'));
-      await expect(client().GET('/repos/{owner}/{repo}/keys/{id}', { ...keyPath, timeoutMs })).rejects.toThrow(new TypeError('init.timeoutMs is not a number of milliseconds (0 for none)'));
+      expect(() => client({ timeoutMs })).toThrow(
+        new TypeError('timeoutMs is not a number of milliseconds (0 for none)'),
+      );
+      await expect(client().GET('/repos/{owner}/{repo}/keys/{id}', { ...keyPath, timeoutMs })).rejects.toThrow(
+        new TypeError('init.timeoutMs is not a number of milliseconds (0 for none)'),
+      );
     }
     expect(fault.current.received).toHaveLength(0);
   });
@@ -202,21 +258,29 @@ describe('timeouts', () => {
     fault.current.script(stall);
     const withMiddleware = client({ timeoutMs: 300 });
     withMiddleware.use({ onRequest: () => undefined });
-    const call = withMiddleware.PUT('/repos/{owner}/{repo}/collaborators/{collaborator}', { params: { path: { owner: 'acme', repo: 'rocket', collaborator: 'bob' } }, body: { permission: 'read' } });
+    const call = withMiddleware.PUT('/repos/{owner}/{repo}/collaborators/{collaborator}', {
+      params: { path: { owner: 'acme', repo: 'rocket', collaborator: 'bob' } },
+      body: { permission: 'read' },
+    });
     setTimeout(collectGarbage, 100);
     await expect(call).rejects.toBeInstanceOf(TimeoutError);
   }, 10_000);
 
   it('counts retries inside the same timeout', async () => {
     fault.current.script(json(503, {}), stall);
-    await expect(client({ timeoutMs: 200 }).GET('/repos/{owner}/{repo}/keys/{id}', keyPath)).rejects.toBeInstanceOf(TimeoutError);
+    await expect(client({ timeoutMs: 200 }).GET('/repos/{owner}/{repo}/keys/{id}', keyPath)).rejects.toBeInstanceOf(
+      TimeoutError,
+    );
     expect(fault.current.received).toHaveLength(2);
   });
 
   it("composes with the caller's AbortSignal: the caller's abort is not a timeout", async () => {
     fault.current.script(stall);
     const controller = new AbortController();
-    const call = client({ timeoutMs: 10_000 }).GET('/repos/{owner}/{repo}/keys/{id}', { ...keyPath, signal: controller.signal });
+    const call = client({ timeoutMs: 10_000 }).GET('/repos/{owner}/{repo}/keys/{id}', {
+      ...keyPath,
+      signal: controller.signal,
+    });
     setTimeout(() => controller.abort(), 50);
     const error = await call.catch((e: unknown) => e);
     expect(error).not.toBeInstanceOf(TimeoutError);
@@ -226,7 +290,10 @@ describe('timeouts', () => {
   it('stops waiting between retries when the caller aborts', async () => {
     fault.current.script(json(503, {}, { 'retry-after': '5' }));
     const controller = new AbortController();
-    const call = client({ retry: { retries: 1, maxDelayMs: 10_000 } }).GET('/repos/{owner}/{repo}/keys/{id}', { ...keyPath, signal: controller.signal });
+    const call = client({ retry: { retries: 1, maxDelayMs: 10_000 } }).GET('/repos/{owner}/{repo}/keys/{id}', {
+      ...keyPath,
+      signal: controller.signal,
+    });
     setTimeout(() => controller.abort(), 50);
     await expect(call).rejects.toMatchObject({ name: 'AbortError' });
     expect(fault.current.received).toHaveLength(1);

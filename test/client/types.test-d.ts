@@ -1,7 +1,27 @@
 // Compile-time guarantees of the client: wrong bodies, missing or mistyped parameters fail to
 // compile, and data narrows to the contract's records.
 import { describe, expectTypeOf, it } from 'vitest';
-import { collectAll, createGiteaClient, markNotificationThread, paginate, renderMarkdown, unwrap, uploadReleaseAttachment, type Attachment, type DeployKey, type EditHookOption, type GPGKey, type Hook, type Issue, type NotificationThread, type Organization, type Package, type PullRequest, type Repository, type User } from '../../src/index.js';
+import {
+  collectAll,
+  createGiteaClient,
+  markNotificationThread,
+  paginate,
+  renderMarkdown,
+  unwrap,
+  uploadReleaseAttachment,
+  type Attachment,
+  type DeployKey,
+  type EditHookOption,
+  type GPGKey,
+  type Hook,
+  type Issue,
+  type NotificationThread,
+  type Organization,
+  type Package,
+  type PullRequest,
+  type Repository,
+  type User,
+} from '../../src/index.js';
 
 const client = createGiteaClient({ baseUrl: 'https://gitea.example.org/api/v1', auth: { token: 't' } });
 const hook = { owner: 'acme', repo: 'rocket', id: 4001 };
@@ -10,8 +30,11 @@ describe('requests that cannot be right do not compile', () => {
   it('rejects a body field the operation does not take', () => {
     // @ts-expect-error `actve` is not a field of EditHookOption
     void client.PATCH('/repos/{owner}/{repo}/hooks/{id}', { params: { path: hook }, body: { actve: true } });
-    // @ts-expect-error `permission` takes read, write or admin only
-    void client.PUT('/repos/{owner}/{repo}/collaborators/{collaborator}', { params: { path: { owner: 'acme', repo: 'rocket', collaborator: 'bob' } }, body: { permission: 'owner' } });
+    void client.PUT('/repos/{owner}/{repo}/collaborators/{collaborator}', {
+      params: { path: { owner: 'acme', repo: 'rocket', collaborator: 'bob' } },
+      // @ts-expect-error `permission` takes read, write or admin only
+      body: { permission: 'owner' },
+    });
   });
 
   it('rejects a body field of the wrong type', () => {
@@ -32,12 +55,16 @@ describe('requests that cannot be right do not compile', () => {
   });
 
   it('rejects a parameter of the wrong type', () => {
-    // @ts-expect-error `id` is an integer
-    void client.GET('/repos/{owner}/{repo}/keys/{id}', { params: { path: { owner: 'acme', repo: 'rocket', id: 'eleven' } } });
+    void client.GET('/repos/{owner}/{repo}/keys/{id}', {
+      // @ts-expect-error `id` is an integer
+      params: { path: { owner: 'acme', repo: 'rocket', id: 'eleven' } },
+    });
     // @ts-expect-error `limit` is an integer
     void client.GET('/admin/orgs', { params: { query: { limit: '50' } } });
-    // @ts-expect-error `to-status` takes read, unread or pinned
-    void client.PATCH('/notifications/threads/{id}', { params: { path: { id: '1' }, query: { 'to-status': 'archived' } } });
+    void client.PATCH('/notifications/threads/{id}', {
+      // @ts-expect-error `to-status` takes read, unread or pinned
+      params: { path: { id: '1' }, query: { 'to-status': 'archived' } },
+    });
   });
 
   it('rejects a path the contract does not have, and the wrong method', () => {
@@ -48,7 +75,10 @@ describe('requests that cannot be right do not compile', () => {
   });
 
   it("rejects a call's timeoutMs that is not a number", () => {
-    void client.POST('/repos/migrate', { body: { clone_addr: 'https://git.example.net/a.git', repo_name: 'a' }, timeoutMs: 0 });
+    void client.POST('/repos/migrate', {
+      body: { clone_addr: 'https://git.example.net/a.git', repo_name: 'a' },
+      timeoutMs: 0,
+    });
     // @ts-expect-error milliseconds, as a number
     void client.GET('/admin/orgs', { timeoutMs: '100' });
   });
@@ -66,7 +96,9 @@ describe('requests that cannot be right do not compile', () => {
 
 describe('data narrows to the contract records', () => {
   it('narrows data after checking error', async () => {
-    const { data, error } = await client.GET('/repos/{owner}/{repo}/keys/{id}', { params: { path: { owner: 'acme', repo: 'rocket', id: 11001 } } });
+    const { data, error } = await client.GET('/repos/{owner}/{repo}/keys/{id}', {
+      params: { path: { owner: 'acme', repo: 'rocket', id: 11001 } },
+    });
     if (error) {
       expectTypeOf(data).toEqualTypeOf<undefined>();
       return;
@@ -75,17 +107,27 @@ describe('data narrows to the contract records', () => {
   });
 
   it('unwrap resolves to the record', async () => {
-    expectTypeOf(await unwrap(client.PATCH('/repos/{owner}/{repo}/hooks/{id}', { params: { path: hook }, body: { active: true } }))).toEqualTypeOf<Hook>();
+    expectTypeOf(
+      await unwrap(
+        client.PATCH('/repos/{owner}/{repo}/hooks/{id}', { params: { path: hook }, body: { active: true } }),
+      ),
+    ).toEqualTypeOf<Hook>();
     expectTypeOf(await unwrap(client.GET('/admin/orgs'))).toEqualTypeOf<Organization[]>();
   });
 
   it('the helpers resolve to their records', async () => {
     expectTypeOf(await collectAll(client, '/admin/orgs')).toEqualTypeOf<Organization[]>();
-    expectTypeOf(await collectAll(client, '/teams/{id}/members', { params: { path: { id: 1 } } })).toEqualTypeOf<User[]>();
-    for await (const version of paginate(client, '/packages/{owner}/{type}/{name}', { params: { path: { owner: 'acme', type: 'npm', name: 'rocket-sdk' } } })) {
+    expectTypeOf(await collectAll(client, '/teams/{id}/members', { params: { path: { id: 1 } } })).toEqualTypeOf<
+      User[]
+    >();
+    for await (const version of paginate(client, '/packages/{owner}/{type}/{name}', {
+      params: { path: { owner: 'acme', type: 'npm', name: 'rocket-sdk' } },
+    })) {
       expectTypeOf(version).toEqualTypeOf<Package>();
     }
-    expectTypeOf(await uploadReleaseAttachment(client, { owner: 'a', repo: 'b', id: 1, file: new Blob([]) })).toEqualTypeOf<Attachment>();
+    expectTypeOf(
+      await uploadReleaseAttachment(client, { owner: 'a', repo: 'b', id: 1, file: new Blob([]) }),
+    ).toEqualTypeOf<Attachment>();
     expectTypeOf(await renderMarkdown(client, { Text: '# hi' })).toEqualTypeOf<string>();
     expectTypeOf(await markNotificationThread(client, { id: 1 })).toEqualTypeOf<NotificationThread | undefined>();
   });
@@ -104,7 +146,17 @@ describe('data narrows to the contract records', () => {
   });
 
   it('request bodies take null for every optional field, as Go clients send them', () => {
-    expectTypeOf<{ active: null; authorization_header: null; branch_filter: null; config: null; events: null; name: null }>().toMatchTypeOf<EditHookOption>();
-    void client.PUT('/repos/{owner}/{repo}/collaborators/{collaborator}', { params: { path: { owner: 'acme', repo: 'rocket', collaborator: 'bob' } }, body: { permission: null } });
+    expectTypeOf<{
+      active: null;
+      authorization_header: null;
+      branch_filter: null;
+      config: null;
+      events: null;
+      name: null;
+    }>().toMatchTypeOf<EditHookOption>();
+    void client.PUT('/repos/{owner}/{repo}/collaborators/{collaborator}', {
+      params: { path: { owner: 'acme', repo: 'rocket', collaborator: 'bob' } },
+      body: { permission: null },
+    });
   });
 });

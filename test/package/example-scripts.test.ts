@@ -14,7 +14,12 @@ import { startStallServer } from '../support/stall-server.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 // The mock's organizations, in the order it pages through them.
-const ORGANIZATIONS = (resolvePointer(loadDocument(new URL('../../openapi.yaml', import.meta.url)), '#/components/examples/OrganizationList/value') as { name: string }[]).map((org) => org.name);
+const ORGANIZATIONS = (
+  resolvePointer(
+    loadDocument(new URL('../../openapi.yaml', import.meta.url)),
+    '#/components/examples/OrganizationList/value',
+  ) as { name: string }[]
+).map((org) => org.name);
 
 interface Run {
   code: number | null;
@@ -30,14 +35,19 @@ function runExample(name: string, args: string[] = [], env: Record<string, strin
     const child = execFile(
       process.execPath,
       [join('examples', name), ...args],
-      { cwd: ROOT, env: { ...process.env, GITEA_BASE_URL: mock.baseUrl, GITEA_TOKEN: 'example-token', ...env }, timeout: 20_000 },
+      {
+        cwd: ROOT,
+        env: { ...process.env, GITEA_BASE_URL: mock.baseUrl, GITEA_TOKEN: 'example-token', ...env },
+        timeout: 20_000,
+      },
       (_error, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }),
     );
   });
 }
 
 beforeAll(async () => {
-  if (!existsSync(join(ROOT, 'dist/index.js'))) throw new Error('dist/index.js is missing: run `npm run build` (the pretest of npm test does)');
+  if (!existsSync(join(ROOT, 'dist/index.js')))
+    throw new Error('dist/index.js is missing: run `npm run build` (the pretest of npm test does)');
   mock = await startMockServer({ port: 0, onRequest: (line) => mockLog.push(line) });
 });
 
@@ -54,14 +64,20 @@ describe('examples/list-organizations.mjs', () => {
     expect(lines.pop()).toBe(`${ORGANIZATIONS.length} organizations`);
     expect(lines.map((line) => line.split(' ')[0])).toEqual(ORGANIZATIONS);
     // Two at a time: every page was asked for.
-    expect(mockLog.slice(before).filter((line) => line.startsWith('GET /api/v1/admin/orgs 200 '))).toHaveLength(Math.ceil(ORGANIZATIONS.length / 2));
+    expect(mockLog.slice(before).filter((line) => line.startsWith('GET /api/v1/admin/orgs 200 '))).toHaveLength(
+      Math.ceil(ORGANIZATIONS.length / 2),
+    );
   });
 });
 
 describe('examples/edit-webhook.mjs', () => {
   it('edits the hook and prints it', async () => {
     const run = await runExample('edit-webhook.mjs', ['acme/rocket', '4001']);
-    expect(run).toEqual({ code: 0, stdout: 'hook 4001 (gitea) is active and fires on push, release for main\n', stderr: '' });
+    expect(run).toEqual({
+      code: 0,
+      stdout: 'hook 4001 (gitea) is active and fires on push, release for main\n',
+      stderr: '',
+    });
   });
 
   it.each([
@@ -88,7 +104,9 @@ describe('examples/edit-webhook.mjs', () => {
     try {
       const run = await runExample('edit-webhook.mjs', [], { GITEA_BASE_URL: silent.baseUrl, GITEA_TIMEOUT_MS: '300' });
       expect(run.code).toBe(1);
-      expect(run.stderr).toMatch(/^no answer in time: PATCH \/repos\/\{owner\}\/\{repo\}\/hooks\/\{id\} timed out after 300 ms\n$/);
+      expect(run.stderr).toMatch(
+        /^no answer in time: PATCH \/repos\/\{owner\}\/\{repo\}\/hooks\/\{id\} timed out after 300 ms\n$/,
+      );
     } finally {
       await silent.close();
     }
@@ -102,8 +120,12 @@ describe('examples/upload-release-asset.mjs', () => {
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(run.stdout).toMatch(/^uploading build-info\.txt \(\d+ bytes\) to release 14001 of acme\/rocket\n/);
     // The mock answers its sample attachment, whatever was sent.
-    expect(run.stdout).toContain('attachment 13001: rocket-1.2.0-linux-amd64.tar.gz, 4194304 bytes, https://gitea.example.org/');
-    expect(mockLog.slice(before)).toContainEqual(expect.stringMatching(/^POST \/api\/v1\/repos\/acme\/rocket\/releases\/14001\/assets 201 /));
+    expect(run.stdout).toContain(
+      'attachment 13001: rocket-1.2.0-linux-amd64.tar.gz, 4194304 bytes, https://gitea.example.org/',
+    );
+    expect(mockLog.slice(before)).toContainEqual(
+      expect.stringMatching(/^POST \/api\/v1\/repos\/acme\/rocket\/releases\/14001\/assets 201 /),
+    );
   });
 
   it('uploads the file named on the command line', async () => {
@@ -113,7 +135,9 @@ describe('examples/upload-release-asset.mjs', () => {
       await writeFile(file, Buffer.alloc(1234, 1));
       const run = await runExample('upload-release-asset.mjs', [file, 'acme/rocket', '14001']);
       expect(run).toMatchObject({ code: 0, stderr: '' });
-      expect(run.stdout).toMatch(/^uploading rocket\.tar\.gz \(1234 bytes\) to release 14001 of acme\/rocket\nattachment 13001: /);
+      expect(run.stdout).toMatch(
+        /^uploading rocket\.tar\.gz \(1234 bytes\) to release 14001 of acme\/rocket\nattachment 13001: /,
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -20,18 +20,50 @@ const TSC_7 = join(ROOT, 'node_modules/typescript-7/bin/tsc');
 const TYPESCRIPT_7 = '7.0.2';
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const run = promisify(execFile);
-const { OUTPUTS, staleReason } = (await import(join(ROOT, 'scripts/build-if-stale.mjs') as string)) as { OUTPUTS: string[]; staleReason(root: string): string | undefined };
+const { OUTPUTS, staleReason } = (await import(join(ROOT, 'scripts/build-if-stale.mjs') as string)) as {
+  OUTPUTS: string[];
+  staleReason(root: string): string | undefined;
+};
 
 /** Left out of the copy: installed packages, build output and history. */
 const NOT_COPIED = new Set(['node_modules', 'dist', '.git', 'coverage', '.vitest-cache', 'mock/dist']);
 
 /** What each tarball must hold, and what else it may. */
 const CLIENT = {
-  required: ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'openapi.yaml', 'generated/api.d.ts', 'generated/operation-ids.ts', 'dist/index.js', 'dist/index.cjs', 'dist/index.d.ts', 'dist/index.d.cts', 'dist/openapi.json'],
+  required: [
+    'package.json',
+    'README.md',
+    'LICENSE',
+    'CHANGELOG.md',
+    'openapi.yaml',
+    'generated/api.d.ts',
+    'generated/operation-ids.ts',
+    'dist/index.js',
+    'dist/index.cjs',
+    'dist/index.d.ts',
+    'dist/index.d.cts',
+    'dist/openapi.json',
+  ],
   allowed: ['generated/README.md'],
 };
 const MOCK = {
-  required: ['package.json', 'README.md', 'LICENSE', 'dist/cli.mjs', 'dist/document.json', 'dist/server.mjs', 'dist/server.d.mts', 'dist/msw.mjs', 'dist/msw.d.mts', 'dist/msw.browser.mjs', 'dist/msw.browser.licenses.txt', 'dist/serve.mjs', 'dist/verify.mjs', 'dist/proxy.mjs', 'dist/markdown-worker.mjs'],
+  required: [
+    'package.json',
+    'README.md',
+    'LICENSE',
+    'dist/cli.mjs',
+    'dist/document.json',
+    'dist/server.mjs',
+    'dist/server.d.mts',
+    'dist/msw.mjs',
+    'dist/msw.d.mts',
+    'dist/msw.browser.mjs',
+    'dist/msw.browser.licenses.txt',
+    'dist/serve.mjs',
+    'dist/verify.mjs',
+    'dist/proxy.mjs',
+    'dist/markdown-worker.mjs',
+  ],
   // Further chunks of the build, and of its type declarations.
   allowed: [/^dist\/[\w-]+\.mjs$/, /^dist\/[\w-]+\.d\.mts$/],
 };
@@ -42,7 +74,11 @@ const MOCK = {
  * installs below need comes from the registry there, and tarballs `npm ci` fetched are not fetched twice.
  */
 function npmEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(npm_package_|npm_lifecycle_|npm_config_(local_|global_)?prefix$|INIT_CWD$)/i.test(name)));
+  return Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([name]) => !/^(npm_package_|npm_lifecycle_|npm_config_(local_|global_)?prefix$|INIT_CWD$)/i.test(name),
+    ),
+  );
 }
 
 async function npm(args: string[], cwd: string): Promise<string> {
@@ -86,7 +122,12 @@ beforeAll(async () => {
     filter: (source) => {
       const path = relative(ROOT, source).split(sep);
       // Any node_modules: the runtime suite installs Node 22 and 24 below test/ too.
-      return !NOT_COPIED.has(path[0] ?? '') && !NOT_COPIED.has(path.slice(0, 2).join('/')) && !path.includes('node_modules') && !source.endsWith('.tgz');
+      return (
+        !NOT_COPIED.has(path[0] ?? '') &&
+        !NOT_COPIED.has(path.slice(0, 2).join('/')) &&
+        !path.includes('node_modules') &&
+        !source.endsWith('.tgz')
+      );
     },
   });
   await symlink(join(ROOT, 'node_modules'), join(repo, 'node_modules'), 'dir');
@@ -102,7 +143,10 @@ beforeAll(async () => {
   };
   const [client, mock] = await Promise.all([pack([]), pack(['-w', 'gitea-mock'])]);
   packed = { client: client.files, mock: mock.files };
-  await Promise.all([project(app, [client.filename]), project(mockProject, [client.filename, mock.filename, `msw@${MSW}`])]);
+  await Promise.all([
+    project(app, [client.filename]),
+    project(mockProject, [client.filename, mock.filename, `msw@${MSW}`]),
+  ]);
 }, 240_000);
 
 afterAll(async () => {
@@ -115,7 +159,13 @@ describe('npm pack', () => {
     ['gitea-mock', 'mock', MOCK],
   ] as const)('%s holds what it must and nothing else', (_name, key, { required, allowed }) => {
     const files = packed[key];
-    expect(files.filter((path) => !required.includes(path) && !allowed.some((allow) => (typeof allow === 'string' ? allow === path : allow.test(path))))).toEqual([]);
+    expect(
+      files.filter(
+        (path) =>
+          !required.includes(path) &&
+          !allowed.some((allow) => (typeof allow === 'string' ? allow === path : allow.test(path))),
+      ),
+    ).toEqual([]);
     expect(files).toEqual(expect.arrayContaining(required));
   });
 });
@@ -123,7 +173,11 @@ describe('npm pack', () => {
 describe('the client installed alone', () => {
   it('brings three packages in under 2 MiB: itself, openapi-fetch and its helper types', async () => {
     const listed = (await npm(['ls', '--all', '--parseable'], app)).trim().split('\n').slice(1);
-    expect(listed.map((path) => relative(join(app, 'node_modules'), path)).sort()).toEqual(['gitea-contract', 'openapi-fetch', 'openapi-typescript-helpers']);
+    expect(listed.map((path) => relative(join(app, 'node_modules'), path)).sort()).toEqual([
+      'gitea-contract',
+      'openapi-fetch',
+      'openapi-typescript-helpers',
+    ]);
     expect(await size(join(app, 'node_modules'))).toBeLessThan(2 * 1024 * 1024);
   });
 
@@ -139,8 +193,15 @@ const orgs = await collectAll(gitea, '/admin/orgs', { params: { query: { limit: 
 console.log(JSON.stringify({ from: import.meta.resolve('gitea-contract'), key: key.id, orgs: orgs.length }));
 `,
       );
-      const { stdout } = await run(process.execPath, ['call.mjs'], { cwd: app, env: { ...process.env, GITEA_BASE_URL: mock.baseUrl } });
-      expect(JSON.parse(stdout)).toEqual({ from: `file://${join(app, 'node_modules/gitea-contract/dist/index.js')}`, key: 11001, orgs: 5 });
+      const { stdout } = await run(process.execPath, ['call.mjs'], {
+        cwd: app,
+        env: { ...process.env, GITEA_BASE_URL: mock.baseUrl },
+      });
+      expect(JSON.parse(stdout)).toEqual({
+        from: `file://${join(app, 'node_modules/gitea-contract/dist/index.js')}`,
+        key: 11001,
+        orgs: 5,
+      });
     } finally {
       await mock.close();
     }
@@ -157,7 +218,13 @@ console.log(JSON.stringify({ from: require.resolve('gitea-contract'), client: ty
     );
     const { stdout } = await run(process.execPath, ['call.cjs'], { cwd: app });
     const installed = join(app, 'node_modules/gitea-contract');
-    expect(JSON.parse(stdout)).toEqual({ from: join(installed, 'dist/index.cjs'), client: 'function', openapi: '3.1.0', operations: 20, yaml: join(installed, 'openapi.yaml') });
+    expect(JSON.parse(stdout)).toEqual({
+      from: join(installed, 'dist/index.cjs'),
+      client: 'function',
+      openapi: '3.1.0',
+      operations: 20,
+      yaml: join(installed, 'openapi.yaml'),
+    });
   });
 
   // The consumer the compilers check, written once for all of them.
@@ -192,19 +259,34 @@ export function mistakes(): void {
     ['5.9', 'node16', { module: 'node16', moduleResolution: 'node16' }],
     ['7', 'node16', { module: 'node16', moduleResolution: 'node16' }],
     ['7', 'bundler', { module: 'esnext', moduleResolution: 'bundler' }],
-  ] as const)('type-checks a consumer under TypeScript %s with moduleResolution %s', { timeout: 90_000 }, async ([version, name, resolution], { expect }) => {
-    const config = { compilerOptions: { ...resolution, target: 'es2022', lib: ['es2022', 'dom'], strict: true, noEmit: true, skipLibCheck: false, types: [] }, files: ['consumer.ts'] };
-    const file = `tsconfig.${version}.${name}.json`;
-    await writeFile(join(app, file), JSON.stringify(config, null, 2));
-    const tsc = version === '7' ? TSC_7 : TSC;
-    const { stdout: reported } = await run(process.execPath, [tsc, '--version']);
-    expect(reported).toMatch(version === '7' ? `Version ${TYPESCRIPT_7}` : /^Version 5\.9\./);
-    const result = await run(process.execPath, [tsc, '-p', file], { cwd: app }).then(
-      () => '',
-      (error: { stdout?: string }) => error.stdout || String(error),
-    );
-    expect(result).toBe('');
-  });
+  ] as const)(
+    'type-checks a consumer under TypeScript %s with moduleResolution %s',
+    { timeout: 90_000 },
+    async ([version, name, resolution], { expect }) => {
+      const config = {
+        compilerOptions: {
+          ...resolution,
+          target: 'es2022',
+          lib: ['es2022', 'dom'],
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          types: [],
+        },
+        files: ['consumer.ts'],
+      };
+      const file = `tsconfig.${version}.${name}.json`;
+      await writeFile(join(app, file), JSON.stringify(config, null, 2));
+      const tsc = version === '7' ? TSC_7 : TSC;
+      const { stdout: reported } = await run(process.execPath, [tsc, '--version']);
+      expect(reported).toMatch(version === '7' ? `Version ${TYPESCRIPT_7}` : /^Version 5\.9\./);
+      const result = await run(process.execPath, [tsc, '-p', file], { cwd: app }).then(
+        () => '',
+        (error: { stdout?: string }) => error.stdout || String(error),
+      );
+      expect(result).toBe('');
+    },
+  );
 });
 
 describe('the mock installed next to it', () => {
@@ -226,7 +308,10 @@ const members = await collectAll(gitea, '/teams/{id}/members', { params: { path:
 console.log(JSON.stringify(members.map((user) => user.login)));
 `,
     );
-    const { stdout } = await run(process.execPath, ['rename.mjs'], { cwd: mockProject, env: { ...process.env, GITEA_BASE_URL: mock.baseUrl } });
+    const { stdout } = await run(process.execPath, ['rename.mjs'], {
+      cwd: mockProject,
+      env: { ...process.env, GITEA_BASE_URL: mock.baseUrl },
+    });
     expect(JSON.parse(stdout)).toEqual(['alice', 'robert', 'carol']);
   });
 
@@ -281,7 +366,19 @@ export async function logins(): Promise<string[] | undefined> {
 createGiteaHandlers({ baseUrl: '/api/v1', sandbox: 'yes' });
 `,
     );
-    const config = { compilerOptions: { module: 'node16', moduleResolution: 'node16', target: 'es2022', lib: ['es2022', 'dom'], strict: true, noEmit: true, skipLibCheck: true, types: [] }, files: ['handlers.ts'] };
+    const config = {
+      compilerOptions: {
+        module: 'node16',
+        moduleResolution: 'node16',
+        target: 'es2022',
+        lib: ['es2022', 'dom'],
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        types: [],
+      },
+      files: ['handlers.ts'],
+    };
     await writeFile(join(mockProject, 'tsconfig.json'), JSON.stringify(config));
     const result = await run(process.execPath, [TSC, '-p', 'tsconfig.json'], { cwd: mockProject }).then(
       () => '',
@@ -294,8 +391,23 @@ createGiteaHandlers({ baseUrl: '/api/v1', sandbox: 'yes' });
     const bin = join(mockProject, 'node_modules/.bin/gitea-mock');
     const { stdout: help } = await run(bin, ['--help']);
     expect(help).toContain('gitea-mock verify --base-url <url> [options]');
-    const ids = ['--repo', 'acme/rocket', '--key-id', '11001', '--team-id', '12001', '--comment-id', '15001', '--workflow', 'build.yml', '--package', 'acme/npm/rocket-sdk'];
-    const { stdout } = await run(bin, ['verify', '--base-url', mock.baseUrl, ...ids], { env: { ...process.env, GITEA_TOKEN: 'packaged-live' } });
+    const ids = [
+      '--repo',
+      'acme/rocket',
+      '--key-id',
+      '11001',
+      '--team-id',
+      '12001',
+      '--comment-id',
+      '15001',
+      '--workflow',
+      'build.yml',
+      '--package',
+      'acme/npm/rocket-sdk',
+    ];
+    const { stdout } = await run(bin, ['verify', '--base-url', mock.baseUrl, ...ids], {
+      env: { ...process.env, GITEA_TOKEN: 'packaged-live' },
+    });
     expect(stdout).toMatch(/^7 operations checked, 0 with mismatches$/m);
   });
 });

@@ -9,41 +9,64 @@ import { nodeExecutable } from './support/node-versions.js';
 import { runtimeExecutable } from './support/runtime-binary.js';
 
 const run = promisify(execFile);
-const pinned = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies;
+const pinned = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    devDependencies: Record<string, string>;
+  }
+).devDependencies;
 
-describe.runIf(process.platform === 'linux' && process.arch === 'x64')('the binaries of the deno and bun dev dependencies (Linux x64)', () => {
-  it('runs the pinned Deno', async () => {
-    const { stdout } = await run(runtimeExecutable('deno', { env: {}, platform: 'linux', arch: 'x64' }), ['--version']);
-    expect(stdout).toMatch(new RegExp(`^deno ${pinned.deno!.replaceAll('.', '\\.')} `));
-  });
+describe.runIf(process.platform === 'linux' && process.arch === 'x64')(
+  'the binaries of the deno and bun dev dependencies (Linux x64)',
+  () => {
+    it('runs the pinned Deno', async () => {
+      const { stdout } = await run(runtimeExecutable('deno', { env: {}, platform: 'linux', arch: 'x64' }), [
+        '--version',
+      ]);
+      expect(stdout).toMatch(new RegExp(`^deno ${pinned.deno!.replaceAll('.', '\\.')} `));
+    });
 
-  it('runs the pinned Bun', async () => {
-    const { stdout } = await run(runtimeExecutable('bun', { env: {}, platform: 'linux', arch: 'x64' }), ['--version']);
-    expect(stdout.trim()).toBe(pinned.bun);
-  });
+    it('runs the pinned Bun', async () => {
+      const { stdout } = await run(runtimeExecutable('bun', { env: {}, platform: 'linux', arch: 'x64' }), [
+        '--version',
+      ]);
+      expect(stdout.trim()).toBe(pinned.bun);
+    });
 
-  it('fails, saying so, where npm installed no binary for the platform', () => {
-    // npm installs only this machine's platform package.
-    expect(() => runtimeExecutable('bun', { env: {}, platform: 'linux', arch: 'arm64' })).toThrow(/^No bun binary for linux-arm64: @oven\/bun-linux-aarch64 is not installed/);
-    expect(() => runtimeExecutable('deno', { env: {}, platform: 'darwin', arch: 'arm64' })).toThrow(/^No deno binary for darwin-arm64: @deno\/darwin-arm64 is not installed/);
-  });
-});
+    it('fails, saying so, where npm installed no binary for the platform', () => {
+      // npm installs only this machine's platform package.
+      expect(() => runtimeExecutable('bun', { env: {}, platform: 'linux', arch: 'arm64' })).toThrow(
+        /^No bun binary for linux-arm64: @oven\/bun-linux-aarch64 is not installed/,
+      );
+      expect(() => runtimeExecutable('deno', { env: {}, platform: 'darwin', arch: 'arm64' })).toThrow(
+        /^No deno binary for darwin-arm64: @deno\/darwin-arm64 is not installed/,
+      );
+    });
+  },
+);
 
 describe('choosing a runtime binary', () => {
   it('takes DENO_PATH and BUN_PATH first', () => {
-    expect(runtimeExecutable('deno', { env: { DENO_PATH: process.execPath }, platform: 'darwin', arch: 'arm64' })).toBe(process.execPath);
-    expect(runtimeExecutable('bun', { env: { BUN_PATH: process.execPath }, platform: 'linux', arch: 'riscv64' })).toBe(process.execPath);
+    expect(runtimeExecutable('deno', { env: { DENO_PATH: process.execPath }, platform: 'darwin', arch: 'arm64' })).toBe(
+      process.execPath,
+    );
+    expect(runtimeExecutable('bun', { env: { BUN_PATH: process.execPath }, platform: 'linux', arch: 'riscv64' })).toBe(
+      process.execPath,
+    );
   });
 
   it('refuses a DENO_PATH that is not an executable file', () => {
-    expect(() => runtimeExecutable('deno', { env: { DENO_PATH: '/nonexistent/deno' }, platform: 'linux', arch: 'x64' })).toThrow('DENO_PATH=/nonexistent/deno is not an executable file');
+    expect(() =>
+      runtimeExecutable('deno', { env: { DENO_PATH: '/nonexistent/deno' }, platform: 'linux', arch: 'x64' }),
+    ).toThrow('DENO_PATH=/nonexistent/deno is not an executable file');
   });
 
   it('fails, saying so, on a platform the packages ship nothing for', () => {
     expect(() => runtimeExecutable('deno', { env: {}, platform: 'linux', arch: 'riscv64' })).toThrow(
       'No deno binary for linux-riscv64: the deno npm package ships none for this platform. Set DENO_PATH to a deno executable.',
     );
-    expect(() => runtimeExecutable('bun', { env: {}, platform: 'aix', arch: 'x64' })).toThrow(/^No bun binary for aix-x64: the bun npm package ships none/);
+    expect(() => runtimeExecutable('bun', { env: {}, platform: 'aix', arch: 'x64' })).toThrow(
+      /^No bun binary for aix-x64: the bun npm package ships none/,
+    );
   });
 });
 
@@ -54,6 +77,8 @@ describe('choosing Node 22 and 24', () => {
   });
 
   it('refuses a NODE24_PATH that is not an executable file', async () => {
-    await expect(nodeExecutable('24', { NODE24_PATH: '/nonexistent/node' })).rejects.toThrow('NODE24_PATH=/nonexistent/node is not an executable file');
+    await expect(nodeExecutable('24', { NODE24_PATH: '/nonexistent/node' })).rejects.toThrow(
+      'NODE24_PATH=/nonexistent/node is not an executable file',
+    );
   });
 });

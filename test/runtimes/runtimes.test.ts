@@ -30,7 +30,8 @@ const RUNTIMES = ['node', 'node22', 'node24', 'deno', 'bun', 'chromium'] as cons
 type Runtime = (typeof RUNTIMES)[number];
 
 const doc = loadDocument(new URL('../../openapi.yaml', import.meta.url));
-const example = (name: string): Json | undefined => (resolvePointer(doc, `#/components/examples/${name}`) as { value?: Json } | undefined)?.value;
+const example = (name: string): Json | undefined =>
+  (resolvePointer(doc, `#/components/examples/${name}`) as { value?: Json } | undefined)?.value;
 
 const PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>gitea-contract in a browser</title>
@@ -57,7 +58,10 @@ async function openScenarioPage(): Promise<Page> {
   site = await serveFiles({
     '/': { type: 'text/html; charset=utf-8', body: PAGE },
     '/gitea-contract.js': { type: 'text/javascript; charset=utf-8', body: await bundleBuiltClient() },
-    '/scenario.mjs': { type: 'text/javascript; charset=utf-8', body: await readFile(new URL('./scenario.mjs', import.meta.url)) },
+    '/scenario.mjs': {
+      type: 'text/javascript; charset=utf-8',
+      body: await readFile(new URL('./scenario.mjs', import.meta.url)),
+    },
   });
   browser = await launchChromium();
   // No request routing here: with any route set, Playwright answers CORS preflights itself and
@@ -74,7 +78,10 @@ async function openScenarioPage(): Promise<Page> {
 
 async function runInChromium(ready: Promise<Page>, config: ScenarioConfig): Promise<ScenarioResult> {
   const page = await ready;
-  return page.evaluate((c) => (window as unknown as { runScenario(c: ScenarioConfig): Promise<ScenarioResult> }).runScenario(c), config);
+  return page.evaluate(
+    (c) => (window as unknown as { runScenario(c: ScenarioConfig): Promise<ScenarioResult> }).runScenario(c),
+    config,
+  );
 }
 
 beforeAll(async () => {
@@ -103,14 +110,22 @@ beforeAll(async () => {
   await Promise.all(
     RUNTIMES.map(async (runtime) => {
       try {
-        const result = runtime === 'chromium' ? await runInChromium(page, config) : await runInProcess(runtime as ProcessRuntime, config, scratch);
+        const result =
+          runtime === 'chromium'
+            ? await runInChromium(page, config)
+            : await runInProcess(runtime as ProcessRuntime, config, scratch);
         outcomes.set(runtime, { runtime, result });
       } catch (error) {
         outcomes.set(runtime, { runtime, error: error instanceof Error ? error.message : String(error) });
       }
     }),
   );
-  console.log(resultTable(RUNTIMES.map((runtime) => outcomes.get(runtime)!), STEP_NAMES));
+  console.log(
+    resultTable(
+      RUNTIMES.map((runtime) => outcomes.get(runtime)!),
+      STEP_NAMES,
+    ),
+  );
 }, 90_000);
 
 afterAll(async () => {
@@ -141,8 +156,14 @@ describe('the built mock under Node 22 and 24', () => {
       try {
         const version = await fetch(`${mock.baseUrl}/version`);
         expect(await version.json()).toEqual({ version: expect.stringMatching(/^1\.27\.0\+gitea-contract-mock$/) });
-        const orgs = await fetch(`${mock.baseUrl}/admin/orgs?limit=2`, { headers: { authorization: 'token node-versions' } });
-        expect([orgs.status, orgs.headers.get('x-total-count'), ((await orgs.json()) as unknown[]).length]).toEqual([200, '5', 2]);
+        const orgs = await fetch(`${mock.baseUrl}/admin/orgs?limit=2`, {
+          headers: { authorization: 'token node-versions' },
+        });
+        expect([orgs.status, orgs.headers.get('x-total-count'), ((await orgs.json()) as unknown[]).length]).toEqual([
+          200,
+          '5',
+          2,
+        ]);
       } finally {
         expect(await mock.stop()).toBe(0);
       }
@@ -161,11 +182,22 @@ describe('in Chromium, across origins', () => {
 
   it('had every preflight answered by the mock itself', () => {
     // Token credentials make each call preflighted.
-    for (const path of ['/admin/orgs', '/orgs/acme/labels/5001', '/repos/acme/rocket/releases/14001/assets', '/markdown', '/repos/acme/rocket/keys/11001']) {
-      expect(mockLog.filter((line) => line.startsWith(`OPTIONS /api/v1${path} 204 `)), path).not.toEqual([]);
+    for (const path of [
+      '/admin/orgs',
+      '/orgs/acme/labels/5001',
+      '/repos/acme/rocket/releases/14001/assets',
+      '/markdown',
+      '/repos/acme/rocket/keys/11001',
+    ]) {
+      expect(
+        mockLog.filter((line) => line.startsWith(`OPTIONS /api/v1${path} 204 `)),
+        path,
+      ).not.toEqual([]);
     }
     // Three pages and the page whose headers were read.
-    expect(pageRequests.filter((url) => url.startsWith(`${mock.baseUrl}/admin/orgs?`)).length).toBeGreaterThanOrEqual(4);
+    expect(pageRequests.filter((url) => url.startsWith(`${mock.baseUrl}/admin/orgs?`)).length).toBeGreaterThanOrEqual(
+      4,
+    );
   });
 
   it('sent no request beyond 127.0.0.1, and the page raised no error', () => {

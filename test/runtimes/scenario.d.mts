@@ -30,4 +30,7 @@ export interface ScenarioResult {
 
 export declare const STEP_NAMES: readonly string[];
 export declare function currentRuntime(): ScenarioResult['runtime'];
-export declare function runScenario(lib: typeof import('../../src/index.js'), config: ScenarioConfig): Promise<ScenarioResult>;
+export declare function runScenario(
+  lib: typeof import('../../src/index.js'),
+  config: ScenarioConfig,
+): Promise<ScenarioResult>;

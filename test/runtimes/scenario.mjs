@@ -28,11 +28,18 @@ function check(condition, reason) {
 
 /** JSON with sorted keys, so two records compare by content, not by key order. */
 function canonical(value) {
-  return JSON.stringify(value, (_key, v) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v));
+  return JSON.stringify(value, (_key, v) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : v,
+  );
 }
 
 function checkSame(actual, expected, what) {
-  check(canonical(actual) === canonical(expected), `${what}: expected ${canonical(expected)}, got ${canonical(actual)}`);
+  check(
+    canonical(actual) === canonical(expected),
+    `${what}: expected ${canonical(expected)}, got ${canonical(actual)}`,
+  );
 }
 
 /**
@@ -42,7 +49,11 @@ function checkSame(actual, expected, what) {
 const STEPS = {
   async paging({ lib, gitea, requested, config: { baseUrl, expected } }) {
     const organizations = await lib.collectAll(gitea, '/admin/orgs', { params: { query: { limit: 2 } } });
-    checkSame(organizations.map((org) => org.name), expected.organizations, 'organizations');
+    checkSame(
+      organizations.map((org) => org.name),
+      expected.organizations,
+      'organizations',
+    );
     const pages = requested.map((url) => new URL(url).searchParams.get('page'));
     const wanted = Array.from({ length: Math.ceil(expected.organizations.length / 2) }, (_, i) => String(i + 1));
     checkSame(pages, wanted, 'pages asked for');
@@ -51,14 +62,23 @@ const STEPS = {
     const total = first.response.headers.get('X-Total-Count');
     check(total === String(expected.organizations.length), `X-Total-Count: ${total}`);
     const link = first.response.headers.get('Link');
-    check(link === `<${baseUrl}/admin/orgs?limit=2&page=2>; rel="next",<${baseUrl}/admin/orgs?limit=2&page=${wanted.length}>; rel="last"`, `Link: ${link}`);
+    check(
+      link ===
+        `<${baseUrl}/admin/orgs?limit=2&page=2>; rel="next",<${baseUrl}/admin/orgs?limit=2&page=${wanted.length}>; rel="last"`,
+      `Link: ${link}`,
+    );
   },
 
   async 'label edit'({ lib, gitea, config: { expected } }) {
     const label = await lib.unwrap(
       gitea.PATCH('/orgs/{org}/labels/{id}', {
         params: { path: { org: 'acme', id: 5001 } },
-        body: { color: '#D93F0B', description: 'Needs attention before the next launch.', exclusive: true, is_archived: false },
+        body: {
+          color: '#D93F0B',
+          description: 'Needs attention before the next launch.',
+          exclusive: true,
+          is_archived: false,
+        },
       }),
     );
     checkSame(label, expected.label, 'label');
@@ -66,32 +86,67 @@ const STEPS = {
 
   async 'Blob upload'({ lib, gitea, config: { expected } }) {
     const file = new Blob([new Uint8Array([0x1f, 0x8b, 0x08, 0x00])], { type: 'application/gzip' });
-    const attachment = await lib.uploadReleaseAttachment(gitea, { owner: 'acme', repo: 'rocket', id: 14001, file, name: 'rocket-1.2.0-linux-amd64.tar.gz' });
+    const attachment = await lib.uploadReleaseAttachment(gitea, {
+      owner: 'acme',
+      repo: 'rocket',
+      id: 14001,
+      file,
+      name: 'rocket-1.2.0-linux-amd64.tar.gz',
+    });
     checkSame(attachment, expected.attachment, 'attachment');
   },
 
   async markdown({ lib, gitea, config: { expected } }) {
-    const html = await lib.renderMarkdown(gitea, { Text: 'Fixed in #42, thanks **bob**!', Mode: 'comment', Context: '/acme/rocket' });
+    const html = await lib.renderMarkdown(gitea, {
+      Text: 'Fixed in #42, thanks **bob**!',
+      Mode: 'comment',
+      Context: '/acme/rocket',
+    });
     check(html === expected.markdown, `HTML: ${JSON.stringify(html)}`);
   },
 
   async ApiError({ lib, gitea, config: { expected } }) {
-    const call = gitea.GET(KEY_PATH, { params: { path: { owner: 'acme', repo: 'rocket', id: 11001 } }, headers: { Prefer: 'code=404' } });
-    const error = await lib.unwrap(call).then(() => undefined, (caught) => caught);
-    check(error instanceof lib.ApiError, `rejected with ${error === undefined ? 'nothing: the call succeeded' : String(error)}`);
+    const call = gitea.GET(KEY_PATH, {
+      params: { path: { owner: 'acme', repo: 'rocket', id: 11001 } },
+      headers: { Prefer: 'code=404' },
+    });
+    const error = await lib.unwrap(call).then(
+      () => undefined,
+      (caught) => caught,
+    );
+    check(
+      error instanceof lib.ApiError,
+      `rejected with ${error === undefined ? 'nothing: the call succeeded' : String(error)}`,
+    );
     check(error.status === 404, `status ${error.status}`);
     check(error.operationId === 'repoGetKey', `operationId ${error.operationId}`);
-    check(error.message === `GET ${KEY_PATH} (repoGetKey): 404 ${expected.notFoundMessage}`, `message ${JSON.stringify(error.message)}`);
+    check(
+      error.message === `GET ${KEY_PATH} (repoGetKey): 404 ${expected.notFoundMessage}`,
+      `message ${JSON.stringify(error.message)}`,
+    );
     check(error.body?.message === expected.notFoundMessage, `body ${canonical(error.body)}`);
   },
 
   async timeout({ lib, config: { stallUrl } }) {
-    const stalled = lib.createGiteaClient({ baseUrl: stallUrl, auth: { token: 'runtime-scenario' }, timeoutMs: TIMEOUT_MS });
+    const stalled = lib.createGiteaClient({
+      baseUrl: stallUrl,
+      auth: { token: 'runtime-scenario' },
+      timeoutMs: TIMEOUT_MS,
+    });
     const started = Date.now();
-    const error = await stalled.GET('/admin/orgs').then(() => undefined, (caught) => caught);
+    const error = await stalled.GET('/admin/orgs').then(
+      () => undefined,
+      (caught) => caught,
+    );
     const elapsed = Date.now() - started;
-    check(error instanceof lib.TimeoutError && error.name === 'TimeoutError', `rejected with ${error === undefined ? 'nothing: the call was answered' : String(error)}`);
-    check(error.message === `GET /admin/orgs timed out after ${TIMEOUT_MS} ms`, `message ${JSON.stringify(error.message)}`);
+    check(
+      error instanceof lib.TimeoutError && error.name === 'TimeoutError',
+      `rejected with ${error === undefined ? 'nothing: the call was answered' : String(error)}`,
+    );
+    check(
+      error.message === `GET /admin/orgs timed out after ${TIMEOUT_MS} ms`,
+      `message ${JSON.stringify(error.message)}`,
+    );
     // Timers may fire a millisecond early by Date.now(); the upper bound only says it did not hang.
     check(elapsed >= TIMEOUT_MS - 5 && elapsed < TIMEOUT_MS + 5000, `took ${elapsed} ms`);
   },
@@ -115,7 +170,9 @@ export const STEP_NAMES = Object.keys(STEPS);
 export async function runScenario(lib, config) {
   // The real fetch, with the URLs it was asked for written down, to count the pages.
   const requested = [];
-  const fetch = (input, init) => (requested.push(typeof input === 'string' ? input : input.url), globalThis.fetch(input, init));
+  const fetch = (input, init) => (
+    requested.push(typeof input === 'string' ? input : input.url), globalThis.fetch(input, init)
+  );
   const gitea = lib.createGiteaClient({ baseUrl: config.baseUrl, auth: { token: 'runtime-scenario' }, fetch });
   const steps = [];
   for (const [step, run] of Object.entries(STEPS)) {
@@ -123,7 +180,10 @@ export async function runScenario(lib, config) {
       await run({ lib, gitea, requested, config });
       steps.push({ step, ok: true });
     } catch (error) {
-      const reason = error instanceof StepFailure ? error.message : `threw ${error?.name ?? typeof error}: ${error?.message ?? String(error)}`;
+      const reason =
+        error instanceof StepFailure
+          ? error.message
+          : `threw ${error?.name ?? typeof error}: ${error?.message ?? String(error)}`;
       steps.push({ step, ok: false, reason });
     }
   }

@@ -28,7 +28,11 @@ export interface FaultServer {
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Handler {
   return (_req, res) => {
     const payload = body === undefined ? '' : JSON.stringify(body);
-    res.writeHead(status, { 'content-type': 'application/json;charset=utf-8', 'content-length': Buffer.byteLength(payload), ...headers });
+    res.writeHead(status, {
+      'content-type': 'application/json;charset=utf-8',
+      'content-length': Buffer.byteLength(payload),
+      ...headers,
+    });
     res.end(payload);
   };
 }

@@ -6,7 +6,11 @@ import { expect } from 'vitest';
 /** Every way an error is commonly printed or logged, down each cause. */
 export function renderings(error: unknown): string[] {
   const texts: string[] = [];
-  for (let item = error, depth = 0; item !== undefined && item !== null && depth < 10; item = (item as { cause?: unknown }).cause, depth++) {
+  for (
+    let item = error, depth = 0;
+    item !== undefined && item !== null && depth < 10;
+    item = (item as { cause?: unknown }).cause, depth++
+  ) {
     const { message, stack } = item as { message?: unknown; stack?: unknown };
     texts.push(String(message), String(item), String(stack), inspect(item, { depth: 8 }));
     try {
@@ -39,6 +43,10 @@ export function forms(secret: string): string[] {
 export function expectNoSecret(error: unknown, secrets: readonly string[]): void {
   for (const text of renderings(error)) {
     // In any case: a server may change it (a lower-cased Basic credential is cheaply recovered).
-    for (const secret of secrets) for (const form of forms(secret)) expect(text.toLowerCase(), `a rendering holds ${JSON.stringify(form)} in some case`).not.toContain(form.toLowerCase());
+    for (const secret of secrets)
+      for (const form of forms(secret))
+        expect(text.toLowerCase(), `a rendering holds ${JSON.stringify(form)} in some case`).not.toContain(
+          form.toLowerCase(),
+        );
   }
 }

@@ -24,13 +24,31 @@ export interface TlsServer {
 /** Validity of each kind, and the address it names: 127.0.0.1 for all but the one for another host. */
 function certificateOptions(kind: CertificateKind): Parameters<typeof generate>[1] {
   const day = 24 * 3600 * 1000;
-  const [notBeforeDate, notAfterDate] = kind === 'expired' ? [new Date(Date.now() - 60 * day), new Date(Date.now() - 30 * day)] : [new Date(Date.now() - day), new Date(Date.now() + 30 * day)];
-  const altNames = kind === 'for another host' ? [{ type: 2 as const, value: 'gitea.example.org' }] : [{ type: 7 as const, ip: '127.0.0.1' }];
-  return { keyType: 'ec', algorithm: 'sha256', notBeforeDate, notAfterDate, extensions: [{ name: 'basicConstraints', cA: true }, { name: 'subjectAltName', altNames }] };
+  const [notBeforeDate, notAfterDate] =
+    kind === 'expired'
+      ? [new Date(Date.now() - 60 * day), new Date(Date.now() - 30 * day)]
+      : [new Date(Date.now() - day), new Date(Date.now() + 30 * day)];
+  const altNames =
+    kind === 'for another host'
+      ? [{ type: 2 as const, value: 'gitea.example.org' }]
+      : [{ type: 7 as const, ip: '127.0.0.1' }];
+  return {
+    keyType: 'ec',
+    algorithm: 'sha256',
+    notBeforeDate,
+    notAfterDate,
+    extensions: [
+      { name: 'basicConstraints', cA: true },
+      { name: 'subjectAltName', altNames },
+    ],
+  };
 }
 
 /** Starts an HTTPS server on 127.0.0.1 with a fresh certificate of `kind`, answering with `answer`. */
-export async function startTlsServer(kind: CertificateKind, answer: (req: IncomingMessage, res: ServerResponse) => void): Promise<TlsServer> {
+export async function startTlsServer(
+  kind: CertificateKind,
+  answer: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<TlsServer> {
   const pems = await generate([{ name: 'commonName', value: 'gitea-contract test server' }], certificateOptions(kind));
   const folder = await mkdtemp(join(tmpdir(), 'gitea-contract-tls-'));
   const caFile = join(folder, 'ca.pem');

@@ -37,10 +37,23 @@ function mediaTypeOf(headers: Headers): string | undefined {
 }
 
 /** The ways `answer` breaks `op`'s responses; `body: false` skips the body (one too large to read whole). */
-export function mismatches(doc: JsonObject, schemas: SchemaValidator, op: Operation, answer: Answer, { body: checkBody = true } = {}): Violation[] {
+export function mismatches(
+  doc: JsonObject,
+  schemas: SchemaValidator,
+  op: Operation,
+  answer: Answer,
+  { body: checkBody = true } = {},
+): Violation[] {
   const responses = isObject(op.operation.responses) ? op.operation.responses : {};
-  const declared = Object.hasOwn(responses, String(answer.status)) ? String(answer.status) : Object.hasOwn(responses, 'default') ? 'default' : undefined;
-  if (declared === undefined) return [{ where: `status ${answer.status}`, problem: `is not declared (declared: ${Object.keys(responses).join(', ')})` }];
+  const declared = Object.hasOwn(responses, String(answer.status))
+    ? String(answer.status)
+    : Object.hasOwn(responses, 'default')
+      ? 'default'
+      : undefined;
+  if (declared === undefined)
+    return [
+      { where: `status ${answer.status}`, problem: `is not declared (declared: ${Object.keys(responses).join(', ')})` },
+    ];
   const { value, location } = deref(doc, responses[declared], `${op.location}/responses/${declared}`);
   const response = value as JsonObject;
   const problems: Violation[] = [];
@@ -55,20 +68,32 @@ export function mismatches(doc: JsonObject, schemas: SchemaValidator, op: Operat
     }
     const schema = spec.schema as JsonObject | undefined;
     const typed = schema?.type === 'integer' && /^-?\d+$/.test(actual) ? Number(actual) : actual;
-    for (const problem of schemas.check(`${resolved.location}/schema`, typed)) problems.push({ where: `header ${name}:`, problem });
+    for (const problem of schemas.check(`${resolved.location}/schema`, typed))
+      problems.push({ where: `header ${name}:`, problem });
   }
   if (!checkBody) return problems;
 
   const content = isObject(response.content) ? response.content : {};
   const types = Object.keys(content);
   if (types.length === 0) {
-    if (answer.body !== '') problems.push({ where: `status ${answer.status}`, problem: 'declares no body, but one was sent' });
+    if (answer.body !== '')
+      problems.push({ where: `status ${answer.status}`, problem: 'declares no body, but one was sent' });
     return problems;
   }
   // `x-body-optional`: Gitea sends this status with no body at all in some cases (an empty 403).
-  if (answer.body === '') return response['x-body-optional'] === true ? problems : [...problems, { where: `status ${answer.status}`, problem: `declares a ${types.join(' or ')} body, but the body is empty` }];
+  if (answer.body === '')
+    return response['x-body-optional'] === true
+      ? problems
+      : [
+          ...problems,
+          { where: `status ${answer.status}`, problem: `declares a ${types.join(' or ')} body, but the body is empty` },
+        ];
   const mediaType = mediaTypeOf(answer.headers);
-  if (mediaType === undefined || !types.includes(mediaType)) return [...problems, { where: 'content type', problem: `${mediaType ?? '(none)'} is not declared (declared: ${types.join(', ')})` }];
+  if (mediaType === undefined || !types.includes(mediaType))
+    return [
+      ...problems,
+      { where: 'content type', problem: `${mediaType ?? '(none)'} is not declared (declared: ${types.join(', ')})` },
+    ];
   const schemaAt = `${location}/content/${pointer([mediaType]).slice(1)}/schema`;
   let body: unknown = answer.body;
   if (mediaType.endsWith('json')) {
@@ -89,7 +114,10 @@ const BODY_PROBLEMS = 6;
  * server, and a newline in it would forge a line of its own), and cut short.
  */
 function printable(text: string, max = 120): string {
-  const escaped = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const escaped = text.replace(
+    /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
   return escaped.length > max ? `${escaped.slice(0, max)}…` : escaped;
 }
 
@@ -114,8 +142,12 @@ function withoutBranchNoise(errors: readonly ErrorObject[]): ErrorObject[] {
   for (const union of errors) {
     if (union.keyword !== 'oneOf' && union.keyword !== 'anyOf') continue;
     const at = union.instancePath;
-    const branches = errors.filter((e) => e.keyword === 'type' && e.instancePath === at && e.schemaPath.startsWith(`${union.schemaPath}/`));
-    const specific = errors.some((e) => e !== union && !branches.includes(e) && (e.instancePath === at || e.instancePath.startsWith(`${at}/`)));
+    const branches = errors.filter(
+      (e) => e.keyword === 'type' && e.instancePath === at && e.schemaPath.startsWith(`${union.schemaPath}/`),
+    );
+    const specific = errors.some(
+      (e) => e !== union && !branches.includes(e) && (e.instancePath === at || e.instancePath.startsWith(`${at}/`)),
+    );
     if (!specific) continue;
     noise.add(union);
     for (const branch of branches) noise.add(branch);
@@ -133,12 +165,18 @@ function describeBodyError(error: ErrorObject, body: unknown): Violation {
   const field = (name: unknown): string => printable(`${at}/${pointer([String(name)]).slice(1)}`);
   switch (error.keyword) {
     case 'additionalProperties':
-      return { where: `body ${field(error.params.additionalProperty)}:`, problem: 'unexpected field (not in the document)' };
+      return {
+        where: `body ${field(error.params.additionalProperty)}:`,
+        problem: 'unexpected field (not in the document)',
+      };
     case 'required':
       return { where: `body ${field(error.params.missingProperty)}:`, problem: 'missing (required by the document)' };
     case 'enum': {
       const allowed = (error.params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ');
-      return { where: `body ${printable(at) || '(root)'}:`, problem: `${printable(JSON.stringify(valueAt(body, at)) ?? 'undefined', 60)} is not an allowed value (allowed: ${printable(allowed, 300)})` };
+      return {
+        where: `body ${printable(at) || '(root)'}:`,
+        problem: `${printable(JSON.stringify(valueAt(body, at)) ?? 'undefined', 60)} is not an allowed value (allowed: ${printable(allowed, 300)})`,
+      };
     }
     default:
       return { where: 'body', problem: `${printable(at) || '(root)'} ${error.message ?? error.keyword}` };
@@ -151,10 +189,20 @@ function describeBodyError(error: ErrorObject, body: unknown): Violation {
  */
 function bodyViolations(schemas: SchemaValidator, schemaAt: string, body: unknown): Violation[] {
   const validate = schemas.at(schemaAt);
-  if (typeof validate === 'string') return [{ where: 'body', problem: `schema ${schemaAt} does not compile: ${validate}` }];
+  if (typeof validate === 'string')
+    return [{ where: 'body', problem: `schema ${schemaAt} does not compile: ${validate}` }];
   if (validate(body)) return [];
   const errors = withoutBranchNoise(validate.errors ?? []);
   const listed = errors.slice(0, BODY_PROBLEMS).map((error) => describeBodyError(error, body));
   const more = errors.length - listed.length;
-  return more === 0 ? listed : [...listed, { where: 'body:', problem: `${more} more problem${more > 1 ? 's' : ''}, not listed (at most ${BODY_PROBLEMS} are listed per body)`, count: more }];
+  return more === 0
+    ? listed
+    : [
+        ...listed,
+        {
+          where: 'body:',
+          problem: `${more} more problem${more > 1 ? 's' : ''}, not listed (at most ${BODY_PROBLEMS} are listed per body)`,
+          count: more,
+        },
+      ];
 }

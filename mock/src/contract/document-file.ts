@@ -64,7 +64,8 @@ export function readDocumentFile(path: string): DocumentFile {
     } catch (error) {
       throw new Error(`cannot parse ${path}: ${error instanceof Error ? error.message : String(error)}`);
     }
-    if (typeof document !== 'object' || document === null || Array.isArray(document)) throw new Error(`${path} is not an OpenAPI document (not a YAML mapping)`);
+    if (typeof document !== 'object' || document === null || Array.isArray(document))
+      throw new Error(`${path} is not an OpenAPI document (not a YAML mapping)`);
     file = { document: document as JsonObject, sha256 };
   }
   byText.set(sha256, file);

@@ -16,6 +16,10 @@ export interface DocumentTwin {
 /** The twin of a document's YAML text, as JSON. */
 export function documentTwin(text: string): string {
   const document = parse(text, { maxAliasCount: -1 }) as JsonObject;
-  const twin: DocumentTwin = { sha256: createHash('sha256').update(text).digest('hex'), document, operations: httpOperations(document) };
+  const twin: DocumentTwin = {
+    sha256: createHash('sha256').update(text).digest('hex'),
+    document,
+    operations: httpOperations(document),
+  };
   return JSON.stringify(twin);
 }

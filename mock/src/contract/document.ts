@@ -113,14 +113,21 @@ export function listOperations(doc: JsonObject): Operation[] {
 }
 
 /** Path-level and operation-level parameters, resolved; operation-level ones override by name+in. */
-export function operationParameters(doc: JsonObject, op: Operation): { param: JsonObject; location: string; ref: boolean }[] {
+export function operationParameters(
+  doc: JsonObject,
+  op: Operation,
+): { param: JsonObject; location: string; ref: boolean }[] {
   const merged = new Map<string, { param: JsonObject; location: string; ref: boolean }>();
   const add = (list: Json | undefined, base: string): void => {
     if (!Array.isArray(list)) return;
     list.forEach((entry, i) => {
       const r = deref(doc, entry, `${base}/parameters/${i}`);
       if (!isObject(r.value)) return;
-      merged.set(`${String(r.value.in)}:${String(r.value.name)}`, { param: r.value, location: r.location, ref: r.refs.length > 0 });
+      merged.set(`${String(r.value.in)}:${String(r.value.name)}`, {
+        param: r.value,
+        location: r.location,
+        ref: r.refs.length > 0,
+      });
     });
   };
   add(op.pathItem.parameters, pointer(['paths', op.path]));

@@ -14,7 +14,8 @@ function pointerTarget(root: unknown, ref: string): unknown {
   let node: unknown = root;
   for (const raw of ref.slice(1).split('/').slice(1)) {
     const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
-    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key)) throw new Error(`the reference ${ref} leads nowhere`);
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key))
+      throw new Error(`the reference ${ref} leads nowhere`);
     node = (node as Record<string, unknown>)[key];
   }
   return node;
@@ -58,11 +59,19 @@ export function dereference<T>(document: T): T {
 
 /** The operations of an OpenAPI 3 document (parsed, as JSON data), in IHttpOperation shape. */
 export function httpOperations(document: Record<string, unknown>): IHttpOperation[] {
-  if (typeof document.openapi !== 'string') throw new Error('the document is not an OpenAPI 3 document (no `openapi` field)');
+  if (typeof document.openapi !== 'string')
+    throw new Error('the document is not an OpenAPI 3 document (no `openapi` field)');
   // As Prism makes its table: a cycle (a repository's `parent`) turned back into a reference to
   // where the object was first met, which each operation carries along under `__bundled__` (the
   // validator and the mocker read them there); each operation from a copy, as bundling rewrites
   // the references it moves.
   const resolved = decycle(dereference(document)) as Record<string, unknown>;
-  return transformOas3Operations(resolved).map((operation) => bundleTarget({ document: { ...resolved, __target__: operation } as Record<string, unknown>, path: '#/__target__', cloneDocument: true }) as IHttpOperation);
+  return transformOas3Operations(resolved).map(
+    (operation) =>
+      bundleTarget({
+        document: { ...resolved, __target__: operation } as Record<string, unknown>,
+        path: '#/__target__',
+        cloneDocument: true,
+      }) as IHttpOperation,
+  );
 }

@@ -7,7 +7,6 @@ import ajvFormats from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
 import type { Json, JsonObject } from './document.js';
 
-
 const DOC_ID = 'openapi';
 
 function makeAjv(doc: JsonObject): { ajv: InstanceType<typeof Ajv2020>; error?: string } {
@@ -55,9 +54,12 @@ function collectExtensionKeys(node: Json | undefined, into: Set<string>, seen = 
   }
 }
 
-
 /** The validator of the schema at a JSON pointer, or the compile error as text. */
-function validatorAt(ajv: InstanceType<typeof Ajv2020>, validators: Map<string, ValidateFunction | string>, location: string): ValidateFunction | string {
+function validatorAt(
+  ajv: InstanceType<typeof Ajv2020>,
+  validators: Map<string, ValidateFunction | string>,
+  location: string,
+): ValidateFunction | string {
   const cached = validators.get(location);
   if (cached !== undefined) return cached;
   // Pointer segments such as `{owner}` must be URI-safe inside the $ref.
@@ -75,7 +77,6 @@ function validatorAt(ajv: InstanceType<typeof Ajv2020>, validators: Map<string, 
   validators.set(location, v);
   return v;
 }
-
 
 export interface SchemaValidator {
   /** Set when the document itself cannot be loaded into Ajv. */

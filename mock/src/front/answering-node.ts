@@ -19,19 +19,39 @@ export interface AnsweringOptions extends AnsweringChoices {
   document?: string | Record<string, unknown>;
 }
 
-export const NODE_PLATFORM: AnsweringPlatform = { markdown: createMarkdownRenderer, heapLimit: heapLimit(), generator: loadGenerator };
+export const NODE_PLATFORM: AnsweringPlatform = {
+  markdown: createMarkdownRenderer,
+  heapLimit: heapLimit(),
+  generator: loadGenerator,
+};
 
-export async function createAnsweringMock(options: AnsweringOptions, docsUrl: () => string, Response?: ResponseClass): Promise<AnsweringMock> {
-  const table: OperationTable = typeof options.document === 'object' ? operationTable(options.document, await operationsOf(options.document)) : await loadOperations(options.document ?? DOCUMENT);
+export async function createAnsweringMock(
+  options: AnsweringOptions,
+  docsUrl: () => string,
+  Response?: ResponseClass,
+): Promise<AnsweringMock> {
+  const table: OperationTable =
+    typeof options.document === 'object'
+      ? operationTable(options.document, await operationsOf(options.document))
+      : await loadOperations(options.document ?? DOCUMENT);
   let sandbox = options.sandbox;
   if (sandbox?.state !== undefined && sandbox.store === undefined) {
     const maxWorlds = sandbox.maxWorlds ?? 100;
     // Limits that do not fit are refused before the folder is locked.
     worldBudget(maxWorlds, sandbox.maxWorldBytes, NODE_PLATFORM.heapLimit);
-    sandbox = { ...sandbox, store: await openState(sandbox.state, { maxWorlds, document: sandbox.document ?? DOCUMENT }) };
+    sandbox = {
+      ...sandbox,
+      store: await openState(sandbox.state, { maxWorlds, document: sandbox.document ?? DOCUMENT }),
+    };
   }
   try {
-    return await createAnswering(table, NODE_PLATFORM, { ...options, ...(sandbox ? { sandbox } : {}) }, docsUrl, Response);
+    return await createAnswering(
+      table,
+      NODE_PLATFORM,
+      { ...options, ...(sandbox ? { sandbox } : {}) },
+      docsUrl,
+      Response,
+    );
   } catch (error) {
     // A folder this call locked is let go again.
     if (sandbox?.store !== options.sandbox?.store) await sandbox?.store?.close();

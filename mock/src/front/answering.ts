@@ -36,15 +36,30 @@ export interface AnsweringMock {
   close(): Promise<void>;
 }
 
-export async function createAnswering(table: OperationTable, platform: AnsweringPlatform, options: AnsweringChoices, docsUrl: () => string, Response?: ResponseClass): Promise<AnsweringMock> {
+export async function createAnswering(
+  table: OperationTable,
+  platform: AnsweringPlatform,
+  options: AnsweringChoices,
+  docsUrl: () => string,
+  Response?: ResponseClass,
+): Promise<AnsweringMock> {
   const context = { docsUrl };
   const examples = await createExamples(context, {
     ...(options.dynamic === undefined ? {} : { dynamic: options.dynamic }),
     ...(options.seed === undefined ? {} : { seed: options.seed }),
     ...(platform.generator ? { generator: platform.generator } : {}),
   });
-  const sandbox = options.sandbox ? await createSandbox(table, examples, context, platform, options.sandbox) : undefined;
+  const sandbox = options.sandbox
+    ? await createSandbox(table, examples, context, platform, options.sandbox)
+    : undefined;
   const source: AnsweringSource = sandbox ?? examples;
-  const app = createApp({ validator, table, source, docsUrl, warn: options.onWarning ?? (() => {}), ...(Response ? { Response } : {}) });
+  const app = createApp({
+    validator,
+    table,
+    source,
+    docsUrl,
+    warn: options.onWarning ?? (() => {}),
+    ...(Response ? { Response } : {}),
+  });
   return { app, table, ...(sandbox ? { sandbox: sandbox.control } : {}), close: async () => source.close?.() };
 }

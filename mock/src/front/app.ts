@@ -14,7 +14,14 @@ import type { MockOperation, OperationTable } from './operations.js';
 import type { PrismValidator } from './validator.js';
 import { checkPreference, parsePrefer } from './prefer.js';
 import type { Answer, AnsweringSource } from '../sources/source.js';
-import { contentTypeFor, decodedSegments, describeViolations, errorsOf, queryOf, type PrismMethod } from './validation.js';
+import {
+  contentTypeFor,
+  decodedSegments,
+  describeViolations,
+  errorsOf,
+  queryOf,
+  type PrismMethod,
+} from './validation.js';
 import { validationView } from './body.js';
 import { VERSION_ANSWER, VERSION_PATH } from './version.js';
 
@@ -48,10 +55,27 @@ type Headers = Record<string, string>;
 
 /** Reason phrases as Go's net/http writes them, for the statuses the mock answers. */
 const REASONS: Record<number, string> = {
-  200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content', 205: 'Reset Content', 301: 'Moved Permanently', 302: 'Found',
-  307: 'Temporary Redirect', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
-  406: 'Not Acceptable', 409: 'Conflict', 413: 'Request Entity Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Entity',
-  423: 'Locked', 500: 'Internal Server Error', 503: 'Service Unavailable',
+  200: 'OK',
+  201: 'Created',
+  202: 'Accepted',
+  204: 'No Content',
+  205: 'Reset Content',
+  301: 'Moved Permanently',
+  302: 'Found',
+  307: 'Temporary Redirect',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  409: 'Conflict',
+  413: 'Request Entity Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Entity',
+  423: 'Locked',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
 };
 
 /** The request's headers as one value each, as Prism reads them. */
@@ -67,7 +91,14 @@ function headerRecord(request: Request): Headers {
 const CHECKED_ANSWERS = 256;
 const CHECKED_ANSWER_CHARS = 16_384;
 
-export function createApp({ validator, table, source, docsUrl, warn, Response: Answering = Response }: AppParts): GiteaApp {
+export function createApp({
+  validator,
+  table,
+  source,
+  docsUrl,
+  warn,
+  Response: Answering = Response,
+}: AppParts): GiteaApp {
   /**
    * What the check of an example answer found, by the answer: the examples source sends the same
    * few answers again and again, and checking one costs more than the rest of its request. The
@@ -102,11 +133,22 @@ export function createApp({ validator, table, source, docsUrl, warn, Response: A
   /** 405 with `Allow`; an OPTIONS request is told what is allowed with a 204. */
   function notAllowed(method: string, pathname: string, allowed: readonly string[], cors: Headers): Response {
     const allow = [...allowed, 'OPTIONS'].join(', ');
-    if (method === 'OPTIONS') return new Answering(null, { status: 204, statusText: 'No Content', headers: { ...cors, Allow: allow, 'Content-Length': '0' } });
+    if (method === 'OPTIONS')
+      return new Answering(null, {
+        status: 204,
+        statusText: 'No Content',
+        headers: { ...cors, Allow: allow, 'Content-Length': '0' },
+      });
     return error(method, 405, `${method} is not allowed on ${pathname}; allowed: ${allow}`, { ...cors, Allow: allow });
   }
 
-  async function answerOperation(request: Request, op: MockOperation, url: URL, path: string, cors: Headers): Promise<Response> {
+  async function answerOperation(
+    request: Request,
+    op: MockOperation,
+    url: URL,
+    path: string,
+    cors: Headers,
+  ): Promise<Response> {
     const method = request.method;
     const headers = headerRecord(request);
     const auth = checkAuthorization(headers.authorization, headers['x-gitea-otp']);
@@ -116,7 +158,8 @@ export function createApp({ validator, table, source, docsUrl, warn, Response: A
     const problem = prefer.ok ? checkPreference(op, prefer.preference) : prefer.message;
     if (!prefer.ok || problem !== undefined) return error(method, 400, problem ?? 'invalid Prefer header', cors);
     const body = await readBody(request, op.operation);
-    if (!body.ok) return error(method, body.status, body.message, body.status === 413 ? { ...cors, Connection: 'close' } : cors);
+    if (!body.ok)
+      return error(method, body.status, body.message, body.status === 413 ? { ...cors, Connection: 'close' } : cors);
 
     const input: IHttpRequest = {
       method: op.method.toLowerCase() as PrismMethod,
@@ -127,17 +170,31 @@ export function createApp({ validator, table, source, docsUrl, warn, Response: A
     };
     const inputErrors = errorsOf(validator.validateInput(validationView(op.operation, input, body.form)));
     if (inputErrors.length > 0) return error(method, 422, describeViolations(inputErrors), cors);
-    const answer = await source.answer({ op, request: input, url, preference: prefer.preference, credential: headers.authorization! });
+    const answer = await source.answer({
+      op,
+      request: input,
+      url,
+      preference: prefer.preference,
+      credential: headers.authorization!,
+    });
     // Gitea sends some statuses without a body at all (`x-body-optional`), which Prism cannot be told.
-    const declaresBody = (op.operation.responses.find((response) => response.code === String(answer.status))?.contents?.length ?? 0) > 0;
-    const bodyless = answer.body === undefined && !answer.own && declaresBody && table.isBodyOptional(op.operationId, answer.status);
+    const declaresBody =
+      (op.operation.responses.find((response) => response.code === String(answer.status))?.contents?.length ?? 0) > 0;
+    const bodyless =
+      answer.body === undefined && !answer.own && declaresBody && table.isBodyOptional(op.operationId, answer.status);
     /** Why the answer breaks the document, or undefined. */
     const violation = (): string | undefined => {
       if (answer.own || bodyless) return undefined;
       const contentType = contentTypeFor(answer.type);
-      const output = { statusCode: answer.status, headers: { ...answer.headers, ...(contentType ? { 'content-type': contentType } : {}) }, body: answer.body };
+      const output = {
+        statusCode: answer.status,
+        headers: { ...answer.headers, ...(contentType ? { 'content-type': contentType } : {}) },
+        body: answer.body,
+      };
       const outputErrors = errorsOf(validator.validateOutput({ resource: op.operation, element: output }));
-      return outputErrors.length > 0 ? `${op.operationId} ${answer.status}: the answer breaks the document: ${describeViolations(outputErrors)}` : undefined;
+      return outputErrors.length > 0
+        ? `${op.operationId} ${answer.status}: the answer breaks the document: ${describeViolations(outputErrors)}`
+        : undefined;
     };
     // A source that makes its answers up (the sandbox) must never break the document: checked
     // before sending, and answered with a 500 if it does.
@@ -166,11 +223,13 @@ export function createApp({ validator, table, source, docsUrl, warn, Response: A
   async function handle(request: Request): Promise<Response> {
     const header: HeaderOf = (name) => request.headers.get(name) ?? undefined;
     const cors = corsHeaders(header);
-    if (isPreflight(request.method, header)) return new Answering(null, { status: 204, statusText: 'No Content', headers: preflightHeaders(header) });
+    if (isPreflight(request.method, header))
+      return new Answering(null, { status: 204, statusText: 'No Content', headers: preflightHeaders(header) });
     // WHATWG URL parsing also resolves dot segments, so `/api/v1/../x` leaves the API.
     const url = URL.canParse(request.url) ? new URL(request.url) : undefined;
     // Prism decodes every segment; a broken escape or bad UTF-8 is refused here instead.
-    if (url === undefined || decodedSegments(url.pathname) === undefined) return error(request.method, 400, 'the request path is not a valid URL path', cors);
+    if (url === undefined || decodedSegments(url.pathname) === undefined)
+      return error(request.method, 400, 'the request path is not a valid URL path', cors);
     if (url.pathname !== BASE_PATH && !url.pathname.startsWith(`${BASE_PATH}/`)) {
       const own = await source.outside?.(request.method, url.pathname, header('authorization'));
       if (own) return respond(request.method, own, cors);
@@ -179,9 +238,13 @@ export function createApp({ validator, table, source, docsUrl, warn, Response: A
     const path = url.pathname.slice(BASE_PATH.length) || '/';
     const method = request.method === 'HEAD' ? 'GET' : request.method;
     // The host's version, for every answering source alike (version.ts says why it is here).
-    if (path === VERSION_PATH) return method === 'GET' ? respond(request.method, VERSION_ANSWER, cors) : notAllowed(method, url.pathname, ['GET'], cors);
+    if (path === VERSION_PATH)
+      return method === 'GET'
+        ? respond(request.method, VERSION_ANSWER, cors)
+        : notAllowed(method, url.pathname, ['GET'], cors);
     const route = table.route(method, path);
-    if (route.kind === 'none') return respond(request.method, { status: 404, type: 'application/json', body: notFound(docsUrl()) }, cors);
+    if (route.kind === 'none')
+      return respond(request.method, { status: 404, type: 'application/json', body: notFound(docsUrl()) }, cors);
     if (route.kind === 'method') return notAllowed(method, url.pathname, route.allowed, cors);
     return answerOperation(request, route.op, url, path, cors);
   }
@@ -191,7 +254,9 @@ export function createApp({ validator, table, source, docsUrl, warn, Response: A
       try {
         return await handle(request);
       } catch (failure) {
-        warn(`mock failure on ${request.method} ${request.url.split('?')[0]}: ${failure instanceof Error ? failure.stack : String(failure)}`);
+        warn(
+          `mock failure on ${request.method} ${request.url.split('?')[0]}: ${failure instanceof Error ? failure.stack : String(failure)}`,
+        );
         return error(request.method, 500, 'the mock failed to answer; this is a bug in gitea-mock', {});
       }
     },

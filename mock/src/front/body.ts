@@ -68,7 +68,12 @@ export async function readBody(request: Request, operation: IHttpOperation): Pro
   }
   const mime = mimeType(contentType);
   // Prism's parser throws on it; Gitea's binding finds no type it reads in it.
-  if (!mime) return { ok: false, status: 422, message: `[]: Unsupported Content-Type (not a media type: ${JSON.stringify(contentType.slice(0, 100))})` };
+  if (!mime)
+    return {
+      ok: false,
+      status: 422,
+      message: `[]: Unsupported Content-Type (not a media type: ${JSON.stringify(contentType.slice(0, 100))})`,
+    };
   const mediaType = mime.essence;
   if (isJson(mediaType)) {
     let text: string;
@@ -105,7 +110,9 @@ export function mimeType(contentType: string): MediaType | undefined {
 
 /** The operation's multipart/form-data body, if it takes one. */
 export function formContent(operation: IHttpOperation) {
-  return operation.request?.body?.contents?.find((content) => content.mediaType.toLowerCase() === 'multipart/form-data');
+  return operation.request?.body?.contents?.find(
+    (content) => content.mediaType.toLowerCase() === 'multipart/form-data',
+  );
 }
 
 const FORM_TYPE = 'application/x-www-form-urlencoded';
@@ -117,7 +124,13 @@ function formOperation(operation: IHttpOperation): IHttpOperation | undefined {
   if (!multipart || !operation.request?.body) return undefined;
   let relabelled = asForm.get(operation);
   if (!relabelled) {
-    relabelled = { ...operation, request: { ...operation.request, body: { ...operation.request.body, contents: [{ ...multipart, mediaType: FORM_TYPE }] } } };
+    relabelled = {
+      ...operation,
+      request: {
+        ...operation.request,
+        body: { ...operation.request.body, contents: [{ ...multipart, mediaType: FORM_TYPE }] },
+      },
+    };
     asForm.set(operation, relabelled);
   }
   return relabelled;
@@ -128,10 +141,17 @@ function formOperation(operation: IHttpOperation): IHttpOperation | undefined {
  * media type is left out (a request with a body was refused for it already), and a multipart
  * form (`form`, read by readBody or parseForm) is given as URL-encoded fields.
  */
-export function validationView(operation: IHttpOperation, element: IHttpRequest, form: readonly FormPart[] | undefined): { resource: IHttpOperation; element: IHttpRequest } {
+export function validationView(
+  operation: IHttpOperation,
+  element: IHttpRequest,
+  form: readonly FormPart[] | undefined,
+): { resource: IHttpOperation; element: IHttpRequest } {
   const headers = { ...element.headers };
   if (headers['content-type'] !== undefined && !mimeType(headers['content-type'])) delete headers['content-type'];
   const relabelled = form ? formOperation(operation) : undefined;
   if (!relabelled) return { resource: operation, element: { ...element, headers } };
-  return { resource: relabelled, element: { ...element, headers: { ...headers, 'content-type': FORM_TYPE }, body: formForPrism(form!) } };
+  return {
+    resource: relabelled,
+    element: { ...element, headers: { ...headers, 'content-type': FORM_TYPE }, body: formForPrism(form!) },
+  };
 }

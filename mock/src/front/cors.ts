@@ -30,7 +30,10 @@ export function checkOrigin(value: string): string {
   } catch {
     // The message below says what to give.
   }
-  if (!url || !/^https?:$/.test(url.protocol) || url.origin !== value) throw new Error(`"${value}" is not an origin: give the scheme, host and port only, such as https://app.example.org`);
+  if (!url || !/^https?:$/.test(url.protocol) || url.origin !== value)
+    throw new Error(
+      `"${value}" is not an origin: give the scheme, host and port only, such as https://app.example.org`,
+    );
   return value;
 }
 
@@ -63,7 +66,9 @@ export function corsHeaders(header: HeaderOf): Record<string, string> {
 
 /** A preflight is an OPTIONS request with `Origin` and `Access-Control-Request-Method`. */
 export function isPreflight(method: string, header: HeaderOf): boolean {
-  return method === 'OPTIONS' && header('origin') !== undefined && header('access-control-request-method') !== undefined;
+  return (
+    method === 'OPTIONS' && header('origin') !== undefined && header('access-control-request-method') !== undefined
+  );
 }
 
 /**
@@ -73,7 +78,10 @@ export function isPreflight(method: string, header: HeaderOf): boolean {
  */
 export function allowedHeaders(requested: string | undefined): string {
   if (requested === undefined || requested.length > REQUEST_HEADERS_LIMIT) return ALLOWED_HEADERS;
-  const names = requested.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const names = requested
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
   if (!names.every((name) => HEADER_NAME.test(name))) return ALLOWED_HEADERS;
   const known = new Set(ALLOWED_HEADERS.toLowerCase().split(', '));
   const more = [...new Set(names.map((name) => name.toLowerCase()))].filter((name) => !known.has(name));

@@ -8,7 +8,17 @@
 // part without Content-Type, on a boundary inside a line of data and on quoted names, so Prism
 // validates the form as URL-encoded fields instead, and the answer sources get the form
 // re-framed as browsers frame it, which any multipart reader takes.
-import { concatBytes, hex, indexOfBytes, latin1Bytes, latin1Text, randomBytes, sameBytes, utf8Bytes, utf8Text } from '../bytes.js';
+import {
+  concatBytes,
+  hex,
+  indexOfBytes,
+  latin1Bytes,
+  latin1Text,
+  randomBytes,
+  sameBytes,
+  utf8Bytes,
+  utf8Text,
+} from '../bytes.js';
 
 export interface FormPart {
   /** The form-data name, decoded. */
@@ -62,13 +72,16 @@ function decode2231(v: string): string | undefined {
   const [charset, , encoded] = v.split("'", 3);
   if (encoded === undefined || !['utf-8', 'us-ascii'].includes(charset!.toLowerCase())) return undefined;
   if (/%(?![0-9A-Fa-f]{2})/.test(encoded)) return undefined;
-  const bytes = encoded.split(/(%[0-9A-Fa-f]{2})/).map((piece) => (piece.startsWith('%') ? Buffer.of(parseInt(piece.slice(1), 16)) : Buffer.from(piece)));
+  const bytes = encoded
+    .split(/(%[0-9A-Fa-f]{2})/)
+    .map((piece) => (piece.startsWith('%') ? Buffer.of(parseInt(piece.slice(1), 16)) : Buffer.from(piece)));
   return asGoWritesIt(Buffer.concat(bytes));
 }
 
 /** Bytes as Go's JSON answers a string: valid UTF-8 as it is, and U+FFFD for each byte of anything else. */
 function asGoWritesIt(bytes: Buffer): string {
-  const within = (index: number, low = 0x80, high = 0xbf): boolean => index < bytes.length && bytes[index]! >= low && bytes[index]! <= high;
+  const within = (index: number, low = 0x80, high = 0xbf): boolean =>
+    index < bytes.length && bytes[index]! >= low && bytes[index]! <= high;
   /** The length of the UTF-8 sequence at `i` (Go's utf8.DecodeRune), 0 when it is none. */
   const sequence = (i: number): number => {
     const lead = bytes[i]!;
@@ -159,7 +172,9 @@ export function parseForm(raw: Uint8Array, boundary: string): FormResult {
   /** The line from `at`, with its end of line, and where the next one starts. */
   const lineAt = (at: number): { line: Uint8Array; next: number; eof: boolean } => {
     const end = raw.indexOf(0x0a, at);
-    return end < 0 ? { line: raw.subarray(at), next: raw.length, eof: true } : { line: raw.subarray(at, end + 1), next: end + 1, eof: false };
+    return end < 0
+      ? { line: raw.subarray(at), next: raw.length, eof: true }
+      : { line: raw.subarray(at, end + 1), next: end + 1, eof: false };
   };
   /** What follows `--boundary` on its line: blanks, then the end of line (or, for the last, nothing). */
   const restIs = (rest: Uint8Array, allowEnd: boolean): boolean => {
@@ -181,7 +196,8 @@ export function parseForm(raw: Uint8Array, boundary: string): FormResult {
     return restIs(rest, false);
   };
   const dashDash = concatBytes([dash, latin1Bytes('--')]);
-  const isFinal = (line: Uint8Array): boolean => sameBytes(line.subarray(0, dashDash.length), dashDash) && restIs(line.subarray(dashDash.length), true);
+  const isFinal = (line: Uint8Array): boolean =>
+    sameBytes(line.subarray(0, dashDash.length), dashDash) && restIs(line.subarray(dashDash.length), true);
   /** Whether the bytes after a candidate delimiter at `at` make it one (Go's matchAfterPrefix). */
   const endsPart = (at: number): boolean => {
     if (at >= raw.length) return true;
@@ -201,14 +217,25 @@ export function parseForm(raw: Uint8Array, boundary: string): FormResult {
         break;
       }
       if (isFinal(line)) return { ok: true, parts };
-      if (eof) return { ok: false, message: partsRead === 0 ? 'no part and no closing boundary' : 'the body ends before its closing boundary' };
-      if (expectNewPart) return { ok: false, message: `expected a boundary after a part, got ${JSON.stringify(latin1Text(line.subarray(0, 40)))}` };
+      if (eof)
+        return {
+          ok: false,
+          message: partsRead === 0 ? 'no part and no closing boundary' : 'the body ends before its closing boundary',
+        };
+      if (expectNewPart)
+        return {
+          ok: false,
+          message: `expected a boundary after a part, got ${JSON.stringify(latin1Text(line.subarray(0, 40)))}`,
+        };
       if (partsRead === 0) continue;
       if (sameBytes(line, nl)) {
         expectNewPart = true;
         continue;
       }
-      return { ok: false, message: `unexpected line after a part: ${JSON.stringify(latin1Text(line.subarray(0, 40)))}` };
+      return {
+        ok: false,
+        message: `unexpected line after a part: ${JSON.stringify(latin1Text(line.subarray(0, 40)))}`,
+      };
     }
     if (partsRead > MAX_PARTS) return { ok: false, message: `more than ${MAX_PARTS} parts` };
 
@@ -226,7 +253,8 @@ export function parseForm(raw: Uint8Array, boundary: string): FormResult {
       }
       const colon = text.indexOf(':');
       const key = colon < 0 ? '' : text.slice(0, colon);
-      if (key === '' || [...key].some((c) => !isTokenChar(c))) return { ok: false, message: `malformed part header ${JSON.stringify(text.slice(0, 40))}` };
+      if (key === '' || [...key].some((c) => !isTokenChar(c)))
+        return { ok: false, message: `malformed part header ${JSON.stringify(text.slice(0, 40))}` };
       headers.push([key.toLowerCase(), text.slice(colon + 1).trim()]);
     }
 
@@ -254,7 +282,12 @@ export function parseForm(raw: Uint8Array, boundary: string): FormResult {
     if (!name) continue; // Go skips a part without a form-data name
     const filename = disposition!.params.get('filename');
     const type = header('content-type');
-    parts.push({ name, ...(filename ? { filename: baseName(filename) } : {}), ...(type === undefined ? {} : { type }), data: data.slice() });
+    parts.push({
+      name,
+      ...(filename ? { filename: baseName(filename) } : {}),
+      ...(type === undefined ? {} : { type }),
+      data: data.slice(),
+    });
   }
 }
 
@@ -270,7 +303,11 @@ export function encodeForm(parts: readonly FormPart[]): { contentType: string; b
   for (const part of parts) {
     const file = part.filename === undefined ? '' : `; filename=${quoted(part.filename)}`;
     const type = part.filename === undefined ? '' : `\r\nContent-Type: ${part.type ?? 'application/octet-stream'}`;
-    chunks.push(utf8Bytes(`--${boundary}\r\nContent-Disposition: form-data; name=${quoted(part.name)}${file}${type}\r\n\r\n`), part.data, latin1Bytes('\r\n'));
+    chunks.push(
+      utf8Bytes(`--${boundary}\r\nContent-Disposition: form-data; name=${quoted(part.name)}${file}${type}\r\n\r\n`),
+      part.data,
+      latin1Bytes('\r\n'),
+    );
   }
   chunks.push(latin1Bytes(`--${boundary}--\r\n`));
   return { contentType: `multipart/form-data; boundary=${boundary}`, body: concatBytes(chunks) };
@@ -302,5 +339,10 @@ function percentEncoded(bytes: Uint8Array): string {
  * through Prism would only cost time.
  */
 export function formForPrism(parts: readonly FormPart[]): string {
-  return parts.map((part) => `${percentEncoded(utf8Bytes(part.name))}=${part.filename === undefined ? percentEncoded(part.data) : ''}`).join('&');
+  return parts
+    .map(
+      (part) =>
+        `${percentEncoded(utf8Bytes(part.name))}=${part.filename === undefined ? percentEncoded(part.data) : ''}`,
+    )
+    .join('&');
 }

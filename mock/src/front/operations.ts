@@ -48,9 +48,12 @@ function describe(operation: IHttpOperation): MockOperation {
   for (const response of operation.responses) {
     const code = Number(response.code);
     if (!Number.isInteger(code)) continue;
-    const names = (response.contents ?? []).flatMap((content) => (content.examples ?? []).map((example) => example.key));
+    const names = (response.contents ?? []).flatMap((content) =>
+      (content.examples ?? []).map((example) => example.key),
+    );
     responses.set(code, names);
-    if (code === 200 && (response.headers ?? []).some((header) => header.name.toLowerCase() === 'x-total-count')) paginated = true;
+    if (code === 200 && (response.headers ?? []).some((header) => header.name.toLowerCase() === 'x-total-count'))
+      paginated = true;
   }
   return {
     operationId: operation.iid ?? operation.id,
@@ -75,7 +78,13 @@ export interface OperationTable {
 
 /** Statuses (as `operationId status`) whose response carries `x-body-optional: true`. */
 function bodyOptionalOf(doc: Record<string, any>): Set<string> {
-  const resolve = (node: any): any => (typeof node?.$ref === 'string' ? node.$ref.slice(2).split('/').reduce((at: any, key: string) => at?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc) : node);
+  const resolve = (node: any): any =>
+    typeof node?.$ref === 'string'
+      ? node.$ref
+          .slice(2)
+          .split('/')
+          .reduce((at: any, key: string) => at?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc)
+      : node;
   const marked = new Set<string>();
   for (const item of Object.values<Record<string, any>>(doc.paths ?? {})) {
     for (const operation of Object.values<any>(item)) {

@@ -19,15 +19,23 @@ export function parsePrefer(header: string | undefined): PreferResult {
     if (trimmed === '') continue;
     const eq = trimmed.indexOf('=');
     const key = (eq < 0 ? trimmed : trimmed.slice(0, eq)).trim().toLowerCase();
-    const value = eq < 0 ? '' : trimmed.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1');
+    const value =
+      eq < 0
+        ? ''
+        : trimmed
+            .slice(eq + 1)
+            .trim()
+            .replace(/^"(.*)"$/, '$1');
     if (key === 'code') {
-      if (!/^[1-5][0-9]{2}$/.test(value)) return { ok: false, message: `Prefer: code must be a three-digit status, not "${value}"` };
+      if (!/^[1-5][0-9]{2}$/.test(value))
+        return { ok: false, message: `Prefer: code must be a three-digit status, not "${value}"` };
       preference.code = Number(value);
     } else if (key === 'example') {
       if (value === '') return { ok: false, message: 'Prefer: example needs a name' };
       preference.example = value;
     } else if (key === 'dynamic') {
-      if (value !== 'true' && value !== 'false') return { ok: false, message: `Prefer: dynamic must be true or false, not "${value}"` };
+      if (value !== 'true' && value !== 'false')
+        return { ok: false, message: `Prefer: dynamic must be true or false, not "${value}"` };
       preference.dynamic = value === 'true';
     }
     // Other preferences (return=minimal, respond-async, …) are not ours to refuse.

@@ -47,7 +47,14 @@ export interface MockServer {
   close(): Promise<void>;
 }
 
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 405: 'Method Not Allowed', 408: 'Request Timeout', 413: 'Payload Too Large', 431: 'Request Header Fields Too Large', 503: 'Service Unavailable' };
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  405: 'Method Not Allowed',
+  408: 'Request Timeout',
+  413: 'Payload Too Large',
+  431: 'Request Header Fields Too Large',
+  503: 'Service Unavailable',
+};
 const SAFE_HOST = /^[A-Za-z0-9.\-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$/;
 
 function singleValued(headers: IncomingMessage['headers']): Record<string, string> {
@@ -65,7 +72,9 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
   let docsUrl = '';
   const { app, table, close: closeSource } = await createAnsweringMock(options, () => docsUrl, FastResponse);
   // The proxy's answer check (Ajv, the YAML document) is loaded only when it runs.
-  const proxy: PassThroughSource | undefined = options.proxy ? await (await import('../sources/proxy.js')).createProxy(document, options.proxy) : undefined;
+  const proxy: PassThroughSource | undefined = options.proxy
+    ? await (await import('../sources/proxy.js')).createProxy(document, options.proxy)
+    : undefined;
   // In front of a real server, CORS from an allow-list only (cors.ts says why); checked before anything starts.
   const originAllowed = options.proxy ? allowList(options.proxy.corsOrigins ?? []) : undefined;
 
@@ -74,7 +83,10 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
 
   function appHandler(): (req: IncomingMessage, res: ServerResponse) => Promise<number> {
     // srvx types its listener for HTTP/1 and HTTP/2 requests at once; this server speaks HTTP/1 only.
-    const toNode = toNodeHandler((request: Request) => app.fetch(request)) as unknown as (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+    const toNode = toNodeHandler((request: Request) => app.fetch(request)) as unknown as (
+      req: IncomingMessage,
+      res: ServerResponse,
+    ) => Promise<void>;
     return async (req, res) => {
       // Links in answers are built on the host the client used; a Host that is no host name gives this server's own.
       if (!SAFE_HOST.test(req.headers.host ?? '')) req.headers.host = new URL(origin).host;
@@ -83,7 +95,9 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
     };
   }
 
-  function proxyHandler(passThrough: PassThroughSource): (req: IncomingMessage, res: ServerResponse) => Promise<number> {
+  function proxyHandler(
+    passThrough: PassThroughSource,
+  ): (req: IncomingMessage, res: ServerResponse) => Promise<number> {
     const services: FrontServices = {
       route: (method, path) => {
         const route = table.route(method, path);
@@ -101,7 +115,14 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
       if (requestOrigin !== undefined && !originAllowed!(requestOrigin)) {
         // Refused before anything reaches the upstream: a page of that origin gets no answer to read, and does nothing.
         req.resume();
-        sendJson(res, 403, apiError(docsUrl, `the proxy answers browser pages of this machine and of --cors-origin only, not of ${JSON.stringify(requestOrigin.slice(0, 100))}`));
+        sendJson(
+          res,
+          403,
+          apiError(
+            docsUrl,
+            `the proxy answers browser pages of this machine and of --cors-origin only, not of ${JSON.stringify(requestOrigin.slice(0, 100))}`,
+          ),
+        );
         return 403;
       }
       const header: HeaderOf = (name) => singleValued(req.headers)[name];
@@ -116,10 +137,21 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
   }
 
   /** The ways a request to `url` breaks the document, as the mock finds them (for the proxy's report). */
-  function requestViolations(op: MockOperation, url: URL, headers: IncomingMessage['headers'], body: unknown, bodyRead: boolean): string[] {
+  function requestViolations(
+    op: MockOperation,
+    url: URL,
+    headers: IncomingMessage['headers'],
+    body: unknown,
+    bodyRead: boolean,
+  ): string[] {
     // Prism's path matcher would throw on it; Gitea answers it 400, which the proxy passes on.
     if (decodedSegments(url.pathname) === undefined) return ['path: the request path is not a valid URL path'];
-    const element: IHttpRequest = { method: op.method.toLowerCase() as PrismMethod, url: { path: url.pathname.slice(BASE_PATH.length), query: queryOf(url) }, headers: singleValued(headers), body };
+    const element: IHttpRequest = {
+      method: op.method.toLowerCase() as PrismMethod,
+      url: { path: url.pathname.slice(BASE_PATH.length), query: queryOf(url) },
+      headers: singleValued(headers),
+      body,
+    };
     const problems: string[] = [];
     // What readBody refuses, the proxy reports; such a body is then left out, as one too large.
     let withBody = bodyRead;
@@ -130,7 +162,8 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
       problems.push(`headers.content-type: not a media type: ${JSON.stringify(type.slice(0, 100))}`);
       withBody = false;
     }
-    const boundary = mime?.essence === 'multipart/form-data' && formContent(op.operation) ? mime.params.get('boundary') : null;
+    const boundary =
+      mime?.essence === 'multipart/form-data' && formContent(op.operation) ? mime.params.get('boundary') : null;
     if (withBody && boundary && typeof body === 'string') {
       const parsed = parseForm(Buffer.from(body, 'latin1'), boundary);
       if (parsed.ok) form = parsed.parts;
@@ -147,16 +180,28 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
       delete element.body;
     }
     const view = validationView(resource, element, form);
-    return [...problems, ...errorsOf(validator.validateInput(view)).map((d) => `${String(d.code) === '415' ? 'headers.content-type' : (d.path ?? []).join('.') || 'request'}: ${namingNull(d.message)}`)];
+    return [
+      ...problems,
+      ...errorsOf(validator.validateInput(view)).map(
+        (d) =>
+          `${String(d.code) === '415' ? 'headers.content-type' : (d.path ?? []).join('.') || 'request'}: ${namingNull(d.message)}`,
+      ),
+    ];
   }
 
   /** Answers with `answer`, turning a failure into a 500, and logs the line. */
-  function respond(req: IncomingMessage, res: ServerResponse, answer: (req: IncomingMessage, res: ServerResponse) => Promise<number>): void {
+  function respond(
+    req: IncomingMessage,
+    res: ServerResponse,
+    answer: (req: IncomingMessage, res: ServerResponse) => Promise<number>,
+  ): void {
     if (connections.refused(req.socket)) return;
     const started = performance.now();
     answer(req, res)
       .catch((error: unknown) => {
-        warn(`mock failure on ${req.method} ${req.url?.split('?')[0]}: ${error instanceof Error ? error.stack : String(error)}`);
+        warn(
+          `mock failure on ${req.method} ${req.url?.split('?')[0]}: ${error instanceof Error ? error.stack : String(error)}`,
+        );
         try {
           if (res.headersSent) throw new Error('an answer is on its way');
           res.statusMessage = '';
@@ -169,7 +214,9 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
       })
       .then((status) => {
         // The path only: query strings can carry `token=` credentials.
-        options.onRequest?.(`${req.method} ${req.url?.split('?')[0]} ${status} ${Math.round(performance.now() - started)}ms`);
+        options.onRequest?.(
+          `${req.method} ${req.url?.split('?')[0]} ${status} ${Math.round(performance.now() - started)}ms`,
+        );
       });
   }
 
@@ -178,8 +225,15 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
    * headers; Go's net/http refuses both requests.
    */
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<number> {
-    const hosts = req.rawHeaders.filter((_, index) => index % 2 === 0 && req.rawHeaders[index]!.toLowerCase() === 'host').length;
-    const refusal = req.httpVersion === '1.1' && hosts === 0 ? 'missing required Host header' : hosts > 1 ? 'too many Host headers' : undefined;
+    const hosts = req.rawHeaders.filter(
+      (_, index) => index % 2 === 0 && req.rawHeaders[index]!.toLowerCase() === 'host',
+    ).length;
+    const refusal =
+      req.httpVersion === '1.1' && hosts === 0
+        ? 'missing required Host header'
+        : hosts > 1
+          ? 'too many Host headers'
+          : undefined;
     if (refusal !== undefined) {
       req.resume();
       sendJson(res, 400, apiError(docsUrl, refusal), { Connection: 'close' });
@@ -211,13 +265,28 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) =>
     respond(req, res, async () => {
       req.resume();
-      sendJson(res, 417, apiError(docsUrl, `Expect: ${String(req.headers.expect).slice(0, 100)} cannot be met; only 100-continue is supported`), { Connection: 'close' });
+      sendJson(
+        res,
+        417,
+        apiError(
+          docsUrl,
+          `Expect: ${String(req.headers.expect).slice(0, 100)} cannot be met; only 100-continue is supported`,
+        ),
+        { Connection: 'close' },
+      );
       return 417;
     }),
   );
   // Without a listener Node closes a CONNECT's connection without a word. No tunnels here.
   server.on('connect', (req: IncomingMessage, socket: Duplex) => {
-    answerAndClose(socket, rawErrorResponse(405, STATUS_TEXT[405]!, apiError(docsUrl, 'CONNECT is not allowed: this server opens no tunnels')));
+    answerAndClose(
+      socket,
+      rawErrorResponse(
+        405,
+        STATUS_TEXT[405]!,
+        apiError(docsUrl, 'CONNECT is not allowed: this server opens no tunnels'),
+      ),
+    );
     options.onRequest?.(`CONNECT ${req.url?.split('?')[0]} 405 0ms`);
   });
   // Requests Node's parser refuses (CR/LF or bad bytes in headers, oversized headers, timeouts)
@@ -229,7 +298,12 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
       return;
     }
     const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    const message = status === 431 ? 'request headers are too large' : status === 408 ? 'the request took too long' : 'malformed HTTP request';
+    const message =
+      status === 431
+        ? 'request headers are too large'
+        : status === 408
+          ? 'the request took too long'
+          : 'malformed HTTP request';
     answerAndClose(socket, rawErrorResponse(status, STATUS_TEXT[status] ?? 'Bad Request', apiError(docsUrl, message)));
   });
 
@@ -260,4 +334,3 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
       }),
   };
 }
-

@@ -16,7 +16,9 @@ export function namingNull(message: string): string {
 }
 
 /** Prism's diagnostics in one readable line, such as `body.permission: must be equal to one of …`. */
-export function describeViolations(violations: readonly { path?: string[]; message: string; code?: string | number }[]): string {
+export function describeViolations(
+  violations: readonly { path?: string[]; message: string; code?: string | number }[],
+): string {
   return violations
     .map((v) => {
       // Gitea's binding words a content type it cannot read this way.

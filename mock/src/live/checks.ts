@@ -51,7 +51,10 @@ const needRepo: Skip = { skip: 'give --repo owner/name', kind: 'input' };
  * which the option would not have changed.
  */
 function notFound(what: string, found: Missing, option: string): Skip {
-  return { skip: `no ${what} to use: ${found.missing}${found.kind === 'input' ? `; give ${option}` : ''}`, kind: found.kind };
+  return {
+    skip: `no ${what} to use: ${found.missing}${found.kind === 'input' ? `; give ${option}` : ''}`,
+    kind: found.kind,
+  };
 }
 
 /** The integer `field` of the first record at `path`, or the skip that says why there is none. */
@@ -59,7 +62,12 @@ async function idAt(ctx: Context, path: string, what: string, option: string, fi
   const found = await ctx.lookUp(path);
   if ('missing' in found) return notFound(what, found, option);
   const id = found.record[field];
-  return Number.isInteger(id) ? (id as number) : { skip: `no ${what} to use: GET ${path} answered a record without an integer ${field}; give ${option}`, kind: 'input' };
+  return Number.isInteger(id)
+    ? (id as number)
+    : {
+        skip: `no ${what} to use: GET ${path} answered a record without an integer ${field}; give ${option}`,
+        kind: 'input',
+      };
 }
 
 /**
@@ -89,7 +97,8 @@ export const checks: Check[] = [
       let pkg = ctx.target.package;
       const owner = ctx.target.owner;
       if (!pkg) {
-        if (!owner) return { skip: 'give --package owner/type/name (or --repo whose owner has packages)', kind: 'input' };
+        if (!owner)
+          return { skip: 'give --package owner/type/name (or --repo whose owner has packages)', kind: 'input' };
         const found = await ctx.lookUp(`/packages/${encodeURIComponent(owner)}`);
         if ('missing' in found) return notFound('package', found, '--package owner/type/name');
         pkg = { owner, type: String(found.record.type), name: String(found.record.name) };
@@ -130,11 +139,15 @@ export const checks: Check[] = [
         const found = await ctx.lookUp(path);
         if ('missing' in found) return notFound('workflow', found, '--workflow file.yml');
         const listed = (found.record as { workflows?: { id?: unknown }[] }).workflows?.[0]?.id;
-        if (typeof listed !== 'string') return { skip: `no workflow to use: GET ${path} listed none; give --workflow file.yml`, kind: 'input' };
+        if (typeof listed !== 'string')
+          return { skip: `no workflow to use: GET ${path} listed none; give --workflow file.yml`, kind: 'input' };
         workflow = listed;
       }
       const workflow_id = workflow;
-      return (client) => client.GET('/repos/{owner}/{repo}/actions/workflows/{workflow_id}', { params: { path: { owner, repo, workflow_id } } });
+      return (client) =>
+        client.GET('/repos/{owner}/{repo}/actions/workflows/{workflow_id}', {
+          params: { path: { owner, repo, workflow_id } },
+        });
     },
   },
   {
@@ -143,24 +156,35 @@ export const checks: Check[] = [
     async prepare(ctx) {
       const { owner, repo } = ctx.target;
       if (!owner || !repo) return needRepo;
-      const id = ctx.target.commentId ?? (await idAt(ctx, `/repos/${owner}/${repo}/issues/comments`, 'comment', '--comment-id'));
+      const id =
+        ctx.target.commentId ?? (await idAt(ctx, `/repos/${owner}/${repo}/issues/comments`, 'comment', '--comment-id'));
       if (isSkip(id)) return id;
-      return (client) => client.GET('/repos/{owner}/{repo}/issues/comments/{id}/assets', { params: { path: { owner, repo, id } } });
+      return (client) =>
+        client.GET('/repos/{owner}/{repo}/issues/comments/{id}/assets', { params: { path: { owner, repo, id } } });
     },
   },
   {
     // Renders and stores nothing, so it runs by default too.
     operationId: 'renderMarkdown',
     writes: false,
-    prepare: async () => (client) => client.POST('/markdown', { body: { Text: '# Contract check\n\nIssue #1, **bold**.', Mode: 'markdown' }, parseAs: 'text' }),
+    prepare: async () => (client) =>
+      client.POST('/markdown', {
+        body: { Text: '# Contract check\n\nIssue #1, **bold**.', Mode: 'markdown' },
+        parseAs: 'text',
+      }),
   },
   {
     operationId: 'repoAddCollaborator',
     writes: true,
     async prepare(ctx) {
       const { owner, repo, collaborator } = ctx.target;
-      if (!collaborator) return { skip: 'give --collaborator user (added to the scratch repository with read access)', kind: 'input' };
-      return (client) => client.PUT('/repos/{owner}/{repo}/collaborators/{collaborator}', { params: { path: { owner: owner!, repo: repo!, collaborator } }, body: { permission: 'read' } });
+      if (!collaborator)
+        return { skip: 'give --collaborator user (added to the scratch repository with read access)', kind: 'input' };
+      return (client) =>
+        client.PUT('/repos/{owner}/{repo}/collaborators/{collaborator}', {
+          params: { path: { owner: owner!, repo: repo!, collaborator } },
+          body: { permission: 'read' },
+        });
     },
   },
   {
@@ -168,10 +192,16 @@ export const checks: Check[] = [
     writes: true,
     async prepare(ctx) {
       const { owner, repo } = ctx.target;
-      const index = ctx.target.issue ?? (await idAt(ctx, `/repos/${owner}/${repo}/issues?state=all&type=issues`, 'issue', '--issue', 'number'));
+      const index =
+        ctx.target.issue ??
+        (await idAt(ctx, `/repos/${owner}/${repo}/issues?state=all&type=issues`, 'issue', '--issue', 'number'));
       if (isSkip(index)) return index;
       // Removing nobody changes nothing but is a full request.
-      return (client) => client.DELETE('/repos/{owner}/{repo}/issues/{index}/assignees', { params: { path: { owner: owner!, repo: repo!, index } }, body: { assignees: [] } });
+      return (client) =>
+        client.DELETE('/repos/{owner}/{repo}/issues/{index}/assignees', {
+          params: { path: { owner: owner!, repo: repo!, index } },
+          body: { assignees: [] },
+        });
     },
   },
   {
@@ -179,9 +209,15 @@ export const checks: Check[] = [
     writes: true,
     async prepare(ctx) {
       const { owner, repo } = ctx.target;
-      const index = ctx.target.pull ?? (await idAt(ctx, `/repos/${owner}/${repo}/pulls?state=all`, 'pull request', '--pull', 'number'));
+      const index =
+        ctx.target.pull ??
+        (await idAt(ctx, `/repos/${owner}/${repo}/pulls?state=all`, 'pull request', '--pull', 'number'));
       if (isSkip(index)) return index;
-      return (client) => client.PATCH('/repos/{owner}/{repo}/pulls/{index}', { params: { path: { owner: owner!, repo: repo!, index } }, body: {} });
+      return (client) =>
+        client.PATCH('/repos/{owner}/{repo}/pulls/{index}', {
+          params: { path: { owner: owner!, repo: repo!, index } },
+          body: {},
+        });
     },
   },
   {
@@ -198,9 +234,16 @@ export const checks: Check[] = [
       }
       if (isSkip(milestone)) return milestone;
       // Its own title again, and its deadline: the server clears the deadline when due_on is omitted.
-      const body = { ...(milestone.title ? { title: String(milestone.title) } : {}), ...(milestone.due_on ? { due_on: String(milestone.due_on) } : {}) };
+      const body = {
+        ...(milestone.title ? { title: String(milestone.title) } : {}),
+        ...(milestone.due_on ? { due_on: String(milestone.due_on) } : {}),
+      };
       const id = String(milestoneId ?? milestone.id);
-      return (client) => client.PATCH('/repos/{owner}/{repo}/milestones/{id}', { params: { path: { owner: owner!, repo: repo!, id } }, body });
+      return (client) =>
+        client.PATCH('/repos/{owner}/{repo}/milestones/{id}', {
+          params: { path: { owner: owner!, repo: repo!, id } },
+          body,
+        });
     },
   },
   {
@@ -226,7 +269,11 @@ export const checks: Check[] = [
       };
       if (body.authorization_header) ctx.keepSecret(body.authorization_header);
       const id = hookId ?? Number(hook.id);
-      return (client) => client.PATCH('/repos/{owner}/{repo}/hooks/{id}', { params: { path: { owner: owner!, repo: repo!, id } }, body });
+      return (client) =>
+        client.PATCH('/repos/{owner}/{repo}/hooks/{id}', {
+          params: { path: { owner: owner!, repo: repo!, id } },
+          body,
+        });
     },
   },
   {
@@ -234,15 +281,28 @@ export const checks: Check[] = [
     writes: true,
     async prepare(ctx) {
       const { owner, repo } = ctx.target;
-      const id = ctx.target.releaseId ?? (await idAt(ctx, `/repos/${owner}/${repo}/releases`, 'release', '--release-id'));
+      const id =
+        ctx.target.releaseId ?? (await idAt(ctx, `/repos/${owner}/${repo}/releases`, 'release', '--release-id'));
       if (isSkip(id)) return id;
       const form = new FormData();
       form.append('attachment', new Blob(['written by gitea-contract live mode\n']), 'gitea-contract-live-check.txt');
       return (client) =>
-        client.POST('/repos/{owner}/{repo}/releases/{id}/assets', { params: { path: { owner: owner!, repo: repo!, id } }, body: form as never, bodySerializer: (body: unknown) => body as FormData });
+        client.POST('/repos/{owner}/{repo}/releases/{id}/assets', {
+          params: { path: { owner: owner!, repo: repo!, id } },
+          body: form as never,
+          bodySerializer: (body: unknown) => body as FormData,
+        });
     },
   },
 ];
 
 /** Operations live mode never runs: they change data outside the scratch repository. */
-export const neverRun = ['userCreateOAuth2Application', 'repoMigrate', 'userCurrentPostGPGKey', 'notifyReadThread', 'orgEditLabel', 'updateUserSecret', 'adminRenameUser'];
+export const neverRun = [
+  'userCreateOAuth2Application',
+  'repoMigrate',
+  'userCurrentPostGPGKey',
+  'notifyReadThread',
+  'orgEditLabel',
+  'updateUserSecret',
+  'adminRenameUser',
+];

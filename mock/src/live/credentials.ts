@@ -21,13 +21,26 @@ type Env = Record<string, string | undefined>;
 export function readCredentials(env: Env): Credentials {
   const { GITEA_TOKEN: token, GITEA_USERNAME: username, GITEA_PASSWORD: password, GITEA_OTP: otp } = env;
   const basic = Boolean(username && password);
-  const auth: Auth | undefined = token ? { token } : basic ? { username: username!, password: password!, ...(otp ? { otp } : {}) } : undefined;
+  const auth: Auth | undefined = token
+    ? { token }
+    : basic
+      ? { username: username!, password: password!, ...(otp ? { otp } : {}) }
+      : undefined;
   const headers: Record<string, string> = auth ? { Authorization: authorization(auth) } : {};
-  const secrets = auth ? [headers.Authorization!, headers.Authorization!.slice(6), 'token' in auth ? auth.token : auth.password, ...('otp' in auth && typeof auth.otp === 'string' ? [auth.otp] : [])] : [];
+  const secrets = auth
+    ? [
+        headers.Authorization!,
+        headers.Authorization!.slice(6),
+        'token' in auth ? auth.token : auth.password,
+        ...('otp' in auth && typeof auth.otp === 'string' ? [auth.otp] : []),
+      ]
+    : [];
   const basicNames = `GITEA_USERNAME${otp ? ', GITEA_PASSWORD and GITEA_OTP' : ' and GITEA_PASSWORD'}`;
   let unsent: string | undefined;
-  if (token && (username || password)) unsent = `${[username && 'GITEA_USERNAME', password && 'GITEA_PASSWORD'].filter(Boolean).join(' and ')}, set too but not sent: GITEA_TOKEN goes first`;
-  else if (!auth && (username || password)) unsent = `${username ? 'GITEA_USERNAME' : 'GITEA_PASSWORD'} is set without ${username ? 'GITEA_PASSWORD' : 'GITEA_USERNAME'}, so neither was sent`;
+  if (token && (username || password))
+    unsent = `${[username && 'GITEA_USERNAME', password && 'GITEA_PASSWORD'].filter(Boolean).join(' and ')}, set too but not sent: GITEA_TOKEN goes first`;
+  else if (!auth && (username || password))
+    unsent = `${username ? 'GITEA_USERNAME' : 'GITEA_PASSWORD'} is set without ${username ? 'GITEA_PASSWORD' : 'GITEA_USERNAME'}, so neither was sent`;
   return { auth, headers, secrets, sent: token ? 'GITEA_TOKEN' : auth ? basicNames : undefined, unsent };
 }
 
@@ -37,6 +50,7 @@ export function readCredentials(env: Env): Credentials {
  */
 export function refusedLine(baseUrl: string, credentials: Credentials, answered: string): string {
   const { sent, unsent } = credentials;
-  if (!sent) return `${baseUrl} asks for credentials and none were given (${unsent ? `${unsent}; ` : ''}set GITEA_TOKEN, or GITEA_USERNAME and GITEA_PASSWORD): ${answered}`;
+  if (!sent)
+    return `${baseUrl} asks for credentials and none were given (${unsent ? `${unsent}; ` : ''}set GITEA_TOKEN, or GITEA_USERNAME and GITEA_PASSWORD): ${answered}`;
   return `${baseUrl} refused the credentials in ${sent}${unsent ? ` (${unsent})` : ''}: ${answered}`;
 }

@@ -12,7 +12,14 @@ const CLASS = 'gitea-mock verify';
 
 /** Whether XML 1.0 allows `code` in a document at all (its `Char` production). */
 function allowed(code: number): boolean {
-  return code === 0x9 || code === 0xa || code === 0xd || (code >= 0x20 && code <= 0xd7ff) || (code >= 0xe000 && code <= 0xfffd) || (code >= 0x10000 && code <= 0x10ffff);
+  return (
+    code === 0x9 ||
+    code === 0xa ||
+    code === 0xd ||
+    (code >= 0x20 && code <= 0xd7ff) ||
+    (code >= 0xe000 && code <= 0xfffd) ||
+    (code >= 0x10000 && code <= 0x10ffff)
+  );
 }
 
 /**
@@ -48,10 +55,21 @@ function element(name: string, attributes: Record<string, string | number>, chil
 const seconds = (ms: number): string => (ms / 1000).toFixed(3);
 
 function testCase(outcome: Outcome, clean: (text: string) => string): string {
-  if (!outcome.checked) return element('testcase', { classname: CLASS, name: outcome.operationId, time: seconds(0) }, element('skipped', { message: clean(outcome.cause) }));
-  const failures = outcome.problems.map(({ kind, line }) => element('failure', { message: clean(line), type: kind }, escape(clean(line), false)));
+  if (!outcome.checked)
+    return element(
+      'testcase',
+      { classname: CLASS, name: outcome.operationId, time: seconds(0) },
+      element('skipped', { message: clean(outcome.cause) }),
+    );
+  const failures = outcome.problems.map(({ kind, line }) =>
+    element('failure', { message: clean(line), type: kind }, escape(clean(line), false)),
+  );
   const answered = `${outcome.status === undefined ? 'no answer' : `answered ${outcome.status}`}${outcome.notChecked ? `; ${clean(outcome.notChecked)}` : ''}`;
-  return element('testcase', { classname: CLASS, name: outcome.operationId, time: seconds(outcome.ms) }, [...failures, element('system-out', {}, escape(answered, false))].join(''));
+  return element(
+    'testcase',
+    { classname: CLASS, name: outcome.operationId, time: seconds(outcome.ms) },
+    [...failures, element('system-out', {}, escape(answered, false))].join(''),
+  );
 }
 
 /** The JUnit XML of `run`, every credential in it redacted. */
@@ -60,7 +78,12 @@ export function junitXml(run: RunRecord, secrets: readonly string[]): string {
   const server = element(
     'testcase',
     { classname: CLASS, name: 'server', time: seconds(0) },
-    [...(run.stopped ? [element('error', { message: clean(run.stopped), type: 'stopped' }, escape(clean(run.stopped), false))] : []), element('system-out', {}, escape(clean(run.server ?? 'no Gitea API answered'), false))].join(''),
+    [
+      ...(run.stopped
+        ? [element('error', { message: clean(run.stopped), type: 'stopped' }, escape(clean(run.stopped), false))]
+        : []),
+      element('system-out', {}, escape(clean(run.server ?? 'no Gitea API answered'), false)),
+    ].join(''),
   );
   const cases = [server, ...run.outcomes.map((outcome) => testCase(outcome, clean))];
   const counts = {
@@ -70,9 +93,20 @@ export function junitXml(run: RunRecord, secrets: readonly string[]): string {
     skipped: run.outcomes.filter((outcome) => !outcome.checked).length,
     time: seconds(run.finished.getTime() - run.started.getTime()),
   };
-  const properties = element('properties', {}, [element('property', { name: 'base-url', value: clean(run.baseUrl) }), ...(run.server ? [element('property', { name: 'server', value: clean(run.server) })] : [])].join(''));
+  const properties = element(
+    'properties',
+    {},
+    [
+      element('property', { name: 'base-url', value: clean(run.baseUrl) }),
+      ...(run.server ? [element('property', { name: 'server', value: clean(run.server) })] : []),
+    ].join(''),
+  );
   // JUnit's timestamp is a local date and time without a zone: this one is UTC.
-  const suite = element('testsuite', { name: clean(`${CLASS} ${run.baseUrl}`), ...counts, timestamp: run.started.toISOString().slice(0, 19) }, `\n${[properties, ...cases].join('\n')}\n`);
+  const suite = element(
+    'testsuite',
+    { name: clean(`${CLASS} ${run.baseUrl}`), ...counts, timestamp: run.started.toISOString().slice(0, 19) },
+    `\n${[properties, ...cases].join('\n')}\n`,
+  );
   // The common JUnit schema (Jenkins' junit-10.xsd) allows `skipped` on <testsuite> only: a reader
   // that validates refuses the whole file for it on <testsuites>.
   const { skipped: _onTheSuiteOnly, ...totals } = counts;

@@ -66,7 +66,8 @@ function integer(value: string | undefined, flag: string): number | undefined {
 
 function seconds(value: string, flag: string): number {
   const parsed = Number(value);
-  if (!/^\d+(\.\d+)?$/.test(value) || parsed <= 0) throw new UsageError(`${flag} takes a number of seconds above 0, not "${value}"`);
+  if (!/^\d+(\.\d+)?$/.test(value) || parsed <= 0)
+    throw new UsageError(`${flag} takes a number of seconds above 0, not "${value}"`);
   return parsed * 1000;
 }
 
@@ -115,9 +116,11 @@ export function parseOptions(argv: string[]): Options | undefined {
   if (values.help) return undefined;
   const baseUrl = values['base-url'];
   if (!baseUrl) throw new UsageError('--base-url is required');
-  if (values['allow-writes'] && !values['scratch-repo']) throw new UsageError('--allow-writes needs --scratch-repo owner/name');
+  if (values['allow-writes'] && !values['scratch-repo'])
+    throw new UsageError('--allow-writes needs --scratch-repo owner/name');
   const packageParts = values.package?.split('/');
-  if (packageParts && (packageParts.length !== 3 || packageParts.some((part) => part === ''))) throw new UsageError(`--package takes owner/type/name, not "${values.package}"`);
+  if (packageParts && (packageParts.length !== 3 || packageParts.some((part) => part === '')))
+    throw new UsageError(`--package takes owner/type/name, not "${values.package}"`);
   const ids = {
     keyId: integer(values['key-id'], '--key-id'),
     teamId: integer(values['team-id'], '--team-id'),

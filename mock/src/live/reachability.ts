@@ -81,7 +81,8 @@ async function readStart(response: Response, limit: number): Promise<string> {
 export function failureCause(error: unknown, url?: URL): string {
   const { code, tls, advice, message } = networkFailure(error);
   // Fetch refuses, without a code, the ports the Fetch standard blocks (9, 25, 6000 …).
-  if (message === 'bad port' && url) return `fetch refuses port ${url.port}, which the Fetch standard blocks: use another port`;
+  if (message === 'bad port' && url)
+    return `fetch refuses port ${url.port}, which the Fetch standard blocks: use another port`;
   if (tls) return `TLS failed: ${code} (${tls}${advice ? `: ${advice}` : ''})`;
   if (code) return `${code} (${MEANINGS[code] ?? message})`;
   return message;
@@ -90,7 +91,8 @@ export function failureCause(error: unknown, url?: URL): string {
 /** What came back instead of a version, in a few words. */
 function describeAnswer(response: Response, body: string): string {
   const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim();
-  if (response.status >= 300 && response.status < 400) return `a redirect to ${cut(response.headers.get('location') ?? 'nowhere')}`;
+  if (response.status >= 300 && response.status < 400)
+    return `a redirect to ${cut(response.headers.get('location') ?? 'nowhere')}`;
   if (body.trim() === '') return `an empty body${type ? ` (${type})` : ''}`;
   if (type === 'text/html' || /^\s*</.test(body)) {
     const title = /<title[^>]*>([^<]*)/i.exec(body)?.[1];
@@ -116,7 +118,16 @@ function versionIn(body: string): string | undefined {
 }
 
 /** Asks GET {baseUrl}/version: the server's name and version, or the one-line reason there is no Gitea API there. */
-export async function probeServer(baseUrl: string, { headers, timeoutMs, timeoutFlag = '--connect-timeout', secrets, refused = (answered) => `${baseUrl} refused the credentials: ${answered}` }: ProbeOptions): Promise<Probe> {
+export async function probeServer(
+  baseUrl: string,
+  {
+    headers,
+    timeoutMs,
+    timeoutFlag = '--connect-timeout',
+    secrets,
+    refused = (answered) => `${baseUrl} refused the credentials: ${answered}`,
+  }: ProbeOptions,
+): Promise<Probe> {
   const url = new URL(`${baseUrl.replace(/\/$/, '')}/version`);
   // Not AbortSignal.timeout: its timer does not keep the process alive, and when fetch hangs on a
   // connection the server closed as it opened, nothing else does: Node would exit 13, silently.
@@ -130,7 +141,9 @@ export async function probeServer(baseUrl: string, { headers, timeoutMs, timeout
     response = await fetch(url, { headers, signal, redirect: 'manual' });
     body = await readStart(response, READ_LIMIT);
   } catch (error) {
-    const cause = signal.aborted ? `ETIMEDOUT (no answer to GET /version within ${timeoutMs / 1000} s; ${timeoutFlag} waits longer)` : failureCause(error, url);
+    const cause = signal.aborted
+      ? `ETIMEDOUT (no answer to GET /version within ${timeoutMs / 1000} s; ${timeoutFlag} waits longer)`
+      : failureCause(error, url);
     return { ok: false, problem: redact(`cannot reach ${baseUrl}: ${cause}`, secrets) };
   } finally {
     clearTimeout(timeout);
@@ -143,6 +156,9 @@ export async function probeServer(baseUrl: string, { headers, timeoutMs, timeout
   }
   const answered = `GET /version answered ${response.status} with ${describeAnswer(response, body)}`;
   // Gitea with REQUIRE_SIGNIN_VIEW answers 401 here to a missing or wrong credential.
-  const problem = response.status === 401 || response.status === 403 ? refused(answered) : `no Gitea API at ${baseUrl}: ${answered}, not {"version": "…"}`;
+  const problem =
+    response.status === 401 || response.status === 403
+      ? refused(answered)
+      : `no Gitea API at ${baseUrl}: ${answered}, not {"version": "…"}`;
   return { ok: false, problem: redact(problem, secrets) };
 }

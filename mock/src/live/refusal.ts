@@ -13,7 +13,8 @@ export type Refusal = 'everywhere' | 'operation';
 /** The 403 messages of a token that lacks a scope, or is limited to public resources. */
 const SCOPE = /^(token does not have at least one of required scope|token scope is limited to public )/;
 /** The 403 messages of an account that may not use the API at all. */
-const ACCOUNT = /^(This account is not activated\.|This account is prohibited from signing in|You must change your password\.|Only signed in user is allowed to call APIs\.)/;
+const ACCOUNT =
+  /^(This account is not activated\.|This account is prohibited from signing in|You must change your password\.|Only signed in user is allowed to call APIs\.)/;
 
 /** How `answer` refuses the credentials, or undefined when it is an answer to judge. */
 export function refusalIn(answer: Answer): Refusal | undefined {

@@ -30,7 +30,14 @@ export function problemCount(problems: readonly Problem[]): number {
 
 export type Outcome =
   /** `notChecked`: what of the answer could not be checked (a body too large to read whole). */
-  | { operationId: string; checked: true; status: number | undefined; problems: Problem[]; ms: number; notChecked?: string }
+  | {
+      operationId: string;
+      checked: true;
+      status: number | undefined;
+      problems: Problem[];
+      ms: number;
+      notChecked?: string;
+    }
   | { operationId: string; checked: false; kind: SkipKind; cause: string };
 
 export interface RunRecord {
@@ -48,13 +55,27 @@ export interface RunRecord {
 
 /** The JSON report of `run`, every credential in it redacted. */
 export function jsonReport(run: RunRecord, secrets: readonly string[]): string {
-  const checked = run.outcomes.filter((outcome) => outcome.checked).sort((a, b) => a.operationId.localeCompare(b.operationId));
-  const skipped = run.outcomes.filter((outcome) => !outcome.checked).sort((a, b) => a.operationId.localeCompare(b.operationId));
+  const checked = run.outcomes
+    .filter((outcome) => outcome.checked)
+    .sort((a, b) => a.operationId.localeCompare(b.operationId));
+  const skipped = run.outcomes
+    .filter((outcome) => !outcome.checked)
+    .sort((a, b) => a.operationId.localeCompare(b.operationId));
   const operations = Object.fromEntries(
     checked.map(({ operationId, status, problems, notChecked }) => {
       const violations: Record<string, number> = {};
       for (const { kind, count = 1 } of problems) violations[kind] = (violations[kind] ?? 0) + count;
-      return [operationId, { exchanges: 1, withViolations: problems.length > 0 ? 1 : 0, violations, status: status ?? null, mismatches: problems.map(({ line }) => line), ...(notChecked ? { notChecked } : {}) }];
+      return [
+        operationId,
+        {
+          exchanges: 1,
+          withViolations: problems.length > 0 ? 1 : 0,
+          violations,
+          status: status ?? null,
+          mismatches: problems.map(({ line }) => line),
+          ...(notChecked ? { notChecked } : {}),
+        },
+      ];
     }),
   );
   const report = {

@@ -95,7 +95,15 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
     const options = parsed;
     const { baseUrl } = options;
 
-    const run: RunRecord = { baseUrl, server: undefined, started: new Date(), finished: new Date(), exitCode: 2, stopped: undefined, outcomes: [] };
+    const run: RunRecord = {
+      baseUrl,
+      server: undefined,
+      started: new Date(),
+      finished: new Date(),
+      exitCode: 2,
+      stopped: undefined,
+      outcomes: [],
+    };
 
     /**
      * Ends the run: with `stopped`, the one line on stderr that says why nothing (more) could be
@@ -110,7 +118,13 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
       }
       const taken = new Set(run.outcomes.map(({ operationId }) => operationId));
       for (const operationId of [...checks.map((check) => check.operationId), ...neverRun]) {
-        if (!taken.has(operationId)) run.outcomes.push({ operationId, checked: false, kind: 'stopped', cause: `not run: ${stopped ?? 'the run ended'}` });
+        if (!taken.has(operationId))
+          run.outcomes.push({
+            operationId,
+            checked: false,
+            kind: 'stopped',
+            cause: `not run: ${stopped ?? 'the run ended'}`,
+          });
       }
       Object.assign(run, { exitCode, stopped, finished: new Date() });
       try {
@@ -129,14 +143,22 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
     let requestSignal: AbortSignal | undefined;
     let client: GiteaClient;
     try {
-      const made = createGiteaClient({ baseUrl, ...(auth ? { auth } : {}), fetch: capture.fetch, retry: 0, allowInsecureHttp: options.allowInsecureHttp });
+      const made = createGiteaClient({
+        baseUrl,
+        ...(auth ? { auth } : {}),
+        fetch: capture.fetch,
+        retry: 0,
+        allowInsecureHttp: options.allowInsecureHttp,
+      });
       // Each call hands a redirect back unfollowed: the 3xx is the server's answer, checked against
       // the document (some operations declare 301 or 307), and nothing goes where it points. Each
       // call also carries the signal of its time limit.
       client = new Proxy(made, {
         get: (target, name, receiver) => {
           const value = Reflect.get(target, name, receiver) as unknown;
-          return typeof value === 'function' && typeof name === 'string' && /^[A-Z]+$/.test(name) ? (path: string, init?: object) => value(path, { ...init, redirect: 'manual', signal: requestSignal }) : value;
+          return typeof value === 'function' && typeof name === 'string' && /^[A-Z]+$/.test(name)
+            ? (path: string, init?: object) => value(path, { ...init, redirect: 'manual', signal: requestSignal })
+            : value;
         },
       });
     } catch (error) {
@@ -158,25 +180,36 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
     const { createSchemaValidator } = await import('../contract/schema.js');
     const schemas = createSchemaValidator(doc);
     const operations = new Map(listOperations(doc).map((op) => [String(op.operation.operationId), op]));
-    say(`live contract check of ${baseUrl} (${options.allowWrites ? `writes allowed in ${options.scratchRepo}` : 'read-only'})`);
+    say(
+      `live contract check of ${baseUrl} (${options.allowWrites ? `writes allowed in ${options.scratchRepo}` : 'read-only'})`,
+    );
     // The version comes from the server, which may echo a credential there too.
     say(`server: ${probe.server}`);
 
     /** The line that stops the run when `operationId`'s answer refuses the credentials themselves. */
     function refused(operationId: string, answer: CapturedAnswer): string {
-      return refusedLine(baseUrl, credentials, `${operationId} answered ${statusWithMessage(answer.status, answer.body)}`);
+      return refusedLine(
+        baseUrl,
+        credentials,
+        `${operationId} answered ${statusWithMessage(answer.status, answer.body)}`,
+      );
     }
 
     /** What the answer breaks; of a body too large to read whole, its status and headers only. */
     function judge(operationId: string, answer: CapturedAnswer): Problem[] {
-      return mismatches(doc, schemas, operations.get(operationId)!, answer, { body: !answer.tooLarge }).map((violation) => {
-        const line = describeViolation(violation);
-        return { kind: kindOf(`response ${line}`), line, ...(violation.count ? { count: violation.count } : {}) };
-      });
+      return mismatches(doc, schemas, operations.get(operationId)!, answer, { body: !answer.tooLarge }).map(
+        (violation) => {
+          const line = describeViolation(violation);
+          return { kind: kindOf(`response ${line}`), line, ...(violation.count ? { count: violation.count } : {}) };
+        },
+      );
     }
 
     /** Why the operations `among` could not be checked, by kind of skip, with the first of each: `no operation could be checked: …`. */
-    function nothingChecked(what = 'no operation could be checked', among: (operationId: string) => boolean = () => true): string {
+    function nothingChecked(
+      what = 'no operation could be checked',
+      among: (operationId: string) => boolean = () => true,
+    ): string {
       const kinds: [SkipKind, string][] = [
         ['scope', 'refused for want of a token scope'],
         ['timeout', 'ran out of time'],
@@ -185,8 +218,13 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
         ['input', 'lacked an id or a repository'],
       ];
       const parts = kinds.flatMap(([kind, description]) => {
-        const skipped = run.outcomes.filter((outcome): outcome is Outcome & { checked: false } => !outcome.checked && outcome.kind === kind && among(outcome.operationId));
-        return skipped.length === 0 ? [] : [`${skipped.length} ${description} (the first, ${skipped[0]!.operationId}: ${skipped[0]!.cause})`];
+        const skipped = run.outcomes.filter(
+          (outcome): outcome is Outcome & { checked: false } =>
+            !outcome.checked && outcome.kind === kind && among(outcome.operationId),
+        );
+        return skipped.length === 0
+          ? []
+          : [`${skipped.length} ${description} (the first, ${skipped[0]!.operationId}: ${skipped[0]!.cause})`];
       });
       return `${what}: ${parts.join('; ')}`;
     }
@@ -247,12 +285,20 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
       // No answer at all: the connection was refused, reset or closed. Nothing to judge, so no
       // mismatch: the server, not the contract, failed.
       if (!answer) {
-        skip('network', failure === undefined ? 'no answer was received' : `the request failed: ${failureCause(failure)}`);
+        skip(
+          'network',
+          failure === undefined ? 'no answer was received' : `the request failed: ${failureCause(failure)}`,
+        );
         continue;
       }
       const refusal = refusalIn(answer);
       if (refusal === 'everywhere') {
-        run.outcomes.push({ operationId, checked: false, kind: 'stopped', cause: `the credentials were refused: answered ${statusWithMessage(answer.status, answer.body)}` });
+        run.outcomes.push({
+          operationId,
+          checked: false,
+          kind: 'stopped',
+          cause: `the credentials were refused: answered ${statusWithMessage(answer.status, answer.body)}`,
+        });
         finish(2, refused(operationId, answer));
       }
       if (refusal === 'operation') {
@@ -266,25 +312,41 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
       // checked either, and is skipped with that cause; a status or header that breaks the document
       // is a mismatch all the same.
       if (answer.tooLarge && problems.length === 0) {
-        skip('too-large', `answered ${status} with a ${TOO_LARGE.replace(/^body is/, 'body')} (its status and declared headers conform)`);
+        skip(
+          'too-large',
+          `answered ${status} with a ${TOO_LARGE.replace(/^body is/, 'body')} (its status and declared headers conform)`,
+        );
         continue;
       }
       // A write answered 404 wrote nothing: the scratch repository, or what the write names in it,
       // is not there. Its answer conforms, but the write was not checked, and a run whose writes all
       // went nowhere must not pass for one that wrote.
       if (check.writes && status === 404 && problems.length === 0) {
-        skip('input', `nothing was written: answered ${statusWithMessage(status, answer.body)} (the scratch repository ${options.scratchRepo}, or what this write names in it, is not there)`);
+        skip(
+          'input',
+          `nothing was written: answered ${statusWithMessage(status, answer.body)} (the scratch repository ${options.scratchRepo}, or what this write names in it, is not there)`,
+        );
         continue;
       }
       // A read answered 404 read nothing: a wrong id or repository must not pass for a checked
       // answer. Its error body conforms, and the skip says what to give instead.
       if (!check.writes && status === 404 && problems.length === 0) {
-        skip('input', `nothing was read: answered ${statusWithMessage(status, answer.body)} (what this read names is not there: check the ids and the repository given)`);
+        skip(
+          'input',
+          `nothing was read: answered ${statusWithMessage(status, answer.body)} (what this read names is not there: check the ids and the repository given)`,
+        );
         continue;
       }
       checked++;
       if (check.writes) written++;
-      run.outcomes.push({ operationId, checked: true, status, problems, ms: performance.now() - began, ...(answer.tooLarge ? { notChecked: TOO_LARGE } : {}) });
+      run.outcomes.push({
+        operationId,
+        checked: true,
+        status,
+        problems,
+        ms: performance.now() - began,
+        ...(answer.tooLarge ? { notChecked: TOO_LARGE } : {}),
+      });
       if (problems.length === 0) {
         say(`✓ ${label} ${status} conforms`);
       } else {
@@ -297,10 +359,20 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
     }
     release();
     say(`- not run by live mode (they change data outside a scratch repository): ${neverRun.join(', ')}`);
-    for (const operationId of neverRun) run.outcomes.push({ operationId, checked: false, kind: 'never', cause: 'never run by live mode: it changes data outside a scratch repository' });
+    for (const operationId of neverRun)
+      run.outcomes.push({
+        operationId,
+        checked: false,
+        kind: 'never',
+        cause: 'never run by live mode: it changes data outside a scratch repository',
+      });
     say(`${checked} operation${checked === 1 ? '' : 's'} checked, ${failed} with mismatches`);
     if (checked === 0) finish(2, nothingChecked());
-    if (failed === 0 && options.allowWrites && written === 0) finish(2, nothingChecked(`no write could be checked in ${options.scratchRepo}`, (operationId) => writes.has(operationId)));
+    if (failed === 0 && options.allowWrites && written === 0)
+      finish(
+        2,
+        nothingChecked(`no write could be checked in ${options.scratchRepo}`, (operationId) => writes.has(operationId)),
+      );
     finish(failed > 0 ? 1 : 0);
   } catch (end) {
     if (end instanceof Exit) return end.code;

@@ -81,14 +81,21 @@ export function serverMessage(body: string): string {
 /** `status` and the server's message, quoted and cut short: `401 "token is required"`. */
 export function statusWithMessage(status: number, body: string): string {
   const message = serverMessage(body);
-  return message ? `${status} ${JSON.stringify(message.length > 200 ? `${message.slice(0, 200)}…` : message)}` : String(status);
+  return message
+    ? `${status} ${JSON.stringify(message.length > 200 ? `${message.slice(0, 200)}…` : message)}`
+    : String(status);
 }
 
 /**
  * The first record `GET {baseUrl}{path}` answers (the first item of a list, or the record itself),
  * within the run's budget, or why there is none: its status, an empty list, a time-out.
  */
-export async function lookUp(baseUrl: string, path: string, headers: Record<string, string>, budget: Budget): Promise<Found> {
+export async function lookUp(
+  baseUrl: string,
+  path: string,
+  headers: Record<string, string>,
+  budget: Budget,
+): Promise<Found> {
   const asked = `GET ${path}`;
   const timer = budget.request();
   if (!timer) return { missing: `${asked} was not sent: ${budget.spent()}`, kind: 'timeout' };
@@ -97,7 +104,12 @@ export async function lookUp(baseUrl: string, path: string, headers: Record<stri
     const response = await fetch(url, { headers, signal: timer.signal, redirect: 'manual' });
     const bytes = await readAtMost(response, READ_LIMIT);
     const text = bytes ? new TextDecoder().decode(bytes) : '';
-    if (!response.ok) return { missing: `${asked} answered ${statusWithMessage(response.status, text)}`, kind: 'input', status: response.status };
+    if (!response.ok)
+      return {
+        missing: `${asked} answered ${statusWithMessage(response.status, text)}`,
+        kind: 'input',
+        status: response.status,
+      };
     if (!bytes) return { missing: `${asked} answered more than ${READ_LIMIT / 1024 / 1024} MB`, kind: 'input' };
     let body: unknown;
     try {

@@ -22,7 +22,10 @@ let ownTable: OperationTable | undefined;
 
 export function createGiteaHandlers(options: GiteaHandlersOptions): GiteaHandlers {
   if (options.dynamic) throw new TypeError(`gitea-mock/msw: ${NO_GENERATOR}`);
-  if (typeof options.document === 'string') throw new TypeError('gitea-mock/msw: in a browser, give `document` as data (the parsed JSON or YAML), not a file path');
+  if (typeof options.document === 'string')
+    throw new TypeError(
+      'gitea-mock/msw: in a browser, give `document` as data (the parsed JSON or YAML), not a file path',
+    );
   const document = options.document;
   return createHandlersWith(options, async (start, docsUrl) => {
     const tableOf = (data: Record<string, unknown>): OperationTable => operationTable(data, httpOperations(data));

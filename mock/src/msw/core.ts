@@ -47,14 +47,23 @@ export interface GiteaHandlers {
 }
 
 /** The options the answering mock is started with. */
-export type StartOptions = Omit<GiteaHandlersOptions, 'baseUrl' | 'sandbox' | 'onWarning'> & { sandbox?: Exclude<GiteaHandlersOptions['sandbox'], boolean | undefined>; onWarning: (line: string) => void };
+export type StartOptions = Omit<GiteaHandlersOptions, 'baseUrl' | 'sandbox' | 'onWarning'> & {
+  sandbox?: Exclude<GiteaHandlersOptions['sandbox'], boolean | undefined>;
+  onWarning: (line: string) => void;
+};
 
 /** `base` without `/api/v1` (`https://gitea.example.org`, or `` for a relative one), checked. */
 function originPart(baseUrl: string): string {
   const trimmed = baseUrl.replace(/\/+$/, '');
-  if (!trimmed.endsWith(BASE_PATH)) throw new TypeError(`baseUrl must end in ${BASE_PATH}, as a Gitea host serves its API there: ${JSON.stringify(baseUrl)}`);
+  if (!trimmed.endsWith(BASE_PATH))
+    throw new TypeError(
+      `baseUrl must end in ${BASE_PATH}, as a Gitea host serves its API there: ${JSON.stringify(baseUrl)}`,
+    );
   const prefix = trimmed.slice(0, -BASE_PATH.length);
-  if (prefix !== '' && !/^https?:\/\/[^/?#]+$/.test(prefix)) throw new TypeError(`baseUrl must be an http(s) origin followed by ${BASE_PATH}, or ${BASE_PATH} alone: ${JSON.stringify(baseUrl)}`);
+  if (prefix !== '' && !/^https?:\/\/[^/?#]+$/.test(prefix))
+    throw new TypeError(
+      `baseUrl must be an http(s) origin followed by ${BASE_PATH}, or ${BASE_PATH} alone: ${JSON.stringify(baseUrl)}`,
+    );
   return prefix;
 }
 
@@ -70,7 +79,10 @@ function matching(origin: string, path: string): string | RegExp {
 }
 
 /** The handlers over a mock that `start` makes on the first request (MSW's setup is synchronous). */
-export function createHandlersWith(options: GiteaHandlersOptions, start: (options: StartOptions, docsUrl: () => string) => Promise<AnsweringMock>): GiteaHandlers {
+export function createHandlersWith(
+  options: GiteaHandlersOptions,
+  start: (options: StartOptions, docsUrl: () => string) => Promise<AnsweringMock>,
+): GiteaHandlers {
   const origin = originPart(options.baseUrl);
   const sandbox = options.sandbox === true ? {} : options.sandbox || undefined;
   let docsUrl = '';
@@ -92,7 +104,9 @@ export function createHandlersWith(options: GiteaHandlersOptions, start: (option
     docsUrl ||= `${new URL(request.url).origin}/api/swagger`;
     return (await ready()).app.fetch(request);
   };
-  const handlers = [BASE_PATH, `${BASE_PATH}/*`, ...(sandbox ? [RESET_PATH] : [])].map((path) => http.all(matching(origin, path), answer));
+  const handlers = [BASE_PATH, `${BASE_PATH}/*`, ...(sandbox ? [RESET_PATH] : [])].map((path) =>
+    http.all(matching(origin, path), answer),
+  );
 
   return {
     handlers,
@@ -100,7 +114,9 @@ export function createHandlersWith(options: GiteaHandlersOptions, start: (option
       if (mock) await (await mock).sandbox?.resetAll();
     },
     async world(credential) {
-      return (await ready()).sandbox?.worldOf(typeof credential === 'string' ? credential : `token ${credential.token}`);
+      return (await ready()).sandbox?.worldOf(
+        typeof credential === 'string' ? credential : `token ${credential.token}`,
+      );
     },
     async close() {
       if (mock) await (await mock).close();

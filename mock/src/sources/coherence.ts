@@ -38,7 +38,11 @@ export function makeCoherent(value: unknown): void {
   } else if (typeof name === 'string' && 'repo_admin_change_team_access' in value) {
     // An organization: `username` is its name again (deprecated, still sent).
     derive(value, { username: name });
-  } else if (typeof name === 'string' && 'full_name' in value && typeof (isRecord(owner) ? owner.login : owner) === 'string') {
+  } else if (
+    typeof name === 'string' &&
+    'full_name' in value &&
+    typeof (isRecord(owner) ? owner.login : owner) === 'string'
+  ) {
     // A repository, its owner a user record or, in an issue's `repository`, a login: every address is built on `{owner}/{name}`.
     const fullName = `${isRecord(owner) ? (owner.login as string) : (owner as string)}/${name}`;
     derive(value, {
@@ -84,14 +88,24 @@ const stem = (p: PathValues): string => `/${encodeURIComponent(p.owner!)}/${enco
 const FROM_PATH: Record<string, (answer: Rec, p: PathValues) => void> = {
   '/repos/{owner}/{repo}/issues/{index}/assignees': (issue, p) => {
     const at = stem(p);
-    derive(issue, { number: idOf(p.index!), url: `${API}/repos${at}/issues/${p.index}`, html_url: `${ORIGIN}${at}/issues/${p.index}` });
+    derive(issue, {
+      number: idOf(p.index!),
+      url: `${API}/repos${at}/issues/${p.index}`,
+      html_url: `${ORIGIN}${at}/issues/${p.index}`,
+    });
     nameRepository(issue.repository, p.owner!, p.repo!);
   },
   '/repos/{owner}/{repo}/pulls/{index}': (pull, p) => {
     const at = stem(p);
     const page = `${ORIGIN}${at}/pulls/${p.index}`;
     // Gitea's `url` of a pull request is its web address too.
-    derive(pull, { number: idOf(p.index!), url: page, html_url: page, diff_url: `${page}.diff`, patch_url: `${page}.patch` });
+    derive(pull, {
+      number: idOf(p.index!),
+      url: page,
+      html_url: page,
+      diff_url: `${page}.diff`,
+      patch_url: `${page}.patch`,
+    });
     const { base, head } = pull;
     if (isRecord(base)) {
       nameRepository(base.repo, p.owner!, p.repo!);
@@ -110,7 +124,8 @@ const FROM_PATH: Record<string, (answer: Rec, p: PathValues) => void> = {
   },
   '/repos/{owner}/{repo}/hooks/{id}': (hook, p) => derive(hook, { id: idOf(p.id!) }),
   // The path takes a milestone's id, or its name when no milestone has that id.
-  '/repos/{owner}/{repo}/milestones/{id}': (milestone, p) => derive(milestone, idOf(p.id!) === undefined ? { title: p.id } : { id: idOf(p.id!) }),
+  '/repos/{owner}/{repo}/milestones/{id}': (milestone, p) =>
+    derive(milestone, idOf(p.id!) === undefined ? { title: p.id } : { id: idOf(p.id!) }),
   '/repos/{owner}/{repo}/actions/workflows/{workflow_id}': (workflow, p) => {
     const at = stem(p);
     const id = p.workflow_id!;
@@ -128,16 +143,21 @@ const FROM_PATH: Record<string, (answer: Rec, p: PathValues) => void> = {
     if (key.emails === null) key.emails = [];
     if (key.subkeys === null) key.subkeys = [];
     for (const subkey of Array.isArray(key.subkeys) ? key.subkeys : []) {
-      if (isRecord(subkey)) derive(subkey, { emails: null, subkeys: null, verified: false, primary_key_id: key.key_id });
+      if (isRecord(subkey))
+        derive(subkey, { emails: null, subkeys: null, verified: false, primary_key_id: key.key_id });
     }
   },
-  '/orgs/{org}/labels/{id}': (label, p) => derive(label, { id: idOf(p.id!), url: `${API}/orgs/${encodeURIComponent(p.org!)}/labels/${p.id}` }),
-  '/notifications/threads/{id}': (thread, p) => derive(thread, { id: idOf(p.id!), url: `${API}/notifications/threads/${encodeURIComponent(p.id!)}` }),
+  '/orgs/{org}/labels/{id}': (label, p) =>
+    derive(label, { id: idOf(p.id!), url: `${API}/orgs/${encodeURIComponent(p.org!)}/labels/${p.id}` }),
+  '/notifications/threads/{id}': (thread, p) =>
+    derive(thread, { id: idOf(p.id!), url: `${API}/notifications/threads/${encodeURIComponent(p.id!)}` }),
   '/packages/{owner}/{type}/{name}': (version, p) => {
     derive(version, { type: p.type, name: p.name });
     if (isRecord(version.owner)) derive(version.owner, { login: p.owner });
     if (typeof version.version === 'string') {
-      derive(version, { html_url: `${ORIGIN}/${[p.owner!, '-', 'packages', p.type!, p.name!, version.version].map(encodeURIComponent).join('/')}` });
+      derive(version, {
+        html_url: `${ORIGIN}/${[p.owner!, '-', 'packages', p.type!, p.name!, version.version].map(encodeURIComponent).join('/')}`,
+      });
     }
   },
 };

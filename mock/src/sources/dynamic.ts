@@ -11,7 +11,15 @@ export async function loadGenerator(): Promise<Generator> {
   // Prism's own logging costs half its throughput and would leak request details. The front
   // validates requests and answers itself, so Prism only mocks.
   const prism = http.createInstance(
-    { validateRequest: false, validateResponse: false, checkSecurity: false, errors: false, upstreamProxy: undefined, isProxy: false, mock: { dynamic: true } },
+    {
+      validateRequest: false,
+      validateResponse: false,
+      checkSecurity: false,
+      errors: false,
+      upstreamProxy: undefined,
+      isProxy: false,
+      mock: { dynamic: true },
+    },
     { logger: core.createLogger('gitea-mock', { level: 'silent' }) },
   );
   return async (request, operation, { code, exampleKey, seed }) => {

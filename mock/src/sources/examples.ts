@@ -16,7 +16,11 @@ import { codeOfExample } from '../front/prefer.js';
 import type { Answer, AnsweringSource, SourceContext, SourceRequest } from './source.js';
 
 /** Generated answers for a request: Prism's mocker in its dynamic mode (dynamic.ts). */
-export type Generator = (request: IHttpRequest, operation: IHttpOperation, wanted: Omit<Wanted, 'accept'> & { seed?: string }) => Promise<Mocked>;
+export type Generator = (
+  request: IHttpRequest,
+  operation: IHttpOperation,
+  wanted: Omit<Wanted, 'accept'> & { seed?: string },
+) => Promise<Mocked>;
 
 export interface ExamplesOptions {
   /** Generate data from the schemas instead of serving the examples. */
@@ -28,11 +32,13 @@ export interface ExamplesOptions {
 }
 
 /** Why a browser cannot generate data: said by the handlers' factory and by the answer to `Prefer: dynamic=true`. */
-export const NO_GENERATOR = 'answers generated from the schemas (dynamic) need gitea-mock in Node: they come from Prism\'s generator, which does not run in a browser; the documented examples answer here';
+export const NO_GENERATOR =
+  "answers generated from the schemas (dynamic) need gitea-mock in Node: they come from Prism's generator, which does not run in a browser; the documented examples answer here";
 
 export async function createExamples(context: SourceContext, options: ExamplesOptions = {}): Promise<AnsweringSource> {
   let generator: Promise<Generator> | undefined;
-  const generate = (): Promise<Generator> | undefined => (options.generator ? (generator ??= options.generator()) : undefined);
+  const generate = (): Promise<Generator> | undefined =>
+    options.generator ? (generator ??= options.generator()) : undefined;
   // Serving generated data: the generator is loaded now, so the first answer does not wait for it.
   // Otherwise it loads on the first `Prefer: dynamic=true`, if one comes.
   if (options.dynamic) await generate();
@@ -40,22 +46,31 @@ export async function createExamples(context: SourceContext, options: ExamplesOp
   return {
     strict: false,
     async answer({ op, request, url, preference }: SourceRequest): Promise<Answer> {
-      const code = preference.code ?? (preference.example === undefined ? undefined : codeOfExample(op, preference.example));
-      const wanted = { ...(code === undefined ? {} : { code }), ...(preference.example === undefined ? {} : { exampleKey: preference.example }) };
+      const code =
+        preference.code ?? (preference.example === undefined ? undefined : codeOfExample(op, preference.example));
+      const wanted = {
+        ...(code === undefined ? {} : { code }),
+        ...(preference.example === undefined ? {} : { exampleKey: preference.example }),
+      };
       const dynamic = preference.dynamic ?? options.dynamic ?? false;
       let mocked: Mocked;
       if (dynamic) {
         const loading = generate();
-        if (!loading) return { status: 400, type: 'application/json', body: apiError(context.docsUrl(), NO_GENERATOR), own: true };
+        if (!loading)
+          return { status: 400, type: 'application/json', body: apiError(context.docsUrl(), NO_GENERATOR), own: true };
         // json-schema-faker resolves references where they stand in the schemas it is given: a
         // generated answer gets a copy, so the table the front validates with stays as it was.
-        mocked = await (await loading)(request, structuredClone(op.operation), { ...wanted, ...(options.seed === undefined ? {} : { seed: options.seed }) });
+        mocked = await (await loading)(request, structuredClone(op.operation), {
+          ...wanted,
+          ...(options.seed === undefined ? {} : { seed: options.seed }),
+        });
       } else {
         const accept = Object.entries(request.headers ?? {}).find(([name]) => name.toLowerCase() === 'accept')?.[1];
         mocked = documentedAnswer(op.operation, { ...wanted, ...(accept === undefined ? {} : { accept }) });
       }
       // Refusals of the negotiation (406 for an Accept it cannot meet) in the service's dialect.
-      if (!mocked.ok) return { status: mocked.status, type: 'application/json', body: apiError(context.docsUrl(), mocked.message) };
+      if (!mocked.ok)
+        return { status: mocked.status, type: 'application/json', body: apiError(context.docsUrl(), mocked.message) };
       const { output } = mocked;
       const headers: Record<string, string> = {};
       let contentType: string | undefined;
@@ -77,7 +92,11 @@ export async function createExamples(context: SourceContext, options: ExamplesOp
         Object.assign(headers, page.headers);
       }
       const type = contentType === undefined ? undefined : (contentType.split(';')[0] ?? '').trim();
-      return { status: output.statusCode, headers, ...(type === undefined || body === undefined ? {} : { type, body }) };
+      return {
+        status: output.statusCode,
+        headers,
+        ...(type === undefined || body === undefined ? {} : { type, body }),
+      };
     },
   };
 }

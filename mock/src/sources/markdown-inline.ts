@@ -21,7 +21,11 @@ export interface MarkdownLimits {
   timeoutMs: number;
 }
 
-export const MARKDOWN_LIMITS: MarkdownLimits = { maxInputBytes: 1024 * 1024, maxOutputBytes: 10 * 1024 * 1024, timeoutMs: 5_000 };
+export const MARKDOWN_LIMITS: MarkdownLimits = {
+  maxInputBytes: 1024 * 1024,
+  maxOutputBytes: 10 * 1024 * 1024,
+  timeoutMs: 5_000,
+};
 
 export type RenderOutcome = { ok: true; html: string } | { ok: false; status: 413 | 503; message: string };
 
@@ -35,12 +39,23 @@ export const tooLarge = (message: string): RenderOutcome => ({ ok: false, status
 /** The refusal of a text longer than the bound, or undefined; and its size in bytes. */
 export function inputRefusal(text: string, limits: MarkdownLimits): { bytes: number; refusal?: RenderOutcome } {
   const bytes = utf8Length(text);
-  return bytes > limits.maxInputBytes ? { bytes, refusal: tooLarge(`the sandbox renders at most ${limits.maxInputBytes} bytes of markdown; this text has ${bytes}`) } : { bytes };
+  return bytes > limits.maxInputBytes
+    ? {
+        bytes,
+        refusal: tooLarge(
+          `the sandbox renders at most ${limits.maxInputBytes} bytes of markdown; this text has ${bytes}`,
+        ),
+      }
+    : { bytes };
 }
 
 /** A render's result as the sandbox answers it: the HTML, or 413 when it is longer than the bound. */
 export function outcomeOf(result: RenderResult, limits: MarkdownLimits): RenderOutcome {
-  return 'tooLarge' in result ? tooLarge(`the rendered HTML would be ${result.tooLarge} bytes, more than the ${limits.maxOutputBytes} the sandbox answers; send less text`) : { ok: true, html: result.html };
+  return 'tooLarge' in result
+    ? tooLarge(
+        `the rendered HTML would be ${result.tooLarge} bytes, more than the ${limits.maxOutputBytes} the sandbox answers; send less text`,
+      )
+    : { ok: true, html: result.html };
 }
 
 /** Renders every text on the calling thread, within the byte bounds. */
@@ -55,11 +70,34 @@ export function createInlineRenderer(limits: MarkdownLimits = MARKDOWN_LIMITS): 
 }
 
 /** Signatures Go's http.DetectContentType reads as HTML, each followed by a space or `>`. */
-const HTML_SIGNATURES = ['<!DOCTYPE HTML', '<HTML', '<HEAD', '<SCRIPT', '<IFRAME', '<H1', '<DIV', '<FONT', '<TABLE', '<A', '<STYLE', '<TITLE', '<B', '<BODY', '<BR', '<P', '<!--'];
+const HTML_SIGNATURES = [
+  '<!DOCTYPE HTML',
+  '<HTML',
+  '<HEAD',
+  '<SCRIPT',
+  '<IFRAME',
+  '<H1',
+  '<DIV',
+  '<FONT',
+  '<TABLE',
+  '<A',
+  '<STYLE',
+  '<TITLE',
+  '<B',
+  '<BODY',
+  '<BR',
+  '<P',
+  '<!--',
+];
 
 /** The media type Go's server gives an answer Gitea sends without one: HTML only for the signatures above. */
 export function sniffedType(html: string): 'text/html' | 'text/plain' {
-  const start = html.replace(/^[\t\n\x0c\r ]+/, '').slice(0, 16).toUpperCase();
-  const isHtml = HTML_SIGNATURES.some((signature) => start.startsWith(signature) && /^[ >]/.test(start.slice(signature.length)));
+  const start = html
+    .replace(/^[\t\n\x0c\r ]+/, '')
+    .slice(0, 16)
+    .toUpperCase();
+  const isHtml = HTML_SIGNATURES.some(
+    (signature) => start.startsWith(signature) && /^[ >]/.test(start.slice(signature.length)),
+  );
   return isHtml ? 'text/html' : 'text/plain';
 }

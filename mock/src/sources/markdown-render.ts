@@ -48,7 +48,12 @@ function linkReferences(state: StateCore): void {
       let last = 0;
       for (const match of token.content.matchAll(REFERENCE)) {
         const [, lead = '', label = '', issue, login] = match;
-        const href = issue && env.repoPath ? `${env.origin}${env.repoPath}/issues/${issue}` : login && env.users.has(login.toLowerCase()) ? `${env.origin}/${login}` : undefined;
+        const href =
+          issue && env.repoPath
+            ? `${env.origin}${env.repoPath}/issues/${issue}`
+            : login && env.users.has(login.toLowerCase())
+              ? `${env.origin}/${login}`
+              : undefined;
         if (!href) continue;
         const start = match.index + lead.length;
         const text = new state.Token('text', '', 0);
@@ -79,7 +84,14 @@ const comment = markdownIt({ html: false, linkify: true, breaks: true });
 comment.core.ruler.push('gitea_references', linkReferences);
 
 export default function render({ text, mode, context, origin, users, maxOutputBytes }: RenderTask): RenderResult {
-  const html = mode === 'comment' ? comment.render(text, { repoPath: /^\/[^/]+\/[^/]+/.exec(context ?? '')?.[0], origin, users: new Set(users) } satisfies References) : document.render(text);
+  const html =
+    mode === 'comment'
+      ? comment.render(text, {
+          repoPath: /^\/[^/]+\/[^/]+/.exec(context ?? '')?.[0],
+          origin,
+          users: new Set(users),
+        } satisfies References)
+      : document.render(text);
   const bytes = utf8Length(html);
   // Only what the server may answer crosses back to it.
   return bytes > maxOutputBytes ? { tooLarge: bytes } : { html };

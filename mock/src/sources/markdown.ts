@@ -8,9 +8,23 @@
 // needs no threads (a browser's) are in markdown-inline.ts. Node only (tinypool).
 import type Tinypool from 'tinypool';
 import type { RenderResult, RenderTask } from './markdown-render.js';
-import { inputRefusal, MARKDOWN_LIMITS, outcomeOf, tooLarge, type MarkdownLimits, type MarkdownRenderer, type RenderOutcome } from './markdown-inline.js';
+import {
+  inputRefusal,
+  MARKDOWN_LIMITS,
+  outcomeOf,
+  tooLarge,
+  type MarkdownLimits,
+  type MarkdownRenderer,
+  type RenderOutcome,
+} from './markdown-inline.js';
 
-export { MARKDOWN_LIMITS, sniffedType, type MarkdownLimits, type MarkdownRenderer, type RenderOutcome } from './markdown-inline.js';
+export {
+  MARKDOWN_LIMITS,
+  sniffedType,
+  type MarkdownLimits,
+  type MarkdownRenderer,
+  type RenderOutcome,
+} from './markdown-inline.js';
 
 /** Renders in workers or waiting for one, at most; more answer 503. */
 const MAX_IN_FLIGHT = 64;
@@ -27,7 +41,10 @@ const WORKER_HEAP_MB = 384;
 // The worker is a file of its own: mock/dist/markdown-worker.mjs, beside the bundle that holds
 // this module. Run from source (the test suites), this module takes the built one, which their
 // setup keeps current (scripts/build-if-stale.mjs): Node 20 cannot run a TypeScript worker.
-const WORKER = new URL(import.meta.url.endsWith('.ts') ? '../../dist/markdown-worker.mjs' : './markdown-worker.mjs', import.meta.url);
+const WORKER = new URL(
+  import.meta.url.endsWith('.ts') ? '../../dist/markdown-worker.mjs' : './markdown-worker.mjs',
+  import.meta.url,
+);
 
 export function createMarkdownRenderer(limits: MarkdownLimits = MARKDOWN_LIMITS): MarkdownRenderer {
   let pool: Promise<Tinypool> | undefined;
@@ -85,23 +102,38 @@ export function createMarkdownRenderer(limits: MarkdownLimits = MARKDOWN_LIMITS)
       const { refusal } = inputRefusal(task.text, limits);
       if (refusal) return refusal;
       if (closing) return STOPPING;
-      if (inFlight >= MAX_IN_FLIGHT) return { ok: false, status: 503, message: 'the sandbox is rendering too many texts at once; try again' };
+      if (inFlight >= MAX_IN_FLIGHT)
+        return { ok: false, status: 503, message: 'the sandbox is rendering too many texts at once; try again' };
       inFlight++;
       try {
         // The text did not get a worker in time: the sandbox is busy, which is no fault of the text.
         if (!(await takeWorker())) {
           return closing
             ? STOPPING
-            : { ok: false, status: 503, message: `no worker was free to render this text within ${limits.timeoutMs} ms; try again` };
+            : {
+                ok: false,
+                status: 503,
+                message: `no worker was free to render this text within ${limits.timeoutMs} ms; try again`,
+              };
         }
         let result: RenderResult;
         try {
-          result = (await (await poolOf()).run({ ...task, maxOutputBytes: limits.maxOutputBytes } satisfies RenderTask, { signal: AbortSignal.timeout(limits.timeoutMs) })) as RenderResult;
+          result = (await (
+            await poolOf()
+          ).run({ ...task, maxOutputBytes: limits.maxOutputBytes } satisfies RenderTask, {
+            signal: AbortSignal.timeout(limits.timeoutMs),
+          })) as RenderResult;
         } catch (error) {
           const { name, code } = error as NodeJS.ErrnoException;
           // Aborted by the time bound: Tinypool ends the worker, so the render stops too.
-          if (name === 'AbortError') return tooLarge(`this text was not rendered within the ${limits.timeoutMs} ms the sandbox allows; send less text`);
-          if (code === 'ERR_WORKER_OUT_OF_MEMORY') return tooLarge(`rendering this text needed more than the ${WORKER_HEAP_MB} MiB the sandbox allows; send less text`);
+          if (name === 'AbortError')
+            return tooLarge(
+              `this text was not rendered within the ${limits.timeoutMs} ms the sandbox allows; send less text`,
+            );
+          if (code === 'ERR_WORKER_OUT_OF_MEMORY')
+            return tooLarge(
+              `rendering this text needed more than the ${WORKER_HEAP_MB} MiB the sandbox allows; send less text`,
+            );
           // Renders cut short by close(): the server is stopping, and no one reads the answer.
           if (closing) return STOPPING;
           throw error;

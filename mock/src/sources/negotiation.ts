@@ -52,8 +52,10 @@ class Refusal extends Error {
   }
 }
 
-const notFound = (detail: string): Refusal => new Refusal('NOT_FOUND', 404, detail, 'The server cannot find the requested content');
-const notAcceptable = (detail: string): Refusal => new Refusal('NOT_ACCEPTABLE', 406, detail, 'The server cannot produce a representation for your accept header');
+const notFound = (detail: string): Refusal =>
+  new Refusal('NOT_FOUND', 404, detail, 'The server cannot find the requested content');
+const notAcceptable = (detail: string): Refusal =>
+  new Refusal('NOT_ACCEPTABLE', 406, detail, 'The server cannot produce a representation for your accept header');
 
 /** A `2XX` range answered as 200, as Prism answers it. */
 function normalized(response: IHttpOperationResponse): IHttpOperationResponse {
@@ -61,7 +63,9 @@ function normalized(response: IHttpOperationResponse): IHttpOperationResponse {
 }
 
 function lowest2xx(responses: readonly IHttpOperationResponse[]): IHttpOperationResponse | undefined {
-  const candidates = responses.filter((response) => /^2(\d\d|XX)$/.test(response.code)).sort((a, b) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
+  const candidates = responses
+    .filter((response) => /^2(\d\d|XX)$/.test(response.code))
+    .sort((a, b) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
   return candidates[0] && normalized(candidates[0]);
 }
 
@@ -90,8 +94,13 @@ function withoutParameters(mediaType: string): string | undefined {
 }
 
 /** The content the media types prefer; failing that, the same without their parameters (but `q`). */
-function bestContent(contents: readonly IMediaTypeContent[], mediaTypes: readonly string[]): IMediaTypeContent | undefined {
-  const best = accepts({ headers: { accept: mediaTypes.join(',') } }).type(contents.map((content) => content.mediaType));
+function bestContent(
+  contents: readonly IMediaTypeContent[],
+  mediaTypes: readonly string[],
+): IMediaTypeContent | undefined {
+  const best = accepts({ headers: { accept: mediaTypes.join(',') } }).type(
+    contents.map((content) => content.mediaType),
+  );
   const found = best ? contents.find((content) => content.mediaType === best) : undefined;
   if (found) return found;
   const bare = mediaTypes.flatMap((mediaType) => withoutParameters(mediaType) ?? []);
@@ -106,23 +115,38 @@ interface Choice {
   schema?: IMediaTypeContent['schema'];
 }
 
-function fromContent(code: string, headers: Choice['headers'], content: IMediaTypeContent, exampleKey: string | undefined): Choice {
+function fromContent(
+  code: string,
+  headers: Choice['headers'],
+  content: IMediaTypeContent,
+  exampleKey: string | undefined,
+): Choice {
   const { mediaType, schema } = content;
   const examples = (content.examples ?? []) as INodeExample[];
   if (exampleKey !== undefined) {
     const example = examples.find((candidate) => candidate.key === exampleKey);
-    if (!example) throw notFound(`Response for contentType: ${mediaType} and exampleKey: ${exampleKey} does not exist.`);
+    if (!example)
+      throw notFound(`Response for contentType: ${mediaType} and exampleKey: ${exampleKey} does not exist.`);
     return { code, headers, mediaType, example, ...(schema ? { schema } : {}) };
   }
   return { code, headers, mediaType, ...(examples[0] ? { example: examples[0] } : {}), ...(schema ? { schema } : {}) };
 }
 
 /** The content and example of one response for the Accept header's media types (none: the default media type). */
-function forResponse(response: IHttpOperationResponse, mediaTypes: readonly string[] | undefined, exampleKey: string | undefined): Choice {
+function forResponse(
+  response: IHttpOperationResponse,
+  mediaTypes: readonly string[] | undefined,
+  exampleKey: string | undefined,
+): Choice {
   const { code, headers = [], contents } = response;
   if (mediaTypes === undefined) {
-    const content = contents && (contents.find((candidate) => candidate.mediaType === '*/*') ?? bestContent(contents, ['application/json', '*/*']));
-    return content ? fromContent(code, headers, content, exampleKey) : { code, headers, mediaType: 'text/plain', example: { value: undefined } };
+    const content =
+      contents &&
+      (contents.find((candidate) => candidate.mediaType === '*/*') ??
+        bestContent(contents, ['application/json', '*/*']));
+    return content
+      ? fromContent(code, headers, content, exampleKey)
+      : { code, headers, mediaType: 'text/plain', example: { value: undefined } };
   }
   const content = contents && bestContent(contents, mediaTypes);
   if (content) {
@@ -136,13 +160,25 @@ function forResponse(response: IHttpOperationResponse, mediaTypes: readonly stri
   return { code, headers };
 }
 
-function withoutCode(operation: IHttpOperation, mediaTypes: readonly string[] | undefined, exampleKey: string | undefined): Choice {
-  const response = lowest2xx(operation.responses) ?? defaultResponse(operation.responses) ?? (operation.responses[0] && normalized(operation.responses[0]));
-  if (!response) throw new Refusal('NO_RESPONSE_RESPONSE_DEFINED', 500, '', 'No response defined for the selected operation');
+function withoutCode(
+  operation: IHttpOperation,
+  mediaTypes: readonly string[] | undefined,
+  exampleKey: string | undefined,
+): Choice {
+  const response =
+    lowest2xx(operation.responses) ??
+    defaultResponse(operation.responses) ??
+    (operation.responses[0] && normalized(operation.responses[0]));
+  if (!response)
+    throw new Refusal('NO_RESPONSE_RESPONSE_DEFINED', 500, '', 'No response defined for the selected operation');
   return forResponse(response, mediaTypes, exampleKey);
 }
 
-function choose(operation: IHttpOperation, { code, exampleKey }: Wanted, mediaTypes: readonly string[] | undefined): Choice {
+function choose(
+  operation: IHttpOperation,
+  { code, exampleKey }: Wanted,
+  mediaTypes: readonly string[] | undefined,
+): Choice {
   if (code === undefined) return withoutCode(operation, mediaTypes, exampleKey);
   const response = byStatus(operation.responses, code) ?? defaultResponse(operation.responses, code);
   if (!response) throw notFound(`Requested status code ${code} is not defined in the document.`);
@@ -159,11 +195,21 @@ function choose(operation: IHttpOperation, { code, exampleKey }: Wanted, mediaTy
 }
 
 /** A sample of `schema` (references resolved in `operation`), as Prism's static generator makes one. */
-function sampled(operation: IHttpOperation, schema: NonNullable<IMediaTypeContent['schema']>, what: 'body' | 'header'): unknown {
+function sampled(
+  operation: IHttpOperation,
+  schema: NonNullable<IMediaTypeContent['schema']>,
+  what: 'body' | 'header',
+): unknown {
   try {
     return sample(schema as never, { ticks: 2500 }, operation);
   } catch (error) {
-    if (error instanceof SchemaSizeExceededError) throw new Refusal('SCHEMA_TOO_COMPLEX', 500, `Unable to generate ${what} for response. The schema is too complex to generate.`, 'Schema too complex');
+    if (error instanceof SchemaSizeExceededError)
+      throw new Refusal(
+        'SCHEMA_TOO_COMPLEX',
+        500,
+        `Unable to generate ${what} for response. The schema is too complex to generate.`,
+        'Schema too complex',
+      );
     // Prism answers any other failure of the sampler with its message.
     throw new Refusal('UNKNOWN', 500, '', error instanceof Error ? error.message : String(error));
   }
@@ -191,11 +237,13 @@ export function documentedAnswer(operation: IHttpOperation, wanted: Wanted): Moc
     if (choice.mediaType) headers['Content-type'] = choice.mediaType;
     if (operation.deprecated) headers.deprecation = 'true';
     const exampleValue = choice.example?.value;
-    const body = exampleValue !== undefined ? exampleValue : choice.schema ? sampled(operation, choice.schema, 'body') : undefined;
+    const body =
+      exampleValue !== undefined ? exampleValue : choice.schema ? sampled(operation, choice.schema, 'body') : undefined;
     return { ok: true, output: { statusCode: Number.parseInt(choice.code, 10), headers, body } };
   } catch (error) {
     if (error instanceof Refusal) return { ok: false, status: error.status, message: error.detail || error.message };
-    if (error instanceof Error && error.constructor === Error) return { ok: false, status: 500, message: error.message };
+    if (error instanceof Error && error.constructor === Error)
+      return { ok: false, status: 500, message: error.message };
     throw error;
   }
 }

@@ -4,7 +4,17 @@
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 
 /** Connection-level headers, which a proxy never passes on (RFC 9110 §7.6.1). */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
 
 /**
  * `raw` (name, value, name, value … as Node's `rawHeaders`) without the hop-by-hop headers, those
@@ -13,7 +23,8 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'p
 export function endToEnd(raw: readonly string[], drop: (name: string) => boolean = () => false): string[] {
   const named = new Set<string>();
   for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i]!.toLowerCase() === 'connection') for (const option of raw[i + 1]!.split(',')) named.add(option.trim().toLowerCase());
+    if (raw[i]!.toLowerCase() === 'connection')
+      for (const option of raw[i + 1]!.split(',')) named.add(option.trim().toLowerCase());
   }
   const kept: string[] = [];
   for (let i = 0; i < raw.length; i += 2) {
@@ -50,7 +61,8 @@ export function headersProblem(raw: readonly string[]): string | undefined {
 
 /** Why Node would refuse to write this status line, or undefined. */
 export function statusProblem(status: number | undefined, reason: string | undefined): string | undefined {
-  if (status === undefined || status < 100 || status > 999) return `the status ${status ?? '(none)'} is not a three-digit code`;
+  if (status === undefined || status < 100 || status > 999)
+    return `the status ${status ?? '(none)'} is not a three-digit code`;
   try {
     // A reason phrase takes the characters of a header value (Node checks both alike).
     validateHeaderValue('status', reason ?? '');

@@ -10,7 +10,14 @@
 // into memory, so a 50 MB download is buffered; and it cannot let requests outside the document
 // through untouched. What is used from Prism is its router table and its request validator.
 import { writeFile } from 'node:fs/promises';
-import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+  Agent as HttpAgent,
+  request as httpRequest,
+  type ClientRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { pipeline, type Readable } from 'node:stream';
 import { redact } from '../../../src/redact.js';
@@ -70,9 +77,14 @@ export function checkUpstream(upstream: string, allowInsecure = false): URL {
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('--proxy needs an http: or https: URL');
   if (url.username || url.password) throw new Error('--proxy must not carry credentials: clients send their own');
-  if (url.pathname !== '/' || url.search || url.hash) throw new Error('--proxy takes the upstream origin only (such as https://gitea.example.org); /api/v1 is kept from each request');
+  if (url.pathname !== '/' || url.search || url.hash)
+    throw new Error(
+      '--proxy takes the upstream origin only (such as https://gitea.example.org); /api/v1 is kept from each request',
+    );
   if (url.protocol === 'http:' && !allowInsecureUpstream(url, allowInsecure)) {
-    throw new Error(`--proxy ${url.origin} is plain http: clients' credentials would cross the network in clear; use https, or --allow-insecure-upstream`);
+    throw new Error(
+      `--proxy ${url.origin} is plain http: clients' credentials would cross the network in clear; use https, or --allow-insecure-upstream`,
+    );
   }
   return url;
 }
@@ -137,7 +149,9 @@ class Halt extends Error {
  */
 function exposingCount(cors: Record<string, string>): Record<string, string> {
   const exposed = cors['Access-Control-Expose-Headers'];
-  return exposed === undefined ? cors : { ...cors, 'Access-Control-Expose-Headers': `${exposed}, X-Contract-Violations` };
+  return exposed === undefined
+    ? cors
+    : { ...cors, 'Access-Control-Expose-Headers': `${exposed}, X-Contract-Violations` };
 }
 
 /** Every value a log line, report or header must not show: credentials, query tokens, secret fields of the body. */
@@ -154,9 +168,15 @@ function secretsOf(headers: IncomingHttpHeaders, url: URL, body: unknown, op: Mo
   // One-time codes, cookies and other credential headers, each cookie's value on its own too.
   for (const [name, value] of Object.entries(headers)) {
     if (name === 'authorization' || !CREDENTIAL_HEADER.test(name)) continue;
-    for (const text of [value ?? []].flat()) secrets.push(text, ...(name === 'cookie' ? text.split(';').map((pair) => pair.slice(pair.indexOf('=') + 1).trim()) : []));
+    for (const text of [value ?? []].flat())
+      secrets.push(
+        text,
+        ...(name === 'cookie' ? text.split(';').map((pair) => pair.slice(pair.indexOf('=') + 1).trim()) : []),
+      );
   }
-  const schema = op.operation.request?.body?.contents?.[0]?.schema as { properties?: Record<string, { writeOnly?: boolean }> } | undefined;
+  const schema = op.operation.request?.body?.contents?.[0]?.schema as
+    | { properties?: Record<string, { writeOnly?: boolean }> }
+    | undefined;
   if (body && typeof body === 'object') {
     for (const [name, property] of Object.entries(schema?.properties ?? {})) {
       const value = (body as Record<string, unknown>)[name];
@@ -188,7 +208,8 @@ const total = (found: readonly Found[]): number => found.reduce((sum, { count })
 const each = (lines: readonly string[]): Found[] => lines.map((line) => ({ line, count: 1 }));
 
 /** An answer's violations as Found, each line starting `response `. */
-const answered = (violations: readonly Violation[]): Found[] => violations.map((violation) => ({ line: `response ${describeViolation(violation)}`, count: violation.count ?? 1 }));
+const answered = (violations: readonly Violation[]): Found[] =>
+  violations.map((violation) => ({ line: `response ${describeViolation(violation)}`, count: violation.count ?? 1 }));
 
 /** Distinct violations the report lists per operation; an upstream inventing a new field name in every answer cannot grow it without end. */
 const MESSAGES_PER_OPERATION = 100;
@@ -204,7 +225,9 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
   const connections = options.upstreamConnections ?? 64;
   const doc = readDocumentFile(document).document;
   const schemas = createSchemaValidator(doc);
-  const operations = new Map<string, Operation>(listOperations(doc).map((op) => [String(op.operation.operationId), op]));
+  const operations = new Map<string, Operation>(
+    listOperations(doc).map((op) => [String(op.operation.operationId), op]),
+  );
   const stats = new Map<string, OperationStats>();
   let outside = 0;
   /** Exchanges of the 20 operations the proxy answered itself: the upstream failed, or a bound passed. */
@@ -237,16 +260,37 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
    * rest of `req` streamed after them when `streamRest`. Aborting `control` ends it with the
    * reason; so does the upstream's silence, with a 504.
    */
-  function exchange(req: IncomingMessage, headers: string[], head: Buffer[], streamRest: boolean, control: AbortController, opened: (outgoing: ClientRequest) => void): Promise<IncomingMessage> {
+  function exchange(
+    req: IncomingMessage,
+    headers: string[],
+    head: Buffer[],
+    streamRest: boolean,
+    control: AbortController,
+    opened: (outgoing: ClientRequest) => void,
+  ): Promise<IncomingMessage> {
     const { signal } = control;
     return new Promise((resolve, reject) => {
       if (signal.aborted) return reject(signal.reason as Error);
       // The path as the client sent it, not normalised: the upstream is the one to judge it.
-      const outgoing = send({ protocol: upstream.protocol, hostname: upstream.hostname, port: upstream.port, path: req.url ?? '/', agent, method: req.method, headers, timeout: timeoutMs }, resolve);
+      const outgoing = send(
+        {
+          protocol: upstream.protocol,
+          hostname: upstream.hostname,
+          port: upstream.port,
+          path: req.url ?? '/',
+          agent,
+          method: req.method,
+          headers,
+          timeout: timeoutMs,
+        },
+        resolve,
+      );
       opened(outgoing);
       // For the exchange's lifetime: an error after the answer came is the answer's stream's to report.
       outgoing.on('error', reject);
-      outgoing.on('timeout', () => control.abort(new Halt(504, `the upstream ${upstream.host} sent nothing for ${seconds(timeoutMs)}`)));
+      outgoing.on('timeout', () =>
+        control.abort(new Halt(504, `the upstream ${upstream.host} sent nothing for ${seconds(timeoutMs)}`)),
+      );
       signal.addEventListener('abort', () => outgoing.destroy(signal.reason as Error), { once: true });
       for (const chunk of head) outgoing.write(chunk);
       if (streamRest) req.pipe(outgoing);
@@ -255,7 +299,13 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
   }
 
   /** The exchange failing, in the service's error dialect: a halt's own status and message, else 502 naming the network failure. */
-  function failed(req: IncomingMessage, res: ServerResponse, error: NodeJS.ErrnoException, cors: Record<string, string>, front: FrontServices): number {
+  function failed(
+    req: IncomingMessage,
+    res: ServerResponse,
+    error: NodeJS.ErrnoException,
+    cors: Record<string, string>,
+    front: FrontServices,
+  ): number {
     const status = error instanceof Halt ? error.status : 502;
     if (res.headersSent) {
       // Part of the answer is out: the client must see it cut short, never wait for the rest.
@@ -265,7 +315,10 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
     // For a TLS failure, OpenSSL's reason too (`wrong version number`, `certificate has expired` …),
     // and what to try where there is one thing to try.
     const { code, tls, advice } = networkFailure(error);
-    const message = error instanceof Halt ? error.message : `the upstream ${upstream.host} failed: ${code ?? error.message}${tls ? ` (TLS: ${tls}${advice ? `: ${advice}` : ''})` : ''}`;
+    const message =
+      error instanceof Halt
+        ? error.message
+        : `the upstream ${upstream.host} failed: ${code ?? error.message}${tls ? ` (TLS: ${tls}${advice ? `: ${advice}` : ''})` : ''}`;
     // A request whose body was not read to its end leaves the connection unusable.
     res.shouldKeepAlive &&= req.complete;
     // A clean reason phrase: `writeHead` keeps the one it last stored, even one it refused.
@@ -275,13 +328,24 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
   }
 
   /** Sends the upstream's answer on: status, end-to-end headers and body as received, plus CORS and the violation count. */
-  function relay(res: ServerResponse, answer: IncomingMessage, head: Buffer[], streamRest: boolean, cors: Record<string, string>, count: number | undefined): void {
+  function relay(
+    res: ServerResponse,
+    answer: IncomingMessage,
+    head: Buffer[],
+    streamRest: boolean,
+    cors: Record<string, string>,
+    count: number | undefined,
+  ): void {
     // Checked before anything is written: `writeHead` throws on what Node's parser let through.
     const problem = statusProblem(answer.statusCode, answer.statusMessage) ?? headersProblem(answer.rawHeaders);
-    if (problem) throw new Halt(502, `the upstream ${upstream.host} sent an answer that cannot be passed on: ${problem}`);
+    if (problem)
+      throw new Halt(502, `the upstream ${upstream.host} sent an answer that cannot be passed on: ${problem}`);
     // The mock's own CORS answers stand in for the upstream's: the browser talks to the proxy's origin.
     const headers = endToEnd(answer.rawHeaders, (name) => name.startsWith('access-control-'));
-    for (const [name, value] of Object.entries(count === undefined ? cors : { ...exposingCount(cors), 'X-Contract-Violations': String(count) })) headers.push(name, value);
+    for (const [name, value] of Object.entries(
+      count === undefined ? cors : { ...exposingCount(cors), 'X-Contract-Violations': String(count) },
+    ))
+      headers.push(name, value);
     res.writeHead(answer.statusCode!, answer.statusMessage, headers);
     for (const chunk of head) res.write(chunk);
     // A stream the upstream cuts, or the proxy halts, destroys the client's connection with it.
@@ -290,7 +354,12 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
   }
 
   return {
-    async passThrough(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>, front: FrontServices): Promise<number> {
+    async passThrough(
+      req: IncomingMessage,
+      res: ServerResponse,
+      cors: Record<string, string>,
+      front: FrontServices,
+    ): Promise<number> {
       const url = new URL(req.url ?? '/', 'http://proxy');
       const framing = requestFraming(req.headers['transfer-encoding']);
       const refusal = typeof framing === 'string' ? framing : headersProblem(req.rawHeaders);
@@ -301,16 +370,37 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
         req.resume();
         return 400;
       }
-      const headers = [...endToEnd(req.rawHeaders, (name) => name === 'host' || (name === 'cookie' && !options.forwardCookies)), 'Host', upstream.host, ...(framing as string[])];
+      const headers = [
+        ...endToEnd(req.rawHeaders, (name) => name === 'host' || (name === 'cookie' && !options.forwardCookies)),
+        'Host',
+        upstream.host,
+        ...(framing as string[]),
+      ];
       const inApi = url.pathname === '/api/v1' || url.pathname.startsWith('/api/v1/');
-      const op = inApi ? front.route(req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET'), url.pathname.slice('/api/v1'.length) || '/') : undefined;
+      const op = inApi
+        ? front.route(
+            req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET'),
+            url.pathname.slice('/api/v1'.length) || '/',
+          )
+        : undefined;
 
       // The bounds of the exchange: its whole length, and a client's upload that stalls. Either
       // ends it; so does the client leaving, and then the upstream connection goes too.
       const control = new AbortController();
       const halt = (error: Halt): void => control.abort(error);
       let outgoing: ClientRequest | undefined;
-      const whole = setTimeout(() => halt(new Halt(req.complete ? 504 : 408, req.complete ? `the exchange with the upstream ${upstream.host} took longer than ${seconds(exchangeTimeoutMs)}` : `the request took longer than ${seconds(exchangeTimeoutMs)}`)), exchangeTimeoutMs);
+      const whole = setTimeout(
+        () =>
+          halt(
+            new Halt(
+              req.complete ? 504 : 408,
+              req.complete
+                ? `the exchange with the upstream ${upstream.host} took longer than ${seconds(exchangeTimeoutMs)}`
+                : `the request took longer than ${seconds(exchangeTimeoutMs)}`,
+            ),
+          ),
+        exchangeTimeoutMs,
+      );
       const upload = setTimeout(function stalled() {
         // Paused, it waits for the upstream to read, which is the upstream's silence to judge.
         if (req.isPaused()) upload.refresh();
@@ -350,16 +440,28 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
           }
         }
         const violations: Found[] = [];
-        const credentials = front.credentialProblem(req.headers.authorization, req.headers['x-gitea-otp'] as string | undefined);
+        const credentials = front.credentialProblem(
+          req.headers.authorization,
+          req.headers['x-gitea-otp'] as string | undefined,
+        );
         if (credentials) violations.push(...each([`request headers.authorization: ${credentials}`]));
         // A body too large to read whole streams through; only the rest of the request is checked.
-        violations.push(...each(front.requestViolations(op, url, req.headers, body, requestBody.complete).map((line) => `request ${line}`)));
+        violations.push(
+          ...each(
+            front.requestViolations(op, url, req.headers, body, requestBody.complete).map((line) => `request ${line}`),
+          ),
+        );
         const secrets = secretsOf(req.headers, url, body, op);
         const report = (found: Found[]): void => {
           if (found.length === 0) return;
           const count = total(found);
           // Redacted last, after every step that reshapes a value (lower-casing a content type …).
-          options.onViolations?.(redact(`${op.operationId} ${req.method} ${url.pathname}: ${count} violation${count > 1 ? 's' : ''}: ${found.map(({ line }) => line).join('; ')}`, secrets));
+          options.onViolations?.(
+            redact(
+              `${op.operationId} ${req.method} ${url.pathname}: ${count} violation${count > 1 ? 's' : ''}: ${found.map(({ line }) => line).join('; ')}`,
+              secrets,
+            ),
+          );
         };
         if (options.strict && violations.length > 0) {
           record(op.operationId, violations, secrets);
@@ -367,7 +469,12 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
           options.onExchange?.(true);
           report(violations);
           res.shouldKeepAlive &&= requestBody.complete;
-          front.sendError(res, 422, redact(`the request breaks the document: ${violations.map(({ line }) => line).join('; ')}`, secrets), { ...exposingCount(cors), 'X-Contract-Violations': String(total(violations)) });
+          front.sendError(
+            res,
+            422,
+            redact(`the request breaks the document: ${violations.map(({ line }) => line).join('; ')}`, secrets),
+            { ...exposingCount(cors), 'X-Contract-Violations': String(total(violations)) },
+          );
           return 422;
         }
         const answer = await exchange(req, headers, requestBody.chunks, !requestBody.complete, control, opened);
@@ -376,7 +483,15 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
           doc,
           schemas,
           operations.get(op.operationId)!,
-          { status: answer.statusCode ?? 0, headers: new Headers(Object.entries(answer.headers).flatMap(([name, value]) => (value === undefined ? [] : [[name, String(value)] as [string, string]]))), body: answerBody.complete ? Buffer.concat(answerBody.chunks).toString('utf8') : '' },
+          {
+            status: answer.statusCode ?? 0,
+            headers: new Headers(
+              Object.entries(answer.headers).flatMap(([name, value]) =>
+                value === undefined ? [] : [[name, String(value)] as [string, string]],
+              ),
+            ),
+            body: answerBody.complete ? Buffer.concat(answerBody.chunks).toString('utf8') : '',
+          },
           { body: answerBody.complete },
         );
         violations.push(...answered(checks));
@@ -400,7 +515,14 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
       agent.destroy();
       if (!options.report) return;
       const operationsReport = Object.fromEntries([...stats].sort(([a], [b]) => a.localeCompare(b)));
-      const report = { upstream: upstream.origin, started, finished: new Date().toISOString(), operations: operationsReport, notAnswered: { exchanges: unanswered }, notInContract: { exchanges: outside } };
+      const report = {
+        upstream: upstream.origin,
+        started,
+        finished: new Date().toISOString(),
+        operations: operationsReport,
+        notAnswered: { exchanges: unanswered },
+        notInContract: { exchanges: outside },
+      };
       await writeFile(options.report, `${JSON.stringify(report, null, 2)}\n`);
     },
   };

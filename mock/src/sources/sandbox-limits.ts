@@ -22,10 +22,15 @@ export const MAX_WORLD_BYTES = 256 * MiB;
  * limit in bytes (heap.ts, in Node); where the runtime does not tell it (a browser), a world gets
  * 16 MiB or the budget given, and only the per-world bounds hold.
  */
-export function worldBudget(maxWorlds: number, maxWorldBytes: number | undefined, heapLimit: number | undefined): number {
+export function worldBudget(
+  maxWorlds: number,
+  maxWorldBytes: number | undefined,
+  heapLimit: number | undefined,
+): number {
   const half = heapLimit === undefined ? Infinity : Math.floor(heapLimit / 2);
   if (maxWorldBytes === undefined) return Math.min(DEFAULT_WORLD_BYTES, Math.floor(half / maxWorlds));
-  if (maxWorldBytes > MAX_WORLD_BYTES) throw new Error(`--max-world-bytes ${maxWorldBytes} is more than the ${MAX_WORLD_BYTES} a world can be`);
+  if (maxWorldBytes > MAX_WORLD_BYTES)
+    throw new Error(`--max-world-bytes ${maxWorldBytes} is more than the ${MAX_WORLD_BYTES} a world can be`);
   if (maxWorlds * maxWorldBytes > half) {
     throw new Error(
       `--max-worlds ${maxWorlds} of --max-world-bytes ${maxWorldBytes} could take ${Math.ceil((maxWorlds * maxWorldBytes) / MiB)} MiB, more than half of this Node's heap (${Math.floor(half / MiB)} MiB of ${Math.floor((2 * half) / MiB)}): lower either, or give Node more with --max-old-space-size`,
@@ -52,20 +57,25 @@ export function oversized(body: unknown): string | undefined {
   const name = (key: string): string => (key.length <= 40 ? key : `${key.slice(0, 40)}…`);
   // A stack, not recursion: the depth of a body is the sender's choice.
   const stack: [unknown, string][] = [];
-  if (body instanceof FormData) for (const [key, value] of body) stack.push([typeof value === 'string' ? value : value.name, `body.${name(key)}`]);
+  if (body instanceof FormData)
+    for (const [key, value] of body) stack.push([typeof value === 'string' ? value : value.name, `body.${name(key)}`]);
   else stack.push([body, 'body']);
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
     const [value, where] = next;
     if (typeof value === 'string') {
       const bytes = utf8Length(value);
-      if (bytes > MAX_STRING_BYTES) return `${where} is ${bytes} bytes long, more than the ${MAX_STRING_BYTES} the sandbox keeps of one text`;
+      if (bytes > MAX_STRING_BYTES)
+        return `${where} is ${bytes} bytes long, more than the ${MAX_STRING_BYTES} the sandbox keeps of one text`;
     } else if (Array.isArray(value)) {
-      if (value.length > MAX_ITEMS) return `${where} holds ${value.length} items, more than the ${MAX_ITEMS} the sandbox keeps of one list`;
+      if (value.length > MAX_ITEMS)
+        return `${where} holds ${value.length} items, more than the ${MAX_ITEMS} the sandbox keeps of one list`;
       value.forEach((item, index) => stack.push([item, `${where}[${index}]`]));
     } else if (typeof value === 'object' && value !== null) {
       const keys = Object.keys(value);
-      if (keys.length > MAX_KEYS) return `${where} holds ${keys.length} keys, more than the ${MAX_KEYS} the sandbox keeps of one object`;
-      for (const key of keys) stack.push([key, `a key of ${where}`], [(value as Record<string, unknown>)[key], `${where}.${name(key)}`]);
+      if (keys.length > MAX_KEYS)
+        return `${where} holds ${keys.length} keys, more than the ${MAX_KEYS} the sandbox keeps of one object`;
+      for (const key of keys)
+        stack.push([key, `a key of ${where}`], [(value as Record<string, unknown>)[key], `${where}.${name(key)}`]);
     }
   }
   return undefined;

@@ -125,7 +125,9 @@ function pacer(): () => Promise<void> {
   return async () => {
     if (performance.now() - since < SLICE_MS) return;
     // setImmediate runs after the I/O waiting (new requests); runtimes without it take a timer.
-    await new Promise<void>((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
+    await new Promise<void>((resolve) =>
+      typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0),
+    );
     since = performance.now();
   };
 }
@@ -156,7 +158,13 @@ function admission(capacity: number): (weight: number) => Promise<() => void> {
   };
 }
 
-export async function createSandbox(table: OperationTable, examples: AnsweringSource, context: SourceContext, platform: SandboxPlatform, options: SandboxOptions = {}): Promise<Sandbox> {
+export async function createSandbox(
+  table: OperationTable,
+  examples: AnsweringSource,
+  context: SourceContext,
+  platform: SandboxPlatform,
+  options: SandboxOptions = {},
+): Promise<Sandbox> {
   const seeded = seedWorld(table.operations.map((op) => op.operation));
   const { templates } = seeded;
   // A copy to edit: the seed may share records with the operation table, which servers in one process share.
@@ -174,13 +182,16 @@ export async function createSandbox(table: OperationTable, examples: AnsweringSo
     );
   }
   const store = options.store;
-  if (options.state !== undefined && store === undefined) throw new Error('the sandbox keeps worlds in a state folder only where it was opened (Node: answering-node.ts)');
+  if (options.state !== undefined && store === undefined)
+    throw new Error('the sandbox keeps worlds in a state folder only where it was opened (Node: answering-node.ts)');
   const renderer = platform.markdown({ ...MARKDOWN_LIMITS, ...options.markdown });
   // A batch holds a copy of its world and, while it saves, the world's text: about twice its bytes.
   const admit = admission(inFlightBudget(platform.heapLimit));
 
   // Insertion order is recency: a world used is moved to the end, the first is dropped first.
-  const worlds = new Map<string, Slot>([...(store?.worlds ?? [])].map(([key, stored]) => [key, { ...stored, onDisk: true }]));
+  const worlds = new Map<string, Slot>(
+    [...(store?.worlds ?? [])].map(([key, stored]) => [key, { ...stored, onDisk: true }]),
+  );
 
   // One task at a time per world key (its writes, reset and removal), in arrival order.
   const tails = new Map<string, Promise<unknown>>();
@@ -242,7 +253,9 @@ export async function createSandbox(table: OperationTable, examples: AnsweringSo
           outcomes = outcomes.map(() => ({ answer: unsaved(failure) }));
         }
       }
-      outcomes.forEach((outcome, index) => ('error' in outcome ? jobs[index]!.reject(outcome.error) : jobs[index]!.resolve(outcome.answer)));
+      outcomes.forEach((outcome, index) =>
+        'error' in outcome ? jobs[index]!.reject(outcome.error) : jobs[index]!.resolve(outcome.answer),
+      );
     } finally {
       release();
     }
@@ -289,12 +302,22 @@ export async function createSandbox(table: OperationTable, examples: AnsweringSo
         const { answer, changed } = await job.apply(copy);
         if (!changed) outcomes.push({ answer });
         else if (copy.created > maxRecords && copy.created > world.created) {
-          outcomes.push({ answer: error(403, `this sandbox world is full (${maxRecords} records created); POST ${RESET_PATH} with the same credential starts it afresh`) });
+          outcomes.push({
+            answer: error(
+              403,
+              `this sandbox world is full (${maxRecords} records created); POST ${RESET_PATH} with the same credential starts it afresh`,
+            ),
+          });
         } else {
           const size = slot.sizer!(copy);
           // A world past its budget may still shrink.
           if (size > maxWorldBytes && size > bytes) {
-            outcomes.push({ answer: error(413, `this sandbox world would hold ${size} bytes, more than its ${maxWorldBytes} (--max-world-bytes); POST ${RESET_PATH} with the same credential starts it afresh`) });
+            outcomes.push({
+              answer: error(
+                413,
+                `this sandbox world would hold ${size} bytes, more than its ${maxWorldBytes} (--max-world-bytes); POST ${RESET_PATH} with the same credential starts it afresh`,
+              ),
+            });
           } else {
             ({ world, bytes } = next = { world: copy, bytes: size });
             outcomes.push({ answer });
@@ -316,7 +339,10 @@ export async function createSandbox(table: OperationTable, examples: AnsweringSo
       // After the writes queued for it, which may save it yet; unless those writes made the world
       // afresh, and saved it in that file. A file that cannot be removed now is removed at the
       // next start, beyond the cap; a world dropped before its first save has none.
-      if (store) void after(victim, async () => (slot.onDisk && !worlds.get(victim)?.onDisk ? store.drop(victim) : undefined)).catch(() => {});
+      if (store)
+        void after(victim, async () =>
+          slot.onDisk && !worlds.get(victim)?.onDisk ? store.drop(victim) : undefined,
+        ).catch(() => {});
     }
   }
 
@@ -336,15 +362,22 @@ export async function createSandbox(table: OperationTable, examples: AnsweringSo
     trim();
   }
 
-  const error = (status: number, message: string): Answer => ({ status, type: 'application/json', body: apiError(context.docsUrl(), message), own: true });
-  const unsaved = (failure: unknown): Answer => error(500, `the sandbox could not save its state (${(failure as { code?: string }).code ?? String(failure)})`);
+  const error = (status: number, message: string): Answer => ({
+    status,
+    type: 'application/json',
+    body: apiError(context.docsUrl(), message),
+    own: true,
+  });
+  const unsaved = (failure: unknown): Answer =>
+    error(500, `the sandbox could not save its state (${(failure as { code?: string }).code ?? String(failure)})`);
 
   return {
     strict: true,
     async answer(source: SourceRequest): Promise<Answer> {
       const { op, request, preference } = source;
       // A documented example on request, so error screens can be built in the sandbox too.
-      if (preference.code !== undefined || preference.example !== undefined || preference.dynamic !== undefined) return examples.answer(source);
+      if (preference.code !== undefined || preference.example !== undefined || preference.dynamic !== undefined)
+        return examples.answer(source);
       const handler = handlerFor(op.operationId);
       if (!handler) return examples.answer(source);
       let body = request.body;
@@ -386,7 +419,11 @@ export async function createSandbox(table: OperationTable, examples: AnsweringSo
 
     async outside(method, path, credential) {
       if (path !== RESET_PATH) return undefined;
-      if (method !== 'POST') return { ...error(405, `${method} is not allowed on ${RESET_PATH}; allowed: POST`), headers: { Allow: 'POST' } };
+      if (method !== 'POST')
+        return {
+          ...error(405, `${method} is not allowed on ${RESET_PATH}; allowed: POST`),
+          headers: { Allow: 'POST' },
+        };
       const auth = checkAuthorization(credential, undefined);
       if (!auth.ok) return error(401, auth.message);
       const key = keyOf(credential!);
@@ -400,7 +437,11 @@ export async function createSandbox(table: OperationTable, examples: AnsweringSo
           }
         }
         worlds.delete(key);
-        return { status: 200, type: 'application/json', body: { message: 'this credential\'s sandbox world is back to the seed' } };
+        return {
+          status: 200,
+          type: 'application/json',
+          body: { message: "this credential's sandbox world is back to the seed" },
+        };
       });
     },
 

@@ -49,7 +49,13 @@ export interface FrontServices {
    * The ways a request to `url` (below /api/v1) breaks the document, as the mock finds them, each
    * as `location: message`; a body of `undefined` with `bodyRead: false` is one too large to read whole, left out.
    */
-  requestViolations(op: MockOperation, url: URL, headers: IncomingHttpHeaders, body: unknown, bodyRead: boolean): string[];
+  requestViolations(
+    op: MockOperation,
+    url: URL,
+    headers: IncomingHttpHeaders,
+    body: unknown,
+    bodyRead: boolean,
+  ): string[];
   /** Why Gitea would refuse these credentials (`token is required` …), or undefined. */
   credentialProblem(authorization: string | undefined, otp: string | undefined): string | undefined;
   /** Sends an error in the service's dialect: `{message, url}` as JSON. */
@@ -58,7 +64,12 @@ export interface FrontServices {
 
 export interface PassThroughSource {
   /** Answers `req` itself, adding `cors` to its answer; resolves with the status sent, for the log line. */
-  passThrough(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>, front: FrontServices): Promise<number>;
+  passThrough(
+    req: IncomingMessage,
+    res: ServerResponse,
+    cors: Record<string, string>,
+    front: FrontServices,
+  ): Promise<number>;
   close?(): Promise<void>;
 }
 

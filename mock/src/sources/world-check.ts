@@ -65,10 +65,17 @@ const NEEDS: Record<string, Record<string, Need>> = {
 /** Users act: E6 names the caller's address in a new key. */
 const USER_NEEDS: Record<string, Need> = { ...NEEDS.User, email: 'text' };
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const isId = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 0;
 
-const NEED_WORDS: Record<Need, string> = { id: 'an id', count: 'a count', text: 'a text', boolean: 'true or false', owner: 'an owner with an id and a login' };
+const NEED_WORDS: Record<Need, string> = {
+  id: 'an id',
+  count: 'a count',
+  text: 'a text',
+  boolean: 'true or false',
+  owner: 'an owner with an id and a login',
+};
 const meets: Record<Need, (value: unknown) => boolean> = {
   id: isId,
   count: isId,
@@ -86,7 +93,8 @@ function largestId(value: unknown): { id: number; at: string } | undefined {
     const [item, at] = next;
     if (Array.isArray(item)) item.forEach((entry, index) => stack.push([entry, `${at}[${index}]`]));
     else if (isObject(item)) {
-      if (typeof item.id === 'number' && (largest === undefined || item.id > largest.id)) largest = { id: item.id, at: `${at}.id` };
+      if (typeof item.id === 'number' && (largest === undefined || item.id > largest.id))
+        largest = { id: item.id, at: `${at}.id` };
       for (const [key, field] of Object.entries(item)) stack.push([field, at === '' ? key : `${at}.${key}`]);
     }
   }
@@ -110,12 +118,19 @@ function makeWorldCheck(document: string): WorldCheck {
   const schemas = createSchemaValidator(readDocumentFile(document).document);
   if (schemas.error !== undefined) throw new Error(schemas.error);
 
-  const recordProblem = (schema: string, value: unknown, where: string, needs = NEEDS[schema] ?? {}): string | undefined => {
-    if (!isObject(value)) return `${where} is ${value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value}, not a record`;
+  const recordProblem = (
+    schema: string,
+    value: unknown,
+    where: string,
+    needs = NEEDS[schema] ?? {},
+  ): string | undefined => {
+    if (!isObject(value))
+      return `${where} is ${value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value}, not a record`;
     const [problem] = schemas.check(`/components/schemas/${schema}`, value);
     if (problem !== undefined) return `${where} is not a ${schema}: ${problem}`;
     for (const [field, need] of Object.entries(needs)) {
-      if (!meets[need](value[field])) return `${where}.${field} is ${field in value ? `not ${NEED_WORDS[need]}` : 'missing'}`;
+      if (!meets[need](value[field]))
+        return `${where}.${field} is ${field in value ? `not ${NEED_WORDS[need]}` : 'missing'}`;
     }
     return undefined;
   };
@@ -158,7 +173,8 @@ function makeWorldCheck(document: string): WorldCheck {
     if ((world.users as unknown[]).length === 0) return 'users is empty';
     // A new record takes nextId: one in use would name two records.
     const largest = largestId(world);
-    if (largest !== undefined && largest.id >= (world.nextId as number)) return `nextId is ${String(world.nextId)}, not above the ids in use (${largest.id}, at ${largest.at})`;
+    if (largest !== undefined && largest.id >= (world.nextId as number))
+      return `nextId is ${String(world.nextId)}, not above the ids in use (${largest.id}, at ${largest.at})`;
     return undefined;
   };
 }

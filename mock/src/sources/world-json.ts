@@ -14,7 +14,8 @@ export function copyJson<T>(value: T): T {
   for (const key of Object.keys(value)) {
     const item = copyJson((value as Record<string, unknown>)[key]);
     // A key a request sent (a hook's config) may be "__proto__": a field, never the prototype.
-    if (key === '__proto__') Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
+    if (key === '__proto__')
+      Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
     else copy[key] = item;
   }
   return copy as T;

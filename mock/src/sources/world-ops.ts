@@ -69,17 +69,29 @@ function freshId(world: World): number {
   return world.nextId++;
 }
 
-const json = (status: number, body: unknown, headers?: Record<string, string>): Answer => ({ status, type: 'application/json', body, ...(headers ? { headers } : {}) });
+const json = (status: number, body: unknown, headers?: Record<string, string>): Answer => ({
+  status,
+  type: 'application/json',
+  body,
+  ...(headers ? { headers } : {}),
+});
 const ok = (status: number, body: unknown, changed = false): OpResult => ({ answer: json(status, body), changed });
 const empty = (status: number, changed: boolean): OpResult => ({ answer: { status }, changed });
 const fail = (ctx: OpContext, status: number, message: string): OpResult => ok(status, apiError(ctx.docsUrl, message));
 const missing = (ctx: OpContext): OpResult => ok(404, notFound(ctx.docsUrl));
 /** A sandbox limit, not an answer of the API: not held to the document. */
-const tooLarge = (ctx: OpContext, message: string): OpResult => ({ answer: { ...json(413, apiError(ctx.docsUrl, message)), own: true }, changed: false });
+const tooLarge = (ctx: OpContext, message: string): OpResult => ({
+  answer: { ...json(413, apiError(ctx.docsUrl, message)), own: true },
+  changed: false,
+});
 /** What Gitea answers when a handler crashes: a plain-text 500, whatever it changed before. */
-const crash = (changed: boolean): OpResult => ({ answer: { status: 500, type: 'text/plain', body: 'Internal Server Error' }, changed });
+const crash = (changed: boolean): OpResult => ({
+  answer: { status: 500, type: 'text/plain', body: 'Internal Server Error' },
+  changed,
+});
 
-const same = (a: unknown, b: unknown): boolean => typeof a === 'string' && typeof b === 'string' && a.toLowerCase() === b.toLowerCase();
+const same = (a: unknown, b: unknown): boolean =>
+  typeof a === 'string' && typeof b === 'string' && a.toLowerCase() === b.toLowerCase();
 const fieldsOf = (ctx: OpContext): Rec => (typeof ctx.body === 'object' && ctx.body !== null ? (ctx.body as Rec) : {});
 const has = (body: Rec, name: string): boolean => Object.hasOwn(body, name) && body[name] !== null;
 
@@ -96,7 +108,11 @@ function missingRepo(ctx: OpContext): OpResult {
   const owner = String(ctx.params.owner);
   const known = userNamed(ctx.world, owner) ?? ctx.world.orgs.find((org) => same(org.name, owner));
   if (known) return missing(ctx);
-  return ok(404, { errors: [`user redirect does not exist [name: ${owner.toLowerCase()}]`], message: 'GetUserByName', url: ctx.docsUrl });
+  return ok(404, {
+    errors: [`user redirect does not exist [name: ${owner.toLowerCase()}]`],
+    message: 'GetUserByName',
+    url: ctx.docsUrl,
+  });
 }
 
 /**
@@ -123,7 +139,28 @@ function page(ctx: OpContext, all: unknown[]): OpResult {
 /** E4 on a pull request's index: the pull request as an issue. */
 function pullAsIssue(pull: Rec, repo: Rec): Rec {
   const issue: Rec = {};
-  for (const name of ['id', 'url', 'html_url', 'number', 'user', 'title', 'body', 'labels', 'milestone', 'assignee', 'assignees', 'state', 'is_locked', 'comments', 'created_at', 'updated_at', 'closed_at', 'due_date', 'pin_order', 'content_version']) {
+  for (const name of [
+    'id',
+    'url',
+    'html_url',
+    'number',
+    'user',
+    'title',
+    'body',
+    'labels',
+    'milestone',
+    'assignee',
+    'assignees',
+    'state',
+    'is_locked',
+    'comments',
+    'created_at',
+    'updated_at',
+    'closed_at',
+    'due_date',
+    'pin_order',
+    'content_version',
+  ]) {
     if (name in pull) issue[name] = pull[name];
   }
   return {
@@ -135,7 +172,12 @@ function pullAsIssue(pull: Rec, repo: Rec): Rec {
     assets: [],
     time_estimate: 0,
     repository: { id: repo.id, name: repo.name, owner: repo.owner.login, full_name: repo.full_name },
-    pull_request: { draft: Boolean(pull.draft), html_url: pull.html_url, merged: Boolean(pull.merged), merged_at: pull.merged_at ?? null },
+    pull_request: {
+      draft: Boolean(pull.draft),
+      html_url: pull.html_url,
+      merged: Boolean(pull.merged),
+      merged_at: pull.merged_at ?? null,
+    },
     projects: null,
   };
 }
@@ -214,10 +256,42 @@ const HOOK_CONTENT_TYPES = ['json', 'form'];
 const HOOK_EVENTS: Record<string, string[]> = {
   issues: ['issues', 'issue_assign', 'issue_label', 'issue_milestone', 'issue_comment'],
   issues_only: ['issues'],
-  pull_request: ['pull_request', 'pull_request_assign', 'pull_request_label', 'pull_request_milestone', 'pull_request_comment', 'pull_request_review', 'pull_request_review_request', 'pull_request_sync'],
+  pull_request: [
+    'pull_request',
+    'pull_request_assign',
+    'pull_request_label',
+    'pull_request_milestone',
+    'pull_request_comment',
+    'pull_request_review',
+    'pull_request_review_request',
+    'pull_request_sync',
+  ],
   pull_request_only: ['pull_request'],
 };
-const PLAIN_HOOK_EVENTS = ['create', 'push', 'delete', 'fork', 'repository', 'wiki', 'release', 'package', 'status', 'workflow_run', 'workflow_job', 'issue_assign', 'issue_label', 'issue_milestone', 'issue_comment', 'pull_request_assign', 'pull_request_label', 'pull_request_milestone', 'pull_request_comment', 'pull_request_review', 'pull_request_review_request', 'pull_request_sync'];
+const PLAIN_HOOK_EVENTS = [
+  'create',
+  'push',
+  'delete',
+  'fork',
+  'repository',
+  'wiki',
+  'release',
+  'package',
+  'status',
+  'workflow_run',
+  'workflow_job',
+  'issue_assign',
+  'issue_label',
+  'issue_milestone',
+  'issue_comment',
+  'pull_request_assign',
+  'pull_request_label',
+  'pull_request_milestone',
+  'pull_request_comment',
+  'pull_request_review',
+  'pull_request_review_request',
+  'pull_request_sync',
+];
 
 /** A hook's events after an edit: names matched without regard to case, unknown names dropped, none at all meaning push. */
 function hookEvents(names: unknown): string[] {
@@ -234,17 +308,24 @@ const handlers: Record<string, Handler> = {
   repoEditHook(ctx) {
     const repo = repoOf(ctx);
     if (!repo) return missingRepo(ctx);
-    const entry = ctx.world.hooks.find((candidate) => candidate.repo === repo.id && candidate.hook.id === Number(ctx.params.id));
+    const entry = ctx.world.hooks.find(
+      (candidate) => candidate.repo === repo.id && candidate.hook.id === Number(ctx.params.id),
+    );
     if (!entry) return missing(ctx);
     const body = fieldsOf(ctx);
     const config = (has(body, 'config') ? body.config : {}) as Record<string, string>;
     if (config.url !== undefined && !URL.canParse(config.url)) return fail(ctx, 422, 'Invalid url');
-    if (config.content_type !== undefined && !HOOK_CONTENT_TYPES.includes(config.content_type)) return fail(ctx, 422, 'Invalid content type');
+    if (config.content_type !== undefined && !HOOK_CONTENT_TYPES.includes(config.content_type))
+      return fail(ctx, 422, 'Invalid content type');
     const { hook } = entry;
     const merged = { ...hook.config, ...config };
     // Gitea keeps a few known keys; the sandbox merges what it is sent, so it bounds how many.
     const keys = Object.keys(merged).length;
-    if (keys > MAX_CONFIG_KEYS) return tooLarge(ctx, `the hook's config would hold ${keys} keys, more than the ${MAX_CONFIG_KEYS} the sandbox keeps; POST ${RESET_PATH} with the same credential starts the world afresh`);
+    if (keys > MAX_CONFIG_KEYS)
+      return tooLarge(
+        ctx,
+        `the hook's config would hold ${keys} keys, more than the ${MAX_CONFIG_KEYS} the sandbox keeps; POST ${RESET_PATH} with the same credential starts the world afresh`,
+      );
     hook.config = merged;
     // As Gitea: no events means push only; branch_filter and the authorization header are
     // always replaced (cleared when omitted or null), and the header is answered in clear;
@@ -303,11 +384,17 @@ const handlers: Record<string, Handler> = {
       owner = ctx.caller;
       ownerName = String(owner.login);
     }
-    if (!owner) return fail(ctx, 422, `user does not exist [uid: ${typeof body.uid === 'number' ? body.uid : 0}, name: ${ownerName}]`);
+    if (!owner)
+      return fail(
+        ctx,
+        422,
+        `user does not exist [uid: ${typeof body.uid === 'number' ? body.uid : 0}, name: ${ownerName}]`,
+      );
     const clone = String(body.clone_addr);
     if (!URL.canParse(clone)) return fail(ctx, 422, 'The provided URL is invalid.');
     const name = String(body.repo_name);
-    if (world.repos.some((repo) => repo.owner?.id === owner.id && same(repo.name, name))) return fail(ctx, 409, 'The repository with the same name already exists.');
+    if (world.repos.some((repo) => repo.owner?.id === owner.id && same(repo.name, name)))
+      return fail(ctx, 409, 'The repository with the same name already exists.');
     const fullName = `${owner.login}/${name}`;
     const at = now();
     const mirror = body.mirror === true;
@@ -348,7 +435,9 @@ const handlers: Record<string, Handler> = {
     if (!repo) return missingRepo(ctx);
     const index = Number(ctx.params.index);
     const issue = ctx.world.issues.find((entry) => entry.repo === repo.id && entry.issue.number === index)?.issue;
-    const pull = issue ? undefined : ctx.world.pulls.find((entry) => entry.repo === repo.id && entry.pull.number === index)?.pull;
+    const pull = issue
+      ? undefined
+      : ctx.world.pulls.find((entry) => entry.repo === repo.id && entry.pull.number === index)?.pull;
     const target = issue ?? pull;
     if (!target) return fail(ctx, 404, `issue does not exist [id: 0, repo_id: ${repo.id}, index: ${index}]`);
     const names = Array.isArray(fieldsOf(ctx).assignees) ? (fieldsOf(ctx).assignees as unknown[]) : [];
@@ -369,33 +458,44 @@ const handlers: Record<string, Handler> = {
   repoEditPullRequest(ctx) {
     const repo = repoOf(ctx);
     if (!repo) return missingRepo(ctx);
-    const pull = ctx.world.pulls.find((entry) => entry.repo === repo.id && entry.pull.number === Number(ctx.params.index))?.pull;
+    const pull = ctx.world.pulls.find(
+      (entry) => entry.repo === repo.id && entry.pull.number === Number(ctx.params.index),
+    )?.pull;
     if (!pull) return missing(ctx);
     const body = fieldsOf(ctx);
     const { world } = ctx;
     // Every check first: a refused edit changes nothing.
-    if (has(body, 'content_version') && body.content_version !== pull.content_version) return fail(ctx, 409, 'the issue is already changed');
-    if (has(body, 'state') && pull.merged) return fail(ctx, 412, 'cannot change state of this pull request, it was already merged');
+    if (has(body, 'content_version') && body.content_version !== pull.content_version)
+      return fail(ctx, 409, 'the issue is already changed');
+    if (has(body, 'state') && pull.merged)
+      return fail(ctx, 412, 'cannot change state of this pull request, it was already merged');
     let assignees: Rec[] | undefined;
     if (has(body, 'assignees') || (typeof body.assignee === 'string' && body.assignee !== '')) {
-      const names = [...(typeof body.assignee === 'string' && body.assignee !== '' ? [body.assignee] : []), ...((body.assignees as unknown[] | undefined) ?? [])];
+      const names = [
+        ...(typeof body.assignee === 'string' && body.assignee !== '' ? [body.assignee] : []),
+        ...((body.assignees as unknown[] | undefined) ?? []),
+      ];
       const found = usersNamed(world, names);
       if ('unknown' in found) return fail(ctx, 422, `Assignee does not exist: [name: ${found.unknown}]`);
       assignees = found.users;
     }
     let milestone: Rec | undefined;
     if (typeof body.milestone === 'number' && body.milestone !== 0) {
-      milestone = world.milestones.find((entry) => entry.repo === repo.id && entry.milestone.id === body.milestone)?.milestone;
+      milestone = world.milestones.find(
+        (entry) => entry.repo === repo.id && entry.milestone.id === body.milestone,
+      )?.milestone;
       // Gitea does not map this error: a 500 whose message non-administrators see empty.
       if (!milestone) return fail(ctx, 500, '');
     }
     if (typeof body.title === 'string' && body.title !== '') pull.title = body.title;
     // Only a new description bumps content_version, as Gitea's ChangeContent does.
-    if (typeof body.body === 'string') Object.assign(pull, { body: body.body, content_version: Number(pull.content_version ?? 0) + 1 });
+    if (typeof body.body === 'string')
+      Object.assign(pull, { body: body.body, content_version: Number(pull.content_version ?? 0) + 1 });
     // Gitea dereferences a missing due_date when unset_due_date is false: a crash after the
     // title and body were saved (it has no transaction).
     if (body.unset_due_date === false && !has(body, 'due_date')) return crash(true);
-    if (typeof body.base === 'string' && body.base !== '') pull.base = { ...pull.base, ref: body.base, label: body.base };
+    if (typeof body.base === 'string' && body.base !== '')
+      pull.base = { ...pull.base, ref: body.base, label: body.base };
     if (typeof body.allow_maintainer_edit === 'boolean') pull.allow_maintainer_edit = body.allow_maintainer_edit;
     if (assignees) {
       pull.assignees = structuredClone(assignees);
@@ -404,7 +504,10 @@ const handlers: Record<string, Handler> = {
     if (Array.isArray(body.labels)) {
       const ids = new Set(body.labels as number[]);
       const owner = world.orgs.find((org) => org.id === repo.owner.id);
-      const available = [...world.repoLabels.filter((entry) => entry.repo === repo.id), ...world.orgLabels.filter((entry) => entry.org === owner?.id)];
+      const available = [
+        ...world.repoLabels.filter((entry) => entry.repo === repo.id),
+        ...world.orgLabels.filter((entry) => entry.org === owner?.id),
+      ];
       // Unknown label ids are dropped, as Gitea drops them.
       pull.labels = structuredClone(available.filter((entry) => ids.has(entry.label.id)).map((entry) => entry.label));
     }
@@ -426,11 +529,18 @@ const handlers: Record<string, Handler> = {
     const armored = String(body.armored_public_key ?? '').trim();
     // Signatures are not checked: any signature counts as a valid one, which makes the key verified.
     const signed = typeof body.armored_signature === 'string' && body.armored_signature.trim() !== '';
-    const payload = /-----BEGIN PGP PUBLIC KEY BLOCK-----([\s\S]*?)-----END PGP PUBLIC KEY BLOCK-----/.exec(armored)?.[1];
+    const payload = /-----BEGIN PGP PUBLIC KEY BLOCK-----([\s\S]*?)-----END PGP PUBLIC KEY BLOCK-----/.exec(
+      armored,
+    )?.[1];
     if (payload === undefined) return fail(ctx, 422, 'Failed to parse GPG key: no armored PGP public key block');
-    if (ctx.world.gpgKeys.some((entry) => entry.armored === armored)) return fail(ctx, 422, 'A key with the same id already exists');
+    if (ctx.world.gpgKeys.some((entry) => entry.armored === armored))
+      return fail(ctx, 422, 'A key with the same id already exists');
     const at = now();
-    const base64 = payload.split('\n').filter((line) => line.trim() !== '' && !line.includes(':') && !line.startsWith('=')).join('').trim();
+    const base64 = payload
+      .split('\n')
+      .filter((line) => line.trim() !== '' && !line.includes(':') && !line.startsWith('='))
+      .join('')
+      .trim();
     const sample = armored === ctx.templates.sampleArmoredKey.trim();
     // Keys are not parsed: the sample key answers its documented record; any other gets an id derived from its bytes.
     const key: Rec = sample
@@ -438,7 +548,9 @@ const handlers: Record<string, Handler> = {
       : {
           ...structuredClone(ctx.templates.gpgKey),
           id: freshId(ctx.world),
-          key_id: hex(sha1(utf8Bytes(base64))).slice(-16).toUpperCase(),
+          key_id: hex(sha1(utf8Bytes(base64)))
+            .slice(-16)
+            .toUpperCase(),
           // Armored, as the service description has it (Gitea itself sends the bare base64).
           public_key: `${armored}\n`,
           emails: [{ email: ctx.caller.email, verified: true }],
@@ -447,7 +559,8 @@ const handlers: Record<string, Handler> = {
           created_at: at,
         };
     // Gitea builds subkeys without their lists: both are null, and a subkey is never verified.
-    for (const subkey of key.subkeys ?? []) Object.assign(subkey, { id: freshId(ctx.world), created_at: at, emails: null, subkeys: null, verified: false });
+    for (const subkey of key.subkeys ?? [])
+      Object.assign(subkey, { id: freshId(ctx.world), created_at: at, emails: null, subkeys: null, verified: false });
     ctx.world.gpgKeys.push({ user: ctx.caller.id, armored, key });
     return ok(201, key, true);
   },
@@ -455,9 +568,12 @@ const handlers: Record<string, Handler> = {
   // E7
   listPackageVersions(ctx) {
     const { owner, type, name } = ctx.params;
-    if (!userNamed(ctx.world, owner) && !ctx.world.orgs.some((org) => same(org.name, owner))) return fail(ctx, 404, `user redirect does not exist [name: ${String(owner).toLowerCase()}]`);
+    if (!userNamed(ctx.world, owner) && !ctx.world.orgs.some((org) => same(org.name, owner)))
+      return fail(ctx, 404, `user redirect does not exist [name: ${String(owner).toLowerCase()}]`);
     // The package is looked up first, by its name in any case: an unknown one is a 404.
-    const versions = ctx.world.packages.filter((pkg) => same(pkg.owner?.login, owner) && pkg.type === type && same(pkg.name, name));
+    const versions = ctx.world.packages.filter(
+      (pkg) => same(pkg.owner?.login, owner) && pkg.type === type && same(pkg.name, name),
+    );
     if (versions.length === 0) return fail(ctx, 404, 'GetPackageByName: package does not exist');
     return page(ctx, versions);
   },
@@ -466,7 +582,9 @@ const handlers: Record<string, Handler> = {
   notifyReadThread(ctx) {
     const thread = ctx.world.threads.find((candidate) => String(candidate.id) === ctx.params.id);
     if (!thread) return fail(ctx, 404, `notification does not exist [id: ${ctx.params.id}]`);
-    const wanted = String(ctx.query['to-status'] ?? 'read').trim().toLowerCase();
+    const wanted = String(ctx.query['to-status'] ?? 'read')
+      .trim()
+      .toLowerCase();
     // One status of three; anything else means read.
     thread.unread = wanted === 'unread';
     thread.pinned = wanted === 'pinned';
@@ -478,15 +596,24 @@ const handlers: Record<string, Handler> = {
   repoGetKey(ctx) {
     const repo = repoOf(ctx);
     if (!repo) return missingRepo(ctx);
-    const key = ctx.world.deployKeys.find((entry) => entry.repo === repo.id && entry.key.id === Number(ctx.params.id))?.key;
+    const key = ctx.world.deployKeys.find(
+      (entry) => entry.repo === repo.id && entry.key.id === Number(ctx.params.id),
+    )?.key;
     return key ? ok(200, key) : missing(ctx);
   },
 
   // E10
   orgEditLabel(ctx) {
     const org = ctx.world.orgs.find((candidate) => same(candidate.name, ctx.params.org));
-    if (!org) return ok(404, { errors: [`user redirect does not exist [name: ${String(ctx.params.org).toLowerCase()}]`], message: 'GetOrgByName', url: ctx.docsUrl });
-    const label = ctx.world.orgLabels.find((entry) => entry.org === org.id && entry.label.id === Number(ctx.params.id))?.label;
+    if (!org)
+      return ok(404, {
+        errors: [`user redirect does not exist [name: ${String(ctx.params.org).toLowerCase()}]`],
+        message: 'GetOrgByName',
+        url: ctx.docsUrl,
+      });
+    const label = ctx.world.orgLabels.find(
+      (entry) => entry.org === org.id && entry.label.id === Number(ctx.params.id),
+    )?.label;
     if (!label) return missing(ctx);
     const body = fieldsOf(ctx);
     let color: string | undefined;
@@ -507,15 +634,27 @@ const handlers: Record<string, Handler> = {
   // E11
   async renderMarkdown(ctx) {
     const body = fieldsOf(ctx);
-    const mode = body.Wiki === true ? 'wiki' : typeof body.Mode === 'string' && body.Mode !== '' ? body.Mode : 'markdown';
+    const mode =
+      body.Wiki === true ? 'wiki' : typeof body.Mode === 'string' && body.Mode !== '' ? body.Mode : 'markdown';
     // /markdown has no file to take an extension from: Gitea finds no renderer for `file`.
-    if (mode === 'file') return { answer: { status: 422, type: 'text/plain', body: 'unable to find a render\n' }, changed: false };
+    if (mode === 'file')
+      return { answer: { status: 422, type: 'text/plain', body: 'unable to find a render\n' }, changed: false };
     const text = typeof body.Text === 'string' ? body.Text : '';
     // Gitea writes nothing, so the answer has neither body nor media type.
     if (text === '') return { answer: { status: 200 }, changed: false };
     const users = ctx.world.users.map((user) => String(user.login).toLowerCase());
-    const rendered = await ctx.render({ text, mode, context: typeof body.Context === 'string' ? body.Context : undefined, origin: ctx.url.origin, users });
-    if (!rendered.ok) return { answer: { ...json(rendered.status, apiError(ctx.docsUrl, rendered.message)), own: true }, changed: false };
+    const rendered = await ctx.render({
+      text,
+      mode,
+      context: typeof body.Context === 'string' ? body.Context : undefined,
+      origin: ctx.url.origin,
+      users,
+    });
+    if (!rendered.ok)
+      return {
+        answer: { ...json(rendered.status, apiError(ctx.docsUrl, rendered.message)), own: true },
+        changed: false,
+      };
     return { answer: { status: 200, type: sniffedType(rendered.html), body: rendered.html }, changed: false };
   },
 
@@ -530,14 +669,17 @@ const handlers: Record<string, Handler> = {
   ActionsGetWorkflow(ctx) {
     const repo = repoOf(ctx);
     if (!repo) return missingRepo(ctx);
-    const workflow = ctx.world.workflows.find((entry) => entry.repo === repo.id && entry.workflow.id === ctx.params.workflow_id)?.workflow;
+    const workflow = ctx.world.workflows.find(
+      (entry) => entry.repo === repo.id && entry.workflow.id === ctx.params.workflow_id,
+    )?.workflow;
     return workflow ? ok(200, workflow) : fail(ctx, 404, `workflow "${ctx.params.workflow_id}" not found`);
   },
 
   // E14
   updateUserSecret(ctx) {
     const name = String(ctx.params.secretname).toUpperCase();
-    if (!/^[A-Z_][A-Z0-9_]*$/.test(name) || /^(GITEA_|GITHUB_)/.test(name) || name === 'CI') return fail(ctx, 400, 'invalid variable or secret name');
+    if (!/^[A-Z_][A-Z0-9_]*$/.test(name) || /^(GITEA_|GITHUB_)/.test(name) || name === 'CI')
+      return fail(ctx, 400, 'invalid variable or secret name');
     const exists = ctx.world.secrets.some((secret) => secret.user === ctx.caller.id && secret.name === name);
     if (exists) return empty(204, false);
     ctx.world.created++;
@@ -552,7 +694,9 @@ const handlers: Record<string, Handler> = {
     const inRepo = ctx.world.milestones.filter((entry) => entry.repo === repo.id).map((entry) => entry.milestone);
     const id = parseGoInt(ctx.params.id ?? '');
     // By id when the number is one, else by exact title, as Gitea looks it up.
-    const milestone = (id ? inRepo.find((candidate) => candidate.id === id) : undefined) ?? inRepo.find((candidate) => candidate.title === ctx.params.id);
+    const milestone =
+      (id ? inRepo.find((candidate) => candidate.id === id) : undefined) ??
+      inRepo.find((candidate) => candidate.title === ctx.params.id);
     if (!milestone) return missing(ctx);
     const body = fieldsOf(ctx);
     const at = now();
@@ -566,7 +710,8 @@ const handlers: Record<string, Handler> = {
     }
     // As Gitea: no due_on (or null, the zero time, the epoch) clears the deadline.
     const due = typeof body.due_on === 'string' ? Date.parse(body.due_on) : Number.NaN;
-    milestone.due_on = typeof body.due_on === 'string' && due !== 0 && !isZeroTime(body.due_on) ? endOfDay(body.due_on) : null;
+    milestone.due_on =
+      typeof body.due_on === 'string' && due !== 0 && !isZeroTime(body.due_on) ? endOfDay(body.due_on) : null;
     milestone.updated_at = at;
     propagate(ctx.world, milestone, isMilestone);
     return ok(200, milestone, true);
@@ -623,14 +768,21 @@ const handlers: Record<string, Handler> = {
   adminRenameUser(ctx) {
     const user = userNamed(ctx.world, ctx.params.username);
     if (!user) {
-      if (ctx.world.orgs.some((org) => same(org.name, ctx.params.username))) return fail(ctx, 422, `${ctx.params.username} is an organization not a user`);
+      if (ctx.world.orgs.some((org) => same(org.name, ctx.params.username)))
+        return fail(ctx, 422, `${ctx.params.username} is an organization not a user`);
       return fail(ctx, 404, `user redirect does not exist [name: ${String(ctx.params.username).toLowerCase()}]`);
     }
     const newName = String(fieldsOf(ctx).new_username);
     if (newName === user.login) return empty(204, false);
     const nameBytes = utf8Length(newName);
-    if (nameBytes > MAX_NAME_BYTES) return tooLarge(ctx, `body.new_username is ${nameBytes} bytes long, more than the ${MAX_NAME_BYTES} the sandbox keeps of a user name`);
-    const taken = ctx.world.users.some((other) => other !== user && same(other.login, newName)) || ctx.world.orgs.some((org) => same(org.name, newName));
+    if (nameBytes > MAX_NAME_BYTES)
+      return tooLarge(
+        ctx,
+        `body.new_username is ${nameBytes} bytes long, more than the ${MAX_NAME_BYTES} the sandbox keeps of a user name`,
+      );
+    const taken =
+      ctx.world.users.some((other) => other !== user && same(other.login, newName)) ||
+      ctx.world.orgs.some((org) => same(org.name, newName));
     if (taken) return fail(ctx, 422, `user already exists [name: ${newName}]`);
     const old = String(user.login);
     // The old name leads to the account from now on, unless only its case changed.
@@ -665,7 +817,10 @@ const handlers: Record<string, Handler> = {
 
   // E19
   adminGetAllOrgs(ctx) {
-    return page(ctx, [...ctx.world.orgs].sort((a, b) => String(a.name).localeCompare(String(b.name))));
+    return page(
+      ctx,
+      [...ctx.world.orgs].sort((a, b) => String(a.name).localeCompare(String(b.name))),
+    );
   },
 
   // E20
@@ -673,7 +828,9 @@ const handlers: Record<string, Handler> = {
     const repo = repoOf(ctx);
     if (!repo) return missingRepo(ctx);
     // Gitea looks the name up among users and organizations alike, and takes either.
-    const user = userNamed(ctx.world, ctx.params.collaborator) ?? ctx.world.orgs.find((org) => same(org.name, ctx.params.collaborator));
+    const user =
+      userNamed(ctx.world, ctx.params.collaborator) ??
+      ctx.world.orgs.find((org) => same(org.name, ctx.params.collaborator));
     if (!user) return fail(ctx, 422, `user does not exist [uid: 0, name: ${ctx.params.collaborator}]`);
     const permission = typeof fieldsOf(ctx).permission === 'string' ? String(fieldsOf(ctx).permission) : 'write';
     const entry = ctx.world.collaborators.find((candidate) => candidate.repo === repo.id && candidate.user === user.id);
@@ -687,7 +844,15 @@ const handlers: Record<string, Handler> = {
 };
 
 /** Operations that only read the world: answered from it as it is, without a copy. */
-export const READ_ONLY = new Set(['listPackageVersions', 'repoGetKey', 'renderMarkdown', 'orgListTeamMembers', 'ActionsGetWorkflow', 'issueListIssueCommentAttachments', 'adminGetAllOrgs']);
+export const READ_ONLY = new Set([
+  'listPackageVersions',
+  'repoGetKey',
+  'renderMarkdown',
+  'orgListTeamMembers',
+  'ActionsGetWorkflow',
+  'issueListIssueCommentAttachments',
+  'adminGetAllOrgs',
+]);
 
 /** The handler of an operation, by operationId. */
 export function handlerFor(operationId: string): Handler | undefined {

@@ -13,7 +13,20 @@
 // that is not what the sandbox writes is refused with a message and left as it is.
 import { randomBytes } from 'node:crypto';
 import { readFileSync, unlinkSync } from 'node:fs';
-import { link, lstat, mkdir, open, readdir, readFile, readlink, realpath, rename, rm, stat, unlink } from 'node:fs/promises';
+import {
+  link,
+  lstat,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  readlink,
+  realpath,
+  rename,
+  rm,
+  stat,
+  unlink,
+} from 'node:fs/promises';
 import { join } from 'node:path';
 import type { World } from './world.js';
 import type { WorldCheck } from './world-check.js';
@@ -155,7 +168,9 @@ async function takeLock(dir: string, refuse: (why: string) => never): Promise<()
     if (text === undefined) continue;
     const pid = /^([1-9][0-9]*)\n?$/.exec(text)?.[1];
     if (pid !== undefined && Number(pid) !== process.pid && isAlive(Number(pid))) {
-      return refuse(`is in use by process ${pid} (its lock is ${path}); one process per state folder: stop that one, or give another folder`);
+      return refuse(
+        `is in use by process ${pid} (its lock is ${path}); one process per state folder: stop that one, or give another folder`,
+      );
     }
     // Stale: moved aside first, so that a lock another process took meanwhile is put back, not removed.
     const aside = join(dir, `.${randomBytes(16).toString('hex')}.stale`);
@@ -190,21 +205,30 @@ export async function openState(path: string, { maxWorlds, document }: OpenOptio
   const refuse = (why: string): never => {
     throw new Error(`--state ${path} ${why}`);
   };
-  const refuseLeft = (why: string): never => refuse(`${why}; it is left as it is: move it away, or give another folder`);
+  const refuseLeft = (why: string): never =>
+    refuse(`${why}; it is left as it is: move it away, or give another folder`);
 
   // A link to a folder is followed: the folder it names is used, and the link stays.
   // Not there (ENOTDIR: a parent is a file) is for mkdir to tell.
-  const found = await stat(path).catch((error: unknown) => (['ENOENT', 'ENOTDIR'].includes(codeOf(error)) ? undefined : refuse(`cannot be read (${codeOf(error)})`)));
+  const found = await stat(path).catch((error: unknown) =>
+    ['ENOENT', 'ENOTDIR'].includes(codeOf(error)) ? undefined : refuse(`cannot be read (${codeOf(error)})`),
+  );
   if (found === undefined) {
     // A link to nothing: mkdir would say only that the path exists (EEXIST).
     const target = await readlink(path).catch(() => undefined);
-    if (target !== undefined) return refuse(`is a link to ${target}, which does not exist: create that folder, or give another`);
+    if (target !== undefined)
+      return refuse(`is a link to ${target}, which does not exist: create that folder, or give another`);
     // Its parent must exist (a recursive mkdir spins for ever on /proc in Node 20).
     await mkdir(path, { mode: 0o700 }).catch((error: unknown) => refuse(`cannot be created (${codeOf(error)})`));
   } else if (found.isFile()) {
-    const head = await readFile(path, 'utf8').then((text) => text.slice(0, 64), () => '');
+    const head = await readFile(path, 'utf8').then(
+      (text) => text.slice(0, 64),
+      () => '',
+    );
     if (/^\{\s*"gitea-mock-sandbox"\s*:\s*1\b/.test(head)) {
-      return refuseLeft('is a state file of the single-file format of earlier gitea-mock builds; state is now a folder of one file per world, and that file is not converted');
+      return refuseLeft(
+        'is a state file of the single-file format of earlier gitea-mock builds; state is now a folder of one file per world, and that file is not converted',
+      );
     }
     return refuseLeft('is a file, not a sandbox state folder');
   } else if (!found.isDirectory()) {
@@ -223,7 +247,8 @@ export async function openState(path: string, { maxWorlds, document }: OpenOptio
     }
     const version = (marker as Record<string, unknown> | null)?.[MARKER];
     if (version === undefined) return refuseLeft(`has a ${MARKER_FILE} that is not a gitea-mock sandbox's`);
-    if (version !== VERSION) return refuseLeft(`is a sandbox state folder of format ${String(version)}, not ${VERSION}`);
+    if (version !== VERSION)
+      return refuseLeft(`is a sandbox state folder of format ${String(version)}, not ${VERSION}`);
   } else if (names.length > 0) {
     return refuseLeft(`is a folder that is not a gitea-mock sandbox state folder (it has no ${MARKER_FILE})`);
   }
@@ -243,12 +268,18 @@ export async function openState(path: string, { maxWorlds, document }: OpenOptio
   };
 
   try {
-    if (!names.includes(MARKER_FILE)) await writeAtomically(path, MARKER_FILE, [`${JSON.stringify({ [MARKER]: VERSION })}\n`]);
+    if (!names.includes(MARKER_FILE))
+      await writeAtomically(path, MARKER_FILE, [`${JSON.stringify({ [MARKER]: VERSION })}\n`]);
     // Holding the lock, no save of another process is in progress: any temporary is a dead one's.
     for (const name of names) {
       if (!TEMPORARY.test(name)) continue;
-      if ((await lstat(join(path, name))).isDirectory()) return refuseLeft(`holds ${name}, a folder named like one of the sandbox's temporary files`);
-      await unlink(join(path, name)).catch((error: unknown) => (codeOf(error) === 'ENOENT' ? undefined : refuse(`cannot remove ${name}, a temporary file a stopped sandbox left (${codeOf(error)})`)));
+      if ((await lstat(join(path, name))).isDirectory())
+        return refuseLeft(`holds ${name}, a folder named like one of the sandbox's temporary files`);
+      await unlink(join(path, name)).catch((error: unknown) =>
+        codeOf(error) === 'ENOENT'
+          ? undefined
+          : refuse(`cannot remove ${name}, a temporary file a stopped sandbox left (${codeOf(error)})`),
+      );
     }
 
     const entries: { key: string; stored: StoredWorld; time: number }[] = [];
@@ -259,7 +290,8 @@ export async function openState(path: string, { maxWorlds, document }: OpenOptio
       const file = join(path, name);
       // Never through a link: a world is a file the sandbox wrote here.
       const info = await lstat(file);
-      if (!info.isFile()) return refuseLeft(`holds ${name}, which is not a regular file${info.isSymbolicLink() ? ' but a link' : ''}`);
+      if (!info.isFile())
+        return refuseLeft(`holds ${name}, which is not a regular file${info.isSymbolicLink() ? ' but a link' : ''}`);
       const text = await readFile(file, 'utf8');
       let world: unknown;
       try {
@@ -276,7 +308,8 @@ export async function openState(path: string, { maxWorlds, document }: OpenOptio
     entries.sort((a, b) => a.time - b.time);
     // Beyond --max-worlds, the least recently written go, as they would have gone in memory.
     const kept = entries.slice(Math.max(0, entries.length - maxWorlds));
-    for (const { key } of entries.slice(0, entries.length - kept.length)) await rm(join(path, `${key}.json`), { force: true });
+    for (const { key } of entries.slice(0, entries.length - kept.length))
+      await rm(join(path, `${key}.json`), { force: true });
 
     return {
       path,

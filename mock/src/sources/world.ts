@@ -55,16 +55,23 @@ export interface Templates {
 
 function findOperation(operations: readonly IHttpOperation[], operationId: string): IHttpOperation {
   const op = operations.find((candidate) => (candidate.iid ?? candidate.id) === operationId);
-  if (!op) throw new Error(`the sandbox seeds its world from the package's openapi.yaml, which has ${operationId}; this document does not`);
+  if (!op)
+    throw new Error(
+      `the sandbox seeds its world from the package's openapi.yaml, which has ${operationId}; this document does not`,
+    );
   return op;
 }
 
 /** The first example of an operation's response (or request body), as the document gives it. */
 function example(operations: readonly IHttpOperation[], operationId: string, status: string | 'request'): Rec {
   const op = findOperation(operations, operationId);
-  const contents = status === 'request' ? op.request?.body?.contents : op.responses.find((response) => response.code === status)?.contents;
+  const contents =
+    status === 'request'
+      ? op.request?.body?.contents
+      : op.responses.find((response) => response.code === status)?.contents;
   const value = (contents?.[0]?.examples?.[0] as { value?: unknown } | undefined)?.value;
-  if (value === undefined) throw new Error(`the sandbox seeds its world from ${operationId} ${status}'s example, which this document lacks`);
+  if (value === undefined)
+    throw new Error(`the sandbox seeds its world from ${operationId} ${status}'s example, which this document lacks`);
   return structuredClone(value) as Rec;
 }
 
@@ -119,7 +126,10 @@ export function seedWorld(operations: readonly IHttpOperation[]): { seed: World;
     pulls: [{ repo: rocket.id, pull }],
     orgLabels: [{ org: team.organization.id, label: get('orgEditLabel', '200') }],
     repoLabels: byId([...issue.labels, ...pull.labels]).map((label) => ({ repo: rocket.id, label })),
-    milestones: byId([closed, issue.milestone, pull.milestone].filter(Boolean)).map((milestone) => ({ repo: rocket.id, milestone })),
+    milestones: byId([closed, issue.milestone, pull.milestone].filter(Boolean)).map((milestone) => ({
+      repo: rocket.id,
+      milestone,
+    })),
     gpgKeys: [],
     packages: get('listPackageVersions', '200') as unknown as Rec[],
     threads: [thread],
@@ -127,8 +137,20 @@ export function seedWorld(operations: readonly IHttpOperation[]): { seed: World;
     teams: [{ team, members: members.map((member) => member.id) }],
     workflows: [{ repo: rocket.id, workflow: get('ActionsGetWorkflow', '200') }],
     secrets: [],
-    releases: [{ repo: rocket.id, id: Number(pathExample(operations, 'repoCreateReleaseAttachment', 'id') ?? 14001), attachments: [] }],
-    comments: [{ repo: rocket.id, id: Number(pathExample(operations, 'issueListIssueCommentAttachments', 'id') ?? 15001), attachments: get('issueListIssueCommentAttachments', '200') as unknown as Rec[] }],
+    releases: [
+      {
+        repo: rocket.id,
+        id: Number(pathExample(operations, 'repoCreateReleaseAttachment', 'id') ?? 14001),
+        attachments: [],
+      },
+    ],
+    comments: [
+      {
+        repo: rocket.id,
+        id: Number(pathExample(operations, 'issueListIssueCommentAttachments', 'id') ?? 15001),
+        attachments: get('issueListIssueCommentAttachments', '200') as unknown as Rec[],
+      },
+    ],
     collaborators: [],
     apps: [],
     redirects: [],
@@ -151,9 +173,30 @@ export function isWorld(value: unknown): value is World {
     world.format === WORLD_FORMAT &&
     typeof world.nextId === 'number' &&
     typeof world.created === 'number' &&
-    ['users', 'owners', 'orgs', 'repos', 'hooks', 'issues', 'pulls', 'orgLabels', 'repoLabels', 'milestones', 'gpgKeys', 'packages', 'threads', 'deployKeys', 'teams', 'workflows', 'secrets', 'releases', 'comments', 'collaborators', 'apps', 'redirects'].every((name) =>
-      Array.isArray((world as Record<string, unknown>)[name]),
-    )
+    [
+      'users',
+      'owners',
+      'orgs',
+      'repos',
+      'hooks',
+      'issues',
+      'pulls',
+      'orgLabels',
+      'repoLabels',
+      'milestones',
+      'gpgKeys',
+      'packages',
+      'threads',
+      'deployKeys',
+      'teams',
+      'workflows',
+      'secrets',
+      'releases',
+      'comments',
+      'collaborators',
+      'apps',
+      'redirects',
+    ].every((name) => Array.isArray((world as Record<string, unknown>)[name]))
   );
 }
 

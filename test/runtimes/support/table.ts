@@ -17,12 +17,16 @@ function cellOk({ result }: Outcome, step: string): boolean {
 export function failures(outcome: Outcome, steps: readonly string[]): string[] {
   const { runtime, result, error } = outcome;
   if (!result) return [`${runtime}: did not run: ${error}`];
-  return steps.filter((step) => !cellOk(outcome, step)).map((step) => `${runtime} / ${step}: ${result.steps.find((s) => s.step === step)?.reason ?? 'not reported'}`);
+  return steps
+    .filter((step) => !cellOk(outcome, step))
+    .map((step) => `${runtime} / ${step}: ${result.steps.find((s) => s.step === step)?.reason ?? 'not reported'}`);
 }
 
 export function resultTable(outcomes: readonly Outcome[], steps: readonly string[]): string {
   const rows = outcomes.map((outcome) => {
-    const label = outcome.result ? `${outcome.runtime} ${outcome.result.runtime.version}` : `${outcome.runtime} (no result)`;
+    const label = outcome.result
+      ? `${outcome.runtime} ${outcome.result.runtime.version}`
+      : `${outcome.runtime} (no result)`;
     return [label, ...steps.map((step) => (cellOk(outcome, step) ? 'ok' : 'FAILED'))];
   });
   const header = ['runtime', ...steps];
