@@ -91,10 +91,10 @@ function textsOf(code) {
   const texts = [];
   const walk = (node) => {
     if (Array.isArray(node)) return node.forEach(walk);
-    if (!node || typeof node != 'object') return;
-    if (node.type == 'Literal' && (typeof node.value == 'string' || node.regex)) texts.push(node.raw);
-    else if (node.type == 'TemplateElement') texts.push(node.value.raw);
-    else if (node.type != 'ImportDeclaration') Object.values(node).forEach(walk);
+    if (!node || typeof node !== 'object') return;
+    if (node.type === 'Literal' && (typeof node.value === 'string' || node.regex)) texts.push(node.raw);
+    else if (node.type === 'TemplateElement') texts.push(node.value.raw);
+    else if (node.type !== 'ImportDeclaration') Object.values(node).forEach(walk);
   };
   walk(parseAst(code));
   return texts.filter(Boolean);

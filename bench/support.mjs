@@ -83,9 +83,11 @@ export async function startMock(name, probePath, timeoutMs = 30_000) {
           pid: child.pid,
           startupMs: performance.now() - started,
           stop: () =>
-            new Promise((resolve) =>
-              child.exitCode !== null ? resolve() : (child.once('exit', resolve), process.kill(-child.pid, 'SIGTERM')),
-            ),
+            new Promise((resolve) => {
+              if (child.exitCode !== null) return resolve();
+              child.once('exit', resolve);
+              process.kill(-child.pid, 'SIGTERM');
+            }),
         };
       }
     } catch {

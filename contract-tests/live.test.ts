@@ -334,7 +334,13 @@ describe('npm run test:live against a server that misbehaves once /version has a
   const servers: Server[] = [];
   afterAll(() =>
     Promise.all(
-      servers.map((server) => new Promise((resolve) => (server.closeAllConnections(), server.close(resolve)))),
+      servers.map(
+        (server) =>
+          new Promise((resolve) => {
+            server.closeAllConnections();
+            server.close(resolve);
+          }),
+      ),
     ),
   );
 

@@ -43,7 +43,7 @@ describe('the built gitea-mock', () => {
     for (const { after } of [quiet, idle]) expect(after).toBeLessThan(8_000);
     expectDialect(parseRaw(quiet.bytes.toString('utf8')), origin, 408, 'the request took too long');
     expect(idle.bytes.toString('latin1')).toMatch(
-      /^HTTP\/1\.1 200 OK\r\n[^]*Keep-Alive: timeout=5\r\n[^]*\{"version":/,
+      /^HTTP\/1\.1 200 OK\r\n[\s\S]*Keep-Alive: timeout=5\r\n[\s\S]*\{"version":/,
     );
   }, 15_000);
 
@@ -270,7 +270,7 @@ describe('the built gitea-mock --proxy', () => {
     const before = upstream.received.length;
     // The client's side stays open: the proxy takes a client that closes it for one that left.
     const answer = (await exchangeRaw(new URL(proxy.baseUrl).origin, bytes)).toString('latin1');
-    expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n[^]*\r\n\r\nBad Request$/);
+    expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n[\s\S]*\r\n\r\nBad Request$/);
     expect(upstream.received[before]?.toString('latin1')).toContain(bytes.toString('latin1').split('\r\n')[0]);
     await expect.poll(() => proxy.output()).toContain(`gitea-mock: contract: ${line}`);
   });

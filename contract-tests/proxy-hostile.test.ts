@@ -201,11 +201,16 @@ describe('request framing', () => {
             agent: false,
           });
           req.on('error', () => {});
-          req.write('0123456789', () => setTimeout(() => (req.destroy(), resolve()), 100));
+          req.write('0123456789', () =>
+            setTimeout(() => {
+              req.destroy();
+              resolve();
+            }, 100),
+          );
         });
         await expect.poll(() => upstream.open(), { timeout: 5_000 }).toBe(0);
         expect(upstream.received.map((bytes) => bytes.toString('latin1'))).toEqual([
-          expect.stringMatching(/^POST \/upload HTTP\/1\.1\r\n[^]*\r\n\r\n0123456789$/),
+          expect.stringMatching(/^POST \/upload HTTP\/1\.1\r\n[\s\S]*\r\n\r\n0123456789$/),
         ]);
       },
     );

@@ -425,19 +425,17 @@ describe('large bodies stream through', () => {
         size += chunk.length;
       });
       req.on('end', () =>
-        res
-          .writeHead(201, { 'content-type': 'application/json;charset=utf-8' })
-          .end(
-            JSON.stringify({
-              id: 13009,
-              name: 'big.bin',
-              size,
-              download_count: 0,
-              uuid: 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a12',
-              created_at: '2026-05-04T10:00:00Z',
-              browser_download_url: 'https://x/big.bin',
-            }),
-          ),
+        res.writeHead(201, { 'content-type': 'application/json;charset=utf-8' }).end(
+          JSON.stringify({
+            id: 13009,
+            name: 'big.bin',
+            size,
+            download_count: 0,
+            uuid: 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a12',
+            created_at: '2026-05-04T10:00:00Z',
+            browser_download_url: 'https://x/big.bin',
+          }),
+        ),
       );
     });
     const { proxy, lines } = await proxyTo(upstream.origin);

@@ -87,23 +87,23 @@ function answer(path: string, res: ServerResponse): void {
   const json = (status: number, body: unknown, headers: Record<string, string> = {}): void => {
     res.writeHead(status, { 'content-type': 'application/json;charset=utf-8', ...headers }).end(JSON.stringify(body));
   };
-  if (path === '/api/v1/version') return json(200, { version: '1.28.0' });
-  if (path === '/api/v1/repos/acme/rocket/keys/11001') return json(200, { ...KEY, shiny_new_field: true });
+  if (path === '/api/v1/version') return void json(200, { version: '1.28.0' });
+  if (path === '/api/v1/repos/acme/rocket/keys/11001') return void json(200, { ...KEY, shiny_new_field: true });
   if (path === '/api/v1/admin/orgs')
-    return json(200, [ORG, { ...ORG, id: 2002, name: 'zeta', username: 'zeta', shiny_new_field: 'x' }], {
+    return void json(200, [ORG, { ...ORG, id: 2002, name: 'zeta', username: 'zeta', shiny_new_field: 'x' }], {
       'x-total-count': '2',
     });
   if (path === '/api/v1/packages/acme/npm/rocket-sdk')
-    return json(
+    return void json(
       200,
       [{ id: 1, name: 'rocket-sdk', type: 'npm', version: '1.0.0', repository: { id: 7, shiny_new_field: '' } }],
       { 'x-total-count': '1' },
     );
   if (path === '/api/v1/teams/12001/members')
-    return json(404, { errors: null, url: 'https://gitea.example.org/api/swagger' });
-  if (path === '/api/v1/repos/acme/rocket/actions/workflows/build.yml') return json(200, WORKFLOW);
+    return void json(404, { errors: null, url: 'https://gitea.example.org/api/swagger' });
+  if (path === '/api/v1/repos/acme/rocket/actions/workflows/build.yml') return void json(200, WORKFLOW);
   if (path === `/api/v1${CROWDED.path}`)
-    return json(
+    return void json(
       200,
       Array.from({ length: CROWDED.count }, (_, index) => ({
         id: 13001 + index,

@@ -41,7 +41,7 @@ function refuse(name: string, problem: unknown): void {
 export function check(name: string, value: unknown, rules: number): void {
   refuse(
     name,
-    typeof value != 'string'
+    typeof value !== 'string'
       ? 'is not a string'
       : // UTF-8 would silently replace an unpaired surrogate.
         value.isWellFormed()
@@ -53,12 +53,12 @@ export function check(name: string, value: unknown, rules: number): void {
 /** Refuses credentials that cannot be sent as they are, before anything is sent. */
 export function checkAuth(auth: Auth): void {
   // Not `'token' in auth` on a string: that TypeError would quote it.
-  if (typeof auth != 'object' || !auth) refuse('auth', 'is not an object: give { token } or { username, password }');
+  if (typeof auth !== 'object' || !auth) refuse('auth', 'is not an object: give { token } or { username, password }');
   if ('token' in auth) check('auth.token', auth.token, WORD);
   else if ('username' in auth || 'password' in auth) {
     check('auth.username', auth.username, USER);
     check('auth.password', auth.password, 0);
-    if (auth.otp !== undefined && typeof auth.otp != 'function') check('auth.otp', auth.otp, WORD);
+    if (auth.otp !== undefined && typeof auth.otp !== 'function') check('auth.otp', auth.otp, WORD);
   } else refuse('auth', 'needs a token, or a username and a password');
   if (auth.sudo !== undefined) check('auth.sudo', auth.sudo, WORD);
 }
@@ -77,7 +77,7 @@ export function checkBaseUrl(name: string, baseUrl: unknown, credentials: boolea
   }
   refuse(
     name,
-    !url || typeof baseUrl != 'string'
+    !url || typeof baseUrl !== 'string'
       ? 'is not an absolute URL'
       : !/^https?:$/.test(url.protocol)
         ? 'is not an http: or https: URL'
@@ -86,7 +86,7 @@ export function checkBaseUrl(name: string, baseUrl: unknown, credentials: boolea
           : /[?#]/.test(baseUrl)
             ? 'has a query or fragment'
             : credentials &&
-              url.protocol == 'http:' &&
+              url.protocol === 'http:' &&
               !/^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i.test(url.hostname) &&
               `would send credentials over plain http to ${url.hostname}: use https, or allowInsecureHttp`,
   );

@@ -107,7 +107,7 @@ export function createGiteaClient(options: GiteaClientOptions): GiteaClient {
     // The token or the Basic credential, and the token or password itself.
     secrets.push(headers.Authorization.slice(6), 'token' in auth ? auth.token : auth.password);
     if ('otp' in auth && auth.otp) {
-      if (typeof auth.otp == 'function') otp = auth.otp;
+      if (typeof auth.otp === 'function') otp = auth.otp;
       else secrets.push((headers['X-Gitea-OTP'] = auth.otp));
     }
     if (auth.sudo) headers.Sudo = auth.sudo;
@@ -119,7 +119,7 @@ export function createGiteaClient(options: GiteaClientOptions): GiteaClient {
   const fixed = secrets.length;
   /** Adds a secret met while sending; only the 32 latest such are kept. */
   const remember = (value: unknown): void => {
-    if (typeof value == 'string' && !secrets.includes(value)) {
+    if (typeof value === 'string' && !secrets.includes(value)) {
       secrets.push(value);
       if (secrets.length > fixed + 32) secrets.splice(fixed, 1);
     }
@@ -127,7 +127,7 @@ export function createGiteaClient(options: GiteaClientOptions): GiteaClient {
   // The global fetch as it is at each call, so one replaced after the client was made (MSW's
   // setupServer, vi.stubGlobal) is the one used.
   const baseFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
-  if (typeof baseFetch != 'function') throw new TypeError('fetch is not a function');
+  if (typeof baseFetch !== 'function') throw new TypeError('fetch is not a function');
   const transport = createTransport(baseFetch, retry);
   const client = createClient<paths>({ baseUrl, headers, pathSerializer: fillPath }) as unknown as Record<
     string,
@@ -139,7 +139,10 @@ export function createGiteaClient(options: GiteaClientOptions): GiteaClient {
   const { use } = client;
   // openapi-fetch's `request(method, path)` would bypass the checks below; the type omits it too.
   delete (client as { request?: unknown }).request;
-  client.use = (...added) => ((Lite = undefined), use(...added));
+  client.use = (...added) => {
+    Lite = undefined;
+    use(...added);
+  };
 
   for (const method of ['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH', 'TRACE']) {
     const send = client[method]!;
@@ -197,7 +200,7 @@ export function createGiteaClient(options: GiteaClientOptions): GiteaClient {
         return result;
       } catch (error) {
         // Fetch drops the body of a 205 (E8 sends one): openapi-fetch failing to parse it is no error.
-        if (error instanceof SyntaxError && answer?.status == 205) return { response: answer };
+        if (error instanceof SyntaxError && answer?.status === 205) return { response: answer };
         throw scrub(
           timer?.aborted && !init.signal?.aborted
             ? new TimeoutError(`${method} ${path} timed out after ${limit} ms`, { cause: error })

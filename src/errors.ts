@@ -3,7 +3,7 @@
 import { operationIdOf } from '../generated/operation-ids.js';
 
 /** What the client knows of the request an error belongs to. */
-export interface RequestInfo {
+interface RequestInfo {
   method: string;
   /** The request URL, with `token`/`access_token` query values redacted. */
   url: string;
@@ -29,7 +29,7 @@ export class ApiError extends Error implements RequestInfo {
     const { status, url, headers } = response;
     const operationId = operationIdOf(`${method} ${path}`);
     message ||= String(
-      ((body as { message?: unknown } | null)?.message ?? (typeof body == 'string' && body.trim())) ||
+      ((body as { message?: unknown } | null)?.message ?? (typeof body === 'string' && body.trim())) ||
         response.statusText ||
         'error',
     );

@@ -12,6 +12,7 @@ export type PaginatedPath = '/admin/orgs' | '/teams/{id}/members' | '/packages/{
 type Item<P extends PaginatedPath> = paths[P]['get']['responses'][200]['content']['application/json'][number];
 type Init<P extends PaginatedPath> = FetchOptions<paths[P]['get']>;
 type Rest<P extends PaginatedPath> =
+  // biome-ignore lint/complexity/noBannedTypes: `{} extends T` asks whether every key of T is optional
   {} extends Init<P> ? [init?: Init<P>, options?: PaginateOptions] : [init: Init<P>, options?: PaginateOptions];
 
 export interface PaginateOptions {

@@ -24,11 +24,11 @@ function writings(char: string): string {
   let escaped = '';
   for (let i = 0; i < char.length; i++) escaped += `\\\\u${char.charCodeAt(i).toString(16).padStart(4, '0')}`;
   forms.add(escaped);
-  if (char == '/') forms.add(literal('\\/'));
+  if (char === '/') forms.add(literal('\\/'));
   // An unpaired surrogate has no UTF-8 bytes.
   if (char.isWellFormed())
     forms.add([...new TextEncoder().encode(char)].map((byte) => `%${byte.toString(16).padStart(2, '0')}`).join(''));
-  if (char == ' ') forms.add(literal('+'));
+  if (char === ' ') forms.add(literal('+'));
   return `(?:${[...forms].join('|')})`;
 }
 
@@ -67,12 +67,12 @@ export function scrub<T>(value: T, secrets: readonly string[]): T {
   let changed = false;
   const memo = new Map<object, unknown>();
   const copy = (item: any): any => {
-    if (typeof item == 'string') {
+    if (typeof item === 'string') {
       const text = redact(item, secrets);
-      changed ||= text != item;
+      changed ||= text !== item;
       return text;
     }
-    if (typeof item != 'object' || !item || ArrayBuffer.isView(item) || item instanceof ArrayBuffer) return item;
+    if (typeof item !== 'object' || !item || ArrayBuffer.isView(item) || item instanceof ArrayBuffer) return item;
     if (memo.has(item)) return memo.get(item);
     if (item instanceof URL) return copy(item.href);
     // Their entries, copied, make a new one of the same kind.
@@ -96,7 +96,7 @@ export function scrub<T>(value: T, secrets: readonly string[]): T {
     for (const key of Reflect.ownKeys(item)) {
       const descriptor = Reflect.getOwnPropertyDescriptor(item, key)!;
       if ('value' in descriptor) descriptor.value = copy(descriptor.value);
-      Reflect.defineProperty(out, typeof key == 'string' ? copy(key) : key, descriptor);
+      Reflect.defineProperty(out, typeof key === 'string' ? copy(key) : key, descriptor);
     }
     return out;
   };

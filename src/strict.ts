@@ -5,6 +5,7 @@ import type { Client, FetchResponse, MaybeOptionalInit } from 'openapi-fetch';
 import type { paths } from '../generated/api.js';
 
 type Method = 'get' | 'put' | 'post' | 'delete' | 'options' | 'head' | 'patch' | 'trace';
+// biome-ignore lint/complexity/noBannedTypes: `{} extends Pick<T, K>` asks whether K is optional
 type RequiredKeys<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? never : K }[keyof T];
 type BodyOf<Op> = Op extends { requestBody?: { content: infer C } } ? C[keyof C] : never;
 type NoUnknownBodyFields<Init, Op> = Init extends { body: infer B }

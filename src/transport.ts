@@ -73,10 +73,10 @@ function refusal(from: URL, to: URL | undefined, hops: number): string | undefin
   if (!to) return 'redirect not followed: its Location is not a URL';
   const target = `redirect to ${nameOf(to)} not followed`;
   if (
-    to.origin != from.origin &&
-    !(from.protocol == 'http:' && to.protocol == 'https:' && to.hostname == from.hostname)
+    to.origin !== from.origin &&
+    !(from.protocol === 'http:' && to.protocol === 'https:' && to.hostname === from.hostname)
   ) {
-    return `${target}: ${from.protocol == 'https:' && to.protocol == 'http:' && to.hostname == from.hostname ? 'it would go from https to plain http' : `it leaves ${from.host}`}`;
+    return `${target}: ${from.protocol === 'https:' && to.protocol === 'http:' && to.hostname === from.hostname ? 'it would go from https to plain http' : `it leaves ${from.host}`}`;
   }
   return hops >= MAX_REDIRECTS ? `${target}: more than ${MAX_REDIRECTS} redirects in a row` : undefined;
 }
@@ -98,7 +98,8 @@ async function redirected(request: Request | LiteRequest, status: number, to: UR
   const { method } = request;
   const lite = request instanceof LiteRequest;
   const toGet =
-    (status == 303 && method != 'GET' && method != 'HEAD') || ((status == 301 || status == 302) && method == 'POST');
+    (status === 303 && method !== 'GET' && method !== 'HEAD') ||
+    ((status === 301 || status === 302) && method === 'POST');
   const headers = new Headers(lite ? request.init.headers : request.headers);
   if (toGet) for (const name of BODY_HEADERS) headers.delete(name);
   const body = toGet ? null : lite ? request.init.body : request.body && (await request.arrayBuffer());
@@ -113,23 +114,23 @@ async function redirected(request: Request | LiteRequest, status: number, to: UR
 
 /** Refuses what is not a number ≥ 0 (Infinity included), naming what it should count; else returns it. */
 export function checkCount(name: string, value: unknown, of: string): number {
-  if (typeof value != 'number' || !(value >= 0)) throw new TypeError(`${name} is not a number of ${of}`);
+  if (typeof value !== 'number' || !(value >= 0)) throw new TypeError(`${name} is not a number of ${of}`);
   return value;
 }
 
 /** `retry`: how many retries, or the full settings; every value is checked, as NaN would retry for ever. */
 export function createTransport(baseFetch: typeof fetch, retry: number | RetryOptions = {}): Transport {
-  const settings = typeof retry == 'object' && retry ? retry : { retries: retry };
+  const settings = typeof retry === 'object' && retry ? retry : { retries: retry };
   const {
     retries = 2,
     methods = ['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS'],
     maxDelayMs = 10_000,
     baseDelayMs = 250,
   } = settings;
-  checkCount(settings == retry ? 'retry.retries' : 'retry', retries, 'retries (0 for none)');
+  checkCount(settings === retry ? 'retry.retries' : 'retry', retries, 'retries (0 for none)');
   checkCount('retry.maxDelayMs', maxDelayMs, 'milliseconds');
   checkCount('retry.baseDelayMs', baseDelayMs, 'milliseconds');
-  if (!Array.isArray(methods) || methods.some((method) => typeof method != 'string'))
+  if (!Array.isArray(methods) || methods.some((method) => typeof method !== 'string'))
     throw new TypeError('retry.methods is not a list of method names');
   // Requests carry their method in upper case.
   const allowed = methods.map((method) => method.toUpperCase());
@@ -139,7 +140,7 @@ export function createTransport(baseFetch: typeof fetch, retry: number | RetryOp
    */
   const put = (request: Request | LiteRequest, redirect: RequestRedirect, keep: boolean): Promise<Response> => {
     if (request instanceof LiteRequest)
-      return baseFetch(request.url, request.init.redirect == redirect ? request.init : { ...request.init, redirect });
+      return baseFetch(request.url, request.init.redirect === redirect ? request.init : { ...request.init, redirect });
     // A Request body can be read once: copies go first, the original last. The signal goes along
     // by hand: Node 20's fetch stops following a copy's signal once the copy is garbage-collected.
     return baseFetch(keep && request.body ? request.clone() : request, { redirect, signal: request.signal });
@@ -172,7 +173,11 @@ export function createTransport(baseFetch: typeof fetch, retry: number | RetryOp
           resolve,
           wait >= 0 ? wait : Math.min(maxDelayMs, baseDelayMs * 2 ** attempt) * (0.5 + Math.random() / 2),
         );
-        signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+        const abort = () => {
+          clearTimeout(timer);
+          reject(signal?.reason);
+        };
+        signal?.addEventListener('abort', abort, { once: true });
       });
     }
   };
@@ -180,10 +185,10 @@ export function createTransport(baseFetch: typeof fetch, retry: number | RetryOp
   return async (request, signal) => {
     const mode = (request instanceof LiteRequest ? request.init.redirect : request.redirect) ?? 'follow';
     // A caller's 'manual' or 'error' is fetch's to apply; 'follow' is done here, on the server only.
-    if (mode != 'follow') return send(request, mode, false, signal);
+    if (mode !== 'follow') return send(request, mode, false, signal);
     for (let hops = 0; ; hops++) {
       const response = await send(request, 'manual', true, signal);
-      if (response.type == 'opaqueredirect') {
+      if (response.type === 'opaqueredirect') {
         unfollowed.set(response, opaque(new URL(request.url)));
         return response;
       }

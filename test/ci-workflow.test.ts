@@ -84,6 +84,7 @@ describe('.github/workflows/ci.yml', () => {
     expect(gate.if).toBe("github.event_name == 'pull_request'");
     // The base branch comes through the environment, never pasted into the script.
     expect(gate.run).toBe('npm run check:breaking -- "origin/$BASE_REF"');
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, not a template
     expect(gate.env).toEqual({ BASE_REF: '${{ github.base_ref }}' });
     const checkout = job.steps.find((step) => step.uses?.startsWith('actions/checkout@'));
     expect(checkout?.with?.['fetch-depth']).toBe(0);
@@ -94,6 +95,7 @@ describe('.github/workflows/ci.yml', () => {
     const job = jobRunning(/^npm test$/);
     expect(job.strategy?.matrix?.node).toEqual([20, 22, 24]);
     const setup = job.steps.find((step) => step.uses?.startsWith('actions/setup-node@'));
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, not a template
     expect(setup?.with?.['node-version']).toBe('${{ matrix.node }}');
     expect(indexOf(job, /^npm ci$/)).toBeLessThan(indexOf(job, /^npm test$/));
     expect(indexOf(job, /^npm test$/)).toBeLessThan(indexOf(job, /^npm run test:dist$/));

@@ -67,7 +67,8 @@ function checkSchemaExamples(p: Problems, schema: Json | undefined, location: st
   if (Object.hasOwn(schema, 'example')) validateValue(p, schema.example as Json, location, `${location}/example`);
   if (Object.hasOwn(schema, 'examples')) {
     const examples = schema.examples;
-    if (Array.isArray(examples)) examples.forEach((e, i) => validateValue(p, e, location, `${location}/examples/${i}`));
+    if (Array.isArray(examples))
+      for (const [i, e] of examples.entries()) validateValue(p, e, location, `${location}/examples/${i}`);
     else
       p.add(`${location}/examples`, "a schema's examples must be an array (named examples belong on the media type)");
   }
@@ -79,7 +80,8 @@ function checkSchemaExamples(p: Problems, schema: Json | undefined, location: st
   }
   for (const key of SUBSCHEMA_LISTS) {
     const list = schema[key];
-    if (Array.isArray(list)) list.forEach((sub, i) => checkSchemaExamples(p, sub, `${location}/${key}/${i}`));
+    if (Array.isArray(list))
+      for (const [i, sub] of list.entries()) checkSchemaExamples(p, sub, `${location}/${key}/${i}`);
   }
   for (const key of SUBSCHEMAS) checkSchemaExamples(p, schema[key], `${location}/${key}`);
 }
@@ -171,7 +173,8 @@ function checkOperation(op: Operation): string[] {
   const p = new Problems();
   const inlineParams: [Json | undefined, string][] = [];
   const collect = (list: Json | undefined, base: string): void => {
-    if (Array.isArray(list)) list.forEach((param, i) => inlineParams.push([param, `${base}/parameters/${i}`]));
+    if (Array.isArray(list))
+      for (const [i, param] of list.entries()) inlineParams.push([param, `${base}/parameters/${i}`]);
   };
   collect(op.pathItem.parameters, pointer(['paths', op.path]));
   collect(op.operation.parameters, op.location);

@@ -304,7 +304,7 @@ function properties(schema: Json | undefined, base: string): Map<string, { schem
         if (!result.has(name)) result.set(name, { schema: prop, location: `${location}/properties/${name}` });
       }
     }
-    if (Array.isArray(s.allOf)) s.allOf.forEach((m, i) => visit(m, `${location}/allOf/${i}`, depth + 1));
+    if (Array.isArray(s.allOf)) for (const [i, m] of s.allOf.entries()) visit(m, `${location}/allOf/${i}`, depth + 1);
   };
   visit(schema, base, 0);
   return result;
@@ -315,7 +315,7 @@ function requiredNames(schema: Json | undefined): Set<string> {
     if (!isObject(s) || depth > 8) return;
     if (typeof s.$ref === 'string') visit(resolvePointer(doc, s.$ref), depth + 1);
     if (Array.isArray(s.required)) for (const r of s.required) if (typeof r === 'string') result.add(r);
-    if (Array.isArray(s.allOf)) s.allOf.forEach((m) => visit(m, depth + 1));
+    if (Array.isArray(s.allOf)) for (const m of s.allOf) visit(m, depth + 1);
   };
   visit(schema, 0);
   return result;
@@ -494,7 +494,7 @@ function checkOperation(id: string, spec: OperationSpec): string[] {
   const responses = isObject(op.operation.responses) ? op.operation.responses : {};
   const responsesAt = `${op.location}/responses`;
   const statuses = SUCCESS_STATUS[id] ?? [];
-  returnsList(spec).forEach((r, i) => checkReturn(p, id, r, statuses[i], responses, responsesAt));
+  for (const [i, r] of returnsList(spec).entries()) checkReturn(p, id, r, statuses[i], responses, responsesAt);
 
   for (const name of spec.errors) {
     const mapped = name === 'generic error' ? GENERIC_ERROR_STATUS[id] : ERROR_STATUS[name];

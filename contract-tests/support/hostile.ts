@@ -73,11 +73,15 @@ export function hostileInputCases(originOf: () => string): void {
       const { hostname, port } = new URL(originOf());
       const outcome = await new Promise<string>((resolve) => {
         const socket = connect({ port: Number(port), host: hostname, allowHalfOpen: true }, () => socket.write(bytes));
-        const timer = setTimeout(() => (socket.destroy(), resolve('still open')), 5_000);
-        socket.on(
-          'error',
-          (error: NodeJS.ErrnoException) => (clearTimeout(timer), socket.destroy(), resolve(error.code ?? 'error')),
-        );
+        const timer = setTimeout(() => {
+          socket.destroy();
+          resolve('still open');
+        }, 5_000);
+        socket.on('error', (error: NodeJS.ErrnoException) => {
+          clearTimeout(timer);
+          socket.destroy();
+          resolve(error.code ?? 'error');
+        });
         socket.on('end', () =>
           setTimeout(() => socket.write('more', () => setTimeout(() => socket.write('again'), 200)), 1_500),
         );

@@ -106,7 +106,7 @@ export function checkRealistic(value: unknown, hits: Map<Check, number>, path = 
     if (!ok) problems.push(`${where}: not a realistic ${kind}: ${JSON.stringify(actual)}`);
   };
   if (Array.isArray(value)) {
-    value.forEach((item, i) => problems.push(...checkRealistic(item, hits, `${path}[${i}]`)));
+    for (const [i, item] of value.entries()) problems.push(...checkRealistic(item, hits, `${path}[${i}]`));
     return problems;
   }
   if (typeof value !== 'object' || value === null) return problems;

@@ -141,7 +141,7 @@ describe('the reference docs in Chromium', () => {
     const missing = (): Promise<string[]> =>
       page.evaluate(
         ([id, wanted]) => {
-          const text = (document.getElementById(id) as HTMLElement | null)?.innerText ?? '';
+          const text = (document.getElementById(id) as HTMLElement | null)?.textContent ?? '';
           return wanted.filter((line) => !text.includes(line));
         },
         [section, texts] as const,

@@ -72,9 +72,7 @@ afterAll(async () => {
 });
 
 /** E14 from the page, with a token, a credential header and a secret in the body; what came back. */
-function putSecret(
-  baseUrl: string,
-): Promise<{
+function putSecret(baseUrl: string): Promise<{
   name: string | undefined;
   status: number | undefined;
   message: string | undefined;

@@ -2,7 +2,7 @@
 // that no credential appears in any rendering of an error. Real HTTP on loopback.
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { ApiError, createGiteaClient, markNotificationThread, renderMarkdown, unwrap } from '../../src/index.js';
+import { type ApiError, createGiteaClient, markNotificationThread, renderMarkdown, unwrap } from '../../src/index.js';
 import { apiErrorOf } from '../support/api-error.js';
 import { json, raw, useFaultServer } from '../support/fault-server.js';
 

@@ -381,7 +381,7 @@ const ENCODINGS: Record<string, (secret: string) => string> = {
   'JSON-escaped': (text) => JSON.stringify(text).slice(1, -1),
   'JSON-escaped as Go does': goJsonEscaped,
   'every UTF-16 unit \\u-escaped': (text) =>
-    text.replace(/[^]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`),
+    text.replace(/[\s\S]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`),
   // An unpaired surrogate has no percent-encoding: such secrets are kept as written.
   'percent-encoded': (text) => (text.isWellFormed() ? encodeURIComponent(text) : text),
   'percent-encoded, every UTF-8 byte': (text) =>

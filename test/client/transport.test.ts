@@ -203,7 +203,10 @@ describe('Retry-After', () => {
 describe('timeouts', () => {
   it('sets none unless asked: fetch gets no signal, so a slow answer is waited for', async () => {
     const signals: (AbortSignal | null | undefined)[] = [];
-    const spy: typeof fetch = (input, init) => (signals.push(init?.signal), fetch(input, init));
+    const spy: typeof fetch = (input, init) => {
+      signals.push(init?.signal);
+      return fetch(input, init);
+    };
     fault.current.script((req, res, body) => setTimeout(() => json(200, KEY)(req, res, body), 300));
     await expect(unwrap(client({ fetch: spy }).GET('/repos/{owner}/{repo}/keys/{id}', keyPath))).resolves.toEqual(KEY);
     await unwrap(client({ fetch: spy, timeoutMs: 5_000 }).GET('/repos/{owner}/{repo}/keys/{id}', keyPath));

@@ -170,9 +170,10 @@ export const STEP_NAMES = Object.keys(STEPS);
 export async function runScenario(lib, config) {
   // The real fetch, with the URLs it was asked for written down, to count the pages.
   const requested = [];
-  const fetch = (input, init) => (
-    requested.push(typeof input === 'string' ? input : input.url), globalThis.fetch(input, init)
-  );
+  const fetch = (input, init) => {
+    requested.push(typeof input === 'string' ? input : input.url);
+    return globalThis.fetch(input, init);
+  };
   const gitea = lib.createGiteaClient({ baseUrl: config.baseUrl, auth: { token: 'runtime-scenario' }, fetch });
   const steps = [];
   for (const [step, run] of Object.entries(STEPS)) {

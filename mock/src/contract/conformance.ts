@@ -27,11 +27,6 @@ export function describeViolation({ where, problem }: Violation): string {
   return `${where} ${problem}`;
 }
 
-/** How many violations `violations` stand for: those listed and those left out. */
-export function violationCount(violations: readonly Violation[]): number {
-  return violations.reduce((sum, violation) => sum + (violation.count ?? 1), 0);
-}
-
 function mediaTypeOf(headers: Headers): string | undefined {
   return headers.get('content-type')?.split(';')[0]?.trim().toLowerCase();
 }

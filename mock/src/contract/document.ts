@@ -8,7 +8,7 @@ export interface JsonObject {
   [key: string]: Json;
 }
 
-export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
 export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -41,7 +41,7 @@ export function escapePointerSegment(segment: string): string {
 
 /** `['paths', '/a/{b}', 'get']` -> `/paths/~1a~1{b}/get` */
 export function pointer(segments: readonly string[]): string {
-  return segments.map((s) => '/' + escapePointerSegment(s)).join('');
+  return segments.map((s) => `/${escapePointerSegment(s)}`).join('');
 }
 
 /** Value at a local ref such as `#/components/schemas/User`, or undefined. */

@@ -26,7 +26,7 @@ function pointerTarget(root: unknown, ref: string): unknown {
  * gives it: one object per target, shared where the document shares it, and a cycle of objects
  * where a schema contains itself.
  */
-export function dereference<T>(document: T): T {
+function dereference<T>(document: T): T {
   const done = new Map<unknown, unknown>();
   const resolving = new Set<unknown>();
   const visit = (node: unknown): unknown => {

@@ -66,7 +66,7 @@ function validatorAt(
   const fragment = location
     .split('/')
     .slice(1)
-    .map((s) => '/' + encodeURIComponent(s))
+    .map((s) => `/${encodeURIComponent(s)}`)
     .join('');
   let v: ValidateFunction | string;
   try {

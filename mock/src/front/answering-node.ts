@@ -19,7 +19,7 @@ export interface AnsweringOptions extends AnsweringChoices {
   document?: string | Record<string, unknown>;
 }
 
-export const NODE_PLATFORM: AnsweringPlatform = {
+const NODE_PLATFORM: AnsweringPlatform = {
   markdown: createMarkdownRenderer,
   heapLimit: heapLimit(),
   generator: loadGenerator,

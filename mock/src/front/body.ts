@@ -7,7 +7,7 @@ import { concatBytes, latin1Text } from '../bytes.js';
 import { parseMediaType, type MediaType } from './media-type.js';
 import { encodeForm, formForPrism, parseForm, type FormPart } from './multipart.js';
 
-export const MAX_BODY_BYTES = 10 * 1024 * 1024;
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 export type BodyResult =
   /** A multipart body comes re-framed (`contentType` names its new boundary), with its parts. */

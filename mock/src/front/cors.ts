@@ -14,13 +14,11 @@ const REQUEST_HEADERS_LIMIT = 2048;
 /** A header name as HTTP defines it (RFC 9110 `token`). */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const EXPOSED_HEADERS = 'Link, X-Total-Count';
-export const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS';
+const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS';
 const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i;
 
 /** Whether a request's `Origin` may have CORS answers. */
 export type OriginPolicy = (origin: string) => boolean;
-
-export const anyOrigin: OriginPolicy = () => true;
 
 /** `value` as an origin (`https://app.example.org`, `http://localhost:5173`), or why it is not one. */
 export function checkOrigin(value: string): string {
@@ -76,7 +74,7 @@ export function isPreflight(method: string, header: HeaderOf): boolean {
  * header names only and not longer than REQUEST_HEADERS_LIMIT. Anything else gets Gitea's alone,
  * and the browser refuses the request, as it would a server that does not take those headers.
  */
-export function allowedHeaders(requested: string | undefined): string {
+function allowedHeaders(requested: string | undefined): string {
   if (requested === undefined || requested.length > REQUEST_HEADERS_LIMIT) return ALLOWED_HEADERS;
   const names = requested
     .split(',')

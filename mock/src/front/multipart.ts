@@ -33,7 +33,7 @@ export interface FormPart {
 export type FormResult = { ok: true; parts: FormPart[] } | { ok: false; message: string };
 
 /** Go's limit (GODEBUG multipartmaxparts): a body of 10 MB could otherwise hold a million tiny parts. */
-export const MAX_PARTS = 1000;
+const MAX_PARTS = 1000;
 
 const TSPECIALS = new Set('()<>@,;:\\"/[]?=');
 const isTokenChar = (c: string): boolean => c > ' ' && c < '\x7f' && !TSPECIALS.has(c);

@@ -86,9 +86,14 @@ function deferUnused(): void {
     if (require.cache[path]) continue;
     let real: object | undefined;
     // The stand-in leaves the cache before the real module loads, so the load is the real one.
-    const load = (): object => (real ??= (delete require.cache[path], require(path) as object));
+    const load = (): object => {
+      if (real) return real;
+      delete require.cache[path];
+      real = require(path) as object;
+      return real;
+    };
     // A function target, so a module that exports a function (node-fetch) can be called too.
-    const lazy = new Proxy(function () {}, {
+    const lazy = new Proxy(() => {}, {
       get: (_target, key) => Reflect.get(load(), key),
       has: (_target, key) => Reflect.has(load(), key),
       apply: (_target, self, args) => Reflect.apply(load() as (...args: unknown[]) => unknown, self, args),

@@ -55,7 +55,7 @@ const STATUS_TEXT: Record<number, string> = {
   431: 'Request Header Fields Too Large',
   503: 'Service Unavailable',
 };
-const SAFE_HOST = /^[A-Za-z0-9.\-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$/;
+const SAFE_HOST = /^[A-Za-z0-9.-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$/;
 
 function singleValued(headers: IncomingMessage['headers']): Record<string, string> {
   const result: Record<string, string> = {};

@@ -2,7 +2,7 @@
 // (--request-timeout), whichever ends first. A server that falls silent after /version costs the
 // run's bound at most, and a request cut short says which bound cut it.
 
-export interface RequestTimer {
+interface RequestTimer {
   /** Aborts the request, and the reading of its answer, when its time is up. */
   signal: AbortSignal;
   /** Why the request was cut short, once it was: `no answer within the --request-timeout of 30 s`. */

@@ -29,9 +29,9 @@ export interface Context {
   keepSecret(value: string): void;
 }
 
-export type Call = (client: GiteaClient) => Promise<unknown>;
+type Call = (client: GiteaClient) => Promise<unknown>;
 /** Why an operation cannot be run; `kind` says whether a look-up found nothing (`input`) or got no answer (`timeout`, `network`). */
-export interface Skip {
+interface Skip {
   skip: string;
   kind: MissingKind;
 }

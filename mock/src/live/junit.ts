@@ -28,7 +28,7 @@ function allowed(code: number): boolean {
  * a carriage return anywhere as one (a parser would drop it), and a character XML cannot hold at
  * all (a control character, an unpaired surrogate) as a visible `\uXXXX`.
  */
-function escape(text: string, attribute: boolean): string {
+function escapeXml(text: string, attribute: boolean): string {
   let out = '';
   // Code point by code point: an unpaired surrogate comes alone.
   for (const char of text) {
@@ -47,7 +47,7 @@ function escape(text: string, attribute: boolean): string {
 /** An element: its attributes escaped, its children already written. */
 function element(name: string, attributes: Record<string, string | number>, children = ''): string {
   const written = Object.entries(attributes)
-    .map(([key, value]) => ` ${key}="${escape(String(value), true)}"`)
+    .map(([key, value]) => ` ${key}="${escapeXml(String(value), true)}"`)
     .join('');
   return children === '' ? `<${name}${written}/>` : `<${name}${written}>${children}</${name}>`;
 }
@@ -62,13 +62,13 @@ function testCase(outcome: Outcome, clean: (text: string) => string): string {
       element('skipped', { message: clean(outcome.cause) }),
     );
   const failures = outcome.problems.map(({ kind, line }) =>
-    element('failure', { message: clean(line), type: kind }, escape(clean(line), false)),
+    element('failure', { message: clean(line), type: kind }, escapeXml(clean(line), false)),
   );
   const answered = `${outcome.status === undefined ? 'no answer' : `answered ${outcome.status}`}${outcome.notChecked ? `; ${clean(outcome.notChecked)}` : ''}`;
   return element(
     'testcase',
     { classname: CLASS, name: outcome.operationId, time: seconds(outcome.ms) },
-    [...failures, element('system-out', {}, escape(answered, false))].join(''),
+    [...failures, element('system-out', {}, escapeXml(answered, false))].join(''),
   );
 }
 
@@ -80,9 +80,9 @@ export function junitXml(run: RunRecord, secrets: readonly string[]): string {
     { classname: CLASS, name: 'server', time: seconds(0) },
     [
       ...(run.stopped
-        ? [element('error', { message: clean(run.stopped), type: 'stopped' }, escape(clean(run.stopped), false))]
+        ? [element('error', { message: clean(run.stopped), type: 'stopped' }, escapeXml(clean(run.stopped), false))]
         : []),
-      element('system-out', {}, escape(clean(run.server ?? 'no Gitea API answered'), false)),
+      element('system-out', {}, escapeXml(clean(run.server ?? 'no Gitea API answered'), false)),
     ].join(''),
   );
   const cases = [server, ...run.outcomes.map((outcome) => testCase(outcome, clean))];

@@ -7,7 +7,7 @@ import { failureCause } from './reachability.js';
 import type { MissingKind } from './results.js';
 
 /** The most of an answer live mode reads: a server may send without end. */
-export const READ_LIMIT = 10 * 1024 * 1024;
+const READ_LIMIT = 10 * 1024 * 1024;
 export const TOO_LARGE = `body is larger than ${READ_LIMIT / 1024 / 1024} MB: not checked`;
 /** Statuses whose answers have no body (a Response of one refuses any). */
 const NULL_BODY = [204, 205, 304];

@@ -23,7 +23,6 @@ export {
   sniffedType,
   type MarkdownLimits,
   type MarkdownRenderer,
-  type RenderOutcome,
 } from './markdown-inline.js';
 
 /** Renders in workers or waiting for one, at most; more answer 503. */

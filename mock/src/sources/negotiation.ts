@@ -20,7 +20,7 @@ import accepts from 'accepts';
 import contentType from 'content-type';
 
 /** What an answer source makes of a request before the front writes it, as Prism's mocker gives it. */
-export interface MockedOutput {
+interface MockedOutput {
   statusCode: number;
   /** Declared headers (a value, or null when neither an example nor a schema gives one), `Content-type`, `deprecation`. */
   headers: Record<string, unknown>;

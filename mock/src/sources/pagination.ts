@@ -1,8 +1,8 @@
 // Paging as Gitea does it for list operations: `page` from 1, `limit` defaulting to 30 and
 // clamped to 50, `X-Total-Count` and a `Link` header with next, last, first and prev pages.
 
-export const DEFAULT_LIMIT = 30;
-export const MAX_LIMIT = 50;
+const DEFAULT_LIMIT = 30;
+const MAX_LIMIT = 50;
 
 export interface Page<T> {
   items: T[];

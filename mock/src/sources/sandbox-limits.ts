@@ -4,15 +4,15 @@
 import { utf8Length } from '../bytes.js';
 
 /** Longest string the sandbox stores from a request. */
-export const MAX_STRING_BYTES = 1024 * 1024;
+const MAX_STRING_BYTES = 1024 * 1024;
 /** Most keys of an object, and items of a list, the sandbox stores from a request. */
-export const MAX_KEYS = 64;
-export const MAX_ITEMS = 100;
+const MAX_KEYS = 64;
+const MAX_ITEMS = 100;
 
 const MiB = 1024 * 1024;
-export const DEFAULT_WORLD_BYTES = 16 * MiB;
+const DEFAULT_WORLD_BYTES = 16 * MiB;
 /** Largest world budget: a world is one JSON string, and V8's strings end at 512 MiB. */
-export const MAX_WORLD_BYTES = 256 * MiB;
+const MAX_WORLD_BYTES = 256 * MiB;
 
 /**
  * The worlds together may take half of V8's heap (each byte of JSON about a byte of heap), the
@@ -69,7 +69,7 @@ export function oversized(body: unknown): string | undefined {
     } else if (Array.isArray(value)) {
       if (value.length > MAX_ITEMS)
         return `${where} holds ${value.length} items, more than the ${MAX_ITEMS} the sandbox keeps of one list`;
-      value.forEach((item, index) => stack.push([item, `${where}[${index}]`]));
+      for (const [index, item] of value.entries()) stack.push([item, `${where}[${index}]`]);
     } else if (typeof value === 'object' && value !== null) {
       const keys = Object.keys(value);
       if (keys.length > MAX_KEYS)

@@ -31,8 +31,6 @@ import { copyJson, createJsonSizer, worldText, type JsonSizer } from './world-js
 import { handlerFor, ownerRedirect, READ_ONLY, RESET_PATH } from './world-ops.js';
 import type { StateStore } from './world-store.js';
 
-export { RESET_PATH };
-
 export interface SandboxOptions {
   /** Keep the worlds in this folder, one file per world: loaded at start, a world saved after each of its writes. */
   state?: string;
@@ -253,9 +251,10 @@ export async function createSandbox(
           outcomes = outcomes.map(() => ({ answer: unsaved(failure) }));
         }
       }
-      outcomes.forEach((outcome, index) =>
-        'error' in outcome ? jobs[index]!.reject(outcome.error) : jobs[index]!.resolve(outcome.answer),
-      );
+      for (const [index, outcome] of outcomes.entries()) {
+        if ('error' in outcome) jobs[index]!.reject(outcome.error);
+        else jobs[index]!.resolve(outcome.answer);
+      }
     } finally {
       release();
     }

@@ -73,8 +73,6 @@ export interface PassThroughSource {
   close?(): Promise<void>;
 }
 
-export type AnswerSource = AnsweringSource | PassThroughSource;
-
 export interface SourceContext {
   /** The URL of the server's API documentation, for the `url` of error bodies (known once listening). */
   docsUrl(): string;

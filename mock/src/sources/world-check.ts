@@ -91,7 +91,7 @@ function largestId(value: unknown): { id: number; at: string } | undefined {
   const stack: [unknown, string][] = [[value, '']];
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
     const [item, at] = next;
-    if (Array.isArray(item)) item.forEach((entry, index) => stack.push([entry, `${at}[${index}]`]));
+    if (Array.isArray(item)) for (const [index, entry] of item.entries()) stack.push([entry, `${at}[${index}]`]);
     else if (isObject(item)) {
       if (typeof item.id === 'number' && (largest === undefined || item.id > largest.id))
         largest = { id: item.id, at: `${at}.id` };

@@ -16,7 +16,7 @@ import { isLabel, isMilestone, isUser, propagate, type Rec, type Templates, type
 /** The alphabet of Gitea's OAuth2 client secrets. */
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 
-export interface OpContext {
+interface OpContext {
   world: World;
   templates: Templates;
   params: Record<string, string>;
@@ -31,7 +31,7 @@ export interface OpContext {
   render: MarkdownRenderer['render'];
 }
 
-export interface OpResult {
+interface OpResult {
   answer: Answer;
   changed: boolean;
 }
@@ -41,16 +41,16 @@ type Handler = (ctx: OpContext) => OpResult | Promise<OpResult>;
 const ZERO_TIME = '0001-01-01T00:00:00Z';
 
 /** Most keys of a hook's config (Gitea itself keeps about five). */
-export const MAX_CONFIG_KEYS = 64;
+const MAX_CONFIG_KEYS = 64;
 
 /** Longest new user name: a name is copied wherever its user appears, into every URL of their repositories too. */
-export const MAX_NAME_BYTES = 255;
+const MAX_NAME_BYTES = 255;
 
 /** Where a credential's world goes back to the seed. */
 export const RESET_PATH = '/__sandbox/reset';
 
 /** Now, as Gitea writes times: RFC 3339 in seconds. */
-export function now(): string {
+function now(): string {
   return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
@@ -858,5 +858,3 @@ export const READ_ONLY = new Set([
 export function handlerFor(operationId: string): Handler | undefined {
   return handlers[operationId];
 }
-
-export const SANDBOX_OPERATIONS = Object.keys(handlers);

@@ -40,7 +40,7 @@ const WORLD_FILE = /^([0-9a-f]{64})\.json$/;
 /** A temporary (`.` and 32 random hex digits): a save in progress, or one a killed process left. */
 const TEMPORARY = /^\.[0-9a-f]{32}\.(tmp|stale)$/;
 
-export interface StoredWorld {
+interface StoredWorld {
   world: World;
   /** The size of its file, in bytes. */
   bytes: number;
@@ -259,7 +259,9 @@ export async function openState(path: string, { maxWorlds, document }: OpenOptio
   releases.add(release);
   if (!exitHook) {
     exitHook = true;
-    process.on('exit', () => releases.forEach((each) => each()));
+    process.on('exit', () => {
+      for (const each of releases) each();
+    });
   }
   const unlock = (): void => {
     releases.delete(release);

@@ -164,42 +164,6 @@ export function seedWorld(operations: readonly IHttpOperation[]): { seed: World;
   return { seed, templates };
 }
 
-/** True for a plain object shaped like a world (a state file's entry). */
-export function isWorld(value: unknown): value is World {
-  const world = value as Partial<World> | null;
-  return (
-    typeof world === 'object' &&
-    world !== null &&
-    world.format === WORLD_FORMAT &&
-    typeof world.nextId === 'number' &&
-    typeof world.created === 'number' &&
-    [
-      'users',
-      'owners',
-      'orgs',
-      'repos',
-      'hooks',
-      'issues',
-      'pulls',
-      'orgLabels',
-      'repoLabels',
-      'milestones',
-      'gpgKeys',
-      'packages',
-      'threads',
-      'deployKeys',
-      'teams',
-      'workflows',
-      'secrets',
-      'releases',
-      'comments',
-      'collaborators',
-      'apps',
-      'redirects',
-    ].every((name) => Array.isArray((world as Record<string, unknown>)[name]))
-  );
-}
-
 /**
  * Replaces, everywhere in the world, the copies of the record `updated` (same id, same kind) with
  * its new fields: a renamed user shows under its new login in every issue, team and package, an
