@@ -112,6 +112,14 @@ async function redirected(request: Request | LiteRequest, status: number, to: UR
   });
 }
 
+/**
+ * Lets go of an answer's body without waiting for it: the cancel of an answer MSW 2 mocks never
+ * settles (mswjs/interceptors#799), and waiting would hold the retry or the redirect for ever.
+ */
+function discard(response: Response): void {
+  response.body?.cancel().catch(() => {});
+}
+
 /** Refuses what is not a number ≥ 0 (Infinity included), naming what it should count; else returns it. */
 export function checkCount(name: string, value: unknown, of: string): number {
   if (typeof value !== 'number' || !(value >= 0)) throw new TypeError(`${name} is not a number of ${of}`);
@@ -164,7 +172,7 @@ export function createTransport(baseFetch: typeof fetch, retry: number | RetryOp
           (wait = retryAfterMs(response.headers.get('retry-after'))) > maxDelayMs
         )
           return response;
-        await response.body?.cancel();
+        discard(response);
       } catch (error) {
         if (last || signal?.aborted) throw error;
       }
@@ -207,7 +215,7 @@ export function createTransport(baseFetch: typeof fetch, retry: number | RetryOp
         unfollowed.set(response, why);
         return response;
       }
-      await response.body?.cancel();
+      discard(response);
       request = await redirected(request, response.status, to!);
     }
   };

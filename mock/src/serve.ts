@@ -1,5 +1,6 @@
 // `npx gitea-mock` / `npm start`: serves the contract on http://127.0.0.1:4010/api/v1.
 import { parseArgs } from 'node:util';
+import { faultsOption, latencyOption } from './front/conditions.js';
 import { checkOrigin } from './front/cors.js';
 import { DOCUMENT } from './contract/document-path.js';
 import { heapLimit } from './sources/heap.js';
@@ -20,7 +21,12 @@ Options:
   -p, --port <n>     port to listen on (default: $PORT or 4010; 0 picks a free one)
   -h, --host <addr>  address to listen on (default: 127.0.0.1)
   -d, --dynamic      generate answers from the schemas instead of the examples
-      --seed <s>     make dynamic answers repeatable
+      --latency <ms> hold every answer this long, or a random time in a range
+                     such as 250-300 (at most 60000)
+      --faults <share>
+                     answer a random share of requests (such as 0.1) with a fault:
+                     reset, 502, 503 or 504; 0.1:503,reset picks among some
+      --seed <s>     make dynamic answers, latency and faults repeatable
   -s, --sandbox      answer from a world per credential that remembers writes
       --state <dir>  keep the sandbox's worlds in the folder <dir>, one file per
                      world, saved after each of its writes (implies --sandbox)
@@ -74,6 +80,8 @@ try {
       host: { type: 'string', short: 'h' },
       dynamic: { type: 'boolean', short: 'd', default: false },
       seed: { type: 'string' },
+      latency: { type: 'string' },
+      faults: { type: 'string' },
       sandbox: { type: 'boolean', short: 's', default: false },
       state: { type: 'string' },
       'max-worlds': { type: 'string' },
@@ -114,6 +122,10 @@ if (worldBytesText !== undefined && !worldBytesMatch)
 const maxWorldBytes = worldBytesMatch
   ? Number(worldBytesMatch[1]) * 1024 ** ' KMG'.indexOf(worldBytesMatch[2] || ' ')
   : undefined;
+const latency = values.latency === undefined ? undefined : latencyOption(values.latency);
+if (typeof latency === 'string') fail(latency);
+const faults = values.faults === undefined ? undefined : faultsOption(values.faults);
+if (typeof faults === 'string') fail(faults);
 const sandbox = values.sandbox || values.state !== undefined || maxWorlds !== undefined || maxWorldBytes !== undefined;
 if (sandbox && values.dynamic) fail('--dynamic and --sandbox do not go together: the sandbox answers from its worlds');
 const proxy = values.proxy;
@@ -184,6 +196,8 @@ try {
     host: values.host ?? '127.0.0.1',
     dynamic: values.dynamic,
     ...(values.seed === undefined ? {} : { seed: values.seed }),
+    ...(latency === undefined ? {} : { latency }),
+    ...(faults === undefined ? {} : { faults }),
     ...(proxy === undefined
       ? {}
       : {
@@ -265,7 +279,14 @@ try {
       : values.dynamic
         ? `dynamic data${values.seed === undefined ? '' : `, seed ${values.seed}`}`
         : 'examples';
-  out(`gitea-mock: ${mock.operations.length} operations on ${mock.baseUrl} (${mode}); Ctrl-C stops`);
+  const conditions = [
+    ...(values.latency === undefined ? [] : [`latency ${values.latency} ms`]),
+    ...(values.faults === undefined ? [] : [`faults ${values.faults}`]),
+  ];
+  if (conditions.length > 0 && values.seed !== undefined && !values.dynamic) conditions.push(`seed ${values.seed}`);
+  out(
+    `gitea-mock: ${mock.operations.length} operations on ${mock.baseUrl} (${[mode, ...conditions].join(', ')}); Ctrl-C stops`,
+  );
 } catch (error) {
   const code = (error as NodeJS.ErrnoException).code;
   const message =

@@ -139,6 +139,22 @@ describe('retries of idempotent requests', () => {
       '{"clone_addr":"https://git.example.net/a.git","repo_name":"launchpad"}',
     ]);
   });
+
+  it('re-sends without waiting on the cancel of the answer it drops, which MSW 2 never settles', async () => {
+    const answers = [
+      // A body whose cancel never settles, as the body of an answer MSW 2 mocks.
+      new Response(new ReadableStream({ cancel: () => new Promise<void>(() => {}) }), { status: 503 }),
+      Response.json(KEY),
+    ];
+    const gitea = createGiteaClient({
+      baseUrl: 'https://gitea.example.org/api/v1',
+      auth: { token: 'tok-9f8e7d6c5b4a' },
+      retry: fast,
+      fetch: async () => answers.shift()!,
+    });
+    await expect(unwrap(gitea.GET('/repos/{owner}/{repo}/keys/{id}', keyPath))).resolves.toEqual(KEY);
+    expect(answers).toEqual([]);
+  });
 });
 
 describe('Retry-After', () => {

@@ -5,6 +5,8 @@
 // generator, the state folder); the handlers' browser build starts here directly, from the
 // document bundled as data, with what a browser has.
 import { createApp, type GiteaApp, type ResponseClass } from './app.js';
+import { createConditions, type ConditionOptions, type Conditions } from './conditions.js';
+import { createJournal, type Journal } from './journal.js';
 import type { OperationTable } from './operations.js';
 import { validator } from './validator.js';
 import { createExamples, type Generator } from '../sources/examples.js';
@@ -17,10 +19,10 @@ export interface AnsweringPlatform extends SandboxPlatform {
   generator?: () => Promise<Generator>;
 }
 
-export interface AnsweringChoices {
+export interface AnsweringChoices extends Omit<ConditionOptions, 'seed'> {
   /** Generate data from the schemas instead of serving the examples. */
   dynamic?: boolean;
-  /** Makes dynamic data repeatable. */
+  /** Makes dynamic data, random delays and random faults repeatable. */
   seed?: string;
   /** Answer from per-credential worlds that remember writes (the sandbox) instead of from the examples. */
   sandbox?: SandboxOptions;
@@ -33,6 +35,10 @@ export interface AnsweringMock {
   table: OperationTable;
   /** The sandbox's worlds, when it answers. */
   sandbox?: SandboxControl;
+  /** The delays and faults requests are answered under (the proxy's too). */
+  conditions: Conditions;
+  /** The requests answered, per credential (the proxy's too). */
+  journal: Journal;
   close(): Promise<void>;
 }
 
@@ -43,6 +49,12 @@ export async function createAnswering(
   docsUrl: () => string,
   Response?: ResponseClass,
 ): Promise<AnsweringMock> {
+  // Checked first: options that do not fit throw before anything starts.
+  const conditions = createConditions({
+    ...(options.latency === undefined ? {} : { latency: options.latency }),
+    ...(options.faults === undefined ? {} : { faults: options.faults }),
+    ...(options.seed === undefined ? {} : { seed: options.seed }),
+  });
   const context = { docsUrl };
   const examples = await createExamples(context, {
     ...(options.dynamic === undefined ? {} : { dynamic: options.dynamic }),
@@ -53,13 +65,23 @@ export async function createAnswering(
     ? await createSandbox(table, examples, context, platform, options.sandbox)
     : undefined;
   const source: AnsweringSource = sandbox ?? examples;
+  const journal = createJournal();
   const app = createApp({
     validator,
     table,
     source,
     docsUrl,
     warn: options.onWarning ?? (() => {}),
+    conditions,
+    journal,
     ...(Response ? { Response } : {}),
   });
-  return { app, table, ...(sandbox ? { sandbox: sandbox.control } : {}), close: async () => source.close?.() };
+  return {
+    app,
+    table,
+    ...(sandbox ? { sandbox: sandbox.control } : {}),
+    conditions,
+    journal,
+    close: async () => source.close?.(),
+  };
 }

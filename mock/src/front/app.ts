@@ -4,15 +4,20 @@
 // the host's version at /api/v1/version), enforces credentials, checks `Prefer`, validates
 // requests and answers against the document, speaks CORS, and answers every error in the
 // service's own JSON dialect. What to answer comes from an answering source (the examples or the
-// sandbox); the proxy, which must stream requests whole, stays on node:http.
+// sandbox); the proxy, which must stream requests whole, stays on node:http. Every API request is
+// answered under its conditions (a delay, a fault: under-conditions.ts) and recorded in its
+// credential's journal (journal.ts), which `/__mock/requests` shows.
 import type { IHttpRequest } from '@stoplight/prism-http';
 import { checkAuthorization } from './auth.js';
 import { readBody } from './body.js';
+import type { Conditions } from './conditions.js';
 import { corsHeaders, isPreflight, preflightHeaders, type HeaderOf } from './cors.js';
 import { apiError, JSON_TYPE, notFound } from './errors.js';
+import { faultAnswer } from './faults.js';
+import { JOURNAL_PATH, journalAnswer, type Journal } from './journal.js';
 import type { MockOperation, OperationTable } from './operations.js';
 import type { PrismValidator } from './validator.js';
-import { checkPreference, parsePrefer } from './prefer.js';
+import { checkPreference, type PreferResult } from './prefer.js';
 import type { Answer, AnsweringSource } from '../sources/source.js';
 import {
   contentTypeFor,
@@ -24,6 +29,7 @@ import {
 } from './validation.js';
 import { validationView } from './body.js';
 import { VERSION_ANSWER, VERSION_PATH } from './version.js';
+import { underConditions } from './under-conditions.js';
 
 export const BASE_PATH = '/api/v1';
 
@@ -36,6 +42,10 @@ export interface AppParts {
   docsUrl(): string;
   /** Problems of the mock itself, such as an answer that breaks the document. */
   warn(line: string): void;
+  /** The delays and faults requests are answered under. */
+  conditions: Conditions;
+  /** Where each API request is recorded once answered. */
+  journal: Journal;
   /**
    * The Response class to answer with (default: the global one). The Node adapter gives srvx's,
    * which is cheaper and can carry a body on a 205, as Gitea's E8 sends one.
@@ -43,11 +53,22 @@ export interface AppParts {
   Response?: ResponseClass;
 }
 
+/**
+ * Whether `response` is `Response.error()`, the front's word for a connection reset: read by its
+ * status 0, as reading the `type` of srvx's response builds a Fetch one, which refuses a 205 with a body.
+ */
+export function isNetworkError(response: Response): boolean {
+  return response.status === 0;
+}
+
 /** What the front needs of a Response class. */
 export type ResponseClass = new (body: Uint8Array<ArrayBuffer> | null, init: ResponseInit) => Response;
 
 export interface GiteaApp {
-  /** Answers one request as a Gitea host would; never rejects (a failure of the mock is a 500 in the dialect). */
+  /**
+   * Answers one request as a Gitea host would; never rejects (a failure of the mock is a 500 in
+   * the dialect). A network error (`Response.error()`) means the connection is to be reset.
+   */
   fetch(request: Request): Promise<Response>;
 }
 
@@ -97,6 +118,8 @@ export function createApp({
   source,
   docsUrl,
   warn,
+  conditions,
+  journal,
   Response: Answering = Response,
 }: AppParts): GiteaApp {
   /**
@@ -147,6 +170,7 @@ export function createApp({
     op: MockOperation,
     url: URL,
     path: string,
+    prefer: PreferResult,
     cors: Headers,
   ): Promise<Response> {
     const method = request.method;
@@ -154,7 +178,6 @@ export function createApp({
     const auth = checkAuthorization(headers.authorization, headers['x-gitea-otp']);
     // Gitea sends no WWW-Authenticate, so browsers show no sign-in dialog for the API.
     if (!auth.ok) return error(method, 401, auth.message, cors);
-    const prefer = parsePrefer(headers.prefer);
     const problem = prefer.ok ? checkPreference(op, prefer.preference) : prefer.message;
     if (!prefer.ok || problem !== undefined) return error(method, 400, problem ?? 'invalid Prefer header', cors);
     const body = await readBody(request, op.operation);
@@ -230,6 +253,8 @@ export function createApp({
     // Prism decodes every segment; a broken escape or bad UTF-8 is refused here instead.
     if (url === undefined || decodedSegments(url.pathname) === undefined)
       return error(request.method, 400, 'the request path is not a valid URL path', cors);
+    if (url.pathname === JOURNAL_PATH)
+      return respond(request.method, journalAnswer(journal, request.method, header('authorization'), docsUrl()), cors);
     if (url.pathname !== BASE_PATH && !url.pathname.startsWith(`${BASE_PATH}/`)) {
       const own = await source.outside?.(request.method, url.pathname, header('authorization'));
       if (own) return respond(request.method, own, cors);
@@ -237,28 +262,52 @@ export function createApp({
     }
     const path = url.pathname.slice(BASE_PATH.length) || '/';
     const method = request.method === 'HEAD' ? 'GET' : request.method;
-    // The host's version, for every answering source alike (version.ts says why it is here).
-    if (path === VERSION_PATH)
-      return method === 'GET'
-        ? respond(request.method, VERSION_ANSWER, cors)
-        : notAllowed(method, url.pathname, ['GET'], cors);
-    const route = table.route(method, path);
-    if (route.kind === 'none')
-      return respond(request.method, { status: 404, type: 'application/json', body: notFound(docsUrl()) }, cors);
-    if (route.kind === 'method') return notAllowed(method, url.pathname, route.allowed, cors);
-    return answerOperation(request, route.op, url, path, cors);
+    const route = path === VERSION_PATH ? undefined : table.route(method, path);
+    const arrival = {
+      method: request.method,
+      url,
+      authorization: header('authorization'),
+      prefer: header('prefer'),
+      operationId: route?.kind === 'match' ? route.op.operationId : undefined,
+      signal: () => request.signal,
+    };
+    return underConditions({ conditions, journal }, arrival, {
+      answer: (prefer) =>
+        guarded(request, () => {
+          // The host's version, for every answering source alike (version.ts says why it is here).
+          if (route === undefined)
+            return method === 'GET'
+              ? respond(request.method, VERSION_ANSWER, cors)
+              : notAllowed(method, url.pathname, ['GET'], cors);
+          if (route.kind === 'none')
+            return respond(request.method, { status: 404, type: 'application/json', body: notFound(docsUrl()) }, cors);
+          if (route.kind === 'method') return notAllowed(method, url.pathname, route.allowed, cors);
+          return answerOperation(request, route.op, url, path, prefer, cors);
+        }),
+      fault: (fault) => {
+        const { status, statusText, headers, body } = faultAnswer(fault, cors);
+        const bytes = new TextEncoder().encode(body);
+        const init = { status, statusText, headers: { ...headers, 'Content-Length': String(bytes.length) } };
+        return new Answering(request.method === 'HEAD' ? null : bytes, init);
+      },
+      reset: () => Response.error(),
+      statusOf: (response) => (isNetworkError(response) ? null : response.status),
+    });
+  }
+
+  /** `answer`'s response, or a 500 in the dialect when the mock fails. */
+  async function guarded(request: Request, answer: () => Response | Promise<Response>): Promise<Response> {
+    try {
+      return await answer();
+    } catch (failure) {
+      warn(
+        `mock failure on ${request.method} ${request.url.split('?')[0]}: ${failure instanceof Error ? failure.stack : String(failure)}`,
+      );
+      return error(request.method, 500, 'the mock failed to answer; this is a bug in gitea-mock', {});
+    }
   }
 
   return {
-    async fetch(request) {
-      try {
-        return await handle(request);
-      } catch (failure) {
-        warn(
-          `mock failure on ${request.method} ${request.url.split('?')[0]}: ${failure instanceof Error ? failure.stack : String(failure)}`,
-        );
-        return error(request.method, 500, 'the mock failed to answer; this is a bug in gitea-mock', {});
-      }
-    },
+    fetch: (request) => guarded(request, () => handle(request)),
   };
 }

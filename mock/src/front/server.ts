@@ -2,13 +2,14 @@
 // what only a socket server has to care about: connections (bounded, idle ones closed), requests
 // Node's parser refuses, `Expect`, `CONNECT`, a missing `Host`, and the log line. The proxy takes
 // requests whole (it streams them to the upstream), so it is served here directly, with the same
-// CORS and error dialect, and the front lends it the router and the request validator.
+// CORS and error dialect, conditions and journal, and the front lends it the router and the
+// request validator.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { IHttpRequest } from '@stoplight/prism-http';
-import { FastResponse, toNodeHandler } from 'srvx/node';
-import { BASE_PATH } from './app.js';
+import { FastResponse, NodeRequest, sendNodeResponse } from 'srvx/node';
+import { BASE_PATH, isNetworkError } from './app.js';
 import { createAnsweringMock, type AnsweringOptions } from './answering-node.js';
 import { checkAuthorization } from './auth.js';
 import { formContent, mimeType, validationView } from './body.js';
@@ -16,11 +17,14 @@ import { answerAndClose, defaultMaxConnections, IDLE_TIMEOUT_MS, limitConnection
 import { allowList, corsHeaders, isPreflight, preflightHeaders, type HeaderOf } from './cors.js';
 import { DOCUMENT } from '../contract/document-path.js';
 import { apiError, rawErrorResponse, sendJson } from './errors.js';
+import { faultAnswer } from './faults.js';
+import { JOURNAL_PATH, journalAnswer } from './journal.js';
 import type { MockOperation } from './operations.js';
 import { parseForm, type FormPart } from './multipart.js';
+import { underConditions } from './under-conditions.js';
 import { validator } from './validator.js';
 import type { ProxyOptions } from '../sources/proxy.js';
-import type { FrontServices, PassThroughSource } from '../sources/source.js';
+import type { Answer, FrontServices, PassThroughSource } from '../sources/source.js';
 import { decodedSegments, errorsOf, namingNull, queryOf, type PrismMethod } from './validation.js';
 
 export { BASE_PATH };
@@ -55,6 +59,9 @@ const STATUS_TEXT: Record<number, string> = {
   431: 'Request Header Fields Too Large',
   503: 'Service Unavailable',
 };
+/** What a handler sent, for the log line: a status, or `reset` for a connection closed without an answer. */
+type Sent = number | 'reset';
+
 const SAFE_HOST = /^[A-Za-z0-9.-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$/;
 
 function singleValued(headers: IncomingMessage['headers']): Record<string, string> {
@@ -70,7 +77,13 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
   const warn = options.onWarning ?? (() => {});
   let origin = '';
   let docsUrl = '';
-  const { app, table, close: closeSource } = await createAnsweringMock(options, () => docsUrl, FastResponse);
+  const {
+    app,
+    table,
+    conditions,
+    journal,
+    close: closeSource,
+  } = await createAnsweringMock(options, () => docsUrl, FastResponse);
   // The proxy's answer check (Ajv, the YAML document) is loaded only when it runs.
   const proxy: PassThroughSource | undefined = options.proxy
     ? await (await import('../sources/proxy.js')).createProxy(document, options.proxy)
@@ -78,26 +91,83 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
   // In front of a real server, CORS from an allow-list only (cors.ts says why); checked before anything starts.
   const originAllowed = options.proxy ? allowList(options.proxy.corsOrigins ?? []) : undefined;
 
-  /** Answers a request whole; resolves with the status sent, for the log line. */
+  /** Answers a request whole; resolves with what was sent, for the log line. */
   const handler = proxy ? proxyHandler(proxy) : appHandler();
 
-  function appHandler(): (req: IncomingMessage, res: ServerResponse) => Promise<number> {
-    // srvx types its listener for HTTP/1 and HTTP/2 requests at once; this server speaks HTTP/1 only.
-    const toNode = toNodeHandler((request: Request) => app.fetch(request)) as unknown as (
-      req: IncomingMessage,
-      res: ServerResponse,
-    ) => Promise<void>;
+  function appHandler(): (req: IncomingMessage, res: ServerResponse) => Promise<Sent> {
     return async (req, res) => {
       // Links in answers are built on the host the client used; a Host that is no host name gives this server's own.
       if (!SAFE_HOST.test(req.headers.host ?? '')) req.headers.host = new URL(origin).host;
-      await toNode(req, res);
+      const response = await app.fetch(new NodeRequest({ req, res }));
+      if (isNetworkError(response)) return reset(req);
+      await sendNodeResponse(res, response);
       return res.statusCode;
     };
   }
 
-  function proxyHandler(
-    passThrough: PassThroughSource,
-  ): (req: IncomingMessage, res: ServerResponse) => Promise<number> {
+  /** The fault `reset`, or a client that left while its request was held: the connection goes without an answer. */
+  function reset(req: IncomingMessage): 'reset' {
+    req.socket.resetAndDestroy();
+    return 'reset';
+  }
+
+  /** Sends an answer the front made itself (the journal's). */
+  function sendAnswer(res: ServerResponse, answer: Answer, cors: Record<string, string>): number {
+    const headers = { ...cors, ...answer.headers };
+    if (answer.body === undefined) {
+      res.writeHead(answer.status, { ...headers, 'Content-Length': '0', 'X-Content-Type-Options': 'nosniff' });
+      res.end();
+    } else sendJson(res, answer.status, answer.body, headers);
+    return answer.status;
+  }
+
+  /**
+   * A request to the API through the proxy, under its conditions as in the other modes
+   * (under-conditions.ts): a request that faults never reaches the upstream.
+   */
+  function conditioned(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    cors: Record<string, string>,
+    forward: () => Promise<number>,
+  ): Promise<Sent> {
+    const method = req.method ?? 'GET';
+    const route = table.route(method === 'HEAD' ? 'GET' : method, url.pathname.slice(BASE_PATH.length) || '/');
+    const arrival = {
+      method,
+      url,
+      authorization: req.headers.authorization,
+      prefer: singleValued(req.headers).prefer,
+      operationId: route.kind === 'match' ? route.op.operationId : undefined,
+      signal: () => {
+        const left = new AbortController();
+        res.once('close', () => left.abort());
+        return left.signal;
+      },
+    };
+    return underConditions<Sent>({ conditions, journal }, arrival, {
+      answer: async (prefer) => {
+        if (prefer.ok) return forward();
+        // The Prefer header is the mock's: one it cannot read is refused here, not passed on.
+        req.resume();
+        sendJson(res, 400, apiError(docsUrl, prefer.message), cors);
+        return 400;
+      },
+      fault: (fault) => {
+        req.resume();
+        const { status, statusText, headers, body } = faultAnswer(fault, cors);
+        const bytes = Buffer.from(body);
+        res.writeHead(status, statusText, { ...headers, 'Content-Length': String(bytes.length) });
+        res.end(bytes);
+        return status;
+      },
+      reset: () => reset(req),
+      statusOf: (sent) => (sent === 'reset' ? null : sent),
+    });
+  }
+
+  function proxyHandler(passThrough: PassThroughSource): (req: IncomingMessage, res: ServerResponse) => Promise<Sent> {
     const services: FrontServices = {
       route: (method, path) => {
         const route = table.route(method, path);
@@ -132,7 +202,15 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
         req.resume();
         return 204;
       }
-      return passThrough.passThrough(req, res, corsHeaders(header), services);
+      const cors = corsHeaders(header);
+      const url = URL.canParse(req.url ?? '/', 'http://proxy') ? new URL(req.url ?? '/', 'http://proxy') : undefined;
+      const forward = (): Promise<number> => passThrough.passThrough(req, res, cors, services);
+      if (url?.pathname === JOURNAL_PATH) {
+        req.resume();
+        return sendAnswer(res, journalAnswer(journal, req.method ?? 'GET', req.headers.authorization, docsUrl), cors);
+      }
+      if (url?.pathname !== BASE_PATH && !url?.pathname.startsWith(`${BASE_PATH}/`)) return forward();
+      return conditioned(req, res, url, cors, forward);
     };
   }
 
@@ -193,7 +271,7 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
   function respond(
     req: IncomingMessage,
     res: ServerResponse,
-    answer: (req: IncomingMessage, res: ServerResponse) => Promise<number>,
+    answer: (req: IncomingMessage, res: ServerResponse) => Promise<Sent>,
   ): void {
     if (connections.refused(req.socket)) return;
     const started = performance.now();
@@ -224,7 +302,7 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
    * Node's own refusal (requireHostHeader) is an empty 400, and Node keeps the first of two Host
    * headers; Go's net/http refuses both requests.
    */
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<number> {
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<Sent> {
     const hosts = req.rawHeaders.filter(
       (_, index) => index % 2 === 0 && req.rawHeaders[index]!.toLowerCase() === 'host',
     ).length;

@@ -1,19 +1,21 @@
 // `gitea-mock/msw`, the part Node and browsers share: MSW request handlers that hand each request
 // to the same Fetch-API front the `gitea-mock` server runs (front/app.ts), over the examples or the
 // sandbox, so they answer as the server does: credentials, validation, `Prefer`, paging, the error
-// dialect, the sandbox's worlds. The two entries differ only in how the mock is started:
+// dialect, the sandbox's worlds, delays, faults (`reset` as a network error) and the journal. The two entries differ only in how the mock is started:
 // handlers.ts (Node) reads the document from its file and uses worker threads, Prism's generator
 // and V8's heap size; browser.ts starts from the document bundled as data, with what a browser has.
 import { http, type HttpHandler } from 'msw';
 import { BASE_PATH } from '../front/app.js';
 import type { AnsweringMock } from '../front/answering.js';
+import { createConditions, type ConditionOptions } from '../front/conditions.js';
+import { JOURNAL_PATH, type JournalEntry } from '../front/journal.js';
 import type { SandboxOptions } from '../sources/sandbox.js';
 import { RESET_PATH } from '../sources/world-ops.js';
 import type { World } from '../sources/world.js';
 
-export type { World };
+export type { JournalEntry, World };
 
-export interface GiteaHandlersOptions {
+export interface GiteaHandlersOptions extends Omit<ConditionOptions, 'seed'> {
   /**
    * Where the app under test finds the API, ending in `/api/v1`: `https://gitea.example.org/api/v1`,
    * or relative (`/api/v1`) for an app served from the same origin, which MSW reads against
@@ -24,7 +26,7 @@ export interface GiteaHandlersOptions {
   sandbox?: boolean | Pick<SandboxOptions, 'prepare' | 'maxWorlds' | 'maxRecords' | 'maxWorldBytes' | 'markdown'>;
   /** Generate answers from the schemas instead of the examples (no sandbox). Node only: a browser has no generator. */
   dynamic?: boolean;
-  /** Makes dynamic answers repeatable. */
+  /** Makes dynamic answers, random delays and random faults repeatable. */
   seed?: string;
   /** Another OpenAPI document than the package's: the path of its file (Node only), or the document as data (parsed JSON or YAML). */
   document?: string | Record<string, unknown>;
@@ -35,8 +37,13 @@ export interface GiteaHandlersOptions {
 export interface GiteaHandlers {
   /** For `setupServer(...handlers)`, `setupWorker(...handlers)` or `.use(...handlers)`. */
   handlers: HttpHandler[];
-  /** Every sandbox world back to the seed; nothing to do with the examples. */
+  /** Every sandbox world back to the seed, and every journal emptied. */
   reset(): Promise<void>;
+  /**
+   * The requests the handlers answered, oldest first: of one credential (an `Authorization` value
+   * or `{ token }`), or of all, and of none, without one.
+   */
+  requests(credential?: string | { token: string }): Promise<JournalEntry[]>;
   /**
    * A copy of the sandbox world of a credential as it is now: an `Authorization` header value
    * (`token abc`, `Basic …`) or `{ token }`. The seed before its first write; undefined without the sandbox.
@@ -84,6 +91,8 @@ export function createHandlersWith(
   start: (options: StartOptions, docsUrl: () => string) => Promise<AnsweringMock>,
 ): GiteaHandlers {
   const origin = originPart(options.baseUrl);
+  // Checked now, not at the first request.
+  createConditions(options);
   const sandbox = options.sandbox === true ? {} : options.sandbox || undefined;
   let docsUrl = '';
   let mock: Promise<AnsweringMock> | undefined;
@@ -93,6 +102,8 @@ export function createHandlersWith(
         ...(options.document === undefined ? {} : { document: options.document }),
         ...(options.dynamic === undefined ? {} : { dynamic: options.dynamic }),
         ...(options.seed === undefined ? {} : { seed: options.seed }),
+        ...(options.latency === undefined ? {} : { latency: options.latency }),
+        ...(options.faults === undefined ? {} : { faults: options.faults }),
         ...(sandbox === undefined ? {} : { sandbox }),
         onWarning: options.onWarning ?? ((line) => console.warn(`gitea-mock: ${line}`)),
       },
@@ -104,19 +115,26 @@ export function createHandlersWith(
     docsUrl ||= `${new URL(request.url).origin}/api/swagger`;
     return (await ready()).app.fetch(request);
   };
-  const handlers = [BASE_PATH, `${BASE_PATH}/*`, ...(sandbox ? [RESET_PATH] : [])].map((path) =>
+  const handlers = [BASE_PATH, `${BASE_PATH}/*`, JOURNAL_PATH, ...(sandbox ? [RESET_PATH] : [])].map((path) =>
     http.all(matching(origin, path), answer),
   );
+  const credentialOf = (credential: string | { token: string }): string =>
+    typeof credential === 'string' ? credential : `token ${credential.token}`;
 
   return {
     handlers,
     async reset() {
-      if (mock) await (await mock).sandbox?.resetAll();
+      if (!mock) return;
+      const started = await mock;
+      started.journal.clear();
+      await started.sandbox?.resetAll();
+    },
+    async requests(credential) {
+      if (!mock) return [];
+      return (await mock).journal.list(credential === undefined ? undefined : credentialOf(credential));
     },
     async world(credential) {
-      return (await ready()).sandbox?.worldOf(
-        typeof credential === 'string' ? credential : `token ${credential.token}`,
-      );
+      return (await ready()).sandbox?.worldOf(credentialOf(credential));
     },
     async close() {
       if (mock) await (await mock).close();

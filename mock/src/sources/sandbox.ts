@@ -18,8 +18,8 @@
 // It imports no Node built-in, so the MSW handlers' browser build runs it as it is: what differs
 // by runtime comes in a SandboxPlatform (E11's renderer, the heap's size; the state folder is
 // opened by the Node side and handed over as `store`).
-import { sha256 } from '@noble/hashes/sha2';
-import { base64Text, hex, latin1Bytes, utf8Bytes, utf8Length } from '../bytes.js';
+import { base64Text, latin1Bytes, utf8Length } from '../bytes.js';
+import { keyOf } from '../credential-key.js';
 import { checkAuthorization } from '../front/auth.js';
 import { apiError } from '../front/errors.js';
 import { pathParams, type OperationTable } from '../front/operations.js';
@@ -66,15 +66,6 @@ export interface SandboxPlatform {
   markdown(limits: MarkdownLimits): MarkdownRenderer;
   /** V8's heap limit in bytes, which bounds the worlds together (heap.ts); undefined where the runtime does not tell it. */
   heapLimit: number | undefined;
-}
-
-/**
- * A world's key: the credential's SHA-256 (of its UTF-8 bytes, in hexadecimal), so no credential
- * is kept in memory maps or on disk. Synchronous and the same in every runtime (@noble/hashes):
- * Web Crypto's digest is asynchronous, and offered by browsers on secure origins only.
- */
-function keyOf(credential: string): string {
-  return hex(sha256(utf8Bytes(credential)));
 }
 
 /** Who is calling: the Basic user name when it names a user of the world, else the first user (alice). */

@@ -1,0 +1,388 @@
+// Latency, faults and the journal of requests, on loopback: `Prefer: delay` and `fault` against
+// the mock in process in each mode (examples, dynamic data, the sandbox, the proxy), `--latency`,
+// `--faults` and `--seed` through the built bin, and the client's retries of a 503 seen in the
+// journal. Times are lower bounds, with upper bounds far above them: the machine is shared.
+import { randomUUID } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { request } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMockServer, type MockServer } from '../mock/src/front/server.js';
+import type { JournalEntry } from '../mock/src/front/journal.js';
+import { createGiteaClient } from '../src/index.js';
+import { send } from './support/http.js';
+import { exitOf, launch } from './support/launch.js';
+
+const CLI = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
+const KEY = '/repos/acme/rocket/keys/11001';
+
+/** A credential of its own per test, so a journal (and a world) of its own. */
+const credential = (): string => `token conditions-${randomUUID()}`;
+
+/** The journal of `authorization` on the mock at `origin`. */
+async function journal(origin: string, authorization: string): Promise<JournalEntry[]> {
+  const answer = await send(new URL(`${origin}/__mock/requests`), 'GET', { authorization });
+  expect(answer.status).toBe(200);
+  return JSON.parse(answer.body) as JournalEntry[];
+}
+
+/** A request's answer and how long it took, in milliseconds. */
+async function timed(
+  url: string,
+  headers: Record<string, string>,
+  method = 'GET',
+  body?: Buffer,
+): Promise<{ status: number; headers: Record<string, unknown>; body: string; ms: number }> {
+  const started = performance.now();
+  const answer = await send(new URL(url), method, headers, body);
+  return { ...answer, ms: performance.now() - started };
+}
+
+/** How a request that gets no answer ends: the socket's error code. */
+function failureOf(url: string, headers: Record<string, string>, method = 'GET'): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = request(new URL(url), { method, headers, agent: false }, (res) => {
+      res.resume();
+      reject(new Error(`answered ${res.statusCode}`));
+    });
+    req.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+    req.end();
+  });
+}
+
+const NGINX_PAGE = (title: string): string =>
+  `<html>\r\n<head><title>${title}</title></head>\r\n<body>\r\n<center><h1>${title}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`;
+
+describe('the examples, in process', () => {
+  let mock: MockServer;
+  beforeAll(async () => {
+    mock = await startMockServer({ port: 0 });
+  });
+  afterAll(() => mock.close());
+
+  it('Prefer: delay=400 answers after at least 400 ms, and other requests are answered meanwhile', async () => {
+    const authorization = credential();
+    let slowDone = false;
+    const slow = timed(`${mock.baseUrl}${KEY}`, { authorization, prefer: 'delay=2000' }).finally(() => {
+      slowDone = true;
+    });
+    const quick = await timed(`${mock.baseUrl}${KEY}`, { authorization });
+    expect(quick.status).toBe(200);
+    // Answered while the other one is still held.
+    expect(slowDone).toBe(false);
+    expect((await slow).ms).toBeGreaterThanOrEqual(2000);
+
+    const held = await timed(`${mock.baseUrl}${KEY}`, { authorization, prefer: 'delay=400' });
+    expect(held.status).toBe(200);
+    expect(held.ms).toBeGreaterThanOrEqual(400);
+    expect(held.ms).toBeLessThan(10_000);
+    const entries = await journal(mock.origin, authorization);
+    expect(entries.map(({ delay, status }) => [delay, status])).toEqual([
+      [0, 200],
+      [2000, 200],
+      [400, 200],
+    ]);
+    expect(entries[2]!.duration).toBeGreaterThanOrEqual(400);
+  });
+
+  it('fault=503 answers as Gitea in maintenance mode, with Retry-After: 1', async () => {
+    const answer = await timed(`${mock.baseUrl}${KEY}`, { authorization: credential(), prefer: 'fault=503' });
+    expect(answer.status).toBe(503);
+    expect(answer.headers).toMatchObject({
+      'content-type': 'text/plain; charset=utf-8',
+      'retry-after': '1',
+      'cache-control': 'max-age=0, private, must-revalidate, no-transform',
+      'x-content-type-options': 'nosniff',
+    });
+    expect(answer.body).toBe('Service Unavailable');
+  });
+
+  it.each([
+    ['502', 'Bad Gateway'],
+    ['504', 'Gateway Time-out'],
+  ])('fault=%s answers as nginx in front of Gitea: its default HTML page', async (code, reason) => {
+    const answer = await timed(`${mock.baseUrl}${KEY}`, { authorization: credential(), prefer: `fault=${code}` });
+    expect(answer.status).toBe(Number(code));
+    expect(answer.headers).toMatchObject({ 'content-type': 'text/html', server: 'nginx' });
+    expect(answer.body).toBe(NGINX_PAGE(`${code} ${reason}`));
+  });
+
+  it('fault=reset closes the connection without an answer, after its delay', async () => {
+    const authorization = credential();
+    const started = performance.now();
+    expect(await failureOf(`${mock.baseUrl}${KEY}`, { authorization, prefer: 'delay=300, fault=reset' })).toBe(
+      'ECONNRESET',
+    );
+    expect(performance.now() - started).toBeGreaterThanOrEqual(300);
+    await expect(fetch(`${mock.baseUrl}${KEY}`, { headers: { authorization, prefer: 'fault=reset' } })).rejects.toThrow(
+      TypeError,
+    );
+    expect(
+      (await journal(mock.origin, authorization)).map(({ status, fault, delay }) => [status, fault, delay]),
+    ).toEqual([
+      [null, 'reset', 300],
+      [null, 'reset', 0],
+    ]);
+  });
+
+  it('gives a browser page CORS on a fault, and lets it read Retry-After', async () => {
+    const answer = await timed(`${mock.baseUrl}${KEY}`, {
+      authorization: credential(),
+      prefer: 'fault=503',
+      origin: 'http://localhost:5173',
+    });
+    expect(answer.headers['access-control-allow-origin']).toBe('http://localhost:5173');
+    expect(answer.headers['access-control-expose-headers']).toBe('Link, X-Total-Count, Retry-After');
+  });
+
+  it('a client with two retries leaves three repoGetKey 503s in its journal, and none in another credential’s', async () => {
+    const token = `retries-${randomUUID()}`;
+    const other = credential();
+    const gitea = createGiteaClient({ baseUrl: mock.baseUrl, auth: { token }, retry: 2 });
+    const started = performance.now();
+    const result = await gitea.GET('/repos/{owner}/{repo}/keys/{id}', {
+      params: { path: { owner: 'acme', repo: 'rocket', id: 11001 } },
+      headers: { Prefer: 'fault=503' },
+    });
+    expect(result.response.status).toBe(503);
+    // Retry-After: 1, honoured before each of the two retries.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(2000);
+    await timed(`${mock.baseUrl}${KEY}`, { authorization: other });
+
+    const entries = await journal(mock.origin, `token ${token}`);
+    expect(entries.map(({ operationId, status, fault }) => [operationId, status, fault])).toEqual([
+      ['repoGetKey', 503, 503],
+      ['repoGetKey', 503, 503],
+      ['repoGetKey', 503, 503],
+    ]);
+    expect(entries.every(({ method, path }) => method === 'GET' && path === `/api/v1${KEY}`)).toBe(true);
+    const times = entries.map(({ when }) => Date.parse(when));
+    expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(900);
+    expect(times[2]! - times[1]!).toBeGreaterThanOrEqual(900);
+    expect((await journal(mock.origin, other)).map(({ status, fault }) => [status, fault])).toEqual([[200, null]]);
+  });
+
+  it('lists a credential’s requests only, oldest first, never a credential, and DELETE clears them', async () => {
+    const secret = `s3cret-${randomUUID()}`;
+    const authorization = `token ${secret}`;
+    await timed(`${mock.baseUrl}/admin/orgs?limit=2&token=${secret}&page=1`, { authorization });
+    await timed(`${mock.baseUrl}/version`, { authorization });
+    await timed(`${mock.baseUrl}/no/such/path`, { authorization });
+    await timed(`${mock.baseUrl}${KEY}`, { authorization, prefer: 'code=404' });
+    const answer = await send(new URL(`${mock.origin}/__mock/requests`), 'GET', { authorization });
+    expect(answer.headers['content-type']).toBe('application/json;charset=utf-8');
+    expect(answer.body).not.toContain(secret);
+    const entries = JSON.parse(answer.body) as JournalEntry[];
+    expect(entries.map(({ path, query, operationId, status }) => [path, query, operationId, status])).toEqual([
+      ['/api/v1/admin/orgs', 'limit=2&page=1', 'adminGetAllOrgs', 200],
+      ['/api/v1/version', '', null, 200],
+      ['/api/v1/no/such/path', '', null, 404],
+      [`/api/v1${KEY}`, '', 'repoGetKey', 404],
+    ]);
+    for (const entry of entries) {
+      expect(Object.keys(entry).sort()).toEqual(
+        ['delay', 'duration', 'fault', 'method', 'operationId', 'path', 'query', 'status', 'when'].sort(),
+      );
+      expect(new Date(entry.when).toISOString()).toBe(entry.when);
+    }
+    expect(await journal(mock.origin, credential())).toEqual([]);
+
+    expect((await send(new URL(`${mock.origin}/__mock/requests`), 'DELETE', { authorization })).status).toBe(204);
+    expect(await journal(mock.origin, authorization)).toEqual([]);
+  });
+
+  it('answers the journal without a credential 401 and other methods 405, in the dialect', async () => {
+    const anonymous = await send(new URL(`${mock.origin}/__mock/requests`), 'GET', {});
+    expect(anonymous.status).toBe(401);
+    expect(JSON.parse(anonymous.body)).toEqual({ message: 'token is required', url: `${mock.origin}/api/swagger` });
+    const post = await send(new URL(`${mock.origin}/__mock/requests`), 'POST', { authorization: credential() });
+    expect(post.status).toBe(405);
+    expect(post.headers.allow).toBe('GET, DELETE');
+  });
+
+  it.each([
+    ['delay=60001', 'Prefer: delay must be whole milliseconds from 0 to 60000, not "60001"'],
+    ['delay=-1', 'Prefer: delay must be whole milliseconds from 0 to 60000, not "-1"'],
+    ['fault=500', 'Prefer: fault must be reset, 502, 503, 504 or none, not "500"'],
+  ])('refuses Prefer: %s with 400 naming what it takes', async (prefer, message) => {
+    const answer = await timed(`${mock.baseUrl}${KEY}`, { authorization: credential(), prefer });
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body)).toMatchObject({ message });
+  });
+});
+
+describe('the sandbox, in process', () => {
+  let mock: MockServer;
+  beforeAll(async () => {
+    mock = await startMockServer({ port: 0, sandbox: {} });
+  });
+  afterAll(() => mock.close());
+
+  const rename = (authorization: string, prefer: string, name: string) =>
+    timed(
+      `${mock.baseUrl}/admin/users/bob/rename`,
+      { authorization, prefer, 'content-type': 'application/json' },
+      'POST',
+      Buffer.from(JSON.stringify({ new_username: name })),
+    );
+  const members = async (authorization: string): Promise<string[]> =>
+    (
+      JSON.parse((await timed(`${mock.baseUrl}/teams/12001/members`, { authorization })).body) as { login: string }[]
+    ).map(({ login }) => login);
+
+  it('a write that faulted did not happen; one that was held happened once answered', async () => {
+    const authorization = credential();
+    for (const fault of ['503', '502', '504'])
+      expect((await rename(authorization, `fault=${fault}`, 'robert')).status).toBe(Number(fault));
+    expect(
+      await failureOf(`${mock.baseUrl}/admin/users/bob/rename`, { authorization, prefer: 'fault=reset' }, 'POST'),
+    ).toBe('ECONNRESET');
+    expect(await members(authorization)).toEqual(['alice', 'bob', 'carol']);
+
+    const held = await rename(authorization, 'delay=300', 'robert');
+    expect(held.status).toBe(204);
+    expect(held.ms).toBeGreaterThanOrEqual(300);
+    expect(await members(authorization)).toEqual(['alice', 'robert', 'carol']);
+    expect(
+      (await journal(mock.origin, authorization)).map(({ operationId, status }) => `${operationId} ${status}`),
+    ).toEqual([
+      'adminRenameUser 503',
+      'adminRenameUser 502',
+      'adminRenameUser 504',
+      'adminRenameUser null',
+      'orgListTeamMembers 200',
+      'adminRenameUser 204',
+      'orgListTeamMembers 200',
+    ]);
+  });
+});
+
+describe('dynamic data, in process', () => {
+  it('holds, faults and records as the examples do', async () => {
+    const mock = await startMockServer({ port: 0, dynamic: true, seed: '5' });
+    try {
+      const authorization = credential();
+      const held = await timed(`${mock.baseUrl}${KEY}`, { authorization, prefer: 'delay=250' });
+      expect(held.status).toBe(200);
+      expect(held.ms).toBeGreaterThanOrEqual(250);
+      expect((await timed(`${mock.baseUrl}${KEY}`, { authorization, prefer: 'fault=504' })).status).toBe(504);
+      expect((await journal(mock.origin, authorization)).map(({ status, delay }) => [status, delay])).toEqual([
+        [200, 250],
+        [504, 0],
+      ]);
+    } finally {
+      await mock.close();
+    }
+  });
+});
+
+describe('the proxy, in process', () => {
+  let upstream: MockServer;
+  let proxy: MockServer;
+  beforeAll(async () => {
+    upstream = await startMockServer({ port: 0 });
+    proxy = await startMockServer({ port: 0, proxy: { upstream: upstream.origin } });
+  });
+  afterAll(async () => {
+    await proxy.close();
+    await upstream.close();
+  });
+
+  it('holds answers, faults before the upstream sees the request, and keeps its own journal', async () => {
+    const authorization = credential();
+    const held = await timed(`${proxy.baseUrl}${KEY}`, { authorization, prefer: 'delay=300' });
+    expect(held.status).toBe(200);
+    expect(held.ms).toBeGreaterThanOrEqual(300);
+    const maintenance = await timed(`${proxy.baseUrl}${KEY}`, { authorization, prefer: 'fault=503' });
+    expect([maintenance.status, maintenance.headers['retry-after'], maintenance.body]).toEqual([
+      503,
+      '1',
+      'Service Unavailable',
+    ]);
+    expect(await failureOf(`${proxy.baseUrl}${KEY}`, { authorization, prefer: 'fault=reset' })).toBe('ECONNRESET');
+    const bad = await timed(`${proxy.baseUrl}${KEY}`, { authorization, prefer: 'delay=soon' });
+    expect(bad.status).toBe(400);
+
+    expect(
+      (await journal(proxy.origin, authorization)).map(({ operationId, status, delay, fault }) => [
+        operationId,
+        status,
+        delay,
+        fault,
+      ]),
+    ).toEqual([
+      ['repoGetKey', 200, 300, null],
+      ['repoGetKey', 503, 0, 503],
+      ['repoGetKey', null, 0, 'reset'],
+      ['repoGetKey', 400, 0, null],
+    ]);
+    // Only the held request reached the upstream (which held it too: Prefer passes through unchanged).
+    expect((await journal(upstream.origin, authorization)).map(({ status, delay }) => [status, delay])).toEqual([
+      [200, 300],
+    ]);
+  });
+});
+
+describe('gitea-mock --latency --faults --seed (the built bin)', () => {
+  /** Twelve requests at once to `baseUrl`: each answer's status (or `reset`) and time, and the journal's draws. */
+  async function together(baseUrl: string): Promise<string[]> {
+    const authorization = credential();
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, async () => {
+        const begun = performance.now();
+        const status = await send(new URL(`${baseUrl}${KEY}`), 'GET', { authorization }).then(
+          (answer) => answer.status,
+          () => 'reset',
+        );
+        return { status, ms: performance.now() - begun };
+      }),
+    );
+    for (const { ms } of answers) expect(ms).toBeGreaterThanOrEqual(250);
+    const statuses = answers.map(({ status }) => status);
+    expect(statuses).toContain(200);
+    expect(statuses.filter((status) => status !== 200).length).toBeGreaterThan(0);
+    expect(statuses.every((status) => [200, 503, 'reset'].includes(status))).toBe(true);
+    const entries = await journal(new URL(baseUrl).origin, authorization);
+    expect(entries).toHaveLength(12);
+    for (const { delay } of entries) expect(delay >= 250 && delay <= 300).toBe(true);
+    // Which request drew which is the order of arrival; what was drawn is the seed's.
+    return entries.map(({ delay, fault }) => `${delay} ${fault}`).sort();
+  }
+
+  it('holds every answer within the range, faults a share of requests, and repeats both for a seed', async () => {
+    const seed = 'conditions-7';
+    const args = ['--port', '0', '--quiet', '--latency', '250-300', '--faults', '0.5:503,reset', '--seed', seed];
+    const bin = await launch(process.execPath, [CLI, ...args]);
+    let drawn: string[];
+    try {
+      expect(bin.output()).toContain(`(examples, latency 250-300 ms, faults 0.5:503,reset, seed ${seed})`);
+      drawn = await together(bin.baseUrl);
+    } finally {
+      expect(await bin.stop()).toBe(0);
+    }
+    // The same options in process draw the same.
+    const again = await startMockServer({
+      port: 0,
+      latency: [250, 300],
+      faults: { rate: 0.5, kinds: [503, 'reset'] },
+      seed,
+    });
+    try {
+      expect(await together(again.baseUrl)).toEqual(drawn);
+    } finally {
+      await again.close();
+    }
+  });
+
+  it.each([
+    [['--latency', '300-250'], 'invalid --latency "300-250"'],
+    [['--faults', '0.1:500'], 'invalid --faults "0.1:500"'],
+  ])('refuses %j with the usage and exit code 2', async (args, message) => {
+    const child = execFile(process.execPath, [CLI, ...args]);
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    expect(await exitOf(child)).toBe(2);
+    expect(stderr).toContain(message);
+    expect(stderr).toContain('Usage: gitea-mock');
+  });
+});

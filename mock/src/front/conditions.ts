@@ -1,0 +1,116 @@
+// The conditions a request is answered under: a delay (`Prefer: delay=…`, `--latency`) and a fault
+// instead of the answer (`Prefer: fault=…`, `--faults`; faults.ts says what each one sends). Both
+// are decided when the request arrives, before anything answers it, so a request that faults
+// never reaches the examples, the sandbox or the upstream: a write that faulted did not happen.
+// The random ones repeat with a seed: the same seed gives the same delays and faults to the
+// requests in the order they arrive.
+import { sha256 } from '@noble/hashes/sha2';
+import { utf8Bytes } from '../bytes.js';
+import { FAULTS, faultNamed, MAX_DELAY_MS, type Fault, type Preference } from './prefer.js';
+
+export interface ConditionOptions {
+  /** Every answer held this long, in milliseconds: one number, or `[min, max]` for a random delay in that range. */
+  latency?: number | readonly [number, number];
+  /** The share of requests (above 0, at most 1) that get a random fault of `kinds` (default: all four) instead of their answer. */
+  faults?: number | { rate: number; kinds?: readonly Fault[] };
+  /** Makes the random delays and faults repeatable. */
+  seed?: string;
+}
+
+/** What happens to one request. */
+export interface Condition {
+  /** Milliseconds it is held before it is answered (0: none). */
+  delay: number;
+  fault?: Fault;
+}
+
+export interface Conditions {
+  /** The request's own `Prefer: delay` and `fault` first, else the random ones of the options. */
+  decide(preference: Preference): Condition;
+}
+
+const isDelay = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_DELAY_MS;
+
+/** The options checked, with a TypeError that says what to give. */
+function checked(options: ConditionOptions): { latency?: [number, number]; rate: number; kinds: readonly Fault[] } {
+  const { latency, faults } = options;
+  const range = typeof latency === 'number' ? [latency, latency] : latency;
+  if (
+    range !== undefined &&
+    (!Array.isArray(range) || range.length !== 2 || !range.every(isDelay) || range[0]! > range[1]!)
+  )
+    throw new TypeError(
+      `latency must be whole milliseconds from 0 to ${MAX_DELAY_MS}, or [min, max] of them with min ≤ max`,
+    );
+  const { rate, kinds = FAULTS } = typeof faults === 'number' ? { rate: faults } : (faults ?? { rate: 0 });
+  if (faults !== undefined && !(typeof rate === 'number' && rate > 0 && rate <= 1))
+    throw new TypeError('faults must be a share of requests above 0 and at most 1, such as 0.1');
+  if (!Array.isArray(kinds) || kinds.length === 0 || !kinds.every((kind) => FAULTS.includes(kind)))
+    throw new TypeError('faults.kinds must list one or more of reset, 502, 503 and 504');
+  return { ...(range ? { latency: [range[0]!, range[1]!] } : {}), rate, kinds };
+}
+
+/**
+ * Numbers in [0, 1), one stream per use, so that turning faults on does not change the delays: with
+ * a seed, the n-th of a stream is read from SHA-256 of the seed, the stream's name and n.
+ */
+function randomness(seed: string | undefined): (stream: string) => number {
+  if (seed === undefined) return () => Math.random();
+  const drawn = new Map<string, number>();
+  return (stream) => {
+    const n = drawn.get(stream) ?? 0;
+    drawn.set(stream, n + 1);
+    const bytes = sha256(utf8Bytes(`${seed}\u0000${stream}\u0000${n}`));
+    return new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0) / 2 ** 32;
+  };
+}
+
+export function createConditions(options: ConditionOptions = {}): Conditions {
+  const { latency, rate, kinds } = checked(options);
+  const random = randomness(options.seed);
+  return {
+    decide(preference) {
+      // Drawn for every request, whatever it prefers, so a request's own choice leaves the sequence as it was.
+      const delay = latency ? latency[0] + Math.floor(random('latency') * (latency[1] - latency[0] + 1)) : 0;
+      const faulted = rate > 0 && random('fault') < rate;
+      const fault = faulted ? kinds[Math.floor(random('fault kind') * kinds.length)] : undefined;
+      const chosen =
+        preference.fault === undefined ? fault : preference.fault === 'none' ? undefined : preference.fault;
+      return { delay: preference.delay ?? delay, ...(chosen === undefined ? {} : { fault: chosen }) };
+    },
+  };
+}
+
+/** Resolves after `ms`, or as soon as `signal` aborts (the client gave up): it holds the request, never the thread. */
+export function hold(ms: number, signal?: AbortSignal): Promise<void> {
+  if (ms <= 0 || signal?.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** `--latency 250-300` or `--latency 300` as the option, or why it is not one. */
+export function latencyOption(text: string): number | [number, number] | string {
+  const match = /^([0-9]{1,5})(?:-([0-9]{1,5}))?$/.exec(text);
+  const range = match ? [Number(match[1]), Number(match[2] ?? match[1])] : [];
+  if (!match || !range.every(isDelay) || range[0]! > range[1]!)
+    return `invalid --latency "${text}": give whole milliseconds up to ${MAX_DELAY_MS}, or a range such as 250-300`;
+  return match[2] === undefined ? range[0]! : [range[0]!, range[1]!];
+}
+
+/** `--faults 0.1` or `--faults 0.1:503,reset` as the option, or why it is not one. */
+export function faultsOption(text: string): { rate: number; kinds?: Fault[] } | string {
+  const [share = '', names] = text.split(':');
+  const rate = /^(0|1)?(\.[0-9]+)?$/.test(share) && share !== '' && share !== '.' ? Number(share) : NaN;
+  const kinds = names?.split(',').map((name) => faultNamed(name.trim()));
+  if (!(rate > 0 && rate <= 1) || kinds?.some((kind) => kind === undefined) || kinds?.length === 0)
+    return `invalid --faults "${text}": give a share of requests above 0 and at most 1, such as 0.1, optionally followed by :reset,502,503,504 or some of them`;
+  return kinds === undefined ? { rate } : { rate, kinds: kinds as Fault[] };
+}

@@ -1,0 +1,63 @@
+// What a fault sends (`Prefer: fault=…`, `--faults`). `reset` sends nothing: the connection is
+// closed (each way in does it its own way: server.ts resets the socket, MSW fails the fetch).
+// 503 is Gitea's maintenance mode (routers/common/maintenancemode.go): the plain-text page that
+// renderServiceUnavailable writes for a client that does not ask for HTML, plus `Retry-After: 1`,
+// which a proxy in front of it would add. 502 and 504 are what nginx, the usual reverse proxy in
+// front of Gitea, answers when Gitea is down or too slow: its default error pages, HTML with
+// CRLF line ends, as `server_tokens off` writes them. None is in the service's JSON dialect: none
+// comes from Gitea's API.
+import type { Fault } from './prefer.js';
+
+export interface FaultAnswer {
+  status: number;
+  statusText: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** nginx's default error page for `status`. */
+function nginxPage(status: number, reason: string): FaultAnswer {
+  const title = `${status} ${reason}`;
+  const body = [
+    '<html>',
+    `<head><title>${title}</title></head>`,
+    '<body>',
+    `<center><h1>${title}</h1></center>`,
+    '<hr><center>nginx</center>',
+    '</body>',
+    '</html>',
+    '',
+  ].join('\r\n');
+  return { status, statusText: reason, headers: { Server: 'nginx', 'Content-Type': 'text/html' }, body };
+}
+
+const ANSWERS: Record<Exclude<Fault, 'reset'>, FaultAnswer> = {
+  502: nginxPage(502, 'Bad Gateway'),
+  503: {
+    status: 503,
+    statusText: 'Service Unavailable',
+    headers: {
+      // Go sniffs the type of a body written without one.
+      'Content-Type': 'text/plain; charset=utf-8',
+      'Cache-Control': 'max-age=0, private, must-revalidate, no-transform',
+      'X-Content-Type-Options': 'nosniff',
+      'Retry-After': '1',
+    },
+    body: 'Service Unavailable',
+  },
+  504: nginxPage(504, 'Gateway Time-out'),
+};
+
+/**
+ * The answer of a fault that sends one, with `cors`: a browser page can read it (a real proxy's
+ * page carries CORS headers only when configured to), `Retry-After` included.
+ */
+export function faultAnswer(fault: Exclude<Fault, 'reset'>, cors: Record<string, string>): FaultAnswer {
+  const answer = ANSWERS[fault];
+  const exposed = cors['Access-Control-Expose-Headers'];
+  const headers =
+    exposed !== undefined && answer.headers['Retry-After'] !== undefined
+      ? { ...cors, 'Access-Control-Expose-Headers': `${exposed}, Retry-After` }
+      : cors;
+  return { ...answer, headers: { ...headers, ...answer.headers } };
+}

@@ -1,0 +1,140 @@
+// The journal of the requests the mock got, per credential: what a test asserts on beyond the
+// answers (a screen sent exactly one PATCH; the client retried a 503 twice). Every request below
+// /api/v1 is recorded once answered, under its credential's key (credential-key.ts: a hash, so no
+// credential is kept), with its path and query but never a query token. `GET /__mock/requests`
+// lists a credential's requests, oldest first, and `DELETE` clears them. Journals are bounded:
+// the newest JOURNAL_ENTRIES requests of each, JOURNALS credentials (the one that sent nothing for
+// longest goes), paths and queries cut at TEXT_LIMIT characters. Requests without a well-formed
+// credential are kept apart, in a journal only the MSW handlers' `requests()` shows.
+import { keyOf } from '../credential-key.js';
+import type { Answer } from '../sources/source.js';
+import { checkAuthorization } from './auth.js';
+import type { Condition } from './conditions.js';
+import { apiError } from './errors.js';
+import type { Fault } from './prefer.js';
+
+export const JOURNAL_PATH = '/__mock/requests';
+/** Requests kept per credential; older ones go first. */
+export const JOURNAL_ENTRIES = 500;
+/** Credentials with a journal. */
+export const JOURNALS = 100;
+/** Characters of a path or query kept; a longer one is cut and ends in `…`. */
+const TEXT_LIMIT = 256;
+/** The journal of requests without a well-formed credential; no hash is empty. */
+const ANONYMOUS = '';
+/** Query parameters that carry credentials (Gitea's `?token=` and `?access_token=`). */
+const CREDENTIAL_PARAMETERS = ['token', 'access_token'];
+
+export interface JournalEntry {
+  /** As sent: `GET`, `PATCH` … */
+  method: string;
+  /** Such as `/api/v1/repos/acme/rocket/keys/11001`. */
+  path: string;
+  /** The query string without `?` and without credentials (`page=2&limit=1`); empty when none. */
+  query: string;
+  /** The document's operation, or null (`/api/v1/version`, a path no operation has). */
+  operationId: string | null;
+  /** The status answered, or null when no answer went out: the fault `reset`, or the client gave up first. */
+  status: number | null;
+  /** When the request arrived (ISO 8601). */
+  when: string;
+  /** Milliseconds from its arrival to its answer, the delay included. */
+  duration: number;
+  /** Milliseconds it was held before it was answered (0: none). */
+  delay: number;
+  /** The fault it got instead of its answer, or null. */
+  fault: Fault | null;
+}
+
+/** What became of a request, for its entry. */
+interface Outcome {
+  operationId?: string | undefined;
+  status: number | null;
+  condition: Condition;
+}
+
+export interface Journal {
+  /** Notes the arrival of a request; the function it returns records it once answered. */
+  begin(method: string, url: URL, authorization: string | undefined): (outcome: Outcome) => void;
+  /** The requests of a credential (an `Authorization` value), oldest first; of every credential, and of none, without one. */
+  list(authorization?: string): JournalEntry[];
+  /** Forgets the requests of a credential; of all, without one. */
+  clear(authorization?: string): void;
+}
+
+const cut = (text: string): string => (text.length > TEXT_LIMIT ? `${text.slice(0, TEXT_LIMIT - 1)}…` : text);
+
+/** The key of a request's journal: its credential's, or the anonymous one's. */
+function journalOf(authorization: string | undefined): string {
+  return authorization !== undefined && checkAuthorization(authorization, undefined).ok
+    ? keyOf(authorization)
+    : ANONYMOUS;
+}
+
+export function createJournal(): Journal {
+  /** Entries by journal, each with its place in the order of all; a Map keeps the least recently used journal first. */
+  const journals = new Map<string, { order: number; entry: JournalEntry }[]>();
+  let recorded = 0;
+  return {
+    begin(method, url, authorization) {
+      const started = performance.now();
+      const when = new Date().toISOString();
+      return ({ operationId, status, condition }) => {
+        const key = journalOf(authorization);
+        const query = new URLSearchParams(url.search);
+        for (const name of CREDENTIAL_PARAMETERS) query.delete(name);
+        const entry: JournalEntry = {
+          method,
+          path: cut(url.pathname),
+          query: cut(query.toString()),
+          operationId: operationId ?? null,
+          status,
+          when,
+          duration: Math.round(performance.now() - started),
+          delay: condition.delay,
+          fault: condition.fault ?? null,
+        };
+        const entries = journals.get(key) ?? [];
+        journals.delete(key);
+        journals.set(key, entries);
+        entries.push({ order: recorded++, entry });
+        if (entries.length > JOURNAL_ENTRIES) entries.shift();
+        if (journals.size > JOURNALS) journals.delete(journals.keys().next().value!);
+      };
+    },
+    list(authorization) {
+      const entries =
+        authorization === undefined ? [...journals.values()].flat() : (journals.get(keyOf(authorization)) ?? []);
+      return entries.toSorted((a, b) => a.order - b.order).map(({ entry }) => ({ ...entry }));
+    },
+    clear(authorization) {
+      if (authorization === undefined) journals.clear();
+      else journals.delete(keyOf(authorization));
+    },
+  };
+}
+
+/** The answer of `/__mock/requests`: GET lists the credential's journal, DELETE clears it. */
+export function journalAnswer(
+  journal: Journal,
+  method: string,
+  authorization: string | undefined,
+  docsUrl: string,
+): Answer {
+  const error = (status: number, message: string, headers?: Record<string, string>): Answer => ({
+    status,
+    type: 'application/json',
+    body: apiError(docsUrl, message),
+    own: true,
+    ...(headers ? { headers } : {}),
+  });
+  if (!['GET', 'HEAD', 'DELETE'].includes(method))
+    return error(405, `${method} is not allowed on ${JOURNAL_PATH}; allowed: GET, DELETE`, { Allow: 'GET, DELETE' });
+  const auth = checkAuthorization(authorization, undefined);
+  if (!auth.ok) return error(401, auth.message);
+  if (method === 'DELETE') {
+    journal.clear(authorization);
+    return { status: 204, own: true };
+  }
+  return { status: 200, type: 'application/json', body: journal.list(authorization), own: true };
+}

@@ -1,0 +1,50 @@
+// One API request's way through its conditions and into the journal, the same for both ways in:
+// the Fetch front (app.ts: the examples, dynamic data, the sandbox, the MSW handlers) and the
+// proxy on node:http (server.ts). The request is held for its delay, then gets its fault instead
+// of its answer, so one that faults never reaches the source or the upstream; a client that gives
+// up while its request is held leaves nothing to answer, and nothing runs. Each is recorded once
+// answered.
+import { hold, type Conditions } from './conditions.js';
+import type { Journal } from './journal.js';
+import { parsePrefer, type Fault, type PreferResult } from './prefer.js';
+
+/** What the conditions need to know of a request. */
+export interface ConditionedRequest {
+  method: string;
+  url: URL;
+  authorization: string | undefined;
+  prefer: string | undefined;
+  /** The document's operation, for the journal. */
+  operationId: string | undefined;
+  /** Aborts when the client leaves; asked for only while a request is held. */
+  signal(): AbortSignal;
+}
+
+/** How a way in answers, faults and resets, and what status it sent (null: none). */
+export interface Ways<T> {
+  answer(prefer: PreferResult): Promise<T>;
+  fault(fault: Exclude<Fault, 'reset'>): T;
+  reset(): T;
+  statusOf(sent: T): number | null;
+}
+
+export async function underConditions<T>(
+  { conditions, journal }: { conditions: Conditions; journal: Journal },
+  request: ConditionedRequest,
+  ways: Ways<T>,
+): Promise<T> {
+  const prefer = parsePrefer(request.prefer);
+  const record = journal.begin(request.method, request.url, request.authorization);
+  const condition = conditions.decide(prefer.ok ? prefer.preference : {});
+  const sent = await (async (): Promise<T> => {
+    if (condition.delay > 0) {
+      const signal = request.signal();
+      await hold(condition.delay, signal);
+      if (signal.aborted) return ways.reset();
+    }
+    if (condition.fault === undefined) return ways.answer(prefer);
+    return condition.fault === 'reset' ? ways.reset() : ways.fault(condition.fault);
+  })();
+  record({ operationId: request.operationId, status: ways.statusOf(sent), condition });
+  return sent;
+}
