@@ -266,7 +266,7 @@ describe('Prefer picks a documented response', () => {
     expectApiError(
       await get('/admin/orgs', { ...TOKEN, prefer: 'code=418' }),
       400,
-      'Prefer: code=418 is not documented for adminGetAllOrgs; documented: 200, 401, 403, 404, 422, 500',
+      'Prefer: code=418 is not documented for adminGetAllOrgs; documented: 200, 401, 403, 404, 422, 500, 503',
     );
   });
 

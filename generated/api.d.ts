@@ -1726,10 +1726,25 @@ export interface components {
          */
         TextPanic: "Internal Server Error";
         /**
+         * @description The plain-text answer when an old repository name leads to a repository that cannot be read.
+         * @enum {string}
+         */
+        TextRepositoryLookupFailed: "GetRepositoryByID\n";
+        /**
+         * @description The plain-text answer of a server in maintenance mode or shedding load.
+         * @enum {string}
+         */
+        TextServiceUnavailable: "Service Unavailable";
+        /**
          * @description The plain-text answer to an old owner name whose account no longer exists.
          * @enum {string}
          */
         TextUserDoesNotExist: "user does not exist\n";
+        /**
+         * @description The plain-text answer when an old owner name leads to an account that cannot be read.
+         * @enum {string}
+         */
+        TextUserLookupFailed: "unable to get user\n";
         /** @description A user account. */
         User: {
             /** @description Whether the account is activated. `false` for everyone but the user and site administrators, as are `is_admin` and `prohibit_login`. */
@@ -1823,6 +1838,47 @@ export interface components {
                 "text/plain": components["schemas"]["TextPanic"];
             };
         };
+        /**
+         * @description The server failed, as `InternalError` says; also a `POST` whose `Content-Type` names
+         *     `multipart/form-data` and whose body cannot be parsed, which the server answers in plain
+         *     text before it even reads the credentials (any `POST` route does so, whatever it takes).
+         */
+        InternalErrorOfForm: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["APIError"];
+                "text/plain": components["schemas"]["TextPanic"] | components["schemas"]["TextMultipartUnreadable"];
+            };
+        };
+        /**
+         * @description The server failed, as `InternalError` says; also, in plain text, when the owner in the
+         *     path is an old name of a renamed account and the account cannot be read.
+         */
+        InternalErrorUnderOwner: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["APIError"];
+                "text/plain": components["schemas"]["TextPanic"] | components["schemas"]["TextUserLookupFailed"];
+            };
+        };
+        /**
+         * @description The server failed, as `InternalError` says; also, in plain text, when the owner or the
+         *     repository in the path is an old name and the account or repository it now leads to
+         *     cannot be read.
+         */
+        InternalErrorUnderRepository: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["APIError"];
+                "text/plain": components["schemas"]["TextPanic"] | components["schemas"]["TextUserLookupFailed"] | components["schemas"]["TextRepositoryLookupFailed"];
+            };
+        };
         /** @description Nothing has that name or id, or the caller may not see it; also a `Sudo` naming nobody. */
         NotFound: {
             headers: {
@@ -1893,6 +1949,21 @@ export interface components {
             };
             content: {
                 "text/html": string;
+            };
+        };
+        /**
+         * @description The server is in maintenance mode (an administrator turned it on), or it sheds load
+         *     (`[qos] ENABLED`) and had no room for the request. Every route answers so, before the
+         *     credentials are read, with the plain text `Service Unavailable` and no `Retry-After`;
+         *     a request whose `Accept` names `text/html` gets an HTML page instead. Retry later: the
+         *     request was not carried out.
+         */
+        ServiceUnavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "text/plain": components["schemas"]["TextServiceUnavailable"];
             };
         };
         /**
@@ -2049,6 +2120,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationError"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     adminRenameUser: {
@@ -2131,7 +2203,21 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            500: components["responses"]["InternalError"];
+            /**
+             * @description The server failed (JSON, message empty unless the caller is a site administrator);
+             *     a crash, a multipart body it cannot parse, or an old user name whose account cannot
+             *     be read (plain text).
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                    "text/plain": components["schemas"]["TextPanic"] | components["schemas"]["TextMultipartUnreadable"] | components["schemas"]["TextUserLookupFailed"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     issueRemoveAssignees: {
@@ -2229,7 +2315,8 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["InternalErrorUnderRepository"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     issueListIssueCommentAttachments: {
@@ -2303,7 +2390,8 @@ export interface operations {
                 };
             };
             422: components["responses"]["ValidationError"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["InternalErrorUnderRepository"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     issueEditMilestone: {
@@ -2376,7 +2464,8 @@ export interface operations {
             };
             404: components["responses"]["NotFoundUnderOwner"];
             422: components["responses"]["ValidationError"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["InternalErrorUnderRepository"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     renderMarkdown: {
@@ -2458,6 +2547,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     notifyReadThread: {
@@ -2540,6 +2630,7 @@ export interface operations {
                     "text/plain": components["schemas"]["TextPanic"];
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     orgEditLabel: {
@@ -2614,7 +2705,8 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["InternalErrorUnderOwner"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     orgListTeamMembers: {
@@ -2686,6 +2778,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationError"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listPackageVersions: {
@@ -2780,7 +2873,8 @@ export interface operations {
                 };
             };
             422: components["responses"]["ValidationError"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["InternalErrorUnderOwner"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     repoMigrate: {
@@ -2858,7 +2952,8 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["InternalErrorOfForm"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     ActionsGetWorkflow: {
@@ -2957,7 +3052,8 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["InternalErrorUnderRepository"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     repoAddCollaborator: {
@@ -3038,8 +3134,9 @@ export interface operations {
             };
             /**
              * @description `permission` is not exactly `read`, `write` or `admin`, the collaborator's account is
-             *     inactive, or the server failed. The message is empty unless the caller is a site
-             *     administrator.
+             *     inactive, or the server failed; the message is empty unless the caller is a site
+             *     administrator. A crash, or an old owner or repository name that leads to something the
+             *     server cannot read, answers in plain text.
              */
             500: {
                 headers: {
@@ -3047,9 +3144,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["APIError"];
-                    "text/plain": components["schemas"]["TextPanic"];
+                    "text/plain": components["schemas"]["TextPanic"] | components["schemas"]["TextUserLookupFailed"] | components["schemas"]["TextRepositoryLookupFailed"];
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     repoEditHook: {
@@ -3130,7 +3228,8 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["InternalErrorUnderRepository"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     repoGetKey: {
@@ -3199,7 +3298,8 @@ export interface operations {
             };
             404: components["responses"]["NotFoundUnderOwner"];
             422: components["responses"]["ValidationError"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["InternalErrorUnderRepository"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     repoEditPullRequest: {
@@ -3320,7 +3420,8 @@ export interface operations {
              * @description The server failed: a `milestone` the repository does not have, an assignee without
              *     access to the repository, a new `base` equal to the head, or a title or body edit by a
              *     user the poster blocks (JSON, message empty unless the caller is a site
-             *     administrator); or a crash, such as `unset_due_date: false` without `due_date` (plain
+             *     administrator); or a crash, such as `unset_due_date: false` without `due_date`, or an
+             *     old owner or repository name that leads to something the server cannot read (plain
              *     text).
              */
             500: {
@@ -3329,9 +3430,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["APIError"];
-                    "text/plain": components["schemas"]["TextPanic"];
+                    "text/plain": components["schemas"]["TextPanic"] | components["schemas"]["TextUserLookupFailed"] | components["schemas"]["TextRepositoryLookupFailed"];
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     repoCreateReleaseAttachment: {
@@ -3444,7 +3546,8 @@ export interface operations {
             /**
              * @description A multipart body without an `attachment` part, or a failure to store the file (JSON,
              *     message empty unless the caller is a site administrator); a multipart body the server
-             *     cannot parse, or a crash (plain text).
+             *     cannot parse, a crash, or an old owner or repository name that leads to something the
+             *     server cannot read (plain text).
              */
             500: {
                 headers: {
@@ -3452,9 +3555,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["APIError"];
-                    "text/plain": components["schemas"]["TextMultipartUnreadable"] | components["schemas"]["TextPanic"];
+                    "text/plain": components["schemas"]["TextMultipartUnreadable"] | components["schemas"]["TextPanic"] | components["schemas"]["TextUserLookupFailed"] | components["schemas"]["TextRepositoryLookupFailed"];
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateUserSecret: {
@@ -3538,6 +3642,7 @@ export interface operations {
                 };
             };
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     userCreateOAuth2Application: {
@@ -3601,7 +3706,8 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["InternalErrorOfForm"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     userCurrentPostGPGKey: {
@@ -3664,7 +3770,8 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["InternalErrorOfForm"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }
