@@ -18,9 +18,8 @@ export interface paths {
          *     administrators may call it.
          *
          *     The list is paged: see `page` and `limit`. `X-Total-Count` carries the number of
-         *     organizations and `Link` the neighbouring pages. The real server never rejects paging
-         *     values: it reads garbage as the default and clamps `limit` to 50; this document
-         *     declares the valid range, so the mock answers `422` outside it.
+         *     organizations and `Link` the neighbouring pages. The server refuses no paging value: it
+         *     reads one it cannot use as the default and gives at most 50 organizations a page.
          *
          *     Each organization repeats its `name` in the deprecated `username`.
          */
@@ -212,9 +211,10 @@ export interface paths {
          *     It answers **`205 Reset Content` with a JSON body**. Browsers' and Node's `fetch` treat
          *     205 as a status without a body and drop it; read the thread again if you need it.
          *
-         *     `to-status` takes `read` (the default), `unread` or `pinned`. The real server ignores
-         *     case and surrounding spaces and falls back to `read` for any other value; this document
-         *     accepts the three values only. A non-numeric `id` answers `404`.
+         *     `to-status` takes `read` (the default), `unread` or `pinned`. The server ignores case and
+         *     surrounding spaces and falls back to `read` for any other value, and so does the mock:
+         *     the three values are listed for clients to choose from. An `id` that is not a decimal
+         *     number names no thread and answers `404`.
          *
          *     Only the thread's owner may change it. Another user gets `403`; a site administrator
          *     gets `500` (`Can't change notification of another user`), because the server lets
@@ -272,7 +272,7 @@ export interface paths {
          *     administrator.
          *
          *     The list is paged: see `page` and `limit`. `X-Total-Count` carries the team's member
-         *     count. The real server reads bad paging values as defaults instead of rejecting them.
+         *     count. The server refuses no paging value: it reads one it cannot use as the default.
          */
         get: operations["orgListTeamMembers"];
         put?: never;
@@ -295,12 +295,13 @@ export interface paths {
          * @description Lists the versions of one package, newest first. Internal versions are left out. The
          *     name is matched without regard to case; the type exactly.
          *
-         *     An unknown owner, package name or type answers `404`, each with its own message (this
-         *     document accepts the known types only, so the mock answers `422` for another). The
-         *     package is looked up before the caller's access is checked: for an owner whose packages
-         *     the caller may not read, an unknown package answers `404` and a known one `403`.
+         *     An unknown owner, package name or type answers `404`, each with its own message: `type`
+         *     lists the kinds the server knows, and any other value is looked up too and found nowhere
+         *     (the mock answers it the same way). The package is looked up before the caller's access
+         *     is checked: for an owner whose packages the caller may not read, an unknown package
+         *     answers `404` and a known one `403`.
          *
-         *     The list is paged: see `page` and `limit`.
+         *     The list is paged: see `page` and `limit`; the server refuses no paging value.
          */
         get: operations["listPackageVersions"];
         put?: never;
@@ -397,8 +398,9 @@ export interface paths {
          *     permission of an existing collaborator. Only repository administrators may call it.
          *
          *     `permission` defaults to `write` when omitted or `null`. Send a JSON body, `{}` at
-         *     least, with `Content-Type: application/json`: the real server rejects a `PUT` without a
-         *     `Content-Type` (`422`), and official builds an empty body too.
+         *     least, with `Content-Type: application/json`: the server rejects a `PUT` without a
+         *     `Content-Type` (`422 [], Empty Content-Type`), body or not; an empty body with the JSON
+         *     type counts as `{}`.
          *
          *     Surprises: an unknown collaborator answers `422`, not `404` (`404` means the repository
          *     cannot be seen). The server also accepts an organization's name, and the owner's own,
@@ -437,8 +439,9 @@ export interface paths {
          *     - `events` omitted, `null` or empty **resets the hook to `["push"]`**; `issues` and
          *       `pull_request` stand for all their sub-events, `issues_only` and `pull_request_only`
          *       for the base event alone. Names are matched without regard to case and unknown names
-         *       are ignored, so a list of unknown names leaves the hook with **no** events. The order
-         *       of `events` in the answer is not stable.
+         *       are ignored, so a list of unknown names leaves the hook with **no** events; the
+         *       document lists the names the server knows, and the mock, like the server, takes any
+         *       other. The order of `events` in the answer is not stable.
          *     - `branch_filter` and `authorization_header` are overwritten **even when omitted or
          *       `null`** (they are cleared); `active`, `name` and `config` change only when present.
          *       A Go client that sets only `name` therefore clears the branch filter and the
@@ -539,9 +542,9 @@ export interface paths {
          *     Send `multipart/form-data` with the file in the part named `attachment`. The
          *     attachment takes its name from `name` in the query when given, else from a form field
          *     `name`, else from the part's file name. Or send the file as the whole body with
-         *     `Content-Type: application/octet-stream` (the server takes any type other than
-         *     multipart this way, and a body without one); `name` in the query is then mandatory
-         *     (`400` without it), and an empty body makes an empty file.
+         *     `Content-Type: application/octet-stream`, or any other type but multipart, or none: the
+         *     server reads every such body as the file. `name` in the query is then mandatory (`400`
+         *     without it), and an empty body, or none at all, makes an empty file.
          *
          *     The server limits the size (by default 2 GiB, answering `413` beyond it) and may limit
          *     the file types (`400`). Archived repositories accept uploads. A multipart body the
@@ -1979,11 +1982,11 @@ export interface components {
             };
         };
         /**
-         * @description The request does not fit this document: the body could not be read or bound, or a
-         *     parameter has the wrong type or is out of range. The real server answers this for
-         *     bodies it cannot bind (the message names Go's field, as in `[Name]: Required`); for a
-         *     malformed id or paging value in the path or query it answers `404` or falls back to a
-         *     default instead, so on operations without a body only this document's mock sends it.
+         * @description The body could not be read or bound, or a value in it breaks this document. The server
+         *     answers this for bodies it cannot bind (the message names Go's field, as in
+         *     `[Name]: Required`) and for values its handler refuses. Ids and paging values in the path
+         *     or the query are never refused: the server answers `404` for an id that is not a
+         *     number and reads a paging value it cannot use as the default, and so does the mock.
          */
         ValidationError: {
             headers: {
@@ -1997,8 +2000,9 @@ export interface components {
     parameters: {
         /**
          * @description Page size. The server's default is 30 and its maximum 50 (`[api] DEFAULT_PAGING_NUM`
-         *     and `MAX_RESPONSE_ITEMS`); the real server clamps larger values to the maximum instead
-         *     of rejecting them.
+         *     and `MAX_RESPONSE_ITEMS`): a larger value asks for the largest page and gets 50 items.
+         *     The server refuses no value: it reads the first `limit` as a decimal number, and one
+         *     that is not (`ten`, `1.5`, ` 5`), zero or negative, means the default.
          * @example 30
          */
         Limit: number;
@@ -2013,7 +2017,9 @@ export interface components {
          */
         Owner: string;
         /**
-         * @description Page number, starting at 1.
+         * @description Page number, starting at 1. The server refuses no value: it reads the first `page` as a
+         *     decimal number, and one that is not, zero or negative, means the first page. A page
+         *     past the last answers `[]`.
          * @example 1
          */
         Page: number;
@@ -2061,14 +2067,17 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, starting at 1.
+                 * @description Page number, starting at 1. The server refuses no value: it reads the first `page` as a
+                 *     decimal number, and one that is not, zero or negative, means the first page. A page
+                 *     past the last answers `[]`.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
                 /**
                  * @description Page size. The server's default is 30 and its maximum 50 (`[api] DEFAULT_PAGING_NUM`
-                 *     and `MAX_RESPONSE_ITEMS`); the real server clamps larger values to the maximum instead
-                 *     of rejecting them.
+                 *     and `MAX_RESPONSE_ITEMS`): a larger value asks for the largest page and gets 50 items.
+                 *     The server refuses no value: it reads the first `limit` as a decimal number, and one
+                 *     that is not (`ten`, `1.5`, ` 5`), zero or negative, means the default.
                  * @example 30
                  */
                 limit?: components["parameters"]["Limit"];
@@ -2118,7 +2127,6 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
-            422: components["responses"]["ValidationError"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2254,14 +2262,14 @@ export interface operations {
                  */
                 repo: components["parameters"]["Repo"];
                 /**
-                 * @description Index (number) of the issue within the repository.
+                 * @description Index (number) of the issue within the repository. The server reads it as a decimal number and anything else as 0, so a value that is not one answers `404`.
                  * @example 42
                  */
                 index: number;
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["IssueAssigneesOption"];
             };
@@ -2353,7 +2361,7 @@ export interface operations {
                  */
                 repo: components["parameters"]["Repo"];
                 /**
-                 * @description Id of the comment.
+                 * @description Id of the comment. The server reads it as a decimal number and anything else as 0, so a value that is not one answers `404`.
                  * @example 15001
                  */
                 id: number;
@@ -2389,7 +2397,6 @@ export interface operations {
                     "text/plain": components["schemas"]["TextUserDoesNotExist"];
                 };
             };
-            422: components["responses"]["ValidationError"];
             500: components["responses"]["InternalErrorUnderRepository"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2554,7 +2561,8 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The status to set.
+                 * @description The status to set. The server ignores case and surrounding spaces, and reads any other
+                 *     value as `read`; the three values are listed for clients to choose from.
                  * @example read
                  */
                 "to-status"?: "read" | "unread" | "pinned";
@@ -2616,7 +2624,6 @@ export interface operations {
                     "application/json": components["schemas"]["APINotFound"];
                 };
             };
-            422: components["responses"]["ValidationError"];
             /**
              * @description A site administrator tried to change another user's thread (the message says so, as
              *     administrators see messages), or the server failed.
@@ -2662,7 +2669,7 @@ export interface operations {
                  */
                 org: string;
                 /**
-                 * @description Id of the label.
+                 * @description Id of the label. The server reads it as a decimal number and anything else as 0, so a value that is not one answers `404`.
                  * @example 5001
                  */
                 id: number;
@@ -2713,14 +2720,17 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, starting at 1.
+                 * @description Page number, starting at 1. The server refuses no value: it reads the first `page` as a
+                 *     decimal number, and one that is not, zero or negative, means the first page. A page
+                 *     past the last answers `[]`.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
                 /**
                  * @description Page size. The server's default is 30 and its maximum 50 (`[api] DEFAULT_PAGING_NUM`
-                 *     and `MAX_RESPONSE_ITEMS`); the real server clamps larger values to the maximum instead
-                 *     of rejecting them.
+                 *     and `MAX_RESPONSE_ITEMS`): a larger value asks for the largest page and gets 50 items.
+                 *     The server refuses no value: it reads the first `limit` as a decimal number, and one
+                 *     that is not (`ten`, `1.5`, ` 5`), zero or negative, means the default.
                  * @example 30
                  */
                 limit?: components["parameters"]["Limit"];
@@ -2745,7 +2755,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description Id of the team.
+                 * @description Id of the team. The server reads it as a decimal number and anything else as 0, so a value that is not one answers `404`.
                  * @example 12001
                  */
                 id: number;
@@ -2776,7 +2786,6 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
-            422: components["responses"]["ValidationError"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2785,14 +2794,17 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, starting at 1.
+                 * @description Page number, starting at 1. The server refuses no value: it reads the first `page` as a
+                 *     decimal number, and one that is not, zero or negative, means the first page. A page
+                 *     past the last answers `[]`.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
                 /**
                  * @description Page size. The server's default is 30 and its maximum 50 (`[api] DEFAULT_PAGING_NUM`
-                 *     and `MAX_RESPONSE_ITEMS`); the real server clamps larger values to the maximum instead
-                 *     of rejecting them.
+                 *     and `MAX_RESPONSE_ITEMS`): a larger value asks for the largest page and gets 50 items.
+                 *     The server refuses no value: it reads the first `limit` as a decimal number, and one
+                 *     that is not (`ten`, `1.5`, ` 5`), zero or negative, means the default.
                  * @example 30
                  */
                 limit?: components["parameters"]["Limit"];
@@ -2822,7 +2834,8 @@ export interface operations {
                  */
                 owner: string;
                 /**
-                 * @description Kind of package.
+                 * @description Kind of package. The server looks up any value: one that is not a kind of package
+                 *     names no package and answers `404`.
                  * @example npm
                  */
                 type: components["schemas"]["PackageType"];
@@ -2872,7 +2885,6 @@ export interface operations {
                     "text/plain": components["schemas"]["TextUserDoesNotExist"];
                 };
             };
-            422: components["responses"]["ValidationError"];
             500: components["responses"]["InternalErrorUnderOwner"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3043,7 +3055,7 @@ export interface operations {
                     "text/plain": components["schemas"]["TextUserDoesNotExist"];
                 };
             };
-            /** @description Listed by the service description as a validation error; the server never sends it, only this document's mock does, for a request it refuses. */
+            /** @description Listed by the service description as a validation error; the server never sends it, and the mock only when asked for it (`Prefer: code=422`). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3097,7 +3109,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["AddCollaboratorOption"];
             };
@@ -3184,7 +3196,7 @@ export interface operations {
                  */
                 repo: components["parameters"]["Repo"];
                 /**
-                 * @description Id of the hook.
+                 * @description Id of the hook. The server reads it as a decimal number and anything else as 0, so a value that is not one answers `404`.
                  * @example 4001
                  */
                 id: number;
@@ -3266,7 +3278,7 @@ export interface operations {
                  */
                 repo: components["parameters"]["Repo"];
                 /**
-                 * @description Id of the deploy key.
+                 * @description Id of the deploy key. The server reads it as a decimal number and anything else as 0, so a value that is not one answers `404`.
                  * @example 11001
                  */
                 id: number;
@@ -3297,7 +3309,6 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFoundUnderOwner"];
-            422: components["responses"]["ValidationError"];
             500: components["responses"]["InternalErrorUnderRepository"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3336,7 +3347,7 @@ export interface operations {
                  */
                 repo: components["parameters"]["Repo"];
                 /**
-                 * @description Index (number) of the pull request within the repository.
+                 * @description Index (number) of the pull request within the repository. The server reads it as a decimal number and anything else as 0, so a value that is not one answers `404`.
                  * @example 43
                  */
                 index: number;
@@ -3475,17 +3486,18 @@ export interface operations {
                  */
                 repo: components["parameters"]["Repo"];
                 /**
-                 * @description Id of the release.
+                 * @description Id of the release. The server reads it as a decimal number and anything else as 0, so a value that is not one answers `404`.
                  * @example 14001
                  */
                 id: number;
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "multipart/form-data": components["schemas"]["ReleaseAttachmentUpload"];
                 "application/octet-stream": string;
+                "*/*": string;
             };
         };
         responses: {

@@ -1,14 +1,16 @@
 // Checks openapi.yaml against what a real Gitea sends and accepts, as read from its source and
 // written down in test/service-facts.json: every status an operation answers with every kind of
 // body, every declared status accounted for, the fields the server can send as null (and those
-// it never does), the odd values it sends, and request bodies as Go clients send them, with every
-// field they leave unset as null. Each test collects all its problems, so a failure lists them.
+// it never does), the odd values it sends, request bodies as Go clients send them, with every
+// field they leave unset as null, the bodies it requires, and the values it refuses nowhere
+// (`x-lenient`). Each test collects all its problems, so a failure lists them.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   deref,
   isObject,
   listOperations,
+  operationParameters,
   pointer,
   resolvePointer,
   tryLoadDocument,
@@ -35,6 +37,8 @@ interface ServiceFacts {
   everyOperation: Record<string, string[]>;
   operations: Record<string, OperationFacts>;
   requests: Record<string, RequestFacts>;
+  lenient: Record<string, Record<string, string>>;
+  requiredBodies: string[];
   records: Record<string, Record<string, FieldFacts>>;
 }
 
@@ -210,6 +214,35 @@ function recordProblems(name: string, fields: Record<string, FieldFacts>): strin
   return problems;
 }
 
+/** Whether a schema (or the reference to one, with its siblings) carries `x-lenient: true`. */
+function lenient(schema: Json | undefined): boolean {
+  if (!isObject(schema)) return false;
+  return (
+    schema['x-lenient'] === true ||
+    lenient(deref(doc, schema, '').refs.length > 0 ? deref(doc, schema, '').value : undefined)
+  );
+}
+
+/** Every place of an operation's request marked `x-lenient`: `path.id`, `query.page`, `body.events[]`. */
+function lenientPlaces(op: Operation): string[] {
+  const places = operationParameters(doc, op)
+    .filter(({ param }) => lenient(param.schema))
+    .map(({ param }) => `${String(param.in)}.${String(param.name)}`);
+  const visit = (schema: Json | undefined, at: string, seen: Set<Json>): void => {
+    const node = deref(doc, schema, '').value;
+    if (!isObject(node) || seen.has(node)) return;
+    seen.add(node);
+    if (lenient(schema)) places.push(at);
+    for (const [property, value] of Object.entries(isObject(node.properties) ? node.properties : {}))
+      visit(value, `${at}.${property}`, seen);
+    if (node.items !== undefined) visit(node.items, `${at}[]`, seen);
+  };
+  const body = deref(doc, op.operation.requestBody, '').value;
+  const content = isObject(body) && isObject(body.content) ? body.content : {};
+  for (const media of Object.values(content)) if (isObject(media)) visit(media.schema, 'body', new Set());
+  return [...new Set(places)].sort();
+}
+
 /** A document that failed to load is the one problem worth reading. */
 function report(list: string[]): string[] {
   return loaded.error !== undefined ? [`openapi.yaml could not be loaded: ${loaded.error}`] : list;
@@ -244,6 +277,23 @@ describe('openapi.yaml says what a real Gitea sends and accepts (test/service-fa
         .map((body) => body.schema)
         .sort(),
     );
+  });
+
+  for (const [id, spec] of Object.entries(facts.operations)) {
+    it(`${id} ${spec.operationId}: x-lenient exactly where the server refuses no value`, () => {
+      const op = operations.get(spec.operationId)!;
+      expect(report(lenientPlaces(op))).toEqual(Object.keys(facts.lenient[id] ?? {}).sort());
+    });
+  }
+
+  it('marks the request body required exactly where the server refuses a request without one', () => {
+    const required = Object.entries(facts.operations)
+      .filter(([, spec]) => {
+        const body = deref(doc, operations.get(spec.operationId)?.operation.requestBody, '').value;
+        return isObject(body) && body.required === true;
+      })
+      .map(([id]) => id);
+    expect(report(required)).toEqual(facts.requiredBodies);
   });
 
   for (const [name, fields] of Object.entries(facts.records)) {

@@ -8,6 +8,7 @@
 import { sha1 } from '@noble/hashes/legacy';
 import { hex, randomBytes, randomUuid, utf8Bytes, utf8Length } from '../bytes.js';
 import { apiError, notFound } from '../front/errors.js';
+import { goDecimal } from '../front/lenient.js';
 import { sniffedType, type MarkdownRenderer } from './markdown-inline.js';
 import { paginate } from './pagination.js';
 import type { Answer } from './source.js';
@@ -251,6 +252,11 @@ export function parseGoInt(text: string): number | undefined {
   return sign === '-' ? -value : value;
 }
 
+/** The first value of a query parameter, as Go's `FormValue` reads it. */
+function firstOf(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
 const HOOK_CONTENT_TYPES = ['json', 'form'];
 /** The events Gitea sets for each name it reads (`issues` and `pull_request` stand for their sub-events). */
 const HOOK_EVENTS: Record<string, string[]> = {
@@ -309,7 +315,7 @@ const handlers: Record<string, Handler> = {
     const repo = repoOf(ctx);
     if (!repo) return missingRepo(ctx);
     const entry = ctx.world.hooks.find(
-      (candidate) => candidate.repo === repo.id && candidate.hook.id === Number(ctx.params.id),
+      (candidate) => candidate.repo === repo.id && candidate.hook.id === goDecimal(ctx.params.id),
     );
     if (!entry) return missing(ctx);
     const body = fieldsOf(ctx);
@@ -433,7 +439,7 @@ const handlers: Record<string, Handler> = {
   issueRemoveAssignees(ctx) {
     const repo = repoOf(ctx);
     if (!repo) return missingRepo(ctx);
-    const index = Number(ctx.params.index);
+    const index = goDecimal(ctx.params.index);
     const issue = ctx.world.issues.find((entry) => entry.repo === repo.id && entry.issue.number === index)?.issue;
     const pull = issue
       ? undefined
@@ -459,7 +465,7 @@ const handlers: Record<string, Handler> = {
     const repo = repoOf(ctx);
     if (!repo) return missingRepo(ctx);
     const pull = ctx.world.pulls.find(
-      (entry) => entry.repo === repo.id && entry.pull.number === Number(ctx.params.index),
+      (entry) => entry.repo === repo.id && entry.pull.number === goDecimal(ctx.params.index),
     )?.pull;
     if (!pull) return missing(ctx);
     const body = fieldsOf(ctx);
@@ -580,9 +586,10 @@ const handlers: Record<string, Handler> = {
 
   // E8
   notifyReadThread(ctx) {
-    const thread = ctx.world.threads.find((candidate) => String(candidate.id) === ctx.params.id);
-    if (!thread) return fail(ctx, 404, `notification does not exist [id: ${ctx.params.id}]`);
-    const wanted = String(ctx.query['to-status'] ?? 'read')
+    const id = goDecimal(ctx.params.id);
+    const thread = ctx.world.threads.find((candidate) => candidate.id === id);
+    if (!thread) return fail(ctx, 404, `notification does not exist [id: ${id}]`);
+    const wanted = String(firstOf(ctx.query['to-status']) ?? 'read')
       .trim()
       .toLowerCase();
     // One status of three; anything else means read.
@@ -597,7 +604,7 @@ const handlers: Record<string, Handler> = {
     const repo = repoOf(ctx);
     if (!repo) return missingRepo(ctx);
     const key = ctx.world.deployKeys.find(
-      (entry) => entry.repo === repo.id && entry.key.id === Number(ctx.params.id),
+      (entry) => entry.repo === repo.id && entry.key.id === goDecimal(ctx.params.id),
     )?.key;
     return key ? ok(200, key) : missing(ctx);
   },
@@ -612,7 +619,7 @@ const handlers: Record<string, Handler> = {
         url: ctx.docsUrl,
       });
     const label = ctx.world.orgLabels.find(
-      (entry) => entry.org === org.id && entry.label.id === Number(ctx.params.id),
+      (entry) => entry.org === org.id && entry.label.id === goDecimal(ctx.params.id),
     )?.label;
     if (!label) return missing(ctx);
     const body = fieldsOf(ctx);
@@ -660,7 +667,7 @@ const handlers: Record<string, Handler> = {
 
   // E12
   orgListTeamMembers(ctx) {
-    const team = ctx.world.teams.find((entry) => entry.team.id === Number(ctx.params.id));
+    const team = ctx.world.teams.find((entry) => entry.team.id === goDecimal(ctx.params.id));
     if (!team) return missing(ctx);
     return page(ctx, team.members.map((id) => ctx.world.users.find((user) => user.id === id)).filter(Boolean));
   },
@@ -721,9 +728,9 @@ const handlers: Record<string, Handler> = {
   async repoCreateReleaseAttachment(ctx) {
     const repo = repoOf(ctx);
     if (!repo) return missingRepo(ctx);
-    const release = ctx.world.releases.find((entry) => entry.repo === repo.id && entry.id === Number(ctx.params.id));
+    const release = ctx.world.releases.find((entry) => entry.repo === repo.id && entry.id === goDecimal(ctx.params.id));
     if (!release) return missing(ctx);
-    const queryName = typeof ctx.query.name === 'string' && ctx.query.name !== '' ? ctx.query.name : undefined;
+    const queryName = firstOf(ctx.query.name) || undefined;
     let name: string;
     let size: number;
     if (ctx.body instanceof FormData) {
@@ -757,7 +764,7 @@ const handlers: Record<string, Handler> = {
   issueListIssueCommentAttachments(ctx) {
     const repo = repoOf(ctx);
     if (!repo) return missingRepo(ctx);
-    const comment = ctx.world.comments.find((entry) => entry.id === Number(ctx.params.id));
+    const comment = ctx.world.comments.find((entry) => entry.id === goDecimal(ctx.params.id));
     // An unknown comment is answered with the JSON literal null.
     if (!comment) return ok(404, null);
     if (comment.repo !== repo.id) return fail(ctx, 404, 'no matching issue comment found');
