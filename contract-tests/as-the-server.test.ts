@@ -1,10 +1,11 @@
 // Where the service description says nothing, the mock answers as Gitea does (its code at
 // f26f71f1b2, test/service-facts.json): values the server refuses nowhere (`x-lenient`: ids that
 // are no number, paging values, hook events, notification statuses, package kinds), bodies as its
-// binding reads them, and an upload of any media type. Against the examples mock and the sandbox
-// where both answer.
+// binding reads them, the names and sizes its handlers check, an upload of any media type, and
+// addresses as it checks them. Against the examples mock and the sandbox where both answer.
 import { readFileSync } from 'node:fs';
 import { describe, expect, inject, it } from 'vitest';
+import { describeViolation, mismatches } from '../mock/src/contract/conformance.js';
 import {
   deref,
   isObject,
@@ -12,6 +13,7 @@ import {
   operationParameters,
   type JsonObject,
 } from '../mock/src/contract/document.js';
+import { createSchemaValidator } from '../mock/src/contract/schema.js';
 import { doc } from './support/coverage.js';
 import { exampleRequest, firstExample, send, type RawResponse } from './support/http.js';
 import { useSandbox } from './support/sandbox.js';
@@ -197,5 +199,92 @@ describe('bodies as Gitea binds them', () => {
         )
       ).status,
     ).toBe(201);
+  });
+
+  it('E15: a due date Go cannot decode (a space for T) is refused, as Go refuses it', async () => {
+    const answer = await call(
+      'examples',
+      'PATCH',
+      '/repos/acme/rocket/milestones/6001',
+      json,
+      body({ due_on: '2026-05-04 10:00:00Z' }),
+    );
+    expect([answer.status, parsed(answer)]).toEqual([
+      422,
+      expect.objectContaining({ message: expect.stringMatching(/due_on/) }),
+    ]);
+  });
+});
+
+describe('names and sizes the handlers check, with their status and message', () => {
+  it('E18: a user name Gitea allows, not reserved, not ending as its paths do; a change of case alone is fine', async () => {
+    const rename = (name: string) =>
+      call('sandbox', 'POST', '/admin/users/carol/rename', json, body({ new_username: name }));
+    const refusals: [string, string][] = [
+      ['-carol', 'name is invalid [-carol]: must be valid alpha or numeric or dash(-_) or dot characters'],
+      ['caro..l', 'name is invalid [caro..l]: must be valid alpha or numeric or dash(-_) or dot characters'],
+      ['carol_', 'name is invalid [carol_]: must be valid alpha or numeric or dash(-_) or dot characters'],
+      ['caröl', 'name is invalid [caröl]: must be valid alpha or numeric or dash(-_) or dot characters'],
+      ['API', 'name is reserved [name: api]'],
+      ['Ghost', 'name is reserved [name: ghost]'],
+      ['carol.keys', 'name pattern is not allowed [pattern: *.keys]'],
+      ['carol.PNG', 'name pattern is not allowed [pattern: *.png]'],
+    ];
+    for (const [name, message] of refusals) {
+      const answer = await rename(name);
+      expect([name, answer.status, parsed(answer)]).toEqual([name, 422, expect.objectContaining({ message })]);
+    }
+    expect((await rename('Carol')).status).toBe(204);
+    expect((await rename('carol.b-2_x')).status).toBe(204);
+  });
+
+  it('E14: data is limited in bytes, not characters, and refused with 400 "data too long"', async () => {
+    const put = (where: 'examples' | 'sandbox', data: string) =>
+      call(where, 'PUT', '/user/actions/secrets/DEPLOY_TOKEN', json, body({ data }));
+    expect((await put('sandbox', 'x'.repeat(65_536))).status).toBe(201);
+    for (const data of ['x'.repeat(65_537), '€'.repeat(21_846)]) {
+      const answer = await put('sandbox', data);
+      expect([answer.status, parsed(answer)]).toEqual([400, expect.objectContaining({ message: 'data too long' })]);
+      expect((await put('examples', data)).status).toBe(201);
+    }
+  });
+
+  it('E14: secret names are matched as Go folds case (ſ is an s); the name is kept in upper case', async () => {
+    const put = (name: string) =>
+      call('sandbox', 'PUT', `/user/actions/secrets/${encodeURIComponent(name)}`, json, body({ data: 's3cr3t' }));
+    expect((await put('ſecret')).status).toBe(201);
+    expect((await put('SECRET')).status).toBe(204);
+    for (const name of ['ß', 'gitea_token', 'ci', '1st']) expect([name, (await put(name)).status]).toEqual([name, 400]);
+  });
+
+  it('E10: white space around a colour is trimmed; E1: a hook address must be http or https', async () => {
+    const label = await call('sandbox', 'PATCH', '/orgs/acme/labels/5001', json, body({ color: ' #ABC ' }));
+    expect(parsed(label)).toMatchObject({ color: 'aabbcc' });
+    const hook = await call(
+      'sandbox',
+      'PATCH',
+      '/repos/acme/rocket/hooks/4001',
+      json,
+      body({ config: { url: 'ftp://ci.example.net/hook' } }),
+    );
+    expect([hook.status, parsed(hook)]).toEqual([422, expect.objectContaining({ message: 'Invalid url' })]);
+  });
+});
+
+describe('addresses as Gitea checks them', () => {
+  it("a user's address on a host without a dot, or none at all, is no violation for the proxy and live mode", () => {
+    const op = listOperations(doc).find((candidate) => candidate.operation.operationId === 'orgListTeamMembers')!;
+    const [member] = firstExample(doc, mediaOf(op.operation, '200')) as JsonObject[];
+    const answer = (email: string) => ({
+      status: 200,
+      headers: new Headers({ 'content-type': 'application/json;charset=utf-8', 'x-total-count': '1' }),
+      body: JSON.stringify([{ ...member, email }]),
+    });
+    const schemas = createSchemaValidator(doc);
+    expect(mismatches(doc, schemas, op, answer('admin@localhost'))).toEqual([]);
+    expect(mismatches(doc, schemas, op, answer(''))).toEqual([]);
+    expect(mismatches(doc, schemas, op, answer('not an address')).map(describeViolation)).toEqual([
+      'body /0/email must match format "email"',
+    ]);
   });
 });

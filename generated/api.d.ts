@@ -50,6 +50,13 @@ export interface paths {
          *     alone is a real rename but leaves no redirect. The name clash check ignores case and
          *     counts organizations too, and a clash answers `422`, not `409`. An unknown `username`
          *     answers `404`, an organization's name `422`.
+         *
+         *     The new name must be a user name Gitea allows, else `422` with the server's message:
+         *     ASCII letters, digits, `-`, `_` and `.`, starting with a letter or digit, with no two of
+         *     `-`, `_`, `.` in a row and none at the end (`name is invalid […]`); not a name the server
+         *     keeps for its own paths, in any case (`api`, `assets`, `login`, `user`, `ghost` and the
+         *     others: `name is reserved […]`); and not ending in `.keys`, `.gpg`, `.rss`, `.atom` or
+         *     `.png` (`name pattern is not allowed […]`). There is no length limit.
          */
         post: operations["adminRenameUser"];
         delete?: never;
@@ -183,6 +190,15 @@ export interface paths {
          *     Field names are matched exactly (`Text`, `Mode`, `Context`, `Wiki`): official builds
          *     ignore a lower-case `text`, and builds with Go's older JSON decoder accept it. Any token
          *     works, whatever its scopes.
+         *
+         *     **A request that stops the whole server.** In `comment` or `wiki` mode (or with `Wiki`),
+         *     a `Context` that names a repository (`/acme/rocket`, or a longer path in it) together
+         *     with a word of 7 to 64 lower-case hexadecimal digits in `Text`, such as a commit hash
+         *     (`Fixed in 4e8a2c6b.`), makes Gitea 1.27 ask whether that commit exists through a
+         *     repository this operation never opened. The question is asked in a goroutine that
+         *     nothing recovers, so the nil dereference ends the Gitea process, for every user, and
+         *     the request gets no answer. Send `Context` only with texts you control, or render in
+         *     `markdown` mode, which takes no `Context`.
          */
         post: operations["renderMarkdown"];
         delete?: never;
@@ -328,7 +344,8 @@ export interface paths {
          *     not answer until the whole migration has finished, which can take minutes.
          *
          *     Surprises: the real server matches `service` without regard to case and treats an
-         *     unknown value as `git`; this document accepts the nine values only. `mirror: true`
+         *     unknown value as `git`; this document accepts the nine values only, and `''`, which Go
+         *     clients send for a service they do not set. `mirror: true`
          *     turns off the import of issues, labels, milestones, pull requests and releases. `lfs`
          *     is ignored when the server has no LFS, and the server may force `private`.
          *
@@ -344,6 +361,12 @@ export interface paths {
          *     `422` with a message that speaks of a "username". An unparsable `mirror_interval`, or one
          *     below the server's minimum (10 minutes by default), answers `500` only after the whole
          *     clone, and the repository is removed again.
+         *
+         *     When the server cannot read the new repository back from its database it answers
+         *     `201` with the body `null`: the repository exists, but the answer carries none. This
+         *     document follows the service description, which promises a repository, so live mode and
+         *     the proxy report such an answer; the client hands `null` over as `data`, and a caller
+         *     reads the repository again instead.
          */
         post: operations["repoMigrate"];
         delete?: never;
@@ -500,8 +523,10 @@ export interface paths {
          *
          *     Success is **`201 Created`**, not `200`. In rare cases (the pull request's git data
          *     cannot be read, such as an AGit pull request whose head ref is gone) the real server
-         *     answers `201` with the body `null`; this document follows the service description, which
-         *     promises a pull request.
+         *     answers `201` with the body `null`: the changes are saved, but the answer carries no pull
+         *     request. This document follows the service description, which promises a pull request,
+         *     so live mode and the proxy report such an answer; the client hands `null` over as
+         *     `data`, and a caller reads the pull request again instead.
          *
          *     Pass the `content_version` you last read to guard against lost updates: a different
          *     current version answers `409` before anything changes. Fields left out or `null` stay as
@@ -776,7 +801,10 @@ export interface components {
         };
         /** @description Body of `updateUserSecret`. */
         CreateOrUpdateSecretOption: {
-            /** @description The secret value. It is stored encrypted and never returned. */
+            /**
+             * @description The secret value, at most 65,536 bytes in UTF-8 (a longer one answers `400 data too
+             *     long`). It is stored encrypted and never returned.
+             */
             data: string;
             /** @description What the secret is for. Cut to 4,096 characters. An update without it, or with `null`, clears it. */
             description?: string | null;
@@ -845,7 +873,7 @@ export interface components {
         };
         /** @description Body of `orgEditLabel`. Fields left out or `null` stay as they are, except `is_archived`. */
         EditLabelOption: {
-            /** @description Hexadecimal colour, three or six digits, with or without a leading `#`. The server also trims spaces around it. */
+            /** @description Hexadecimal colour, three or six digits, with or without a leading `#`. The server trims white space around it first. */
             color?: string | null;
             /** @description What the label means. */
             description?: string | null;
@@ -863,7 +891,9 @@ export interface components {
             /**
              * Format: date-time
              * @description Deadline; only the calendar day, as written, counts. Omitting it, `null`, the zero
-             *     time or the epoch clears the deadline.
+             *     time or the epoch clears the deadline. Written as Go writes times (`T` and `Z` in
+             *     upper case, an offset with a colon): Go's decoder refuses the other forms RFC 3339
+             *     allows, such as a space for `T`, with `422`.
              */
             due_on?: string | null;
             /**
@@ -893,7 +923,9 @@ export interface components {
             content_version?: number | null;
             /**
              * Format: date-time
-             * @description Deadline; only the calendar day, as written, counts. The zero time removes the deadline.
+             * @description Deadline; only the calendar day, as written, counts. The zero time removes the
+             *     deadline. Written as Go writes times (`T` and `Z` in upper case, an offset with a
+             *     colon): Go's decoder refuses the other forms RFC 3339 allows with `422`.
              */
             due_date?: string | null;
             /** @description Ids of the labels to set. Unknown ids are dropped; an empty list removes every label. */
@@ -1122,10 +1154,11 @@ export interface components {
              */
             Context?: string | null;
             /**
-             * @description How to render; `markdown` when left out. `file` is refused (`422`) by this operation.
+             * @description How to render; `markdown` when left out, `null` or empty (Go clients send `""` for a
+             *     mode they do not set). `file` is refused (`422`) by this operation.
              * @enum {string|null}
              */
-            Mode?: "markdown" | "comment" | "wiki" | "file" | null;
+            Mode?: "markdown" | "comment" | "wiki" | "file" | "" | null;
             /** @description The markdown to render. Left out, `null` or empty gives an empty answer. */
             Text?: string | null;
             /**
@@ -1183,10 +1216,11 @@ export interface components {
             /** @description User or organization that will own the new repository, matched without regard to case. Wins over `uid`; when both are left out the caller owns it. */
             repo_owner?: string | null;
             /**
-             * @description Kind of source server; `git` for a plain git remote, and when left out.
+             * @description Kind of source server; `git` for a plain git remote, and when left out, `null` or
+             *     empty (Go clients send `""` for a service they do not set).
              * @enum {string|null}
              */
-            service?: "git" | "github" | "gitea" | "gitlab" | "gogs" | "onedev" | "gitbucket" | "codebase" | "codecommit" | null;
+            service?: "git" | "github" | "gitea" | "gitlab" | "gogs" | "onedev" | "gitbucket" | "codebase" | "codecommit" | "" | null;
             /**
              * Format: int64
              * @deprecated
@@ -1760,8 +1794,11 @@ export interface components {
              * Format: email
              * @description E-mail address; a placeholder `{id}+{name}@{no-reply domain}` when the user keeps
              *     theirs private or the caller is anonymous to the answer (assignees, reviewers, mergers).
-             *     An organization shown as a user may have none: Gitea then sends an empty string, which
-             *     the service description's `email` format does not allow.
+             *     An organization shown as a user may have none: Gitea then sends an empty string. The
+             *     `email` format is the service description's; Gitea checks addresses its own way when
+             *     they are set (a domain without a dot, such as `admin@localhost`, is one) and never
+             *     checks them on the way out, so the mock, the proxy and live mode read the format as
+             *     Gitea does: an address Gitea accepts, or the empty string.
              */
             email?: string;
             /** Format: int64 */

@@ -47,6 +47,56 @@ const MAX_CONFIG_KEYS = 64;
 /** Longest new user name: a name is copied wherever its user appears, into every URL of their repositories too. */
 const MAX_NAME_BYTES = 255;
 
+/** Most bytes of a secret's value (`SecretDataMaxLength`). */
+const MAX_SECRET_BYTES = 65_536;
+
+/** Names Gitea keeps for its own paths and users (`reservedUsernames`), compared in lower case. */
+const RESERVED_USERNAMES = new Set([
+  '.',
+  '..',
+  '.well-known',
+  'api',
+  'metrics',
+  'v2',
+  'assets',
+  'attachments',
+  'avatar',
+  'avatars',
+  'repo-avatars',
+  'captcha',
+  'login',
+  'org',
+  'repo',
+  'user',
+  'explore',
+  'issues',
+  'pulls',
+  'milestones',
+  'notifications',
+  'favicon.ico',
+  'manifest.json',
+  'robots.txt',
+  'sitemap.xml',
+  'ssh_info',
+  'swagger.v1.json',
+  'openapi3.v1.json',
+  'ghost',
+  'gitea-actions',
+]);
+
+/** Endings of names that the paths of a user's keys, feeds and avatar take (`reservedUserPatterns`). */
+const RESERVED_USERNAME_ENDINGS = ['.keys', '.gpg', '.rss', '.atom', '.png'];
+
+/** Why Gitea refuses a new user name (`IsUsableUsername`), in its words; undefined for a usable one. */
+function usernameProblem(name: string): string | undefined {
+  if (!/^[0-9A-Za-z][-.\w]*$/.test(name) || /[-._]{2,}|[-._]$/.test(name))
+    return `name is invalid [${name}]: must be valid alpha or numeric or dash(-_) or dot characters`;
+  const lower = name.toLowerCase();
+  if (RESERVED_USERNAMES.has(lower)) return `name is reserved [name: ${lower}]`;
+  const ending = RESERVED_USERNAME_ENDINGS.find((candidate) => lower.endsWith(candidate));
+  return ending === undefined ? undefined : `name pattern is not allowed [pattern: *${ending}]`;
+}
+
 /** Where a credential's world goes back to the seed. */
 export const RESET_PATH = '/__sandbox/reset';
 
@@ -257,6 +307,11 @@ function firstOf(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** Gitea's webhook addresses: an absolute `http` or `https` URL (`validation.IsValidURL`). */
+function isHookUrl(value: string): boolean {
+  return URL.canParse(value) && ['http:', 'https:'].includes(new URL(value).protocol);
+}
+
 const HOOK_CONTENT_TYPES = ['json', 'form'];
 /** The events Gitea sets for each name it reads (`issues` and `pull_request` stand for their sub-events). */
 const HOOK_EVENTS: Record<string, string[]> = {
@@ -320,7 +375,7 @@ const handlers: Record<string, Handler> = {
     if (!entry) return missing(ctx);
     const body = fieldsOf(ctx);
     const config = (has(body, 'config') ? body.config : {}) as Record<string, string>;
-    if (config.url !== undefined && !URL.canParse(config.url)) return fail(ctx, 422, 'Invalid url');
+    if (config.url !== undefined && !isHookUrl(config.url)) return fail(ctx, 422, 'Invalid url');
     if (config.content_type !== undefined && !HOOK_CONTENT_TYPES.includes(config.content_type))
       return fail(ctx, 422, 'Invalid content type');
     const { hook } = entry;
@@ -684,9 +739,13 @@ const handlers: Record<string, Handler> = {
 
   // E14
   updateUserSecret(ctx) {
-    const name = String(ctx.params.secretname).toUpperCase();
-    if (!/^[A-Z_][A-Z0-9_]*$/.test(name) || /^(GITEA_|GITHUB_)/.test(name) || name === 'CI')
+    // Go's `(?i)` folds case as Unicode's simple folding does (`ſ` is an `s`), as the `u` flag does.
+    const given = String(ctx.params.secretname);
+    if (!/^[A-Z_][A-Z0-9_]*$/iu.test(given) || /^GIT(EA|HUB)_/iu.test(given) || /^CI$/iu.test(given))
       return fail(ctx, 400, 'invalid variable or secret name');
+    const name = given.toUpperCase();
+    const data = fieldsOf(ctx).data;
+    if (typeof data === 'string' && utf8Length(data) > MAX_SECRET_BYTES) return fail(ctx, 400, 'data too long');
     const exists = ctx.world.secrets.some((secret) => secret.user === ctx.caller.id && secret.name === name);
     if (exists) return empty(204, false);
     ctx.world.created++;
@@ -781,6 +840,8 @@ const handlers: Record<string, Handler> = {
     }
     const newName = String(fieldsOf(ctx).new_username);
     if (newName === user.login) return empty(204, false);
+    const problem = usernameProblem(newName);
+    if (problem !== undefined) return fail(ctx, 422, problem);
     const nameBytes = utf8Length(newName);
     if (nameBytes > MAX_NAME_BYTES)
       return tooLarge(
