@@ -4,10 +4,9 @@ import { describeContract } from './support/contract.js';
 describeContract('admin', {
   adminGetAllOrgs: {
     call: (client, extra) => client.GET('/admin/orgs', { params: { query: { page: 1, limit: 30 } }, ...extra }),
-    invalid: {
-      'a limit above 50': (client) => client.GET('/admin/orgs', { params: { query: { limit: 51 } } }),
-      'a page below 1': (client) => client.GET('/admin/orgs', { params: { query: { page: 0 } } }),
-    },
+    // The server refuses no value of its parameters (`x-lenient`): contract-tests/as-the-server.test.ts
+    // holds what it answers instead; Prefer asks for the rest.
+    invalid: {},
   },
   adminRenameUser: {
     call: (client, extra) =>

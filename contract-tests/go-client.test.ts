@@ -1,8 +1,10 @@
-// Request bodies as Go clients send them: Gitea's option structs have no `omitempty`, so a Go
-// client sends `null` for every field it leaves unset, and the server reads `null` as a field left
-// out. Each operation with a JSON body is sent that way (required fields from
-// test/service-facts.json, every other field null): the examples mock must take it, and the
-// sandbox must answer it as Gitea does.
+// Request bodies as clients send them for fields they leave unset: Gitea's option structs have no
+// `omitempty`, so a Go client sends each field it does not set, as `null` where the field is a
+// pointer, a slice or a map, and as its zero value (`""`, `false`, `0`) where it is a plain
+// string, bool or number (Gitea's own structs, which its Go SDK copies); a client of pointers
+// sends `null` throughout. The server reads both as fields left out. Each operation with a JSON
+// body is sent both ways (required fields and zero values from test/service-facts.json): the
+// examples mock must take it, and the sandbox must answer it as Gitea does.
 import { readFileSync } from 'node:fs';
 import { describe, expect, inject, it } from 'vitest';
 import {
@@ -19,10 +21,10 @@ import { useSandbox } from './support/sandbox.js';
 
 const doc = loadDocument(new URL('../openapi.yaml', import.meta.url));
 const facts = JSON.parse(readFileSync(new URL('../test/service-facts.json', import.meta.url), 'utf8')) as {
-  requests: Record<string, { required: Record<string, Json> }>;
+  requests: Record<string, { required: Record<string, Json>; zero: Record<string, Json> }>;
 };
 
-/** Operations with a JSON body, with the Go client's body for each. */
+/** Operations with a JSON body, with the bodies clients send for each. */
 const bodies = listOperations(doc).flatMap((op) => {
   const body = deref(doc, op.operation.requestBody, '').value;
   const json = isObject(body) && isObject(body.content) ? body.content['application/json'] : undefined;
@@ -30,11 +32,18 @@ const bodies = listOperations(doc).flatMap((op) => {
   if (typeof ref !== 'string') return [];
   const schema = resolvePointer(doc, ref);
   const properties = isObject(schema) && isObject(schema.properties) ? Object.keys(schema.properties) : [];
-  const required = facts.requests[ref.replace('#/components/schemas/', '')]?.required ?? {};
-  const goBody = Object.fromEntries(
-    properties.map((name) => [name, Object.hasOwn(required, name) ? required[name]! : null]),
-  );
-  return [{ op, goBody }];
+  const { required = {}, zero = {} } = facts.requests[ref.replace('#/components/schemas/', '')] ?? {};
+  const bodyOf = (unset: (name: string) => Json) =>
+    Object.fromEntries(properties.map((name) => [name, Object.hasOwn(required, name) ? required[name]! : unset(name)]));
+  return [
+    { op, client: 'of pointers', tag: 'null', goBody: bodyOf(() => null) },
+    {
+      op,
+      client: "of Gitea's structs",
+      tag: 'zero',
+      goBody: bodyOf((name) => (Object.hasOwn(zero, name) ? zero[name]! : null)),
+    },
+  ];
 });
 
 function successOf(op: Operation): number {
@@ -132,22 +141,24 @@ const SANDBOX: Record<string, (answer: RawResponse) => void> = {
   repoAddCollaborator: (answer) => expect([answer.status, answer.body]).toEqual([204, '']),
 };
 
-describe('bodies as Go clients send them, every optional field null', () => {
+describe('bodies as Go clients send them, every optional field null or its zero value', () => {
   const sandbox = useSandbox({ maxWorlds: 50 });
 
   it('covers every operation with a JSON body', () => {
-    expect(bodies.map(({ op }) => String(op.operation.operationId)).sort()).toEqual(Object.keys(SANDBOX).sort());
+    expect([...new Set(bodies.map(({ op }) => String(op.operation.operationId)))].sort()).toEqual(
+      Object.keys(SANDBOX).sort(),
+    );
   });
 
-  for (const { op, goBody } of bodies) {
+  for (const { op, client, tag, goBody } of bodies) {
     const id = String(op.operation.operationId);
-    it(`${id}: the examples mock takes ${JSON.stringify(goBody).slice(0, 80)}…`, async () => {
+    it(`${id}, a client ${client}: the examples mock takes ${JSON.stringify(goBody).slice(0, 80)}…`, async () => {
       const answer = await sendGoBody(inject('mockBaseUrl'), op, goBody, 'go-client');
       expect(answer.status, answer.body).toBe(successOf(op));
     });
 
-    it(`${id}: the sandbox answers it as Gitea does`, async () => {
-      SANDBOX[id]!(await sendGoBody(sandbox.current.baseUrl, op, goBody, `go-client-${id}`));
+    it(`${id}, a client ${client}: the sandbox answers it as Gitea does`, async () => {
+      SANDBOX[id]!(await sendGoBody(sandbox.current.baseUrl, op, goBody, `go-client-${id}-${tag}`));
     });
   }
 });

@@ -12,11 +12,6 @@ describeContract('issue', {
         ...extra,
       }),
     invalid: {
-      'a non-numeric index': (client) =>
-        client.DELETE('/repos/{owner}/{repo}/issues/{index}/assignees', {
-          params: { path: { ...repo, index: 'forty-two' as never } },
-          body: { assignees: ['bob'] },
-        }),
       'assignees that are not names': (client) =>
         client.DELETE('/repos/{owner}/{repo}/issues/{index}/assignees', {
           params: { path: { ...repo, index: 42 } },
@@ -50,11 +45,8 @@ describeContract('issue', {
         params: { path: { ...repo, id: 15001 } },
         ...extra,
       }),
-    invalid: {
-      'a non-numeric comment id': (client) =>
-        client.GET('/repos/{owner}/{repo}/issues/comments/{id}/assets', {
-          params: { path: { ...repo, id: 'first' as never } },
-        }),
-    },
+    // The server refuses no value of its parameters (`x-lenient`): contract-tests/as-the-server.test.ts
+    // holds what it answers instead; Prefer asks for the rest.
+    invalid: {},
   },
 });

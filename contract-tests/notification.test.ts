@@ -10,12 +10,9 @@ describeContract('notification', {
         params: { path: { id: '10001' }, query: { 'to-status': 'read' } },
         ...extra,
       }),
-    invalid: {
-      'an unknown to-status': (client) =>
-        client.PATCH('/notifications/threads/{id}', {
-          params: { path: { id: '10001' }, query: { 'to-status': 'archived' as never } },
-        }),
-    },
+    // The server refuses no value of its parameters (`x-lenient`): contract-tests/as-the-server.test.ts
+    // holds what it answers instead; Prefer asks for the rest.
+    invalid: {},
   },
 });
 

@@ -17,19 +17,14 @@ describeContract('organization', {
           params: { path: { org: 'acme', id: 5001 } },
           body: { color: 'red' },
         }),
-      'a non-numeric label id': (client) =>
-        client.PATCH('/orgs/{org}/labels/{id}', { params: { path: { org: 'acme', id: 'bug' as never } }, body: {} }),
     },
   },
   orgListTeamMembers: {
     call: (client, extra) =>
       client.GET('/teams/{id}/members', { params: { path: { id: 12001 }, query: { limit: 30 } }, ...extra }),
-    invalid: {
-      'a non-numeric team id': (client) =>
-        client.GET('/teams/{id}/members', { params: { path: { id: 'release' as never } } }),
-      'a limit that is not a number': (client) =>
-        client.GET('/teams/{id}/members', { params: { path: { id: 12001 }, query: { limit: 'all' as never } } }),
-    },
+    // The server refuses no value of its parameters (`x-lenient`): contract-tests/as-the-server.test.ts
+    // holds what it answers instead; Prefer asks for the rest.
+    invalid: {},
   },
 });
 

@@ -6,11 +6,8 @@ const pkg = { owner: 'acme', type: 'npm', name: 'rocket-sdk' } as const;
 describeContract('package', {
   listPackageVersions: {
     call: (client, extra) => client.GET('/packages/{owner}/{type}/{name}', { params: { path: pkg }, ...extra }),
-    invalid: {
-      'an unknown package type': (client) =>
-        client.GET('/packages/{owner}/{type}/{name}', { params: { path: { ...pkg, type: 'tarball' as never } } }),
-      'a limit above 50': (client) =>
-        client.GET('/packages/{owner}/{type}/{name}', { params: { path: pkg, query: { limit: 500 } } }),
-    },
+    // The server refuses no value of its parameters (`x-lenient`): contract-tests/as-the-server.test.ts
+    // holds what it answers instead; Prefer asks for the rest.
+    invalid: {},
   },
 });

@@ -193,7 +193,7 @@ describe('an upstream that breaks the document', () => {
     ],
     [
       '/teams/12001/members',
-      'orgListTeamMembers GET /api/v1/teams/12001/members: 1 violation: response status 418 is not declared (declared: 200, 401, 403, 404, 422, 500)',
+      'orgListTeamMembers GET /api/v1/teams/12001/members: 1 violation: response status 418 is not declared (declared: 200, 401, 403, 404, 500, 503)',
     ],
     [
       '/repos/acme/rocket/actions/workflows/build.yml',

@@ -78,11 +78,6 @@ describeContract('repository', {
           params: { path: { ...repo, id: 4001 } },
           body: { active: 'yes' as never },
         }),
-      'an unknown event': (client) =>
-        client.PATCH('/repos/{owner}/{repo}/hooks/{id}', {
-          params: { path: { ...repo, id: 4001 } },
-          body: { events: ['deploy'] as never },
-        }),
       'a target URL that is not a URL': (client) =>
         client.PATCH('/repos/{owner}/{repo}/hooks/{id}', {
           params: { path: { ...repo, id: 4001 } },
@@ -93,10 +88,9 @@ describeContract('repository', {
   repoGetKey: {
     call: (client, extra) =>
       client.GET('/repos/{owner}/{repo}/keys/{id}', { params: { path: { ...repo, id: 11001 } }, ...extra }),
-    invalid: {
-      'a non-numeric key id': (client) =>
-        client.GET('/repos/{owner}/{repo}/keys/{id}', { params: { path: { ...repo, id: 'ci' as never } } }),
-    },
+    // The server refuses no value of its parameters (`x-lenient`): contract-tests/as-the-server.test.ts
+    // holds what it answers instead; Prefer asks for the rest.
+    invalid: {},
   },
   repoEditPullRequest: {
     call: (client, extra) =>

@@ -18,9 +18,8 @@ export interface paths {
          *     administrators may call it.
          *
          *     The list is paged: see `page` and `limit`. `X-Total-Count` carries the number of
-         *     organizations and `Link` the neighbouring pages. The real server never rejects paging
-         *     values: it reads garbage as the default and clamps `limit` to 50; this document
-         *     declares the valid range, so the mock answers `422` outside it.
+         *     organizations and `Link` the neighbouring pages. The server refuses no paging value: it
+         *     reads one it cannot use as the default and gives at most 50 organizations a page.
          *
          *     Each organization repeats its `name` in the deprecated `username`.
          */
@@ -51,6 +50,13 @@ export interface paths {
          *     alone is a real rename but leaves no redirect. The name clash check ignores case and
          *     counts organizations too, and a clash answers `422`, not `409`. An unknown `username`
          *     answers `404`, an organization's name `422`.
+         *
+         *     The new name must be a user name Gitea allows, else `422` with the server's message:
+         *     ASCII letters, digits, `-`, `_` and `.`, starting with a letter or digit, with no two of
+         *     `-`, `_`, `.` in a row and none at the end (`name is invalid […]`); not a name the server
+         *     keeps for its own paths, in any case (`api`, `assets`, `login`, `user`, `ghost` and the
+         *     others: `name is reserved […]`); and not ending in `.keys`, `.gpg`, `.rss`, `.atom` or
+         *     `.png` (`name pattern is not allowed […]`). There is no length limit.
          */
         post: operations["adminRenameUser"];
         delete?: never;
@@ -184,6 +190,15 @@ export interface paths {
          *     Field names are matched exactly (`Text`, `Mode`, `Context`, `Wiki`): official builds
          *     ignore a lower-case `text`, and builds with Go's older JSON decoder accept it. Any token
          *     works, whatever its scopes.
+         *
+         *     **A request that stops the whole server.** In `comment` or `wiki` mode (or with `Wiki`),
+         *     a `Context` that names a repository (`/acme/rocket`, or a longer path in it) together
+         *     with a word of 7 to 64 lower-case hexadecimal digits in `Text`, such as a commit hash
+         *     (`Fixed in 4e8a2c6b.`), makes Gitea 1.27 ask whether that commit exists through a
+         *     repository this operation never opened. The question is asked in a goroutine that
+         *     nothing recovers, so the nil dereference ends the Gitea process, for every user, and
+         *     the request gets no answer. Send `Context` only with texts you control, or render in
+         *     `markdown` mode, which takes no `Context`.
          */
         post: operations["renderMarkdown"];
         delete?: never;
@@ -212,9 +227,10 @@ export interface paths {
          *     It answers **`205 Reset Content` with a JSON body**. Browsers' and Node's `fetch` treat
          *     205 as a status without a body and drop it; read the thread again if you need it.
          *
-         *     `to-status` takes `read` (the default), `unread` or `pinned`. The real server ignores
-         *     case and surrounding spaces and falls back to `read` for any other value; this document
-         *     accepts the three values only. A non-numeric `id` answers `404`.
+         *     `to-status` takes `read` (the default), `unread` or `pinned`. The server ignores case and
+         *     surrounding spaces and falls back to `read` for any other value, and so does the mock:
+         *     the three values are listed for clients to choose from. An `id` that is not a decimal
+         *     number names no thread and answers `404`.
          *
          *     Only the thread's owner may change it. Another user gets `403`; a site administrator
          *     gets `500` (`Can't change notification of another user`), because the server lets
@@ -272,7 +288,7 @@ export interface paths {
          *     administrator.
          *
          *     The list is paged: see `page` and `limit`. `X-Total-Count` carries the team's member
-         *     count. The real server reads bad paging values as defaults instead of rejecting them.
+         *     count. The server refuses no paging value: it reads one it cannot use as the default.
          */
         get: operations["orgListTeamMembers"];
         put?: never;
@@ -295,12 +311,13 @@ export interface paths {
          * @description Lists the versions of one package, newest first. Internal versions are left out. The
          *     name is matched without regard to case; the type exactly.
          *
-         *     An unknown owner, package name or type answers `404`, each with its own message (this
-         *     document accepts the known types only, so the mock answers `422` for another). The
-         *     package is looked up before the caller's access is checked: for an owner whose packages
-         *     the caller may not read, an unknown package answers `404` and a known one `403`.
+         *     An unknown owner, package name or type answers `404`, each with its own message: `type`
+         *     lists the kinds the server knows, and any other value is looked up too and found nowhere
+         *     (the mock answers it the same way). The package is looked up before the caller's access
+         *     is checked: for an owner whose packages the caller may not read, an unknown package
+         *     answers `404` and a known one `403`.
          *
-         *     The list is paged: see `page` and `limit`.
+         *     The list is paged: see `page` and `limit`; the server refuses no paging value.
          */
         get: operations["listPackageVersions"];
         put?: never;
@@ -327,7 +344,8 @@ export interface paths {
          *     not answer until the whole migration has finished, which can take minutes.
          *
          *     Surprises: the real server matches `service` without regard to case and treats an
-         *     unknown value as `git`; this document accepts the nine values only. `mirror: true`
+         *     unknown value as `git`; this document accepts the nine values only, and `''`, which Go
+         *     clients send for a service they do not set. `mirror: true`
          *     turns off the import of issues, labels, milestones, pull requests and releases. `lfs`
          *     is ignored when the server has no LFS, and the server may force `private`.
          *
@@ -343,6 +361,12 @@ export interface paths {
          *     `422` with a message that speaks of a "username". An unparsable `mirror_interval`, or one
          *     below the server's minimum (10 minutes by default), answers `500` only after the whole
          *     clone, and the repository is removed again.
+         *
+         *     When the server cannot read the new repository back from its database it answers
+         *     `201` with the body `null`: the repository exists, but the answer carries none. This
+         *     document follows the service description, which promises a repository, so live mode and
+         *     the proxy report such an answer; the client hands `null` over as `data`, and a caller
+         *     reads the repository again instead.
          */
         post: operations["repoMigrate"];
         delete?: never;
@@ -397,8 +421,9 @@ export interface paths {
          *     permission of an existing collaborator. Only repository administrators may call it.
          *
          *     `permission` defaults to `write` when omitted or `null`. Send a JSON body, `{}` at
-         *     least, with `Content-Type: application/json`: the real server rejects a `PUT` without a
-         *     `Content-Type` (`422`), and official builds an empty body too.
+         *     least, with `Content-Type: application/json`: the server rejects a `PUT` without a
+         *     `Content-Type` (`422 [], Empty Content-Type`), body or not; an empty body with the JSON
+         *     type counts as `{}`.
          *
          *     Surprises: an unknown collaborator answers `422`, not `404` (`404` means the repository
          *     cannot be seen). The server also accepts an organization's name, and the owner's own,
@@ -437,8 +462,9 @@ export interface paths {
          *     - `events` omitted, `null` or empty **resets the hook to `["push"]`**; `issues` and
          *       `pull_request` stand for all their sub-events, `issues_only` and `pull_request_only`
          *       for the base event alone. Names are matched without regard to case and unknown names
-         *       are ignored, so a list of unknown names leaves the hook with **no** events. The order
-         *       of `events` in the answer is not stable.
+         *       are ignored, so a list of unknown names leaves the hook with **no** events; the
+         *       document lists the names the server knows, and the mock, like the server, takes any
+         *       other. The order of `events` in the answer is not stable.
          *     - `branch_filter` and `authorization_header` are overwritten **even when omitted or
          *       `null`** (they are cleared); `active`, `name` and `config` change only when present.
          *       A Go client that sets only `name` therefore clears the branch filter and the
@@ -497,8 +523,10 @@ export interface paths {
          *
          *     Success is **`201 Created`**, not `200`. In rare cases (the pull request's git data
          *     cannot be read, such as an AGit pull request whose head ref is gone) the real server
-         *     answers `201` with the body `null`; this document follows the service description, which
-         *     promises a pull request.
+         *     answers `201` with the body `null`: the changes are saved, but the answer carries no pull
+         *     request. This document follows the service description, which promises a pull request,
+         *     so live mode and the proxy report such an answer; the client hands `null` over as
+         *     `data`, and a caller reads the pull request again instead.
          *
          *     Pass the `content_version` you last read to guard against lost updates: a different
          *     current version answers `409` before anything changes. Fields left out or `null` stay as
@@ -539,9 +567,9 @@ export interface paths {
          *     Send `multipart/form-data` with the file in the part named `attachment`. The
          *     attachment takes its name from `name` in the query when given, else from a form field
          *     `name`, else from the part's file name. Or send the file as the whole body with
-         *     `Content-Type: application/octet-stream` (the server takes any type other than
-         *     multipart this way, and a body without one); `name` in the query is then mandatory
-         *     (`400` without it), and an empty body makes an empty file.
+         *     `Content-Type: application/octet-stream`, or any other type but multipart, or none: the
+         *     server reads every such body as the file. `name` in the query is then mandatory (`400`
+         *     without it), and an empty body, or none at all, makes an empty file.
          *
          *     The server limits the size (by default 2 GiB, answering `413` beyond it) and may limit
          *     the file types (`400`). Archived repositories accept uploads. A multipart body the
@@ -773,7 +801,10 @@ export interface components {
         };
         /** @description Body of `updateUserSecret`. */
         CreateOrUpdateSecretOption: {
-            /** @description The secret value. It is stored encrypted and never returned. */
+            /**
+             * @description The secret value, at most 65,536 bytes in UTF-8 (a longer one answers `400 data too
+             *     long`). It is stored encrypted and never returned.
+             */
             data: string;
             /** @description What the secret is for. Cut to 4,096 characters. An update without it, or with `null`, clears it. */
             description?: string | null;
@@ -842,7 +873,7 @@ export interface components {
         };
         /** @description Body of `orgEditLabel`. Fields left out or `null` stay as they are, except `is_archived`. */
         EditLabelOption: {
-            /** @description Hexadecimal colour, three or six digits, with or without a leading `#`. The server also trims spaces around it. */
+            /** @description Hexadecimal colour, three or six digits, with or without a leading `#`. The server trims white space around it first. */
             color?: string | null;
             /** @description What the label means. */
             description?: string | null;
@@ -860,7 +891,9 @@ export interface components {
             /**
              * Format: date-time
              * @description Deadline; only the calendar day, as written, counts. Omitting it, `null`, the zero
-             *     time or the epoch clears the deadline.
+             *     time or the epoch clears the deadline. Written as Go writes times (`T` and `Z` in
+             *     upper case, an offset with a colon): Go's decoder refuses the other forms RFC 3339
+             *     allows, such as a space for `T`, with `422`.
              */
             due_on?: string | null;
             /**
@@ -890,7 +923,9 @@ export interface components {
             content_version?: number | null;
             /**
              * Format: date-time
-             * @description Deadline; only the calendar day, as written, counts. The zero time removes the deadline.
+             * @description Deadline; only the calendar day, as written, counts. The zero time removes the
+             *     deadline. Written as Go writes times (`T` and `Z` in upper case, an offset with a
+             *     colon): Go's decoder refuses the other forms RFC 3339 allows with `422`.
              */
             due_date?: string | null;
             /** @description Ids of the labels to set. Unknown ids are dropped; an empty list removes every label. */
@@ -1119,10 +1154,11 @@ export interface components {
              */
             Context?: string | null;
             /**
-             * @description How to render; `markdown` when left out. `file` is refused (`422`) by this operation.
+             * @description How to render; `markdown` when left out, `null` or empty (Go clients send `""` for a
+             *     mode they do not set). `file` is refused (`422`) by this operation.
              * @enum {string|null}
              */
-            Mode?: "markdown" | "comment" | "wiki" | "file" | null;
+            Mode?: "markdown" | "comment" | "wiki" | "file" | "" | null;
             /** @description The markdown to render. Left out, `null` or empty gives an empty answer. */
             Text?: string | null;
             /**
@@ -1180,10 +1216,11 @@ export interface components {
             /** @description User or organization that will own the new repository, matched without regard to case. Wins over `uid`; when both are left out the caller owns it. */
             repo_owner?: string | null;
             /**
-             * @description Kind of source server; `git` for a plain git remote, and when left out.
+             * @description Kind of source server; `git` for a plain git remote, and when left out, `null` or
+             *     empty (Go clients send `""` for a service they do not set).
              * @enum {string|null}
              */
-            service?: "git" | "github" | "gitea" | "gitlab" | "gogs" | "onedev" | "gitbucket" | "codebase" | "codecommit" | null;
+            service?: "git" | "github" | "gitea" | "gitlab" | "gogs" | "onedev" | "gitbucket" | "codebase" | "codecommit" | "" | null;
             /**
              * Format: int64
              * @deprecated
@@ -1726,10 +1763,25 @@ export interface components {
          */
         TextPanic: "Internal Server Error";
         /**
+         * @description The plain-text answer when an old repository name leads to a repository that cannot be read.
+         * @enum {string}
+         */
+        TextRepositoryLookupFailed: "GetRepositoryByID\n";
+        /**
+         * @description The plain-text answer of a server in maintenance mode or shedding load.
+         * @enum {string}
+         */
+        TextServiceUnavailable: "Service Unavailable";
+        /**
          * @description The plain-text answer to an old owner name whose account no longer exists.
          * @enum {string}
          */
         TextUserDoesNotExist: "user does not exist\n";
+        /**
+         * @description The plain-text answer when an old owner name leads to an account that cannot be read.
+         * @enum {string}
+         */
+        TextUserLookupFailed: "unable to get user\n";
         /** @description A user account. */
         User: {
             /** @description Whether the account is activated. `false` for everyone but the user and site administrators, as are `is_admin` and `prohibit_login`. */
@@ -1742,8 +1794,11 @@ export interface components {
              * Format: email
              * @description E-mail address; a placeholder `{id}+{name}@{no-reply domain}` when the user keeps
              *     theirs private or the caller is anonymous to the answer (assignees, reviewers, mergers).
-             *     An organization shown as a user may have none: Gitea then sends an empty string, which
-             *     the service description's `email` format does not allow.
+             *     An organization shown as a user may have none: Gitea then sends an empty string. The
+             *     `email` format is the service description's; Gitea checks addresses its own way when
+             *     they are set (a domain without a dot, such as `admin@localhost`, is one) and never
+             *     checks them on the way out, so the mock, the proxy and live mode read the format as
+             *     Gitea does: an address Gitea accepts, or the empty string.
              */
             email?: string;
             /** Format: int64 */
@@ -1823,6 +1878,47 @@ export interface components {
                 "text/plain": components["schemas"]["TextPanic"];
             };
         };
+        /**
+         * @description The server failed, as `InternalError` says; also a `POST` whose `Content-Type` names
+         *     `multipart/form-data` and whose body cannot be parsed, which the server answers in plain
+         *     text before it even reads the credentials (any `POST` route does so, whatever it takes).
+         */
+        InternalErrorOfForm: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["APIError"];
+                "text/plain": components["schemas"]["TextPanic"] | components["schemas"]["TextMultipartUnreadable"];
+            };
+        };
+        /**
+         * @description The server failed, as `InternalError` says; also, in plain text, when the owner in the
+         *     path is an old name of a renamed account and the account cannot be read.
+         */
+        InternalErrorUnderOwner: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["APIError"];
+                "text/plain": components["schemas"]["TextPanic"] | components["schemas"]["TextUserLookupFailed"];
+            };
+        };
+        /**
+         * @description The server failed, as `InternalError` says; also, in plain text, when the owner or the
+         *     repository in the path is an old name and the account or repository it now leads to
+         *     cannot be read.
+         */
+        InternalErrorUnderRepository: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["APIError"];
+                "text/plain": components["schemas"]["TextPanic"] | components["schemas"]["TextUserLookupFailed"] | components["schemas"]["TextRepositoryLookupFailed"];
+            };
+        };
         /** @description Nothing has that name or id, or the caller may not see it; also a `Sudo` naming nobody. */
         NotFound: {
             headers: {
@@ -1896,6 +1992,21 @@ export interface components {
             };
         };
         /**
+         * @description The server is in maintenance mode (an administrator turned it on), or it sheds load
+         *     (`[qos] ENABLED`) and had no room for the request. Every route answers so, before the
+         *     credentials are read, with the plain text `Service Unavailable` and no `Retry-After`;
+         *     a request whose `Accept` names `text/html` gets an HTML page instead. Retry later: the
+         *     request was not carried out.
+         */
+        ServiceUnavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "text/plain": components["schemas"]["TextServiceUnavailable"];
+            };
+        };
+        /**
          * @description Credentials are missing or wrong: an unknown user or token, a wrong password, a missing
          *     or wrong one-time code, or a password from a user who signs in with a security key.
          */
@@ -1908,11 +2019,11 @@ export interface components {
             };
         };
         /**
-         * @description The request does not fit this document: the body could not be read or bound, or a
-         *     parameter has the wrong type or is out of range. The real server answers this for
-         *     bodies it cannot bind (the message names Go's field, as in `[Name]: Required`); for a
-         *     malformed id or paging value in the path or query it answers `404` or falls back to a
-         *     default instead, so on operations without a body only this document's mock sends it.
+         * @description The body could not be read or bound, or a value in it breaks this document. The server
+         *     answers this for bodies it cannot bind (the message names Go's field, as in
+         *     `[Name]: Required`) and for values its handler refuses. Ids and paging values in the path
+         *     or the query are never refused: the server answers `404` for an id that is not a
+         *     number and reads a paging value it cannot use as the default, and so does the mock.
          */
         ValidationError: {
             headers: {
@@ -1926,8 +2037,9 @@ export interface components {
     parameters: {
         /**
          * @description Page size. The server's default is 30 and its maximum 50 (`[api] DEFAULT_PAGING_NUM`
-         *     and `MAX_RESPONSE_ITEMS`); the real server clamps larger values to the maximum instead
-         *     of rejecting them.
+         *     and `MAX_RESPONSE_ITEMS`): a larger value asks for the largest page and gets 50 items.
+         *     The server refuses no value: it reads the first `limit` as a decimal number, and one
+         *     that is not (`ten`, `1.5`, ` 5`), zero or negative, means the default.
          * @example 30
          */
         Limit: number;
@@ -1942,7 +2054,9 @@ export interface components {
          */
         Owner: string;
         /**
-         * @description Page number, starting at 1.
+         * @description Page number, starting at 1. The server refuses no value: it reads the first `page` as a
+         *     decimal number, and one that is not, zero or negative, means the first page. A page
+         *     past the last answers `[]`.
          * @example 1
          */
         Page: number;
@@ -1990,14 +2104,17 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, starting at 1.
+                 * @description Page number, starting at 1. The server refuses no value: it reads the first `page` as a
+                 *     decimal number, and one that is not, zero or negative, means the first page. A page
+                 *     past the last answers `[]`.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
                 /**
                  * @description Page size. The server's default is 30 and its maximum 50 (`[api] DEFAULT_PAGING_NUM`
-                 *     and `MAX_RESPONSE_ITEMS`); the real server clamps larger values to the maximum instead
-                 *     of rejecting them.
+                 *     and `MAX_RESPONSE_ITEMS`): a larger value asks for the largest page and gets 50 items.
+                 *     The server refuses no value: it reads the first `limit` as a decimal number, and one
+                 *     that is not (`ten`, `1.5`, ` 5`), zero or negative, means the default.
                  * @example 30
                  */
                 limit?: components["parameters"]["Limit"];
@@ -2047,8 +2164,8 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
-            422: components["responses"]["ValidationError"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     adminRenameUser: {
@@ -2131,7 +2248,21 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            500: components["responses"]["InternalError"];
+            /**
+             * @description The server failed (JSON, message empty unless the caller is a site administrator);
+             *     a crash, a multipart body it cannot parse, or an old user name whose account cannot
+             *     be read (plain text).
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                    "text/plain": components["schemas"]["TextPanic"] | components["schemas"]["TextMultipartUnreadable"] | components["schemas"]["TextUserLookupFailed"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     issueRemoveAssignees: {
@@ -2168,14 +2299,14 @@ export interface operations {
                  */
                 repo: components["parameters"]["Repo"];
                 /**
-                 * @description Index (number) of the issue within the repository.
+                 * @description Index (number) of the issue within the repository. The server reads it as a decimal number and anything else as 0, so a value that is not one answers `404`.
                  * @example 42
                  */
                 index: number;
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["IssueAssigneesOption"];
             };
@@ -2229,7 +2360,8 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["InternalErrorUnderRepository"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     issueListIssueCommentAttachments: {
@@ -2266,7 +2398,7 @@ export interface operations {
                  */
                 repo: components["parameters"]["Repo"];
                 /**
-                 * @description Id of the comment.
+                 * @description Id of the comment. The server reads it as a decimal number and anything else as 0, so a value that is not one answers `404`.
                  * @example 15001
                  */
                 id: number;
@@ -2302,8 +2434,8 @@ export interface operations {
                     "text/plain": components["schemas"]["TextUserDoesNotExist"];
                 };
             };
-            422: components["responses"]["ValidationError"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["InternalErrorUnderRepository"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     issueEditMilestone: {
@@ -2376,7 +2508,8 @@ export interface operations {
             };
             404: components["responses"]["NotFoundUnderOwner"];
             422: components["responses"]["ValidationError"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["InternalErrorUnderRepository"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     renderMarkdown: {
@@ -2458,13 +2591,15 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     notifyReadThread: {
         parameters: {
             query?: {
                 /**
-                 * @description The status to set.
+                 * @description The status to set. The server ignores case and surrounding spaces, and reads any other
+                 *     value as `read`; the three values are listed for clients to choose from.
                  * @example read
                  */
                 "to-status"?: "read" | "unread" | "pinned";
@@ -2526,7 +2661,6 @@ export interface operations {
                     "application/json": components["schemas"]["APINotFound"];
                 };
             };
-            422: components["responses"]["ValidationError"];
             /**
              * @description A site administrator tried to change another user's thread (the message says so, as
              *     administrators see messages), or the server failed.
@@ -2540,6 +2674,7 @@ export interface operations {
                     "text/plain": components["schemas"]["TextPanic"];
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     orgEditLabel: {
@@ -2571,7 +2706,7 @@ export interface operations {
                  */
                 org: string;
                 /**
-                 * @description Id of the label.
+                 * @description Id of the label. The server reads it as a decimal number and anything else as 0, so a value that is not one answers `404`.
                  * @example 5001
                  */
                 id: number;
@@ -2614,21 +2749,25 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["InternalErrorUnderOwner"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     orgListTeamMembers: {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, starting at 1.
+                 * @description Page number, starting at 1. The server refuses no value: it reads the first `page` as a
+                 *     decimal number, and one that is not, zero or negative, means the first page. A page
+                 *     past the last answers `[]`.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
                 /**
                  * @description Page size. The server's default is 30 and its maximum 50 (`[api] DEFAULT_PAGING_NUM`
-                 *     and `MAX_RESPONSE_ITEMS`); the real server clamps larger values to the maximum instead
-                 *     of rejecting them.
+                 *     and `MAX_RESPONSE_ITEMS`): a larger value asks for the largest page and gets 50 items.
+                 *     The server refuses no value: it reads the first `limit` as a decimal number, and one
+                 *     that is not (`ten`, `1.5`, ` 5`), zero or negative, means the default.
                  * @example 30
                  */
                 limit?: components["parameters"]["Limit"];
@@ -2653,7 +2792,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description Id of the team.
+                 * @description Id of the team. The server reads it as a decimal number and anything else as 0, so a value that is not one answers `404`.
                  * @example 12001
                  */
                 id: number;
@@ -2684,22 +2823,25 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
-            422: components["responses"]["ValidationError"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listPackageVersions: {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, starting at 1.
+                 * @description Page number, starting at 1. The server refuses no value: it reads the first `page` as a
+                 *     decimal number, and one that is not, zero or negative, means the first page. A page
+                 *     past the last answers `[]`.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
                 /**
                  * @description Page size. The server's default is 30 and its maximum 50 (`[api] DEFAULT_PAGING_NUM`
-                 *     and `MAX_RESPONSE_ITEMS`); the real server clamps larger values to the maximum instead
-                 *     of rejecting them.
+                 *     and `MAX_RESPONSE_ITEMS`): a larger value asks for the largest page and gets 50 items.
+                 *     The server refuses no value: it reads the first `limit` as a decimal number, and one
+                 *     that is not (`ten`, `1.5`, ` 5`), zero or negative, means the default.
                  * @example 30
                  */
                 limit?: components["parameters"]["Limit"];
@@ -2729,7 +2871,8 @@ export interface operations {
                  */
                 owner: string;
                 /**
-                 * @description Kind of package.
+                 * @description Kind of package. The server looks up any value: one that is not a kind of package
+                 *     names no package and answers `404`.
                  * @example npm
                  */
                 type: components["schemas"]["PackageType"];
@@ -2779,8 +2922,8 @@ export interface operations {
                     "text/plain": components["schemas"]["TextUserDoesNotExist"];
                 };
             };
-            422: components["responses"]["ValidationError"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["InternalErrorUnderOwner"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     repoMigrate: {
@@ -2858,7 +3001,8 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["InternalErrorOfForm"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     ActionsGetWorkflow: {
@@ -2948,7 +3092,7 @@ export interface operations {
                     "text/plain": components["schemas"]["TextUserDoesNotExist"];
                 };
             };
-            /** @description Listed by the service description as a validation error; the server never sends it, only this document's mock does, for a request it refuses. */
+            /** @description Listed by the service description as a validation error; the server never sends it, and the mock only when asked for it (`Prefer: code=422`). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2957,7 +3101,8 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["InternalErrorUnderRepository"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     repoAddCollaborator: {
@@ -3001,7 +3146,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["AddCollaboratorOption"];
             };
@@ -3038,8 +3183,9 @@ export interface operations {
             };
             /**
              * @description `permission` is not exactly `read`, `write` or `admin`, the collaborator's account is
-             *     inactive, or the server failed. The message is empty unless the caller is a site
-             *     administrator.
+             *     inactive, or the server failed; the message is empty unless the caller is a site
+             *     administrator. A crash, or an old owner or repository name that leads to something the
+             *     server cannot read, answers in plain text.
              */
             500: {
                 headers: {
@@ -3047,9 +3193,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["APIError"];
-                    "text/plain": components["schemas"]["TextPanic"];
+                    "text/plain": components["schemas"]["TextPanic"] | components["schemas"]["TextUserLookupFailed"] | components["schemas"]["TextRepositoryLookupFailed"];
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     repoEditHook: {
@@ -3086,7 +3233,7 @@ export interface operations {
                  */
                 repo: components["parameters"]["Repo"];
                 /**
-                 * @description Id of the hook.
+                 * @description Id of the hook. The server reads it as a decimal number and anything else as 0, so a value that is not one answers `404`.
                  * @example 4001
                  */
                 id: number;
@@ -3130,7 +3277,8 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["InternalErrorUnderRepository"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     repoGetKey: {
@@ -3167,7 +3315,7 @@ export interface operations {
                  */
                 repo: components["parameters"]["Repo"];
                 /**
-                 * @description Id of the deploy key.
+                 * @description Id of the deploy key. The server reads it as a decimal number and anything else as 0, so a value that is not one answers `404`.
                  * @example 11001
                  */
                 id: number;
@@ -3198,8 +3346,8 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFoundUnderOwner"];
-            422: components["responses"]["ValidationError"];
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["InternalErrorUnderRepository"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     repoEditPullRequest: {
@@ -3236,7 +3384,7 @@ export interface operations {
                  */
                 repo: components["parameters"]["Repo"];
                 /**
-                 * @description Index (number) of the pull request within the repository.
+                 * @description Index (number) of the pull request within the repository. The server reads it as a decimal number and anything else as 0, so a value that is not one answers `404`.
                  * @example 43
                  */
                 index: number;
@@ -3320,7 +3468,8 @@ export interface operations {
              * @description The server failed: a `milestone` the repository does not have, an assignee without
              *     access to the repository, a new `base` equal to the head, or a title or body edit by a
              *     user the poster blocks (JSON, message empty unless the caller is a site
-             *     administrator); or a crash, such as `unset_due_date: false` without `due_date` (plain
+             *     administrator); or a crash, such as `unset_due_date: false` without `due_date`, or an
+             *     old owner or repository name that leads to something the server cannot read (plain
              *     text).
              */
             500: {
@@ -3329,9 +3478,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["APIError"];
-                    "text/plain": components["schemas"]["TextPanic"];
+                    "text/plain": components["schemas"]["TextPanic"] | components["schemas"]["TextUserLookupFailed"] | components["schemas"]["TextRepositoryLookupFailed"];
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     repoCreateReleaseAttachment: {
@@ -3373,17 +3523,18 @@ export interface operations {
                  */
                 repo: components["parameters"]["Repo"];
                 /**
-                 * @description Id of the release.
+                 * @description Id of the release. The server reads it as a decimal number and anything else as 0, so a value that is not one answers `404`.
                  * @example 14001
                  */
                 id: number;
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "multipart/form-data": components["schemas"]["ReleaseAttachmentUpload"];
                 "application/octet-stream": string;
+                "*/*": string;
             };
         };
         responses: {
@@ -3444,7 +3595,8 @@ export interface operations {
             /**
              * @description A multipart body without an `attachment` part, or a failure to store the file (JSON,
              *     message empty unless the caller is a site administrator); a multipart body the server
-             *     cannot parse, or a crash (plain text).
+             *     cannot parse, a crash, or an old owner or repository name that leads to something the
+             *     server cannot read (plain text).
              */
             500: {
                 headers: {
@@ -3452,9 +3604,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["APIError"];
-                    "text/plain": components["schemas"]["TextMultipartUnreadable"] | components["schemas"]["TextPanic"];
+                    "text/plain": components["schemas"]["TextMultipartUnreadable"] | components["schemas"]["TextPanic"] | components["schemas"]["TextUserLookupFailed"] | components["schemas"]["TextRepositoryLookupFailed"];
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateUserSecret: {
@@ -3538,6 +3691,7 @@ export interface operations {
                 };
             };
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     userCreateOAuth2Application: {
@@ -3601,7 +3755,8 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["InternalErrorOfForm"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     userCurrentPostGPGKey: {
@@ -3664,7 +3819,8 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            500: components["responses"]["InternalError"];
+            500: components["responses"]["InternalErrorOfForm"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

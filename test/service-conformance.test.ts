@@ -1,14 +1,17 @@
 // Checks openapi.yaml against what a real Gitea sends and accepts, as read from its source and
 // written down in test/service-facts.json: every status an operation answers with every kind of
 // body, every declared status accounted for, the fields the server can send as null (and those
-// it never does), the odd values it sends, and request bodies as Go clients send them, with every
-// field they leave unset as null. Each test collects all its problems, so a failure lists them.
+// it never does), the odd values it sends, request bodies as clients send them (every field left
+// unset as null, or as the Go zero value of Gitea's own structs), the values the server refuses
+// nowhere (`x-lenient`), and the requests that stop it. Each test collects all its problems, so a
+// failure lists them.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   deref,
   isObject,
   listOperations,
+  operationParameters,
   pointer,
   resolvePointer,
   tryLoadDocument,
@@ -26,6 +29,12 @@ interface OperationFacts {
 interface RequestFacts {
   required: Record<string, Json>;
   null: Record<string, string>;
+  zero: Record<string, Json>;
+}
+interface CrashFacts {
+  body: Json;
+  why: string;
+  warning: string;
 }
 interface FieldFacts {
   null: boolean;
@@ -35,6 +44,10 @@ interface ServiceFacts {
   everyOperation: Record<string, string[]>;
   operations: Record<string, OperationFacts>;
   requests: Record<string, RequestFacts>;
+  lenient: Record<string, Record<string, string>>;
+  requiredBodies: string[];
+  seedWins: { operation: string; status: string; body: Json; why: string; mention: string }[];
+  crashes: Record<string, CrashFacts[]>;
   records: Record<string, Record<string, FieldFacts>>;
 }
 
@@ -180,13 +193,57 @@ function requestProblems(operationId: string, name: string, at: string): string[
     if (schemas.check(`${base}/${pointer([property]).slice(1)}`, null).length === 0)
       problems.push(`${name}.${property}: null is accepted, but the server refuses it (422)`);
   }
-  // The body a Go client sends: the required fields set, every other field null.
-  const goBody = Object.fromEntries(
-    properties.map((property) => [property, Object.hasOwn(spec.required, property) ? spec.required[property]! : null]),
-  );
-  for (const problem of schemas.check(at, goBody))
-    problems.push(`${name} as a Go client sends it (${operationId}): ${problem}`);
+  for (const [property, value] of Object.entries(spec.zero)) {
+    if (!optional.includes(property)) {
+      problems.push(`${name}.${property}: a Go zero value is listed, but it is no optional field of the schema`);
+      continue;
+    }
+    for (const problem of schemas.check(`${base}/${pointer([property]).slice(1)}`, value))
+      problems.push(`${name}.${property}: ${show(value)}, Go's zero value, is refused: ${problem}`);
+  }
+  // The bodies clients send: the required fields set, every other field null, or its Go zero value.
+  const sentFor = (property: string, zero: boolean): Json => {
+    if (Object.hasOwn(spec.required, property)) return spec.required[property]!;
+    return zero && Object.hasOwn(spec.zero, property) ? spec.zero[property]! : null;
+  };
+  for (const [client, zero] of [
+    ['a client of pointers', false],
+    ["a Go client of Gitea's structs", true],
+  ] as const) {
+    const body = Object.fromEntries(properties.map((property) => [property, sentFor(property, zero)]));
+    for (const problem of schemas.check(at, body))
+      problems.push(`${name} as ${client} sends it (${operationId}): ${problem}`);
+  }
   return problems;
+}
+
+/** Whether a schema (or the reference to one, with its siblings) carries `x-lenient: true`. */
+function lenient(schema: Json | undefined): boolean {
+  if (!isObject(schema)) return false;
+  return (
+    schema['x-lenient'] === true ||
+    lenient(deref(doc, schema, '').refs.length > 0 ? deref(doc, schema, '').value : undefined)
+  );
+}
+
+/** Every place of an operation's request marked `x-lenient`: `path.id`, `query.page`, `body.events[]`. */
+function lenientPlaces(op: Operation): string[] {
+  const places = operationParameters(doc, op)
+    .filter(({ param }) => lenient(param.schema))
+    .map(({ param }) => `${String(param.in)}.${String(param.name)}`);
+  const visit = (schema: Json | undefined, at: string, seen: Set<Json>): void => {
+    const node = deref(doc, schema, '').value;
+    if (!isObject(node) || seen.has(node)) return;
+    seen.add(node);
+    if (lenient(schema)) places.push(at);
+    for (const [property, value] of Object.entries(isObject(node.properties) ? node.properties : {}))
+      visit(value, `${at}.${property}`, seen);
+    if (node.items !== undefined) visit(node.items, `${at}[]`, seen);
+  };
+  const body = deref(doc, op.operation.requestBody, '').value;
+  const content = isObject(body) && isObject(body.content) ? body.content : {};
+  for (const media of Object.values(content)) if (isObject(media)) visit(media.schema, 'body', new Set());
+  return [...new Set(places)].sort();
 }
 
 function recordProblems(name: string, fields: Record<string, FieldFacts>): string[] {
@@ -233,7 +290,7 @@ describe('openapi.yaml says what a real Gitea sends and accepts (test/service-fa
   }
 
   for (const { operationId, schema, at } of requestBodies()) {
-    it(`${schema} (${operationId}) takes what the server takes: null for every optional field, as Go clients send it`, () => {
+    it(`${schema} (${operationId}) takes what the server takes: null or Go's zero value for every optional field, as clients send them`, () => {
       expect(report(requestProblems(operationId, schema, at))).toEqual([]);
     });
   }
@@ -245,6 +302,59 @@ describe('openapi.yaml says what a real Gitea sends and accepts (test/service-fa
         .sort(),
     );
   });
+
+  for (const [id, spec] of Object.entries(facts.operations)) {
+    it(`${id} ${spec.operationId}: x-lenient exactly where the server refuses no value`, () => {
+      const op = operations.get(spec.operationId)!;
+      expect(report(lenientPlaces(op))).toEqual(Object.keys(facts.lenient[id] ?? {}).sort());
+    });
+  }
+
+  it('marks the request body required exactly where the server refuses a request without one', () => {
+    const required = Object.entries(facts.operations)
+      .filter(([, spec]) => {
+        const body = deref(doc, operations.get(spec.operationId)?.operation.requestBody, '').value;
+        return isObject(body) && body.required === true;
+      })
+      .map(([id]) => id);
+    expect(report(required)).toEqual(facts.requiredBodies);
+  });
+
+  for (const { operation: id, status, body, why, mention } of facts.seedWins) {
+    it(`${id} ${status}: refuses ${show(body)}, which the server sends (${why}), and says so`, () => {
+      const op = operations.get(facts.operations[id]!.operationId)!;
+      const { location } = deref(
+        doc,
+        (op.operation.responses as JsonObject)[status],
+        `${op.location}/responses/${status}`,
+      );
+      const problems = [
+        ...(schemas.check(media(location, 'application/json'), body).length > 0
+          ? []
+          : [`${id} ${status}: the document takes ${show(body)}; remove it from seedWins`]),
+        ...(String(op.operation.description).includes(mention)
+          ? []
+          : [`${id}: the description does not name ${show(mention)}`]),
+      ];
+      expect(report(problems)).toEqual([]);
+    });
+  }
+
+  for (const [id, crashes] of Object.entries(facts.crashes)) {
+    it(`${id}: the description warns of each request that stops the server, which the document takes`, () => {
+      const op = operations.get(facts.operations[id]!.operationId)!;
+      const problems = crashes.flatMap((crash) => {
+        const description = String(op.operation.description ?? '');
+        const body = deref(doc, op.operation.requestBody, `${op.location}/requestBody`);
+        const warned = description.includes(crash.warning)
+          ? []
+          : [`${id}: the description does not warn (${show(crash.warning)}) of ${show(crash.body)}: ${crash.why}`];
+        const taken = schemas.check(media(body.location, 'application/json'), crash.body);
+        return [...warned, ...taken.map((problem) => `${id}: the document refuses the crashing body: ${problem}`)];
+      });
+      expect(report(problems)).toEqual([]);
+    });
+  }
 
   for (const [name, fields] of Object.entries(facts.records)) {
     it(`record ${name}: null where the server sends it, and only there; the values it sends`, () => {

@@ -124,7 +124,15 @@ function wrongType(doc: JsonObject, raw: Schema): Json {
   return 'not-a-number';
 }
 
-/** One-constraint breaks of an object schema: a field of the wrong type or outside its enum or range, an unknown field, a missing required field. */
+/** Whether the server refuses no value of a field (`x-lenient`, on the field or the schema it names). */
+export function isLenient(doc: JsonObject, raw: Schema): boolean {
+  return raw['x-lenient'] === true || resolve(doc, raw)['x-lenient'] === true;
+}
+
+/**
+ * One-constraint breaks of an object schema: a field of the wrong type or outside its enum or
+ * range, an unknown field, a missing required field. A lenient field takes any value of its type.
+ */
 export function mutationsFor(doc: JsonObject, raw: Schema): Mutation[] {
   const schema = resolve(doc, raw);
   const properties = isObject(schema.properties) ? schema.properties : {};
@@ -132,6 +140,7 @@ export function mutationsFor(doc: JsonObject, raw: Schema): Mutation[] {
   for (const [name, sub] of Object.entries(properties)) {
     const field = resolve(doc, sub as Schema);
     mutations.push({ what: `${name} of the wrong type`, apply: (v) => ({ ...v, [name]: wrongType(doc, field) }) });
+    if (isLenient(doc, sub as Schema)) continue;
     if (Array.isArray(field.enum))
       mutations.push({ what: `${name} outside its enum`, apply: (v) => ({ ...v, [name]: 'not-one-of-them' }) });
     if (typeof field.maximum === 'number')

@@ -9,6 +9,10 @@ import type { Json, JsonObject } from './document.js';
 
 const DOC_ID = 'openapi';
 
+/** Gitea's `emailRegexp` (models/user), character for character: `+-/` is a range, as in Go. */
+const GITEA_EMAIL =
+  /^[a-zA-Z0-9.!#$%&'*+-/=?^_`{|}~]*@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
+
 function makeAjv(doc: JsonObject): { ajv: InstanceType<typeof Ajv2020>; error?: string } {
   // Strict by default so a typo in a schema surfaces; strictTypes is off because the document
   // deliberately carries uniqueItems on strings (the seed's "unique items") and nullable unions.
@@ -23,6 +27,10 @@ function makeAjv(doc: JsonObject): { ajv: InstanceType<typeof Ajv2020>; error?: 
   ajv.addFormat('binary', { type: 'string', validate: () => true }); // file parts: any string stands in
   ajv.addFormat('byte', { type: 'string', validate: /^[A-Za-z0-9+/]*={0,2}$/ });
   ajv.addFormat('password', { type: 'string', validate: () => true });
+  // An e-mail address as Gitea accepts one (its `emailRegexp`: a domain needs no dot, so
+  // `admin@localhost` is one), or none at all: Gitea checks addresses only when they are set, and
+  // sends `""` for an organization shown as a user. Ajv's own format would flag real answers.
+  ajv.addFormat('email', { type: 'string', validate: (value: string) => value === '' || GITEA_EMAIL.test(value) });
   // OpenAPI's own schema keywords are annotations for validation purposes; register them rather
   // than turning strict mode off, so unknown keywords (typos such as `minimun`) still fail.
   const extensions = new Set<string>(['example', 'discriminator', 'xml', 'externalDocs']);

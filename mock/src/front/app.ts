@@ -187,7 +187,7 @@ export function createApp({
     const input: IHttpRequest = {
       method: op.method.toLowerCase() as PrismMethod,
       url: { path, query: queryOf(url) },
-      // A multipart body comes re-framed under a boundary of its own.
+      // A multipart body comes re-framed under a boundary of its own, an untyped upload as bytes.
       headers: body.contentType === undefined ? headers : { ...headers, 'content-type': body.contentType },
       body: body.body,
     };

@@ -4,13 +4,17 @@
 import type { IHttpRequest } from '@stoplight/prism-http';
 import type { IHttpOperation } from '@stoplight/types';
 import { concatBytes, latin1Text } from '../bytes.js';
+import { lenientView } from './lenient.js';
 import { parseMediaType, type MediaType } from './media-type.js';
 import { encodeForm, formForPrism, parseForm, type FormPart } from './multipart.js';
 
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 export type BodyResult =
-  /** A multipart body comes re-framed (`contentType` names its new boundary), with its parts. */
+  /**
+   * A multipart body comes re-framed (`contentType` names its new boundary), with its parts; a
+   * body without a type that is read as bytes comes with the type it is read as.
+   */
   | { ok: true; body: unknown; form?: FormPart[]; contentType?: string }
   | { ok: false; status: 413 | 422 | 400; message: string };
 
@@ -50,21 +54,34 @@ function isJson(mediaType: string): boolean {
   return mediaType === 'application/json' || (mediaType.startsWith('application/') && mediaType.endsWith('+json'));
 }
 
+/** Whether Gitea binds the operation's body to an option struct: the operations that take JSON. */
+function isBound(operation: IHttpOperation): boolean {
+  return (operation.request?.body?.contents ?? []).some((content) => isJson(content.mediaType.toLowerCase()));
+}
+
+const EMPTY_CONTENT_TYPE = { ok: false, status: 422, message: '[]: Empty Content-Type' } as const;
+
 /**
- * `undefined` when the request has no body. Gitea answers a POST or PUT body without a
- * `Content-Type` with `422 "[]: Empty Content-Type"` and malformed JSON with `422 "[]: …"`.
- * A multipart body is read as a form for an `operation` that takes one; to another, Prism
- * answers that it does not take the type.
+ * `undefined` when the request has no body. As Gitea's binding reads a body: a POST or PUT
+ * without a `Content-Type` answers `422 "[]: Empty Content-Type"`, body or not, and a PATCH or
+ * DELETE without one has its body ignored, read as `{}`; an empty body with a JSON type is `{}`
+ * too, and malformed JSON answers `422 "[]: …"`. A multipart body is read as a form for an
+ * `operation` that takes one; to another, Prism answers that it does not take the type.
+ * Operations that bind nothing (an upload) get the body as it is.
  */
 export async function readBody(request: Request, operation: IHttpOperation): Promise<BodyResult> {
+  const contentType = request.headers.get('content-type')?.trim() || undefined;
+  const bound = isBound(operation);
+  if (bound && contentType === undefined && (request.method === 'POST' || request.method === 'PUT'))
+    return EMPTY_CONTENT_TYPE;
   if (request.body === null) return { ok: true, body: undefined };
   const raw = await readRaw(request);
   if (!raw.ok) return raw;
-  if (raw.data.length === 0) return { ok: true, body: undefined };
-
-  const contentType = request.headers.get('content-type') ?? undefined;
-  if (contentType === undefined || contentType.trim() === '') {
-    return { ok: false, status: 422, message: '[]: Empty Content-Type' };
+  if (contentType === undefined) {
+    if (bound) return { ok: true, body: {} };
+    // An upload takes a body without a type as the file itself, as if it were sent as bytes.
+    if (raw.data.length === 0) return { ok: true, body: undefined };
+    return { ok: true, body: latin1Text(raw.data), contentType: 'application/octet-stream' };
   }
   const mime = mimeType(contentType);
   // Prism's parser throws on it; Gitea's binding finds no type it reads in it.
@@ -75,7 +92,9 @@ export async function readBody(request: Request, operation: IHttpOperation): Pro
       message: `[]: Unsupported Content-Type (not a media type: ${JSON.stringify(contentType.slice(0, 100))})`,
     };
   const mediaType = mime.essence;
-  if (isJson(mediaType)) {
+  if (isJson(mediaType) && bound) {
+    // Go's decoder meets the end at once and binds nothing.
+    if (raw.data.length === 0) return { ok: true, body: {} };
     let text: string;
     try {
       text = utf8.decode(raw.data);
@@ -88,6 +107,7 @@ export async function readBody(request: Request, operation: IHttpOperation): Pro
       return { ok: false, status: 422, message: `[]: ${error instanceof Error ? error.message : 'malformed JSON'}` };
     }
   }
+  if (raw.data.length === 0) return { ok: true, body: undefined };
   // Without a boundary, or to an operation that takes no form, Prism's own answer (an unsupported
   // content type) stands.
   const boundary = mediaType === 'multipart/form-data' && formContent(operation) ? mime.params.get('boundary') : null;
@@ -146,6 +166,7 @@ export function validationView(
   element: IHttpRequest,
   form: readonly FormPart[] | undefined,
 ): { resource: IHttpOperation; element: IHttpRequest } {
+  operation = lenientView(operation);
   const headers = { ...element.headers };
   if (headers['content-type'] !== undefined && !mimeType(headers['content-type'])) delete headers['content-type'];
   const relabelled = form ? formOperation(operation) : undefined;

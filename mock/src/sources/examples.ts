@@ -10,6 +10,7 @@ import type { IHttpOperation } from '@stoplight/types';
 import type { IHttpRequest } from '@stoplight/prism-http';
 import { agreeWithPath, makeCoherent } from './coherence.js';
 import { apiError } from '../front/errors.js';
+import { namesNothing } from '../front/lenient.js';
 import { documentedAnswer, type Mocked, type Wanted } from './negotiation.js';
 import { paginate } from './pagination.js';
 import { codeOfExample } from '../front/prefer.js';
@@ -46,8 +47,10 @@ export async function createExamples(context: SourceContext, options: ExamplesOp
   return {
     strict: false,
     async answer({ op, request, url, preference }: SourceRequest): Promise<Answer> {
+      // An id Gitea cannot read as a number names nothing on any server: the answer is its 404.
+      const unnamed = namesNothing(op.operation, request.url.path) ? 404 : undefined;
       const code =
-        preference.code ?? (preference.example === undefined ? undefined : codeOfExample(op, preference.example));
+        preference.code ?? (preference.example === undefined ? unnamed : codeOfExample(op, preference.example));
       const wanted = {
         ...(code === undefined ? {} : { code }),
         ...(preference.example === undefined ? {} : { exampleKey: preference.example }),

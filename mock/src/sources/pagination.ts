@@ -1,5 +1,7 @@
 // Paging as Gitea does it for list operations: `page` from 1, `limit` defaulting to 30 and
-// clamped to 50, `X-Total-Count` and a `Link` header with next, last, first and prev pages.
+// clamped to 50, each read as `strconv.Atoi` reads it (anything but a sign and digits is 0, the
+// default), `X-Total-Count` and a `Link` header with next, last, first and prev pages.
+import { goDecimal } from '../front/lenient.js';
 
 const DEFAULT_LIMIT = 30;
 const MAX_LIMIT = 50;
@@ -9,20 +11,14 @@ export interface Page<T> {
   headers: Record<string, string>;
 }
 
-/** Gitea reads both with `strconv.Atoi`: anything unparsable counts as 0, i.e. the default. */
-function toInt(value: string | null): number {
-  if (value === null || !/^[+-]?[0-9]+$/.test(value.trim())) return 0;
-  return Number.parseInt(value, 10);
-}
-
 /**
  * Slices `all` for the request's `page` and `limit`. `requestUrl` is the public URL of the
  * request; its other query parameters are kept in the links, as Gitea keeps them.
  */
 export function paginate<T>(all: readonly T[], requestUrl: URL): Page<T> {
   const query = requestUrl.searchParams;
-  const page = Math.max(1, toInt(query.get('page')));
-  const askedLimit = toInt(query.get('limit'));
+  const page = Math.max(1, goDecimal(query.get('page')));
+  const askedLimit = goDecimal(query.get('limit'));
   const limit = askedLimit <= 0 ? DEFAULT_LIMIT : Math.min(askedLimit, MAX_LIMIT);
   const total = all.length;
   const lastPage = Math.max(1, Math.ceil(total / limit));

@@ -8,6 +8,7 @@
 import { sha1 } from '@noble/hashes/legacy';
 import { hex, randomBytes, randomUuid, utf8Bytes, utf8Length } from '../bytes.js';
 import { apiError, notFound } from '../front/errors.js';
+import { goDecimal } from '../front/lenient.js';
 import { sniffedType, type MarkdownRenderer } from './markdown-inline.js';
 import { paginate } from './pagination.js';
 import type { Answer } from './source.js';
@@ -45,6 +46,56 @@ const MAX_CONFIG_KEYS = 64;
 
 /** Longest new user name: a name is copied wherever its user appears, into every URL of their repositories too. */
 const MAX_NAME_BYTES = 255;
+
+/** Most bytes of a secret's value (`SecretDataMaxLength`). */
+const MAX_SECRET_BYTES = 65_536;
+
+/** Names Gitea keeps for its own paths and users (`reservedUsernames`), compared in lower case. */
+const RESERVED_USERNAMES = new Set([
+  '.',
+  '..',
+  '.well-known',
+  'api',
+  'metrics',
+  'v2',
+  'assets',
+  'attachments',
+  'avatar',
+  'avatars',
+  'repo-avatars',
+  'captcha',
+  'login',
+  'org',
+  'repo',
+  'user',
+  'explore',
+  'issues',
+  'pulls',
+  'milestones',
+  'notifications',
+  'favicon.ico',
+  'manifest.json',
+  'robots.txt',
+  'sitemap.xml',
+  'ssh_info',
+  'swagger.v1.json',
+  'openapi3.v1.json',
+  'ghost',
+  'gitea-actions',
+]);
+
+/** Endings of names that the paths of a user's keys, feeds and avatar take (`reservedUserPatterns`). */
+const RESERVED_USERNAME_ENDINGS = ['.keys', '.gpg', '.rss', '.atom', '.png'];
+
+/** Why Gitea refuses a new user name (`IsUsableUsername`), in its words; undefined for a usable one. */
+function usernameProblem(name: string): string | undefined {
+  if (!/^[0-9A-Za-z][-.\w]*$/.test(name) || /[-._]{2,}|[-._]$/.test(name))
+    return `name is invalid [${name}]: must be valid alpha or numeric or dash(-_) or dot characters`;
+  const lower = name.toLowerCase();
+  if (RESERVED_USERNAMES.has(lower)) return `name is reserved [name: ${lower}]`;
+  const ending = RESERVED_USERNAME_ENDINGS.find((candidate) => lower.endsWith(candidate));
+  return ending === undefined ? undefined : `name pattern is not allowed [pattern: *${ending}]`;
+}
 
 /** Where a credential's world goes back to the seed. */
 export const RESET_PATH = '/__sandbox/reset';
@@ -251,6 +302,16 @@ export function parseGoInt(text: string): number | undefined {
   return sign === '-' ? -value : value;
 }
 
+/** The first value of a query parameter, as Go's `FormValue` reads it. */
+function firstOf(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Gitea's webhook addresses: an absolute `http` or `https` URL (`validation.IsValidURL`). */
+function isHookUrl(value: string): boolean {
+  return URL.canParse(value) && ['http:', 'https:'].includes(new URL(value).protocol);
+}
+
 const HOOK_CONTENT_TYPES = ['json', 'form'];
 /** The events Gitea sets for each name it reads (`issues` and `pull_request` stand for their sub-events). */
 const HOOK_EVENTS: Record<string, string[]> = {
@@ -309,12 +370,12 @@ const handlers: Record<string, Handler> = {
     const repo = repoOf(ctx);
     if (!repo) return missingRepo(ctx);
     const entry = ctx.world.hooks.find(
-      (candidate) => candidate.repo === repo.id && candidate.hook.id === Number(ctx.params.id),
+      (candidate) => candidate.repo === repo.id && candidate.hook.id === goDecimal(ctx.params.id),
     );
     if (!entry) return missing(ctx);
     const body = fieldsOf(ctx);
     const config = (has(body, 'config') ? body.config : {}) as Record<string, string>;
-    if (config.url !== undefined && !URL.canParse(config.url)) return fail(ctx, 422, 'Invalid url');
+    if (config.url !== undefined && !isHookUrl(config.url)) return fail(ctx, 422, 'Invalid url');
     if (config.content_type !== undefined && !HOOK_CONTENT_TYPES.includes(config.content_type))
       return fail(ctx, 422, 'Invalid content type');
     const { hook } = entry;
@@ -433,7 +494,7 @@ const handlers: Record<string, Handler> = {
   issueRemoveAssignees(ctx) {
     const repo = repoOf(ctx);
     if (!repo) return missingRepo(ctx);
-    const index = Number(ctx.params.index);
+    const index = goDecimal(ctx.params.index);
     const issue = ctx.world.issues.find((entry) => entry.repo === repo.id && entry.issue.number === index)?.issue;
     const pull = issue
       ? undefined
@@ -459,7 +520,7 @@ const handlers: Record<string, Handler> = {
     const repo = repoOf(ctx);
     if (!repo) return missingRepo(ctx);
     const pull = ctx.world.pulls.find(
-      (entry) => entry.repo === repo.id && entry.pull.number === Number(ctx.params.index),
+      (entry) => entry.repo === repo.id && entry.pull.number === goDecimal(ctx.params.index),
     )?.pull;
     if (!pull) return missing(ctx);
     const body = fieldsOf(ctx);
@@ -580,9 +641,10 @@ const handlers: Record<string, Handler> = {
 
   // E8
   notifyReadThread(ctx) {
-    const thread = ctx.world.threads.find((candidate) => String(candidate.id) === ctx.params.id);
-    if (!thread) return fail(ctx, 404, `notification does not exist [id: ${ctx.params.id}]`);
-    const wanted = String(ctx.query['to-status'] ?? 'read')
+    const id = goDecimal(ctx.params.id);
+    const thread = ctx.world.threads.find((candidate) => candidate.id === id);
+    if (!thread) return fail(ctx, 404, `notification does not exist [id: ${id}]`);
+    const wanted = String(firstOf(ctx.query['to-status']) ?? 'read')
       .trim()
       .toLowerCase();
     // One status of three; anything else means read.
@@ -597,7 +659,7 @@ const handlers: Record<string, Handler> = {
     const repo = repoOf(ctx);
     if (!repo) return missingRepo(ctx);
     const key = ctx.world.deployKeys.find(
-      (entry) => entry.repo === repo.id && entry.key.id === Number(ctx.params.id),
+      (entry) => entry.repo === repo.id && entry.key.id === goDecimal(ctx.params.id),
     )?.key;
     return key ? ok(200, key) : missing(ctx);
   },
@@ -612,7 +674,7 @@ const handlers: Record<string, Handler> = {
         url: ctx.docsUrl,
       });
     const label = ctx.world.orgLabels.find(
-      (entry) => entry.org === org.id && entry.label.id === Number(ctx.params.id),
+      (entry) => entry.org === org.id && entry.label.id === goDecimal(ctx.params.id),
     )?.label;
     if (!label) return missing(ctx);
     const body = fieldsOf(ctx);
@@ -660,7 +722,7 @@ const handlers: Record<string, Handler> = {
 
   // E12
   orgListTeamMembers(ctx) {
-    const team = ctx.world.teams.find((entry) => entry.team.id === Number(ctx.params.id));
+    const team = ctx.world.teams.find((entry) => entry.team.id === goDecimal(ctx.params.id));
     if (!team) return missing(ctx);
     return page(ctx, team.members.map((id) => ctx.world.users.find((user) => user.id === id)).filter(Boolean));
   },
@@ -677,9 +739,13 @@ const handlers: Record<string, Handler> = {
 
   // E14
   updateUserSecret(ctx) {
-    const name = String(ctx.params.secretname).toUpperCase();
-    if (!/^[A-Z_][A-Z0-9_]*$/.test(name) || /^(GITEA_|GITHUB_)/.test(name) || name === 'CI')
+    // Go's `(?i)` folds case as Unicode's simple folding does (`ſ` is an `s`), as the `u` flag does.
+    const given = String(ctx.params.secretname);
+    if (!/^[A-Z_][A-Z0-9_]*$/iu.test(given) || /^GIT(EA|HUB)_/iu.test(given) || /^CI$/iu.test(given))
       return fail(ctx, 400, 'invalid variable or secret name');
+    const name = given.toUpperCase();
+    const data = fieldsOf(ctx).data;
+    if (typeof data === 'string' && utf8Length(data) > MAX_SECRET_BYTES) return fail(ctx, 400, 'data too long');
     const exists = ctx.world.secrets.some((secret) => secret.user === ctx.caller.id && secret.name === name);
     if (exists) return empty(204, false);
     ctx.world.created++;
@@ -721,9 +787,9 @@ const handlers: Record<string, Handler> = {
   async repoCreateReleaseAttachment(ctx) {
     const repo = repoOf(ctx);
     if (!repo) return missingRepo(ctx);
-    const release = ctx.world.releases.find((entry) => entry.repo === repo.id && entry.id === Number(ctx.params.id));
+    const release = ctx.world.releases.find((entry) => entry.repo === repo.id && entry.id === goDecimal(ctx.params.id));
     if (!release) return missing(ctx);
-    const queryName = typeof ctx.query.name === 'string' && ctx.query.name !== '' ? ctx.query.name : undefined;
+    const queryName = firstOf(ctx.query.name) || undefined;
     let name: string;
     let size: number;
     if (ctx.body instanceof FormData) {
@@ -757,7 +823,7 @@ const handlers: Record<string, Handler> = {
   issueListIssueCommentAttachments(ctx) {
     const repo = repoOf(ctx);
     if (!repo) return missingRepo(ctx);
-    const comment = ctx.world.comments.find((entry) => entry.id === Number(ctx.params.id));
+    const comment = ctx.world.comments.find((entry) => entry.id === goDecimal(ctx.params.id));
     // An unknown comment is answered with the JSON literal null.
     if (!comment) return ok(404, null);
     if (comment.repo !== repo.id) return fail(ctx, 404, 'no matching issue comment found');
@@ -774,6 +840,8 @@ const handlers: Record<string, Handler> = {
     }
     const newName = String(fieldsOf(ctx).new_username);
     if (newName === user.login) return empty(204, false);
+    const problem = usernameProblem(newName);
+    if (problem !== undefined) return fail(ctx, 422, problem);
     const nameBytes = utf8Length(newName);
     if (nameBytes > MAX_NAME_BYTES)
       return tooLarge(
