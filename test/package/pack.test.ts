@@ -207,24 +207,42 @@ console.log(JSON.stringify({ from: import.meta.resolve('gitea-contract'), key: k
     }
   });
 
-  it('requires as CommonJS, with both documents exported', async () => {
+  it('requires as CommonJS in a "type": "commonjs" project, with both documents, and calls the mock through it', async () => {
+    // npm's default project type, as plain-JS bots and Jest use it.
+    const bot = join(app, 'bot');
+    await mkdir(bot);
+    await writeFile(join(bot, 'package.json'), JSON.stringify({ name: 'bot', private: true, type: 'commonjs' }));
     await writeFile(
-      join(app, 'call.cjs'),
-      `const { createGiteaClient } = require('gitea-contract');
+      join(bot, 'index.js'),
+      `const { collectAll, createGiteaClient, unwrap } = require('gitea-contract');
 const spec = require('gitea-contract/openapi.json');
 const operations = Object.values(spec.paths).flatMap((item) => Object.values(item)).filter((op) => op.operationId);
-console.log(JSON.stringify({ from: require.resolve('gitea-contract'), client: typeof createGiteaClient, openapi: spec.openapi, operations: operations.length, yaml: require.resolve('gitea-contract/openapi.yaml') }));
+const gitea = createGiteaClient({ baseUrl: process.env.GITEA_BASE_URL, auth: { token: 'x' } });
+(async () => {
+  const key = await unwrap(gitea.GET('/repos/{owner}/{repo}/keys/{id}', { params: { path: { owner: 'acme', repo: 'rocket', id: 11001 } } }));
+  const orgs = await collectAll(gitea, '/admin/orgs', { params: { query: { limit: 2 } } });
+  console.log(JSON.stringify({ from: require.resolve('gitea-contract'), key: key.id, orgs: orgs.length, openapi: spec.openapi, operations: operations.length, yaml: require.resolve('gitea-contract/openapi.yaml') }));
+})();
 `,
     );
-    const { stdout } = await run(process.execPath, ['call.cjs'], { cwd: app });
-    const installed = join(app, 'node_modules/gitea-contract');
-    expect(JSON.parse(stdout)).toEqual({
-      from: join(installed, 'dist/index.cjs'),
-      client: 'function',
-      openapi: '3.1.0',
-      operations: 20,
-      yaml: join(installed, 'openapi.yaml'),
-    });
+    const mock = await startMockServer({ port: 0 });
+    try {
+      const { stdout } = await run(process.execPath, ['index.js'], {
+        cwd: bot,
+        env: { ...process.env, GITEA_BASE_URL: mock.baseUrl },
+      });
+      const installed = join(app, 'node_modules/gitea-contract');
+      expect(JSON.parse(stdout)).toEqual({
+        from: join(installed, 'dist/index.cjs'),
+        key: 11001,
+        orgs: 5,
+        openapi: '3.1.0',
+        operations: 20,
+        yaml: join(installed, 'openapi.yaml'),
+      });
+    } finally {
+      await mock.close();
+    }
   });
 
   // The consumer the compilers check, written once for all of them.
@@ -408,6 +426,6 @@ createGiteaHandlers({ baseUrl: '/api/v1', sandbox: 'yes' });
     const { stdout } = await run(bin, ['verify', '--base-url', mock.baseUrl, ...ids], {
       env: { ...process.env, GITEA_TOKEN: 'packaged-live' },
     });
-    expect(stdout).toMatch(/^7 operations checked, 0 with mismatches$/m);
+    expect(stdout).toMatch(/^7 of 20 operations checked, 0 with mismatches$/m);
   });
 });
