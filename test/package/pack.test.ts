@@ -6,27 +6,24 @@
 import { execFile } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative, sep } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, type Launched } from '../../contract-tests/support/launch.js';
 import { startMockServer } from '../../mock/src/front/server.js';
+import { cleanCopy, npm } from '../support/scratch-repo.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
 /** The TypeScript 7 consumers get from `npm i typescript` today: a development dependency of ours under another name. */
 const TSC_7 = join(ROOT, 'node_modules/typescript-7/bin/tsc');
 const TYPESCRIPT_7 = '7.0.2';
-const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const run = promisify(execFile);
 const { OUTPUTS, staleReason } = (await import(join(ROOT, 'scripts/build-if-stale.mjs') as string)) as {
   OUTPUTS: string[];
   staleReason(root: string): string | undefined;
 };
-
-/** Left out of the copy: installed packages, build output and history. */
-const NOT_COPIED = new Set(['node_modules', 'dist', '.git', 'coverage', '.vitest-cache', 'mock/dist']);
 
 /** What each tarball must hold, and what else it may. */
 const CLIENT = {
@@ -68,24 +65,6 @@ const MOCK = {
   allowed: [/^dist\/[\w-]+\.mjs$/, /^dist\/[\w-]+\.d\.mts$/],
 };
 
-/**
- * The environment without what `npm test` passes down about this project (prefixes, package
- * fields). The npm cache stays: `.ci/run` gives its run a cache that starts empty, so what the
- * installs below need comes from the registry there, and tarballs `npm ci` fetched are not fetched twice.
- */
-function npmEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([name]) => !/^(npm_package_|npm_lifecycle_|npm_config_(local_|global_)?prefix$|INIT_CWD$)/i.test(name),
-    ),
-  );
-}
-
-async function npm(args: string[], cwd: string): Promise<string> {
-  const { stdout } = await run(NPM, args, { cwd, env: npmEnv(), maxBuffer: 32 * 1024 * 1024 });
-  return stdout;
-}
-
 /** A fresh project in `folder` with `specs` installed as a user installs them. */
 async function project(folder: string, specs: string[]): Promise<void> {
   await mkdir(folder);
@@ -117,19 +96,7 @@ beforeAll(async () => {
   app = join(stage, 'app');
   mockProject = join(stage, 'mock-project');
   // A clean copy without any build output: what a fresh clone has after `npm ci`.
-  await cp(ROOT, repo, {
-    recursive: true,
-    filter: (source) => {
-      const path = relative(ROOT, source).split(sep);
-      // Any node_modules: the runtime suite installs Node 22 and 24 below test/ too.
-      return (
-        !NOT_COPIED.has(path[0] ?? '') &&
-        !NOT_COPIED.has(path.slice(0, 2).join('/')) &&
-        !path.includes('node_modules') &&
-        !source.endsWith('.tgz')
-      );
-    },
-  });
+  await cleanCopy(ROOT, repo);
   await symlink(join(ROOT, 'node_modules'), join(repo, 'node_modules'), 'dir');
   // Then the build's own outputs, which pretest or the global setup has just brought up to date
   // (test/build-if-stale.test.ts holds the list to what tsdown writes), and the bundled document,
