@@ -1,5 +1,6 @@
-// The README's `npm start` on the fresh checkout CI runs on: it must build dist/ by itself, listen,
-// and answer `GET /api/v1/admin/orgs` with the example organizations. Exits non-zero otherwise.
+// The README's `npm start` on the fresh checkout CI runs on, after `npm ci` (which builds dist/
+// through the mock workspace's prepare script; `npm start` builds whatever is stale): it must
+// listen and answer `GET /api/v1/admin/orgs` with the example organizations. Exits non-zero otherwise.
 import { spawn } from 'node:child_process';
 
 const TIMEOUT_MS = 120_000;

@@ -178,8 +178,32 @@ describe('npm run test:live', () => {
     expect(out).toContain(`server: Gitea ${MOCK_VERSION}\n`);
     for (const operationId of READ_CHECKS)
       expect(section(out, operationId)).toMatch(new RegExp(`^✓ ${operationId} +200 conforms$`));
-    expect(out).toContain('7 operations checked, 0 with mismatches');
+    expect(out).toContain('7 of 20 operations checked, 0 with mismatches');
     expect(code).toBe(0);
+  });
+
+  it("the README's headline command against the mock says how many of the 20 operations it checked and why not the rest; --fail-on-skip fails such a run", async () => {
+    const readme = readFileSync(fileURLToPath(new URL('../README.md', import.meta.url)), 'utf8');
+    const headline = /^GITEA_TOKEN=… npx gitea-mock verify --base-url \S+ (.+)$/m.exec(readme)?.[1]?.split(' ');
+    expect(headline).toEqual(['--repo', 'acme/rocket']);
+    const args = ['--base-url', inject('mockBaseUrl'), ...headline!];
+    const [{ code, stdout, stderr }, failing] = await Promise.all([live(args), live([...args, '--fail-on-skip'])]);
+    const lastLines = stdout.trimEnd().split('\n').slice(-2);
+    expect(lastLines).toEqual([
+      '2 of 20 operations checked, 0 with mismatches',
+      '18 not checked: 5 lacked an id or a repository (listPackageVersions, repoGetKey, orgListTeamMembers, ActionsGetWorkflow, issueListIssueCommentAttachments); 6 change data: not run without --allow-writes --scratch-repo owner/name; 7 never run by live mode: they change data outside a scratch repository',
+    ]);
+    expect([code, stderr]).toEqual([0, '']);
+    // The same report, then the line that fails the run: every skip the run was asked to avoid.
+    expect(failing.stdout).toBe(stdout);
+    expect(failing.stderr).toMatch(
+      /^gitea-mock verify: 5 operations could not be checked \(--fail-on-skip\): 5 lacked an id or a repository \(the first, listPackageVersions: no package to use: GET \/packages\/acme answered 404 "not found"; give --package owner\/type\/name\)\n$/,
+    );
+    expect(failing.code).toBe(2);
+    // With every id given, nothing is skipped that the run was asked to check: it passes.
+    const all = await live(['--base-url', inject('mockBaseUrl'), ...IDS, '--fail-on-skip']);
+    expect(all.stdout).toContain('7 of 20 operations checked, 0 with mismatches\n13 not checked: 6 change data');
+    expect([all.code, all.stderr]).toEqual([0, '']);
   });
 
   it("the README's command with writes against the built sandbox runs every check, writes included, with the ids it gives; with a scratch repository that is not there, it writes nothing and cannot pass", async () => {
@@ -210,11 +234,11 @@ describe('npm run test:live', () => {
       }
       expect([unknown.code, unknown.stdout]).toEqual([
         0,
-        expect.stringContaining('5 operations checked, 0 with mismatches'),
+        expect.stringContaining('5 of 20 operations checked, 0 with mismatches'),
       ]);
       for (const operationId of [...READ_CHECKS, ...WRITE_CHECKS])
         expect(section(out, operationId)).toMatch(new RegExp(`^✓ ${operationId} +20[014] conforms$`));
-      expect(out).toContain('13 operations checked, 0 with mismatches');
+      expect(out).toContain('13 of 20 operations checked, 0 with mismatches');
       expect(code).toBe(0);
       // The sandbox has no alice/contract-scratch: each write answers a conforming 404, which wrote nothing.
       for (const operationId of READ_CHECKS)
@@ -226,9 +250,9 @@ describe('npm run test:live', () => {
           ),
         );
       }
-      expect(missing.stdout).toContain('7 operations checked, 0 with mismatches');
+      expect(missing.stdout).toContain('7 of 20 operations checked, 0 with mismatches');
       expect(missing.stderr).toMatch(
-        /^test:live: no write could be checked in alice\/contract-scratch: 6 lacked an id or a repository \(the first, repoAddCollaborator: nothing was written: answered 404/,
+        /^gitea-mock verify: no write could be checked in alice\/contract-scratch: 6 lacked an id or a repository \(the first, repoAddCollaborator: nothing was written: answered 404/,
       );
       expect(missing.code).toBe(2);
     } finally {
@@ -250,7 +274,7 @@ describe('npm run test:live', () => {
     );
     for (const conforming of ['issueListIssueCommentAttachments', 'renderMarkdown'])
       expect(section(out, conforming)).toMatch(/^✓/);
-    expect(out).toContain('6 operations checked, 4 with mismatches');
+    expect(out).toContain('6 of 20 operations checked, 4 with mismatches');
     expect(code).toBe(1);
 
     const [suite] = readJUnit(readFileSync(junit, 'utf8'));
@@ -320,6 +344,29 @@ describe('npm run test:live', () => {
       '- repoEditHook                       skipped: no webhook to use: GET /repos/acme/scratch/hooks answered 404 "not found"; give --hook-id',
     );
     expect(code).toBe(1);
+  });
+
+  it('refuses a credential given as an option, pointing at the environment, without repeating it', async () => {
+    const secret = 'cmdline-SECRET-0b9d2e';
+    for (const option of ['--token', '--password', '--username', '--api-key']) {
+      const { code, stdout, stderr } = await live(['--base-url', broken, option, secret], {});
+      expect(stderr).toMatch(
+        new RegExp(
+          `^gitea-mock verify: ${option} is not an option: credentials come from the environment only, never the command line .*: set GITEA_TOKEN, or GITEA_USERNAME and GITEA_PASSWORD \\(and GITEA_OTP for two-factor accounts\\)\n`,
+        ),
+      );
+      expect([code, stdout]).toEqual([2, '']);
+      expect(stderr).not.toContain(secret);
+    }
+    // A bare argument may be a token too: named by what it is, not repeated.
+    const bare = await live(['--base-url', broken, secret], {});
+    expect(bare.stderr).toMatch(/^gitea-mock verify: an argument that is no option was given /);
+    expect(bare.stderr).not.toContain(secret);
+    expect(bare.code).toBe(2);
+    // Any other unknown option is told as it is.
+    expect((await live(['--base-url', broken, '--repository', 'acme/rocket'], {})).stderr).toMatch(
+      /^gitea-mock verify: Unknown option '--repository'/,
+    );
   });
 
   it('refuses --allow-writes without a scratch repository, and a missing --base-url', async () => {
@@ -394,7 +441,7 @@ describe('npm run test:live against a server that misbehaves once /version has a
     expect(section(out, 'orgListTeamMembers')).toMatch(
       /skipped: no team to use: GET \/user\/teams answered more than 10 MB; give --team-id$/,
     );
-    expect(out).toContain('1 operation checked, 1 with mismatches');
+    expect(out).toContain('1 of 20 operations checked, 1 with mismatches');
     expect(code).toBe(1);
     const json = JSON.parse(readFileSync(report, 'utf8')) as {
       operations: Record<string, object>;
@@ -426,7 +473,7 @@ describe('npm run test:live against a server that misbehaves once /version has a
     const { code, stdout, stderr } = await live(['--base-url', baseUrl, ...IDS, '--junit', junit, '--report', report], {
       GITEA_TOKEN: TOKEN,
     });
-    const line = `test:live: ${baseUrl} refused the credentials in GITEA_TOKEN: adminGetAllOrgs answered 401 "invalid username, password or token"`;
+    const line = `gitea-mock verify: ${baseUrl} refused the credentials in GITEA_TOKEN: adminGetAllOrgs answered 401 "invalid username, password or token"`;
     expect(stderr).toBe(`${line}\n`);
     expect(stdout).toBe('');
     expect(code).toBe(2);
@@ -434,10 +481,10 @@ describe('npm run test:live against a server that misbehaves once /version has a
     expect(asked).toEqual(['GET /api/v1/admin/orgs?limit=5']);
     const [suite] = readJUnit(readFileSync(junit, 'utf8'));
     expect(await schemaProblems([{ fileName: 'refused.xml', contents: readFileSync(junit, 'utf8') }])).toEqual([]);
-    expect(suite!.cases[0]!.errors).toEqual([{ message: line.slice('test:live: '.length), type: 'stopped' }]);
+    expect(suite!.cases[0]!.errors).toEqual([{ message: line.slice('gitea-mock verify: '.length), type: 'stopped' }]);
     expect(suite!.cases.slice(1).every((testCase) => testCase.skipped !== undefined)).toBe(true);
     const json = JSON.parse(readFileSync(report, 'utf8')) as { exitCode: number; stopped: string; operations: object };
-    expect(json).toMatchObject({ exitCode: 2, stopped: line.slice('test:live: '.length), operations: {} });
+    expect(json).toMatchObject({ exitCode: 2, stopped: line.slice('gitea-mock verify: '.length), operations: {} });
     for (const text of [stdout + stderr, readFileSync(junit, 'utf8'), readFileSync(report, 'utf8')])
       expect(text.toLowerCase()).not.toContain(TOKEN.toLowerCase());
   });
@@ -467,9 +514,9 @@ describe('npm run test:live against a server that misbehaves once /version has a
     expect(stdout).not.toContain('; give --');
     expect(section(stdout, 'renderMarkdown')).toMatch(/^- renderMarkdown +(skipped: timed out: |not run: )/);
     expect(stdout).not.toMatch(/listed none|answered \d/);
-    expect(stdout).toContain('0 operations checked, 0 with mismatches');
+    expect(stdout).toContain('0 of 20 operations checked, 0 with mismatches');
     expect(stderr).toMatch(
-      /^test:live: no operation could be checked: 7 ran out of time \(the first, adminGetAllOrgs: timed out: no answer within the --request-timeout of 0\.4 s\)\n$/,
+      /^gitea-mock verify: no operation could be checked: 7 ran out of time \(the first, adminGetAllOrgs: timed out: no answer within the --request-timeout of 0\.4 s\)\n$/,
     );
     expect(code).toBe(2);
     // The 2 s of the run, and the start of a process.
@@ -501,9 +548,9 @@ describe('npm run test:live against a server that misbehaves once /version has a
       '- renderMarkdown                     skipped: the request failed: ECONNREFUSED (the connection was refused: is the server running, on that port?)',
     );
     expect(stdout).not.toMatch(/^✗|fetch failed|; give --/m);
-    expect(stdout).toContain('0 operations checked, 0 with mismatches');
+    expect(stdout).toContain('0 of 20 operations checked, 0 with mismatches');
     expect(stderr).toMatch(
-      /^test:live: no operation could be checked: 7 got no answer: the connection failed \(the first, adminGetAllOrgs: the request failed: (UND_ERR_SOCKET|ECONNRESET) \(/,
+      /^gitea-mock verify: no operation could be checked: 7 got no answer: the connection failed \(the first, adminGetAllOrgs: the request failed: (UND_ERR_SOCKET|ECONNRESET) \(/,
     );
     expect(code).toBe(2);
     const json = JSON.parse(readFileSync(report, 'utf8')) as {
@@ -665,7 +712,7 @@ describe('npm run test:live when no Gitea API answers at the base URL', () => {
     await new Promise((resolve) => servers.pop()!.close(resolve));
     await expectStopped(
       `http://127.0.0.1:${port}/api/v1`,
-      /^test:live: cannot reach http:\/\/127\.0\.0\.1:\d+\/api\/v1: ECONNREFUSED \(the connection was refused/,
+      /^gitea-mock verify: cannot reach http:\/\/127\.0\.0\.1:\d+\/api\/v1: ECONNREFUSED \(the connection was refused/,
     );
   });
 
@@ -681,7 +728,7 @@ describe('npm run test:live when no Gitea API answers at the base URL', () => {
     );
     await expectStopped(
       `http://127.0.0.1:${port}/api/v1`,
-      /^test:live: cannot reach http:\/\/127\.0\.0\.1:\d+\/api\/v1: ECONNRESET \(the connection was reset before an answer\)$/,
+      /^gitea-mock verify: cannot reach http:\/\/127\.0\.0\.1:\d+\/api\/v1: ECONNRESET \(the connection was reset before an answer\)$/,
     );
     expect(requests).toBe(1);
   });
@@ -697,7 +744,7 @@ describe('npm run test:live when no Gitea API answers at the base URL', () => {
       const port = await listen(createTcpServer(end));
       await expectStopped(
         `http://127.0.0.1:${port}/api/v1`,
-        /^test:live: cannot reach http:\/\/127\.0\.0\.1:\d+\/api\/v1: (ECONNRESET|UND_ERR_SOCKET|ETIMEDOUT) \(/,
+        /^gitea-mock verify: cannot reach http:\/\/127\.0\.0\.1:\d+\/api\/v1: (ECONNRESET|UND_ERR_SOCKET|ETIMEDOUT) \(/,
         ['--connect-timeout', '1'],
       );
     },
@@ -710,7 +757,7 @@ describe('npm run test:live when no Gitea API answers at the base URL', () => {
     const started = performance.now();
     await expectStopped(
       `http://127.0.0.1:${port}/api/v1`,
-      /^test:live: cannot reach http:\/\/127\.0\.0\.1:\d+\/api\/v1: ETIMEDOUT \(no answer to GET \/version within 0\.5 s; --connect-timeout waits longer\)$/,
+      /^gitea-mock verify: cannot reach http:\/\/127\.0\.0\.1:\d+\/api\/v1: ETIMEDOUT \(no answer to GET \/version within 0\.5 s; --connect-timeout waits longer\)$/,
       ['--connect-timeout', '0.5'],
     );
     // Well before the 10 s default, and before the 60 s of an operation.
@@ -722,7 +769,7 @@ describe('npm run test:live when no Gitea API answers at the base URL', () => {
     const { port, paths } = await httpServer((_req, res) => res.end('not tls'));
     await expectStopped(
       `https://127.0.0.1:${port}/api/v1`,
-      /^test:live: cannot reach https:\/\/127\.0\.0\.1:\d+\/api\/v1: TLS failed: (ERR_SSL_WRONG_VERSION_NUMBER|EPROTO) \(wrong version number: does the server speak plain http\?\)$/,
+      /^gitea-mock verify: cannot reach https:\/\/127\.0\.0\.1:\d+\/api\/v1: TLS failed: (ERR_SSL_WRONG_VERSION_NUMBER|EPROTO) \(wrong version number: does the server speak plain http\?\)$/,
     );
     expect(paths).toEqual([]);
   });
@@ -741,20 +788,20 @@ describe('npm run test:live when no Gitea API answers at the base URL', () => {
 
     it('self-signed: the TLS reason, and how to trust it', async () => {
       const server = await tlsServer('self-signed');
-      const line = await expectStopped(`${server.origin}/api/v1`, /^test:live: cannot reach /);
+      const line = await expectStopped(`${server.origin}/api/v1`, /^gitea-mock verify: cannot reach /);
       expect(line).toBe(
-        `test:live: cannot reach ${server.origin}/api/v1: TLS failed: DEPTH_ZERO_SELF_SIGNED_CERT (self-signed certificate: if you trust the server, set NODE_EXTRA_CA_CERTS to a PEM file of its CA certificate and start again)`,
+        `gitea-mock verify: cannot reach ${server.origin}/api/v1: TLS failed: DEPTH_ZERO_SELF_SIGNED_CERT (self-signed certificate: if you trust the server, set NODE_EXTRA_CA_CERTS to a PEM file of its CA certificate and start again)`,
       );
       expect(server.paths).toEqual([]);
     });
 
     it('self-signed, with its certificate in NODE_EXTRA_CA_CERTS as the advice says: the request gets through', async () => {
       const server = await tlsServer('self-signed');
-      const line = await expectStopped(`${server.origin}/api/v1`, /^test:live: no Gitea API at /, [], [], {
+      const line = await expectStopped(`${server.origin}/api/v1`, /^gitea-mock verify: no Gitea API at /, [], [], {
         NODE_EXTRA_CA_CERTS: server.caFile,
       });
       expect(line).toBe(
-        `test:live: no Gitea API at ${server.origin}/api/v1: GET /version answered 200 with JSON {"status":"ok"}, not {"version": "…"}`,
+        `gitea-mock verify: no Gitea API at ${server.origin}/api/v1: GET /version answered 200 with JSON {"status":"ok"}, not {"version": "…"}`,
       );
       expect(server.paths).toEqual(['/api/v1/version']);
     });
@@ -764,10 +811,10 @@ describe('npm run test:live when no Gitea API answers at the base URL', () => {
       ['for another host', "ERR_TLS_CERT_ALTNAME_INVALID (IP: 127.0.0.1 is not in the cert's list)"],
     ] as const)('%s, though trusted: the TLS reason alone, nothing to trust', async (kind, reason) => {
       const server = await tlsServer(kind);
-      const line = await expectStopped(`${server.origin}/api/v1`, /^test:live: cannot reach /, [], [], {
+      const line = await expectStopped(`${server.origin}/api/v1`, /^gitea-mock verify: cannot reach /, [], [], {
         NODE_EXTRA_CA_CERTS: server.caFile,
       });
-      expect(line).toBe(`test:live: cannot reach ${server.origin}/api/v1: TLS failed: ${reason}`);
+      expect(line).toBe(`gitea-mock verify: cannot reach ${server.origin}/api/v1: TLS failed: ${reason}`);
       expect(server.paths).toEqual([]);
     });
   });
@@ -793,12 +840,20 @@ describe('npm run test:live when no Gitea API answers at the base URL', () => {
     const { port, paths } = await httpServer((_req, res) => answer(res));
     const line = await expectStopped(
       `http://127.0.0.1:${port}/api/v1`,
-      /^test:live: no Gitea API at http:\/\/127\.0\.0\.1:\d+\/api\/v1: GET \/version /,
+      /^gitea-mock verify: no Gitea API at http:\/\/127\.0\.0\.1:\d+\/api\/v1: GET \/version /,
     );
     expect(line).toBe(
-      `test:live: no Gitea API at http://127.0.0.1:${port}/api/v1: GET /version ${came}, not {"version": "…"}`,
+      `gitea-mock verify: no Gitea API at http://127.0.0.1:${port}/api/v1: GET /version ${came}, not {"version": "…"}`,
     );
     expect(paths).toEqual(['/api/v1/version']);
+  });
+
+  it('a base URL without /api/v1: the web pages answer /version, and the line says which base URL to try', async () => {
+    const origin = inject('mockBaseUrl').replace(/\/api\/v1$/, '');
+    const line = await expectStopped(`${origin}/`, /^gitea-mock verify: no Gitea API at /);
+    expect(line).toBe(
+      `gitea-mock verify: no Gitea API at ${origin}/: GET /version answered 404 with JSON {"errors":null,"message":"not found","url":"${origin}/api/swagger"}, not {"version": "…"}; the base URL ${origin} does not end in /api/v1, where Gitea serves its API: try ${origin}/api/v1`,
+    );
   });
 
   it("GET /version answered 401 with no credentials set: says that none were given, as an operation's 401 does", async () => {
@@ -807,9 +862,11 @@ describe('npm run test:live when no Gitea API answers at the base URL', () => {
         .writeHead(401, { 'content-type': 'application/json' })
         .end(JSON.stringify({ message: 'token is required', url: 'x' })),
     );
-    const line = await expectStopped(`http://127.0.0.1:${port}/api/v1`, /^test:live: /, [], [], { GITEA_TOKEN: '' });
+    const line = await expectStopped(`http://127.0.0.1:${port}/api/v1`, /^gitea-mock verify: /, [], [], {
+      GITEA_TOKEN: '',
+    });
     expect(line).toBe(
-      `test:live: http://127.0.0.1:${port}/api/v1 asks for credentials and none were given (set GITEA_TOKEN, or GITEA_USERNAME and GITEA_PASSWORD): GET /version answered 401 with JSON {"message":"token is required","url":"x"}`,
+      `gitea-mock verify: http://127.0.0.1:${port}/api/v1 asks for credentials and none were given (set GITEA_TOKEN, or GITEA_USERNAME and GITEA_PASSWORD): GET /version answered 401 with JSON {"message":"token is required","url":"x"}`,
     );
   });
 
@@ -819,9 +876,9 @@ describe('npm run test:live when no Gitea API answers at the base URL', () => {
         .writeHead(200, { 'content-type': 'application/json' })
         .end(JSON.stringify({ status: 'ok', seen: req.headers.authorization })),
     );
-    const line = await expectStopped(`http://127.0.0.1:${port}/api/v1`, /^test:live: no Gitea API at /);
+    const line = await expectStopped(`http://127.0.0.1:${port}/api/v1`, /^gitea-mock verify: no Gitea API at /);
     expect(line).toBe(
-      `test:live: no Gitea API at http://127.0.0.1:${port}/api/v1: GET /version answered 200 with JSON {"status":"ok","seen":"[REDACTED]"}, not {"version": "…"}`,
+      `gitea-mock verify: no Gitea API at http://127.0.0.1:${port}/api/v1: GET /version answered 200 with JSON {"status":"ok","seen":"[REDACTED]"}, not {"version": "…"}`,
     );
     expect(paths).toEqual(['/api/v1/version']);
   });
@@ -847,7 +904,7 @@ describe('npm run test:live when no Gitea API answers at the base URL', () => {
     // 192.0.2.1 is a documentation address (TEST-NET-1); inside the namespace no route leads anywhere.
     await expectStopped(
       'https://192.0.2.1/api/v1',
-      /^test:live: cannot reach https:\/\/192\.0\.2\.1\/api\/v1: (ENETUNREACH \(the network is unreachable\)|EHOSTUNREACH \(the host is unreachable\))$/,
+      /^gitea-mock verify: cannot reach https:\/\/192\.0\.2\.1\/api\/v1: (ENETUNREACH \(the network is unreachable\)|EHOSTUNREACH \(the host is unreachable\))$/,
       [],
       OFFLINE,
     );
@@ -857,7 +914,7 @@ describe('npm run test:live when no Gitea API answers at the base URL', () => {
     await expectOffline();
     await expectStopped(
       'https://gitea.invalid/api/v1',
-      /^test:live: cannot reach https:\/\/gitea\.invalid\/api\/v1: (EAI_AGAIN \(the host name could not be looked up\)|ENOTFOUND \(no such host\))$/,
+      /^gitea-mock verify: cannot reach https:\/\/gitea\.invalid\/api\/v1: (EAI_AGAIN \(the host name could not be looked up\)|ENOTFOUND \(no such host\))$/,
       [],
       OFFLINE,
     );
@@ -866,7 +923,7 @@ describe('npm run test:live when no Gitea API answers at the base URL', () => {
   it('a port fetch refuses to use (the one of the issue, 9): says so', async () => {
     await expectStopped(
       'http://127.0.0.1:9/api/v1',
-      /^test:live: cannot reach http:\/\/127\.0\.0\.1:9\/api\/v1: fetch refuses port 9, which the Fetch standard blocks: use another port$/,
+      /^gitea-mock verify: cannot reach http:\/\/127\.0\.0\.1:9\/api\/v1: fetch refuses port 9, which the Fetch standard blocks: use another port$/,
     );
   });
 });

@@ -154,7 +154,7 @@ describe('each violation names the field and where it is', () => {
     expect(stdout).toContain(
       `✗ ${CROWDED.operationId}   200 9 mismatches\n${CROWDED.lines.map((line) => `    ${line}\n`).join('')}`,
     );
-    expect(stdout).toContain('7 operations checked, 6 with mismatches');
+    expect(stdout).toContain('7 of 20 operations checked, 6 with mismatches');
     expect(stdout).not.toContain(TOKEN);
     expect(code).toBe(1);
     const written = JSON.parse(await readFile(report, 'utf8')) as {

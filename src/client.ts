@@ -2,6 +2,7 @@
 // path safety, a timeout, retries, and errors that name the operation.
 import createClient, { type Client } from 'openapi-fetch';
 import type { paths } from '../generated/api.js';
+import { prefixHint } from './api-prefix.js';
 import { authorization, check, checkAuth, checkBaseUrl, FIELD, WORD, type Auth } from './auth.js';
 import { ApiError, TimeoutError } from './errors.js';
 import { scrub } from './redact.js';
@@ -52,13 +53,18 @@ const clientSecrets = new WeakMap<object, string[]>();
 const CREDENTIAL_HEADER = /auth|token|secret|password|cookie|otp|key|session/i;
 
 /** `error` as it may leave a helper of `client`: every secret the client knows redacted. */
-export function scrubFor(client: GiteaClient, error: unknown): unknown {
+export function scrubFor(client: GiteaClient<boolean>, error: unknown): unknown {
   return scrub(error, clientSecrets.get(client) ?? []);
 }
 
 /** The `ApiError` a non-2xx answer of this package's client stands for, else undefined. */
 export function errorOf(response: Response): ApiError | undefined {
   return failures.get(response)?.();
+}
+
+/** Whether `body` is the service's JSON error body (`{ message, url }` and the like), which `{ error }` hands on as it came. */
+function isServiceError(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && typeof (body as { message?: unknown }).message === 'string';
 }
 
 /** Each URL template split once at its parameters: literal text at even indexes, names at odd ones. */
@@ -89,7 +95,10 @@ function fillPath(url: string, params: Record<string, unknown>): string {
 /** A timeout is a number of milliseconds; 0, and 2^31 or more (Infinity too), mean none. */
 const checkTimeout = (name: string, ms: unknown): number => checkCount(name, ms, 'milliseconds (0 for none)');
 
-export function createGiteaClient(options: GiteaClientOptions): GiteaClient {
+/** A client whose calls throw an `ApiError` for every non-2xx answer, so `data` of one that resolves is there. */
+export function createGiteaClient(options: GiteaClientOptions & { throwOnError: true }): GiteaClient<true>;
+export function createGiteaClient(options: GiteaClientOptions): GiteaClient;
+export function createGiteaClient(options: GiteaClientOptions): GiteaClient<boolean> {
   const { auth, baseUrl, throwOnError, retry } = options;
   const credentials = !!auth && !options.allowInsecureHttp;
   checkBaseUrl('baseUrl', baseUrl, credentials);
@@ -191,9 +200,13 @@ export function createGiteaClient(options: GiteaClientOptions): GiteaClient {
             failures.set(response, () => failure);
             result.error = failure;
           } else {
-            failures.set(response, () => scrub(new ApiError(method, path, response, error), secrets));
-            // The same redaction as a thrown error: a server may echo a credential in its error body.
-            result.error = scrub(error, secrets);
+            // A 404 under a base URL without /api/v1 came from the web pages, not from the API.
+            const hint = response.status === 404 ? prefixHint(init.baseUrl ?? baseUrl) : undefined;
+            failures.set(response, () => scrub(new ApiError(method, path, response, error, undefined, hint), secrets));
+            // The service's JSON error body as it came, with the same redaction as a thrown error
+            // (a server may echo a credential in it); an answer without one (plain text, no body,
+            // `null`), or one the hint explains, is the ApiError: `error.message` reads either way.
+            result.error = isServiceError(error) && !hint ? scrub(error, secrets) : errorOf(response);
           }
           if (throwOnError) throw errorOf(response);
         }
@@ -206,7 +219,15 @@ export function createGiteaClient(options: GiteaClientOptions): GiteaClient {
             ? new TimeoutError(`${method} ${path} timed out after ${limit} ms`, { cause: error })
             : error instanceof SyntaxError && answer
               ? // Not the parser's message: V8 quotes the start of the body, which may hold part of a secret.
-                new ApiError(method, path, answer, undefined, 'unreadable JSON: the body is not valid JSON')
+                // Under a base URL without /api/v1 the body is most likely a web page.
+                new ApiError(
+                  method,
+                  path,
+                  answer,
+                  undefined,
+                  'unreadable JSON: the body is not valid JSON',
+                  prefixHint(init.baseUrl ?? baseUrl),
+                )
               : error,
           secrets,
         );
@@ -214,5 +235,5 @@ export function createGiteaClient(options: GiteaClientOptions): GiteaClient {
     };
   }
   clientSecrets.set(client, secrets);
-  return client as unknown as GiteaClient;
+  return client as unknown as GiteaClient<boolean>;
 }

@@ -24,8 +24,11 @@ export class ApiError extends Error implements RequestInfo {
   /** The parsed body: the service's `{message, url}`, a string, `null`, or `undefined` when empty. */
   declare readonly body: unknown;
 
-  /** The answer to `method` on the path template `path`; `message`: the service's message, else the body text, else the status text. */
-  constructor(method: string, path: string, response: Response, body: unknown, message?: string) {
+  /**
+   * The answer to `method` on the path template `path`; `message`: the service's message, else the
+   * body text, else the status text; `hint`, a sentence on the likely cause, follows it.
+   */
+  constructor(method: string, path: string, response: Response, body: unknown, message?: string, hint?: string) {
     const { status, url, headers } = response;
     const operationId = operationIdOf(`${method} ${path}`);
     message ||= String(
@@ -33,6 +36,7 @@ export class ApiError extends Error implements RequestInfo {
         response.statusText ||
         'error',
     );
+    if (hint) message += `; ${hint}`;
     // A browser's opaque redirect has status 0, which says nothing.
     super(`${method} ${path}${operationId ? ` (${operationId})` : ''}: ${status ? `${status} ` : ''}${message}`);
     Object.assign(this, { name: 'ApiError', method, path, url, operationId, status, headers, body });

@@ -4,7 +4,7 @@ import type { GiteaClient } from './client.js';
 import { unwrap } from './unwrap.js';
 
 export async function renderMarkdown(
-  client: GiteaClient,
+  client: GiteaClient<boolean>,
   options: components['schemas']['MarkdownOption'],
 ): Promise<string> {
   return (await unwrap(client.POST('/markdown', { body: options, parseAs: 'text' }))) ?? '';

@@ -7,7 +7,7 @@ import { unwrap } from './unwrap.js';
 type Thread = components['schemas']['NotificationThread'];
 
 export async function markNotificationThread(
-  client: GiteaClient,
+  client: GiteaClient<boolean>,
   { id, toStatus }: { id: string | number; toStatus?: 'read' | 'unread' | 'pinned' },
 ): Promise<Thread | undefined> {
   // openapi-fetch leaves an undefined query value out.

@@ -21,7 +21,7 @@ export interface PaginateOptions {
 }
 
 export async function* paginate<P extends PaginatedPath>(
-  client: GiteaClient,
+  client: GiteaClient<boolean>,
   path: P,
   ...[init = {} as Init<P>, options]: Rest<P>
 ): AsyncGenerator<Item<P>, void, undefined> {
@@ -55,7 +55,7 @@ export async function* paginate<P extends PaginatedPath>(
 
 /** Every item of every page, in order. */
 export async function collectAll<P extends PaginatedPath>(
-  client: GiteaClient,
+  client: GiteaClient<boolean>,
   path: P,
   ...rest: Rest<P>
 ): Promise<Item<P>[]> {

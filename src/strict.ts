@@ -1,8 +1,10 @@
-// The client's method types: openapi-fetch's, plus an excess-field check on request bodies.
+// The client's method types: openapi-fetch's, plus an excess-field check on request bodies, an
+// `error` that always has a `message`, and `data` that is there when non-2xx answers throw.
 // openapi-fetch infers the whole init object generically, so TypeScript's usual check for
 // unknown fields never runs and a misspelt body field compiles; here it becomes `never`.
 import type { Client, FetchResponse, MaybeOptionalInit } from 'openapi-fetch';
 import type { paths } from '../generated/api.js';
+import type { ApiError } from './errors.js';
 
 type Method = 'get' | 'put' | 'post' | 'delete' | 'options' | 'head' | 'patch' | 'trace';
 // biome-ignore lint/complexity/noBannedTypes: `{} extends Pick<T, K>` asks whether K is optional
@@ -26,27 +28,46 @@ interface CallOptions {
   timeoutMs?: number;
 }
 
-type Caller<M extends Method> = <
+/**
+ * What `{ error }` holds: the service's JSON error body as the document declares it, or the
+ * `ApiError` for an answer without one (the plain text of a crash, no body, `null`), so that
+ * `error.message` reads without narrowing.
+ */
+type CallError<E> = Exclude<E, string | null | undefined> | ApiError;
+
+/** openapi-fetch's answer with `error` as the client hands it; with `throwOnError`, the 2xx branch alone. */
+type Answer<R, Throws extends boolean> = Throws extends true
+  ? Extract<R, { data: unknown }>
+  : R extends { error: infer E }
+    ? { data?: never; error: CallError<E>; response: Response }
+    : R;
+
+type Caller<M extends Method, Throws extends boolean> = <
   P extends PathsWithMethod<M>,
   Init extends MaybeOptionalInit<paths[P], M> & CallOptions,
 >(
   url: P,
   ...init: InitParam<Init & NoUnknownBodyFields<Init, paths[P][M]>>
-) => Promise<FetchResponse<Extract<paths[P][M], Record<string | number, unknown>>, Init, `${string}/${string}`>>;
+) => Promise<
+  Answer<FetchResponse<Extract<paths[P][M], Record<string | number, unknown>>, Init, `${string}/${string}`>, Throws>
+>;
 
 /** The paths that have an operation for the method. */
 type PathsWithMethod<M extends Method> = { [P in keyof paths]: paths[P][M] extends undefined ? never : P }[keyof paths];
 
-/** An openapi-fetch client for the contract's paths. */
-export interface GiteaClient {
-  GET: Caller<'get'>;
-  PUT: Caller<'put'>;
-  POST: Caller<'post'>;
-  DELETE: Caller<'delete'>;
-  OPTIONS: Caller<'options'>;
-  HEAD: Caller<'head'>;
-  PATCH: Caller<'patch'>;
-  TRACE: Caller<'trace'>;
+/**
+ * An openapi-fetch client for the contract's paths. `Throws`: made with `throwOnError: true`, so a
+ * call that resolves has `data` (a non-2xx answer throws instead).
+ */
+export interface GiteaClient<Throws extends boolean = false> {
+  GET: Caller<'get', Throws>;
+  PUT: Caller<'put', Throws>;
+  POST: Caller<'post', Throws>;
+  DELETE: Caller<'delete', Throws>;
+  OPTIONS: Caller<'options', Throws>;
+  HEAD: Caller<'head', Throws>;
+  PATCH: Caller<'patch', Throws>;
+  TRACE: Caller<'trace', Throws>;
   use: Client<paths>['use'];
   eject: Client<paths>['eject'];
 }

@@ -16,7 +16,7 @@ export interface ReleaseAttachmentUpload {
 // Errors need no scrubbing here: the client's methods redact what they raise, and nothing else
 // in here sees a secret.
 export async function uploadReleaseAttachment(
-  client: GiteaClient,
+  client: GiteaClient<boolean>,
   { owner, repo, id, file, name }: ReleaseAttachmentUpload,
 ): Promise<components['schemas']['Attachment']> {
   // Anything else would go as text: `undefined` (no file picked) as the word "undefined". By tag,

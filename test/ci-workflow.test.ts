@@ -1,5 +1,5 @@
-// .github/workflows/ci.yml, which users copy, must be a workflow GitHub accepts and do what the
-// README says: lint the document, run the breaking-change gate on pull requests against their
+// .github/workflows/ci.yml, this repository's CI for it and its forks, must be a workflow GitHub
+// accepts, say that it runs files no package ships, and do what the README says: lint the document, run the breaking-change gate on pull requests against their
 // base with the whole history, and run the tests on Node 20, 22 and 24. It is checked against
 // GitHub's workflow schema by @action-validator/core (WebAssembly, offline), and its steps are
 // read as data: each `npm run` names a script of package.json, each action is pinned to a commit.
@@ -140,7 +140,37 @@ describe('.github/workflows/ci.yml', () => {
       '--help',
     ]);
     const options = verify.run!.match(/--[a-z-]+/g) ?? [];
-    expect(options.length).toBeGreaterThan(0);
+    // A job that checked two reads of seven must not pass.
+    expect(options).toContain('--fail-on-skip');
     for (const option of options) expect(help).toMatch(new RegExp(`^ +${option} `, 'm'));
+  });
+
+  it('says it is for this repository and its forks: the scripts its steps run ship in neither package', async () => {
+    expect(text.split('\n', 2)[0]).toBe(
+      "# This repository's CI on GitHub Actions, for it and its forks: lint the document, refuse a pull",
+    );
+    expect(await readmeSection()).toContain("is this repository's CI, for it and its");
+    const manifests = await Promise.all(
+      ['package.json', 'mock/package.json'].map(
+        async (file) => JSON.parse(await readFile(new URL(file, ROOT), 'utf8')) as { files: string[] },
+      ),
+    );
+    const shipped = (path: string) =>
+      manifests.some(({ files }) => files.some((entry) => !entry.startsWith('!') && path.startsWith(entry)));
+    // The files the workflow's npm scripts run, as their command lines name them.
+    const named = steps.flatMap((step) =>
+      [...(step.run ?? '').matchAll(/npm run (?:-s )?([\w:-]+)/g)].map((m) => m[1]!),
+    );
+    const files = named.flatMap((name) => scripts[name]!.match(/\bscripts\/[\w-]+\.mjs\b/g) ?? []);
+    expect(files).toContain('scripts/check-breaking.mjs');
+    expect(files.filter(shipped)).toEqual([]);
+  });
+
+  it("the README's live-mode job needs the packages alone: it installs gitea-mock and runs its bin", async () => {
+    const block = /```yaml\n([\s\S]*?)```/.exec(await readmeSection())![1]!;
+    const runs = [...block.matchAll(/^\s*- run: (.+)$/gm)].map(([, command]) => command!);
+    expect(runs.map((command) => command.split(' ').slice(0, 2).join(' '))).toEqual(['npm install', 'npx gitea-mock']);
+    expect(runs[0]).toMatch(/ gitea-mock( |$)/);
+    expect(block).not.toMatch(/npm run |scripts\/|redocly/);
   });
 });

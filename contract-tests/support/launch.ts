@@ -34,15 +34,16 @@ export function exitOf(child: ChildProcess): Promise<number | null> {
 
 const START_LINE = /gitea-mock: \d+ operations on (http:\/\/\S+\/api\/v1) /;
 
-/** Spawns `command args` and resolves once the start-up line names the base URL. */
+/** Spawns `command args` (in `cwd`) and resolves once the start-up line names the base URL. */
 export function launch(
   command: string,
   args: string[],
   env: NodeJS.ProcessEnv = process.env,
   timeoutMs = 20_000,
+  cwd?: string,
 ): Promise<Launched> {
-  // Its own process group, so a signal reaches the server even behind `npm start`.
-  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  // Its own process group, so a signal reaches the server even behind `npm start` or `npx`.
+  const child = spawn(command, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {

@@ -1,9 +1,12 @@
 // The client as it ships refuses what its source refuses, with the same error. A bundler or
 // minifier may drop a call whose result goes unused if it deems the call pure (it once dropped
-// the encodeURIComponent that caught unpaired surrogates): the package's dist/index.js, and that
-// file bundled and minified for the browser as the size benchmark and an app's build do it, run
-// the same refusals as src/ and must agree to the letter.
+// the encodeURIComponent that caught unpaired surrogates), or wrap a dependency as the runtime
+// does not (a CommonJS build's default import of openapi-fetch): the package's dist/index.js, its
+// dist/index.cjs as `require` loads it, and dist/index.js bundled and minified for the browser as
+// the size benchmark and an app's build do it, run the same refusals as src/ and must agree to
+// the letter, which a call needs a client made for.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -18,6 +21,8 @@ let dir: string;
 
 beforeAll(async () => {
   builds['dist/index.js'] = (await import(pathToFileURL(BUILT).href)) as Client;
+  // The CommonJS build, as `require` in a CommonJS app loads it.
+  builds['dist/index.cjs'] = createRequire(import.meta.url)('../../dist/index.cjs') as Client;
   dir = await mkdtemp(join(tmpdir(), 'built-client-'));
   await writeFile(join(dir, 'client.min.mjs'), await bundleBuiltClient({ minify: true }));
   builds['minified browser bundle'] = (await import(pathToFileURL(join(dir, 'client.min.mjs')).href)) as Client;
@@ -87,25 +92,28 @@ async function refusal(run: () => unknown): Promise<string> {
   return 'no error';
 }
 
-describe.each(['dist/index.js', 'minified browser bundle'])('%s refuses what src/ refuses', (build) => {
-  it.each(REFUSED_OPTIONS)('options with %s', async (_case, options) => {
-    const create = (client: Client) => () =>
-      client.createGiteaClient({ baseUrl: BASE, fetch: unreachable, ...options } as never);
-    const expected = await refusal(create(source));
-    expect(expected).toMatch(/^TypeError: /);
-    expect(await refusal(create(builds[build]!))).toBe(expected);
-  });
+describe.each(['dist/index.js', 'dist/index.cjs', 'minified browser bundle'])(
+  '%s refuses what src/ refuses',
+  (build) => {
+    it.each(REFUSED_OPTIONS)('options with %s', async (_case, options) => {
+      const create = (client: Client) => () =>
+        client.createGiteaClient({ baseUrl: BASE, fetch: unreachable, ...options } as never);
+      const expected = await refusal(create(source));
+      expect(expected).toMatch(/^TypeError: /);
+      expect(await refusal(create(builds[build]!))).toBe(expected);
+    });
 
-  it.each(REFUSED_CALLS)('a call with %s', async (_case, init) => {
-    const call = (client: Client) => () =>
-      (
-        client.createGiteaClient({ baseUrl: BASE, auth: { token: 'tok' }, fetch: unreachable }).GET as (
-          path: string,
-          init: unknown,
-        ) => Promise<unknown>
-      )('/repos/{owner}/{repo}/keys/{id}', init);
-    const expected = await refusal(call(source));
-    expect(expected).toMatch(/^TypeError: /);
-    expect(await refusal(call(builds[build]!))).toBe(expected);
-  });
-});
+    it.each(REFUSED_CALLS)('a call with %s', async (_case, init) => {
+      const call = (client: Client) => () =>
+        (
+          client.createGiteaClient({ baseUrl: BASE, auth: { token: 'tok' }, fetch: unreachable }).GET as (
+            path: string,
+            init: unknown,
+          ) => Promise<unknown>
+        )('/repos/{owner}/{repo}/keys/{id}', init);
+      const expected = await refusal(call(source));
+      expect(expected).toMatch(/^TypeError: /);
+      expect(await refusal(call(builds[build]!))).toBe(expected);
+    });
+  },
+);

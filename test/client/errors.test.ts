@@ -2,7 +2,7 @@
 // that no credential appears in any rendering of an error. Real HTTP on loopback.
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { type ApiError, createGiteaClient, markNotificationThread, renderMarkdown, unwrap } from '../../src/index.js';
+import { ApiError, createGiteaClient, markNotificationThread, renderMarkdown, unwrap } from '../../src/index.js';
 import { apiErrorOf } from '../support/api-error.js';
 import { json, raw, useFaultServer } from '../support/fault-server.js';
 
@@ -127,6 +127,96 @@ describe('ApiError for every error body the service sends', () => {
   });
 });
 
+describe('{ error } in the default mode always has a message', () => {
+  // `if (error) console.error(error.message)` must catch every non-2xx answer: a body that is not
+  // the service's JSON error comes as the ApiError, which `error.message` reads as well.
+  it.each([
+    [
+      'the plain text of a crash',
+      raw(500, 'Internal Server Error', { 'content-type': 'text/plain; charset=utf-8' }),
+      500,
+      'Internal Server Error',
+      'Internal Server Error',
+    ],
+    ['an empty 403 with Content-Length 0', raw(403, ''), 403, 'Forbidden', undefined],
+    [
+      'an empty 404 without Content-Length',
+      (_req: unknown, res: import('node:http').ServerResponse) => {
+        res.writeHead(404, { 'transfer-encoding': 'chunked' });
+        res.end();
+      },
+      404,
+      'Not Found',
+      '',
+    ],
+    [
+      'the literal null of E17',
+      raw(404, 'null', { 'content-type': 'application/json;charset=utf-8' }),
+      404,
+      'Not Found',
+      null,
+    ],
+  ] as const)('%s', async (_name, answer, status, text, body) => {
+    fault.current.script(answer);
+    const { data, error, response } = await client().GET('/repos/{owner}/{repo}/keys/{id}', keyPath);
+    expect(data).toBeUndefined();
+    expect(response.status).toBe(status);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error?.message).toBe(`GET /repos/{owner}/{repo}/keys/{id} (repoGetKey): ${status} ${text}`);
+    expect((error as ApiError).body).toBe(body);
+  });
+
+  it("the service's JSON error body comes as it was sent", async () => {
+    fault.current.script(json(404, { errors: null, message: 'not found', url: SWAGGER }));
+    const { error } = await client().GET('/repos/{owner}/{repo}/keys/{id}', keyPath);
+    expect(error).toEqual({ errors: null, message: 'not found', url: SWAGGER });
+    expect(error).not.toBeInstanceOf(ApiError);
+  });
+});
+
+describe('a base URL without /api/v1', () => {
+  const origin = () => fault.current.baseUrl.replace(/\/api\/v1$/, '');
+  const hint = () =>
+    `the base URL ${origin()} does not end in /api/v1, where Gitea serves its API: try ${origin()}/api/v1`;
+  const at = (baseUrl: string) => createGiteaClient({ baseUrl, auth: { token: TOKEN }, retry: 0 });
+
+  it('a 404 says so, returned and thrown, whatever its body', async () => {
+    fault.current.script(
+      json(404, { errors: null, message: 'not found', url: SWAGGER }),
+      raw(404, '<!DOCTYPE html><title>Page Not Found - Gitea</title>', { 'content-type': 'text/html' }),
+    );
+    const { error } = await at(`${origin()}/`).GET('/repos/{owner}/{repo}/keys/{id}', keyPath);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error?.message).toBe(`GET /repos/{owner}/{repo}/keys/{id} (repoGetKey): 404 not found; ${hint()}`);
+    const thrown = await apiErrorOf(unwrap(at(origin()).GET('/admin/orgs')));
+    expect(thrown.message).toMatch(new RegExp(`: 404 <!DOCTYPE html>.*; ${hint().replace(/[.?/]/g, '\\$&')}$`));
+    expect(fault.current.received.map(({ url }) => url)).toEqual(['/repos/acme/rocket/keys/11001', '/admin/orgs']);
+  });
+
+  it('a web page answered where JSON belongs says so', async () => {
+    // Gitea's web routes send a sign-in page, after a redirect the client follows on the same host.
+    fault.current.script(raw(200, '<!DOCTYPE html><title>Sign In - Gitea</title>', { 'content-type': 'text/html' }));
+    const error = await apiErrorOf(at(origin()).GET('/admin/orgs'));
+    expect(error.message).toBe(
+      `GET /admin/orgs (adminGetAllOrgs): 200 unreadable JSON: the body is not valid JSON; ${hint()}`,
+    );
+  });
+
+  it("a call's own base URL is the one judged; under /api/v1 a 404 is only a 404", async () => {
+    fault.current.script(
+      json(404, { message: 'not found', url: SWAGGER }),
+      json(404, { message: 'not found', url: SWAGGER }),
+    );
+    const { error } = await client().GET('/repos/{owner}/{repo}/keys/{id}', { ...keyPath, baseUrl: origin() });
+    expect(error?.message).toMatch(/; the base URL .* does not end in \/api\/v1/);
+    const { error: plain } = await at(origin()).GET('/repos/{owner}/{repo}/keys/{id}', {
+      ...keyPath,
+      baseUrl: `${origin()}/api/v1/`,
+    });
+    expect(plain).toEqual({ message: 'not found', url: SWAGGER });
+  });
+});
+
 describe('unwrap and throwOnError', () => {
   it('unwrap resolves to the data of a 2xx answer', async () => {
     fault.current.script(json(200, { id: 11001, title: 'ci-runner' }));
@@ -228,7 +318,12 @@ describe('no credential in any rendering of an error', () => {
       auth: { username: 'alice', password },
       retry: 0,
     });
-    expect((await byPassword.GET('/admin/orgs')).error).toBe('upstream: {"message":"bad password [REDACTED]"}');
+    // A plain-text answer comes as the ApiError, whose message holds the text.
+    const { error: plain } = await byPassword.GET('/admin/orgs');
+    expect(plain).toBeInstanceOf(ApiError);
+    expect(plain?.message).toBe(
+      'GET /admin/orgs (adminGetAllOrgs): 500 upstream: {"message":"bad password [REDACTED]"}',
+    );
   });
 
   it('a token in the query string of the request URL', async () => {

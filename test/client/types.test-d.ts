@@ -2,6 +2,9 @@
 // compile, and data narrows to the contract's records.
 import { describe, expectTypeOf, it } from 'vitest';
 import {
+  type APIError,
+  type APINotFound,
+  type ApiError,
   collectAll,
   createGiteaClient,
   markNotificationThread,
@@ -158,5 +161,44 @@ describe('data narrows to the contract records', () => {
       params: { path: { owner: 'acme', repo: 'rocket', collaborator: 'bob' } },
       body: { permission: null },
     });
+  });
+});
+
+describe('error reads as a message, and throwOnError types data as there', () => {
+  it("error is the service's body or the ApiError, both with a message, whatever the operation declares", async () => {
+    const { data, error } = await client.PATCH('/repos/{owner}/{repo}/hooks/{id}', {
+      params: { path: hook },
+      body: { events: ['push'] },
+    });
+    // The README's lines, as written there.
+    if (error) console.error(error.message);
+    else expectTypeOf(data).toEqualTypeOf<Hook>();
+    if (error) {
+      // E1 declares JSON errors and the plain-text 500 of a crash: the text comes as the ApiError.
+      expectTypeOf(error).toEqualTypeOf<APIError | APINotFound | ApiError>();
+      expectTypeOf(error.message).toEqualTypeOf<string>();
+    }
+    // E11's errors are plain text and its 403 may have no body: still an object with a message.
+    const rendered = await client.POST('/markdown', { body: { Text: '# hi' }, parseAs: 'text' });
+    if (rendered.error) expectTypeOf(rendered.error.message).toEqualTypeOf<string>();
+    expectTypeOf<NonNullable<typeof rendered.error>>().not.toMatchTypeOf<string>();
+  });
+
+  it('with throwOnError: true, data is there without narrowing', async () => {
+    const strict = createGiteaClient({ baseUrl: 'https://gitea.example.org/api/v1', throwOnError: true });
+    const { data } = await strict.GET('/repos/{owner}/{repo}/keys/{id}', {
+      params: { path: { owner: 'acme', repo: 'rocket', id: 11001 } },
+    });
+    expectTypeOf(data).toEqualTypeOf<DeployKey>();
+    const { data: orgs, error } = await strict.GET('/admin/orgs');
+    expectTypeOf(orgs).toEqualTypeOf<Organization[]>();
+    expectTypeOf(error).toEqualTypeOf<undefined>();
+    // Without it, or with a flag known only at run time, data may be missing.
+    const maybe = createGiteaClient({ baseUrl: 'https://gitea.example.org/api/v1', throwOnError: Math.random() > 1 });
+    expectTypeOf((await maybe.GET('/admin/orgs')).data).toEqualTypeOf<Organization[] | undefined>();
+    // The throwing client goes to every helper.
+    expectTypeOf(await collectAll(strict, '/admin/orgs')).toEqualTypeOf<Organization[]>();
+    expectTypeOf(await unwrap(strict.GET('/admin/orgs'))).toEqualTypeOf<Organization[]>();
+    expectTypeOf(await renderMarkdown(strict, { Text: '# hi' })).toEqualTypeOf<string>();
   });
 });

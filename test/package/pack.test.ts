@@ -4,29 +4,28 @@
 // app gets three packages; the mock project runs `gitea-mock` (the sandbox and live mode) and the
 // installed client against it; consumers type-check under TypeScript 5.9 and 7.
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative, sep } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, type Launched } from '../../contract-tests/support/launch.js';
 import { startMockServer } from '../../mock/src/front/server.js';
+import { documentedBlocks } from '../support/code-blocks.js';
+import { cleanCopy, npm } from '../support/scratch-repo.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
 /** The TypeScript 7 consumers get from `npm i typescript` today: a development dependency of ours under another name. */
 const TSC_7 = join(ROOT, 'node_modules/typescript-7/bin/tsc');
 const TYPESCRIPT_7 = '7.0.2';
-const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const run = promisify(execFile);
 const { OUTPUTS, staleReason } = (await import(join(ROOT, 'scripts/build-if-stale.mjs') as string)) as {
   OUTPUTS: string[];
   staleReason(root: string): string | undefined;
 };
-
-/** Left out of the copy: installed packages, build output and history. */
-const NOT_COPIED = new Set(['node_modules', 'dist', '.git', 'coverage', '.vitest-cache', 'mock/dist']);
 
 /** What each tarball must hold, and what else it may. */
 const CLIENT = {
@@ -68,24 +67,6 @@ const MOCK = {
   allowed: [/^dist\/[\w-]+\.mjs$/, /^dist\/[\w-]+\.d\.mts$/],
 };
 
-/**
- * The environment without what `npm test` passes down about this project (prefixes, package
- * fields). The npm cache stays: `.ci/run` gives its run a cache that starts empty, so what the
- * installs below need comes from the registry there, and tarballs `npm ci` fetched are not fetched twice.
- */
-function npmEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([name]) => !/^(npm_package_|npm_lifecycle_|npm_config_(local_|global_)?prefix$|INIT_CWD$)/i.test(name),
-    ),
-  );
-}
-
-async function npm(args: string[], cwd: string): Promise<string> {
-  const { stdout } = await run(NPM, args, { cwd, env: npmEnv(), maxBuffer: 32 * 1024 * 1024 });
-  return stdout;
-}
-
 /** A fresh project in `folder` with `specs` installed as a user installs them. */
 async function project(folder: string, specs: string[]): Promise<void> {
   await mkdir(folder);
@@ -105,6 +86,47 @@ async function size(path: string): Promise<number> {
 /** The msw a frontend project has next to gitea-mock (its peer). */
 const MSW = '2.15.0';
 
+/** Each TypeScript and each kind of module resolution a consumer may use. */
+const COMPILERS = [
+  ['5.9', 'node16', { module: 'node16', moduleResolution: 'node16' }],
+  ['5.9', 'bundler', { module: 'esnext', moduleResolution: 'bundler' }],
+  ['7', 'node16', { module: 'node16', moduleResolution: 'node16' }],
+  ['7', 'bundler', { module: 'esnext', moduleResolution: 'bundler' }],
+] as const;
+
+/**
+ * The errors of `files` compiled in `folder` as a strict project does, with TypeScript's own
+ * default of checking every declaration file (no skipLibCheck); '' when there are none.
+ */
+async function typeCheck(
+  folder: string,
+  [version, name, resolution]: (typeof COMPILERS)[number],
+  files: string[],
+  types: string[] = [],
+): Promise<string> {
+  const config = {
+    compilerOptions: {
+      ...resolution,
+      target: 'es2022',
+      lib: ['es2022', 'dom', 'dom.iterable'],
+      strict: true,
+      noEmit: true,
+      skipLibCheck: false,
+      types,
+    },
+    files,
+  };
+  const file = `tsconfig.${version}.${name}.json`;
+  await writeFile(join(folder, file), JSON.stringify(config, null, 2));
+  const tsc = version === '7' ? TSC_7 : TSC;
+  const { stdout: reported } = await run(process.execPath, [tsc, '--version']);
+  expect(reported).toMatch(version === '7' ? `Version ${TYPESCRIPT_7}` : /^Version 5\.9\./);
+  return run(process.execPath, [tsc, '-p', file], { cwd: folder }).then(
+    () => '',
+    (error: { stdout?: string }) => error.stdout || String(error),
+  );
+}
+
 let stage: string;
 /** An app that wants the client, and a project that runs the mock (with the client next to it). */
 let app: string;
@@ -117,19 +139,7 @@ beforeAll(async () => {
   app = join(stage, 'app');
   mockProject = join(stage, 'mock-project');
   // A clean copy without any build output: what a fresh clone has after `npm ci`.
-  await cp(ROOT, repo, {
-    recursive: true,
-    filter: (source) => {
-      const path = relative(ROOT, source).split(sep);
-      // Any node_modules: the runtime suite installs Node 22 and 24 below test/ too.
-      return (
-        !NOT_COPIED.has(path[0] ?? '') &&
-        !NOT_COPIED.has(path.slice(0, 2).join('/')) &&
-        !path.includes('node_modules') &&
-        !source.endsWith('.tgz')
-      );
-    },
-  });
+  await cleanCopy(ROOT, repo);
   await symlink(join(ROOT, 'node_modules'), join(repo, 'node_modules'), 'dir');
   // Then the build's own outputs, which pretest or the global setup has just brought up to date
   // (test/build-if-stale.test.ts holds the list to what tsdown writes), and the bundled document,
@@ -181,7 +191,7 @@ describe('the client installed alone', () => {
     expect(await size(join(app, 'node_modules'))).toBeLessThan(2 * 1024 * 1024);
   });
 
-  it('imports as ESM and calls the mock through the installed client', async () => {
+  it('imports as ESM and calls the mock through the installed client; without /api/v1 the error says so', async () => {
     const mock = await startMockServer({ port: 0 });
     try {
       await writeFile(
@@ -190,7 +200,10 @@ describe('the client installed alone', () => {
 const gitea = createGiteaClient({ baseUrl: process.env.GITEA_BASE_URL, auth: { token: 'x' } });
 const key = await unwrap(gitea.GET('/repos/{owner}/{repo}/keys/{id}', { params: { path: { owner: 'acme', repo: 'rocket', id: 11001 } } }));
 const orgs = await collectAll(gitea, '/admin/orgs', { params: { query: { limit: 2 } } });
-console.log(JSON.stringify({ from: import.meta.resolve('gitea-contract'), key: key.id, orgs: orgs.length }));
+// The most common first mistake: the server's address alone.
+const origin = createGiteaClient({ baseUrl: new URL(process.env.GITEA_BASE_URL).origin, auth: { token: 'x' } });
+const { error } = await origin.GET('/admin/orgs');
+console.log(JSON.stringify({ from: import.meta.resolve('gitea-contract'), key: key.id, orgs: orgs.length, mistake: error.message }));
 `,
       );
       const { stdout } = await run(process.execPath, ['call.mjs'], {
@@ -201,30 +214,49 @@ console.log(JSON.stringify({ from: import.meta.resolve('gitea-contract'), key: k
         from: `file://${join(app, 'node_modules/gitea-contract/dist/index.js')}`,
         key: 11001,
         orgs: 5,
+        mistake: `GET /admin/orgs (adminGetAllOrgs): 404 not found; the base URL ${mock.origin} does not end in /api/v1, where Gitea serves its API: try ${mock.origin}/api/v1`,
       });
     } finally {
       await mock.close();
     }
   });
 
-  it('requires as CommonJS, with both documents exported', async () => {
+  it('requires as CommonJS in a "type": "commonjs" project, with both documents, and calls the mock through it', async () => {
+    // npm's default project type, as plain-JS bots and Jest use it.
+    const bot = join(app, 'bot');
+    await mkdir(bot);
+    await writeFile(join(bot, 'package.json'), JSON.stringify({ name: 'bot', private: true, type: 'commonjs' }));
     await writeFile(
-      join(app, 'call.cjs'),
-      `const { createGiteaClient } = require('gitea-contract');
+      join(bot, 'index.js'),
+      `const { collectAll, createGiteaClient, unwrap } = require('gitea-contract');
 const spec = require('gitea-contract/openapi.json');
 const operations = Object.values(spec.paths).flatMap((item) => Object.values(item)).filter((op) => op.operationId);
-console.log(JSON.stringify({ from: require.resolve('gitea-contract'), client: typeof createGiteaClient, openapi: spec.openapi, operations: operations.length, yaml: require.resolve('gitea-contract/openapi.yaml') }));
+const gitea = createGiteaClient({ baseUrl: process.env.GITEA_BASE_URL, auth: { token: 'x' } });
+(async () => {
+  const key = await unwrap(gitea.GET('/repos/{owner}/{repo}/keys/{id}', { params: { path: { owner: 'acme', repo: 'rocket', id: 11001 } } }));
+  const orgs = await collectAll(gitea, '/admin/orgs', { params: { query: { limit: 2 } } });
+  console.log(JSON.stringify({ from: require.resolve('gitea-contract'), key: key.id, orgs: orgs.length, openapi: spec.openapi, operations: operations.length, yaml: require.resolve('gitea-contract/openapi.yaml') }));
+})();
 `,
     );
-    const { stdout } = await run(process.execPath, ['call.cjs'], { cwd: app });
-    const installed = join(app, 'node_modules/gitea-contract');
-    expect(JSON.parse(stdout)).toEqual({
-      from: join(installed, 'dist/index.cjs'),
-      client: 'function',
-      openapi: '3.1.0',
-      operations: 20,
-      yaml: join(installed, 'openapi.yaml'),
-    });
+    const mock = await startMockServer({ port: 0 });
+    try {
+      const { stdout } = await run(process.execPath, ['index.js'], {
+        cwd: bot,
+        env: { ...process.env, GITEA_BASE_URL: mock.baseUrl },
+      });
+      const installed = join(app, 'node_modules/gitea-contract');
+      expect(JSON.parse(stdout)).toEqual({
+        from: join(installed, 'dist/index.cjs'),
+        key: 11001,
+        orgs: 5,
+        openapi: '3.1.0',
+        operations: 20,
+        yaml: join(installed, 'openapi.yaml'),
+      });
+    } finally {
+      await mock.close();
+    }
   });
 
   // The consumer the compilers check, written once for all of them.
@@ -251,40 +283,15 @@ export function mistakes(): void {
     );
   });
 
-  // Three compilers at once, each bound against a hang (not a timing: TypeScript 5.9 checking every
-  // declaration takes 5 s alone, more on a loaded machine). Every resolution mode's view of the types (node10, node16 as ESM and
+  // Four compilers at once, each bound against a hang (not a timing: TypeScript 5.9 checking every
+  // declaration takes 5 s alone, and minutes on a machine busy with other work). Every resolution mode's view of the types (node10, node16 as ESM and
   // as CommonJS, bundler) is checked by attw in pretest; here the consumer's code must compile
   // against them, under each TypeScript and each kind of resolution.
-  it.concurrent.for([
-    ['5.9', 'node16', { module: 'node16', moduleResolution: 'node16' }],
-    ['7', 'node16', { module: 'node16', moduleResolution: 'node16' }],
-    ['7', 'bundler', { module: 'esnext', moduleResolution: 'bundler' }],
-  ] as const)(
+  it.concurrent.for(COMPILERS)(
     'type-checks a consumer under TypeScript %s with moduleResolution %s',
-    { timeout: 90_000 },
-    async ([version, name, resolution], { expect }) => {
-      const config = {
-        compilerOptions: {
-          ...resolution,
-          target: 'es2022',
-          lib: ['es2022', 'dom'],
-          strict: true,
-          noEmit: true,
-          skipLibCheck: false,
-          types: [],
-        },
-        files: ['consumer.ts'],
-      };
-      const file = `tsconfig.${version}.${name}.json`;
-      await writeFile(join(app, file), JSON.stringify(config, null, 2));
-      const tsc = version === '7' ? TSC_7 : TSC;
-      const { stdout: reported } = await run(process.execPath, [tsc, '--version']);
-      expect(reported).toMatch(version === '7' ? `Version ${TYPESCRIPT_7}` : /^Version 5\.9\./);
-      const result = await run(process.execPath, [tsc, '-p', file], { cwd: app }).then(
-        () => '',
-        (error: { stdout?: string }) => error.stdout || String(error),
-      );
-      expect(result).toBe('');
+    { timeout: 600_000 },
+    async (compiler, { expect }) => {
+      expect(await typeCheck(app, compiler, ['consumer.ts'])).toBe('');
     },
   );
 });
@@ -353,10 +360,21 @@ await gitea.close();
     });
   });
 
-  it('types `gitea-mock/msw` for TypeScript 5.9 with moduleResolution node16', async () => {
-    await writeFile(
-      join(mockProject, 'handlers.ts'),
-      `import { createGiteaHandlers, type World } from 'gitea-mock/msw';
+  // The types of both entries, and every TypeScript block of the README, docs/ and the mock's
+  // README as a reader copies it (test/support/code-blocks.ts finds them), compiled against the
+  // installed packages. The test runner and Node's types those blocks use are the reader's own:
+  // linked from this repository's install rather than installed again.
+  describe('types for a strict project without skipLibCheck', () => {
+    const blocks = documentedBlocks(ROOT).filter((block) => block.skip === undefined);
+    const files = [
+      'handlers.ts',
+      'server.ts',
+      ...blocks.map(({ file, line }) => `docs-blocks/${file.replace(/\W+/g, '-')}-${line}.ts`),
+    ];
+    beforeAll(async () => {
+      await writeFile(
+        join(mockProject, 'handlers.ts'),
+        `import { createGiteaHandlers, type World } from 'gitea-mock/msw';
 const gitea = createGiteaHandlers({ baseUrl: '/api/v1', sandbox: { prepare: (seed: World) => void seed.users.length } });
 export const count: number = gitea.handlers.length;
 export async function logins(): Promise<string[] | undefined> {
@@ -365,29 +383,46 @@ export async function logins(): Promise<string[] | undefined> {
 // @ts-expect-error: sandbox takes options or a boolean
 createGiteaHandlers({ baseUrl: '/api/v1', sandbox: 'yes' });
 `,
-    );
-    const config = {
-      compilerOptions: {
-        module: 'node16',
-        moduleResolution: 'node16',
-        target: 'es2022',
-        lib: ['es2022', 'dom'],
-        strict: true,
-        noEmit: true,
-        skipLibCheck: true,
-        types: [],
+      );
+      await writeFile(
+        join(mockProject, 'server.ts'),
+        `import { startMockServer, type MockServer } from 'gitea-mock';
+export async function operations(): Promise<string[]> {
+  const mock: MockServer = await startMockServer({ port: 0, sandbox: { maxWorlds: 2 } });
+  await mock.close();
+  return mock.operations.map((operation) => \`\${operation.method} \${operation.path}\`);
+}
+`,
+      );
+      await mkdir(join(mockProject, 'docs-blocks'));
+      // Each block a module of its own, as a file that imports something is.
+      await Promise.all(
+        blocks.map((block, at) => writeFile(join(mockProject, files[at + 2]!), `${block.code}\nexport {};\n`)),
+      );
+      // Where an installed package already brought Node's types along, they stay.
+      for (const name of ['vitest', '@types/node'])
+        if (!existsSync(join(mockProject, 'node_modules', name)))
+          await symlink(join(ROOT, 'node_modules', name), join(mockProject, 'node_modules', name), 'dir');
+    });
+
+    it('finds the blocks: the README, docs/client.md and the MSW examples of the mock README', () => {
+      expect(new Set(blocks.map(({ file }) => file))).toEqual(
+        new Set(['README.md', 'docs/client.md', 'mock/README.md']),
+      );
+    });
+
+    // Bound against a hang only: with Vitest's and MSW's declarations checked, TypeScript 5.9 takes
+    // about 18 s of CPU here, TypeScript 7 about 4 s.
+    it.concurrent.for(COMPILERS)(
+      'compile under TypeScript %s with moduleResolution %s',
+      { timeout: 600_000 },
+      async (compiler, { expect }) => {
+        expect(await typeCheck(mockProject, compiler, files, ['node'])).toBe('');
       },
-      files: ['handlers.ts'],
-    };
-    await writeFile(join(mockProject, 'tsconfig.json'), JSON.stringify(config));
-    const result = await run(process.execPath, [TSC, '-p', 'tsconfig.json'], { cwd: mockProject }).then(
-      () => '',
-      (error: { stdout?: string }) => error.stdout || String(error),
     );
-    expect(result).toBe('');
   });
 
-  it('names live mode in its --help, and `gitea-mock verify` checks the mock with no mismatch', async () => {
+  it('names live mode in its --help; `gitea-mock verify` checks the mock with no mismatch, says what it skipped and fails on it when asked', async () => {
     const bin = join(mockProject, 'node_modules/.bin/gitea-mock');
     const { stdout: help } = await run(bin, ['--help']);
     expect(help).toContain('gitea-mock verify --base-url <url> [options]');
@@ -405,9 +440,29 @@ createGiteaHandlers({ baseUrl: '/api/v1', sandbox: 'yes' });
       '--package',
       'acme/npm/rocket-sdk',
     ];
-    const { stdout } = await run(bin, ['verify', '--base-url', mock.baseUrl, ...ids], {
-      env: { ...process.env, GITEA_TOKEN: 'packaged-live' },
-    });
-    expect(stdout).toMatch(/^7 operations checked, 0 with mismatches$/m);
+    const env = { ...process.env, GITEA_TOKEN: 'packaged-live' };
+    const { stdout } = await run(bin, ['verify', '--base-url', mock.baseUrl, ...ids], { env });
+    expect(stdout).toMatch(/^7 of 20 operations checked, 0 with mismatches$/m);
+    // The README's headline command checks two reads here (the mock lists no ids): it says so,
+    // and with --fail-on-skip, as the README's CI job runs it, the run fails.
+    const headline = ['verify', '--base-url', mock.baseUrl, '--repo', 'acme/rocket'];
+    const { stdout: partial } = await run(bin, headline, { env });
+    expect(partial).toMatch(
+      /^2 of 20 operations checked, 0 with mismatches\n18 not checked: 5 lacked an id or a repository \(/m,
+    );
+    const failed = await run(bin, [...headline, '--fail-on-skip'], { env }).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failed.code).toBe(2);
+    expect(failed.stderr).toMatch(/^gitea-mock verify: 5 operations could not be checked \(--fail-on-skip\): /);
+    // A token given as an option: pointed at the environment, and not repeated.
+    const token = await run(bin, ['verify', '--base-url', mock.baseUrl, '--token', 'packaged-SECRET-token']).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(token.code).toBe(2);
+    expect(token.stderr).toMatch(/^gitea-mock verify: --token is not an option: .*set GITEA_TOKEN/);
+    expect(token.stderr).not.toContain('packaged-SECRET-token');
   });
 });

@@ -42,12 +42,21 @@ export interface MockOptions extends AnsweringOptions {
   onRequest?: (line: string) => void;
 }
 
+/** An operation the mock serves, as the document names it. */
+export interface ServedOperation {
+  operationId: string;
+  /** Upper case: `GET`, `PATCH` … */
+  method: string;
+  /** The path template below /api/v1, such as `/repos/{owner}/{repo}/hooks/{id}`. */
+  path: string;
+}
+
 export interface MockServer {
   /** `http://host:port` */
   origin: string;
   /** `http://host:port/api/v1`, the base URL clients use. */
   baseUrl: string;
-  operations: readonly MockOperation[];
+  operations: readonly ServedOperation[];
   close(): Promise<void>;
 }
 

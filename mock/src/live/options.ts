@@ -1,5 +1,6 @@
 // Live mode's command line: `gitea-mock verify --base-url https://host/api/v1 [options]`. A wrong
-// option is a usage error (exit 2), told before anything is sent.
+// option is a usage error (exit 2), told before anything is sent. Credentials are never options:
+// an option that looks like one points at the environment variables instead.
 import { parseArgs } from 'node:util';
 import { outputFileProblem } from '../output-file.js';
 import type { Target } from './checks.js';
@@ -20,6 +21,8 @@ Credentials come from the environment: GITEA_TOKEN, or GITEA_USERNAME and GITEA_
   --issue, --pull <number>, --milestone-id, --hook-id, --release-id <n>
                             what the writes use in the scratch repository; those not given
                             are looked up where the server lists them
+  --fail-on-skip            exit 2 unless every operation it was asked to check was checked
+                            (not the writes without --allow-writes, nor those never run)
   --report <file>           write the results as JSON (per operation: exchanges, violations
                             by kind, mismatches; skipped operations with their cause)
   --junit <file>            write the results as JUnit XML, one test case per operation
@@ -31,7 +34,8 @@ Credentials come from the environment: GITEA_TOKEN, or GITEA_USERNAME and GITEA_
 
 Exit code: 0 every operation checked conforms; 1 at least one has a mismatch; 2 nothing was
 checked (a wrong option, no Gitea API at the base URL, credentials refused, every operation
-skipped, timed out or without an answer; with --allow-writes, no write checked).
+skipped, timed out or without an answer; with --allow-writes, no write checked; with
+--fail-on-skip, any operation skipped).
 `;
 
 export interface Options {
@@ -39,6 +43,8 @@ export interface Options {
   readTarget: Target;
   writeTarget: Target;
   allowWrites: boolean;
+  /** Exit 2 when an operation the run was asked to check was skipped. */
+  failOnSkip: boolean;
   scratchRepo: string | undefined;
   allowInsecureHttp: boolean;
   report: string | undefined;
@@ -79,6 +85,27 @@ function outputFile(value: string | undefined, flag: string): string | undefined
   return value;
 }
 
+/** An option name that reads as a credential (`--token`, `--password`, `--user` …), which live mode never takes. */
+const CREDENTIAL_OPTION = /token|pass|secret|user|login|otp|auth|cred|api-?key/i;
+
+/**
+ * The usage error for what parseArgs refused. An argument that is no option is not quoted, as it
+ * may be a token given where an option belongs.
+ */
+function refusal(error: unknown): UsageError {
+  const { code, message } = error as { code?: string; message?: string };
+  const option = /^Unknown option '([^']+)'/.exec(message ?? '')?.[1];
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option && CREDENTIAL_OPTION.test(option))
+    return new UsageError(
+      `${option} is not an option: credentials come from the environment only, never the command line (where process lists and CI logs show them): set GITEA_TOKEN, or GITEA_USERNAME and GITEA_PASSWORD (and GITEA_OTP for two-factor accounts)`,
+    );
+  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL')
+    return new UsageError(
+      'an argument that is no option was given (not repeated here, as it could be a credential): live mode takes options only, the base URL as --base-url, credentials from GITEA_TOKEN or GITEA_USERNAME and GITEA_PASSWORD',
+    );
+  return new UsageError(message ?? String(error));
+}
+
 /** The options of `argv`; undefined when --help was asked for. */
 export function parseOptions(argv: string[]): Options | undefined {
   let values;
@@ -94,6 +121,7 @@ export function parseOptions(argv: string[]): Options | undefined {
         workflow: { type: 'string' },
         package: { type: 'string' },
         'allow-writes': { type: 'boolean', default: false },
+        'fail-on-skip': { type: 'boolean', default: false },
         'scratch-repo': { type: 'string' },
         collaborator: { type: 'string' },
         issue: { type: 'string' },
@@ -111,7 +139,7 @@ export function parseOptions(argv: string[]): Options | undefined {
       },
     }).values;
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw refusal(error);
   }
   if (values.help) return undefined;
   const baseUrl = values['base-url'];
@@ -143,6 +171,7 @@ export function parseOptions(argv: string[]): Options | undefined {
     readTarget,
     writeTarget: { ...readTarget, ...ownerRepo(values['scratch-repo'], '--scratch-repo') },
     allowWrites: values['allow-writes'],
+    failOnSkip: values['fail-on-skip'],
     scratchRepo: values['scratch-repo'],
     allowInsecureHttp: values['allow-insecure-http'],
     report: outputFile(values.report, '--report'),

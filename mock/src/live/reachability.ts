@@ -3,6 +3,7 @@
 // does, live mode stops before any operation with one line naming the cause (a usage error,
 // exit 2): reporting every operation as a mismatch (exit 1) would blame the contract for a wrong
 // address, a server that is down or a broken TLS set-up.
+import { prefixHint } from '../../../src/api-prefix.js';
 import { redact } from '../../../src/redact.js';
 import { networkFailure } from '../network-failure.js';
 
@@ -156,9 +157,11 @@ export async function probeServer(
   }
   const answered = `GET /version answered ${response.status} with ${describeAnswer(response, body)}`;
   // Gitea with REQUIRE_SIGNIN_VIEW answers 401 here to a missing or wrong credential.
+  // Without /api/v1, /version is one of the web pages: the line says which base URL to try.
+  const hint = prefixHint(baseUrl);
   const problem =
     response.status === 401 || response.status === 403
       ? refused(answered)
-      : `no Gitea API at ${baseUrl}: ${answered}, not {"version": "…"}`;
+      : `no Gitea API at ${baseUrl}: ${answered}, not {"version": "…"}${hint ? `; ${hint}` : ''}`;
   return { ok: false, problem: redact(problem, secrets) };
 }

@@ -1,11 +1,13 @@
 // `gitea-mock verify --base-url https://host/api/v1` (in this repository, `npm run test:live --
 // --base-url …`): checks that a Gitea API answers there, runs operations against it (a real Gitea
-// or Forgejo), validates every answer against openapi.yaml, prints the mismatches per operation
-// and exits 1 if there are any. It exits 2 when it could check nothing: wrong options, a server
+// or Forgejo), validates every answer against openapi.yaml, prints the mismatches per operation,
+// then how many of the contract's operations were checked and why the others were not, and exits
+// 1 if there are any mismatches. It exits 2 when it could check nothing: wrong options, a server
 // that cannot be reached or is no Gitea API, credentials the server refuses, or every operation
 // skipped, timed out or left without an answer by a failed connection (a server that went down
-// after /version); a run that was refused, timed out or cut off never passes for a conforming
-// one, and a request that got no answer is never a mismatch.
+// after /version); and with --fail-on-skip when it could not check every operation it was asked
+// to. A run that was refused, timed out or cut off never passes for a conforming one, and a
+// request that got no answer is never a mismatch.
 // Every line it prints and every file it writes is redacted of the credentials, in any case, even
 // those a server echoes; it reads at most 10 MB of an answer, judges a redirect as the answer
 // instead of following it, and the whole run keeps within --timeout.
@@ -24,7 +26,8 @@ import { junitXml } from './junit.js';
 import { parseOptions, USAGE, UsageError, type Options } from './options.js';
 import { failureCause, probeServer } from './reachability.js';
 import { refusalIn } from './refusal.js';
-import { jsonReport, problemCount, type Outcome, type Problem, type RunRecord, type SkipKind } from './results.js';
+import { jsonReport, problemCount, type Problem, type RunRecord, type SkipKind } from './results.js';
+import { summaryLines, uncheckedOf, whyUnchecked } from './summary.js';
 import { createCapture, lookUp, statusWithMessage, TOO_LARGE, type CapturedAnswer } from './wire.js';
 
 /** Where live mode writes its report lines (stdout) and its one-line refusals and usage (stderr). */
@@ -71,9 +74,9 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
       held = undefined;
     }
 
-    /** Prints `test:live: <message>` on stderr, redacted as the report is. */
+    /** Prints `gitea-mock verify: <message>` on stderr, redacted as the report is. */
     function warn(message: string, after = ''): void {
-      io.stderr(redact(`test:live: ${message}\n${after}`, secrets));
+      io.stderr(redact(`gitea-mock verify: ${message}\n${after}`, secrets));
     }
 
     function fail(message: string): never {
@@ -210,23 +213,10 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
       what = 'no operation could be checked',
       among: (operationId: string) => boolean = () => true,
     ): string {
-      const kinds: [SkipKind, string][] = [
-        ['scope', 'refused for want of a token scope'],
-        ['timeout', 'ran out of time'],
-        ['network', 'got no answer: the connection failed'],
-        ['too-large', 'answered a body too large to check'],
-        ['input', 'lacked an id or a repository'],
-      ];
-      const parts = kinds.flatMap(([kind, description]) => {
-        const skipped = run.outcomes.filter(
-          (outcome): outcome is Outcome & { checked: false } =>
-            !outcome.checked && outcome.kind === kind && among(outcome.operationId),
-        );
-        return skipped.length === 0
-          ? []
-          : [`${skipped.length} ${description} (the first, ${skipped[0]!.operationId}: ${skipped[0]!.cause})`];
-      });
-      return `${what}: ${parts.join('; ')}`;
+      return whyUnchecked(
+        what,
+        uncheckedOf(run.outcomes).filter(({ operationId }) => among(operationId)),
+      );
     }
 
     let checked = 0;
@@ -366,12 +356,18 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
         kind: 'never',
         cause: 'never run by live mode: it changes data outside a scratch repository',
       });
-    say(`${checked} operation${checked === 1 ? '' : 's'} checked, ${failed} with mismatches`);
+    for (const line of summaryLines(run.outcomes, failed)) say(line);
     if (checked === 0) finish(2, nothingChecked());
     if (failed === 0 && options.allowWrites && written === 0)
       finish(
         2,
         nothingChecked(`no write could be checked in ${options.scratchRepo}`, (operationId) => writes.has(operationId)),
+      );
+    const unchecked = uncheckedOf(run.outcomes).length;
+    if (failed === 0 && options.failOnSkip && unchecked > 0)
+      finish(
+        2,
+        nothingChecked(`${unchecked} operation${unchecked === 1 ? '' : 's'} could not be checked (--fail-on-skip)`),
       );
     finish(failed > 0 ? 1 : 0);
   } catch (end) {
