@@ -44,7 +44,7 @@ export interface SandboxOptions {
    * process on it.
    */
   state?: string;
-  /** The folder of `state`, opened (by the CLI before anything else, or by answering-node.ts): the sandbox keeps its worlds there. */
+  /** The store of `state`, folder or database, opened (by the CLI before anything else, or by answering-node.ts): the sandbox keeps its worlds there. */
   store?: StateStore;
   /** The document whose schemas the records of `state` must match (default: the package's). */
   document?: string;
