@@ -107,9 +107,13 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  const running = started.filter(({ child }) => child.exitCode === null && child.signalCode === null);
-  await Promise.all(running.map((mock) => mock.stop('SIGKILL')));
-  await pg?.close();
+  try {
+    const running = started.filter(({ child }) => child.exitCode === null && child.signalCode === null);
+    await Promise.all(running.map((mock) => mock.stop('SIGKILL')));
+  } finally {
+    // Its folder goes with it, whatever the processes did.
+    await pg?.close();
+  }
 }, 60_000);
 
 describe('two processes on one database', () => {

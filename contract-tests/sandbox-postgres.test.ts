@@ -17,8 +17,11 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.all(mocks.map((mock) => mock.close()));
-  await server?.close();
+  try {
+    await Promise.all(mocks.map((mock) => mock.close()));
+  } finally {
+    await server?.close();
+  }
 }, 60_000);
 
 /** A sandbox in this process on the database `name` (created by the first call), failing the test on any warning. */
