@@ -2,12 +2,16 @@ import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { SlowestFirstSequencer } from './test/support/sequencer.js';
 
-/** The installed packages, a fresh clone, the other runtimes and the HTML reference: `npm run test:dist` (vitest.dist.config.ts). */
+/**
+ * The installed packages, a fresh clone, the other runtimes, the HTML reference and the sandbox's
+ * processes on PostgreSQL: `npm run test:dist` (vitest.dist.config.ts).
+ */
 export const DIST_SUITES = [
   'test/package/pack.test.ts',
   'test/package/clone.test.ts',
   'test/runtimes/runtimes.test.ts',
   'test/browser/docs.test.ts',
+  'contract-tests/sandbox-postgres-team.test.ts',
 ];
 
 export default defineConfig({

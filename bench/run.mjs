@@ -5,6 +5,7 @@ import { benchClientSpeed } from './client-speed.mjs';
 import { benchLoad } from './mock-load.mjs';
 import { benchMswHandlers } from './msw-handlers.mjs';
 import { benchProxy } from './proxy-overhead.mjs';
+import { benchSandboxPostgres } from './sandbox-postgres.mjs';
 import { benchStartup } from './mock-startup.mjs';
 import { benchThroughput } from './mock-throughput.mjs';
 
@@ -16,4 +17,5 @@ await benchThroughput();
 await benchProxy();
 const mswOk = await benchMswHandlers();
 const loadOk = (await benchLoad()) && (await benchLoad('gitea-mock --sandbox'));
-process.exitCode = loadOk && mswOk ? 0 : 1;
+const postgresOk = await benchSandboxPostgres();
+process.exitCode = loadOk && mswOk && postgresOk ? 0 : 1;

@@ -45,6 +45,15 @@ export function proxyTo(upstream) {
   };
 }
 
+/** gitea-mock's sandbox keeping its worlds in `state`: a folder, or a PostgreSQL URL. */
+export function sandboxOn(state) {
+  return {
+    command: process.execPath,
+    args: (port) => [LAUNCHER, '--port', String(port), '--quiet', '--state', state],
+    base: (port) => `http://127.0.0.1:${port}/api/v1`,
+  };
+}
+
 const STARTABLE = { ...MOCKS, 'npm start': NPM_START };
 
 export function freePort() {

@@ -50,7 +50,9 @@ export const OUTPUTS = [
   'mock/dist/msw.d.mts',
   'mock/dist/msw.mjs',
   'mock/dist/network-failure.mjs',
+  'mock/dist/open-state.mjs',
   'mock/dist/output-file.mjs',
+  'mock/dist/postgres-url.mjs',
   'mock/dist/proxy.mjs',
   'mock/dist/schema.mjs',
   'mock/dist/schema2.mjs',
@@ -59,7 +61,8 @@ export const OUTPUTS = [
   'mock/dist/server.mjs',
   'mock/dist/verify.mjs',
   'mock/dist/world-check.mjs',
-  'mock/dist/world-store.mjs',
+  'mock/dist/world-postgres.mjs',
+  'mock/dist/world-shared.mjs',
   'mock/dist/world.mjs',
 ];
 

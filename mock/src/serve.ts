@@ -6,7 +6,8 @@ import { DOCUMENT } from './contract/document-path.js';
 import { heapLimit } from './sources/heap.js';
 import { outputFileProblem } from './output-file.js';
 import { worldBudget } from './sources/sandbox-limits.js';
-import { openState } from './sources/world-store.js';
+import { openStateStore } from './sources/open-state.js';
+import { isPostgresUrl, postgresTarget } from './sources/postgres-url.js';
 
 const USAGE = `Usage: gitea-mock [options] [document]
 
@@ -30,6 +31,9 @@ Options:
   -s, --sandbox      answer from a world per credential that remembers writes
       --state <dir>  keep the sandbox's worlds in the folder <dir>, one file per
                      world, saved after each of its writes (implies --sandbox)
+      --state <url>  keep them in PostgreSQL instead, shared by every gitea-mock
+                     on the database: postgres://user@host:port/database (the
+                     password in PGPASSWORD, ~/.pgpass or the URL)
       --max-worlds <n>
                      sandbox worlds kept; the least recently used goes (default 100)
       --max-world-bytes <n>
@@ -104,6 +108,16 @@ try {
   fail(error instanceof Error ? error.message : String(error));
 }
 const { values, positionals } = parsed;
+// `ps` shows a process's command line to every user: without the database's password from here on.
+if (values.state !== undefined && isPostgresUrl(values.state)) {
+  let target;
+  try {
+    target = postgresTarget(values.state);
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  process.title = ['gitea-mock', ...process.argv.slice(2)].map(target.redact).join(' ');
+}
 if (values.help) {
   process.stdout.write(USAGE);
   process.exit(0);
@@ -187,7 +201,7 @@ try {
   const store =
     values.state === undefined
       ? undefined
-      : await openState(values.state, { maxWorlds: Number(maxWorlds ?? 100), document });
+      : await openStateStore(values.state, { maxWorlds: Number(maxWorlds ?? 100), document });
   // Loaded after the arguments are checked: Prism takes most of the start-up time.
   const { startMockServer } = await import('./front/server.js');
   const mock = await startMockServer({
@@ -275,7 +289,7 @@ try {
   const mode = proxy
     ? `proxy to ${new URL(proxy).origin}${values.strict ? ', strict' : ''}`
     : sandbox
-      ? `sandbox${values.state === undefined ? '' : `, state in ${values.state}`}`
+      ? `sandbox${store === undefined ? '' : `, state in ${store.path}`}`
       : values.dynamic
         ? `dynamic data${values.seed === undefined ? '' : `, seed ${values.seed}`}`
         : 'examples';

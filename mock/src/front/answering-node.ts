@@ -10,7 +10,7 @@ import { loadGenerator } from '../sources/dynamic.js';
 import { heapLimit } from '../sources/heap.js';
 import { createMarkdownRenderer } from '../sources/markdown.js';
 import { worldBudget } from '../sources/sandbox-limits.js';
-import { openState } from '../sources/world-store.js';
+import { openStateStore } from '../sources/open-state.js';
 
 export type { AnsweringMock };
 
@@ -41,7 +41,7 @@ export async function createAnsweringMock(
     worldBudget(maxWorlds, sandbox.maxWorldBytes, NODE_PLATFORM.heapLimit);
     sandbox = {
       ...sandbox,
-      store: await openState(sandbox.state, { maxWorlds, document: sandbox.document ?? DOCUMENT }),
+      store: await openStateStore(sandbox.state, { maxWorlds, document: sandbox.document ?? DOCUMENT }),
     };
   }
   try {

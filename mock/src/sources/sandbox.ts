@@ -3,7 +3,7 @@
 // in later reads. `Prefer` still answers the documented examples. A world is made by its
 // credential's first write that changes something, never by a read. Worlds are capped in number
 // (the least recently used is dropped), in records and in bytes, can be reset, and can live in a
-// state folder (world-store.ts).
+// state folder (world-store.ts) or in PostgreSQL (world-postgres.ts).
 //
 // A write is applied to a copy of its world; the copy replaces the world only once it is within
 // the limits and, with a state folder, saved. So a refused or unsaved write changes nothing, and a
@@ -14,6 +14,11 @@
 // one write at a time, so only those at fault are refused. A batch lets the event loop turn
 // between its steps (world-json.ts), and batches of different worlds run at once only while their
 // copies and texts fit in an eighth of the heap (sandbox-limits.ts). Reads do not wait.
+//
+// With PostgreSQL, other processes share the worlds (world-shared.ts): the worlds held here are
+// copies, each with its stored version. A read first asks the database whether its world is still
+// that version (and takes the stored one when not), and a batch of writes runs while holding its
+// world across processes, applied to the world as stored then; it is kept here once committed.
 //
 // It imports no Node built-in, so the MSW handlers' browser build runs it as it is: what differs
 // by runtime comes in a SandboxPlatform (E11's renderer, the heap's size; the state folder is
@@ -30,11 +35,16 @@ import { seedWorld, type World } from './world.js';
 import { copyJson, createJsonSizer, worldText, type JsonSizer } from './world-json.js';
 import { handlerFor, ownerRedirect, READ_ONLY, RESET_PATH } from './world-ops.js';
 import type { StateStore } from './world-store.js';
+import { StateUnavailable, type Look } from './world-shared.js';
 
 export interface SandboxOptions {
-  /** Keep the worlds in this folder, one file per world: loaded at start, a world saved after each of its writes. */
+  /**
+   * Keep the worlds in this folder, one file per world: loaded at start, a world saved after each
+   * of its writes; or in the PostgreSQL database of this URL (`postgres://…`), shared with every
+   * process on it.
+   */
   state?: string;
-  /** The folder of `state`, opened (by the CLI before anything else, or by answering-node.ts): the sandbox keeps its worlds there. */
+  /** The store of `state`, folder or database, opened (by the CLI before anything else, or by answering-node.ts): the sandbox keeps its worlds there. */
   store?: StateStore;
   /** The document whose schemas the records of `state` must match (default: the package's). */
   document?: string;
@@ -103,6 +113,8 @@ interface Slot {
   onDisk?: boolean;
   /** Counts its copies' sizes, remembering its long strings. */
   sizer?: JsonSizer;
+  /** Its version in a shared store (PostgreSQL). */
+  version?: number;
 }
 
 /** The longest a batch holds the event loop before it lets other requests through. */
@@ -171,6 +183,7 @@ export async function createSandbox(
     );
   }
   const store = options.store;
+  const shared = store?.shared;
   if (options.state !== undefined && store === undefined)
     throw new Error('the sandbox keeps worlds in a state folder only where it was opened (Node: answering-node.ts)');
   const renderer = platform.markdown({ ...MARKDOWN_LIMITS, ...options.markdown });
@@ -220,35 +233,75 @@ export async function createSandbox(
 
   /** Applies a batch of writes in order, saves the world once, and then answers them all. */
   async function runBatch(key: string, jobs: Job[]): Promise<void> {
+    // Batches of other worlds may be holding their copies: this one waits while they hold too much.
+    const release = await admit(2 * (worlds.get(key)?.bytes ?? seedBytes));
+    let outcomes: Outcome[];
+    try {
+      const applied = await holding(key, () => applyBatch(key, jobs));
+      // Kept only now that the store has it: no read sees a write before it is saved (committed).
+      applied.keep?.();
+      outcomes = applied.outcomes;
+    } catch (failure) {
+      // Nothing of the batch was kept, and its answers may have read what was not: none stands.
+      outcomes = jobs.map(() => ({ answer: unsaved(failure) }));
+    } finally {
+      release();
+    }
+    for (const [index, outcome] of outcomes.entries()) {
+      if ('error' in outcome) jobs[index]!.reject(outcome.error);
+      else jobs[index]!.resolve(outcome.answer);
+    }
+  }
+
+  /** A batch's outcomes, and how to keep the world it made once that is saved. */
+  async function applyBatch(key: string, jobs: Job[]): Promise<{ outcomes: Outcome[]; keep?: () => void }> {
     // Taken only now: a world taken before waiting could have been written or dropped meanwhile.
     // A credential without one gets the seed's, kept only once a write changed it.
     const known = used(key);
     const slot = known ?? { world: seed, bytes: seedBytes };
-    // Batches of other worlds may be holding their copies: this one waits while they hold too much.
-    const release = await admit(2 * slot.bytes);
-    try {
-      const pause = pacer();
-      slot.sizer ??= createJsonSizer();
-      const applied = (await applyTogether(slot, jobs, pause)) ?? (await applyOneByOne(slot, jobs, pause));
-      let { outcomes } = applied;
-      if (applied.next) {
-        try {
-          if (store) await store.save(key, await worldText(applied.next.world, pause));
-          // If the world was dropped meanwhile, its removal is queued after this task, as if dropped just after.
-          Object.assign(slot, { ...applied.next, onDisk: store !== undefined });
-          if (!known) keep(key, slot);
-        } catch (failure) {
-          // Nothing of the batch was kept, and its answers may have read what was not: none stands.
-          outcomes = outcomes.map(() => ({ answer: unsaved(failure) }));
-        }
-      }
-      for (const [index, outcome] of outcomes.entries()) {
-        if ('error' in outcome) jobs[index]!.reject(outcome.error);
-        else jobs[index]!.resolve(outcome.answer);
-      }
-    } finally {
-      release();
+    const pause = pacer();
+    slot.sizer ??= createJsonSizer();
+    const applied = (await applyTogether(slot, jobs, pause)) ?? (await applyOneByOne(slot, jobs, pause));
+    const { outcomes, next } = applied;
+    if (!next) return { outcomes };
+    let version: number | undefined;
+    if (shared) version = await shared.save(key, await worldText(next.world, pause));
+    else if (store) await store.save(key, await worldText(next.world, pause));
+    return {
+      outcomes,
+      keep() {
+        // If the world was dropped meanwhile, its removal is queued after this task, as if dropped just after.
+        Object.assign(slot, { ...next, onDisk: store !== undefined, version });
+        if (!known) keep(key, slot);
+      },
+    };
+  }
+
+  /** Runs a task on a world: with a shared store, holding it across processes, brought up to date first. */
+  function holding<T>(key: string, task: () => Promise<T>): Promise<T> {
+    if (!shared) return task();
+    return shared.hold(key, worlds.get(key)?.version, async (now) => {
+      adopt(key, now);
+      return task();
+    });
+  }
+
+  /** Takes a world as the shared store holds it now, in place of the copy held here. */
+  function adopt(key: string, now: Look): void {
+    if (now === 'same') return;
+    worlds.delete(key);
+    if (now !== 'none') keep(key, { world: now.world, bytes: now.bytes, version: now.version, onDisk: true });
+  }
+
+  /** The world of a key for a read, which becomes the most recently used: with a shared store, as stored now. */
+  async function current(key: string): Promise<Slot | undefined> {
+    if (shared) {
+      const version = worlds.get(key)?.version;
+      const now = await shared.look(key, version);
+      // A write of this process committed meanwhile is newer than what the look found.
+      if (worlds.get(key)?.version === version) adopt(key, now);
     }
+    return used(key);
   }
 
   /**
@@ -328,8 +381,9 @@ export async function createSandbox(
       worlds.delete(victim);
       // After the writes queued for it, which may save it yet; unless those writes made the world
       // afresh, and saved it in that file. A file that cannot be removed now is removed at the
-      // next start, beyond the cap; a world dropped before its first save has none.
-      if (store)
+      // next start, beyond the cap; a world dropped before its first save has none. A shared
+      // store keeps it: this process only lets go of its copy.
+      if (store && !shared)
         void after(victim, async () =>
           slot.onDisk && !worlds.get(victim)?.onDisk ? store.drop(victim) : undefined,
         ).catch(() => {});
@@ -359,7 +413,15 @@ export async function createSandbox(
     own: true,
   });
   const unsaved = (failure: unknown): Answer =>
+    unavailable(failure) ??
     error(500, `the sandbox could not save its state (${(failure as { code?: string }).code ?? String(failure)})`);
+  const unread = (failure: unknown): Answer =>
+    unavailable(failure) ?? error(500, `the sandbox could not read its state (${String(failure)})`);
+  /** A store away for now (a database): 503, and when to try again. */
+  const unavailable = (failure: unknown): Answer | undefined =>
+    failure instanceof StateUnavailable
+      ? { ...error(503, failure.message), headers: { 'Retry-After': String(failure.retryAfter) } }
+      : undefined;
 
   return {
     strict: true,
@@ -395,7 +457,12 @@ export async function createSandbox(
 
       if (readOnly) {
         // A read makes no world: a credential without one reads the seed, and drops no other world for it.
-        const world = used(key)?.world ?? seed;
+        let world: World;
+        try {
+          world = (await current(key))?.world ?? seed;
+        } catch (failure) {
+          return unread(failure);
+        }
         const redirect = op.responses.has(307) ? ownerRedirect(world, params, source.url) : undefined;
         return redirect ?? (await handler(opContext(world))).answer;
       }
@@ -445,6 +512,8 @@ export async function createSandbox(
             }),
           ),
         );
+        // Worlds this process never held too.
+        await shared?.clear();
       },
       worldOf(authorization) {
         return structuredClone(worlds.get(keyOf(authorization))?.world ?? seed);

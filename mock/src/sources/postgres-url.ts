@@ -1,0 +1,56 @@
+// `--state postgres://user:password@host:port/database`: the URL read once, for what may be shown
+// of it (never its password) and for taking the password out of any text that could carry it.
+// The password may also come from PGPASSWORD or ~/.pgpass (node-postgres reads both), which keeps
+// it off the command line.
+
+/** Whether `--state` names a PostgreSQL database rather than a folder. */
+export const isPostgresUrl = (state: string): boolean => /^postgres(ql)?:\/\//i.test(state);
+
+export interface PostgresTarget {
+  /** The URL without its password and query: `postgres://alice@db.example:5432/sandbox`. */
+  shown: string;
+  /** Where the server is: `db.example:5432`. */
+  where: string;
+  /** The text with the password, in every spelling the URL gave it, replaced by `***`. */
+  redact(text: string): string;
+  /** The statement timeout the URL asks for (`?statement_timeout=ms`), if it asks. */
+  statementTimeoutMs: number | undefined;
+}
+
+export function postgresTarget(url: string): PostgresTarget {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    // URL's error carries the input, password included: a message of our own instead.
+    throw new Error(
+      '--state is not a PostgreSQL URL that can be read; give postgres://user@host:port/database (the password in PGPASSWORD, or after the user: user:password@)',
+    );
+  }
+  const host = parsed.hostname || 'localhost';
+  const where = `${host}:${parsed.port || '5432'}`;
+  const user = parsed.username ? `${parsed.username}@` : '';
+  const secrets = [parsed.password, parsed.searchParams.get('password') ?? '']
+    .flatMap((secret) => [secret, safeDecode(secret), encodeURIComponent(safeDecode(secret))])
+    .filter((secret) => secret.length > 0)
+    // The longest first: a password may hold another spelling of itself.
+    .sort((a, b) => b.length - a.length);
+  const timeout = parsed.searchParams.get('statement_timeout');
+  // Every statement stays bounded: PostgreSQL's 0 (no bound) is refused, as is any other unit.
+  if (timeout !== null && !/^[1-9][0-9]{0,8}$/.test(timeout))
+    throw new Error(`--state: statement_timeout=${timeout} is not a whole number of milliseconds from 1`);
+  return {
+    shown: `${parsed.protocol}//${user}${where}${parsed.pathname}`,
+    where,
+    redact: (text) => secrets.reduce((result, secret) => result.split(secret).join('***'), text),
+    statementTimeoutMs: timeout === null ? undefined : Number(timeout),
+  };
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,371 @@
+// `--state postgres://…`: the sandbox's worlds in PostgreSQL, shared by any number of gitea-mock
+// processes on any number of machines. The database holds, in the schema its search_path names:
+//
+//   gitea_mock_schema          one row: the version of these tables (SCHEMA_VERSION)
+//   gitea_mock_worlds          a world per row: key (the SHA-256 of the credential), body (its
+//                              JSON), version, used_at (for --max-worlds, least recently used first)
+//   gitea_mock_world_versions  the sequence versions come from, so a version never repeats
+//
+// Writes to one world are serialised with `SELECT … FOR UPDATE` on its row, in a transaction that
+// also saves the world: a batch of writes of one process waits in PostgreSQL's queue for the row
+// while another process's batch runs, then applies to the world that one left. A version
+// compare-and-swap would hold no connection while a batch applies, but every lost race would apply,
+// measure and write the whole batch again (a 16 MiB world included) and would need a bound on its
+// retries, which turns contention into errors; with the lock, contention only waits. A world that
+// has no row yet gets an empty one (body NULL) inside the transaction, removed again when nothing is
+// saved, so the first writes of a credential queue up the same way. Readers never see it.
+//
+// Every request compares the version of the world the process holds with the row's and fetches
+// the body only when they differ: a read through any process sees every write answered before it.
+// A write is answered after its transaction commits, so a kill -9 of any process loses none that
+// was answered; the transaction of a process that dies is rolled back, its lock released.
+//
+// When the database is away or too slow, operations fail with StateUnavailable (503 and
+// Retry-After); the pool makes new connections on the next requests, so the sandbox recovers
+// without a restart. Every statement is bounded in time, and the pool in connections.
+import { Buffer } from 'node:buffer';
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import { postgresTarget, type PostgresTarget } from './postgres-url.js';
+import type { World } from './world.js';
+import type { WorldCheck } from './world-check.js';
+import type { Look, SharedWorlds, Stored } from './world-shared.js';
+import { StateUnavailable } from './world-shared.js';
+import type { OpenOptions, StateStore } from './world-store.js';
+
+const SCHEMA_VERSION = 1;
+const SCHEMA = 'gitea_mock_schema';
+const WORLDS = 'gitea_mock_worlds';
+const VERSIONS = 'gitea_mock_world_versions';
+/** The advisory lock processes take while they create the tables, so that two starting at once do not race. */
+const SCHEMA_LOCK = 0x676974656d6f;
+
+/** Connections per process: N replicas take up to N times as many of the server's max_connections. */
+export const POOL_SIZE = 10;
+/** The longest a statement runs, waiting for a world's lock included; `?statement_timeout=` changes it. */
+const STATEMENT_TIMEOUT_MS = 5_000;
+/** The longest to open a connection, or to wait for one of the pool. */
+const CONNECT_TIMEOUT_MS = 5_000;
+/** A transaction left idle this long (its process stopped or cut off) is ended, and its lock released. */
+const IDLE_IN_TRANSACTION_MS = 10_000;
+/** A world's use is written at most this often by reads (writes always write it). */
+const TOUCH_SECONDS = 1;
+
+/**
+ * Removes the worlds beyond the $1 most recently used, across the database; a world being written
+ * (its row locked) is passed over and stays.
+ */
+const TRIM = `DELETE FROM ${WORLDS} WHERE key IN (
+  SELECT key FROM ${WORLDS} WHERE key IN (SELECT key FROM ${WORLDS} ORDER BY used_at DESC, key OFFSET $1)
+  FOR UPDATE SKIP LOCKED)`;
+
+/** SQLSTATE classes and codes that mean the database is away or busy for now, not that a statement is wrong. */
+const TRANSIENT = /^(08|53|57|58)|^(40001|40P01|55P03)$/;
+
+/** For a connection's errors that its next statement reports anyway. */
+const ignore = (): void => {};
+
+/** An error in a line: its message, and its code when the message does not say it. */
+function described(error: unknown): string {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  const text = typeof message === 'string' ? message : String(error);
+  return typeof code === 'string' && !text.includes(code) ? `${text} (${code})` : text;
+}
+
+interface Line {
+  running: boolean;
+  next: { resolve(look: Look): void; reject(error: unknown): void }[];
+}
+
+interface Held {
+  client: PoolClient;
+  /** The row was made empty by this transaction: removed unless a world is saved in it. */
+  empty: boolean;
+  saved: boolean;
+}
+
+export async function openPostgresState(
+  url: string,
+  { maxWorlds, document }: OpenOptions,
+): Promise<StateStore & { shared: SharedWorlds }> {
+  const target = postgresTarget(url);
+  const refuse = (why: string): never => {
+    throw new Error(target.redact(`--state ${target.shown}: ${why}`));
+  };
+  const statementTimeout = target.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS;
+  // Imported here: only a sandbox on PostgreSQL loads the driver.
+  const { default: pg } = await import('pg');
+  const pool: Pool = new pg.Pool({
+    connectionString: url,
+    max: POOL_SIZE,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    idleTimeoutMillis: 30_000,
+    statement_timeout: statementTimeout,
+    // The client's own bound, for a server that stops answering without closing the connection.
+    query_timeout: statementTimeout + CONNECT_TIMEOUT_MS,
+    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
+    keepAlive: true,
+    application_name: 'gitea-mock',
+  });
+  // An idle connection the server closed (a restart): the pool drops it and opens another when needed.
+  pool.on('error', ignore);
+
+  const failed = (error: unknown): Error => {
+    const reason = target.redact(described(error));
+    // A SQLSTATE says the server answered; anything else (ECONNREFUSED, a time-out, a closed
+    // connection) is the way to it.
+    const { code } = error as { code?: unknown };
+    const sqlState = typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+    if (sqlState === undefined || TRANSIENT.test(sqlState))
+      return new StateUnavailable(`the sandbox's database at ${target.where} is unavailable: ${reason}; try again`);
+    return new Error(`the sandbox's database at ${target.where} refused a statement: ${reason}`);
+  };
+
+  await createSchema(pool, target, maxWorlds).catch((error: unknown) => {
+    void pool.end().catch(ignore);
+    return refuse(
+      error instanceof SchemaRefusal ? error.message : `cannot use PostgreSQL at ${target.where}: ${described(error)}`,
+    );
+  });
+
+  let check: WorldCheck | undefined;
+  /** A row's body as a stored world, checked as a world read from a state folder is. */
+  const stored = async (body: string, version: string): Promise<Stored> => {
+    let world: unknown;
+    try {
+      world = JSON.parse(body);
+    } catch {
+      throw new Error('the world of this credential in the database is not JSON');
+    }
+    // Ajv and the document are loaded only when there is a world to check.
+    check ??= (await import('./world-check.js')).createWorldCheck(document);
+    const problem = check(world);
+    if (problem !== undefined)
+      throw new Error(`the world of this credential in the database is not one the sandbox wrote: ${problem}`);
+    return { world: world as World, bytes: Buffer.byteLength(body), version: Number(version) };
+  };
+
+  const query = async <Row extends QueryResultRow>(
+    on: Pool | PoolClient,
+    text: string,
+    values: unknown[] = [],
+  ): Promise<{ rows: Row[]; rowCount: number | null }> => {
+    try {
+      return await on.query<Row>(text, values);
+    } catch (error) {
+      throw failed(error);
+    }
+  };
+
+  const holds = new Map<string, Held>();
+  const touching = new Set<string>();
+
+  /** Writes when a world was last read, for --max-worlds; at most every TOUCH_SECONDS, never holding up the read. */
+  function touch(key: string): void {
+    if (touching.has(key)) return;
+    touching.add(key);
+    void query(
+      pool,
+      `UPDATE ${WORLDS} SET used_at = clock_timestamp() WHERE key = $1 AND used_at < clock_timestamp() - make_interval(secs => $2)`,
+      [key, TOUCH_SECONDS],
+    )
+      .catch(ignore)
+      .finally(() => touching.delete(key));
+  }
+
+  /** Calls of `look` waiting for the next query of a key and version, and whether one runs. */
+  const lines = new Map<string, Line>();
+
+  async function runLine(id: string, line: Line, key: string, version: number | undefined): Promise<void> {
+    line.running = true;
+    while (line.next.length > 0) {
+      const callers = line.next;
+      line.next = [];
+      const found = lookNow(key, version);
+      for (const caller of callers) found.then(caller.resolve, caller.reject);
+      await found.catch(ignore);
+    }
+    lines.delete(id);
+  }
+
+  async function lookNow(key: string, version: number | undefined): Promise<Look> {
+    const { rows } = await query<{ version: string; body: string | null; idle: boolean }>(
+      pool,
+      `SELECT version, CASE WHEN version = $2 THEN NULL ELSE body END AS body,
+              used_at < clock_timestamp() - make_interval(secs => $3) AS idle
+         FROM ${WORLDS} WHERE key = $1 AND body IS NOT NULL`,
+      [key, version ?? null, TOUCH_SECONDS],
+    );
+    const row = rows[0];
+    if (!row) return 'none';
+    if (row.idle) touch(key);
+    return row.body === null ? 'same' : stored(row.body, row.version);
+  }
+
+  /** Locks `key`'s row, making an empty one when it has none, and says what it holds. */
+  async function lock(
+    client: PoolClient,
+    key: string,
+    version: number | undefined,
+  ): Promise<{ now: Look; empty: boolean }> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const { rows } = await query<{ version: string; body: string | null; empty: boolean }>(
+        client,
+        `SELECT version, CASE WHEN version = $2 THEN NULL ELSE body END AS body, body IS NULL AS empty
+           FROM ${WORLDS} WHERE key = $1 FOR UPDATE`,
+        [key, version ?? null],
+      );
+      const row = rows[0];
+      if (row) {
+        const now: Look = row.empty ? 'none' : row.body === null ? 'same' : await stored(row.body, row.version);
+        return { now, empty: false };
+      }
+      // The row of a world written for the first time by another process commits first: then it is locked above.
+      const made = await query(
+        client,
+        `INSERT INTO ${WORLDS} (key, version, used_at, body) VALUES ($1, 0, clock_timestamp(), NULL) ON CONFLICT (key) DO NOTHING`,
+        [key],
+      );
+      if (made.rowCount === 1) return { now: 'none', empty: true };
+    }
+    throw new StateUnavailable(
+      `the sandbox's database at ${target.where} kept making and removing this world's row; try again`,
+    );
+  }
+
+  const shared: SharedWorlds = {
+    look(key, version) {
+      // A query under way may have started before a write that was answered before this call: a
+      // call joins the next query of its key and version, never one under way. Reads of one world
+      // at once then share a query, and each still sees every write answered before it.
+      const id = `${key}:${version ?? ''}`;
+      let line = lines.get(id);
+      if (!line) lines.set(id, (line = { running: false, next: [] }));
+      const found = new Promise<Look>((resolve, reject) => line.next.push({ resolve, reject }));
+      if (!line.running) void runLine(id, line, key, version);
+      return found;
+    },
+
+    async hold(key, version, task) {
+      let client: PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (error) {
+        throw failed(error);
+      }
+      // A connection the server closes while this process applies the batch (a shutdown) reports
+      // it here, and its next statement fails; unheard, the report would end the process.
+      client.on('error', ignore);
+      let healthy = true;
+      try {
+        await query(client, 'BEGIN');
+        const { now, empty } = await lock(client, key, version);
+        const held: Held = { client, empty, saved: false };
+        holds.set(key, held);
+        const result = await task(now);
+        if (held.empty && !held.saved) await query(client, `DELETE FROM ${WORLDS} WHERE key = $1`, [key]);
+        await query(client, 'COMMIT');
+        // A new world: beyond --max-worlds across the database, the least recently used go. On this
+        // connection: one of the pool could be waited for by every hold at once. The world is kept
+        // whatever the trim does.
+        if (held.empty && held.saved) await query(client, TRIM, [maxWorlds]).catch(ignore);
+        return result;
+      } catch (error) {
+        healthy = await client.query('ROLLBACK').then(
+          () => true,
+          () => false,
+        );
+        throw error;
+      } finally {
+        holds.delete(key);
+        client.off('error', ignore);
+        // A connection that cannot even roll back is closed, not handed to the next request.
+        client.release(!healthy);
+      }
+    },
+
+    async save(key, pieces) {
+      const held = holds.get(key);
+      if (!held) throw new Error('a world is saved in PostgreSQL only while it is held');
+      const { rows } = await query<{ version: string }>(
+        held.client,
+        `UPDATE ${WORLDS} SET body = $2, version = nextval('${VERSIONS}'), used_at = clock_timestamp()
+           WHERE key = $1 RETURNING version`,
+        [key, pieces.join('')],
+      );
+      held.saved = true;
+      return Number(rows[0]!.version);
+    },
+
+    async clear() {
+      await query(pool, `DELETE FROM ${WORLDS}`);
+    },
+  };
+
+  return {
+    path: target.shown,
+    // None loaded at start: a world is read when a request names it.
+    worlds: new Map(),
+    shared,
+    save: async (key, pieces) => {
+      await shared.save(key, pieces);
+    },
+    async drop(key) {
+      // A reset waits for a write in progress on the row, and the next write finds no row.
+      await query(holds.get(key)?.client ?? pool, `DELETE FROM ${WORLDS} WHERE key = $1`, [key]);
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}
+
+/** A database this version of the sandbox cannot use as it is. */
+class SchemaRefusal extends Error {}
+
+/** Creates the tables on first start, under a lock; checks their version on every start; applies --max-worlds. */
+async function createSchema(pool: Pool, target: PostgresTarget, maxWorlds: number): Promise<void> {
+  const client = await pool.connect();
+  client.on('error', ignore);
+  let healthy = true;
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
+    const { rows } = await client.query<{ present: boolean }>('SELECT to_regclass($1) IS NOT NULL AS present', [
+      SCHEMA,
+    ]);
+    if (rows[0]?.present) {
+      const found = await client.query<{ version: number }>(`SELECT version FROM ${SCHEMA}`);
+      const version = found.rows[0]?.version;
+      if (found.rows.length !== 1 || version !== SCHEMA_VERSION) {
+        throw new SchemaRefusal(
+          `the database at ${target.where} holds gitea-mock tables of schema version ${version ?? 'none'}, not ${SCHEMA_VERSION}; it is left as it is: give another database, or use the gitea-mock that made them`,
+        );
+      }
+    } else {
+      await client.query(`CREATE TABLE ${SCHEMA} (version integer NOT NULL)`);
+      await client.query(`INSERT INTO ${SCHEMA} (version) VALUES ($1)`, [SCHEMA_VERSION]);
+      await client.query(`CREATE SEQUENCE ${VERSIONS} AS bigint START 1`);
+      await client.query(
+        `CREATE TABLE ${WORLDS} (
+           key text PRIMARY KEY CHECK (key ~ '^[0-9a-f]{64}$'),
+           version bigint NOT NULL,
+           used_at timestamptz NOT NULL,
+           body text
+         )`,
+      );
+      await client.query(`CREATE INDEX ${WORLDS}_used_at ON ${WORLDS} (used_at)`);
+    }
+    await client.query('COMMIT');
+    // A --max-worlds lower than before takes effect at once, as with a state folder.
+    await client.query(TRIM, [maxWorlds]);
+  } catch (error) {
+    healthy = await client.query('ROLLBACK').then(
+      () => true,
+      () => false,
+    );
+    throw error;
+  } finally {
+    client.off('error', ignore);
+    client.release(!healthy);
+  }
+}
