@@ -2,8 +2,11 @@ import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { SlowestFirstSequencer } from './test/support/sequencer.js';
 
-/** The installed packages, the other runtimes and the HTML reference: `npm run test:dist` (vitest.dist.config.ts). */
-export const DIST_SUITES = ['test/package/pack.test.ts', 'test/runtimes/runtimes.test.ts', 'test/browser/docs.test.ts'];
+/**
+ * The installed packages, and everything that runs Node 22 or 24, Deno, Bun or Chromium, which
+ * only the tools of test/dist-tools/ bring: `npm run test:dist` (vitest.dist.config.ts).
+ */
+export const DIST_SUITES = ['test/package/pack.test.ts', 'test/runtimes/**/*.test.ts', 'test/browser/**/*.test.ts'];
 
 export default defineConfig({
   test: {
