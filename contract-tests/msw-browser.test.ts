@@ -118,6 +118,7 @@ let input: ScenarioInput;
 let browser: ScenarioResult;
 let node: ScenarioResult;
 
+// Both builds start their validators and sandbox and answer every request: a wider bound than the default, for a busy machine.
 beforeAll(async () => {
   const result = await build({
     stdin: { contents: APP, resolveDir: ROOT, sourcefile: 'app.js', loader: 'js' },
@@ -146,7 +147,7 @@ beforeAll(async () => {
   browser = JSON.parse(JSON.stringify(await run(input))) as ScenarioResult;
   const { createGiteaHandlers } = (await import(NODE_BUILD)) as MswModule;
   node = await runScenario(createGiteaHandlers, getResponse, input);
-}, 60_000);
+}, 120_000);
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}/g;
 const SECRET = /"gto_[a-z0-9]+"/g;
