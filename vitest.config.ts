@@ -3,14 +3,15 @@ import { configDefaults, defineConfig } from 'vitest/config';
 import { SlowestFirstSequencer } from './test/support/sequencer.js';
 
 /**
- * The installed packages, a fresh clone, the other runtimes, the HTML reference and the sandbox's
- * processes on PostgreSQL: `npm run test:dist` (vitest.dist.config.ts).
+ * The installed packages, a fresh clone, everything that runs Node 22 or 24, Deno, Bun or Chromium
+ * (which only the tools of test/dist-tools/ bring) and the sandbox's processes on PostgreSQL:
+ * `npm run test:dist` (vitest.dist.config.ts).
  */
 export const DIST_SUITES = [
   'test/package/pack.test.ts',
   'test/package/clone.test.ts',
-  'test/runtimes/runtimes.test.ts',
-  'test/browser/docs.test.ts',
+  'test/runtimes/**/*.test.ts',
+  'test/browser/**/*.test.ts',
   'contract-tests/sandbox-postgres-team.test.ts',
 ];
 

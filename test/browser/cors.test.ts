@@ -4,7 +4,7 @@
 // header, with credentials, for the page to get the answer. A page that asks for more headers than
 // the mock's bound allows fails as browsers fail it (`TypeError: Failed to fetch`), which shows the
 // first page's success is the mock's answer, not a browser that checks nothing.
-import type { Page } from 'playwright-core';
+import type { Page } from '../dist-tools/playwright.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { bundleBuiltClient } from './support/bundle.js';
 import { launchChromium, type SuiteBrowser } from './support/chromium.js';

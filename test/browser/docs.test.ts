@@ -5,7 +5,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from '../dist-tools/playwright.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   deref,

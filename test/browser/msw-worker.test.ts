@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import type { Page } from 'playwright-core';
+import type { Page } from '../dist-tools/playwright.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadOperations } from '../../mock/src/front/operations-file.js';
 import { MOCK_VERSION } from '../../mock/src/front/version.js';

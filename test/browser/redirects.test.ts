@@ -3,7 +3,7 @@
 // where it leads, so it follows none and the call ends with an ApiError saying so. Nothing
 // reaches the other origin, even one that answers every CORS preflight with yes.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Page } from 'playwright-core';
+import type { Page } from '../dist-tools/playwright.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveOnLoopback, type LoopbackServer } from '../support/loopback.js';
 import { bundleBuiltClient } from './support/bundle.js';

@@ -1,22 +1,24 @@
-// Where the runtime suite finds Deno, Bun and Node 22 and 24: the binaries npm installed for this
-// platform, at the pinned versions; DENO_PATH, BUN_PATH, NODE22_PATH or NODE24_PATH when set; a
-// failure that says why where there is none.
+// Where the runtime suite finds Deno, Bun and Node 22 and 24: the binaries the test:dist tools
+// (test/dist-tools/) installed for this platform, at the pinned versions; DENO_PATH, BUN_PATH,
+// NODE22_PATH or NODE24_PATH when set; a failure that says why where there is none.
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { DIST_TOOLS } from '../../scripts/dist-tools.mjs';
 import { nodeExecutable } from './support/node-versions.js';
 import { runtimeExecutable } from './support/runtime-binary.js';
 
 const run = promisify(execFile);
 const pinned = (
-  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-    devDependencies: Record<string, string>;
+  JSON.parse(readFileSync(join(DIST_TOOLS, 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
   }
-).devDependencies;
+).dependencies;
 
 describe.runIf(process.platform === 'linux' && process.arch === 'x64')(
-  'the binaries of the deno and bun dev dependencies (Linux x64)',
+  'the binaries of the deno and bun packages among the test:dist tools (Linux x64)',
   () => {
     it('runs the pinned Deno', async () => {
       const { stdout } = await run(runtimeExecutable('deno', { env: {}, platform: 'linux', arch: 'x64' }), [

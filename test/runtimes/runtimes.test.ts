@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import type { Page } from 'playwright-core';
+import type { Page } from '../dist-tools/playwright.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer } from '../../mock/src/front/server.js';
 import { bundleBuiltClient } from '../browser/support/bundle.js';

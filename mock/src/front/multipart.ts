@@ -74,12 +74,12 @@ function decode2231(v: string): string | undefined {
   if (/%(?![0-9A-Fa-f]{2})/.test(encoded)) return undefined;
   const bytes = encoded
     .split(/(%[0-9A-Fa-f]{2})/)
-    .map((piece) => (piece.startsWith('%') ? Buffer.of(parseInt(piece.slice(1), 16)) : Buffer.from(piece)));
-  return asGoWritesIt(Buffer.concat(bytes));
+    .map((piece) => (piece.startsWith('%') ? Uint8Array.of(parseInt(piece.slice(1), 16)) : utf8Bytes(piece)));
+  return asGoWritesIt(concatBytes(bytes));
 }
 
 /** Bytes as Go's JSON answers a string: valid UTF-8 as it is, and U+FFFD for each byte of anything else. */
-function asGoWritesIt(bytes: Buffer): string {
+function asGoWritesIt(bytes: Uint8Array): string {
   const within = (index: number, low = 0x80, high = 0xbf): boolean =>
     index < bytes.length && bytes[index]! >= low && bytes[index]! <= high;
   /** The length of the UTF-8 sequence at `i` (Go's utf8.DecodeRune), 0 when it is none. */
@@ -100,7 +100,7 @@ function asGoWritesIt(bytes: Buffer): string {
   let text = '';
   for (let i = 0; i < bytes.length; ) {
     const length = sequence(i);
-    text += length === 0 ? '\ufffd' : bytes.toString('utf8', i, i + length);
+    text += length === 0 ? '\ufffd' : utf8Text(bytes.subarray(i, i + length));
     i += Math.max(length, 1);
   }
   return text;

@@ -1,21 +1,22 @@
 // Where the browser suites get Chromium: `CHROMIUM_PATH` when set; on Linux x64 the Chromium that
-// the `@sparticuz/chromium` dev dependency ships inside its npm package, so `npm ci` is all the
-// set-up; elsewhere a Chromium or Chrome on PATH. Without any of them the suites fail, never skip.
+// the `@sparticuz/chromium` package, one of the tools of `npm run test:dist` (scripts/dist-tools.mjs),
+// ships inside itself, so installing those tools is all the set-up; elsewhere a Chromium or Chrome
+// on PATH. Without any of them the suites fail, never skip.
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { delimiter, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { distToolsRequire } from '../../../scripts/dist-tools.mjs';
 import { isExecutable } from '../../support/executable.js';
 
 const PACKAGE = '@sparticuz/chromium';
 /** Names a system browser goes by, for platforms the package does not serve. */
 const SYSTEM_NAMES = ['chromium', 'chromium-browser', 'google-chrome-stable', 'google-chrome', 'chrome'];
 
-/** The package's root folder and version: as installed by `npm ci`, or at `root`. */
+/** The package's root folder and version: as installed among the test:dist tools, or at `root`. */
 function sparticuz(root?: string): { root: string; version: string } {
-  root ??= dirname(dirname(dirname(createRequire(import.meta.url).resolve(PACKAGE)))); // <root>/build/cjs/index.cjs
+  root ??= dirname(dirname(dirname(distToolsRequire.resolve(PACKAGE)))); // <root>/build/cjs/index.cjs
   const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
   return { root, version };
 }
@@ -32,8 +33,8 @@ function onPath(names: readonly string[], path: string | undefined): string | un
 }
 
 /**
- * Unpacks the package's Brotli-packed Chromium once per installed version, into
- * `node_modules/.cache/gitea-contract/` (so `npm ci` starts afresh and no other project's
+ * Unpacks the package's Brotli-packed Chromium once per installed version, into the tools'
+ * `node_modules/.cache/gitea-contract/` (so their reinstall starts afresh and no other project's
  * `/tmp/chromium` is ever picked up). The package unpacks into `os.tmpdir()` and trusts any file
  * already there; a child process with its own TMPDIR gives it a private staging folder, and one
  * rename publishes the result, so two suites unpacking at once, or a run killed half-way, never
@@ -70,7 +71,7 @@ export interface Host {
   env: NodeJS.ProcessEnv;
   platform: NodeJS.Platform;
   arch: string;
-  /** Where the packaged Chromium is unpacked; node_modules/.cache/gitea-contract unless given. */
+  /** Where the packaged Chromium is unpacked; the tools' node_modules/.cache/gitea-contract unless given. */
   cache?: string;
   /** The folder of a package that unpacks like `@sparticuz/chromium`; the installed one unless given. */
   packageRoot?: string;

@@ -1,7 +1,7 @@
 // Chromium (from npm, see browser-binary.ts), driven by playwright-core, kept on this machine:
 // other hosts do not resolve, and the tests record every request a page makes so they can show
 // that none left loopback.
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext } from '../../dist-tools/playwright.js';
 import { chromiumExecutable } from './browser-binary.js';
 
 // Not the package's own `chromium.args`: they include --disable-web-security, which would switch

@@ -1,10 +1,10 @@
 // Where the runtime suite finds Deno and Bun: DENO_PATH or BUN_PATH when set; else the binary the
-// `deno` or `bun` dev dependency installed from npm for this platform, taken straight from the
-// platform package (`@deno/linux-x64-glibc`, `@oven/bun-linux-x64`, …), so no install script has
-// to have run. Without one the suite fails saying so, never skips.
-import { statSync } from 'node:fs';
-import { createRequire } from 'node:module';
+// `deno` or `bun` package of the test:dist tools (scripts/dist-tools.mjs, test/dist-tools/) carries
+// for this platform, taken straight from the platform package (`@deno/linux-x64-glibc`,
+// `@oven/bun-linux-x64`, …), as their install scripts never run. Without one the suite fails
+// saying so, never skips.
 import { dirname, join } from 'node:path';
+import { distToolsRequire } from '../../../scripts/dist-tools.mjs';
 import { isExecutable } from '../../support/executable.js';
 
 export type Runtime = 'deno' | 'bun';
@@ -15,7 +15,6 @@ export interface Host {
   arch: string;
 }
 
-const require = createRequire(import.meta.url);
 const OVERRIDE: Record<Runtime, string> = { deno: 'DENO_PATH', bun: 'BUN_PATH' };
 
 /** The platform package that carries the binary, and the binary's path inside it. */
@@ -38,20 +37,10 @@ function platformPackage(runtime: Runtime, { platform, arch }: Host): { name: st
 
 function installed(name: string): string | undefined {
   try {
-    return dirname(require.resolve(`${name}/package.json`));
+    return dirname(distToolsRequire.resolve(`${name}/package.json`));
   } catch {
     return undefined;
   }
-}
-
-/**
- * Bun's postinstall moves the binary out of the platform package into `bun/bin/bun.exe`, over a
- * 450-byte placeholder script; where it ran, the binary is there.
- */
-function movedBun(): string | undefined {
-  const root = installed('bun');
-  const exe = root && join(root, 'bin', 'bun.exe');
-  return exe && isExecutable(exe) && statSync(exe).size > 1_000_000 ? exe : undefined;
 }
 
 /** The executable of `runtime` for this host, or an error saying why there is none. */
@@ -70,11 +59,8 @@ export function runtimeExecutable(runtime: Runtime, host: Host = process): strin
   const root = installed(pkg.name);
   const exe = root && join(root, pkg.exe);
   if (exe && isExecutable(exe)) return exe;
-  const here = host.platform === process.platform && host.arch === process.arch;
-  const moved = runtime === 'bun' && here ? movedBun() : undefined;
-  if (moved) return moved;
   throw new Error(
     `No ${runtime} binary for ${target}: ${pkg.name} is not installed (npm skips it on another C library, or when the registry lacks it). ` +
-      `Run npm ci, or set ${OVERRIDE[runtime]} to a ${runtime} executable.`,
+      `Install the tools of npm run test:dist (node scripts/dist-tools.mjs), or set ${OVERRIDE[runtime]} to a ${runtime} executable.`,
   );
 }
