@@ -17,6 +17,11 @@ Serves the Gitea API contract as a mock on http://127.0.0.1:4010/api/v1.
 Live mode: runs the contract's operations against a real Gitea or Forgejo and
 checks every answer (gitea-mock verify --help says more).
 
+       gitea-mock webhooks [--port <n>] [--secret <s>] [--forward <url>]
+
+Receives a real server's webhook deliveries and checks each against the
+contract (gitea-mock webhooks --help says more).
+
 Options:
   -p, --port <n>     port to listen on (default: $PORT or 4010; 0 picks a free one)
   -h, --host <addr>  address to listen on (default: 127.0.0.1)
