@@ -62,7 +62,7 @@ export function eventsOf(watched: Watch, world: World, { caller, host }: Doer): 
   const sender = anonymousUser(caller, host);
   if (watched.operationId === 'repoMigrate') {
     const created = world.repos.find((repo) => !watched.repos.has(repo.id));
-    return created ? [repositoryEvent('created', copyJson(created), anonymousUser(created.owner, host), sender)] : [];
+    return created ? [repositoryEvent('created', created, anonymousUser(created.owner, host), sender)] : [];
   }
   const repo = world.repos.find((candidate) => candidate.id === watched.repo);
   const before = watched.record;
@@ -71,26 +71,28 @@ export function eventsOf(watched: Watch, world: World, { caller, host }: Doer): 
       ? world.issues.find((entry) => entry.repo === watched.repo && entry.issue.id === before.id)?.issue
       : world.pulls.find((entry) => entry.repo === watched.repo && entry.pull.id === before.id)?.pull;
   if (!repo || !now) return [];
-  const common = { repository: copyJson(repo), sender };
+  // Each event's payload is written out as JSON when it is made: the records need no copies.
+  const common = { repository: repo, sender };
 
   if (watched.operationId === 'issueRemoveAssignees') {
     const left = new Set(ids(now.assignees));
     const removed = ids(before.assignees).filter((id) => !left.has(id));
     return removed.map(() =>
       watched.kind === 'issue'
-        ? issueEvent('issue_assign', 'unassigned', copyJson(now), common)
-        : pullRequestEvent('pull_request_assign', 'unassigned', copyJson(now), common),
+        ? issueEvent('issue_assign', 'unassigned', now, common)
+        : pullRequestEvent('pull_request_assign', 'unassigned', now, common),
     );
   }
 
-  // repoEditPullRequest: the pull request rebuilt step by step from `before` towards `now`.
+  // repoEditPullRequest: the pull request rebuilt step by step from `before` towards `now`, a
+  // field replaced at each step (never changed inside).
   const events: HookEvent[] = [];
-  const current: Rec = { ...copyJson(before), updated_at: now.updated_at };
+  const current: Rec = { ...before, updated_at: now.updated_at };
   const fire = (
     type: Parameters<typeof pullRequestEvent>[0],
     action: string,
     changes?: Parameters<typeof pullRequestEvent>[4],
-  ) => events.push(pullRequestEvent(type, action, copyJson(current), common, changes));
+  ) => events.push(pullRequestEvent(type, action, current, common, changes));
   if (now.title !== before.title) {
     current.title = now.title;
     fire('pull_request', 'edited', { title: String(before.title) });
@@ -110,22 +112,22 @@ export function eventsOf(watched: Watch, world: World, { caller, host }: Doer): 
   }
   const added = ((now.assignees ?? []) as Rec[]).filter((user) => !had.has(user.id));
   for (const [index, user] of added.entries()) {
-    current.assignees = index === added.length - 1 ? copyJson(now.assignees) : [...current.assignees, copyJson(user)];
+    current.assignees = index === added.length - 1 ? now.assignees : [...current.assignees, user];
     current.assignee = current.assignees[0] ?? null;
     fire('pull_request_assign', 'assigned');
   }
-  Object.assign(current, { assignees: copyJson(now.assignees), assignee: copyJson(now.assignee) });
+  Object.assign(current, { assignees: now.assignees, assignee: now.assignee });
   if (now.milestone && now.milestone.id !== before.milestone?.id) {
-    current.milestone = copyJson(now.milestone);
+    current.milestone = now.milestone;
     fire('pull_request_milestone', 'milestoned');
   }
-  current.labels = copyJson(now.labels);
+  current.labels = now.labels;
   if (now.state !== before.state) {
     Object.assign(current, { state: now.state, closed_at: now.closed_at });
     fire('pull_request', now.state === 'closed' ? 'closed' : 'reopened');
   }
   if (now.base?.ref !== before.base?.ref) {
-    current.base = copyJson(now.base);
+    current.base = now.base;
     fire('pull_request', 'edited', { ref: String(now.base?.ref) });
   }
   return events;

@@ -4,7 +4,6 @@
 // repository's owner as an anonymous visitor sees the account, and the JSON indented as
 // Gitea's JSONPayload writes it.
 import type { Rec } from '../sources/world.js';
-import { copyJson } from '../sources/world-json.js';
 
 /** The event types the twenty operations cause, as `X-Gitea-Event-Type` names them. */
 export type EventType =
@@ -46,7 +45,7 @@ const ZERO_TIME = '0001-01-01T00:00:00Z';
  */
 export function anonymousUser(user: Rec, host: string): Rec {
   return {
-    ...copyJson(user),
+    ...user,
     email: `${user.id}+${String(user.login).toLowerCase()}@noreply.${host}`,
     login_name: '',
     source_id: 0,

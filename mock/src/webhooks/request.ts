@@ -2,8 +2,9 @@
 // `newDefaultRequest` and `addDefaultHeaders`): a POST of the JSON payload, or of a form whose
 // field `payload` holds it; the payload signed with the hook's secret (HMAC-SHA256, and HMAC-SHA1
 // for `X-Hub-Signature`), both signatures empty without a secret; the event, type, delivery id and
-// target type under Gitea's, Gogs' and GitHub's names; the hook's authorization header. Synchronous
-// and free of Node built-ins (@noble/hashes), so the MSW handlers' browser build makes it too.
+// target type under Gitea's, Gogs' and GitHub's names; the hook's authorization header. Free of
+// Node built-ins (@noble/hashes signs where the runtime offers no native HMAC), so the MSW
+// handlers' browser build makes it too.
 import { hmac } from '@noble/hashes/hmac';
 import { sha1 } from '@noble/hashes/legacy';
 import { sha256 } from '@noble/hashes/sha2';
@@ -26,6 +27,26 @@ export interface HookTarget {
   authorization: string;
 }
 
+/** A payload's signatures, in lower-case hexadecimal. */
+export interface Signatures {
+  sha256: string;
+  sha1: string;
+}
+
+/** Signs a payload with a secret (not empty); Node's transport brings a native one. */
+export type Signer = (secret: string, payload: string) => Signatures;
+
+/** The signer of every runtime. */
+export const portableSigner: Signer = (secret, payload) => {
+  const [key, data] = [utf8Bytes(secret), utf8Bytes(payload)];
+  return { sha256: hex(hmac(sha256, key, data)), sha1: hex(hmac(sha1, key, data)) };
+};
+
+/** The signatures of `payload`, empty without a secret, as Gitea sends them for a hook without one. */
+export function signaturesOf(secret: string, payload: string, sign: Signer): Signatures {
+  return secret === '' ? { sha256: '', sha1: '' } : sign(secret, payload);
+}
+
 export interface OutgoingRequest {
   method: 'POST';
   url: string;
@@ -40,13 +61,10 @@ function formEscape(text: string): string {
     .replace(/%20/g, '+');
 }
 
-/** The request of `event` to `hook`, signed with `secret` (empty: unsigned, as Gitea sends it). */
-export function deliveryRequest(event: HookEvent, hook: HookTarget, secret: string): OutgoingRequest {
+/** The request of `event` to `hook`, with the payload's signatures. */
+export function deliveryRequest(event: HookEvent, hook: HookTarget, signatures: Signatures): OutgoingRequest {
   const id = randomUuid();
-  const payload = utf8Bytes(event.json);
-  const key = utf8Bytes(secret);
-  const signature256 = secret === '' ? '' : hex(hmac(sha256, key, payload));
-  const signature1 = secret === '' ? '' : hex(hmac(sha1, key, payload));
+  const { sha256: signature256, sha1: signature1 } = signatures;
   const group = eventOf(event.type);
   const form = hook.contentType === 'form';
   const headers: Record<string, string> = {

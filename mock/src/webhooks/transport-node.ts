@@ -3,6 +3,7 @@
 // as the connection is made, so a name cannot point elsewhere between the check and the
 // connection), within the delivery timeout for the whole exchange, reading at most 1 MiB of the
 // answer. Unlike Gitea's client it follows no redirect: a 3xx is the answer, and a failed delivery.
+import { createHmac } from 'node:crypto';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -44,6 +45,10 @@ export function createNodeTransport(options: NodeTransportOptions = {}): Deliver
   };
 
   return {
+    sign: (secret, payload) => ({
+      sha256: createHmac('sha256', secret).update(payload).digest('hex'),
+      sha1: createHmac('sha1', secret).update(payload).digest('hex'),
+    }),
     send(outgoing, stopped) {
       let url: URL;
       try {
