@@ -7,6 +7,7 @@ import { benchMswHandlers } from './msw-handlers.mjs';
 import { benchProxy } from './proxy-overhead.mjs';
 import { benchStartup } from './mock-startup.mjs';
 import { benchThroughput } from './mock-throughput.mjs';
+import { benchWebhooks } from './webhook-throughput.mjs';
 
 console.log(`# gitea-contract benchmarks (node ${process.version}, ${new Date().toISOString()})`);
 await benchClientSize();
@@ -15,5 +16,6 @@ await benchStartup();
 await benchThroughput();
 await benchProxy();
 const mswOk = await benchMswHandlers();
+const webhooksOk = await benchWebhooks();
 const loadOk = (await benchLoad()) && (await benchLoad('gitea-mock --sandbox'));
-process.exitCode = loadOk && mswOk ? 0 : 1;
+process.exitCode = loadOk && mswOk && webhooksOk ? 0 : 1;
