@@ -541,10 +541,56 @@ describe('failed deliveries', () => {
       });
       const [entry] = ((await answer.json()) as { deliveries: DeliveryRecord[] }).deliveries;
       expect(entry!.state).toBe('pending');
-      await hanging.waitFor([entry!.id]);
+      // Without --webhook-secret the signatures are empty, as Gitea sends them for a hook without a secret.
+      const [delivery] = await hanging.waitFor([entry!.id]);
+      expect([
+        delivery!.headers['x-gitea-signature'],
+        delivery!.headers['x-gogs-signature'],
+        delivery!.headers['x-hub-signature-256'],
+        delivery!.headers['x-hub-signature'],
+      ]).toEqual(['', '', 'sha256=', 'sha1=']);
     } finally {
       await patient.close();
       await hanging.close();
+    }
+  });
+
+  it('goes only where the allowed hosts say: with private alone, not to loopback', async () => {
+    const strict = await startMockServer({ port: 0, sandbox: { webhooks: { allowedHosts: 'private, 10.9.0.0/16' } } });
+    try {
+      const gitea = createGiteaClient({ baseUrl: strict.baseUrl, auth: { token: 'strict' }, retry: 0 });
+      await unwrap(
+        gitea.PATCH('/repos/{owner}/{repo}/hooks/{id}', {
+          params: { path: { ...rocket, id: 4001 } },
+          body: { config: { url: `${hooks.origin}/hook` }, events: ['pull_request'] },
+        }),
+      );
+      await unwrap(
+        gitea.PATCH('/repos/{owner}/{repo}/pulls/{index}', {
+          params: { path: { ...rocket, index: 43 } },
+          body: { state: 'closed' },
+        }),
+      );
+      const logOf = async () =>
+        (
+          (await (
+            await fetch(`${new URL(strict.baseUrl).origin}/__sandbox/deliveries`, {
+              headers: { Authorization: 'token strict' },
+            })
+          ).json()) as { deliveries: DeliveryRecord[] }
+        ).deliveries;
+      let [entry] = await logOf();
+      for (let tries = 0; entry!.state === 'pending'; tries++) {
+        expect(tries).toBeLessThan(400);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        [entry] = await logOf();
+      }
+      expect([entry!.state, entry!.error]).toEqual([
+        'failed',
+        'not sent: 127.0.0.1 is not an allowed host (allowed: private, 10.9.0.0/16; --webhook-allowed-hosts names others)',
+      ]);
+    } finally {
+      await strict.close();
     }
   });
 });
@@ -579,6 +625,29 @@ describe('the built bin, as the README runs it', () => {
   let bin: Launched | undefined;
   afterAll(async () => {
     await bin?.stop();
+  });
+
+  it('refuses webhook options it cannot use, before anything listens', async () => {
+    const cli = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
+    const refusal = (args: string[]) =>
+      new Promise<[number | null, string]>((resolve) => {
+        const child = spawn(process.execPath, [cli, '--port', '0', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+        let stderr = '';
+        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+        child.once('exit', (code) => resolve([code, stderr.split('\n')[0]!]));
+      });
+    expect(await refusal(['--webhook', 'ftp://bots.example.net'])).toEqual([
+      2,
+      'gitea-mock: --webhook ftp://bots.example.net: give an http or https URL, such as http://127.0.0.1:9000/hook',
+    ]);
+    expect(await refusal(['--webhook-allowed-hosts', 'loopback,10.0.0.0/40'])).toEqual([
+      2,
+      'gitea-mock: --webhook-allowed-hosts: "10.0.0.0/40" is no CIDR range, such as 10.0.0.0/8 or fd00::/8',
+    ]);
+    expect(await refusal(['--webhook-secret', 's', '--proxy', 'https://gitea.example.org'])).toEqual([
+      2,
+      'gitea-mock: --proxy answers from the upstream: it does not go with --sandbox or --dynamic',
+    ]);
   });
 
   it('gitea-mock --sandbox --webhook-secret s: closing pull request 43 and unassigning bob from issue 42 deliver, signed and valid', async () => {
