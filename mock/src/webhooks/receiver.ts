@@ -96,9 +96,9 @@ async function startReceiver(options: ReceiverOptions, io: ReceiverOutput): Prom
   let outside = 0;
   let broken = 0;
   let checked = 0;
-  /** The secret and every Authorization value a delivery carried: no line or file shows them. */
-  const secrets = new Set<string>(options.secret ? [options.secret] : []);
-  const say = (line: string): void => io.stdout(`${redact(line, [...secrets])}\n`);
+  /** The secret: no line or file shows it, nor the Authorization a delivery carried (redacted with that delivery's lines). */
+  const always = options.secret ? [options.secret] : [];
+  const say = (line: string, secrets: readonly string[] = always): void => io.stdout(`${redact(line, secrets)}\n`);
 
   async function forward(req: IncomingMessage, body: Buffer, res: ServerResponse, count: number): Promise<void> {
     const target = new URL(req.url ?? '/', options.forward);
@@ -149,7 +149,7 @@ async function startReceiver(options: ReceiverOptions, io: ReceiverOutput): Prom
     }
     const headers = headersOf(req);
     const authorization = headers.get('authorization');
-    if (authorization) for (const part of [authorization, ...authorization.split(' ').slice(1)]) secrets.add(part);
+    const secrets = authorization ? [...always, authorization, ...authorization.split(' ').slice(1)] : always;
     const result = checker.check(
       { method: req.method, url: req.url ?? '/', headers, body: body.toString('utf8') },
       options.secret,
@@ -158,9 +158,14 @@ async function startReceiver(options: ReceiverOptions, io: ReceiverOutput): Prom
     let count = 0;
     if ('outside' in result) {
       outside++;
-      if (!options.quiet) say(`gitea-mock: webhook ${delivery}: not checked: ${result.outside}`);
+      if (!options.quiet) say(`gitea-mock: webhook ${delivery}: not checked: ${result.outside}`, secrets);
       if (outcomes.length < OUTCOMES)
-        outcomes.push({ operationId: `delivery ${delivery}`, checked: false, kind: 'outside', cause: result.outside });
+        outcomes.push({
+          operationId: redact(`delivery ${delivery}`, secrets),
+          checked: false,
+          kind: 'outside',
+          cause: redact(result.outside, secrets),
+        });
     } else {
       checked++;
       const found: Found[] = result.violations.map((violation) => ({
@@ -168,20 +173,25 @@ async function startReceiver(options: ReceiverOptions, io: ReceiverOutput): Prom
         count: violation.count ?? 1,
       }));
       count = total(found);
-      stats.record(result.webhook, found, [...secrets]);
+      stats.record(result.webhook, found, secrets);
       const label = `webhook ${result.webhook} ${result.action} ${delivery}`;
       if (count > 0) {
         broken++;
         say(
           `gitea-mock: contract: ${label}: ${count} violation${count > 1 ? 's' : ''}: ${found.map(({ line }) => line).join('; ')}`,
+          secrets,
         );
-      } else if (!options.quiet) say(`gitea-mock: ${label}: conforms`);
+      } else if (!options.quiet) say(`gitea-mock: ${label}: conforms`, secrets);
       if (outcomes.length < OUTCOMES)
         outcomes.push({
-          operationId: `${result.webhook} ${result.action} ${delivery}`,
+          operationId: redact(`${result.webhook} ${result.action} ${delivery}`, secrets),
           checked: true,
           status: 200,
-          problems: found.map(({ line, count: stands }) => ({ kind: kindOf(line), line, count: stands })),
+          problems: found.map(({ line, count: stands }) => ({
+            kind: kindOf(line),
+            line: redact(line, secrets),
+            count: stands,
+          })),
           ms: 0,
         });
     }
@@ -219,7 +229,7 @@ async function startReceiver(options: ReceiverOptions, io: ReceiverOutput): Prom
           ? `no delivery of the contract was received${outside > 0 ? ` (${outside} outside it)` : ''}`
           : undefined;
       const finished = new Date();
-      const clean = [...secrets];
+      const clean = always;
       if (options.report) {
         const report = {
           receiver: origin,
