@@ -84,6 +84,8 @@ const IMPORTS = [
   ['uploadReleaseAttachment'],
   ['renderMarkdown'],
   ['markNotificationThread'],
+  ['verifyWebhookSignature'],
+  ['parseWebhook', 'WebhookError'],
 ];
 
 /** Every string, template part and regular expression of a minified module, as written. */

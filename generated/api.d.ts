@@ -665,7 +665,138 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    issue_assign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An issue's assignees changed
+         * @description Sent with `unassigned` when `issueRemoveAssignees` removes a user who was assigned to an
+         *     issue: one delivery per user removed, each showing the issue after all of them were
+         *     removed, in no fixed order. Names that were not assigned send nothing. Removing assignees
+         *     from a pull request (by its index) sends `pull_request_assign` instead.
+         *
+         *     A hook receives it when its events hold `issue_assign` or `issues`.
+         */
+        post: operations["issueAssignWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    pull_request: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A pull request was edited, closed or reopened
+         * @description Sent by `repoEditPullRequest`:
+         *
+         *     - `edited` when the title changes, with the old title in `changes.title.from`;
+         *     - `edited` whenever `body` is sent, even unchanged, with the old description in
+         *       `changes.body.from`;
+         *     - `closed` or `reopened` when `state` closes or reopens the pull request (the same state
+         *       again sends nothing);
+         *     - `edited` when `base` changes the base branch, with `changes.ref.from`, which Gitea fills
+         *       with the **new** base branch, not the old one.
+         *
+         *     A hook receives it when its events hold `pull_request` or `pull_request_only`.
+         */
+        post: operations["pullRequestWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    pull_request_assign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A pull request's assignees changed
+         * @description Sent by `repoEditPullRequest` when `assignees` or `assignee` change the assignees: first
+         *     `unassigned` for each user no longer named, then `assigned` for each user newly named, each
+         *     showing the pull request after that one change. Also sent with `unassigned` by
+         *     `issueRemoveAssignees` on a pull request's index, once per assigned user removed, each showing
+         *     the pull request after all of them were removed.
+         *
+         *     A hook receives it when its events hold `pull_request_assign` or `pull_request`.
+         */
+        post: operations["pullRequestAssignWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    pull_request_milestone: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A pull request's milestone changed
+         * @description Sent with `milestoned` when `repoEditPullRequest` sets a milestone other than the current
+         *     one. `milestone: 0` changes nothing and sends nothing; the operation cannot remove a milestone.
+         *
+         *     A hook receives it when its events hold `pull_request_milestone` or `pull_request`.
+         */
+        post: operations["pullRequestMilestoneWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    repository: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A repository was created
+         * @description Sent with `created` once `repoMigrate` has imported a repository; what the import brings
+         *     (issues, labels, milestones, releases) sends nothing. The new repository has no hooks of
+         *     its own yet, so the delivery goes to the hooks of its owner (target type `organization` or
+         *     `user`) and to system hooks. Its JSON is indented by one space, where the other deliveries
+         *     use two.
+         *
+         *     A hook receives it when its events hold `repository`.
+         */
+        post: operations["repositoryWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description An Actions workflow file of the default branch. */
@@ -774,6 +905,25 @@ export interface components {
              * @description Unique id used in download addresses.
              */
             uuid?: string;
+        };
+        /** @description A value as it was before a change. */
+        ChangesFromPayload: {
+            /** @description The value before the change. */
+            from: string;
+        };
+        /**
+         * @description What an `edited` delivery changed: one of `title`, `body` and `ref`, each with the value
+         *     before the change. `added_labels` and `removed_labels` are always sent, as `null`: none of
+         *     the deliveries this document describes fills them.
+         */
+        ChangesPayload: {
+            /** @description Always `null` in these deliveries. */
+            added_labels: null;
+            body?: components["schemas"]["ChangesFromPayload"];
+            ref?: components["schemas"]["ChangesFromPayload"];
+            /** @description Always `null` in these deliveries. */
+            removed_labels: null;
+            title?: components["schemas"]["ChangesFromPayload"];
         };
         /** @description Body of `userCurrentPostGPGKey`. */
         CreateGPGKeyOption: {
@@ -1124,6 +1274,30 @@ export interface components {
         IssueAssigneesOption: {
             /** @description Names of the users to remove. Left out or `null` removes nobody. */
             assignees?: string[] | null;
+        };
+        /**
+         * @description The body of a webhook delivery about an issue (not a pull request). The records in it are
+         *     those the API answers with: `issue` as `issueRemoveAssignees` answers it, after the change;
+         *     `sender`, the caller, as an anonymous visitor sees the account (with a placeholder e-mail
+         *     address).
+         */
+        IssuePayload: {
+            /**
+             * @description What happened.
+             * @enum {string}
+             */
+            action: "unassigned";
+            changes?: components["schemas"]["ChangesPayload"];
+            /** @description The commit that caused the change; empty for changes made through the API. */
+            commit_id: string;
+            issue: components["schemas"]["Issue"];
+            /**
+             * Format: int64
+             * @description Index of the issue within the repository.
+             */
+            number: number;
+            repository: components["schemas"]["Repository"];
+            sender: components["schemas"]["User"];
         };
         /** @description A label of a repository or an organization. */
         Label: {
@@ -1537,6 +1711,34 @@ export interface components {
             /** Format: date-time */
             merged_at?: string | null;
         };
+        /**
+         * @description The body of a webhook delivery about a pull request. `pull_request` is the record
+         *     `repoEditPullRequest` answers with, as it stood when the change was made: a request that
+         *     changes several things sends one delivery per change, each showing the changes made so far.
+         *     `sender`, the caller, is shown as an anonymous visitor sees the account.
+         */
+        PullRequestPayload: {
+            /**
+             * @description What happened; each webhook lists the actions it carries.
+             * @enum {string}
+             */
+            action: "assigned" | "closed" | "edited" | "milestoned" | "reopened" | "unassigned";
+            changes?: components["schemas"]["ChangesPayload"];
+            /** @description The commit that caused the change; empty for changes made through the API. */
+            commit_id: string;
+            /**
+             * Format: int64
+             * @description Index of the pull request within the repository.
+             */
+            number: number;
+            pull_request: components["schemas"]["PullRequest"];
+            repository: components["schemas"]["Repository"];
+            /** @description The reviewer asked for, in review requests only; `null` in these deliveries. */
+            requested_reviewer: null;
+            /** @description The review, in review deliveries only; `null` in these deliveries. */
+            review: null;
+            sender: components["schemas"]["User"];
+        };
         /** @description Multipart body of `repoCreateReleaseAttachment`. */
         ReleaseAttachmentUpload: {
             /**
@@ -1712,6 +1914,21 @@ export interface components {
             name?: string;
             /** @description Name of the owner. */
             owner?: string;
+        };
+        /**
+         * @description The body of a webhook delivery about a repository. `organization` is the repository's
+         *     owner, a user or an organization (the field keeps its name for both), and `sender` the
+         *     caller, each as an anonymous visitor sees the account.
+         */
+        RepositoryPayload: {
+            /**
+             * @description What happened.
+             * @enum {string}
+             */
+            action: "created";
+            organization: components["schemas"]["User"];
+            repository: components["schemas"]["Repository"];
+            sender: components["schemas"]["User"];
         };
         /** @description A pending transfer of the repository to another owner. */
         RepoTransfer: {
@@ -2076,6 +2293,55 @@ export interface components {
          * @example bob
          */
         SudoQuery: string;
+        /**
+         * @description The delivery's own id, new for each delivery to each hook. `X-Gogs-Delivery` and `X-GitHub-Delivery` repeat it.
+         * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+         */
+        WebhookDelivery: string;
+        /**
+         * @description The same as `X-Gitea-Delivery`, for receivers written for GitHub.
+         * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+         */
+        WebhookGitHubDelivery: string;
+        /**
+         * @description The same as `X-Gitea-Hook-Installation-Target-Type`.
+         * @example repository
+         */
+        WebhookGitHubTargetType: "default" | "organization" | "repository" | "system" | "user";
+        /**
+         * @description The same as `X-Gitea-Delivery`, for receivers written for Gogs.
+         * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+         */
+        WebhookGogsDelivery: string;
+        /**
+         * @description The same as `X-Gitea-Signature`.
+         * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+         */
+        WebhookGogsSignature: string;
+        /**
+         * @description `sha1=` and the HMAC-SHA1 of the JSON payload with the hook's secret, in lower-case
+         *     hexadecimal; `sha1=` alone when the hook has no secret. Prefer `X-Hub-Signature-256`.
+         * @example sha1=8d2e4b6a0c1f3e5d7b9a2c4e6f8a0b1c3d5e7f90
+         */
+        WebhookHubSignature: string;
+        /**
+         * @description `sha256=` and the value of `X-Gitea-Signature`, as GitHub writes its signatures; `sha256=` alone when the hook has no secret.
+         * @example sha256=3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+         */
+        WebhookHubSignature256: string;
+        /**
+         * @description The HMAC-SHA256 of the JSON payload (the request body, or the `payload` field of a form
+         *     delivery) keyed with the hook's secret, in lower-case hexadecimal. **Empty** when the hook
+         *     has no secret: such a delivery cannot be told from a forged one.
+         * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+         */
+        WebhookSignature: string;
+        /**
+         * @description Where the hook is set: `repository` for a repository's hook, `organization` or `user` for
+         *     an owner's, `system` for a site administrator's system hook, `default` otherwise.
+         * @example repository
+         */
+        WebhookTargetType: "default" | "organization" | "repository" | "system" | "user";
     };
     requestBodies: never;
     headers: {
@@ -3821,6 +4087,581 @@ export interface operations {
             };
             500: components["responses"]["InternalErrorOfForm"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    issueAssignWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The delivery's own id, new for each delivery to each hook. `X-Gogs-Delivery` and `X-GitHub-Delivery` repeat it.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gitea-Delivery": components["parameters"]["WebhookDelivery"];
+                /**
+                 * @description The kind of event, as Gitea groups them.
+                 * @example issues
+                 */
+                "X-Gitea-Event": "issues";
+                /**
+                 * @description The precise kind of event: the name of this webhook.
+                 * @example issue_assign
+                 */
+                "X-Gitea-Event-Type": "issue_assign";
+                /**
+                 * @description The HMAC-SHA256 of the JSON payload (the request body, or the `payload` field of a form
+                 *     delivery) keyed with the hook's secret, in lower-case hexadecimal. **Empty** when the hook
+                 *     has no secret: such a delivery cannot be told from a forged one.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gitea-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Where the hook is set: `repository` for a repository's hook, `organization` or `user` for
+                 *     an owner's, `system` for a site administrator's system hook, `default` otherwise.
+                 * @example repository
+                 */
+                "X-Gitea-Hook-Installation-Target-Type": components["parameters"]["WebhookTargetType"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for Gogs.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gogs-Delivery": components["parameters"]["WebhookGogsDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example issues
+                 */
+                "X-Gogs-Event": "issues";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example issue_assign
+                 */
+                "X-Gogs-Event-Type": "issue_assign";
+                /**
+                 * @description The same as `X-Gitea-Signature`.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gogs-Signature": components["parameters"]["WebhookGogsSignature"];
+                /**
+                 * @description `sha1=` and the HMAC-SHA1 of the JSON payload with the hook's secret, in lower-case
+                 *     hexadecimal; `sha1=` alone when the hook has no secret. Prefer `X-Hub-Signature-256`.
+                 * @example sha1=8d2e4b6a0c1f3e5d7b9a2c4e6f8a0b1c3d5e7f90
+                 */
+                "X-Hub-Signature": components["parameters"]["WebhookHubSignature"];
+                /**
+                 * @description `sha256=` and the value of `X-Gitea-Signature`, as GitHub writes its signatures; `sha256=` alone when the hook has no secret.
+                 * @example sha256=3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Hub-Signature-256": components["parameters"]["WebhookHubSignature256"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for GitHub.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-GitHub-Delivery": components["parameters"]["WebhookGitHubDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example issues
+                 */
+                "X-GitHub-Event": "issues";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example issue_assign
+                 */
+                "X-GitHub-Event-Type": "issue_assign";
+                /**
+                 * @description The same as `X-Gitea-Hook-Installation-Target-Type`.
+                 * @example repository
+                 */
+                "X-GitHub-Hook-Installation-Target-Type": components["parameters"]["WebhookGitHubTargetType"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IssuePayload"] & {
+                    /** @enum {unknown} */
+                    action?: "unassigned";
+                };
+                "application/x-www-form-urlencoded": {
+                    payload: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Gitea takes any `2xx` for a delivery, keeps the first MiB of the answer in its delivery log and reads nothing from it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within the delivery timeout, is a failed delivery. Gitea logs it and does not send it again. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    pullRequestWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The delivery's own id, new for each delivery to each hook. `X-Gogs-Delivery` and `X-GitHub-Delivery` repeat it.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gitea-Delivery": components["parameters"]["WebhookDelivery"];
+                /**
+                 * @description The kind of event, as Gitea groups them.
+                 * @example pull_request
+                 */
+                "X-Gitea-Event": "pull_request";
+                /**
+                 * @description The precise kind of event: the name of this webhook.
+                 * @example pull_request
+                 */
+                "X-Gitea-Event-Type": "pull_request";
+                /**
+                 * @description The HMAC-SHA256 of the JSON payload (the request body, or the `payload` field of a form
+                 *     delivery) keyed with the hook's secret, in lower-case hexadecimal. **Empty** when the hook
+                 *     has no secret: such a delivery cannot be told from a forged one.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gitea-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Where the hook is set: `repository` for a repository's hook, `organization` or `user` for
+                 *     an owner's, `system` for a site administrator's system hook, `default` otherwise.
+                 * @example repository
+                 */
+                "X-Gitea-Hook-Installation-Target-Type": components["parameters"]["WebhookTargetType"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for Gogs.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gogs-Delivery": components["parameters"]["WebhookGogsDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example pull_request
+                 */
+                "X-Gogs-Event": "pull_request";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example pull_request
+                 */
+                "X-Gogs-Event-Type": "pull_request";
+                /**
+                 * @description The same as `X-Gitea-Signature`.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gogs-Signature": components["parameters"]["WebhookGogsSignature"];
+                /**
+                 * @description `sha1=` and the HMAC-SHA1 of the JSON payload with the hook's secret, in lower-case
+                 *     hexadecimal; `sha1=` alone when the hook has no secret. Prefer `X-Hub-Signature-256`.
+                 * @example sha1=8d2e4b6a0c1f3e5d7b9a2c4e6f8a0b1c3d5e7f90
+                 */
+                "X-Hub-Signature": components["parameters"]["WebhookHubSignature"];
+                /**
+                 * @description `sha256=` and the value of `X-Gitea-Signature`, as GitHub writes its signatures; `sha256=` alone when the hook has no secret.
+                 * @example sha256=3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Hub-Signature-256": components["parameters"]["WebhookHubSignature256"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for GitHub.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-GitHub-Delivery": components["parameters"]["WebhookGitHubDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example pull_request
+                 */
+                "X-GitHub-Event": "pull_request";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example pull_request
+                 */
+                "X-GitHub-Event-Type": "pull_request";
+                /**
+                 * @description The same as `X-Gitea-Hook-Installation-Target-Type`.
+                 * @example repository
+                 */
+                "X-GitHub-Hook-Installation-Target-Type": components["parameters"]["WebhookGitHubTargetType"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PullRequestPayload"] & {
+                    /** @enum {unknown} */
+                    action?: "closed" | "edited" | "reopened";
+                };
+                "application/x-www-form-urlencoded": {
+                    payload: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Gitea takes any `2xx` for a delivery, keeps the first MiB of the answer in its delivery log and reads nothing from it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within the delivery timeout, is a failed delivery. Gitea logs it and does not send it again. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    pullRequestAssignWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The delivery's own id, new for each delivery to each hook. `X-Gogs-Delivery` and `X-GitHub-Delivery` repeat it.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gitea-Delivery": components["parameters"]["WebhookDelivery"];
+                /**
+                 * @description The kind of event, as Gitea groups them.
+                 * @example pull_request
+                 */
+                "X-Gitea-Event": "pull_request";
+                /**
+                 * @description The precise kind of event: the name of this webhook.
+                 * @example pull_request_assign
+                 */
+                "X-Gitea-Event-Type": "pull_request_assign";
+                /**
+                 * @description The HMAC-SHA256 of the JSON payload (the request body, or the `payload` field of a form
+                 *     delivery) keyed with the hook's secret, in lower-case hexadecimal. **Empty** when the hook
+                 *     has no secret: such a delivery cannot be told from a forged one.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gitea-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Where the hook is set: `repository` for a repository's hook, `organization` or `user` for
+                 *     an owner's, `system` for a site administrator's system hook, `default` otherwise.
+                 * @example repository
+                 */
+                "X-Gitea-Hook-Installation-Target-Type": components["parameters"]["WebhookTargetType"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for Gogs.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gogs-Delivery": components["parameters"]["WebhookGogsDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example pull_request
+                 */
+                "X-Gogs-Event": "pull_request";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example pull_request_assign
+                 */
+                "X-Gogs-Event-Type": "pull_request_assign";
+                /**
+                 * @description The same as `X-Gitea-Signature`.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gogs-Signature": components["parameters"]["WebhookGogsSignature"];
+                /**
+                 * @description `sha1=` and the HMAC-SHA1 of the JSON payload with the hook's secret, in lower-case
+                 *     hexadecimal; `sha1=` alone when the hook has no secret. Prefer `X-Hub-Signature-256`.
+                 * @example sha1=8d2e4b6a0c1f3e5d7b9a2c4e6f8a0b1c3d5e7f90
+                 */
+                "X-Hub-Signature": components["parameters"]["WebhookHubSignature"];
+                /**
+                 * @description `sha256=` and the value of `X-Gitea-Signature`, as GitHub writes its signatures; `sha256=` alone when the hook has no secret.
+                 * @example sha256=3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Hub-Signature-256": components["parameters"]["WebhookHubSignature256"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for GitHub.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-GitHub-Delivery": components["parameters"]["WebhookGitHubDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example pull_request
+                 */
+                "X-GitHub-Event": "pull_request";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example pull_request_assign
+                 */
+                "X-GitHub-Event-Type": "pull_request_assign";
+                /**
+                 * @description The same as `X-Gitea-Hook-Installation-Target-Type`.
+                 * @example repository
+                 */
+                "X-GitHub-Hook-Installation-Target-Type": components["parameters"]["WebhookGitHubTargetType"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PullRequestPayload"] & {
+                    /** @enum {unknown} */
+                    action?: "assigned" | "unassigned";
+                };
+                "application/x-www-form-urlencoded": {
+                    payload: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Gitea takes any `2xx` for a delivery, keeps the first MiB of the answer in its delivery log and reads nothing from it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within the delivery timeout, is a failed delivery. Gitea logs it and does not send it again. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    pullRequestMilestoneWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The delivery's own id, new for each delivery to each hook. `X-Gogs-Delivery` and `X-GitHub-Delivery` repeat it.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gitea-Delivery": components["parameters"]["WebhookDelivery"];
+                /**
+                 * @description The kind of event, as Gitea groups them.
+                 * @example pull_request
+                 */
+                "X-Gitea-Event": "pull_request";
+                /**
+                 * @description The precise kind of event: the name of this webhook.
+                 * @example pull_request_milestone
+                 */
+                "X-Gitea-Event-Type": "pull_request_milestone";
+                /**
+                 * @description The HMAC-SHA256 of the JSON payload (the request body, or the `payload` field of a form
+                 *     delivery) keyed with the hook's secret, in lower-case hexadecimal. **Empty** when the hook
+                 *     has no secret: such a delivery cannot be told from a forged one.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gitea-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Where the hook is set: `repository` for a repository's hook, `organization` or `user` for
+                 *     an owner's, `system` for a site administrator's system hook, `default` otherwise.
+                 * @example repository
+                 */
+                "X-Gitea-Hook-Installation-Target-Type": components["parameters"]["WebhookTargetType"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for Gogs.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gogs-Delivery": components["parameters"]["WebhookGogsDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example pull_request
+                 */
+                "X-Gogs-Event": "pull_request";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example pull_request_milestone
+                 */
+                "X-Gogs-Event-Type": "pull_request_milestone";
+                /**
+                 * @description The same as `X-Gitea-Signature`.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gogs-Signature": components["parameters"]["WebhookGogsSignature"];
+                /**
+                 * @description `sha1=` and the HMAC-SHA1 of the JSON payload with the hook's secret, in lower-case
+                 *     hexadecimal; `sha1=` alone when the hook has no secret. Prefer `X-Hub-Signature-256`.
+                 * @example sha1=8d2e4b6a0c1f3e5d7b9a2c4e6f8a0b1c3d5e7f90
+                 */
+                "X-Hub-Signature": components["parameters"]["WebhookHubSignature"];
+                /**
+                 * @description `sha256=` and the value of `X-Gitea-Signature`, as GitHub writes its signatures; `sha256=` alone when the hook has no secret.
+                 * @example sha256=3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Hub-Signature-256": components["parameters"]["WebhookHubSignature256"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for GitHub.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-GitHub-Delivery": components["parameters"]["WebhookGitHubDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example pull_request
+                 */
+                "X-GitHub-Event": "pull_request";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example pull_request_milestone
+                 */
+                "X-GitHub-Event-Type": "pull_request_milestone";
+                /**
+                 * @description The same as `X-Gitea-Hook-Installation-Target-Type`.
+                 * @example repository
+                 */
+                "X-GitHub-Hook-Installation-Target-Type": components["parameters"]["WebhookGitHubTargetType"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PullRequestPayload"] & {
+                    /** @enum {unknown} */
+                    action?: "milestoned";
+                };
+                "application/x-www-form-urlencoded": {
+                    payload: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Gitea takes any `2xx` for a delivery, keeps the first MiB of the answer in its delivery log and reads nothing from it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within the delivery timeout, is a failed delivery. Gitea logs it and does not send it again. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    repositoryWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The delivery's own id, new for each delivery to each hook. `X-Gogs-Delivery` and `X-GitHub-Delivery` repeat it.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gitea-Delivery": components["parameters"]["WebhookDelivery"];
+                /**
+                 * @description The kind of event, as Gitea groups them.
+                 * @example repository
+                 */
+                "X-Gitea-Event": "repository";
+                /**
+                 * @description The precise kind of event: the name of this webhook.
+                 * @example repository
+                 */
+                "X-Gitea-Event-Type": "repository";
+                /**
+                 * @description The HMAC-SHA256 of the JSON payload (the request body, or the `payload` field of a form
+                 *     delivery) keyed with the hook's secret, in lower-case hexadecimal. **Empty** when the hook
+                 *     has no secret: such a delivery cannot be told from a forged one.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gitea-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Where the hook is set: `repository` for a repository's hook, `organization` or `user` for
+                 *     an owner's, `system` for a site administrator's system hook, `default` otherwise.
+                 * @example repository
+                 */
+                "X-Gitea-Hook-Installation-Target-Type": components["parameters"]["WebhookTargetType"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for Gogs.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gogs-Delivery": components["parameters"]["WebhookGogsDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example repository
+                 */
+                "X-Gogs-Event": "repository";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example repository
+                 */
+                "X-Gogs-Event-Type": "repository";
+                /**
+                 * @description The same as `X-Gitea-Signature`.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gogs-Signature": components["parameters"]["WebhookGogsSignature"];
+                /**
+                 * @description `sha1=` and the HMAC-SHA1 of the JSON payload with the hook's secret, in lower-case
+                 *     hexadecimal; `sha1=` alone when the hook has no secret. Prefer `X-Hub-Signature-256`.
+                 * @example sha1=8d2e4b6a0c1f3e5d7b9a2c4e6f8a0b1c3d5e7f90
+                 */
+                "X-Hub-Signature": components["parameters"]["WebhookHubSignature"];
+                /**
+                 * @description `sha256=` and the value of `X-Gitea-Signature`, as GitHub writes its signatures; `sha256=` alone when the hook has no secret.
+                 * @example sha256=3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Hub-Signature-256": components["parameters"]["WebhookHubSignature256"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for GitHub.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-GitHub-Delivery": components["parameters"]["WebhookGitHubDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example repository
+                 */
+                "X-GitHub-Event": "repository";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example repository
+                 */
+                "X-GitHub-Event-Type": "repository";
+                /**
+                 * @description The same as `X-Gitea-Hook-Installation-Target-Type`.
+                 * @example repository
+                 */
+                "X-GitHub-Hook-Installation-Target-Type": components["parameters"]["WebhookGitHubTargetType"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RepositoryPayload"] & {
+                    /** @enum {unknown} */
+                    action?: "created";
+                };
+                "application/x-www-form-urlencoded": {
+                    payload: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Gitea takes any `2xx` for a delivery, keeps the first MiB of the answer in its delivery log and reads nothing from it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within the delivery timeout, is a failed delivery. Gitea logs it and does not send it again. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

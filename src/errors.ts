@@ -50,3 +50,19 @@ export class ApiError extends Error implements RequestInfo {
 /** Thrown when a request, retries included, takes longer than `timeoutMs`. */
 export class TimeoutError extends Error {}
 TimeoutError.prototype.name = 'TimeoutError';
+
+/** Why a webhook delivery was refused: no signature, a wrong one, a payload that cannot be read, or one too large. */
+export type WebhookErrorCode = 'missing-signature' | 'bad-signature' | 'malformed' | 'too-large';
+
+/** A webhook delivery `parseWebhook` refuses, with the status an app may answer it with (401, 400, 413). */
+export class WebhookError extends Error {
+  // A field, not an assignment to the prototype: an app that never reads webhooks bundles none of this.
+  override readonly name = 'WebhookError';
+  constructor(
+    readonly status: 400 | 401 | 413,
+    readonly code: WebhookErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}

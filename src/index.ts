@@ -1,11 +1,20 @@
 // The package's entry: the client factory, its standalone helpers and the contract's types.
 export { createGiteaClient, type GiteaClient, type GiteaClientOptions } from './client.js';
 export type { Auth } from './auth.js';
-export { ApiError, TimeoutError } from './errors.js';
+export { ApiError, TimeoutError, WebhookError, type WebhookErrorCode } from './errors.js';
 export type { RetryOptions } from './transport.js';
 export { unwrap } from './unwrap.js';
 export { collectAll, paginate, type PaginatedPath, type PaginateOptions } from './paginate.js';
 export { uploadReleaseAttachment, type ReleaseAttachmentUpload } from './upload.js';
 export { renderMarkdown } from './markdown.js';
 export { markNotificationThread } from './notifications.js';
+export { verifyWebhookSignature } from './webhook-signature.js';
+export {
+  parseWebhook,
+  type OtherWebhookDelivery,
+  type ParseWebhookOptions,
+  type WebhookDelivery,
+  type WebhookName,
+  type WebhookPayload,
+} from './webhooks.js';
 export * from './types.js';

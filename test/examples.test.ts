@@ -9,6 +9,7 @@ import {
   escapePointerSegment,
   isObject,
   listOperations,
+  listWebhooks,
   pointer,
   tryLoadDocument,
   type Json,
@@ -134,10 +135,43 @@ function checkMediaType(p: Problems, media: Json | undefined, location: string, 
   if (named && count === 0) p.add(location, 'has no named example (examples)');
 }
 
-function checkContent(p: Problems, content: Json | undefined, location: string, named: boolean): void {
+function checkContent(
+  p: Problems,
+  content: Json | undefined,
+  location: string,
+  named: boolean | ((type: string) => boolean),
+): void {
   if (!isObject(content)) return;
   for (const [type, media] of Object.entries(content))
-    checkMediaType(p, media, `${location}/content/${escapePointerSegment(type)}`, named);
+    checkMediaType(
+      p,
+      media,
+      `${location}/content/${escapePointerSegment(type)}`,
+      typeof named === 'function' ? named(type) : named,
+    );
+}
+
+/**
+ * A webhook's form variant carries its JSON payload as the text of a field (`contentSchema`),
+ * which no schema check reads: each example's text must be JSON valid against that schema.
+ */
+function checkFormPayloads(p: Problems, content: Json | undefined, location: string): void {
+  const form = isObject(content) ? content['application/x-www-form-urlencoded'] : undefined;
+  if (!isObject(form) || !isObject(form.examples)) return;
+  const at = `${location}/content/application~1x-www-form-urlencoded`;
+  const schemaAt = `${at}/schema/properties/payload/contentSchema`;
+  for (const [name, entry] of Object.entries(form.examples)) {
+    const r = deref(doc, entry, `${at}/examples/${name}`);
+    const text = isObject(r.value) && isObject(r.value.value) ? r.value.value.payload : undefined;
+    let payload: Json;
+    try {
+      payload = JSON.parse(String(text)) as Json;
+    } catch {
+      p.add(r.location, 'the form field payload is not JSON');
+      continue;
+    }
+    validateValue(p, payload, schemaAt, `${r.location}/value/payload`);
+  }
 }
 
 /** Parameters and headers: `schema` with `example`/`examples`, or `content`. */
@@ -168,23 +202,28 @@ function checkResponse(p: Problems, response: JsonObject, location: string): voi
   checkContent(p, response.content, location, true);
 }
 
-/** Only what is written inline in the operation; $ref'd components are checked once, in their own test. */
-function checkOperation(op: Operation): string[] {
+/**
+ * Only what is written inline in the operation; $ref'd components are checked once, in their own
+ * test. A webhook's JSON body needs a named example, its form variant (the same JSON as a field) may go without.
+ */
+function checkOperation(op: Operation, webhook = false): string[] {
   const p = new Problems();
   const inlineParams: [Json | undefined, string][] = [];
   const collect = (list: Json | undefined, base: string): void => {
     if (Array.isArray(list))
       for (const [i, param] of list.entries()) inlineParams.push([param, `${base}/parameters/${i}`]);
   };
-  collect(op.pathItem.parameters, pointer(['paths', op.path]));
+  collect(op.pathItem.parameters, op.location.slice(0, op.location.lastIndexOf('/')));
   collect(op.operation.parameters, op.location);
   for (const [param, location] of inlineParams) {
     if (isObject(param) && typeof param.$ref !== 'string') checkParameterLike(p, param, location);
   }
 
   const body = op.operation.requestBody;
-  if (isObject(body) && typeof body.$ref !== 'string')
-    checkContent(p, body.content, `${op.location}/requestBody`, true);
+  if (isObject(body) && typeof body.$ref !== 'string') {
+    checkContent(p, body.content, `${op.location}/requestBody`, webhook ? (type) => type.endsWith('json') : true);
+    checkFormPayloads(p, body.content, `${op.location}/requestBody`);
+  }
 
   if (isObject(op.operation.responses)) {
     for (const [status, response] of Object.entries(op.operation.responses)) {
@@ -229,6 +268,12 @@ describe('examples in openapi.yaml', () => {
       typeof op.operation.operationId === 'string' ? op.operation.operationId : `${op.method.toUpperCase()} ${op.path}`;
     it(name, () => {
       expect(report(checkOperation(op))).toEqual([]);
+    });
+  }
+
+  for (const op of listWebhooks(doc)) {
+    it(`webhook ${op.path}`, () => {
+      expect(report(checkOperation(op, true))).toEqual([]);
     });
   }
 

@@ -11,6 +11,7 @@ import {
   deref,
   isObject,
   listOperations,
+  listWebhooks,
   operationParameters,
   pointer,
   resolvePointer,
@@ -40,8 +41,14 @@ interface FieldFacts {
   null: boolean;
   values?: Json[];
 }
+interface WebhookFacts {
+  event: string;
+  payload: string;
+  actions: Record<string, string>;
+}
 interface ServiceFacts {
   everyOperation: Record<string, string[]>;
+  webhooks: Record<string, WebhookFacts>;
   operations: Record<string, OperationFacts>;
   requests: Record<string, RequestFacts>;
   lenient: Record<string, Record<string, string>>;
@@ -267,6 +274,35 @@ function recordProblems(name: string, fields: Record<string, FieldFacts>): strin
   return problems;
 }
 
+/** How the webhook of `type` departs from the facts: its X-Gitea-Event, its payload, its actions. */
+function webhookProblems(type: string, spec: WebhookFacts): string[] {
+  const webhook = listWebhooks(doc).find((candidate) => candidate.path === type);
+  if (!webhook) return [`${type}: no such webhook`];
+  const problems: string[] = [];
+  const header = (name: string): Json | undefined => {
+    const param = operationParameters(doc, webhook).find(({ param }) => param.name === name)?.param;
+    return isObject(param) && isObject(param.schema) ? param.schema.const : undefined;
+  };
+  for (const [name, want] of [
+    ['X-Gitea-Event', spec.event],
+    ['X-Gitea-Event-Type', type],
+  ])
+    if (header(name!) !== want)
+      problems.push(`${type}: ${name} is ${show(header(name!))}, the server sends ${show(want)}`);
+  const json = resolvePointer(doc, `#${webhook.location}/requestBody/content/application~1json/schema`);
+  const parts = isObject(json) && Array.isArray(json.allOf) ? json.allOf : [];
+  const payload = parts.flatMap((part) => (isObject(part) && typeof part.$ref === 'string' ? [part.$ref] : []));
+  if (show(payload) !== show([`#/components/schemas/${spec.payload}`]))
+    problems.push(`${type}: the payload is ${show(payload)}, the server sends ${spec.payload}`);
+  const actions = parts.flatMap((part) => {
+    const action = isObject(part) && isObject(part.properties) ? part.properties.action : undefined;
+    return isObject(action) && Array.isArray(action.enum) ? action.enum : [];
+  });
+  if (show([...actions].sort()) !== show(Object.keys(spec.actions).sort()))
+    problems.push(`${type}: the actions are ${show(actions)}, the operations send ${show(Object.keys(spec.actions))}`);
+  return problems;
+}
+
 /** A document that failed to load is the one problem worth reading. */
 function report(list: string[]): string[] {
   return loaded.error !== undefined ? [`openapi.yaml could not be loaded: ${loaded.error}`] : list;
@@ -353,6 +389,20 @@ describe('openapi.yaml says what a real Gitea sends and accepts (test/service-fa
         return [...warned, ...taken.map((problem) => `${id}: the document refuses the crashing body: ${problem}`)];
       });
       expect(report(problems)).toEqual([]);
+    });
+  }
+
+  it('has facts for each webhook of the document, and only for those', () => {
+    expect(Object.keys(facts.webhooks).sort()).toEqual(
+      listWebhooks(doc)
+        .map((webhook) => webhook.path)
+        .sort(),
+    );
+  });
+
+  for (const [type, spec] of Object.entries(facts.webhooks)) {
+    it(`webhook ${type}: its event, payload and the actions the operations send`, () => {
+      expect(report(webhookProblems(type, spec))).toEqual([]);
     });
   }
 

@@ -8,6 +8,7 @@ import { outputFileProblem } from './output-file.js';
 import { worldBudget } from './sources/sandbox-limits.js';
 import { openStateStore } from './sources/open-state.js';
 import { isPostgresUrl, postgresTarget } from './sources/postgres-url.js';
+import type { DeliveryRecord, WebhookOptions } from './webhooks/deliveries.js';
 
 const USAGE = `Usage: gitea-mock [options] [document]
 
@@ -17,6 +18,11 @@ Serves the Gitea API contract as a mock on http://127.0.0.1:4010/api/v1.
 
 Live mode: runs the contract's operations against a real Gitea or Forgejo and
 checks every answer (gitea-mock verify --help says more).
+
+       gitea-mock webhooks [--port <n>] [--secret <s>] [--forward <url>]
+
+Receives a real server's webhook deliveries and checks each against the
+contract (gitea-mock webhooks --help says more).
 
 Options:
   -p, --port <n>     port to listen on (default: $PORT or 4010; 0 picks a free one)
@@ -39,6 +45,18 @@ Options:
       --max-world-bytes <n>
                      bytes one sandbox world may hold, such as 64K or 16M
                      (default 16M)
+      --webhook-secret <s>
+                     the secret the sandbox's hooks sign their deliveries with
+                     (implies --sandbox; without it deliveries go unsigned)
+      --webhook <url>
+                     a system hook: every webhook event of every world is
+                     delivered there too (implies --sandbox; repeatable)
+      --webhook-allowed-hosts <list>
+                     hosts deliveries may reach, as Gitea's ALLOWED_HOST_LIST:
+                     loopback, private, external, *, CIDR ranges, host names
+                     (default loopback)
+      --webhook-timeout <s>
+                     seconds a delivery may take (default 5)
       --proxy <url>  forward every request to the Gitea or Forgejo at this origin
                      (such as https://gitea.example.org) and check each exchange
                      against the contract; answers pass through unchanged
@@ -90,6 +108,10 @@ try {
       state: { type: 'string' },
       'max-worlds': { type: 'string' },
       'max-world-bytes': { type: 'string' },
+      'webhook-secret': { type: 'string' },
+      webhook: { type: 'string', multiple: true },
+      'webhook-allowed-hosts': { type: 'string' },
+      'webhook-timeout': { type: 'string' },
       proxy: { type: 'string' },
       strict: { type: 'boolean', default: false },
       report: { type: 'string' },
@@ -140,7 +162,13 @@ const latency = values.latency === undefined ? undefined : latencyOption(values.
 if (typeof latency === 'string') fail(latency);
 const faults = values.faults === undefined ? undefined : faultsOption(values.faults);
 if (typeof faults === 'string') fail(faults);
-const sandbox = values.sandbox || values.state !== undefined || maxWorlds !== undefined || maxWorldBytes !== undefined;
+const webhookOptions = await webhookChoices();
+const sandbox =
+  values.sandbox ||
+  values.state !== undefined ||
+  maxWorlds !== undefined ||
+  maxWorldBytes !== undefined ||
+  webhookOptions !== undefined;
 if (sandbox && values.dynamic) fail('--dynamic and --sandbox do not go together: the sandbox answers from its worlds');
 const proxy = values.proxy;
 const timeoutText = values['upstream-timeout'];
@@ -188,6 +216,54 @@ if (reportProblem) fail(`--report ${values.report}: ${reportProblem}`);
 const out = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
+
+/** A hook's URL as a line may show it: a password in it masked. */
+function withoutPassword(url: string): string {
+  if (!URL.canParse(url)) return url;
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '******';
+  return parsed.href;
+}
+
+/** The sandbox's webhook options from the command line, checked; undefined when none was given. */
+async function webhookChoices(): Promise<WebhookOptions | undefined> {
+  const secret = values['webhook-secret'];
+  const hooks = values.webhook ?? [];
+  const allowed = values['webhook-allowed-hosts'];
+  const timeout = values['webhook-timeout'];
+  if (secret === undefined && hooks.length === 0 && allowed === undefined && timeout === undefined) return undefined;
+  if (secret === '') fail('--webhook-secret takes a secret that is not empty');
+  for (const hook of hooks) {
+    if (!URL.canParse(hook) || !/^https?:$/.test(new URL(hook).protocol))
+      fail(`--webhook ${hook}: give an http or https URL, such as http://127.0.0.1:9000/hook`);
+  }
+  if (allowed !== undefined) {
+    try {
+      // Loaded here, with what sends the deliveries: a start without webhooks does not read it.
+      const { hostMatcher } = await import('./webhooks/allowed-hosts.js');
+      hostMatcher(allowed);
+    } catch (error) {
+      fail(`--webhook-allowed-hosts: ${(error as Error).message}`);
+    }
+  }
+  if (timeout !== undefined && !/^[1-9][0-9]{0,3}$/.test(timeout))
+    fail(`invalid --webhook-timeout "${timeout}": give whole seconds from 1`);
+  return {
+    ...(secret === undefined ? {} : { secret }),
+    systemHooks: hooks,
+    ...(allowed === undefined ? {} : { allowedHosts: allowed }),
+    ...(timeout === undefined ? {} : { timeoutMs: Number(timeout) * 1000 }),
+    // A line per delivery, as per request: where it went and how it ended.
+    ...(values.quiet
+      ? {}
+      : {
+          onDelivery: ({ type, action, url, state, status, error, durationMs }: DeliveryRecord) =>
+            out(
+              `webhook ${type} ${action} to ${withoutPassword(url)}: ${status === undefined ? `${state}${error ? ` (${error})` : ''}` : `${status}`}${durationMs === undefined ? '' : ` ${durationMs}ms`}`,
+            ),
+        }),
+  };
+}
 /** Exchanges through the proxy that broke the contract, were checked, or got no answer from the upstream: for --fail-on-violation's exit code. */
 let brokenExchanges = 0;
 let checkedExchanges = 0;
@@ -239,6 +315,7 @@ try {
             ...(store === undefined ? {} : { state: store.path, store, document }),
             ...(maxWorlds === undefined ? {} : { maxWorlds: Number(maxWorlds) }),
             ...(maxWorldBytes === undefined ? {} : { maxWorldBytes }),
+            ...(webhookOptions === undefined ? {} : { webhooks: webhookOptions }),
           },
         }
       : {}),

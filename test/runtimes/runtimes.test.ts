@@ -5,6 +5,7 @@
 // Chromium the page comes from one local origin and the mock answers on another, so the mock's
 // own CORS answers, preflights included, decide what the page may send and read.
 import { execFile } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,6 +28,16 @@ import { killRunning, runInProcess, type ProcessRuntime } from './support/run-ru
 import { failures, resultTable, type Outcome } from './support/table.js';
 
 const RUNTIMES = ['node', 'node22', 'node24', 'deno', 'bun', 'chromium'] as const;
+/** A delivery's payload as the sandbox writes it, from the document's example, and its hook's secret (in UTF-8). */
+const WEBHOOK_SECRET = 'runtime-hook-sécret';
+const WEBHOOK_PAYLOAD = JSON.stringify(
+  resolvePointer(
+    loadDocument(new URL('../../openapi.yaml', import.meta.url)),
+    '#/components/examples/WebhookPullRequestClosed/value',
+  ),
+  null,
+  2,
+);
 type Runtime = (typeof RUNTIMES)[number];
 
 const doc = loadDocument(new URL('../../openapi.yaml', import.meta.url));
@@ -98,6 +109,11 @@ beforeAll(async () => {
     baseUrl: mock.baseUrl,
     stallUrl: stall.baseUrl,
     echoUrl: echo.baseUrl,
+    webhook: {
+      secret: WEBHOOK_SECRET,
+      payload: WEBHOOK_PAYLOAD,
+      signature: createHmac('sha256', WEBHOOK_SECRET).update(WEBHOOK_PAYLOAD).digest('hex'),
+    },
     expected: {
       organizations: (example('OrganizationList') as { name: string }[]).map((org) => org.name),
       label: example('LabelEdited'),

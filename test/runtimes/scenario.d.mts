@@ -7,6 +7,8 @@ export interface ScenarioConfig {
   stallUrl: string;
   /** The API root of a server that answers the Basic credentials it received, decoded. */
   echoUrl: string;
+  /** A webhook payload, its hook's secret, and its HMAC-SHA256 made by node:crypto. */
+  webhook: { secret: string; payload: string; signature: string };
   /** What the mock answers, from the document's examples. */
   expected: {
     organizations: string[];

@@ -1,7 +1,8 @@
 // One scenario of the built client, written once and run unchanged in Node, Deno, Bun and
 // Chromium. Plain JavaScript without imports and without `node:` or runtime globals beyond the web
 // platform's (fetch, Blob, TextDecoder), so each runtime loads it as it is: the caller hands in the
-// package's module, loaded the way that runtime loads it. Each step checks what it got and
+// package's module, loaded the way that runtime loads it. Web Crypto (crypto.subtle) too, for the
+// webhook signatures. Each step checks what it got and
 // reports ok, or failed with the reason; nothing here throws.
 
 /** A user name and password well outside Latin-1: `btoa` alone would throw on them. */
@@ -149,6 +150,46 @@ const STEPS = {
     );
     // Timers may fire a millisecond early by Date.now(); the upper bound only says it did not hang.
     check(elapsed >= TIMEOUT_MS - 5 && elapsed < TIMEOUT_MS + 5000, `took ${elapsed} ms`);
+  },
+
+  async webhook({ lib, config: { webhook } }) {
+    const { secret, payload, signature } = webhook;
+    const verify = (body, value, key = secret) => lib.verifyWebhookSignature(key, body, value);
+    check(await verify(payload, signature), 'a signature made by node:crypto was refused');
+    check(await verify(payload, `sha256=${signature}`), 'an X-Hub-Signature-256 value was refused');
+    check(await verify(new TextEncoder().encode(payload), signature), 'the payload as bytes was refused');
+    check(!(await verify(payload.replace('closed', 'reopened'), signature)), 'a tampered body passed');
+    check(!(await verify(payload, signature, `${secret}x`)), 'a wrong secret passed');
+    for (const malformed of ['', 'sha256=', signature.slice(1), `sha1=${signature}`, 'z'.repeat(64)])
+      check(!(await verify(payload, malformed)), `the signature ${JSON.stringify(malformed)} passed`);
+    const delivery = (body, headers) =>
+      new Request('https://bot.example.net/hook', {
+        method: 'POST',
+        headers: { 'X-Gitea-Event': 'pull_request', 'X-Gitea-Event-Type': 'pull_request', ...headers },
+        body,
+      });
+    const parsed = await lib.parseWebhook(
+      delivery(payload, { 'Content-Type': 'application/json', 'X-Hub-Signature-256': `sha256=${signature}` }),
+      { secret },
+    );
+    check(parsed.known && parsed.type === 'pull_request', `parsed as ${canonical(parsed.type)}`);
+    check(parsed.payload.pull_request.state === 'closed', 'the payload was not read');
+    const form = await lib.parseWebhook(
+      delivery(`payload=${encodeURIComponent(payload)}`, {
+        'Content-Type': 'application/x-www-form-urlencoded',
+        'X-Gitea-Signature': signature,
+      }),
+      { secret },
+    );
+    check(form.payload.number === parsed.payload.number, 'the form variant was not read');
+    const refused = await lib.parseWebhook(delivery(payload, { 'X-Gitea-Signature': '' }), { secret }).then(
+      () => undefined,
+      (caught) => caught,
+    );
+    check(
+      refused instanceof lib.WebhookError && refused.status === 401 && refused.code === 'missing-signature',
+      `an unsigned delivery: ${String(refused)}`,
+    );
   },
 
   async 'UTF-8 Basic'({ lib, config: { echoUrl } }) {

@@ -182,7 +182,7 @@ function describeBodyError(error: ErrorObject, body: unknown): Violation {
  * The ways `body` breaks the schema at `schemaAt`, each naming the place in the body; past
  * BODY_PROBLEMS, one more that says how many were left out and stands for them in the counts.
  */
-function bodyViolations(schemas: SchemaValidator, schemaAt: string, body: unknown): Violation[] {
+export function bodyViolations(schemas: SchemaValidator, schemaAt: string, body: unknown): Violation[] {
   const validate = schemas.at(schemaAt);
   if (typeof validate === 'string')
     return [{ where: 'body', problem: `schema ${schemaAt} does not compile: ${validate}` }];

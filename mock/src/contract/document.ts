@@ -112,6 +112,22 @@ export function listOperations(doc: JsonObject): Operation[] {
   return result;
 }
 
+/** The webhooks of the document (`webhooks:`), each as an operation whose `path` is the webhook's name. */
+export function listWebhooks(doc: JsonObject): Operation[] {
+  const result: Operation[] = [];
+  const webhooks = isObject(doc.webhooks) ? doc.webhooks : {};
+  for (const [name, item] of Object.entries(webhooks)) {
+    const pathItem = deref(doc, item, pointer(['webhooks', name])).value;
+    if (!isObject(pathItem)) continue;
+    for (const method of HTTP_METHODS) {
+      const operation = pathItem[method];
+      if (isObject(operation))
+        result.push({ path: name, method, pathItem, operation, location: pointer(['webhooks', name, method]) });
+    }
+  }
+  return result;
+}
+
 /** Path-level and operation-level parameters, resolved; operation-level ones override by name+in. */
 export function operationParameters(
   doc: JsonObject,
@@ -130,7 +146,7 @@ export function operationParameters(
       });
     });
   };
-  add(op.pathItem.parameters, pointer(['paths', op.path]));
+  add(op.pathItem.parameters, op.location.slice(0, op.location.lastIndexOf('/')));
   add(op.operation.parameters, op.location);
   return [...merged.values()];
 }

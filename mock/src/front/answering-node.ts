@@ -1,6 +1,7 @@
 // The answering mock in Node (the node:http server, the MSW handlers under Node): the document
 // read from its file, and what only Node has: worker threads for large markdown renders, V8's
-// heap size for the sandbox's budget, Prism's generator for dynamic answers, the state folder.
+// heap size for the sandbox's budget, Prism's generator for dynamic answers, the state folder, and
+// the sending of webhook deliveries.
 import { DOCUMENT } from '../contract/document-path.js';
 import { createAnswering, type AnsweringChoices, type AnsweringMock, type AnsweringPlatform } from './answering.js';
 import type { ResponseClass } from './app.js';
@@ -11,6 +12,7 @@ import { heapLimit } from '../sources/heap.js';
 import { createMarkdownRenderer } from '../sources/markdown.js';
 import { worldBudget } from '../sources/sandbox-limits.js';
 import { openStateStore } from '../sources/open-state.js';
+import { createNodeTransport } from '../webhooks/transport-node.js';
 
 export type { AnsweringMock };
 
@@ -23,6 +25,7 @@ const NODE_PLATFORM: AnsweringPlatform = {
   markdown: createMarkdownRenderer,
   heapLimit: heapLimit(),
   generator: loadGenerator,
+  webhookTransport: createNodeTransport,
 };
 
 export async function createAnsweringMock(

@@ -54,11 +54,11 @@ function element(name: string, attributes: Record<string, string | number>, chil
 
 const seconds = (ms: number): string => (ms / 1000).toFixed(3);
 
-function testCase(outcome: Outcome, clean: (text: string) => string): string {
+function testCase(outcome: Outcome, clean: (text: string) => string, className: string): string {
   if (!outcome.checked)
     return element(
       'testcase',
-      { classname: CLASS, name: outcome.operationId, time: seconds(0) },
+      { classname: className, name: outcome.operationId, time: seconds(0) },
       element('skipped', { message: clean(outcome.cause) }),
     );
   const failures = outcome.problems.map(({ kind, line }) =>
@@ -67,17 +67,20 @@ function testCase(outcome: Outcome, clean: (text: string) => string): string {
   const answered = `${outcome.status === undefined ? 'no answer' : `answered ${outcome.status}`}${outcome.notChecked ? `; ${clean(outcome.notChecked)}` : ''}`;
   return element(
     'testcase',
-    { classname: CLASS, name: outcome.operationId, time: seconds(outcome.ms) },
+    { classname: className, name: outcome.operationId, time: seconds(outcome.ms) },
     [...failures, element('system-out', {}, escapeXml(answered, false))].join(''),
   );
 }
 
-/** The JUnit XML of `run`, every credential in it redacted. */
-export function junitXml(run: RunRecord, secrets: readonly string[]): string {
+/**
+ * The JUnit XML of `run`, every credential in it redacted; `className` names the checker (the
+ * webhook receiver, `gitea-mock webhooks`, writes its deliveries' results with it too).
+ */
+export function junitXml(run: RunRecord, secrets: readonly string[], className = CLASS): string {
   const clean = (text: string): string => redact(text, secrets);
   const server = element(
     'testcase',
-    { classname: CLASS, name: 'server', time: seconds(0) },
+    { classname: className, name: 'server', time: seconds(0) },
     [
       ...(run.stopped
         ? [element('error', { message: clean(run.stopped), type: 'stopped' }, escapeXml(clean(run.stopped), false))]
@@ -85,7 +88,7 @@ export function junitXml(run: RunRecord, secrets: readonly string[]): string {
       element('system-out', {}, escapeXml(clean(run.server ?? 'no Gitea API answered'), false)),
     ].join(''),
   );
-  const cases = [server, ...run.outcomes.map((outcome) => testCase(outcome, clean))];
+  const cases = [server, ...run.outcomes.map((outcome) => testCase(outcome, clean, className))];
   const counts = {
     tests: cases.length,
     failures: run.outcomes.filter((outcome) => outcome.checked && outcome.problems.length > 0).length,
@@ -104,11 +107,11 @@ export function junitXml(run: RunRecord, secrets: readonly string[]): string {
   // JUnit's timestamp is a local date and time without a zone: this one is UTC.
   const suite = element(
     'testsuite',
-    { name: clean(`${CLASS} ${run.baseUrl}`), ...counts, timestamp: run.started.toISOString().slice(0, 19) },
+    { name: clean(`${className} ${run.baseUrl}`), ...counts, timestamp: run.started.toISOString().slice(0, 19) },
     `\n${[properties, ...cases].join('\n')}\n`,
   );
   // The common JUnit schema (Jenkins' junit-10.xsd) allows `skipped` on <testsuite> only: a reader
   // that validates refuses the whole file for it on <testsuites>.
   const { skipped: _onTheSuiteOnly, ...totals } = counts;
-  return `<?xml version="1.0" encoding="UTF-8"?>\n${element('testsuites', { name: CLASS, ...totals }, `\n${suite}\n`)}\n`;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n${element('testsuites', { name: className, ...totals }, `\n${suite}\n`)}\n`;
 }

@@ -9,9 +9,19 @@ import { redact } from '../../../src/redact.js';
  * `input` an id or repository missing, `scope` the token lacks a scope, `timeout` no answer in
  * time, `network` no answer because the connection failed (refused, reset, closed), `too-large`
  * a body too large to read whole (its status and headers conform), `stopped` the run ended
- * before it.
+ * before it; `outside`, in the webhook receiver's results, a delivery the contract does not describe.
  */
-export type SkipKind = 'writes' | 'never' | 'input' | 'scope' | 'timeout' | 'network' | 'too-large' | 'stopped';
+export type SkipKind =
+  | 'writes'
+  | 'never'
+  | 'input'
+  | 'scope'
+  | 'timeout'
+  | 'network'
+  | 'too-large'
+  | 'stopped'
+  /** A delivery the webhook receiver got that the contract does not describe (a push, another action). */
+  | 'outside';
 
 /** Why a look-up found nothing to use: the server's data (`input`), or no answer (`timeout`, `network`). */
 export type MissingKind = Extract<SkipKind, 'input' | 'timeout' | 'network'>;

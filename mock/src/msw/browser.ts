@@ -13,7 +13,7 @@ import { NO_GENERATOR } from '../sources/examples.js';
 import { createInlineRenderer } from '../sources/markdown-inline.js';
 import { createHandlersWith, type GiteaHandlers, type GiteaHandlersOptions } from './core.js';
 
-export type { GiteaHandlers, GiteaHandlersOptions, JournalEntry, World } from './core.js';
+export type { DeliveryRecord, GiteaHandlers, GiteaHandlersOptions, JournalEntry, World } from './core.js';
 
 const BROWSER_PLATFORM: AnsweringPlatform = { markdown: createInlineRenderer, heapLimit: undefined };
 

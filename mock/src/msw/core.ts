@@ -12,8 +12,9 @@ import { JOURNAL_PATH, type JournalEntry } from '../front/journal.js';
 import type { SandboxOptions } from '../sources/sandbox.js';
 import { RESET_PATH } from '../sources/world-ops.js';
 import type { World } from '../sources/world.js';
+import { DELIVERIES_PATH, type DeliveryRecord, type WebhookOptions } from '../webhooks/deliveries.js';
 
-export type { JournalEntry, World };
+export type { DeliveryRecord, JournalEntry, World };
 
 export interface GiteaHandlersOptions extends Omit<ConditionOptions, 'seed'> {
   /**
@@ -23,7 +24,17 @@ export interface GiteaHandlersOptions extends Omit<ConditionOptions, 'seed'> {
    */
   baseUrl: string;
   /** Answer from a world per credential that remembers writes (`true`, or its options) instead of the examples. */
-  sandbox?: boolean | Pick<SandboxOptions, 'prepare' | 'maxWorlds' | 'maxRecords' | 'maxWorldBytes' | 'markdown'>;
+  sandbox?:
+    | boolean
+    | (Pick<SandboxOptions, 'prepare' | 'maxWorlds' | 'maxRecords' | 'maxWorldBytes' | 'markdown'> & {
+        /** The hooks' secret, which signs the deliveries, and system hooks that get every event (recorded, not sent). */
+        webhooks?: Pick<WebhookOptions, 'secret' | 'systemHooks'>;
+      });
+  /**
+   * Each webhook delivery the sandbox's writes cause, as the server would send it (headers with
+   * the signatures, body): the handlers record deliveries, they do not send them.
+   */
+  onDelivery?: (delivery: DeliveryRecord) => void;
   /** Generate answers from the schemas instead of the examples (no sandbox). Node only: a browser has no generator. */
   dynamic?: boolean;
   /** Makes dynamic answers, random delays and random faults repeatable. */
@@ -49,13 +60,18 @@ export interface GiteaHandlers {
    * (`token abc`, `Basic …`) or `{ token }`. The seed before its first write; undefined without the sandbox.
    */
   world(credential: string | { token: string }): Promise<World | undefined>;
+  /**
+   * The webhook deliveries the sandbox's writes caused, oldest first: of one credential's world,
+   * or of every world; the newest of each world are kept (up to 100), and `reset()` forgets them.
+   */
+  deliveries(credential?: string | { token: string }): Promise<DeliveryRecord[]>;
   /** Stops what the mock started (the sandbox's markdown workers, in Node). */
   close(): Promise<void>;
 }
 
 /** The options the answering mock is started with. */
-export type StartOptions = Omit<GiteaHandlersOptions, 'baseUrl' | 'sandbox' | 'onWarning'> & {
-  sandbox?: Exclude<GiteaHandlersOptions['sandbox'], boolean | undefined>;
+export type StartOptions = Omit<GiteaHandlersOptions, 'baseUrl' | 'sandbox' | 'onWarning' | 'onDelivery'> & {
+  sandbox?: SandboxOptions;
   onWarning: (line: string) => void;
 };
 
@@ -93,7 +109,15 @@ export function createHandlersWith(
   const origin = originPart(options.baseUrl);
   // Checked now, not at the first request.
   createConditions(options);
-  const sandbox = options.sandbox === true ? {} : options.sandbox || undefined;
+  const chosen = options.sandbox === true ? {} : options.sandbox || undefined;
+  const sandbox: SandboxOptions | undefined = chosen && {
+    ...chosen,
+    webhooks: {
+      ...chosen.webhooks,
+      send: false,
+      ...(options.onDelivery ? { onDelivery: options.onDelivery } : {}),
+    },
+  };
   let docsUrl = '';
   let mock: Promise<AnsweringMock> | undefined;
   const ready = (): Promise<AnsweringMock> =>
@@ -115,8 +139,8 @@ export function createHandlersWith(
     docsUrl ||= `${new URL(request.url).origin}/api/swagger`;
     return (await ready()).app.fetch(request);
   };
-  const handlers = [BASE_PATH, `${BASE_PATH}/*`, JOURNAL_PATH, ...(sandbox ? [RESET_PATH] : [])].map((path) =>
-    http.all(matching(origin, path), answer),
+  const handlers = [BASE_PATH, `${BASE_PATH}/*`, JOURNAL_PATH, ...(sandbox ? [RESET_PATH, DELIVERIES_PATH] : [])].map(
+    (path) => http.all(matching(origin, path), answer),
   );
   const credentialOf = (credential: string | { token: string }): string =>
     typeof credential === 'string' ? credential : `token ${credential.token}`;
@@ -135,6 +159,9 @@ export function createHandlersWith(
     },
     async world(credential) {
       return (await ready()).sandbox?.worldOf(credentialOf(credential));
+    },
+    async deliveries(credential) {
+      return (await ready()).sandbox?.deliveries(credential === undefined ? undefined : credentialOf(credential)) ?? [];
     },
     async close() {
       if (mock) await (await mock).close();

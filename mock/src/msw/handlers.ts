@@ -5,7 +5,7 @@
 import { createAnsweringMock } from '../front/answering-node.js';
 import { createHandlersWith, type GiteaHandlers, type GiteaHandlersOptions } from './core.js';
 
-export type { GiteaHandlers, GiteaHandlersOptions, JournalEntry, World } from './core.js';
+export type { DeliveryRecord, GiteaHandlers, GiteaHandlersOptions, JournalEntry, World } from './core.js';
 
 export function createGiteaHandlers(options: GiteaHandlersOptions): GiteaHandlers {
   return createHandlersWith(options, (start, docsUrl) => createAnsweringMock(start, docsUrl));

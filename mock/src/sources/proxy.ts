@@ -25,7 +25,7 @@ import { listOperations, type Operation } from '../contract/document.js';
 import { readDocumentFile } from '../contract/document-file.js';
 import { createSchemaValidator } from '../contract/schema.js';
 import { describeViolation, mismatches, type Violation } from '../contract/conformance.js';
-import { kindOf } from '../contract/violation-kind.js';
+import { createExchangeReport, total, type Found } from '../contract/exchange-report.js';
 import { networkFailure } from '../network-failure.js';
 import { outputFileProblem } from '../output-file.js';
 import { endToEnd, headersProblem, requestFraming, statusProblem } from './proxy-wire.js';
@@ -186,34 +186,12 @@ function secretsOf(headers: IncomingHttpHeaders, url: URL, body: unknown, op: Mo
   return secrets.filter((secret) => secret.length > 0);
 }
 
-interface OperationStats {
-  exchanges: number;
-  withViolations: number;
-  /** Violations by kind, such as `response.body`. */
-  violations: Record<string, number>;
-  /** Each distinct violation, redacted, as its line says it (`response body /shiny_new_field: unexpected field …`), with its count. */
-  messages: Record<string, number>;
-}
-
-/** A violation as its line says it, and how many it stands for (more than 1 for the line that says how many of a body's were left out). */
-interface Found {
-  line: string;
-  count: number;
-}
-
-/** How many violations `found` stand for. */
-const total = (found: readonly Found[]): number => found.reduce((sum, { count }) => sum + count, 0);
-
 /** A request's violation lines as Found. */
 const each = (lines: readonly string[]): Found[] => lines.map((line) => ({ line, count: 1 }));
 
 /** An answer's violations as Found, each line starting `response `. */
 const answered = (violations: readonly Violation[]): Found[] =>
   violations.map((violation) => ({ line: `response ${describeViolation(violation)}`, count: violation.count ?? 1 }));
-
-/** Distinct violations the report lists per operation; an upstream inventing a new field name in every answer cannot grow it without end. */
-const MESSAGES_PER_OPERATION = 100;
-const MORE_MESSAGES = '(further distinct violations, not listed)';
 
 export async function createProxy(document: string, options: ProxyOptions): Promise<PassThroughSource> {
   const upstream = checkUpstream(options.upstream, options.allowInsecureUpstream);
@@ -228,7 +206,7 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
   const operations = new Map<string, Operation>(
     listOperations(doc).map((op) => [String(op.operation.operationId), op]),
   );
-  const stats = new Map<string, OperationStats>();
+  const stats = createExchangeReport();
   let outside = 0;
   /** Exchanges of the 20 operations the proxy answered itself: the upstream failed, or a bound passed. */
   let unanswered = 0;
@@ -240,20 +218,6 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
   const agentOptions = { keepAlive: true, maxSockets: connections, maxTotalSockets: connections };
   const agent = upstream.protocol === 'https:' ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
   const seconds = (ms: number): string => `${ms / 1000} s`;
-
-  function record(operationId: string, violations: Found[], secrets: string[]): void {
-    const entry = stats.get(operationId) ?? { exchanges: 0, withViolations: 0, violations: {}, messages: {} };
-    entry.exchanges++;
-    if (violations.length > 0) entry.withViolations++;
-    for (const { line, count } of violations) {
-      entry.violations[kindOf(line)] = (entry.violations[kindOf(line)] ?? 0) + count;
-      const known = Object.keys(entry.messages).length;
-      const message = redact(line, secrets);
-      const key = Object.hasOwn(entry.messages, message) || known < MESSAGES_PER_OPERATION ? message : MORE_MESSAGES;
-      entry.messages[key] = (entry.messages[key] ?? 0) + 1;
-    }
-    stats.set(operationId, entry);
-  }
 
   /**
    * The upstream's answer to `req`, sent with `headers`, its body's first `head` chunks, and the
@@ -464,7 +428,7 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
           );
         };
         if (options.strict && violations.length > 0) {
-          record(op.operationId, violations, secrets);
+          stats.record(op.operationId, violations, secrets);
           checked = true;
           options.onExchange?.(true);
           report(violations);
@@ -495,7 +459,7 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
           { body: answerBody.complete },
         );
         violations.push(...answered(checks));
-        record(op.operationId, violations, secrets);
+        stats.record(op.operationId, violations, secrets);
         checked = true;
         options.onExchange?.(true);
         report(violations);
@@ -514,12 +478,11 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
     async close() {
       agent.destroy();
       if (!options.report) return;
-      const operationsReport = Object.fromEntries([...stats].sort(([a], [b]) => a.localeCompare(b)));
       const report = {
         upstream: upstream.origin,
         started,
         finished: new Date().toISOString(),
-        operations: operationsReport,
+        operations: stats.byName(),
         notAnswered: { exchanges: unanswered },
         notInContract: { exchanges: outside },
       };

@@ -36,6 +36,13 @@ import { copyJson, createJsonSizer, worldText, type JsonSizer } from './world-js
 import { handlerFor, ownerRedirect, READ_ONLY, RESET_PATH } from './world-ops.js';
 import type { StateStore } from './world-store.js';
 import { StateUnavailable, type Look } from './world-shared.js';
+import {
+  createWebhooks,
+  DELIVERIES_PATH,
+  type DeliveryRecord,
+  type DeliveryTransport,
+  type WebhookOptions,
+} from '../webhooks/deliveries.js';
 
 export interface SandboxOptions {
   /**
@@ -58,6 +65,8 @@ export interface SandboxOptions {
   markdown?: Partial<MarkdownLimits>;
   /** Edits the seed before any world is made from it: every world, and every reset, starts from the edited seed. */
   prepare?: (seed: World) => void;
+  /** The webhook deliveries the writes cause (webhooks/deliveries.ts). */
+  webhooks?: WebhookOptions;
 }
 
 /** What a test can do with the worlds besides sending requests. */
@@ -66,6 +75,8 @@ export interface SandboxControl {
   resetAll(): Promise<void>;
   /** A copy of the world of this `Authorization` header as it is now (the seed, before its first write). */
   worldOf(authorization: string): World;
+  /** The webhook deliveries of the world of this `Authorization` header, or of every world, oldest first. */
+  deliveries(authorization?: string): DeliveryRecord[];
 }
 
 export type Sandbox = AnsweringSource & { control: SandboxControl };
@@ -76,6 +87,8 @@ export interface SandboxPlatform {
   markdown(limits: MarkdownLimits): MarkdownRenderer;
   /** V8's heap limit in bytes, which bounds the worlds together (heap.ts); undefined where the runtime does not tell it. */
   heapLimit: number | undefined;
+  /** What sends webhook deliveries (Node: webhooks/transport-node.ts); without it they are logged, not sent. */
+  webhookTransport?: (options: WebhookOptions) => DeliveryTransport;
 }
 
 /** Who is calling: the Basic user name when it names a user of the world, else the first user (alice). */
@@ -91,13 +104,16 @@ function callerOf(world: World, credential: string): World['users'][number] {
 
 /** A write waiting for its turn: applied, in place, to the world as the writes before it left it. */
 interface Job {
-  /** Its answer, and whether it changed the world; one that did not leaves the world as it was. */
-  apply(world: World): Promise<{ answer: Answer; changed: boolean }>;
+  /**
+   * Its answer, and whether it changed the world; one that did not leaves the world as it was.
+   * `afterwards`: what the write causes once it stands (its webhook deliveries).
+   */
+  apply(world: World): Promise<{ answer: Answer; changed: boolean; afterwards?: () => void }>;
   resolve(answer: Answer): void;
   reject(error: unknown): void;
 }
 
-type Outcome = { answer: Answer } | { error: unknown };
+type Outcome = { answer: Answer; afterwards?: () => void } | { error: unknown };
 
 /** What a batch made: each write's outcome, and the world after them when one changed it. */
 interface Applied {
@@ -187,6 +203,11 @@ export async function createSandbox(
   if (options.state !== undefined && store === undefined)
     throw new Error('the sandbox keeps worlds in a state folder only where it was opened (Node: answering-node.ts)');
   const renderer = platform.markdown({ ...MARKDOWN_LIMITS, ...options.markdown });
+  const webhookOptions = options.webhooks ?? {};
+  const webhooks = createWebhooks(
+    webhookOptions,
+    webhookOptions.send === false ? undefined : platform.webhookTransport?.(webhookOptions),
+  );
   // A batch holds a copy of its world and, while it saves, the world's text: about twice its bytes.
   const admit = admission(inFlightBudget(platform.heapLimit));
 
@@ -249,7 +270,10 @@ export async function createSandbox(
     }
     for (const [index, outcome] of outcomes.entries()) {
       if ('error' in outcome) jobs[index]!.reject(outcome.error);
-      else jobs[index]!.resolve(outcome.answer);
+      else {
+        jobs[index]!.resolve(outcome.answer);
+        outcome.afterwards?.();
+      }
     }
   }
 
@@ -325,7 +349,10 @@ export async function createSandbox(
       if (result.changed && world.created > maxRecords && world.created > created) return undefined;
       changed ||= result.changed;
       // The answer may be a record of the copy, which the next writes change: it is kept as it is now.
-      outcomes.push({ answer: copyJson(result.answer) });
+      outcomes.push({
+        answer: copyJson(result.answer),
+        ...(result.afterwards ? { afterwards: result.afterwards } : {}),
+      });
       await pause();
     }
     if (!changed) return { outcomes };
@@ -342,7 +369,7 @@ export async function createSandbox(
     for (const job of jobs) {
       const copy = copyJson(world);
       try {
-        const { answer, changed } = await job.apply(copy);
+        const { answer, changed, afterwards } = await job.apply(copy);
         if (!changed) outcomes.push({ answer });
         else if (copy.created > maxRecords && copy.created > world.created) {
           outcomes.push({
@@ -363,7 +390,7 @@ export async function createSandbox(
             });
           } else {
             ({ world, bytes } = next = { world: copy, bytes: size });
-            outcomes.push({ answer });
+            outcomes.push({ answer, ...(afterwards ? { afterwards } : {}) });
           }
         }
       } catch (failure) {
@@ -470,11 +497,27 @@ export async function createSandbox(
         // An old name of a renamed user leads to the new one, before anything else is looked at.
         const redirect = op.responses.has(307) ? ownerRedirect(world, params, source.url) : undefined;
         if (redirect) return { answer: redirect, changed: false };
-        return handler(opContext(world));
+        const watched = webhooks.watch(op.operationId, world, params);
+        const result = await handler(opContext(world));
+        const afterwards =
+          watched && result.changed
+            ? webhooks.prepare(watched, world, { key, caller: callerOf(world, source.credential), url: source.url })
+            : undefined;
+        return afterwards ? { ...result, afterwards } : result;
       });
     },
 
     async outside(method, path, credential) {
+      if (path === DELIVERIES_PATH) {
+        if (method !== 'GET' && method !== 'HEAD')
+          return {
+            ...error(405, `${method} is not allowed on ${DELIVERIES_PATH}; allowed: GET`),
+            headers: { Allow: 'GET' },
+          };
+        const auth = checkAuthorization(credential, undefined);
+        if (!auth.ok) return error(401, auth.message);
+        return { status: 200, type: 'application/json', body: { deliveries: webhooks.log(keyOf(credential!)) } };
+      }
       if (path !== RESET_PATH) return undefined;
       if (method !== 'POST')
         return {
@@ -494,6 +537,7 @@ export async function createSandbox(
           }
         }
         worlds.delete(key);
+        webhooks.forget(key);
         return {
           status: 200,
           type: 'application/json',
@@ -514,15 +558,20 @@ export async function createSandbox(
         );
         // Worlds this process never held too.
         await shared?.clear();
+        webhooks.forget();
       },
       worldOf(authorization) {
         return structuredClone(worlds.get(keyOf(authorization))?.world ?? seed);
+      },
+      deliveries(authorization) {
+        return authorization === undefined ? webhooks.all() : webhooks.log(keyOf(authorization));
       },
     },
 
     async close() {
       // Saves under way finish first; then the folder is free for another process.
       await Promise.all(tails.values());
+      await webhooks.close();
       await renderer.close();
       await store?.close();
     },

@@ -1,0 +1,110 @@
+// The sandbox's writes with a webhook pointed at a receiver that takes 2 s to answer, against
+// the same writes with no hook, in the same run: each `PATCH /repos/acme/rocket/pulls/43` sends a
+// `body`, which fires a `pull_request` `edited` delivery to the system hook of `--webhook`. The
+// deliveries are sent after the answers and must not hold them up: PASS when the throughput with
+// the hook is at least GOAL of the throughput without, and no request failed.
+import { createServer } from 'node:http';
+import autocannon from 'autocannon';
+import { ratio, startMock } from './support.mjs';
+
+const DURATION = Number(process.env.BENCH_SECONDS ?? 8) / 2;
+const ROUNDS = 2;
+const GOAL = 0.8;
+const RECEIVER_DELAY_MS = 2000;
+const PATH = '/repos/acme/rocket/pulls/43';
+const TOKEN = 'token 0123456789abcdef';
+const LAUNCHER = new URL('../mock/dist/cli.mjs', import.meta.url).pathname;
+
+/** A receiver that holds every delivery for RECEIVER_DELAY_MS before answering 200. */
+async function slowReceiver() {
+  let received = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      received++;
+      setTimeout(() => res.end('ok'), RECEIVER_DELAY_MS);
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}/hook`,
+    received: () => received,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(resolve);
+      }),
+  };
+}
+
+function sandbox(extra) {
+  return {
+    command: process.execPath,
+    args: (port) => [LAUNCHER, '--port', String(port), '--quiet', '--sandbox', ...extra],
+    base: (port) => `http://127.0.0.1:${port}/api/v1`,
+  };
+}
+
+function cannon(url, seconds) {
+  return new Promise((resolve, reject) => {
+    autocannon(
+      {
+        url,
+        method: 'PATCH',
+        connections: 20,
+        duration: seconds,
+        headers: { authorization: TOKEN, 'content-type': 'application/json' },
+        body: JSON.stringify({ body: 'The countdown skipped 3. This keeps every second.' }),
+      },
+      (error, result) => (error ? reject(error) : resolve(result)),
+    );
+  });
+}
+
+export async function benchWebhooks() {
+  const receiver = await slowReceiver();
+  const runs = {
+    'no hook': sandbox([]),
+    'a hook to a slow receiver': sandbox(['--webhook-secret', 'bench', '--webhook', receiver.url]),
+  };
+  const mocks = {};
+  const results = {};
+  try {
+    for (const [name, spec] of Object.entries(runs)) {
+      mocks[name] = await startMock(spec, '/repos/acme/rocket/keys/11001');
+      await cannon(`${mocks[name].base}${PATH}`, 2); // warm-up
+    }
+    // Turn about, ROUNDS times, so that a machine busy with something else weighs on both alike.
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const name of Object.keys(runs)) {
+        const result = await cannon(`${mocks[name].base}${PATH}`, DURATION);
+        const r = (results[name] ??= { rps: 0, p50: 0, p99: 0, failed: 0 });
+        r.rps += result.requests.average / ROUNDS;
+        r.p50 = Math.max(r.p50, result.latency.p50);
+        r.p99 = Math.max(r.p99, result.latency.p99);
+        r.failed += result.errors + result.timeouts + result.non2xx;
+      }
+    }
+  } finally {
+    await Promise.all(Object.values(mocks).map((mock) => mock.stop()));
+    await receiver.close();
+  }
+  console.log(
+    `\n## PATCH ${PATH} in the sandbox (each fires a delivery), 20 connections, ${ROUNDS} turns of ${DURATION} s each (after a warm-up; the worst p50 and p99); the receiver answers after ${RECEIVER_DELAY_MS / 1000} s`,
+  );
+  for (const [name, r] of Object.entries(results))
+    console.log(
+      `${name.padEnd(26)} ${r.rps.toFixed(0).padStart(6)} req/s   p50 ${r.p50} ms   p99 ${r.p99} ms   failed ${r.failed}`,
+    );
+  console.log(`deliveries the slow receiver got: ${receiver.received()}`);
+  const base = results['no hook'];
+  const hooked = results['a hook to a slow receiver'];
+  const share = hooked.rps / base.rps;
+  const pass = share >= GOAL && base.failed + hooked.failed === 0;
+  console.log(
+    `${pass ? 'PASS' : 'FAIL'}: throughput with the hook / without ${ratio(hooked.rps, base.rps)} (goal >= ${GOAL.toFixed(2)}), p99 ${ratio(hooked.p99, base.p99)}, failed requests ${base.failed + hooked.failed}`,
+  );
+  return pass;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) process.exitCode = (await benchWebhooks()) ? 0 : 1;

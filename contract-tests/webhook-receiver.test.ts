@@ -1,0 +1,262 @@
+// `gitea-mock webhooks`, the built bin as users run it, against the sandbox's own deliveries:
+// every one conforms; a tampered body, a wrong secret, a payload missing a field are each
+// reported (line, JSON report, JUnit XML, exit code 1), an event outside the contract is told
+// apart, and neither the secret nor a hook's authorization header shows anywhere. With --forward
+// the delivery reaches the app unchanged and the app's answer goes back.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHmac, randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGiteaClient, unwrap } from '../src/index.js';
+import { startMockServer, type MockServer } from '../mock/src/front/server.js';
+import type { DeliveryRecord } from '../mock/src/webhooks/deliveries.js';
+import { startHookReceiver, type HookReceiver } from './support/hook-receiver.js';
+
+const CLI = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
+const SECRET = 'receiver-secret-31337';
+const HOOK_TOKEN = 'Bearer hook-token-8c2f';
+const rocket = { owner: 'acme', repo: 'rocket' } as const;
+
+interface Bin {
+  child: ChildProcess;
+  origin: string;
+  output(): string;
+  /** SIGTERM, then the exit code. */
+  stop(): Promise<number | null>;
+}
+
+async function receiver(args: string[]): Promise<Bin> {
+  const child = spawn(process.execPath, [CLI, 'webhooks', '--port', '0', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, GITEA_WEBHOOK_SECRET: '' },
+  });
+  let output = '';
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const origin = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no start-up line:\n${output}`)), 20_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /receiving webhook deliveries on (http:\/\/\S+)\//.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`exited with ${code}:\n${output}`)));
+  });
+  return {
+    child,
+    origin,
+    output: () => output,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', (code) => resolve(code));
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** The world's deliveries once none is pending. */
+async function settledLog(server: MockServer, token: string, count: number): Promise<DeliveryRecord[]> {
+  for (let tries = 0; ; tries++) {
+    const answer = await fetch(`${new URL(server.baseUrl).origin}/__sandbox/deliveries`, {
+      headers: { Authorization: `token ${token}` },
+    });
+    const { deliveries } = (await answer.json()) as { deliveries: DeliveryRecord[] };
+    if (deliveries.length >= count && deliveries.every((entry) => entry.state !== 'pending')) return deliveries;
+    expect(tries).toBeLessThan(400);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Sends a delivery to the receiver as the sandbox logged it, with `body` and signatures changed as given. */
+function resend(origin: string, entry: DeliveryRecord, body: string, secret: string): Promise<Response> {
+  const sha256 = createHmac('sha256', secret).update(body).digest('hex');
+  const headers = {
+    ...entry.headers,
+    Authorization: HOOK_TOKEN,
+    'X-Gitea-Delivery': randomUUID(),
+    'X-Gitea-Signature': sha256,
+    'X-Gogs-Signature': sha256,
+    'X-Hub-Signature-256': `sha256=${sha256}`,
+    'X-Hub-Signature': `sha1=${createHmac('sha1', secret).update(body).digest('hex')}`,
+  };
+  return fetch(`${origin}/hook`, { method: 'POST', headers, body });
+}
+
+let server: MockServer;
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'webhook-receiver-'));
+});
+afterAll(async () => {
+  await server?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('gitea-mock webhooks', () => {
+  it("checks the sandbox's deliveries, all conforming, and reports each broken one", async () => {
+    const report = join(dir, 'report.json');
+    const junit = join(dir, 'junit.xml');
+    const bin = await receiver(['--secret', SECRET, '--report', report, '--junit', junit]);
+    server = await startMockServer({
+      port: 0,
+      sandbox: { webhooks: { secret: SECRET, systemHooks: [`${bin.origin}/system`] } },
+    });
+    const token = `receiver-${randomUUID()}`;
+    const gitea = createGiteaClient({ baseUrl: server.baseUrl, auth: { token }, retry: 0 });
+    await unwrap(
+      gitea.PATCH('/repos/{owner}/{repo}/hooks/{id}', {
+        params: { path: { ...rocket, id: 4001 } },
+        body: {
+          config: { url: `${bin.origin}/hook`, content_type: 'form' },
+          events: ['issues', 'pull_request'],
+          authorization_header: HOOK_TOKEN,
+        },
+      }),
+    );
+    await unwrap(
+      gitea.PATCH('/repos/{owner}/{repo}/pulls/{index}', {
+        params: { path: { ...rocket, index: 43 } },
+        body: {
+          title: 'Retitled',
+          body: 'New text.',
+          assignees: ['carol'],
+          milestone: 6000,
+          state: 'closed',
+          base: 'develop',
+        },
+      }),
+    );
+    await unwrap(
+      gitea.DELETE('/repos/{owner}/{repo}/issues/{index}/assignees', {
+        params: { path: { ...rocket, index: 42 } },
+        body: { assignees: ['bob'] },
+      }),
+    );
+    await unwrap(
+      gitea.POST('/repos/migrate', { body: { clone_addr: 'https://git.example.net/up/x.git', repo_name: 'x' } }),
+    );
+    // 7 from the pull request and 1 from the issue, each to both hooks, and the repository to the system hook.
+    const log = await settledLog(server, token, 17);
+    expect(log.map((entry) => entry.state)).toEqual(Array(17).fill('delivered'));
+
+    const json = log.find((entry) => entry.type === 'repository')!;
+    const broken = [
+      // A tampered body: the signatures no longer match it.
+      fetch(`${bin.origin}/hook`, {
+        method: 'POST',
+        headers: json.headers,
+        body: json.body.replace('"created"', '"created" '),
+      }),
+      // Signed with another secret.
+      resend(bin.origin, json, json.body, 'not-the-secret'),
+      // A payload without its sender, signed right.
+      resend(bin.origin, json, JSON.stringify({ ...JSON.parse(json.body), sender: undefined }, null, 1), SECRET),
+      // An event the contract does not describe.
+      fetch(`${bin.origin}/hook`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Gitea-Event': 'push', 'X-Gitea-Event-Type': 'push' },
+        body: '{"ref":"refs/heads/main"}',
+      }),
+    ];
+    const answers = await Promise.all(broken);
+    expect(answers.map((answer) => [answer.status, answer.headers.get('x-contract-violations')])).toEqual([
+      [200, '4'],
+      [200, '4'],
+      [200, '1'],
+      [200, '0'],
+    ]);
+    expect(await bin.stop()).toBe(1);
+
+    const lines = bin.output().split('\n');
+    expect(lines.filter((line) => line.endsWith(': conforms'))).toHaveLength(17);
+    const violations = lines.filter((line) => line.startsWith('gitea-mock: contract: webhook repository created '));
+    expect(violations).toHaveLength(3);
+    expect(violations[0]).toMatch(
+      /: 4 violations: request header X-Gitea-Signature: does not match the payload signed with the secret given; request header X-Gogs-Signature: does not match/,
+    );
+    expect(violations[1]).toMatch(/: 4 violations: request header X-Gitea-Signature: does not match/);
+    expect(violations[2]).toMatch(/: 1 violation: request body \/sender: missing \(required by the document\)$/);
+    expect(
+      lines.some((line) =>
+        /webhook \(no X-Gitea-Delivery\): not checked: the event type "push" is not in the contract/.test(line),
+      ),
+    ).toBe(true);
+    expect(bin.output()).toMatch(/3 of 20 deliveries broke the contract: exit code 1/);
+
+    const written = JSON.parse(await readFile(report, 'utf8')) as {
+      webhooks: Record<string, { exchanges: number; withViolations: number; violations: Record<string, number> }>;
+      notInContract: { deliveries: number };
+    };
+    expect(written.webhooks).toMatchObject({
+      pull_request: { exchanges: 8, withViolations: 0 },
+      pull_request_assign: { exchanges: 4, withViolations: 0 },
+      pull_request_milestone: { exchanges: 2, withViolations: 0 },
+      issue_assign: { exchanges: 2, withViolations: 0 },
+      repository: { exchanges: 4, withViolations: 3, violations: { 'request.headers': 8, 'request.body': 1 } },
+    });
+    expect(written.notInContract).toEqual({ deliveries: 1 });
+    const xml = await readFile(junit, 'utf8');
+    expect(xml).toMatch(/<testsuites name="gitea-mock webhooks" tests="22" failures="3" errors="0"/);
+    expect(xml).toMatch(/<skipped message="the event type &quot;push&quot; is not in the contract/);
+    for (const text of [bin.output(), JSON.stringify(written), xml]) {
+      expect(text).not.toContain(SECRET);
+      expect(text).not.toContain('hook-token-8c2f');
+    }
+  });
+
+  it('passes each delivery on to the app with --forward, unchanged, and answers with its answer', async () => {
+    const app: HookReceiver = await startHookReceiver();
+    const bin = await receiver(['--secret', SECRET, '--forward', `${app.origin}/app`, '--quiet']);
+    try {
+      const body = '{"action":"created"}';
+      const sha256 = createHmac('sha256', SECRET).update(body).digest('hex');
+      const answer = await fetch(`${bin.origin}/hook?x=1`, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          'X-Gitea-Event-Type': 'repository',
+          'X-Gitea-Delivery': '2b2c9a50-6d1f-4f3e-9a8e-0c5d7f1e2a3b',
+          'X-Gitea-Signature': sha256,
+        },
+        body,
+      });
+      expect([answer.status, await answer.text()]).toEqual([200, 'thanks']);
+      // The payload lacks most of what the document requires, and that is said, but it still goes on.
+      expect(Number(answer.headers.get('x-contract-violations'))).toBeGreaterThan(3);
+      const [got] = await app.waitFor(['2b2c9a50-6d1f-4f3e-9a8e-0c5d7f1e2a3b']);
+      expect([got!.path, got!.body, got!.headers['x-gitea-signature']]).toEqual(['/app/hook?x=1', body, sha256]);
+    } finally {
+      await app.close();
+    }
+    // The app gone: a 502 that says so.
+    const gone = await fetch(`${bin.origin}/hook`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Gitea-Event-Type': 'push' },
+      body: '{}',
+    });
+    expect(gone.status).toBe(502);
+    expect(await gone.text()).toMatch(/could not be reached: ECONNREFUSED/);
+    expect(await bin.stop()).toBe(1);
+  });
+
+  it('refuses a wrong option with the usage and exit code 2, and exits 2 when nothing of the contract came', async () => {
+    const wrong = spawn(process.execPath, [CLI, 'webhooks', '--forward', 'ftp://app'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    wrong.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise((resolve) => wrong.once('exit', resolve));
+    expect([code, stderr.split('\n')[0]]).toEqual([
+      2,
+      'gitea-mock webhooks: --forward ftp://app: give an http or https URL of your app',
+    ]);
+    const idle = await receiver([]);
+    expect(await idle.stop()).toBe(2);
+    expect(idle.output()).toMatch(/no delivery of the contract was received: exit code 2/);
+  });
+});

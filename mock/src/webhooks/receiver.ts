@@ -1,0 +1,300 @@
+// `gitea-mock webhooks`: a receiver for a real Gitea's webhook deliveries that checks each one
+// against the document's `webhooks:` section (check.ts) and says so as the proxy says it: a line
+// per delivery (the violations always, the rest unless --quiet), each redacted of the secret and of
+// the hook's Authorization header, the proxy's JSON report and live mode's JUnit XML when stopped.
+// It answers every delivery `200` (with `X-Contract-Violations`), or, with --forward, passes it on
+// to the user's app unchanged and answers with the app's answer.
+import { writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { redact } from '../../../src/redact.js';
+import { describeViolation } from '../contract/conformance.js';
+import { DOCUMENT } from '../contract/document-path.js';
+import { readDocumentFile } from '../contract/document-file.js';
+import { createExchangeReport, total, type Found } from '../contract/exchange-report.js';
+import { createSchemaValidator } from '../contract/schema.js';
+import { kindOf } from '../contract/violation-kind.js';
+import { junitXml } from '../live/junit.js';
+import type { Outcome, RunRecord } from '../live/results.js';
+import { networkFailure } from '../network-failure.js';
+import { createDeliveryChecker } from './check.js';
+import { parseReceiverOptions, RECEIVER_USAGE, ReceiverUsageError, type ReceiverOptions } from './receiver-options.js';
+
+/** Where the receiver writes its lines. */
+export interface ReceiverOutput {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+/** Bytes of a delivery read; Gitea's are a few kilobytes. */
+const BODY_LIMIT = 10 * 1024 * 1024;
+/** Bytes of the app's answer passed back, as Gitea keeps them. */
+const ANSWER_LIMIT = 1024 * 1024;
+const FORWARD_TIMEOUT_MS = 30_000;
+/** Deliveries whose results the JUnit XML lists; past that they are counted only. */
+const OUTCOMES = 10_000;
+/** Headers not passed on to the app: they belong to each connection. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'host', 'content-length', 'upgrade']);
+
+interface Receiver {
+  /** `http://host:port`. */
+  origin: string;
+  /** The webhooks of the contract it checks against, by event type. */
+  webhooks: readonly string[];
+  /** Stops listening and writes the files asked for; resolves with the exit code. */
+  stop(): Promise<number>;
+}
+
+/** Reads a body up to BODY_LIMIT bytes; undefined past it. */
+function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > BODY_LIMIT) {
+        req.destroy();
+        resolve(undefined);
+      } else chunks.push(chunk);
+    });
+    req.once('end', () => resolve(Buffer.concat(chunks)));
+    req.once('error', reject);
+  });
+}
+
+function headersOf(req: IncomingMessage): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers))
+    for (const each of [value ?? []].flat()) headers.append(name, each);
+  return headers;
+}
+
+/** An answer's body, read up to ANSWER_LIMIT bytes. */
+async function limitedBody(answer: Response): Promise<Buffer> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = answer.body?.getReader();
+  while (reader) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    chunks.push(value);
+    if (size >= ANSWER_LIMIT) {
+      await reader.cancel();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).subarray(0, ANSWER_LIMIT);
+}
+
+async function startReceiver(options: ReceiverOptions, io: ReceiverOutput): Promise<Receiver> {
+  const doc = readDocumentFile(DOCUMENT).document;
+  const checker = createDeliveryChecker(doc, createSchemaValidator(doc));
+  const stats = createExchangeReport();
+  const outcomes: Outcome[] = [];
+  const started = new Date();
+  let outside = 0;
+  let broken = 0;
+  let checked = 0;
+  /** The secret: no line or file shows it, nor the Authorization a delivery carried (redacted with that delivery's lines). */
+  const always = options.secret ? [options.secret] : [];
+  const say = (line: string, secrets: readonly string[] = always): void => io.stdout(`${redact(line, secrets)}\n`);
+
+  async function forward(req: IncomingMessage, body: Buffer, res: ServerResponse, count: number): Promise<void> {
+    const target = new URL(req.url ?? '/', options.forward);
+    // The hook's own path and query, on the app's origin and below its path.
+    target.pathname = `${options.forward!.pathname.replace(/\/$/, '')}${new URL(req.url ?? '/', 'http://r').pathname}`;
+    const headers = new Headers();
+    for (const [name, value] of headersOf(req)) if (!HOP_BY_HOP.has(name)) headers.set(name, value);
+    try {
+      const answer = await fetch(target, {
+        method: req.method ?? 'POST',
+        headers,
+        ...(req.method === 'GET' || req.method === 'HEAD' ? {} : { body: new Uint8Array(body) }),
+        redirect: 'manual',
+        signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
+      });
+      const bytes = await limitedBody(answer);
+      const type = answer.headers.get('content-type');
+      res.writeHead(answer.status, {
+        ...(type ? { 'Content-Type': type } : {}),
+        'Content-Length': String(bytes.length),
+        'X-Contract-Violations': String(count),
+      });
+      res.end(bytes);
+    } catch (error) {
+      const cause =
+        (error as Error).name === 'TimeoutError'
+          ? `no answer within ${FORWARD_TIMEOUT_MS / 1000} s`
+          : (networkFailure(error as NodeJS.ErrnoException).code ?? (error as Error).message);
+      say(`gitea-mock: the delivery could not be passed on to ${options.forward!.origin}: ${cause}`);
+      res.writeHead(502, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Contract-Violations': String(count) });
+      res.end(`the app at ${options.forward!.origin} could not be reached: ${cause}\n`);
+    }
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (req.method !== 'POST' && req.method !== 'GET') {
+      req.resume();
+      res.writeHead(405, { Allow: 'POST, GET', 'Content-Type': 'text/plain; charset=utf-8' });
+      res.end('webhook deliveries are POST (or GET) requests\n');
+      return;
+    }
+    const body = await readBody(req);
+    if (body === undefined) {
+      say(`gitea-mock: a delivery to ${req.url?.split('?')[0]} was larger than ${BODY_LIMIT} bytes: not checked`);
+      res.writeHead(413, { Connection: 'close' });
+      res.end();
+      return;
+    }
+    const headers = headersOf(req);
+    const authorization = headers.get('authorization');
+    const secrets = authorization ? [...always, authorization, ...authorization.split(' ').slice(1)] : always;
+    const result = checker.check(
+      { method: req.method, url: req.url ?? '/', headers, body: body.toString('utf8') },
+      options.secret,
+    );
+    const delivery = headers.get('x-gitea-delivery') ?? '(no X-Gitea-Delivery)';
+    let count = 0;
+    if ('outside' in result) {
+      outside++;
+      if (!options.quiet) say(`gitea-mock: webhook ${delivery}: not checked: ${result.outside}`, secrets);
+      if (outcomes.length < OUTCOMES)
+        outcomes.push({
+          operationId: redact(`delivery ${delivery}`, secrets),
+          checked: false,
+          kind: 'outside',
+          cause: redact(result.outside, secrets),
+        });
+    } else {
+      checked++;
+      const found: Found[] = result.violations.map((violation) => ({
+        line: describeViolation(violation),
+        count: violation.count ?? 1,
+      }));
+      count = total(found);
+      stats.record(result.webhook, found, secrets);
+      const label = `webhook ${result.webhook} ${result.action} ${delivery}`;
+      if (count > 0) {
+        broken++;
+        say(
+          `gitea-mock: contract: ${label}: ${count} violation${count > 1 ? 's' : ''}: ${found.map(({ line }) => line).join('; ')}`,
+          secrets,
+        );
+      } else if (!options.quiet) say(`gitea-mock: ${label}: conforms`, secrets);
+      if (outcomes.length < OUTCOMES)
+        outcomes.push({
+          operationId: redact(`${result.webhook} ${result.action} ${delivery}`, secrets),
+          checked: true,
+          status: 200,
+          problems: found.map(({ line, count: stands }) => ({
+            kind: kindOf(line),
+            line: redact(line, secrets),
+            count: stands,
+          })),
+          ms: 0,
+        });
+    }
+    if (options.forward) return forward(req, body, res, count);
+    res.writeHead(200, { 'Content-Type': 'application/json', 'X-Contract-Violations': String(count) });
+    res.end('{}\n');
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      say(`gitea-mock: receiver failure: ${error instanceof Error ? error.message : String(error)}`);
+      if (!res.headersSent) res.writeHead(500);
+      res.end();
+    });
+  });
+  server.requestTimeout = 30_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const { address, port } = server.address() as AddressInfo;
+  const origin = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+
+  return {
+    origin,
+    webhooks: checker.names,
+    async stop() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      const exitCode = broken > 0 ? 1 : checked === 0 ? 2 : 0;
+      const stopped =
+        checked === 0
+          ? `no delivery of the contract was received${outside > 0 ? ` (${outside} outside it)` : ''}`
+          : undefined;
+      const finished = new Date();
+      const clean = always;
+      if (options.report) {
+        const report = {
+          receiver: origin,
+          started: started.toISOString(),
+          finished: finished.toISOString(),
+          webhooks: stats.byName(),
+          notInContract: { deliveries: outside },
+        };
+        writeFileSync(options.report, `${redact(JSON.stringify(report, null, 2), clean)}\n`);
+      }
+      if (options.junit) {
+        const run: RunRecord = {
+          baseUrl: origin,
+          server: `${checked + outside} deliveries received, ${checked} of the contract`,
+          started,
+          finished,
+          exitCode,
+          stopped,
+          outcomes,
+        };
+        writeFileSync(options.junit, junitXml(run, clean, 'gitea-mock webhooks'));
+      }
+      if (stopped) io.stderr(`gitea-mock: ${stopped}: exit code 2\n`);
+      else if (broken > 0)
+        io.stderr(`gitea-mock: ${broken} of ${checked} deliveries broke the contract: exit code 1\n`);
+      return exitCode;
+    },
+  };
+}
+
+/**
+ * The `gitea-mock webhooks` command: runs the receiver until SIGINT or SIGTERM; resolves with the
+ * exit code (2 for a usage error or a port that cannot be had).
+ */
+export async function receiveWebhooks(args: string[], env: NodeJS.ProcessEnv, io: ReceiverOutput): Promise<number> {
+  let options: ReceiverOptions | undefined;
+  try {
+    options = parseReceiverOptions(args, env);
+  } catch (error) {
+    if (!(error instanceof ReceiverUsageError)) throw error;
+    io.stderr(`gitea-mock webhooks: ${error.message}\n\n${RECEIVER_USAGE}`);
+    return 2;
+  }
+  if (!options) {
+    io.stdout(RECEIVER_USAGE);
+    return 0;
+  }
+  let receiver: Receiver;
+  try {
+    receiver = await startReceiver(options, io);
+  } catch (error) {
+    io.stderr(`gitea-mock webhooks: cannot start: ${(error as Error).message}\n`);
+    return 2;
+  }
+  const stopped = new Promise<number>((resolve) => {
+    const stop = (): void =>
+      void receiver.stop().then(resolve, (error: unknown) => {
+        io.stderr(`gitea-mock webhooks: the results were not written: ${(error as Error).message}\n`);
+        resolve(2);
+      });
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  io.stdout(
+    `gitea-mock: receiving webhook deliveries on ${receiver.origin}/, checked against the contract's ${receiver.webhooks.length} webhooks; Ctrl-C stops\n`,
+  );
+  return stopped;
+}

@@ -1,0 +1,93 @@
+// The HTTP request Gitea sends for one event to one hook (services/webhook/deliver.go,
+// `newDefaultRequest` and `addDefaultHeaders`): a POST of the JSON payload, or of a form whose
+// field `payload` holds it; the payload signed with the hook's secret (HMAC-SHA256, and HMAC-SHA1
+// for `X-Hub-Signature`), both signatures empty without a secret; the event, type, delivery id and
+// target type under Gitea's, Gogs' and GitHub's names; the hook's authorization header. Free of
+// Node built-ins (@noble/hashes signs where the runtime offers no native HMAC), so the MSW
+// handlers' browser build makes it too.
+import { hmac } from '@noble/hashes/hmac';
+import { sha1 } from '@noble/hashes/legacy';
+import { sha256 } from '@noble/hashes/sha2';
+import { hex, randomUuid, utf8Bytes } from '../bytes.js';
+import { eventOf, type HookEvent } from './payloads.js';
+
+/** Where a hook is set, as `X-Gitea-Hook-Installation-Target-Type` says it. */
+type TargetType = 'repository' | 'system';
+
+/** A hook as a delivery needs it. */
+export interface HookTarget {
+  id: number;
+  /** `gitea`, `gogs`, or a type whose payload Gitea converts (slack, discord …). */
+  type: string;
+  target: TargetType;
+  url: string;
+  /** `json` or `form`. */
+  contentType: string;
+  /** Sent as `Authorization`, when not empty. */
+  authorization: string;
+}
+
+/** A payload's signatures, in lower-case hexadecimal. */
+export interface Signatures {
+  sha256: string;
+  sha1: string;
+}
+
+/** Signs a payload with a secret (not empty); Node's transport brings a native one. */
+export type Signer = (secret: string, payload: string) => Signatures;
+
+/** The signer of every runtime. */
+export const portableSigner: Signer = (secret, payload) => {
+  const [key, data] = [utf8Bytes(secret), utf8Bytes(payload)];
+  return { sha256: hex(hmac(sha256, key, data)), sha1: hex(hmac(sha1, key, data)) };
+};
+
+/** The signatures of `payload`, empty without a secret, as Gitea sends them for a hook without one. */
+export function signaturesOf(secret: string, payload: string, sign: Signer): Signatures {
+  return secret === '' ? { sha256: '', sha1: '' } : sign(secret, payload);
+}
+
+export interface OutgoingRequest {
+  method: 'POST';
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** `text` as Go's url.Values.Encode writes a value: `+` for a space, every byte but [A-Za-z0-9-_.~] as %XX. */
+function formEscape(text: string): string {
+  return encodeURIComponent(text)
+    .replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`)
+    .replace(/%20/g, '+');
+}
+
+/** The request of `event` to `hook`, with the payload's signatures. */
+export function deliveryRequest(event: HookEvent, hook: HookTarget, signatures: Signatures): OutgoingRequest {
+  const id = randomUuid();
+  const { sha256: signature256, sha1: signature1 } = signatures;
+  const group = eventOf(event.type);
+  const form = hook.contentType === 'form';
+  const headers: Record<string, string> = {
+    'Content-Type': form ? 'application/x-www-form-urlencoded' : 'application/json',
+    'X-Gitea-Delivery': id,
+    'X-Gitea-Event': group,
+    'X-Gitea-Event-Type': event.type,
+    'X-Gitea-Signature': signature256,
+    'X-Gitea-Hook-Installation-Target-Type': hook.target,
+    'X-Gogs-Delivery': id,
+    'X-Gogs-Event': group,
+    'X-Gogs-Event-Type': event.type,
+    'X-Gogs-Signature': signature256,
+    'X-Hub-Signature': `sha1=${signature1}`,
+    'X-Hub-Signature-256': `sha256=${signature256}`,
+    'X-GitHub-Delivery': id,
+    'X-GitHub-Event': group,
+    'X-GitHub-Event-Type': event.type,
+    'X-GitHub-Hook-Installation-Target-Type': hook.target,
+    // Go's client names itself so when Gitea sets no User-Agent.
+    'User-Agent': 'Go-http-client/1.1',
+    ...(hook.authorization === '' ? {} : { Authorization: hook.authorization }),
+  };
+  const body = form ? `payload=${formEscape(event.json)}` : event.json;
+  return { method: 'POST', url: hook.url, headers, body };
+}

@@ -1,0 +1,98 @@
+// Sends the sandbox's webhook deliveries from Node, as Gitea's webhook client does
+// (services/webhook/deliver.go): only to allowed hosts (each address a name resolves to is checked
+// as the connection is made, so a name cannot point elsewhere between the check and the
+// connection), within the delivery timeout for the whole exchange, reading at most 1 MiB of the
+// answer. Unlike Gitea's client it follows no redirect: a 3xx is the answer, and a failed delivery.
+import { createHmac } from 'node:crypto';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { networkFailure } from '../network-failure.js';
+import { hostMatcher } from './allowed-hosts.js';
+import type { DeliveryTransport, Sent } from './deliveries.js';
+
+/** Bytes of an answer read, as Gitea keeps them. */
+const ANSWER_LIMIT = 1024 * 1024;
+
+export interface NodeTransportOptions {
+  /** Gitea's `ALLOWED_HOST_LIST` syntax (default `loopback`). */
+  allowedHosts?: string;
+  /** The whole exchange's bound in milliseconds (default 5000). */
+  timeoutMs?: number;
+}
+
+/** A delivery that may not go where its hook points. */
+class NotAllowed extends Error {}
+
+export function createNodeTransport(options: NodeTransportOptions = {}): DeliveryTransport {
+  const allowed = hostMatcher(options.allowedHosts ?? 'loopback');
+  const timeoutMs = options.timeoutMs ?? 5000;
+  const refusal = (host: string): string =>
+    `not sent: ${host} is not an allowed host (allowed: ${allowed.list}; --webhook-allowed-hosts names others)`;
+
+  /** Resolves as Node does, then refuses an address that is not allowed. */
+  const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
+    dnsLookup(hostname, { ...lookupOptions, all: true }, (error, addresses: LookupAddress[]) => {
+      if (error) return callback(error, '', 0);
+      const refused = addresses.find((each) => !allowed.address(each.address));
+      if (refused && !allowed.name(hostname))
+        return callback(new NotAllowed(refusal(`${hostname} (${refused.address})`)), '', 0);
+      if (lookupOptions.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      const first = addresses[0]!;
+      callback(null, first.address, first.family);
+    });
+  };
+
+  return {
+    sign: (secret, payload) => ({
+      sha256: createHmac('sha256', secret).update(payload).digest('hex'),
+      sha1: createHmac('sha1', secret).update(payload).digest('hex'),
+    }),
+    send(outgoing, stopped) {
+      let url: URL;
+      try {
+        url = new URL(outgoing.url);
+      } catch {
+        return Promise.resolve({ error: `not sent: ${JSON.stringify(outgoing.url)} is no URL` });
+      }
+      if (url.protocol !== 'http:' && url.protocol !== 'https:')
+        return Promise.resolve({ error: `not sent: ${url.protocol} is not http or https` });
+      const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+      // A literal address is never looked up: it is checked here.
+      if (/^[\d.]+$|:/.test(host) && !allowed.name(host)) return Promise.resolve({ error: refusal(host) });
+      const signal = AbortSignal.any([stopped, AbortSignal.timeout(timeoutMs)]);
+      return new Promise<Sent>((resolve) => {
+        const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+        const request = send(url, {
+          method: outgoing.method,
+          headers: { ...outgoing.headers, 'Content-Length': String(Buffer.byteLength(outgoing.body)) },
+          lookup,
+          signal,
+          agent: false,
+        });
+        /** Why the exchange failed, in one line. */
+        const cause = (error: unknown): string => {
+          if (stopped.aborted) return 'not finished: the sandbox stopped';
+          if (signal.aborted) return `no answer within the delivery timeout of ${timeoutMs / 1000} s`;
+          if (error instanceof NotAllowed) return error.message;
+          const { code } = networkFailure(error as NodeJS.ErrnoException);
+          return `the request failed: ${code ?? (error as Error).message}`;
+        };
+        const fail = (error: unknown): void => resolve({ error: cause(error) });
+        request.on('error', fail);
+        request.on('response', (answer: IncomingMessage) => {
+          let read = 0;
+          answer.on('data', (chunk: Buffer) => {
+            read += chunk.length;
+            // The rest is not wanted: the status is the result.
+            if (read > ANSWER_LIMIT) answer.destroy();
+          });
+          answer.on('error', () => resolve({ status: answer.statusCode ?? 0 }));
+          answer.on('close', () => resolve({ status: answer.statusCode ?? 0 }));
+        });
+        request.end(outgoing.body);
+      });
+    },
+  };
+}

@@ -1,0 +1,55 @@
+// Compile-time guarantees of parseWebhook: `known` and `type` narrow `payload` to the webhook's
+// payload as the contract describes it, with its actions.
+import { describe, expectTypeOf, it } from 'vitest';
+import {
+  parseWebhook,
+  type IssuePayload,
+  type PullRequestPayload,
+  type RepositoryPayload,
+  type User,
+} from '../../src/index.js';
+
+declare const request: Request;
+
+describe('a parsed delivery narrows by its event type', () => {
+  it('types the payload of each webhook, and leaves the rest unknown', async () => {
+    const delivery = await parseWebhook(request, { secret: 's' });
+    if (!delivery.known) {
+      expectTypeOf(delivery.payload).toEqualTypeOf<unknown>();
+      expectTypeOf(delivery.type).toEqualTypeOf<string>();
+      return;
+    }
+    switch (delivery.type) {
+      case 'pull_request':
+        expectTypeOf(delivery.event).toEqualTypeOf<'pull_request'>();
+        expectTypeOf(delivery.payload).toMatchTypeOf<PullRequestPayload>();
+        expectTypeOf(delivery.payload.action).toEqualTypeOf<'closed' | 'edited' | 'reopened'>();
+        break;
+      case 'issue_assign':
+        expectTypeOf(delivery.event).toEqualTypeOf<'issues'>();
+        expectTypeOf(delivery.payload).toMatchTypeOf<IssuePayload>();
+        expectTypeOf(delivery.payload.action).toEqualTypeOf<'unassigned'>();
+        break;
+      case 'repository':
+        expectTypeOf(delivery.payload).toMatchTypeOf<RepositoryPayload>();
+        expectTypeOf(delivery.payload.organization).toEqualTypeOf<User>();
+        // @ts-expect-error a repository delivery has no issue
+        delivery.payload.issue;
+        break;
+      case 'pull_request_assign':
+        expectTypeOf(delivery.payload.action).toEqualTypeOf<'assigned' | 'unassigned'>();
+        break;
+      case 'pull_request_milestone':
+        expectTypeOf(delivery.payload.action).toEqualTypeOf<'milestoned'>();
+        break;
+      default:
+        expectTypeOf(delivery).toEqualTypeOf<never>();
+    }
+  });
+
+  it('needs a secret, or null for a hook without one', () => {
+    // @ts-expect-error the secret is not optional
+    void parseWebhook(request, {});
+    void parseWebhook(request, { secret: null });
+  });
+});
