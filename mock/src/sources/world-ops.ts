@@ -650,11 +650,13 @@ const handlers: Record<string, Handler> = {
       origin: ctx.url.origin,
       users,
     });
-    if (!rendered.ok)
+    if (!rendered.ok) {
+      const retry = rendered.status === 503 ? { 'Retry-After': String(rendered.retryAfter) } : undefined;
       return {
-        answer: { ...json(rendered.status, apiError(ctx.docsUrl, rendered.message)), own: true },
+        answer: { ...json(rendered.status, apiError(ctx.docsUrl, rendered.message), retry), own: true },
         changed: false,
       };
+    }
     return { answer: { status: 200, type: sniffedType(rendered.html), body: rendered.html }, changed: false };
   },
 
