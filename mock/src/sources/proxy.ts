@@ -28,7 +28,8 @@ import { describeViolation, mismatches, type Violation } from '../contract/confo
 import { kindOf } from '../contract/violation-kind.js';
 import { networkFailure } from '../network-failure.js';
 import { outputFileProblem } from '../output-file.js';
-import { endToEnd, headersProblem, requestFraming, statusProblem } from './proxy-wire.js';
+import { decodedBody, endToEnd, headersProblem, requestFraming, statusProblem } from './proxy-wire.js';
+import { clip, LISTED_VIOLATIONS } from '../front/validation.js';
 import type { MockOperation } from '../front/operations.js';
 import type { FrontServices, PassThroughSource } from './source.js';
 
@@ -56,9 +57,12 @@ export interface ProxyOptions {
   /**
    * Each exchange of the 20 operations: `true` once checked, `false` when the proxy answered it
    * itself (`502`, `504`, `408`) because the upstream failed or a bound passed, so that nothing
-   * could be checked.
+   * could be checked; `'check failed'` when the exchange went through but the proxy's own check
+   * of it threw (a bug of the proxy, never the peer's doing).
    */
-  onExchange?: (checked: boolean) => void;
+  onExchange?: (checked: boolean | 'check failed') => void;
+  /** A failure of the proxy itself, such as a check that threw; never holds a credential. */
+  onWarning?: (line: string) => void;
 }
 
 /** Bodies up to this size are read whole and checked; larger ones stream through unchecked. */
@@ -207,6 +211,16 @@ const total = (found: readonly Found[]): number => found.reduce((sum, { count })
 /** A request's violation lines as Found. */
 const each = (lines: readonly string[]): Found[] => lines.map((line) => ({ line, count: 1 }));
 
+/** A request's violation lines as Found, at most LISTED_VIOLATIONS of them and one that stands for the rest. */
+function listed(lines: readonly string[]): Found[] {
+  const shown = each(lines.slice(0, LISTED_VIOLATIONS));
+  const more = lines.length - shown.length;
+  return more > 0 ? [...shown, { line: `request: ${more} more violations, not listed`, count: more }] : shown;
+}
+
+/** Longest line of a violation, after redaction: an upstream's field name may be megabytes long. */
+const LINE_CHARS = 2_000;
+
 /** An answer's violations as Found, each line starting `response `. */
 const answered = (violations: readonly Violation[]): Found[] =>
   violations.map((violation) => ({ line: `response ${describeViolation(violation)}`, count: violation.count ?? 1 }));
@@ -248,7 +262,7 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
     for (const { line, count } of violations) {
       entry.violations[kindOf(line)] = (entry.violations[kindOf(line)] ?? 0) + count;
       const known = Object.keys(entry.messages).length;
-      const message = redact(line, secrets);
+      const message = clip(redact(line, secrets), LINE_CHARS);
       const key = Object.hasOwn(entry.messages, message) || known < MESSAGES_PER_OPERATION ? message : MORE_MESSAGES;
       entry.messages[key] = (entry.messages[key] ?? 0) + 1;
     }
@@ -440,6 +454,18 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
           }
         }
         const violations: Found[] = [];
+        const secrets = secretsOf(req.headers, url, body, op);
+        const hide = (text: string): string => redact(text, secrets);
+        /** Why the proxy's own check of this exchange failed, if it did: its failure, not the peer's. */
+        let checkFailure: string | undefined;
+        const checking = <T>(what: string, check: () => T, otherwise: T): T => {
+          try {
+            return check();
+          } catch (error) {
+            checkFailure ??= `the check of the ${what} failed: ${error instanceof Error ? error.message : String(error)}`;
+            return otherwise;
+          }
+        };
         const credentials = front.credentialProblem(
           req.headers.authorization,
           req.headers['x-gitea-otp'] as string | undefined,
@@ -447,20 +473,21 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
         if (credentials) violations.push(...each([`request headers.authorization: ${credentials}`]));
         // A body too large to read whole streams through; only the rest of the request is checked.
         violations.push(
-          ...each(
-            front.requestViolations(op, url, req.headers, body, requestBody.complete).map((line) => `request ${line}`),
+          ...listed(
+            checking(
+              'request',
+              () => front.requestViolations(op, url, req.headers, body, requestBody.complete),
+              [],
+            ).map((line) => `request ${line}`),
           ),
         );
-        const secrets = secretsOf(req.headers, url, body, op);
         const report = (found: Found[]): void => {
           if (found.length === 0) return;
           const count = total(found);
-          // Redacted last, after every step that reshapes a value (lower-casing a content type …).
+          // Redacted first, after every step that reshapes a value (lower-casing a content type …),
+          // and only then cut short.
           options.onViolations?.(
-            redact(
-              `${op.operationId} ${req.method} ${url.pathname}: ${count} violation${count > 1 ? 's' : ''}: ${found.map(({ line }) => line).join('; ')}`,
-              secrets,
-            ),
+            `${op.operationId} ${req.method} ${url.pathname}: ${count} violation${count > 1 ? 's' : ''}: ${found.map(({ line }) => clip(hide(line), LINE_CHARS)).join('; ')}`,
           );
         };
         if (options.strict && violations.length > 0) {
@@ -472,32 +499,47 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
           front.sendError(
             res,
             422,
-            redact(`the request breaks the document: ${violations.map(({ line }) => line).join('; ')}`, secrets),
+            `the request breaks the document: ${violations.map(({ line }) => clip(hide(line), LINE_CHARS)).join('; ')}`,
             { ...exposingCount(cors), 'X-Contract-Violations': String(total(violations)) },
           );
           return 422;
         }
         const answer = await exchange(req, headers, requestBody.chunks, !requestBody.complete, control, opened);
         const answerBody = await collect(answer, CHECK_LIMIT, control.signal);
-        const checks = mismatches(
-          doc,
-          schemas,
-          operations.get(op.operationId)!,
-          {
-            status: answer.statusCode ?? 0,
-            headers: new Headers(
-              Object.entries(answer.headers).flatMap(([name, value]) =>
-                value === undefined ? [] : [[name, String(value)] as [string, string]],
-              ),
+        const decoded = answerBody.complete
+          ? await decodedBody(Buffer.concat(answerBody.chunks), answer.headers['content-encoding'], CHECK_LIMIT)
+          : undefined;
+        const checks = checking(
+          'answer',
+          () =>
+            mismatches(
+              doc,
+              schemas,
+              operations.get(op.operationId)!,
+              {
+                status: answer.statusCode ?? 0,
+                headers: new Headers(
+                  Object.entries(answer.headers).flatMap(([name, value]) =>
+                    value === undefined ? [] : [[name, String(value)] as [string, string]],
+                  ),
+                ),
+                body: decoded ?? '',
+              },
+              { body: decoded !== undefined, redact: hide },
             ),
-            body: answerBody.complete ? Buffer.concat(answerBody.chunks).toString('utf8') : '',
-          },
-          { body: answerBody.complete },
+          [],
         );
         violations.push(...answered(checks));
         record(op.operationId, violations, secrets);
         checked = true;
-        options.onExchange?.(true);
+        if (checkFailure !== undefined)
+          options.onWarning?.(
+            clip(
+              hide(`${op.operationId} ${req.method} ${url.pathname}: ${checkFailure}; this is a bug in gitea-mock`),
+              LINE_CHARS,
+            ),
+          );
+        options.onExchange?.(checkFailure === undefined ? true : 'check failed');
         report(violations);
         relay(res, answer, answerBody.chunks, !answerBody.complete, cors, total(violations));
         return answer.statusCode!;
