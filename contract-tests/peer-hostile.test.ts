@@ -11,7 +11,7 @@ import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer } from '../mock/src/front/server.js';
-import { send } from './support/http.js';
+import { exchangeRaw, send } from './support/http.js';
 import { launch, type Launched } from './support/launch.js';
 import { close, listen } from './support/upstream.js';
 
@@ -285,6 +285,56 @@ describe('4, 6, 7. an answer that echoes the token, or nests a value a million l
       );
       expect(out).toMatch(/GET \/user\/teams answered 404 "m{190}\[REDACTED\]…"/);
       for (const text of [out, readFileSync(junit, 'utf8'), readFileSync(json, 'utf8')]) expectNoToken(text);
+    }
+  });
+});
+
+describe('8. the sandbox reads a key of repeated armour lines in time linear in its length', () => {
+  it('a MiB of begin lines and no end, from 16 credentials at once: 422 to each, as a key without a block', async () => {
+    const sandbox = await startMockServer({ port: 0, sandbox: {} });
+    try {
+      const key = '-----BEGIN PGP PUBLIC KEY BLOCK-----\n'.repeat(28_000);
+      const answers = await Promise.all(
+        Array.from({ length: 16 }, (_, i) =>
+          send(
+            new URL(`${sandbox.baseUrl}/user/gpg_keys`),
+            'POST',
+            { authorization: `token armour-${i}`, 'content-type': 'application/json' },
+            Buffer.from(JSON.stringify({ armored_public_key: key })),
+          ),
+        ),
+      );
+      expect(new Set(answers.map((answer) => `${answer.status} ${JSON.parse(answer.body).message}`))).toEqual(
+        new Set(['422 Failed to parse GPG key: no armored PGP public key block']),
+      );
+    } finally {
+      await sandbox.close();
+    }
+  });
+});
+
+describe('13. the proxy forwards origin-form targets only', () => {
+  it('refuses an absolute-form target with 400 and sends nothing upstream', async () => {
+    const seen: string[] = [];
+    const upstream = await listen((req, res) => {
+      seen.push(req.url!);
+      res.end('{}');
+    });
+    const { proxy } = await proxyTo(upstream.origin);
+    try {
+      for (const target of ['http://evil.example/api/v1/version', '*']) {
+        const answer = await exchangeRaw(
+          proxy.origin,
+          `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`,
+        );
+        const text = answer.toString('latin1');
+        expect(text).toMatch(/^HTTP\/1\.1 400 /);
+        expect(text).toContain('the request target must be a path such as /api/v1/version');
+      }
+      expect(seen).toEqual([]);
+    } finally {
+      await proxy.close();
+      await close(upstream.server);
     }
   });
 });

@@ -376,7 +376,13 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
     ): Promise<number> {
       const url = new URL(req.url ?? '/', 'http://proxy');
       const framing = requestFraming(req.headers['transfer-encoding']);
-      const refusal = typeof framing === 'string' ? framing : headersProblem(req.rawHeaders);
+      // An absolute URL (`GET http://elsewhere/… HTTP/1.1`) is meant for a forward proxy: this one
+      // forwards to its upstream only, and a path the upstream would read as another host is refused.
+      const refusal = !req.url?.startsWith('/')
+        ? `the request target must be a path such as /api/v1/version, not ${JSON.stringify(String(req.url).slice(0, 100))}: this proxy forwards to ${upstream.host} only`
+        : typeof framing === 'string'
+          ? framing
+          : headersProblem(req.rawHeaders);
       if (refusal !== undefined) {
         // Nothing of a request whose body cannot be framed is forwarded, nor is its connection kept.
         res.shouldKeepAlive = false;
