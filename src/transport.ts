@@ -112,6 +112,36 @@ async function redirected(request: Request | LiteRequest, status: number, to: UR
   });
 }
 
+/** Why reading an answer stopped: its body, decompressed, passed `maxBodyBytes`. */
+export class BodyTooLarge extends Error {}
+
+/** Statuses whose answers a Response refuses a body for, and the opaque redirect's 0. */
+const BODYLESS = [0, 101, 103, 204, 205, 304];
+
+/**
+ * `response` with a body that errors with BodyTooLarge once more than `max` bytes have been read
+ * from it, as decompressed: a small gzip answer may inflate to gigabytes. The status, headers and
+ * URL stay; an answer without a body is handed back as it is.
+ */
+export function boundedBody(response: Response, max: number): Response {
+  if (!response.body || BODYLESS.includes(response.status) || max === Number.POSITIVE_INFINITY) return response;
+  let read = 0;
+  const body = response.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        read += chunk.byteLength;
+        if (read > max)
+          controller.error(new BodyTooLarge(`the answer's body is larger than maxBodyBytes (${max} bytes); not read`));
+        else controller.enqueue(chunk);
+      },
+    }),
+  );
+  const { status, statusText, headers, url } = response;
+  const bounded = new Response(body, { status, statusText, headers });
+  Object.defineProperty(bounded, 'url', { value: url });
+  return bounded;
+}
+
 /** Refuses what is not a number ≥ 0 (Infinity included), naming what it should count; else returns it. */
 export function checkCount(name: string, value: unknown, of: string): number {
   if (typeof value !== 'number' || !(value >= 0)) throw new TypeError(`${name} is not a number of ${of}`);
