@@ -1018,6 +1018,21 @@ describe('8. a state folder is checked deeply at start', () => {
       (world: Record<string, any>) => (world.nextId = 1),
       'nextId is 1, not above the ids in use (15001, at comments[0].id)',
     ],
+    // Within the world's bytes, past what any write keeps: checking them would loop or recurse as long.
+    [
+      "a hook's config of 100,000 keys",
+      'in process',
+      (world: Record<string, any>) =>
+        (world.hooks[0].hook.config = Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`k${i}`, '']))),
+      'an object of it holds 100000 keys, more than the 256 of any the sandbox writes',
+    ],
+    [
+      'a value nested 2,000 levels deep',
+      'in process',
+      (world: Record<string, any>) =>
+        (world.hooks[0].hook.events = JSON.parse(`${'['.repeat(2000)}${']'.repeat(2000)}`)),
+      'it nests deeper than the 32 levels of any world the sandbox writes',
+    ],
   ])(
     'refuses a world with %s, naming the file and what is wrong, and leaves it as it is (%s)',
     async (_case, where, spoil, problem) => {
@@ -1036,6 +1051,33 @@ describe('8. a state folder is checked deeply at start', () => {
       expect(await readdir(state)).not.toContain('lock');
     },
   );
+
+  it('refuses, unread, a world file larger than a world may be: 81 MB, against the built bin on a 128 MiB heap and against 16 MiB', async () => {
+    const world = structuredClone(saved);
+    world.users[0].full_name = 'x'.repeat(81_000_000);
+    const text = JSON.stringify(world);
+    await writeFile(join(state, name), text);
+    const bytes = Buffer.byteLength(text);
+    const expected = (budget: number | string) =>
+      `--state ${state} holds ${name}, a world of ${bytes} bytes, more than the ${budget} one may hold (--max-world-bytes); it is left as it is: move it away, or give another folder`;
+    // A heap of 128 MiB (a world's share of half of it is under a MiB): reading and parsing the file would not fit.
+    const smallHeap = await promisify(execFile)(
+      process.execPath,
+      ['--max-old-space-size=128', CLI, '--state', state, '--port', '0', '--quiet'],
+      { timeout: 20_000 },
+    ).then(
+      ({ stderr }) => ({ code: 0, stderr }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    const [, budget] = /more than the (\d+) one may hold/.exec(smallHeap.stderr) ?? [];
+    expect(Number(budget)).toBeLessThan(1024 * 1024);
+    expect({ code: smallHeap.code, stderr: smallHeap.stderr }).toEqual({
+      code: 1,
+      stderr: `gitea-mock: cannot start: ${expected(budget!)}\n`,
+    });
+    await expect(startMockServer({ port: 0, sandbox: { state } })).rejects.toThrow(expected(16 * 1024 * 1024));
+    await writeFile(join(state, name), JSON.stringify(saved));
+  });
 
   it('loads the world as the sandbox wrote it', async () => {
     await writeFile(join(state, name), JSON.stringify(saved));

@@ -172,12 +172,12 @@ const exchanges = (count: number): string => `${count} exchange${count === 1 ? '
 try {
   // Limits that do not fit, a state folder that is not one, cannot be written or is in use, are
   // refused before Prism loads: at once, not after a second.
-  if (sandbox) worldBudget(Number(maxWorlds ?? 100), maxWorldBytes, heapLimit());
+  const budget = sandbox ? worldBudget(Number(maxWorlds ?? 100), maxWorldBytes, heapLimit()) : 0;
   const document = positionals[0] ?? DOCUMENT;
   const store =
     values.state === undefined
       ? undefined
-      : await openState(values.state, { maxWorlds: Number(maxWorlds ?? 100), document });
+      : await openState(values.state, { maxWorlds: Number(maxWorlds ?? 100), maxWorldBytes: budget, document });
   // Loaded after the arguments are checked: Prism takes most of the start-up time.
   const { startMockServer } = await import('./front/server.js');
   const mock = await startMockServer({

@@ -61,6 +61,8 @@ export interface StateStore {
 export interface OpenOptions {
   /** Worlds kept: beyond it, the least recently written are removed at start. */
   maxWorlds: number;
+  /** Bytes one world may hold (sandbox-limits.ts' worldBudget): a larger world file is refused, unread. */
+  maxWorldBytes: number;
   /** The openapi.yaml whose schemas the records must match. */
   document: string;
 }
@@ -201,7 +203,10 @@ async function createExclusive(path: string, text: string): Promise<void> {
 }
 
 /** Opens (creating it if needed), locks and loads the state folder `path`; throws a clear error for anything else. */
-export async function openState(path: string, { maxWorlds, document }: OpenOptions): Promise<StateStore> {
+export async function openState(
+  path: string,
+  { maxWorlds, maxWorldBytes, document }: OpenOptions,
+): Promise<StateStore> {
   const refuse = (why: string): never => {
     throw new Error(`--state ${path} ${why}`);
   };
@@ -294,6 +299,11 @@ export async function openState(path: string, { maxWorlds, document }: OpenOptio
       const info = await lstat(file);
       if (!info.isFile())
         return refuseLeft(`holds ${name}, which is not a regular file${info.isSymbolicLink() ? ' but a link' : ''}`);
+      // Not read: the sandbox never writes a world past its budget, and reading it could take the heap.
+      if (info.size > maxWorldBytes)
+        return refuseLeft(
+          `holds ${name}, a world of ${info.size} bytes, more than the ${maxWorldBytes} one may hold (--max-world-bytes)`,
+        );
       const text = await readFile(file, 'utf8');
       let world: unknown;
       try {
