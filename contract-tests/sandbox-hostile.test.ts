@@ -18,7 +18,7 @@ import {
   symlink,
   writeFile,
 } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -796,15 +796,15 @@ describe('6. one process per state folder', () => {
       const refused = await refusal(['--state', state]);
       expect(refused).toEqual({
         code: 1,
-        stderr: `gitea-mock: cannot start: --state ${state} is in use by process ${first.child.pid} (its lock is ${join(state, 'lock')}); one process per state folder: stop that one, or give another folder\n`,
+        stderr: `gitea-mock: cannot start: --state ${state} is in use by process ${first.child.pid} on ${hostname()} (its lock is ${join(state, 'lock')}); one process per state folder: stop that one, or give another folder\n`,
       });
       expect(await first.stop()).toBe(0);
       expect(await readdir(state)).not.toContain('lock');
       second = await startCli(['--state', state]);
-      expect(await readFile(join(state, 'lock'), 'utf8')).toBe(`${second.child.pid}\n`);
+      expect(await readFile(join(state, 'lock'), 'utf8')).toBe(`${second.child.pid} ${hostname()}\n`);
       await second.stop('SIGKILL');
-      // The dead process's lock is left behind, and recognised as stale.
-      expect(await readFile(join(state, 'lock'), 'utf8')).toBe(`${second.child.pid}\n`);
+      // The dead process's lock file is left behind; the kernel let its lock go.
+      expect(await readFile(join(state, 'lock'), 'utf8')).toBe(`${second.child.pid} ${hostname()}\n`);
       second = await startCli(['--state', state]);
       expect((await renameUser(second.baseUrl, 'after', 'bob', 'robert')).status).toBe(204);
     } finally {
@@ -813,38 +813,39 @@ describe('6. one process per state folder', () => {
     }
   }, 60_000);
 
-  it('takes over the lock of a process that was killed and not yet reaped (a zombie)', async () => {
-    const state = join(folder, 'zombie-lock');
-    await withSandbox({ state }, async () => {});
-    // A child whose parent (a shell turned into sleep) never waits for it: killed, it stays a zombie.
-    const parent = spawn('bash', ['-c', 'sleep 600 & echo $!; exec sleep 600'], {
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
+  it('refuses a second process of the same process id in a PID namespace of its own, as two containers that are each PID 1', async () => {
+    const state = join(folder, 'namespaces');
+    // Each bin as PID 1 of a namespace of its own (unshare, as root).
+    const contained = (): [string, string[]] => {
+      const [command, args] = cli(['--state', state]);
+      return ['unshare', ['--pid', '--fork', '--mount-proc', command, ...args]];
+    };
+    const first = await launch(...contained());
     try {
-      const pid = Number(
-        await new Promise<string>((resolve) =>
-          parent.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString())),
-        ),
+      expect(await readFile(join(state, 'lock'), 'utf8')).toBe(`1 ${hostname()}\n`);
+      const second = await promisify(execFile)(...contained(), { timeout: 20_000 }).then(
+        ({ stderr }) => ({ code: 0, stderr }),
+        (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
       );
-      // Killed while the shell still runs, the child is reaped by it: wait for the exec into sleep.
-      const parentIsSleep = async (): Promise<boolean> =>
-        (await readFile(`/proc/${parent.pid}/cmdline`, 'utf8').catch(() => '')).startsWith('sleep\0');
-      for (let n = 0; n < 500 && !(await parentIsSleep()); n++) await new Promise((resolve) => setTimeout(resolve, 10));
-      expect(await parentIsSleep()).toBe(true);
-      process.kill(pid, 'SIGKILL');
-      const stateOf = async (): Promise<string> =>
-        (await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '')).replace(/^.*\) /s, '')[0] ?? '';
-      for (let n = 0; n < 100 && (await stateOf()) !== 'Z'; n++)
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      expect(await stateOf()).toBe('Z');
-      await writeFile(join(state, 'lock'), `${pid}\n`);
-      await withSandbox({ state }, async (mock) => {
-        expect(await readFile(join(state, 'lock'), 'utf8')).toBe(`${process.pid}\n`);
-        expect((await renameUser(mock.baseUrl, 'after', 'bob', 'robert')).status).toBe(204);
+      expect(second).toEqual({
+        code: 1,
+        stderr: `gitea-mock: cannot start: --state ${state} is in use by process 1 on ${hostname()} (its lock is ${join(state, 'lock')}); one process per state folder: stop that one, or give another folder\n`,
       });
+      expect((await renameUser(first.baseUrl, 'contained', 'bob', 'robert')).status).toBe(204);
     } finally {
-      parent.kill('SIGKILL');
+      await first.stop();
     }
+  }, 60_000);
+
+  it('takes over a lock file that names a live process holding no lock: a process id decides nothing', async () => {
+    const state = join(folder, 'named-lock');
+    await withSandbox({ state }, async () => {});
+    // PID 1 runs, on this machine; it holds no lock on the file.
+    await writeFile(join(state, 'lock'), '1 elsewhere\n');
+    await withSandbox({ state }, async (mock) => {
+      expect(await readFile(join(state, 'lock'), 'utf8')).toBe(`${process.pid} ${hostname()}\n`);
+      expect((await renameUser(mock.baseUrl, 'after', 'bob', 'robert')).status).toBe(204);
+    });
   });
 
   it('refuses a second sandbox on the same folder in one process', async () => {
