@@ -4,6 +4,7 @@
 // front's against malformed HTTP in mock-hostile.test.ts.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -333,6 +334,39 @@ describe('13. the proxy forwards origin-form targets only', () => {
       }
       expect(seen).toEqual([]);
     } finally {
+      await proxy.close();
+      await close(upstream.server);
+    }
+  });
+});
+
+describe("9. uploads that trickle hold their own connection, not the upstream's", () => {
+  it('four uploads outside the contract at a byte a second, against four upstream connections: other requests are answered meanwhile', async () => {
+    const upstream = await listen((req, res) => {
+      req.resume();
+      req.on('end', () => res.end('{"version":"1.27.1"}'));
+    });
+    const proxy = await startMockServer({ port: 0, proxy: { upstream: upstream.origin, upstreamConnections: 4 } });
+    const { hostname, port } = new URL(proxy.origin);
+    const tricklers = Array.from({ length: 4 }, () => {
+      const socket = connect(Number(port), hostname);
+      socket.on('error', () => {});
+      socket.write(
+        'POST /api/v1/repos/acme/rocket/issues HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{',
+      );
+      const timer = setInterval(() => socket.write(' '), 1_000);
+      return { socket, timer };
+    });
+    try {
+      // Each trickler has sent its head and a first byte; on the old path each took an upstream connection.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      for (let i = 0; i < 3; i++)
+        expect((await send(new URL(`${proxy.baseUrl}/version`), 'GET', AUTH)).status).toBe(200);
+    } finally {
+      for (const { socket, timer } of tricklers) {
+        clearInterval(timer);
+        socket.destroy();
+      }
       await proxy.close();
       await close(upstream.server);
     }

@@ -441,14 +441,16 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
       const opened = (request: ClientRequest): void => void (outgoing = request);
       let checked = false;
       try {
+        // The body is read (up to CHECK_LIMIT) before an upstream connection is taken: a client that
+        // uploads a byte at a time then holds its own connection only, never one of the upstream's.
+        const requestBody = await collect(req, CHECK_LIMIT, control.signal);
         if (!op) {
           // Not one of the 20 operations: through untouched, and only counted.
           outside++;
-          const answer = await exchange(req, headers, [], true, control, opened);
+          const answer = await exchange(req, headers, requestBody.chunks, !requestBody.complete, control, opened);
           relay(res, answer, [], true, cors, undefined);
           return answer.statusCode!;
         }
-        const requestBody = await collect(req, CHECK_LIMIT, control.signal);
         const raw = Buffer.concat(requestBody.chunks);
         const contentType = String(req.headers['content-type'] ?? '').toLowerCase();
         let body: unknown;
