@@ -2,7 +2,7 @@
 // writes away from others, now meets a limit that answers in the service's dialect and changes
 // nothing. Small budgets through the options keep every case to kilobytes and seconds; the
 // process-level ones (the lock, refusals at start, a burst of renders) run the built bin.
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import {
   chmod,

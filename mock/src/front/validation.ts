@@ -21,7 +21,7 @@ export const LISTED_VIOLATIONS = 20;
 const VIOLATION_CHARS = 500;
 
 /** `items` joined by `; `, at most LISTED_VIOLATIONS of them, then how many of `total` were left out. */
-export function listViolations(items: readonly string[], total = items.length): string {
+function listViolations(items: readonly string[], total = items.length): string {
   const listed = items.slice(0, LISTED_VIOLATIONS).map((item) => clip(item, VIOLATION_CHARS));
   const more = total - listed.length;
   return more > 0 ? `${listed.join('; ')}; and ${more} more` : listed.join('; ');

@@ -30,10 +30,10 @@ export {
 } from './markdown-inline.js';
 
 /** Texts up to this many UTF-8 bytes render on the calling thread. */
-export const INLINE_BYTES = 2 * 1024;
+const INLINE_BYTES = 2 * 1024;
 
 /** Bytes of text rendering in the workers or waiting for one, at most; a text past it is refused at once. */
-export const QUEUED_BYTES = 4 * 1024 * 1024;
+const QUEUED_BYTES = 4 * 1024 * 1024;
 
 /** Worker threads, so renders at once. */
 const THREADS = 2;
