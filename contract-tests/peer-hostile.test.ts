@@ -372,3 +372,26 @@ describe("9. uploads that trickle hold their own connection, not the upstream's"
     }
   });
 });
+
+describe('10. the MSW handlers render markdown under load', () => {
+  it('150 short renders at once in the sandbox: every one 200', async () => {
+    const server = setupServer(
+      ...createGiteaHandlers({ baseUrl: 'https://gitea.test/api/v1', sandbox: true }).handlers,
+    );
+    server.listen({ onUnhandledRequest: 'error' });
+    try {
+      const statuses = await Promise.all(
+        Array.from({ length: 150 }, (_, i) =>
+          fetch('https://gitea.test/api/v1/markdown', {
+            method: 'POST',
+            headers: { authorization: `token render-${i % 30}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ Text: `Fixes #${i}, thanks @alice`, Mode: 'comment', Context: '/acme/rocket' }),
+          }).then((answer) => answer.status),
+        ),
+      );
+      expect(statuses).toEqual(Array(150).fill(200));
+    } finally {
+      server.close();
+    }
+  });
+});
