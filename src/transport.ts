@@ -121,10 +121,18 @@ const BODYLESS = [0, 101, 103, 204, 205, 304];
 /**
  * `response` with a body that errors with BodyTooLarge once more than `max` bytes have been read
  * from it, as decompressed: a small gzip answer may inflate to gigabytes. The status, headers and
- * URL stay; an answer without a body is handed back as it is.
+ * URL stay. An answer without a body, or not compressed and of a declared length within `max`
+ * (fetch reads no more than it declares), is handed back as it is, at no cost.
  */
 export function boundedBody(response: Response, max: number): Response {
-  if (!response.body || BODYLESS.includes(response.status) || max === Number.POSITIVE_INFINITY) return response;
+  const { headers } = response;
+  if (
+    !response.body ||
+    max === Number.POSITIVE_INFINITY ||
+    BODYLESS.includes(response.status) ||
+    (!headers.has('content-encoding') && Number(headers.get('content-length') ?? Number.NaN) <= max)
+  )
+    return response;
   let read = 0;
   const body = response.body.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
@@ -136,7 +144,7 @@ export function boundedBody(response: Response, max: number): Response {
       },
     }),
   );
-  const { status, statusText, headers, url } = response;
+  const { status, statusText, url } = response;
   const bounded = new Response(body, { status, statusText, headers });
   Object.defineProperty(bounded, 'url', { value: url });
   return bounded;
