@@ -88,7 +88,14 @@ const hostile = [
   },
 ];
 
-function viaAgent(agent, base, spec) {
+/**
+ * One request through the keep-alive agent; its status, or 'dropped'. A request on a kept-alive
+ * socket that the server closed as idle just as it was sent meets ECONNRESET before the server
+ * read any of it: as Node's documentation advises, and as fetch does, it is sent once more on a
+ * new socket. Node 20's agent keeps an idle socket exactly as long as the server's Keep-Alive hint,
+ * so both let go of it at once; a reset anywhere else counts as dropped.
+ */
+function viaAgent(agent, base, spec, retried = false) {
   return new Promise((resolve) => {
     const text = typeof spec.body === 'function' ? spec.body(spec.n) : spec.body;
     const body = text === undefined ? undefined : Buffer.isBuffer(text) ? text : Buffer.from(text);
@@ -99,12 +106,17 @@ function viaAgent(agent, base, spec) {
     };
     const url = spec.outsideApi ? `${new URL(base).origin}${spec.path}` : `${base}${spec.path}`;
     if (body) Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(body.length) });
+    let answered = false;
     const req = request(url, { method: spec.method, headers, agent }, (res) => {
+      answered = true;
       res.resume();
       res.on('end', () => resolve(res.statusCode));
       res.on('error', () => resolve('dropped'));
     });
-    req.on('error', () => resolve('dropped'));
+    req.on('error', (error) => {
+      const idleReset = !answered && !retried && req.reusedSocket && error.code === 'ECONNRESET';
+      resolve(idleReset ? viaAgent(agent, base, spec, true) : 'dropped');
+    });
     req.end(body);
   });
 }
