@@ -495,7 +495,9 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
           // Redacted first, after every step that reshapes a value (lower-casing a content type …),
           // and only then cut short.
           options.onViolations?.(
-            `${op.operationId} ${req.method} ${url.pathname}: ${count} violation${count > 1 ? 's' : ''}: ${found.map(({ line }) => clip(hide(line), LINE_CHARS)).join('; ')}`,
+            hide(
+              `${op.operationId} ${req.method} ${url.pathname}: ${count} violation${count > 1 ? 's' : ''}: ${found.map(({ line }) => clip(hide(line), LINE_CHARS)).join('; ')}`,
+            ),
           );
         };
         if (options.strict && violations.length > 0) {
