@@ -5,6 +5,9 @@
 // sandbox keeps its cap of 100 worlds by dropping the least recently used. The hostile share
 // includes GPG keys of 1.5 MiB (past the sandbox's bound on a stored text, so 413 there) and
 // resets from fresh credentials (which must not make worlds): memory after the run shows both.
+// Then the everyday load of a team's test suites: 6,000 well-formed requests at concurrency 200
+// from the same 300 credentials, a fifth of them short markdown renders, the rest hook edits,
+// secrets and reads; every one must be answered, none with a 5xx.
 import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { ratio, rssMiB, startMock } from './support.mjs';
@@ -14,12 +17,28 @@ const CONCURRENCY = 100;
 const TOKEN = 'token 0123456789abcdef';
 const CREDENTIALS = 300;
 
+const MIX_TOTAL = Number(process.env.BENCH_MIX_REQUESTS ?? 6_000);
+const MIX_CONCURRENCY = 200;
+
 const valid = [
   { method: 'GET', path: '/repos/acme/rocket/keys/11001' },
   { method: 'GET', path: '/admin/orgs?limit=2&page=2' },
   { method: 'PATCH', path: '/repos/acme/rocket/hooks/4001', body: '{"active":true,"events":["push"]}' },
   { method: 'POST', path: '/markdown', body: '{"Text":"# hi","Mode":"markdown"}' },
   { method: 'PATCH', path: '/notifications/threads/10001?to-status=read' },
+];
+
+/** A team's suites at work: a fifth short renders, then hook edits, secrets and reads. */
+const everyday = [
+  {
+    method: 'POST',
+    path: '/markdown',
+    body: '{"Text":"Fixes #42, thanks @alice","Mode":"comment","Context":"/acme/rocket"}',
+  },
+  { method: 'PATCH', path: '/repos/acme/rocket/hooks/4001', body: '{"active":true,"events":["push","release"]}' },
+  { method: 'PUT', path: '/user/actions/secrets/DEPLOY_KEY', body: '{"data":"s3cr3t-value"}' },
+  { method: 'GET', path: '/repos/acme/rocket/keys/11001' },
+  { method: 'GET', path: '/teams/12001/members' },
 ];
 
 const BIG = 11 * 1024 * 1024;
@@ -69,7 +88,14 @@ const hostile = [
   },
 ];
 
-function viaAgent(agent, base, spec) {
+/**
+ * One request through the keep-alive agent; its status, or 'dropped'. A request on a kept-alive
+ * socket that the server closed as idle just as it was sent meets ECONNRESET before the server
+ * read any of it: as Node's documentation advises, and as fetch does, it is sent once more on a
+ * new socket. Node 20's agent keeps an idle socket exactly as long as the server's Keep-Alive hint,
+ * so both let go of it at once; a reset anywhere else counts as dropped.
+ */
+function viaAgent(agent, base, spec, retried = false) {
   return new Promise((resolve) => {
     const text = typeof spec.body === 'function' ? spec.body(spec.n) : spec.body;
     const body = text === undefined ? undefined : Buffer.isBuffer(text) ? text : Buffer.from(text);
@@ -80,12 +106,17 @@ function viaAgent(agent, base, spec) {
     };
     const url = spec.outsideApi ? `${new URL(base).origin}${spec.path}` : `${base}${spec.path}`;
     if (body) Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(body.length) });
+    let answered = false;
     const req = request(url, { method: spec.method, headers, agent }, (res) => {
+      answered = true;
       res.resume();
       res.on('end', () => resolve(res.statusCode));
       res.on('error', () => resolve('dropped'));
     });
-    req.on('error', () => resolve('dropped'));
+    req.on('error', (error) => {
+      const idleReset = !answered && !retried && req.reusedSocket && error.code === 'ECONNRESET';
+      resolve(idleReset ? viaAgent(agent, base, spec, true) : 'dropped');
+    });
     req.end(body);
   });
 }
@@ -106,17 +137,17 @@ function viaRawSocket(base, text) {
   });
 }
 
-async function drive(base, hostileShare) {
-  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+async function drive(base, hostileShare, { total = TOTAL, concurrency = CONCURRENCY, specs = valid } = {}) {
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   const counts = new Map();
   const hostileCounts = new Map();
   let next = 0;
   const started = performance.now();
   const worker = async () => {
-    while (next < TOTAL) {
+    while (next < total) {
       const i = next++;
       const isHostile = hostileShare > 0 && i % Math.round(1 / hostileShare) === 0;
-      const spec = isHostile ? hostile[((i / 5) % hostile.length) | 0] : valid[i % valid.length];
+      const spec = isHostile ? hostile[((i / 5) % hostile.length) | 0] : specs[i % specs.length];
       const status = spec.raw ? await viaRawSocket(base, spec.raw) : await viaAgent(agent, base, { ...spec, n: i });
       const key = typeof status === 'number' ? `${String(status)[0]}xx` : status;
       counts.set(key, (counts.get(key) ?? 0) + 1);
@@ -124,7 +155,7 @@ async function drive(base, hostileShare) {
         hostileCounts.set(`${spec.kind} -> ${status}`, (hostileCounts.get(`${spec.kind} -> ${status}`) ?? 0) + 1);
     }
   };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  await Promise.all(Array.from({ length: concurrency }, worker));
   agent.destroy();
   return { seconds: (performance.now() - started) / 1000, counts, hostileCounts };
 }
@@ -135,6 +166,7 @@ export async function benchLoad(name = 'gitea-mock') {
   const rssBefore = await rssMiB(mock.pid);
   const mixed = await drive(mock.base, 0.2);
   const rssAfter = await rssMiB(mock.pid);
+  const mix = await drive(mock.base, 0, { total: MIX_TOTAL, concurrency: MIX_CONCURRENCY, specs: everyday });
   await mock.stop();
 
   const show = (counts) =>
@@ -154,11 +186,13 @@ export async function benchLoad(name = 'gitea-mock') {
     `resident memory    ${rssBefore.toFixed(1)} MiB before, ${rssAfter.toFixed(1)} MiB after (growth ${(rssAfter - rssBefore).toFixed(1)} MiB)`,
   );
   console.log(`ratio hostile-mix / well-formed throughput: ${ratio(TOTAL / mixed.seconds, TOTAL / baseline.seconds)}`);
-  const failures =
-    (mixed.counts.get('5xx') ?? 0) +
-    (mixed.counts.get('dropped') ?? 0) +
-    (baseline.counts.get('5xx') ?? 0) +
-    (baseline.counts.get('dropped') ?? 0);
+  console.log(
+    `everyday mix       ${(MIX_TOTAL / mix.seconds).toFixed(0).padStart(6)} req/s   ${show(mix.counts)}   (${MIX_TOTAL} requests, concurrency ${MIX_CONCURRENCY}, a fifth short renders)`,
+  );
+  const failures = [baseline, mixed, mix].reduce(
+    (sum, { counts }) => sum + (counts.get('5xx') ?? 0) + (counts.get('dropped') ?? 0),
+    0,
+  );
   console.log(
     failures === 0
       ? 'load check: PASS (no 5xx, no dropped connection)'

@@ -189,7 +189,7 @@ describe('request framing', () => {
     },
   );
 
-  it('a client that leaves mid-upload: the upstream connection is closed, not reused', async () => {
+  it('a client that leaves mid-upload: nothing of its request reaches the upstream', async () => {
     await throughRaw(
       () => {},
       {},
@@ -208,10 +208,9 @@ describe('request framing', () => {
             }, 100),
           );
         });
+        // The body is read before an upstream connection is taken: none was.
         await expect.poll(() => upstream.open(), { timeout: 5_000 }).toBe(0);
-        expect(upstream.received.map((bytes) => bytes.toString('latin1'))).toEqual([
-          expect.stringMatching(/^POST \/upload HTTP\/1\.1\r\n[\s\S]*\r\n\r\n0123456789$/),
-        ]);
+        expect(upstream.received).toEqual([]);
       },
     );
   });
@@ -384,7 +383,7 @@ describe('streams end', () => {
     );
   });
 
-  it('slow uploads take at most the connection ceiling, and each ends at its bound', async () => {
+  it('slow uploads take no upstream connection, and each ends at its bound', async () => {
     await throughRaw(
       () => {},
       { timeoutMs: 1_000, exchangeTimeoutMs: 800, upstreamConnections: 2 },
@@ -398,7 +397,7 @@ describe('streams end', () => {
             }),
           ),
         );
-        expect(upstream.peak()).toBe(2);
+        expect(upstream.peak()).toBe(0);
         expect(answers.map((answer) => answer.status)).toEqual(Array(6).fill(408));
       },
     );

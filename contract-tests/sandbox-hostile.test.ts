@@ -2,7 +2,7 @@
 // writes away from others, now meets a limit that answers in the service's dialect and changes
 // nothing. Small budgets through the options keep every case to kilobytes and seconds; the
 // process-level ones (the lock, refusals at start, a burst of renders) run the built bin.
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import {
   chmod,
@@ -18,7 +18,7 @@ import {
   symlink,
   writeFile,
 } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -492,28 +492,35 @@ describe("3. resets and drops keep to --max-worlds, and a world's file follows i
 describe('4. markdown renders bounded, off the event loop', () => {
   const mentions = (bytes: number): string => '@alice #42 '.repeat(Math.floor(bytes / 11));
 
+  /** CPU seconds a thread of `pid` has used (Linux: /proc/PID/task/TID/stat), or the whole process's without `tid`. */
+  async function cpuSeconds(pid: number, tid?: number): Promise<number> {
+    const stat = await readFile(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8');
+    // `pid (name) state …`: utime and stime are the 12th and 13th fields after the name, in clock ticks.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  }
+
   /**
-   * Starts the workers with a first render, then sends two texts slow to render (16 KiB of
-   * one-cell table rows), one per worker: /version, asked once they have begun, must answer while
-   * neither is done (rendered on the event loop, they would be answered first), and both render.
+   * Two texts slow to render (16 KiB of one-cell table rows), one per worker, must render while
+   * /version answers, and the CPU they take (the workers' start included) must be the workers',
+   * not the main thread's, which runs the event loop: an account the kernel keeps, so the check
+   * does not race the machine.
    */
-  async function slowTextsHoldNothing(baseUrl: string): Promise<void> {
+  async function slowTextsHoldNothing(baseUrl: string, pid: number): Promise<void> {
     const rows = `|a|\n|-|\n${'|\n'.repeat(8188)}`;
     expect(Buffer.byteLength(rows)).toBeLessThanOrEqual(16 * KiB);
-    expect((await call(baseUrl, 'writer', 'POST', '/markdown', { Text: '# hi' })).body).toBe('<h1>hi</h1>\n');
-    let rendered = 0;
-    const renders = Array.from({ length: 2 }, () =>
-      call(baseUrl, 'writer', 'POST', '/markdown', { Text: rows, Mode: 'comment', Context: '/acme/rocket' }).then(
-        (answer) => {
-          rendered++;
-          return answer.status;
-        },
+    const [mainBefore, allBefore] = [await cpuSeconds(pid, pid), await cpuSeconds(pid)];
+    const renders = Promise.all(
+      Array.from({ length: 2 }, () =>
+        call(baseUrl, 'writer', 'POST', '/markdown', { Text: rows, Mode: 'comment', Context: '/acme/rocket' }),
       ),
     );
-    await new Promise((resolve) => setTimeout(resolve, 20));
     expect((await call(baseUrl, 'reader', 'GET', '/version')).status).toBe(200);
-    expect(rendered).toBe(0);
-    expect(await Promise.all(renders)).toEqual([200, 200]);
+    const answers = await renders;
+    expect(answers.map((answer) => [answer.status, String(answer.body).length])).toEqual(Array(2).fill([200, 172_021]));
+    const [main, all] = [(await cpuSeconds(pid, pid)) - mainBefore, (await cpuSeconds(pid)) - allBefore];
+    expect(all).toBeGreaterThan(0.1);
+    expect(main).toBeLessThan(all / 3);
   }
 
   it('refuses HTML past its bound (10 MiB, 2 MiB here) with 413, while /version answers at once', async () => {
@@ -561,9 +568,9 @@ describe('4. markdown renders bounded, off the event loop', () => {
     });
   }, 30_000);
 
-  it('renders small texts in the workers too: 16 KiB of one-cell rows, slow to render, do not hold /version', async () => {
+  it("renders long texts in the workers: 16 KiB of one-cell rows, slow to render, take the workers' CPU, not the event loop's", async () => {
     await withSandbox({}, async (mock) => {
-      await slowTextsHoldNothing(mock.baseUrl);
+      await slowTextsHoldNothing(mock.baseUrl, process.pid);
     });
   });
 
@@ -597,26 +604,34 @@ describe('4. markdown renders bounded, off the event loop', () => {
     });
   }, 30_000);
 
-  it('answers 503 to texts beyond the 64 in progress or waiting and to those no worker was free for in time, 413 to the slow, and stays up', async () => {
+  it('renders short texts at once while long ones wait; answers 503 with Retry-After past 4 MiB waiting and to a wait past the time bound, 413 to the slow, and stays up', async () => {
     // The renderer itself, so that the order in which texts arrive is the order of the calls.
     const renderer = createMarkdownRenderer({ ...MARKDOWN_LIMITS, timeoutMs: 600 });
     const render = (text: string) =>
       renderer.render({ text, mode: 'markdown', context: undefined, origin: 'http://127.0.0.1', users: [] });
+    const table = `|a|b|\n|-|-|\n${'|x|y|\n'.repeat(174_000)}`;
     try {
-      // Two slow texts (1 MiB of table, about 3 s each) take both workers until the bound ends them.
-      const slow = Array.from({ length: 2 }, () => render(`|a|b|\n|-|-|\n${'|x|y|\n'.repeat(174_000)}`));
-      // Sixty-four small ones behind them: two past the 64 in flight are refused at once; the others
-      // wait for a worker as long as the bound, and are told the sandbox is busy, not that they are too long.
-      const small = await Promise.all(Array.from({ length: 64 }, () => render('# hi')));
-      const counts = new Map<string, number>();
-      for (const outcome of small) {
-        const key = outcome.ok ? 'rendered' : `${outcome.status} ${outcome.message}`;
-        counts.set(key, (counts.get(key) ?? 0) + 1);
-      }
-      expect(Object.fromEntries(counts)).toEqual({
-        '503 the sandbox is rendering too many texts at once; try again': 2,
-        '503 no worker was free to render this text within 600 ms; try again': 62,
+      // Two slow texts (1 MiB of table, about 3 s each) take both workers until the bound ends them;
+      // two more wait for a worker, within the 4 MiB the queue holds; the fifth would pass it.
+      const slow = Array.from({ length: 2 }, () => render(table));
+      const waiting = Array.from({ length: 2 }, () => render(table));
+      expect(await render(table)).toEqual({
+        ok: false,
+        status: 503,
+        message: `the sandbox has ${4 * table.length} bytes of markdown to render before this text; try again`,
+        retryAfter: 1,
       });
+      // Short texts do not wait behind them: a hundred render on this thread meanwhile.
+      const short = await Promise.all(Array.from({ length: 100 }, () => render('# hi')));
+      expect(short).toEqual(Array(100).fill({ ok: true, html: '<h1>hi</h1>\n' }));
+      expect(await Promise.all(waiting)).toEqual(
+        Array(2).fill({
+          ok: false,
+          status: 503,
+          message: 'no worker was free to render this text within 600 ms; try again',
+          retryAfter: 1,
+        }),
+      );
       expect(await Promise.all(slow)).toEqual(
         Array(2).fill({
           ok: false,
@@ -624,11 +639,11 @@ describe('4. markdown renders bounded, off the event loop', () => {
           message: 'this text was not rendered within the 600 ms the sandbox allows; send less text',
         }),
       );
-      // Rendering again once a worker has started anew; and Tinypool left no time-out behind (its
-      // own queue's refusal once did, which crashed the process when it fired).
+      // Rendering long texts again once a worker has started anew; and Tinypool left no time-out
+      // behind (its own queue's refusal once did, which crashed the process when it fired).
       await expect
-        .poll(async () => await render('# hi'), { timeout: 5_000 })
-        .toEqual({ ok: true, html: '<h1>hi</h1>\n' });
+        .poll(async () => await render(`# hi\n\n${'a '.repeat(2048)}`), { timeout: 5_000 })
+        .toMatchObject({ ok: true });
       await new Promise((resolve) => setTimeout(resolve, 700));
     } finally {
       await renderer.close();
@@ -649,7 +664,7 @@ describe('4. markdown renders bounded, off the event loop', () => {
           /^the sandbox renders at most 1048576 bytes of markdown; this text has \d+$/,
         );
       // The bundle's worker file loads, and renders there, off the event loop.
-      await slowTextsHoldNothing(mock.baseUrl);
+      await slowTextsHoldNothing(mock.baseUrl, mock.child.pid!);
       expect(mock.child.exitCode).toBeNull();
     } finally {
       await mock.stop();
@@ -782,15 +797,15 @@ describe('6. one process per state folder', () => {
       const refused = await refusal(['--state', state]);
       expect(refused).toEqual({
         code: 1,
-        stderr: `gitea-mock: cannot start: --state ${state} is in use by process ${first.child.pid} (its lock is ${join(state, 'lock')}); one process per state folder: stop that one, or give another folder\n`,
+        stderr: `gitea-mock: cannot start: --state ${state} is in use by process ${first.child.pid} on ${hostname()} (its lock is ${join(state, 'lock')}); one process per state folder: stop that one, or give another folder\n`,
       });
       expect(await first.stop()).toBe(0);
       expect(await readdir(state)).not.toContain('lock');
       second = await startCli(['--state', state]);
-      expect(await readFile(join(state, 'lock'), 'utf8')).toBe(`${second.child.pid}\n`);
+      expect(await readFile(join(state, 'lock'), 'utf8')).toBe(`${second.child.pid} ${hostname()}\n`);
       await second.stop('SIGKILL');
-      // The dead process's lock is left behind, and recognised as stale.
-      expect(await readFile(join(state, 'lock'), 'utf8')).toBe(`${second.child.pid}\n`);
+      // The dead process's lock file is left behind; the kernel let its lock go.
+      expect(await readFile(join(state, 'lock'), 'utf8')).toBe(`${second.child.pid} ${hostname()}\n`);
       second = await startCli(['--state', state]);
       expect((await renameUser(second.baseUrl, 'after', 'bob', 'robert')).status).toBe(204);
     } finally {
@@ -799,38 +814,39 @@ describe('6. one process per state folder', () => {
     }
   }, 60_000);
 
-  it('takes over the lock of a process that was killed and not yet reaped (a zombie)', async () => {
-    const state = join(folder, 'zombie-lock');
-    await withSandbox({ state }, async () => {});
-    // A child whose parent (a shell turned into sleep) never waits for it: killed, it stays a zombie.
-    const parent = spawn('bash', ['-c', 'sleep 600 & echo $!; exec sleep 600'], {
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
+  it('refuses a second process of the same process id in a PID namespace of its own, as two containers that are each PID 1', async () => {
+    const state = join(folder, 'namespaces');
+    // Each bin as PID 1 of a namespace of its own (unshare, as root).
+    const contained = (): [string, string[]] => {
+      const [command, args] = cli(['--state', state]);
+      return ['unshare', ['--pid', '--fork', '--mount-proc', command, ...args]];
+    };
+    const first = await launch(...contained());
     try {
-      const pid = Number(
-        await new Promise<string>((resolve) =>
-          parent.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString())),
-        ),
+      expect(await readFile(join(state, 'lock'), 'utf8')).toBe(`1 ${hostname()}\n`);
+      const second = await promisify(execFile)(...contained(), { timeout: 20_000 }).then(
+        ({ stderr }) => ({ code: 0, stderr }),
+        (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
       );
-      // Killed while the shell still runs, the child is reaped by it: wait for the exec into sleep.
-      const parentIsSleep = async (): Promise<boolean> =>
-        (await readFile(`/proc/${parent.pid}/cmdline`, 'utf8').catch(() => '')).startsWith('sleep\0');
-      for (let n = 0; n < 500 && !(await parentIsSleep()); n++) await new Promise((resolve) => setTimeout(resolve, 10));
-      expect(await parentIsSleep()).toBe(true);
-      process.kill(pid, 'SIGKILL');
-      const stateOf = async (): Promise<string> =>
-        (await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '')).replace(/^.*\) /s, '')[0] ?? '';
-      for (let n = 0; n < 100 && (await stateOf()) !== 'Z'; n++)
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      expect(await stateOf()).toBe('Z');
-      await writeFile(join(state, 'lock'), `${pid}\n`);
-      await withSandbox({ state }, async (mock) => {
-        expect(await readFile(join(state, 'lock'), 'utf8')).toBe(`${process.pid}\n`);
-        expect((await renameUser(mock.baseUrl, 'after', 'bob', 'robert')).status).toBe(204);
+      expect(second).toEqual({
+        code: 1,
+        stderr: `gitea-mock: cannot start: --state ${state} is in use by process 1 on ${hostname()} (its lock is ${join(state, 'lock')}); one process per state folder: stop that one, or give another folder\n`,
       });
+      expect((await renameUser(first.baseUrl, 'contained', 'bob', 'robert')).status).toBe(204);
     } finally {
-      parent.kill('SIGKILL');
+      await first.stop();
     }
+  }, 60_000);
+
+  it('takes over a lock file that names a live process holding no lock: a process id decides nothing', async () => {
+    const state = join(folder, 'named-lock');
+    await withSandbox({ state }, async () => {});
+    // PID 1 runs, on this machine; it holds no lock on the file.
+    await writeFile(join(state, 'lock'), '1 elsewhere\n');
+    await withSandbox({ state }, async (mock) => {
+      expect(await readFile(join(state, 'lock'), 'utf8')).toBe(`${process.pid} ${hostname()}\n`);
+      expect((await renameUser(mock.baseUrl, 'after', 'bob', 'robert')).status).toBe(204);
+    });
   });
 
   it('refuses a second sandbox on the same folder in one process', async () => {
@@ -1004,6 +1020,21 @@ describe('8. a state folder is checked deeply at start', () => {
       (world: Record<string, any>) => (world.nextId = 1),
       'nextId is 1, not above the ids in use (15001, at comments[0].id)',
     ],
+    // Within the world's bytes, past what any write keeps: checking them would loop or recurse as long.
+    [
+      "a hook's config of 100,000 keys",
+      'in process',
+      (world: Record<string, any>) =>
+        (world.hooks[0].hook.config = Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`k${i}`, '']))),
+      'an object of it holds 100000 keys, more than the 256 of any the sandbox writes',
+    ],
+    [
+      'a value nested 2,000 levels deep',
+      'in process',
+      (world: Record<string, any>) =>
+        (world.hooks[0].hook.events = JSON.parse(`${'['.repeat(2000)}${']'.repeat(2000)}`)),
+      'it nests deeper than the 32 levels of any world the sandbox writes',
+    ],
   ])(
     'refuses a world with %s, naming the file and what is wrong, and leaves it as it is (%s)',
     async (_case, where, spoil, problem) => {
@@ -1022,6 +1053,33 @@ describe('8. a state folder is checked deeply at start', () => {
       expect(await readdir(state)).not.toContain('lock');
     },
   );
+
+  it('refuses, unread, a world file larger than a world may be: 81 MB, against the built bin on a 128 MiB heap and against 16 MiB', async () => {
+    const world = structuredClone(saved);
+    world.users[0].full_name = 'x'.repeat(81_000_000);
+    const text = JSON.stringify(world);
+    await writeFile(join(state, name), text);
+    const bytes = Buffer.byteLength(text);
+    const expected = (budget: number | string) =>
+      `--state ${state} holds ${name}, a world of ${bytes} bytes, more than the ${budget} one may hold (--max-world-bytes); it is left as it is: move it away, or give another folder`;
+    // A heap of 128 MiB (a world's share of half of it is under a MiB): reading and parsing the file would not fit.
+    const smallHeap = await promisify(execFile)(
+      process.execPath,
+      ['--max-old-space-size=128', CLI, '--state', state, '--port', '0', '--quiet'],
+      { timeout: 20_000 },
+    ).then(
+      ({ stderr }) => ({ code: 0, stderr }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    const [, budget] = /more than the (\d+) one may hold/.exec(smallHeap.stderr) ?? [];
+    expect(Number(budget)).toBeLessThan(1024 * 1024);
+    expect({ code: smallHeap.code, stderr: smallHeap.stderr }).toEqual({
+      code: 1,
+      stderr: `gitea-mock: cannot start: ${expected(budget!)}\n`,
+    });
+    await expect(startMockServer({ port: 0, sandbox: { state } })).rejects.toThrow(expected(16 * 1024 * 1024));
+    await writeFile(join(state, name), JSON.stringify(saved));
+  });
 
   it('loads the world as the sandbox wrote it', async () => {
     await writeFile(join(state, name), JSON.stringify(saved));

@@ -64,6 +64,7 @@ export const OUTPUTS = [
   'mock/dist/serve.mjs',
   'mock/dist/server.d.mts',
   'mock/dist/server.mjs',
+  'mock/dist/validation.mjs',
   'mock/dist/verify.mjs',
   'mock/dist/violation-kind.mjs',
   'mock/dist/world-check.mjs',

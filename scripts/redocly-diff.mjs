@@ -8,11 +8,43 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
 
 const DIFF_CONFIG = fileURLToPath(new URL('../redocly-diff.yaml', import.meta.url));
 
-/** redocly diff's JSON report on `baseText` against `revisionText`; rejects, with the end of its output, when it fails. */
+/**
+ * The first `$ref` of a parsed document that points outside it, or undefined. redocly diff
+ * resolves every `$ref`: one naming a URL would be fetched, and one naming a file would be read and
+ * copied into the report, so a document under review must not carry any.
+ */
+function outsideRef(doc) {
+  const stack = [doc];
+  const seen = new Set();
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (typeof node !== 'object' || node === null || seen.has(node)) continue;
+    seen.add(node);
+    if (typeof node.$ref === 'string' && !node.$ref.startsWith('#')) return node.$ref;
+    stack.push(...Object.values(node));
+  }
+  return undefined;
+}
+
+/**
+ * redocly diff's JSON report on `baseText` against `revisionText`; rejects, with the end of its
+ * output, when it fails, and before running it when either text has a `$ref` outside itself.
+ */
 export async function redoclyDiff(baseText, revisionText) {
+  for (const [which, text] of [
+    ['the base', baseText],
+    ['the revision', revisionText],
+  ]) {
+    const ref = outsideRef(parse(text, { maxAliasCount: -1 }));
+    if (ref !== undefined)
+      throw new Error(
+        `${which} has a $ref outside the document (${JSON.stringify(ref.slice(0, 100))}): the comparison reads no other file and fetches nothing`,
+      );
+  }
   const require = createRequire(import.meta.url);
   const cliPackage = require.resolve('@redocly/cli/package.json');
   const { bin } = JSON.parse(readFileSync(cliPackage, 'utf8'));

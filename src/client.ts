@@ -7,7 +7,15 @@ import { authorization, check, checkAuth, checkBaseUrl, FIELD, WORD, type Auth }
 import { ApiError, TimeoutError } from './errors.js';
 import { scrub } from './redact.js';
 import type { GiteaClient } from './strict.js';
-import { checkCount, createTransport, LiteRequest, unfollowed, type RetryOptions } from './transport.js';
+import {
+  BodyTooLarge,
+  boundedBody,
+  checkCount,
+  createTransport,
+  LiteRequest,
+  unfollowed,
+  type RetryOptions,
+} from './transport.js';
 
 export type { GiteaClient };
 
@@ -33,6 +41,12 @@ export interface GiteaClientOptions {
   throwOnError?: boolean;
   /** Allow credentials over plain `http:` to a host other than this machine. */
   allowInsecureHttp?: boolean;
+  /**
+   * Most bytes read of one answer's body, counted after decompression (default 64 MiB;
+   * `Infinity` for no bound): past it, reading stops and the call throws an `ApiError` with the
+   * answer's status that says so. A gzip answer of a megabyte can otherwise inflate to gigabytes.
+   */
+  maxBodyBytes?: number;
 }
 
 type Init = {
@@ -103,6 +117,7 @@ export function createGiteaClient(options: GiteaClientOptions): GiteaClient<bool
   const credentials = !!auth && !options.allowInsecureHttp;
   checkBaseUrl('baseUrl', baseUrl, credentials);
   const timeoutMs = checkTimeout('timeoutMs', options.timeoutMs ?? 0);
+  const maxBodyBytes = checkCount('maxBodyBytes', options.maxBodyBytes ?? 64 * 1024 * 1024, 'bytes');
   const headers: Record<string, string> = { ...options.headers };
   const secrets: string[] = [];
   for (const name in headers) {
@@ -189,7 +204,13 @@ export function createGiteaClient(options: GiteaClientOptions): GiteaClient<bool
           timeoutMs: undefined,
           signal,
           Request: Lite ?? Request,
-          fetch: async (request: Request | LiteRequest) => (answer = await transport(request, signal)),
+          fetch: async (request: Request | LiteRequest) => {
+            const received = await transport(request, signal);
+            answer = boundedBody(received, maxBodyBytes);
+            const refusal = unfollowed.get(received);
+            if (refusal) unfollowed.set(answer, refusal);
+            return answer;
+          },
         });
         const { response, error } = result;
         if (!response.ok) {
@@ -228,7 +249,9 @@ export function createGiteaClient(options: GiteaClientOptions): GiteaClient<bool
                   'unreadable JSON: the body is not valid JSON',
                   prefixHint(init.baseUrl ?? baseUrl),
                 )
-              : error,
+              : error instanceof BodyTooLarge && answer
+                ? new ApiError(method, path, answer, undefined, error.message)
+                : error,
           secrets,
         );
       }

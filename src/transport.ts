@@ -120,6 +120,44 @@ function discard(response: Response): void {
   response.body?.cancel().catch(() => {});
 }
 
+/** Why reading an answer stopped: its body, decompressed, passed `maxBodyBytes`. */
+export class BodyTooLarge extends Error {}
+
+/** Statuses whose answers a Response refuses a body for, and the opaque redirect's 0. */
+const BODYLESS = [0, 101, 103, 204, 205, 304];
+
+/**
+ * `response` with a body that errors with BodyTooLarge once more than `max` bytes have been read
+ * from it, as decompressed: a small gzip answer may inflate to gigabytes. The status, headers and
+ * URL stay. An answer without a body, or not compressed and of a declared length within `max`
+ * (fetch reads no more than it declares), is handed back as it is, at no cost.
+ */
+export function boundedBody(response: Response, max: number): Response {
+  const { headers } = response;
+  if (
+    !response.body ||
+    max === Number.POSITIVE_INFINITY ||
+    BODYLESS.includes(response.status) ||
+    (!headers.has('content-encoding') && Number(headers.get('content-length') ?? Number.NaN) <= max)
+  )
+    return response;
+  let read = 0;
+  const body = response.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        read += chunk.byteLength;
+        if (read > max)
+          controller.error(new BodyTooLarge(`the answer's body is larger than maxBodyBytes (${max} bytes); not read`));
+        else controller.enqueue(chunk);
+      },
+    }),
+  );
+  const { status, statusText, url } = response;
+  const bounded = new Response(body, { status, statusText, headers });
+  Object.defineProperty(bounded, 'url', { value: url });
+  return bounded;
+}
+
 /** Refuses what is not a number ≥ 0 (Infinity included), naming what it should count; else returns it. */
 export function checkCount(name: string, value: unknown, of: string): number {
   if (typeof value !== 'number' || !(value >= 0)) throw new TypeError(`${name} is not a number of ${of}`);

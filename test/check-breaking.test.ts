@@ -419,3 +419,29 @@ describe('npm run check:breaking', () => {
     expect(code).toBe(0);
   });
 });
+
+describe('a document with a $ref outside itself', () => {
+  it('is refused before redocly diff runs: no URL fetched, no file read into the report', async () => {
+    const { redoclyDiff } = await import('../scripts/redocly-diff.mjs');
+    const { createServer } = await import('node:http');
+    const asked: string[] = [];
+    const server = createServer((req, res) => {
+      asked.push(req.url!);
+      res.end('{}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    const text = await readFile(join(ROOT, 'openapi.yaml'), 'utf8');
+    try {
+      for (const ref of [`http://127.0.0.1:${port}/schema.yaml`, '/etc/hostname']) {
+        const planted = text.replace(/( {4}APIError:\n)/, `    Planted:\n      $ref: '${ref}'\n$1`);
+        await expect(redoclyDiff(text, planted)).rejects.toThrow(
+          `the revision has a $ref outside the document (${JSON.stringify(ref)}): the comparison reads no other file and fetches nothing`,
+        );
+      }
+      expect(asked).toEqual([]);
+    } finally {
+      server.close();
+    }
+  });
+});

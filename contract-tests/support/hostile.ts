@@ -146,7 +146,7 @@ export function hostileInputCases(originOf: () => string): void {
     expectDialect(answer, originOf(), 422, /not valid UTF-8/);
   });
 
-  it('a body nested a million levels deep: 422, and the next request is answered', async () => {
+  it("a body nested a million levels deep: 422 as Go's decoder words it, and the next request is answered", async () => {
     const deep = `{"events":${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}}`;
     const answer = await send(
       new URL(`${originOf()}/api/v1/repos/acme/rocket/hooks/4001`),
@@ -154,7 +154,7 @@ export function hostileInputCases(originOf: () => string): void {
       { authorization: 'token abc', 'content-type': 'application/json' },
       Buffer.from(deep),
     );
-    expectDialect(answer, originOf(), 422, /^body\.events\.0: /);
+    expectDialect(answer, originOf(), 422, '[]: exceeded max depth');
     expect((await send(new URL(`${originOf()}/api/v1/version`), 'GET', {})).status).toBe(200);
   });
 

@@ -268,16 +268,18 @@ async function webhookChoices(): Promise<WebhookOptions | undefined> {
 let brokenExchanges = 0;
 let checkedExchanges = 0;
 let unansweredExchanges = 0;
+/** Exchanges that went through but that the proxy's own check failed on: the proxy's fault, so no verdict. */
+let failedChecks = 0;
 const exchanges = (count: number): string => `${count} exchange${count === 1 ? '' : 's'}`;
 try {
   // Limits that do not fit, a state folder that is not one, cannot be written or is in use, are
   // refused before Prism loads: at once, not after a second.
-  if (sandbox) worldBudget(Number(maxWorlds ?? 100), maxWorldBytes, heapLimit());
+  const budget = sandbox ? worldBudget(Number(maxWorlds ?? 100), maxWorldBytes, heapLimit()) : 0;
   const document = positionals[0] ?? DOCUMENT;
   const store =
     values.state === undefined
       ? undefined
-      : await openStateStore(values.state, { maxWorlds: Number(maxWorlds ?? 100), document });
+      : await openStateStore(values.state, { maxWorlds: Number(maxWorlds ?? 100), maxWorldBytes: budget, document });
   // Loaded after the arguments are checked: Prism takes most of the start-up time.
   const { startMockServer } = await import('./front/server.js');
   const mock = await startMockServer({
@@ -306,7 +308,9 @@ try {
               brokenExchanges++;
               process.stdout.write(`gitea-mock: contract: ${line}\n`);
             },
-            onExchange: (checked: boolean) => void (checked ? checkedExchanges++ : unansweredExchanges++),
+            onExchange: (checked: boolean | 'check failed') =>
+              void (checked === 'check failed' ? failedChecks++ : checked ? checkedExchanges++ : unansweredExchanges++),
+            onWarning: (line: string) => process.stderr.write(`gitea-mock: warning: ${line}\n`),
           },
         }),
     ...(sandbox
@@ -344,6 +348,13 @@ try {
               `gitea-mock: ${exchanges(brokenExchanges)} broke the contract: exit code 1 (--fail-on-violation)\n`,
             );
             process.exit(1);
+          }
+          // A check that failed is the proxy's failure: the traffic is neither passed nor failed.
+          if (failedChecks > 0) {
+            process.stderr.write(
+              `gitea-mock: the proxy's own check failed on ${exchanges(failedChecks)} (a bug in gitea-mock; the warnings above say where): exit code 2 (--fail-on-violation)\n`,
+            );
+            process.exit(2);
           }
           // A job whose traffic never reached the upstream, or never came, checked nothing: it must not pass.
           if (checkedExchanges === 0) {

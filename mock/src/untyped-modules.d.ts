@@ -1,5 +1,5 @@
-// Types of the two small packages the examples source asks as Prism does (negotiation.ts), which
-// ship none of their own: only what is used.
+// Types of the small packages that ship none of their own: the two the examples source asks as
+// Prism does (negotiation.ts), and the state folder's lock (world-store.ts). Only what is used.
 declare module 'accepts' {
   interface Accepts {
     /** The first of `types` the request's Accept header prefers, or false. */
@@ -19,6 +19,11 @@ declare module 'content-type' {
     format(value: ContentType): string;
   };
   export default contentType;
+}
+
+declare module 'fs-native-extensions' {
+  /** Takes an exclusive lock on the whole file open as `fd`, held by the kernel until the file is closed; false when another holds one. */
+  export function tryLock(fd: number): boolean;
 }
 
 // The package's document, which the MSW handlers' browser build imports as data: the build

@@ -2,9 +2,10 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { createGiteaClient, TimeoutError, unwrap } from '../../src/index.js';
+import { createGzip } from 'node:zlib';
+import { ApiError, createGiteaClient, TimeoutError, unwrap } from '../../src/index.js';
 import { retryAfterMs } from '../../src/transport.js';
-import { json, raw, reset, stall, startFaultServer, useFaultServer } from '../support/fault-server.js';
+import { type Handler, json, raw, reset, stall, startFaultServer, useFaultServer } from '../support/fault-server.js';
 
 const fault = useFaultServer();
 
@@ -316,5 +317,58 @@ describe('timeouts', () => {
     setTimeout(() => controller.abort(), 50);
     await expect(call).rejects.toMatchObject({ name: 'AbortError' });
     expect(fault.current.received).toHaveLength(1);
+  });
+});
+
+describe('maxBodyBytes', () => {
+  const server = useFaultServer();
+  /** `mib` MiB of spaces, gzipped a MiB at a time: about a thousandth of its size on the wire. */
+  const bomb = async (mib: number): Promise<Buffer> => {
+    const chunks: Buffer[] = [];
+    const gzip = createGzip({ level: 1 });
+    gzip.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const ended = new Promise((resolve) => gzip.on('end', resolve));
+    const mebibyte = Buffer.alloc(1024 * 1024, 0x20);
+    for (let i = 0; i < mib; i++)
+      if (!gzip.write(mebibyte)) await new Promise((resolve) => gzip.once('drain', resolve));
+    gzip.end();
+    await ended;
+    return Buffer.concat(chunks);
+  };
+  const gzipped =
+    (payload: Buffer): Handler =>
+    (_req, res) => {
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+        'content-length': payload.length,
+      });
+      res.end(payload);
+    };
+
+  it('stops reading an answer that inflates past 64 MiB by default, with an ApiError of its status', async () => {
+    const payload = await bomb(80);
+    expect(payload.length).toBeLessThan(1024 * 1024);
+    server.current.script(gzipped(payload));
+    const gitea = createGiteaClient({ baseUrl: server.current.baseUrl, auth: { token: 't0ken-value' }, retry: 0 });
+    const error = await unwrap(gitea.GET('/admin/orgs')).catch((failure: unknown) => failure);
+    expect(error).toBeInstanceOf(ApiError);
+    expect([(error as ApiError).status, (error as ApiError).message]).toEqual([
+      200,
+      "GET /admin/orgs (adminGetAllOrgs): 200 the answer's body is larger than maxBodyBytes (67108864 bytes); not read",
+    ]);
+  });
+
+  it('takes a bound of its own, Infinity for none, and refuses anything but a number ≥ 0', async () => {
+    const small = await bomb(2);
+    server.current.script(gzipped(small), gzipped(small));
+    const bounded = createGiteaClient({ baseUrl: server.current.baseUrl, retry: 0, maxBodyBytes: 1024 * 1024 });
+    await expect(bounded.GET('/admin/orgs')).rejects.toThrow(/larger than maxBodyBytes \(1048576 bytes\)/);
+    const unbounded = createGiteaClient({ baseUrl: server.current.baseUrl, retry: 0, maxBodyBytes: Infinity });
+    // Two MiB of spaces is no JSON, but it was read to its end.
+    await expect(unbounded.GET('/admin/orgs')).rejects.toThrow(/unreadable JSON/);
+    expect(() => createGiteaClient({ baseUrl: server.current.baseUrl, maxBodyBytes: Number.NaN })).toThrow(
+      new TypeError('maxBodyBytes is not a number of bytes'),
+    );
   });
 });

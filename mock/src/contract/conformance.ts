@@ -3,7 +3,11 @@
 // (answers to its own requests) and the mock's proxy (answers to anyone's).
 import type { ErrorObject } from 'ajv';
 import { deref, isObject, pointer, type JsonObject, type Operation } from './document.js';
+import { jsonShape, MAX_CHECKED_VALUES } from './json-shape.js';
 import type { SchemaValidator } from './schema.js';
+
+/** What may not show in a violation: the caller's credentials, should the server echo them. */
+export type Redact = (text: string) => string;
 
 export interface Answer {
   status: number;
@@ -22,6 +26,11 @@ export interface Violation {
   count?: number;
 }
 
+/** `text` cut to `max` characters, marked with `…` when cut; redact anything secret before. */
+export function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
 /** A violation as one line, such as `body /id must be integer`. */
 export function describeViolation({ where, problem }: Violation): string {
   return `${where} ${problem}`;
@@ -31,13 +40,17 @@ function mediaTypeOf(headers: Headers): string | undefined {
   return headers.get('content-type')?.split(';')[0]?.trim().toLowerCase();
 }
 
-/** The ways `answer` breaks `op`'s responses; `body: false` skips the body (one too large to read whole). */
+/**
+ * The ways `answer` breaks `op`'s responses; `body: false` skips the body (one too large to read
+ * whole). What a violation quotes of the answer is redacted with `redact` before it is cut short,
+ * so that no part of a secret is left where the cut fell.
+ */
 export function mismatches(
   doc: JsonObject,
   schemas: SchemaValidator,
   op: Operation,
   answer: Answer,
-  { body: checkBody = true } = {},
+  { body: checkBody = true, redact = (text: string) => text }: { body?: boolean; redact?: Redact } = {},
 ): Violation[] {
   const responses = isObject(op.operation.responses) ? op.operation.responses : {};
   const declared = Object.hasOwn(responses, String(answer.status))
@@ -98,7 +111,7 @@ export function mismatches(
       return [...problems, { where: 'body', problem: 'is not valid JSON' }];
     }
   }
-  return [...problems, ...bodyViolations(schemas, schemaAt, body)];
+  return [...problems, ...bodyViolations(schemas, schemaAt, body, redact)];
 }
 
 /** At most this many problems of one body: a list of 50 records with one new field would otherwise say it 50 times. */
@@ -127,22 +140,77 @@ function valueAt(body: unknown, instancePath: string): unknown {
 }
 
 /**
+ * The JSON of `value` as far as its first `max` characters and a little past, each string in it
+ * redacted whole: written piece by piece, so a value of megabytes or of any depth costs no more.
+ */
+function preview(value: unknown, max: number, redact: Redact): string {
+  let out = '';
+  const pending: ({ text: string } | { value: unknown })[] = [{ value }];
+  const text = (item: unknown): string =>
+    typeof item === 'string' ? JSON.stringify(redact(item)) : (JSON.stringify(item) ?? 'undefined');
+  while (pending.length > 0 && out.length <= max) {
+    const next = pending.pop()!;
+    if ('text' in next) {
+      out += next.text;
+      continue;
+    }
+    const item = next.value;
+    if (typeof item !== 'object' || item === null) {
+      out += text(item).slice(0, max + 1);
+      continue;
+    }
+    // Each member writes a character at least: past `max` of them, none would show.
+    const members: [string | undefined, unknown][] = [];
+    if (Array.isArray(item)) for (let i = 0; i < item.length && i <= max; i++) members.push([undefined, item[i]]);
+    else
+      for (const key in item) {
+        if (members.length > max) break;
+        members.push([key, (item as Record<string, unknown>)[key]]);
+      }
+    pending.push({ text: Array.isArray(item) ? ']' : '}' });
+    for (let i = members.length - 1; i >= 0; i--) {
+      const [key, member] = members[i]!;
+      pending.push({ value: member });
+      if (key !== undefined) pending.push({ text: `${text(key)}:` });
+      if (i > 0) pending.push({ text: ',' });
+    }
+    out += Array.isArray(item) ? '[' : '{';
+  }
+  return out;
+}
+
+/**
  * Ajv's errors of a body without the noise of `oneOf: [X, {type: 'null'}]`, the document's way of
  * writing "X or null": when X fails for a reason of its own (a field it does not know), Ajv also
  * says the value is not null and matches no branch, which names nothing. Those two go when
- * another error at or below the same place says more.
+ * another error at or below the same place says more. Linear in the errors (with a sort of their
+ * places): a list of records with a new field each makes thousands of them.
  */
 function withoutBranchNoise(errors: readonly ErrorObject[]): ErrorObject[] {
+  const byPlace = new Map<string, ErrorObject[]>();
+  for (const error of errors) {
+    const here = byPlace.get(error.instancePath);
+    if (here) here.push(error);
+    else byPlace.set(error.instancePath, [error]);
+  }
+  const places = [...byPlace.keys()].sort();
+  /** Whether an error lies below `at`: places below it sort together, right after `at/`. */
+  const below = (at: string): boolean => {
+    const prefix = `${at}/`;
+    let [low, high] = [0, places.length];
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (places[middle]! < prefix) low = middle + 1;
+      else high = middle;
+    }
+    return places[low]?.startsWith(prefix) ?? false;
+  };
   const noise = new Set<ErrorObject>();
   for (const union of errors) {
     if (union.keyword !== 'oneOf' && union.keyword !== 'anyOf') continue;
-    const at = union.instancePath;
-    const branches = errors.filter(
-      (e) => e.keyword === 'type' && e.instancePath === at && e.schemaPath.startsWith(`${union.schemaPath}/`),
-    );
-    const specific = errors.some(
-      (e) => e !== union && !branches.includes(e) && (e.instancePath === at || e.instancePath.startsWith(`${at}/`)),
-    );
+    const here = byPlace.get(union.instancePath)!;
+    const branches = here.filter((e) => e.keyword === 'type' && e.schemaPath.startsWith(`${union.schemaPath}/`));
+    const specific = here.length - 1 - branches.length > 0 || below(union.instancePath);
     if (!specific) continue;
     noise.add(union);
     for (const branch of branches) noise.add(branch);
@@ -153,11 +221,12 @@ function withoutBranchNoise(errors: readonly ErrorObject[]): ErrorObject[] {
 /**
  * One body error as a violation that names what broke, where: the unexpected field, the missing
  * one, the value no enum allows, each by its JSON pointer. Other errors keep Ajv's own words
- * (`body /id must be integer`).
+ * (`body /id must be integer`). What it quotes of the body is redacted, then cut short.
  */
-function describeBodyError(error: ErrorObject, body: unknown): Violation {
+function describeBodyError(error: ErrorObject, body: unknown, redact: Redact): Violation {
   const at = error.instancePath;
-  const field = (name: unknown): string => printable(`${at}/${pointer([String(name)]).slice(1)}`);
+  const shown = (text: string, max?: number): string => printable(redact(text), max);
+  const field = (name: unknown): string => shown(`${at}/${pointer([String(name)]).slice(1)}`);
   switch (error.keyword) {
     case 'additionalProperties':
       return {
@@ -169,26 +238,49 @@ function describeBodyError(error: ErrorObject, body: unknown): Violation {
     case 'enum': {
       const allowed = (error.params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ');
       return {
-        where: `body ${printable(at) || '(root)'}:`,
-        problem: `${printable(JSON.stringify(valueAt(body, at)) ?? 'undefined', 60)} is not an allowed value (allowed: ${printable(allowed, 300)})`,
+        where: `body ${shown(at) || '(root)'}:`,
+        problem: `${printable(preview(valueAt(body, at), 60, redact), 60)} is not an allowed value (allowed: ${printable(allowed, 300)})`,
       };
     }
     default:
-      return { where: 'body', problem: `${printable(at) || '(root)'} ${error.message ?? error.keyword}` };
+      return { where: 'body', problem: `${shown(at) || '(root)'} ${error.message ?? error.keyword}` };
   }
 }
 
+/** Deepest nesting of a body checked: the service's answers nest a handful of levels, and the checks recurse as deep as a value goes. */
+const MAX_DEPTH = 64;
+
 /**
  * The ways `body` breaks the schema at `schemaAt`, each naming the place in the body; past
- * BODY_PROBLEMS, one more that says how many were left out and stands for them in the counts.
+ * BODY_PROBLEMS, one more that says how many were left out and stands for them in the counts. A
+ * body of more than MAX_CHECKED_VALUES values is checked to its first problem only, as every
+ * problem of millions of values would take gigabytes to list; one nested deeper than MAX_DEPTH
+ * is a violation of its own.
  */
-export function bodyViolations(schemas: SchemaValidator, schemaAt: string, body: unknown): Violation[] {
-  const validate = schemas.at(schemaAt);
+export function bodyViolations(schemas: SchemaValidator, schemaAt: string, body: unknown, redact: Redact): Violation[] {
+  const shape = jsonShape(body, MAX_CHECKED_VALUES, MAX_DEPTH);
+  if (shape.depth > MAX_DEPTH)
+    return [
+      {
+        where: 'body',
+        problem: `nests deeper than ${MAX_DEPTH} levels, far deeper than any answer the document describes`,
+      },
+    ];
+  const large = shape.values > MAX_CHECKED_VALUES;
+  const validate = large ? schemas.firstProblemAt(schemaAt) : schemas.at(schemaAt);
   if (typeof validate === 'string')
     return [{ where: 'body', problem: `schema ${schemaAt} does not compile: ${validate}` }];
   if (validate(body)) return [];
   const errors = withoutBranchNoise(validate.errors ?? []);
-  const listed = errors.slice(0, BODY_PROBLEMS).map((error) => describeBodyError(error, body));
+  const listed = errors.slice(0, BODY_PROBLEMS).map((error) => describeBodyError(error, body, redact));
+  if (large)
+    return [
+      ...listed.slice(0, 1),
+      {
+        where: 'body:',
+        problem: `more problems may follow, not looked for (it holds more than ${MAX_CHECKED_VALUES} values, and past that only its first problem is named)`,
+      },
+    ];
   const more = errors.length - listed.length;
   return more === 0
     ? listed

@@ -2,6 +2,7 @@
 // how many broke it, the violations by kind and each distinct violation with its count, redacted.
 // The proxy's report (`--report`) and the webhook receiver's are made of it.
 import { redact } from '../../../src/redact.js';
+import { clip } from './conformance.js';
 import { kindOf } from './violation-kind.js';
 
 /** A violation as its line says it, and how many it stands for (more than 1 for the line that says how many of a body's were left out). */
@@ -33,6 +34,9 @@ export interface ExchangeReport {
   byName(): Record<string, ExchangeStats>;
 }
 
+/** The most characters of a violation's line that a line or a report shows, cut after it is redacted. */
+export const LINE_CHARS = 2_000;
+
 export function createExchangeReport(): ExchangeReport {
   const stats = new Map<string, ExchangeStats>();
   return {
@@ -43,7 +47,7 @@ export function createExchangeReport(): ExchangeReport {
       for (const { line, count } of violations) {
         entry.violations[kindOf(line)] = (entry.violations[kindOf(line)] ?? 0) + count;
         const known = Object.keys(entry.messages).length;
-        const message = redact(line, secrets);
+        const message = clip(redact(line, secrets), LINE_CHARS);
         const key = Object.hasOwn(entry.messages, message) || known < MESSAGES_PER_NAME ? message : MORE_MESSAGES;
         entry.messages[key] = (entry.messages[key] ?? 0) + 1;
       }

@@ -13,10 +13,10 @@ const DOC_ID = 'openapi';
 const GITEA_EMAIL =
   /^[a-zA-Z0-9.!#$%&'*+-/=?^_`{|}~]*@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
 
-function makeAjv(doc: JsonObject): { ajv: InstanceType<typeof Ajv2020>; error?: string } {
+function makeAjv(doc: JsonObject, allErrors = true): { ajv: InstanceType<typeof Ajv2020>; error?: string } {
   // Strict by default so a typo in a schema surfaces; strictTypes is off because the document
   // deliberately carries uniqueItems on strings (the seed's "unique items") and nullable unions.
-  const ajv = new Ajv2020({ allErrors: true, strictTypes: false, allowUnionTypes: true });
+  const ajv = new Ajv2020({ allErrors, strictTypes: false, allowUnionTypes: true });
   ajvFormats.default(ajv);
   // OpenAPI's format registry: ajv-formats does not know these, and strict mode rejects unknown formats.
   const inRange = (min: number, max: number) => (n: number) => Number.isInteger(n) && n >= min && n <= max;
@@ -91,6 +91,11 @@ export interface SchemaValidator {
   error?: string;
   /** The validator for the schema at `pointer` (such as `/components/schemas/User`), or its compile error. */
   at(pointer: string): ValidateFunction | string;
+  /**
+   * The same, stopping at the first problem: its errors are a handful however large the value,
+   * where `at`'s are as many as the value's parts that break the schema.
+   */
+  firstProblemAt(pointer: string): ValidateFunction | string;
   /** Problems of `value` against the schema at `pointer`; empty when it conforms. */
   check(pointer: string, value: unknown): string[];
 }
@@ -99,9 +104,15 @@ export function createSchemaValidator(doc: JsonObject): SchemaValidator {
   const { ajv, error } = makeAjv(doc);
   const validators = new Map<string, ValidateFunction | string>();
   const at = (pointer: string): ValidateFunction | string => validatorAt(ajv, validators, pointer);
+  let firstProblem: { ajv: InstanceType<typeof Ajv2020>; validators: Map<string, ValidateFunction | string> };
   return {
     ...(error === undefined ? {} : { error }),
     at,
+    firstProblemAt(pointer) {
+      // Made on first use: only an answer too large to list every problem of needs it.
+      firstProblem ??= { ajv: makeAjv(doc, false).ajv, validators: new Map() };
+      return validatorAt(firstProblem.ajv, firstProblem.validators, pointer);
+    },
     check(pointer, value) {
       const v = at(pointer);
       if (typeof v === 'string') return [`schema ${pointer} does not compile: ${v}`];

@@ -41,10 +41,14 @@ export async function createAnsweringMock(
   if (sandbox?.state !== undefined && sandbox.store === undefined) {
     const maxWorlds = sandbox.maxWorlds ?? 100;
     // Limits that do not fit are refused before the folder is locked.
-    worldBudget(maxWorlds, sandbox.maxWorldBytes, NODE_PLATFORM.heapLimit);
+    const maxWorldBytes = worldBudget(maxWorlds, sandbox.maxWorldBytes, NODE_PLATFORM.heapLimit);
     sandbox = {
       ...sandbox,
-      store: await openStateStore(sandbox.state, { maxWorlds, document: sandbox.document ?? DOCUMENT }),
+      store: await openStateStore(sandbox.state, {
+        maxWorlds,
+        maxWorldBytes,
+        document: sandbox.document ?? DOCUMENT,
+      }),
     };
   }
   try {

@@ -4,11 +4,14 @@
 import type { IHttpRequest } from '@stoplight/prism-http';
 import type { IHttpOperation } from '@stoplight/types';
 import { concatBytes, latin1Text } from '../bytes.js';
+import { jsonShape, MAX_CHECKED_VALUES } from '../contract/json-shape.js';
 import { lenientView } from './lenient.js';
 import { parseMediaType, type MediaType } from './media-type.js';
 import { encodeForm, formForPrism, parseForm, type FormPart } from './multipart.js';
 
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
+/** Deepest nesting Go's encoding/json reads. */
+const GO_MAX_DEPTH = 10_000;
 
 export type BodyResult =
   /**
@@ -101,11 +104,22 @@ export async function readBody(request: Request, operation: IHttpOperation): Pro
     } catch {
       return { ok: false, status: 422, message: '[]: the request body is not valid UTF-8' };
     }
+    let body: unknown;
     try {
-      return { ok: true, body: JSON.parse(text) as unknown };
+      body = JSON.parse(text);
     } catch (error) {
       return { ok: false, status: 422, message: `[]: ${error instanceof Error ? error.message : 'malformed JSON'}` };
     }
+    const shape = jsonShape(body, MAX_CHECKED_VALUES, GO_MAX_DEPTH);
+    // Go's decoder refuses it as it reads, so Gitea's binding answers it so.
+    if (shape.depth > GO_MAX_DEPTH) return { ok: false, status: 422, message: '[]: exceeded max depth' };
+    if (shape.values > MAX_CHECKED_VALUES)
+      return {
+        ok: false,
+        status: 413,
+        message: `the request body holds more than ${MAX_CHECKED_VALUES} JSON values, more than the mock reads`,
+      };
+    return { ok: true, body };
   }
   if (raw.data.length === 0) return { ok: true, body: undefined };
   // Without a boundary, or to an operation that takes no form, Prism's own answer (an unsupported

@@ -41,10 +41,16 @@ export function sendJson(
 }
 
 /** A raw HTTP/1.1 error for sockets Node's parser gave up on, where no ServerResponse exists. */
-export function rawErrorResponse(status: number, reason: string, body: ErrorBody): string {
+export function rawErrorResponse(
+  status: number,
+  reason: string,
+  body: ErrorBody,
+  headers: readonly string[] = [],
+): string {
   const payload = JSON.stringify(body);
   return [
     `HTTP/1.1 ${status} ${reason}`,
+    ...headers,
     `Content-Type: ${JSON_TYPE}`,
     `Content-Length: ${Buffer.byteLength(payload)}`,
     'X-Content-Type-Options: nosniff',

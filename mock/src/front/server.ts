@@ -13,6 +13,7 @@ import { BASE_PATH, isNetworkError } from './app.js';
 import { createAnsweringMock, type AnsweringOptions } from './answering-node.js';
 import { checkAuthorization } from './auth.js';
 import { formContent, mimeType, validationView } from './body.js';
+import { jsonShape, MAX_CHECKED_VALUES } from '../contract/json-shape.js';
 import { answerAndClose, defaultMaxConnections, IDLE_TIMEOUT_MS, limitConnections } from './connections.js';
 import { allowList, corsHeaders, isPreflight, preflightHeaders, type HeaderOf } from './cors.js';
 import { DOCUMENT } from '../contract/document-path.js';
@@ -241,7 +242,9 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
     };
     const problems: string[] = [];
     // What readBody refuses, the proxy reports; such a body is then left out, as one too large.
-    let withBody = bodyRead;
+    // So is a body of more values than the mock validates (body.ts says why).
+    let withBody =
+      bodyRead && jsonShape(body, MAX_CHECKED_VALUES, Number.POSITIVE_INFINITY).values <= MAX_CHECKED_VALUES;
     let form: FormPart[] | undefined;
     const type = element.headers!['content-type'];
     const mime = type === undefined ? undefined : mimeType(type);
@@ -346,7 +349,9 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
     (req, res) => respond(req, res, handle),
   );
   const connections = limitConnections(server, defaultMaxConnections(), () =>
-    rawErrorResponse(503, STATUS_TEXT[503]!, apiError(docsUrl, 'too many connections are busy; try again shortly')),
+    rawErrorResponse(503, STATUS_TEXT[503]!, apiError(docsUrl, 'too many connections are busy; try again shortly'), [
+      'Retry-After: 1',
+    ]),
   );
   // Node answers any Expect but 100-continue with an empty 417; Go's net/http refuses it too.
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) =>

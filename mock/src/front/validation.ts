@@ -2,6 +2,7 @@
 // the answering front (app.ts) and the proxy's request check (server.ts).
 import type { IHttpRequest } from '@stoplight/prism-http';
 import { JSON_TYPE } from './errors.js';
+import { clip } from '../contract/conformance.js';
 
 export type Diagnostic = { path?: string[]; message: string; code?: string | number; severity: number };
 
@@ -15,17 +16,28 @@ export function namingNull(message: string): string {
   return message.replace(/(allowed values: [^;]*?), ?(?=$|;)/, '$1, null');
 }
 
-/** Prism's diagnostics in one readable line, such as `body.permission: must be equal to one of …`. */
+/** Violations a message names, at most; it counts the rest. */
+export const LISTED_VIOLATIONS = 20;
+/** Longest violation named, in characters: a property name may be megabytes long. */
+const VIOLATION_CHARS = 500;
+
+/** `items` joined by `; `, at most LISTED_VIOLATIONS of them, then how many of `total` were left out. */
+function listViolations(items: readonly string[], total = items.length): string {
+  const listed = items.slice(0, LISTED_VIOLATIONS).map((item) => clip(item, VIOLATION_CHARS));
+  const more = total - listed.length;
+  return more > 0 ? `${listed.join('; ')}; and ${more} more` : listed.join('; ');
+}
+
+/** Prism's diagnostics in one readable line, such as `body.permission: must be equal to one of …`, with at most LISTED_VIOLATIONS named. */
 export function describeViolations(
   violations: readonly { path?: string[]; message: string; code?: string | number }[],
 ): string {
-  return violations
-    .map((v) => {
-      // Gitea's binding words a content type it cannot read this way.
-      if (String(v.code) === '415') return `[]: Unsupported Content-Type (${v.message})`;
-      return v.path && v.path.length > 0 ? `${v.path.join('.')}: ${namingNull(v.message)}` : namingNull(v.message);
-    })
-    .join('; ');
+  const named = violations.slice(0, LISTED_VIOLATIONS).map((v) => {
+    // Gitea's binding words a content type it cannot read this way.
+    if (String(v.code) === '415') return `[]: Unsupported Content-Type (${v.message})`;
+    return v.path && v.path.length > 0 ? `${v.path.join('.')}: ${namingNull(v.message)}` : namingNull(v.message);
+  });
+  return listViolations(named, violations.length);
 }
 
 /**

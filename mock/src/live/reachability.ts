@@ -47,14 +47,18 @@ const MEANINGS: Record<string, string> = {
   UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
 };
 
-/** `text` cut short. */
-function cut(text: string): string {
-  return text.length > QUOTE_LIMIT ? `${text.slice(0, QUOTE_LIMIT)}…` : text;
+/** What may not show in a line: the credentials, should the server echo them. */
+type Hide = (text: string) => string;
+
+/** `text` redacted, then cut short: cut first, a secret's start would be left where it fell. */
+function cut(text: string, hide: Hide): string {
+  const shown = hide(text);
+  return shown.length > QUOTE_LIMIT ? `${shown.slice(0, QUOTE_LIMIT)}…` : shown;
 }
 
-/** `text` on one line, cut short, quoted. */
-function quote(text: string): string {
-  return JSON.stringify(cut(text.replace(/\s+/g, ' ').trim()));
+/** `text` on one line, redacted, cut short, quoted. */
+function quote(text: string, hide: Hide): string {
+  return JSON.stringify(cut(text.replace(/\s+/g, ' ').trim(), hide));
 }
 
 /** The start of a body, at most `limit` bytes, without waiting for the rest. */
@@ -90,20 +94,20 @@ export function failureCause(error: unknown, url?: URL): string {
 }
 
 /** What came back instead of a version, in a few words. */
-function describeAnswer(response: Response, body: string): string {
+function describeAnswer(response: Response, body: string, hide: Hide): string {
   const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim();
   if (response.status >= 300 && response.status < 400)
-    return `a redirect to ${cut(response.headers.get('location') ?? 'nowhere')}`;
+    return `a redirect to ${cut(response.headers.get('location') ?? 'nowhere', hide)}`;
   if (body.trim() === '') return `an empty body${type ? ` (${type})` : ''}`;
   if (type === 'text/html' || /^\s*</.test(body)) {
     const title = /<title[^>]*>([^<]*)/i.exec(body)?.[1];
-    return `an HTML page${title?.trim() ? ` titled ${quote(title)}` : ''}`;
+    return `an HTML page${title?.trim() ? ` titled ${quote(title, hide)}` : ''}`;
   }
   try {
     // Compact JSON is one line already.
-    return `JSON ${cut(JSON.stringify(JSON.parse(body)))}`;
+    return `JSON ${cut(JSON.stringify(JSON.parse(body)), hide)}`;
   } catch {
-    return `${type || 'a body without a content type'}: ${quote(body)}`;
+    return `${type || 'a body without a content type'}: ${quote(body, hide)}`;
   }
 }
 
@@ -149,13 +153,14 @@ export async function probeServer(
   } finally {
     clearTimeout(timeout);
   }
+  const hide: Hide = (text) => redact(text, secrets);
   const version = response.ok ? versionIn(body) : undefined;
   if (version !== undefined) {
     // Forgejo 7 and later mark the Gitea release they track (`11.0.1+gitea-1.22.0`); older ones show as Gitea.
     const name = /\+gitea-\d/.test(version) ? 'Forgejo' : 'Gitea';
-    return { ok: true, server: `${name} ${/^[\x21-\x7e]{1,100}$/.test(version) ? version : quote(version)}` };
+    return { ok: true, server: `${name} ${/^[\x21-\x7e]{1,100}$/.test(version) ? version : quote(version, hide)}` };
   }
-  const answered = `GET /version answered ${response.status} with ${describeAnswer(response, body)}`;
+  const answered = `GET /version answered ${response.status} with ${describeAnswer(response, body, hide)}`;
   // Gitea with REQUIRE_SIGNIN_VIEW answers 401 here to a missing or wrong credential.
   // Without /api/v1, /version is one of the web pages: the line says which base URL to try.
   const hint = prefixHint(baseUrl);

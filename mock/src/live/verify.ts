@@ -194,18 +194,19 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
       return refusedLine(
         baseUrl,
         credentials,
-        `${operationId} answered ${statusWithMessage(answer.status, answer.body)}`,
+        `${operationId} answered ${statusWithMessage(answer.status, answer.body, secrets)}`,
       );
     }
 
     /** What the answer breaks; of a body too large to read whole, its status and headers only. */
     function judge(operationId: string, answer: CapturedAnswer): Problem[] {
-      return mismatches(doc, schemas, operations.get(operationId)!, answer, { body: !answer.tooLarge }).map(
-        (violation) => {
-          const line = describeViolation(violation);
-          return { kind: kindOf(`response ${line}`), line, ...(violation.count ? { count: violation.count } : {}) };
-        },
-      );
+      return mismatches(doc, schemas, operations.get(operationId)!, answer, {
+        body: !answer.tooLarge,
+        redact: (text) => redact(text, secrets),
+      }).map((violation) => {
+        const line = describeViolation(violation);
+        return { kind: kindOf(`response ${line}`), line, ...(violation.count ? { count: violation.count } : {}) };
+      });
     }
 
     /** Why the operations `among` could not be checked, by kind of skip, with the first of each: `no operation could be checked: …`. */
@@ -243,7 +244,7 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
       const began = performance.now();
       const ctx: Context = {
         target: check.writes ? options.writeTarget : options.readTarget,
-        lookUp: (path) => lookUp(baseUrl, path, headers, budget),
+        lookUp: (path) => lookUp(baseUrl, path, headers, budget, secrets),
         keepSecret: (value) => void secrets.push(value),
       };
       const call = await check.prepare(ctx);
@@ -287,16 +288,25 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
           operationId,
           checked: false,
           kind: 'stopped',
-          cause: `the credentials were refused: answered ${statusWithMessage(answer.status, answer.body)}`,
+          cause: `the credentials were refused: answered ${statusWithMessage(answer.status, answer.body, secrets)}`,
         });
         finish(2, refused(operationId, answer));
       }
       if (refusal === 'operation') {
-        skip('scope', `the token lacks a scope: answered ${statusWithMessage(answer.status, answer.body)}`);
+        skip('scope', `the token lacks a scope: answered ${statusWithMessage(answer.status, answer.body, secrets)}`);
         continue;
       }
       release();
-      const problems = judge(operationId, answer);
+      let problems: Problem[];
+      try {
+        problems = judge(operationId, answer);
+      } catch (error) {
+        // Live mode's own failure, not the server's: the run stops with it, its files written.
+        finish(
+          2,
+          `the check of ${operationId}'s answer failed: ${error instanceof Error ? error.message : String(error)}; this is a bug in gitea-mock`,
+        );
+      }
       const { status } = answer;
       // A body too large to read was not checked: with nothing else wrong, the operation was not
       // checked either, and is skipped with that cause; a status or header that breaks the document
@@ -314,7 +324,7 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
       if (check.writes && status === 404 && problems.length === 0) {
         skip(
           'input',
-          `nothing was written: answered ${statusWithMessage(status, answer.body)} (the scratch repository ${options.scratchRepo}, or what this write names in it, is not there)`,
+          `nothing was written: answered ${statusWithMessage(status, answer.body, secrets)} (the scratch repository ${options.scratchRepo}, or what this write names in it, is not there)`,
         );
         continue;
       }
@@ -323,7 +333,7 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
       if (!check.writes && status === 404 && problems.length === 0) {
         skip(
           'input',
-          `nothing was read: answered ${statusWithMessage(status, answer.body)} (what this read names is not there: check the ids and the repository given)`,
+          `nothing was read: answered ${statusWithMessage(status, answer.body, secrets)} (what this read names is not there: check the ids and the repository given)`,
         );
         continue;
       }

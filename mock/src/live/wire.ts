@@ -1,6 +1,7 @@
 // What live mode sends and reads: every answer kept whole up to 10 MB (the most the proxy checks),
 // so it can be judged byte for byte; and the look-ups that find ids on the server's own listing
 // routes, which say why they found none. A redirect is never followed by either.
+import { redact } from '../../../src/redact.js';
 import type { Answer } from '../contract/conformance.js';
 import type { Budget } from './budget.js';
 import { failureCause } from './reachability.js';
@@ -78,9 +79,9 @@ export function serverMessage(body: string): string {
   }
 }
 
-/** `status` and the server's message, quoted and cut short: `401 "token is required"`. */
-export function statusWithMessage(status: number, body: string): string {
-  const message = serverMessage(body);
+/** `status` and the server's message, redacted of `secrets`, then quoted and cut short: `401 "token is required"`. */
+export function statusWithMessage(status: number, body: string, secrets: readonly string[]): string {
+  const message = redact(serverMessage(body), secrets);
   return message
     ? `${status} ${JSON.stringify(message.length > 200 ? `${message.slice(0, 200)}…` : message)}`
     : String(status);
@@ -95,6 +96,7 @@ export async function lookUp(
   path: string,
   headers: Record<string, string>,
   budget: Budget,
+  secrets: readonly string[],
 ): Promise<Found> {
   const asked = `GET ${path}`;
   const timer = budget.request();
@@ -106,7 +108,7 @@ export async function lookUp(
     const text = bytes ? new TextDecoder().decode(bytes) : '';
     if (!response.ok)
       return {
-        missing: `${asked} answered ${statusWithMessage(response.status, text)}`,
+        missing: `${asked} answered ${statusWithMessage(response.status, text, secrets)}`,
         kind: 'input',
         status: response.status,
       };

@@ -1,7 +1,7 @@
 // E11's bounds and the renderer that needs no threads. What the sandbox answers for a text is the
 // same everywhere: markdown-render.ts renders it, a text longer than `maxInputBytes` or HTML longer
 // than `maxOutputBytes` is refused with 413, and the answer's media type is what Go's sniffing
-// gives Gitea's untyped answer. Node renders large texts in worker threads (markdown.ts), bounded
+// gives Gitea's untyped answer. Node renders long texts in worker threads (markdown.ts), bounded
 // in time and memory as well; where there are no worker threads (a browser, the MSW handlers'
 // browser build) every text is rendered here, on the calling thread, within the same byte bounds:
 // a render cannot be cut short there, so the time and memory bounds do not apply.
@@ -27,7 +27,11 @@ export const MARKDOWN_LIMITS: MarkdownLimits = {
   timeoutMs: 5_000,
 };
 
-export type RenderOutcome = { ok: true; html: string } | { ok: false; status: 413 | 503; message: string };
+export type RenderOutcome =
+  | { ok: true; html: string }
+  | { ok: false; status: 413; message: string }
+  /** The sandbox is busy or stopping: `retryAfter` is the seconds to wait, for a `Retry-After` header. */
+  | { ok: false; status: 503; message: string; retryAfter: number };
 
 export interface MarkdownRenderer {
   render(task: Omit<RenderTask, 'maxOutputBytes'>): Promise<RenderOutcome>;
@@ -35,6 +39,14 @@ export interface MarkdownRenderer {
 }
 
 export const tooLarge = (message: string): RenderOutcome => ({ ok: false, status: 413, message });
+
+/** A 503 to try again after the time bound, by which what is rendering now has finished or been ended. */
+export const busy = (message: string, limits: MarkdownLimits): RenderOutcome => ({
+  ok: false,
+  status: 503,
+  message: `${message}; try again`,
+  retryAfter: Math.max(1, Math.ceil(limits.timeoutMs / 1000)),
+});
 
 /** The refusal of a text longer than the bound, or undefined; and its size in bytes. */
 export function inputRefusal(text: string, limits: MarkdownLimits): { bytes: number; refusal?: RenderOutcome } {
@@ -58,12 +70,16 @@ export function outcomeOf(result: RenderResult, limits: MarkdownLimits): RenderO
     : { ok: true, html: result.html };
 }
 
+/** Renders a text within the bounds on the calling thread. */
+export function renderInline(task: Omit<RenderTask, 'maxOutputBytes'>, limits: MarkdownLimits): RenderOutcome {
+  return outcomeOf(renderHere({ ...task, maxOutputBytes: limits.maxOutputBytes }), limits);
+}
+
 /** Renders every text on the calling thread, within the byte bounds. */
 export function createInlineRenderer(limits: MarkdownLimits = MARKDOWN_LIMITS): MarkdownRenderer {
   return {
     async render(task) {
-      const { refusal } = inputRefusal(task.text, limits);
-      return refusal ?? outcomeOf(renderHere({ ...task, maxOutputBytes: limits.maxOutputBytes }), limits);
+      return inputRefusal(task.text, limits).refusal ?? renderInline(task, limits);
     },
     async close() {},
   };

@@ -1,21 +1,25 @@
-// E11 in the sandbox: the sent markdown rendered to HTML (markdown-render.ts says how), in worker
-// threads, so no text holds the event loop that answers every other client: a small one can be
-// slow too (16 KiB of one-cell table rows took up to 1.2 s), and no size short of a few bytes is
-// cheap for certain. A render is bounded in input, output, time and memory; past a bound it is
-// refused, and the worker that ran too long or too large is ended. Texts wait here for a free
-// worker, not in Tinypool's queue, so that one that waited too long is told the sandbox is busy
-// (503), not that it is too long (413). The bounds on bytes, the media type and the renderer that
-// needs no threads (a browser's) are in markdown-inline.ts. Node only (tinypool).
+// E11 in the sandbox: the sent markdown rendered to HTML (markdown-render.ts says how). A short
+// text renders at once on the calling thread: markdown-it is linear in its input, and at
+// INLINE_BYTES its slowest known text takes a few milliseconds, less than validating a large
+// request. A longer one renders in a worker thread, so that it never holds the event loop that
+// answers every other client, bounded in time and memory as well as in bytes; past a bound it is
+// refused, and the worker that ran too long or too large is ended. Longer texts wait for a free
+// worker here, not in Tinypool's queue, in a queue sized by what they cost (their bytes) and by
+// time: one that would wait behind more than QUEUED_BYTES, or waited longer than the time bound, is
+// told the sandbox is busy (503 with Retry-After), not that it is too long (413). The bounds on
+// bytes, the media type and the renderer that needs no threads (a browser's) are in
+// markdown-inline.ts. Node only (tinypool).
 import type Tinypool from 'tinypool';
 import type { RenderResult, RenderTask } from './markdown-render.js';
 import {
+  busy,
   inputRefusal,
   MARKDOWN_LIMITS,
   outcomeOf,
+  renderInline,
   tooLarge,
   type MarkdownLimits,
   type MarkdownRenderer,
-  type RenderOutcome,
 } from './markdown-inline.js';
 
 export {
@@ -25,14 +29,14 @@ export {
   type MarkdownRenderer,
 } from './markdown-inline.js';
 
-/** Renders in workers or waiting for one, at most; more answer 503. */
-const MAX_IN_FLIGHT = 64;
+/** Texts up to this many UTF-8 bytes render on the calling thread. */
+const INLINE_BYTES = 2 * 1024;
+
+/** Bytes of text rendering in the workers or waiting for one, at most; a text past it is refused at once. */
+const QUEUED_BYTES = 4 * 1024 * 1024;
 
 /** Worker threads, so renders at once. */
 const THREADS = 2;
-
-/** The answer to a text that comes, or is still waiting or rendering, when the sandbox stops. */
-const STOPPING: RenderOutcome = { ok: false, status: 503, message: 'the sandbox is stopping' };
 
 /** Heap of one rendering worker: a 1 MiB text of emphasis takes about 250 MiB to render. */
 const WORKER_HEAP_MB = 384;
@@ -47,7 +51,7 @@ const WORKER = new URL(
 
 export function createMarkdownRenderer(limits: MarkdownLimits = MARKDOWN_LIMITS): MarkdownRenderer {
   let pool: Promise<Tinypool> | undefined;
-  // Loaded and started on the first render: the examples mode and a sandbox that renders nothing never pay for it.
+  // Loaded and started on the first long text: the examples mode and short texts never pay for it.
   const poolOf = (): Promise<Tinypool> =>
     (pool ??= import('tinypool').then(({ default: Pool }) => {
       const started = new Pool({
@@ -56,17 +60,19 @@ export function createMarkdownRenderer(limits: MarkdownLimits = MARKDOWN_LIMITS)
         minThreads: 0,
         maxThreads: THREADS,
         idleTimeout: 60_000,
-        // Never reached: MAX_IN_FLIGHT refuses first. Tinypool's own refusal must not happen, as it
-        // leaves the task's abort listener behind, and its later time-out crashes the process.
-        maxQueue: MAX_IN_FLIGHT * 2,
+        // Never reached: at most THREADS tasks are given to Tinypool at once. Its own refusal must
+        // not happen, as it leaves the task's abort listener behind, whose time-out crashes the process.
+        maxQueue: THREADS * 2,
         resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
       });
       // A worker that fails while idle must not take the server with it (an unhandled 'error' would).
       started.on('error', () => {});
       return started;
     }));
+  const stopping = busy('the sandbox is stopping', limits);
   let closing = false;
-  let inFlight = 0;
+  /** Bytes of the texts rendering in the workers or waiting for one. */
+  let queued = 0;
   /** Workers taken by a render; a finished render hands its worker to the first text waiting. */
   let taken = 0;
   /** Texts waiting for a free worker, first come first served: each is woken with its worker, or with false when the sandbox stops. */
@@ -96,53 +102,53 @@ export function createMarkdownRenderer(limits: MarkdownLimits = MARKDOWN_LIMITS)
     else taken--;
   };
 
+  /** Renders in a worker once one is free; the text's bytes count against QUEUED_BYTES meanwhile. */
+  async function renderInWorker(task: Omit<RenderTask, 'maxOutputBytes'>, bytes: number) {
+    if (queued + bytes > QUEUED_BYTES)
+      return busy(`the sandbox has ${queued} bytes of markdown to render before this text`, limits);
+    queued += bytes;
+    try {
+      // The text did not get a worker in time: the sandbox is busy, which is no fault of the text.
+      if (!(await takeWorker()))
+        return closing
+          ? stopping
+          : busy(`no worker was free to render this text within ${limits.timeoutMs} ms`, limits);
+      let result: RenderResult;
+      try {
+        result = (await (
+          await poolOf()
+        ).run({ ...task, maxOutputBytes: limits.maxOutputBytes } satisfies RenderTask, {
+          signal: AbortSignal.timeout(limits.timeoutMs),
+        })) as RenderResult;
+      } catch (error) {
+        const { name, code } = error as NodeJS.ErrnoException;
+        // Aborted by the time bound: Tinypool ends the worker, so the render stops too.
+        if (name === 'AbortError')
+          return tooLarge(
+            `this text was not rendered within the ${limits.timeoutMs} ms the sandbox allows; send less text`,
+          );
+        if (code === 'ERR_WORKER_OUT_OF_MEMORY')
+          return tooLarge(
+            `rendering this text needed more than the ${WORKER_HEAP_MB} MiB the sandbox allows; send less text`,
+          );
+        // Renders cut short by close(): the server is stopping, and no one reads the answer.
+        if (closing) return stopping;
+        throw error;
+      } finally {
+        releaseWorker();
+      }
+      return outcomeOf(result, limits);
+    } finally {
+      queued -= bytes;
+    }
+  }
+
   return {
     async render(task) {
-      const { refusal } = inputRefusal(task.text, limits);
+      const { bytes, refusal } = inputRefusal(task.text, limits);
       if (refusal) return refusal;
-      if (closing) return STOPPING;
-      if (inFlight >= MAX_IN_FLIGHT)
-        return { ok: false, status: 503, message: 'the sandbox is rendering too many texts at once; try again' };
-      inFlight++;
-      try {
-        // The text did not get a worker in time: the sandbox is busy, which is no fault of the text.
-        if (!(await takeWorker())) {
-          return closing
-            ? STOPPING
-            : {
-                ok: false,
-                status: 503,
-                message: `no worker was free to render this text within ${limits.timeoutMs} ms; try again`,
-              };
-        }
-        let result: RenderResult;
-        try {
-          result = (await (
-            await poolOf()
-          ).run({ ...task, maxOutputBytes: limits.maxOutputBytes } satisfies RenderTask, {
-            signal: AbortSignal.timeout(limits.timeoutMs),
-          })) as RenderResult;
-        } catch (error) {
-          const { name, code } = error as NodeJS.ErrnoException;
-          // Aborted by the time bound: Tinypool ends the worker, so the render stops too.
-          if (name === 'AbortError')
-            return tooLarge(
-              `this text was not rendered within the ${limits.timeoutMs} ms the sandbox allows; send less text`,
-            );
-          if (code === 'ERR_WORKER_OUT_OF_MEMORY')
-            return tooLarge(
-              `rendering this text needed more than the ${WORKER_HEAP_MB} MiB the sandbox allows; send less text`,
-            );
-          // Renders cut short by close(): the server is stopping, and no one reads the answer.
-          if (closing) return STOPPING;
-          throw error;
-        } finally {
-          releaseWorker();
-        }
-        return outcomeOf(result, limits);
-      } finally {
-        inFlight--;
-      }
+      if (closing) return stopping;
+      return bytes <= INLINE_BYTES ? renderInline(task, limits) : renderInWorker(task, bytes);
     },
     async close() {
       closing = true;

@@ -2,6 +2,46 @@
 // duplicates and bytes), less the connection-level ones; a request body framed the way the
 // client framed it; and nothing Node would refuse to write, found before it is written.
 import { validateHeaderName, validateHeaderValue } from 'node:http';
+import { promisify } from 'node:util';
+import { brotliDecompress, gunzip, inflate, type ZlibOptions } from 'node:zlib';
+
+type Decoder = (bytes: Buffer, options: ZlibOptions) => Promise<Buffer>;
+
+/** The content codings an answer is decoded from before it is checked: gzip is Gitea's, the others Node's fetch asks for too. */
+const DECODERS: Record<string, Decoder> = {
+  gzip: promisify(gunzip),
+  'x-gzip': promisify(gunzip),
+  deflate: promisify(inflate),
+  br: promisify(brotliDecompress) as Decoder,
+};
+
+/**
+ * An answer's body as text, decoded from its `Content-Encoding` (gzip, deflate, br, in the order
+ * applied) to at most `limit` bytes, so that a small compressed answer that inflates without end
+ * costs `limit` at most. Undefined for a coding it does not know, a body that does not decode, or
+ * one that decodes past `limit`: such a body goes unchecked, as one too large does.
+ */
+export async function decodedBody(
+  bytes: Buffer,
+  encoding: string | undefined,
+  limit: number,
+): Promise<string | undefined> {
+  const codings = (encoding ?? '')
+    .split(',')
+    .map((coding) => coding.trim().toLowerCase())
+    .filter((coding) => coding !== '' && coding !== 'identity');
+  let body = bytes;
+  for (const coding of codings.reverse()) {
+    const decode = DECODERS[coding];
+    if (!decode) return undefined;
+    try {
+      body = await decode(body, { maxOutputLength: limit });
+    } catch {
+      return undefined;
+    }
+  }
+  return body.toString('utf8');
+}
 
 /** Connection-level headers, which a proxy never passes on (RFC 9110 §7.6.1). */
 const HOP_BY_HOP = new Set([

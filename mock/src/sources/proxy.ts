@@ -24,11 +24,12 @@ import { redact } from '../../../src/redact.js';
 import { listOperations, type Operation } from '../contract/document.js';
 import { readDocumentFile } from '../contract/document-file.js';
 import { createSchemaValidator } from '../contract/schema.js';
-import { describeViolation, mismatches, type Violation } from '../contract/conformance.js';
-import { createExchangeReport, total, type Found } from '../contract/exchange-report.js';
+import { clip, describeViolation, mismatches, type Violation } from '../contract/conformance.js';
+import { createExchangeReport, LINE_CHARS, total, type Found } from '../contract/exchange-report.js';
 import { networkFailure } from '../network-failure.js';
 import { outputFileProblem } from '../output-file.js';
-import { endToEnd, headersProblem, requestFraming, statusProblem } from './proxy-wire.js';
+import { decodedBody, endToEnd, headersProblem, requestFraming, statusProblem } from './proxy-wire.js';
+import { LISTED_VIOLATIONS } from '../front/validation.js';
 import type { MockOperation } from '../front/operations.js';
 import type { FrontServices, PassThroughSource } from './source.js';
 
@@ -56,9 +57,12 @@ export interface ProxyOptions {
   /**
    * Each exchange of the 20 operations: `true` once checked, `false` when the proxy answered it
    * itself (`502`, `504`, `408`) because the upstream failed or a bound passed, so that nothing
-   * could be checked.
+   * could be checked; `'check failed'` when the exchange went through but the proxy's own check
+   * of it threw (a bug of the proxy, never the peer's doing).
    */
-  onExchange?: (checked: boolean) => void;
+  onExchange?: (checked: boolean | 'check failed') => void;
+  /** A failure of the proxy itself, such as a check that threw; never holds a credential. */
+  onWarning?: (line: string) => void;
 }
 
 /** Bodies up to this size are read whole and checked; larger ones stream through unchecked. */
@@ -188,6 +192,13 @@ function secretsOf(headers: IncomingHttpHeaders, url: URL, body: unknown, op: Mo
 
 /** A request's violation lines as Found. */
 const each = (lines: readonly string[]): Found[] => lines.map((line) => ({ line, count: 1 }));
+
+/** A request's violation lines as Found, at most LISTED_VIOLATIONS of them and one that stands for the rest. */
+function listed(lines: readonly string[]): Found[] {
+  const shown = each(lines.slice(0, LISTED_VIOLATIONS));
+  const more = lines.length - shown.length;
+  return more > 0 ? [...shown, { line: `request: ${more} more violations, not listed`, count: more }] : shown;
+}
 
 /** An answer's violations as Found, each line starting `response `. */
 const answered = (violations: readonly Violation[]): Found[] =>
@@ -326,7 +337,13 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
     ): Promise<number> {
       const url = new URL(req.url ?? '/', 'http://proxy');
       const framing = requestFraming(req.headers['transfer-encoding']);
-      const refusal = typeof framing === 'string' ? framing : headersProblem(req.rawHeaders);
+      // An absolute URL (`GET http://elsewhere/… HTTP/1.1`) is meant for a forward proxy: this one
+      // forwards to its upstream only, and a path the upstream would read as another host is refused.
+      const refusal = !req.url?.startsWith('/')
+        ? `the request target must be a path such as /api/v1/version, not ${JSON.stringify(String(req.url).slice(0, 100))}: this proxy forwards to ${upstream.host} only`
+        : typeof framing === 'string'
+          ? framing
+          : headersProblem(req.rawHeaders);
       if (refusal !== undefined) {
         // Nothing of a request whose body cannot be framed is forwarded, nor is its connection kept.
         res.shouldKeepAlive = false;
@@ -385,14 +402,16 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
       const opened = (request: ClientRequest): void => void (outgoing = request);
       let checked = false;
       try {
+        // The body is read (up to CHECK_LIMIT) before an upstream connection is taken: a client that
+        // uploads a byte at a time then holds its own connection only, never one of the upstream's.
+        const requestBody = await collect(req, CHECK_LIMIT, control.signal);
         if (!op) {
           // Not one of the 20 operations: through untouched, and only counted.
           outside++;
-          const answer = await exchange(req, headers, [], true, control, opened);
+          const answer = await exchange(req, headers, requestBody.chunks, !requestBody.complete, control, opened);
           relay(res, answer, [], true, cors, undefined);
           return answer.statusCode!;
         }
-        const requestBody = await collect(req, CHECK_LIMIT, control.signal);
         const raw = Buffer.concat(requestBody.chunks);
         const contentType = String(req.headers['content-type'] ?? '').toLowerCase();
         let body: unknown;
@@ -404,6 +423,18 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
           }
         }
         const violations: Found[] = [];
+        const secrets = secretsOf(req.headers, url, body, op);
+        const hide = (text: string): string => redact(text, secrets);
+        /** Why the proxy's own check of this exchange failed, if it did: its failure, not the peer's. */
+        let checkFailure: string | undefined;
+        const checking = <T>(what: string, check: () => T, otherwise: T): T => {
+          try {
+            return check();
+          } catch (error) {
+            checkFailure ??= `the check of the ${what} failed: ${error instanceof Error ? error.message : String(error)}`;
+            return otherwise;
+          }
+        };
         const credentials = front.credentialProblem(
           req.headers.authorization,
           req.headers['x-gitea-otp'] as string | undefined,
@@ -411,19 +442,22 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
         if (credentials) violations.push(...each([`request headers.authorization: ${credentials}`]));
         // A body too large to read whole streams through; only the rest of the request is checked.
         violations.push(
-          ...each(
-            front.requestViolations(op, url, req.headers, body, requestBody.complete).map((line) => `request ${line}`),
+          ...listed(
+            checking(
+              'request',
+              () => front.requestViolations(op, url, req.headers, body, requestBody.complete),
+              [],
+            ).map((line) => `request ${line}`),
           ),
         );
-        const secrets = secretsOf(req.headers, url, body, op);
         const report = (found: Found[]): void => {
           if (found.length === 0) return;
           const count = total(found);
-          // Redacted last, after every step that reshapes a value (lower-casing a content type …).
+          // Redacted first, after every step that reshapes a value (lower-casing a content type …),
+          // and only then cut short.
           options.onViolations?.(
-            redact(
-              `${op.operationId} ${req.method} ${url.pathname}: ${count} violation${count > 1 ? 's' : ''}: ${found.map(({ line }) => line).join('; ')}`,
-              secrets,
+            hide(
+              `${op.operationId} ${req.method} ${url.pathname}: ${count} violation${count > 1 ? 's' : ''}: ${found.map(({ line }) => clip(hide(line), LINE_CHARS)).join('; ')}`,
             ),
           );
         };
@@ -436,32 +470,47 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
           front.sendError(
             res,
             422,
-            redact(`the request breaks the document: ${violations.map(({ line }) => line).join('; ')}`, secrets),
+            `the request breaks the document: ${violations.map(({ line }) => clip(hide(line), LINE_CHARS)).join('; ')}`,
             { ...exposingCount(cors), 'X-Contract-Violations': String(total(violations)) },
           );
           return 422;
         }
         const answer = await exchange(req, headers, requestBody.chunks, !requestBody.complete, control, opened);
         const answerBody = await collect(answer, CHECK_LIMIT, control.signal);
-        const checks = mismatches(
-          doc,
-          schemas,
-          operations.get(op.operationId)!,
-          {
-            status: answer.statusCode ?? 0,
-            headers: new Headers(
-              Object.entries(answer.headers).flatMap(([name, value]) =>
-                value === undefined ? [] : [[name, String(value)] as [string, string]],
-              ),
+        const decoded = answerBody.complete
+          ? await decodedBody(Buffer.concat(answerBody.chunks), answer.headers['content-encoding'], CHECK_LIMIT)
+          : undefined;
+        const checks = checking(
+          'answer',
+          () =>
+            mismatches(
+              doc,
+              schemas,
+              operations.get(op.operationId)!,
+              {
+                status: answer.statusCode ?? 0,
+                headers: new Headers(
+                  Object.entries(answer.headers).flatMap(([name, value]) =>
+                    value === undefined ? [] : [[name, String(value)] as [string, string]],
+                  ),
+                ),
+                body: decoded ?? '',
+              },
+              { body: decoded !== undefined, redact: hide },
             ),
-            body: answerBody.complete ? Buffer.concat(answerBody.chunks).toString('utf8') : '',
-          },
-          { body: answerBody.complete },
+          [],
         );
         violations.push(...answered(checks));
         stats.record(op.operationId, violations, secrets);
         checked = true;
-        options.onExchange?.(true);
+        if (checkFailure !== undefined)
+          options.onWarning?.(
+            clip(
+              hide(`${op.operationId} ${req.method} ${url.pathname}: ${checkFailure}; this is a bug in gitea-mock`),
+              LINE_CHARS,
+            ),
+          );
+        options.onExchange?.(checkFailure === undefined ? true : 'check failed');
         report(violations);
         relay(res, answer, answerBody.chunks, !answerBody.complete, cors, total(violations));
         return answer.statusCode!;

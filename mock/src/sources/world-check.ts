@@ -7,7 +7,31 @@
 // ids, logins, names, numbers, owners; and a nextId above every id in use, as new records take it.
 import { readDocumentFile } from '../contract/document-file.js';
 import { createSchemaValidator } from '../contract/schema.js';
+import { jsonShape } from '../contract/json-shape.js';
 import { WORLD_FORMAT } from './world.js';
+
+/**
+ * Deepest nesting and most keys of one object in a world the sandbox writes: its records nest a
+ * few levels and hold a hundred fields at most, a hook's config 64 keys. Past either, the world
+ * is no sandbox's, and checking it would recurse as deep, or loop as long, as it goes.
+ */
+const MAX_DEPTH = 32;
+const MAX_KEYS = 256;
+
+/** Where `world` passes the bounds above, said in a sentence; undefined when it does not. */
+function boundsProblem(world: unknown): string | undefined {
+  if (jsonShape(world, Number.POSITIVE_INFINITY, MAX_DEPTH).depth > MAX_DEPTH)
+    return `it nests deeper than the ${MAX_DEPTH} levels of any world the sandbox writes`;
+  const stack = [world];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    if (typeof next !== 'object' || next === null) continue;
+    const values = Object.values(next);
+    if (!Array.isArray(next) && values.length > MAX_KEYS)
+      return `an object of it holds ${values.length} keys, more than the ${MAX_KEYS} of any the sandbox writes`;
+    for (const value of values) stack.push(value);
+  }
+  return undefined;
+}
 
 /** An entry's field: an id, a text, a list of ids, a record of a schema, or a list of such records. */
 type Field = 'id' | 'text' | 'ids' | { record: string } | { records: string };
@@ -150,6 +174,8 @@ function makeWorldCheck(document: string): WorldCheck {
 
   return (world) => {
     if (!isObject(world)) return 'it is not a JSON object';
+    const bounds = boundsProblem(world);
+    if (bounds) return bounds;
     if (world.format !== WORLD_FORMAT) return `its format is ${JSON.stringify(world.format)}, not ${WORLD_FORMAT}`;
     if (!isId(world.nextId) || (world.nextId as number) < 1) return 'nextId is not a positive id';
     if (!isId(world.created)) return 'created is not a count';

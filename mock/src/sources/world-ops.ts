@@ -120,6 +120,16 @@ function freshId(world: World): number {
   return world.nextId++;
 }
 
+const ARMOUR_BEGIN = '-----BEGIN PGP PUBLIC KEY BLOCK-----';
+const ARMOUR_END = '-----END PGP PUBLIC KEY BLOCK-----';
+
+/** What lies between the first armour's begin and end lines, or undefined; by indexOf, linear in the text however many begin lines it repeats. */
+function armouredPayload(text: string): string | undefined {
+  const begin = text.indexOf(ARMOUR_BEGIN);
+  const end = begin < 0 ? -1 : text.indexOf(ARMOUR_END, begin + ARMOUR_BEGIN.length);
+  return end < 0 ? undefined : text.slice(begin + ARMOUR_BEGIN.length, end);
+}
+
 const json = (status: number, body: unknown, headers?: Record<string, string>): Answer => ({
   status,
   type: 'application/json',
@@ -590,9 +600,7 @@ const handlers: Record<string, Handler> = {
     const armored = String(body.armored_public_key ?? '').trim();
     // Signatures are not checked: any signature counts as a valid one, which makes the key verified.
     const signed = typeof body.armored_signature === 'string' && body.armored_signature.trim() !== '';
-    const payload = /-----BEGIN PGP PUBLIC KEY BLOCK-----([\s\S]*?)-----END PGP PUBLIC KEY BLOCK-----/.exec(
-      armored,
-    )?.[1];
+    const payload = armouredPayload(armored);
     if (payload === undefined) return fail(ctx, 422, 'Failed to parse GPG key: no armored PGP public key block');
     if (ctx.world.gpgKeys.some((entry) => entry.armored === armored))
       return fail(ctx, 422, 'A key with the same id already exists');
@@ -712,11 +720,13 @@ const handlers: Record<string, Handler> = {
       origin: ctx.url.origin,
       users,
     });
-    if (!rendered.ok)
+    if (!rendered.ok) {
+      const retry = rendered.status === 503 ? { 'Retry-After': String(rendered.retryAfter) } : undefined;
       return {
-        answer: { ...json(rendered.status, apiError(ctx.docsUrl, rendered.message)), own: true },
+        answer: { ...json(rendered.status, apiError(ctx.docsUrl, rendered.message), retry), own: true },
         changed: false,
       };
+    }
     return { answer: { status: 200, type: sniffedType(rendered.html), body: rendered.html }, changed: false };
   },
 

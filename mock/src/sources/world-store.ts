@@ -2,7 +2,7 @@
 // the one world that changed. The folder holds:
 //
 //   gitea-mock-sandbox.json   {"gitea-mock-sandbox": 2}: says what the folder is, and its format
-//   lock                      the pid of the process that uses the folder (one at a time)
+//   lock                      locked by the process that uses the folder (one at a time)
 //   <sha256>.json             a world, named by the SHA-256 of its credential
 //
 // A world is saved atomically: written to a temporary file of a random name, created exclusively
@@ -12,21 +12,19 @@
 // a killed process left are removed, and every world is checked deeply (world-check.ts); anything
 // that is not what the sandbox writes is refused with a message and left as it is.
 import { randomBytes } from 'node:crypto';
-import { readFileSync, unlinkSync } from 'node:fs';
 import {
-  link,
-  lstat,
-  mkdir,
-  open,
-  readdir,
-  readFile,
-  readlink,
-  realpath,
-  rename,
-  rm,
-  stat,
-  unlink,
-} from 'node:fs/promises';
+  closeSync,
+  constants,
+  fstatSync,
+  ftruncateSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { lstat, mkdir, open, readdir, readFile, readlink, realpath, rename, rm, stat, unlink } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { World } from './world.js';
 import type { WorldCheck } from './world-check.js';
@@ -64,6 +62,8 @@ export interface StateStore {
 export interface OpenOptions {
   /** Worlds kept: beyond it, the least recently written are removed at start. */
   maxWorlds: number;
+  /** Bytes one world may hold (sandbox-limits.ts' worldBudget): a larger world file is refused, unread. */
+  maxWorldBytes: number;
   /** The openapi.yaml whose schemas the records must match. */
   document: string;
 }
@@ -113,98 +113,78 @@ async function syncFolder(dir: string): Promise<void> {
   }
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    // EPERM: it exists, under another user.
-    if (codeOf(error) !== 'EPERM') return false;
-  }
-  return !isZombie(pid);
-}
-
 /**
- * Whether `pid` ended and waits for its parent to reap it (a zombie, `Z` in /proc/PID/stat, or
- * `X`): kill(pid, 0) still finds it, but it never runs again. False where there is no /proc.
- */
-function isZombie(pid: number): boolean {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return false;
-  }
-  // `pid (name) state …`: the name may hold spaces and parentheses; the state follows the last `)`.
-  return /^ [ZX]/.test(stat.slice(stat.lastIndexOf(')') + 1));
-}
-
-async function readLock(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    if (codeOf(error) === 'ENOENT') return undefined;
-    throw error;
-  }
-}
-
-/**
- * Takes `dir/lock`, created exclusively with this process's pid. A lock whose process is gone
- * (a kill -9, a crash) is stale and taken over; one whose process runs is refused.
+ * Takes `dir/lock`: an exclusive lock the kernel holds on the open file (an open file description
+ * lock, fcntl F_OFD_SETLK, through fs-native-extensions) for as long as this process keeps it open,
+ * and drops when the process ends, however it ends (a kill -9 too). No process id decides anything:
+ * ids repeat across PID namespaces, as in two containers that are each PID 1. The file names its
+ * holder, for the refusal's message only. The lock is on a file that `dir/lock` still names, so a
+ * holder that removes the file as it leaves cannot leave a lock on a file no one else would open.
  */
 async function takeLock(dir: string, refuse: (why: string) => never): Promise<() => void> {
+  const { tryLock } = await import('fs-native-extensions');
   const path = join(dir, LOCK);
-  for (let attempt = 0; attempt < 5; attempt++) {
+  // A plain descriptor, not a FileHandle: it is closed by the exit handler, which cannot wait.
+  const attempt = (): (() => void) | undefined => {
+    let fd: number;
     try {
-      await createExclusive(path, `${process.pid}\n`);
-      return () => {
-        try {
-          // Only our own: a folder replaced meanwhile may hold another process's lock.
-          if (readFileSync(path, 'utf8') === `${process.pid}\n`) unlinkSync(path);
-        } catch {
-          // Gone already, or the folder is: nothing to release.
-        }
-      };
+      // O_NOFOLLOW: never through a link planted where the lock goes.
+      fd = openSync(path, constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
     } catch (error) {
-      if (codeOf(error) !== 'EEXIST') return refuse(`cannot be written (${codeOf(error)})`);
-    }
-    const text = await readLock(path);
-    if (text === undefined) continue;
-    const pid = /^([1-9][0-9]*)\n?$/.exec(text)?.[1];
-    if (pid !== undefined && Number(pid) !== process.pid && isAlive(Number(pid))) {
-      return refuse(
-        `is in use by process ${pid} (its lock is ${path}); one process per state folder: stop that one, or give another folder`,
-      );
-    }
-    // Stale: moved aside first, so that a lock another process took meanwhile is put back, not removed.
-    const aside = join(dir, `.${randomBytes(16).toString('hex')}.stale`);
-    try {
-      await rename(path, aside);
-    } catch (error) {
-      if (codeOf(error) === 'ENOENT') continue;
       return refuse(`cannot be written (${codeOf(error)})`);
     }
-    if ((await readLock(aside)) !== text) await link(aside, path).catch(() => {});
-    await rm(aside, { force: true });
+    let keep = false;
+    try {
+      let locked: boolean;
+      try {
+        locked = tryLock(fd);
+      } catch (error) {
+        return refuse(`cannot be locked (${codeOf(error)})`);
+      }
+      if (!locked) {
+        const holder = /^([1-9][0-9]*) (.*)\n$/.exec(readFileSync(fd, 'utf8'));
+        return refuse(
+          `is in use by ${holder ? `process ${holder[1]} on ${holder[2]}` : 'another process'} (its lock is ${path}); one process per state folder: stop that one, or give another folder`,
+        );
+      }
+      // Locked a file the path no longer names (its holder removed it as it left): try again.
+      const held = fstatSync(fd);
+      const named = lstatSync(path, { throwIfNoEntry: false });
+      if (named?.ino !== held.ino || named.dev !== held.dev) return undefined;
+      try {
+        ftruncateSync(fd);
+        writeSync(fd, `${process.pid} ${hostname()}\n`, 0);
+      } catch (error) {
+        // The lock is the first write: a folder that takes none is refused, and left as it was.
+        unlinkSync(path);
+        return refuse(`cannot be written (${codeOf(error)})`);
+      }
+      keep = true;
+      return () => {
+        try {
+          // Removed while still held, then let go: see above.
+          unlinkSync(path);
+        } catch {
+          // Gone already, or the folder is: nothing to remove.
+        }
+        closeSync(fd);
+      };
+    } finally {
+      if (!keep) closeSync(fd);
+    }
+  };
+  for (let tries = 0; tries < 5; tries++) {
+    const release = attempt();
+    if (release) return release;
   }
   return refuse(`has a lock (${path}) that keeps changing hands; one process per state folder`);
 }
 
-/** Creates `path` with `text`, failing with EEXIST when it exists (a link included); flushed to disk. */
-async function createExclusive(path: string, text: string): Promise<void> {
-  const handle = await open(path, 'wx', 0o600);
-  try {
-    await handle.writeFile(text);
-    await handle.sync();
-  } catch (error) {
-    await rm(path, { force: true });
-    throw error;
-  } finally {
-    await handle.close();
-  }
-}
-
 /** Opens (creating it if needed), locks and loads the state folder `path`; throws a clear error for anything else. */
-export async function openState(path: string, { maxWorlds, document }: OpenOptions): Promise<StateStore> {
+export async function openState(
+  path: string,
+  { maxWorlds, maxWorldBytes, document }: OpenOptions,
+): Promise<StateStore> {
   const refuse = (why: string): never => {
     throw new Error(`--state ${path} ${why}`);
   };
@@ -297,6 +277,11 @@ export async function openState(path: string, { maxWorlds, document }: OpenOptio
       const info = await lstat(file);
       if (!info.isFile())
         return refuseLeft(`holds ${name}, which is not a regular file${info.isSymbolicLink() ? ' but a link' : ''}`);
+      // Not read: the sandbox never writes a world past its budget, and reading it could take the heap.
+      if (info.size > maxWorldBytes)
+        return refuseLeft(
+          `holds ${name}, a world of ${info.size} bytes, more than the ${maxWorldBytes} one may hold (--max-world-bytes)`,
+        );
       const text = await readFile(file, 'utf8');
       let world: unknown;
       try {

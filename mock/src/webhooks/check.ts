@@ -4,6 +4,7 @@
 // valid, the body is of a declared media type and its JSON payload valid against the webhook's
 // schema, and, with the hook's secret, each signature is the payload's.
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { redact } from '../../../src/redact.js';
 import { bodyViolations, type Violation } from '../contract/conformance.js';
 import {
   isObject,
@@ -136,6 +137,8 @@ export function createDeliveryChecker(doc: JsonObject, schemas: SchemaValidator)
             schemas,
             `${webhook.location}/requestBody/content/${pointer(['application/json']).slice(1)}/schema`,
             payload,
+            // What a violation quotes is redacted before it is cut.
+            (quoted) => redact(quoted, [secret ?? '', headers.get('authorization') ?? '']),
           ).map((violation) => ({ ...violation, where: `request ${violation.where}` })),
         );
       return { webhook: type, action, violations };
