@@ -39,6 +39,7 @@ export const OUTPUTS = [
   'mock/dist/bytes.mjs',
   'mock/dist/cli.d.mts',
   'mock/dist/cli.mjs',
+  'mock/dist/clip.mjs',
   'mock/dist/document-file.mjs',
   'mock/dist/document.json',
   'mock/dist/document-path.mjs',

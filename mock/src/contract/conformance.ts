@@ -26,11 +26,6 @@ export interface Violation {
   count?: number;
 }
 
-/** `text` cut to `max` characters, marked with `…` when cut; redact anything secret before. */
-export function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
-}
-
 /** A violation as one line, such as `body /id must be integer`. */
 export function describeViolation({ where, problem }: Violation): string {
   return `${where} ${problem}`;

@@ -2,7 +2,7 @@
 // how many broke it, the violations by kind and each distinct violation with its count, redacted.
 // The proxy's report (`--report`) and the webhook receiver's are made of it.
 import { redact } from '../../../src/redact.js';
-import { clip } from './conformance.js';
+import { clip } from './clip.js';
 import { kindOf } from './violation-kind.js';
 
 /** A violation as its line says it, and how many it stands for (more than 1 for the line that says how many of a body's were left out). */

@@ -2,7 +2,7 @@
 // the answering front (app.ts) and the proxy's request check (server.ts).
 import type { IHttpRequest } from '@stoplight/prism-http';
 import { JSON_TYPE } from './errors.js';
-import { clip } from '../contract/conformance.js';
+import { clip } from '../contract/clip.js';
 
 export type Diagnostic = { path?: string[]; message: string; code?: string | number; severity: number };
 
