@@ -405,9 +405,9 @@ export async function operations(): Promise<string[]> {
           await symlink(join(ROOT, 'node_modules', name), join(mockProject, 'node_modules', name), 'dir');
     });
 
-    it('finds the blocks: the README, docs/client.md and the MSW examples of the mock README', () => {
+    it('finds the blocks: the README, docs/client.md, docs/mock.md and the MSW examples of the mock README', () => {
       expect(new Set(blocks.map(({ file }) => file))).toEqual(
-        new Set(['README.md', 'docs/client.md', 'mock/README.md']),
+        new Set(['README.md', 'docs/client.md', 'docs/mock.md', 'mock/README.md']),
       );
     });
 
