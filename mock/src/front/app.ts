@@ -12,7 +12,7 @@ import { checkAuthorization } from './auth.js';
 import { readBody } from './body.js';
 import type { Conditions } from './conditions.js';
 import { corsHeaders, isPreflight, preflightHeaders, type HeaderOf } from './cors.js';
-import { apiError, JSON_TYPE, notFound } from './errors.js';
+import { apiError, JSON_TYPE, notFound, reasonPhrase } from './errors.js';
 import { faultAnswer } from './faults.js';
 import { JOURNAL_PATH, journalAnswer, type Journal } from './journal.js';
 import type { MockOperation, OperationTable } from './operations.js';
@@ -74,31 +74,6 @@ export interface GiteaApp {
 
 type Headers = Record<string, string>;
 
-/** Reason phrases as Go's net/http writes them, for the statuses the mock answers. */
-const REASONS: Record<number, string> = {
-  200: 'OK',
-  201: 'Created',
-  202: 'Accepted',
-  204: 'No Content',
-  205: 'Reset Content',
-  301: 'Moved Permanently',
-  302: 'Found',
-  307: 'Temporary Redirect',
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  406: 'Not Acceptable',
-  409: 'Conflict',
-  413: 'Request Entity Too Large',
-  415: 'Unsupported Media Type',
-  422: 'Unprocessable Entity',
-  423: 'Locked',
-  500: 'Internal Server Error',
-  503: 'Service Unavailable',
-};
-
 /** The request's headers as one value each, as Prism reads them. */
 function headerRecord(request: Request): Headers {
   const result: Headers = {};
@@ -138,7 +113,7 @@ export function createApp({
       bytes = new TextEncoder().encode(contentType === JSON_TYPE ? JSON.stringify(answer.body) : String(answer.body));
     }
     headers['Content-Length'] = String(bytes?.length ?? 0);
-    const init = { status: answer.status, statusText: REASONS[answer.status] ?? '', headers };
+    const init = { status: answer.status, statusText: reasonPhrase(answer.status), headers };
     if (bytes === undefined || method === 'HEAD') return new Answering(null, init);
     try {
       return new Answering(bytes, init);
@@ -159,7 +134,7 @@ export function createApp({
     if (method === 'OPTIONS')
       return new Answering(null, {
         status: 204,
-        statusText: 'No Content',
+        statusText: reasonPhrase(204),
         headers: { ...cors, Allow: allow, 'Content-Length': '0' },
       });
     return error(method, 405, `${method} is not allowed on ${pathname}; allowed: ${allow}`, { ...cors, Allow: allow });
@@ -247,7 +222,7 @@ export function createApp({
     const header: HeaderOf = (name) => request.headers.get(name) ?? undefined;
     const cors = corsHeaders(header);
     if (isPreflight(request.method, header))
-      return new Answering(null, { status: 204, statusText: 'No Content', headers: preflightHeaders(header) });
+      return new Answering(null, { status: 204, statusText: reasonPhrase(204), headers: preflightHeaders(header) });
     // WHATWG URL parsing also resolves dot segments, so `/api/v1/../x` leaves the API.
     const url = URL.canParse(request.url) ? new URL(request.url) : undefined;
     // Prism decodes every segment; a broken escape or bad UTF-8 is refused here instead.

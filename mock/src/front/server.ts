@@ -61,14 +61,6 @@ export interface MockServer {
   close(): Promise<void>;
 }
 
-const STATUS_TEXT: Record<number, string> = {
-  400: 'Bad Request',
-  405: 'Method Not Allowed',
-  408: 'Request Timeout',
-  413: 'Payload Too Large',
-  431: 'Request Header Fields Too Large',
-  503: 'Service Unavailable',
-};
 /** What a handler sent, for the log line: a status, or `reset` for a connection closed without an answer. */
 type Sent = number | 'reset';
 
@@ -349,9 +341,7 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
     (req, res) => respond(req, res, handle),
   );
   const connections = limitConnections(server, defaultMaxConnections(), () =>
-    rawErrorResponse(503, STATUS_TEXT[503]!, apiError(docsUrl, 'too many connections are busy; try again shortly'), [
-      'Retry-After: 1',
-    ]),
+    rawErrorResponse(503, apiError(docsUrl, 'too many connections are busy; try again shortly'), ['Retry-After: 1']),
   );
   // Node answers any Expect but 100-continue with an empty 417; Go's net/http refuses it too.
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) =>
@@ -373,11 +363,7 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
   server.on('connect', (req: IncomingMessage, socket: Duplex) => {
     answerAndClose(
       socket,
-      rawErrorResponse(
-        405,
-        STATUS_TEXT[405]!,
-        apiError(docsUrl, 'CONNECT is not allowed: this server opens no tunnels'),
-      ),
+      rawErrorResponse(405, apiError(docsUrl, 'CONNECT is not allowed: this server opens no tunnels')),
     );
     options.onRequest?.(`CONNECT ${req.url?.split('?')[0]} 405 0ms`);
   });
@@ -396,7 +382,7 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
         : status === 408
           ? 'the request took too long'
           : 'malformed HTTP request';
-    answerAndClose(socket, rawErrorResponse(status, STATUS_TEXT[status] ?? 'Bad Request', apiError(docsUrl, message)));
+    answerAndClose(socket, rawErrorResponse(status, apiError(docsUrl, message)));
   });
 
   await new Promise<void>((resolve, reject) => {
