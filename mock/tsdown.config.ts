@@ -127,8 +127,8 @@ export default defineConfig([
   // programmatic use, the MSW handlers for Node (`gitea-mock/msw`, with msw itself left to the user
   // as a peer), ESM for Node 20, with type declarations for the two libraries; the sandbox's markdown
   // renderer is an entry of its own, as worker threads load it by file name. The dependencies
-  // (gitea-contract, Prism, Ajv, yaml, markdown-it, tinypool…) stay imports; the few client
-  // internals the mock shares (redaction, the Authorization header) are bundled.
+  // (gitea-contract and its `gitea-contract/internal`, Prism, Ajv, yaml, markdown-it, tinypool…)
+  // stay imports.
   {
     entry: {
       cli: 'src/cli.ts',

@@ -20,7 +20,7 @@ import {
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { pipeline, type Readable } from 'node:stream';
-import { redact } from '../../../src/redact.js';
+import { isLoopbackHost, redact } from 'gitea-contract/internal';
 import { listOperations, type Operation } from '../contract/document.js';
 import { readDocumentFile } from '../contract/document-file.js';
 import { createSchemaValidator } from '../contract/schema.js';
@@ -68,7 +68,6 @@ export interface ProxyOptions {
 
 /** Bodies up to this size are read whole and checked; larger ones stream through unchecked. */
 const CHECK_LIMIT = 10 * 1024 * 1024;
-const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i;
 /** Header names whose values are credentials, as the client redacts them. */
 const CREDENTIAL_HEADER = /auth|token|secret|password|cookie|otp|key|session/i;
 
@@ -95,7 +94,7 @@ export function checkUpstream(upstream: string, allowInsecure = false): URL {
 }
 
 function allowInsecureUpstream(url: URL, allowed: boolean): boolean {
-  return allowed || LOOPBACK.test(url.hostname);
+  return allowed || isLoopbackHost(url.hostname);
 }
 
 interface Collected {

@@ -4,7 +4,7 @@
 // valid, the body is of a declared media type and its JSON payload valid against the webhook's
 // schema, and, with the hook's secret, each signature is the payload's.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { redact } from '../../../src/redact.js';
+import { redact } from 'gitea-contract/internal';
 import { bodyViolations, type Violation } from '../contract/conformance.js';
 import {
   isObject,

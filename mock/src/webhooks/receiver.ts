@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { redact } from '../../../src/redact.js';
+import { redact } from 'gitea-contract/internal';
 import { describeViolation } from '../contract/conformance.js';
 import { DOCUMENT } from '../contract/document-path.js';
 import { readDocumentFile } from '../contract/document-file.js';
