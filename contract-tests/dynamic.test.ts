@@ -6,15 +6,8 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  deref,
-  isObject,
-  listOperations,
-  loadDocument,
-  pointer,
-  type Json,
-  type Operation,
-} from '../mock/src/contract/document.js';
+import { deref, isObject, listOperations, pointer, type Json, type Operation } from '../mock/src/contract/document.js';
+import { loadDocument } from '../mock/src/contract/document-file.js';
 import { readDocumentFile } from '../mock/src/contract/document-file.js';
 import { httpOperations } from '../mock/src/contract/http-operations.js';
 import { createSchemaValidator } from '../mock/src/contract/schema.js';

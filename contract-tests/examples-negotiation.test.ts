@@ -7,7 +7,7 @@
 import type { IHttpConfig } from '@stoplight/prism-http';
 import type { IHttpOperation } from '@stoplight/types';
 import { describe, expect, it } from 'vitest';
-import { loadOperations } from '../mock/src/front/operations-file.js';
+import { operationTableOf } from '../mock/src/front/answering-node.js';
 import { loadPrism } from '../mock/src/front/prism.js';
 import { documentedAnswer, type Mocked, type Wanted } from '../mock/src/sources/negotiation.js';
 
@@ -74,7 +74,7 @@ async function prismStatic(): Promise<Prisms> {
 
 describe("the examples source chooses as Prism's static mocker", () => {
   it('for every operation, documented status, named example and Accept header', async () => {
-    const [table, prism] = await Promise.all([loadOperations(DOCUMENT), prismStatic()]);
+    const [table, prism] = await Promise.all([operationTableOf(DOCUMENT), prismStatic()]);
     let compared = 0;
     for (const op of table.operations) {
       const asks: Wanted[] = [{}];
@@ -97,7 +97,7 @@ describe("the examples source chooses as Prism's static mocker", () => {
   }, 60_000);
 
   it('answers an Accept that is no media type 406, where Prism threw', async () => {
-    const table = await loadOperations(DOCUMENT);
+    const table = await operationTableOf(DOCUMENT);
     const route = table.route('GET', '/repos/acme/rocket/keys/11001');
     if (route.kind !== 'match') throw new Error('no route');
     expect(documentedAnswer(route.op.operation, { accept: 'garbage' })).toEqual({

@@ -5,7 +5,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isObject, listOperations, loadDocument } from '../mock/src/contract/document.js';
+import { isObject, listOperations } from '../mock/src/contract/document.js';
+import { loadDocument } from '../mock/src/contract/document-file.js';
 import { startMockServer, type MockServer } from '../mock/src/front/server.js';
 import { BASIC_ALICE, exampleRequest, send } from './support/http.js';
 

@@ -23,8 +23,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DOCUMENT } from '../mock/src/contract/document-path.js';
-import { loadOperations } from '../mock/src/front/operations-file.js';
+import { loadOperations } from '../mock/src/contract/document-file.js';
 import { startMockServer, type MockServer } from '../mock/src/front/server.js';
 import { createMarkdownRenderer, MARKDOWN_LIMITS } from '../mock/src/sources/markdown.js';
 import type { SandboxOptions } from '../mock/src/sources/sandbox.js';
@@ -348,7 +347,7 @@ describe('2. a save writes the world that changed, not every world', () => {
   it('saves different worlds at once only while their copies and texts fit in an eighth of the heap', async () => {
     // A store that holds each save for a while, so that every save in progress shows, and that
     // says each world is as large as a quarter of that eighth: two batches at once at most.
-    const { seed } = seedWorld((await loadOperations(DOCUMENT)).operations.map((op) => op.operation));
+    const { seed } = seedWorld(await loadOperations());
     const keyOf = (n: number): string => createHash('sha256').update(`token w${n}`).digest('hex');
     const worlds = new Map(
       Array.from({ length: 10 }, (_, n) => [

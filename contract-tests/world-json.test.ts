@@ -3,8 +3,7 @@
 // the seed world, with odd strings (escapes, lone surrogates, "__proto__" keys) included.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DOCUMENT } from '../mock/src/contract/document-path.js';
-import { loadOperations } from '../mock/src/front/operations-file.js';
+import { loadOperations } from '../mock/src/contract/document-file.js';
 import { seedWorld } from '../mock/src/sources/world.js';
 import { copyJson, createJsonSizer, worldText } from '../mock/src/sources/world-json.js';
 
@@ -50,7 +49,7 @@ describe('a world as JSON', () => {
   });
 
   it('copies the seed world with new objects and the same strings, and writes it in pieces of its records', async () => {
-    const { seed } = seedWorld((await loadOperations(DOCUMENT)).operations.map((op) => op.operation));
+    const { seed } = seedWorld(await loadOperations());
     const copy = copyJson(seed);
     expect(copy).toEqual(seed);
     expect(copy.users[0]).not.toBe(seed.users[0]);

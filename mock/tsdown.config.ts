@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig, type UserConfig } from 'tsdown';
 import { tsgoPath } from '../scripts/tsgo-path.mjs';
 import { parse } from 'yaml';
-import { documentTwin } from './src/contract/document-twin.js';
+import { documentTwin } from './src/contract/document-file.js';
 
 /**
  * The package's document as data for the browser build: `gitea-contract/openapi.yaml` parsed at
@@ -24,14 +24,14 @@ function documentAsData(): NonNullable<UserConfig['plugins']> {
 
 /**
  * The shipped document parsed, with its operation table, for a start that reads JSON instead of
- * computing both (src/contract/document-file.ts).
+ * computing both (`documentTwin`, src/contract/document-file.ts).
  */
 function documentTwinAsset(): NonNullable<UserConfig['plugins']> {
   return {
     name: 'gitea-mock:document-twin',
-    generateBundle() {
+    async generateBundle() {
       const text = readFileSync(createRequire(import.meta.url).resolve('gitea-contract/openapi.yaml'), 'utf8');
-      this.emitFile({ type: 'asset', fileName: 'document.json', source: documentTwin(text) });
+      this.emitFile({ type: 'asset', fileName: 'document.json', source: await documentTwin(text) });
     },
   };
 }

@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { faultsOption, latencyOption } from './front/conditions.js';
 import { checkOrigin } from './front/cors.js';
-import { DOCUMENT } from './contract/document-path.js';
+import { DOCUMENT } from './contract/document-file.js';
 import { heapLimit } from './sources/heap.js';
 import { outputFileProblem } from './output-file.js';
 import { worldBudget } from './sources/sandbox-limits.js';

@@ -1,7 +1,6 @@
-// Shared by the test suites, the proxy and live mode: loads openapi.yaml and walks it. Only local
-// `#/...` refs exist in the document, so a JSON-pointer resolver is all we need.
-import { fileURLToPath } from 'node:url';
-import { readDocumentFile } from './document-file.js';
+// The document as data, and the walks over it that the suites, the proxy, live mode and the
+// webhook receiver share (document-file.ts loads it). Only local `#/...` refs exist in the
+// document, so a JSON-pointer resolver is all we need.
 
 export type Json = null | boolean | number | string | Json[] | JsonObject;
 export interface JsonObject {
@@ -12,27 +11,6 @@ const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'
 
 export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/**
- * The document in a file (openapi.yaml), as a copy of its own: the parse itself is made once per
- * text in a process (document-file.ts). Throws an Error that names the file when it is missing
- * or malformed.
- */
-export function loadDocument(url: URL): JsonObject {
-  return structuredClone(readDocumentFile(fileURLToPath(url)).document);
-}
-
-/**
- * Loads the document once per test file. A load failure is returned, not thrown, so each test
- * can report it instead of the whole file failing to collect.
- */
-export function tryLoadDocument(url: URL): { doc: JsonObject; error?: string } {
-  try {
-    return { doc: loadDocument(url) };
-  } catch (error) {
-    return { doc: {}, error: error instanceof Error ? error.message : String(error) };
-  }
 }
 
 export function escapePointerSegment(segment: string): string {

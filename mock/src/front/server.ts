@@ -16,7 +16,7 @@ import { formContent, mimeType, validationView } from './body.js';
 import { jsonShape, MAX_CHECKED_VALUES } from '../contract/json-shape.js';
 import { answerAndClose, defaultMaxConnections, IDLE_TIMEOUT_MS, limitConnections } from './connections.js';
 import { allowList, corsHeaders, isPreflight, preflightHeaders, type HeaderOf } from './cors.js';
-import { DOCUMENT } from '../contract/document-path.js';
+import { DOCUMENT } from '../contract/document-file.js';
 import { apiError, rawErrorResponse, sendJson } from './errors.js';
 import { faultAnswer } from './faults.js';
 import { JOURNAL_PATH, journalAnswer } from './journal.js';

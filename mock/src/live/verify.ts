@@ -16,7 +16,6 @@ import { createGiteaClient, type GiteaClient } from 'gitea-contract';
 import { redact } from 'gitea-contract/internal';
 import { listOperations } from '../contract/document.js';
 import { readDocumentFile } from '../contract/document-file.js';
-import { DOCUMENT } from '../contract/document-path.js';
 import { describeViolation, mismatches } from '../contract/conformance.js';
 import { kindOf } from '../contract/violation-kind.js';
 import { createBudget } from './budget.js';
@@ -179,7 +178,7 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
     run.server = probe.server;
     // The document and its validators only now, Ajv's import included (a third of a start): a server
     // that is not there is told in a blink.
-    const doc = readDocumentFile(DOCUMENT).document;
+    const doc = readDocumentFile().document;
     const { createSchemaValidator } = await import('../contract/schema.js');
     const schemas = createSchemaValidator(doc);
     const operations = new Map(listOperations(doc).map((op) => [String(op.operation.operationId), op]));

@@ -9,7 +9,6 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { redact } from 'gitea-contract/internal';
 import { describeViolation } from '../contract/conformance.js';
-import { DOCUMENT } from '../contract/document-path.js';
 import { readDocumentFile } from '../contract/document-file.js';
 import { createExchangeReport, total, type Found } from '../contract/exchange-report.js';
 import { createSchemaValidator } from '../contract/schema.js';
@@ -88,7 +87,7 @@ async function limitedBody(answer: Response): Promise<Buffer> {
 }
 
 async function startReceiver(options: ReceiverOptions, io: ReceiverOutput): Promise<Receiver> {
-  const doc = readDocumentFile(DOCUMENT).document;
+  const doc = readDocumentFile().document;
   const checker = createDeliveryChecker(doc, createSchemaValidator(doc));
   const stats = createExchangeReport();
   const outcomes: Outcome[] = [];
