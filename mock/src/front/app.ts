@@ -162,7 +162,7 @@ export function createApp({
     const input: IHttpRequest = {
       method: op.method.toLowerCase() as PrismMethod,
       url: { path, query: queryOf(url) },
-      // A multipart body comes re-framed under a boundary of its own, an untyped upload as bytes.
+      // An untyped upload is read as bytes.
       headers: body.contentType === undefined ? headers : { ...headers, 'content-type': body.contentType },
       body: body.body,
     };
@@ -171,6 +171,7 @@ export function createApp({
     const answer = await source.answer({
       op,
       request: input,
+      ...(body.form ? { form: body.form } : {}),
       url,
       preference: prefer.preference,
       credential: headers.authorization!,

@@ -1,13 +1,13 @@
 // Reads a request body with a hard size limit and turns it into what Prism validates, refusing
 // what Gitea's binding refuses (empty or unsupported content types, malformed JSON, bad UTF-8)
-// and multipart bodies Go's reader cannot read (multipart.ts).
+// and multipart bodies Go's reader cannot read (multipart.ts): a form comes as its parts.
 import type { IHttpRequest } from '@stoplight/prism-http';
 import type { IHttpOperation } from '@stoplight/types';
 import { concatBytes, latin1Text } from '../bytes.js';
 import { jsonShape, MAX_CHECKED_VALUES } from '../contract/json-shape.js';
 import { lenientView } from './lenient.js';
 import { parseMediaType, type MediaType } from './media-type.js';
-import { encodeForm, formForPrism, parseForm, type FormPart } from './multipart.js';
+import { formForPrism, parseForm, type FormPart } from './multipart.js';
 
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 /** Deepest nesting Go's encoding/json reads. */
@@ -15,8 +15,8 @@ const GO_MAX_DEPTH = 10_000;
 
 export type BodyResult =
   /**
-   * A multipart body comes re-framed (`contentType` names its new boundary), with its parts; a
-   * body without a type that is read as bytes comes with the type it is read as.
+   * A multipart body comes as its parts (`form`), with no `body`; a body without a type that is
+   * read as bytes comes with the type it is read as.
    */
   | { ok: true; body: unknown; form?: FormPart[]; contentType?: string }
   | { ok: false; status: 413 | 422 | 400; message: string };
@@ -129,8 +129,7 @@ export async function readBody(request: Request, operation: IHttpOperation): Pro
     const form = parseForm(raw.data, boundary);
     // Gitea answers 500 (plain text); a 4xx in the dialect says what is wrong with the request.
     if (!form.ok) return { ok: false, status: 400, message: `failed to parse request multipart form: ${form.message}` };
-    const framed = encodeForm(form.parts);
-    return { ok: true, body: latin1Text(framed.body), form: form.parts, contentType: framed.contentType };
+    return { ok: true, body: undefined, form: form.parts };
   }
   // Other bodies go to Prism as text, which it validates; they may hold any bytes, so no strict
   // decoding here.

@@ -1,7 +1,8 @@
 // The sandbox's limits on what it keeps: how large one world may grow (its budget, in bytes of
 // JSON), and how long a string, how many keys and items a request may have it store. They bound
 // the memory of the worlds and the time of a save, whatever clients send.
-import { utf8Length } from '../bytes.js';
+import { utf8Length, utf8Text } from '../bytes.js';
+import type { FormPart } from '../front/multipart.js';
 
 /** Longest string the sandbox stores from a request. */
 const MAX_STRING_BYTES = 1024 * 1024;
@@ -52,13 +53,12 @@ export function inFlightBudget(heapLimit: number | undefined): number {
   return heapLimit === undefined ? Infinity : Math.floor(heapLimit / 8);
 }
 
-/** Where a request's body holds more than the sandbox stores, said in a sentence; undefined when it does not. */
-export function oversized(body: unknown): string | undefined {
+/** Where a request's body, or its form, holds more than the sandbox stores, said in a sentence; undefined when it does not. */
+export function oversized(body: unknown, form?: readonly FormPart[]): string | undefined {
   const name = (key: string): string => (key.length <= 40 ? key : `${key.slice(0, 40)}…`);
   // A stack, not recursion: the depth of a body is the sender's choice.
   const stack: [unknown, string][] = [];
-  if (body instanceof FormData)
-    for (const [key, value] of body) stack.push([typeof value === 'string' ? value : value.name, `body.${name(key)}`]);
+  if (form) for (const part of form) stack.push([part.filename ?? utf8Text(part.data), `body.${name(part.name)}`]);
   else stack.push([body, 'body']);
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
     const [value, where] = next;

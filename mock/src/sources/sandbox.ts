@@ -23,7 +23,7 @@
 // It imports no Node built-in, so the MSW handlers' browser build runs it as it is: what differs
 // by runtime comes in a SandboxPlatform (E11's renderer, the heap's size; the state folder is
 // opened by the Node side and handed over as `store`).
-import { base64Text, latin1Bytes, utf8Length } from '../bytes.js';
+import { base64Text, utf8Length } from '../bytes.js';
 import { keyOf } from '../credential-key.js';
 import { checkAuthorization } from '../front/auth.js';
 import { apiError } from '../front/errors.js';
@@ -459,14 +459,10 @@ export async function createSandbox(
         return examples.answer(source);
       const handler = handlerFor(op.operationId);
       if (!handler) return examples.answer(source);
-      let body = request.body;
-      const contentType = String(request.headers?.['content-type'] ?? '');
-      if (contentType.toLowerCase().startsWith('multipart/form-data') && typeof body === 'string') {
-        body = await new Response(latin1Bytes(body), { headers: { 'content-type': contentType } }).formData();
-      }
+      const { body } = request;
       const readOnly = READ_ONLY.has(op.operationId);
-      // A raw upload (E16) is stored as its size only.
-      const tooMuch = readOnly || typeof body === 'string' ? undefined : oversized(body);
+      // A raw upload is stored as its size only, and so is a form's file.
+      const tooMuch = readOnly || typeof body === 'string' ? undefined : oversized(body, source.form);
       if (tooMuch !== undefined) return error(413, tooMuch);
       const key = keyOf(source.credential);
       const params = pathParams(op.path, request.url.path);
@@ -476,6 +472,7 @@ export async function createSandbox(
         params,
         query: (request.url.query ?? {}) as Record<string, string | string[]>,
         body,
+        ...(source.form ? { form: source.form } : {}),
         url: source.url,
         docsUrl: context.docsUrl(),
         caller: callerOf(world, source.credential),

@@ -6,9 +6,10 @@
 // one that says it did not has left the world as it found it, as the sandbox applies the writes
 // that arrive together to one copy.
 import { sha1 } from '@noble/hashes/legacy';
-import { hex, randomBytes, randomUuid, utf8Bytes, utf8Length } from '../bytes.js';
+import { hex, randomBytes, randomUuid, utf8Bytes, utf8Length, utf8Text } from '../bytes.js';
 import { apiError, notFound } from '../front/errors.js';
 import { goDecimal } from '../front/lenient.js';
+import type { FormPart } from '../front/multipart.js';
 import { sniffedType, type MarkdownRenderer } from './markdown-inline.js';
 import { paginate } from './pagination.js';
 import type { Answer } from './source.js';
@@ -23,6 +24,8 @@ interface OpContext {
   params: Record<string, string>;
   query: Record<string, string | string[]>;
   body: unknown;
+  /** A multipart/form-data body, as its parts, in place of `body`. */
+  form?: readonly FormPart[];
   /** The request's URL as the client addressed it: new records get URLs on this host. */
   url: URL;
   docsUrl: string;
@@ -802,13 +805,14 @@ const handlers: Record<string, Handler> = {
     const queryName = firstOf(ctx.query.name) || undefined;
     let name: string;
     let size: number;
-    if (ctx.body instanceof FormData) {
-      const file = ctx.body.get('attachment');
+    if (ctx.form) {
+      const file = ctx.form.find((part) => part.name === 'attachment');
       // Gitea does not map a missing file part: a 500 whose message non-administrators see empty.
-      if (!(file instanceof Blob)) return fail(ctx, 500, '');
-      const field = ctx.body.get('name');
-      name = queryName ?? (typeof field === 'string' && field !== '' ? field : (file as File).name || 'attachment');
-      size = file.size;
+      if (file?.filename === undefined) return fail(ctx, 500, '');
+      const field = ctx.form.find((part) => part.name === 'name');
+      const fieldName = field && field.filename === undefined ? utf8Text(field.data) : '';
+      name = queryName ?? (fieldName !== '' ? fieldName : file.filename);
+      size = file.data.length;
     } else {
       // Any other body is the file itself, and only the query can name it.
       if (queryName === undefined) return fail(ctx, 400, 'Could not determine name of attachment.');
