@@ -16,26 +16,23 @@ import { apiError, JSON_TYPE, notFound, reasonPhrase } from './errors.js';
 import { faultAnswer } from './faults.js';
 import { JOURNAL_PATH, journalAnswer, type Journal } from './journal.js';
 import type { MockOperation, OperationTable } from './operations.js';
-import type { PrismValidator } from './validator.js';
 import { checkPreference, type PreferResult } from './prefer.js';
 import type { Answer, AnsweringSource } from '../sources/source.js';
 import {
+  answerErrors,
   contentTypeFor,
   decodedSegments,
   describeViolations,
-  errorsOf,
   queryOf,
+  requestErrors,
   type PrismMethod,
 } from './validation.js';
-import { validationView } from './body.js';
 import { VERSION_ANSWER, VERSION_PATH } from './version.js';
 import { underConditions } from './under-conditions.js';
 
 export const BASE_PATH = '/api/v1';
 
 export interface AppParts {
-  /** Prism's request and response validators (validator.ts). */
-  validator: PrismValidator;
   table: OperationTable;
   source: AnsweringSource;
   /** The URL of the server's API documentation, for the `url` of error bodies. */
@@ -88,7 +85,6 @@ const CHECKED_ANSWERS = 256;
 const CHECKED_ANSWER_CHARS = 16_384;
 
 export function createApp({
-  validator,
   table,
   source,
   docsUrl,
@@ -166,7 +162,7 @@ export function createApp({
       headers: body.contentType === undefined ? headers : { ...headers, 'content-type': body.contentType },
       body: body.body,
     };
-    const inputErrors = errorsOf(validator.validateInput(validationView(op.operation, input, body.form)));
+    const inputErrors = requestErrors(op.operation, input, body.form);
     if (inputErrors.length > 0) return error(method, 422, describeViolations(inputErrors), cors);
     const answer = await source.answer({
       op,
@@ -190,7 +186,7 @@ export function createApp({
         headers: { ...answer.headers, ...(contentType ? { 'content-type': contentType } : {}) },
         body: answer.body,
       };
-      const outputErrors = errorsOf(validator.validateOutput({ resource: op.operation, element: output }));
+      const outputErrors = answerErrors(op.operation, output);
       return outputErrors.length > 0
         ? `${op.operationId} ${answer.status}: the answer breaks the document: ${describeViolations(outputErrors)}`
         : undefined;

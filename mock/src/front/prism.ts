@@ -1,5 +1,5 @@
 // Loads Prism's HTTP mocker once, for generated answers only (sources/dynamic.ts; the examples
-// and the sandbox need no Prism but its validator, validator.ts), in Node only. Prism requires `@faker-js/faker` with all 60 locales at import
+// and the sandbox need no Prism but its validators, validation.ts), in Node only. Prism requires `@faker-js/faker` with all 60 locales at import
 // time (three quarters of a second) to hand it to json-schema-faker, which calls it for the
 // document's `x-faker` keywords in dynamic answers. A stand-in in Node's module cache hands over
 // the English faker instead, loaded on the first `x-faker` value (json-schema-faker takes the
