@@ -64,6 +64,7 @@ export const OUTPUTS = [
   'mock/dist/postgres-url.mjs',
   'mock/dist/proxy.mjs',
   'mock/dist/receiver.mjs',
+  'mock/dist/refusal.mjs',
   'mock/dist/schema.mjs',
   'mock/dist/schema2.mjs',
   'mock/dist/serve.mjs',

@@ -29,6 +29,7 @@ import { describeViolation, mismatches, type Violation } from '../contract/confo
 import { createExchangeReport, LINE_CHARS, total, type Found } from '../contract/exchange-report.js';
 import { networkFailure } from '../network-failure.js';
 import { outputFileProblem } from '../output-file.js';
+import { Refusal } from '../refusal.js';
 import { decodedBody, endToEnd, headersProblem, requestFraming, statusProblem } from './proxy-wire.js';
 import { LISTED_VIOLATIONS } from '../front/validation.js';
 import type { MockOperation } from '../front/operations.js';
@@ -135,16 +136,6 @@ function collect(stream: Readable, limit: number, signal: AbortSignal): Promise<
     signal.addEventListener('abort', onAbort, { once: true });
     stream.on('data', onData).once('end', onEnd).once('error', onError);
   });
-}
-
-/** An exchange ended by the proxy itself, with the status to answer when nothing is sent yet. */
-class Halt extends Error {
-  constructor(
-    readonly status: 400 | 408 | 502 | 504,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 /**
@@ -264,7 +255,7 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
       // For the exchange's lifetime: an error after the answer came is the answer's stream's to report.
       outgoing.on('error', reject);
       outgoing.on('timeout', () =>
-        control.abort(new Halt(504, `the upstream ${upstream.host} sent nothing for ${seconds(timeoutMs)}`)),
+        control.abort(new Refusal(504, `the upstream ${upstream.host} sent nothing for ${seconds(timeoutMs)}`)),
       );
       signal.addEventListener('abort', () => outgoing.destroy(signal.reason as Error), { once: true });
       for (const chunk of head) outgoing.write(chunk);
@@ -273,7 +264,7 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
     });
   }
 
-  /** The exchange failing, in the service's error dialect: a halt's own status and message, else 502 naming the network failure. */
+  /** The exchange failing, in the service's error dialect: the proxy's own refusal with its status and message, else 502 naming the network failure. */
   function failed(
     req: IncomingMessage,
     res: ServerResponse,
@@ -281,7 +272,7 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
     cors: Record<string, string>,
     front: FrontServices,
   ): number {
-    const status = error instanceof Halt ? error.status : 502;
+    const status = error instanceof Refusal ? error.status : 502;
     if (res.headersSent) {
       // Part of the answer is out: the client must see it cut short, never wait for the rest.
       res.destroy();
@@ -291,7 +282,7 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
     // and what to try where there is one thing to try.
     const { code, tls, advice } = networkFailure(error);
     const message =
-      error instanceof Halt
+      error instanceof Refusal
         ? error.message
         : `the upstream ${upstream.host} failed: ${code ?? error.message}${tls ? ` (TLS: ${tls}${advice ? `: ${advice}` : ''})` : ''}`;
     // A request whose body was not read to its end leaves the connection unusable.
@@ -314,7 +305,7 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
     // Checked before anything is written: `writeHead` throws on what Node's parser let through.
     const problem = statusProblem(answer.statusCode, answer.statusMessage) ?? headersProblem(answer.rawHeaders);
     if (problem)
-      throw new Halt(502, `the upstream ${upstream.host} sent an answer that cannot be passed on: ${problem}`);
+      throw new Refusal(502, `the upstream ${upstream.host} sent an answer that cannot be passed on: ${problem}`);
     // The mock's own CORS answers stand in for the upstream's: the browser talks to the proxy's origin.
     const headers = endToEnd(answer.rawHeaders, (name) => name.startsWith('access-control-'));
     for (const [name, value] of Object.entries(
@@ -368,12 +359,12 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
       // The bounds of the exchange: its whole length, and a client's upload that stalls. Either
       // ends it; so does the client leaving, and then the upstream connection goes too.
       const control = new AbortController();
-      const halt = (error: Halt): void => control.abort(error);
+      const halt = (error: Refusal): void => control.abort(error);
       let outgoing: ClientRequest | undefined;
       const whole = setTimeout(
         () =>
           halt(
-            new Halt(
+            new Refusal(
               req.complete ? 504 : 408,
               req.complete
                 ? `the exchange with the upstream ${upstream.host} took longer than ${seconds(exchangeTimeoutMs)}`
@@ -385,7 +376,7 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
       const upload = setTimeout(function stalled() {
         // Paused, it waits for the upstream to read, which is the upstream's silence to judge.
         if (req.isPaused()) upload.refresh();
-        else halt(new Halt(408, `the request body stalled: no byte for ${seconds(timeoutMs)}`));
+        else halt(new Refusal(408, `the request body stalled: no byte for ${seconds(timeoutMs)}`));
       }, timeoutMs);
       const refresh = (): void => void upload.refresh();
       req.on('data', refresh).once('end', () => clearTimeout(upload));

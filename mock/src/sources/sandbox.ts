@@ -447,7 +447,7 @@ export async function createSandbox(
   /** A store away for now (a database): 503, and when to try again. */
   const unavailable = (failure: unknown): Answer | undefined =>
     failure instanceof StateUnavailable
-      ? { ...error(503, failure.message), headers: { 'Retry-After': String(failure.retryAfter) } }
+      ? { ...error(failure.status, failure.message), headers: { 'Retry-After': String(failure.retryAfter) } }
       : undefined;
 
   return {

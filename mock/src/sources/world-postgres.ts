@@ -25,6 +25,7 @@
 // without a restart. Every statement is bounded in time, and the pool in connections.
 import { Buffer } from 'node:buffer';
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import { Refusal } from '../refusal.js';
 import { postgresTarget, type PostgresTarget } from './postgres-url.js';
 import type { World } from './world.js';
 import type { WorldCheck } from './world-check.js';
@@ -123,7 +124,7 @@ export async function openPostgresState(
   await createSchema(pool, target, maxWorlds).catch((error: unknown) => {
     void pool.end().catch(ignore);
     return refuse(
-      error instanceof SchemaRefusal ? error.message : `cannot use PostgreSQL at ${target.where}: ${described(error)}`,
+      error instanceof Refusal ? error.message : `cannot use PostgreSQL at ${target.where}: ${described(error)}`,
     );
   });
 
@@ -319,9 +320,6 @@ export async function openPostgresState(
   };
 }
 
-/** A database this version of the sandbox cannot use as it is. */
-class SchemaRefusal extends Error {}
-
 /** Creates the tables on first start, under a lock; checks their version on every start; applies --max-worlds. */
 async function createSchema(pool: Pool, target: PostgresTarget, maxWorlds: number): Promise<void> {
   const client = await pool.connect();
@@ -337,7 +335,9 @@ async function createSchema(pool: Pool, target: PostgresTarget, maxWorlds: numbe
       const found = await client.query<{ version: number }>(`SELECT version FROM ${SCHEMA}`);
       const version = found.rows[0]?.version;
       if (found.rows.length !== 1 || version !== SCHEMA_VERSION) {
-        throw new SchemaRefusal(
+        // A database this version of the sandbox cannot use as it is: the start is refused.
+        throw new Refusal(
+          1,
           `the database at ${target.where} holds gitea-mock tables of schema version ${version ?? 'none'}, not ${SCHEMA_VERSION}; it is left as it is: give another database, or use the gitea-mock that made them`,
         );
       }

@@ -17,7 +17,8 @@ import { junitXml } from '../live/junit.js';
 import type { Outcome, RunRecord } from '../live/results.js';
 import { networkFailure } from '../network-failure.js';
 import { createDeliveryChecker } from './check.js';
-import { parseReceiverOptions, RECEIVER_USAGE, ReceiverUsageError, type ReceiverOptions } from './receiver-options.js';
+import { Refusal } from '../refusal.js';
+import { parseReceiverOptions, RECEIVER_USAGE, type ReceiverOptions } from './receiver-options.js';
 
 /** Where the receiver writes its lines. */
 export interface ReceiverOutput {
@@ -268,9 +269,9 @@ export async function receiveWebhooks(args: string[], env: NodeJS.ProcessEnv, io
   try {
     options = parseReceiverOptions(args, env);
   } catch (error) {
-    if (!(error instanceof ReceiverUsageError)) throw error;
+    if (!(error instanceof Refusal)) throw error;
     io.stderr(`gitea-mock webhooks: ${error.message}\n\n${RECEIVER_USAGE}`);
-    return 2;
+    return error.status;
   }
   if (!options) {
     io.stdout(RECEIVER_USAGE);
