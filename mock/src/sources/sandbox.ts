@@ -32,7 +32,7 @@ import { MARKDOWN_LIMITS, type MarkdownLimits, type MarkdownRenderer } from './m
 import type { Answer, AnsweringSource, SourceContext, SourceRequest } from './source.js';
 import { inFlightBudget, oversized, worldBudget } from './sandbox-limits.js';
 import { seedWorld, type World } from './world.js';
-import { copyJson, createJsonSizer, worldText, type JsonSizer } from './world-json.js';
+import { copyJson, textBytes, worldText } from './world-json.js';
 import { handlerFor, ownerRedirect, READ_ONLY, RESET_PATH } from './world-ops.js';
 import type { StateStore } from './world-store.js';
 import { StateUnavailable, type Look } from './world-shared.js';
@@ -115,10 +115,10 @@ interface Job {
 
 type Outcome = { answer: Answer; afterwards?: () => void } | { error: unknown };
 
-/** What a batch made: each write's outcome, and the world after them when one changed it. */
+/** What a batch made: each write's outcome, and the world after them, with its text, when one changed it. */
 interface Applied {
   outcomes: Outcome[];
-  next?: { world: World; bytes: number };
+  next?: { world: World; bytes: number; text: string[] };
 }
 
 interface Slot {
@@ -127,8 +127,6 @@ interface Slot {
   bytes: number;
   /** Whether it has a file in the state folder (loaded from one, or saved). */
   onDisk?: boolean;
-  /** Counts its copies' sizes, remembering its long strings. */
-  sizer?: JsonSizer;
   /** Its version in a shared store (PostgreSQL). */
   version?: number;
 }
@@ -284,18 +282,17 @@ export async function createSandbox(
     const known = used(key);
     const slot = known ?? { world: seed, bytes: seedBytes };
     const pause = pacer();
-    slot.sizer ??= createJsonSizer();
     const applied = (await applyTogether(slot, jobs, pause)) ?? (await applyOneByOne(slot, jobs, pause));
     const { outcomes, next } = applied;
     if (!next) return { outcomes };
     let version: number | undefined;
-    if (shared) version = await shared.save(key, await worldText(next.world, pause));
-    else if (store) await store.save(key, await worldText(next.world, pause));
+    if (shared) version = await shared.save(key, next.text);
+    else if (store) await store.save(key, next.text);
     return {
       outcomes,
       keep() {
         // If the world was dropped meanwhile, its removal is queued after this task, as if dropped just after.
-        Object.assign(slot, { ...next, onDisk: store !== undefined, version });
+        Object.assign(slot, { world: next.world, bytes: next.bytes, onDisk: store !== undefined, version });
         if (!known) keep(key, slot);
       },
     };
@@ -356,9 +353,10 @@ export async function createSandbox(
       await pause();
     }
     if (!changed) return { outcomes };
-    const bytes = slot.sizer!(world);
+    const text = await worldText(world, pause);
+    const bytes = textBytes(text);
     if (bytes > maxWorldBytes && bytes > slot.bytes) return undefined;
-    return { outcomes, next: { world, bytes } };
+    return { outcomes, next: { world, bytes, text } };
   }
 
   /** The writes of a batch one at a time, each on a copy of the world as the ones before it left it: only a write at fault is refused. */
@@ -379,7 +377,8 @@ export async function createSandbox(
             ),
           });
         } else {
-          const size = slot.sizer!(copy);
+          const text = await worldText(copy, pause);
+          const size = textBytes(text);
           // A world past its budget may still shrink.
           if (size > maxWorldBytes && size > bytes) {
             outcomes.push({
@@ -389,7 +388,7 @@ export async function createSandbox(
               ),
             });
           } else {
-            ({ world, bytes } = next = { world: copy, bytes: size });
+            ({ world, bytes } = next = { world: copy, bytes: size, text });
             outcomes.push({ answer, ...(afterwards ? { afterwards } : {}) });
           }
         }
