@@ -13,7 +13,7 @@ import { documentedAnswer, type Mocked, type Wanted } from '../mock/src/sources/
 
 const DOCUMENT = new URL('../openapi.yaml', import.meta.url).pathname;
 
-/** None; anything; JSON (E11 has none); a preference; a parameter that only the retry without parameters meets; nothing documented; refused. */
+/** None; anything; JSON (renderMarkdown has none); a preference; a parameter that only the retry without parameters meets; nothing documented; refused. */
 const ACCEPTS = [
   undefined,
   '*/*',

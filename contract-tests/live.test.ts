@@ -41,7 +41,7 @@ type Run = { code: number; out: string; stdout: string; stderr: string };
 
 /**
  * Runs live mode with `env` as its whole environment. `here`: the built `verify` in this process,
- * as the bin calls it (a start of the bin costs half a second of CPU, and most cases need nothing
+ * as the bin calls it (a start of the bin costs far more CPU than a run, and most cases need nothing
  * of a process); `bin`: the built `gitea-mock verify` as users run it, for what only a process
  * has (the README's command, NODE_EXTRA_CA_CERTS read at start); or the bin under another
  * command (a network namespace of its own).

@@ -79,9 +79,9 @@ async function openMany(
   return { sockets, closed: () => closed, received: (socket) => received.get(socket) ?? '' };
 }
 
-// Past its limit on open files Node accepts a new connection and drops it at once: 1,100 idle
-// sockets kept every new client out until Node's header timeout closed them, 17 s later. With
-// 1,024 files the mock keeps 896 connections open at most (connections.ts).
+// Past its limit on open files Node accepts a new connection and drops it at once: without a
+// ceiling, 1,100 idle sockets would keep every new client out until Node's header timeout closed
+// them. With 1,024 files the mock keeps 896 connections open at most (connections.ts).
 describe('the built gitea-mock with a limit of 1,024 open files', () => {
   let mock: Launched;
   let origin = '';

@@ -130,7 +130,7 @@ async function launchScript(
   };
 }
 
-/** Points the world's hook 4001 at `url` with these events (E1). */
+/** Points the world's hook 4001 at `url` with these events (repoEditHook). */
 async function listen(
   { gitea }: World,
   events: NonNullable<EditHookOption['events']>,

@@ -1,9 +1,8 @@
 // The one way to load an OpenAPI document on the Node side: the server, the proxy, live mode, the
-// webhook receiver, the sandbox's state check and the suites read it here. Parsing the 200 KB of
-// YAML takes most of half a second, and the operation table as long again, so each text is parsed
-// once per process and its table made once; for the document the package ships, the build writes
-// both beforehand (dist/document.json, `documentTwin`), and a start with that document reads JSON
-// instead. The twin is keyed by the SHA-256 of the YAML text, so an edited document, or another
+// webhook receiver, the sandbox's state check and the suites read it here. Parsing the YAML and
+// making the operation table are most of a start, so each text is parsed once per process and its
+// table made once; for the document the package ships, the build writes both beforehand
+// (dist/document.json, `documentTwin`), and a start with that document reads JSON instead. The twin is keyed by the SHA-256 of the YAML text, so an edited document, or another
 // one, is parsed as any other and never served stale.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -94,7 +93,7 @@ export function readDocumentFile(path: string = DOCUMENT): DocumentFile {
 
 /**
  * The operations of a document given as data, in Stoplight's shape. The transform (http-spec and
- * its share of lodash, a twentieth of a start) loads only for a document the build did not twin.
+ * its share of lodash) loads only for a document the build did not twin.
  */
 export async function operationsOf(document: Record<string, unknown>): Promise<IHttpOperation[]> {
   const { httpOperations } = await import('./http-operations.js');

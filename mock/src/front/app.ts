@@ -45,7 +45,7 @@ export interface AppParts {
   journal: Journal;
   /**
    * The Response class to answer with (default: the global one). The Node adapter gives srvx's,
-   * which is cheaper and can carry a body on a 205, as Gitea's E8 sends one.
+   * which is cheaper and can carry a body on a 205, as Gitea's notifyReadThread sends one.
    */
   Response?: ResponseClass;
 }
@@ -114,7 +114,7 @@ export function createApp({
     try {
       return new Answering(bytes, init);
     } catch {
-      // A Fetch Response carries no body on a 205, which Gitea's E8 sends (a socket server can).
+      // A Fetch Response carries no body on a 205, which Gitea's notifyReadThread sends (a socket server can).
       return new Answering(null, { ...init, headers: { ...headers, 'Content-Length': '0' } });
     }
   }
@@ -200,8 +200,8 @@ export function createApp({
       return error(method, 500, `${message}; this is a bug in gitea-mock`, cors);
     }
     // The examples only earn a warning, so the check waits until the answer is on its way: the
-    // first check of an operation compiles its schemas, a sixth of a second that the client would
-    // otherwise wait for its first answer.
+    // first check of an operation compiles its schemas, which the client would otherwise wait for
+    // before its first answer.
     setTimeout(() => {
       const key = JSON.stringify([op.operationId, answer.status, answer.type, answer.headers, answer.body]);
       const known = key.length <= CHECKED_ANSWER_CHARS && checked.has(key);

@@ -173,7 +173,7 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
   });
   if (!probe.ok) return finish(2, probe.problem);
   run.server = probe.server;
-  // The document and its validators only now, Ajv's import included (a third of a start): a server
+  // The document and its validators only now, Ajv's import included: a server
   // that is not there is told in a blink.
   const doc = readDocumentFile().document;
   const { createSchemaValidator } = await import('../contract/schema.js');

@@ -44,8 +44,8 @@ export function worldBudget(
  * The most bytes the batches of writes in progress may hold at once, across worlds: an eighth of
  * V8's heap. Each batch counts twice its world's bytes (its copy of the world, and the world's text
  * while it is saved); a batch that would pass the bound waits for others to finish, in arrival
- * order, and one batch always runs, however large. Without it, 100 worlds of 2 MiB written at
- * once held 100 copies and 100 texts besides the worlds, and a 512 MiB heap ran out. `heapLimit`
+ * order, and one batch always runs, however large. So 100 worlds of 2 MiB written at once do not
+ * hold 100 copies and 100 texts besides the worlds, more than a 512 MiB heap holds. `heapLimit`
  * is V8's limit in bytes, as for worldBudget.
  */
 export function inFlightBudget(heapLimit: number | undefined): number {

@@ -21,7 +21,7 @@
 // world across processes, applied to the world as stored then; it is kept here once committed.
 //
 // It imports no Node built-in, so the MSW handlers' browser build runs it as it is: what differs
-// by runtime comes in a SandboxPlatform (E11's renderer, the heap's size; the state folder is
+// by runtime comes in a SandboxPlatform (renderMarkdown's renderer, the heap's size; the state folder is
 // opened by the Node side and handed over as `store`).
 import { base64Text, utf8Length } from '../bytes.js';
 import { keyOf } from '../credential-key.js';
@@ -61,7 +61,7 @@ export interface SandboxOptions {
   maxRecords?: number;
   /** Most bytes one world may hold, as JSON (default 16 MiB, or less: see `worldBudget`). */
   maxWorldBytes?: number;
-  /** E11's bounds (default MARKDOWN_LIMITS). */
+  /** renderMarkdown's bounds (default MARKDOWN_LIMITS). */
   markdown?: Partial<MarkdownLimits>;
   /** Edits the seed before any world is made from it: every world, and every reset, starts from the edited seed. */
   prepare?: (seed: World) => void;
@@ -83,7 +83,7 @@ export type Sandbox = AnsweringSource & { control: SandboxControl };
 
 /** What the sandbox takes from the runtime it runs in. */
 export interface SandboxPlatform {
-  /** E11's renderer within these bounds: worker threads in Node (markdown.ts), the calling thread elsewhere (markdown-inline.ts). */
+  /** renderMarkdown's renderer within these bounds: worker threads in Node (markdown.ts), the calling thread elsewhere (markdown-inline.ts). */
   markdown(limits: MarkdownLimits): MarkdownRenderer;
   /** V8's heap limit in bytes, which bounds the worlds together (heap.ts); undefined where the runtime does not tell it. */
   heapLimit: number | undefined;

@@ -1,7 +1,7 @@
 // A world as JSON: the sandbox copies a world for every batch of writes, writes its text, measures
 // that against the world's budget and, with a state folder, saves it. Strings are immutable, so a
 // copy shares them: copying a world of nine 1 MiB GPG keys is copying a few hundred objects, where
-// structuredClone copied the 18 MiB of text. Its text is written in pieces, letting the event loop
+// structuredClone would copy the 18 MiB of text. Its text is written in pieces, letting the event loop
 // turn between them.
 import { utf8Length } from '../bytes.js';
 
