@@ -74,36 +74,29 @@ export interface Operation {
   location: string;
 }
 
-export function listOperations(doc: JsonObject): Operation[] {
+/** The operations of the path items under `section` (`paths` or `webhooks`), each with the key it stands under as its `path`. */
+function operationsIn(doc: JsonObject, section: 'paths' | 'webhooks'): Operation[] {
   const result: Operation[] = [];
-  const paths = isObject(doc.paths) ? doc.paths : {};
-  for (const [path, item] of Object.entries(paths)) {
-    const pathItem = deref(doc, item, pointer(['paths', path])).value;
+  const items = isObject(doc[section]) ? doc[section] : {};
+  for (const [path, item] of Object.entries(items)) {
+    const pathItem = deref(doc, item, pointer([section, path])).value;
     if (!isObject(pathItem)) continue;
     for (const method of HTTP_METHODS) {
       const operation = pathItem[method];
-      if (isObject(operation)) {
-        result.push({ path, method, pathItem, operation, location: pointer(['paths', path, method]) });
-      }
+      if (isObject(operation))
+        result.push({ path, method, pathItem, operation, location: pointer([section, path, method]) });
     }
   }
   return result;
 }
 
+export function listOperations(doc: JsonObject): Operation[] {
+  return operationsIn(doc, 'paths');
+}
+
 /** The webhooks of the document (`webhooks:`), each as an operation whose `path` is the webhook's name. */
 export function listWebhooks(doc: JsonObject): Operation[] {
-  const result: Operation[] = [];
-  const webhooks = isObject(doc.webhooks) ? doc.webhooks : {};
-  for (const [name, item] of Object.entries(webhooks)) {
-    const pathItem = deref(doc, item, pointer(['webhooks', name])).value;
-    if (!isObject(pathItem)) continue;
-    for (const method of HTTP_METHODS) {
-      const operation = pathItem[method];
-      if (isObject(operation))
-        result.push({ path: name, method, pathItem, operation, location: pointer(['webhooks', name, method]) });
-    }
-  }
-  return result;
+  return operationsIn(doc, 'webhooks');
 }
 
 /** Path-level and operation-level parameters, resolved; operation-level ones override by name+in. */
