@@ -22,10 +22,7 @@ function commonJsDefault(): NonNullable<UserConfig['plugins']> {
   };
 }
 
-// The client: ESM and CommonJS with bundled declarations; openapi-fetch stays a dependency. The
-// mock package (mock/) has a config of its own.
-export default defineConfig({
-  entry: { index: 'src/index.ts' },
+const shared = {
   outDir: 'dist',
   format: ['esm', 'cjs'],
   platform: 'neutral',
@@ -33,5 +30,12 @@ export default defineConfig({
   tsconfig: 'tsconfig.build.json',
   dts: { tsgo: { path: tsgoPath } },
   clean: false,
-  plugins: [commonJsDefault()],
-});
+} satisfies UserConfig;
+
+// The client: ESM and CommonJS with bundled declarations; openapi-fetch stays a dependency. Its
+// internals for gitea-mock (`gitea-contract/internal`) are a build of their own, so that neither
+// entry is split into shared chunks. The mock package (mock/) has a config of its own.
+export default defineConfig([
+  { ...shared, entry: { index: 'src/index.ts' }, plugins: [commonJsDefault()] },
+  { ...shared, entry: { internal: 'src/internal.ts' } },
+]);

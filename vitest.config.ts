@@ -22,12 +22,11 @@ export default defineConfig({
     // The contract suites share one mock, started through the `npm start` launcher.
     globalSetup: ['contract-tests/setup/global.ts'],
     // The suites wait on child processes, local servers, time-outs and the browser as much as
-    // they compute: on two cores three workers keep both busy (two left a third of the time idle),
-    // where Vitest's default (cores - 1) runs the files one by one.
+    // they compute: on two cores three workers keep both busy, where Vitest's default (cores - 1)
+    // runs the files one by one.
     maxWorkers: Math.max(3, availableParallelism() + 1),
     // Files share a worker's module cache instead of re-importing Prism, Ajv and the document for
-    // each of them: a fifth of the run's CPU on two cores. No suite mocks modules or globals; each
-    // starts and stops its own servers.
+    // each of them. No suite mocks modules or globals; each starts and stops its own servers.
     isolate: false,
     // On a fresh clone Vitest has no durations to order by: the slowest suites start first anyway.
     sequence: { sequencer: SlowestFirstSequencer },

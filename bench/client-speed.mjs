@@ -1,7 +1,7 @@
 // Per-request cost of the client: GET + JSON parse against a local keep-alive server (a child
 // process, see echo-server.mjs), 32 requests in flight. Baselines in the same run: raw fetch, bare
 // openapi-fetch, which the client wraps, and openapi-fetch given a per-call timeout signal, as the
-// client sets one up when asked for a timeout (fetch makes any signal cost about a tenth of a
+// client sets one up when asked for a timeout (fetch makes any signal cost a share of each
 // request); and the client with a 30 s timeout. Clients alternate in short rounds, and a ratio is the
 // median over the rounds of the ratio within each round: two clients measured a second apart see
 // the same machine, so drift and noisy neighbours cancel out of the ratio, if not out of the times.

@@ -1,4 +1,4 @@
-// admin: adminGetAllOrgs (E19), adminRenameUser (E18).
+// admin: adminGetAllOrgs, adminRenameUser.
 import { describeContract } from './support/contract.js';
 
 describeContract('admin', {

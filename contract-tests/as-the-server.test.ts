@@ -118,7 +118,7 @@ describe('paging values are never refused: the default for what cannot be read, 
 });
 
 describe('names read as the server reads them, not as the lists the document keeps for clients', () => {
-  it('E8: to-status " PINNED " pins, an unknown status reads; the examples mock answers both', async () => {
+  it('notifyReadThread: to-status " PINNED " pins, an unknown status reads; the examples mock answers both', async () => {
     const pinned = await call('sandbox', 'PATCH', '/notifications/threads/10001?to-status=%20PINNED%20');
     expect([pinned.status, parsed(pinned)]).toEqual([205, expect.objectContaining({ pinned: true, unread: false })]);
     const read = await call('sandbox', 'PATCH', '/notifications/threads/10001?to-status=archived');
@@ -126,7 +126,7 @@ describe('names read as the server reads them, not as the lists the document kee
     expect((await call('examples', 'PATCH', '/notifications/threads/10001?to-status=archived')).status).toBe(205);
   });
 
-  it('E1: events matched without regard to case, unknown names dropped, a list of unknown ones leaving none', async () => {
+  it('repoEditHook: events matched without regard to case, unknown names dropped, a list of unknown ones leaving none', async () => {
     const edit = (events: string[]) =>
       call('sandbox', 'PATCH', '/repos/acme/rocket/hooks/4001', json, body({ events }));
     expect(parsed(await edit(['PUSH', 'deploy']))).toMatchObject({ events: ['push'] });
@@ -136,7 +136,7 @@ describe('names read as the server reads them, not as the lists the document kee
     ).toBe(200);
   });
 
-  it('E7: a kind of package the server does not know names no package: 404, not a refusal', async () => {
+  it('listPackageVersions: a kind of package the server does not know names no package: 404, not a refusal', async () => {
     const answer = await call('sandbox', 'GET', '/packages/acme/tarball/rocket-sdk');
     expect([answer.status, parsed(answer)]).toEqual([
       404,
@@ -172,7 +172,7 @@ describe('bodies as Gitea binds them', () => {
     ]);
   });
 
-  it('E16 takes any media type but multipart as the file itself, or none, or no body at all', async () => {
+  it('repoCreateReleaseAttachment takes any media type but multipart as the file itself, or none, or no body at all', async () => {
     const upload = (query: string, headers: Record<string, string>, payload?: Buffer) =>
       call('sandbox', 'POST', `/repos/acme/rocket/releases/14001/assets${query}`, headers, payload);
     const png = await upload(
@@ -201,7 +201,7 @@ describe('bodies as Gitea binds them', () => {
     ).toBe(201);
   });
 
-  it('E15: a due date Go cannot decode (a space for T) is refused, as Go refuses it', async () => {
+  it('issueEditMilestone: a due date Go cannot decode (a space for T) is refused, as Go refuses it', async () => {
     const answer = await call(
       'examples',
       'PATCH',
@@ -217,7 +217,7 @@ describe('bodies as Gitea binds them', () => {
 });
 
 describe('names and sizes the handlers check, with their status and message', () => {
-  it('E18: a user name Gitea allows, not reserved, not ending as its paths do; a change of case alone is fine', async () => {
+  it('adminRenameUser: a user name Gitea allows, not reserved, not ending as its paths do; a change of case alone is fine', async () => {
     const rename = (name: string) =>
       call('sandbox', 'POST', '/admin/users/carol/rename', json, body({ new_username: name }));
     const refusals: [string, string][] = [
@@ -238,7 +238,7 @@ describe('names and sizes the handlers check, with their status and message', ()
     expect((await rename('carol.b-2_x')).status).toBe(204);
   });
 
-  it('E14: data is limited in bytes, not characters, and refused with 400 "data too long"', async () => {
+  it('updateUserSecret: data is limited in bytes, not characters, and refused with 400 "data too long"', async () => {
     const put = (where: 'examples' | 'sandbox', data: string) =>
       call(where, 'PUT', '/user/actions/secrets/DEPLOY_TOKEN', json, body({ data }));
     expect((await put('sandbox', 'x'.repeat(65_536))).status).toBe(201);
@@ -249,7 +249,7 @@ describe('names and sizes the handlers check, with their status and message', ()
     }
   });
 
-  it('E14: secret names are matched as Go folds case (ſ is an s); the name is kept in upper case', async () => {
+  it('updateUserSecret: secret names are matched as Go folds case (ſ is an s); the name is kept in upper case', async () => {
     const put = (name: string) =>
       call('sandbox', 'PUT', `/user/actions/secrets/${encodeURIComponent(name)}`, json, body({ data: 's3cr3t' }));
     expect((await put('ſecret')).status).toBe(201);
@@ -257,7 +257,7 @@ describe('names and sizes the handlers check, with their status and message', ()
     for (const name of ['ß', 'gitea_token', 'ci', '1st']) expect([name, (await put(name)).status]).toEqual([name, 400]);
   });
 
-  it('E10: white space around a colour is trimmed; E1: a hook address must be http or https', async () => {
+  it('orgEditLabel: white space around a colour is trimmed; repoEditHook: a hook address must be http or https', async () => {
     const label = await call('sandbox', 'PATCH', '/orgs/acme/labels/5001', json, body({ color: ' #ABC ' }));
     expect(parsed(label)).toMatchObject({ color: 'aabbcc' });
     const hook = await call(

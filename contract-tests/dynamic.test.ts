@@ -6,15 +6,8 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  deref,
-  isObject,
-  listOperations,
-  loadDocument,
-  pointer,
-  type Json,
-  type Operation,
-} from '../mock/src/contract/document.js';
+import { deref, isObject, listOperations, pointer, type Json, type Operation } from '../mock/src/contract/document.js';
+import { loadDocument } from '../mock/src/contract/document-file.js';
 import { readDocumentFile } from '../mock/src/contract/document-file.js';
 import { httpOperations } from '../mock/src/contract/http-operations.js';
 import { createSchemaValidator } from '../mock/src/contract/schema.js';
@@ -54,7 +47,7 @@ function successOf(op: Operation): { status: number; schema?: string } {
   };
 }
 
-/** Every operation once, in the document's order; node:http, as fetch drops the body of E8's 205. */
+/** Every operation once, in the document's order; node:http, as fetch drops the body of notifyReadThread's 205. */
 async function answerAll(baseUrl: string): Promise<Map<string, Answered>> {
   const answers = new Map<string, Answered>();
   for (const [id, op] of operations) {
@@ -320,7 +313,7 @@ describe('gitea-mock --dynamic across seeds', () => {
 
   it('leaves the operation table as the document makes it: generating an answer changes no schema of it', () => {
     // json-schema-faker resolves a schema's references where they stand: given the table's own
-    // operation, it once turned a repository's `parent` into `{}` for every later answer and check.
+    // operation, it would turn a repository's `parent` into `{}` for every later answer and check.
     const { operations: table } = readDocumentFile(fileURLToPath(new URL('../openapi.yaml', import.meta.url)));
     expect(JSON.stringify(table)).toBe(
       JSON.stringify(httpOperations(loadDocument(new URL('../openapi.yaml', import.meta.url)))),

@@ -1,19 +1,18 @@
 // The examples source chooses its answers without Prism (mock/src/sources/negotiation.ts), so that
 // the MSW handlers answer in a browser as the server does. Here its choice is held to Prism's own
-// static mocker, which the mock used before, in process: for each of the 20 operations, with no
-// Prefer and with each documented status and each named example, under a range of Accept headers,
-// the same status, headers and body, or the same refusal. The one difference on purpose: an Accept
+// static mocker, in process: for each of the 20 operations, with no Prefer and with each documented
+// status and each named example, under a range of Accept headers, the same status, headers and
+// body, or the same refusal. The one difference on purpose: an Accept
 // that is no media type, where Prism throws (a 500 of the mock), answers 406 here.
-import type { IHttpConfig } from '@stoplight/prism-http';
 import type { IHttpOperation } from '@stoplight/types';
 import { describe, expect, it } from 'vitest';
-import { loadOperations } from '../mock/src/front/operations-file.js';
-import { loadPrism } from '../mock/src/front/prism.js';
+import { operationTableOf } from '../mock/src/front/answering-node.js';
+import { loadPrismMocker } from '../mock/src/sources/dynamic.js';
 import { documentedAnswer, type Mocked, type Wanted } from '../mock/src/sources/negotiation.js';
 
 const DOCUMENT = new URL('../openapi.yaml', import.meta.url).pathname;
 
-/** None; anything; JSON (E11 has none); a preference; a parameter that only the retry without parameters meets; nothing documented; refused. */
+/** None; anything; JSON (renderMarkdown has none); a preference; a parameter that only the retry without parameters meets; nothing documented; refused. */
 const ACCEPTS = [
   undefined,
   '*/*',
@@ -26,55 +25,24 @@ const ACCEPTS = [
 
 type Prisms = (operation: IHttpOperation, wanted: Wanted) => Promise<Mocked>;
 
-/** Prism's mocker as the examples source called it: validation off, static, a fresh config each time. */
+/** Prism's static mocker, asked for an operation's answer with no request but its path and Accept. */
 async function prismStatic(): Promise<Prisms> {
-  const { http, core } = await loadPrism();
-  const prism = http.createInstance(
-    {
-      validateRequest: false,
-      validateResponse: false,
-      checkSecurity: false,
-      errors: false,
-      upstreamProxy: undefined,
-      isProxy: false,
-      mock: { dynamic: false },
-    },
-    { logger: core.createLogger('test', { level: 'silent' }) },
-  );
-  return async (operation, { code, exampleKey, accept }) => {
-    const path = operation.path.replace(/\{[^}]+\}/g, 'x');
-    const request = {
-      method: operation.method as 'get',
-      url: { path },
-      headers: accept === undefined ? {} : { accept },
-    };
-    const mock = {
-      dynamic: false,
-      ...(code === undefined ? {} : { code }),
-      ...(exampleKey === undefined ? {} : { exampleKey }),
-    };
-    const config: IHttpConfig = {
-      validateRequest: false,
-      validateResponse: false,
-      checkSecurity: false,
-      errors: false,
-      upstreamProxy: undefined,
-      isProxy: false,
-      mock,
-    };
-    const result = await prism.request(request, [operation], config)();
-    if (result._tag === 'Left') {
-      const error = result.left as Error & { status?: number; detail?: string };
-      return { ok: false, status: error.status ?? 500, message: error.detail || error.message };
-    }
-    const { statusCode, headers, body } = result.right.output;
-    return { ok: true, output: { statusCode, headers: headers ?? {}, body } };
-  };
+  const mocker = await loadPrismMocker(false);
+  return (operation, { code, exampleKey, accept }) =>
+    mocker(
+      {
+        method: operation.method as 'get',
+        url: { path: operation.path.replace(/\{[^}]+\}/g, 'x') },
+        headers: accept === undefined ? {} : { accept },
+      },
+      operation,
+      { ...(code === undefined ? {} : { code }), ...(exampleKey === undefined ? {} : { exampleKey }) },
+    );
 }
 
 describe("the examples source chooses as Prism's static mocker", () => {
   it('for every operation, documented status, named example and Accept header', async () => {
-    const [table, prism] = await Promise.all([loadOperations(DOCUMENT), prismStatic()]);
+    const [table, prism] = await Promise.all([operationTableOf(DOCUMENT), prismStatic()]);
     let compared = 0;
     for (const op of table.operations) {
       const asks: Wanted[] = [{}];
@@ -97,7 +65,7 @@ describe("the examples source chooses as Prism's static mocker", () => {
   }, 60_000);
 
   it('answers an Accept that is no media type 406, where Prism threw', async () => {
-    const table = await loadOperations(DOCUMENT);
+    const table = await operationTableOf(DOCUMENT);
     const route = table.route('GET', '/repos/acme/rocket/keys/11001');
     if (route.kind !== 'match') throw new Error('no route');
     expect(documentedAnswer(route.op.operation, { accept: 'garbage' })).toEqual({

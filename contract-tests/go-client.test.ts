@@ -11,11 +11,11 @@ import {
   deref,
   isObject,
   listOperations,
-  loadDocument,
   resolvePointer,
   type Json,
   type Operation,
 } from '../mock/src/contract/document.js';
+import { loadDocument } from '../mock/src/contract/document-file.js';
 import { exampleRequest, send, type RawResponse } from './support/http.js';
 import { useSandbox } from './support/sandbox.js';
 

@@ -1,4 +1,4 @@
-// issue: issueRemoveAssignees (E4), issueEditMilestone (E15), issueListIssueCommentAttachments (E17).
+// issue: issueRemoveAssignees, issueEditMilestone, issueListIssueCommentAttachments.
 import { describeContract } from './support/contract.js';
 
 const repo = { owner: 'acme', repo: 'rocket' };

@@ -17,31 +17,18 @@ import { readCredentials, refusedLine } from '../mock/src/live/credentials.js';
 import { startTlsServer, type TlsServer } from '../test/support/tls-server.js';
 import { readJUnit, schemaProblems } from './support/junit.js';
 import { launch } from './support/launch.js';
+import { SEED_IDS } from './support/seed-ids.js';
 
 const CLI = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
 const { verify } = (await import(
   fileURLToPath(new URL('../mock/dist/verify.mjs', import.meta.url))
 )) as typeof import('../mock/src/live/verify.js');
-const IDS = [
-  '--repo',
-  'acme/rocket',
-  '--key-id',
-  '11001',
-  '--team-id',
-  '12001',
-  '--comment-id',
-  '15001',
-  '--workflow',
-  'build.yml',
-  '--package',
-  'acme/npm/rocket-sdk',
-];
 
 type Run = { code: number; out: string; stdout: string; stderr: string };
 
 /**
  * Runs live mode with `env` as its whole environment. `here`: the built `verify` in this process,
- * as the bin calls it (a start of the bin costs half a second of CPU, and most cases need nothing
+ * as the bin calls it (a start of the bin costs far more CPU than a run, and most cases need nothing
  * of a process); `bin`: the built `gitea-mock verify` as users run it, for what only a process
  * has (the README's command, NODE_EXTRA_CA_CERTS read at start); or the bin under another
  * command (a network namespace of its own).
@@ -201,7 +188,7 @@ describe('npm run test:live', () => {
     );
     expect(failing.code).toBe(2);
     // With every id given, nothing is skipped that the run was asked to check: it passes.
-    const all = await live(['--base-url', inject('mockBaseUrl'), ...IDS, '--fail-on-skip']);
+    const all = await live(['--base-url', inject('mockBaseUrl'), ...SEED_IDS, '--fail-on-skip']);
     expect(all.stdout).toContain('7 of 20 operations checked, 0 with mismatches\n13 not checked: 6 change data');
     expect([all.code, all.stderr]).toEqual([0, '']);
   });
@@ -263,7 +250,7 @@ describe('npm run test:live', () => {
   it('reports each planted mismatch under its operation, in the lines, the JUnit XML and the JSON report, and exits 1', async () => {
     const junit = join(FILES, 'broken.xml');
     const report = join(FILES, 'broken.json');
-    const { code, out } = await live(['--base-url', broken, ...IDS, '--junit', junit, '--report', report]);
+    const { code, out } = await live(['--base-url', broken, ...SEED_IDS, '--junit', junit, '--report', report]);
     expect(out).toContain('server: Gitea 1.27.1\n');
     expect(section(out, 'adminGetAllOrgs')).toMatch(/✗[\s\S]*header X-Total-Count is required but missing/);
     expect(section(out, 'repoGetKey')).toMatch(/✗[\s\S]*body \/id must be integer/);
@@ -335,7 +322,7 @@ describe('npm run test:live', () => {
       'acme/scratch',
       '--collaborator',
       'bob',
-      ...IDS,
+      ...SEED_IDS,
     ]);
     expect(section(out, 'repoAddCollaborator')).toMatch(/^✓ repoAddCollaborator +204 conforms/);
     expect(section(out, 'repoCreateReleaseAttachment')).toMatch(/✗[\s\S]*body \/size must be integer/);
@@ -470,9 +457,12 @@ describe('npm run test:live against a server that misbehaves once /version has a
     });
     const junit = join(FILES, 'refused.xml');
     const report = join(FILES, 'refused.json');
-    const { code, stdout, stderr } = await live(['--base-url', baseUrl, ...IDS, '--junit', junit, '--report', report], {
-      GITEA_TOKEN: TOKEN,
-    });
+    const { code, stdout, stderr } = await live(
+      ['--base-url', baseUrl, ...SEED_IDS, '--junit', junit, '--report', report],
+      {
+        GITEA_TOKEN: TOKEN,
+      },
+    );
     const line = `gitea-mock verify: ${baseUrl} refused the credentials in GITEA_TOKEN: adminGetAllOrgs answered 401 "invalid username, password or token"`;
     expect(stderr).toBe(`${line}\n`);
     expect(stdout).toBe('');
@@ -692,7 +682,7 @@ describe('npm run test:live when no Gitea API answers at the base URL', () => {
     // NODE_EXTRA_CA_CERTS is read when a process starts.
     const how = inside.length > 0 ? inside : env.NODE_EXTRA_CA_CERTS ? 'bin' : 'here';
     const { code, stdout, stderr } = await live(
-      ['--base-url', baseUrl, ...IDS, ...extra],
+      ['--base-url', baseUrl, ...SEED_IDS, ...extra],
       { GITEA_TOKEN: TOKEN, ...env },
       how,
     );

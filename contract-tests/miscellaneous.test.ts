@@ -1,4 +1,4 @@
-// miscellaneous: renderMarkdown (E11).
+// miscellaneous: renderMarkdown.
 import { expect, inject, it } from 'vitest';
 import { createGiteaClient, renderMarkdown } from '../src/index.js';
 import { describeContract } from './support/contract.js';

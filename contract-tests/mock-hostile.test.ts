@@ -79,9 +79,9 @@ async function openMany(
   return { sockets, closed: () => closed, received: (socket) => received.get(socket) ?? '' };
 }
 
-// Past its limit on open files Node accepts a new connection and drops it at once: 1,100 idle
-// sockets kept every new client out until Node's header timeout closed them, 17 s later. With
-// 1,024 files the mock keeps 896 connections open at most (connections.ts).
+// Past its limit on open files Node accepts a new connection and drops it at once: without a
+// ceiling, 1,100 idle sockets would keep every new client out until Node's header timeout closed
+// them. With 1,024 files the mock keeps 896 connections open at most (connections.ts).
 describe('the built gitea-mock with a limit of 1,024 open files', () => {
   let mock: Launched;
   let origin = '';
@@ -160,10 +160,9 @@ describe('the built gitea-mock --sandbox', () => {
     await mock?.stop();
   });
 
-  it('stores a multipart upload that Prism could not read as Gitea would: its file name and its exact bytes', async () => {
-    const data = `${'x'.repeat(20)}--XyZ\nnot a header\n\nmore--XyZ--`;
-    const body = `preamble\n--XyZ\nContent-Disposition: form-data; name=attachment; filename*=UTF-8''dir%2Fr%C3%A4k%22s.txt\n\n${data}\n--XyZ--\n`;
-    const answer = parseRaw(
+  /** A release attachment sent as `body`, a multipart form under the boundary `XyZ`, byte for byte. */
+  const upload = async (body: string) =>
+    parseRaw(
       await sendRaw(
         new URL(mock.baseUrl).origin,
         rawRequest(
@@ -179,28 +178,18 @@ describe('the built gitea-mock --sandbox', () => {
         ),
       ),
     );
+
+  it('stores a multipart upload that Prism could not read as Gitea would: its file name and its exact bytes', async () => {
+    const data = `${'x'.repeat(20)}--XyZ\nnot a header\n\nmore--XyZ--`;
+    const body = `preamble\n--XyZ\nContent-Disposition: form-data; name=attachment; filename*=UTF-8''dir%2Fr%C3%A4k%22s.txt\n\n${data}\n--XyZ--\n`;
+    const answer = await upload(body);
     expect(answer.status).toBe(201);
     expect(answer.body).toMatchObject({ name: 'räk"s.txt', size: Buffer.byteLength(data) });
   });
 
   it("keeps the bytes of an RFC 2231 file name that is no UTF-8, as Go does, answered as Go's JSON writes them", async () => {
     const body = `--XyZ\r\nContent-Disposition: form-data; name=attachment; filename*=UTF-8''%ff%fe%e2%9c.txt\r\n\r\nx\r\n--XyZ--\r\n`;
-    const answer = parseRaw(
-      await sendRaw(
-        new URL(mock.baseUrl).origin,
-        rawRequest(
-          [
-            'POST /api/v1/repos/acme/rocket/releases/14001/assets HTTP/1.1',
-            'Host: 127.0.0.1',
-            'Authorization: token hostile-form',
-            'Content-Type: multipart/form-data; boundary=XyZ',
-            `Content-Length: ${Buffer.byteLength(body)}`,
-            'Connection: close',
-          ],
-          Buffer.from(body),
-        ),
-      ),
-    );
+    const answer = await upload(body);
     expect([answer.status, (answer.body as { name: string }).name]).toEqual([201, '\ufffd\ufffd\ufffd\ufffd.txt']);
   });
 });

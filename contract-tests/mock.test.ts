@@ -5,7 +5,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isObject, listOperations, loadDocument } from '../mock/src/contract/document.js';
+import { isObject, listOperations } from '../mock/src/contract/document.js';
+import { loadDocument } from '../mock/src/contract/document-file.js';
 import { startMockServer, type MockServer } from '../mock/src/front/server.js';
 import { BASIC_ALICE, exampleRequest, send } from './support/http.js';
 
@@ -216,7 +217,7 @@ describe('one error dialect', () => {
 });
 
 describe('Prefer picks a documented response', () => {
-  it('code=404 on E17 answers the literal null the server sends', async () => {
+  it('code=404 on issueListIssueCommentAttachments answers the literal null the server sends', async () => {
     const answer = await get('/repos/acme/rocket/issues/comments/15001/assets', { ...TOKEN, prefer: 'code=404' });
     expect(answer.status).toBe(404);
     expect(answer.body).toBe('null');
@@ -237,7 +238,7 @@ describe('Prefer picks a documented response', () => {
     expect((json(answer.body) as { message: string }).message).toBe('invalid username, password or token');
   });
 
-  it('code=204 picks E14 update answer over the default 201', async () => {
+  it("code=204 picks updateUserSecret's update answer over the default 201", async () => {
     const put = (prefer?: string) =>
       send(
         url('/user/actions/secrets/DEPLOY_TOKEN'),
@@ -277,7 +278,7 @@ describe('Prefer picks a documented response', () => {
   });
 });
 
-describe('pagination on E7, E12 and E19', () => {
+describe('pagination on listPackageVersions, orgListTeamMembers and adminGetAllOrgs', () => {
   const names = (body: string): string[] =>
     (json(body) as { name?: string; login?: string }[]).map((o) => o.name ?? o.login ?? '');
   const link = (page: number, limit = 2) => `${mock.baseUrl}/admin/orgs?limit=${limit}&page=${page}`;

@@ -10,7 +10,8 @@ import { runInContext, type Context } from 'node:vm';
 import { build } from 'esbuild';
 import { getResponse } from 'msw';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { listOperations, loadDocument } from '../mock/src/contract/document.js';
+import { listOperations } from '../mock/src/contract/document.js';
+import { loadDocument } from '../mock/src/contract/document-file.js';
 import { exampleRequest } from './support/http.js';
 import {
   runScenario,

@@ -154,7 +154,7 @@ describe('createGiteaHandlers with a relative base URL', () => {
 });
 
 describe('createGiteaHandlers with a document given as data', () => {
-  // What a browser build takes instead of a file path: here the package's document without E7's path.
+  // What a browser build takes instead of a file path: here the package's document without listPackageVersions's path.
   const document = parse(readFileSync(new URL('../openapi.yaml', import.meta.url), 'utf8'), { maxAliasCount: -1 }) as {
     paths: Record<string, unknown>;
   };

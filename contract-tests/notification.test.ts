@@ -1,4 +1,4 @@
-// notification: notifyReadThread (E8), which answers 205 with a body fetch cannot read.
+// notification: notifyReadThread, which answers 205 with a body fetch cannot read.
 import { expect, inject, it } from 'vitest';
 import { createGiteaClient, markNotificationThread } from '../src/index.js';
 import { describeContract } from './support/contract.js';

@@ -1,4 +1,4 @@
-// organization: orgEditLabel (E10), orgListTeamMembers (E12).
+// organization: orgEditLabel, orgListTeamMembers.
 import { expect, inject, it } from 'vitest';
 import { collectAll, createGiteaClient } from '../src/index.js';
 import { describeContract } from './support/contract.js';

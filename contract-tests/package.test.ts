@@ -1,4 +1,4 @@
-// package: listPackageVersions (E7).
+// package: listPackageVersions.
 import { describeContract } from './support/contract.js';
 
 const pkg = { owner: 'acme', type: 'npm', name: 'rocket-sdk' } as const;

@@ -1,5 +1,5 @@
-// repository: repoMigrate (E3), ActionsGetWorkflow (E13), repoAddCollaborator (E20),
-// repoEditHook (E1), repoGetKey (E9), repoEditPullRequest (E5), repoCreateReleaseAttachment (E16).
+// repository: repoMigrate, ActionsGetWorkflow, repoAddCollaborator,
+// repoEditHook, repoGetKey, repoEditPullRequest, repoCreateReleaseAttachment.
 import { expect, inject, it } from 'vitest';
 import { createGiteaClient, uploadReleaseAttachment, type GiteaClient } from '../src/index.js';
 import { describeContract, type Extra } from './support/contract.js';
@@ -13,7 +13,7 @@ const MIGRATE = {
   issues: true,
 } as const;
 
-/** E16 through the client: the file as the multipart part `attachment`. */
+/** repoCreateReleaseAttachment through the client: the file as the multipart part `attachment`. */
 function upload(client: GiteaClient, extra: Extra, form = attachmentForm()) {
   return client.POST('/repos/{owner}/{repo}/releases/{id}/assets', {
     params: { path: { ...repo, id: 14001 }, query: { name: 'rocket-1.2.0-linux-amd64.tar.gz' } },

@@ -1,5 +1,5 @@
-// The sandbox loses nothing under hostile input (issue 27): each attack that took it down, or took
-// writes away from others, now meets a limit that answers in the service's dialect and changes
+// The sandbox loses nothing under hostile input: each attack that would take it down, or take
+// writes away from others, meets a limit that answers in the service's dialect and changes
 // nothing. Small budgets through the options keep every case to kilobytes and seconds; the
 // process-level ones (the lock, refusals at start, a burst of renders) run the built bin.
 import { execFile } from 'node:child_process';
@@ -23,8 +23,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DOCUMENT } from '../mock/src/contract/document-path.js';
-import { loadOperations } from '../mock/src/front/operations-file.js';
+import { loadOperations } from '../mock/src/contract/document-file.js';
 import { startMockServer, type MockServer } from '../mock/src/front/server.js';
 import { createMarkdownRenderer, MARKDOWN_LIMITS } from '../mock/src/sources/markdown.js';
 import type { SandboxOptions } from '../mock/src/sources/sandbox.js';
@@ -196,7 +195,7 @@ describe('1. a world is bounded in bytes, not only in records', () => {
         const answer = await call(mock.baseUrl, 'bounded', method, path, body);
         expect([path, answer.status, answer.body]).toEqual([path, 413, { message, url: `${mock.origin}/api/swagger` }]);
       }
-      // E1 merges new config keys into the stored ones: the merge is bounded too.
+      // repoEditHook merges new config keys into the stored ones: the merge is bounded too.
       const keys = (from: number) => Object.fromEntries(Array.from({ length: 40 }, (_, n) => [`k${from + n}`, 'v']));
       expect(
         (await call(mock.baseUrl, 'bounded', 'PATCH', '/repos/acme/rocket/hooks/4001', { config: keys(0) })).status,
@@ -348,7 +347,7 @@ describe('2. a save writes the world that changed, not every world', () => {
   it('saves different worlds at once only while their copies and texts fit in an eighth of the heap', async () => {
     // A store that holds each save for a while, so that every save in progress shows, and that
     // says each world is as large as a quarter of that eighth: two batches at once at most.
-    const { seed } = seedWorld((await loadOperations(DOCUMENT)).operations.map((op) => op.operation));
+    const { seed } = seedWorld(await loadOperations());
     const keyOf = (n: number): string => createHash('sha256').update(`token w${n}`).digest('hex');
     const worlds = new Map(
       Array.from({ length: 10 }, (_, n) => [
@@ -655,7 +654,7 @@ describe('4. markdown renders bounded, off the event loop', () => {
     const render = (text: string) =>
       call(mock.baseUrl, 'writer', 'POST', '/markdown', { Text: text, Mode: 'comment', Context: '/acme/rocket' });
     try {
-      // What once made 123 MB of HTML each and aborted the process: refused before rendering.
+      // Texts that would make 123 MB of HTML each and abort the process: refused before rendering.
       // The input bound's answer, which comes before any rendering (a timing would only measure the machine).
       const refused = await Promise.all(Array.from({ length: 4 }, () => render(mentions(9_300_000))));
       expect(refused.map((answer) => answer.status)).toEqual([413, 413, 413, 413]);

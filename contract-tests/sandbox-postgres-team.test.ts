@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, launch, type Launched } from './support/launch.js';
 import { startPostgres, type TestPostgres } from '../scripts/postgres.mjs';
+import { call, type Reply } from './support/call.js';
 
 const CLI = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
 const POOL_SIZE = 10;
@@ -38,26 +39,6 @@ async function runToEnd(...args: string[]): Promise<{ code: number; output: stri
       output: error.stdout + error.stderr,
     }),
   );
-}
-
-interface Reply {
-  status: number;
-  headers: Headers;
-  body: unknown;
-}
-
-async function call(base: string, token: string, method: string, path: string, body?: unknown): Promise<Reply> {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      authorization: `token ${token}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  const json = response.headers.get('content-type')?.startsWith('application/json') && text !== '';
-  return { status: response.status, headers: response.headers, body: json ? JSON.parse(text) : text };
 }
 
 const putSecret = (base: string, token: string, name: string) =>

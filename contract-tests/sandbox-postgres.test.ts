@@ -8,6 +8,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer } from '../mock/src/front/server.js';
 import { startPostgres, type TestPostgres } from '../scripts/postgres.mjs';
+import { call } from './support/call.js';
 
 let server: TestPostgres;
 const mocks: MockServer[] = [];
@@ -41,24 +42,11 @@ async function sandbox(state: string, maxWorlds?: number): Promise<MockServer> {
   return mock;
 }
 
-async function call(mock: MockServer, token: string, method: string, path: string, body?: unknown) {
-  const response = await fetch(`${mock.baseUrl}${path}`, {
-    method,
-    headers: {
-      authorization: `token ${token}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text === '' ? undefined : JSON.parse(text) };
-}
-
 const rename = (mock: MockServer, token: string, from: string, to: string) =>
-  call(mock, token, 'POST', `/admin/users/${from}/rename`, { new_username: to });
+  call(mock.baseUrl, token, 'POST', `/admin/users/${from}/rename`, { new_username: to });
 
 async function members(mock: MockServer, token: string): Promise<string[]> {
-  const reply = await call(mock, token, 'GET', '/teams/12001/members');
+  const reply = await call(mock.baseUrl, token, 'GET', '/teams/12001/members');
   expect(reply.status).toBe(200);
   return (reply.body as { login: string }[]).map((user) => user.login);
 }
@@ -126,7 +114,7 @@ describe('--state postgres://…', () => {
     const mock = await sandbox(url);
     expect((await rename(mock, 'foreign', 'bob', 'robert')).status).toBe(204);
     await server.query('foreign', `UPDATE gitea_mock_worlds SET body = '{"format": 1}', version = version + 1000`);
-    const read = await call(mock, 'foreign', 'GET', '/teams/12001/members');
+    const read = await call(mock.baseUrl, 'foreign', 'GET', '/teams/12001/members');
     expect(read.status).toBe(500);
     expect(read.body.message).toBe(
       'the sandbox could not read its state (Error: the world of this credential in the database is not one the sandbox wrote: its format is 1, not 2)',

@@ -125,11 +125,6 @@ describe('--state DIR', () => {
   it.each([
     ['a file', { '': 'hello' }, 'is a file, not a sandbox state folder'],
     [
-      'a state file of the single-file format',
-      { '': '{"gitea-mock-sandbox": 1, "worlds": {}}' },
-      'is a state file of the single-file format of earlier gitea-mock builds; state is now a folder of one file per world, and that file is not converted',
-    ],
-    [
       'another program’s folder',
       { 'notes.txt': 'hello' },
       'is a folder that is not a gitea-mock sandbox state folder (it has no gitea-mock-sandbox.json)',

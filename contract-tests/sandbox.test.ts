@@ -33,7 +33,7 @@ function fresh(): { gitea: GiteaClient; token: string } {
 const rocket = { owner: 'acme', repo: 'rocket' } as const;
 
 describe('each operation changes and reads the world', () => {
-  it('E1 repoEditHook merges config, replaces events, clears what Gitea clears, bumps updated_at; an unknown id is 404', async () => {
+  it('repoEditHook merges config, replaces events, clears what Gitea clears, bumps updated_at; an unknown id is 404', async () => {
     const { gitea } = fresh();
     const path = { params: { path: { ...rocket, id: 4001 } } } as const;
     const first = await unwrap(
@@ -85,7 +85,7 @@ describe('each operation changes and reads the world', () => {
     ).toBe(404);
   });
 
-  it('E2 userCreateOAuth2Application creates an app with fresh ids and a secret shown once', async () => {
+  it('userCreateOAuth2Application creates an app with fresh ids and a secret shown once', async () => {
     const { gitea } = fresh();
     const body = { name: 'Launch board', redirect_uris: ['https://board.example.net/cb'], confidential_client: true };
     const [one, two] = [
@@ -112,7 +112,7 @@ describe('each operation changes and reads the world', () => {
     ]);
   });
 
-  it('E3 repoMigrate creates the repository under repo_owner with URLs on this host; the same name again is 409', async () => {
+  it('repoMigrate creates the repository under repo_owner with URLs on this host; the same name again is 409', async () => {
     const { gitea } = fresh();
     const body = {
       clone_addr: 'https://git.example.net/upstream/telemetry.git',
@@ -155,7 +155,7 @@ describe('each operation changes and reads the world', () => {
     expect((unknown.body as { message: string }).message).toBe('user does not exist [uid: 0, name: dave]');
   });
 
-  it('E4 issueRemoveAssignees removes the named users and answers the issue as it now is', async () => {
+  it('issueRemoveAssignees removes the named users and answers the issue as it now is', async () => {
     const { gitea } = fresh();
     const path = { params: { path: { ...rocket, index: 42 } } } as const;
     const once = await unwrap(
@@ -201,7 +201,7 @@ describe('each operation changes and reads the world', () => {
     expect(pull).toMatchObject({ number: 43, assignees: null, projects: null, pull_request: { merged: false } });
   });
 
-  it('E5 repoEditPullRequest merges, closes, takes stored labels and milestones, unsets the deadline, and refuses a stale version', async () => {
+  it('repoEditPullRequest merges, closes, takes stored labels and milestones, unsets the deadline, and refuses a stale version', async () => {
     const { gitea } = fresh();
     const path = { params: { path: { ...rocket, index: 43 } } } as const;
     const edited = await unwrap(
@@ -262,7 +262,7 @@ describe('each operation changes and reads the world', () => {
     ).toBe(500);
   });
 
-  it('E6 userCurrentPostGPGKey stores the key; the same armored key again is 422', async () => {
+  it('userCurrentPostGPGKey stores the key; the same armored key again is 422', async () => {
     const { gitea } = fresh();
     const armored =
       '-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nmDMEaBcxABYJKwYBBAHaRw8BAQdAb2sandboxkeybytes0123456789abcdef\n=abcd\n-----END PGP PUBLIC KEY BLOCK-----\n';
@@ -276,7 +276,7 @@ describe('each operation changes and reads the world', () => {
     ]);
   });
 
-  it('E8 notifyReadThread sets unread and pinned by to-status; an unknown thread is 404', async () => {
+  it('notifyReadThread sets unread and pinned by to-status; an unknown thread is 404', async () => {
     const { token } = fresh();
     const mark = async (status: string) => {
       const answer = await send(
@@ -294,7 +294,7 @@ describe('each operation changes and reads the world', () => {
     expect((await apiErrorOf(markNotificationThread(gitea, { id: 10099 }))).status).toBe(404);
   });
 
-  it('E10 orgEditLabel merges, stores the colour without #, and the edit shows on pull requests that carry the label', async () => {
+  it('orgEditLabel merges, stores the colour without #, and the edit shows on pull requests that carry the label', async () => {
     const { gitea } = fresh();
     const label = await unwrap(
       gitea.PATCH('/orgs/{org}/labels/{id}', {
@@ -332,7 +332,7 @@ describe('each operation changes and reads the world', () => {
     ).toBe('later');
   });
 
-  it('E11 renderMarkdown renders the sent text, with Gitea links in comments', async () => {
+  it('renderMarkdown renders the sent text, with Gitea links in comments', async () => {
     const { gitea } = fresh();
     expect(
       await renderMarkdown(gitea, { Text: '# Launch\n\n- [x] fuel\n\n| stage | ok |\n|---|---|\n| 1 | yes |' }),
@@ -352,7 +352,7 @@ describe('each operation changes and reads the world', () => {
     expect(await renderMarkdown(gitea, { Text: '' })).toBe('');
   });
 
-  it('E12 orgListTeamMembers reflects a rename (E18)', async () => {
+  it('orgListTeamMembers reflects a rename (adminRenameUser)', async () => {
     const { gitea } = fresh();
     await unwrap(
       gitea.POST('/admin/users/{username}/rename', {
@@ -371,7 +371,7 @@ describe('each operation changes and reads the world', () => {
     expect(page.response.headers.get('link')).toContain('rel="next"');
   });
 
-  it('E14 updateUserSecret answers 201 for the first PUT of a name and 204 after', async () => {
+  it('updateUserSecret answers 201 for the first PUT of a name and 204 after', async () => {
     const { gitea } = fresh();
     const put = (name: string) =>
       gitea.PUT('/user/actions/secrets/{secretname}', {
@@ -385,7 +385,7 @@ describe('each operation changes and reads the world', () => {
     expect((await apiErrorOf(unwrap(put('GITEA_TOKEN')))).status).toBe(400);
   });
 
-  it('E15 issueEditMilestone merges, finds by id or by name, sets closed_at, and clears an omitted deadline', async () => {
+  it('issueEditMilestone merges, finds by id or by name, sets closed_at, and clears an omitted deadline', async () => {
     const { gitea } = fresh();
     const edit = (id: string, body: EditMilestoneOption) =>
       unwrap(gitea.PATCH('/repos/{owner}/{repo}/milestones/{id}', { params: { path: { ...rocket, id } }, body }));
@@ -414,7 +414,7 @@ describe('each operation changes and reads the world', () => {
     expect(issue.milestone).toMatchObject({ id: 6001, title: 'v1.2.0-crewed', due_on: '2026-06-30T23:59:59Z' });
   });
 
-  it('E16 repoCreateReleaseAttachment stores an attachment with the sent name, its real size, a fresh uuid and download URL', async () => {
+  it('repoCreateReleaseAttachment stores an attachment with the sent name, its real size, a fresh uuid and download URL', async () => {
     const { gitea } = fresh();
     const bytes = new Uint8Array(1234).fill(7);
     const one = await uploadReleaseAttachment(gitea, {
@@ -439,7 +439,7 @@ describe('each operation changes and reads the world', () => {
     ).toBe(404);
   });
 
-  it('E18 adminRenameUser shows the new login everywhere; a taken name is 422, an unknown user 404', async () => {
+  it('adminRenameUser shows the new login everywhere; a taken name is 422, an unknown user 404', async () => {
     const { gitea } = fresh();
     const rename = (username: string, newName: string) =>
       unwrap(
@@ -488,7 +488,7 @@ describe('each operation changes and reads the world', () => {
     );
   });
 
-  it('E20 repoAddCollaborator stores the collaborator; permission defaults to write; an unknown user is 422', async () => {
+  it('repoAddCollaborator stores the collaborator; permission defaults to write; an unknown user is 422', async () => {
     const { gitea } = fresh();
     const put = (collaborator: string, body: { permission?: 'read' | 'write' | 'admin' }) =>
       gitea.PUT('/repos/{owner}/{repo}/collaborators/{collaborator}', {
@@ -516,7 +516,7 @@ describe('each operation changes and reads the world', () => {
     ).toBe(404);
   });
 
-  it('E7, E9, E13, E17 and E19 answer from the stored world', async () => {
+  it('listPackageVersions, repoGetKey, ActionsGetWorkflow, issueListIssueCommentAttachments and adminGetAllOrgs answer from the stored world', async () => {
     const { gitea } = fresh();
     expect(
       (await unwrap(gitea.GET('/repos/{owner}/{repo}/keys/{id}', { params: { path: { ...rocket, id: 11001 } } })))
@@ -786,7 +786,7 @@ describe('what the audit of Gitea 1.27.0-dev found, as the sandbox answers it', 
     });
   });
 
-  it('E5: unset_due_date false without a due_date crashes Gitea after saving the title; the zero time removes the deadline', async () => {
+  it('repoEditPullRequest: unset_due_date false without a due_date crashes Gitea after saving the title; the zero time removes the deadline', async () => {
     const { gitea, token } = fresh();
     const crashed = await raw(
       token,
@@ -806,7 +806,7 @@ describe('what the audit of Gitea 1.27.0-dev found, as the sandbox answers it', 
     expect([after.title, after.due_date, after.url]).toEqual(['Saved before the crash', null, after.html_url]);
   });
 
-  it('E11: no text is an answer without body or media type; the file mode finds no renderer', async () => {
+  it('renderMarkdown: no text is an answer without body or media type; the file mode finds no renderer', async () => {
     const { token } = fresh();
     const empty = await raw(token, 'POST', '/markdown', '{"Text":null,"Mode":null}');
     expect([empty.status, empty.headers['content-type'], empty.body]).toEqual([200, undefined, '']);
@@ -818,7 +818,7 @@ describe('what the audit of Gitea 1.27.0-dev found, as the sandbox answers it', 
     ]);
   });
 
-  it('E15: a title of spaces empties the title; null, the zero time and the epoch clear the deadline', async () => {
+  it('issueEditMilestone: a title of spaces empties the title; null, the zero time and the epoch clear the deadline', async () => {
     const { gitea } = fresh();
     const edit = (body: EditMilestoneOption) =>
       unwrap(
@@ -833,7 +833,7 @@ describe('what the audit of Gitea 1.27.0-dev found, as the sandbox answers it', 
     expect((await edit({ title: '   ' })).title).toBe('');
   });
 
-  it('E16: a raw body with application/octet-stream is the file, named by the query; without a name it is 400', async () => {
+  it('repoCreateReleaseAttachment: a raw body with application/octet-stream is the file, named by the query; without a name it is 400', async () => {
     const { token } = fresh();
     const uploaded = await raw(
       token,
@@ -860,7 +860,7 @@ describe('what the audit of Gitea 1.27.0-dev found, as the sandbox answers it', 
     ]);
   });
 
-  it('E20: an organization is accepted as a collaborator, as Gitea accepts it', async () => {
+  it('repoAddCollaborator: an organization is accepted as a collaborator, as Gitea accepts it', async () => {
     const { gitea } = fresh();
     expect(
       (
@@ -902,7 +902,7 @@ describe('Gitea details the sandbox follows', () => {
     ['<h2>x</h2>', 'text/plain'],
     ['<pre>x', 'text/plain'],
     ['<!-- x -->', 'text/html'],
-  ])('E11 answers %j as %s, as Go sniffs it', (html, type) => {
+  ])('renderMarkdown answers %j as %s, as Go sniffs it', (html, type) => {
     expect(sniffedType(html)).toBe(type);
   });
 });

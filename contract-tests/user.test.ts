@@ -1,4 +1,4 @@
-// user: updateUserSecret (E14), userCreateOAuth2Application (E2), userCurrentPostGPGKey (E6).
+// user: updateUserSecret, userCreateOAuth2Application, userCurrentPostGPGKey.
 import { describeContract } from './support/contract.js';
 
 const KEY =

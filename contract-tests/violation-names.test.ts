@@ -12,23 +12,10 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch } from './support/launch.js';
 import { close, listen } from './support/upstream.js';
+import { SEED_IDS } from './support/seed-ids.js';
 
 const CLI = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
 const TOKEN = 'tok_names_SECRET_77c1';
-const IDS = [
-  '--repo',
-  'acme/rocket',
-  '--key-id',
-  '11001',
-  '--team-id',
-  '12001',
-  '--comment-id',
-  '15001',
-  '--workflow',
-  'build.yml',
-  '--package',
-  'acme/npm/rocket-sdk',
-];
 
 const ORG = { id: 2001, name: 'acme', full_name: 'Acme Rockets', username: 'acme', visibility: 'public' };
 const KEY = {
@@ -136,7 +123,7 @@ describe('each violation names the field and where it is', () => {
     const { code, stdout } = await new Promise<{ code: number; stdout: string }>((resolve) => {
       execFile(
         process.execPath,
-        [CLI, 'verify', '--base-url', `${upstream.origin}/api/v1`, ...IDS, '--report', report],
+        [CLI, 'verify', '--base-url', `${upstream.origin}/api/v1`, ...SEED_IDS, '--report', report],
         { env: { ...process.env, GITEA_TOKEN: TOKEN }, timeout: 30_000 },
         (error, out) => resolve({ code: error ? Number(error.code) : 0, stdout: out }),
       );

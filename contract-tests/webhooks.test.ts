@@ -17,7 +17,8 @@ import {
   type EditPullRequestOption,
   type GiteaClient,
 } from '../src/index.js';
-import { listOperations, loadDocument } from '../mock/src/contract/document.js';
+import { listOperations } from '../mock/src/contract/document.js';
+import { loadDocument } from '../mock/src/contract/document-file.js';
 import { createSchemaValidator } from '../mock/src/contract/schema.js';
 import { startMockServer, type MockServer } from '../mock/src/front/server.js';
 import type { DeliveryRecord } from '../mock/src/webhooks/deliveries.js';
@@ -129,7 +130,7 @@ async function launchScript(
   };
 }
 
-/** Points the world's hook 4001 at `url` with these events (E1). */
+/** Points the world's hook 4001 at `url` with these events (repoEditHook). */
 async function listen(
   { gitea }: World,
   events: NonNullable<EditHookOption['events']>,

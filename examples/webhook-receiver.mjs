@@ -4,7 +4,7 @@
 //   WEBHOOK_SECRET=… node examples/webhook-receiver.mjs [port]
 //
 // Point a hook at http://127.0.0.1:<port>/ with the same secret: on a Gitea server, or on the mock
-// (`npx gitea-mock --sandbox --webhook-secret …`, then E1 sets the hook's URL and events).
+// (`npx gitea-mock --sandbox --webhook-secret …`, then repoEditHook sets the hook's URL and events).
 import { createServer } from 'node:http';
 import { Readable } from 'node:stream';
 import { parseWebhook, WebhookError } from '../dist/index.js';

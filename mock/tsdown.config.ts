@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig, type UserConfig } from 'tsdown';
 import { tsgoPath } from '../scripts/tsgo-path.mjs';
 import { parse } from 'yaml';
-import { documentTwin } from './src/contract/document-twin.js';
+import { documentTwin } from './src/contract/document-file.js';
 
 /**
  * The package's document as data for the browser build: `gitea-contract/openapi.yaml` parsed at
@@ -24,14 +24,14 @@ function documentAsData(): NonNullable<UserConfig['plugins']> {
 
 /**
  * The shipped document parsed, with its operation table, for a start that reads JSON instead of
- * computing both (src/contract/document-file.ts).
+ * computing both (`documentTwin`, src/contract/document-file.ts).
  */
 function documentTwinAsset(): NonNullable<UserConfig['plugins']> {
   return {
     name: 'gitea-mock:document-twin',
-    generateBundle() {
+    async generateBundle() {
       const text = readFileSync(createRequire(import.meta.url).resolve('gitea-contract/openapi.yaml'), 'utf8');
-      this.emitFile({ type: 'asset', fileName: 'document.json', source: documentTwin(text) });
+      this.emitFile({ type: 'asset', fileName: 'document.json', source: await documentTwin(text) });
     },
   };
 }
@@ -127,8 +127,8 @@ export default defineConfig([
   // programmatic use, the MSW handlers for Node (`gitea-mock/msw`, with msw itself left to the user
   // as a peer), ESM for Node 20, with type declarations for the two libraries; the sandbox's markdown
   // renderer is an entry of its own, as worker threads load it by file name. The dependencies
-  // (gitea-contract, Prism, Ajv, yaml, markdown-it, tinypool…) stay imports; the few client
-  // internals the mock shares (redaction, the Authorization header) are bundled.
+  // (gitea-contract and its `gitea-contract/internal`, Prism, Ajv, yaml, markdown-it, tinypool…)
+  // stay imports.
   {
     entry: {
       cli: 'src/cli.ts',

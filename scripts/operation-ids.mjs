@@ -1,7 +1,7 @@
 // Writes generated/operation-ids.ts: a lookup of the operationId of each method and path, so the
 // client can name the operation in its errors without shipping the document. The table is keyed
 // by a short hash of `METHOD /path` rather than by the paths themselves: the client only looks up
-// the path template it was called with, and the hashes cost a fifth of the bytes. `--check` fails
+// the path template it was called with, and the hashes take far fewer bytes. `--check` fails
 // when the file is stale.
 import { readFile, writeFile } from 'node:fs/promises';
 import { parse } from 'yaml';

@@ -87,9 +87,14 @@ export function checkBaseUrl(name: string, baseUrl: unknown, credentials: boolea
             ? 'has a query or fragment'
             : credentials &&
               url.protocol === 'http:' &&
-              !/^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i.test(url.hostname) &&
+              !isLoopbackHost(url.hostname) &&
               `would send credentials over plain http to ${url.hostname}: use https, or allowInsecureHttp`,
   );
+}
+
+/** Whether a URL's host name is this machine: `localhost`, an IPv4 loopback address or `[::1]`. */
+export function isLoopbackHost(hostname: string): boolean {
+  return /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i.test(hostname);
 }
 
 /** The `Authorization` value: `token …`, or HTTP Basic for any UTF-8 name and password. */

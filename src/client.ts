@@ -30,7 +30,7 @@ export interface GiteaClientOptions {
   /**
    * Milliseconds per call, retries included, after which it rejects with a `TimeoutError`
    * (default: none, as fetch; 2^31 ms and more mean none). A call's own `timeoutMs` overrides
-   * it: E3's migration runs before Gitea answers and can take minutes.
+   * it: repoMigrate's migration runs before Gitea answers and can take minutes.
    */
   timeoutMs?: number;
   /** Retries of idempotent requests (default 2), or the full retry settings. */
@@ -192,7 +192,7 @@ export function createGiteaClient(options: GiteaClientOptions): GiteaClient<bool
           init = { ...init, params: { ...init.params, header: { ...init.params?.header, 'X-Gitea-OTP': code } } };
         }
         // One timer per call, retries included, and only when asked for: fetch follows any signal
-        // at about a tenth of a request's cost. Runtimes fire a timer longer than 2^31 - 1 ms at
+        // at a share of a request's cost. Runtimes fire a timer longer than 2^31 - 1 ms at
         // once, so such a limit means none. Composed with the caller's signal only when there is one.
         let { signal } = init;
         if (limit > 0 && limit < 2 ** 31) {
@@ -233,7 +233,7 @@ export function createGiteaClient(options: GiteaClientOptions): GiteaClient<bool
         }
         return result;
       } catch (error) {
-        // Fetch drops the body of a 205 (E8 sends one): openapi-fetch failing to parse it is no error.
+        // Fetch drops the body of a 205 (notifyReadThread sends one): openapi-fetch failing to parse it is no error.
         if (error instanceof SyntaxError && answer?.status === 205) return { response: answer };
         throw scrub(
           timer?.aborted && !init.signal?.aborted

@@ -1,4 +1,4 @@
-// E11: rendered HTML as a string, whether the server labels it text/html or text/plain.
+// renderMarkdown: rendered HTML as a string, whether the server labels it text/html or text/plain.
 import type { components } from '../generated/api.js';
 import type { GiteaClient } from './client.js';
 import { unwrap } from './unwrap.js';

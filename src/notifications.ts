@@ -1,4 +1,4 @@
-// E8: a notification thread marked read, unread or pinned. Gitea answers 205 with the thread as
+// notifyReadThread: a notification thread marked read, unread or pinned. Gitea answers 205 with the thread as
 // JSON, but fetch drops the body of a 205: read as text, it is there only where the runtime keeps it.
 import type { components } from '../generated/api.js';
 import type { GiteaClient } from './client.js';

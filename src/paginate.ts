@@ -1,5 +1,6 @@
-// Pagination over the list operations (E7, E12, E19): follows `Link: rel="next"`, falling back
-// to `X-Total-Count`, and stops at an empty page or after `maxPages`.
+// Pagination over the list operations (listPackageVersions, orgListTeamMembers, adminGetAllOrgs):
+// follows `Link: rel="next"`, falling back to `X-Total-Count`, and stops at an empty page or after
+// `maxPages`.
 import type { FetchOptions } from 'openapi-fetch';
 import type { paths } from '../generated/api.js';
 import { scrubFor, type GiteaClient, type Result } from './client.js';

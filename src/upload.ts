@@ -1,4 +1,4 @@
-// E16: a release attachment sent as multipart/form-data with the file in the `attachment` part.
+// repoCreateReleaseAttachment: a release attachment sent as multipart/form-data with the file in the `attachment` part.
 import type { components } from '../generated/api.js';
 import type { GiteaClient } from './client.js';
 import { unwrap } from './unwrap.js';

@@ -1,6 +1,6 @@
-// The declaration files both builds ship are TypeScript that parses: a build plugin once wrote a
-// text file over one (mock/dist/answering.d.mts), which only a consumer's type-check in
-// `npm run test:dist` would have shown. Each is parsed here, in a few milliseconds. And they
+// The declaration files both builds ship are TypeScript that parses: a build plugin that writes a
+// text file over one (mock/dist/answering.d.mts) would otherwise show only in a consumer's
+// type-check in `npm run test:dist`. Each is parsed here, in a few milliseconds. And they
 // import only packages whose types a consumer's compiler checks cleanly without skipLibCheck:
 // Prism's types reach the untyped pino, so a declaration that imports them fails a strict project.
 import { readdirSync, readFileSync } from 'node:fs';

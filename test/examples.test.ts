@@ -11,11 +11,11 @@ import {
   listOperations,
   listWebhooks,
   pointer,
-  tryLoadDocument,
   type Json,
   type JsonObject,
   type Operation,
 } from '../mock/src/contract/document.js';
+import { tryLoadDocument } from '../mock/src/contract/document-file.js';
 
 const loaded = tryLoadDocument(new URL('../openapi.yaml', import.meta.url));
 const doc = loaded.doc;

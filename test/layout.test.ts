@@ -1,5 +1,7 @@
 // What ships never depends on the tests: no module of the client (src/) or of the mock package
-// (mock/src/) imports from test/ or contract-tests/, and the client imports nothing of the mock.
+// (mock/src/) imports from test/ or contract-tests/, the client imports nothing of the mock, and
+// the mock imports the client by its package name (`gitea-contract`, `gitea-contract/internal`),
+// as it runs once installed, never by a path into src/.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,5 +41,19 @@ describe('shipped code', () => {
       ...(/from\s*['"]node:/.test(readFileSync(join(ROOT, file), 'utf8')) ? [`${file} → node:`] : []),
     ]);
     expect(leaks).toEqual([]);
+  });
+
+  it('the mock imports the client by its package name only', () => {
+    const files = sources('mock/src');
+    const byPath = files.flatMap((file) =>
+      importsOf(file)
+        .filter((target) => /^(src|generated)\//.test(target))
+        .map((target) => `${file} → ${target}`),
+    );
+    expect(byPath).toEqual([]);
+    const byName = files.filter((file) =>
+      /from\s*'gitea-contract(\/internal)?'/.test(readFileSync(join(ROOT, file), 'utf8')),
+    );
+    expect(byName.length).toBeGreaterThan(5);
   });
 });

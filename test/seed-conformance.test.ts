@@ -10,10 +10,10 @@ import {
   operationParameters,
   pointer,
   resolvePointer,
-  tryLoadDocument,
   type Json,
   type JsonObject,
 } from '../mock/src/contract/document.js';
+import { tryLoadDocument } from '../mock/src/contract/document-file.js';
 
 // ---------------------------------------------------------------- the facts table
 

@@ -15,11 +15,11 @@ import {
   operationParameters,
   pointer,
   resolvePointer,
-  tryLoadDocument,
   type Json,
   type JsonObject,
   type Operation,
 } from '../mock/src/contract/document.js';
+import { tryLoadDocument } from '../mock/src/contract/document-file.js';
 import { createSchemaValidator } from '../mock/src/contract/schema.js';
 
 interface OperationFacts {

@@ -1,7 +1,8 @@
 // Which documented responses (operation × status) the contract suites exercised.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isObject, listOperations, loadDocument } from '../../mock/src/contract/document.js';
+import { isObject, listOperations } from '../../mock/src/contract/document.js';
+import { loadDocument } from '../../mock/src/contract/document-file.js';
 
 export const doc = loadDocument(new URL('../../openapi.yaml', import.meta.url));
 

@@ -228,7 +228,7 @@ export function hostileInputCases(originOf: () => string): void {
         { nl: '\n' },
       )}`,
     ],
-    // Prism's parser, which forgets its line every 8 characters here, took the boundary for the
+    // Prism's parser, which forgets its line every 8 characters here, takes the boundary for the
     // part's end and the next line for a part's header.
     [
       'data holding the boundary inside a line',

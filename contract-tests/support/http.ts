@@ -26,7 +26,7 @@ export interface PreparedRequest {
 
 export const BASIC_ALICE = `Basic ${Buffer.from('alice:correct horse battery staple').toString('base64')}`;
 
-/** node:http, not fetch: fetch drops the body of a 205, which E8 really sends. */
+/** node:http, not fetch: fetch drops the body of a 205, which notifyReadThread really sends. */
 export function send(url: URL, method: string, headers: Record<string, string>, body?: Buffer): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     // An explicit length: Node would send a DELETE body chunked, which Prism cannot read.

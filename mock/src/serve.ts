@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { faultsOption, latencyOption } from './front/conditions.js';
 import { checkOrigin } from './front/cors.js';
-import { DOCUMENT } from './contract/document-path.js';
+import { DOCUMENT } from './contract/document-file.js';
 import { heapLimit } from './sources/heap.js';
 import { outputFileProblem } from './output-file.js';
 import { worldBudget } from './sources/sandbox-limits.js';
@@ -390,10 +390,14 @@ try {
     `gitea-mock: ${mock.operations.length} operations on ${mock.baseUrl} (${[mode, ...conditions].join(', ')}); Ctrl-C stops`,
   );
 } catch (error) {
-  const code = (error as NodeJS.ErrnoException).code;
+  // A package the install left out (a copied or pruned node_modules) is named, with the way back.
+  const missing =
+    (error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND'
+      ? /Cannot find (?:package|module) '([^'./][^']*)'/.exec(String(error))?.[1]
+      : undefined;
   const message =
-    code === 'ERR_MODULE_NOT_FOUND' && /@stoplight\/|markdown-it/.test(String(error))
-      ? 'the mock needs the optional dependencies @stoplight/prism-http, @stoplight/prism-core and markdown-it; install the package without --omit=optional'
+    missing !== undefined
+      ? `gitea-mock's dependency ${missing} is not installed; install gitea-mock again, with its dependencies`
       : error instanceof Error
         ? error.message
         : String(error);

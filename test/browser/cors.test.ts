@@ -42,7 +42,7 @@ afterAll(async () => {
   await site?.close();
 });
 
-/** E7 (`GET /admin/orgs`) from the page through the built client, with `headers` added to each call. */
+/** adminGetAllOrgs (`GET /admin/orgs`) from the page through the built client, with `headers` added to each call. */
 function listOrganizations(
   baseUrl: string,
   headers: Record<string, string>,

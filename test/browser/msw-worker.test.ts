@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import type { Page } from '../dist-tools/playwright.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadOperations } from '../../mock/src/front/operations-file.js';
+import { operationTableOf } from '../../mock/src/front/answering-node.js';
 import { MOCK_VERSION } from '../../mock/src/front/version.js';
 import { NO_GENERATOR } from '../../mock/src/sources/examples.js';
 import { isLocal, launchChromium, type SuiteBrowser } from './support/chromium.js';
@@ -151,7 +151,7 @@ describe('gitea-mock/msw for the browser', () => {
       string,
       unknown
     >;
-    const table = await loadOperations(fileURLToPath(new URL('../../openapi.yaml', import.meta.url)));
+    const table = await operationTableOf(fileURLToPath(new URL('../../openapi.yaml', import.meta.url)));
     const keyOp = table.operations.find((op) => op.operationId === 'repoGetKey')!;
     const exampleOf = (status: string, key?: string): unknown => {
       const examples = keyOp.operation.responses

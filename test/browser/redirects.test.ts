@@ -71,7 +71,7 @@ afterAll(async () => {
   await Promise.all([site?.close(), gitea?.close(), elsewhere?.close()]);
 });
 
-/** E14 from the page, with a token, a credential header and a secret in the body; what came back. */
+/** updateUserSecret from the page, with a token, a credential header and a secret in the body; what came back. */
 function putSecret(baseUrl: string): Promise<{
   name: string | undefined;
   status: number | undefined;

@@ -51,7 +51,7 @@ describe('ApiError for every error body the service sends', () => {
     expect(error.message).toMatch(/\(orgListTeamMembers\): 404 not found$/);
   });
 
-  it('an empty 403 (E4 and E5 send no body): the status text', async () => {
+  it('an empty 403 (issueRemoveAssignees and repoEditPullRequest send no body): the status text', async () => {
     fault.current.script(raw(403, ''));
     const error = await apiErrorOf(
       unwrap(
@@ -76,7 +76,7 @@ describe('ApiError for every error body the service sends', () => {
     expect(error.message).toMatch(/404 Not Found$/);
   });
 
-  it('the literal null of E17', async () => {
+  it('the literal null of issueListIssueCommentAttachments', async () => {
     fault.current.script(raw(404, 'null', { 'content-type': 'application/json;charset=utf-8' }));
     const error = await apiErrorOf(
       unwrap(
@@ -90,7 +90,7 @@ describe('ApiError for every error body the service sends', () => {
     expect(error.operationId).toBe('issueListIssueCommentAttachments');
   });
 
-  it('a text/plain error of E11', async () => {
+  it('a text/plain error of renderMarkdown', async () => {
     fault.current.script(
       raw(422, 'unsupported render mode: slides\n', { 'content-type': 'text/plain; charset=utf-8' }),
     );
@@ -116,7 +116,7 @@ describe('ApiError for every error body the service sends', () => {
     await expect(client().GET('/repos/{owner}/{repo}/keys/{id}', keyPath)).rejects.toThrow();
   });
 
-  it('a 205 with a body (E8): no error; the thread when the body can be read, else undefined', async () => {
+  it('a 205 with a body (notifyReadThread): no error; the thread when the body can be read, else undefined', async () => {
     fault.current.script(json(205, { id: 10001, unread: false }), json(205, { id: 10001, unread: false }));
     const viaClient = await client().PATCH('/notifications/threads/{id}', { params: { path: { id: '10001' } } });
     expect(viaClient.response.status).toBe(205);
@@ -150,7 +150,7 @@ describe('{ error } in the default mode always has a message', () => {
       '',
     ],
     [
-      'the literal null of E17',
+      'the literal null of issueListIssueCommentAttachments',
       raw(404, 'null', { 'content-type': 'application/json;charset=utf-8' }),
       404,
       'Not Found',

@@ -49,7 +49,7 @@ const redirect = (status: number, location: string): Handler => raw(status, '', 
 const origin = (server: FaultServer): string => new URL(server.baseUrl).origin;
 const host = (server: FaultServer): string => new URL(server.baseUrl).host;
 
-/** The calls whose bodies hold secrets: E14's secret value and E1's authorization header. */
+/** The calls whose bodies hold secrets: updateUserSecret's secret value and repoEditHook's authorization header. */
 const SECRET_CALLS = {
   'PUT /user/actions/secrets/{secretname} (updateUserSecret)': (c: GiteaClient) =>
     c.PUT('/user/actions/secrets/{secretname}', {

@@ -73,7 +73,7 @@ describe('requests that cannot be right do not compile', () => {
   it('rejects a path the contract does not have, and the wrong method', () => {
     // @ts-expect-error not an operation of the contract
     void client.GET('/repos/{owner}/{repo}/nothing');
-    // @ts-expect-error E9 is a GET
+    // @ts-expect-error repoGetKey is a GET
     void client.DELETE('/repos/{owner}/{repo}/keys/{id}', { params: { path: { owner: 'a', repo: 'b', id: 1 } } });
   });
 
@@ -92,7 +92,7 @@ describe('requests that cannot be right do not compile', () => {
   });
 
   it('rejects paginate on an operation that does not page', () => {
-    // @ts-expect-error E9 answers one record
+    // @ts-expect-error repoGetKey answers one record
     void paginate(client, '/repos/{owner}/{repo}/keys/{id}');
   });
 });
@@ -174,11 +174,11 @@ describe('error reads as a message, and throwOnError types data as there', () =>
     if (error) console.error(error.message);
     else expectTypeOf(data).toEqualTypeOf<Hook>();
     if (error) {
-      // E1 declares JSON errors and the plain-text 500 of a crash: the text comes as the ApiError.
+      // repoEditHook declares JSON errors and the plain-text 500 of a crash: the text comes as the ApiError.
       expectTypeOf(error).toEqualTypeOf<APIError | APINotFound | ApiError>();
       expectTypeOf(error.message).toEqualTypeOf<string>();
     }
-    // E11's errors are plain text and its 403 may have no body: still an object with a message.
+    // renderMarkdown's errors are plain text and its 403 may have no body: still an object with a message.
     const rendered = await client.POST('/markdown', { body: { Text: '# hi' }, parseAs: 'text' });
     if (rendered.error) expectTypeOf(rendered.error.message).toEqualTypeOf<string>();
     expectTypeOf<NonNullable<typeof rendered.error>>().not.toMatchTypeOf<string>();

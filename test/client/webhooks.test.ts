@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseWebhook, verifyWebhookSignature, WebhookError } from '../../src/index.js';
-import { isObject, listWebhooks, loadDocument } from '../../mock/src/contract/document.js';
+import { isObject, listWebhooks } from '../../mock/src/contract/document.js';
+import { loadDocument } from '../../mock/src/contract/document-file.js';
 
 const SECRET = 'hook-secret-7c1e';
 const PAYLOAD = `{\n  "action": "closed",\n  "number": 43,\n  "pull_request": {\n    "title": "Fix countdown ✓"\n  }\n}`;

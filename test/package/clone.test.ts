@@ -75,7 +75,7 @@ describe('a fresh clone after npm ci', () => {
   });
 
   it("the breaking-change gate's advice (npm version minor) moves gitea-mock and its dependency along, and npm ci still resolves", async () => {
-    // A breaking change to the document: a value taken from E20's permission.
+    // A breaking change to the document: a value taken from repoAddCollaborator's permission.
     const base = (await git(['rev-parse', 'HEAD'])).stdout.trim();
     const path = join(repo, 'openapi.yaml');
     const doc = parseDocument(await readFile(path, 'utf8'));

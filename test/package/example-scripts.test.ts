@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../contract-tests/support/launch.js';
 import { startMockServer, type MockServer } from '../../mock/src/front/server.js';
-import { loadDocument, resolvePointer } from '../../mock/src/contract/document.js';
+import { resolvePointer } from '../../mock/src/contract/document.js';
+import { loadDocument } from '../../mock/src/contract/document-file.js';
 import { startStallServer } from '../support/stall-server.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, type Launched } from '../../contract-tests/support/launch.js';
+import { SEED_IDS } from '../../contract-tests/support/seed-ids.js';
 import { startMockServer } from '../../mock/src/front/server.js';
 import { documentedBlocks } from '../support/code-blocks.js';
 import { cleanCopy, npm } from '../support/scratch-repo.js';
@@ -41,6 +42,11 @@ const CLIENT = {
     'dist/index.cjs',
     'dist/index.d.ts',
     'dist/index.d.cts',
+    'dist/internal.js',
+    'dist/internal.cjs',
+    'dist/internal.d.ts',
+    'dist/internal.d.cts',
+    'internal/package.json',
     'dist/openapi.json',
   ],
   allowed: ['generated/README.md'],
@@ -426,22 +432,8 @@ export async function operations(): Promise<string[]> {
     const bin = join(mockProject, 'node_modules/.bin/gitea-mock');
     const { stdout: help } = await run(bin, ['--help']);
     expect(help).toContain('gitea-mock verify --base-url <url> [options]');
-    const ids = [
-      '--repo',
-      'acme/rocket',
-      '--key-id',
-      '11001',
-      '--team-id',
-      '12001',
-      '--comment-id',
-      '15001',
-      '--workflow',
-      'build.yml',
-      '--package',
-      'acme/npm/rocket-sdk',
-    ];
     const env = { ...process.env, GITEA_TOKEN: 'packaged-live' };
-    const { stdout } = await run(bin, ['verify', '--base-url', mock.baseUrl, ...ids], { env });
+    const { stdout } = await run(bin, ['verify', '--base-url', mock.baseUrl, ...SEED_IDS], { env });
     expect(stdout).toMatch(/^7 of 20 operations checked, 0 with mismatches$/m);
     // The README's headline command checks two reads here (the mock lists no ids): it says so,
     // and with --fail-on-skip, as the README's CI job runs it, the run fails.

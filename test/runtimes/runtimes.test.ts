@@ -17,7 +17,8 @@ import { startMockServer, type MockServer } from '../../mock/src/front/server.js
 import { bundleBuiltClient } from '../browser/support/bundle.js';
 import { isLocal, launchChromium, type SuiteBrowser } from '../browser/support/chromium.js';
 import { serveFiles, type StaticServer } from '../browser/support/static-server.js';
-import { loadDocument, resolvePointer, type Json } from '../../mock/src/contract/document.js';
+import { resolvePointer, type Json } from '../../mock/src/contract/document.js';
+import { loadDocument } from '../../mock/src/contract/document-file.js';
 import type { LoopbackServer } from '../support/loopback.js';
 import { launch } from '../../contract-tests/support/launch.js';
 import { startStallServer } from '../support/stall-server.js';

@@ -59,21 +59,14 @@ export function mismatches(
     ];
   const { value, location } = deref(doc, responses[declared], `${op.location}/responses/${declared}`);
   const response = value as JsonObject;
-  const problems: Violation[] = [];
-
-  for (const [name, header] of Object.entries(isObject(response.headers) ? response.headers : {})) {
-    const resolved = deref(doc, header, `${location}/headers/${name}`);
-    const spec = resolved.value as JsonObject;
-    const actual = answer.headers.get(name);
-    if (actual === null) {
-      if (spec.required === true) problems.push({ where: `header ${name}`, problem: 'is required but missing' });
-      continue;
-    }
-    const schema = spec.schema as JsonObject | undefined;
-    const typed = schema?.type === 'integer' && /^-?\d+$/.test(actual) ? Number(actual) : actual;
-    for (const problem of schemas.check(`${resolved.location}/schema`, typed))
-      problems.push({ where: `header ${name}:`, problem });
-  }
+  const problems = headerViolations(
+    schemas,
+    Object.entries(isObject(response.headers) ? response.headers : {}).map(([name, header]) => {
+      const resolved = deref(doc, header, `${location}/headers/${name}`);
+      return { name, spec: resolved.value as JsonObject, location: resolved.location };
+    }),
+    answer.headers,
+  );
   if (!checkBody) return problems;
 
   const content = isObject(response.content) ? response.content : {};
@@ -107,6 +100,31 @@ export function mismatches(
     }
   }
   return [...problems, ...bodyViolations(schemas, schemaAt, body, redact)];
+}
+
+/**
+ * How `headers` break the headers declared (each by its name, its header or parameter object, and
+ * where that is): a required one missing, or a value its schema refuses, each `where` naming it.
+ */
+export function headerViolations(
+  schemas: SchemaValidator,
+  declared: readonly { name: string; spec: JsonObject; location: string }[],
+  headers: Headers,
+): Violation[] {
+  const problems: Violation[] = [];
+  for (const { name, spec, location } of declared) {
+    const actual = headers.get(name);
+    if (actual === null) {
+      if (spec.required === true) problems.push({ where: `header ${name}`, problem: 'is required but missing' });
+      continue;
+    }
+    // A header is text: one declared an integer is read as the number it writes.
+    const schema = spec.schema as JsonObject | undefined;
+    const typed = schema?.type === 'integer' && /^-?\d+$/.test(actual) ? Number(actual) : actual;
+    for (const problem of schemas.check(`${location}/schema`, typed))
+      problems.push({ where: `header ${name}:`, problem });
+  }
+  return problems;
 }
 
 /** At most this many problems of one body: a list of 50 records with one new field would otherwise say it 50 times. */

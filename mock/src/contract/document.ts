@@ -1,7 +1,6 @@
-// Shared by the test suites, the proxy and live mode: loads openapi.yaml and walks it. Only local
-// `#/...` refs exist in the document, so a JSON-pointer resolver is all we need.
-import { fileURLToPath } from 'node:url';
-import { readDocumentFile } from './document-file.js';
+// The document as data, and the walks over it that the suites, the proxy, live mode and the
+// webhook receiver share (document-file.ts loads it). Only local `#/...` refs exist in the
+// document, so a JSON-pointer resolver is all we need.
 
 export type Json = null | boolean | number | string | Json[] | JsonObject;
 export interface JsonObject {
@@ -12,27 +11,6 @@ const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'
 
 export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/**
- * The document in a file (openapi.yaml), as a copy of its own: the parse itself is made once per
- * text in a process (document-file.ts). Throws an Error that names the file when it is missing
- * or malformed.
- */
-export function loadDocument(url: URL): JsonObject {
-  return structuredClone(readDocumentFile(fileURLToPath(url)).document);
-}
-
-/**
- * Loads the document once per test file. A load failure is returned, not thrown, so each test
- * can report it instead of the whole file failing to collect.
- */
-export function tryLoadDocument(url: URL): { doc: JsonObject; error?: string } {
-  try {
-    return { doc: loadDocument(url) };
-  } catch (error) {
-    return { doc: {}, error: error instanceof Error ? error.message : String(error) };
-  }
 }
 
 export function escapePointerSegment(segment: string): string {
@@ -96,36 +74,29 @@ export interface Operation {
   location: string;
 }
 
-export function listOperations(doc: JsonObject): Operation[] {
+/** The operations of the path items under `section` (`paths` or `webhooks`), each with the key it stands under as its `path`. */
+function operationsIn(doc: JsonObject, section: 'paths' | 'webhooks'): Operation[] {
   const result: Operation[] = [];
-  const paths = isObject(doc.paths) ? doc.paths : {};
-  for (const [path, item] of Object.entries(paths)) {
-    const pathItem = deref(doc, item, pointer(['paths', path])).value;
+  const items = isObject(doc[section]) ? doc[section] : {};
+  for (const [path, item] of Object.entries(items)) {
+    const pathItem = deref(doc, item, pointer([section, path])).value;
     if (!isObject(pathItem)) continue;
     for (const method of HTTP_METHODS) {
       const operation = pathItem[method];
-      if (isObject(operation)) {
-        result.push({ path, method, pathItem, operation, location: pointer(['paths', path, method]) });
-      }
+      if (isObject(operation))
+        result.push({ path, method, pathItem, operation, location: pointer([section, path, method]) });
     }
   }
   return result;
 }
 
+export function listOperations(doc: JsonObject): Operation[] {
+  return operationsIn(doc, 'paths');
+}
+
 /** The webhooks of the document (`webhooks:`), each as an operation whose `path` is the webhook's name. */
 export function listWebhooks(doc: JsonObject): Operation[] {
-  const result: Operation[] = [];
-  const webhooks = isObject(doc.webhooks) ? doc.webhooks : {};
-  for (const [name, item] of Object.entries(webhooks)) {
-    const pathItem = deref(doc, item, pointer(['webhooks', name])).value;
-    if (!isObject(pathItem)) continue;
-    for (const method of HTTP_METHODS) {
-      const operation = pathItem[method];
-      if (isObject(operation))
-        result.push({ path: name, method, pathItem, operation, location: pointer(['webhooks', name, method]) });
-    }
-  }
-  return result;
+  return operationsIn(doc, 'webhooks');
 }
 
 /** Path-level and operation-level parameters, resolved; operation-level ones override by name+in. */

@@ -2,11 +2,10 @@
 // read from its file, and what only Node has: worker threads for large markdown renders, V8's
 // heap size for the sandbox's budget, Prism's generator for dynamic answers, the state folder, and
 // the sending of webhook deliveries.
-import { DOCUMENT } from '../contract/document-path.js';
+import { DOCUMENT, loadOperations, operationsOf, readDocumentFile } from '../contract/document-file.js';
 import { createAnswering, type AnsweringChoices, type AnsweringMock, type AnsweringPlatform } from './answering.js';
 import type { ResponseClass } from './app.js';
 import { operationTable, type OperationTable } from './operations.js';
-import { loadOperations, operationsOf } from './operations-file.js';
 import { loadGenerator } from '../sources/dynamic.js';
 import { heapLimit } from '../sources/heap.js';
 import { createMarkdownRenderer } from '../sources/markdown.js';
@@ -28,15 +27,35 @@ const NODE_PLATFORM: AnsweringPlatform = {
   webhookTransport: createNodeTransport,
 };
 
+/**
+ * Tables by the document's text. Mock servers started in one process (the suites start dozens)
+ * share one: the validators, compiled per schema object on first use, are then compiled once, not
+ * per server. Nothing changes a table once made.
+ */
+const tables = new Map<string, OperationTable>();
+
+/** The operation table of a document: a file (YAML or JSON), made once per distinct text, or the document as data. */
+export async function operationTableOf(document: string | Record<string, unknown> = DOCUMENT): Promise<OperationTable> {
+  if (typeof document === 'object') return operationTable(document, await operationsOf(document));
+  const file = readDocumentFile(document);
+  let table = tables.get(file.sha256);
+  if (!table) {
+    try {
+      table = operationTable(file.document, await loadOperations(document));
+    } catch (error) {
+      throw new Error(`${document}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    tables.set(file.sha256, table);
+  }
+  return table;
+}
+
 export async function createAnsweringMock(
   options: AnsweringOptions,
   docsUrl: () => string,
   Response?: ResponseClass,
 ): Promise<AnsweringMock> {
-  const table: OperationTable =
-    typeof options.document === 'object'
-      ? operationTable(options.document, await operationsOf(options.document))
-      : await loadOperations(options.document ?? DOCUMENT);
+  const table = await operationTableOf(options.document);
   let sandbox = options.sandbox;
   if (sandbox?.state !== undefined && sandbox.store === undefined) {
     const maxWorlds = sandbox.maxWorlds ?? 100;

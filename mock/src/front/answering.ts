@@ -8,7 +8,6 @@ import { createApp, type GiteaApp, type ResponseClass } from './app.js';
 import { createConditions, type ConditionOptions, type Conditions } from './conditions.js';
 import { createJournal, type Journal } from './journal.js';
 import type { OperationTable } from './operations.js';
-import { validator } from './validator.js';
 import { createExamples, type Generator } from '../sources/examples.js';
 import { createSandbox, type SandboxControl, type SandboxOptions, type SandboxPlatform } from '../sources/sandbox.js';
 import type { AnsweringSource } from '../sources/source.js';
@@ -67,7 +66,6 @@ export async function createAnswering(
   const source: AnsweringSource = sandbox ?? examples;
   const journal = createJournal();
   const app = createApp({
-    validator,
     table,
     source,
     docsUrl,

@@ -12,30 +12,27 @@ import { checkAuthorization } from './auth.js';
 import { readBody } from './body.js';
 import type { Conditions } from './conditions.js';
 import { corsHeaders, isPreflight, preflightHeaders, type HeaderOf } from './cors.js';
-import { apiError, JSON_TYPE, notFound } from './errors.js';
+import { apiError, JSON_TYPE, notFound, reasonPhrase } from './errors.js';
 import { faultAnswer } from './faults.js';
 import { JOURNAL_PATH, journalAnswer, type Journal } from './journal.js';
 import type { MockOperation, OperationTable } from './operations.js';
-import type { PrismValidator } from './validator.js';
 import { checkPreference, type PreferResult } from './prefer.js';
 import type { Answer, AnsweringSource } from '../sources/source.js';
 import {
+  answerErrors,
   contentTypeFor,
   decodedSegments,
   describeViolations,
-  errorsOf,
   queryOf,
+  requestErrors,
   type PrismMethod,
 } from './validation.js';
-import { validationView } from './body.js';
 import { VERSION_ANSWER, VERSION_PATH } from './version.js';
 import { underConditions } from './under-conditions.js';
 
 export const BASE_PATH = '/api/v1';
 
 export interface AppParts {
-  /** Prism's request and response validators (validator.ts). */
-  validator: PrismValidator;
   table: OperationTable;
   source: AnsweringSource;
   /** The URL of the server's API documentation, for the `url` of error bodies. */
@@ -48,7 +45,7 @@ export interface AppParts {
   journal: Journal;
   /**
    * The Response class to answer with (default: the global one). The Node adapter gives srvx's,
-   * which is cheaper and can carry a body on a 205, as Gitea's E8 sends one.
+   * which is cheaper and can carry a body on a 205, as Gitea's notifyReadThread sends one.
    */
   Response?: ResponseClass;
 }
@@ -74,31 +71,6 @@ export interface GiteaApp {
 
 type Headers = Record<string, string>;
 
-/** Reason phrases as Go's net/http writes them, for the statuses the mock answers. */
-const REASONS: Record<number, string> = {
-  200: 'OK',
-  201: 'Created',
-  202: 'Accepted',
-  204: 'No Content',
-  205: 'Reset Content',
-  301: 'Moved Permanently',
-  302: 'Found',
-  307: 'Temporary Redirect',
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  406: 'Not Acceptable',
-  409: 'Conflict',
-  413: 'Request Entity Too Large',
-  415: 'Unsupported Media Type',
-  422: 'Unprocessable Entity',
-  423: 'Locked',
-  500: 'Internal Server Error',
-  503: 'Service Unavailable',
-};
-
 /** The request's headers as one value each, as Prism reads them. */
 function headerRecord(request: Request): Headers {
   const result: Headers = {};
@@ -113,7 +85,6 @@ const CHECKED_ANSWERS = 256;
 const CHECKED_ANSWER_CHARS = 16_384;
 
 export function createApp({
-  validator,
   table,
   source,
   docsUrl,
@@ -138,12 +109,12 @@ export function createApp({
       bytes = new TextEncoder().encode(contentType === JSON_TYPE ? JSON.stringify(answer.body) : String(answer.body));
     }
     headers['Content-Length'] = String(bytes?.length ?? 0);
-    const init = { status: answer.status, statusText: REASONS[answer.status] ?? '', headers };
+    const init = { status: answer.status, statusText: reasonPhrase(answer.status), headers };
     if (bytes === undefined || method === 'HEAD') return new Answering(null, init);
     try {
       return new Answering(bytes, init);
     } catch {
-      // A Fetch Response carries no body on a 205, which Gitea's E8 sends (a socket server can).
+      // A Fetch Response carries no body on a 205, which Gitea's notifyReadThread sends (a socket server can).
       return new Answering(null, { ...init, headers: { ...headers, 'Content-Length': '0' } });
     }
   }
@@ -159,7 +130,7 @@ export function createApp({
     if (method === 'OPTIONS')
       return new Answering(null, {
         status: 204,
-        statusText: 'No Content',
+        statusText: reasonPhrase(204),
         headers: { ...cors, Allow: allow, 'Content-Length': '0' },
       });
     return error(method, 405, `${method} is not allowed on ${pathname}; allowed: ${allow}`, { ...cors, Allow: allow });
@@ -187,15 +158,16 @@ export function createApp({
     const input: IHttpRequest = {
       method: op.method.toLowerCase() as PrismMethod,
       url: { path, query: queryOf(url) },
-      // A multipart body comes re-framed under a boundary of its own, an untyped upload as bytes.
+      // An untyped upload is read as bytes.
       headers: body.contentType === undefined ? headers : { ...headers, 'content-type': body.contentType },
       body: body.body,
     };
-    const inputErrors = errorsOf(validator.validateInput(validationView(op.operation, input, body.form)));
+    const inputErrors = requestErrors(op.operation, input, body.form);
     if (inputErrors.length > 0) return error(method, 422, describeViolations(inputErrors), cors);
     const answer = await source.answer({
       op,
       request: input,
+      ...(body.form ? { form: body.form } : {}),
       url,
       preference: prefer.preference,
       credential: headers.authorization!,
@@ -214,7 +186,7 @@ export function createApp({
         headers: { ...answer.headers, ...(contentType ? { 'content-type': contentType } : {}) },
         body: answer.body,
       };
-      const outputErrors = errorsOf(validator.validateOutput({ resource: op.operation, element: output }));
+      const outputErrors = answerErrors(op.operation, output);
       return outputErrors.length > 0
         ? `${op.operationId} ${answer.status}: the answer breaks the document: ${describeViolations(outputErrors)}`
         : undefined;
@@ -228,8 +200,8 @@ export function createApp({
       return error(method, 500, `${message}; this is a bug in gitea-mock`, cors);
     }
     // The examples only earn a warning, so the check waits until the answer is on its way: the
-    // first check of an operation compiles its schemas, a sixth of a second that the client would
-    // otherwise wait for its first answer.
+    // first check of an operation compiles its schemas, which the client would otherwise wait for
+    // before its first answer.
     setTimeout(() => {
       const key = JSON.stringify([op.operationId, answer.status, answer.type, answer.headers, answer.body]);
       const known = key.length <= CHECKED_ANSWER_CHARS && checked.has(key);
@@ -247,7 +219,7 @@ export function createApp({
     const header: HeaderOf = (name) => request.headers.get(name) ?? undefined;
     const cors = corsHeaders(header);
     if (isPreflight(request.method, header))
-      return new Answering(null, { status: 204, statusText: 'No Content', headers: preflightHeaders(header) });
+      return new Answering(null, { status: 204, statusText: reasonPhrase(204), headers: preflightHeaders(header) });
     // WHATWG URL parsing also resolves dot segments, so `/api/v1/../x` leaves the API.
     const url = URL.canParse(request.url) ? new URL(request.url) : undefined;
     // Prism decodes every segment; a broken escape or bad UTF-8 is refused here instead.

@@ -1,13 +1,11 @@
 // Reads a request body with a hard size limit and turns it into what Prism validates, refusing
 // what Gitea's binding refuses (empty or unsupported content types, malformed JSON, bad UTF-8)
-// and multipart bodies Go's reader cannot read (multipart.ts).
-import type { IHttpRequest } from '@stoplight/prism-http';
+// and multipart bodies Go's reader cannot read (multipart.ts): a form comes as its parts.
 import type { IHttpOperation } from '@stoplight/types';
 import { concatBytes, latin1Text } from '../bytes.js';
 import { jsonShape, MAX_CHECKED_VALUES } from '../contract/json-shape.js';
-import { lenientView } from './lenient.js';
-import { parseMediaType, type MediaType } from './media-type.js';
-import { encodeForm, formForPrism, parseForm, type FormPart } from './multipart.js';
+import { parseMediaType } from './media-type.js';
+import { parseForm, type FormPart } from './multipart.js';
 
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 /** Deepest nesting Go's encoding/json reads. */
@@ -15,8 +13,8 @@ const GO_MAX_DEPTH = 10_000;
 
 export type BodyResult =
   /**
-   * A multipart body comes re-framed (`contentType` names its new boundary), with its parts; a
-   * body without a type that is read as bytes comes with the type it is read as.
+   * A multipart body comes as its parts (`form`), with no `body`; a body without a type that is
+   * read as bytes comes with the type it is read as.
    */
   | { ok: true; body: unknown; form?: FormPart[]; contentType?: string }
   | { ok: false; status: 413 | 422 | 400; message: string };
@@ -86,7 +84,7 @@ export async function readBody(request: Request, operation: IHttpOperation): Pro
     if (raw.data.length === 0) return { ok: true, body: undefined };
     return { ok: true, body: latin1Text(raw.data), contentType: 'application/octet-stream' };
   }
-  const mime = mimeType(contentType);
+  const mime = parseMediaType(contentType);
   // Prism's parser throws on it; Gitea's binding finds no type it reads in it.
   if (!mime)
     return {
@@ -129,17 +127,11 @@ export async function readBody(request: Request, operation: IHttpOperation): Pro
     const form = parseForm(raw.data, boundary);
     // Gitea answers 500 (plain text); a 4xx in the dialect says what is wrong with the request.
     if (!form.ok) return { ok: false, status: 400, message: `failed to parse request multipart form: ${form.message}` };
-    const framed = encodeForm(form.parts);
-    return { ok: true, body: latin1Text(framed.body), form: form.parts, contentType: framed.contentType };
+    return { ok: true, body: undefined, form: form.parts };
   }
   // Other bodies go to Prism as text, which it validates; they may hold any bytes, so no strict
   // decoding here.
   return { ok: true, body: latin1Text(raw.data) };
-}
-
-/** The media type of a Content-Type header, or undefined when it is none (`garbage`, `a, b`). */
-export function mimeType(contentType: string): MediaType | undefined {
-  return parseMediaType(contentType);
 }
 
 /** The operation's multipart/form-data body, if it takes one. */
@@ -147,46 +139,4 @@ export function formContent(operation: IHttpOperation) {
   return operation.request?.body?.contents?.find(
     (content) => content.mediaType.toLowerCase() === 'multipart/form-data',
   );
-}
-
-const FORM_TYPE = 'application/x-www-form-urlencoded';
-const asForm = new WeakMap<IHttpOperation, IHttpOperation>();
-
-/** The operation with its multipart body read as URL-encoded fields, which Prism parses without throwing. */
-function formOperation(operation: IHttpOperation): IHttpOperation | undefined {
-  const multipart = formContent(operation);
-  if (!multipart || !operation.request?.body) return undefined;
-  let relabelled = asForm.get(operation);
-  if (!relabelled) {
-    relabelled = {
-      ...operation,
-      request: {
-        ...operation.request,
-        body: { ...operation.request.body, contents: [{ ...multipart, mediaType: FORM_TYPE }] },
-      },
-    };
-    asForm.set(operation, relabelled);
-  }
-  return relabelled;
-}
-
-/**
- * What Prism's validator reads of a request, so that it cannot throw: a Content-Type that is no
- * media type is left out (a request with a body was refused for it already), and a multipart
- * form (`form`, read by readBody or parseForm) is given as URL-encoded fields.
- */
-export function validationView(
-  operation: IHttpOperation,
-  element: IHttpRequest,
-  form: readonly FormPart[] | undefined,
-): { resource: IHttpOperation; element: IHttpRequest } {
-  operation = lenientView(operation);
-  const headers = { ...element.headers };
-  if (headers['content-type'] !== undefined && !mimeType(headers['content-type'])) delete headers['content-type'];
-  const relabelled = form ? formOperation(operation) : undefined;
-  if (!relabelled) return { resource: operation, element: { ...element, headers } };
-  return {
-    resource: relabelled,
-    element: { ...element, headers: { ...headers, 'content-type': FORM_TYPE }, body: formForPrism(form!) },
-  };
 }

@@ -4,6 +4,7 @@
 // every origin: nothing real is at stake. In front of a real server (the proxy) a page of any
 // origin could use the credentials and session of whoever browses it, so only the origins of
 // this machine and those the user names are answered.
+import { isLoopbackHost } from 'gitea-contract/internal';
 
 /** A request header by its lower-case name, from a Fetch `Request` or a Node `IncomingMessage`. */
 export type HeaderOf = (name: string) => string | undefined;
@@ -15,7 +16,6 @@ const REQUEST_HEADERS_LIMIT = 2048;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const EXPOSED_HEADERS = 'Link, X-Total-Count';
 const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS';
-const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i;
 
 /** Whether a request's `Origin` may have CORS answers. */
 export type OriginPolicy = (origin: string) => boolean;
@@ -42,7 +42,7 @@ export function allowList(origins: readonly string[]): OriginPolicy {
     if (named.has(origin)) return true;
     try {
       const url = new URL(origin);
-      return /^https?:$/.test(url.protocol) && url.origin === origin && LOOPBACK.test(url.hostname);
+      return /^https?:$/.test(url.protocol) && url.origin === origin && isLoopbackHost(url.hostname);
     } catch {
       // `null` (a file or a sandboxed frame) and anything else that is not an origin.
       return false;

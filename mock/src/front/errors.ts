@@ -23,6 +23,39 @@ export function notFound(docsUrl: string, message = 'not found'): NotFoundBody {
 
 export const JSON_TYPE = 'application/json;charset=utf-8';
 
+/** Reason phrases as Go's net/http writes them (`http.StatusText`), for the statuses the mock answers itself. */
+const REASONS: Record<number, string> = {
+  200: 'OK',
+  201: 'Created',
+  202: 'Accepted',
+  204: 'No Content',
+  205: 'Reset Content',
+  301: 'Moved Permanently',
+  302: 'Found',
+  307: 'Temporary Redirect',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  408: 'Request Timeout',
+  409: 'Conflict',
+  413: 'Request Entity Too Large',
+  415: 'Unsupported Media Type',
+  417: 'Expectation Failed',
+  422: 'Unprocessable Entity',
+  423: 'Locked',
+  431: 'Request Header Fields Too Large',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+/** The reason phrase Go writes for `status`; empty for one the mock never answers itself. */
+export function reasonPhrase(status: number): string {
+  return REASONS[status] ?? '';
+}
+
 /** Sends a JSON body the way an official Gitea build does (Go's JSON v2): compact, no trailing newline, with nosniff. */
 export function sendJson(
   res: ServerResponse,
@@ -41,15 +74,10 @@ export function sendJson(
 }
 
 /** A raw HTTP/1.1 error for sockets Node's parser gave up on, where no ServerResponse exists. */
-export function rawErrorResponse(
-  status: number,
-  reason: string,
-  body: ErrorBody,
-  headers: readonly string[] = [],
-): string {
+export function rawErrorResponse(status: number, body: ErrorBody, headers: readonly string[] = []): string {
   const payload = JSON.stringify(body);
   return [
-    `HTTP/1.1 ${status} ${reason}`,
+    `HTTP/1.1 ${status} ${reasonPhrase(status)}`,
     ...headers,
     `Content-Type: ${JSON_TYPE}`,
     `Content-Length: ${Buffer.byteLength(payload)}`,

@@ -4,21 +4,10 @@
 // form-data name is skipped. What Go refuses (no delimiter after a part, a malformed part header,
 // a body cut before its closing boundary, more than 1,000 parts) is refused here.
 //
-// The front then hands on a form in one plain framing: Prism's multipart parser throws on a file
-// part without Content-Type, on a boundary inside a line of data and on quoted names, so Prism
-// validates the form as URL-encoded fields instead, and the answer sources get the form
-// re-framed as browsers frame it, which any multipart reader takes.
-import {
-  concatBytes,
-  hex,
-  indexOfBytes,
-  latin1Bytes,
-  latin1Text,
-  randomBytes,
-  sameBytes,
-  utf8Bytes,
-  utf8Text,
-} from '../bytes.js';
+// The form is its parts (FormPart) from then on: the answer sources read them as they are, and
+// Prism, whose multipart parser throws on a file part without Content-Type, on a boundary inside
+// a line of data and on quoted names, validates them as URL-encoded fields instead.
+import { concatBytes, indexOfBytes, latin1Bytes, latin1Text, sameBytes, utf8Bytes, utf8Text } from '../bytes.js';
 
 export interface FormPart {
   /** The form-data name, decoded. */
@@ -289,28 +278,6 @@ export function parseForm(raw: Uint8Array, boundary: string): FormResult {
       data: data.slice(),
     });
   }
-}
-
-/** A name or file name as browsers write it in a multipart header (the WHATWG form encoding). */
-const quoted = (text: string): string => `"${text.replace(/"/g, '%22').replace(/\r/g, '%0D').replace(/\n/g, '%0A')}"`;
-
-/** The form framed as browsers frame it, under a boundary no part holds: what the answer sources read. */
-export function encodeForm(parts: readonly FormPart[]): { contentType: string; body: Uint8Array } {
-  let boundary: string;
-  do boundary = `----gitea-mock-${hex(randomBytes(12))}`;
-  while (parts.some((part) => indexOfBytes(part.data, latin1Bytes(boundary)) >= 0));
-  const chunks: Uint8Array[] = [];
-  for (const part of parts) {
-    const file = part.filename === undefined ? '' : `; filename=${quoted(part.filename)}`;
-    const type = part.filename === undefined ? '' : `\r\nContent-Type: ${part.type ?? 'application/octet-stream'}`;
-    chunks.push(
-      utf8Bytes(`--${boundary}\r\nContent-Disposition: form-data; name=${quoted(part.name)}${file}${type}\r\n\r\n`),
-      part.data,
-      latin1Bytes('\r\n'),
-    );
-  }
-  chunks.push(latin1Bytes(`--${boundary}--\r\n`));
-  return { contentType: `multipart/form-data; boundary=${boundary}`, body: concatBytes(chunks) };
 }
 
 const UNRESERVED = new Uint8Array(256).map((_, byte) => Number(/[A-Za-z0-9\-_.~]/.test(String.fromCharCode(byte))));

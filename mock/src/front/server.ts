@@ -2,31 +2,25 @@
 // what only a socket server has to care about: connections (bounded, idle ones closed), requests
 // Node's parser refuses, `Expect`, `CONNECT`, a missing `Host`, and the log line. The proxy takes
 // requests whole (it streams them to the upstream), so it is served here directly, with the same
-// CORS and error dialect, conditions and journal, and the front lends it the router and the
-// request validator.
+// CORS and error dialect, conditions and journal, and the front lends it the router and its
+// request check (validation.ts).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { IHttpRequest } from '@stoplight/prism-http';
 import { FastResponse, NodeRequest, sendNodeResponse } from 'srvx/node';
 import { BASE_PATH, isNetworkError } from './app.js';
 import { createAnsweringMock, type AnsweringOptions } from './answering-node.js';
 import { checkAuthorization } from './auth.js';
-import { formContent, mimeType, validationView } from './body.js';
-import { jsonShape, MAX_CHECKED_VALUES } from '../contract/json-shape.js';
 import { answerAndClose, defaultMaxConnections, IDLE_TIMEOUT_MS, limitConnections } from './connections.js';
 import { allowList, corsHeaders, isPreflight, preflightHeaders, type HeaderOf } from './cors.js';
-import { DOCUMENT } from '../contract/document-path.js';
+import { DOCUMENT } from '../contract/document-file.js';
 import { apiError, rawErrorResponse, sendJson } from './errors.js';
 import { faultAnswer } from './faults.js';
 import { JOURNAL_PATH, journalAnswer } from './journal.js';
-import type { MockOperation } from './operations.js';
-import { parseForm, type FormPart } from './multipart.js';
 import { underConditions } from './under-conditions.js';
-import { validator } from './validator.js';
 import type { ProxyOptions } from '../sources/proxy.js';
 import type { Answer, FrontServices, PassThroughSource } from '../sources/source.js';
-import { decodedSegments, errorsOf, namingNull, queryOf, type PrismMethod } from './validation.js';
+import { queryOf, requestViolations, type PrismMethod } from './validation.js';
 
 export { BASE_PATH };
 export const DEFAULT_DOCUMENT = DOCUMENT;
@@ -61,14 +55,6 @@ export interface MockServer {
   close(): Promise<void>;
 }
 
-const STATUS_TEXT: Record<number, string> = {
-  400: 'Bad Request',
-  405: 'Method Not Allowed',
-  408: 'Request Timeout',
-  413: 'Payload Too Large',
-  431: 'Request Header Fields Too Large',
-  503: 'Service Unavailable',
-};
 /** What a handler sent, for the log line: a status, or `reset` for a connection closed without an answer. */
 type Sent = number | 'reset';
 
@@ -183,7 +169,17 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
         const route = table.route(method, path);
         return route.kind === 'match' ? route.op : undefined;
       },
-      requestViolations: (op, url, headers, body, bodyRead) => requestViolations(op, url, headers, body, bodyRead),
+      requestViolations: (op, url, headers, body, bodyRead) =>
+        requestViolations(
+          op,
+          {
+            method: op.method.toLowerCase() as PrismMethod,
+            url: { path: url.pathname.slice(BASE_PATH.length), query: queryOf(url) },
+            headers: singleValued(headers),
+            body,
+          },
+          bodyRead,
+        ),
       credentialProblem: (authorization, otp) => {
         const auth = checkAuthorization(authorization, otp);
         return auth.ok ? undefined : auth.message;
@@ -222,61 +218,6 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
       if (url?.pathname !== BASE_PATH && !url?.pathname.startsWith(`${BASE_PATH}/`)) return forward();
       return conditioned(req, res, url, cors, forward);
     };
-  }
-
-  /** The ways a request to `url` breaks the document, as the mock finds them (for the proxy's report). */
-  function requestViolations(
-    op: MockOperation,
-    url: URL,
-    headers: IncomingMessage['headers'],
-    body: unknown,
-    bodyRead: boolean,
-  ): string[] {
-    // Prism's path matcher would throw on it; Gitea answers it 400, which the proxy passes on.
-    if (decodedSegments(url.pathname) === undefined) return ['path: the request path is not a valid URL path'];
-    const element: IHttpRequest = {
-      method: op.method.toLowerCase() as PrismMethod,
-      url: { path: url.pathname.slice(BASE_PATH.length), query: queryOf(url) },
-      headers: singleValued(headers),
-      body,
-    };
-    const problems: string[] = [];
-    // What readBody refuses, the proxy reports; such a body is then left out, as one too large.
-    // So is a body of more values than the mock validates (body.ts says why).
-    let withBody =
-      bodyRead && jsonShape(body, MAX_CHECKED_VALUES, Number.POSITIVE_INFINITY).values <= MAX_CHECKED_VALUES;
-    let form: FormPart[] | undefined;
-    const type = element.headers!['content-type'];
-    const mime = type === undefined ? undefined : mimeType(type);
-    if (type !== undefined && !mime && body !== undefined) {
-      problems.push(`headers.content-type: not a media type: ${JSON.stringify(type.slice(0, 100))}`);
-      withBody = false;
-    }
-    const boundary =
-      mime?.essence === 'multipart/form-data' && formContent(op.operation) ? mime.params.get('boundary') : null;
-    if (withBody && boundary && typeof body === 'string') {
-      const parsed = parseForm(Buffer.from(body, 'latin1'), boundary);
-      if (parsed.ok) form = parsed.parts;
-      else {
-        problems.push(`body: failed to parse request multipart form: ${parsed.message}`);
-        withBody = false;
-      }
-    }
-    // Without its body: no body in the operation, and no length that says there is one.
-    const { body: _omitted, ...request } = op.operation.request ?? {};
-    const resource = withBody ? op.operation : { ...op.operation, request };
-    if (!withBody) {
-      delete element.headers!['content-length'];
-      delete element.body;
-    }
-    const view = validationView(resource, element, form);
-    return [
-      ...problems,
-      ...errorsOf(validator.validateInput(view)).map(
-        (d) =>
-          `${String(d.code) === '415' ? 'headers.content-type' : (d.path ?? []).join('.') || 'request'}: ${namingNull(d.message)}`,
-      ),
-    ];
   }
 
   /** Answers with `answer`, turning a failure into a 500, and logs the line. */
@@ -349,9 +290,7 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
     (req, res) => respond(req, res, handle),
   );
   const connections = limitConnections(server, defaultMaxConnections(), () =>
-    rawErrorResponse(503, STATUS_TEXT[503]!, apiError(docsUrl, 'too many connections are busy; try again shortly'), [
-      'Retry-After: 1',
-    ]),
+    rawErrorResponse(503, apiError(docsUrl, 'too many connections are busy; try again shortly'), ['Retry-After: 1']),
   );
   // Node answers any Expect but 100-continue with an empty 417; Go's net/http refuses it too.
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) =>
@@ -373,11 +312,7 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
   server.on('connect', (req: IncomingMessage, socket: Duplex) => {
     answerAndClose(
       socket,
-      rawErrorResponse(
-        405,
-        STATUS_TEXT[405]!,
-        apiError(docsUrl, 'CONNECT is not allowed: this server opens no tunnels'),
-      ),
+      rawErrorResponse(405, apiError(docsUrl, 'CONNECT is not allowed: this server opens no tunnels')),
     );
     options.onRequest?.(`CONNECT ${req.url?.split('?')[0]} 405 0ms`);
   });
@@ -396,7 +331,7 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
         : status === 408
           ? 'the request took too long'
           : 'malformed HTTP request';
-    answerAndClose(socket, rawErrorResponse(status, STATUS_TEXT[status] ?? 'Bad Request', apiError(docsUrl, message)));
+    answerAndClose(socket, rawErrorResponse(status, apiError(docsUrl, message)));
   });
 
   await new Promise<void>((resolve, reject) => {

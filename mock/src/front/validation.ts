@@ -1,18 +1,138 @@
-// How the front reads a request for Prism's validators, and how it words what they find: shared by
-// the answering front (app.ts) and the proxy's request check (server.ts).
-import type { IHttpRequest } from '@stoplight/prism-http';
-import { JSON_TYPE } from './errors.js';
+// The one request check, and the answer check, of the front: Prism's validators over what the
+// front reads of a request (the lenient view of the operation, a form as URL-encoded fields), and
+// the words for what they find. The answering front (app.ts) answers a request's errors 422; the
+// proxy (server.ts lends it `requestViolations`) reports them and passes the request on.
+//
+// Prism's validators stand alone in its package, without the mocker and the forwarder, so they
+// load in a fraction of Prism's start-up and bundle for a browser: the MSW handlers' browser build
+// carries them, with a stand-in for the one Node built-in they reach (mime-types takes `extname`
+// from `path`; mock/src/msw/path-extname.ts). Not in the package's entry; pinned with the package,
+// like the rest of Prism.
+import type { IHttpRequest, IHttpResponse } from '@stoplight/prism-http';
+import { validateInput, validateOutput } from '@stoplight/prism-http/dist/validator/index.js';
+import type { IHttpOperation } from '@stoplight/types';
+import { latin1Bytes } from '../bytes.js';
 import { clip } from '../contract/clip.js';
+import { jsonShape, MAX_CHECKED_VALUES } from '../contract/json-shape.js';
+import { formContent } from './body.js';
+import { JSON_TYPE } from './errors.js';
+import { lenientView } from './lenient.js';
+import { parseMediaType } from './media-type.js';
+import { formForPrism, parseForm, type FormPart } from './multipart.js';
+import type { MockOperation } from './operations.js';
 
 export type Diagnostic = { path?: string[]; message: string; code?: string | number; severity: number };
 
 /** The errors among Prism's diagnostics (a Left of its validators); warnings do not count. */
-export function errorsOf(result: { _tag: 'Left'; left: readonly Diagnostic[] } | { _tag: 'Right' }): Diagnostic[] {
+function errorsOf(result: { _tag: 'Left'; left: readonly Diagnostic[] } | { _tag: 'Right' }): Diagnostic[] {
   return result._tag === 'Left' ? result.left.filter((diagnostic) => diagnostic.severity === 0) : [];
 }
 
+const FORM_TYPE = 'application/x-www-form-urlencoded';
+const asForm = new WeakMap<IHttpOperation, IHttpOperation>();
+
+/** The operation with its multipart body read as URL-encoded fields, which Prism parses without throwing. */
+function formOperation(operation: IHttpOperation): IHttpOperation | undefined {
+  const multipart = formContent(operation);
+  if (!multipart || !operation.request?.body) return undefined;
+  let relabelled = asForm.get(operation);
+  if (!relabelled) {
+    relabelled = {
+      ...operation,
+      request: {
+        ...operation.request,
+        body: { ...operation.request.body, contents: [{ ...multipart, mediaType: FORM_TYPE }] },
+      },
+    };
+    asForm.set(operation, relabelled);
+  }
+  return relabelled;
+}
+
+/**
+ * What Prism's validator reads of a request, so that it cannot throw: a Content-Type that is no
+ * media type is left out (a request with a body was refused for it already), and a multipart
+ * form (`form`, read by readBody or parseForm) is given as URL-encoded fields.
+ */
+function validationView(
+  operation: IHttpOperation,
+  element: IHttpRequest,
+  form: readonly FormPart[] | undefined,
+): { resource: IHttpOperation; element: IHttpRequest } {
+  const lenient = lenientView(operation);
+  const headers = { ...element.headers };
+  if (headers['content-type'] !== undefined && !parseMediaType(headers['content-type'])) delete headers['content-type'];
+  const relabelled = form ? formOperation(lenient) : undefined;
+  if (!relabelled) return { resource: lenient, element: { ...element, headers } };
+  return {
+    resource: relabelled,
+    element: { ...element, headers: { ...headers, 'content-type': FORM_TYPE }, body: formForPrism(form!) },
+  };
+}
+
+/** How a request breaks the document: `element` as the front reads it, with `form` for a multipart body. */
+export function requestErrors(
+  operation: IHttpOperation,
+  element: IHttpRequest,
+  form: readonly FormPart[] | undefined,
+): Diagnostic[] {
+  return errorsOf(validateInput(validationView(operation, element, form)));
+}
+
+/** How an answer breaks the document. */
+export function answerErrors(operation: IHttpOperation, element: IHttpResponse): Diagnostic[] {
+  return errorsOf(validateOutput({ resource: operation, element }));
+}
+
+/**
+ * The ways a request breaks the document, each as `location: message`, for the proxy's report:
+ * `element` holds the body as the proxy read it (JSON, or text as Latin-1 bytes); with `bodyRead`
+ * false it was too large to read whole, and the body is left out of the check.
+ */
+export function requestViolations(op: MockOperation, element: IHttpRequest, bodyRead: boolean): string[] {
+  // Prism's path matcher would throw on it; Gitea answers it 400, which the proxy passes on.
+  if (decodedSegments(element.url.path) === undefined) return ['path: the request path is not a valid URL path'];
+  const { body } = element;
+  const headers = { ...element.headers };
+  const problems: string[] = [];
+  // What readBody refuses, the proxy reports; such a body is then left out, as one too large.
+  // So is a body of more values than the mock validates (body.ts says why).
+  let withBody = bodyRead && jsonShape(body, MAX_CHECKED_VALUES, Number.POSITIVE_INFINITY).values <= MAX_CHECKED_VALUES;
+  let form: FormPart[] | undefined;
+  const type = headers['content-type'];
+  const mime = type === undefined ? undefined : parseMediaType(type);
+  if (type !== undefined && !mime && body !== undefined) {
+    problems.push(`headers.content-type: not a media type: ${JSON.stringify(type.slice(0, 100))}`);
+    withBody = false;
+  }
+  const boundary =
+    mime?.essence === 'multipart/form-data' && formContent(op.operation) ? mime.params.get('boundary') : null;
+  if (withBody && boundary && typeof body === 'string') {
+    const parsed = parseForm(latin1Bytes(body), boundary);
+    if (parsed.ok) form = parsed.parts;
+    else {
+      problems.push(`body: failed to parse request multipart form: ${parsed.message}`);
+      withBody = false;
+    }
+  }
+  // Without its body: no body in the operation, and no length that says there is one.
+  const { body: _omitted, ...request } = op.operation.request ?? {};
+  const resource = withBody ? op.operation : { ...op.operation, request };
+  if (!withBody) delete headers['content-length'];
+  const checked: IHttpRequest = withBody
+    ? { ...element, headers }
+    : { method: element.method, url: element.url, headers };
+  return [
+    ...problems,
+    ...requestErrors(resource, checked, form).map(
+      (d) =>
+        `${String(d.code) === '415' ? 'headers.content-type' : (d.path ?? []).join('.') || 'request'}: ${namingNull(d.message)}`,
+    ),
+  ];
+}
+
 /** Prism lists an enum's values joined by commas and writes `null` as nothing: name it. */
-export function namingNull(message: string): string {
+function namingNull(message: string): string {
   return message.replace(/(allowed values: [^;]*?), ?(?=$|;)/, '$1, null');
 }
 

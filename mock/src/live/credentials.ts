@@ -2,7 +2,8 @@
 // GITEA_PASSWORD (with GITEA_OTP for two-factor accounts). When a server refuses them, or asks
 // for some and none were given, the line says which variables were sent, and which were set but
 // not sent, so the one to fix is plain.
-import { authorization, type Auth } from '../../../src/auth.js';
+import type { Auth } from 'gitea-contract';
+import { authorization } from 'gitea-contract/internal';
 
 export interface Credentials {
   auth: Auth | undefined;

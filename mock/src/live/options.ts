@@ -3,6 +3,7 @@
 // an option that looks like one points at the environment variables instead.
 import { parseArgs } from 'node:util';
 import { outputFileProblem } from '../output-file.js';
+import { type Refusal, usageError } from '../refusal.js';
 import type { Target } from './checks.js';
 
 export const USAGE = `Usage: gitea-mock verify --base-url https://host/api/v1 [options]
@@ -54,26 +55,23 @@ export interface Options {
   connectTimeoutMs: number;
 }
 
-/** A usage error: its message goes out with the usage, and the exit code is 2. */
-export class UsageError extends Error {}
-
 function ownerRepo(value: string | undefined, flag: string): { owner?: string; repo?: string } {
   if (value === undefined) return {};
   const [owner, repo, extra] = value.split('/');
-  if (!owner || !repo || extra !== undefined) throw new UsageError(`${flag} takes owner/name, not "${value}"`);
+  if (!owner || !repo || extra !== undefined) throw usageError(`${flag} takes owner/name, not "${value}"`);
   return { owner, repo };
 }
 
 function integer(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value)) throw new UsageError(`${flag} takes a number, not "${value}"`);
+  if (!/^\d+$/.test(value)) throw usageError(`${flag} takes a number, not "${value}"`);
   return Number(value);
 }
 
 function seconds(value: string, flag: string): number {
   const parsed = Number(value);
   if (!/^\d+(\.\d+)?$/.test(value) || parsed <= 0)
-    throw new UsageError(`${flag} takes a number of seconds above 0, not "${value}"`);
+    throw usageError(`${flag} takes a number of seconds above 0, not "${value}"`);
   return parsed * 1000;
 }
 
@@ -81,7 +79,7 @@ function seconds(value: string, flag: string): number {
 function outputFile(value: string | undefined, flag: string): string | undefined {
   if (value === undefined) return undefined;
   const problem = outputFileProblem(value);
-  if (problem) throw new UsageError(`${flag} ${value}: ${problem}`);
+  if (problem) throw usageError(`${flag} ${value}: ${problem}`);
   return value;
 }
 
@@ -92,18 +90,18 @@ const CREDENTIAL_OPTION = /token|pass|secret|user|login|otp|auth|cred|api-?key/i
  * The usage error for what parseArgs refused. An argument that is no option is not quoted, as it
  * may be a token given where an option belongs.
  */
-function refusal(error: unknown): UsageError {
+function refusal(error: unknown): Refusal {
   const { code, message } = error as { code?: string; message?: string };
   const option = /^Unknown option '([^']+)'/.exec(message ?? '')?.[1];
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option && CREDENTIAL_OPTION.test(option))
-    return new UsageError(
+    return usageError(
       `${option} is not an option: credentials come from the environment only, never the command line (where process lists and CI logs show them): set GITEA_TOKEN, or GITEA_USERNAME and GITEA_PASSWORD (and GITEA_OTP for two-factor accounts)`,
     );
   if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL')
-    return new UsageError(
+    return usageError(
       'an argument that is no option was given (not repeated here, as it could be a credential): live mode takes options only, the base URL as --base-url, credentials from GITEA_TOKEN or GITEA_USERNAME and GITEA_PASSWORD',
     );
-  return new UsageError(message ?? String(error));
+  return usageError(message ?? String(error));
 }
 
 /** The options of `argv`; undefined when --help was asked for. */
@@ -143,12 +141,12 @@ export function parseOptions(argv: string[]): Options | undefined {
   }
   if (values.help) return undefined;
   const baseUrl = values['base-url'];
-  if (!baseUrl) throw new UsageError('--base-url is required');
+  if (!baseUrl) throw usageError('--base-url is required');
   if (values['allow-writes'] && !values['scratch-repo'])
-    throw new UsageError('--allow-writes needs --scratch-repo owner/name');
+    throw usageError('--allow-writes needs --scratch-repo owner/name');
   const packageParts = values.package?.split('/');
   if (packageParts && (packageParts.length !== 3 || packageParts.some((part) => part === '')))
-    throw new UsageError(`--package takes owner/type/name, not "${values.package}"`);
+    throw usageError(`--package takes owner/type/name, not "${values.package}"`);
   const ids = {
     keyId: integer(values['key-id'], '--key-id'),
     teamId: integer(values['team-id'], '--team-id'),

@@ -3,8 +3,7 @@
 // does, live mode stops before any operation with one line naming the cause (a usage error,
 // exit 2): reporting every operation as a mismatch (exit 1) would blame the contract for a wrong
 // address, a server that is down or a broken TLS set-up.
-import { prefixHint } from '../../../src/api-prefix.js';
-import { redact } from '../../../src/redact.js';
+import { prefixHint, redact } from 'gitea-contract/internal';
 import { networkFailure } from '../network-failure.js';
 
 export interface ProbeOptions {

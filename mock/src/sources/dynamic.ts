@@ -1,38 +1,64 @@
 // Generated answers (`--dynamic`, `Prefer: dynamic=true`): Prism's mocker in its dynamic mode,
 // json-schema-faker over the schemas, seeded with `--seed`. Node only: Prism's mocker loads its
-// forwarder (node-fetch, proxy agents), and prism.ts installs its faker through Node's module
-// cache. The examples source (examples.ts) takes it as its `generator`; the browser build has none.
+// forwarder (node-fetch, proxy agents). The examples source (examples.ts) takes it as its
+// `generator`; the browser build has none.
+//
+// `--seed` covers faker too, which json-schema-faker calls for the document's `x-faker` keywords:
+// json-schema-faker draws from its `random` option, which Prism seeds for each answer, while faker
+// has a generator of its own that nobody seeds. Prism's faker draws from json-schema-faker's
+// `random` instead, so the same seed gives the same answers, `x-faker` fields included.
+import { createRequire } from 'node:module';
 import type { IHttpConfig } from '@stoplight/prism-http';
 import type { Generator } from './examples.js';
-import { loadPrism } from '../front/prism.js';
 
-export async function loadGenerator(): Promise<Generator> {
-  const { http, core } = await loadPrism();
-  // Prism's own logging costs half its throughput and would leak request details. The front
-  // validates requests and answers itself, so Prism only mocks.
+/** What the seeding needs of faker 6, the instance Prism hands json-schema-faker. */
+interface Faker {
+  mersenne?: { rand(max?: number, min?: number): number };
+}
+interface JsonSchemaFaker {
+  option(name: 'random'): () => number;
+}
+
+/** Prism's mocker only: the front validates requests and answers itself. */
+const MOCK_ONLY = {
+  validateRequest: false,
+  validateResponse: false,
+  checkSecurity: false,
+  errors: false,
+  upstreamProxy: undefined,
+  isProxy: false,
+} as const;
+
+/** Makes Prism's faker draw from json-schema-faker's `random`. */
+function seedFaker(): void {
+  const fromPrism = createRequire(createRequire(import.meta.url).resolve('@stoplight/prism-http'));
+  const { faker } = fromPrism('@faker-js/faker') as { faker: Faker };
+  const { JSONSchemaFaker: jsf } = fromPrism('json-schema-faker') as { JSONSchemaFaker: JsonSchemaFaker };
+  // Every draw of faker 6 goes through `mersenne.rand` (max exclusive, min inclusive).
+  if (typeof faker.mersenne?.rand !== 'function') throw new Error("faker's generator is not where --seed expects it");
+  faker.mersenne.rand = (max = 32768, min = 0) => {
+    const [low, high] = min > max ? [max, min] : [min, max];
+    return Math.floor(jsf.option('random')() * (high - low) + low);
+  };
+}
+
+/**
+ * Prism's mocker, static or dynamic, answering one operation at a time as the examples source asks
+ * (`Generator`). Its own logging, which would cost throughput and show request details, is silent.
+ */
+export async function loadPrismMocker(dynamic: boolean): Promise<Generator> {
+  const [http, core] = await Promise.all([import('@stoplight/prism-http'), import('@stoplight/prism-core')]);
+  seedFaker();
   const prism = http.createInstance(
-    {
-      validateRequest: false,
-      validateResponse: false,
-      checkSecurity: false,
-      errors: false,
-      upstreamProxy: undefined,
-      isProxy: false,
-      mock: { dynamic: true },
-    },
+    { ...MOCK_ONLY, mock: { dynamic } },
     { logger: core.createLogger('gitea-mock', { level: 'silent' }) },
   );
   return async (request, operation, { code, exampleKey, seed }) => {
     // A fresh config per request: Prism's mocker writes the request's Accept into it.
     const config: IHttpConfig = {
-      validateRequest: false,
-      validateResponse: false,
-      checkSecurity: false,
-      errors: false,
-      upstreamProxy: undefined,
-      isProxy: false,
+      ...MOCK_ONLY,
       mock: {
-        dynamic: true,
+        dynamic,
         ...(seed === undefined ? {} : { seed }),
         ...(code === undefined ? {} : { code }),
         ...(exampleKey === undefined ? {} : { exampleKey }),
@@ -47,3 +73,6 @@ export async function loadGenerator(): Promise<Generator> {
     return { ok: true, output: { statusCode, headers: headers ?? {}, body } };
   };
 }
+
+/** The generator of dynamic answers. */
+export const loadGenerator = (): Promise<Generator> => loadPrismMocker(true);

@@ -1,4 +1,4 @@
-// E11's bounds and the renderer that needs no threads. What the sandbox answers for a text is the
+// renderMarkdown's bounds and the renderer that needs no threads. What the sandbox answers for a text is the
 // same everywhere: markdown-render.ts renders it, a text longer than `maxInputBytes` or HTML longer
 // than `maxOutputBytes` is refused with 413, and the answer's media type is what Go's sniffing
 // gives Gitea's untyped answer. Node renders long texts in worker threads (markdown.ts), bounded
@@ -9,7 +9,7 @@ import { utf8Length } from '../bytes.js';
 import renderHere, { type RenderResult, type RenderTask } from './markdown-render.js';
 
 export interface MarkdownLimits {
-  /** Longest text rendered, in UTF-8 bytes (default 1 MiB: a 1 MiB table takes about 3 s). */
+  /** Longest text rendered, in UTF-8 bytes (default 1 MiB: a 1 MiB table takes seconds). */
   maxInputBytes: number;
   /** Longest HTML answered, in bytes (default 10 MiB). */
   maxOutputBytes: number;

@@ -1,4 +1,4 @@
-// E11's renderer: markdown-it renders the sent text (CommonMark with GitHub's tables,
+// renderMarkdown's renderer: markdown-it renders the sent text (CommonMark with GitHub's tables,
 // strikethrough and autolinks, as Gitea's renderer reads them), raw HTML escaped, and in comment
 // mode hard line breaks, `#42` issue references and `@user` mentions linked as Gitea links them.
 // markdown.ts runs it in worker threads (markdown-worker.ts); in a browser markdown-inline.ts runs

@@ -1,4 +1,4 @@
-// E11 in the sandbox: the sent markdown rendered to HTML (markdown-render.ts says how). A short
+// renderMarkdown in the sandbox: the sent markdown rendered to HTML (markdown-render.ts says how). A short
 // text renders at once on the calling thread: markdown-it is linear in its input, and at
 // INLINE_BYTES its slowest known text takes a few milliseconds, less than validating a large
 // request. A longer one renders in a worker thread, so that it never holds the event loop that

@@ -18,6 +18,7 @@ import { sample, SchemaSizeExceededError } from '@stoplight/json-schema-sampler'
 import type { IHttpOperation, IHttpOperationResponse, IMediaTypeContent, INodeExample } from '@stoplight/types';
 import accepts from 'accepts';
 import contentType from 'content-type';
+import { Refusal } from '../refusal.js';
 
 /** What an answer source makes of a request before the front writes it, as Prism's mocker gives it. */
 interface MockedOutput {
@@ -39,23 +40,18 @@ export interface Wanted {
   accept?: string;
 }
 
-/** A failure of negotiation, carried up as Prism carries its ProblemJsonError (named the same, for the one message that quotes it). */
-class Refusal extends Error {
-  constructor(
-    type: string,
-    readonly status: number,
-    readonly detail: string,
-    title: string,
-  ) {
-    super(title);
-    this.name = `https://stoplight.io/prism/errors#${type}`;
-  }
+/**
+ * A failure of negotiation as Prism words its ProblemJsonError: answered with its detail, or its
+ * title where it has none; its cause is what Prism's `String(error)` reads, which one message quotes.
+ */
+function refusal(type: string, status: number, detail: string, title: string): Refusal {
+  return new Refusal(status, detail || title, { cause: `https://stoplight.io/prism/errors#${type}: ${title}` });
 }
 
 const notFound = (detail: string): Refusal =>
-  new Refusal('NOT_FOUND', 404, detail, 'The server cannot find the requested content');
+  refusal('NOT_FOUND', 404, detail, 'The server cannot find the requested content');
 const notAcceptable = (detail: string): Refusal =>
-  new Refusal('NOT_ACCEPTABLE', 406, detail, 'The server cannot produce a representation for your accept header');
+  refusal('NOT_ACCEPTABLE', 406, detail, 'The server cannot produce a representation for your accept header');
 
 /** A `2XX` range answered as 200, as Prism answers it. */
 function normalized(response: IHttpOperationResponse): IHttpOperationResponse {
@@ -170,7 +166,7 @@ function withoutCode(
     defaultResponse(operation.responses) ??
     (operation.responses[0] && normalized(operation.responses[0]));
   if (!response)
-    throw new Refusal('NO_RESPONSE_RESPONSE_DEFINED', 500, '', 'No response defined for the selected operation');
+    throw refusal('NO_RESPONSE_RESPONSE_DEFINED', 500, '', 'No response defined for the selected operation');
   return forResponse(response, mediaTypes, exampleKey);
 }
 
@@ -189,7 +185,8 @@ function choose(
     try {
       return withoutCode(operation, mediaTypes, exampleKey);
     } catch (error) {
-      throw new Error(`${String(error)}. We tried default response, but we got ${String(error)}`);
+      const said = error instanceof Refusal ? String(error.cause) : String(error);
+      throw new Error(`${said}. We tried default response, but we got ${said}`);
     }
   }
 }
@@ -204,14 +201,14 @@ function sampled(
     return sample(schema as never, { ticks: 2500 }, operation);
   } catch (error) {
     if (error instanceof SchemaSizeExceededError)
-      throw new Refusal(
+      throw refusal(
         'SCHEMA_TOO_COMPLEX',
         500,
         `Unable to generate ${what} for response. The schema is too complex to generate.`,
         'Schema too complex',
       );
     // Prism answers any other failure of the sampler with its message.
-    throw new Refusal('UNKNOWN', 500, '', error instanceof Error ? error.message : String(error));
+    throw refusal('UNKNOWN', 500, '', error instanceof Error ? error.message : String(error));
   }
 }
 
@@ -241,7 +238,7 @@ export function documentedAnswer(operation: IHttpOperation, wanted: Wanted): Moc
       exampleValue !== undefined ? exampleValue : choice.schema ? sampled(operation, choice.schema, 'body') : undefined;
     return { ok: true, output: { statusCode: Number.parseInt(choice.code, 10), headers, body } };
   } catch (error) {
-    if (error instanceof Refusal) return { ok: false, status: error.status, message: error.detail || error.message };
+    if (error instanceof Refusal) return { ok: false, status: error.status, message: error.message };
     if (error instanceof Error && error.constructor === Error)
       return { ok: false, status: 500, message: error.message };
     throw error;

@@ -20,7 +20,7 @@ import {
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { pipeline, type Readable } from 'node:stream';
-import { redact } from '../../../src/redact.js';
+import { isLoopbackHost, redact } from 'gitea-contract/internal';
 import { listOperations, type Operation } from '../contract/document.js';
 import { readDocumentFile } from '../contract/document-file.js';
 import { createSchemaValidator } from '../contract/schema.js';
@@ -29,6 +29,7 @@ import { describeViolation, mismatches, type Violation } from '../contract/confo
 import { createExchangeReport, LINE_CHARS, total, type Found } from '../contract/exchange-report.js';
 import { networkFailure } from '../network-failure.js';
 import { outputFileProblem } from '../output-file.js';
+import { Refusal } from '../refusal.js';
 import { decodedBody, endToEnd, headersProblem, requestFraming, statusProblem } from './proxy-wire.js';
 import { LISTED_VIOLATIONS } from '../front/validation.js';
 import type { MockOperation } from '../front/operations.js';
@@ -68,7 +69,6 @@ export interface ProxyOptions {
 
 /** Bodies up to this size are read whole and checked; larger ones stream through unchecked. */
 const CHECK_LIMIT = 10 * 1024 * 1024;
-const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i;
 /** Header names whose values are credentials, as the client redacts them. */
 const CREDENTIAL_HEADER = /auth|token|secret|password|cookie|otp|key|session/i;
 
@@ -95,7 +95,7 @@ export function checkUpstream(upstream: string, allowInsecure = false): URL {
 }
 
 function allowInsecureUpstream(url: URL, allowed: boolean): boolean {
-  return allowed || LOOPBACK.test(url.hostname);
+  return allowed || isLoopbackHost(url.hostname);
 }
 
 interface Collected {
@@ -136,16 +136,6 @@ function collect(stream: Readable, limit: number, signal: AbortSignal): Promise<
     signal.addEventListener('abort', onAbort, { once: true });
     stream.on('data', onData).once('end', onEnd).once('error', onError);
   });
-}
-
-/** An exchange ended by the proxy itself, with the status to answer when nothing is sent yet. */
-class Halt extends Error {
-  constructor(
-    readonly status: 400 | 408 | 502 | 504,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 /**
@@ -265,7 +255,7 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
       // For the exchange's lifetime: an error after the answer came is the answer's stream's to report.
       outgoing.on('error', reject);
       outgoing.on('timeout', () =>
-        control.abort(new Halt(504, `the upstream ${upstream.host} sent nothing for ${seconds(timeoutMs)}`)),
+        control.abort(new Refusal(504, `the upstream ${upstream.host} sent nothing for ${seconds(timeoutMs)}`)),
       );
       signal.addEventListener('abort', () => outgoing.destroy(signal.reason as Error), { once: true });
       for (const chunk of head) outgoing.write(chunk);
@@ -274,7 +264,7 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
     });
   }
 
-  /** The exchange failing, in the service's error dialect: a halt's own status and message, else 502 naming the network failure. */
+  /** The exchange failing, in the service's error dialect: the proxy's own refusal with its status and message, else 502 naming the network failure. */
   function failed(
     req: IncomingMessage,
     res: ServerResponse,
@@ -282,7 +272,7 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
     cors: Record<string, string>,
     front: FrontServices,
   ): number {
-    const status = error instanceof Halt ? error.status : 502;
+    const status = error instanceof Refusal ? error.status : 502;
     if (res.headersSent) {
       // Part of the answer is out: the client must see it cut short, never wait for the rest.
       res.destroy();
@@ -292,7 +282,7 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
     // and what to try where there is one thing to try.
     const { code, tls, advice } = networkFailure(error);
     const message =
-      error instanceof Halt
+      error instanceof Refusal
         ? error.message
         : `the upstream ${upstream.host} failed: ${code ?? error.message}${tls ? ` (TLS: ${tls}${advice ? `: ${advice}` : ''})` : ''}`;
     // A request whose body was not read to its end leaves the connection unusable.
@@ -315,7 +305,7 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
     // Checked before anything is written: `writeHead` throws on what Node's parser let through.
     const problem = statusProblem(answer.statusCode, answer.statusMessage) ?? headersProblem(answer.rawHeaders);
     if (problem)
-      throw new Halt(502, `the upstream ${upstream.host} sent an answer that cannot be passed on: ${problem}`);
+      throw new Refusal(502, `the upstream ${upstream.host} sent an answer that cannot be passed on: ${problem}`);
     // The mock's own CORS answers stand in for the upstream's: the browser talks to the proxy's origin.
     const headers = endToEnd(answer.rawHeaders, (name) => name.startsWith('access-control-'));
     for (const [name, value] of Object.entries(
@@ -369,12 +359,12 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
       // The bounds of the exchange: its whole length, and a client's upload that stalls. Either
       // ends it; so does the client leaving, and then the upstream connection goes too.
       const control = new AbortController();
-      const halt = (error: Halt): void => control.abort(error);
+      const halt = (error: Refusal): void => control.abort(error);
       let outgoing: ClientRequest | undefined;
       const whole = setTimeout(
         () =>
           halt(
-            new Halt(
+            new Refusal(
               req.complete ? 504 : 408,
               req.complete
                 ? `the exchange with the upstream ${upstream.host} took longer than ${seconds(exchangeTimeoutMs)}`
@@ -386,7 +376,7 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
       const upload = setTimeout(function stalled() {
         // Paused, it waits for the upstream to read, which is the upstream's silence to judge.
         if (req.isPaused()) upload.refresh();
-        else halt(new Halt(408, `the request body stalled: no byte for ${seconds(timeoutMs)}`));
+        else halt(new Refusal(408, `the request body stalled: no byte for ${seconds(timeoutMs)}`));
       }, timeoutMs);
       const refresh = (): void => void upload.refresh();
       req.on('data', refresh).once('end', () => clearTimeout(upload));

@@ -1,7 +1,8 @@
 // The sandbox's limits on what it keeps: how large one world may grow (its budget, in bytes of
 // JSON), and how long a string, how many keys and items a request may have it store. They bound
 // the memory of the worlds and the time of a save, whatever clients send.
-import { utf8Length } from '../bytes.js';
+import { utf8Length, utf8Text } from '../bytes.js';
+import type { FormPart } from '../front/multipart.js';
 
 /** Longest string the sandbox stores from a request. */
 const MAX_STRING_BYTES = 1024 * 1024;
@@ -43,8 +44,8 @@ export function worldBudget(
  * The most bytes the batches of writes in progress may hold at once, across worlds: an eighth of
  * V8's heap. Each batch counts twice its world's bytes (its copy of the world, and the world's text
  * while it is saved); a batch that would pass the bound waits for others to finish, in arrival
- * order, and one batch always runs, however large. Without it, 100 worlds of 2 MiB written at
- * once held 100 copies and 100 texts besides the worlds, and a 512 MiB heap ran out. `heapLimit`
+ * order, and one batch always runs, however large. So 100 worlds of 2 MiB written at once do not
+ * hold 100 copies and 100 texts besides the worlds, more than a 512 MiB heap holds. `heapLimit`
  * is V8's limit in bytes, as for worldBudget.
  */
 export function inFlightBudget(heapLimit: number | undefined): number {
@@ -52,13 +53,12 @@ export function inFlightBudget(heapLimit: number | undefined): number {
   return heapLimit === undefined ? Infinity : Math.floor(heapLimit / 8);
 }
 
-/** Where a request's body holds more than the sandbox stores, said in a sentence; undefined when it does not. */
-export function oversized(body: unknown): string | undefined {
+/** Where a request's body, or its form, holds more than the sandbox stores, said in a sentence; undefined when it does not. */
+export function oversized(body: unknown, form?: readonly FormPart[]): string | undefined {
   const name = (key: string): string => (key.length <= 40 ? key : `${key.slice(0, 40)}…`);
   // A stack, not recursion: the depth of a body is the sender's choice.
   const stack: [unknown, string][] = [];
-  if (body instanceof FormData)
-    for (const [key, value] of body) stack.push([typeof value === 'string' ? value : value.name, `body.${name(key)}`]);
+  if (form) for (const part of form) stack.push([part.filename ?? utf8Text(part.data), `body.${name(part.name)}`]);
   else stack.push([body, 'body']);
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
     const [value, where] = next;

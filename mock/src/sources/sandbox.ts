@@ -21,9 +21,9 @@
 // world across processes, applied to the world as stored then; it is kept here once committed.
 //
 // It imports no Node built-in, so the MSW handlers' browser build runs it as it is: what differs
-// by runtime comes in a SandboxPlatform (E11's renderer, the heap's size; the state folder is
+// by runtime comes in a SandboxPlatform (renderMarkdown's renderer, the heap's size; the state folder is
 // opened by the Node side and handed over as `store`).
-import { base64Text, latin1Bytes, utf8Length } from '../bytes.js';
+import { base64Text, utf8Length } from '../bytes.js';
 import { keyOf } from '../credential-key.js';
 import { checkAuthorization } from '../front/auth.js';
 import { apiError } from '../front/errors.js';
@@ -32,7 +32,7 @@ import { MARKDOWN_LIMITS, type MarkdownLimits, type MarkdownRenderer } from './m
 import type { Answer, AnsweringSource, SourceContext, SourceRequest } from './source.js';
 import { inFlightBudget, oversized, worldBudget } from './sandbox-limits.js';
 import { seedWorld, type World } from './world.js';
-import { copyJson, createJsonSizer, worldText, type JsonSizer } from './world-json.js';
+import { copyJson, textBytes, worldText } from './world-json.js';
 import { handlerFor, ownerRedirect, READ_ONLY, RESET_PATH } from './world-ops.js';
 import type { StateStore } from './world-store.js';
 import { StateUnavailable, type Look } from './world-shared.js';
@@ -61,7 +61,7 @@ export interface SandboxOptions {
   maxRecords?: number;
   /** Most bytes one world may hold, as JSON (default 16 MiB, or less: see `worldBudget`). */
   maxWorldBytes?: number;
-  /** E11's bounds (default MARKDOWN_LIMITS). */
+  /** renderMarkdown's bounds (default MARKDOWN_LIMITS). */
   markdown?: Partial<MarkdownLimits>;
   /** Edits the seed before any world is made from it: every world, and every reset, starts from the edited seed. */
   prepare?: (seed: World) => void;
@@ -83,7 +83,7 @@ export type Sandbox = AnsweringSource & { control: SandboxControl };
 
 /** What the sandbox takes from the runtime it runs in. */
 export interface SandboxPlatform {
-  /** E11's renderer within these bounds: worker threads in Node (markdown.ts), the calling thread elsewhere (markdown-inline.ts). */
+  /** renderMarkdown's renderer within these bounds: worker threads in Node (markdown.ts), the calling thread elsewhere (markdown-inline.ts). */
   markdown(limits: MarkdownLimits): MarkdownRenderer;
   /** V8's heap limit in bytes, which bounds the worlds together (heap.ts); undefined where the runtime does not tell it. */
   heapLimit: number | undefined;
@@ -115,10 +115,10 @@ interface Job {
 
 type Outcome = { answer: Answer; afterwards?: () => void } | { error: unknown };
 
-/** What a batch made: each write's outcome, and the world after them when one changed it. */
+/** What a batch made: each write's outcome, and the world after them, with its text, when one changed it. */
 interface Applied {
   outcomes: Outcome[];
-  next?: { world: World; bytes: number };
+  next?: { world: World; bytes: number; text: string[] };
 }
 
 interface Slot {
@@ -127,8 +127,6 @@ interface Slot {
   bytes: number;
   /** Whether it has a file in the state folder (loaded from one, or saved). */
   onDisk?: boolean;
-  /** Counts its copies' sizes, remembering its long strings. */
-  sizer?: JsonSizer;
   /** Its version in a shared store (PostgreSQL). */
   version?: number;
 }
@@ -284,18 +282,17 @@ export async function createSandbox(
     const known = used(key);
     const slot = known ?? { world: seed, bytes: seedBytes };
     const pause = pacer();
-    slot.sizer ??= createJsonSizer();
     const applied = (await applyTogether(slot, jobs, pause)) ?? (await applyOneByOne(slot, jobs, pause));
     const { outcomes, next } = applied;
     if (!next) return { outcomes };
     let version: number | undefined;
-    if (shared) version = await shared.save(key, await worldText(next.world, pause));
-    else if (store) await store.save(key, await worldText(next.world, pause));
+    if (shared) version = await shared.save(key, next.text);
+    else if (store) await store.save(key, next.text);
     return {
       outcomes,
       keep() {
         // If the world was dropped meanwhile, its removal is queued after this task, as if dropped just after.
-        Object.assign(slot, { ...next, onDisk: store !== undefined, version });
+        Object.assign(slot, { world: next.world, bytes: next.bytes, onDisk: store !== undefined, version });
         if (!known) keep(key, slot);
       },
     };
@@ -356,9 +353,10 @@ export async function createSandbox(
       await pause();
     }
     if (!changed) return { outcomes };
-    const bytes = slot.sizer!(world);
+    const text = await worldText(world, pause);
+    const bytes = textBytes(text);
     if (bytes > maxWorldBytes && bytes > slot.bytes) return undefined;
-    return { outcomes, next: { world, bytes } };
+    return { outcomes, next: { world, bytes, text } };
   }
 
   /** The writes of a batch one at a time, each on a copy of the world as the ones before it left it: only a write at fault is refused. */
@@ -379,7 +377,8 @@ export async function createSandbox(
             ),
           });
         } else {
-          const size = slot.sizer!(copy);
+          const text = await worldText(copy, pause);
+          const size = textBytes(text);
           // A world past its budget may still shrink.
           if (size > maxWorldBytes && size > bytes) {
             outcomes.push({
@@ -389,7 +388,7 @@ export async function createSandbox(
               ),
             });
           } else {
-            ({ world, bytes } = next = { world: copy, bytes: size });
+            ({ world, bytes } = next = { world: copy, bytes: size, text });
             outcomes.push({ answer, ...(afterwards ? { afterwards } : {}) });
           }
         }
@@ -447,7 +446,7 @@ export async function createSandbox(
   /** A store away for now (a database): 503, and when to try again. */
   const unavailable = (failure: unknown): Answer | undefined =>
     failure instanceof StateUnavailable
-      ? { ...error(503, failure.message), headers: { 'Retry-After': String(failure.retryAfter) } }
+      ? { ...error(failure.status, failure.message), headers: { 'Retry-After': String(failure.retryAfter) } }
       : undefined;
 
   return {
@@ -459,14 +458,10 @@ export async function createSandbox(
         return examples.answer(source);
       const handler = handlerFor(op.operationId);
       if (!handler) return examples.answer(source);
-      let body = request.body;
-      const contentType = String(request.headers?.['content-type'] ?? '');
-      if (contentType.toLowerCase().startsWith('multipart/form-data') && typeof body === 'string') {
-        body = await new Response(latin1Bytes(body), { headers: { 'content-type': contentType } }).formData();
-      }
+      const { body } = request;
       const readOnly = READ_ONLY.has(op.operationId);
-      // A raw upload (E16) is stored as its size only.
-      const tooMuch = readOnly || typeof body === 'string' ? undefined : oversized(body);
+      // A raw upload is stored as its size only, and so is a form's file.
+      const tooMuch = readOnly || typeof body === 'string' ? undefined : oversized(body, source.form);
       if (tooMuch !== undefined) return error(413, tooMuch);
       const key = keyOf(source.credential);
       const params = pathParams(op.path, request.url.path);
@@ -476,6 +471,7 @@ export async function createSandbox(
         params,
         query: (request.url.query ?? {}) as Record<string, string | string[]>,
         body,
+        ...(source.form ? { form: source.form } : {}),
         url: source.url,
         docsUrl: context.docsUrl(),
         caller: callerOf(world, source.credential),

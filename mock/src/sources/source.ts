@@ -7,6 +7,7 @@
 // supplies CORS, the router and the request validator, and logs.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { IHttpRequest } from '@stoplight/prism-http';
+import type { FormPart } from '../front/multipart.js';
 import type { MockOperation } from '../front/operations.js';
 import type { Preference } from '../front/prefer.js';
 
@@ -14,6 +15,8 @@ export interface SourceRequest {
   op: MockOperation;
   /** The request as Prism reads it: the path below /api/v1, the parsed query, headers and body. */
   request: IHttpRequest;
+  /** A multipart/form-data body, as its parts (as Go's reader reads them), in place of `request.body`. */
+  form?: readonly FormPart[];
   /** The request's URL as the client addressed it (its host), for links and URLs in answers. */
   url: URL;
   preference: Preference;

@@ -72,7 +72,7 @@ const NEEDS: Record<string, Record<string, Need>> = {
   Repository: { id: 'id', name: 'text', full_name: 'text', owner: 'owner' },
   Hook: { id: 'id' },
   Issue: { id: 'id', number: 'count' },
-  // E4 answers a pull request as an issue, with its addresses.
+  // issueRemoveAssignees answers a pull request as an issue, with its addresses.
   PullRequest: { id: 'id', number: 'count', url: 'text', html_url: 'text' },
   // An edit reaches every copy of a label or milestone by its id and these fields.
   Label: { id: 'id', color: 'text', exclusive: 'boolean' },
@@ -86,7 +86,7 @@ const NEEDS: Record<string, Record<string, Need>> = {
   Attachment: { id: 'id' },
   OAuth2Application: { id: 'id' },
 };
-/** Users act: E6 names the caller's address in a new key. */
+/** Users act: userCurrentPostGPGKey names the caller's address in a new key. */
 const USER_NEEDS: Record<string, Need> = { ...NEEDS.User, email: 'text' };
 
 const isObject = (value: unknown): value is Record<string, unknown> =>

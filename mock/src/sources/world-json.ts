@@ -1,9 +1,8 @@
-// A world as JSON, at a cost that follows its records rather than its bytes: the sandbox copies a
-// world for every batch of writes, measures it against its budget and, with a state folder, saves
-// it. Strings are immutable, so a copy shares them: copying a world of nine 1 MiB GPG keys is
-// copying a few hundred objects, where structuredClone copied the 18 MiB of text. Its size is
-// counted without writing its JSON, with the lengths of long strings remembered from the last
-// count. Its text is written in pieces, letting the event loop turn between them.
+// A world as JSON: the sandbox copies a world for every batch of writes, writes its text, measures
+// that against the world's budget and, with a state folder, saves it. Strings are immutable, so a
+// copy shares them: copying a world of nine 1 MiB GPG keys is copying a few hundred objects, where
+// structuredClone would copy the 18 MiB of text. Its text is written in pieces, letting the event loop
+// turn between them.
 import { utf8Length } from '../bytes.js';
 
 /** A copy of JSON data: new objects and lists, the same strings. */
@@ -21,59 +20,11 @@ export function copyJson<T>(value: T): T {
   return copy as T;
 }
 
-/** Strings this long have their JSON length remembered between counts (GPG keys, bodies, descriptions). */
-const LONG = 1024;
-
-/** Counts the UTF-8 bytes of `JSON.stringify(value)` without making it. */
-export type JsonSizer = (value: unknown) => number;
-
-/** A sizer for one world: it remembers the lengths of the long strings of its last count. */
-export function createJsonSizer(): JsonSizer {
-  // The long strings of the last count only: a string the world no longer holds is let go.
-  let known = new Map<string, number>();
-  return (value) => {
-    const seen = new Map<string, number>();
-    const textBytes = (text: string): number => {
-      if (text.length < LONG) return utf8Length(JSON.stringify(text));
-      let bytes = seen.get(text) ?? known.get(text);
-      if (bytes === undefined) bytes = utf8Length(JSON.stringify(text));
-      seen.set(text, bytes);
-      return bytes;
-    };
-    const size = (item: unknown): number | undefined => {
-      switch (typeof item) {
-        case 'string':
-          return textBytes(item);
-        case 'number':
-          return Number.isFinite(item) ? String(item).length : 4;
-        case 'boolean':
-          return item ? 4 : 5;
-        case 'object': {
-          if (item === null) return 4;
-          if (Array.isArray(item)) {
-            let bytes = 1 + Math.max(item.length, 1);
-            for (const entry of item) bytes += size(entry) ?? 4;
-            return bytes;
-          }
-          let bytes = 1;
-          let fields = 0;
-          for (const key of Object.keys(item)) {
-            const field = size((item as Record<string, unknown>)[key]);
-            if (field === undefined) continue;
-            bytes += textBytes(key) + 1 + field;
-            fields++;
-          }
-          return bytes + Math.max(fields, 1);
-        }
-        // undefined, functions and symbols: left out of objects, null in lists, as JSON.stringify does.
-        default:
-          return undefined;
-      }
-    };
-    const bytes = size(value) ?? 0;
-    known = seen;
-    return bytes;
-  };
+/** The size of a world's text (worldText's pieces) in UTF-8 bytes: what its budget counts. */
+export function textBytes(pieces: readonly string[]): number {
+  let bytes = 0;
+  for (const piece of pieces) bytes += utf8Length(piece);
+  return bytes;
 }
 
 /** Pieces of text at least this long, so a save writes a few large pieces, not one per record. */

@@ -1,14 +1,15 @@
 // The twenty operations against a sandbox world, each as a Gitea 1.27 server answers it (the
 // handlers at commit f26f71f1b2; README "How the document is kept"): lookups, merges, the server's
-// quirks (E1 resets omitted events to push, E10 un-archives when is_archived is omitted, E15 clears
-// an omitted deadline), `null` read as a field left out, and its error answers. A handler changes
-// the world in one synchronous step and says whether it did, so the sandbox knows when to save;
-// one that says it did not has left the world as it found it, as the sandbox applies the writes
-// that arrive together to one copy.
+// quirks (repoEditHook resets omitted events to push, orgEditLabel un-archives when is_archived is
+// omitted, issueEditMilestone clears an omitted deadline), `null` read as a field left out, and its
+// error answers. A handler changes the world in one synchronous step and says whether it did, so
+// the sandbox knows when to save; one that says it did not has left the world as it found it, as
+// the sandbox applies the writes that arrive together to one copy.
 import { sha1 } from '@noble/hashes/legacy';
-import { hex, randomBytes, randomUuid, utf8Bytes, utf8Length } from '../bytes.js';
+import { hex, randomBytes, randomUuid, utf8Bytes, utf8Length, utf8Text } from '../bytes.js';
 import { apiError, notFound } from '../front/errors.js';
 import { goDecimal } from '../front/lenient.js';
+import type { FormPart } from '../front/multipart.js';
 import { sniffedType, type MarkdownRenderer } from './markdown-inline.js';
 import { paginate } from './pagination.js';
 import type { Answer } from './source.js';
@@ -23,12 +24,14 @@ interface OpContext {
   params: Record<string, string>;
   query: Record<string, string | string[]>;
   body: unknown;
+  /** A multipart/form-data body, as its parts, in place of `body`. */
+  form?: readonly FormPart[];
   /** The request's URL as the client addressed it: new records get URLs on this host. */
   url: URL;
   docsUrl: string;
   /** The caller: the Basic user name when it names a user of the world, else alice. */
   caller: Rec;
-  /** E11's renderer, bounded (markdown-inline.ts). */
+  /** renderMarkdown's renderer, bounded (markdown-inline.ts). */
   render: MarkdownRenderer['render'];
 }
 
@@ -197,7 +200,7 @@ function page(ctx: OpContext, all: unknown[]): OpResult {
   return { answer: json(200, items, headers), changed: false };
 }
 
-/** E4 on a pull request's index: the pull request as an issue. */
+/** issueRemoveAssignees on a pull request's index: the pull request as an issue. */
 function pullAsIssue(pull: Rec, repo: Rec): Rec {
   const issue: Rec = {};
   for (const name of [
@@ -375,7 +378,6 @@ function hookEvents(names: unknown): string[] {
 }
 
 const handlers: Record<string, Handler> = {
-  // E1
   repoEditHook(ctx) {
     const repo = repoOf(ctx);
     if (!repo) return missingRepo(ctx);
@@ -410,7 +412,6 @@ const handlers: Record<string, Handler> = {
     return ok(200, hook, true);
   },
 
-  // E2
   userCreateOAuth2Application(ctx) {
     const body = fieldsOf(ctx);
     if (typeof body.name !== 'string' || body.name === '') return fail(ctx, 422, '[Name]: Required');
@@ -436,7 +437,6 @@ const handlers: Record<string, Handler> = {
     return ok(201, { ...app, client_secret: `gto_${secret}` }, true);
   },
 
-  // E3
   repoMigrate(ctx) {
     const body = fieldsOf(ctx);
     const { world, url } = ctx;
@@ -500,7 +500,6 @@ const handlers: Record<string, Handler> = {
     return ok(201, repo, true);
   },
 
-  // E4
   issueRemoveAssignees(ctx) {
     const repo = repoOf(ctx);
     if (!repo) return missingRepo(ctx);
@@ -525,7 +524,6 @@ const handlers: Record<string, Handler> = {
     return ok(200, answer, true);
   },
 
-  // E5
   repoEditPullRequest(ctx) {
     const repo = repoOf(ctx);
     if (!repo) return missingRepo(ctx);
@@ -594,7 +592,6 @@ const handlers: Record<string, Handler> = {
     return ok(201, pull, true);
   },
 
-  // E6
   userCurrentPostGPGKey(ctx) {
     const body = fieldsOf(ctx);
     const armored = String(body.armored_public_key ?? '').trim();
@@ -634,7 +631,6 @@ const handlers: Record<string, Handler> = {
     return ok(201, key, true);
   },
 
-  // E7
   listPackageVersions(ctx) {
     const { owner, type, name } = ctx.params;
     if (!userNamed(ctx.world, owner) && !ctx.world.orgs.some((org) => same(org.name, owner)))
@@ -647,7 +643,6 @@ const handlers: Record<string, Handler> = {
     return page(ctx, versions);
   },
 
-  // E8
   notifyReadThread(ctx) {
     const id = goDecimal(ctx.params.id);
     const thread = ctx.world.threads.find((candidate) => candidate.id === id);
@@ -662,7 +657,6 @@ const handlers: Record<string, Handler> = {
     return ok(205, thread, true);
   },
 
-  // E9
   repoGetKey(ctx) {
     const repo = repoOf(ctx);
     if (!repo) return missingRepo(ctx);
@@ -672,7 +666,6 @@ const handlers: Record<string, Handler> = {
     return key ? ok(200, key) : missing(ctx);
   },
 
-  // E10
   orgEditLabel(ctx) {
     const org = ctx.world.orgs.find((candidate) => same(candidate.name, ctx.params.org));
     if (!org)
@@ -701,7 +694,6 @@ const handlers: Record<string, Handler> = {
     return ok(200, label, true);
   },
 
-  // E11
   async renderMarkdown(ctx) {
     const body = fieldsOf(ctx);
     const mode =
@@ -730,14 +722,12 @@ const handlers: Record<string, Handler> = {
     return { answer: { status: 200, type: sniffedType(rendered.html), body: rendered.html }, changed: false };
   },
 
-  // E12
   orgListTeamMembers(ctx) {
     const team = ctx.world.teams.find((entry) => entry.team.id === goDecimal(ctx.params.id));
     if (!team) return missing(ctx);
     return page(ctx, team.members.map((id) => ctx.world.users.find((user) => user.id === id)).filter(Boolean));
   },
 
-  // E13
   ActionsGetWorkflow(ctx) {
     const repo = repoOf(ctx);
     if (!repo) return missingRepo(ctx);
@@ -747,7 +737,6 @@ const handlers: Record<string, Handler> = {
     return workflow ? ok(200, workflow) : fail(ctx, 404, `workflow "${ctx.params.workflow_id}" not found`);
   },
 
-  // E14
   updateUserSecret(ctx) {
     // Go's `(?i)` folds case as Unicode's simple folding does (`ſ` is an `s`), as the `u` flag does.
     const given = String(ctx.params.secretname);
@@ -763,7 +752,6 @@ const handlers: Record<string, Handler> = {
     return empty(201, true);
   },
 
-  // E15
   issueEditMilestone(ctx) {
     const repo = repoOf(ctx);
     if (!repo) return missingRepo(ctx);
@@ -793,7 +781,6 @@ const handlers: Record<string, Handler> = {
     return ok(200, milestone, true);
   },
 
-  // E16
   async repoCreateReleaseAttachment(ctx) {
     const repo = repoOf(ctx);
     if (!repo) return missingRepo(ctx);
@@ -802,13 +789,14 @@ const handlers: Record<string, Handler> = {
     const queryName = firstOf(ctx.query.name) || undefined;
     let name: string;
     let size: number;
-    if (ctx.body instanceof FormData) {
-      const file = ctx.body.get('attachment');
+    if (ctx.form) {
+      const file = ctx.form.find((part) => part.name === 'attachment');
       // Gitea does not map a missing file part: a 500 whose message non-administrators see empty.
-      if (!(file instanceof Blob)) return fail(ctx, 500, '');
-      const field = ctx.body.get('name');
-      name = queryName ?? (typeof field === 'string' && field !== '' ? field : (file as File).name || 'attachment');
-      size = file.size;
+      if (file?.filename === undefined) return fail(ctx, 500, '');
+      const field = ctx.form.find((part) => part.name === 'name');
+      const fieldName = field && field.filename === undefined ? utf8Text(field.data) : '';
+      name = queryName ?? (fieldName !== '' ? fieldName : file.filename);
+      size = file.data.length;
     } else {
       // Any other body is the file itself, and only the query can name it.
       if (queryName === undefined) return fail(ctx, 400, 'Could not determine name of attachment.');
@@ -829,7 +817,6 @@ const handlers: Record<string, Handler> = {
     return ok(201, attachment, true);
   },
 
-  // E17
   issueListIssueCommentAttachments(ctx) {
     const repo = repoOf(ctx);
     if (!repo) return missingRepo(ctx);
@@ -840,7 +827,6 @@ const handlers: Record<string, Handler> = {
     return ok(200, comment.attachments);
   },
 
-  // E18
   adminRenameUser(ctx) {
     const user = userNamed(ctx.world, ctx.params.username);
     if (!user) {
@@ -893,7 +879,6 @@ const handlers: Record<string, Handler> = {
     return empty(204, true);
   },
 
-  // E19
   adminGetAllOrgs(ctx) {
     return page(
       ctx,
@@ -901,7 +886,6 @@ const handlers: Record<string, Handler> = {
     );
   },
 
-  // E20
   repoAddCollaborator(ctx) {
     const repo = repoOf(ctx);
     if (!repo) return missingRepo(ctx);

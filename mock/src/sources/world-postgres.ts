@@ -25,6 +25,7 @@
 // without a restart. Every statement is bounded in time, and the pool in connections.
 import { Buffer } from 'node:buffer';
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import { Refusal } from '../refusal.js';
 import { postgresTarget, type PostgresTarget } from './postgres-url.js';
 import type { World } from './world.js';
 import type { WorldCheck } from './world-check.js';
@@ -123,7 +124,7 @@ export async function openPostgresState(
   await createSchema(pool, target, maxWorlds).catch((error: unknown) => {
     void pool.end().catch(ignore);
     return refuse(
-      error instanceof SchemaRefusal ? error.message : `cannot use PostgreSQL at ${target.where}: ${described(error)}`,
+      error instanceof Refusal ? error.message : `cannot use PostgreSQL at ${target.where}: ${described(error)}`,
     );
   });
 
@@ -252,35 +253,24 @@ export async function openPostgresState(
       } catch (error) {
         throw failed(error);
       }
-      // A connection the server closes while this process applies the batch (a shutdown) reports
-      // it here, and its next statement fails; unheard, the report would end the process.
-      client.on('error', ignore);
-      let healthy = true;
-      try {
-        await query(client, 'BEGIN');
-        const { now, empty } = await lock(client, key, version);
-        const held: Held = { client, empty, saved: false };
-        holds.set(key, held);
-        const result = await task(now);
-        if (held.empty && !held.saved) await query(client, `DELETE FROM ${WORLDS} WHERE key = $1`, [key]);
-        await query(client, 'COMMIT');
-        // A new world: beyond --max-worlds across the database, the least recently used go. On this
-        // connection: one of the pool could be waited for by every hold at once. The world is kept
-        // whatever the trim does.
-        if (held.empty && held.saved) await query(client, TRIM, [maxWorlds]).catch(ignore);
-        return result;
-      } catch (error) {
-        healthy = await client.query('ROLLBACK').then(
-          () => true,
-          () => false,
-        );
-        throw error;
-      } finally {
-        holds.delete(key);
-        client.off('error', ignore);
-        // A connection that cannot even roll back is closed, not handed to the next request.
-        client.release(!healthy);
-      }
+      return transaction(client, async () => {
+        try {
+          await query(client, 'BEGIN');
+          const { now, empty } = await lock(client, key, version);
+          const held: Held = { client, empty, saved: false };
+          holds.set(key, held);
+          const result = await task(now);
+          if (held.empty && !held.saved) await query(client, `DELETE FROM ${WORLDS} WHERE key = $1`, [key]);
+          await query(client, 'COMMIT');
+          // A new world: beyond --max-worlds across the database, the least recently used go. On
+          // this connection: one of the pool could be waited for by every hold at once. The world is
+          // kept whatever the trim does.
+          if (held.empty && held.saved) await query(client, TRIM, [maxWorlds]).catch(ignore);
+          return result;
+        } finally {
+          holds.delete(key);
+        }
+      });
     },
 
     async save(key, pieces) {
@@ -319,15 +309,33 @@ export async function openPostgresState(
   };
 }
 
-/** A database this version of the sandbox cannot use as it is. */
-class SchemaRefusal extends Error {}
+/**
+ * `work` on a connection of the pool, which it takes to BEGIN and COMMIT (more statements may
+ * follow), rolled back when it fails. A connection the server closes meanwhile (a shutdown) reports
+ * it here, and its next statement fails; unheard, the report would end the process. A connection
+ * that cannot even roll back is closed, not handed to the next request.
+ */
+async function transaction<T>(client: PoolClient, work: () => Promise<T>): Promise<T> {
+  client.on('error', ignore);
+  let healthy = true;
+  try {
+    return await work();
+  } catch (error) {
+    healthy = await client.query('ROLLBACK').then(
+      () => true,
+      () => false,
+    );
+    throw error;
+  } finally {
+    client.off('error', ignore);
+    client.release(!healthy);
+  }
+}
 
 /** Creates the tables on first start, under a lock; checks their version on every start; applies --max-worlds. */
 async function createSchema(pool: Pool, target: PostgresTarget, maxWorlds: number): Promise<void> {
   const client = await pool.connect();
-  client.on('error', ignore);
-  let healthy = true;
-  try {
+  await transaction(client, async () => {
     await client.query('BEGIN');
     await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
     const { rows } = await client.query<{ present: boolean }>('SELECT to_regclass($1) IS NOT NULL AS present', [
@@ -337,7 +345,9 @@ async function createSchema(pool: Pool, target: PostgresTarget, maxWorlds: numbe
       const found = await client.query<{ version: number }>(`SELECT version FROM ${SCHEMA}`);
       const version = found.rows[0]?.version;
       if (found.rows.length !== 1 || version !== SCHEMA_VERSION) {
-        throw new SchemaRefusal(
+        // A database this version of the sandbox cannot use as it is: the start is refused.
+        throw new Refusal(
+          1,
           `the database at ${target.where} holds gitea-mock tables of schema version ${version ?? 'none'}, not ${SCHEMA_VERSION}; it is left as it is: give another database, or use the gitea-mock that made them`,
         );
       }
@@ -358,14 +368,5 @@ async function createSchema(pool: Pool, target: PostgresTarget, maxWorlds: numbe
     await client.query('COMMIT');
     // A --max-worlds lower than before takes effect at once, as with a state folder.
     await client.query(TRIM, [maxWorlds]);
-  } catch (error) {
-    healthy = await client.query('ROLLBACK').then(
-      () => true,
-      () => false,
-    );
-    throw error;
-  } finally {
-    client.off('error', ignore);
-    client.release(!healthy);
-  }
+  });
 }

@@ -32,7 +32,7 @@ import type { SharedWorlds } from './world-shared.js';
 
 const MARKER = 'gitea-mock-sandbox';
 const MARKER_FILE = `${MARKER}.json`;
-/** 2: a folder of one file per world. 1 was a single file of every world (never released). */
+/** The format of a state folder (one file per world), in its marker file. */
 const VERSION = 2;
 const LOCK = 'lock';
 const WORLD_FILE = /^([0-9a-f]{64})\.json$/;
@@ -204,15 +204,6 @@ export async function openState(
     // Its parent must exist (a recursive mkdir spins for ever on /proc in Node 20).
     await mkdir(path, { mode: 0o700 }).catch((error: unknown) => refuse(`cannot be created (${codeOf(error)})`));
   } else if (found.isFile()) {
-    const head = await readFile(path, 'utf8').then(
-      (text) => text.slice(0, 64),
-      () => '',
-    );
-    if (/^\{\s*"gitea-mock-sandbox"\s*:\s*1\b/.test(head)) {
-      return refuseLeft(
-        'is a state file of the single-file format of earlier gitea-mock builds; state is now a folder of one file per world, and that file is not converted',
-      );
-    }
     return refuseLeft('is a file, not a sandbox state folder');
   } else if (!found.isDirectory()) {
     return refuseLeft('is not a folder');

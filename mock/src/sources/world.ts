@@ -49,7 +49,7 @@ export interface Templates {
   repository: Rec;
   application: Rec;
   gpgKey: Rec;
-  /** The armored key of E6's request example, answered with its documented key. */
+  /** The armored key of userCurrentPostGPGKey's request example, answered with its documented key. */
   sampleArmoredKey: string;
 }
 
@@ -102,7 +102,7 @@ export function seedWorld(operations: readonly IHttpOperation[]): { seed: World;
   const bob = users.find((user) => user.login === 'bob');
 
   // Before the documented requests: bob is still assigned to issue 42, milestone v1.1.0 still open,
-  // the thread still unread and the pull request at the version E5's example sends, so each
+  // the thread still unread and the pull request at the version repoEditPullRequest's example sends, so each
   // operation's request example, sent to a fresh world, answers its documented example.
   if (bob) {
     issue.assignees = [bob, ...issue.assignees];

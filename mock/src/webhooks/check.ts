@@ -4,8 +4,8 @@
 // valid, the body is of a declared media type and its JSON payload valid against the webhook's
 // schema, and, with the hook's secret, each signature is the payload's.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { redact } from '../../../src/redact.js';
-import { bodyViolations, type Violation } from '../contract/conformance.js';
+import { redact } from 'gitea-contract/internal';
+import { bodyViolations, headerViolations, type Violation } from '../contract/conformance.js';
 import {
   isObject,
   listWebhooks,
@@ -97,18 +97,11 @@ export function createDeliveryChecker(doc: JsonObject, schemas: SchemaValidator)
           outside: `${type} with the action ${JSON.stringify(action)} is not in the contract (it describes ${actions.join(', ')})`,
         };
 
-      for (const { param, location } of operationParameters(doc, webhook)) {
-        if (param.in !== 'header') continue;
-        const name = String(param.name);
-        const value = headers.get(name);
-        if (value === null) {
-          if (param.required === true)
-            violations.push({ where: `request header ${name}`, problem: 'is required but missing' });
-          continue;
-        }
-        for (const problem of schemas.check(`${location}/schema`, value))
-          violations.push({ where: `request header ${name}:`, problem });
-      }
+      const declaredHeaders = operationParameters(doc, webhook)
+        .filter(({ param }) => param.in === 'header')
+        .map(({ param, location }) => ({ name: String(param.name), spec: param, location }));
+      for (const violation of headerViolations(schemas, declaredHeaders, headers))
+        violations.push({ ...violation, where: `request ${violation.where}` });
 
       if (secret !== undefined && text !== null) {
         const sha256 = hmacHex('sha256', secret, text);

@@ -22,7 +22,7 @@ import {
 export const DELIVERIES_PATH = '/__sandbox/deliveries';
 
 export interface WebhookOptions {
-  /** The secret of every hook (`--webhook-secret`); E1 cannot set one, as on Gitea. Without it deliveries go unsigned. */
+  /** The secret of every hook (`--webhook-secret`); repoEditHook cannot set one, as on Gitea. Without it deliveries go unsigned. */
   secret?: string;
   /** System hooks (`--webhook <url>`): each gets every event of every world. */
   systemHooks?: readonly string[];
@@ -99,7 +99,7 @@ const WAITING = 1000;
 
 const DELIVERED_TYPES = new Set(['gitea', 'gogs']);
 
-/** Whether a hook's events take `type` (Gitea's `HasEvent`: `issues` and `pull_request` were expanded by E1). */
+/** Whether a hook's events take `type` (Gitea's `HasEvent`: `issues` and `pull_request` were expanded by repoEditHook). */
 function listens(hook: Rec, type: string): boolean {
   return Array.isArray(hook.events) && hook.events.includes(type);
 }

@@ -2,6 +2,7 @@
 // error (exit 2), told before anything listens.
 import { parseArgs } from 'node:util';
 import { outputFileProblem } from '../output-file.js';
+import { usageError } from '../refusal.js';
 
 export const RECEIVER_USAGE = `Usage: gitea-mock webhooks [options]
 
@@ -30,9 +31,6 @@ export interface ReceiverOptions {
   quiet: boolean;
 }
 
-/** A usage error: its message goes out with the usage, and the exit code is 2. */
-export class ReceiverUsageError extends Error {}
-
 /** The options, or undefined for `--help`. */
 export function parseReceiverOptions(args: string[], env: NodeJS.ProcessEnv): ReceiverOptions | undefined {
   let values;
@@ -51,26 +49,25 @@ export function parseReceiverOptions(args: string[], env: NodeJS.ProcessEnv): Re
       },
     }));
   } catch (error) {
-    throw new ReceiverUsageError((error as Error).message);
+    throw usageError((error as Error).message);
   }
   if (values.help) return undefined;
   const portText = values.port ?? env.PORT ?? '4011';
-  if (!/^[0-9]{1,5}$/.test(portText) || Number(portText) > 65535)
-    throw new ReceiverUsageError(`invalid port "${portText}"`);
+  if (!/^[0-9]{1,5}$/.test(portText) || Number(portText) > 65535) throw usageError(`invalid port "${portText}"`);
   const secret = values.secret ?? (env.GITEA_WEBHOOK_SECRET || undefined);
-  if (secret === '') throw new ReceiverUsageError('--secret takes a secret that is not empty');
+  if (secret === '') throw usageError('--secret takes a secret that is not empty');
   let forward: URL | undefined;
   if (values.forward !== undefined) {
     forward = URL.canParse(values.forward) ? new URL(values.forward) : undefined;
     if (!forward || !/^https?:$/.test(forward.protocol))
-      throw new ReceiverUsageError(`--forward ${values.forward}: give an http or https URL of your app`);
+      throw usageError(`--forward ${values.forward}: give an http or https URL of your app`);
   }
   for (const [flag, file] of [
     ['--report', values.report],
     ['--junit', values.junit],
   ] as const) {
     const problem = file === undefined ? undefined : outputFileProblem(file);
-    if (problem) throw new ReceiverUsageError(`${flag} ${file}: ${problem}`);
+    if (problem) throw usageError(`${flag} ${file}: ${problem}`);
   }
   return {
     port: Number(portText),

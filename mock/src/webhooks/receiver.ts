@@ -7,9 +7,8 @@
 import { writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { redact } from '../../../src/redact.js';
+import { redact } from 'gitea-contract/internal';
 import { describeViolation } from '../contract/conformance.js';
-import { DOCUMENT } from '../contract/document-path.js';
 import { readDocumentFile } from '../contract/document-file.js';
 import { createExchangeReport, total, type Found } from '../contract/exchange-report.js';
 import { createSchemaValidator } from '../contract/schema.js';
@@ -18,7 +17,8 @@ import { junitXml } from '../live/junit.js';
 import type { Outcome, RunRecord } from '../live/results.js';
 import { networkFailure } from '../network-failure.js';
 import { createDeliveryChecker } from './check.js';
-import { parseReceiverOptions, RECEIVER_USAGE, ReceiverUsageError, type ReceiverOptions } from './receiver-options.js';
+import { Refusal } from '../refusal.js';
+import { parseReceiverOptions, RECEIVER_USAGE, type ReceiverOptions } from './receiver-options.js';
 
 /** Where the receiver writes its lines. */
 export interface ReceiverOutput {
@@ -88,7 +88,7 @@ async function limitedBody(answer: Response): Promise<Buffer> {
 }
 
 async function startReceiver(options: ReceiverOptions, io: ReceiverOutput): Promise<Receiver> {
-  const doc = readDocumentFile(DOCUMENT).document;
+  const doc = readDocumentFile().document;
   const checker = createDeliveryChecker(doc, createSchemaValidator(doc));
   const stats = createExchangeReport();
   const outcomes: Outcome[] = [];
@@ -269,9 +269,9 @@ export async function receiveWebhooks(args: string[], env: NodeJS.ProcessEnv, io
   try {
     options = parseReceiverOptions(args, env);
   } catch (error) {
-    if (!(error instanceof ReceiverUsageError)) throw error;
+    if (!(error instanceof Refusal)) throw error;
     io.stderr(`gitea-mock webhooks: ${error.message}\n\n${RECEIVER_USAGE}`);
-    return 2;
+    return error.status;
   }
   if (!options) {
     io.stdout(RECEIVER_USAGE);

@@ -22,27 +22,29 @@ export interface NodeTransportOptions {
   timeoutMs?: number;
 }
 
-/** A delivery that may not go where its hook points. */
-class NotAllowed extends Error {}
-
 export function createNodeTransport(options: NodeTransportOptions = {}): DeliveryTransport {
   const allowed = hostMatcher(options.allowedHosts ?? 'loopback');
   const timeoutMs = options.timeoutMs ?? 5000;
   const refusal = (host: string): string =>
     `not sent: ${host} is not an allowed host (allowed: ${allowed.list}; --webhook-allowed-hosts names others)`;
 
-  /** Resolves as Node does, then refuses an address that is not allowed. */
-  const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
-    dnsLookup(hostname, { ...lookupOptions, all: true }, (error, addresses: LookupAddress[]) => {
-      if (error) return callback(error, '', 0);
-      const refused = addresses.find((each) => !allowed.address(each.address));
-      if (refused && !allowed.name(hostname))
-        return callback(new NotAllowed(refusal(`${hostname} (${refused.address})`)), '', 0);
-      if (lookupOptions.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-      const first = addresses[0]!;
-      callback(null, first.address, first.family);
-    });
-  };
+  /** Resolves as Node does, then refuses an address that is not allowed, saying so to `refused`. */
+  const lookupFor =
+    (refused: (why: string) => void): LookupFunction =>
+    (hostname, lookupOptions, callback) => {
+      dnsLookup(hostname, { ...lookupOptions, all: true }, (error, addresses: LookupAddress[]) => {
+        if (error) return callback(error, '', 0);
+        const denied = addresses.find((each) => !allowed.address(each.address));
+        if (denied && !allowed.name(hostname)) {
+          const why = refusal(`${hostname} (${denied.address})`);
+          refused(why);
+          return callback(new Error(why), '', 0);
+        }
+        if (lookupOptions.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+        const first = addresses[0]!;
+        callback(null, first.address, first.family);
+      });
+    };
 
   return {
     sign: (secret, payload) => ({
@@ -63,11 +65,15 @@ export function createNodeTransport(options: NodeTransportOptions = {}): Deliver
       if (/^[\d.]+$|:/.test(host) && !allowed.name(host)) return Promise.resolve({ error: refusal(host) });
       const signal = AbortSignal.any([stopped, AbortSignal.timeout(timeoutMs)]);
       return new Promise<Sent>((resolve) => {
+        /** Why the host was refused once its name was looked up, if it was. */
+        let refused: string | undefined;
         const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
         const request = send(url, {
           method: outgoing.method,
           headers: { ...outgoing.headers, 'Content-Length': String(Buffer.byteLength(outgoing.body)) },
-          lookup,
+          lookup: lookupFor((why) => {
+            refused = why;
+          }),
           signal,
           agent: false,
         });
@@ -75,7 +81,7 @@ export function createNodeTransport(options: NodeTransportOptions = {}): Deliver
         const cause = (error: unknown): string => {
           if (stopped.aborted) return 'not finished: the sandbox stopped';
           if (signal.aborted) return `no answer within the delivery timeout of ${timeoutMs / 1000} s`;
-          if (error instanceof NotAllowed) return error.message;
+          if (refused !== undefined) return refused;
           const { code } = networkFailure(error as NodeJS.ErrnoException);
           return `the request failed: ${code ?? (error as Error).message}`;
         };

@@ -1,0 +1,7 @@
+// `gitea-contract/internal`: what gitea-mock, this package's sibling, takes from the client rather
+// than writing again: the redaction of credentials, the `Authorization` value, the /api/v1 hint and
+// the test for a host of this machine. gitea-mock pins this package's exact version; nothing here
+// is promised to anyone else, and the package's entry does not export it.
+export { authorization, isLoopbackHost } from './auth.js';
+export { prefixHint } from './api-prefix.js';
+export { redact } from './redact.js';
