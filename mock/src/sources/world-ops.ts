@@ -326,22 +326,24 @@ function isHookUrl(value: string): boolean {
 }
 
 const HOOK_CONTENT_TYPES = ['json', 'form'];
+const ISSUE_SUB_EVENTS = ['issue_assign', 'issue_label', 'issue_milestone', 'issue_comment'];
+const PULL_REQUEST_SUB_EVENTS = [
+  'pull_request_assign',
+  'pull_request_label',
+  'pull_request_milestone',
+  'pull_request_comment',
+  'pull_request_review',
+  'pull_request_review_request',
+  'pull_request_sync',
+];
 /** The events Gitea sets for each name it reads (`issues` and `pull_request` stand for their sub-events). */
 const HOOK_EVENTS: Record<string, string[]> = {
-  issues: ['issues', 'issue_assign', 'issue_label', 'issue_milestone', 'issue_comment'],
+  issues: ['issues', ...ISSUE_SUB_EVENTS],
   issues_only: ['issues'],
-  pull_request: [
-    'pull_request',
-    'pull_request_assign',
-    'pull_request_label',
-    'pull_request_milestone',
-    'pull_request_comment',
-    'pull_request_review',
-    'pull_request_review_request',
-    'pull_request_sync',
-  ],
+  pull_request: ['pull_request', ...PULL_REQUEST_SUB_EVENTS],
   pull_request_only: ['pull_request'],
 };
+/** The names that set only themselves. */
 const PLAIN_HOOK_EVENTS = [
   'create',
   'push',
@@ -354,17 +356,8 @@ const PLAIN_HOOK_EVENTS = [
   'status',
   'workflow_run',
   'workflow_job',
-  'issue_assign',
-  'issue_label',
-  'issue_milestone',
-  'issue_comment',
-  'pull_request_assign',
-  'pull_request_label',
-  'pull_request_milestone',
-  'pull_request_comment',
-  'pull_request_review',
-  'pull_request_review_request',
-  'pull_request_sync',
+  ...ISSUE_SUB_EVENTS,
+  ...PULL_REQUEST_SUB_EVENTS,
 ];
 
 /** A hook's events after an edit: names matched without regard to case, unknown names dropped, none at all meaning push. */
