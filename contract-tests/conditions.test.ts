@@ -7,6 +7,7 @@ import { execFile } from 'node:child_process';
 import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAnsweringMock } from '../mock/src/front/answering-node.js';
 import { startMockServer, type MockServer } from '../mock/src/front/server.js';
 import type { JournalEntry } from '../mock/src/front/journal.js';
 import { createGiteaClient } from '../src/index.js';
@@ -208,6 +209,42 @@ describe('the examples, in process', () => {
     const answer = await timed(`${mock.baseUrl}${KEY}`, { authorization: credential(), prefer });
     expect(answer.status).toBe(400);
     expect(JSON.parse(answer.body)).toMatchObject({ message });
+  });
+});
+
+describe('a held request with a body', () => {
+  it('has its body read while it is held, so the delay leaves the client its whole time to send it', async () => {
+    const mock = await createAnsweringMock({ sandbox: {} }, () => 'http://127.0.0.1/api/swagger');
+    try {
+      let firstRead: number | undefined;
+      // No queue: the stream is pulled only when the mock reads the body.
+      const file = new ReadableStream<Uint8Array>(
+        {
+          pull(controller) {
+            firstRead ??= performance.now();
+            controller.enqueue(new TextEncoder().encode('the notes of the release'));
+            controller.close();
+          },
+        },
+        { highWaterMark: 0 },
+      );
+      const response = await mock.app.fetch(
+        new Request('http://127.0.0.1/api/v1/repos/acme/rocket/releases/14001/assets?name=notes.txt', {
+          method: 'POST',
+          headers: { authorization: credential(), prefer: 'delay=1500', 'content-type': 'text/plain' },
+          body: file,
+          duplex: 'half',
+        } as RequestInit),
+      );
+      const answered = performance.now();
+      expect(response.status).toBe(201);
+      expect(await response.json()).toMatchObject({ name: 'notes.txt', size: 24 });
+      expect(firstRead).toBeDefined();
+      // Read at the start of the hold, not after it: most of the 1.5 s lies between the read and the answer.
+      expect(answered - firstRead!).toBeGreaterThan(1000);
+    } finally {
+      await mock.close();
+    }
   });
 });
 

@@ -9,7 +9,7 @@
 // credential's journal (journal.ts), which `/__mock/requests` shows.
 import type { IHttpRequest } from '@stoplight/prism-http';
 import { checkAuthorization } from './auth.js';
-import { readBody } from './body.js';
+import { readBody, type BodyResult } from './body.js';
 import type { Conditions } from './conditions.js';
 import { corsHeaders, isPreflight, preflightHeaders, type HeaderOf } from './cors.js';
 import { apiError, JSON_TYPE, notFound, reasonPhrase } from './errors.js';
@@ -143,6 +143,7 @@ export function createApp({
     path: string,
     prefer: PreferResult,
     cors: Headers,
+    bodyRead?: Promise<BodyResult>,
   ): Promise<Response> {
     const method = request.method;
     const headers = headerRecord(request);
@@ -151,7 +152,7 @@ export function createApp({
     if (!auth.ok) return error(method, 401, auth.message, cors);
     const problem = prefer.ok ? checkPreference(op, prefer.preference) : prefer.message;
     if (!prefer.ok || problem !== undefined) return error(method, 400, problem ?? 'invalid Prefer header', cors);
-    const body = await readBody(request, op.operation);
+    const body = await (bodyRead ?? readBody(request, op.operation));
     if (!body.ok)
       return error(method, body.status, body.message, body.status === 413 ? { ...cors, Connection: 'close' } : cors);
 
@@ -243,7 +244,14 @@ export function createApp({
       operationId: route?.kind === 'match' ? route.op.operationId : undefined,
       signal: () => request.signal,
     };
+    let bodyRead: Promise<BodyResult> | undefined;
     return underConditions({ conditions, journal }, arrival, {
+      held: () => {
+        if (route?.kind !== 'match') return;
+        bodyRead = readBody(request, route.op.operation);
+        // A request that faults never asks for it.
+        bodyRead.catch(() => {});
+      },
       answer: (prefer) =>
         guarded(request, () => {
           // The host's version, for every answering source alike (version.ts says why it is here).
@@ -254,7 +262,7 @@ export function createApp({
           if (route.kind === 'none')
             return respond(request.method, { status: 404, type: 'application/json', body: notFound(docsUrl()) }, cors);
           if (route.kind === 'method') return notAllowed(method, url.pathname, route.allowed, cors);
-          return answerOperation(request, route.op, url, path, prefer, cors);
+          return answerOperation(request, route.op, url, path, prefer, cors, bodyRead);
         }),
       fault: (fault) => {
         const { status, statusText, headers, body } = faultAnswer(fault, cors);

@@ -23,6 +23,8 @@ export interface ConditionedRequest {
 /** How a way in answers, faults and resets, and what status it sent (null: none). */
 export interface Ways<T> {
   answer(prefer: PreferResult): Promise<T>;
+  /** Starts what may run while the request is held (reading its body), so a delay leaves the client its whole time to send it. */
+  held?(): void;
   fault(fault: Exclude<Fault, 'reset'>): T;
   reset(): T;
   statusOf(sent: T): number | null;
@@ -39,6 +41,7 @@ export async function underConditions<T>(
   const sent = await (async (): Promise<T> => {
     if (condition.delay > 0) {
       const signal = request.signal();
+      ways.held?.();
       await hold(condition.delay, signal);
       if (signal.aborted) return ways.reset();
     }
