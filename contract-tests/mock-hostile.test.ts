@@ -104,10 +104,9 @@ describe('the built gitea-mock with a limit of 1,024 open files', () => {
   it('1,100 idle connections do not lock a new client out: the longest idle ones are closed', async () => {
     const flood = await openMany(origin, 1_100);
     try {
-      const started = performance.now();
+      // Answered within 3 s, before the header timeout (5 s) would have freed a connection.
       const answer = parseRaw(await sendRaw(origin, VERSION, 3_000));
       expect(answer.status).toBe(200);
-      expect(performance.now() - started).toBeLessThan(2_000);
       // 896 at most stay open; the first ones went first.
       await expect.poll(() => flood.closed(), { timeout: 2_000 }).toBeGreaterThanOrEqual(1_100 - 896);
       expect(flood.sockets[0]!.destroyed).toBe(true);
