@@ -1,7 +1,7 @@
 // `npm run lint` holds the code to its rules: Biome, with the project's own biome.json, refuses a
-// badly formatted line, `==` and an unused function in a file as a developer would add it. The
-// file is checked in a scratch folder with a copy of the configuration, so that the lint which
-// `npm test` runs beside the suites never sees it.
+// badly formatted line, `==` and an unused function in a file as a developer would add it, and
+// knip an export nothing imports. Each file is checked in a scratch folder with a copy of the
+// configuration, so that the lint which `npm test` runs beside the suites never sees it.
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +11,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const BIOME = fileURLToPath(new URL('../node_modules/@biomejs/biome/bin/biome', import.meta.url));
+const KNIP = fileURLToPath(new URL('../node_modules/knip/bin/knip.js', import.meta.url));
 const CONFIG = fileURLToPath(new URL('../biome.json', import.meta.url));
+const KNIP_CONFIG = fileURLToPath(new URL('../knip.json', import.meta.url));
 const run = promisify(execFile);
 const scratch = mkdtempSync(join(tmpdir(), 'gitea-contract-lint-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -52,4 +54,33 @@ describe('npm run lint', () => {
     const code = 'function unused(): number {\n  return 1;\n}\n\nexport const one = 1;\n';
     expect(await findings(code)).toEqual(['noUnusedVariables']);
   });
+
+  it('refuses an export nothing imports', async () => {
+    const used = 'export const one = 1;\n';
+    expect(await unusedExports(used)).toEqual([]);
+    expect(await unusedExports(`${used}export const two = 2;\n`)).toEqual(['two']);
+  });
 });
+
+/**
+ * The exports knip finds unused in `helper` as `src/helper.ts` of a package whose entry imports
+ * `one` from it, under the project's own rules for its root workspace.
+ */
+async function unusedExports(helper: string): Promise<string[]> {
+  const folder = mkdtempSync(join(scratch, 'package-'));
+  const rules = (JSON.parse(readFileSync(KNIP_CONFIG, 'utf8')) as { workspaces: Record<string, { project: string[] }> })
+    .workspaces['.']!;
+  writeFileSync(join(folder, 'knip.json'), JSON.stringify({ entry: ['src/index.ts'], project: rules.project }));
+  writeFileSync(join(folder, 'package.json'), JSON.stringify({ name: 'planted', version: '1.0.0', type: 'module' }));
+  mkdirSync(join(folder, 'src'));
+  writeFileSync(join(folder, 'src/index.ts'), "import { one } from './helper.js';\n\nconsole.log(one);\n");
+  writeFileSync(join(folder, 'src/helper.ts'), helper);
+  try {
+    await run(process.execPath, [KNIP, '--no-progress', '--reporter', 'json'], { cwd: folder });
+    return [];
+  } catch (error) {
+    const { stdout = '' } = error as { stdout?: string };
+    const report = JSON.parse(stdout) as { issues: { exports?: { name: string }[] }[] };
+    return report.issues.flatMap((issue) => (issue.exports ?? []).map((unused) => unused.name));
+  }
+}
