@@ -17,19 +17,11 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseDocument } from 'yaml';
 import { judgeChanges, namesWhole, type DiffChange } from '../scripts/breaking-policy.mjs';
+import { SCRATCH_GIT_ENV } from './support/scratch-repo.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SCRIPT = join(ROOT, 'scripts/check-breaking.mjs');
 const run = promisify(execFile);
-/** Git as the scratch repositories need it, whatever the user's own configuration says. */
-const GIT_ENV = {
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_AUTHOR_NAME: 'test',
-  GIT_AUTHOR_EMAIL: 'test@example.org',
-  GIT_COMMITTER_NAME: 'test',
-  GIT_COMMITTER_EMAIL: 'test@example.org',
-};
 
 const SCHEMAS = ['components', 'schemas'];
 type Plant = (doc: ReturnType<typeof parseDocument>) => void;
@@ -126,7 +118,8 @@ async function check({
 }: Scenario): Promise<{ code: number; out: string }> {
   const folder = await mkdtemp(join(tmpdir(), 'gitea-contract-breaking-'));
   folders.push(folder);
-  const git = (...gitArgs: string[]) => run('git', gitArgs, { cwd: folder, env: { ...process.env, ...GIT_ENV } });
+  const git = (...gitArgs: string[]) =>
+    run('git', gitArgs, { cwd: folder, env: { ...process.env, ...SCRATCH_GIT_ENV } });
   await git('init', '-q', '-b', base === 'none' ? 'trunk' : 'main');
   if (base === 'before') {
     await writeFile(join(folder, 'README.md'), '# scratch\n');
@@ -149,7 +142,7 @@ async function check({
   );
   return run(process.execPath, [SCRIPT, ...args], {
     cwd: folder,
-    env: { ...process.env, ...GIT_ENV },
+    env: { ...process.env, ...SCRATCH_GIT_ENV },
     timeout: 60_000,
   }).then(
     ({ stdout, stderr }) => ({ code: 0, out: stdout + stderr }),

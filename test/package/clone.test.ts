@@ -12,21 +12,14 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
 import { launch } from '../../contract-tests/support/launch.js';
-import { cleanCopy, npm, npmEnv } from '../support/scratch-repo.js';
+import { cleanCopy, npm, npmEnv, SCRATCH_GIT_ENV } from '../support/scratch-repo.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const run = promisify(execFile);
-/** Who commits in the copy: npm version commits and tags. */
-const GIT_IDENTITY = {
-  GIT_AUTHOR_NAME: 'Newcomer',
-  GIT_AUTHOR_EMAIL: 'newcomer@example.org',
-  GIT_COMMITTER_NAME: 'Newcomer',
-  GIT_COMMITTER_EMAIL: 'newcomer@example.org',
-};
 
 let stage: string;
 let repo: string;
-const git = (args: string[]) => run('git', args, { cwd: repo, env: { ...process.env, ...GIT_IDENTITY } });
+const git = (args: string[]) => run('git', args, { cwd: repo, env: { ...process.env, ...SCRATCH_GIT_ENV } });
 const json = async (file: string) => JSON.parse(await readFile(join(repo, file), 'utf8'));
 
 beforeAll(async () => {
@@ -93,7 +86,7 @@ describe('a fresh clone after npm ci', () => {
     const advice = /raise it to ([\d.]+) or later \((npm version \w+)\)/.exec(await gate());
     expect(advice?.[2]).toBe('npm version minor');
     const next = advice![1]!;
-    await npm(advice![2]!.split(' ').slice(1), repo, GIT_IDENTITY);
+    await npm(advice![2]!.split(' ').slice(1), repo, SCRATCH_GIT_ENV);
     const [client, mock, lock] = await Promise.all([
       json('package.json'),
       json('mock/package.json'),

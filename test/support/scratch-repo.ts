@@ -8,6 +8,16 @@ import { promisify } from 'node:util';
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const run = promisify(execFile);
 
+/** Git as scratch repositories need it, whatever the user's own configuration says (signing, hooks, identity). */
+export const SCRATCH_GIT_ENV = {
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_AUTHOR_NAME: 'test',
+  GIT_AUTHOR_EMAIL: 'test@example.org',
+  GIT_COMMITTER_NAME: 'test',
+  GIT_COMMITTER_EMAIL: 'test@example.org',
+};
+
 /** Left out of a copy: installed packages, build output and history. */
 const NOT_COPIED = new Set(['node_modules', 'dist', '.git', 'coverage', '.vitest-cache', 'mock/dist']);
 
