@@ -1,7 +1,7 @@
 // Shared by the benchmarks: start the mocks under comparison and wait for their first answer.
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../scripts/free-port.mjs';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const DOCUMENT = fileURLToPath(new URL('../openapi.yaml', import.meta.url));
@@ -55,17 +55,6 @@ export function sandboxOn(state) {
 }
 
 const STARTABLE = { ...MOCKS, 'npm start': NPM_START };
-
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Spawns a mock (by name, or a spec like proxyTo's); resolves when `probePath` answers 200, with the milliseconds that took. */
 export async function startMock(name, probePath, timeoutMs = 30_000) {

@@ -2,7 +2,8 @@
 // and its exit on signals.
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { exitOf, freePort, launch } from './support/launch.js';
+import { freePort } from '../scripts/free-port.mjs';
+import { exitOf, launch } from './support/launch.js';
 
 const CLI = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
 const SECRET = 'tok3n-that-must-not-be-logged';

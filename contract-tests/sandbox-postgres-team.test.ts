@@ -10,7 +10,8 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, launch, type Launched } from './support/launch.js';
+import { freePort } from '../scripts/free-port.mjs';
+import { launch, type Launched } from './support/launch.js';
 import { startPostgres, type TestPostgres } from '../scripts/postgres.mjs';
 import { call, type Reply } from './support/call.js';
 

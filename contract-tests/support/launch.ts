@@ -1,7 +1,6 @@
 // Runs the built launcher as users do (`node mock/dist/cli.mjs`, `npm start`) and reads its
 // start-up line to learn the address.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 
 export interface Launched {
   child: ChildProcess;
@@ -10,19 +9,6 @@ export interface Launched {
   output(): string;
   /** Sends `signal` and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
 }
 
 export function exitOf(child: ChildProcess): Promise<number | null> {

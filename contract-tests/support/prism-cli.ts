@@ -2,7 +2,7 @@
 // free loopback port, and stops it again.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { freePort } from './launch.js';
+import { freePort } from '../../scripts/free-port.mjs';
 
 const PRISM_BIN = fileURLToPath(new URL('../../node_modules/@stoplight/prism-cli/dist/index.js', import.meta.url));
 const DOCUMENT = fileURLToPath(new URL('../../openapi.yaml', import.meta.url));

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../contract-tests/support/launch.js';
+import { freePort } from '../../scripts/free-port.mjs';
 import { startMockServer, type MockServer } from '../../mock/src/front/server.js';
 import { resolvePointer } from '../../mock/src/contract/document.js';
 import { loadDocument } from '../../mock/src/contract/document-file.js';
