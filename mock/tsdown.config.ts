@@ -135,6 +135,8 @@ export default defineConfig([
       server: 'src/front/server.ts',
       msw: 'src/msw/handlers.ts',
       'markdown-worker': 'src/sources/markdown-worker.ts',
+      // The suites and the benchmark start their PostgreSQL servers with it, as `gitea-mock postgres` does.
+      'postgres-server': 'src/postgres-server.ts',
     },
     outDir: 'dist',
     format: 'esm',
