@@ -33,7 +33,13 @@ const server = setupServer(...gitea.handlers);
 const client = createGiteaClient({ baseUrl, auth: { token: 'bot-test' }, throwOnError: true });
 const rocket = { owner: 'acme', repo: 'rocket' };
 
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+// The handlers load the document's validator and make the seed world on their first answer: a
+// second or more on a busy machine, done here, under a hook's bound of a minute, rather than in
+// the first test, under Vitest's 5 s a test may take.
+beforeAll(async () => {
+  server.listen({ onUnhandledRequest: 'error' });
+  await fetch(`${baseUrl}/version`);
+}, 60_000);
 afterEach(async () => {
   await gitea.reset();
   seen.length = 0;

@@ -117,7 +117,11 @@ export function buildIfStale(root = ROOT) {
   const tsdown = join(root, 'node_modules/tsdown/dist/run.mjs');
   // The client first: the mock's build reads nothing of it, but a failure is told in that order.
   for (const cwd of [root, join(root, 'mock')]) {
-    const { status, error } = spawnSync(process.execPath, [tsdown, '--logLevel', 'warn'], { cwd, stdio: 'inherit' });
+    const quiet = join(root, 'scripts/quiet.mjs');
+    const { status, error } = spawnSync(process.execPath, [quiet, process.execPath, tsdown, '--logLevel', 'warn'], {
+      cwd,
+      stdio: 'inherit',
+    });
     if (error) throw error;
     if (status !== 0) return status ?? 1;
   }
