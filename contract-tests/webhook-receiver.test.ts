@@ -2,11 +2,13 @@
 // every one conforms; a tampered body, a wrong secret, a payload missing a field are each
 // reported (line, JSON report, JUnit XML, exit code 1), an event outside the contract is told
 // apart, and neither the secret nor a hook's authorization header shows anywhere. With --forward
-// the delivery reaches the app unchanged and the app's answer goes back. Everything a test starts
+// the delivery reaches the app unchanged, on the app's origin only, and the app's answer goes back. Everything a test starts
 // stops after it, whatever its outcome.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +16,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createGiteaClient, unwrap } from '../src/index.js';
 import { startMockServer, type MockServer } from '../mock/src/front/server.js';
 import type { DeliveryRecord } from '../mock/src/webhooks/deliveries.js';
+import { serveOnLoopback } from '../test/support/loopback.js';
 import { startHookReceiver, type HookReceiver } from './support/hook-receiver.js';
 
 const CLI = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
@@ -107,6 +110,18 @@ async function deliveryLog(server: MockServer, token: string): Promise<DeliveryR
     headers: { Authorization: `token ${token}` },
   });
   return ((await answer.json()) as { deliveries: DeliveryRecord[] }).deliveries;
+}
+
+/** What a raw request (written by hand, as `head` says, then `body`) is answered, read to the connection's end. */
+function rawRequest(origin: string, head: string, body = ''): Promise<string> {
+  const { hostname, port } = new URL(origin);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.write(`${head}\r\n\r\n${body}`));
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+    socket.once('close', () => resolve(answer));
+    socket.once('error', reject);
+  });
 }
 
 /** Sends a delivery to the receiver as the sandbox logged it, with `body` and signatures changed as given. */
@@ -273,6 +288,40 @@ describe('gitea-mock webhooks', { timeout: 120_000 }, () => {
     expect(gone.status).toBe(502);
     expect(await gone.text()).toMatch(/could not be reached: ECONNREFUSED/);
     expect(await bin.stop()).toBe(1);
+  });
+
+  it('contacts the --forward origin only: an absolute or //host request target never reaches another server', async () => {
+    const forwardedTo = await app();
+    let reached = 0;
+    const elsewhere = createServer((_req, res) => res.end('internal secrets'));
+    elsewhere.on('connection', () => reached++);
+    const other = await serveOnLoopback(elsewhere, () => elsewhere.closeAllConnections());
+    cleanups.push(() => other.close());
+    const bin = await receiver(['--forward', `${forwardedTo.origin}/app`, '--quiet']);
+    const head = (target: string, id: string): string =>
+      [
+        `POST ${target} HTTP/1.1`,
+        `Host: ${new URL(bin.origin).host}`,
+        'Content-Type: application/json',
+        'X-Gitea-Event-Type: push',
+        `X-Gitea-Delivery: ${id}`,
+        'Content-Length: 2',
+        'Connection: close',
+      ].join('\r\n');
+    const elsewhereOrigin = `127.0.0.1:${other.port}`;
+    const absolute = await rawRequest(bin.origin, head(`http://${elsewhereOrigin}/steal?x=1`, 'absolute'), '{}');
+    expect(absolute).toMatch(/^HTTP\/1\.1 400 /);
+    expect(absolute).toMatch(/the request target must be a path such as \/hook/);
+    const https = await rawRequest(bin.origin, head(`https://${elsewhereOrigin}/steal`, 'https'), '{}');
+    expect(https).toMatch(/^HTTP\/1\.1 400 /);
+    // A path that begins with two slashes stays a path below the app's.
+    const doubled = await rawRequest(bin.origin, head(`//${elsewhereOrigin}/steal?x=1`, 'doubled'), '{}');
+    expect(doubled).toMatch(/^HTTP\/1\.1 200 /);
+    expect(doubled).not.toContain('internal secrets');
+    const [got] = await forwardedTo.waitFor(['doubled']);
+    expect(got!.path).toBe(`/app//${elsewhereOrigin}/steal?x=1`);
+    expect(forwardedTo.received.map((each) => each.headers['x-gitea-delivery'])).toEqual(['doubled']);
+    expect(reached).toBe(0);
   });
 
   it('refuses a wrong option with the usage and exit code 2, and exits 2 when nothing of the contract came', async () => {

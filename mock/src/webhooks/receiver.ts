@@ -3,7 +3,7 @@
 // per delivery (the violations always, the rest unless --quiet), each redacted of the secret and of
 // the hook's Authorization header, the proxy's JSON report and live mode's JUnit XML when stopped.
 // It answers every delivery `200` (with `X-Contract-Violations`), or, with --forward, passes it on
-// to the user's app unchanged and answers with the app's answer.
+// to the user's app unchanged (to the app's origin only) and answers with the app's answer.
 import { writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,8 +16,9 @@ import { kindOf } from '../contract/violation-kind.js';
 import { junitXml } from '../live/junit.js';
 import type { Outcome, RunRecord } from '../live/results.js';
 import { networkFailure } from '../network-failure.js';
-import { createDeliveryChecker } from './check.js';
 import { Refusal } from '../refusal.js';
+import { joinedTarget, originFormRefusal } from '../request-target.js';
+import { createDeliveryChecker } from './check.js';
 import { parseReceiverOptions, RECEIVER_USAGE, type ReceiverOptions } from './receiver-options.js';
 
 /** Where the receiver writes its lines. */
@@ -101,9 +102,8 @@ async function startReceiver(options: ReceiverOptions, io: ReceiverOutput): Prom
   const say = (line: string, secrets: readonly string[] = always): void => io.stdout(`${redact(line, secrets)}\n`);
 
   async function forward(req: IncomingMessage, body: Buffer, res: ServerResponse, count: number): Promise<void> {
-    const target = new URL(req.url ?? '/', options.forward);
-    // The hook's own path and query, on the app's origin and below its path.
-    target.pathname = `${options.forward!.pathname.replace(/\/$/, '')}${new URL(req.url ?? '/', 'http://r').pathname}`;
+    // The app's origin only: the request target is a path (refused before), joined below the app's path.
+    const target = joinedTarget(options.forward!, req.url ?? '/');
     const headers = new Headers();
     for (const [name, value] of headersOf(req)) if (!HOP_BY_HOP.has(name)) headers.set(name, value);
     try {
@@ -138,6 +138,18 @@ async function startReceiver(options: ReceiverOptions, io: ReceiverOutput): Prom
       req.resume();
       res.writeHead(405, { Allow: 'POST, GET', 'Content-Type': 'text/plain; charset=utf-8' });
       res.end('webhook deliveries are POST (or GET) requests\n');
+      return;
+    }
+    const badTarget = originFormRefusal(
+      req.url,
+      '/hook',
+      options.forward === undefined ? undefined : { server: 'receiver', host: options.forward.host },
+    );
+    if (badTarget !== undefined) {
+      req.resume();
+      say(`gitea-mock: a delivery to ${req.url?.split('?')[0]?.slice(0, 200)} was refused (400): ${badTarget}`);
+      res.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });
+      res.end(`${badTarget}\n`);
       return;
     }
     const body = await readBody(req);
