@@ -2,13 +2,14 @@
 // every one conforms; a tampered body, a wrong secret, a payload missing a field are each
 // reported (line, JSON report, JUnit XML, exit code 1), an event outside the contract is told
 // apart, and neither the secret nor a hook's authorization header shows anywhere. With --forward
-// the delivery reaches the app unchanged, on the app's origin only, and the app's answer goes back. Everything a test starts
-// stops after it, whatever its outcome.
+// the delivery reaches the app unchanged, on the app's origin only, and the app's answer goes back.
+// What a peer sends is bounded as the front bounds it. Everything a test starts stops after it,
+// whatever its outcome.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -322,6 +323,87 @@ describe('gitea-mock webhooks', { timeout: 120_000 }, () => {
     expect(got!.path).toBe(`/app//${elsewhereOrigin}/steal?x=1`);
     expect(forwardedTo.received.map((each) => each.headers['x-gitea-delivery'])).toEqual(['doubled']);
     expect(reached).toBe(0);
+  });
+
+  it('refuses a payload past the JSON bounds, naming the bound, and goes on receiving', async () => {
+    const bin = await receiver([]);
+    const post = (body: string): Promise<Response> =>
+      fetch(`${bin.origin}/hook`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Gitea-Event-Type': 'repository' },
+        body,
+      });
+    const many = await post(JSON.stringify({ action: 'created', list: Array.from({ length: 30_000 }, (_, i) => i) }));
+    expect([many.status, await many.text()]).toEqual([
+      413,
+      'the payload holds more than 20000 JSON values, more than the receiver checks\n',
+    ]);
+    // A million levels: refused, not a stack overflow.
+    const deep = await post(`${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}`);
+    expect([deep.status, await deep.text()]).toEqual([
+      422,
+      'the payload nests deeper than 10000 levels, more than the receiver checks\n',
+    ]);
+    // A declared length past the limit is refused before a byte of it is read.
+    const { host } = new URL(bin.origin);
+    const large = await rawRequest(
+      bin.origin,
+      `POST /hook HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${10 * 1024 * 1024 + 1}`,
+    );
+    expect(large).toMatch(/^HTTP\/1\.1 413 /);
+    expect(large).toMatch(/\r\n\r\nrequest body exceeds 10485760 bytes\n$/);
+    const fine = await post('{"action":"created"}');
+    expect(fine.status).toBe(200);
+    expect(await bin.stop()).toBe(1);
+    expect(bin.output()).toMatch(
+      /gitea-mock: a delivery to \/hook was refused \(413\): the payload holds more than 20000 JSON values/,
+    );
+    expect(bin.output()).toMatch(/refused \(422\): the payload nests deeper than 10000 levels/);
+    expect(bin.output()).toMatch(/refused \(413\): request body exceeds 10485760 bytes/);
+  });
+
+  it('bounds its connections: past 32 busy ones a new one is refused, and the longest idle is closed first', async () => {
+    const bin = await receiver([]);
+    const { hostname, port } = new URL(bin.origin);
+    const open = (): Promise<Socket> =>
+      new Promise((resolve, reject) => {
+        const socket = connect(Number(port), hostname, () => resolve(socket));
+        socket.once('error', reject);
+      });
+    const sockets: Socket[] = [];
+    cleanups.push(async () => {
+      for (const socket of sockets) socket.destroy();
+    });
+    /** A connection part-way through a body; it resolves once the receiver has begun the request (its 100 Continue). */
+    const busy = async (): Promise<void> => {
+      const socket = await open();
+      sockets.push(socket);
+      const begun = new Promise((resolve) => socket.once('data', resolve));
+      socket.write(
+        `POST /hook HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: 10000000\r\nExpect: 100-continue\r\n\r\n`,
+      );
+      expect(String(await begun)).toMatch(/^HTTP\/1\.1 100 Continue/);
+      socket.write('{"a":');
+    };
+    // An idle connection first, then 31 part-way through a large body.
+    const idle = await open();
+    sockets.push(idle);
+    const idleClosed = new Promise((resolve) => idle.once('close', resolve));
+    for (let i = 0; i < 31; i++) await busy();
+    // The 33rd closes the idle one and is answered.
+    const answered = await fetch(`${bin.origin}/hook`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Gitea-Event-Type': 'push', Connection: 'close' },
+      body: '{}',
+    });
+    expect(answered.status).toBe(200);
+    await idleClosed;
+    // A busy request holds its connection until its body ends: one more fills the ceiling.
+    await busy();
+    // Every connection is busy now: the next is answered 503 and closed.
+    const refused = await rawRequest(bin.origin, `GET /hook HTTP/1.1\r\nHost: ${hostname}`);
+    expect(refused).toMatch(/^HTTP\/1\.1 503 /);
+    expect(refused).toMatch(/too many deliveries are being received at once; try again shortly/);
   });
 
   it('refuses a wrong option with the usage and exit code 2, and exits 2 when nothing of the contract came', async () => {
