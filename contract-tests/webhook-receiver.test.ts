@@ -2,9 +2,9 @@
 // every one conforms; a tampered body, a wrong secret, a payload missing a field are each
 // reported (line, JSON report, JUnit XML, exit code 1), an event outside the contract is told
 // apart, and neither the secret nor a hook's authorization header shows anywhere. With --forward
-// the delivery reaches the app unchanged, on the app's origin only, and the app's answer goes back.
-// What a peer sends is bounded as the front bounds it. Everything a test starts stops after it,
-// whatever its outcome.
+// the delivery reaches the app unchanged, on the app's origin only, and the app's answer goes back
+// and is recorded: an app that refuses fails the run. What a peer sends is bounded as the front
+// bounds it. Everything a test starts stops after it, whatever its outcome.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -18,7 +18,7 @@ import { createGiteaClient, unwrap } from '../src/index.js';
 import { startMockServer, type MockServer } from '../mock/src/front/server.js';
 import type { DeliveryRecord } from '../mock/src/webhooks/deliveries.js';
 import { serveOnLoopback } from '../test/support/loopback.js';
-import { startHookReceiver, type HookReceiver } from './support/hook-receiver.js';
+import { startHookReceiver, type Answering, type HookReceiver } from './support/hook-receiver.js';
 
 const CLI = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
 const SECRET = 'receiver-secret-31337';
@@ -64,8 +64,8 @@ async function receiver(args: string[]): Promise<Bin> {
 }
 
 /** A hook receiver (the app behind --forward), closed after the test. */
-async function app(): Promise<HookReceiver> {
-  const started = await startHookReceiver();
+async function app(answering?: Answering): Promise<HookReceiver> {
+  const started = await startHookReceiver(answering);
   cleanups.push(() => started.close());
   return started;
 }
@@ -323,6 +323,36 @@ describe('gitea-mock webhooks', { timeout: 120_000 }, () => {
     expect(got!.path).toBe(`/app//${elsewhereOrigin}/steal?x=1`);
     expect(forwardedTo.received.map((each) => each.headers['x-gitea-delivery'])).toEqual(['doubled']);
     expect(reached).toBe(0);
+  });
+
+  it("records the app's status with --forward: an app that answers 500 fails the delivery and the run", async () => {
+    const report = join(dir, 'forward-report.json');
+    const junit = join(dir, 'forward-junit.xml');
+    const failing = await app('fail');
+    const bin = await receiver(['--secret', SECRET, '--forward', failing.origin, '--report', report, '--junit', junit]);
+    const { server, settled } = await sandbox([`${bin.origin}/system`]);
+    const token = `forward-${randomUUID()}`;
+    const gitea = createGiteaClient({ baseUrl: server.baseUrl, auth: { token }, retry: 0 });
+    await unwrap(
+      gitea.POST('/repos/migrate', { body: { clone_addr: 'https://git.example.net/up/x.git', repo_name: 'x' } }),
+    );
+    await settled(1);
+    const [delivery] = await deliveryLog(server, token);
+    // The sandbox, as Gitea, sees the app's answer.
+    expect([delivery!.state, delivery!.status]).toEqual(['failed', 500]);
+    expect(await bin.stop()).toBe(1);
+    const line = bin
+      .output()
+      .split('\n')
+      .find((each) => each.includes(delivery!.id));
+    expect(line).toMatch(/: conforms; the app at http:\/\/127\.0\.0\.1:\d+ answered 500$/);
+    expect(bin.output()).toMatch(/1 of 1 deliveries was refused by the app at http:\/\/127\.0\.0\.1:\d+: exit code 1/);
+    const written = JSON.parse(await readFile(report, 'utf8')) as Record<string, unknown>;
+    expect(written.forwarded).toEqual({ app: failing.origin, deliveries: 1, refused: 1, statuses: { '500': 1 } });
+    const xml = await readFile(junit, 'utf8');
+    expect(xml).toMatch(/tests="2" failures="1" errors="0"/);
+    expect(xml).toMatch(/<failure message="the app at http:\/\/127\.0\.0\.1:\d+ answered 500" type="app"/);
+    for (const text of [bin.output(), JSON.stringify(written), xml]) expect(text).not.toContain(SECRET);
   });
 
   it('refuses a payload past the JSON bounds, naming the bound, and goes on receiving', async () => {

@@ -3,9 +3,10 @@
 // per delivery (the violations always, the rest unless --quiet), each redacted of the secret and of
 // the hook's Authorization header, the proxy's JSON report and live mode's JUnit XML when stopped.
 // It answers every delivery `200` (with `X-Contract-Violations`), or, with --forward, passes it on
-// to the user's app unchanged (to the app's origin only) and answers with the app's answer. What a
-// peer sends is bounded as the mock's front bounds it: the body's bytes, the payload's JSON values
-// and depth, the connections and how long each may take.
+// to the user's app unchanged (to the app's origin only) and answers with the app's answer, which
+// its lines and files record: an app that refuses a delivery fails the run, as Gitea counts only a
+// 2xx as delivered. What a peer sends is bounded as the mock's front bounds it: the body's bytes,
+// the payload's JSON values and depth, the connections and how long each may take.
 import { writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -46,6 +47,12 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'ho
  * being read stay within 32 times the body limit.
  */
 const MAX_CONNECTIONS = 32;
+
+/** What the app behind --forward made of a delivery: its status, or why it could not be reached. */
+type AppAnswer = { status: number } | { unreachable: string };
+
+/** Whether Gitea counts the app's answer as delivered: a 2xx only (services/webhook/deliver.go, `Deliver`). */
+const delivered = (answer: AppAnswer): boolean => 'status' in answer && answer.status >= 200 && answer.status < 300;
 
 interface Receiver {
   /** `http://host:port`. */
@@ -102,6 +109,10 @@ async function startReceiver(options: ReceiverOptions, io: ReceiverOutput): Prom
   let refused = 0;
   let broken = 0;
   let checked = 0;
+  const app = options.forward?.origin;
+  /** What the app answered, by status (`unreachable` when it did not), and how many it refused. */
+  const appStatuses: Record<string, number> = {};
+  let appRefused = 0;
   /** The secret: no line or file shows it, nor the Authorization a delivery carried (redacted with that delivery's lines). */
   const always = options.secret ? [options.secret] : [];
   const say = (line: string, secrets: readonly string[] = always): void => io.stdout(`${redact(line, secrets)}\n`);
@@ -121,7 +132,8 @@ async function startReceiver(options: ReceiverOptions, io: ReceiverOutput): Prom
     refuse(res, status, message);
   }
 
-  async function forward(req: IncomingMessage, body: Buffer, res: ServerResponse, count: number): Promise<void> {
+  /** Passes the delivery on to the app and its answer back; resolves with what the app made of it. */
+  async function forward(req: IncomingMessage, body: Buffer, res: ServerResponse, count: number): Promise<AppAnswer> {
     // The app's origin only: the request target is a path (refused before), joined below the app's path.
     const target = joinedTarget(options.forward!, req.url ?? '/');
     const headers = new Headers();
@@ -142,14 +154,15 @@ async function startReceiver(options: ReceiverOptions, io: ReceiverOutput): Prom
         'X-Contract-Violations': String(count),
       });
       res.end(bytes);
+      return { status: answer.status };
     } catch (error) {
       const cause =
         (error as Error).name === 'TimeoutError'
           ? `no answer within ${FORWARD_TIMEOUT_MS / 1000} s`
           : (networkFailure(error as NodeJS.ErrnoException).code ?? (error as Error).message);
-      say(`gitea-mock: the delivery could not be passed on to ${options.forward!.origin}: ${cause}`);
       res.writeHead(502, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Contract-Violations': String(count) });
-      res.end(`the app at ${options.forward!.origin} could not be reached: ${cause}\n`);
+      res.end(`the app at ${app} could not be reached: ${cause}\n`);
+      return { unreachable: cause };
     }
   }
 
@@ -163,7 +176,7 @@ async function startReceiver(options: ReceiverOptions, io: ReceiverOutput): Prom
     const badTarget = originFormRefusal(
       req.url,
       '/hook',
-      options.forward === undefined ? undefined : { server: 'receiver', host: options.forward.host },
+      app === undefined ? undefined : { server: 'receiver', host: options.forward!.host },
     );
     if (badTarget !== undefined) {
       req.resume();
@@ -185,47 +198,67 @@ async function startReceiver(options: ReceiverOptions, io: ReceiverOutput): Prom
     );
     if ('refused' in result) return refuseDelivery(req, res, result.refused.status, result.refused.message);
     const delivery = headers.get('x-gitea-delivery') ?? '(no X-Gitea-Delivery)';
-    let count = 0;
+    const found: Found[] =
+      'outside' in result
+        ? []
+        : result.violations.map((violation) => ({ line: describeViolation(violation), count: violation.count ?? 1 }));
+    const count = total(found);
+    let answer: AppAnswer = { status: 200 };
+    if (options.forward) answer = await forward(req, body, res, count);
+    else {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'X-Contract-Violations': String(count) });
+      res.end('{}\n');
+    }
+    // What the app made of it, as its lines and files say it.
+    const appLine =
+      app === undefined
+        ? undefined
+        : 'status' in answer
+          ? `the app at ${app} answered ${answer.status}`
+          : `the app at ${app} could not be reached: ${answer.unreachable}`;
+    const appFailed = app !== undefined && !delivered(answer);
+    if (app !== undefined) {
+      const key = 'status' in answer ? String(answer.status) : 'unreachable';
+      appStatuses[key] = (appStatuses[key] ?? 0) + 1;
+      if (appFailed) appRefused++;
+    }
+    const appProblems = appFailed ? [{ kind: 'app', line: appLine! }] : [];
+    const status = 'status' in answer ? answer.status : undefined;
+    const suffix = appLine === undefined ? '' : `; ${appLine}`;
+
     if ('outside' in result) {
       outside++;
-      if (!options.quiet) say(`gitea-mock: webhook ${delivery}: not checked: ${result.outside}`, secrets);
-      record({
-        operationId: redact(`delivery ${delivery}`, secrets),
-        checked: false,
-        kind: 'outside',
-        cause: redact(result.outside, secrets),
-      });
-    } else {
-      checked++;
-      const found: Found[] = result.violations.map((violation) => ({
-        line: describeViolation(violation),
-        count: violation.count ?? 1,
-      }));
-      count = total(found);
-      stats.record(result.webhook, found, secrets);
-      const label = `webhook ${result.webhook} ${result.action} ${delivery}`;
-      if (count > 0) {
-        broken++;
-        say(
-          `gitea-mock: contract: ${label}: ${count} violation${count > 1 ? 's' : ''}: ${found.map(({ line }) => line).join('; ')}`,
-          secrets,
-        );
-      } else if (!options.quiet) say(`gitea-mock: ${label}: conforms`, secrets);
-      record({
-        operationId: redact(`${result.webhook} ${result.action} ${delivery}`, secrets),
-        checked: true,
-        status: 200,
-        problems: found.map(({ line, count: stands }) => ({
-          kind: kindOf(line),
-          line: redact(line, secrets),
-          count: stands,
-        })),
-        ms: 0,
-      });
+      if (!options.quiet || appFailed)
+        say(`gitea-mock: webhook ${delivery}: not checked: ${result.outside}${suffix}`, secrets);
+      const operationId = redact(`delivery ${delivery}`, secrets);
+      const cause = redact(result.outside, secrets);
+      record(
+        appFailed
+          ? { operationId, checked: true, status, problems: appProblems, ms: 0, notChecked: `not checked: ${cause}` }
+          : { operationId, checked: false, kind: 'outside', cause },
+      );
+      return;
     }
-    if (options.forward) return forward(req, body, res, count);
-    res.writeHead(200, { 'Content-Type': 'application/json', 'X-Contract-Violations': String(count) });
-    res.end('{}\n');
+    checked++;
+    stats.record(result.webhook, found, secrets);
+    const label = `webhook ${result.webhook} ${result.action} ${delivery}`;
+    if (count > 0) {
+      broken++;
+      say(
+        `gitea-mock: contract: ${label}: ${count} violation${count > 1 ? 's' : ''}: ${found.map(({ line }) => line).join('; ')}${suffix}`,
+        secrets,
+      );
+    } else if (!options.quiet || appFailed) say(`gitea-mock: ${label}: conforms${suffix}`, secrets);
+    record({
+      operationId: redact(`${result.webhook} ${result.action} ${delivery}`, secrets),
+      checked: true,
+      status,
+      problems: [
+        ...found.map(({ line, count: stands }) => ({ kind: kindOf(line), line: redact(line, secrets), count: stands })),
+        ...appProblems,
+      ],
+      ms: 0,
+    });
   }
 
   const server = createServer(
@@ -287,7 +320,7 @@ async function startReceiver(options: ReceiverOptions, io: ReceiverOutput): Prom
         server.close(() => resolve());
         server.closeAllConnections();
       });
-      const exitCode = broken > 0 ? 1 : checked === 0 ? 2 : 0;
+      const exitCode = checked === 0 ? 2 : broken > 0 || appRefused > 0 ? 1 : 0;
       const notChecked = [
         ...(outside > 0 ? [`${outside} outside it`] : []),
         ...(refused > 0 ? [`${refused} refused`] : []),
@@ -298,6 +331,7 @@ async function startReceiver(options: ReceiverOptions, io: ReceiverOutput): Prom
           : undefined;
       const finished = new Date();
       const clean = always;
+      const forwarded = Object.values(appStatuses).reduce((sum, each) => sum + each, 0);
       if (options.report) {
         const report = {
           receiver: origin,
@@ -306,6 +340,9 @@ async function startReceiver(options: ReceiverOptions, io: ReceiverOutput): Prom
           webhooks: stats.byName(),
           notInContract: { deliveries: outside },
           refused: { deliveries: refused },
+          ...(app === undefined
+            ? {}
+            : { forwarded: { app, deliveries: forwarded, refused: appRefused, statuses: appStatuses } }),
         };
         writeFileSync(options.report, `${redact(JSON.stringify(report, null, 2), clean)}\n`);
       }
@@ -322,8 +359,13 @@ async function startReceiver(options: ReceiverOptions, io: ReceiverOutput): Prom
         writeFileSync(options.junit, junitXml(run, clean, 'gitea-mock webhooks'));
       }
       if (stopped) io.stderr(`gitea-mock: ${stopped}: exit code 2\n`);
-      else if (broken > 0)
-        io.stderr(`gitea-mock: ${broken} of ${checked} deliveries broke the contract: exit code 1\n`);
+      else {
+        if (broken > 0) io.stderr(`gitea-mock: ${broken} of ${checked} deliveries broke the contract: exit code 1\n`);
+        if (appRefused > 0)
+          io.stderr(
+            `gitea-mock: ${appRefused} of ${forwarded} deliveries ${appRefused === 1 ? 'was' : 'were'} refused by the app at ${app}: exit code 1\n`,
+          );
+      }
       return exitCode;
     },
   };
