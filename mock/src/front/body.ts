@@ -9,7 +9,7 @@ import { parseForm, type FormPart } from './multipart.js';
 
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 /** Deepest nesting Go's encoding/json reads. */
-const GO_MAX_DEPTH = 10_000;
+export const GO_MAX_DEPTH = 10_000;
 
 export type BodyResult =
   /**
@@ -25,8 +25,11 @@ type RawResult = { ok: true; data: Uint8Array } | { ok: false; status: 413 | 400
 
 const tooLarge = (): RawResult => ({ ok: false, status: 413, message: `request body exceeds ${MAX_BODY_BYTES} bytes` });
 
-/** The whole body, up to MAX_BODY_BYTES; a declared length past it is refused before reading. */
-async function readRaw(request: Request): Promise<RawResult> {
+/**
+ * The whole body, up to MAX_BODY_BYTES; a declared length past it is refused before reading. Past
+ * the limit the rest stays unread: the answer must close the connection.
+ */
+export async function readBodyBytes(request: Request): Promise<RawResult> {
   const declared = request.headers.get('content-length');
   if (declared !== null && Number(declared) > MAX_BODY_BYTES) return tooLarge();
   const reader = request.body!.getReader();
@@ -49,6 +52,15 @@ async function readRaw(request: Request): Promise<RawResult> {
     return { ok: false, status: 400, message: 'the request body was cut short' };
   }
   return { ok: true, data: concatBytes(chunks) };
+}
+
+/**
+ * Which bound of every JSON body the mock reads a parsed `body` is past, if any: nested deeper
+ * than GO_MAX_DEPTH levels, or more than MAX_CHECKED_VALUES values.
+ */
+export function pastJsonBounds(body: unknown): 'depth' | 'values' | undefined {
+  const shape = jsonShape(body, MAX_CHECKED_VALUES, GO_MAX_DEPTH);
+  return shape.depth > GO_MAX_DEPTH ? 'depth' : shape.values > MAX_CHECKED_VALUES ? 'values' : undefined;
 }
 
 function isJson(mediaType: string): boolean {
@@ -76,7 +88,7 @@ export async function readBody(request: Request, operation: IHttpOperation): Pro
   if (bound && contentType === undefined && (request.method === 'POST' || request.method === 'PUT'))
     return EMPTY_CONTENT_TYPE;
   if (request.body === null) return { ok: true, body: undefined };
-  const raw = await readRaw(request);
+  const raw = await readBodyBytes(request);
   if (!raw.ok) return raw;
   if (contentType === undefined) {
     if (bound) return { ok: true, body: {} };
@@ -108,10 +120,10 @@ export async function readBody(request: Request, operation: IHttpOperation): Pro
     } catch (error) {
       return { ok: false, status: 422, message: `[]: ${error instanceof Error ? error.message : 'malformed JSON'}` };
     }
-    const shape = jsonShape(body, MAX_CHECKED_VALUES, GO_MAX_DEPTH);
+    const past = pastJsonBounds(body);
     // Go's decoder refuses it as it reads, so Gitea's binding answers it so.
-    if (shape.depth > GO_MAX_DEPTH) return { ok: false, status: 422, message: '[]: exceeded max depth' };
-    if (shape.values > MAX_CHECKED_VALUES)
+    if (past === 'depth') return { ok: false, status: 422, message: '[]: exceeded max depth' };
+    if (past === 'values')
       return {
         ok: false,
         status: 413,
