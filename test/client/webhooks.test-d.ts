@@ -2,6 +2,7 @@
 // payload as the contract describes it, with its actions.
 import { describe, expectTypeOf, it } from 'vitest';
 import {
+  createWebhookRouter,
   parseWebhook,
   type IssuePayload,
   type PullRequestPayload,
@@ -51,5 +52,29 @@ describe('a parsed delivery narrows by its event type', () => {
     // @ts-expect-error the secret is not optional
     void parseWebhook(request, {});
     void parseWebhook(request, { secret: null });
+  });
+});
+
+describe('createWebhookRouter narrows each handler to its event and action', () => {
+  it('types the payload of a type, of a type and action, and of onAny', () => {
+    const router = createWebhookRouter({ secret: 's' });
+    router.on('pull_request.closed', (event) => {
+      expectTypeOf(event.type).toEqualTypeOf<'pull_request'>();
+      expectTypeOf(event.payload.action).toEqualTypeOf<'closed'>();
+      expectTypeOf(event.payload).toMatchTypeOf<PullRequestPayload>();
+    });
+    router.on('pull_request', (event) => {
+      expectTypeOf(event.payload.action).toEqualTypeOf<'closed' | 'edited' | 'reopened'>();
+    });
+    router.on(['issue_assign', 'pull_request_assign'], (event) => {
+      expectTypeOf(event.type).toEqualTypeOf<'issue_assign' | 'pull_request_assign'>();
+    });
+    router.onAny((event) => {
+      expectTypeOf(event.payload).toEqualTypeOf<unknown>();
+    });
+    // @ts-expect-error no pull request is ever "exploded"
+    router.on('pull_request.exploded', () => {});
+    // @ts-expect-error an event type the contract does not name
+    router.on('pull_requests', () => {});
   });
 });

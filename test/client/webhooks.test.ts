@@ -191,7 +191,7 @@ describe('parseWebhook', () => {
 });
 
 describe('tree-shaking', () => {
-  it('leaves the webhook helpers out of an app that only makes a client', async () => {
+  it('leaves the webhook helpers out of an app that only makes a client, and the router out of one that only parses', async () => {
     const { rolldown } = await import('rolldown');
     const built = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
     const bundled = async (names: string): Promise<string> => {
@@ -208,9 +208,14 @@ describe('tree-shaking', () => {
       }
     };
     const marks = ['x-hub-signature-256', 'WebhookError', 'HMAC'];
+    // The router's own texts, which only createWebhookRouter and createNodeMiddleware carry.
+    const routerMarks = ['the app failed to handle the delivery', 'not a webhook path'];
     const client = await bundled('createGiteaClient');
-    expect(marks.filter((mark) => client.includes(mark))).toEqual([]);
+    expect([...marks, ...routerMarks].filter((mark) => client.includes(mark))).toEqual([]);
     const helpers = await bundled('parseWebhook');
     expect(marks.filter((mark) => helpers.includes(mark))).toEqual(marks);
+    expect(routerMarks.filter((mark) => helpers.includes(mark))).toEqual([]);
+    const router = await bundled('createWebhookRouter, createNodeMiddleware');
+    expect([...marks, ...routerMarks].filter((mark) => router.includes(mark))).toEqual([...marks, ...routerMarks]);
   });
 });
