@@ -3,9 +3,14 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import {
   parseWebhook,
+  type IssueCommentPayload,
   type IssuePayload,
+  type PayloadCommit,
   type PullRequestPayload,
+  type PushPayload,
+  type ReleasePayload,
   type RepositoryPayload,
+  type ReviewPayload,
   type User,
 } from '../../src/index.js';
 
@@ -23,12 +28,12 @@ describe('a parsed delivery narrows by its event type', () => {
       case 'pull_request':
         expectTypeOf(delivery.event).toEqualTypeOf<'pull_request'>();
         expectTypeOf(delivery.payload).toMatchTypeOf<PullRequestPayload>();
-        expectTypeOf(delivery.payload.action).toEqualTypeOf<'closed' | 'edited' | 'reopened'>();
+        expectTypeOf(delivery.payload.action).toEqualTypeOf<'closed' | 'deleted' | 'edited' | 'opened' | 'reopened'>();
         break;
       case 'issue_assign':
         expectTypeOf(delivery.event).toEqualTypeOf<'issues'>();
         expectTypeOf(delivery.payload).toMatchTypeOf<IssuePayload>();
-        expectTypeOf(delivery.payload.action).toEqualTypeOf<'unassigned'>();
+        expectTypeOf(delivery.payload.action).toEqualTypeOf<'assigned' | 'unassigned'>();
         break;
       case 'repository':
         expectTypeOf(delivery.payload).toMatchTypeOf<RepositoryPayload>();
@@ -40,7 +45,51 @@ describe('a parsed delivery narrows by its event type', () => {
         expectTypeOf(delivery.payload.action).toEqualTypeOf<'assigned' | 'unassigned'>();
         break;
       case 'pull_request_milestone':
-        expectTypeOf(delivery.payload.action).toEqualTypeOf<'milestoned'>();
+        expectTypeOf(delivery.payload.action).toEqualTypeOf<'demilestoned' | 'milestoned'>();
+        break;
+      case 'push':
+        expectTypeOf(delivery.event).toEqualTypeOf<'push'>();
+        expectTypeOf(delivery.payload).toEqualTypeOf<PushPayload>();
+        expectTypeOf(delivery.payload.commits).toEqualTypeOf<PayloadCommit[]>();
+        expectTypeOf(delivery.payload.head_commit).toEqualTypeOf<PayloadCommit | null>();
+        // @ts-expect-error a push has no action
+        delivery.payload.action;
+        break;
+      case 'issue_comment':
+      case 'pull_request_comment':
+        expectTypeOf(delivery.event).toEqualTypeOf<'issue_comment'>();
+        expectTypeOf(delivery.payload).toMatchTypeOf<IssueCommentPayload>();
+        expectTypeOf(delivery.payload.action).toEqualTypeOf<'created' | 'deleted' | 'edited'>();
+        expectTypeOf(delivery.payload.is_pull).toEqualTypeOf<boolean>();
+        break;
+      case 'release':
+        expectTypeOf(delivery.payload).toMatchTypeOf<ReleasePayload>();
+        expectTypeOf(delivery.payload.action).toEqualTypeOf<'deleted' | 'published' | 'updated'>();
+        expectTypeOf(delivery.payload.release.tag_name).toEqualTypeOf<string>();
+        break;
+      case 'pull_request_review_approved':
+        expectTypeOf(delivery.event).toEqualTypeOf<'pull_request_approved'>();
+        expectTypeOf(delivery.payload.action).toEqualTypeOf<'reviewed'>();
+        expectTypeOf(delivery.payload.review).toEqualTypeOf<ReviewPayload | null>();
+        expectTypeOf(delivery.payload.requested_reviewer).toEqualTypeOf<User | null>();
+        break;
+      case 'create':
+      case 'delete':
+      case 'fork':
+      case 'issues':
+      case 'issue_label':
+      case 'issue_milestone':
+      case 'package':
+      case 'pull_request_label':
+      case 'pull_request_review_comment':
+      case 'pull_request_review_rejected':
+      case 'pull_request_review_request':
+      case 'pull_request_sync':
+      case 'status':
+      case 'wiki':
+      case 'workflow_job':
+      case 'workflow_run':
+        expectTypeOf(delivery.payload).toHaveProperty('repository');
         break;
       default:
         expectTypeOf(delivery).toEqualTypeOf<never>();
