@@ -681,7 +681,8 @@ export interface webhooks {
          *     a release whose tag did not exist, or the API and the web interface. `ref` is the short name,
          *     unlike the full one of `push`.
          *
-         *     A hook receives it when its events hold `create`. A hook's `branch_filter` applies to it.
+         *     A hook receives it when its events hold `create`, and when its `branch_filter`, if set,
+         *     matches the branch's name or the full reference (such as `refs/tags/v1.2.0`).
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -704,7 +705,8 @@ export interface webhooks {
          * @description Sent when a branch or a tag is deleted: by a push (which also sends `push`), a mirror's sync,
          *     or the API and the web interface. `ref` is the short name.
          *
-         *     A hook receives it when its events hold `delete`. A hook's `branch_filter` applies to it.
+         *     A hook receives it when its events hold `delete`, and when its `branch_filter`, if set,
+         *     matches the branch's name or the full reference (such as `refs/tags/v1.2.0`).
          */
         post: operations["deleteWebhook"];
         delete?: never;
@@ -1150,8 +1152,9 @@ export interface webhooks {
          * @description Sent for each branch or tag a push (or a mirror's sync, or a change made in the web
          *     interface) moves, including one created or deleted.
          *
-         *     A hook receives it when its events hold `push`, or when it has no events at all. A hook's
-         *     `branch_filter` applies to it.
+         *     A hook receives it when its events hold `push` (a hook created with no events listens to
+         *     `push` alone), and when its `branch_filter`, if set, matches the branch's name or the full
+         *     reference.
          */
         post: operations["pushWebhook"];
         delete?: never;
@@ -2534,7 +2537,7 @@ export interface components {
         };
         /**
          * @description The body of a `push` delivery, for each branch or tag a push (or a mirror's sync) moved.
-         *     `before` is forty zeros for a new reference and `after` forty zeros for one deleted;
+         *     `before` is all zeros for a new reference and `after` all zeros for one deleted;
          *     `head_commit` is `null` when the push leaves no commit to show. `commits` holds the newest
          *     commits first, at most `[ui] FEED_MAX_COMMIT_NUM` of them (5 by default);
          *     `total_commits` counts them all. `pusher` and `sender` are the same account.
