@@ -19,6 +19,7 @@ import { startMockServer, type MockServer } from '../mock/src/front/server.js';
 import type { DeliveryRecord } from '../mock/src/webhooks/deliveries.js';
 import { serveOnLoopback } from '../test/support/loopback.js';
 import { startHookReceiver, type Answering, type HookReceiver } from './support/hook-receiver.js';
+import { loadDocument } from '../mock/src/contract/document-file.js';
 
 const CLI = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
 const SECRET = 'receiver-secret-31337';
@@ -140,6 +141,31 @@ function resend(origin: string, entry: DeliveryRecord, body: string, secret: str
   return fetch(`${origin}/hook`, { method: 'POST', headers, body });
 }
 
+/** A delivery of `payload` as services/webhook/deliver.go sends it to a repository's JSON hook with `secret`. */
+function giteaDelivery(
+  origin: string,
+  type: string,
+  event: string,
+  payload: unknown,
+  secret: string,
+): Promise<Response> {
+  const body = JSON.stringify(payload, null, 2);
+  const sha256 = createHmac('sha256', secret).update(body).digest('hex');
+  const id = randomUUID();
+  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+  for (const name of ['Gitea', 'Gogs', 'GitHub'])
+    Object.assign(headers, { [`X-${name}-Delivery`]: id, [`X-${name}-Event`]: event, [`X-${name}-Event-Type`]: type });
+  Object.assign(headers, {
+    'X-Gitea-Signature': sha256,
+    'X-Gogs-Signature': sha256,
+    'X-Hub-Signature': `sha1=${createHmac('sha1', secret).update(body).digest('hex')}`,
+    'X-Hub-Signature-256': `sha256=${sha256}`,
+    'X-Gitea-Hook-Installation-Target-Type': 'repository',
+    'X-GitHub-Hook-Installation-Target-Type': 'repository',
+  });
+  return fetch(`${origin}/hook`, { method: 'POST', headers, body });
+}
+
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'webhook-receiver-'));
@@ -206,11 +232,11 @@ describe('gitea-mock webhooks', { timeout: 120_000 }, () => {
       resend(bin.origin, json, json.body, 'not-the-secret'),
       // A payload without its sender, signed right.
       resend(bin.origin, json, JSON.stringify({ ...JSON.parse(json.body), sender: undefined }, null, 1), SECRET),
-      // An event the contract does not describe.
+      // An event the contract does not describe (one of GitHub's, which Gitea does not send).
       fetch(`${bin.origin}/hook`, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json', 'X-Gitea-Event': 'push', 'X-Gitea-Event-Type': 'push' },
-        body: '{"ref":"refs/heads/main"}',
+        headers: { 'Content-Type': 'application/json', 'X-Gitea-Event': 'star', 'X-Gitea-Event-Type': 'star' },
+        body: '{"action":"created"}',
       }),
     ];
     const answers = await Promise.all(broken);
@@ -233,7 +259,7 @@ describe('gitea-mock webhooks', { timeout: 120_000 }, () => {
     expect(violations[2]).toMatch(/: 1 violation: request body \/sender: missing \(required by the document\)$/);
     expect(
       lines.some((line) =>
-        /webhook \(no X-Gitea-Delivery\): not checked: the event type "push" is not in the contract/.test(line),
+        /webhook \(no X-Gitea-Delivery\): not checked: the event type "star" is not in the contract/.test(line),
       ),
     ).toBe(true);
     expect(bin.output()).toMatch(/3 of 20 deliveries broke the contract: exit code 1/);
@@ -252,11 +278,61 @@ describe('gitea-mock webhooks', { timeout: 120_000 }, () => {
     expect(written.notInContract).toEqual({ deliveries: 1 });
     const xml = await readFile(junit, 'utf8');
     expect(xml).toMatch(/<testsuites name="gitea-mock webhooks" tests="22" failures="3" errors="0"/);
-    expect(xml).toMatch(/<skipped message="the event type &quot;push&quot; is not in the contract/);
+    expect(xml).toMatch(/<skipped message="the event type &quot;star&quot; is not in the contract/);
     for (const text of [bin.output(), JSON.stringify(written), xml]) {
       expect(text).not.toContain(SECRET);
       expect(text).not.toContain('hook-token-8c2f');
     }
+  });
+
+  it('checks a delivery of each kind Gitea sends: the named examples conform, a broken one is reported', async () => {
+    const doc = loadDocument(new URL('../openapi.yaml', import.meta.url));
+    const examples = (doc.components as { examples: Record<string, { value: Record<string, unknown> }> }).examples;
+    const example = (name: string): Record<string, unknown> => structuredClone(examples[name]!.value);
+    const withoutTagName = (payload: Record<string, unknown>) => ({
+      ...payload,
+      release: { ...(payload.release as object), tag_name: undefined },
+    });
+    const bin = await receiver(['--secret', SECRET]);
+    let code: number | null = null;
+    try {
+      const sent = [
+        ['push', 'push', example('WebhookPushMain')],
+        ['issue_comment', 'issue_comment', example('WebhookIssueCommentCreated')],
+        ['release', 'release', example('WebhookReleasePublished')],
+        ['pull_request_review_approved', 'pull_request_approved', example('WebhookPullRequestReviewApproved')],
+        // A release without its tag name.
+        ['release', 'release', withoutTagName(example('WebhookReleasePublished'))],
+        // An approval sent under the group of an ordinary pull request delivery.
+        ['pull_request_review_approved', 'pull_request', example('WebhookPullRequestReviewApproved')],
+      ] as const;
+      const answers: (string | null)[] = [];
+      for (const [type, event, payload] of sent)
+        answers.push(
+          (await giteaDelivery(bin.origin, type, event, payload, SECRET)).headers.get('x-contract-violations'),
+        );
+      expect(answers.slice(0, 4)).toEqual(['0', '0', '0', '0']);
+      expect(answers[4]).toBe('1');
+      // X-Gitea-Event, X-Gogs-Event and X-GitHub-Event each name the wrong group.
+      expect(answers[5]).toBe('3');
+    } finally {
+      code = await bin.stop();
+    }
+    expect(code).toBe(1);
+    const lines = bin.output().split('\n');
+    for (const kind of ['push', 'issue_comment created', 'release published', 'pull_request_review_approved reviewed'])
+      expect(
+        lines.filter((line) => line.includes(`webhook ${kind} `) && line.endsWith(': conforms')),
+        kind,
+      ).toHaveLength(1);
+    expect(lines).toContainEqual(
+      expect.stringMatching(/webhook release published .*: 1 violation: request body \/release\/tag_name: missing/),
+    );
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /webhook pull_request_review_approved reviewed .*: 3 violations: request header X-Gitea-Event/,
+      ),
+    );
   });
 
   it('passes each delivery on to the app with --forward, unchanged, and answers with its answer', async () => {
