@@ -437,6 +437,9 @@ describe('gitea-mock --latency --faults --seed (the built bin)', () => {
   it.each([
     [['--latency', '300-250'], 'invalid --latency "300-250"'],
     [['--faults', '0.1:500'], 'invalid --faults "0.1:500"'],
+    [['--max-held', '0'], 'invalid --max-held "0"'],
+    [['--max-held', '4', '--max-held-per-credential', '5'], '--max-held-per-credential 5 is more than --max-held 4'],
+    [['--max-body-bytes-in-flight', '1T'], 'invalid --max-body-bytes-in-flight "1T"'],
   ])('refuses %j with the usage and exit code 2', async (args, message) => {
     const child = execFile(process.execPath, [CLI, ...args]);
     let stderr = '';
@@ -506,6 +509,14 @@ describe('gitea-mock --max-held --max-held-per-credential (the built bin)', () =
       for (const request of open) request.leave();
       await bin.stop();
     }
+  });
+});
+
+describe('a ceiling on held requests that is not below the connections', () => {
+  it('is refused before the server starts', async () => {
+    await expect(startMockServer({ port: 0, maxHeld: 1_000_000 })).rejects.toThrow(
+      /^maxHeld \(--max-held\) 1000000 must be fewer than the \d+ connections this server keeps open/,
+    );
   });
 });
 
