@@ -512,6 +512,35 @@ describe('gitea-mock --max-held --max-held-per-credential (the built bin)', () =
   });
 });
 
+describe('gitea-mock --proxy --max-held --max-held-per-credential (the built bin)', () => {
+  it('holds under the same ceilings: a credential past its own is refused at once, and another is answered through the upstream', async () => {
+    const upstream = await startMockServer({ port: 0 });
+    const proxy = await launch(process.execPath, [
+      CLI,
+      ...['--port', '0', '--quiet', '--proxy', upstream.origin, '--max-held', '4', '--max-held-per-credential', '2'],
+    ]);
+    const alice = credential();
+    const open = Array.from({ length: 3 }, () => leavable(`${proxy.baseUrl}${KEY}`, { authorization: alice, ...HELD }));
+    try {
+      const { value } = await firstSettled(
+        open.map(({ answer }) => answer),
+        "a refusal of alice's third delayed request",
+      );
+      if (value === 'left') throw new Error('the proxy closed a held request');
+      expect([value.status, value.headers['retry-after'], JSON.parse(value.body).message]).toEqual([
+        429,
+        '1',
+        'this credential has 2 requests held for a delay, as many as the mock holds for one; try again shortly',
+      ]);
+      expect((await send(new URL(`${proxy.baseUrl}${KEY}`), 'GET', { authorization: credential() })).status).toBe(200);
+    } finally {
+      for (const request of open) request.leave();
+      await proxy.stop();
+      await upstream.close();
+    }
+  });
+});
+
 describe('a ceiling on held requests that is not below the connections', () => {
   it('is refused before the server starts', async () => {
     await expect(startMockServer({ port: 0, maxHeld: 1_000_000 })).rejects.toThrow(
