@@ -449,7 +449,8 @@ describe('11. request bodies held at once share one budget, in the mock and in t
       expectNoToken(refused);
       const others = requests.filter((_, index) => index !== first.index);
       for (const { finish } of others) finish();
-      expect((await Promise.all(others.map(({ answer }) => answer))).map(statusOf)).toEqual([200, 200, 200, 200]);
+      const answered = await firstSettled([Promise.all(others.map(({ answer }) => answer))], 'the four answers');
+      expect(answered.value.map(statusOf)).toEqual([200, 200, 200, 200]);
       // Each request gave its bytes back when it ended.
       expect((await patch(mock.baseUrl, padded(1_000_000))).status).toBe(200);
       // A body that can never fit is refused before it is read.
@@ -495,14 +496,15 @@ describe('11. request bodies held at once share one budget, in the mock and in t
         `request bodies being read or held take the ${BUDGET} bytes this server holds at once; try again shortly`,
       ]);
       expectNoToken(first.value.body);
-      await fourArrived;
+      await firstSettled([fourArrived], 'the four other requests at the upstream');
       holding = false;
       for (const res of waiting) {
         res.writeHead(200, { 'content-type': 'application/json;charset=utf-8' });
         res.end('{}');
       }
       const others = answers.filter((_, index) => index !== first.index);
-      expect((await Promise.all(others)).map(({ status }) => status)).toEqual([200, 200, 200, 200]);
+      const answered = await firstSettled([Promise.all(others)], 'the four answers');
+      expect(answered.value.map(({ status }) => status)).toEqual([200, 200, 200, 200]);
       expect((await patch(proxy.baseUrl, padded(1_000_000))).status).toBe(200);
       expect(proxy.child.exitCode).toBeNull();
     } finally {
