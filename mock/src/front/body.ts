@@ -4,10 +4,10 @@
 import type { IHttpOperation } from '@stoplight/types';
 import { concatBytes, latin1Text } from '../bytes.js';
 import { jsonShape, MAX_CHECKED_VALUES } from '../contract/json-shape.js';
+import { MAX_BODY_BYTES, type BodyReading, type BodyRefusal } from './body-budget.js';
 import { parseMediaType } from './media-type.js';
 import { parseForm, type FormPart } from './multipart.js';
 
-const MAX_BODY_BYTES = 10 * 1024 * 1024;
 /** Deepest nesting Go's encoding/json reads. */
 export const GO_MAX_DEPTH = 10_000;
 
@@ -17,21 +17,23 @@ export type BodyResult =
    * read as bytes comes with the type it is read as.
    */
   | { ok: true; body: unknown; form?: FormPart[]; contentType?: string }
-  | { ok: false; status: 413 | 422 | 400; message: string };
+  | { ok: false; status: 413 | 422 | 400 | 503; message: string };
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-type RawResult = { ok: true; data: Uint8Array } | { ok: false; status: 413 | 400; message: string };
+type RawResult = { ok: true; data: Uint8Array } | { ok: false; status: 413 | 400 | 503; message: string };
 
-const tooLarge = (): RawResult => ({ ok: false, status: 413, message: `request body exceeds ${MAX_BODY_BYTES} bytes` });
+const TOO_LARGE: BodyRefusal = { status: 413, message: `request body exceeds ${MAX_BODY_BYTES} bytes` };
 
 /**
- * The whole body, up to MAX_BODY_BYTES; a declared length past it is refused before reading. Past
- * the limit the rest stays unread: the answer must close the connection.
+ * The whole body, up to MAX_BODY_BYTES, its bytes taken from the server's budget (`reading`) as
+ * they arrive; a declared length past either is refused before reading. Past a bound the rest
+ * stays unread: the answer must close the connection.
  */
-export async function readBodyBytes(request: Request): Promise<RawResult> {
-  const declared = request.headers.get('content-length');
-  if (declared !== null && Number(declared) > MAX_BODY_BYTES) return tooLarge();
+export async function readBodyBytes(request: Request, reading: BodyReading): Promise<RawResult> {
+  const declared = Number(request.headers.get('content-length') ?? 0);
+  const never = declared > MAX_BODY_BYTES ? TOO_LARGE : reading.declared(declared);
+  if (never) return { ok: false, ...never };
   const reader = request.body!.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -40,11 +42,13 @@ export async function readBodyBytes(request: Request): Promise<RawResult> {
       const { done, value } = await reader.read();
       if (done) break;
       size += value.byteLength;
-      if (size > MAX_BODY_BYTES) {
-        // Not cancelled: on a Node socket that would end the connection before the 413 is sent.
+      const refusal = size > MAX_BODY_BYTES ? TOO_LARGE : reading.take(value.byteLength);
+      if (refusal) {
+        // Not cancelled: on a Node socket that would end the connection before the answer is sent.
         // What is left stays unread, and the answer closes the connection.
         reader.releaseLock();
-        return tooLarge();
+        reading.release();
+        return { ok: false, ...refusal };
       }
       chunks.push(value);
     }
@@ -82,13 +86,13 @@ const EMPTY_CONTENT_TYPE = { ok: false, status: 422, message: '[]: Empty Content
  * `operation` that takes one; to another, Prism answers that it does not take the type.
  * Operations that bind nothing (an upload) get the body as it is.
  */
-export async function readBody(request: Request, operation: IHttpOperation): Promise<BodyResult> {
+export async function readBody(request: Request, operation: IHttpOperation, reading: BodyReading): Promise<BodyResult> {
   const contentType = request.headers.get('content-type')?.trim() || undefined;
   const bound = isBound(operation);
   if (bound && contentType === undefined && (request.method === 'POST' || request.method === 'PUT'))
     return EMPTY_CONTENT_TYPE;
   if (request.body === null) return { ok: true, body: undefined };
-  const raw = await readBodyBytes(request);
+  const raw = await readBodyBytes(request, reading);
   if (!raw.ok) return raw;
   if (contentType === undefined) {
     if (bound) return { ok: true, body: {} };

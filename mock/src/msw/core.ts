@@ -128,6 +128,8 @@ export function createHandlersWith(
         ...(options.seed === undefined ? {} : { seed: options.seed }),
         ...(options.latency === undefined ? {} : { latency: options.latency }),
         ...(options.faults === undefined ? {} : { faults: options.faults }),
+        ...(options.maxHeld === undefined ? {} : { maxHeld: options.maxHeld }),
+        ...(options.maxHeldPerCredential === undefined ? {} : { maxHeldPerCredential: options.maxHeldPerCredential }),
         ...(sandbox === undefined ? {} : { sandbox }),
         onWarning: options.onWarning ?? ((line) => console.warn(`gitea-mock: ${line}`)),
       },

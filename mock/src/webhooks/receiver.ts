@@ -10,6 +10,7 @@
 import { writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { getHeapStatistics } from 'node:v8';
 import { NodeRequest } from 'srvx/node';
 import { redact } from 'gitea-contract/internal';
 import { describeViolation } from '../contract/conformance.js';
@@ -20,6 +21,7 @@ import { kindOf } from '../contract/violation-kind.js';
 import { junitXml } from '../live/junit.js';
 import type { Outcome, RunRecord } from '../live/results.js';
 import { readBodyBytes } from '../front/body.js';
+import { createBodyBudget, defaultBodyBudget } from '../front/body-budget.js';
 import { answerAndClose, defaultMaxConnections, IDLE_TIMEOUT_MS, limitConnections } from '../front/connections.js';
 import { reasonPhrase } from '../front/errors.js';
 import { networkFailure } from '../network-failure.js';
@@ -43,8 +45,8 @@ const OUTCOMES = 10_000;
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'host', 'content-length', 'upgrade']);
 /**
  * Connections open at once. Gitea sends deliveries from a queue of at most 10 workers by default
- * (modules/setting/queue.go, `MaxWorkers`), so this is thrice what one server opens, and the bodies
- * being read stay within 32 times the body limit.
+ * (modules/setting/queue.go, `MaxWorkers`), so this is thrice what one server opens; the bodies
+ * being read or handled share the front's budget besides (body-budget.ts).
  */
 const MAX_CONNECTIONS = 32;
 
@@ -117,6 +119,8 @@ async function startReceiver(options: ReceiverOptions, io: ReceiverOutput): Prom
   const always = options.secret ? [options.secret] : [];
   const say = (line: string, secrets: readonly string[] = always): void => io.stdout(`${redact(line, secrets)}\n`);
   const record = (outcome: Outcome): void => void (outcomes.length < OUTCOMES && outcomes.push(outcome));
+  // The bytes of deliveries read or being handled at once, as the mock's front bounds its bodies.
+  const bodies = createBodyBudget(defaultBodyBudget(getHeapStatistics().heap_size_limit));
 
   /** Refuses a request the receiver does not check, and says so. */
   function refuseDelivery(req: IncomingMessage, res: ServerResponse, status: number, message: string): void {
@@ -183,9 +187,12 @@ async function startReceiver(options: ReceiverOptions, io: ReceiverOutput): Prom
       return refuseDelivery(req, res, 400, badTarget);
     }
     let body: Buffer = Buffer.alloc(0);
+    // The delivery's bytes count against the receiver's budget until it has been handled.
+    const reading = bodies.reading();
+    res.once('close', reading.release);
     if (req.method === 'GET') req.resume();
     else {
-      const read = await readBodyBytes(new NodeRequest({ req, res }));
+      const read = await readBodyBytes(new NodeRequest({ req, res }), reading);
       if (!read.ok) return refuseDelivery(req, res, read.status, read.message);
       body = Buffer.from(read.data.buffer, read.data.byteOffset, read.data.byteLength);
     }
