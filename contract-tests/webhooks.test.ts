@@ -541,6 +541,20 @@ describe('failed deliveries', () => {
     }
   }, 60_000);
 
+  it('an authorization header Go cannot send fails its delivery in startMockServer too, and the process goes on', async () => {
+    const w = world();
+    await listen(w, ['pull_request'], {}, { authorization_header: 'Bearer in-process\nX-Injected: 1' });
+    const [entry] = (await w.during(() => editPull(w, { state: 'closed' }))).filter(
+      (each) => each.hook.target === 'repository',
+    );
+    const done = await settled(w, entry!.id);
+    expect([done.state, done.error]).toEqual([
+      'failed',
+      'the request failed: invalid header field value for "Authorization" (a line break or control character, which Go\'s client refuses to send)',
+    ]);
+    expect(done.headers.Authorization).toBe('******');
+  });
+
   it('a receiver that never answers holds up no answer of the API', async () => {
     const hanging = await startHookReceiver('hang');
     // A delivery that can only end when this sandbox stops: the write's answer cannot have waited for it.
