@@ -849,7 +849,7 @@ describe('what a client or a receiver can do to the deliveries, against the buil
     for (let i = 0; i < 12; i++) await editPullOn(gitea, { state: i % 2 === 0 ? 'closed' : 'open' });
     // Each settles on a line of its own: the dropped ones at once, the rest when the sandbox stops.
     const dropped =
-      /webhook pull_request \w+ to http:\/\/127\.0\.0\.1:\d+\/hook: failed \(not sent: the deliveries waiting or under way hold \d+ MiB, their share of the heap \(\d+ MiB;/g;
+      /webhook pull_request \w+ to http:\/\/127\.0\.0\.1:\d+\/hook: failed \(not sent: the deliveries waiting or under way hold \d+ MiB, and this one's \d+ MiB would pass their share of the heap \(\d+ MiB;/g;
     for (let tries = 0; (mock.output().match(dropped) ?? []).length < 9; tries++) {
       expect(tries, mock.output()).toBeLessThan(400);
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -857,6 +857,25 @@ describe('what a client or a receiver can do to the deliveries, against the buil
     expect((await logOf(mock, 'heavy')).at(-1)!.state).toBe('failed');
     // The API answers as before.
     expect((await editPullOn(gitea, { state: 'closed' })).title).toBe(title);
+  }, 60_000);
+
+  it("the worlds' logs together keep to their share of the heap: the least recently written give way", async () => {
+    const system = await receiver();
+    const mock = await bin(['--webhook', `${system.origin}/all`], ['--max-old-space-size=512']);
+    // Each write's delivery carries a title of 1 MiB: about 2 MiB of heap in the log.
+    const worlds = Array.from({ length: 24 }, (_, index) => `log-share-${index}`);
+    for (const [index, token] of worlds.entries())
+      await editPullOn(clientOf(mock, token), { title: String.fromCharCode(97 + (index % 26)).repeat(1024 * 1024) });
+    const newest = await settledLog(mock, worlds.at(-1)!);
+    expect(newest.map((entry) => [entry.type, entry.action, entry.state])).toEqual([
+      ['pull_request', 'edited', 'delivered'],
+    ]);
+    expect(await logOf(mock, worlds[0]!)).toEqual([]);
+    const kept = [];
+    for (const token of worlds) kept.push((await logOf(mock, token)).length);
+    // Oldest first, then every world since.
+    expect(kept.indexOf(1)).toBeGreaterThan(0);
+    expect(kept.slice(kept.indexOf(1)).every((count) => count === 1)).toBe(true);
   }, 60_000);
 
   it('a system hook with a password, and one whose host does not resolve: no password in the log or the lines, and a failure that says what to do', async () => {

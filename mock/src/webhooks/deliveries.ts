@@ -304,7 +304,7 @@ export function createWebhooks(
     if (inFlight + waiting.length > 0 && queueBytes + bytes > budgetBytes / 2)
       return {
         state: 'failed',
-        error: `not sent: the deliveries waiting or under way hold ${Math.round(queueBytes / MiB)} MiB, their share of the heap (${Math.floor(budgetBytes / 2 / MiB)} MiB; Node's --max-old-space-size gives more)`,
+        error: `not sent: the deliveries waiting or under way hold ${Math.round(queueBytes / MiB)} MiB, and this one's ${Math.ceil(bytes / MiB)} MiB would pass their share of the heap (${Math.floor(budgetBytes / 2 / MiB)} MiB; Node's --max-old-space-size gives more)`,
       };
     if (inFlight >= IN_FLIGHT && waiting.length >= WAITING)
       return { state: 'failed', error: `not sent: ${WAITING} deliveries were already waiting` };
