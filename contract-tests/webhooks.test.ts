@@ -7,9 +7,12 @@
 // answers at once. Then the acceptance case with the built bin, as users run it.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   createGiteaClient,
   unwrap,
@@ -555,6 +558,41 @@ describe('failed deliveries', () => {
     expect(done.headers.Authorization).toBe('******');
   });
 
+  it('an async onDelivery of startMockServer that rejects is told on the console, and ends nothing', async () => {
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => {
+      unhandled.push(reason);
+    };
+    process.on('unhandledRejection', onUnhandled);
+    const rejecting = await startMockServer({
+      port: 0,
+      sandbox: {
+        webhooks: {
+          systemHooks: [`${system.origin}/system`],
+          onDelivery: async () => {
+            throw new Error('this test takes no delivery');
+          },
+        },
+      },
+    });
+    try {
+      const gitea = createGiteaClient({ baseUrl: rejecting.baseUrl, auth: { token: 'rejecting' }, retry: 0 });
+      await editPullOn(gitea, { state: 'closed' });
+      await expect.poll(() => errors.mock.calls.length, { timeout: 20_000 }).toBe(1);
+      expect(errors.mock.calls[0]![0]).toMatch(
+        /^gitea-mock: onDelivery failed for delivery [\w-]+ \(pull_request closed\):$/,
+      );
+      expect(errors.mock.calls[0]![1]).toEqual(new Error('this test takes no delivery'));
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      errors.mockRestore();
+      await rejecting.close();
+    }
+  });
+
   it('a receiver that never answers holds up no answer of the API', async () => {
     const hanging = await startHookReceiver('hang');
     // A delivery that can only end when this sandbox stops: the write's answer cannot have waited for it.
@@ -831,6 +869,35 @@ describe('what a client or a receiver can do to the deliveries, against the buil
     expect((await settledLog(mock, 'poison')).at(-1)!.state).toBe('failed');
     expect(mock.child.exitCode).toBe(null);
     expect(mock.output()).not.toContain('secret-part');
+  });
+
+  it('a hook kept with such a header in --state fails its deliveries after a restart too, and the sandbox stays up', async () => {
+    const state = await mkdtemp(join(tmpdir(), 'gitea-contract-hooks-'));
+    started.push({ close: () => rm(state, { recursive: true, force: true }) });
+    const hook = await receiver();
+    const first = await bin(['--state', state]);
+    await unwrap(
+      clientOf(first, 'kept').PATCH('/repos/{owner}/{repo}/hooks/{id}', {
+        params: { path: { ...rocket, id: 4001 } },
+        body: {
+          config: { url: `${hook.origin}/hook` },
+          events: ['pull_request'],
+          authorization_header: 'Bearer kept-part\r\n',
+        },
+      }),
+    );
+    expect(await first.stop()).toBe(0);
+    const again = await bin(['--state', state]);
+    await editPullOn(clientOf(again, 'kept'), { state: 'closed' });
+    const [failed] = await settledLog(again, 'kept');
+    expect([failed!.state, failed!.error]).toEqual([
+      'failed',
+      'the request failed: invalid header field value for "Authorization" (a line break or control character, which Go\'s client refuses to send)',
+    ]);
+    await editPullOn(clientOf(again, 'kept'), { state: 'open' });
+    expect((await settledLog(again, 'kept')).map((entry) => entry.state)).toEqual(['failed', 'failed']);
+    expect(again.child.exitCode).toBe(null);
+    expect(hook.received).toEqual([]);
   });
 
   it('deliveries past their share of the heap are dropped, settled with why, the API unaffected', async () => {
