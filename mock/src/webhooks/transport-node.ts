@@ -2,7 +2,8 @@
 // (services/webhook/deliver.go): only to allowed hosts (each address a name resolves to is checked
 // as the connection is made, so a name cannot point elsewhere between the check and the
 // connection), within the delivery timeout for the whole exchange, reading at most 1 MiB of the
-// answer. Unlike Gitea's client it follows no redirect: a 3xx is the answer, and a failed delivery.
+// answer, each header as the bytes Go writes (and refused where Go's transport refuses it). Unlike
+// Gitea's client it follows no redirect: a 3xx is the answer, and a failed delivery.
 import { createHmac } from 'node:crypto';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
@@ -126,6 +127,10 @@ export function createNodeTransport(options: NodeTransportOptions = {}): Deliver
           answer.on('close', () => resolve({ status: answer.statusCode ?? 0 }));
         });
         request.end(body);
+      }).catch((failure: unknown) => {
+        // What Node refuses before any exchange (a header, an option) is a failed delivery too.
+        const { code } = networkFailure(failure as NodeJS.ErrnoException);
+        return { error: `the request failed: ${code ?? (failure as Error).message}` };
       });
     },
   };
