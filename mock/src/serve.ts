@@ -249,14 +249,6 @@ const out = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
 
-/** A hook's URL as a line may show it: a password in it masked. */
-function withoutPassword(url: string): string {
-  if (!URL.canParse(url)) return url;
-  const parsed = new URL(url);
-  if (parsed.password) parsed.password = '******';
-  return parsed.href;
-}
-
 /** The sandbox's webhook options from the command line, checked; undefined when none was given. */
 async function webhookChoices(): Promise<WebhookOptions | undefined> {
   const secret = values['webhook-secret'];
@@ -291,7 +283,7 @@ async function webhookChoices(): Promise<WebhookOptions | undefined> {
       : {
           onDelivery: ({ type, action, url, state, status, error, durationMs }: DeliveryRecord) =>
             out(
-              `webhook ${type} ${action} to ${withoutPassword(url)}: ${status === undefined ? `${state}${error ? ` (${error})` : ''}` : `${status}`}${durationMs === undefined ? '' : ` ${durationMs}ms`}`,
+              `webhook ${type} ${action} to ${url}: ${status === undefined ? `${state}${error ? ` (${error})` : ''}` : `${status}`}${durationMs === undefined ? '' : ` ${durationMs}ms`}`,
             ),
         }),
   };

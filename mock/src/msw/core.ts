@@ -32,7 +32,8 @@ export interface GiteaHandlersOptions extends Omit<ConditionOptions, 'seed'> {
       });
   /**
    * Each webhook delivery the sandbox's writes cause, as the server would send it (headers with
-   * the signatures, body): the handlers record deliveries, they do not send them.
+   * the signatures, body), a copy of its own: the handlers record deliveries, they do not send them.
+   * One that throws or rejects (an `async` one) is told on `console.error` and stops nothing.
    */
   onDelivery?: (delivery: DeliveryRecord) => void;
   /** Generate answers from the schemas instead of the examples (no sandbox). Node only: a browser has no generator. */
@@ -61,8 +62,8 @@ export interface GiteaHandlers {
    */
   world(credential: string | { token: string }): Promise<World | undefined>;
   /**
-   * The webhook deliveries the sandbox's writes caused, oldest first: of one credential's world,
-   * or of every world; the newest of each world are kept (up to 100), and `reset()` forgets them.
+   * Copies of the webhook deliveries the sandbox's writes caused, oldest first: of one credential's
+   * world, or of every world; the newest of each world are kept (up to 100), and `reset()` forgets them.
    */
   deliveries(credential?: string | { token: string }): Promise<DeliveryRecord[]>;
   /** Stops what the mock started (the sandbox's markdown workers, in Node). */
