@@ -30,6 +30,7 @@ import { createExchangeReport, LINE_CHARS, total, type Found } from '../contract
 import { networkFailure } from '../network-failure.js';
 import { outputFileProblem } from '../output-file.js';
 import { Refusal } from '../refusal.js';
+import { originFormRefusal } from '../request-target.js';
 import { decodedBody, endToEnd, headersProblem, requestFraming, statusProblem } from './proxy-wire.js';
 import { exposing, retryShortly } from '../front/cors.js';
 import { LISTED_VIOLATIONS } from '../front/validation.js';
@@ -335,13 +336,9 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
     ): Promise<number> {
       const url = new URL(req.url ?? '/', 'http://proxy');
       const framing = requestFraming(req.headers['transfer-encoding']);
-      // An absolute URL (`GET http://elsewhere/… HTTP/1.1`) is meant for a forward proxy: this one
-      // forwards to its upstream only, and a path the upstream would read as another host is refused.
-      const refusal = !req.url?.startsWith('/')
-        ? `the request target must be a path such as /api/v1/version, not ${JSON.stringify(String(req.url).slice(0, 100))}: this proxy forwards to ${upstream.host} only`
-        : typeof framing === 'string'
-          ? framing
-          : headersProblem(req.rawHeaders);
+      const refusal =
+        originFormRefusal(req.url, '/api/v1/version', { server: 'proxy', host: upstream.host }) ??
+        (typeof framing === 'string' ? framing : headersProblem(req.rawHeaders));
       if (refusal !== undefined) {
         // Nothing of a request whose body cannot be framed is forwarded, nor is its connection kept.
         res.shouldKeepAlive = false;
