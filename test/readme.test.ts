@@ -3,7 +3,7 @@
 // block runs here as written, its requests answered by MSW: `gitea-mock/msw`'s handlers (the
 // built package) for the kit's operation, a handler of the test's own for the read the kit lacks.
 import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -36,6 +36,13 @@ describe("the README's table of the twenty operations", () => {
     );
     expect(operations).toHaveLength(20);
     expect(rows.sort()).toEqual(operations.sort());
+  });
+});
+
+describe("the README's examples/", () => {
+  it('links every file of examples/ by name, and nothing that is not there', () => {
+    const linked = [...README.matchAll(/\]\(examples\/([^)]+)\)/g)].map(([, name]) => name);
+    expect(new Set(linked)).toEqual(new Set(readdirSync(join(ROOT, 'examples'))));
   });
 });
 
