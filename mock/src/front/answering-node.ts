@@ -6,7 +6,7 @@ import { DOCUMENT, loadOperations, operationsOf, readDocumentFile } from '../con
 import { createAnswering, type AnsweringChoices, type AnsweringMock, type AnsweringPlatform } from './answering.js';
 import type { ResponseClass } from './app.js';
 import { operationTable, type OperationTable } from './operations.js';
-import { seedText, type Seed } from './seed.js';
+import { seedText } from './seed.js';
 import { loadGenerator } from '../sources/dynamic.js';
 import { heapLimit } from '../sources/heap.js';
 import { createMarkdownRenderer } from '../sources/markdown.js';
@@ -18,7 +18,7 @@ export type { AnsweringMock };
 
 export interface AnsweringOptions extends Omit<AnsweringChoices, 'seed'> {
   /** Makes dynamic data, random delays and random faults repeatable: `7` and `'7'` are one seed, as `--seed 7` is. */
-  seed?: Seed;
+  seed?: string | number;
   /** The OpenAPI document to serve: a file (YAML or JSON), or the document as data; defaults to the package's `openapi.yaml`. */
   document?: string | Record<string, unknown>;
 }

@@ -1,9 +1,6 @@
 // A seed as the command line gives it (`--seed 7`) and as a script may (`seed: 7`): the same
 // text either way, so that both make the same answers, delays and faults.
 
-/** A seed option that may be given as a string or a number. */
-export type Seed = string | number;
-
 /** The seed's text (`7` and `'7'` alike), or undefined for none; anything else is a TypeError. */
 export function seedText(seed: unknown): string | undefined {
   if (seed === undefined || typeof seed === 'string') return seed;

@@ -9,7 +9,7 @@ import { BASE_PATH } from '../front/app.js';
 import type { AnsweringMock } from '../front/answering.js';
 import { createConditions, type ConditionOptions } from '../front/conditions.js';
 import { JOURNAL_PATH, type JournalEntry } from '../front/journal.js';
-import { seedText, type Seed } from '../front/seed.js';
+import { seedText } from '../front/seed.js';
 import type { SandboxOptions } from '../sources/sandbox.js';
 import { RESET_PATH } from '../sources/world-ops.js';
 import type { World } from '../sources/world.js';
@@ -39,7 +39,7 @@ export interface GiteaHandlersOptions extends Omit<ConditionOptions, 'seed'> {
   /** Generate answers from the schemas instead of the examples (no sandbox). Node only: a browser has no generator. */
   dynamic?: boolean;
   /** Makes dynamic answers, random delays and random faults repeatable: `7` and `'7'` are one seed, as `--seed 7` is. */
-  seed?: Seed;
+  seed?: string | number;
   /** Another OpenAPI document than the package's: the path of its file (Node only), or the document as data (parsed JSON or YAML). */
   document?: string | Record<string, unknown>;
   /** Problems of the mock itself, such as an answer that breaks the document (default: console.warn). */
