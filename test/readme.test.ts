@@ -39,6 +39,20 @@ describe("the README's table of the twenty operations", () => {
   });
 });
 
+describe('install lines of the documents', () => {
+  it('never put gitea-contract among the development dependencies, where an app deployed with --omit=dev loses it', () => {
+    const files = ['README.md', 'mock/README.md', ...readdirSync(join(ROOT, 'docs')).map((name) => `docs/${name}`)];
+    const lines = files.flatMap((file) =>
+      readFileSync(join(ROOT, file), 'utf8')
+        .split('\n')
+        .flatMap((line) => line.match(/npm (?:install|i) [^`#\n]*/g) ?? [])
+        .map((command) => `${file}: ${command.trim()}`),
+    );
+    expect(lines.filter((line) => line.includes('gitea-mock')).length).toBeGreaterThan(3);
+    expect(lines.filter((line) => /(?:--save-dev|-D)\b/.test(line) && line.includes('gitea-contract'))).toEqual([]);
+  });
+});
+
 describe("the README's examples/", () => {
   it('links every file of examples/ by name, and nothing that is not there', () => {
     const linked = [...README.matchAll(/\]\(examples\/([^)]+)\)/g)].map(([, name]) => name);
