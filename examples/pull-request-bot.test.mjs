@@ -33,12 +33,15 @@ const server = setupServer(...gitea.handlers);
 const client = createGiteaClient({ baseUrl, auth: { token: 'bot-test' }, throwOnError: true });
 const rocket = { owner: 'acme', repo: 'rocket' };
 
-// The handlers load the document's validator and make the seed world on their first answer: a
-// second or more on a busy machine, done here, under a hook's bound of a minute, rather than in
-// the first test, under Vitest's 5 s a test may take.
+// Each operation's first answer compiles its checks and makes the seed world: a second or more
+// on a busy machine. Done once here, in a world of its own and under a hook's bound of a minute,
+// not in the first test, which Vitest gives 5 s.
 beforeAll(async () => {
   server.listen({ onUnhandledRequest: 'error' });
-  await fetch(`${baseUrl}/version`);
+  const warmUp = createGiteaClient({ baseUrl, auth: { token: 'warm-up' }, throwOnError: true });
+  await warmUp.PATCH('/repos/{owner}/{repo}/hooks/{id}', { params: { path: { ...rocket, id: 4001 } }, body: {} });
+  await warmUp.PATCH('/repos/{owner}/{repo}/pulls/{index}', { params: { path: { ...rocket, index: 43 } }, body: {} });
+  await gitea.reset();
 }, 60_000);
 afterEach(async () => {
   await gitea.reset();

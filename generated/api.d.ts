@@ -56,7 +56,10 @@ export interface paths {
          *     `-`, `_`, `.` in a row and none at the end (`name is invalid […]`); not a name the server
          *     keeps for its own paths, in any case (`api`, `assets`, `login`, `user`, `ghost` and the
          *     others: `name is reserved […]`); and not ending in `.keys`, `.gpg`, `.rss`, `.atom` or
-         *     `.png` (`name pattern is not allowed […]`). There is no length limit.
+         *     `.png` (`name pattern is not allowed […]`). There is no length limit. `new_username`'s
+         *     `pattern` and `not` hold all three rules, so a client, the mock in every mode and the proxy
+         *     refuse such a name as the server does; whether another user or organization has the name
+         *     only the server (and the sandbox) can tell.
          */
         post: operations["adminRenameUser"];
         delete?: never;
@@ -598,7 +601,9 @@ export interface paths {
          *
          *     The name is stored in upper case, so `deploy_token` and `DEPLOY_TOKEN` are one secret.
          *     It must consist of letters, digits and `_`, must not start with a digit, `GITEA_` or
-         *     `GITHUB_`, and must not be `CI` (else `400`). `data` may hold at most 65,536 bytes (not
+         *     `GITHUB_`, and must not be `CI`, in any case (else `400 invalid variable or secret name`):
+         *     the path parameter's `pattern` says so, so a client, the mock in every mode and the proxy
+         *     refuse such a name as the server does. `data` may hold at most 65,536 bytes (not
          *     characters); `description` is cut to 4,096 characters. An update replaces the
          *     description too: leaving it out, or `null`, clears it.
          */
@@ -2619,7 +2624,9 @@ export interface components {
         RenameUserOption: {
             /**
              * @description The new name. The service marks it "unique": no other user or organization may have
-             *     it, ignoring case.
+             *     it, ignoring case. ASCII letters and digits, with single `-`, `_` or `.` between them
+             *     (`pattern`); not one of the names Gitea keeps for its own paths, nor ending in `.keys`,
+             *     `.gpg`, `.rss`, `.atom` or `.png`, in any case (`not`).
              */
             new_username: string;
         };
@@ -4823,7 +4830,9 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description Name of the secret.
+                 * @description Name of the secret: letters, digits and `_`, not starting with a digit, `GITEA_` or
+                 *     `GITHUB_` and not `CI`, in any case. Letters are ASCII, and the two other letters that
+                 *     Go's case folding reads as ones: `ſ` (an `s`) and the Kelvin sign `K` (a `k`).
                  * @example DEPLOY_TOKEN
                  */
                 secretname: string;

@@ -16,6 +16,7 @@ import { corsHeaders, isPreflight, preflightHeaders, retryShortly, type HeaderOf
 import { apiError, JSON_TYPE, notFound, reasonPhrase } from './errors.js';
 import { faultAnswer } from './faults.js';
 import { JOURNAL_PATH, journalAnswer, type Journal } from './journal.js';
+import { nameRefusal } from './name-rules.js';
 import type { MockOperation, OperationTable } from './operations.js';
 import { checkPreference, type PreferResult } from './prefer.js';
 import type { Answer, AnsweringSource } from '../sources/source.js';
@@ -179,7 +180,12 @@ export function createApp({
       body: body.body,
     };
     const inputErrors = requestErrors(op.operation, input, body.form);
-    if (inputErrors.length > 0) return error(method, 422, describeViolations(inputErrors), cors);
+    if (inputErrors.length > 0) {
+      const refusal = nameRefusal(op, input, inputErrors);
+      return refusal
+        ? error(method, refusal.status, refusal.message, cors)
+        : error(method, 422, describeViolations(inputErrors), cors);
+    }
     const answer = await source.answer({
       op,
       request: input,
