@@ -1,6 +1,9 @@
 // Runs the built launcher as users do (`node mock/dist/cli.mjs`, `npm start`) and reads its
-// start-up line to learn the address.
+// start-up line to learn the address. A process launched inside a test stops when the test ends,
+// whatever its outcome; one launched in a hook is the suite's to stop, and any still running when
+// the test process exits stops with it.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { onTestFinished } from 'vitest';
 
 export interface Launched {
   child: ChildProcess;
@@ -20,6 +23,12 @@ export function exitOf(child: ChildProcess): Promise<number | null> {
 
 const START_LINE = /gitea-mock: \d+ operations on (http:\/\/\S+\/api\/v1) /;
 
+/** Every process group launched and not yet gone, for the exit of the test process. */
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+});
+
 /** Spawns `command args` (in `cwd`) and resolves once the start-up line names the base URL. */
 export function launch(
   command: string,
@@ -30,6 +39,25 @@ export function launch(
 ): Promise<Launched> {
   // Its own process group, so a signal reaches the server even behind `npm start` or `npx`.
   const child = spawn(command, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  const stopGroup = (signal: NodeJS.Signals): Promise<number | null> => {
+    if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+      try {
+        process.kill(-child.pid, signal);
+      } catch {
+        // The group is gone already.
+      }
+    }
+    return exitOf(child);
+  };
+  try {
+    onTestFinished(async () => {
+      await stopGroup('SIGTERM');
+    });
+  } catch {
+    // Launched in a hook, outside any test: the suite stops it.
+  }
   let output = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -45,10 +73,7 @@ export function launch(
           child,
           baseUrl: match[1],
           output: () => output,
-          stop: (signal = 'SIGTERM') => {
-            if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, signal);
-            return exitOf(child);
-          },
+          stop: (signal = 'SIGTERM') => stopGroup(signal),
         });
       }
     };
