@@ -4,7 +4,7 @@
 // app gets three packages; the mock project runs `gitea-mock` (the sandbox and live mode) and the
 // installed client against it; consumers type-check under TypeScript 5.9 and 7.
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -28,6 +28,11 @@ const { OUTPUTS, staleReason } = (await import(join(ROOT, 'scripts/build-if-stal
   staleReason(root: string): string | undefined;
 };
 
+/** The server profiles `npm run profiles` bundles in prepack, one per overlay of profiles/. */
+const PROFILES = readdirSync(join(ROOT, 'profiles'))
+  .filter((file) => file.endsWith('.yaml'))
+  .map((file) => `dist/profiles/${file.replace(/\.yaml$/, '.json')}`);
+
 /** What each tarball must hold, and what else it may. */
 const CLIENT = {
   required: [
@@ -48,6 +53,7 @@ const CLIENT = {
     'dist/internal.d.cts',
     'internal/package.json',
     'dist/openapi.json',
+    ...PROFILES,
   ],
   allowed: ['generated/README.md'],
 };
@@ -148,10 +154,13 @@ beforeAll(async () => {
   await cleanCopy(ROOT, repo);
   await symlink(join(ROOT, 'node_modules'), join(repo, 'node_modules'), 'dir');
   // Then the build's own outputs, which pretest or the global setup has just brought up to date
-  // (test/build-if-stale.test.ts holds the list to what tsdown writes), and the bundled document,
-  // which `npm run docs` writes in pretest: what each package's `prepack` makes, without making it again.
+  // (test/build-if-stale.test.ts holds the list to what tsdown writes), and the bundled document and
+  // profiles, which `npm run check:package` writes first: what each package's `prepack` makes, without making it again.
   expect(staleReason(ROOT)).toBeUndefined();
-  await Promise.all([...OUTPUTS, 'dist/openapi.json'].map((output) => cp(join(ROOT, output), join(repo, output))));
+  await mkdir(join(repo, 'dist', 'profiles'), { recursive: true });
+  await Promise.all(
+    [...OUTPUTS, 'dist/openapi.json', ...PROFILES].map((output) => cp(join(ROOT, output), join(repo, output))),
+  );
   const pack = async (args: string[]): Promise<{ filename: string; files: string[] }> => {
     const output = await npm(['pack', ...args, '--ignore-scripts', '--json', '--pack-destination', stage], repo);
     const [result] = JSON.parse(output) as { filename: string; files: { path: string }[] }[];
