@@ -186,7 +186,9 @@ export async function profileTable() {
       const summary = action['x-summary'];
       if (typeof summary !== 'string') throw new Error(`profiles/${name}.yaml action ${i} has no x-summary`);
       const hit = new Set(matches[i].flatMap((path) => touched(path, action.update, ops, reach)).map((o) => o.key));
-      if (hit.size === 0) general.get(name).push(summary);
+      // An action that only adds components shows where the actions referencing them point.
+      const addsComponents = matches[i].every((path) => path.length === 2 && path[0] === 'components');
+      if (hit.size === 0 && !addsComponents && !general.get(name).includes(summary)) general.get(name).push(summary);
       for (const key of hit) {
         const list = cells.get(key).get(name);
         if (list && !list.includes(summary)) list.push(summary);
