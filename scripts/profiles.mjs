@@ -92,8 +92,12 @@ export async function buildProfiles(outDir) {
     await redocly(['bundle', '--config', join(work, 'redocly.yaml')]);
     const written = [];
     for (const { name } of profiles) {
+      // Without Redocly's indentation: the package carries six documents, and a third of each
+      // would be spaces.
+      const file = join(work, `${name}.json`);
+      await writeFile(file, JSON.stringify(JSON.parse(await readFile(file, 'utf8'))));
       const target = join(outDir, `${name}.json`);
-      await rename(join(work, `${name}.json`), target);
+      await rename(file, target);
       written.push(target);
     }
     return written;
