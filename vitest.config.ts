@@ -13,6 +13,7 @@ export const DIST_SUITES = [
   'test/runtimes/**/*.test.ts',
   'test/browser/**/*.test.ts',
   'contract-tests/sandbox-postgres-team.test.ts',
+  'contract-tests/postgres-command.test.ts',
 ];
 
 export default defineConfig({

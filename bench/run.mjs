@@ -8,6 +8,7 @@ import { benchProxy } from './proxy-overhead.mjs';
 import { benchSandboxPostgres } from './sandbox-postgres.mjs';
 import { benchStartup } from './mock-startup.mjs';
 import { benchThroughput } from './mock-throughput.mjs';
+import { benchWebhookForm } from './webhook-form.mjs';
 import { benchWebhooks } from './webhook-throughput.mjs';
 
 console.log(`# gitea-contract benchmarks (node ${process.version}, ${new Date().toISOString()})`);
@@ -17,7 +18,7 @@ await benchStartup();
 await benchThroughput();
 await benchProxy();
 const mswOk = await benchMswHandlers();
-const webhooksOk = await benchWebhooks();
+const webhooksOk = (await benchWebhooks()) && (await benchWebhookForm());
 const loadOk = (await benchLoad()) && (await benchLoad('gitea-mock --sandbox'));
 const postgresOk = await benchSandboxPostgres();
 process.exitCode = loadOk && mswOk && webhooksOk && postgresOk ? 0 : 1;

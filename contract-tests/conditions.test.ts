@@ -11,11 +11,15 @@ import { createAnsweringMock } from '../mock/src/front/answering-node.js';
 import { startMockServer, type MockServer } from '../mock/src/front/server.js';
 import type { JournalEntry } from '../mock/src/front/journal.js';
 import { createGiteaClient } from '../src/index.js';
-import { send } from './support/http.js';
+import { setupServer } from 'msw/node';
+import { createGiteaHandlers } from '../mock/src/msw/handlers.js';
+import { firstSettled, send, type RawResponse } from './support/http.js';
 import { exitOf, launch } from './support/launch.js';
 
 const CLI = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
 const KEY = '/repos/acme/rocket/keys/11001';
+/** A delay far longer than any test waits: a request held so is answered only when its client leaves. */
+const HELD = { prefer: 'delay=60000' };
 
 /** A credential of its own per test, so a journal (and a world) of its own. */
 const credential = (): string => `token conditions-${randomUUID()}`;
@@ -49,6 +53,25 @@ function failureOf(url: string, headers: Record<string, string>, method = 'GET')
     req.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
     req.end();
   });
+}
+
+/** A request its client may leave: its answer, or `left` once the client left. */
+function leavable(
+  url: string,
+  headers: Record<string, string>,
+): { answer: Promise<RawResponse | 'left'>; leave(): void } {
+  const req = request(new URL(url), { headers, agent: false });
+  const answer = new Promise<RawResponse | 'left'>((resolve) => {
+    req.on('response', (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      res.on('error', () => resolve('left'));
+    });
+    req.on('error', () => resolve('left'));
+  });
+  req.end();
+  return { answer, leave: () => req.destroy() };
 }
 
 const NGINX_PAGE = (title: string): string =>
@@ -414,6 +437,9 @@ describe('gitea-mock --latency --faults --seed (the built bin)', () => {
   it.each([
     [['--latency', '300-250'], 'invalid --latency "300-250"'],
     [['--faults', '0.1:500'], 'invalid --faults "0.1:500"'],
+    [['--max-held', '0'], 'invalid --max-held "0"'],
+    [['--max-held', '4', '--max-held-per-credential', '5'], '--max-held-per-credential 5 is more than --max-held 4'],
+    [['--max-body-bytes-in-flight', '1T'], 'invalid --max-body-bytes-in-flight "1T"'],
   ])('refuses %j with the usage and exit code 2', async (args, message) => {
     const child = execFile(process.execPath, [CLI, ...args]);
     let stderr = '';
@@ -421,5 +447,131 @@ describe('gitea-mock --latency --faults --seed (the built bin)', () => {
     expect(await exitOf(child)).toBe(2);
     expect(stderr).toContain(message);
     expect(stderr).toContain('Usage: gitea-mock');
+  });
+});
+
+describe('gitea-mock --max-held --max-held-per-credential (the built bin)', () => {
+  it("a credential that holds its ceiling of delayed requests is refused its next at once, and another credential's requests are answered", async () => {
+    const bin = await launch(process.execPath, [
+      CLI,
+      ...['--port', '0', '--quiet', '--max-held', '6', '--max-held-per-credential', '3'],
+    ]);
+    const [alice, bob, carol] = [credential(), credential(), credential()];
+    const open: ReturnType<typeof leavable>[] = [];
+    const held = (authorization: string): Promise<RawResponse | 'left'> => {
+      const request = leavable(`${bin.baseUrl}${KEY}`, { authorization, ...HELD });
+      open.push(request);
+      return request.answer;
+    };
+    /** The first of `answers` to come, which is the refusal: its status, `Retry-After` and message. */
+    const refusal = async (answers: Promise<RawResponse | 'left'>[], what: string): Promise<unknown[]> => {
+      const { value } = await firstSettled(answers, what);
+      if (value === 'left') throw new Error(`the connection closed before ${what}`);
+      expect(value.body).not.toContain(alice.slice('token '.length));
+      return [value.status, value.headers['retry-after'], JSON.parse(value.body).message];
+    };
+    try {
+      // Four at once from one credential: three are held, the fourth is refused without waiting.
+      expect(
+        await refusal(
+          Array.from({ length: 4 }, () => held(alice)),
+          "a refusal of alice's fourth delayed request",
+        ),
+      ).toEqual([
+        429,
+        '1',
+        'this credential has 3 requests held for a delay, as many as the mock holds for one; try again shortly',
+      ]);
+      // Another credential is answered, delayed or not.
+      expect(
+        (await send(new URL(`${bin.baseUrl}${KEY}`), 'GET', { authorization: bob, prefer: 'delay=1' })).status,
+      ).toBe(200);
+      expect((await send(new URL(`${bin.baseUrl}${KEY}`), 'GET', { authorization: bob })).status).toBe(200);
+      // In all: three more held fill the six, and the request past them is refused 503, whoever sent it.
+      expect(
+        await refusal([held(bob), held(bob), held(carol), held(carol)], 'a refusal of the seventh delayed request'),
+      ).toEqual([503, '1', 'the mock holds 6 requests for a delay, as many as it holds at once; try again shortly']);
+      // A request without a delay is not held, and is answered: the connections are far from their ceiling.
+      expect((await send(new URL(`${bin.baseUrl}${KEY}`), 'GET', { authorization: credential() })).status).toBe(200);
+      // The refusal is in the journal, as not held.
+      expect((await journal(new URL(bin.baseUrl).origin, alice)).map(({ status, delay }) => [status, delay])).toEqual([
+        [429, 0],
+      ]);
+      // Requests whose clients leave give their places back.
+      for (const request of open) request.leave();
+      let again: RawResponse | undefined;
+      for (let tries = 0; tries < 200 && again?.status !== 200; tries++) {
+        if (tries > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+        again = await send(new URL(`${bin.baseUrl}${KEY}`), 'GET', { authorization: alice, prefer: 'delay=1' });
+      }
+      expect(again?.status).toBe(200);
+    } finally {
+      for (const request of open) request.leave();
+      await bin.stop();
+    }
+  });
+});
+
+describe('gitea-mock --proxy --max-held --max-held-per-credential (the built bin)', () => {
+  it('holds under the same ceilings: a credential past its own is refused at once, and another is answered through the upstream', async () => {
+    const upstream = await startMockServer({ port: 0 });
+    const proxy = await launch(process.execPath, [
+      CLI,
+      ...['--port', '0', '--quiet', '--proxy', upstream.origin, '--max-held', '4', '--max-held-per-credential', '2'],
+    ]);
+    const alice = credential();
+    const open = Array.from({ length: 3 }, () => leavable(`${proxy.baseUrl}${KEY}`, { authorization: alice, ...HELD }));
+    try {
+      const { value } = await firstSettled(
+        open.map(({ answer }) => answer),
+        "a refusal of alice's third delayed request",
+      );
+      if (value === 'left') throw new Error('the proxy closed a held request');
+      expect([value.status, value.headers['retry-after'], JSON.parse(value.body).message]).toEqual([
+        429,
+        '1',
+        'this credential has 2 requests held for a delay, as many as the mock holds for one; try again shortly',
+      ]);
+      expect((await send(new URL(`${proxy.baseUrl}${KEY}`), 'GET', { authorization: credential() })).status).toBe(200);
+    } finally {
+      for (const request of open) request.leave();
+      await proxy.stop();
+      await upstream.close();
+    }
+  });
+});
+
+describe('a ceiling on held requests that is not below the connections', () => {
+  it('is refused before the server starts', async () => {
+    await expect(startMockServer({ port: 0, maxHeld: 1_000_000 })).rejects.toThrow(
+      /^maxHeld \(--max-held\) 1000000 must be fewer than the \d+ connections this server keeps open/,
+    );
+  });
+});
+
+describe('the MSW handlers with held-request ceilings', () => {
+  it('refuse a credential its delayed request past its ceiling at once, and answer another', async () => {
+    const mock = createGiteaHandlers({ baseUrl: 'https://gitea.test/api/v1', maxHeld: 4, maxHeldPerCredential: 2 });
+    const server = setupServer(...mock.handlers);
+    server.listen({ onUnhandledRequest: 'bypass' });
+    const leaving = new AbortController();
+    try {
+      const url = `https://gitea.test/api/v1${KEY}`;
+      const held = (authorization: string): Promise<Response | 'left'> =>
+        fetch(url, { headers: { authorization, ...HELD }, signal: leaving.signal }).catch(() => 'left' as const);
+      const alice = credential();
+      const first = await firstSettled(
+        [held(alice), held(alice), held(alice)],
+        "a refusal of alice's third delayed request",
+      );
+      const refused = first.value as Response;
+      expect([refused.status, refused.headers.get('retry-after')]).toEqual([429, '1']);
+      const other = await fetch(url, { headers: { authorization: credential(), prefer: 'delay=1' } });
+      expect(other.status).toBe(200);
+    } finally {
+      leaving.abort();
+      server.close();
+      await mock.close();
+    }
   });
 });

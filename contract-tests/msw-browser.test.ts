@@ -4,9 +4,12 @@
 // `setImmediate`, `require`). There, each of the document's operations, through the examples and
 // through the sandbox, must answer as the Node build does, and release attachments named with RFC
 // 2231's `filename*=UTF-8''…` must be stored under the names they decode to.
+import { readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runInContext, type Context } from 'node:vm';
+import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { getResponse } from 'msw';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -217,5 +220,27 @@ describe("gitea-mock/msw's browser build without Node's globals", () => {
     );
     expect(differing.map((label) => [answerOf(browser, source, label), answerOf(node, source, label)])).toEqual([]);
     expect(node.warnings).toEqual([]);
+  });
+});
+
+describe('what the browser build weighs in an app bundle', () => {
+  it('is what docs/msw.md says, to within a tenth: minified, and gzipped at level 9', async () => {
+    const text = readFileSync(join(ROOT, 'docs/msw.md'), 'utf8');
+    const stated = /about ([\d.]+) MiB minified, (\d+) KiB gzipped/.exec(text);
+    expect(stated).not.toBeNull();
+    const result = await build({
+      stdin: { contents: "export { createGiteaHandlers } from 'gitea-mock/msw';", resolveDir: ROOT, loader: 'js' },
+      bundle: true,
+      platform: 'browser',
+      format: 'esm',
+      minify: true,
+      external: ['msw'],
+      write: false,
+      logLevel: 'silent',
+    });
+    const code = result.outputFiles[0]!.contents;
+    const within = (bytes: number, figure: number) => expect(Math.abs(bytes / figure - 1)).toBeLessThan(0.1);
+    within(code.length, Number(stated![1]) * 1024 * 1024);
+    within(gzipSync(code, { level: 9 }).length, Number(stated![2]) * 1024);
   });
 });

@@ -139,3 +139,35 @@ describe('latency and faults for every request in the handlers', () => {
     expect(() => createGiteaHandlers({ baseUrl: BASE, faults: { rate: 0.1, kinds: [500 as 502] } })).toThrow(TypeError);
   });
 });
+
+describe('a seed given as a number', () => {
+  const options = { baseUrl: BASE, faults: { rate: 0.5, kinds: [503] } } as const;
+  const gitea = createGiteaHandlers({ ...options, seed: 7 });
+  const server = served(gitea);
+  const statuses = async (): Promise<number[]> => {
+    const seen: number[] = [];
+    for (let n = 0; n < 12; n++)
+      seen.push((await fetch(`${BASE}/version`, { headers: { authorization: 'token seeded' } })).status);
+    return seen;
+  };
+
+  it("is the seed of its digits: 7 faults the same requests as '7', which --seed 7 gives", async () => {
+    const first = await statuses();
+    expect(first).toContain(200);
+    expect(first).toContain(503);
+    const text = createGiteaHandlers({ ...options, seed: '7' });
+    server.resetHandlers(...text.handlers);
+    try {
+      expect(await statuses()).toEqual(first);
+    } finally {
+      await text.close();
+    }
+  });
+
+  it('is refused at once when it is neither a string nor a finite number, saying what to give', () => {
+    for (const seed of [Number.NaN, true, { value: 7 }])
+      expect(() => createGiteaHandlers({ ...options, seed: seed as number })).toThrow(
+        'seed must be a string or a finite number, such as 7',
+      );
+  });
+});

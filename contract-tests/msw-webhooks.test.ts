@@ -5,7 +5,7 @@
 // user copies.
 import { fileURLToPath } from 'node:url';
 import { setupServer } from 'msw/node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createGiteaClient, unwrap } from '../src/index.js';
 import type { DeliveryRecord } from '../mock/src/webhooks/deliveries.js';
 import { expectSignedBy, startHookReceiver, type HookReceiver } from './support/hook-receiver.js';
@@ -97,5 +97,76 @@ describe('createGiteaHandlers records webhook deliveries', () => {
 
     await gitea.reset();
     expect(await gitea.deliveries()).toEqual([]);
+  });
+});
+
+describe('what the handlers hand out of a delivery', () => {
+  it('copies: an edit of one changes neither the log nor what onDelivery or a later call reads', async () => {
+    const before = settled.length;
+    await unwrap(
+      client('msw-carol').PATCH('/repos/{owner}/{repo}/pulls/{index}', {
+        params: { path: { ...rocket, index: 43 } },
+        body: { state: 'closed' },
+      }),
+    );
+    await expect.poll(() => settled.length).toBe(before + 2);
+    const [first] = await gitea.deliveries({ token: 'msw-carol' });
+    const original = structuredClone(first!);
+    Object.assign(first!, { state: 'delivered', body: 'edited' });
+    first!.headers['X-Gitea-Event'] = 'edited';
+    first!.hook.type = 'edited';
+    const handed = settled.find((entry) => entry.id === original.id)!;
+    handed.headers['X-Gitea-Signature'] = 'edited';
+    handed.body = 'edited too';
+    const [again] = await gitea.deliveries({ token: 'msw-carol' });
+    expect(again).toEqual(original);
+    expect((await gitea.deliveries()).find((entry) => entry.id === original.id)).toEqual(again);
+  });
+
+  it('an async onDelivery that rejects is told on the console once, and ends nothing', async () => {
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => {
+      unhandled.push(reason);
+    };
+    process.on('unhandledRejection', onUnhandled);
+    const base = 'https://rejecting.example.org/api/v1';
+    const rejecting = createGiteaHandlers({
+      baseUrl: base,
+      sandbox: true,
+      onDelivery: async (delivery) => {
+        throw new Error(`this test takes no ${delivery.type}`);
+      },
+    });
+    server.use(...rejecting.handlers);
+    try {
+      const dave = createGiteaClient({ baseUrl: base, auth: { token: 'msw-dave' }, retry: 0 });
+      await unwrap(
+        dave.PATCH('/repos/{owner}/{repo}/hooks/{id}', {
+          params: { path: { ...rocket, id: 4001 } },
+          body: { config: { url: `${receiver.origin}/hook` }, events: ['pull_request'] },
+        }),
+      );
+      await unwrap(
+        dave.PATCH('/repos/{owner}/{repo}/pulls/{index}', {
+          params: { path: { ...rocket, index: 43 } },
+          body: { state: 'closed' },
+        }),
+      );
+      await expect.poll(() => errors.mock.calls.length).toBe(1);
+      const [id] = (await rejecting.deliveries({ token: 'msw-dave' })).map((entry) => entry.id);
+      expect(errors.mock.calls[0]).toEqual([
+        `gitea-mock: onDelivery failed for delivery ${id} (pull_request closed):`,
+        new Error('this test takes no pull_request'),
+      ]);
+      // A turn for a rejection nobody handled to be told.
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      errors.mockRestore();
+      server.resetHandlers();
+      await rejecting.close();
+    }
   });
 });

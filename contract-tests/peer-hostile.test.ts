@@ -12,7 +12,7 @@ import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer } from '../mock/src/front/server.js';
-import { exchangeRaw, send } from './support/http.js';
+import { exchangeRaw, firstSettled, send, type RawResponse } from './support/http.js';
 import { launch, type Launched } from './support/launch.js';
 import { close, listen } from './support/upstream.js';
 
@@ -392,6 +392,124 @@ describe('10. the MSW handlers render markdown under load', () => {
       expect(statuses).toEqual(Array(150).fill(200));
     } finally {
       server.close();
+    }
+  });
+});
+
+describe('11. request bodies held at once share one budget, in the mock and in the proxy', () => {
+  const BUDGET = 1024 * 1024;
+  /** Five bodies of 240 KiB pass the budget of 1 MiB together, four fit. */
+  const SIZE = 240 * 1024;
+  const HOOK = '/api/v1/repos/acme/rocket/hooks/4001';
+  /** A JSON body of `size` bytes that EditHookOption reads: the rest is whitespace. */
+  const padded = (size: number): Buffer => Buffer.from('{"active":true}'.padEnd(size, ' '));
+
+  /**
+   * A PATCH of `body` on a connection of its own, sent but for its last `withheld` bytes, which
+   * `finish` sends; `answer` is everything that came back once the connection closed.
+   */
+  function partly(origin: string, body: Buffer, withheld: number): { answer: Promise<string>; finish(): void } {
+    const { hostname, port } = new URL(origin);
+    const socket = connect(Number(port), hostname);
+    socket.on('error', () => {});
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const answer = new Promise<string>((resolve) =>
+      socket.on('close', () => resolve(Buffer.concat(chunks).toString())),
+    );
+    socket.write(
+      `PATCH ${HOOK} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${AUTH.authorization}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
+    );
+    socket.write(body.subarray(0, body.length - withheld));
+    return { answer, finish: () => void socket.write(body.subarray(body.length - withheld)) };
+  }
+  const statusOf = (answer: string): number => Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]);
+  const patch = (base: string, body: Buffer): Promise<RawResponse> =>
+    send(
+      new URL(`${base}${HOOK.slice('/api/v1'.length)}`),
+      'PATCH',
+      { ...AUTH, 'content-type': 'application/json' },
+      body,
+    );
+
+  it('the built bin: five bodies withheld their last bytes, past the budget together: one 503, the four others answered once sent, and a later body of nearly the budget fits', async () => {
+    const mock = await launch(process.execPath, [CLI, '--port', '0', '--quiet', '--max-body-bytes-in-flight', '1M']);
+    const requests = Array.from({ length: 5 }, () => partly(new URL(mock.baseUrl).origin, padded(SIZE), 10 * 1024));
+    try {
+      const first = await firstSettled(
+        requests.map(({ answer }) => answer),
+        'a refusal of the body past the budget',
+      );
+      const refused = first.value;
+      expect(statusOf(refused)).toBe(503);
+      expect(refused).toMatch(/\r\nRetry-After: 1\r\n/i);
+      expect(refused).toContain(
+        `"message":"request bodies being read or held take the ${BUDGET} bytes this server holds at once; try again shortly"`,
+      );
+      expectNoToken(refused);
+      const others = requests.filter((_, index) => index !== first.index);
+      for (const { finish } of others) finish();
+      const answered = await firstSettled([Promise.all(others.map(({ answer }) => answer))], 'the four answers');
+      expect(answered.value.map(statusOf)).toEqual([200, 200, 200, 200]);
+      // Each request gave its bytes back when it ended.
+      expect((await patch(mock.baseUrl, padded(1_000_000))).status).toBe(200);
+      // A body that can never fit is refused before it is read.
+      const never = await patch(mock.baseUrl, padded(BUDGET + 1));
+      expect([never.status, JSON.parse(never.body).message]).toEqual([
+        413,
+        `request body exceeds the ${BUDGET} bytes of request bodies this server holds at once`,
+      ]);
+      expect(mock.child.exitCode).toBeNull();
+    } finally {
+      for (const { finish } of requests) finish();
+      await mock.stop();
+    }
+  });
+
+  it('the built bin as a proxy in front of an upstream that holds its answers: the body past the budget 503, the others answered once the upstream answers, and a later body fits', async () => {
+    const waiting: ServerResponse[] = [];
+    let holding = true;
+    let arrived: () => void = () => {};
+    const fourArrived = new Promise<void>((resolve) => (arrived = resolve));
+    const upstream = await listen((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        const answer = (): void => {
+          res.writeHead(200, { 'content-type': 'application/json;charset=utf-8' });
+          res.end('{}');
+        };
+        if (!holding) return answer();
+        waiting.push(res);
+        if (waiting.length === 4) arrived();
+      });
+    });
+    const proxy = await launch(process.execPath, [
+      CLI,
+      ...['--port', '0', '--quiet', '--proxy', upstream.origin, '--max-body-bytes-in-flight', '1M'],
+    ]);
+    try {
+      const answers = Array.from({ length: 5 }, () => patch(proxy.baseUrl, padded(SIZE)));
+      const first = await firstSettled(answers, 'a refusal of the body past the budget');
+      expect([first.value.status, first.value.headers['retry-after'], JSON.parse(first.value.body).message]).toEqual([
+        503,
+        '1',
+        `request bodies being read or held take the ${BUDGET} bytes this server holds at once; try again shortly`,
+      ]);
+      expectNoToken(first.value.body);
+      await firstSettled([fourArrived], 'the four other requests at the upstream');
+      holding = false;
+      for (const res of waiting) {
+        res.writeHead(200, { 'content-type': 'application/json;charset=utf-8' });
+        res.end('{}');
+      }
+      const others = answers.filter((_, index) => index !== first.index);
+      const answered = await firstSettled([Promise.all(others)], 'the four answers');
+      expect(answered.value.map(({ status }) => status)).toEqual([200, 200, 200, 200]);
+      expect((await patch(proxy.baseUrl, padded(1_000_000))).status).toBe(200);
+      expect(proxy.child.exitCode).toBeNull();
+    } finally {
+      await proxy.stop();
+      await close(upstream.server);
     }
   });
 });

@@ -33,7 +33,8 @@ describe('prism mock openapi.yaml (CLI, static)', () => {
   beforeAll(async () => {
     // --errors turns an example that violates its own schema into a 500 instead of a log line.
     prism = await startPrismCli(['--errors', '-v', 'error']);
-  });
+    // Longer than the start's own bound, which stops Prism before it gives up.
+  }, 120_000);
   afterAll(async () => {
     await prism?.stop();
   });

@@ -7,9 +7,12 @@
 // answers at once. Then the acceptance case with the built bin, as users run it.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   createGiteaClient,
   unwrap,
@@ -432,6 +435,29 @@ describe('how a delivery is sent', () => {
     await received(entries);
   });
 
+  it("writes a form's payload byte for byte as Go's url.Values.Encode", async () => {
+    const w = world();
+    await listen(w, ['pull_request'], { content_type: 'form' });
+    let ascii = '';
+    for (let code = 0x21; code < 0x7f; code++) ascii += String.fromCharCode(code);
+    const title = `${ascii} with spaces, \u00e9\u00fc \u{1F600} \u2028 and ~*!'()`;
+    const entries = (await w.during(() => editPull(w, { title }))).filter((e) => e.hook.target === 'repository');
+    const [delivery] = await hooks.waitFor(entries.map((entry) => entry.id));
+    const json = decodeURIComponent(delivery!.body.slice('payload='.length).replaceAll('+', ' '));
+    expect(JSON.parse(json).pull_request.title).toBe(title);
+    // Go's QueryEscape: [A-Za-z0-9-_.~] as they are, a space as +, every other byte as %XX in capitals.
+    const goEscaped = [...Buffer.from(json, 'utf8')]
+      .map((byte) => {
+        const char = String.fromCharCode(byte);
+        if (/[A-Za-z0-9\-_.~]/.test(char)) return char;
+        return byte === 0x20 ? '+' : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+      })
+      .join('');
+    expect(delivery!.body).toBe(`payload=${goEscaped}`);
+    expect(entries[0]!.body).toBe(delivery!.body);
+    await received(entries);
+  });
+
   it('reports the log to its own credential only', async () => {
     const origin = new URL(server.baseUrl).origin;
     expect((await fetch(`${origin}/__sandbox/deliveries`)).status).toBe(401);
@@ -517,6 +543,55 @@ describe('failed deliveries', () => {
       await Promise.all([hanging.close(), failing.close()]);
     }
   }, 60_000);
+
+  it('an authorization header Go cannot send fails its delivery in startMockServer too, and the process goes on', async () => {
+    const w = world();
+    await listen(w, ['pull_request'], {}, { authorization_header: 'Bearer in-process\nX-Injected: 1' });
+    const [entry] = (await w.during(() => editPull(w, { state: 'closed' }))).filter(
+      (each) => each.hook.target === 'repository',
+    );
+    const done = await settled(w, entry!.id);
+    expect([done.state, done.error]).toEqual([
+      'failed',
+      'the request failed: invalid header field value for "Authorization" (a line break or control character, which Go\'s client refuses to send)',
+    ]);
+    expect(done.headers.Authorization).toBe('******');
+  });
+
+  it('an async onDelivery of startMockServer that rejects is told on the console, and ends nothing', async () => {
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => {
+      unhandled.push(reason);
+    };
+    process.on('unhandledRejection', onUnhandled);
+    const rejecting = await startMockServer({
+      port: 0,
+      sandbox: {
+        webhooks: {
+          systemHooks: [`${system.origin}/system`],
+          onDelivery: async () => {
+            throw new Error('this test takes no delivery');
+          },
+        },
+      },
+    });
+    try {
+      const gitea = createGiteaClient({ baseUrl: rejecting.baseUrl, auth: { token: 'rejecting' }, retry: 0 });
+      await editPullOn(gitea, { state: 'closed' });
+      await expect.poll(() => errors.mock.calls.length, { timeout: 20_000 }).toBe(1);
+      expect(errors.mock.calls[0]![0]).toMatch(
+        /^gitea-mock: onDelivery failed for delivery [\w-]+ \(pull_request closed\):$/,
+      );
+      expect(errors.mock.calls[0]![1]).toEqual(new Error('this test takes no delivery'));
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      errors.mockRestore();
+      await rejecting.close();
+    }
+  });
 
   it('a receiver that never answers holds up no answer of the API', async () => {
     const hanging = await startHookReceiver('hang');
@@ -713,3 +788,188 @@ describe('the built bin, as the README runs it', () => {
     }
   });
 });
+
+describe('what a client or a receiver can do to the deliveries, against the built bin', () => {
+  const cli = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
+  const started: { close(): Promise<unknown> }[] = [];
+  afterEach(async () => {
+    await Promise.all(started.splice(0).map((each) => each.close()));
+  });
+
+  /** The built bin with these options, stopped after the test. */
+  async function bin(args: string[], node: string[] = []): Promise<Launched> {
+    const launched = await launch(process.execPath, [...node, cli, '--sandbox', '--port', '0', ...args]);
+    started.push({ close: () => launched.stop() });
+    return launched;
+  }
+
+  async function receiver(answering?: 'hang'): Promise<HookReceiver> {
+    const each = await startHookReceiver(answering);
+    started.push(each);
+    return each;
+  }
+
+  /** The delivery log of `token`'s world on `launched`. */
+  async function logOf(launched: Launched, token: string): Promise<DeliveryRecord[]> {
+    const answer = await fetch(`${new URL(launched.baseUrl).origin}/__sandbox/deliveries`, {
+      headers: { Authorization: `token ${token}` },
+    });
+    expect(answer.status).toBe(200);
+    return ((await answer.json()) as { deliveries: DeliveryRecord[] }).deliveries;
+  }
+
+  /** The log once no entry is pending. */
+  async function settledLog(launched: Launched, token: string): Promise<DeliveryRecord[]> {
+    for (let tries = 0; ; tries++) {
+      const log = await logOf(launched, token);
+      if (log.every((entry) => entry.state !== 'pending')) return log;
+      expect(tries, JSON.stringify(log.map((entry) => entry.state))).toBeLessThan(400);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  const clientOf = (launched: Launched, token: string) =>
+    createGiteaClient({ baseUrl: launched.baseUrl, auth: { token }, retry: 0 });
+
+  it('an authorization header no HTTP header can carry is stored, as Gitea stores it, and its delivery fails as Go fails it; the sandbox stays up', async () => {
+    const mock = await bin([]);
+    const hook = await receiver();
+    const gitea = clientOf(mock, 'poison');
+    const edit = (authorization_header: string) =>
+      unwrap(
+        gitea.PATCH('/repos/{owner}/{repo}/hooks/{id}', {
+          params: { path: { ...rocket, id: 4001 } },
+          body: { config: { url: `${hook.origin}/hook` }, events: ['pull_request'], authorization_header },
+        }),
+      );
+    const toggle = (state: 'open' | 'closed') =>
+      unwrap(
+        gitea.PATCH('/repos/{owner}/{repo}/pulls/{index}', {
+          params: { path: { ...rocket, index: 43 } },
+          body: { state },
+        }),
+      );
+    // Go's client sends a header's UTF-8 bytes as they are.
+    expect((await edit('Bearer \u{1F600}')).authorization_header).toBe('Bearer \u{1F600}');
+    await toggle('closed');
+    const [sent] = await settledLog(mock, 'poison');
+    expect(sent!.state).toBe('delivered');
+    const [got] = await hook.waitFor([sent!.id]);
+    expect(Buffer.from(got!.headers.authorization!, 'latin1').toString('utf8')).toBe('Bearer \u{1F600}');
+    // A line break is no header value: Go's transport refuses the request, and the delivery fails.
+    await edit('Bearer secret-part\r\nX-Injected: 1');
+    await toggle('open');
+    const failed = (await settledLog(mock, 'poison')).at(-1)!;
+    expect(failed.state).toBe('failed');
+    expect(failed.error).toMatch(/invalid header field value for "Authorization"/);
+    expect(JSON.stringify(failed)).not.toContain('secret-part');
+    expect(hook.received).toHaveLength(1);
+    // Still up, and answering.
+    await toggle('closed');
+    expect((await settledLog(mock, 'poison')).at(-1)!.state).toBe('failed');
+    expect(mock.child.exitCode).toBe(null);
+    expect(mock.output()).not.toContain('secret-part');
+  });
+
+  it('a hook kept with such a header in --state fails its deliveries after a restart too, and the sandbox stays up', async () => {
+    const state = await mkdtemp(join(tmpdir(), 'gitea-contract-hooks-'));
+    started.push({ close: () => rm(state, { recursive: true, force: true }) });
+    const hook = await receiver();
+    const first = await bin(['--state', state]);
+    await unwrap(
+      clientOf(first, 'kept').PATCH('/repos/{owner}/{repo}/hooks/{id}', {
+        params: { path: { ...rocket, id: 4001 } },
+        body: {
+          config: { url: `${hook.origin}/hook` },
+          events: ['pull_request'],
+          authorization_header: 'Bearer kept-part\r\n',
+        },
+      }),
+    );
+    expect(await first.stop()).toBe(0);
+    const again = await bin(['--state', state]);
+    await editPullOn(clientOf(again, 'kept'), { state: 'closed' });
+    const [failed] = await settledLog(again, 'kept');
+    expect([failed!.state, failed!.error]).toEqual([
+      'failed',
+      'the request failed: invalid header field value for "Authorization" (a line break or control character, which Go\'s client refuses to send)',
+    ]);
+    await editPullOn(clientOf(again, 'kept'), { state: 'open' });
+    expect((await settledLog(again, 'kept')).map((entry) => entry.state)).toEqual(['failed', 'failed']);
+    expect(again.child.exitCode).toBe(null);
+    expect(hook.received).toEqual([]);
+  });
+
+  it('deliveries past their share of the heap are dropped, settled with why, the API unaffected', async () => {
+    const mock = await bin(['--webhook-timeout', '600'], ['--max-old-space-size=512']);
+    const hanging = await receiver('hang');
+    const gitea = clientOf(mock, 'heavy');
+    await unwrap(
+      gitea.PATCH('/repos/{owner}/{repo}/hooks/{id}', {
+        params: { path: { ...rocket, id: 4001 } },
+        body: { config: { url: `${hanging.origin}/hook`, content_type: 'form' }, events: ['pull_request'] },
+      }),
+    );
+    // A title of 1 MiB, each of whose bytes the form writes as three.
+    const title = '!'.repeat(1024 * 1024);
+    await editPullOn(gitea, { title });
+    for (let i = 0; i < 12; i++) await editPullOn(gitea, { state: i % 2 === 0 ? 'closed' : 'open' });
+    // Each settles on a line of its own: the dropped ones at once, the rest when the sandbox stops.
+    const dropped =
+      /webhook pull_request \w+ to http:\/\/127\.0\.0\.1:\d+\/hook: failed \(not sent: the deliveries waiting or under way hold \d+ MiB, and this one's \d+ MiB would pass their share of the heap \(\d+ MiB;/g;
+    for (let tries = 0; (mock.output().match(dropped) ?? []).length < 9; tries++) {
+      expect(tries, mock.output()).toBeLessThan(400);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect((await logOf(mock, 'heavy')).at(-1)!.state).toBe('failed');
+    // The API answers as before.
+    expect((await editPullOn(gitea, { state: 'closed' })).title).toBe(title);
+  }, 60_000);
+
+  it("the worlds' logs together keep to their share of the heap: the least recently written give way", async () => {
+    const system = await receiver();
+    const mock = await bin(['--webhook', `${system.origin}/all`], ['--max-old-space-size=512']);
+    // Each write's delivery carries a title of 1 MiB: about 2 MiB of heap in the log.
+    const worlds = Array.from({ length: 24 }, (_, index) => `log-share-${index}`);
+    for (const [index, token] of worlds.entries())
+      await editPullOn(clientOf(mock, token), { title: String.fromCharCode(97 + (index % 26)).repeat(1024 * 1024) });
+    const newest = await settledLog(mock, worlds.at(-1)!);
+    expect(newest.map((entry) => [entry.type, entry.action, entry.state])).toEqual([
+      ['pull_request', 'edited', 'delivered'],
+    ]);
+    expect(await logOf(mock, worlds[0]!)).toEqual([]);
+    const kept = [];
+    for (const token of worlds) kept.push((await logOf(mock, token)).length);
+    // Oldest first, then every world since.
+    expect(kept.indexOf(1)).toBeGreaterThan(0);
+    expect(kept.slice(kept.indexOf(1)).every((count) => count === 1)).toBe(true);
+  }, 60_000);
+
+  it('a system hook with a password, and one whose host does not resolve: no password in the log or the lines, and a failure that says what to do', async () => {
+    const system = await receiver();
+    const url = `http://hook-user:hook-password-77@127.0.0.1:${new URL(system.origin).port}/all`;
+    const mock = await bin(['--webhook', url, '--webhook', 'http://hook.invalid/all']);
+    await editPullOn(clientOf(mock, 'masked'), { state: 'closed' });
+    const log = await settledLog(mock, 'masked');
+    expect(JSON.stringify(log)).not.toContain('hook-password-77');
+    expect(log.map((entry) => entry.url)).toEqual([
+      `http://hook-user:******@127.0.0.1:${new URL(system.origin).port}/all`,
+      'http://hook.invalid/all',
+    ]);
+    expect(log[0]!.state).toBe('delivered');
+    // Sent as Go sends a URL's user and password: Basic.
+    const [got] = await system.waitFor([log[0]!.id]);
+    expect(got!.headers.authorization).toBe(`Basic ${Buffer.from('hook-user:hook-password-77').toString('base64')}`);
+    expect(log[1]!.state).toBe('failed');
+    expect(log[1]!.error).toMatch(/^not sent: hook\.invalid did not resolve \((ENOTFOUND|EAI_AGAIN)\)/);
+    expect(log[1]!.error).toContain('--webhook-allowed-hosts');
+    for (let tries = 0; !/webhook pull_request closed to http:\/\/hook\.invalid/.test(mock.output()); tries++) {
+      expect(tries).toBeLessThan(200);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(mock.output()).not.toContain('hook-password-77');
+  });
+});
+
+const editPullOn = (gitea: GiteaClient, body: EditPullRequestOption) =>
+  unwrap(gitea.PATCH('/repos/{owner}/{repo}/pulls/{index}', { params: { path: { ...rocket, index: 43 } }, body }));

@@ -56,7 +56,10 @@ export interface paths {
          *     `-`, `_`, `.` in a row and none at the end (`name is invalid […]`); not a name the server
          *     keeps for its own paths, in any case (`api`, `assets`, `login`, `user`, `ghost` and the
          *     others: `name is reserved […]`); and not ending in `.keys`, `.gpg`, `.rss`, `.atom` or
-         *     `.png` (`name pattern is not allowed […]`). There is no length limit.
+         *     `.png` (`name pattern is not allowed […]`). There is no length limit. `new_username`'s
+         *     `pattern` and `not` hold all three rules, so a client, the mock in every mode and the proxy
+         *     refuse such a name as the server does; whether another user or organization has the name
+         *     only the server (and the sandbox) can tell.
          */
         post: operations["adminRenameUser"];
         delete?: never;
@@ -598,7 +601,9 @@ export interface paths {
          *
          *     The name is stored in upper case, so `deploy_token` and `DEPLOY_TOKEN` are one secret.
          *     It must consist of letters, digits and `_`, must not start with a digit, `GITEA_` or
-         *     `GITHUB_`, and must not be `CI` (else `400`). `data` may hold at most 65,536 bytes (not
+         *     `GITHUB_`, and must not be `CI`, in any case (else `400 invalid variable or secret name`):
+         *     the path parameter's `pattern` says so, so a client, the mock in every mode and the proxy
+         *     refuse such a name as the server does. `data` may hold at most 65,536 bytes (not
          *     characters); `description` is cut to 4,096 characters. An update replaces the
          *     description too: leaving it out, or `null`, clears it.
          */
@@ -666,6 +671,79 @@ export interface paths {
     };
 }
 export interface webhooks {
+    create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A branch or tag was created
+         * @description Sent when a branch or a tag is created: by a push (which also sends `push`), a mirror's sync,
+         *     a release whose tag did not exist, or the API and the web interface. `ref` is the short name,
+         *     unlike the full one of `push`.
+         *
+         *     A hook receives it when its events hold `create`, and when its `branch_filter`, if set,
+         *     matches the branch's name or the full reference (such as `refs/tags/v1.2.0`).
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A branch or tag was deleted
+         * @description Sent when a branch or a tag is deleted: by a push (which also sends `push`), a mirror's sync,
+         *     or the API and the web interface. `ref` is the short name.
+         *
+         *     A hook receives it when its events hold `delete`, and when its `branch_filter`, if set,
+         *     matches the branch's name or the full reference (such as `refs/tags/v1.2.0`).
+         */
+        post: operations["deleteWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    fork: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A repository was forked
+         * @description Sent to the hooks of the repository forked, and of its owner. Gitea fills the fields the
+         *     other way round from their names: `forkee` is the repository forked from, `repository` the
+         *     new fork.
+         *
+         *     A hook receives it when its events hold `fork`.
+         */
+        post: operations["forkWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     issue_assign: {
         parameters: {
             query?: never;
@@ -683,8 +761,128 @@ export interface webhooks {
          *     from a pull request (by its index) sends `pull_request_assign` instead.
          *
          *     A hook receives it when its events hold `issue_assign` or `issues`.
+         *
+         *     Gitea's other routes (the web interface, editing an issue, adding assignees) send `assigned`
+         *     for each user added and `unassigned` for each user removed.
          */
         post: operations["issueAssignWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    issue_comment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A comment on an issue was created, edited or deleted
+         * @description Sent about a comment on an issue that is not a pull request (`is_pull` false, no
+         *     `pull_request`). `edited` carries the old text in `changes.body.from`.
+         *
+         *     A hook receives it when its events hold `issue_comment` or `issues`.
+         */
+        post: operations["issueCommentWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    issue_label: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An issue's labels changed
+         * @description Sent with `label_updated` when labels are added to or removed from an issue, and with
+         *     `label_cleared` when all of them are removed; `issue.labels` holds the labels after the
+         *     change and `changes` is not sent.
+         *
+         *     A hook receives it when its events hold `issue_label` or `issues`.
+         */
+        post: operations["issueLabelWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    issue_milestone: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An issue's milestone changed
+         * @description Sent with `milestoned` when an issue gets a milestone or another one, and with
+         *     `demilestoned` when its milestone is removed.
+         *
+         *     A hook receives it when its events hold `issue_milestone` or `issues`.
+         */
+        post: operations["issueMilestoneWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    issues: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An issue was opened, edited, closed, reopened or deleted
+         * @description Sent about an issue that is not a pull request: `opened` for a new one, `edited` when its
+         *     title (`changes.title.from`) or description (`changes.body.from`) changes, `closed` and
+         *     `reopened`, `deleted`.
+         *
+         *     A hook receives it when its events hold `issues` or `issues_only`.
+         */
+        post: operations["issuesWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    package: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A package version was published or deleted
+         * @description Sent with `created` when a version is uploaded to the package registry and with `deleted`
+         *     when one is removed.
+         *
+         *     A hook receives it when its events hold `package`.
+         */
+        post: operations["packageWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -701,7 +899,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * A pull request was edited, closed or reopened
+         * A pull request was opened, edited, closed, reopened or deleted
          * @description Sent by `repoEditPullRequest`:
          *
          *     - `edited` when the title changes, with the old title in `changes.title.from`;
@@ -713,6 +911,9 @@ export interface webhooks {
          *       with the **new** base branch, not the old one.
          *
          *     A hook receives it when its events hold `pull_request` or `pull_request_only`.
+         *
+         *     Gitea's other routes also send `opened` for a new pull request, `closed` when one is merged
+         *     (with `pull_request.merged` true) and `deleted` when one is deleted.
          */
         post: operations["pullRequestWebhook"];
         delete?: never;
@@ -747,6 +948,55 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    pull_request_comment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A comment on a pull request was created, edited or deleted
+         * @description Sent about a comment in a pull request's conversation (`is_pull` true, with
+         *     `pull_request`). `X-Gitea-Event` is `issue_comment`, as for an issue's comment. `edited`
+         *     carries the old text in `changes.body.from`.
+         *
+         *     A hook receives it when its events hold `pull_request_comment` or `pull_request`.
+         */
+        post: operations["pullRequestCommentWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    pull_request_label: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A pull request's labels changed
+         * @description Sent with `label_updated` when labels are added to or removed from a pull request by the
+         *     issue label routes or the web interface, and with `label_cleared` when all of them are
+         *     removed; `pull_request.labels` holds the labels after the change and `changes` is not sent.
+         *     `repoEditPullRequest` replaces labels without sending it.
+         *
+         *     A hook receives it when its events hold `pull_request_label` or `pull_request`.
+         */
+        post: operations["pullRequestLabelWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     pull_request_milestone: {
         parameters: {
             query?: never;
@@ -762,8 +1012,180 @@ export interface webhooks {
          *     one. `milestone: 0` changes nothing and sends nothing; the operation cannot remove a milestone.
          *
          *     A hook receives it when its events hold `pull_request_milestone` or `pull_request`.
+         *
+         *     Gitea's other routes (the web interface, the issue editing route) also send `demilestoned`
+         *     when a milestone is removed.
          */
         post: operations["pullRequestMilestoneWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    pull_request_review_approved: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A reviewer approved a pull request
+         * @description Sent with `reviewed` when a review is submitted. `review.type` repeats the event type and
+         *     `review.content` holds the review's text; `requested_reviewer` and `sender` are both the
+         *     reviewer. `X-Gitea-Event` is `pull_request_approved`.
+         *
+         *     A hook receives it when its events hold `pull_request_review` or `pull_request`: Gitea's
+         *     API does not read `pull_request_review_approved` itself in a hook's events.
+         */
+        post: operations["pullRequestReviewApprovedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    pull_request_review_comment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A reviewer commented on a pull request
+         * @description Sent with `reviewed` when a review is submitted. `review.type` repeats the event type and
+         *     `review.content` holds the review's text; `requested_reviewer` and `sender` are both the
+         *     reviewer. `X-Gitea-Event` is `pull_request_comment`.
+         *
+         *     A hook receives it when its events hold `pull_request_review` or `pull_request`: Gitea's
+         *     API does not read `pull_request_review_comment` itself in a hook's events.
+         */
+        post: operations["pullRequestReviewCommentWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    pull_request_review_rejected: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A reviewer asked for changes to a pull request
+         * @description Sent with `reviewed` when a review is submitted. `review.type` repeats the event type and
+         *     `review.content` holds the review's text; `requested_reviewer` and `sender` are both the
+         *     reviewer. `X-Gitea-Event` is `pull_request_rejected`.
+         *
+         *     A hook receives it when its events hold `pull_request_review` or `pull_request`: Gitea's
+         *     API does not read `pull_request_review_rejected` itself in a hook's events.
+         */
+        post: operations["pullRequestReviewRejectedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    pull_request_review_request: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A review was requested on a pull request, or the request withdrawn
+         * @description Sent with `review_requested` for each user asked to review a pull request and with
+         *     `review_request_removed` for each user no longer asked; `requested_reviewer` is that user.
+         *
+         *     A hook receives it when its events hold `pull_request_review_request` or `pull_request`.
+         */
+        post: operations["pullRequestReviewRequestWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    pull_request_sync: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A pull request's head branch moved
+         * @description Sent with `synchronized` when new commits reach a pull request's head branch.
+         *
+         *     A hook receives it when its events hold `pull_request_sync` or `pull_request`.
+         */
+        post: operations["pullRequestSyncWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    push: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Commits were pushed
+         * @description Sent for each branch or tag a push (or a mirror's sync, or a change made in the web
+         *     interface) moves, including one created or deleted.
+         *
+         *     A hook receives it when its events hold `push` (a hook created with no events listens to
+         *     `push` alone), and when its `branch_filter`, if set, matches the branch's name or the full
+         *     reference.
+         */
+        post: operations["pushWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    release: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A release was published, updated or deleted
+         * @description Sent with `published` when a release is created or a draft is published, with `updated`
+         *     when a published release is edited and with `deleted` when one is deleted. Drafts send
+         *     nothing.
+         *
+         *     A hook receives it when its events hold `release`.
+         */
+        post: operations["releaseWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -780,16 +1202,108 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * A repository was created
+         * A repository was created or deleted
          * @description Sent with `created` once `repoMigrate` has imported a repository; what the import brings
          *     (issues, labels, milestones, releases) sends nothing. The new repository has no hooks of
          *     its own yet, so the delivery goes to the hooks of its owner (target type `organization` or
-         *     `user`) and to system hooks. Its JSON is indented by one space, where the other deliveries
+         *     `user`) and to system hooks. Its JSON is indented by one space, where most deliveries
          *     use two.
          *
          *     A hook receives it when its events hold `repository`.
+         *
+         *     Gitea's other routes also send `created` for a repository created, or forked into an
+         *     organization, and `deleted`, to the owner's and system hooks, for one deleted.
          */
         post: operations["repositoryWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A commit's status was set
+         * @description Sent when a commit status is created, by the API or by Actions.
+         *
+         *     A hook receives it when its events hold `status`.
+         */
+        post: operations["statusWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    wiki: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A wiki page was created, edited or deleted
+         * @description Sent when a page of the repository's wiki is created, edited or deleted through the web
+         *     interface or the API. Its JSON is indented by one space, where most deliveries use two.
+         *
+         *     A hook receives it when its events hold `wiki`.
+         */
+        post: operations["wikiWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    workflow_job: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An Actions job's status changed
+         * @description Sent when an Actions job is queued, waits for another job, starts and is done.
+         *
+         *     A hook receives it when its events hold `workflow_job`.
+         */
+        post: operations["workflowJobWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    workflow_run: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An Actions run's status changed
+         * @description Sent when an Actions run is requested, starts and is done.
+         *
+         *     A hook receives it when its events hold `workflow_run`.
+         */
+        post: operations["workflowRunWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -842,6 +1356,126 @@ export interface components {
              * @description API address of the workflow.
              */
             url?: string;
+        };
+        /**
+         * @description A job of an Actions run, as a `workflow_job` delivery carries it. `head_branch` is left out
+         *     when the run's reference is not a branch; `conclusion` until the job is done; `runner_id`
+         *     and `runner_name` until a runner has taken the job. A time not reached yet is the epoch.
+         */
+        ActionWorkflowJob: {
+            /** Format: date-time */
+            completed_at: string;
+            /**
+             * @description How the job ended, once it is done.
+             * @enum {string}
+             */
+            conclusion?: "cancelled" | "failure" | "skipped" | "success";
+            /** Format: date-time */
+            created_at: string;
+            /** @description The branch the run is on. */
+            head_branch?: string;
+            /** @description The commit the run is for. */
+            head_sha: string;
+            /** Format: uri */
+            html_url: string;
+            /** Format: int64 */
+            id: number;
+            /** @description The job's `runs-on` labels. */
+            labels: string[];
+            name: string;
+            /** Format: int64 */
+            run_attempt: number;
+            /** Format: int64 */
+            run_id: number;
+            /**
+             * Format: uri
+             * @description API address of the job's run.
+             */
+            run_url: string;
+            /** Format: int64 */
+            runner_id?: number;
+            runner_name?: string;
+            /** Format: date-time */
+            started_at: string;
+            /**
+             * @description Where the job stands; `waiting` while another job it needs is not done.
+             * @enum {string}
+             */
+            status: "completed" | "in_progress" | "queued" | "waiting";
+            /** @description The job's steps, once a runner has taken it; empty before. */
+            steps: components["schemas"]["ActionWorkflowStep"][];
+            /**
+             * Format: uri
+             * @description API address of the job.
+             */
+            url: string;
+        };
+        /**
+         * @description A run of an Actions workflow, as a `workflow_run` delivery carries it. `head_branch` is left
+         *     out when the run's reference is not a branch and `conclusion` until the run is done. A time
+         *     not reached yet is the epoch.
+         */
+        ActionWorkflowRun: {
+            actor: components["schemas"]["User"];
+            /** Format: date-time */
+            completed_at: string;
+            /**
+             * @description How the run ended, once it is done.
+             * @enum {string}
+             */
+            conclusion?: "cancelled" | "failure" | "skipped" | "success";
+            /** @description The run's title, the head commit's subject for a push. */
+            display_title: string;
+            /** @description The event that started the run (`push`, `pull_request`, `workflow_dispatch`, `schedule` …). */
+            event: string;
+            head_branch?: string;
+            head_sha: string;
+            /** Format: uri */
+            html_url: string;
+            /** Format: int64 */
+            id: number;
+            /** @description The workflow's file name and the run's git reference, as `build.yml@refs/heads/main`. */
+            path: string;
+            /** @description Always `null` in a delivery. */
+            previous_attempt_url: null;
+            repository: components["schemas"]["Repository"];
+            /**
+             * Format: int64
+             * @description Always `0` in a delivery.
+             */
+            run_attempt: number;
+            /**
+             * Format: int64
+             * @description Number of the run within the repository.
+             */
+            run_number: number;
+            /** Format: date-time */
+            started_at: string;
+            /** @enum {string} */
+            status: "completed" | "in_progress" | "queued" | "waiting";
+            trigger_actor: components["schemas"]["User"];
+            /**
+             * Format: uri
+             * @description API address of the run.
+             */
+            url: string;
+        };
+        /** @description A step of an Actions job. Its status and conclusion are the job's. */
+        ActionWorkflowStep: {
+            /** Format: date-time */
+            completed_at: string;
+            /** @enum {string} */
+            conclusion?: "cancelled" | "failure" | "skipped" | "success";
+            name: string;
+            /**
+             * Format: int64
+             * @description Position of the step in the job, from 0.
+             */
+            number: number;
+            /** Format: date-time */
+            started_at: string;
+            /** @enum {string} */
+            status: "completed" | "in_progress" | "queued" | "waiting";
         };
         /** @description Body of `repoAddCollaborator`. */
         AddCollaboratorOption: {
@@ -913,8 +1547,8 @@ export interface components {
         };
         /**
          * @description What an `edited` delivery changed: one of `title`, `body` and `ref`, each with the value
-         *     before the change. `added_labels` and `removed_labels` are always sent, as `null`: none of
-         *     the deliveries this document describes fills them.
+         *     before the change. `added_labels` and `removed_labels` are always sent, as `null`: no
+         *     delivery of Gitea fills them, not even `label_updated`.
          */
         ChangesPayload: {
             /** @description Always `null` in these deliveries. */
@@ -924,6 +1558,66 @@ export interface components {
             /** @description Always `null` in these deliveries. */
             removed_labels: null;
             title?: components["schemas"]["ChangesFromPayload"];
+        };
+        /** @description A comment on an issue or a pull request. `user` is shown as an anonymous visitor sees the account. */
+        Comment: {
+            /** @description Files attached to the comment. */
+            assets: components["schemas"]["Attachment"][];
+            body: string;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: uri
+             * @description Web address of the comment.
+             */
+            html_url: string;
+            /** Format: int64 */
+            id: number;
+            /** @description Web address of the issue; empty for a pull request's comment. */
+            issue_url: string;
+            /** @description Always empty in a delivery. */
+            original_author: string;
+            /**
+             * Format: int64
+             * @description Always `0` in a delivery.
+             */
+            original_author_id: number;
+            /** @description Web address of the pull request; empty for an issue's comment. */
+            pull_request_url: string;
+            /** Format: date-time */
+            updated_at: string;
+            user: components["schemas"]["User"];
+        };
+        /**
+         * @description The body of a `status` delivery: a commit status was set, by the API or by Actions.
+         *     `created_at` and `updated_at` are in UTC; `target_url` is made absolute with the server's
+         *     address.
+         */
+        CommitStatusPayload: {
+            commit: components["schemas"]["PayloadCommit"];
+            /** @description What the status is about, such as `ci/build`. */
+            context: string;
+            /** Format: date-time */
+            created_at: string;
+            description: string;
+            /**
+             * Format: int64
+             * @description Id of the status.
+             */
+            id: number;
+            repository: components["schemas"]["Repository"];
+            sender: components["schemas"]["User"];
+            /** @description The commit's id. */
+            sha: string;
+            /** @enum {string} */
+            state: "error" | "failure" | "pending" | "skipped" | "success" | "warning";
+            /** @description Where the status's details are; empty when it has none. */
+            target_url: string;
+            /**
+             * Format: date-time
+             * @description When the status was last updated; `null` when it never was.
+             */
+            updated_at: string | null;
         };
         /** @description Body of `userCurrentPostGPGKey`. */
         CreateGPGKeyOption: {
@@ -958,6 +1652,28 @@ export interface components {
             data: string;
             /** @description What the secret is for. Cut to 4,096 characters. An update without it, or with `null`, clears it. */
             description?: string | null;
+        };
+        /** @description The body of a `create` delivery, for a branch or a tag made by a push or through the API. */
+        CreatePayload: {
+            /** @description The short name of the branch or tag, such as `main` or `v1.2.0`. */
+            ref: string;
+            /** @enum {string} */
+            ref_type: "branch" | "tag";
+            repository: components["schemas"]["Repository"];
+            sender: components["schemas"]["User"];
+            /** @description The commit the reference points at. */
+            sha: string;
+        };
+        /** @description The body of a `delete` delivery, for a branch or a tag removed. */
+        DeletePayload: {
+            /** @constant */
+            pusher_type: "user";
+            /** @description The short name of the branch or tag. */
+            ref: string;
+            /** @enum {string} */
+            ref_type: "branch" | "tag";
+            repository: components["schemas"]["Repository"];
+            sender: components["schemas"]["User"];
         };
         /**
          * @description An SSH key with access to one repository. `repository`, with the key's own access in
@@ -1113,6 +1829,14 @@ export interface components {
         ExternalWiki: {
             /** @description Address of the wiki. */
             external_wiki_url?: string;
+        };
+        /** @description The body of a `fork` delivery, sent to the hooks of the repository forked. */
+        ForkPayload: {
+            /** @description The repository forked from. */
+            forkee: components["schemas"]["Repository"];
+            /** @description The new fork. */
+            repository: components["schemas"]["Repository"];
+            sender: components["schemas"]["User"];
         };
         /** @description A GPG public key, or a subkey of one. */
         GPGKey: {
@@ -1276,17 +2000,38 @@ export interface components {
             assignees?: string[] | null;
         };
         /**
+         * @description The body of an `issue_comment` or `pull_request_comment` delivery. `issue` is the issue or
+         *     the pull request's issue after the change; `pull_request` is there only for a pull
+         *     request's comment; `changes` only with `edited`, holding the old text in `body.from`.
+         *     `sender` is shown as an anonymous visitor sees the account.
+         */
+        IssueCommentPayload: {
+            /**
+             * @description What happened; each webhook lists the actions it carries.
+             * @enum {string}
+             */
+            action: "created" | "deleted" | "edited";
+            changes?: components["schemas"]["ChangesPayload"];
+            comment: components["schemas"]["Comment"];
+            /** @description Whether the comment is on a pull request. */
+            is_pull: boolean;
+            issue: components["schemas"]["Issue"];
+            pull_request?: components["schemas"]["PullRequest"];
+            repository: components["schemas"]["Repository"];
+            sender: components["schemas"]["User"];
+        };
+        /**
          * @description The body of a webhook delivery about an issue (not a pull request). The records in it are
          *     those the API answers with: `issue` as `issueRemoveAssignees` answers it, after the change;
          *     `sender`, the caller, as an anonymous visitor sees the account (with a placeholder e-mail
-         *     address).
+         *     address). `changes` is there only with `edited`.
          */
         IssuePayload: {
             /**
-             * @description What happened.
+             * @description What happened; each webhook lists the actions it carries.
              * @enum {string}
              */
-            action: "unassigned";
+            action: "assigned" | "closed" | "deleted" | "demilestoned" | "edited" | "label_cleared" | "label_updated" | "milestoned" | "opened" | "reopened" | "unassigned";
             changes?: components["schemas"]["ChangesPayload"];
             /** @description The commit that caused the change; empty for changes made through the API. */
             commit_id: string;
@@ -1534,10 +2279,62 @@ export interface components {
             version?: string;
         };
         /**
+         * @description The body of a `package` delivery: a package version was published or removed. It goes to
+         *     the hooks of the package's owner and to system hooks, and to those of the linked
+         *     repository. `repository` is always `null`; `organization` is the owner when it is an
+         *     organization, else `null`.
+         */
+        PackagePayload: {
+            /**
+             * @description What happened.
+             * @enum {string}
+             */
+            action: "created" | "deleted";
+            organization: components["schemas"]["Organization"] | null;
+            package: components["schemas"]["Package"];
+            /** @description Always `null`. */
+            repository: null;
+            sender: components["schemas"]["User"];
+        };
+        /**
          * @description Kind of package registry.
          * @enum {string}
          */
         PackageType: "alpine" | "arch" | "cargo" | "chef" | "composer" | "conan" | "conda" | "container" | "cran" | "debian" | "generic" | "go" | "helm" | "maven" | "npm" | "nuget" | "pub" | "pypi" | "rpm" | "rubygems" | "swift" | "terraform" | "vagrant";
+        /** @description A commit as a `push` or `status` delivery shows it. */
+        PayloadCommit: {
+            /** @description Paths of the files the commit adds. */
+            added: string[];
+            author: components["schemas"]["PayloadUser"];
+            committer: components["schemas"]["PayloadUser"];
+            /** @description The commit's id. */
+            id: string;
+            /** @description The whole commit message, with its trailing newline. */
+            message: string;
+            /** @description Paths of the files the commit changes. */
+            modified: string[];
+            /** @description Paths of the files the commit removes. */
+            removed: string[];
+            /**
+             * Format: date-time
+             * @description The commit's author time, in the author's offset.
+             */
+            timestamp: string;
+            /**
+             * Format: uri
+             * @description Web address of the commit.
+             */
+            url: string;
+            /** @description Always `null` in a delivery. */
+            verification: null;
+        };
+        /** @description The author or committer of a commit, as git records them. */
+        PayloadUser: {
+            email: string;
+            name: string;
+            /** @description The account whose e-mail address this is; empty when none has it. */
+            username: string;
+        };
         /**
          * @description Access to a repository: the caller's, except in `repoMigrate` (always full) and in a
          *     deploy key's repository (the key's own).
@@ -1715,14 +2512,15 @@ export interface components {
          * @description The body of a webhook delivery about a pull request. `pull_request` is the record
          *     `repoEditPullRequest` answers with, as it stood when the change was made: a request that
          *     changes several things sends one delivery per change, each showing the changes made so far.
-         *     `sender`, the caller, is shown as an anonymous visitor sees the account.
+         *     `sender`, the caller, is shown as an anonymous visitor sees the account. `changes` is there
+         *     only with `edited`.
          */
         PullRequestPayload: {
             /**
              * @description What happened; each webhook lists the actions it carries.
              * @enum {string}
              */
-            action: "assigned" | "closed" | "edited" | "milestoned" | "reopened" | "unassigned";
+            action: "assigned" | "closed" | "deleted" | "demilestoned" | "edited" | "label_cleared" | "label_updated" | "milestoned" | "opened" | "reopened" | "review_request_removed" | "review_requested" | "reviewed" | "synchronized" | "unassigned";
             changes?: components["schemas"]["ChangesPayload"];
             /** @description The commit that caused the change; empty for changes made through the API. */
             commit_id: string;
@@ -1733,11 +2531,73 @@ export interface components {
             number: number;
             pull_request: components["schemas"]["PullRequest"];
             repository: components["schemas"]["Repository"];
-            /** @description The reviewer asked for, in review requests only; `null` in these deliveries. */
-            requested_reviewer: null;
-            /** @description The review, in review deliveries only; `null` in these deliveries. */
-            review: null;
+            /**
+             * @description The reviewer asked for (`review_requested`, `review_request_removed`) or the reviewer
+             *     (`reviewed`); `null` in the other deliveries.
+             */
+            requested_reviewer: components["schemas"]["User"] | null;
+            /** @description The review, with `reviewed`; `null` in the other deliveries. */
+            review: components["schemas"]["ReviewPayload"] | null;
             sender: components["schemas"]["User"];
+        };
+        /**
+         * @description The body of a `push` delivery, for each branch or tag a push (or a mirror's sync) moved.
+         *     `before` is all zeros for a new reference and `after` all zeros for one deleted;
+         *     `head_commit` is `null` when the push leaves no commit to show. `commits` holds the newest
+         *     commits first, at most `[ui] FEED_MAX_COMMIT_NUM` of them (5 by default);
+         *     `total_commits` counts them all. `pusher` and `sender` are the same account.
+         */
+        PushPayload: {
+            after: string;
+            before: string;
+            commits: components["schemas"]["PayloadCommit"][];
+            /** @description Web address comparing `before` and `after`; the server's address alone when there is nothing to compare. */
+            compare_url: string;
+            head_commit: components["schemas"]["PayloadCommit"] | null;
+            pusher: components["schemas"]["User"];
+            /** @description The full name of the reference, such as `refs/heads/main`. */
+            ref: string;
+            repository: components["schemas"]["Repository"];
+            sender: components["schemas"]["User"];
+            /** @description Number of commits pushed. */
+            total_commits: number;
+        };
+        /**
+         * @description A release of a repository. `published_at` is the same time as `created_at`; `author` is
+         *     shown as an anonymous visitor sees the account.
+         */
+        Release: {
+            assets: components["schemas"]["Attachment"][];
+            author: components["schemas"]["User"];
+            /** @description The release notes. */
+            body: string;
+            /** Format: date-time */
+            created_at: string;
+            draft: boolean;
+            /** Format: uri */
+            html_url: string;
+            /** Format: int64 */
+            id: number;
+            /** @description The release's title. */
+            name: string;
+            prerelease: boolean;
+            /** Format: date-time */
+            published_at: string;
+            tag_name: string;
+            tarball_url: string;
+            /** @description The branch or commit the tag is made from. */
+            target_commitish: string;
+            /**
+             * Format: uri
+             * @description API address to upload an asset to.
+             */
+            upload_url: string;
+            /**
+             * Format: uri
+             * @description API address of the release.
+             */
+            url: string;
+            zipball_url: string;
         };
         /** @description Multipart body of `repoCreateReleaseAttachment`. */
         ReleaseAttachmentUpload: {
@@ -1749,11 +2609,24 @@ export interface components {
             /** @description Name of the attachment, when the query has none. */
             name?: string;
         };
+        /** @description The body of a `release` delivery. `sender` is shown as an anonymous visitor sees the account. */
+        ReleasePayload: {
+            /**
+             * @description What happened.
+             * @enum {string}
+             */
+            action: "deleted" | "published" | "updated";
+            release: components["schemas"]["Release"];
+            repository: components["schemas"]["Repository"];
+            sender: components["schemas"]["User"];
+        };
         /** @description Body of `adminRenameUser`. */
         RenameUserOption: {
             /**
              * @description The new name. The service marks it "unique": no other user or organization may have
-             *     it, ignoring case.
+             *     it, ignoring case. ASCII letters and digits, with single `-`, `_` or `.` between them
+             *     (`pattern`); not one of the names Gitea keeps for its own paths, nor ending in `.keys`,
+             *     `.gpg`, `.rss`, `.atom` or `.png`, in any case (`not`).
              */
             new_username: string;
         };
@@ -1925,7 +2798,7 @@ export interface components {
              * @description What happened.
              * @enum {string}
              */
-            action: "created";
+            action: "created" | "deleted";
             organization: components["schemas"]["User"];
             repository: components["schemas"]["Repository"];
             sender: components["schemas"]["User"];
@@ -1936,6 +2809,16 @@ export interface components {
             recipient?: components["schemas"]["User"];
             /** @description Teams of the receiving organization that will get access. */
             teams?: components["schemas"]["Team"][] | null;
+        };
+        /** @description A review of a pull request, in the three review deliveries. */
+        ReviewPayload: {
+            /** @description The review's text. */
+            content: string;
+            /**
+             * @description The event type of the delivery, the same as `X-Gitea-Event-Type`.
+             * @enum {string}
+             */
+            type: "pull_request_review_approved" | "pull_request_review_comment" | "pull_request_review_rejected";
         };
         /** @description A team of an organization. */
         Team: {
@@ -2063,6 +2946,53 @@ export interface components {
              */
             visibility?: "public" | "limited" | "private";
             website?: string;
+        };
+        /** @description The body of a `wiki` delivery. Its JSON is indented by one space. */
+        WikiPayload: {
+            /**
+             * @description What happened.
+             * @enum {string}
+             */
+            action: "created" | "deleted" | "edited";
+            /** @description The commit message of the change; empty for a page deleted. */
+            comment: string;
+            /** @description The page's name. */
+            page: string;
+            repository: components["schemas"]["Repository"];
+            sender: components["schemas"]["User"];
+        };
+        /**
+         * @description The body of a `workflow_job` delivery, sent when an Actions job's status changes, to the
+         *     hooks of the repository, of its owner and to system hooks. `organization` is there only
+         *     when the owner is an organization.
+         */
+        WorkflowJobPayload: {
+            /**
+             * @description The job's new status.
+             * @enum {string}
+             */
+            action: "completed" | "in_progress" | "queued" | "waiting";
+            organization?: components["schemas"]["Organization"];
+            repository: components["schemas"]["Repository"];
+            sender: components["schemas"]["User"];
+            workflow_job: components["schemas"]["ActionWorkflowJob"];
+        };
+        /**
+         * @description The body of a `workflow_run` delivery, sent when an Actions run's status changes, to the
+         *     hooks of the repository, of its owner and to system hooks. `organization` is there only
+         *     when the owner is an organization.
+         */
+        WorkflowRunPayload: {
+            /**
+             * @description `requested` while the run waits, `in_progress` once it runs, `completed` once it is done.
+             * @enum {string}
+             */
+            action: "completed" | "in_progress" | "requested";
+            organization?: components["schemas"]["Organization"];
+            repository: components["schemas"]["Repository"];
+            sender: components["schemas"]["User"];
+            workflow: components["schemas"]["ActionWorkflow"];
+            workflow_run: components["schemas"]["ActionWorkflowRun"];
         };
     };
     responses: {
@@ -3900,7 +4830,9 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description Name of the secret.
+                 * @description Name of the secret: letters, digits and `_`, not starting with a digit, `GITEA_` or
+                 *     `GITHUB_` and not `CI`, in any case. Letters are ASCII, and the two other letters that
+                 *     Go's case folding reads as ones: `ſ` (an `s`) and the Kelvin sign `K` (a `k`).
                  * @example DEPLOY_TOKEN
                  */
                 secretname: string;
@@ -4089,6 +5021,342 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The delivery's own id, new for each delivery to each hook. `X-Gogs-Delivery` and `X-GitHub-Delivery` repeat it.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gitea-Delivery": components["parameters"]["WebhookDelivery"];
+                /**
+                 * @description The kind of event, as Gitea groups them.
+                 * @example create
+                 */
+                "X-Gitea-Event": "create";
+                /**
+                 * @description The precise kind of event: the name of this webhook.
+                 * @example create
+                 */
+                "X-Gitea-Event-Type": "create";
+                /**
+                 * @description The HMAC-SHA256 of the JSON payload (the request body, or the `payload` field of a form
+                 *     delivery) keyed with the hook's secret, in lower-case hexadecimal. **Empty** when the hook
+                 *     has no secret: such a delivery cannot be told from a forged one.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gitea-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Where the hook is set: `repository` for a repository's hook, `organization` or `user` for
+                 *     an owner's, `system` for a site administrator's system hook, `default` otherwise.
+                 * @example repository
+                 */
+                "X-Gitea-Hook-Installation-Target-Type": components["parameters"]["WebhookTargetType"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for Gogs.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gogs-Delivery": components["parameters"]["WebhookGogsDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example create
+                 */
+                "X-Gogs-Event": "create";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example create
+                 */
+                "X-Gogs-Event-Type": "create";
+                /**
+                 * @description The same as `X-Gitea-Signature`.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gogs-Signature": components["parameters"]["WebhookGogsSignature"];
+                /**
+                 * @description `sha1=` and the HMAC-SHA1 of the JSON payload with the hook's secret, in lower-case
+                 *     hexadecimal; `sha1=` alone when the hook has no secret. Prefer `X-Hub-Signature-256`.
+                 * @example sha1=8d2e4b6a0c1f3e5d7b9a2c4e6f8a0b1c3d5e7f90
+                 */
+                "X-Hub-Signature": components["parameters"]["WebhookHubSignature"];
+                /**
+                 * @description `sha256=` and the value of `X-Gitea-Signature`, as GitHub writes its signatures; `sha256=` alone when the hook has no secret.
+                 * @example sha256=3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Hub-Signature-256": components["parameters"]["WebhookHubSignature256"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for GitHub.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-GitHub-Delivery": components["parameters"]["WebhookGitHubDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example create
+                 */
+                "X-GitHub-Event": "create";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example create
+                 */
+                "X-GitHub-Event-Type": "create";
+                /**
+                 * @description The same as `X-Gitea-Hook-Installation-Target-Type`.
+                 * @example repository
+                 */
+                "X-GitHub-Hook-Installation-Target-Type": components["parameters"]["WebhookGitHubTargetType"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreatePayload"];
+                "application/x-www-form-urlencoded": {
+                    payload: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Gitea takes any `2xx` for a delivery, keeps the first MiB of the answer in its delivery log and reads nothing from it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within the delivery timeout, is a failed delivery. Gitea logs it and does not send it again. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The delivery's own id, new for each delivery to each hook. `X-Gogs-Delivery` and `X-GitHub-Delivery` repeat it.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gitea-Delivery": components["parameters"]["WebhookDelivery"];
+                /**
+                 * @description The kind of event, as Gitea groups them.
+                 * @example delete
+                 */
+                "X-Gitea-Event": "delete";
+                /**
+                 * @description The precise kind of event: the name of this webhook.
+                 * @example delete
+                 */
+                "X-Gitea-Event-Type": "delete";
+                /**
+                 * @description The HMAC-SHA256 of the JSON payload (the request body, or the `payload` field of a form
+                 *     delivery) keyed with the hook's secret, in lower-case hexadecimal. **Empty** when the hook
+                 *     has no secret: such a delivery cannot be told from a forged one.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gitea-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Where the hook is set: `repository` for a repository's hook, `organization` or `user` for
+                 *     an owner's, `system` for a site administrator's system hook, `default` otherwise.
+                 * @example repository
+                 */
+                "X-Gitea-Hook-Installation-Target-Type": components["parameters"]["WebhookTargetType"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for Gogs.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gogs-Delivery": components["parameters"]["WebhookGogsDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example delete
+                 */
+                "X-Gogs-Event": "delete";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example delete
+                 */
+                "X-Gogs-Event-Type": "delete";
+                /**
+                 * @description The same as `X-Gitea-Signature`.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gogs-Signature": components["parameters"]["WebhookGogsSignature"];
+                /**
+                 * @description `sha1=` and the HMAC-SHA1 of the JSON payload with the hook's secret, in lower-case
+                 *     hexadecimal; `sha1=` alone when the hook has no secret. Prefer `X-Hub-Signature-256`.
+                 * @example sha1=8d2e4b6a0c1f3e5d7b9a2c4e6f8a0b1c3d5e7f90
+                 */
+                "X-Hub-Signature": components["parameters"]["WebhookHubSignature"];
+                /**
+                 * @description `sha256=` and the value of `X-Gitea-Signature`, as GitHub writes its signatures; `sha256=` alone when the hook has no secret.
+                 * @example sha256=3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Hub-Signature-256": components["parameters"]["WebhookHubSignature256"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for GitHub.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-GitHub-Delivery": components["parameters"]["WebhookGitHubDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example delete
+                 */
+                "X-GitHub-Event": "delete";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example delete
+                 */
+                "X-GitHub-Event-Type": "delete";
+                /**
+                 * @description The same as `X-Gitea-Hook-Installation-Target-Type`.
+                 * @example repository
+                 */
+                "X-GitHub-Hook-Installation-Target-Type": components["parameters"]["WebhookGitHubTargetType"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeletePayload"];
+                "application/x-www-form-urlencoded": {
+                    payload: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Gitea takes any `2xx` for a delivery, keeps the first MiB of the answer in its delivery log and reads nothing from it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within the delivery timeout, is a failed delivery. Gitea logs it and does not send it again. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    forkWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The delivery's own id, new for each delivery to each hook. `X-Gogs-Delivery` and `X-GitHub-Delivery` repeat it.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gitea-Delivery": components["parameters"]["WebhookDelivery"];
+                /**
+                 * @description The kind of event, as Gitea groups them.
+                 * @example fork
+                 */
+                "X-Gitea-Event": "fork";
+                /**
+                 * @description The precise kind of event: the name of this webhook.
+                 * @example fork
+                 */
+                "X-Gitea-Event-Type": "fork";
+                /**
+                 * @description The HMAC-SHA256 of the JSON payload (the request body, or the `payload` field of a form
+                 *     delivery) keyed with the hook's secret, in lower-case hexadecimal. **Empty** when the hook
+                 *     has no secret: such a delivery cannot be told from a forged one.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gitea-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Where the hook is set: `repository` for a repository's hook, `organization` or `user` for
+                 *     an owner's, `system` for a site administrator's system hook, `default` otherwise.
+                 * @example repository
+                 */
+                "X-Gitea-Hook-Installation-Target-Type": components["parameters"]["WebhookTargetType"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for Gogs.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gogs-Delivery": components["parameters"]["WebhookGogsDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example fork
+                 */
+                "X-Gogs-Event": "fork";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example fork
+                 */
+                "X-Gogs-Event-Type": "fork";
+                /**
+                 * @description The same as `X-Gitea-Signature`.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gogs-Signature": components["parameters"]["WebhookGogsSignature"];
+                /**
+                 * @description `sha1=` and the HMAC-SHA1 of the JSON payload with the hook's secret, in lower-case
+                 *     hexadecimal; `sha1=` alone when the hook has no secret. Prefer `X-Hub-Signature-256`.
+                 * @example sha1=8d2e4b6a0c1f3e5d7b9a2c4e6f8a0b1c3d5e7f90
+                 */
+                "X-Hub-Signature": components["parameters"]["WebhookHubSignature"];
+                /**
+                 * @description `sha256=` and the value of `X-Gitea-Signature`, as GitHub writes its signatures; `sha256=` alone when the hook has no secret.
+                 * @example sha256=3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Hub-Signature-256": components["parameters"]["WebhookHubSignature256"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for GitHub.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-GitHub-Delivery": components["parameters"]["WebhookGitHubDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example fork
+                 */
+                "X-GitHub-Event": "fork";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example fork
+                 */
+                "X-GitHub-Event-Type": "fork";
+                /**
+                 * @description The same as `X-Gitea-Hook-Installation-Target-Type`.
+                 * @example repository
+                 */
+                "X-GitHub-Hook-Installation-Target-Type": components["parameters"]["WebhookGitHubTargetType"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ForkPayload"];
+                "application/x-www-form-urlencoded": {
+                    payload: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Gitea takes any `2xx` for a delivery, keeps the first MiB of the answer in its delivery log and reads nothing from it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within the delivery timeout, is a failed delivery. Gitea logs it and does not send it again. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     issueAssignWebhook: {
         parameters: {
             query?: never;
@@ -4180,7 +5448,582 @@ export interface operations {
             content: {
                 "application/json": components["schemas"]["IssuePayload"] & {
                     /** @enum {unknown} */
-                    action?: "unassigned";
+                    action?: "assigned" | "unassigned";
+                };
+                "application/x-www-form-urlencoded": {
+                    payload: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Gitea takes any `2xx` for a delivery, keeps the first MiB of the answer in its delivery log and reads nothing from it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within the delivery timeout, is a failed delivery. Gitea logs it and does not send it again. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    issueCommentWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The delivery's own id, new for each delivery to each hook. `X-Gogs-Delivery` and `X-GitHub-Delivery` repeat it.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gitea-Delivery": components["parameters"]["WebhookDelivery"];
+                /**
+                 * @description The kind of event, as Gitea groups them.
+                 * @example issue_comment
+                 */
+                "X-Gitea-Event": "issue_comment";
+                /**
+                 * @description The precise kind of event: the name of this webhook.
+                 * @example issue_comment
+                 */
+                "X-Gitea-Event-Type": "issue_comment";
+                /**
+                 * @description The HMAC-SHA256 of the JSON payload (the request body, or the `payload` field of a form
+                 *     delivery) keyed with the hook's secret, in lower-case hexadecimal. **Empty** when the hook
+                 *     has no secret: such a delivery cannot be told from a forged one.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gitea-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Where the hook is set: `repository` for a repository's hook, `organization` or `user` for
+                 *     an owner's, `system` for a site administrator's system hook, `default` otherwise.
+                 * @example repository
+                 */
+                "X-Gitea-Hook-Installation-Target-Type": components["parameters"]["WebhookTargetType"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for Gogs.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gogs-Delivery": components["parameters"]["WebhookGogsDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example issue_comment
+                 */
+                "X-Gogs-Event": "issue_comment";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example issue_comment
+                 */
+                "X-Gogs-Event-Type": "issue_comment";
+                /**
+                 * @description The same as `X-Gitea-Signature`.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gogs-Signature": components["parameters"]["WebhookGogsSignature"];
+                /**
+                 * @description `sha1=` and the HMAC-SHA1 of the JSON payload with the hook's secret, in lower-case
+                 *     hexadecimal; `sha1=` alone when the hook has no secret. Prefer `X-Hub-Signature-256`.
+                 * @example sha1=8d2e4b6a0c1f3e5d7b9a2c4e6f8a0b1c3d5e7f90
+                 */
+                "X-Hub-Signature": components["parameters"]["WebhookHubSignature"];
+                /**
+                 * @description `sha256=` and the value of `X-Gitea-Signature`, as GitHub writes its signatures; `sha256=` alone when the hook has no secret.
+                 * @example sha256=3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Hub-Signature-256": components["parameters"]["WebhookHubSignature256"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for GitHub.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-GitHub-Delivery": components["parameters"]["WebhookGitHubDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example issue_comment
+                 */
+                "X-GitHub-Event": "issue_comment";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example issue_comment
+                 */
+                "X-GitHub-Event-Type": "issue_comment";
+                /**
+                 * @description The same as `X-Gitea-Hook-Installation-Target-Type`.
+                 * @example repository
+                 */
+                "X-GitHub-Hook-Installation-Target-Type": components["parameters"]["WebhookGitHubTargetType"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IssueCommentPayload"] & {
+                    /** @enum {unknown} */
+                    action?: "created" | "deleted" | "edited";
+                };
+                "application/x-www-form-urlencoded": {
+                    payload: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Gitea takes any `2xx` for a delivery, keeps the first MiB of the answer in its delivery log and reads nothing from it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within the delivery timeout, is a failed delivery. Gitea logs it and does not send it again. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    issueLabelWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The delivery's own id, new for each delivery to each hook. `X-Gogs-Delivery` and `X-GitHub-Delivery` repeat it.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gitea-Delivery": components["parameters"]["WebhookDelivery"];
+                /**
+                 * @description The kind of event, as Gitea groups them.
+                 * @example issues
+                 */
+                "X-Gitea-Event": "issues";
+                /**
+                 * @description The precise kind of event: the name of this webhook.
+                 * @example issue_label
+                 */
+                "X-Gitea-Event-Type": "issue_label";
+                /**
+                 * @description The HMAC-SHA256 of the JSON payload (the request body, or the `payload` field of a form
+                 *     delivery) keyed with the hook's secret, in lower-case hexadecimal. **Empty** when the hook
+                 *     has no secret: such a delivery cannot be told from a forged one.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gitea-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Where the hook is set: `repository` for a repository's hook, `organization` or `user` for
+                 *     an owner's, `system` for a site administrator's system hook, `default` otherwise.
+                 * @example repository
+                 */
+                "X-Gitea-Hook-Installation-Target-Type": components["parameters"]["WebhookTargetType"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for Gogs.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gogs-Delivery": components["parameters"]["WebhookGogsDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example issues
+                 */
+                "X-Gogs-Event": "issues";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example issue_label
+                 */
+                "X-Gogs-Event-Type": "issue_label";
+                /**
+                 * @description The same as `X-Gitea-Signature`.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gogs-Signature": components["parameters"]["WebhookGogsSignature"];
+                /**
+                 * @description `sha1=` and the HMAC-SHA1 of the JSON payload with the hook's secret, in lower-case
+                 *     hexadecimal; `sha1=` alone when the hook has no secret. Prefer `X-Hub-Signature-256`.
+                 * @example sha1=8d2e4b6a0c1f3e5d7b9a2c4e6f8a0b1c3d5e7f90
+                 */
+                "X-Hub-Signature": components["parameters"]["WebhookHubSignature"];
+                /**
+                 * @description `sha256=` and the value of `X-Gitea-Signature`, as GitHub writes its signatures; `sha256=` alone when the hook has no secret.
+                 * @example sha256=3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Hub-Signature-256": components["parameters"]["WebhookHubSignature256"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for GitHub.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-GitHub-Delivery": components["parameters"]["WebhookGitHubDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example issues
+                 */
+                "X-GitHub-Event": "issues";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example issue_label
+                 */
+                "X-GitHub-Event-Type": "issue_label";
+                /**
+                 * @description The same as `X-Gitea-Hook-Installation-Target-Type`.
+                 * @example repository
+                 */
+                "X-GitHub-Hook-Installation-Target-Type": components["parameters"]["WebhookGitHubTargetType"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IssuePayload"] & {
+                    /** @enum {unknown} */
+                    action?: "label_cleared" | "label_updated";
+                };
+                "application/x-www-form-urlencoded": {
+                    payload: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Gitea takes any `2xx` for a delivery, keeps the first MiB of the answer in its delivery log and reads nothing from it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within the delivery timeout, is a failed delivery. Gitea logs it and does not send it again. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    issueMilestoneWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The delivery's own id, new for each delivery to each hook. `X-Gogs-Delivery` and `X-GitHub-Delivery` repeat it.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gitea-Delivery": components["parameters"]["WebhookDelivery"];
+                /**
+                 * @description The kind of event, as Gitea groups them.
+                 * @example issues
+                 */
+                "X-Gitea-Event": "issues";
+                /**
+                 * @description The precise kind of event: the name of this webhook.
+                 * @example issue_milestone
+                 */
+                "X-Gitea-Event-Type": "issue_milestone";
+                /**
+                 * @description The HMAC-SHA256 of the JSON payload (the request body, or the `payload` field of a form
+                 *     delivery) keyed with the hook's secret, in lower-case hexadecimal. **Empty** when the hook
+                 *     has no secret: such a delivery cannot be told from a forged one.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gitea-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Where the hook is set: `repository` for a repository's hook, `organization` or `user` for
+                 *     an owner's, `system` for a site administrator's system hook, `default` otherwise.
+                 * @example repository
+                 */
+                "X-Gitea-Hook-Installation-Target-Type": components["parameters"]["WebhookTargetType"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for Gogs.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gogs-Delivery": components["parameters"]["WebhookGogsDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example issues
+                 */
+                "X-Gogs-Event": "issues";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example issue_milestone
+                 */
+                "X-Gogs-Event-Type": "issue_milestone";
+                /**
+                 * @description The same as `X-Gitea-Signature`.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gogs-Signature": components["parameters"]["WebhookGogsSignature"];
+                /**
+                 * @description `sha1=` and the HMAC-SHA1 of the JSON payload with the hook's secret, in lower-case
+                 *     hexadecimal; `sha1=` alone when the hook has no secret. Prefer `X-Hub-Signature-256`.
+                 * @example sha1=8d2e4b6a0c1f3e5d7b9a2c4e6f8a0b1c3d5e7f90
+                 */
+                "X-Hub-Signature": components["parameters"]["WebhookHubSignature"];
+                /**
+                 * @description `sha256=` and the value of `X-Gitea-Signature`, as GitHub writes its signatures; `sha256=` alone when the hook has no secret.
+                 * @example sha256=3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Hub-Signature-256": components["parameters"]["WebhookHubSignature256"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for GitHub.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-GitHub-Delivery": components["parameters"]["WebhookGitHubDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example issues
+                 */
+                "X-GitHub-Event": "issues";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example issue_milestone
+                 */
+                "X-GitHub-Event-Type": "issue_milestone";
+                /**
+                 * @description The same as `X-Gitea-Hook-Installation-Target-Type`.
+                 * @example repository
+                 */
+                "X-GitHub-Hook-Installation-Target-Type": components["parameters"]["WebhookGitHubTargetType"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IssuePayload"] & {
+                    /** @enum {unknown} */
+                    action?: "demilestoned" | "milestoned";
+                };
+                "application/x-www-form-urlencoded": {
+                    payload: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Gitea takes any `2xx` for a delivery, keeps the first MiB of the answer in its delivery log and reads nothing from it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within the delivery timeout, is a failed delivery. Gitea logs it and does not send it again. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    issuesWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The delivery's own id, new for each delivery to each hook. `X-Gogs-Delivery` and `X-GitHub-Delivery` repeat it.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gitea-Delivery": components["parameters"]["WebhookDelivery"];
+                /**
+                 * @description The kind of event, as Gitea groups them.
+                 * @example issues
+                 */
+                "X-Gitea-Event": "issues";
+                /**
+                 * @description The precise kind of event: the name of this webhook.
+                 * @example issues
+                 */
+                "X-Gitea-Event-Type": "issues";
+                /**
+                 * @description The HMAC-SHA256 of the JSON payload (the request body, or the `payload` field of a form
+                 *     delivery) keyed with the hook's secret, in lower-case hexadecimal. **Empty** when the hook
+                 *     has no secret: such a delivery cannot be told from a forged one.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gitea-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Where the hook is set: `repository` for a repository's hook, `organization` or `user` for
+                 *     an owner's, `system` for a site administrator's system hook, `default` otherwise.
+                 * @example repository
+                 */
+                "X-Gitea-Hook-Installation-Target-Type": components["parameters"]["WebhookTargetType"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for Gogs.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gogs-Delivery": components["parameters"]["WebhookGogsDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example issues
+                 */
+                "X-Gogs-Event": "issues";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example issues
+                 */
+                "X-Gogs-Event-Type": "issues";
+                /**
+                 * @description The same as `X-Gitea-Signature`.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gogs-Signature": components["parameters"]["WebhookGogsSignature"];
+                /**
+                 * @description `sha1=` and the HMAC-SHA1 of the JSON payload with the hook's secret, in lower-case
+                 *     hexadecimal; `sha1=` alone when the hook has no secret. Prefer `X-Hub-Signature-256`.
+                 * @example sha1=8d2e4b6a0c1f3e5d7b9a2c4e6f8a0b1c3d5e7f90
+                 */
+                "X-Hub-Signature": components["parameters"]["WebhookHubSignature"];
+                /**
+                 * @description `sha256=` and the value of `X-Gitea-Signature`, as GitHub writes its signatures; `sha256=` alone when the hook has no secret.
+                 * @example sha256=3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Hub-Signature-256": components["parameters"]["WebhookHubSignature256"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for GitHub.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-GitHub-Delivery": components["parameters"]["WebhookGitHubDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example issues
+                 */
+                "X-GitHub-Event": "issues";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example issues
+                 */
+                "X-GitHub-Event-Type": "issues";
+                /**
+                 * @description The same as `X-Gitea-Hook-Installation-Target-Type`.
+                 * @example repository
+                 */
+                "X-GitHub-Hook-Installation-Target-Type": components["parameters"]["WebhookGitHubTargetType"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IssuePayload"] & {
+                    /** @enum {unknown} */
+                    action?: "closed" | "deleted" | "edited" | "opened" | "reopened";
+                };
+                "application/x-www-form-urlencoded": {
+                    payload: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Gitea takes any `2xx` for a delivery, keeps the first MiB of the answer in its delivery log and reads nothing from it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within the delivery timeout, is a failed delivery. Gitea logs it and does not send it again. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    packageWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The delivery's own id, new for each delivery to each hook. `X-Gogs-Delivery` and `X-GitHub-Delivery` repeat it.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gitea-Delivery": components["parameters"]["WebhookDelivery"];
+                /**
+                 * @description The kind of event, as Gitea groups them.
+                 * @example package
+                 */
+                "X-Gitea-Event": "package";
+                /**
+                 * @description The precise kind of event: the name of this webhook.
+                 * @example package
+                 */
+                "X-Gitea-Event-Type": "package";
+                /**
+                 * @description The HMAC-SHA256 of the JSON payload (the request body, or the `payload` field of a form
+                 *     delivery) keyed with the hook's secret, in lower-case hexadecimal. **Empty** when the hook
+                 *     has no secret: such a delivery cannot be told from a forged one.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gitea-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Where the hook is set: `repository` for a repository's hook, `organization` or `user` for
+                 *     an owner's, `system` for a site administrator's system hook, `default` otherwise.
+                 * @example repository
+                 */
+                "X-Gitea-Hook-Installation-Target-Type": components["parameters"]["WebhookTargetType"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for Gogs.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gogs-Delivery": components["parameters"]["WebhookGogsDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example package
+                 */
+                "X-Gogs-Event": "package";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example package
+                 */
+                "X-Gogs-Event-Type": "package";
+                /**
+                 * @description The same as `X-Gitea-Signature`.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gogs-Signature": components["parameters"]["WebhookGogsSignature"];
+                /**
+                 * @description `sha1=` and the HMAC-SHA1 of the JSON payload with the hook's secret, in lower-case
+                 *     hexadecimal; `sha1=` alone when the hook has no secret. Prefer `X-Hub-Signature-256`.
+                 * @example sha1=8d2e4b6a0c1f3e5d7b9a2c4e6f8a0b1c3d5e7f90
+                 */
+                "X-Hub-Signature": components["parameters"]["WebhookHubSignature"];
+                /**
+                 * @description `sha256=` and the value of `X-Gitea-Signature`, as GitHub writes its signatures; `sha256=` alone when the hook has no secret.
+                 * @example sha256=3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Hub-Signature-256": components["parameters"]["WebhookHubSignature256"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for GitHub.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-GitHub-Delivery": components["parameters"]["WebhookGitHubDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example package
+                 */
+                "X-GitHub-Event": "package";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example package
+                 */
+                "X-GitHub-Event-Type": "package";
+                /**
+                 * @description The same as `X-Gitea-Hook-Installation-Target-Type`.
+                 * @example repository
+                 */
+                "X-GitHub-Hook-Installation-Target-Type": components["parameters"]["WebhookGitHubTargetType"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PackagePayload"] & {
+                    /** @enum {unknown} */
+                    action?: "created" | "deleted";
                 };
                 "application/x-www-form-urlencoded": {
                     payload: string;
@@ -4295,7 +6138,7 @@ export interface operations {
             content: {
                 "application/json": components["schemas"]["PullRequestPayload"] & {
                     /** @enum {unknown} */
-                    action?: "closed" | "edited" | "reopened";
+                    action?: "closed" | "deleted" | "edited" | "opened" | "reopened";
                 };
                 "application/x-www-form-urlencoded": {
                     payload: string;
@@ -4434,6 +6277,236 @@ export interface operations {
             };
         };
     };
+    pullRequestCommentWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The delivery's own id, new for each delivery to each hook. `X-Gogs-Delivery` and `X-GitHub-Delivery` repeat it.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gitea-Delivery": components["parameters"]["WebhookDelivery"];
+                /**
+                 * @description The kind of event, as Gitea groups them.
+                 * @example issue_comment
+                 */
+                "X-Gitea-Event": "issue_comment";
+                /**
+                 * @description The precise kind of event: the name of this webhook.
+                 * @example pull_request_comment
+                 */
+                "X-Gitea-Event-Type": "pull_request_comment";
+                /**
+                 * @description The HMAC-SHA256 of the JSON payload (the request body, or the `payload` field of a form
+                 *     delivery) keyed with the hook's secret, in lower-case hexadecimal. **Empty** when the hook
+                 *     has no secret: such a delivery cannot be told from a forged one.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gitea-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Where the hook is set: `repository` for a repository's hook, `organization` or `user` for
+                 *     an owner's, `system` for a site administrator's system hook, `default` otherwise.
+                 * @example repository
+                 */
+                "X-Gitea-Hook-Installation-Target-Type": components["parameters"]["WebhookTargetType"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for Gogs.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gogs-Delivery": components["parameters"]["WebhookGogsDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example issue_comment
+                 */
+                "X-Gogs-Event": "issue_comment";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example pull_request_comment
+                 */
+                "X-Gogs-Event-Type": "pull_request_comment";
+                /**
+                 * @description The same as `X-Gitea-Signature`.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gogs-Signature": components["parameters"]["WebhookGogsSignature"];
+                /**
+                 * @description `sha1=` and the HMAC-SHA1 of the JSON payload with the hook's secret, in lower-case
+                 *     hexadecimal; `sha1=` alone when the hook has no secret. Prefer `X-Hub-Signature-256`.
+                 * @example sha1=8d2e4b6a0c1f3e5d7b9a2c4e6f8a0b1c3d5e7f90
+                 */
+                "X-Hub-Signature": components["parameters"]["WebhookHubSignature"];
+                /**
+                 * @description `sha256=` and the value of `X-Gitea-Signature`, as GitHub writes its signatures; `sha256=` alone when the hook has no secret.
+                 * @example sha256=3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Hub-Signature-256": components["parameters"]["WebhookHubSignature256"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for GitHub.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-GitHub-Delivery": components["parameters"]["WebhookGitHubDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example issue_comment
+                 */
+                "X-GitHub-Event": "issue_comment";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example pull_request_comment
+                 */
+                "X-GitHub-Event-Type": "pull_request_comment";
+                /**
+                 * @description The same as `X-Gitea-Hook-Installation-Target-Type`.
+                 * @example repository
+                 */
+                "X-GitHub-Hook-Installation-Target-Type": components["parameters"]["WebhookGitHubTargetType"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IssueCommentPayload"] & {
+                    /** @enum {unknown} */
+                    action?: "created" | "deleted" | "edited";
+                };
+                "application/x-www-form-urlencoded": {
+                    payload: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Gitea takes any `2xx` for a delivery, keeps the first MiB of the answer in its delivery log and reads nothing from it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within the delivery timeout, is a failed delivery. Gitea logs it and does not send it again. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    pullRequestLabelWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The delivery's own id, new for each delivery to each hook. `X-Gogs-Delivery` and `X-GitHub-Delivery` repeat it.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gitea-Delivery": components["parameters"]["WebhookDelivery"];
+                /**
+                 * @description The kind of event, as Gitea groups them.
+                 * @example pull_request
+                 */
+                "X-Gitea-Event": "pull_request";
+                /**
+                 * @description The precise kind of event: the name of this webhook.
+                 * @example pull_request_label
+                 */
+                "X-Gitea-Event-Type": "pull_request_label";
+                /**
+                 * @description The HMAC-SHA256 of the JSON payload (the request body, or the `payload` field of a form
+                 *     delivery) keyed with the hook's secret, in lower-case hexadecimal. **Empty** when the hook
+                 *     has no secret: such a delivery cannot be told from a forged one.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gitea-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Where the hook is set: `repository` for a repository's hook, `organization` or `user` for
+                 *     an owner's, `system` for a site administrator's system hook, `default` otherwise.
+                 * @example repository
+                 */
+                "X-Gitea-Hook-Installation-Target-Type": components["parameters"]["WebhookTargetType"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for Gogs.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gogs-Delivery": components["parameters"]["WebhookGogsDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example pull_request
+                 */
+                "X-Gogs-Event": "pull_request";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example pull_request_label
+                 */
+                "X-Gogs-Event-Type": "pull_request_label";
+                /**
+                 * @description The same as `X-Gitea-Signature`.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gogs-Signature": components["parameters"]["WebhookGogsSignature"];
+                /**
+                 * @description `sha1=` and the HMAC-SHA1 of the JSON payload with the hook's secret, in lower-case
+                 *     hexadecimal; `sha1=` alone when the hook has no secret. Prefer `X-Hub-Signature-256`.
+                 * @example sha1=8d2e4b6a0c1f3e5d7b9a2c4e6f8a0b1c3d5e7f90
+                 */
+                "X-Hub-Signature": components["parameters"]["WebhookHubSignature"];
+                /**
+                 * @description `sha256=` and the value of `X-Gitea-Signature`, as GitHub writes its signatures; `sha256=` alone when the hook has no secret.
+                 * @example sha256=3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Hub-Signature-256": components["parameters"]["WebhookHubSignature256"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for GitHub.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-GitHub-Delivery": components["parameters"]["WebhookGitHubDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example pull_request
+                 */
+                "X-GitHub-Event": "pull_request";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example pull_request_label
+                 */
+                "X-GitHub-Event-Type": "pull_request_label";
+                /**
+                 * @description The same as `X-Gitea-Hook-Installation-Target-Type`.
+                 * @example repository
+                 */
+                "X-GitHub-Hook-Installation-Target-Type": components["parameters"]["WebhookGitHubTargetType"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PullRequestPayload"] & {
+                    /** @enum {unknown} */
+                    action?: "label_cleared" | "label_updated";
+                };
+                "application/x-www-form-urlencoded": {
+                    payload: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Gitea takes any `2xx` for a delivery, keeps the first MiB of the answer in its delivery log and reads nothing from it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within the delivery timeout, is a failed delivery. Gitea logs it and does not send it again. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     pullRequestMilestoneWebhook: {
         parameters: {
             query?: never;
@@ -4525,7 +6598,809 @@ export interface operations {
             content: {
                 "application/json": components["schemas"]["PullRequestPayload"] & {
                     /** @enum {unknown} */
-                    action?: "milestoned";
+                    action?: "demilestoned" | "milestoned";
+                };
+                "application/x-www-form-urlencoded": {
+                    payload: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Gitea takes any `2xx` for a delivery, keeps the first MiB of the answer in its delivery log and reads nothing from it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within the delivery timeout, is a failed delivery. Gitea logs it and does not send it again. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    pullRequestReviewApprovedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The delivery's own id, new for each delivery to each hook. `X-Gogs-Delivery` and `X-GitHub-Delivery` repeat it.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gitea-Delivery": components["parameters"]["WebhookDelivery"];
+                /**
+                 * @description The kind of event, as Gitea groups them.
+                 * @example pull_request_approved
+                 */
+                "X-Gitea-Event": "pull_request_approved";
+                /**
+                 * @description The precise kind of event: the name of this webhook.
+                 * @example pull_request_review_approved
+                 */
+                "X-Gitea-Event-Type": "pull_request_review_approved";
+                /**
+                 * @description The HMAC-SHA256 of the JSON payload (the request body, or the `payload` field of a form
+                 *     delivery) keyed with the hook's secret, in lower-case hexadecimal. **Empty** when the hook
+                 *     has no secret: such a delivery cannot be told from a forged one.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gitea-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Where the hook is set: `repository` for a repository's hook, `organization` or `user` for
+                 *     an owner's, `system` for a site administrator's system hook, `default` otherwise.
+                 * @example repository
+                 */
+                "X-Gitea-Hook-Installation-Target-Type": components["parameters"]["WebhookTargetType"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for Gogs.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gogs-Delivery": components["parameters"]["WebhookGogsDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example pull_request_approved
+                 */
+                "X-Gogs-Event": "pull_request_approved";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example pull_request_review_approved
+                 */
+                "X-Gogs-Event-Type": "pull_request_review_approved";
+                /**
+                 * @description The same as `X-Gitea-Signature`.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gogs-Signature": components["parameters"]["WebhookGogsSignature"];
+                /**
+                 * @description `sha1=` and the HMAC-SHA1 of the JSON payload with the hook's secret, in lower-case
+                 *     hexadecimal; `sha1=` alone when the hook has no secret. Prefer `X-Hub-Signature-256`.
+                 * @example sha1=8d2e4b6a0c1f3e5d7b9a2c4e6f8a0b1c3d5e7f90
+                 */
+                "X-Hub-Signature": components["parameters"]["WebhookHubSignature"];
+                /**
+                 * @description `sha256=` and the value of `X-Gitea-Signature`, as GitHub writes its signatures; `sha256=` alone when the hook has no secret.
+                 * @example sha256=3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Hub-Signature-256": components["parameters"]["WebhookHubSignature256"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for GitHub.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-GitHub-Delivery": components["parameters"]["WebhookGitHubDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example pull_request_approved
+                 */
+                "X-GitHub-Event": "pull_request_approved";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example pull_request_review_approved
+                 */
+                "X-GitHub-Event-Type": "pull_request_review_approved";
+                /**
+                 * @description The same as `X-Gitea-Hook-Installation-Target-Type`.
+                 * @example repository
+                 */
+                "X-GitHub-Hook-Installation-Target-Type": components["parameters"]["WebhookGitHubTargetType"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PullRequestPayload"] & {
+                    /** @enum {unknown} */
+                    action?: "reviewed";
+                };
+                "application/x-www-form-urlencoded": {
+                    payload: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Gitea takes any `2xx` for a delivery, keeps the first MiB of the answer in its delivery log and reads nothing from it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within the delivery timeout, is a failed delivery. Gitea logs it and does not send it again. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    pullRequestReviewCommentWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The delivery's own id, new for each delivery to each hook. `X-Gogs-Delivery` and `X-GitHub-Delivery` repeat it.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gitea-Delivery": components["parameters"]["WebhookDelivery"];
+                /**
+                 * @description The kind of event, as Gitea groups them.
+                 * @example pull_request_comment
+                 */
+                "X-Gitea-Event": "pull_request_comment";
+                /**
+                 * @description The precise kind of event: the name of this webhook.
+                 * @example pull_request_review_comment
+                 */
+                "X-Gitea-Event-Type": "pull_request_review_comment";
+                /**
+                 * @description The HMAC-SHA256 of the JSON payload (the request body, or the `payload` field of a form
+                 *     delivery) keyed with the hook's secret, in lower-case hexadecimal. **Empty** when the hook
+                 *     has no secret: such a delivery cannot be told from a forged one.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gitea-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Where the hook is set: `repository` for a repository's hook, `organization` or `user` for
+                 *     an owner's, `system` for a site administrator's system hook, `default` otherwise.
+                 * @example repository
+                 */
+                "X-Gitea-Hook-Installation-Target-Type": components["parameters"]["WebhookTargetType"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for Gogs.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gogs-Delivery": components["parameters"]["WebhookGogsDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example pull_request_comment
+                 */
+                "X-Gogs-Event": "pull_request_comment";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example pull_request_review_comment
+                 */
+                "X-Gogs-Event-Type": "pull_request_review_comment";
+                /**
+                 * @description The same as `X-Gitea-Signature`.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gogs-Signature": components["parameters"]["WebhookGogsSignature"];
+                /**
+                 * @description `sha1=` and the HMAC-SHA1 of the JSON payload with the hook's secret, in lower-case
+                 *     hexadecimal; `sha1=` alone when the hook has no secret. Prefer `X-Hub-Signature-256`.
+                 * @example sha1=8d2e4b6a0c1f3e5d7b9a2c4e6f8a0b1c3d5e7f90
+                 */
+                "X-Hub-Signature": components["parameters"]["WebhookHubSignature"];
+                /**
+                 * @description `sha256=` and the value of `X-Gitea-Signature`, as GitHub writes its signatures; `sha256=` alone when the hook has no secret.
+                 * @example sha256=3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Hub-Signature-256": components["parameters"]["WebhookHubSignature256"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for GitHub.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-GitHub-Delivery": components["parameters"]["WebhookGitHubDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example pull_request_comment
+                 */
+                "X-GitHub-Event": "pull_request_comment";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example pull_request_review_comment
+                 */
+                "X-GitHub-Event-Type": "pull_request_review_comment";
+                /**
+                 * @description The same as `X-Gitea-Hook-Installation-Target-Type`.
+                 * @example repository
+                 */
+                "X-GitHub-Hook-Installation-Target-Type": components["parameters"]["WebhookGitHubTargetType"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PullRequestPayload"] & {
+                    /** @enum {unknown} */
+                    action?: "reviewed";
+                };
+                "application/x-www-form-urlencoded": {
+                    payload: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Gitea takes any `2xx` for a delivery, keeps the first MiB of the answer in its delivery log and reads nothing from it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within the delivery timeout, is a failed delivery. Gitea logs it and does not send it again. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    pullRequestReviewRejectedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The delivery's own id, new for each delivery to each hook. `X-Gogs-Delivery` and `X-GitHub-Delivery` repeat it.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gitea-Delivery": components["parameters"]["WebhookDelivery"];
+                /**
+                 * @description The kind of event, as Gitea groups them.
+                 * @example pull_request_rejected
+                 */
+                "X-Gitea-Event": "pull_request_rejected";
+                /**
+                 * @description The precise kind of event: the name of this webhook.
+                 * @example pull_request_review_rejected
+                 */
+                "X-Gitea-Event-Type": "pull_request_review_rejected";
+                /**
+                 * @description The HMAC-SHA256 of the JSON payload (the request body, or the `payload` field of a form
+                 *     delivery) keyed with the hook's secret, in lower-case hexadecimal. **Empty** when the hook
+                 *     has no secret: such a delivery cannot be told from a forged one.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gitea-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Where the hook is set: `repository` for a repository's hook, `organization` or `user` for
+                 *     an owner's, `system` for a site administrator's system hook, `default` otherwise.
+                 * @example repository
+                 */
+                "X-Gitea-Hook-Installation-Target-Type": components["parameters"]["WebhookTargetType"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for Gogs.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gogs-Delivery": components["parameters"]["WebhookGogsDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example pull_request_rejected
+                 */
+                "X-Gogs-Event": "pull_request_rejected";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example pull_request_review_rejected
+                 */
+                "X-Gogs-Event-Type": "pull_request_review_rejected";
+                /**
+                 * @description The same as `X-Gitea-Signature`.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gogs-Signature": components["parameters"]["WebhookGogsSignature"];
+                /**
+                 * @description `sha1=` and the HMAC-SHA1 of the JSON payload with the hook's secret, in lower-case
+                 *     hexadecimal; `sha1=` alone when the hook has no secret. Prefer `X-Hub-Signature-256`.
+                 * @example sha1=8d2e4b6a0c1f3e5d7b9a2c4e6f8a0b1c3d5e7f90
+                 */
+                "X-Hub-Signature": components["parameters"]["WebhookHubSignature"];
+                /**
+                 * @description `sha256=` and the value of `X-Gitea-Signature`, as GitHub writes its signatures; `sha256=` alone when the hook has no secret.
+                 * @example sha256=3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Hub-Signature-256": components["parameters"]["WebhookHubSignature256"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for GitHub.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-GitHub-Delivery": components["parameters"]["WebhookGitHubDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example pull_request_rejected
+                 */
+                "X-GitHub-Event": "pull_request_rejected";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example pull_request_review_rejected
+                 */
+                "X-GitHub-Event-Type": "pull_request_review_rejected";
+                /**
+                 * @description The same as `X-Gitea-Hook-Installation-Target-Type`.
+                 * @example repository
+                 */
+                "X-GitHub-Hook-Installation-Target-Type": components["parameters"]["WebhookGitHubTargetType"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PullRequestPayload"] & {
+                    /** @enum {unknown} */
+                    action?: "reviewed";
+                };
+                "application/x-www-form-urlencoded": {
+                    payload: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Gitea takes any `2xx` for a delivery, keeps the first MiB of the answer in its delivery log and reads nothing from it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within the delivery timeout, is a failed delivery. Gitea logs it and does not send it again. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    pullRequestReviewRequestWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The delivery's own id, new for each delivery to each hook. `X-Gogs-Delivery` and `X-GitHub-Delivery` repeat it.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gitea-Delivery": components["parameters"]["WebhookDelivery"];
+                /**
+                 * @description The kind of event, as Gitea groups them.
+                 * @example pull_request
+                 */
+                "X-Gitea-Event": "pull_request";
+                /**
+                 * @description The precise kind of event: the name of this webhook.
+                 * @example pull_request_review_request
+                 */
+                "X-Gitea-Event-Type": "pull_request_review_request";
+                /**
+                 * @description The HMAC-SHA256 of the JSON payload (the request body, or the `payload` field of a form
+                 *     delivery) keyed with the hook's secret, in lower-case hexadecimal. **Empty** when the hook
+                 *     has no secret: such a delivery cannot be told from a forged one.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gitea-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Where the hook is set: `repository` for a repository's hook, `organization` or `user` for
+                 *     an owner's, `system` for a site administrator's system hook, `default` otherwise.
+                 * @example repository
+                 */
+                "X-Gitea-Hook-Installation-Target-Type": components["parameters"]["WebhookTargetType"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for Gogs.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gogs-Delivery": components["parameters"]["WebhookGogsDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example pull_request
+                 */
+                "X-Gogs-Event": "pull_request";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example pull_request_review_request
+                 */
+                "X-Gogs-Event-Type": "pull_request_review_request";
+                /**
+                 * @description The same as `X-Gitea-Signature`.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gogs-Signature": components["parameters"]["WebhookGogsSignature"];
+                /**
+                 * @description `sha1=` and the HMAC-SHA1 of the JSON payload with the hook's secret, in lower-case
+                 *     hexadecimal; `sha1=` alone when the hook has no secret. Prefer `X-Hub-Signature-256`.
+                 * @example sha1=8d2e4b6a0c1f3e5d7b9a2c4e6f8a0b1c3d5e7f90
+                 */
+                "X-Hub-Signature": components["parameters"]["WebhookHubSignature"];
+                /**
+                 * @description `sha256=` and the value of `X-Gitea-Signature`, as GitHub writes its signatures; `sha256=` alone when the hook has no secret.
+                 * @example sha256=3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Hub-Signature-256": components["parameters"]["WebhookHubSignature256"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for GitHub.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-GitHub-Delivery": components["parameters"]["WebhookGitHubDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example pull_request
+                 */
+                "X-GitHub-Event": "pull_request";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example pull_request_review_request
+                 */
+                "X-GitHub-Event-Type": "pull_request_review_request";
+                /**
+                 * @description The same as `X-Gitea-Hook-Installation-Target-Type`.
+                 * @example repository
+                 */
+                "X-GitHub-Hook-Installation-Target-Type": components["parameters"]["WebhookGitHubTargetType"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PullRequestPayload"] & {
+                    /** @enum {unknown} */
+                    action?: "review_request_removed" | "review_requested";
+                };
+                "application/x-www-form-urlencoded": {
+                    payload: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Gitea takes any `2xx` for a delivery, keeps the first MiB of the answer in its delivery log and reads nothing from it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within the delivery timeout, is a failed delivery. Gitea logs it and does not send it again. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    pullRequestSyncWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The delivery's own id, new for each delivery to each hook. `X-Gogs-Delivery` and `X-GitHub-Delivery` repeat it.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gitea-Delivery": components["parameters"]["WebhookDelivery"];
+                /**
+                 * @description The kind of event, as Gitea groups them.
+                 * @example pull_request
+                 */
+                "X-Gitea-Event": "pull_request";
+                /**
+                 * @description The precise kind of event: the name of this webhook.
+                 * @example pull_request_sync
+                 */
+                "X-Gitea-Event-Type": "pull_request_sync";
+                /**
+                 * @description The HMAC-SHA256 of the JSON payload (the request body, or the `payload` field of a form
+                 *     delivery) keyed with the hook's secret, in lower-case hexadecimal. **Empty** when the hook
+                 *     has no secret: such a delivery cannot be told from a forged one.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gitea-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Where the hook is set: `repository` for a repository's hook, `organization` or `user` for
+                 *     an owner's, `system` for a site administrator's system hook, `default` otherwise.
+                 * @example repository
+                 */
+                "X-Gitea-Hook-Installation-Target-Type": components["parameters"]["WebhookTargetType"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for Gogs.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gogs-Delivery": components["parameters"]["WebhookGogsDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example pull_request
+                 */
+                "X-Gogs-Event": "pull_request";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example pull_request_sync
+                 */
+                "X-Gogs-Event-Type": "pull_request_sync";
+                /**
+                 * @description The same as `X-Gitea-Signature`.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gogs-Signature": components["parameters"]["WebhookGogsSignature"];
+                /**
+                 * @description `sha1=` and the HMAC-SHA1 of the JSON payload with the hook's secret, in lower-case
+                 *     hexadecimal; `sha1=` alone when the hook has no secret. Prefer `X-Hub-Signature-256`.
+                 * @example sha1=8d2e4b6a0c1f3e5d7b9a2c4e6f8a0b1c3d5e7f90
+                 */
+                "X-Hub-Signature": components["parameters"]["WebhookHubSignature"];
+                /**
+                 * @description `sha256=` and the value of `X-Gitea-Signature`, as GitHub writes its signatures; `sha256=` alone when the hook has no secret.
+                 * @example sha256=3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Hub-Signature-256": components["parameters"]["WebhookHubSignature256"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for GitHub.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-GitHub-Delivery": components["parameters"]["WebhookGitHubDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example pull_request
+                 */
+                "X-GitHub-Event": "pull_request";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example pull_request_sync
+                 */
+                "X-GitHub-Event-Type": "pull_request_sync";
+                /**
+                 * @description The same as `X-Gitea-Hook-Installation-Target-Type`.
+                 * @example repository
+                 */
+                "X-GitHub-Hook-Installation-Target-Type": components["parameters"]["WebhookGitHubTargetType"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PullRequestPayload"] & {
+                    /** @enum {unknown} */
+                    action?: "synchronized";
+                };
+                "application/x-www-form-urlencoded": {
+                    payload: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Gitea takes any `2xx` for a delivery, keeps the first MiB of the answer in its delivery log and reads nothing from it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within the delivery timeout, is a failed delivery. Gitea logs it and does not send it again. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    pushWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The delivery's own id, new for each delivery to each hook. `X-Gogs-Delivery` and `X-GitHub-Delivery` repeat it.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gitea-Delivery": components["parameters"]["WebhookDelivery"];
+                /**
+                 * @description The kind of event, as Gitea groups them.
+                 * @example push
+                 */
+                "X-Gitea-Event": "push";
+                /**
+                 * @description The precise kind of event: the name of this webhook.
+                 * @example push
+                 */
+                "X-Gitea-Event-Type": "push";
+                /**
+                 * @description The HMAC-SHA256 of the JSON payload (the request body, or the `payload` field of a form
+                 *     delivery) keyed with the hook's secret, in lower-case hexadecimal. **Empty** when the hook
+                 *     has no secret: such a delivery cannot be told from a forged one.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gitea-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Where the hook is set: `repository` for a repository's hook, `organization` or `user` for
+                 *     an owner's, `system` for a site administrator's system hook, `default` otherwise.
+                 * @example repository
+                 */
+                "X-Gitea-Hook-Installation-Target-Type": components["parameters"]["WebhookTargetType"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for Gogs.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gogs-Delivery": components["parameters"]["WebhookGogsDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example push
+                 */
+                "X-Gogs-Event": "push";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example push
+                 */
+                "X-Gogs-Event-Type": "push";
+                /**
+                 * @description The same as `X-Gitea-Signature`.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gogs-Signature": components["parameters"]["WebhookGogsSignature"];
+                /**
+                 * @description `sha1=` and the HMAC-SHA1 of the JSON payload with the hook's secret, in lower-case
+                 *     hexadecimal; `sha1=` alone when the hook has no secret. Prefer `X-Hub-Signature-256`.
+                 * @example sha1=8d2e4b6a0c1f3e5d7b9a2c4e6f8a0b1c3d5e7f90
+                 */
+                "X-Hub-Signature": components["parameters"]["WebhookHubSignature"];
+                /**
+                 * @description `sha256=` and the value of `X-Gitea-Signature`, as GitHub writes its signatures; `sha256=` alone when the hook has no secret.
+                 * @example sha256=3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Hub-Signature-256": components["parameters"]["WebhookHubSignature256"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for GitHub.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-GitHub-Delivery": components["parameters"]["WebhookGitHubDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example push
+                 */
+                "X-GitHub-Event": "push";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example push
+                 */
+                "X-GitHub-Event-Type": "push";
+                /**
+                 * @description The same as `X-Gitea-Hook-Installation-Target-Type`.
+                 * @example repository
+                 */
+                "X-GitHub-Hook-Installation-Target-Type": components["parameters"]["WebhookGitHubTargetType"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PushPayload"];
+                "application/x-www-form-urlencoded": {
+                    payload: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Gitea takes any `2xx` for a delivery, keeps the first MiB of the answer in its delivery log and reads nothing from it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within the delivery timeout, is a failed delivery. Gitea logs it and does not send it again. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    releaseWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The delivery's own id, new for each delivery to each hook. `X-Gogs-Delivery` and `X-GitHub-Delivery` repeat it.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gitea-Delivery": components["parameters"]["WebhookDelivery"];
+                /**
+                 * @description The kind of event, as Gitea groups them.
+                 * @example release
+                 */
+                "X-Gitea-Event": "release";
+                /**
+                 * @description The precise kind of event: the name of this webhook.
+                 * @example release
+                 */
+                "X-Gitea-Event-Type": "release";
+                /**
+                 * @description The HMAC-SHA256 of the JSON payload (the request body, or the `payload` field of a form
+                 *     delivery) keyed with the hook's secret, in lower-case hexadecimal. **Empty** when the hook
+                 *     has no secret: such a delivery cannot be told from a forged one.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gitea-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Where the hook is set: `repository` for a repository's hook, `organization` or `user` for
+                 *     an owner's, `system` for a site administrator's system hook, `default` otherwise.
+                 * @example repository
+                 */
+                "X-Gitea-Hook-Installation-Target-Type": components["parameters"]["WebhookTargetType"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for Gogs.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gogs-Delivery": components["parameters"]["WebhookGogsDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example release
+                 */
+                "X-Gogs-Event": "release";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example release
+                 */
+                "X-Gogs-Event-Type": "release";
+                /**
+                 * @description The same as `X-Gitea-Signature`.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gogs-Signature": components["parameters"]["WebhookGogsSignature"];
+                /**
+                 * @description `sha1=` and the HMAC-SHA1 of the JSON payload with the hook's secret, in lower-case
+                 *     hexadecimal; `sha1=` alone when the hook has no secret. Prefer `X-Hub-Signature-256`.
+                 * @example sha1=8d2e4b6a0c1f3e5d7b9a2c4e6f8a0b1c3d5e7f90
+                 */
+                "X-Hub-Signature": components["parameters"]["WebhookHubSignature"];
+                /**
+                 * @description `sha256=` and the value of `X-Gitea-Signature`, as GitHub writes its signatures; `sha256=` alone when the hook has no secret.
+                 * @example sha256=3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Hub-Signature-256": components["parameters"]["WebhookHubSignature256"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for GitHub.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-GitHub-Delivery": components["parameters"]["WebhookGitHubDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example release
+                 */
+                "X-GitHub-Event": "release";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example release
+                 */
+                "X-GitHub-Event-Type": "release";
+                /**
+                 * @description The same as `X-Gitea-Hook-Installation-Target-Type`.
+                 * @example repository
+                 */
+                "X-GitHub-Hook-Installation-Target-Type": components["parameters"]["WebhookGitHubTargetType"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReleasePayload"] & {
+                    /** @enum {unknown} */
+                    action?: "deleted" | "published" | "updated";
                 };
                 "application/x-www-form-urlencoded": {
                     payload: string;
@@ -4640,7 +7515,464 @@ export interface operations {
             content: {
                 "application/json": components["schemas"]["RepositoryPayload"] & {
                     /** @enum {unknown} */
-                    action?: "created";
+                    action?: "created" | "deleted";
+                };
+                "application/x-www-form-urlencoded": {
+                    payload: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Gitea takes any `2xx` for a delivery, keeps the first MiB of the answer in its delivery log and reads nothing from it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within the delivery timeout, is a failed delivery. Gitea logs it and does not send it again. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    statusWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The delivery's own id, new for each delivery to each hook. `X-Gogs-Delivery` and `X-GitHub-Delivery` repeat it.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gitea-Delivery": components["parameters"]["WebhookDelivery"];
+                /**
+                 * @description The kind of event, as Gitea groups them.
+                 * @example status
+                 */
+                "X-Gitea-Event": "status";
+                /**
+                 * @description The precise kind of event: the name of this webhook.
+                 * @example status
+                 */
+                "X-Gitea-Event-Type": "status";
+                /**
+                 * @description The HMAC-SHA256 of the JSON payload (the request body, or the `payload` field of a form
+                 *     delivery) keyed with the hook's secret, in lower-case hexadecimal. **Empty** when the hook
+                 *     has no secret: such a delivery cannot be told from a forged one.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gitea-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Where the hook is set: `repository` for a repository's hook, `organization` or `user` for
+                 *     an owner's, `system` for a site administrator's system hook, `default` otherwise.
+                 * @example repository
+                 */
+                "X-Gitea-Hook-Installation-Target-Type": components["parameters"]["WebhookTargetType"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for Gogs.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gogs-Delivery": components["parameters"]["WebhookGogsDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example status
+                 */
+                "X-Gogs-Event": "status";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example status
+                 */
+                "X-Gogs-Event-Type": "status";
+                /**
+                 * @description The same as `X-Gitea-Signature`.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gogs-Signature": components["parameters"]["WebhookGogsSignature"];
+                /**
+                 * @description `sha1=` and the HMAC-SHA1 of the JSON payload with the hook's secret, in lower-case
+                 *     hexadecimal; `sha1=` alone when the hook has no secret. Prefer `X-Hub-Signature-256`.
+                 * @example sha1=8d2e4b6a0c1f3e5d7b9a2c4e6f8a0b1c3d5e7f90
+                 */
+                "X-Hub-Signature": components["parameters"]["WebhookHubSignature"];
+                /**
+                 * @description `sha256=` and the value of `X-Gitea-Signature`, as GitHub writes its signatures; `sha256=` alone when the hook has no secret.
+                 * @example sha256=3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Hub-Signature-256": components["parameters"]["WebhookHubSignature256"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for GitHub.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-GitHub-Delivery": components["parameters"]["WebhookGitHubDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example status
+                 */
+                "X-GitHub-Event": "status";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example status
+                 */
+                "X-GitHub-Event-Type": "status";
+                /**
+                 * @description The same as `X-Gitea-Hook-Installation-Target-Type`.
+                 * @example repository
+                 */
+                "X-GitHub-Hook-Installation-Target-Type": components["parameters"]["WebhookGitHubTargetType"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CommitStatusPayload"];
+                "application/x-www-form-urlencoded": {
+                    payload: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Gitea takes any `2xx` for a delivery, keeps the first MiB of the answer in its delivery log and reads nothing from it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within the delivery timeout, is a failed delivery. Gitea logs it and does not send it again. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    wikiWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The delivery's own id, new for each delivery to each hook. `X-Gogs-Delivery` and `X-GitHub-Delivery` repeat it.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gitea-Delivery": components["parameters"]["WebhookDelivery"];
+                /**
+                 * @description The kind of event, as Gitea groups them.
+                 * @example wiki
+                 */
+                "X-Gitea-Event": "wiki";
+                /**
+                 * @description The precise kind of event: the name of this webhook.
+                 * @example wiki
+                 */
+                "X-Gitea-Event-Type": "wiki";
+                /**
+                 * @description The HMAC-SHA256 of the JSON payload (the request body, or the `payload` field of a form
+                 *     delivery) keyed with the hook's secret, in lower-case hexadecimal. **Empty** when the hook
+                 *     has no secret: such a delivery cannot be told from a forged one.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gitea-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Where the hook is set: `repository` for a repository's hook, `organization` or `user` for
+                 *     an owner's, `system` for a site administrator's system hook, `default` otherwise.
+                 * @example repository
+                 */
+                "X-Gitea-Hook-Installation-Target-Type": components["parameters"]["WebhookTargetType"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for Gogs.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gogs-Delivery": components["parameters"]["WebhookGogsDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example wiki
+                 */
+                "X-Gogs-Event": "wiki";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example wiki
+                 */
+                "X-Gogs-Event-Type": "wiki";
+                /**
+                 * @description The same as `X-Gitea-Signature`.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gogs-Signature": components["parameters"]["WebhookGogsSignature"];
+                /**
+                 * @description `sha1=` and the HMAC-SHA1 of the JSON payload with the hook's secret, in lower-case
+                 *     hexadecimal; `sha1=` alone when the hook has no secret. Prefer `X-Hub-Signature-256`.
+                 * @example sha1=8d2e4b6a0c1f3e5d7b9a2c4e6f8a0b1c3d5e7f90
+                 */
+                "X-Hub-Signature": components["parameters"]["WebhookHubSignature"];
+                /**
+                 * @description `sha256=` and the value of `X-Gitea-Signature`, as GitHub writes its signatures; `sha256=` alone when the hook has no secret.
+                 * @example sha256=3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Hub-Signature-256": components["parameters"]["WebhookHubSignature256"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for GitHub.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-GitHub-Delivery": components["parameters"]["WebhookGitHubDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example wiki
+                 */
+                "X-GitHub-Event": "wiki";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example wiki
+                 */
+                "X-GitHub-Event-Type": "wiki";
+                /**
+                 * @description The same as `X-Gitea-Hook-Installation-Target-Type`.
+                 * @example repository
+                 */
+                "X-GitHub-Hook-Installation-Target-Type": components["parameters"]["WebhookGitHubTargetType"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WikiPayload"] & {
+                    /** @enum {unknown} */
+                    action?: "created" | "deleted" | "edited";
+                };
+                "application/x-www-form-urlencoded": {
+                    payload: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Gitea takes any `2xx` for a delivery, keeps the first MiB of the answer in its delivery log and reads nothing from it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within the delivery timeout, is a failed delivery. Gitea logs it and does not send it again. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    workflowJobWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The delivery's own id, new for each delivery to each hook. `X-Gogs-Delivery` and `X-GitHub-Delivery` repeat it.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gitea-Delivery": components["parameters"]["WebhookDelivery"];
+                /**
+                 * @description The kind of event, as Gitea groups them.
+                 * @example workflow_job
+                 */
+                "X-Gitea-Event": "workflow_job";
+                /**
+                 * @description The precise kind of event: the name of this webhook.
+                 * @example workflow_job
+                 */
+                "X-Gitea-Event-Type": "workflow_job";
+                /**
+                 * @description The HMAC-SHA256 of the JSON payload (the request body, or the `payload` field of a form
+                 *     delivery) keyed with the hook's secret, in lower-case hexadecimal. **Empty** when the hook
+                 *     has no secret: such a delivery cannot be told from a forged one.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gitea-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Where the hook is set: `repository` for a repository's hook, `organization` or `user` for
+                 *     an owner's, `system` for a site administrator's system hook, `default` otherwise.
+                 * @example repository
+                 */
+                "X-Gitea-Hook-Installation-Target-Type": components["parameters"]["WebhookTargetType"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for Gogs.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gogs-Delivery": components["parameters"]["WebhookGogsDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example workflow_job
+                 */
+                "X-Gogs-Event": "workflow_job";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example workflow_job
+                 */
+                "X-Gogs-Event-Type": "workflow_job";
+                /**
+                 * @description The same as `X-Gitea-Signature`.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gogs-Signature": components["parameters"]["WebhookGogsSignature"];
+                /**
+                 * @description `sha1=` and the HMAC-SHA1 of the JSON payload with the hook's secret, in lower-case
+                 *     hexadecimal; `sha1=` alone when the hook has no secret. Prefer `X-Hub-Signature-256`.
+                 * @example sha1=8d2e4b6a0c1f3e5d7b9a2c4e6f8a0b1c3d5e7f90
+                 */
+                "X-Hub-Signature": components["parameters"]["WebhookHubSignature"];
+                /**
+                 * @description `sha256=` and the value of `X-Gitea-Signature`, as GitHub writes its signatures; `sha256=` alone when the hook has no secret.
+                 * @example sha256=3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Hub-Signature-256": components["parameters"]["WebhookHubSignature256"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for GitHub.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-GitHub-Delivery": components["parameters"]["WebhookGitHubDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example workflow_job
+                 */
+                "X-GitHub-Event": "workflow_job";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example workflow_job
+                 */
+                "X-GitHub-Event-Type": "workflow_job";
+                /**
+                 * @description The same as `X-Gitea-Hook-Installation-Target-Type`.
+                 * @example repository
+                 */
+                "X-GitHub-Hook-Installation-Target-Type": components["parameters"]["WebhookGitHubTargetType"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkflowJobPayload"] & {
+                    /** @enum {unknown} */
+                    action?: "completed" | "in_progress" | "queued" | "waiting";
+                };
+                "application/x-www-form-urlencoded": {
+                    payload: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered. Gitea takes any `2xx` for a delivery, keeps the first MiB of the answer in its delivery log and reads nothing from it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within the delivery timeout, is a failed delivery. Gitea logs it and does not send it again. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    workflowRunWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The delivery's own id, new for each delivery to each hook. `X-Gogs-Delivery` and `X-GitHub-Delivery` repeat it.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gitea-Delivery": components["parameters"]["WebhookDelivery"];
+                /**
+                 * @description The kind of event, as Gitea groups them.
+                 * @example workflow_run
+                 */
+                "X-Gitea-Event": "workflow_run";
+                /**
+                 * @description The precise kind of event: the name of this webhook.
+                 * @example workflow_run
+                 */
+                "X-Gitea-Event-Type": "workflow_run";
+                /**
+                 * @description The HMAC-SHA256 of the JSON payload (the request body, or the `payload` field of a form
+                 *     delivery) keyed with the hook's secret, in lower-case hexadecimal. **Empty** when the hook
+                 *     has no secret: such a delivery cannot be told from a forged one.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gitea-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Where the hook is set: `repository` for a repository's hook, `organization` or `user` for
+                 *     an owner's, `system` for a site administrator's system hook, `default` otherwise.
+                 * @example repository
+                 */
+                "X-Gitea-Hook-Installation-Target-Type": components["parameters"]["WebhookTargetType"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for Gogs.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-Gogs-Delivery": components["parameters"]["WebhookGogsDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example workflow_run
+                 */
+                "X-Gogs-Event": "workflow_run";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example workflow_run
+                 */
+                "X-Gogs-Event-Type": "workflow_run";
+                /**
+                 * @description The same as `X-Gitea-Signature`.
+                 * @example 3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Gogs-Signature": components["parameters"]["WebhookGogsSignature"];
+                /**
+                 * @description `sha1=` and the HMAC-SHA1 of the JSON payload with the hook's secret, in lower-case
+                 *     hexadecimal; `sha1=` alone when the hook has no secret. Prefer `X-Hub-Signature-256`.
+                 * @example sha1=8d2e4b6a0c1f3e5d7b9a2c4e6f8a0b1c3d5e7f90
+                 */
+                "X-Hub-Signature": components["parameters"]["WebhookHubSignature"];
+                /**
+                 * @description `sha256=` and the value of `X-Gitea-Signature`, as GitHub writes its signatures; `sha256=` alone when the hook has no secret.
+                 * @example sha256=3c1f6d0e7b2a9c84f5e61d2b7a09c3e48f1b6d5a2e7c90b3f4a8d1e6c2b5f907
+                 */
+                "X-Hub-Signature-256": components["parameters"]["WebhookHubSignature256"];
+                /**
+                 * @description The same as `X-Gitea-Delivery`, for receivers written for GitHub.
+                 * @example 6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02
+                 */
+                "X-GitHub-Delivery": components["parameters"]["WebhookGitHubDelivery"];
+                /**
+                 * @description The same as `X-Gitea-Event`.
+                 * @example workflow_run
+                 */
+                "X-GitHub-Event": "workflow_run";
+                /**
+                 * @description The same as `X-Gitea-Event-Type`.
+                 * @example workflow_run
+                 */
+                "X-GitHub-Event-Type": "workflow_run";
+                /**
+                 * @description The same as `X-Gitea-Hook-Installation-Target-Type`.
+                 * @example repository
+                 */
+                "X-GitHub-Hook-Installation-Target-Type": components["parameters"]["WebhookGitHubTargetType"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkflowRunPayload"] & {
+                    /** @enum {unknown} */
+                    action?: "completed" | "in_progress" | "requested";
                 };
                 "application/x-www-form-urlencoded": {
                     payload: string;

@@ -135,6 +135,8 @@ export default defineConfig([
       server: 'src/front/server.ts',
       msw: 'src/msw/handlers.ts',
       'markdown-worker': 'src/sources/markdown-worker.ts',
+      // The suites and the benchmark start their PostgreSQL servers with it, as `gitea-mock postgres` does.
+      'postgres-server': 'src/postgres-server.ts',
     },
     outDir: 'dist',
     format: 'esm',
@@ -143,6 +145,8 @@ export default defineConfig([
     tsconfig: '../tsconfig.build.json',
     dts: { tsgo: { path: tsgoPath } },
     clean: false,
+    // rolldown's note that some plugins take most of the build: known, and no action to take.
+    checks: { pluginTimings: false },
     // Serving, live mode, the proxy (with Ajv for its answer check) and the sandbox's store are
     // chunks loaded only when used, under names that do not change from build to build.
     outputOptions: { chunkFileNames: '[name].mjs' },
@@ -159,6 +163,8 @@ export default defineConfig([
     target: 'es2022',
     dts: false,
     clean: false,
+    // rolldown's note that some plugins take most of the build: known, and no action to take.
+    checks: { pluginTimings: false },
     deps: { neverBundle: [/^msw(\/|$)/], alwaysBundle: (id) => !/^msw(\/|$)/.test(id), onlyBundle: false },
     // mime-types, which Prism's validator reaches, takes `extname` from Node's `path`.
     alias: { path: fileURLToPath(new URL('src/msw/path-extname.ts', import.meta.url)) },

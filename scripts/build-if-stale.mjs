@@ -44,9 +44,10 @@ export const OUTPUTS = [
   'mock/dist/cli.d.mts',
   'mock/dist/cli.mjs',
   'mock/dist/clip.mjs',
+  'mock/dist/connections.mjs',
+  'mock/dist/cors.mjs',
   'mock/dist/document-file.mjs',
   'mock/dist/document.json',
-  'mock/dist/exchange-report.mjs',
   'mock/dist/http-operations.mjs',
   'mock/dist/json-shape.mjs',
   'mock/dist/junit.mjs',
@@ -61,10 +62,15 @@ export const OUTPUTS = [
   'mock/dist/network-failure.mjs',
   'mock/dist/open-state.mjs',
   'mock/dist/output-file.mjs',
+  'mock/dist/postgres-command.mjs',
+  'mock/dist/postgres-server.d.mts',
+  'mock/dist/postgres-server.mjs',
+  'mock/dist/postgres-server2.mjs',
   'mock/dist/postgres-url.mjs',
   'mock/dist/proxy.mjs',
   'mock/dist/receiver.mjs',
   'mock/dist/refusal.mjs',
+  'mock/dist/request-target.mjs',
   'mock/dist/schema.mjs',
   'mock/dist/schema2.mjs',
   'mock/dist/serve.mjs',
@@ -113,7 +119,11 @@ export function buildIfStale(root = ROOT) {
   const tsdown = join(root, 'node_modules/tsdown/dist/run.mjs');
   // The client first: the mock's build reads nothing of it, but a failure is told in that order.
   for (const cwd of [root, join(root, 'mock')]) {
-    const { status, error } = spawnSync(process.execPath, [tsdown, '--logLevel', 'warn'], { cwd, stdio: 'inherit' });
+    const quiet = join(root, 'scripts/quiet.mjs');
+    const { status, error } = spawnSync(process.execPath, [quiet, process.execPath, tsdown, '--logLevel', 'warn'], {
+      cwd,
+      stdio: 'inherit',
+    });
     if (error) throw error;
     if (status !== 0) return status ?? 1;
   }

@@ -17,4 +17,14 @@ export {
   type WebhookName,
   type WebhookPayload,
 } from './webhooks.js';
+export {
+  createNodeMiddleware,
+  createWebhookRouter,
+  type NodeMiddlewareOptions,
+  type WebhookEventName,
+  type WebhookEventOf,
+  type WebhookRouter,
+  type WebhookRouterError,
+  type WebhookRouterOptions,
+} from './webhook-router.js';
 export * from './types.js';

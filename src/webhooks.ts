@@ -29,7 +29,7 @@ export type WebhookDelivery = {
   };
 }[WebhookName];
 
-/** A signed delivery of an event or action the contract does not describe (a push, an issue opened in the web interface …). */
+/** A signed delivery of an event type or action the contract does not describe (one a newer server added …). */
 export interface OtherWebhookDelivery {
   known: false;
   event: string;
@@ -40,14 +40,42 @@ export interface OtherWebhookDelivery {
   payload: unknown;
 }
 
-/** The actions each webhook of the contract carries; test/client/webhooks.test.ts holds it to openapi.yaml. */
+/** The actions a webhook's payload carries; `never` for the kinds that have none (push, create …). */
+type ActionOf<Name extends WebhookName> = WebhookPayload<Name> extends { action: infer Action } ? Action : never;
+
+/**
+ * The actions each webhook of the contract carries, `null` for the kinds whose payload has no
+ * action, which are known by their event type alone; test/client/webhooks.test.ts holds it to
+ * openapi.yaml.
+ */
 const ACTIONS = {
-  issue_assign: ['unassigned'],
-  pull_request: ['closed', 'edited', 'reopened'],
+  create: null,
+  delete: null,
+  fork: null,
+  issue_assign: ['assigned', 'unassigned'],
+  issue_comment: ['created', 'deleted', 'edited'],
+  issue_label: ['label_cleared', 'label_updated'],
+  issue_milestone: ['demilestoned', 'milestoned'],
+  issues: ['closed', 'deleted', 'edited', 'opened', 'reopened'],
+  package: ['created', 'deleted'],
+  pull_request: ['closed', 'deleted', 'edited', 'opened', 'reopened'],
   pull_request_assign: ['assigned', 'unassigned'],
-  pull_request_milestone: ['milestoned'],
-  repository: ['created'],
-} as const satisfies { [Name in WebhookName]: readonly WebhookPayload<Name>['action'][] };
+  pull_request_comment: ['created', 'deleted', 'edited'],
+  pull_request_label: ['label_cleared', 'label_updated'],
+  pull_request_milestone: ['demilestoned', 'milestoned'],
+  pull_request_review_approved: ['reviewed'],
+  pull_request_review_comment: ['reviewed'],
+  pull_request_review_rejected: ['reviewed'],
+  pull_request_review_request: ['review_request_removed', 'review_requested'],
+  pull_request_sync: ['synchronized'],
+  push: null,
+  release: ['deleted', 'published', 'updated'],
+  repository: ['created', 'deleted'],
+  status: null,
+  wiki: ['created', 'deleted', 'edited'],
+  workflow_job: ['completed', 'in_progress', 'queued', 'waiting'],
+  workflow_run: ['completed', 'in_progress', 'requested'],
+} as const satisfies { [Name in WebhookName]: [ActionOf<Name>] extends [never] ? null : readonly ActionOf<Name>[] };
 
 export interface ParseWebhookOptions {
   /**
@@ -139,10 +167,10 @@ export async function parseWebhook(
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload))
     throw new WebhookError(400, 'malformed', 'the payload is not a JSON object');
   const action = (payload as { action?: unknown }).action;
-  const actions: readonly string[] | undefined = Object.hasOwn(ACTIONS, type)
+  const actions: readonly string[] | null | undefined = Object.hasOwn(ACTIONS, type)
     ? ACTIONS[type as WebhookName]
     : undefined;
-  const known = typeof action === 'string' && actions !== undefined && actions.includes(action);
+  const known = actions === null || (typeof action === 'string' && actions !== undefined && actions.includes(action));
   return {
     known,
     event: header('event'),

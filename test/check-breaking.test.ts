@@ -162,7 +162,7 @@ function planted(plant: Plant): { text: string; value: unknown } {
   if (!made) {
     const doc = parseDocument(original);
     plant(doc);
-    made = { text: doc.toString({ lineWidth: 0 }), value: doc.toJS() as unknown };
+    made = { text: doc.toString({ lineWidth: 0 }), value: doc.toJS({ maxAliasCount: -1 }) as unknown };
     plantings.set(plant, made);
   }
   return made;
@@ -170,7 +170,7 @@ function planted(plant: Plant): { text: string; value: unknown } {
 
 /** The changes of one real `redocly diff` run: openapi.yaml against it with BREAKING planted. */
 let changes: DiffChange[];
-const docs = { base: parse(original) as unknown, revision: planted(BREAKING).value };
+const docs = { base: parse(original, { maxAliasCount: -1 }) as unknown, revision: planted(BREAKING).value };
 
 /** The policy's verdict on those changes, in-process: `versions` at the base and now, `changelog` lines added since the base. */
 function verdict({

@@ -1,8 +1,10 @@
 // The bounds of the mock's request journal (mock/src/front/journal.ts), which no run of requests
 // should reach in a test: the newest entries of a credential, a ceiling on credentials, paths and
-// queries cut; the seeded draws of its conditions (mock/src/front/conditions.ts); and how the
-// command line's --latency and --faults are read.
+// queries cut; the seeded draws of its conditions (mock/src/front/conditions.ts) and the
+// ceilings on held requests; how the command line's --latency and --faults are read; and the
+// budget of request bodies in flight (mock/src/front/body-budget.ts).
 import { describe, expect, it } from 'vitest';
+import { createBodyBudget, defaultBodyBudget, MAX_BODY_BYTES } from '../mock/src/front/body-budget.js';
 import { createConditions, faultsOption, latencyOption } from '../mock/src/front/conditions.js';
 import { createJournal, JOURNAL_ENTRIES, JOURNALS } from '../mock/src/front/journal.js';
 
@@ -78,5 +80,43 @@ describe('the conditions', () => {
     ]);
     for (const text of ['0', '1.5', '10%', '0.1:', '0.1:500', 'x'])
       expect(faultsOption(text)).toMatch(/^invalid --faults/);
+  });
+
+  it('admit held requests up to their credential’s ceiling and the one in all, and take back what is given back', () => {
+    const conditions = createConditions({ maxHeld: 3, maxHeldPerCredential: 2 });
+    const [a1, a2, a3] = ['token a', 'token a', 'token a'].map((credential) => conditions.admitHeld(credential));
+    expect([typeof a1, typeof a2, a3]).toEqual(['function', 'function', expect.objectContaining({ status: 429 })]);
+    const anonymous = conditions.admitHeld(undefined);
+    expect(typeof anonymous).toBe('function');
+    expect(conditions.admitHeld('token b')).toEqual(expect.objectContaining({ status: 503 }));
+    // Given back twice, counted once.
+    (a1 as () => void)();
+    (a1 as () => void)();
+    expect(typeof conditions.admitHeld('token b')).toBe('function');
+    expect(conditions.admitHeld('token c')).toEqual(expect.objectContaining({ status: 503 }));
+    expect(() => createConditions({ maxHeld: 0 })).toThrow(/maxHeld must be a whole number/);
+    expect(() => createConditions({ maxHeld: 2, maxHeldPerCredential: 3 })).toThrow(/up to maxHeld/);
+  });
+});
+
+describe('the budget of request bodies in flight', () => {
+  it('refuses bytes past it with 503, a body larger than it with 413, and takes nothing after a release', () => {
+    const budget = createBodyBudget(100);
+    const [first, second] = [budget.reading(), budget.reading()];
+    expect([first.take(60), second.take(30)]).toEqual([undefined, undefined]);
+    expect(second.take(20)).toEqual(expect.objectContaining({ status: 503 }));
+    // Refused, the second holds nothing: its 30 bytes are back.
+    expect(budget.reading().take(40)).toBeUndefined();
+    first.release();
+    expect(first.take(1)).toEqual(expect.objectContaining({ status: 503 }));
+    const alone = budget.reading();
+    expect([alone.declared(101)?.status, alone.declared(100)]).toEqual([413, undefined]);
+    expect(alone.take(101)).toEqual(expect.objectContaining({ status: 413 }));
+  });
+
+  it('is an eighth of the heap by default, never below two bodies, and unbounded where the heap is unknown', () => {
+    expect(defaultBodyBudget(4096 * 1024 * 1024)).toBe(512 * 1024 * 1024);
+    expect(defaultBodyBudget(64 * 1024 * 1024)).toBe(2 * MAX_BODY_BYTES);
+    expect(defaultBodyBudget(undefined)).toBe(Infinity);
   });
 });

@@ -3,7 +3,7 @@
 // block runs here as written, its requests answered by MSW: `gitea-mock/msw`'s handlers (the
 // built package) for the kit's operation, a handler of the test's own for the read the kit lacks.
 import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -36,6 +36,27 @@ describe("the README's table of the twenty operations", () => {
     );
     expect(operations).toHaveLength(20);
     expect(rows.sort()).toEqual(operations.sort());
+  });
+});
+
+describe('install lines of the documents', () => {
+  it('never put gitea-contract among the development dependencies, where an app deployed with --omit=dev loses it', () => {
+    const files = ['README.md', 'mock/README.md', ...readdirSync(join(ROOT, 'docs')).map((name) => `docs/${name}`)];
+    const lines = files.flatMap((file) =>
+      readFileSync(join(ROOT, file), 'utf8')
+        .split('\n')
+        .flatMap((line) => line.match(/npm (?:install|i) [^`#\n]*/g) ?? [])
+        .map((command) => `${file}: ${command.trim()}`),
+    );
+    expect(lines.filter((line) => line.includes('gitea-mock')).length).toBeGreaterThan(3);
+    expect(lines.filter((line) => /(?:--save-dev|-D)\b/.test(line) && line.includes('gitea-contract'))).toEqual([]);
+  });
+});
+
+describe("the README's examples/", () => {
+  it('links every file of examples/ by name, and nothing that is not there', () => {
+    const linked = [...README.matchAll(/\]\(examples\/([^)]+)\)/g)].map(([, name]) => name);
+    expect(new Set(linked)).toEqual(new Set(readdirSync(join(ROOT, 'examples'))));
   });
 });
 

@@ -290,7 +290,8 @@ function webhookProblems(type: string, spec: WebhookFacts): string[] {
     if (header(name!) !== want)
       problems.push(`${type}: ${name} is ${show(header(name!))}, the server sends ${show(want)}`);
   const json = resolvePointer(doc, `#${webhook.location}/requestBody/content/application~1json/schema`);
-  const parts = isObject(json) && Array.isArray(json.allOf) ? json.allOf : [];
+  // A payload with actions is `allOf` the payload and the webhook's actions; one without is the payload itself.
+  const parts = isObject(json) ? (Array.isArray(json.allOf) ? json.allOf : [json]) : [];
   const payload = parts.flatMap((part) => (isObject(part) && typeof part.$ref === 'string' ? [part.$ref] : []));
   if (show(payload) !== show([`#/components/schemas/${spec.payload}`]))
     problems.push(`${type}: the payload is ${show(payload)}, the server sends ${spec.payload}`);

@@ -18,28 +18,35 @@ export const documented: ReadonlyMap<string, number[]> = new Map(
 
 export const key = (operationId: string, status: number): string => `${operationId} ${status}`;
 
-/** The table the global teardown prints: one row per operation, ✓ exercised, ✗ not. */
+/**
+ * What the global teardown prints: one line when every documented response was exercised, and the
+ * table of the operations that missed one (✓ exercised, ✗ not) when some were not.
+ */
 export function coverageTable(exercised: ReadonlySet<string>): string {
   const statuses = [...new Set([...documented.values()].flat())].sort((a, b) => a - b);
   const width = Math.max(...[...documented.keys()].map((id) => id.length));
-  const lines = [
-    `\ncontract coverage: operation × documented status (✓ exercised, ✗ missed, · not documented)`,
-    `${''.padEnd(width)} ${statuses.join(' ')}`,
-  ];
+  const rows: string[] = [];
   let missed = 0;
   let total = 0;
   for (const [id, codes] of documented) {
+    let missedHere = 0;
     const cells = statuses.map((status) => {
       if (!codes.includes(status)) return ' · ';
       total++;
       if (exercised.has(key(id, status))) return ' ✓ ';
-      missed++;
+      missedHere++;
       return ' ✗ ';
     });
-    lines.push(`${id.padEnd(width)} ${cells.join(' ')}`);
+    missed += missedHere;
+    if (missedHere > 0) rows.push(`${id.padEnd(width)} ${cells.join(' ')}`);
   }
-  lines.push(`${total - missed} of ${total} documented responses exercised${missed ? `, ${missed} MISSED` : ''}`);
-  return lines.join('\n');
+  const summary = `contract coverage: ${total - missed} of ${total} documented responses exercised`;
+  if (missed === 0) return summary;
+  return [
+    `${summary}, ${missed} MISSED (✓ exercised, ✗ missed, · not documented):`,
+    `${''.padEnd(width)} ${statuses.join(' ')}`,
+    ...rows,
+  ].join('\n');
 }
 
 /** Writes what one suite exercised where the global teardown collects it. */

@@ -137,3 +137,29 @@ export async function exampleRequest(
   }
   return { url, headers, method: op.method.toUpperCase(), ...(body === undefined ? {} : { body }) };
 }
+
+/**
+ * The first of `answers` to settle, with its index; rejects, saying `what` was awaited, when none
+ * settles within `timeoutMs` (a bound far above the event it waits for, never a speed goal).
+ */
+export function firstSettled<T>(
+  answers: readonly Promise<T>[],
+  what: string,
+  timeoutMs = 20_000,
+): Promise<{ index: number; value: T }> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms: ${what}`)), timeoutMs);
+    for (const [index, answer] of answers.entries()) {
+      answer.then(
+        (value) => {
+          clearTimeout(timer);
+          resolve({ index, value });
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      );
+    }
+  });
+}

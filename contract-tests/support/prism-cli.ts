@@ -19,8 +19,12 @@ function exited(child: ChildProcess): Promise<void> {
   });
 }
 
-/** Spawns Prism with `extraArgs` and resolves once it answers HTTP; rejects if it dies first. */
-export async function startPrismCli(extraArgs: readonly string[] = [], timeoutMs = 20_000): Promise<PrismCli> {
+/**
+ * Spawns Prism with `extraArgs` and resolves once it answers HTTP; rejects if it dies first, or
+ * stops it and rejects when it has not answered within `timeoutMs`: a start takes a second and a
+ * half on a quiet machine and ten times that beside two CPU-bound processes.
+ */
+export async function startPrismCli(extraArgs: readonly string[] = [], timeoutMs = 90_000): Promise<PrismCli> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const child = spawn(
@@ -43,7 +47,7 @@ export async function startPrismCli(extraArgs: readonly string[] = [], timeoutMs
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`prism exited with ${child.exitCode}:\n${output}`);
     try {
-      await fetch(origin, { signal: AbortSignal.timeout(500) });
+      await fetch(origin, { signal: AbortSignal.timeout(2_000) });
       return { origin, stop };
     } catch {
       await new Promise((resolve) => setTimeout(resolve, 50));

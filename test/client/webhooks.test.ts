@@ -14,6 +14,35 @@ import { isObject, listWebhooks } from '../../mock/src/contract/document.js';
 import { loadDocument } from '../../mock/src/contract/document-file.js';
 
 const SECRET = 'hook-secret-7c1e';
+/** Every event type a Gitea hook can listen to (modules/webhook/type.go `AllEvents`). */
+const GITEA_EVENT_TYPES = [
+  'create',
+  'delete',
+  'fork',
+  'push',
+  'issues',
+  'issue_assign',
+  'issue_label',
+  'issue_milestone',
+  'issue_comment',
+  'pull_request',
+  'pull_request_assign',
+  'pull_request_label',
+  'pull_request_milestone',
+  'pull_request_comment',
+  'pull_request_review_approved',
+  'pull_request_review_rejected',
+  'pull_request_review_comment',
+  'pull_request_sync',
+  'pull_request_review_request',
+  'wiki',
+  'repository',
+  'release',
+  'package',
+  'status',
+  'workflow_run',
+  'workflow_job',
+] as const;
 const PAYLOAD = `{\n  "action": "closed",\n  "number": 43,\n  "pull_request": {\n    "title": "Fix countdown ✓"\n  }\n}`;
 const sign = (body: string | Buffer, secret = SECRET): string =>
   createHmac('sha256', secret).update(body).digest('hex');
@@ -170,28 +199,53 @@ describe('parseWebhook', () => {
   it("knows exactly the event types and actions of openapi.yaml's webhooks", async () => {
     const doc = loadDocument(new URL('../../openapi.yaml', import.meta.url));
     const webhooks = listWebhooks(doc);
-    expect(webhooks.length).toBeGreaterThan(0);
+    expect(webhooks.map((webhook) => webhook.path).sort()).toEqual([...GITEA_EVENT_TYPES].sort());
     for (const webhook of webhooks) {
-      const media = (webhook.operation.requestBody as { content: Record<string, { schema: unknown }> }).content[
+      const schema = (webhook.operation.requestBody as { content: Record<string, { schema: unknown }> }).content[
         'application/json'
-      ]!.schema as { allOf: { properties?: { action?: { enum: string[] } } }[] };
-      const actions = media.allOf.flatMap((part) => (isObject(part) ? (part.properties?.action?.enum ?? []) : []));
-      expect(actions.length, webhook.path).toBeGreaterThan(0);
-      for (const action of [...actions, 'opened']) {
-        const body = JSON.stringify({ action });
-        const parsed = await parseWebhook(delivery(body, { type: webhook.path }), { secret: SECRET });
-        expect([webhook.path, action, parsed.known]).toEqual([webhook.path, action, action !== 'opened']);
+      ]!.schema as { allOf?: { properties?: { action?: { enum: string[] } } }[] };
+      const actions = (schema.allOf ?? []).flatMap((part) =>
+        isObject(part) ? (part.properties?.action?.enum ?? []) : [],
+      );
+      // A kind without actions (push, create …) is known by its type alone.
+      const bodies = actions.length > 0 ? actions.map((action) => ({ action })) : [{}];
+      for (const body of [...bodies, { action: 'never_sent' }]) {
+        const parsed = await parseWebhook(delivery(JSON.stringify(body), { type: webhook.path }), { secret: SECRET });
+        const known = actions.length === 0 || (body as { action?: string }).action !== 'never_sent';
+        expect([webhook.path, body, parsed.known]).toEqual([webhook.path, body, known]);
       }
     }
-    const push = await parseWebhook(delivery('{"ref":"refs/heads/main"}', { type: 'push', event: 'push' }), {
+    const newer = await parseWebhook(delivery('{"action":"created"}', { type: 'discussion', event: 'discussion' }), {
       secret: SECRET,
     });
-    expect(push).toMatchObject({ known: false, type: 'push', payload: { ref: 'refs/heads/main' } });
+    expect(newer).toMatchObject({ known: false, type: 'discussion', payload: { action: 'created' } });
   });
+
+  for (const [type, event, example] of [
+    ['push', 'push', 'WebhookPushMain'],
+    ['issue_comment', 'issue_comment', 'WebhookIssueCommentCreated'],
+    ['release', 'release', 'WebhookReleasePublished'],
+    ['pull_request_review_approved', 'pull_request_approved', 'WebhookPullRequestReviewApproved'],
+  ] as const)
+    it(`reads the document's ${type} example as a known ${type} delivery`, async () => {
+      const doc = loadDocument(new URL('../../openapi.yaml', import.meta.url));
+      const examples = (doc.components as { examples: Record<string, { value: unknown }> }).examples;
+      const payload = examples[example]!.value;
+      const body = JSON.stringify(payload, null, 2);
+      const parsed = await parseWebhook(delivery(body, { type, event }), { secret: SECRET });
+      expect(parsed).toEqual({
+        known: true,
+        event,
+        type,
+        delivery: '6f1c2b9e-2f4d-4c8a-9b7e-1d3a5c7e9f02',
+        targetType: 'repository',
+        payload,
+      });
+    });
 });
 
 describe('tree-shaking', () => {
-  it('leaves the webhook helpers out of an app that only makes a client', async () => {
+  it('leaves the webhook helpers out of an app that only makes a client, and the router out of one that only parses', async () => {
     const { rolldown } = await import('rolldown');
     const built = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
     const bundled = async (names: string): Promise<string> => {
@@ -208,9 +262,14 @@ describe('tree-shaking', () => {
       }
     };
     const marks = ['x-hub-signature-256', 'WebhookError', 'HMAC'];
+    // The router's own texts, which only createWebhookRouter and createNodeMiddleware carry.
+    const routerMarks = ['the app failed to handle the delivery', 'not a webhook path'];
     const client = await bundled('createGiteaClient');
-    expect(marks.filter((mark) => client.includes(mark))).toEqual([]);
+    expect([...marks, ...routerMarks].filter((mark) => client.includes(mark))).toEqual([]);
     const helpers = await bundled('parseWebhook');
     expect(marks.filter((mark) => helpers.includes(mark))).toEqual(marks);
+    expect(routerMarks.filter((mark) => helpers.includes(mark))).toEqual([]);
+    const router = await bundled('createWebhookRouter, createNodeMiddleware');
+    expect([...marks, ...routerMarks].filter((mark) => router.includes(mark))).toEqual([...marks, ...routerMarks]);
   });
 });

@@ -67,7 +67,11 @@ describe('a fresh clone after npm ci', () => {
     }
   });
 
-  it("the breaking-change gate's advice (npm version minor) moves gitea-mock and its dependency along, and npm ci still resolves", async () => {
+  // Two runs of the gate (redocly diff each), npm version and npm ci: about 12 s alone, and over
+  // 30 s beside the package suite's compilers; bound against a hang only.
+  it("the breaking-change gate's advice (npm version minor) moves gitea-mock and its dependency along, and npm ci still resolves", {
+    timeout: 300_000,
+  }, async () => {
     // A breaking change to the document: a value taken from repoAddCollaborator's permission.
     const base = (await git(['rev-parse', 'HEAD'])).stdout.trim();
     const path = join(repo, 'openapi.yaml');

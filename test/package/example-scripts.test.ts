@@ -2,7 +2,7 @@
 // mock, with their output and exit code checked, error handling included.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -139,6 +139,34 @@ describe('examples/upload-release-asset.mjs', () => {
       expect(run.stdout).toMatch(
         /^uploading rocket\.tar\.gz \(1234 bytes\) to release 14001 of acme\/rocket\nattachment 13001: /,
       );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the test files of examples/, as a reader runs them', () => {
+  // `npx vitest run examples/<name>.test.mjs` in the reader's own project: Vitest's defaults (5 s
+  // a test, 10 s a hook), not this repository's config, which gives every suite 30 s. A cold
+  // start belongs in a hook with a bound of its own, not in the first test.
+  it("each passes under Vitest's default bounds", { timeout: 300_000 }, async () => {
+    const files = (await readdir(join(ROOT, 'examples'))).filter((name) => name.endsWith('.test.mjs')).sort();
+    expect(files).toEqual(['pull-request-bot.test.mjs', 'slow-and-down.test.mjs', 'team-screen.test.mjs']);
+    const dir = await mkdtemp(join(tmpdir(), 'gitea-contract-vitest-defaults-'));
+    try {
+      const config = join(dir, 'vitest.config.mjs');
+      await writeFile(config, 'export default {};\n');
+      const vitest = join(ROOT, 'node_modules/vitest/vitest.mjs');
+      const run = await new Promise<Run>((resolve) => {
+        const child = execFile(
+          process.execPath,
+          [vitest, 'run', '--config', config, '--root', ROOT, ...files.map((name) => `examples/${name}`)],
+          { cwd: ROOT, env: { ...process.env, CI: '1', NO_COLOR: '1' } },
+          (_error, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }),
+        );
+      });
+      expect(run.stdout.match(/Tests\s+(.*)/)?.[1]).toMatch(/^7 passed/);
+      expect(run.code).toBe(0);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -1,13 +1,15 @@
 // The two packages as users get them: `npm pack` of each in a clean copy of this repository that
 // holds the build's current outputs and nothing an earlier build left, each tarball installed into
-// a fresh project as an app that wants the client and a project that runs the mock do. The client
-// app gets three packages; the mock project runs `gitea-mock` (the sandbox and live mode) and the
-// installed client against it; consumers type-check under TypeScript 5.9 and 7.
+// a fresh project with the README's install commands, as an app that wants the client and a
+// project that runs the mock do. The client app gets three packages; the mock project keeps the
+// client among its dependencies and the mock among its development ones, runs `gitea-mock` (the
+// sandbox and live mode) and the installed client against it; consumers type-check under
+// TypeScript 5.9 and 7. Neither manifest holds a script that npm runs when it installs a package.
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFile, cp, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -79,12 +81,49 @@ const MOCK = {
   allowed: [/^dist\/[\w-]+\.mjs$/, /^dist\/[\w-]+\.d\.mts$/],
 };
 
-/** A fresh project in `folder` with `specs` installed as a user installs them. */
-async function project(folder: string, specs: string[]): Promise<void> {
+/**
+ * The README's commands that install the two tarballs, as npm's arguments, in the README's order:
+ * the lines of its `sh` block that names the mock's tarball.
+ */
+function readmeInstalls(): string[][] {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const block = [...readme.matchAll(/^```sh\n([\s\S]*?)^```$/gm)]
+    .map(([, code]) => code!)
+    .find((code) => code.includes('gitea-mock-0.1.0.tgz'));
+  expect(block).toBeDefined();
+  return block!
+    .split('\n')
+    .map((line) => line.replace(/#.*/, '').trim())
+    .filter(Boolean)
+    .map((line) => {
+      const [command, ...args] = line.split(/\s+/);
+      expect(command).toBe('npm');
+      return args;
+    });
+}
+
+/** A fresh project in `folder`, the tarballs beside its package.json, and `commands` run in it as a user runs them. */
+async function project(folder: string, tarballs: string[], commands: string[][]): Promise<void> {
   await mkdir(folder);
   await writeFile(join(folder, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  await npm(['install', ...specs, '--no-audit', '--no-fund', '--prefer-offline'], folder);
+  await Promise.all(tarballs.map((tarball) => copyFile(tarball, join(folder, basename(tarball)))));
+  for (const args of commands) await npm([...args, '--no-audit', '--no-fund', '--prefer-offline'], folder);
 }
+
+/** The packages below `folder`'s node_modules, as `npm ls` lists them (its own folder left out). */
+async function installed(folder: string, args: string[] = []): Promise<string[]> {
+  const listed = (await npm(['ls', '--all', '--parseable', ...args], folder)).trim().split('\n').slice(1);
+  return listed.map((path) => relative(join(folder, 'node_modules'), path)).sort();
+}
+
+/** The package.json of a tarball, as npm reads it when it installs the package. */
+async function manifestOf(tarball: string): Promise<{ scripts?: Record<string, string> }> {
+  const { stdout } = await run('tar', ['-xOzf', tarball, 'package/package.json'], { maxBuffer: 1024 * 1024 });
+  return JSON.parse(stdout) as { scripts?: Record<string, string> };
+}
+
+/** The scripts npm runs when it installs a package from its tarball (`prepare` too, for one that is not from a registry). */
+const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall', 'prepare'];
 
 /** Bytes of every file below `path`. */
 async function size(path: string): Promise<number> {
@@ -144,6 +183,9 @@ let stage: string;
 let app: string;
 let mockProject: string;
 let packed: { client: string[]; mock: string[] };
+let tarballs: { client: string; mock: string };
+/** What the mock project held after the README's two installs, before msw came in. */
+let mockPackages: string[];
 
 beforeAll(async () => {
   stage = await mkdtemp(join(tmpdir(), 'gitea-contract-pack-'));
@@ -168,9 +210,20 @@ beforeAll(async () => {
   };
   const [client, mock] = await Promise.all([pack([]), pack(['-w', 'gitea-mock'])]);
   packed = { client: client.files, mock: mock.files };
+  tarballs = { client: client.filename, mock: mock.filename };
+  const installs = readmeInstalls();
+  expect(installs).toEqual([
+    ['install', './gitea-contract-0.1.0.tgz'],
+    ['install', '--save-dev', './gitea-mock-0.1.0.tgz'],
+  ]);
   await Promise.all([
-    project(app, [client.filename]),
-    project(mockProject, [client.filename, mock.filename, `msw@${MSW}`]),
+    project(app, [client.filename], installs.slice(0, 1)),
+    (async () => {
+      await project(mockProject, [client.filename, mock.filename], installs);
+      mockPackages = await installed(mockProject);
+      // The MSW section's peer, beside the mock.
+      await npm(['install', '--save-dev', `msw@${MSW}`, '--no-audit', '--no-fund', '--prefer-offline'], mockProject);
+    })(),
   ]);
 }, 240_000);
 
@@ -195,14 +248,40 @@ describe('npm pack', () => {
   });
 });
 
-describe('the client installed alone', () => {
-  it('brings three packages in under 3.5 MiB: itself, openapi-fetch and its helper types', async () => {
-    const listed = (await npm(['ls', '--all', '--parseable'], app)).trim().split('\n').slice(1);
-    expect(listed.map((path) => relative(join(app, 'node_modules'), path)).sort()).toEqual([
+describe('the manifests npm installs', () => {
+  it.each(['client', 'mock'] as const)('%s: no script npm runs at install time', async (key) => {
+    const { scripts = {} } = await manifestOf(tarballs[key]);
+    expect(INSTALL_SCRIPTS.filter((name) => name in scripts)).toEqual([]);
+  });
+});
+
+describe("the README's install commands", () => {
+  it('leave gitea-contract among the dependencies and put gitea-mock among the development ones', async () => {
+    const manifest = async (folder: string) => JSON.parse(await readFile(join(folder, 'package.json'), 'utf8'));
+    expect((await manifest(app)).dependencies).toEqual({ 'gitea-contract': 'file:gitea-contract-0.1.0.tgz' });
+    const mock = await manifest(mockProject);
+    expect(mock.dependencies).toEqual({ 'gitea-contract': 'file:gitea-contract-0.1.0.tgz' });
+    expect(mock.devDependencies).toEqual({ 'gitea-mock': 'file:gitea-mock-0.1.0.tgz', msw: `^${MSW}` });
+    // What a deployment with --omit=dev keeps: the client.
+    expect(await installed(mockProject, ['--omit=dev'])).toEqual([
       'gitea-contract',
       'openapi-fetch',
       'openapi-typescript-helpers',
     ]);
+  });
+
+  it("bring, for the mock, the README's count of packages to within a tenth", () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const stated = /about (\d+) packages in a fresh project, the client's three among them/.exec(readme);
+    expect(stated).not.toBeNull();
+    expect(mockPackages).toEqual(expect.arrayContaining(['gitea-contract', 'gitea-mock', 'openapi-fetch']));
+    expect(Math.abs(mockPackages.length / Number(stated![1]) - 1)).toBeLessThan(0.1);
+  });
+});
+
+describe('the client installed alone', () => {
+  it('brings three packages in under 3.5 MiB: itself, openapi-fetch and its helper types', async () => {
+    expect(await installed(app)).toEqual(['gitea-contract', 'openapi-fetch', 'openapi-typescript-helpers']);
     // About 1.7 MB of client, document and types, and 1.5 MB of server profiles (dist/profiles/).
     expect(await size(join(app, 'node_modules'))).toBeLessThan(3.5 * 1024 * 1024);
   });

@@ -6,6 +6,7 @@ import { DOCUMENT, loadOperations, operationsOf, readDocumentFile } from '../con
 import { createAnswering, type AnsweringChoices, type AnsweringMock, type AnsweringPlatform } from './answering.js';
 import type { ResponseClass } from './app.js';
 import { operationTable, type OperationTable } from './operations.js';
+import { seedText } from './seed.js';
 import { loadGenerator } from '../sources/dynamic.js';
 import { heapLimit } from '../sources/heap.js';
 import { createMarkdownRenderer } from '../sources/markdown.js';
@@ -15,7 +16,9 @@ import { createNodeTransport } from '../webhooks/transport-node.js';
 
 export type { AnsweringMock };
 
-export interface AnsweringOptions extends AnsweringChoices {
+export interface AnsweringOptions extends Omit<AnsweringChoices, 'seed'> {
+  /** Makes dynamic data, random delays and random faults repeatable: `7` and `'7'` are one seed, as `--seed 7` is. */
+  seed?: string | number;
   /** The OpenAPI document to serve: a file (YAML or JSON), or the document as data; defaults to the package's `openapi.yaml`. */
   document?: string | Record<string, unknown>;
 }
@@ -55,6 +58,8 @@ export async function createAnsweringMock(
   docsUrl: () => string,
   Response?: ResponseClass,
 ): Promise<AnsweringMock> {
+  const { seed: given, ...choices } = options;
+  const seed = seedText(given);
   const table = await operationTableOf(options.document);
   let sandbox = options.sandbox;
   if (sandbox?.state !== undefined && sandbox.store === undefined) {
@@ -74,7 +79,7 @@ export async function createAnsweringMock(
     return await createAnswering(
       table,
       NODE_PLATFORM,
-      { ...options, ...(sandbox ? { sandbox } : {}) },
+      { ...choices, ...(seed === undefined ? {} : { seed }), ...(sandbox ? { sandbox } : {}) },
       docsUrl,
       Response,
     );

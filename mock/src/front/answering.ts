@@ -5,6 +5,7 @@
 // generator, the state folder); the handlers' browser build starts here directly, from the
 // document bundled as data, with what a browser has.
 import { createApp, type GiteaApp, type ResponseClass } from './app.js';
+import { createBodyBudget, defaultBodyBudget, type BodyBudget } from './body-budget.js';
 import { createConditions, type ConditionOptions, type Conditions } from './conditions.js';
 import { createJournal, type Journal } from './journal.js';
 import type { OperationTable } from './operations.js';
@@ -27,6 +28,8 @@ export interface AnsweringChoices extends Omit<ConditionOptions, 'seed'> {
   sandbox?: SandboxOptions;
   /** Problems of the mock itself, such as an answer that breaks the document. */
   onWarning?: (line: string) => void;
+  /** Bytes of request bodies held at once, being read or waiting for their answer (default: an eighth of V8's heap, body-budget.ts). */
+  maxBodyBytesInFlight?: number;
 }
 
 export interface AnsweringMock {
@@ -38,6 +41,8 @@ export interface AnsweringMock {
   conditions: Conditions;
   /** The requests answered, per credential (the proxy's too). */
   journal: Journal;
+  /** The bytes of request bodies held at once (the proxy's too). */
+  bodies: BodyBudget;
   close(): Promise<void>;
 }
 
@@ -53,7 +58,10 @@ export async function createAnswering(
     ...(options.latency === undefined ? {} : { latency: options.latency }),
     ...(options.faults === undefined ? {} : { faults: options.faults }),
     ...(options.seed === undefined ? {} : { seed: options.seed }),
+    ...(options.maxHeld === undefined ? {} : { maxHeld: options.maxHeld }),
+    ...(options.maxHeldPerCredential === undefined ? {} : { maxHeldPerCredential: options.maxHeldPerCredential }),
   });
+  const bodies = createBodyBudget(options.maxBodyBytesInFlight ?? defaultBodyBudget(platform.heapLimit));
   const context = { docsUrl };
   const examples = await createExamples(context, {
     ...(options.dynamic === undefined ? {} : { dynamic: options.dynamic }),
@@ -72,6 +80,7 @@ export async function createAnswering(
     warn: options.onWarning ?? (() => {}),
     conditions,
     journal,
+    bodies,
     ...(Response ? { Response } : {}),
   });
   return {
@@ -80,6 +89,7 @@ export async function createAnswering(
     ...(sandbox ? { sandbox: sandbox.control } : {}),
     conditions,
     journal,
+    bodies,
     close: async () => source.close?.(),
   };
 }

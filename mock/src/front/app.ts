@@ -10,11 +10,13 @@
 import type { IHttpRequest } from '@stoplight/prism-http';
 import { checkAuthorization } from './auth.js';
 import { readBody, type BodyResult } from './body.js';
+import type { BodyBudget, BodyReading } from './body-budget.js';
 import type { Conditions } from './conditions.js';
-import { corsHeaders, isPreflight, preflightHeaders, type HeaderOf } from './cors.js';
+import { corsHeaders, isPreflight, preflightHeaders, retryShortly, type HeaderOf } from './cors.js';
 import { apiError, JSON_TYPE, notFound, reasonPhrase } from './errors.js';
 import { faultAnswer } from './faults.js';
 import { JOURNAL_PATH, journalAnswer, type Journal } from './journal.js';
+import { nameRefusal } from './name-rules.js';
 import type { MockOperation, OperationTable } from './operations.js';
 import { checkPreference, type PreferResult } from './prefer.js';
 import type { Answer, AnsweringSource } from '../sources/source.js';
@@ -43,6 +45,8 @@ export interface AppParts {
   conditions: Conditions;
   /** Where each API request is recorded once answered. */
   journal: Journal;
+  /** The bytes of request bodies held at once (body-budget.ts), shared with every reader of the server. */
+  bodies: BodyBudget;
   /**
    * The Response class to answer with (default: the global one). The Node adapter gives srvx's,
    * which is cheaper and can carry a body on a 205, as Gitea's notifyReadThread sends one.
@@ -91,6 +95,7 @@ export function createApp({
   warn,
   conditions,
   journal,
+  bodies,
   Response: Answering = Response,
 }: AppParts): GiteaApp {
   /**
@@ -143,6 +148,7 @@ export function createApp({
     path: string,
     prefer: PreferResult,
     cors: Headers,
+    reading: BodyReading,
     bodyRead?: Promise<BodyResult>,
   ): Promise<Response> {
     const method = request.method;
@@ -152,9 +158,19 @@ export function createApp({
     if (!auth.ok) return error(method, 401, auth.message, cors);
     const problem = prefer.ok ? checkPreference(op, prefer.preference) : prefer.message;
     if (!prefer.ok || problem !== undefined) return error(method, 400, problem ?? 'invalid Prefer header', cors);
-    const body = await (bodyRead ?? readBody(request, op.operation));
+    const body = await (bodyRead ?? readBody(request, op.operation, reading));
+    // A body refused while it was read is left unread: its connection goes with the answer.
     if (!body.ok)
-      return error(method, body.status, body.message, body.status === 413 ? { ...cors, Connection: 'close' } : cors);
+      return error(
+        method,
+        body.status,
+        body.message,
+        body.status === 413
+          ? { ...cors, Connection: 'close' }
+          : body.status === 503
+            ? { ...retryShortly(cors), Connection: 'close' }
+            : cors,
+      );
 
     const input: IHttpRequest = {
       method: op.method.toLowerCase() as PrismMethod,
@@ -164,7 +180,12 @@ export function createApp({
       body: body.body,
     };
     const inputErrors = requestErrors(op.operation, input, body.form);
-    if (inputErrors.length > 0) return error(method, 422, describeViolations(inputErrors), cors);
+    if (inputErrors.length > 0) {
+      const refusal = nameRefusal(op, input, inputErrors);
+      return refusal
+        ? error(method, refusal.status, refusal.message, cors)
+        : error(method, 422, describeViolations(inputErrors), cors);
+    }
     const answer = await source.answer({
       op,
       request: input,
@@ -245,10 +266,12 @@ export function createApp({
       signal: () => request.signal,
     };
     let bodyRead: Promise<BodyResult> | undefined;
+    // What the body holds is given back when the request is answered, however it ends.
+    const reading = bodies.reading();
     return underConditions({ conditions, journal }, arrival, {
       held: () => {
         if (route?.kind !== 'match') return;
-        bodyRead = readBody(request, route.op.operation);
+        bodyRead = readBody(request, route.op.operation, reading);
         // A request that faults never asks for it.
         bodyRead.catch(() => {});
       },
@@ -262,7 +285,7 @@ export function createApp({
           if (route.kind === 'none')
             return respond(request.method, { status: 404, type: 'application/json', body: notFound(docsUrl()) }, cors);
           if (route.kind === 'method') return notAllowed(method, url.pathname, route.allowed, cors);
-          return answerOperation(request, route.op, url, path, prefer, cors, bodyRead);
+          return answerOperation(request, route.op, url, path, prefer, cors, reading, bodyRead);
         }),
       fault: (fault) => {
         const { status, statusText, headers, body } = faultAnswer(fault, cors);
@@ -270,9 +293,10 @@ export function createApp({
         const init = { status, statusText, headers: { ...headers, 'Content-Length': String(bytes.length) } };
         return new Answering(request.method === 'HEAD' ? null : bytes, init);
       },
+      refuse: ({ status, message }) => error(request.method, status, message, retryShortly(cors)),
       reset: () => Response.error(),
       statusOf: (response) => (isNetworkError(response) ? null : response.status),
-    });
+    }).finally(() => reading.release());
   }
 
   /** `answer`'s response, or a 500 in the dialect when the mock fails. */

@@ -4,12 +4,12 @@
 import type { IHttpOperation } from '@stoplight/types';
 import { concatBytes, latin1Text } from '../bytes.js';
 import { jsonShape, MAX_CHECKED_VALUES } from '../contract/json-shape.js';
+import { MAX_BODY_BYTES, type BodyReading, type BodyRefusal } from './body-budget.js';
 import { parseMediaType } from './media-type.js';
 import { parseForm, type FormPart } from './multipart.js';
 
-const MAX_BODY_BYTES = 10 * 1024 * 1024;
 /** Deepest nesting Go's encoding/json reads. */
-const GO_MAX_DEPTH = 10_000;
+export const GO_MAX_DEPTH = 10_000;
 
 export type BodyResult =
   /**
@@ -17,18 +17,23 @@ export type BodyResult =
    * read as bytes comes with the type it is read as.
    */
   | { ok: true; body: unknown; form?: FormPart[]; contentType?: string }
-  | { ok: false; status: 413 | 422 | 400; message: string };
+  | { ok: false; status: 413 | 422 | 400 | 503; message: string };
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-type RawResult = { ok: true; data: Uint8Array } | { ok: false; status: 413 | 400; message: string };
+type RawResult = { ok: true; data: Uint8Array } | { ok: false; status: 413 | 400 | 503; message: string };
 
-const tooLarge = (): RawResult => ({ ok: false, status: 413, message: `request body exceeds ${MAX_BODY_BYTES} bytes` });
+const TOO_LARGE: BodyRefusal = { status: 413, message: `request body exceeds ${MAX_BODY_BYTES} bytes` };
 
-/** The whole body, up to MAX_BODY_BYTES; a declared length past it is refused before reading. */
-async function readRaw(request: Request): Promise<RawResult> {
-  const declared = request.headers.get('content-length');
-  if (declared !== null && Number(declared) > MAX_BODY_BYTES) return tooLarge();
+/**
+ * The whole body, up to MAX_BODY_BYTES, its bytes taken from the server's budget (`reading`) as
+ * they arrive; a declared length past either is refused before reading. Past a bound the rest
+ * stays unread: the answer must close the connection.
+ */
+export async function readBodyBytes(request: Request, reading: BodyReading): Promise<RawResult> {
+  const declared = Number(request.headers.get('content-length') ?? 0);
+  const never = declared > MAX_BODY_BYTES ? TOO_LARGE : reading.declared(declared);
+  if (never) return { ok: false, ...never };
   const reader = request.body!.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -37,11 +42,13 @@ async function readRaw(request: Request): Promise<RawResult> {
       const { done, value } = await reader.read();
       if (done) break;
       size += value.byteLength;
-      if (size > MAX_BODY_BYTES) {
-        // Not cancelled: on a Node socket that would end the connection before the 413 is sent.
+      const refusal = size > MAX_BODY_BYTES ? TOO_LARGE : reading.take(value.byteLength);
+      if (refusal) {
+        // Not cancelled: on a Node socket that would end the connection before the answer is sent.
         // What is left stays unread, and the answer closes the connection.
         reader.releaseLock();
-        return tooLarge();
+        reading.release();
+        return { ok: false, ...refusal };
       }
       chunks.push(value);
     }
@@ -49,6 +56,15 @@ async function readRaw(request: Request): Promise<RawResult> {
     return { ok: false, status: 400, message: 'the request body was cut short' };
   }
   return { ok: true, data: concatBytes(chunks) };
+}
+
+/**
+ * Which bound of every JSON body the mock reads a parsed `body` is past, if any: nested deeper
+ * than GO_MAX_DEPTH levels, or more than MAX_CHECKED_VALUES values.
+ */
+export function pastJsonBounds(body: unknown): 'depth' | 'values' | undefined {
+  const shape = jsonShape(body, MAX_CHECKED_VALUES, GO_MAX_DEPTH);
+  return shape.depth > GO_MAX_DEPTH ? 'depth' : shape.values > MAX_CHECKED_VALUES ? 'values' : undefined;
 }
 
 function isJson(mediaType: string): boolean {
@@ -70,13 +86,13 @@ const EMPTY_CONTENT_TYPE = { ok: false, status: 422, message: '[]: Empty Content
  * `operation` that takes one; to another, Prism answers that it does not take the type.
  * Operations that bind nothing (an upload) get the body as it is.
  */
-export async function readBody(request: Request, operation: IHttpOperation): Promise<BodyResult> {
+export async function readBody(request: Request, operation: IHttpOperation, reading: BodyReading): Promise<BodyResult> {
   const contentType = request.headers.get('content-type')?.trim() || undefined;
   const bound = isBound(operation);
   if (bound && contentType === undefined && (request.method === 'POST' || request.method === 'PUT'))
     return EMPTY_CONTENT_TYPE;
   if (request.body === null) return { ok: true, body: undefined };
-  const raw = await readRaw(request);
+  const raw = await readBodyBytes(request, reading);
   if (!raw.ok) return raw;
   if (contentType === undefined) {
     if (bound) return { ok: true, body: {} };
@@ -108,10 +124,10 @@ export async function readBody(request: Request, operation: IHttpOperation): Pro
     } catch (error) {
       return { ok: false, status: 422, message: `[]: ${error instanceof Error ? error.message : 'malformed JSON'}` };
     }
-    const shape = jsonShape(body, MAX_CHECKED_VALUES, GO_MAX_DEPTH);
+    const past = pastJsonBounds(body);
     // Go's decoder refuses it as it reads, so Gitea's binding answers it so.
-    if (shape.depth > GO_MAX_DEPTH) return { ok: false, status: 422, message: '[]: exceeded max depth' };
-    if (shape.values > MAX_CHECKED_VALUES)
+    if (past === 'depth') return { ok: false, status: 422, message: '[]: exceeded max depth' };
+    if (past === 'values')
       return {
         ok: false,
         status: 413,

@@ -3,9 +3,13 @@
 // are decided when the request arrives, before anything answers it, so a request that faults
 // never reaches the examples, the sandbox or the upstream: a write that faulted did not happen.
 // The random ones repeat with a seed: the same seed gives the same delays and faults to the
-// requests in the order they arrive.
+// requests in the order they arrive. A delay costs its client nothing and holds a connection, so
+// the requests held at once have ceilings of their own, per credential and in all, below the
+// connection ceiling: one that finds its ceiling reached is refused at once rather than held, and
+// a client that delays cannot take the connections of the others.
 import { sha256 } from '@noble/hashes/sha2';
 import { utf8Bytes } from '../bytes.js';
+import { keyOf } from '../credential-key.js';
 import { FAULTS, faultNamed, MAX_DELAY_MS, type Fault, type Preference } from './prefer.js';
 
 export interface ConditionOptions {
@@ -15,7 +19,14 @@ export interface ConditionOptions {
   faults?: number | { rate: number; kinds?: readonly Fault[] };
   /** Makes the random delays and faults repeatable. */
   seed?: string;
+  /** Most requests held for a delay at once, `Prefer: delay` and `latency` alike (default 2048; a server keeps it below its connection ceiling). */
+  maxHeld?: number;
+  /** Most requests of one credential (an `Authorization` value, or none) held at once (default a quarter of `maxHeld`). */
+  maxHeldPerCredential?: number;
 }
+
+/** The most requests held at once by default: half of the most connections a server keeps open (connections.ts). */
+export const DEFAULT_MAX_HELD = 2048;
 
 /** What happens to one request. */
 export interface Condition {
@@ -24,17 +35,39 @@ export interface Condition {
   fault?: Fault;
 }
 
+/** A delayed request refused for a ceiling on held requests: 429 for its credential's, 503 for the one in all. */
+export interface HoldRefusal {
+  status: 429 | 503;
+  message: string;
+}
+
 export interface Conditions {
   /** The request's own `Prefer: delay` and `fault` first, else the random ones of the options. */
   decide(preference: Preference): Condition;
+  /** A place among the held requests for one of `authorization`, and the function that gives it back; the refusal past a ceiling. */
+  admitHeld(authorization: string | undefined): (() => void) | HoldRefusal;
 }
 
 const isDelay = (value: unknown): value is number =>
   typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_DELAY_MS;
 
+const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 1;
+
+interface Checked {
+  latency?: [number, number];
+  rate: number;
+  kinds: readonly Fault[];
+  maxHeld: number;
+  maxHeldPerCredential: number;
+}
+
 /** The options checked, with a TypeError that says what to give. */
-function checked(options: ConditionOptions): { latency?: [number, number]; rate: number; kinds: readonly Fault[] } {
-  const { latency, faults } = options;
+function checked(options: ConditionOptions): Checked {
+  const { latency, faults, maxHeld = DEFAULT_MAX_HELD } = options;
+  const { maxHeldPerCredential = Math.max(1, Math.floor(maxHeld / 4)) } = options;
+  if (!isCount(maxHeld)) throw new TypeError('maxHeld must be a whole number of requests from 1');
+  if (!isCount(maxHeldPerCredential) || maxHeldPerCredential > maxHeld)
+    throw new TypeError('maxHeldPerCredential must be a whole number of requests from 1 up to maxHeld');
   const range = typeof latency === 'number' ? [latency, latency] : latency;
   if (
     range !== undefined &&
@@ -48,7 +81,39 @@ function checked(options: ConditionOptions): { latency?: [number, number]; rate:
     throw new TypeError('faults must be a share of requests above 0 and at most 1, such as 0.1');
   if (!Array.isArray(kinds) || kinds.length === 0 || !kinds.every((kind) => FAULTS.includes(kind)))
     throw new TypeError('faults.kinds must list one or more of reset, 502, 503 and 504');
-  return { ...(range ? { latency: [range[0]!, range[1]!] } : {}), rate, kinds };
+  return { ...(range ? { latency: [range[0]!, range[1]!] } : {}), rate, kinds, maxHeld, maxHeldPerCredential };
+}
+
+/** Counts the requests held, in all and by credential, against their ceilings. */
+function heldCeilings(maxHeld: number, perCredential: number): Conditions['admitHeld'] {
+  const byCredential = new Map<string, number>();
+  let held = 0;
+  return (authorization) => {
+    // Hashed, as the journal keeps them: no credential is kept in memory.
+    const key = authorization === undefined ? '' : keyOf(authorization);
+    const mine = byCredential.get(key) ?? 0;
+    if (mine >= perCredential)
+      return {
+        status: 429,
+        message: `this credential has ${mine} requests held for a delay, as many as the mock holds for one; try again shortly`,
+      };
+    if (held >= maxHeld)
+      return {
+        status: 503,
+        message: `the mock holds ${held} requests for a delay, as many as it holds at once; try again shortly`,
+      };
+    held++;
+    byCredential.set(key, mine + 1);
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      held--;
+      const left = byCredential.get(key)! - 1;
+      if (left === 0) byCredential.delete(key);
+      else byCredential.set(key, left);
+    };
+  };
 }
 
 /**
@@ -67,9 +132,10 @@ function randomness(seed: string | undefined): (stream: string) => number {
 }
 
 export function createConditions(options: ConditionOptions = {}): Conditions {
-  const { latency, rate, kinds } = checked(options);
+  const { latency, rate, kinds, maxHeld, maxHeldPerCredential } = checked(options);
   const random = randomness(options.seed);
   return {
+    admitHeld: heldCeilings(maxHeld, maxHeldPerCredential),
     decide(preference) {
       // Drawn for every request, whatever it prefers, so a request's own choice leaves the sequence as it was.
       const delay = latency ? latency[0] + Math.floor(random('latency') * (latency[1] - latency[0] + 1)) : 0;

@@ -62,6 +62,17 @@ export function corsHeaders(header: HeaderOf): Record<string, string> {
   };
 }
 
+/** `cors` with `name` exposed too, so a browser page can read it (browsers hide every header CORS does not expose); unchanged without `Origin`. */
+export function exposing(cors: Record<string, string>, name: string): Record<string, string> {
+  const exposed = cors['Access-Control-Expose-Headers'];
+  return exposed === undefined ? cors : { ...cors, 'Access-Control-Expose-Headers': `${exposed}, ${name}` };
+}
+
+/** The headers of a refusal that frees itself shortly (a bound on what is held at once): `cors`, and `Retry-After: 1` a page can read. */
+export function retryShortly(cors: Record<string, string>): Record<string, string> {
+  return { ...exposing(cors, 'Retry-After'), 'Retry-After': '1' };
+}
+
 /** A preflight is an OPTIONS request with `Origin` and `Access-Control-Request-Method`. */
 export function isPreflight(method: string, header: HeaderOf): boolean {
   return (

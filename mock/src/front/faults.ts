@@ -6,6 +6,7 @@
 // front of Gitea, answers when Gitea is down or too slow: its default error pages, HTML with
 // CRLF line ends, as `server_tokens off` writes them. None is in the service's JSON dialect: none
 // comes from Gitea's API.
+import { exposing } from './cors.js';
 import type { Fault } from './prefer.js';
 
 export interface FaultAnswer {
@@ -54,10 +55,6 @@ const ANSWERS: Record<Exclude<Fault, 'reset'>, FaultAnswer> = {
  */
 export function faultAnswer(fault: Exclude<Fault, 'reset'>, cors: Record<string, string>): FaultAnswer {
   const answer = ANSWERS[fault];
-  const exposed = cors['Access-Control-Expose-Headers'];
-  const headers =
-    exposed !== undefined && answer.headers['Retry-After'] !== undefined
-      ? { ...cors, 'Access-Control-Expose-Headers': `${exposed}, Retry-After` }
-      : cors;
+  const headers = answer.headers['Retry-After'] === undefined ? cors : exposing(cors, 'Retry-After');
   return { ...answer, headers: { ...headers, ...answer.headers } };
 }

@@ -12,7 +12,8 @@ import { BASE_PATH, isNetworkError } from './app.js';
 import { createAnsweringMock, type AnsweringOptions } from './answering-node.js';
 import { checkAuthorization } from './auth.js';
 import { answerAndClose, defaultMaxConnections, IDLE_TIMEOUT_MS, limitConnections } from './connections.js';
-import { allowList, corsHeaders, isPreflight, preflightHeaders, type HeaderOf } from './cors.js';
+import { DEFAULT_MAX_HELD } from './conditions.js';
+import { allowList, corsHeaders, isPreflight, preflightHeaders, retryShortly, type HeaderOf } from './cors.js';
 import { DOCUMENT } from '../contract/document-file.js';
 import { apiError, rawErrorResponse, sendJson } from './errors.js';
 import { faultAnswer } from './faults.js';
@@ -73,13 +74,22 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
   const warn = options.onWarning ?? (() => {});
   let origin = '';
   let docsUrl = '';
+  // Requests held for a delay stay below the connections: half of them at most, so the others
+  // always find connections to answer on.
+  const ceiling = defaultMaxConnections();
+  const maxHeld = options.maxHeld ?? Math.min(DEFAULT_MAX_HELD, Math.floor(ceiling / 2));
+  if (maxHeld >= ceiling)
+    throw new TypeError(
+      `maxHeld (--max-held) ${maxHeld} must be fewer than the ${ceiling} connections this server keeps open, or held requests could take every one`,
+    );
   const {
     app,
     table,
     conditions,
     journal,
+    bodies,
     close: closeSource,
-  } = await createAnsweringMock(options, () => docsUrl, FastResponse);
+  } = await createAnsweringMock({ ...options, maxHeld }, () => docsUrl, FastResponse);
   // The proxy's answer check (Ajv, the YAML document) is loaded only when it runs.
   const proxy: PassThroughSource | undefined = options.proxy
     ? await (await import('../sources/proxy.js')).createProxy(document, options.proxy)
@@ -158,6 +168,11 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
         res.end(bytes);
         return status;
       },
+      refuse: ({ status, message }) => {
+        req.resume();
+        sendJson(res, status, apiError(docsUrl, message), retryShortly(cors));
+        return status;
+      },
       reset: () => reset(req),
       statusOf: (sent) => (sent === 'reset' ? null : sent),
     });
@@ -185,6 +200,7 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
         return auth.ok ? undefined : auth.message;
       },
       sendError: (res, status, message, headers) => sendJson(res, status, apiError(docsUrl, message), headers),
+      bodies,
     };
     return async (req, res) => {
       const requestOrigin = req.headers.origin;
@@ -289,7 +305,7 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
     },
     (req, res) => respond(req, res, handle),
   );
-  const connections = limitConnections(server, defaultMaxConnections(), () =>
+  const connections = limitConnections(server, ceiling, () =>
     rawErrorResponse(503, apiError(docsUrl, 'too many connections are busy; try again shortly'), ['Retry-After: 1']),
   );
   // Node answers any Expect but 100-continue with an empty 417; Go's net/http refuses it too.

@@ -2,9 +2,10 @@
 // the Fetch front (app.ts: the examples, dynamic data, the sandbox, the MSW handlers) and the
 // proxy on node:http (server.ts). The request is held for its delay, then gets its fault instead
 // of its answer, so one that faults never reaches the source or the upstream; a client that gives
-// up while its request is held leaves nothing to answer, and nothing runs. Each is recorded once
-// answered.
-import { hold, type Conditions } from './conditions.js';
+// up while its request is held leaves nothing to answer, and nothing runs. One that finds the
+// ceiling on held requests reached (conditions.ts) is refused at once, neither held nor answered.
+// Each is recorded once answered.
+import { hold, type Conditions, type HoldRefusal } from './conditions.js';
 import type { Journal } from './journal.js';
 import { parsePrefer, type Fault, type PreferResult } from './prefer.js';
 
@@ -26,6 +27,8 @@ export interface Ways<T> {
   /** Starts what may run while the request is held (reading its body), so a delay leaves the client its whole time to send it. */
   held?(): void;
   fault(fault: Exclude<Fault, 'reset'>): T;
+  /** The refusal of a request past a ceiling on held requests, in the dialect with `Retry-After`. */
+  refuse(refusal: HoldRefusal): T;
   reset(): T;
   statusOf(sent: T): number | null;
 }
@@ -37,12 +40,20 @@ export async function underConditions<T>(
 ): Promise<T> {
   const prefer = parsePrefer(request.prefer);
   const record = journal.begin(request.method, request.url, request.authorization);
-  const condition = conditions.decide(prefer.ok ? prefer.preference : {});
+  const decided = conditions.decide(prefer.ok ? prefer.preference : {});
+  const admitted = decided.delay > 0 ? conditions.admitHeld(request.authorization) : undefined;
+  // A refused request was neither held nor faulted.
+  const condition = typeof admitted === 'object' ? { delay: 0 } : decided;
   const sent = await (async (): Promise<T> => {
-    if (condition.delay > 0) {
+    if (typeof admitted === 'object') return ways.refuse(admitted);
+    if (admitted) {
       const signal = request.signal();
-      ways.held?.();
-      await hold(condition.delay, signal);
+      try {
+        ways.held?.();
+        await hold(condition.delay, signal);
+      } finally {
+        admitted();
+      }
       if (signal.aborted) return ways.reset();
     }
     if (condition.fault === undefined) return ways.answer(prefer);

@@ -9,6 +9,7 @@ import { BASE_PATH } from '../front/app.js';
 import type { AnsweringMock } from '../front/answering.js';
 import { createConditions, type ConditionOptions } from '../front/conditions.js';
 import { JOURNAL_PATH, type JournalEntry } from '../front/journal.js';
+import { seedText } from '../front/seed.js';
 import type { SandboxOptions } from '../sources/sandbox.js';
 import { RESET_PATH } from '../sources/world-ops.js';
 import type { World } from '../sources/world.js';
@@ -32,13 +33,14 @@ export interface GiteaHandlersOptions extends Omit<ConditionOptions, 'seed'> {
       });
   /**
    * Each webhook delivery the sandbox's writes cause, as the server would send it (headers with
-   * the signatures, body): the handlers record deliveries, they do not send them.
+   * the signatures, body), a copy of its own: the handlers record deliveries, they do not send them.
+   * One that throws or rejects (an `async` one) is told on `console.error` and stops nothing.
    */
   onDelivery?: (delivery: DeliveryRecord) => void;
   /** Generate answers from the schemas instead of the examples (no sandbox). Node only: a browser has no generator. */
   dynamic?: boolean;
-  /** Makes dynamic answers, random delays and random faults repeatable. */
-  seed?: string;
+  /** Makes dynamic answers, random delays and random faults repeatable: `7` and `'7'` are one seed, as `--seed 7` is. */
+  seed?: string | number;
   /** Another OpenAPI document than the package's: the path of its file (Node only), or the document as data (parsed JSON or YAML). */
   document?: string | Record<string, unknown>;
   /** Problems of the mock itself, such as an answer that breaks the document (default: console.warn). */
@@ -61,8 +63,8 @@ export interface GiteaHandlers {
    */
   world(credential: string | { token: string }): Promise<World | undefined>;
   /**
-   * The webhook deliveries the sandbox's writes caused, oldest first: of one credential's world,
-   * or of every world; the newest of each world are kept (up to 100), and `reset()` forgets them.
+   * Copies of the webhook deliveries the sandbox's writes caused, oldest first: of one credential's
+   * world, or of every world; the newest of each world are kept (up to 100), and `reset()` forgets them.
    */
   deliveries(credential?: string | { token: string }): Promise<DeliveryRecord[]>;
   /** Stops what the mock started (the sandbox's markdown workers, in Node). */
@@ -70,7 +72,8 @@ export interface GiteaHandlers {
 }
 
 /** The options the answering mock is started with. */
-export type StartOptions = Omit<GiteaHandlersOptions, 'baseUrl' | 'sandbox' | 'onWarning' | 'onDelivery'> & {
+export type StartOptions = Omit<GiteaHandlersOptions, 'baseUrl' | 'sandbox' | 'onWarning' | 'onDelivery' | 'seed'> & {
+  seed?: string;
   sandbox?: SandboxOptions;
   onWarning: (line: string) => void;
 };
@@ -108,7 +111,12 @@ export function createHandlersWith(
 ): GiteaHandlers {
   const origin = originPart(options.baseUrl);
   // Checked now, not at the first request.
-  createConditions(options);
+  const seed = seedText(options.seed);
+  createConditions({
+    ...(options.latency === undefined ? {} : { latency: options.latency }),
+    ...(options.faults === undefined ? {} : { faults: options.faults }),
+    ...(seed === undefined ? {} : { seed }),
+  });
   const chosen = options.sandbox === true ? {} : options.sandbox || undefined;
   const sandbox: SandboxOptions | undefined = chosen && {
     ...chosen,
@@ -125,9 +133,11 @@ export function createHandlersWith(
       {
         ...(options.document === undefined ? {} : { document: options.document }),
         ...(options.dynamic === undefined ? {} : { dynamic: options.dynamic }),
-        ...(options.seed === undefined ? {} : { seed: options.seed }),
+        ...(seed === undefined ? {} : { seed }),
         ...(options.latency === undefined ? {} : { latency: options.latency }),
         ...(options.faults === undefined ? {} : { faults: options.faults }),
+        ...(options.maxHeld === undefined ? {} : { maxHeld: options.maxHeld }),
+        ...(options.maxHeldPerCredential === undefined ? {} : { maxHeldPerCredential: options.maxHeldPerCredential }),
         ...(sandbox === undefined ? {} : { sandbox }),
         onWarning: options.onWarning ?? ((line) => console.warn(`gitea-mock: ${line}`)),
       },

@@ -30,9 +30,12 @@ import { createExchangeReport, LINE_CHARS, total, type Found } from '../contract
 import { networkFailure } from '../network-failure.js';
 import { outputFileProblem } from '../output-file.js';
 import { Refusal } from '../refusal.js';
+import { originFormRefusal } from '../request-target.js';
 import { decodedBody, endToEnd, headersProblem, requestFraming, statusProblem } from './proxy-wire.js';
+import { exposing, retryShortly } from '../front/cors.js';
 import { LISTED_VIOLATIONS } from '../front/validation.js';
 import type { MockOperation } from '../front/operations.js';
+import type { BodyReading } from '../front/body-budget.js';
 import type { FrontServices, PassThroughSource } from './source.js';
 
 export interface ProxyOptions {
@@ -105,8 +108,15 @@ interface Collected {
   complete: boolean;
 }
 
-/** Reads a body up to `limit` bytes; past it, pauses and leaves the rest to be piped. Rejects when `signal` aborts. */
-function collect(stream: Readable, limit: number, signal: AbortSignal): Promise<Collected> {
+/** A refusal that frees itself as other requests end (the budget of request bodies): answered with `Retry-After`. */
+class Busy extends Refusal {}
+
+/**
+ * Reads a body up to `limit` bytes; past it, pauses and leaves the rest to be piped. A request's
+ * body takes its bytes from the server's budget (`reading`) as they arrive: past it, the stream
+ * is paused and the refusal thrown. Rejects when `signal` aborts.
+ */
+function collect(stream: Readable, limit: number, signal: AbortSignal, reading?: BodyReading): Promise<Collected> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -124,6 +134,13 @@ function collect(stream: Readable, limit: number, signal: AbortSignal): Promise<
     };
     const onAbort = (): void => onError(signal.reason as Error);
     const onData = (chunk: Buffer): void => {
+      const refusal = reading?.take(chunk.length);
+      if (refusal) {
+        stream.pause();
+        settle();
+        reject(new (refusal.status === 503 ? Busy : Refusal)(refusal.status, refusal.message));
+        return;
+      }
       chunks.push(chunk);
       size += chunk.length;
       if (size > limit) {
@@ -136,17 +153,6 @@ function collect(stream: Readable, limit: number, signal: AbortSignal): Promise<
     signal.addEventListener('abort', onAbort, { once: true });
     stream.on('data', onData).once('end', onEnd).once('error', onError);
   });
-}
-
-/**
- * `cors` with `X-Contract-Violations` exposed too, so that a browser app can read the count
- * (browsers hide every header CORS does not expose); unchanged for a request without `Origin`.
- */
-function exposingCount(cors: Record<string, string>): Record<string, string> {
-  const exposed = cors['Access-Control-Expose-Headers'];
-  return exposed === undefined
-    ? cors
-    : { ...cors, 'Access-Control-Expose-Headers': `${exposed}, X-Contract-Violations` };
 }
 
 /** Every value a log line, report or header must not show: credentials, query tokens, secret fields of the body. */
@@ -289,7 +295,7 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
     res.shouldKeepAlive &&= req.complete;
     // A clean reason phrase: `writeHead` keeps the one it last stored, even one it refused.
     res.statusMessage = '';
-    front.sendError(res, status, message, cors);
+    front.sendError(res, status, message, error instanceof Busy ? retryShortly(cors) : cors);
     return status;
   }
 
@@ -309,7 +315,9 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
     // The mock's own CORS answers stand in for the upstream's: the browser talks to the proxy's origin.
     const headers = endToEnd(answer.rawHeaders, (name) => name.startsWith('access-control-'));
     for (const [name, value] of Object.entries(
-      count === undefined ? cors : { ...exposingCount(cors), 'X-Contract-Violations': String(count) },
+      count === undefined
+        ? cors
+        : { ...exposing(cors, 'X-Contract-Violations'), 'X-Contract-Violations': String(count) },
     ))
       headers.push(name, value);
     res.writeHead(answer.statusCode!, answer.statusMessage, headers);
@@ -328,13 +336,9 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
     ): Promise<number> {
       const url = new URL(req.url ?? '/', 'http://proxy');
       const framing = requestFraming(req.headers['transfer-encoding']);
-      // An absolute URL (`GET http://elsewhere/… HTTP/1.1`) is meant for a forward proxy: this one
-      // forwards to its upstream only, and a path the upstream would read as another host is refused.
-      const refusal = !req.url?.startsWith('/')
-        ? `the request target must be a path such as /api/v1/version, not ${JSON.stringify(String(req.url).slice(0, 100))}: this proxy forwards to ${upstream.host} only`
-        : typeof framing === 'string'
-          ? framing
-          : headersProblem(req.rawHeaders);
+      const refusal =
+        originFormRefusal(req.url, '/api/v1/version', { server: 'proxy', host: upstream.host }) ??
+        (typeof framing === 'string' ? framing : headersProblem(req.rawHeaders));
       if (refusal !== undefined) {
         // Nothing of a request whose body cannot be framed is forwarded, nor is its connection kept.
         res.shouldKeepAlive = false;
@@ -384,7 +388,10 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
         clearTimeout(upload);
         if (res.headersSent) res.destroy();
       });
+      // The body's bytes count against the server's budget until the exchange ends.
+      const reading = front.bodies.reading();
       res.once('close', () => {
+        reading.release();
         clearTimeout(whole);
         clearTimeout(upload);
         req.off('data', refresh);
@@ -395,7 +402,9 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
       try {
         // The body is read (up to CHECK_LIMIT) before an upstream connection is taken: a client that
         // uploads a byte at a time then holds its own connection only, never one of the upstream's.
-        const requestBody = await collect(req, CHECK_LIMIT, control.signal);
+        const declared = reading.declared(Math.min(Number(req.headers['content-length'] ?? 0), CHECK_LIMIT));
+        if (declared) throw new Refusal(declared.status, declared.message);
+        const requestBody = await collect(req, CHECK_LIMIT, control.signal, reading);
         if (!op) {
           // Not one of the 20 operations: through untouched, and only counted.
           outside++;
@@ -462,7 +471,7 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
             res,
             422,
             `the request breaks the document: ${violations.map(({ line }) => clip(hide(line), LINE_CHARS)).join('; ')}`,
-            { ...exposingCount(cors), 'X-Contract-Violations': String(total(violations)) },
+            { ...exposing(cors, 'X-Contract-Violations'), 'X-Contract-Violations': String(total(violations)) },
           );
           return 422;
         }

@@ -17,8 +17,8 @@ const MAX_WORLD_BYTES = 256 * MiB;
 
 /**
  * The worlds together may take half of V8's heap (each byte of JSON about a byte of heap), the
- * copies and texts of the writes in progress an eighth (inFlightBudget), and the rest is left to
- * Prism, requests and answers. Without `--max-world-bytes`, a world gets 16 MiB or its share of
+ * copies and texts of the writes in progress an eighth (inFlightBudget), the webhook deliveries an
+ * eighth (deliveriesBudget), and the rest is left to Prism, requests and answers. Without `--max-world-bytes`, a world gets 16 MiB or its share of
  * that half, whichever is less; a budget given that breaks it is refused. `heapLimit` is V8's
  * limit in bytes (heap.ts, in Node); where the runtime does not tell it (a browser), a world gets
  * 16 MiB or the budget given, and only the per-world bounds hold.
@@ -50,6 +50,15 @@ export function worldBudget(
  */
 export function inFlightBudget(heapLimit: number | undefined): number {
   // Where the runtime does not tell its heap (a browser), batches of different worlds are not held back.
+  return heapLimit === undefined ? Infinity : Math.floor(heapLimit / 8);
+}
+
+/**
+ * The most bytes the webhook deliveries may hold, across worlds: an eighth of V8's heap, half for
+ * the worlds' delivery logs and half for the deliveries waiting or under way (webhooks/deliveries.ts).
+ * Where the runtime does not tell its heap (a browser), only the per-world and count bounds hold.
+ */
+export function deliveriesBudget(heapLimit: number | undefined): number {
   return heapLimit === undefined ? Infinity : Math.floor(heapLimit / 8);
 }
 

@@ -30,7 +30,7 @@ import { apiError } from '../front/errors.js';
 import { pathParams, type OperationTable } from '../front/operations.js';
 import { MARKDOWN_LIMITS, type MarkdownLimits, type MarkdownRenderer } from './markdown-inline.js';
 import type { Answer, AnsweringSource, SourceContext, SourceRequest } from './source.js';
-import { inFlightBudget, oversized, worldBudget } from './sandbox-limits.js';
+import { deliveriesBudget, inFlightBudget, oversized, worldBudget } from './sandbox-limits.js';
 import { seedWorld, type World } from './world.js';
 import { copyJson, textBytes, worldText } from './world-json.js';
 import { handlerFor, ownerRedirect, READ_ONLY, RESET_PATH } from './world-ops.js';
@@ -205,6 +205,7 @@ export async function createSandbox(
   const webhooks = createWebhooks(
     webhookOptions,
     webhookOptions.send === false ? undefined : platform.webhookTransport?.(webhookOptions),
+    deliveriesBudget(platform.heapLimit),
   );
   // A batch holds a copy of its world and, while it saves, the world's text: about twice its bytes.
   const admit = admission(inFlightBudget(platform.heapLimit));

@@ -7,6 +7,7 @@
 // supplies CORS, the router and the request validator, and logs.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { IHttpRequest } from '@stoplight/prism-http';
+import type { BodyBudget } from '../front/body-budget.js';
 import type { FormPart } from '../front/multipart.js';
 import type { MockOperation } from '../front/operations.js';
 import type { Preference } from '../front/prefer.js';
@@ -63,6 +64,8 @@ export interface FrontServices {
   credentialProblem(authorization: string | undefined, otp: string | undefined): string | undefined;
   /** Sends an error in the service's dialect: `{message, url}` as JSON. */
   sendError(res: ServerResponse, status: number, message: string, headers: Record<string, string>): void;
+  /** The bytes of request bodies held at once, which the front's readers take theirs from too (body-budget.ts). */
+  bodies: BodyBudget;
 }
 
 export interface PassThroughSource {

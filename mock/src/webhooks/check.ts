@@ -2,9 +2,12 @@
 // exchange against its paths: the webhook is the one named by `X-Gitea-Event-Type` (with an action
 // it declares, else the delivery is outside the contract), each declared header is there and
 // valid, the body is of a declared media type and its JSON payload valid against the webhook's
-// schema, and, with the hook's secret, each signature is the payload's.
+// schema, and, with the hook's secret, each signature is the payload's. A payload past the bounds
+// of every JSON body the mock reads is refused unchecked.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { redact } from 'gitea-contract/internal';
+import { GO_MAX_DEPTH, pastJsonBounds } from '../front/body.js';
+import { MAX_CHECKED_VALUES } from '../contract/json-shape.js';
 import { bodyViolations, headerViolations, type Violation } from '../contract/conformance.js';
 import {
   isObject,
@@ -29,7 +32,9 @@ type DeliveryCheck =
   /** A webhook of the contract: its name, the payload's action, and what breaks the document (none: it conforms). */
   | { webhook: string; action: string; violations: Violation[] }
   /** An event type or action the contract does not describe. */
-  | { outside: string };
+  | { outside: string }
+  /** A payload too large to check: answered with `status`, as the mock's front answers such a body. */
+  | { refused: { status: 413 | 422; message: string } };
 
 /** The actions a webhook's JSON body declares (`allOf` of the payload and `{action: {enum}}`). */
 function actionsOf(webhook: Operation): string[] {
@@ -90,6 +95,21 @@ export function createDeliveryChecker(doc: JsonObject, schemas: SchemaValidator)
           violations.push({ where: 'request body', problem: 'the payload is not valid JSON' });
         }
       }
+      const past = pastJsonBounds(payload);
+      if (past === 'values')
+        return {
+          refused: {
+            status: 413,
+            message: `the payload holds more than ${MAX_CHECKED_VALUES} JSON values, more than the receiver checks`,
+          },
+        };
+      if (past === 'depth')
+        return {
+          refused: {
+            status: 422,
+            message: `the payload nests deeper than ${GO_MAX_DEPTH} levels, more than the receiver checks`,
+          },
+        };
       const action = isObject(payload) && typeof payload.action === 'string' ? payload.action : '';
       const actions = actionsOf(webhook);
       if (payload !== undefined && action !== '' && !actions.includes(action))

@@ -1,20 +1,26 @@
 // The sandbox's webhook deliveries: after a write that stood, each event it caused goes to every
 // active hook of the world that listens to its type (PrepareWebhooks: the repository's hooks,
-// then the system hooks of `--webhook`), as Gitea sends it (request.ts). Sending starts after the
-// API's answer has been written and never holds it up: a bounded number at once, the rest in a
-// bounded queue, each within its time limit (the transport's). Each world keeps a bounded log of
-// its deliveries in memory, read with `GET /__sandbox/deliveries` and the world's credential; a
-// receiver that is down, slow, failing or not allowed is a failed entry there, never an error of
-// the API. Where there is no transport (the MSW handlers) deliveries are built and logged, not sent.
+// then the system hooks of `--webhook`), as Gitea sends it (request.ts). The write keeps only the
+// payload; the requests are signed, encoded, logged and sent in the turn after the API's answer
+// has been written (or when the log is read first), so they never hold it up: a bounded number at
+// once, the rest in a queue bounded in count and in bytes, each within its time limit (the
+// transport's). Each world keeps a bounded log of its deliveries in memory, read with
+// `GET /__sandbox/deliveries` and the world's credential; the log and the queue share one budget
+// of the heap. A receiver that is down, slow, failing or not allowed, a request that cannot be
+// made, a full queue, is a failed entry there, never an error of the API nor of the process. Where
+// there is no transport (the MSW handlers) deliveries are built and logged, not sent.
 import type { Rec, World } from '../sources/world.js';
 import { eventsOf, watch as watchWrite, type Watch } from './events.js';
 import { EVENT_TYPES, eventOf, type HookEvent } from './payloads.js';
+import { randomUuid, utf8Length } from '../bytes.js';
+import { MASK, withoutPassword } from './masked.js';
 import {
   deliveryRequest,
   portableSigner,
   signaturesOf,
   type HookTarget,
   type OutgoingRequest,
+  type Signatures,
   type Signer,
 } from './request.js';
 
@@ -30,8 +36,11 @@ export interface WebhookOptions {
   allowedHosts?: string;
   /** Longest a delivery may take, in milliseconds (default 5000, Gitea's `DELIVER_TIMEOUT`). */
   timeoutMs?: number;
-  /** Each delivery once it is settled: delivered, failed, skipped, or (without a transport) recorded. */
-  onDelivery?: (delivery: DeliveryRecord) => void;
+  /**
+   * Each delivery once it is settled: delivered, failed, skipped, or (without a transport) recorded;
+   * a copy of its own. A callback that throws or rejects is told on the console, and stops nothing.
+   */
+  onDelivery?: (delivery: DeliveryRecord) => unknown;
   /** `false` logs the deliveries without sending them, where the runtime could (the MSW handlers). */
   send?: boolean;
 }
@@ -97,6 +106,8 @@ const LOG_WORLDS = 100;
 const IN_FLIGHT = 16;
 const WAITING = 1000;
 
+const MiB = 1024 * 1024;
+
 const DELIVERED_TYPES = new Set(['gitea', 'gogs']);
 
 /** Whether a hook's events take `type` (Gitea's `HasEvent`: `issues` and `pull_request` were expanded by repoEditHook). */
@@ -104,12 +115,38 @@ function listens(hook: Rec, type: string): boolean {
   return Array.isArray(hook.events) && hook.events.includes(type);
 }
 
-interface Entry {
-  seq: number;
-  record: DeliveryRecord;
+/** Heap a body's string takes: two bytes a character at most. */
+const stringBytes = (body: string): number => 2 * body.length;
+
+/** A record to hand out: its own headers and hook, so an edit changes no other copy nor the log. */
+function copyOf(record: DeliveryRecord): DeliveryRecord {
+  return { ...record, hook: { ...record.hook }, headers: { ...record.headers } };
 }
 
-export function createWebhooks(options: WebhookOptions, transport: DeliveryTransport | undefined): Webhooks {
+/** One delivery from the write that caused it to its end. */
+interface Delivery {
+  seq: number;
+  record: DeliveryRecord;
+  hook: HookTarget;
+  /** The event, until the request is built from it; its signatures are shared by the event's deliveries. */
+  event: { event: HookEvent; signatures?: Signatures } | undefined;
+  request: OutgoingRequest | undefined;
+  /** Heap its body takes, once built: what the log counts for it. */
+  bytes: number;
+  /** What the queue counts for it while it waits or is sent. */
+  queued: number;
+}
+
+/**
+ * `budgetBytes`: what the log and the deliveries waiting or under way may hold together (sandbox-limits.ts'
+ * deliveriesBudget), half each: past the log's half its oldest entries go, past the queue's a delivery
+ * is not sent.
+ */
+export function createWebhooks(
+  options: WebhookOptions,
+  transport: DeliveryTransport | undefined,
+  budgetBytes = Infinity,
+): Webhooks {
   const secret = options.secret ?? '';
   const sign = transport?.sign ?? portableSigner;
   const systemHooks: HookTarget[] = (options.systemHooks ?? []).map((url, index) => ({
@@ -120,42 +157,117 @@ export function createWebhooks(options: WebhookOptions, transport: DeliveryTrans
     contentType: 'json',
     authorization: '',
   }));
-  const logs = new Map<string, Entry[]>();
+  const logs = new Map<string, Delivery[]>();
   let seq = 0;
-  const waiting: { record: DeliveryRecord; request: OutgoingRequest }[] = [];
+  let logBytes = 0;
+  /** The deliveries of writes that stood, not yet built: the next turn builds them, or a read of the log first. */
+  const unbuilt: { key: string; deliveries: Delivery[] }[] = [];
+  /** Built, to be sent by the turn that built them. */
+  const toSend: Delivery[] = [];
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const waiting: Delivery[] = [];
   let inFlight = 0;
+  let queueBytes = 0;
   const control = new AbortController();
 
-  const settle = (record: DeliveryRecord, outcome: Partial<DeliveryRecord>): void => {
+  /** A caller's callback that failed, told once per failure, never thrown nor left to reject unhandled. */
+  const reportFailure = (record: DeliveryRecord, failure: unknown): void => {
+    console.error(
+      `gitea-mock: onDelivery failed for delivery ${record.id} (${record.type} ${record.action}):`,
+      failure,
+    );
+  };
+
+  const settle = (delivery: Delivery, outcome: Partial<DeliveryRecord>): void => {
+    const { record } = delivery;
     Object.assign(record, outcome);
+    if (!options.onDelivery) return;
     try {
-      options.onDelivery?.(record);
-    } catch {
+      const result: unknown = options.onDelivery(copyOf(record));
+      if (typeof (result as PromiseLike<unknown> | undefined)?.then === 'function')
+        (result as PromiseLike<unknown>).then(undefined, (failure: unknown) => reportFailure(record, failure));
+    } catch (failure) {
       // A callback that throws must not stop the deliveries after it.
+      reportFailure(record, failure);
     }
   };
 
-  function append(key: string, record: DeliveryRecord): void {
+  /** Builds the request of `delivery`: signed once per event, the form escaped, after the write's answer. */
+  function build(delivery: Delivery): void {
+    const pending = delivery.event!;
+    delivery.event = undefined;
+    pending.signatures ??= signaturesOf(secret, pending.event.json, sign);
+    const request = deliveryRequest(delivery.record.id, pending.event, delivery.hook, pending.signatures);
+    const headers = { ...request.headers };
+    if (headers.Authorization !== undefined) headers.Authorization = MASK;
+    Object.assign(delivery.record, { headers, body: request.body });
+    delivery.request = request;
+    delivery.bytes = stringBytes(request.body);
+  }
+
+  function dropOldest(key: string): void {
+    const log = logs.get(key)!;
+    logBytes -= log.shift()!.bytes;
+    if (log.length === 0) logs.delete(key);
+  }
+
+  function append(key: string, delivery: Delivery): void {
     const log = logs.get(key) ?? [];
     logs.delete(key);
     logs.set(key, log);
-    log.push({ seq: seq++, record });
+    log.push(delivery);
+    logBytes += delivery.bytes;
     let bytes = log.reduce((sum, entry) => sum + entry.record.body.length, 0);
-    while (log.length > LOG_ENTRIES || (bytes > LOG_BYTES && log.length > 1)) bytes -= log.shift()!.record.body.length;
+    while (log.length > LOG_ENTRIES || (bytes > LOG_BYTES && log.length > 1)) {
+      bytes -= log[0]!.record.body.length;
+      dropOldest(key);
+    }
     for (const oldest of logs.keys()) {
       if (logs.size <= LOG_WORLDS) break;
-      logs.delete(oldest);
+      while (logs.has(oldest)) dropOldest(oldest);
+    }
+    // The worlds written least recently give up their oldest entries first; the newest entry stays.
+    for (const oldest of [...logs.keys()]) {
+      while (logBytes > budgetBytes / 2 && logs.has(oldest) && !(oldest === key && log.length === 1))
+        dropOldest(oldest);
+      if (logBytes <= budgetBytes / 2) break;
     }
   }
 
-  async function send(record: DeliveryRecord, request: OutgoingRequest): Promise<void> {
+  /** Builds and logs the deliveries of the writes that stood, in their order. */
+  function flush(): void {
+    for (let batch = unbuilt.shift(); batch !== undefined; batch = unbuilt.shift()) {
+      for (const delivery of batch.deliveries) {
+        try {
+          build(delivery);
+        } catch (failure) {
+          delivery.request = undefined;
+          settle(delivery, {
+            state: 'failed',
+            error: `not sent: its request could not be made (${messageOf(failure, delivery)})`,
+          });
+        }
+        append(batch.key, delivery);
+        if (delivery.record.state === 'pending') toSend.push(delivery);
+      }
+    }
+  }
+
+  /** What a failure says, without the hook's authorization header. */
+  function messageOf(failure: unknown, delivery: Delivery): string {
+    const text = failure instanceof Error ? failure.message : String(failure);
+    const secretText = delivery.hook.authorization;
+    return secretText === '' ? text : text.split(secretText).join(MASK);
+  }
+
+  async function send(delivery: Delivery): Promise<void> {
     inFlight++;
     const started = performance.now();
     try {
-      const sent = await transport!.send(request, control.signal);
+      const sent = await transport!.send(delivery.request!, control.signal);
       const durationMs = Math.round(performance.now() - started);
       settle(
-        record,
+        delivery,
         'status' in sent
           ? {
               state: sent.status >= 200 && sent.status < 300 ? 'delivered' : 'failed',
@@ -164,18 +276,66 @@ export function createWebhooks(options: WebhookOptions, transport: DeliveryTrans
             }
           : { state: 'failed', error: sent.error, durationMs },
       );
+    } catch (failure) {
+      // Whatever goes wrong, the delivery ends failed and the process goes on.
+      settle(delivery, {
+        state: 'failed',
+        error: `the delivery failed: ${messageOf(failure, delivery)}`,
+        durationMs: Math.round(performance.now() - started),
+      });
     } finally {
       inFlight--;
+      queueBytes -= delivery.queued;
+      delivery.request = undefined;
       const next = waiting.shift();
-      if (next && !control.signal.aborted) void send(next.record, next.request);
+      if (next && !control.signal.aborted) void send(next);
     }
   }
 
-  function dispatch(record: DeliveryRecord, request: OutgoingRequest): void {
-    if (!transport) settle(record, { state: 'recorded' });
-    else if (inFlight < IN_FLIGHT) void send(record, request);
-    else if (waiting.length < WAITING) waiting.push({ record, request });
-    else settle(record, { state: 'failed', error: `not sent: ${WAITING} deliveries were already waiting` });
+  /** Why `delivery` is not sent, as its settled outcome; undefined when it is sent. */
+  function unsent(delivery: Delivery, bytes: number): Partial<DeliveryRecord> | undefined {
+    const { type } = delivery.record.hook;
+    if (!DELIVERED_TYPES.has(type))
+      return {
+        state: 'skipped',
+        error: `not sent: Gitea converts the payload for ${type} hooks, which gitea-mock does not`,
+      };
+    if (!transport) return { state: 'recorded' };
+    if (inFlight + waiting.length > 0 && queueBytes + bytes > budgetBytes / 2)
+      return {
+        state: 'failed',
+        error: `not sent: the deliveries waiting or under way hold ${Math.round(queueBytes / MiB)} MiB, and this one's ${Math.ceil(bytes / MiB)} MiB would pass their share of the heap (${Math.floor(budgetBytes / 2 / MiB)} MiB; Node's --max-old-space-size gives more)`,
+      };
+    if (inFlight >= IN_FLIGHT && waiting.length >= WAITING)
+      return { state: 'failed', error: `not sent: ${WAITING} deliveries were already waiting` };
+    return undefined;
+  }
+
+  function dispatch(delivery: Delivery): void {
+    // The string, and the bytes written for it while the receiver has not read them.
+    const bytes = delivery.bytes + utf8Length(delivery.record.body);
+    const outcome = unsent(delivery, bytes);
+    if (outcome) {
+      settle(delivery, outcome);
+      return;
+    }
+    delivery.queued = bytes;
+    queueBytes += bytes;
+    if (inFlight < IN_FLIGHT) void send(delivery);
+    else waiting.push(delivery);
+  }
+
+  /** The turn after the writes' answers: builds, logs and sends what they caused. */
+  function drain(): void {
+    timer = undefined;
+    flush();
+    for (let delivery = toSend.shift(); delivery !== undefined; delivery = toSend.shift()) {
+      try {
+        dispatch(delivery);
+      } catch (failure) {
+        settle(delivery, { state: 'failed', error: `not sent: ${messageOf(failure, delivery)}` });
+      }
+    }
   }
 
   /** The hooks of `world` that take `event`, then the system hooks. */
@@ -193,6 +353,8 @@ export function createWebhooks(options: WebhookOptions, transport: DeliveryTrans
     return [...own, ...systemHooks];
   }
 
+  const read = (deliveries: Delivery[]): DeliveryRecord[] => deliveries.map((each) => copyOf(each.record));
+
   return {
     watch(operationId, world, params) {
       const heard =
@@ -202,67 +364,57 @@ export function createWebhooks(options: WebhookOptions, transport: DeliveryTrans
     },
 
     prepare(watched, world, { key, caller, url }) {
-      const prepared: { record: DeliveryRecord; request: OutgoingRequest }[] = [];
+      const deliveries: Delivery[] = [];
       const at = new Date().toISOString();
       for (const event of eventsOf(watched, world, { caller, host: url.hostname })) {
-        const hooks = targetsOf(world, event);
-        // One secret for every hook: the payload is signed once.
-        const signatures = hooks.length === 0 ? undefined : signaturesOf(secret, event.json, sign);
-        for (const hook of hooks) {
-          const request = deliveryRequest(event, hook, signatures!);
-          const headers = { ...request.headers };
-          if (headers.Authorization !== undefined) headers.Authorization = '******';
+        // One secret for every hook: the payload is signed once, when the first request is built.
+        const shared = { event };
+        for (const hook of targetsOf(world, event)) {
           const record: DeliveryRecord = {
-            id: request.headers['X-Gitea-Delivery']!,
+            id: randomUuid(),
             event: eventOf(event.type),
             type: event.type,
             action: event.action,
             hook: { id: hook.id, type: hook.type, target: hook.target },
-            url: hook.url,
+            url: withoutPassword(hook.url),
             method: 'POST',
-            headers,
-            body: request.body,
+            headers: {},
+            body: '',
             state: 'pending',
             at,
           };
-          prepared.push({ record, request });
+          deliveries.push({ seq: seq++, record, hook, event: shared, request: undefined, bytes: 0, queued: 0 });
         }
       }
-      if (prepared.length === 0) return undefined;
+      if (deliveries.length === 0) return undefined;
       return () => {
-        for (const { record } of prepared) append(key, record);
+        unbuilt.push({ key, deliveries });
         // After the answer is on its way: a timer runs once the writes of this turn are done.
-        setTimeout(() => {
-          for (const { record, request } of prepared) {
-            if (!DELIVERED_TYPES.has(record.hook.type))
-              settle(record, {
-                state: 'skipped',
-                error: `not sent: Gitea converts the payload for ${record.hook.type} hooks, which gitea-mock does not`,
-              });
-            else dispatch(record, request);
-          }
-        }, 0);
+        timer ??= setTimeout(drain, 0);
       };
     },
 
     log(key) {
-      return (logs.get(key) ?? []).map((entry) => entry.record);
+      flush();
+      return read(logs.get(key) ?? []);
     },
 
     all() {
-      return [...logs.values()]
-        .flat()
-        .sort((a, b) => a.seq - b.seq)
-        .map((entry) => entry.record);
+      flush();
+      return read([...logs.values()].flat().sort((a, b) => a.seq - b.seq));
     },
 
     forget(key) {
-      if (key === undefined) logs.clear();
-      else logs.delete(key);
+      flush();
+      for (const each of key === undefined ? [...logs.keys()] : [key]) while (logs.has(each)) dropOldest(each);
     },
 
     async close() {
-      waiting.length = 0;
+      if (timer !== undefined) clearTimeout(timer);
+      flush();
+      // What was not sent yet ends now, said so; what is under way ends as its transport stops.
+      for (const delivery of [...toSend.splice(0), ...waiting.splice(0)])
+        settle(delivery, { state: 'failed', error: 'not sent: the sandbox stopped' });
       control.abort(new Error('the sandbox stopped'));
     },
   };

@@ -8,13 +8,15 @@ export const RECEIVER_USAGE = `Usage: gitea-mock webhooks [options]
 
 Receives webhook deliveries (point a Gitea hook at it), checks each against the contract's
 webhooks (headers, signatures, payload), prints a line per delivery and, when stopped, exits
-1 if any broke the contract, 2 if none of the contract was received, 0 otherwise.
+2 if none of the contract was received, 1 if any broke the contract or the --forward app
+refused one (answered other than 2xx, or could not be reached), 0 otherwise.
 
   -p, --port <n>        port to listen on (default: $PORT or 4011; 0 picks a free one)
   -h, --host <addr>     address to listen on (default: 127.0.0.1)
       --secret <s>      the hook's secret, to check the signatures (or GITEA_WEBHOOK_SECRET,
                         which keeps it out of the command line)
-      --forward <url>   send each delivery on to your app at this URL and answer with its answer
+      --forward <url>   send each delivery on to your app at this URL (its origin only) and
+                        answer with its answer
       --report <file>   write a JSON report of the deliveries when stopped
       --junit <file>    write the results as JUnit XML when stopped, a test case per delivery
   -q, --quiet           print only the deliveries that break the contract

@@ -8,7 +8,7 @@
 import { hmac } from '@noble/hashes/hmac';
 import { sha1 } from '@noble/hashes/legacy';
 import { sha256 } from '@noble/hashes/sha2';
-import { hex, randomUuid, utf8Bytes } from '../bytes.js';
+import { hex, latin1Text, utf8Bytes } from '../bytes.js';
 import { eventOf, type HookEvent } from './payloads.js';
 
 /** Where a hook is set, as `X-Gitea-Hook-Installation-Target-Type` says it. */
@@ -54,16 +54,42 @@ export interface OutgoingRequest {
   body: string;
 }
 
-/** `text` as Go's url.Values.Encode writes a value: `+` for a space, every byte but [A-Za-z0-9-_.~] as %XX. */
+/** The bytes Go's url.QueryEscape keeps as they are: [A-Za-z0-9-_.~]; a space becomes `+`, the rest %XX. */
+const KEPT = new Uint8Array(128);
+for (const char of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~') KEPT[char.charCodeAt(0)] = 1;
+const HEX_DIGITS = utf8Bytes('0123456789ABCDEF');
+
+/**
+ * `text` as Go's url.Values.Encode writes a value (Gitea's form payload, `forms.Encode()`): one
+ * pass over its UTF-8 bytes into a buffer of at most three bytes each, so a text of megabytes of
+ * `!` costs what any other text of its size does.
+ */
 function formEscape(text: string): string {
-  return encodeURIComponent(text)
-    .replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`)
-    .replace(/%20/g, '+');
+  const bytes = utf8Bytes(text);
+  const out = new Uint8Array(bytes.length * 3);
+  let at = 0;
+  for (let index = 0; index < bytes.length; index++) {
+    const byte = bytes[index]!;
+    if (byte < 128 && KEPT[byte] === 1) out[at++] = byte;
+    else if (byte === 0x20) out[at++] = 0x2b;
+    else {
+      out[at] = 0x25;
+      out[at + 1] = HEX_DIGITS[byte >> 4]!;
+      out[at + 2] = HEX_DIGITS[byte & 15]!;
+      at += 3;
+    }
+  }
+  // Every byte written is ASCII.
+  return latin1Text(out.subarray(0, at));
 }
 
-/** The request of `event` to `hook`, with the payload's signatures. */
-export function deliveryRequest(event: HookEvent, hook: HookTarget, signatures: Signatures): OutgoingRequest {
-  const id = randomUuid();
+/** The request of `event` to `hook` with delivery id `id`, with the payload's signatures. */
+export function deliveryRequest(
+  id: string,
+  event: HookEvent,
+  hook: HookTarget,
+  signatures: Signatures,
+): OutgoingRequest {
   const { sha256: signature256, sha1: signature1 } = signatures;
   const group = eventOf(event.type);
   const form = hook.contentType === 'form';

@@ -2,7 +2,8 @@
 // (services/webhook/deliver.go): only to allowed hosts (each address a name resolves to is checked
 // as the connection is made, so a name cannot point elsewhere between the check and the
 // connection), within the delivery timeout for the whole exchange, reading at most 1 MiB of the
-// answer. Unlike Gitea's client it follows no redirect: a 3xx is the answer, and a failed delivery.
+// answer, each header as the bytes Go writes (and refused where Go's transport refuses it). Unlike
+// Gitea's client it follows no redirect: a 3xx is the answer, and a failed delivery.
 import { createHmac } from 'node:crypto';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
@@ -22,11 +23,31 @@ export interface NodeTransportOptions {
   timeoutMs?: number;
 }
 
+/** Go's httpguts.ValidHeaderFieldValue: no control character but a tab. */
+const INVALID_IN_HEADER = /[\x00-\x08\x0a-\x1f\x7f]/;
+
+/**
+ * The headers as Go's client writes them: each value's UTF-8 bytes as they are (Node writes a
+ * header's string as Latin-1, one byte a code unit, so each byte becomes one), without the spaces
+ * and tabs around it (textproto.TrimString). The name of the first header Go's transport refuses
+ * (`roundTrip`: a value with a line break or another control character), if one is.
+ */
+function wireHeaders(headers: Record<string, string>): Record<string, string> | string {
+  const wire: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (INVALID_IN_HEADER.test(value)) return name;
+    wire[name] = Buffer.from(value.replace(/^[ \t]+|[ \t]+$/g, ''), 'utf8').toString('latin1');
+  }
+  return wire;
+}
+
 export function createNodeTransport(options: NodeTransportOptions = {}): DeliveryTransport {
   const allowed = hostMatcher(options.allowedHosts ?? 'loopback');
   const timeoutMs = options.timeoutMs ?? 5000;
   const refusal = (host: string): string =>
     `not sent: ${host} is not an allowed host (allowed: ${allowed.list}; --webhook-allowed-hosts names others)`;
+  const unresolved = (host: string, code: string): string =>
+    `not sent: ${host} did not resolve (${code})${allowed.name(host) ? '' : `; once it does, it must resolve to addresses --webhook-allowed-hosts allows (allowed: ${allowed.list})`}`;
 
   /** Resolves as Node does, then refuses an address that is not allowed, saying so to `refused`. */
   const lookupFor =
@@ -56,21 +77,28 @@ export function createNodeTransport(options: NodeTransportOptions = {}): Deliver
       try {
         url = new URL(outgoing.url);
       } catch {
-        return Promise.resolve({ error: `not sent: ${JSON.stringify(outgoing.url)} is no URL` });
+        return Promise.resolve({ error: "not sent: the hook's URL is no URL" });
       }
       if (url.protocol !== 'http:' && url.protocol !== 'https:')
         return Promise.resolve({ error: `not sent: ${url.protocol} is not http or https` });
       const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
       // A literal address is never looked up: it is checked here.
       if (/^[\d.]+$|:/.test(host) && !allowed.name(host)) return Promise.resolve({ error: refusal(host) });
+      const headers = wireHeaders(outgoing.headers);
+      if (typeof headers === 'string')
+        return Promise.resolve({
+          error: `the request failed: invalid header field value for "${headers}" (a line break or control character, which Go's client refuses to send)`,
+        });
       const signal = AbortSignal.any([stopped, AbortSignal.timeout(timeoutMs)]);
+      // Bytes, not a string: Node writes the headers with a string body in the body's encoding, not as Latin-1.
+      const body = Buffer.from(outgoing.body, 'utf8');
       return new Promise<Sent>((resolve) => {
         /** Why the host was refused once its name was looked up, if it was. */
         let refused: string | undefined;
         const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
         const request = send(url, {
           method: outgoing.method,
-          headers: { ...outgoing.headers, 'Content-Length': String(Buffer.byteLength(outgoing.body)) },
+          headers: { ...headers, 'Content-Length': String(body.length) },
           lookup: lookupFor((why) => {
             refused = why;
           }),
@@ -83,6 +111,7 @@ export function createNodeTransport(options: NodeTransportOptions = {}): Deliver
           if (signal.aborted) return `no answer within the delivery timeout of ${timeoutMs / 1000} s`;
           if (refused !== undefined) return refused;
           const { code } = networkFailure(error as NodeJS.ErrnoException);
+          if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return unresolved(host, code);
           return `the request failed: ${code ?? (error as Error).message}`;
         };
         const fail = (error: unknown): void => resolve({ error: cause(error) });
@@ -97,7 +126,11 @@ export function createNodeTransport(options: NodeTransportOptions = {}): Deliver
           answer.on('error', () => resolve({ status: answer.statusCode ?? 0 }));
           answer.on('close', () => resolve({ status: answer.statusCode ?? 0 }));
         });
-        request.end(outgoing.body);
+        request.end(body);
+      }).catch((failure: unknown) => {
+        // What Node refuses before any exchange (a header, an option) is a failed delivery too.
+        const { code } = networkFailure(failure as NodeJS.ErrnoException);
+        return { error: `the request failed: ${code ?? (failure as Error).message}` };
       });
     },
   };
