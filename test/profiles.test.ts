@@ -183,7 +183,18 @@ describe('server profiles', () => {
       expect(operationIds(doc(name)), name).toEqual(
         without('issueRemoveAssignees', 'listPackageVersions', 'ActionsGetWorkflow'),
       );
-    expect(Object.keys(doc('gitea-1.26').webhooks as JsonObject)).not.toContain('issue_assign');
+  });
+
+  it('the event types a server never sends are absent, and the others stay', () => {
+    const all = Object.keys(base.webhooks as JsonObject).sort();
+    const without = (...names: string[]) => all.filter((n) => !names.includes(n));
+    expect(all).toHaveLength(26);
+    const webhooks = (name: string) => Object.keys(doc(name).webhooks as JsonObject).sort();
+    // Without E4, issue_assign still comes from the server's other routes.
+    for (const name of ['gitea-1.25', 'gitea-1.26', 'gitea-1.27']) expect(webhooks(name), name).toEqual(all);
+    expect(webhooks('gitea-1.24')).toEqual(without('workflow_run'));
+    for (const name of ['forgejo-11', 'forgejo-12'])
+      expect(webhooks(name), name).toEqual(without('status', 'workflow_run', 'workflow_job'));
   });
 
   it('Forgejo records carry the fields Forgejo adds, and lack those it does not send', () => {
@@ -198,6 +209,12 @@ describe('server profiles', () => {
       expect(schemaProperties(d, 'Hook')).not.toContain('name');
       expect(schemaProperties(d, 'Attachment')).toContain('type');
       expect(schemaProperties(d, 'PullRequest')).toContain('flow');
+      expect(schemaProperties(d, 'Release')).toEqual(
+        expect.arrayContaining(['hide_archive_links', 'archive_download_count']),
+      );
+      expect(schemaProperties(d, 'IssuePayload')).toContain('label');
+      expect(schemaProperties(d, 'Issue')).not.toContain('time_estimate');
+      expect((((d.components as JsonObject).schemas as JsonObject).PackageType as JsonObject).enum).toContain('alt');
       const examples = (d.components as JsonObject).examples as JsonObject;
       expect(((examples.HookEdited as JsonObject).value as JsonObject).url).toBe('https://ci.example.net/hooks/gitea');
       const upload = listOperations(d).find((o) => o.operation.operationId === 'repoCreateReleaseAttachment');
@@ -207,7 +224,7 @@ describe('server profiles', () => {
 
   it('Forgejo deliveries carry X-Forgejo-* headers and no installation target type', () => {
     for (const name of ['forgejo-11', 'forgejo-12'])
-      for (const webhook of ['pull_request', 'repository']) {
+      for (const webhook of Object.keys(doc(name).webhooks as JsonObject)) {
         const headers = headerNames(doc(name), webhook);
         expect(headers).toEqual(
           expect.arrayContaining([
@@ -223,6 +240,18 @@ describe('server profiles', () => {
     expect(headerNames(doc('gitea-1.24'), 'repository')).toContain('X-Gitea-Hook-Installation-Target-Type');
   });
 
+  it("Forgejo's package deliveries name no event group", () => {
+    for (const name of ['forgejo-11', 'forgejo-12']) {
+      const op = listWebhooks(doc(name)).find((w) => w.path === 'package');
+      const params = (op?.operation.parameters ?? []) as JsonObject[];
+      const event = (header: string) =>
+        (params.find((q) => q.name === header)?.schema as JsonObject | undefined)?.const;
+      for (const header of ['X-Forgejo-Event', 'X-Gitea-Event', 'X-Gogs-Event', 'X-GitHub-Event'])
+        expect(event(header), `${name} ${header}`).toBe('');
+      expect(event('X-Forgejo-Event-Type')).toBe('package');
+    }
+  });
+
   it('older Gitea records lack the fields later minors added', () => {
     expect(schemaProperties(doc('gitea-1.24'), 'Repository')).not.toContain('has_code');
     expect(schemaProperties(doc('gitea-1.25'), 'Repository')).toContain('has_code');
@@ -231,6 +260,13 @@ describe('server profiles', () => {
     expect(schemaProperties(doc('gitea-1.25'), 'Hook')).not.toContain('name');
     expect(schemaProperties(doc('gitea-1.26'), 'Hook')).toContain('name');
     expect(schemaProperties(doc('gitea-1.25'), 'PullRequest')).not.toContain('content_version');
+    expect(schemaProperties(doc('gitea-1.24'), 'Issue')).not.toContain('time_estimate');
+    expect(schemaProperties(doc('gitea-1.25'), 'Issue')).toContain('time_estimate');
+    for (const name of ['gitea-1.24', 'gitea-1.25', 'gitea-1.26', 'forgejo-11', 'forgejo-12'])
+      expect(schemaProperties(doc(name), 'Issue'), name).not.toContain('projects');
+    expect(schemaProperties(doc('gitea-1.27'), 'Issue')).toContain('projects');
+    expect(schemaProperties(doc('gitea-1.26'), 'ActionWorkflowRun')).not.toContain('previous_attempt_url');
+    expect(schemaProperties(doc('gitea-1.27'), 'ActionWorkflowRun')).toContain('previous_attempt_url');
   });
 
   it('every profile overlay extends the base and names itself', () => {
