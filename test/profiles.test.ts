@@ -266,6 +266,16 @@ describe('server profiles', () => {
       expect(schemaProperties(doc(name), 'Issue'), name).not.toContain('projects');
     expect(schemaProperties(doc('gitea-1.27'), 'Issue')).toContain('projects');
     expect(schemaProperties(doc('gitea-1.26'), 'ActionWorkflowRun')).not.toContain('previous_attempt_url');
+    const actions = (name: string, record: string) =>
+      (
+        ((((doc(name).components as JsonObject).schemas as JsonObject)[record] as JsonObject).properties as JsonObject)
+          .action as JsonObject
+      ).enum;
+    for (const record of ['IssuePayload', 'PullRequestPayload']) {
+      for (const name of ['gitea-1.24', 'forgejo-11', 'forgejo-12'])
+        expect(actions(name, record), `${name} ${record}`).not.toContain('deleted');
+      expect(actions('gitea-1.25', record)).toContain('deleted');
+    }
     expect(schemaProperties(doc('gitea-1.27'), 'ActionWorkflowRun')).toContain('previous_attempt_url');
   });
 
