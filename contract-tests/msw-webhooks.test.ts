@@ -170,3 +170,60 @@ describe('what the handlers hand out of a delivery', () => {
     }
   });
 });
+
+describe('redeliver and waitForDelivery', () => {
+  it('waitForDelivery resolves with the first settled delivery of an event and action; redeliver records it again', async () => {
+    const erin = client('msw-erin');
+    await unwrap(
+      erin.PATCH('/repos/{owner}/{repo}/hooks/{id}', {
+        params: { path: { ...rocket, id: 4001 } },
+        body: { config: { url: `${receiver.origin}/hook` }, events: ['pull_request'] },
+      }),
+    );
+    const waited = gitea.waitForDelivery({
+      event: 'pull_request',
+      action: 'closed',
+      credential: { token: 'msw-erin' },
+    });
+    await unwrap(
+      erin.PATCH('/repos/{owner}/{repo}/pulls/{index}', {
+        params: { path: { ...rocket, index: 43 } },
+        body: { state: 'closed' },
+      }),
+    );
+    const first = await waited;
+    expect([first.type, first.action, first.state, first.hook.id]).toEqual([
+      'pull_request',
+      'closed',
+      'recorded',
+      4001,
+    ]);
+
+    const again = await gitea.redeliver({ token: 'msw-erin' }, first.id);
+    expect(again.id).not.toBe(first.id);
+    expect(again.body).toBe(first.body);
+    expect({ ...again.headers, 'X-Gitea-Delivery': '', 'X-Gogs-Delivery': '', 'X-GitHub-Delivery': '' }).toEqual({
+      ...first.headers,
+      'X-Gitea-Delivery': '',
+      'X-Gogs-Delivery': '',
+      'X-GitHub-Delivery': '',
+    });
+    expect(again.headers['X-Gitea-Delivery']).toBe(again.id);
+    expect((await gitea.deliveries({ token: 'msw-erin' })).at(-1)!.id).toBe(again.id);
+    // The same through the handlers, as an app would call the endpoint.
+    const answer = await fetch(`https://gitea.example.org/__sandbox/deliveries/${first.id}/redeliver`, {
+      method: 'POST',
+      headers: { Authorization: 'token msw-erin' },
+    });
+    expect(answer.status).toBe(201);
+    expect(((await answer.json()) as DeliveryRecord).body).toBe(first.body);
+    expect(receiver.received).toEqual([]);
+
+    await expect(gitea.redeliver({ token: 'msw-erin' }, 'no-such-id')).rejects.toThrow(
+      "no delivery no-such-id in this credential's log",
+    );
+    await expect(gitea.waitForDelivery({ event: 'push', timeoutMs: 50 })).rejects.toThrow(
+      'no push delivery settled within 50 ms',
+    );
+  });
+});

@@ -36,12 +36,14 @@ import { copyJson, textBytes, worldText } from './world-json.js';
 import { handlerFor, ownerRedirect, READ_ONLY, RESET_PATH } from './world-ops.js';
 import type { StateStore } from './world-store.js';
 import { StateUnavailable, type Look } from './world-shared.js';
+import { deliveriesAnswer } from '../webhooks/log-endpoint.js';
 import {
   createWebhooks,
-  DELIVERIES_PATH,
+  type DeliveryFilter,
   type DeliveryRecord,
   type DeliveryTransport,
   type WebhookOptions,
+  type Webhooks,
 } from '../webhooks/deliveries.js';
 
 export interface SandboxOptions {
@@ -77,6 +79,14 @@ export interface SandboxControl {
   worldOf(authorization: string): World;
   /** The webhook deliveries of the world of this `Authorization` header, or of every world, oldest first. */
   deliveries(authorization?: string): DeliveryRecord[];
+  /** Sends the logged delivery `id` of the world of this `Authorization` header again; undefined when its log has none. */
+  redeliver(authorization: string, id: string): DeliveryRecord | undefined;
+  /** The settled deliveries `filter` picks, of one world or of all, as soon as there is one (webhooks' waitFor). */
+  waitForDeliveries(
+    authorization: string | undefined,
+    filter: DeliveryFilter,
+    ms: number,
+  ): ReturnType<Webhooks['waitFor']>;
 }
 
 export type Sandbox = AnsweringSource & { control: SandboxControl };
@@ -504,17 +514,10 @@ export async function createSandbox(
       });
     },
 
-    async outside(method, path, credential) {
-      if (path === DELIVERIES_PATH) {
-        if (method !== 'GET' && method !== 'HEAD')
-          return {
-            ...error(405, `${method} is not allowed on ${DELIVERIES_PATH}; allowed: GET`),
-            headers: { Allow: 'GET' },
-          };
-        const auth = checkAuthorization(credential, undefined);
-        if (!auth.ok) return error(401, auth.message);
-        return { status: 200, type: 'application/json', body: { deliveries: webhooks.log(keyOf(credential!)) } };
-      }
+    async outside(method, url, credential, signal) {
+      const path = url.pathname;
+      const deliveries = await deliveriesAnswer(webhooks, error, { method, url, credential, signal });
+      if (deliveries) return deliveries;
       if (path !== RESET_PATH) return undefined;
       if (method !== 'POST')
         return {
@@ -562,6 +565,12 @@ export async function createSandbox(
       },
       deliveries(authorization) {
         return authorization === undefined ? webhooks.all() : webhooks.log(keyOf(authorization));
+      },
+      redeliver(authorization, id) {
+        return webhooks.redeliver(keyOf(authorization), id);
+      },
+      waitForDeliveries(authorization, filter, ms) {
+        return webhooks.waitFor(authorization === undefined ? undefined : keyOf(authorization), filter, ms);
       },
     },
 

@@ -82,6 +82,23 @@ export type DeliveryTransport = {
   sign?: Signer;
 };
 
+/** Which deliveries a reader wants: of this event type (`X-Gitea-Event-Type`) and action, each when given. */
+export interface DeliveryFilter {
+  type?: string;
+  action?: string;
+}
+
+/** Whether `record` is one `filter` picks. */
+export function picks(filter: DeliveryFilter, record: DeliveryRecord): boolean {
+  return (
+    (filter.type === undefined || record.type === filter.type) &&
+    (filter.action === undefined || record.action === filter.action)
+  );
+}
+
+/** What a wait for a delivery came to: the settled ones it waited for, none within its time, or too many waiting. */
+type Waited = { deliveries: DeliveryRecord[] } | 'timeout' | 'busy';
+
 export interface Webhooks {
   /** What a write of `operationId` may change, copied now; undefined when it cannot fire, or nothing listens. */
   watch(operationId: string, world: World, params: Record<string, string>): Watch | undefined;
@@ -91,6 +108,17 @@ export interface Webhooks {
   log(key: string): DeliveryRecord[];
   /** Every world's log together, oldest first. */
   all(): DeliveryRecord[];
+  /**
+   * Sends the delivery `id` of the log of `key` again, as Gitea's replay does (a new hook task of
+   * the same payload): the same request under a new delivery id, logged; undefined when the log
+   * holds no such delivery.
+   */
+  redeliver(key: string, id: string): DeliveryRecord | undefined;
+  /**
+   * The settled deliveries `filter` picks of the log of `key` (or of every world), as soon as there
+   * is one: at most `ms` later, or when `signal` aborts ('timeout').
+   */
+  waitFor(key: string | undefined, filter: DeliveryFilter, ms: number, signal?: AbortSignal): Promise<Waited>;
   /** Forgets the log of `key`, or of every world. */
   forget(key?: string): void;
   /** Stops what is being sent; what waits is dropped. */
@@ -107,6 +135,12 @@ const IN_FLIGHT = 16;
 const WAITING = 1000;
 
 const MiB = 1024 * 1024;
+
+/** Waits for a delivery under way at once, in the process; past it a wait is refused ('busy'). */
+export const MAX_WAITS = 256;
+
+/** The headers that carry a delivery's id, under Gitea's, Gogs' and GitHub's names. */
+const DELIVERY_ID_HEADERS = ['X-Gitea-Delivery', 'X-Gogs-Delivery', 'X-GitHub-Delivery'];
 
 const DELIVERED_TYPES = new Set(['gitea', 'gogs']);
 
@@ -169,6 +203,19 @@ export function createWebhooks(
   let inFlight = 0;
   let queueBytes = 0;
   const control = new AbortController();
+  /** The waits under way, each checking the logs when a delivery is logged or settles. */
+  const waits = new Map<() => void, (waited: Waited) => void>();
+  let waking = false;
+
+  /** Lets the waits look at the logs once the current task is done. */
+  function wake(): void {
+    if (waking || waits.size === 0) return;
+    waking = true;
+    queueMicrotask(() => {
+      waking = false;
+      for (const check of [...waits.keys()]) check();
+    });
+  }
 
   /** A caller's callback that failed, told once per failure, never thrown nor left to reject unhandled. */
   const reportFailure = (record: DeliveryRecord, failure: unknown): void => {
@@ -181,6 +228,7 @@ export function createWebhooks(
   const settle = (delivery: Delivery, outcome: Partial<DeliveryRecord>): void => {
     const { record } = delivery;
     Object.assign(record, outcome);
+    wake();
     if (!options.onDelivery) return;
     try {
       const result: unknown = options.onDelivery(copyOf(record));
@@ -217,6 +265,7 @@ export function createWebhooks(
     logs.set(key, log);
     log.push(delivery);
     logBytes += delivery.bytes;
+    wake();
     let bytes = log.reduce((sum, entry) => sum + entry.record.body.length, 0);
     while (log.length > LOG_ENTRIES || (bytes > LOG_BYTES && log.length > 1)) {
       bytes -= log[0]!.record.body.length;
@@ -404,6 +453,88 @@ export function createWebhooks(
       return read([...logs.values()].flat().sort((a, b) => a.seq - b.seq));
     },
 
+    redeliver(key, id) {
+      flush();
+      const original = logs.get(key)?.find((each) => each.record.id === id);
+      if (!original) return undefined;
+      const newId = randomUuid();
+      const { record: first, hook } = original;
+      const headers = { ...first.headers };
+      for (const name of DELIVERY_ID_HEADERS) if (name in headers) headers[name] = newId;
+      const record: DeliveryRecord = {
+        id: newId,
+        event: first.event,
+        type: first.type,
+        action: first.action,
+        hook: { ...first.hook },
+        url: first.url,
+        method: first.method,
+        headers,
+        body: first.body,
+        state: 'pending',
+        at: new Date().toISOString(),
+      };
+      // The body is the same, so are its signatures: only the delivery id changes, and the
+      // authorization the log masks is the hook's own.
+      const request: OutgoingRequest | undefined =
+        Object.keys(first.headers).length === 0
+          ? undefined
+          : {
+              method: 'POST',
+              url: hook.url,
+              headers: hook.authorization === '' ? headers : { ...headers, Authorization: hook.authorization },
+              body: first.body,
+            };
+      const delivery: Delivery = {
+        seq: seq++,
+        record,
+        hook,
+        event: undefined,
+        request,
+        bytes: stringBytes(first.body),
+        queued: 0,
+      };
+      append(key, delivery);
+      if (request === undefined)
+        settle(delivery, { state: 'failed', error: first.error ?? 'not sent: its request could not be made' });
+      else {
+        try {
+          dispatch(delivery);
+        } catch (failure) {
+          settle(delivery, { state: 'failed', error: `not sent: ${messageOf(failure, delivery)}` });
+        }
+      }
+      return copyOf(record);
+    },
+
+    waitFor(key, filter, ms, signal) {
+      flush();
+      if (waits.size >= MAX_WAITS) return Promise.resolve('busy');
+      return new Promise((resolve) => {
+        const settledOnes = (): DeliveryRecord[] =>
+          (key === undefined ? [...logs.values()].flat().sort((a, b) => a.seq - b.seq) : (logs.get(key) ?? []))
+            .map((each) => each.record)
+            .filter((record) => record.state !== 'pending' && picks(filter, record));
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const finish = (waited: Waited): void => {
+          waits.delete(check);
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+          resolve(waited);
+        };
+        const check = (): void => {
+          const found = settledOnes();
+          if (found.length > 0) finish({ deliveries: found.map(copyOf) });
+        };
+        const onAbort = (): void => finish('timeout');
+        timer = setTimeout(onAbort, ms);
+        signal?.addEventListener('abort', onAbort, { once: true });
+        waits.set(check, finish);
+        if (signal?.aborted) onAbort();
+        else check();
+      });
+    },
+
     forget(key) {
       flush();
       for (const each of key === undefined ? [...logs.keys()] : [key]) while (logs.has(each)) dropOldest(each);
@@ -416,6 +547,7 @@ export function createWebhooks(
       for (const delivery of [...toSend.splice(0), ...waiting.splice(0)])
         settle(delivery, { state: 'failed', error: 'not sent: the sandbox stopped' });
       control.abort(new Error('the sandbox stopped'));
+      for (const finish of [...waits.values()]) finish('timeout');
     },
   };
 }
