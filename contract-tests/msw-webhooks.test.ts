@@ -227,3 +227,42 @@ describe('redeliver and waitForDelivery', () => {
     );
   });
 });
+
+describe('trigger', () => {
+  it("fires an event in a credential's world: recorded for the hooks that take it and the system hooks, valid for its schema", async () => {
+    const deliveries = await gitea.trigger({
+      event: 'issue_comment',
+      action: 'created',
+      repository: 'acme/rocket',
+      credential: { token: 'msw-frank' },
+    });
+    // The seed's hook takes push and release only; the Slack hook pull requests.
+    expect(deliveries.map((entry) => [entry.type, entry.action, entry.hook.target])).toEqual([
+      ['issue_comment', 'created', 'system'],
+    ]);
+    const payload = JSON.parse(deliveries[0]!.body);
+    expect([payload.issue.number, payload.repository.full_name, payload.sender.login]).toEqual([
+      42,
+      'acme/rocket',
+      'alice',
+    ]);
+    const waited = await gitea.waitForDelivery({ event: 'issue_comment', credential: { token: 'msw-frank' } });
+    expect([waited.id, waited.state]).toEqual([deliveries[0]!.id, 'recorded']);
+    await expect(
+      gitea.trigger({ event: 'push', repository: 'acme/none', credential: { token: 'msw-frank' } }),
+    ).rejects.toThrow("no repository acme/none in this credential's sandbox world");
+    // The same through the handlers.
+    const answer = await fetch('https://gitea.example.org/__sandbox/trigger', {
+      method: 'POST',
+      headers: { Authorization: 'token msw-frank', 'Content-Type': 'application/json' },
+      body: JSON.stringify({ event: 'release', action: 'published', repository: 'acme/rocket' }),
+    });
+    expect(answer.status).toBe(201);
+    const fired = ((await answer.json()) as { deliveries: DeliveryRecord[] }).deliveries;
+    expect(fired.map((entry) => [entry.type, entry.hook.id, entry.hook.target])).toEqual([
+      ['release', 4001, 'repository'],
+      ['release', 1, 'system'],
+    ]);
+    expect(receiver.received).toEqual([]);
+  });
+});

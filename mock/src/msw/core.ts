@@ -14,6 +14,7 @@ import { RESET_PATH } from '../sources/world-ops.js';
 import type { World } from '../sources/world.js';
 import { DELIVERIES_PATH, type DeliveryRecord, type WebhookOptions } from '../webhooks/deliveries.js';
 import { MAX_WAIT_SECONDS } from '../webhooks/log-endpoint.js';
+import { TRIGGER_PATH } from '../webhooks/trigger-endpoint.js';
 
 export type { DeliveryRecord, JournalEntry, World };
 
@@ -67,6 +68,18 @@ export interface GiteaHandlers {
    * world, or of every world; the newest of each world are kept (up to 100), and `reset()` forgets them.
    */
   deliveries(credential?: string | { token: string }): Promise<DeliveryRecord[]>;
+  /**
+   * Fires an event in a credential's world on demand, as `POST /__sandbox/trigger` does: the
+   * payload built from that world, recorded for the hooks that take it and the system hooks;
+   * resolves with those deliveries. Rejects for an event type or action the document does not
+   * describe, or a repository the world does not hold.
+   */
+  trigger(wanted: {
+    event: string;
+    action?: string;
+    repository: string;
+    credential: string | { token: string };
+  }): Promise<DeliveryRecord[]>;
   /**
    * Records the logged delivery `id` of a credential's world again, as Gitea's replay sends it:
    * the same body and signatures under a new delivery id. Rejects when that world's log has no such delivery.
@@ -163,7 +176,7 @@ export function createHandlersWith(
     BASE_PATH,
     `${BASE_PATH}/*`,
     JOURNAL_PATH,
-    ...(sandbox ? [RESET_PATH, DELIVERIES_PATH, `${DELIVERIES_PATH}/*`] : []),
+    ...(sandbox ? [RESET_PATH, DELIVERIES_PATH, `${DELIVERIES_PATH}/*`, TRIGGER_PATH] : []),
   ].map((path) => http.all(matching(origin, path), answer));
   const credentialOf = (credential: string | { token: string }): string =>
     typeof credential === 'string' ? credential : `token ${credential.token}`;
@@ -190,6 +203,14 @@ export function createHandlersWith(
     },
     async deliveries(credential) {
       return (await ready()).sandbox?.deliveries(credential === undefined ? undefined : credentialOf(credential)) ?? [];
+    },
+    async trigger({ event, action, repository, credential }) {
+      const host = origin === '' ? 'localhost' : new URL(origin).hostname;
+      return (await sandboxOf('trigger')).trigger(
+        credentialOf(credential),
+        { event, repository, ...(action === undefined ? {} : { action }) },
+        host,
+      );
     },
     async redeliver(credential, id) {
       const record = (await sandboxOf('redeliver')).redeliver(credentialOf(credential), id);

@@ -37,6 +37,8 @@ import { handlerFor, ownerRedirect, READ_ONLY, RESET_PATH } from './world-ops.js
 import type { StateStore } from './world-store.js';
 import { StateUnavailable, type Look } from './world-shared.js';
 import { deliveriesAnswer } from '../webhooks/log-endpoint.js';
+import { eventTemplates, triggeredEvent, type PushHeads, type TriggerRequest } from '../webhooks/trigger.js';
+import { triggerAnswer } from '../webhooks/trigger-endpoint.js';
 import {
   createWebhooks,
   type DeliveryFilter,
@@ -79,6 +81,11 @@ export interface SandboxControl {
   worldOf(authorization: string): World;
   /** The webhook deliveries of the world of this `Authorization` header, or of every world, oldest first. */
   deliveries(authorization?: string): DeliveryRecord[];
+  /**
+   * Fires an event in the world of this `Authorization` header (`POST /__sandbox/trigger`): its
+   * deliveries, queued; throws a Refusal (404, 422) for an event, action or repository it cannot fire.
+   */
+  trigger(authorization: string, request: TriggerRequest, host: string): Promise<DeliveryRecord[]>;
   /** Sends the logged delivery `id` of the world of this `Authorization` header again; undefined when its log has none. */
   redeliver(authorization: string, id: string): DeliveryRecord | undefined;
   /** The settled deliveries `filter` picks, of one world or of all, as soon as there is one (webhooks' waitFor). */
@@ -443,6 +450,25 @@ export async function createSandbox(
     trim();
   }
 
+  const eventTypes = eventTemplates(table.document);
+  const pushHeads: PushHeads = new Map();
+  /** Fires `wanted` in the world of `key` as it is now (the seed before its first write): its deliveries, queued. */
+  async function fire(
+    key: string,
+    credential: string,
+    wanted: TriggerRequest,
+    host: string,
+  ): Promise<DeliveryRecord[]> {
+    const world = (await current(key))?.world ?? seed;
+    const event = triggeredEvent(eventTypes, world, wanted, {
+      caller: callerOf(world, credential),
+      host,
+      key,
+      heads: pushHeads,
+    });
+    return webhooks.fire(key, world, [event]);
+  }
+
   const error = (status: number, message: string): Answer => ({
     status,
     type: 'application/json',
@@ -514,10 +540,12 @@ export async function createSandbox(
       });
     },
 
-    async outside(method, url, credential, signal) {
+    async outside(method, url, credential, request) {
       const path = url.pathname;
-      const deliveries = await deliveriesAnswer(webhooks, error, { method, url, credential, signal });
+      const deliveries = await deliveriesAnswer(webhooks, error, { method, url, credential, signal: request.signal });
       if (deliveries) return deliveries;
+      const triggered = await triggerAnswer(fire, error, { method, url, credential, request });
+      if (triggered) return triggered;
       if (path !== RESET_PATH) return undefined;
       if (method !== 'POST')
         return {
@@ -565,6 +593,9 @@ export async function createSandbox(
       },
       deliveries(authorization) {
         return authorization === undefined ? webhooks.all() : webhooks.log(keyOf(authorization));
+      },
+      trigger(authorization, request, host) {
+        return fire(keyOf(authorization), authorization, request, host);
       },
       redeliver(authorization, id) {
         return webhooks.redeliver(keyOf(authorization), id);

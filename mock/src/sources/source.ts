@@ -42,9 +42,9 @@ export interface AnsweringSource {
   answer(request: SourceRequest): Promise<Answer>;
   /**
    * Serves a request outside /api/v1 (the sandbox's `/__sandbox/…`); undefined when it is not one
-   * of its own. `signal` ends with the request (a client gone), for an answer that waits.
+   * of its own. `request` gives its body, and its signal, which ends with it (a client gone), for an answer that waits.
    */
-  outside?(method: string, url: URL, credential: string | undefined, signal: AbortSignal): Promise<Answer | undefined>;
+  outside?(method: string, url: URL, credential: string | undefined, request: Request): Promise<Answer | undefined>;
   close?(): Promise<void>;
 }
 

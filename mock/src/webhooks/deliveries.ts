@@ -104,6 +104,8 @@ export interface Webhooks {
   watch(operationId: string, world: World, params: Record<string, string>): Watch | undefined;
   /** The deliveries the watched write caused, prepared now; the returned function logs and sends them once the write stands. */
   prepare(watched: Watch, world: World, context: { key: string; caller: Rec; url: URL }): (() => void) | undefined;
+  /** Logs the deliveries of `events`, fired in `world` on demand, and sends them in the next turn: pending, in Gitea's order. */
+  fire(key: string, world: World, events: readonly HookEvent[]): DeliveryRecord[];
   /** The log of the world of `key`, oldest first. */
   log(key: string): DeliveryRecord[];
   /** Every world's log together, oldest first. */
@@ -144,9 +146,44 @@ const DELIVERY_ID_HEADERS = ['X-Gitea-Delivery', 'X-Gogs-Delivery', 'X-GitHub-De
 
 const DELIVERED_TYPES = new Set(['gitea', 'gogs']);
 
+/** The review event types a hook takes with `pull_request_review` (models/webhook/webhook.go `HasEvent`). */
+const REVIEW_TYPES = new Set([
+  'pull_request_review_approved',
+  'pull_request_review_rejected',
+  'pull_request_review_comment',
+]);
+
 /** Whether a hook's events take `type` (Gitea's `HasEvent`: `issues` and `pull_request` were expanded by repoEditHook). */
 function listens(hook: Rec, type: string): boolean {
-  return Array.isArray(hook.events) && hook.events.includes(type);
+  const checked = REVIEW_TYPES.has(type) ? 'pull_request_review' : type;
+  return Array.isArray(hook.events) && hook.events.includes(checked);
+}
+
+/**
+ * Whether a hook's branch filter takes `ref` (services/webhook/webhook.go `checkBranchFilter`):
+ * none, `*` or `**` takes all; else the glob must match the branch's name or the full reference.
+ * The glob is gobwas' without separators: `*` any text, `?` one character, `{a,b}` either, `[…]` a class.
+ */
+function branchFilterTakes(filter: unknown, ref: string): boolean {
+  if (typeof filter !== 'string' || filter === '' || filter === '*' || filter === '**') return true;
+  let pattern = '';
+  let depth = 0;
+  for (const char of filter) {
+    if (char === '*') pattern += '.*';
+    else if (char === '?') pattern += '.';
+    else if (char === '{') {
+      depth++;
+      pattern += '(?:';
+    } else if (char === '}' && depth > 0) {
+      depth--;
+      pattern += ')';
+    } else if (char === ',' && depth > 0) pattern += '|';
+    else pattern += char.replace(/[.+^$()|[\]\\]/g, '\\$&');
+  }
+  if (depth !== 0) return false;
+  const glob = new RegExp(`^${pattern}$`, 's');
+  const branch = ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : undefined;
+  return (branch !== undefined && glob.test(branch)) || glob.test(ref);
 }
 
 /** Heap a body's string takes: two bytes a character at most. */
@@ -390,7 +427,13 @@ export function createWebhooks(
   /** The hooks of `world` that take `event`, then the system hooks. */
   function targetsOf(world: World, event: HookEvent): HookTarget[] {
     const own = world.hooks
-      .filter((entry) => entry.repo === event.repo && entry.hook.active === true && listens(entry.hook, event.type))
+      .filter(
+        (entry) =>
+          entry.repo === event.repo &&
+          entry.hook.active === true &&
+          listens(entry.hook, event.type) &&
+          (event.ref === undefined || branchFilterTakes(entry.hook.branch_filter, event.ref)),
+      )
       .map(({ hook }) => ({
         id: Number(hook.id),
         type: String(hook.type ?? 'gitea'),
@@ -404,6 +447,33 @@ export function createWebhooks(
 
   const read = (deliveries: Delivery[]): DeliveryRecord[] => deliveries.map((each) => copyOf(each.record));
 
+  /** A pending delivery of each event to each hook that takes it, in Gitea's order. */
+  function deliveriesOf(world: World, events: readonly HookEvent[]): Delivery[] {
+    const deliveries: Delivery[] = [];
+    const at = new Date().toISOString();
+    for (const event of events) {
+      // One secret for every hook: the payload is signed once, when the first request is built.
+      const shared = { event };
+      for (const hook of targetsOf(world, event)) {
+        const record: DeliveryRecord = {
+          id: randomUuid(),
+          event: eventOf(event.type),
+          type: event.type,
+          action: event.action,
+          hook: { id: hook.id, type: hook.type, target: hook.target },
+          url: withoutPassword(hook.url),
+          method: 'POST',
+          headers: {},
+          body: '',
+          state: 'pending',
+          at,
+        };
+        deliveries.push({ seq: seq++, record, hook, event: shared, request: undefined, bytes: 0, queued: 0 });
+      }
+    }
+    return deliveries;
+  }
+
   return {
     watch(operationId, world, params) {
       const heard =
@@ -413,34 +483,22 @@ export function createWebhooks(
     },
 
     prepare(watched, world, { key, caller, url }) {
-      const deliveries: Delivery[] = [];
-      const at = new Date().toISOString();
-      for (const event of eventsOf(watched, world, { caller, host: url.hostname })) {
-        // One secret for every hook: the payload is signed once, when the first request is built.
-        const shared = { event };
-        for (const hook of targetsOf(world, event)) {
-          const record: DeliveryRecord = {
-            id: randomUuid(),
-            event: eventOf(event.type),
-            type: event.type,
-            action: event.action,
-            hook: { id: hook.id, type: hook.type, target: hook.target },
-            url: withoutPassword(hook.url),
-            method: 'POST',
-            headers: {},
-            body: '',
-            state: 'pending',
-            at,
-          };
-          deliveries.push({ seq: seq++, record, hook, event: shared, request: undefined, bytes: 0, queued: 0 });
-        }
-      }
+      const deliveries = deliveriesOf(world, eventsOf(watched, world, { caller, host: url.hostname }));
       if (deliveries.length === 0) return undefined;
       return () => {
         unbuilt.push({ key, deliveries });
         // After the answer is on its way: a timer runs once the writes of this turn are done.
         timer ??= setTimeout(drain, 0);
       };
+    },
+
+    fire(key, world, events) {
+      const deliveries = deliveriesOf(world, events);
+      unbuilt.push({ key, deliveries });
+      // Built and logged now, for the answer to show them; sent in the next turn.
+      flush();
+      timer ??= setTimeout(drain, 0);
+      return read(deliveries);
     },
 
     log(key) {
