@@ -7,6 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createGiteaClient, unwrap } from '../src/index.js';
+import { loadDocument } from '../mock/src/contract/document-file.js';
+import { createSchemaValidator } from '../mock/src/contract/schema.js';
 import type { DeliveryRecord } from '../mock/src/webhooks/deliveries.js';
 import { expectSignedBy, startHookReceiver, type HookReceiver } from './support/hook-receiver.js';
 
@@ -241,6 +243,10 @@ describe('trigger', () => {
       ['issue_comment', 'created', 'system'],
     ]);
     const payload = JSON.parse(deliveries[0]!.body);
+    const schemas = createSchemaValidator(loadDocument(new URL('../openapi.yaml', import.meta.url)));
+    expect(schemas.check('/webhooks/issue_comment/post/requestBody/content/application~1json/schema', payload)).toEqual(
+      [],
+    );
     expect([payload.issue.number, payload.repository.full_name, payload.sender.login]).toEqual([
       42,
       'acme/rocket',

@@ -544,7 +544,13 @@ export async function createSandbox(
       const path = url.pathname;
       const deliveries = await deliveriesAnswer(webhooks, error, { method, url, credential, signal: request.signal });
       if (deliveries) return deliveries;
-      const triggered = await triggerAnswer(fire, error, { method, url, credential, request });
+      let triggered: Answer | undefined;
+      try {
+        triggered = await triggerAnswer(fire, error, { method, url, credential, request });
+      } catch (failure) {
+        // The world could not be read (a database away): as for any read.
+        return unread(failure);
+      }
       if (triggered) return triggered;
       if (path !== RESET_PATH) return undefined;
       if (method !== 'POST')
