@@ -99,6 +99,29 @@ describe('POST /__sandbox/deliveries/{id}/redeliver', () => {
     expect(log.map((entry) => entry.id)).toEqual([first!.id, redelivered.id]);
   });
 
+  it('goes to the hook as it is now, as Gitea replays a task: a new address and content type, the same payload and signatures', async () => {
+    const [before, after] = [await receiver(), await receiver()];
+    const mock = await bin(['--webhook-secret', SECRET]);
+    await closePull(mock, 'moved', `${before.origin}/hook`);
+    const waited = await sandboxCall(mock, 'moved', 'GET', '/__sandbox/deliveries?wait=20');
+    const [first] = waited.body.deliveries as DeliveryRecord[];
+    const [original] = await before.waitFor([first!.id]);
+    await unwrap(
+      clientOf(mock, 'moved').PATCH('/repos/{owner}/{repo}/hooks/{id}', {
+        params: { path: { ...rocket, id: 4001 } },
+        body: { config: { url: `${after.origin}/moved`, content_type: 'form' }, events: ['pull_request'] },
+      }),
+    );
+    const again = (await sandboxCall(mock, 'moved', 'POST', `/__sandbox/deliveries/${first!.id}/redeliver`))
+      .body as DeliveryRecord;
+    expect(again.url).toBe(`${after.origin}/moved`);
+    const [moved] = await after.waitFor([again.id]);
+    expect([moved!.path, moved!.headers['content-type']]).toEqual(['/moved', 'application/x-www-form-urlencoded']);
+    expect(new URLSearchParams(moved!.body).get('payload')).toBe(original!.body);
+    expect(moved!.headers['x-gitea-signature']).toBe(original!.headers['x-gitea-signature']);
+    await expectSignedBy(moved!, SECRET);
+  });
+
   it('an unknown id, or one of another world, is 404 in the error dialect; GET is 405', async () => {
     const hook = await receiver();
     const mock = await bin();

@@ -82,7 +82,7 @@ export interface GiteaHandlers {
   }): Promise<DeliveryRecord[]>;
   /**
    * Records the logged delivery `id` of a credential's world again, as Gitea's replay sends it:
-   * the same body and signatures under a new delivery id. Rejects when that world's log has no such delivery.
+   * the same payload and signatures under a new delivery id, for the hook as it is now. Rejects when that world's log has no such delivery.
    */
   redeliver(credential: string | { token: string }, id: string): Promise<DeliveryRecord>;
   /**
@@ -213,7 +213,7 @@ export function createHandlersWith(
       );
     },
     async redeliver(credential, id) {
-      const record = (await sandboxOf('redeliver')).redeliver(credentialOf(credential), id);
+      const record = await (await sandboxOf('redeliver')).redeliver(credentialOf(credential), id);
       if (!record) throw new Error(`no delivery ${id} in this credential's log`);
       return record;
     },

@@ -87,7 +87,7 @@ export interface SandboxControl {
    */
   trigger(authorization: string, request: TriggerRequest, host: string): Promise<DeliveryRecord[]>;
   /** Sends the logged delivery `id` of the world of this `Authorization` header again; undefined when its log has none. */
-  redeliver(authorization: string, id: string): DeliveryRecord | undefined;
+  redeliver(authorization: string, id: string): Promise<DeliveryRecord | undefined>;
   /** The settled deliveries `filter` picks, of one world or of all, as soon as there is one (webhooks' waitFor). */
   waitForDeliveries(
     authorization: string | undefined,
@@ -452,6 +452,9 @@ export async function createSandbox(
 
   const eventTypes = eventTemplates(table.document);
   const pushHeads: PushHeads = new Map();
+  /** The world of `key` as it is now: the seed before its first write. */
+  const worldNow = async (key: string): Promise<World> => (await current(key))?.world ?? seed;
+
   /** Fires `wanted` in the world of `key` as it is now (the seed before its first write): its deliveries, queued. */
   async function fire(
     key: string,
@@ -459,7 +462,7 @@ export async function createSandbox(
     wanted: TriggerRequest,
     host: string,
   ): Promise<DeliveryRecord[]> {
-    const world = (await current(key))?.world ?? seed;
+    const world = await worldNow(key);
     const event = triggeredEvent(eventTypes, world, wanted, {
       caller: callerOf(world, credential),
       host,
@@ -542,7 +545,17 @@ export async function createSandbox(
 
     async outside(method, url, credential, request) {
       const path = url.pathname;
-      const deliveries = await deliveriesAnswer(webhooks, error, { method, url, credential, signal: request.signal });
+      let deliveries: Answer | undefined;
+      try {
+        deliveries = await deliveriesAnswer(webhooks, worldNow, error, {
+          method,
+          url,
+          credential,
+          signal: request.signal,
+        });
+      } catch (failure) {
+        return unread(failure);
+      }
       if (deliveries) return deliveries;
       let triggered: Answer | undefined;
       try {
@@ -603,8 +616,9 @@ export async function createSandbox(
       trigger(authorization, request, host) {
         return fire(keyOf(authorization), authorization, request, host);
       },
-      redeliver(authorization, id) {
-        return webhooks.redeliver(keyOf(authorization), id);
+      async redeliver(authorization, id) {
+        const key = keyOf(authorization);
+        return webhooks.redeliver(key, id, await worldNow(key));
       },
       waitForDeliveries(authorization, filter, ms) {
         return webhooks.waitFor(authorization === undefined ? undefined : keyOf(authorization), filter, ms);

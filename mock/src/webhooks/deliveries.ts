@@ -112,10 +112,10 @@ export interface Webhooks {
   all(): DeliveryRecord[];
   /**
    * Sends the delivery `id` of the log of `key` again, as Gitea's replay does (a new hook task of
-   * the same payload): the same request under a new delivery id, logged; undefined when the log
-   * holds no such delivery.
+   * the same payload): the same payload and signatures under a new delivery id, to the hook as
+   * `world` holds it now, logged; undefined when the log holds no such delivery.
    */
-  redeliver(key: string, id: string): DeliveryRecord | undefined;
+  redeliver(key: string, id: string, world?: World): DeliveryRecord | undefined;
   /**
    * The settled deliveries `filter` picks of the log of `key` (or of every world), as soon as there
    * is one: at most `ms` later, or when `signal` aborts ('timeout').
@@ -140,9 +140,6 @@ const MiB = 1024 * 1024;
 
 /** Waits for a delivery under way at once, in the process; past it a wait is refused ('busy'). */
 export const MAX_WAITS = 256;
-
-/** The headers that carry a delivery's id, under Gitea's, Gogs' and GitHub's names. */
-const DELIVERY_ID_HEADERS = ['X-Gitea-Delivery', 'X-Gogs-Delivery', 'X-GitHub-Delivery'];
 
 const DELIVERED_TYPES = new Set(['gitea', 'gogs']);
 
@@ -184,6 +181,25 @@ function branchFilterTakes(filter: unknown, ref: string): boolean {
   const glob = new RegExp(`^${pattern}$`, 's');
   const branch = ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : undefined;
   return (branch !== undefined && glob.test(branch)) || glob.test(ref);
+}
+
+/** A repository hook of the world as a delivery needs it. */
+function targetOf(hook: Rec): HookTarget {
+  return {
+    id: Number(hook.id),
+    type: String(hook.type ?? 'gitea'),
+    target: 'repository',
+    url: String(hook.config?.url ?? ''),
+    contentType: String(hook.config?.content_type ?? 'json'),
+    authorization: typeof hook.authorization_header === 'string' ? hook.authorization_header : '',
+  };
+}
+
+/** The JSON payload of a logged delivery: its body, or its form's field `payload`. */
+function payloadOf(record: DeliveryRecord): string {
+  return record.headers['Content-Type'] === 'application/x-www-form-urlencoded'
+    ? (new URLSearchParams(record.body).get('payload') ?? '')
+    : record.body;
 }
 
 /** Heap a body's string takes: two bytes a character at most. */
@@ -434,14 +450,7 @@ export function createWebhooks(
           listens(entry.hook, event.type) &&
           (event.ref === undefined || branchFilterTakes(entry.hook.branch_filter, event.ref)),
       )
-      .map(({ hook }) => ({
-        id: Number(hook.id),
-        type: String(hook.type ?? 'gitea'),
-        target: 'repository' as const,
-        url: String(hook.config?.url ?? ''),
-        contentType: String(hook.config?.content_type ?? 'json'),
-        authorization: typeof hook.authorization_header === 'string' ? hook.authorization_header : '',
-      }));
+      .map(({ hook }) => targetOf(hook));
     return [...own, ...systemHooks];
   }
 
@@ -511,45 +520,49 @@ export function createWebhooks(
       return read([...logs.values()].flat().sort((a, b) => a.seq - b.seq));
     },
 
-    redeliver(key, id) {
+    redeliver(key, id, world) {
       flush();
       const original = logs.get(key)?.find((each) => each.record.id === id);
       if (!original) return undefined;
       const newId = randomUuid();
-      const { record: first, hook } = original;
-      const headers = { ...first.headers };
-      for (const name of DELIVERY_ID_HEADERS) if (name in headers) headers[name] = newId;
+      const { record: first } = original;
+      // Gitea sends a replayed task with the hook as it is then (`Deliver` reads it by id): a
+      // repository hook is read from the world now; a system hook stays as the options set it.
+      const now =
+        first.hook.target === 'repository'
+          ? world?.hooks.find((entry) => Number(entry.hook.id) === first.hook.id)?.hook
+          : undefined;
+      const hook = now ? targetOf(now) : original.hook;
+      // The same payload, so the same signatures (the secret is every hook's): only the id is new.
+      const event: HookEvent = { type: first.type, action: first.action, repo: 0, json: payloadOf(first) };
+      const signatures = {
+        sha256: first.headers['X-Gitea-Signature'] ?? '',
+        sha1: (first.headers['X-Hub-Signature'] ?? '').replace(/^sha1=/, ''),
+      };
+      const request =
+        Object.keys(first.headers).length === 0 ? undefined : deliveryRequest(newId, event, hook, signatures);
+      const headers = { ...request?.headers };
+      if (headers.Authorization !== undefined) headers.Authorization = MASK;
       const record: DeliveryRecord = {
         id: newId,
         event: first.event,
         type: first.type,
         action: first.action,
-        hook: { ...first.hook },
-        url: first.url,
-        method: first.method,
+        hook: { id: hook.id, type: hook.type, target: hook.target },
+        url: withoutPassword(hook.url),
+        method: 'POST',
         headers,
-        body: first.body,
+        body: request?.body ?? '',
         state: 'pending',
         at: new Date().toISOString(),
       };
-      // The body is the same, so are its signatures: only the delivery id changes, and the
-      // authorization the log masks is the hook's own.
-      const request: OutgoingRequest | undefined =
-        Object.keys(first.headers).length === 0
-          ? undefined
-          : {
-              method: 'POST',
-              url: hook.url,
-              headers: hook.authorization === '' ? headers : { ...headers, Authorization: hook.authorization },
-              body: first.body,
-            };
       const delivery: Delivery = {
         seq: seq++,
         record,
         hook,
         event: undefined,
         request,
-        bytes: stringBytes(first.body),
+        bytes: stringBytes(record.body),
         queued: 0,
       };
       append(key, delivery);

@@ -5,6 +5,7 @@
 import { checkAuthorization } from '../front/auth.js';
 import { keyOf } from '../credential-key.js';
 import type { Answer } from '../sources/source.js';
+import type { World } from '../sources/world.js';
 import { DELIVERIES_PATH, MAX_WAITS, picks, type DeliveryFilter, type Webhooks } from './deliveries.js';
 
 /** The longest wait for a delivery, in seconds. */
@@ -22,6 +23,8 @@ const notAllowed = (error: ErrorAnswer, method: string, path: string, allowed: s
 /** The answer of the deliveries endpoints to a request to `url`; undefined for a path not theirs. */
 export async function deliveriesAnswer(
   webhooks: Webhooks,
+  /** The world of a key as it is now, whose hooks a delivery is sent to again. */
+  worldOf: (key: string) => Promise<World>,
   error: ErrorAnswer,
   request: { method: string; url: URL; credential: string | undefined; signal: AbortSignal },
 ): Promise<Answer | undefined> {
@@ -37,7 +40,7 @@ export async function deliveriesAnswer(
 
   if (redeliver) {
     const id = decodeURIComponent(redeliver[1]!);
-    const record = webhooks.redeliver(key, id);
+    const record = webhooks.redeliver(key, id, await worldOf(key));
     return record
       ? { status: 201, type: 'application/json', body: record }
       : error(404, `no delivery ${id} in this credential's log`);
