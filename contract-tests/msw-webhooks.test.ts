@@ -7,6 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createGiteaClient, unwrap } from '../src/index.js';
+import { loadDocument } from '../mock/src/contract/document-file.js';
+import { createSchemaValidator } from '../mock/src/contract/schema.js';
 import type { DeliveryRecord } from '../mock/src/webhooks/deliveries.js';
 import { expectSignedBy, startHookReceiver, type HookReceiver } from './support/hook-receiver.js';
 
@@ -168,5 +170,105 @@ describe('what the handlers hand out of a delivery', () => {
       server.resetHandlers();
       await rejecting.close();
     }
+  });
+});
+
+describe('redeliver and waitForDelivery', () => {
+  it('waitForDelivery resolves with the first settled delivery of an event and action; redeliver records it again', async () => {
+    const erin = client('msw-erin');
+    await unwrap(
+      erin.PATCH('/repos/{owner}/{repo}/hooks/{id}', {
+        params: { path: { ...rocket, id: 4001 } },
+        body: { config: { url: `${receiver.origin}/hook` }, events: ['pull_request'] },
+      }),
+    );
+    const waited = gitea.waitForDelivery({
+      event: 'pull_request',
+      action: 'closed',
+      credential: { token: 'msw-erin' },
+    });
+    await unwrap(
+      erin.PATCH('/repos/{owner}/{repo}/pulls/{index}', {
+        params: { path: { ...rocket, index: 43 } },
+        body: { state: 'closed' },
+      }),
+    );
+    const first = await waited;
+    expect([first.type, first.action, first.state, first.hook.id]).toEqual([
+      'pull_request',
+      'closed',
+      'recorded',
+      4001,
+    ]);
+
+    const again = await gitea.redeliver({ token: 'msw-erin' }, first.id);
+    expect(again.id).not.toBe(first.id);
+    expect(again.body).toBe(first.body);
+    expect({ ...again.headers, 'X-Gitea-Delivery': '', 'X-Gogs-Delivery': '', 'X-GitHub-Delivery': '' }).toEqual({
+      ...first.headers,
+      'X-Gitea-Delivery': '',
+      'X-Gogs-Delivery': '',
+      'X-GitHub-Delivery': '',
+    });
+    expect(again.headers['X-Gitea-Delivery']).toBe(again.id);
+    expect((await gitea.deliveries({ token: 'msw-erin' })).at(-1)!.id).toBe(again.id);
+    // The same through the handlers, as an app would call the endpoint.
+    const answer = await fetch(`https://gitea.example.org/__sandbox/deliveries/${first.id}/redeliver`, {
+      method: 'POST',
+      headers: { Authorization: 'token msw-erin' },
+    });
+    expect(answer.status).toBe(201);
+    expect(((await answer.json()) as DeliveryRecord).body).toBe(first.body);
+    expect(receiver.received).toEqual([]);
+
+    await expect(gitea.redeliver({ token: 'msw-erin' }, 'no-such-id')).rejects.toThrow(
+      "no delivery no-such-id in this credential's log",
+    );
+    await expect(gitea.waitForDelivery({ event: 'push', timeoutMs: 50 })).rejects.toThrow(
+      'no push delivery settled within 50 ms',
+    );
+  });
+});
+
+describe('trigger', () => {
+  it("fires an event in a credential's world: recorded for the hooks that take it and the system hooks, valid for its schema", async () => {
+    const deliveries = await gitea.trigger({
+      event: 'issue_comment',
+      action: 'created',
+      repository: 'acme/rocket',
+      credential: { token: 'msw-frank' },
+    });
+    // The seed's hook takes push and release only; the Slack hook pull requests.
+    expect(deliveries.map((entry) => [entry.type, entry.action, entry.hook.target])).toEqual([
+      ['issue_comment', 'created', 'system'],
+    ]);
+    const payload = JSON.parse(deliveries[0]!.body);
+    const schemas = createSchemaValidator(loadDocument(new URL('../openapi.yaml', import.meta.url)));
+    expect(schemas.check('/webhooks/issue_comment/post/requestBody/content/application~1json/schema', payload)).toEqual(
+      [],
+    );
+    expect([payload.issue.number, payload.repository.full_name, payload.sender.login]).toEqual([
+      42,
+      'acme/rocket',
+      'alice',
+    ]);
+    const waited = await gitea.waitForDelivery({ event: 'issue_comment', credential: { token: 'msw-frank' } });
+    expect([waited.id, waited.state]).toEqual([deliveries[0]!.id, 'recorded']);
+    await expect(
+      gitea.trigger({ event: 'push', repository: 'acme/none', credential: { token: 'msw-frank' } }),
+    ).rejects.toThrow("no repository acme/none in this credential's sandbox world");
+    // The same through the handlers.
+    const answer = await fetch('https://gitea.example.org/__sandbox/trigger', {
+      method: 'POST',
+      headers: { Authorization: 'token msw-frank', 'Content-Type': 'application/json' },
+      body: JSON.stringify({ event: 'release', action: 'published', repository: 'acme/rocket' }),
+    });
+    expect(answer.status).toBe(201);
+    const fired = ((await answer.json()) as { deliveries: DeliveryRecord[] }).deliveries;
+    expect(fired.map((entry) => [entry.type, entry.hook.id, entry.hook.target])).toEqual([
+      ['release', 4001, 'repository'],
+      ['release', 1, 'system'],
+    ]);
+    expect(receiver.received).toEqual([]);
   });
 });

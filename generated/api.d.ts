@@ -1891,9 +1891,27 @@ export interface components {
             authorization_header?: string;
             /** @description Glob of the branches whose events fire the hook. */
             branch_filter?: string;
-            /** @description Settings of the delivery target. Holds `url` and `content_type`, and for Slack hooks also `channel`, `username`, `icon_url` and `color`. */
+            /**
+             * @description Settings of the delivery target: `url` and `content_type`, and for Slack hooks also
+             *     `channel`, `username`, `icon_url` and `color`. Never the secret nor the HTTP method,
+             *     which the server keeps to itself.
+             */
             config?: {
-                [key: string]: string;
+                /** @description Where the deliveries go. */
+                url: string;
+                /**
+                 * @description How a delivery's body is encoded.
+                 * @enum {string}
+                 */
+                content_type: "json" | "form";
+                /** @description Slack hooks only. */
+                channel?: string;
+                /** @description Slack hooks only. */
+                username?: string;
+                /** @description Slack hooks only. */
+                icon_url?: string;
+                /** @description Slack hooks only. */
+                color?: string;
             };
             /** Format: date-time */
             created_at?: string;

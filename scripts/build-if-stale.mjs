@@ -76,6 +76,7 @@ export const OUTPUTS = [
   'mock/dist/serve.mjs',
   'mock/dist/server.d.mts',
   'mock/dist/server.mjs',
+  'mock/dist/trigger-command.mjs',
   'mock/dist/validation.mjs',
   'mock/dist/verify.mjs',
   'mock/dist/violation-kind.mjs',

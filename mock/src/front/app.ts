@@ -250,7 +250,7 @@ export function createApp({
     if (url.pathname === JOURNAL_PATH)
       return respond(request.method, journalAnswer(journal, request.method, header('authorization'), docsUrl()), cors);
     if (url.pathname !== BASE_PATH && !url.pathname.startsWith(`${BASE_PATH}/`)) {
-      const own = await source.outside?.(request.method, url.pathname, header('authorization'));
+      const own = await source.outside?.(request.method, url, header('authorization'), request);
       if (own) return respond(request.method, own, cors);
       return respond(request.method, { status: 404, type: 'application/json', body: notFound(docsUrl()) }, cors);
     }

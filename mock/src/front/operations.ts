@@ -67,6 +67,8 @@ function describe(operation: IHttpOperation): MockOperation {
 }
 
 export interface OperationTable {
+  /** The document as data, for what the table does not hold (the sandbox reads its `webhooks:`). */
+  document: Record<string, unknown>;
   operations: MockOperation[];
   route(method: string, path: string): RouteResult;
   /**
@@ -107,6 +109,7 @@ export function operationTable(document: Record<string, unknown>, parsed: IHttpO
   const operations = parsed.map(describe).sort((a, b) => literals(b.path) - literals(a.path));
   const bodyOptional = bodyOptionalOf(document);
   return {
+    document,
     operations,
     route(method, path) {
       const onPath = operations.filter((op) => op.matcher.test(path));

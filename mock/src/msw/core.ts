@@ -14,6 +14,8 @@ import type { SandboxOptions } from '../sources/sandbox.js';
 import { RESET_PATH } from '../sources/world-ops.js';
 import type { World } from '../sources/world.js';
 import { DELIVERIES_PATH, type DeliveryRecord, type WebhookOptions } from '../webhooks/deliveries.js';
+import { MAX_WAIT_SECONDS } from '../webhooks/log-endpoint.js';
+import { TRIGGER_PATH } from '../webhooks/trigger-endpoint.js';
 
 export type { DeliveryRecord, JournalEntry, World };
 
@@ -67,6 +69,34 @@ export interface GiteaHandlers {
    * world, or of every world; the newest of each world are kept (up to 100), and `reset()` forgets them.
    */
   deliveries(credential?: string | { token: string }): Promise<DeliveryRecord[]>;
+  /**
+   * Fires an event in a credential's world on demand, as `POST /__sandbox/trigger` does: the
+   * payload built from that world, recorded for the hooks that take it and the system hooks;
+   * resolves with those deliveries. Rejects for an event type or action the document does not
+   * describe, or a repository the world does not hold.
+   */
+  trigger(wanted: {
+    event: string;
+    action?: string;
+    repository: string;
+    credential: string | { token: string };
+  }): Promise<DeliveryRecord[]>;
+  /**
+   * Records the logged delivery `id` of a credential's world again, as Gitea's replay sends it:
+   * the same payload and signatures under a new delivery id, for the hook as it is now. Rejects when that world's log has no such delivery.
+   */
+  redeliver(credential: string | { token: string }, id: string): Promise<DeliveryRecord>;
+  /**
+   * The first delivery of this event type (`X-Gitea-Event-Type`) and action, each when given, to
+   * have settled (recorded, skipped), of one credential's world or of any, as soon as there is one;
+   * rejects after `timeoutMs` (default 5,000, at most 60,000) without one.
+   */
+  waitForDelivery(wanted: {
+    event?: string;
+    action?: string;
+    timeoutMs?: number;
+    credential?: string | { token: string };
+  }): Promise<DeliveryRecord>;
   /** Stops what the mock started (the sandbox's markdown workers, in Node). */
   close(): Promise<void>;
 }
@@ -149,11 +179,19 @@ export function createHandlersWith(
     docsUrl ||= `${new URL(request.url).origin}/api/swagger`;
     return (await ready()).app.fetch(request);
   };
-  const handlers = [BASE_PATH, `${BASE_PATH}/*`, JOURNAL_PATH, ...(sandbox ? [RESET_PATH, DELIVERIES_PATH] : [])].map(
-    (path) => http.all(matching(origin, path), answer),
-  );
+  const handlers = [
+    BASE_PATH,
+    `${BASE_PATH}/*`,
+    JOURNAL_PATH,
+    ...(sandbox ? [RESET_PATH, DELIVERIES_PATH, `${DELIVERIES_PATH}/*`, TRIGGER_PATH] : []),
+  ].map((path) => http.all(matching(origin, path), answer));
   const credentialOf = (credential: string | { token: string }): string =>
     typeof credential === 'string' ? credential : `token ${credential.token}`;
+  const sandboxOf = async (what: string) => {
+    const started = (await ready()).sandbox;
+    if (!started) throw new TypeError(`${what} needs the sandbox: createGiteaHandlers({ sandbox: true, … })`);
+    return started;
+  };
 
   return {
     handlers,
@@ -172,6 +210,37 @@ export function createHandlersWith(
     },
     async deliveries(credential) {
       return (await ready()).sandbox?.deliveries(credential === undefined ? undefined : credentialOf(credential)) ?? [];
+    },
+    async trigger({ event, action, repository, credential }) {
+      const host = origin === '' ? 'localhost' : new URL(origin).hostname;
+      return (await sandboxOf('trigger')).trigger(
+        credentialOf(credential),
+        { event, repository, ...(action === undefined ? {} : { action }) },
+        host,
+      );
+    },
+    async redeliver(credential, id) {
+      const record = await (await sandboxOf('redeliver')).redeliver(credentialOf(credential), id);
+      if (!record) throw new Error(`no delivery ${id} in this credential's log`);
+      return record;
+    },
+    async waitForDelivery({ event, action, timeoutMs = 5000, credential }) {
+      if (!(timeoutMs >= 0 && timeoutMs <= MAX_WAIT_SECONDS * 1000))
+        throw new RangeError(`timeoutMs must be from 0 to ${MAX_WAIT_SECONDS * 1000}: ${timeoutMs}`);
+      const filter = { ...(event === undefined ? {} : { type: event }), ...(action === undefined ? {} : { action }) };
+      const sandbox = await sandboxOf('waitForDelivery');
+      const waited = await sandbox.waitForDeliveries(
+        credential === undefined ? undefined : credentialOf(credential),
+        filter,
+        timeoutMs,
+      );
+      if (typeof waited === 'object') return waited.deliveries[0]!;
+      const what = [event, action].filter(Boolean).join(' ');
+      throw new Error(
+        waited === 'busy'
+          ? 'too many waits for deliveries are under way'
+          : `no ${what === '' ? '' : `${what} `}delivery settled within ${timeoutMs} ms`,
+      );
     },
     async close() {
       if (mock) await (await mock).close();

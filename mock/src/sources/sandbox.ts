@@ -36,12 +36,16 @@ import { copyJson, textBytes, worldText } from './world-json.js';
 import { handlerFor, ownerRedirect, READ_ONLY, RESET_PATH } from './world-ops.js';
 import type { StateStore } from './world-store.js';
 import { StateUnavailable, type Look } from './world-shared.js';
+import { deliveriesAnswer } from '../webhooks/log-endpoint.js';
+import { eventTemplates, triggeredEvent, type PushHeads, type TriggerRequest } from '../webhooks/trigger.js';
+import { triggerAnswer } from '../webhooks/trigger-endpoint.js';
 import {
   createWebhooks,
-  DELIVERIES_PATH,
+  type DeliveryFilter,
   type DeliveryRecord,
   type DeliveryTransport,
   type WebhookOptions,
+  type Webhooks,
 } from '../webhooks/deliveries.js';
 
 export interface SandboxOptions {
@@ -77,6 +81,19 @@ export interface SandboxControl {
   worldOf(authorization: string): World;
   /** The webhook deliveries of the world of this `Authorization` header, or of every world, oldest first. */
   deliveries(authorization?: string): DeliveryRecord[];
+  /**
+   * Fires an event in the world of this `Authorization` header (`POST /__sandbox/trigger`): its
+   * deliveries, queued; throws a Refusal (404, 422) for an event, action or repository it cannot fire.
+   */
+  trigger(authorization: string, request: TriggerRequest, host: string): Promise<DeliveryRecord[]>;
+  /** Sends the logged delivery `id` of the world of this `Authorization` header again; undefined when its log has none. */
+  redeliver(authorization: string, id: string): Promise<DeliveryRecord | undefined>;
+  /** The settled deliveries `filter` picks, of one world or of all, as soon as there is one (webhooks' waitFor). */
+  waitForDeliveries(
+    authorization: string | undefined,
+    filter: DeliveryFilter,
+    ms: number,
+  ): ReturnType<Webhooks['waitFor']>;
 }
 
 export type Sandbox = AnsweringSource & { control: SandboxControl };
@@ -433,6 +450,28 @@ export async function createSandbox(
     trim();
   }
 
+  const eventTypes = eventTemplates(table.document);
+  const pushHeads: PushHeads = new Map();
+  /** The world of `key` as it is now: the seed before its first write. */
+  const worldNow = async (key: string): Promise<World> => (await current(key))?.world ?? seed;
+
+  /** Fires `wanted` in the world of `key` as it is now (the seed before its first write): its deliveries, queued. */
+  async function fire(
+    key: string,
+    credential: string,
+    wanted: TriggerRequest,
+    host: string,
+  ): Promise<DeliveryRecord[]> {
+    const world = await worldNow(key);
+    const event = triggeredEvent(eventTypes, world, wanted, {
+      caller: callerOf(world, credential),
+      host,
+      key,
+      heads: pushHeads,
+    });
+    return webhooks.fire(key, world, [event]);
+  }
+
   const error = (status: number, message: string): Answer => ({
     status,
     type: 'application/json',
@@ -504,17 +543,28 @@ export async function createSandbox(
       });
     },
 
-    async outside(method, path, credential) {
-      if (path === DELIVERIES_PATH) {
-        if (method !== 'GET' && method !== 'HEAD')
-          return {
-            ...error(405, `${method} is not allowed on ${DELIVERIES_PATH}; allowed: GET`),
-            headers: { Allow: 'GET' },
-          };
-        const auth = checkAuthorization(credential, undefined);
-        if (!auth.ok) return error(401, auth.message);
-        return { status: 200, type: 'application/json', body: { deliveries: webhooks.log(keyOf(credential!)) } };
+    async outside(method, url, credential, request) {
+      const path = url.pathname;
+      let deliveries: Answer | undefined;
+      try {
+        deliveries = await deliveriesAnswer(webhooks, worldNow, error, {
+          method,
+          url,
+          credential,
+          signal: request.signal,
+        });
+      } catch (failure) {
+        return unread(failure);
       }
+      if (deliveries) return deliveries;
+      let triggered: Answer | undefined;
+      try {
+        triggered = await triggerAnswer(fire, error, { method, url, credential, request });
+      } catch (failure) {
+        // The world could not be read (a database away): as for any read.
+        return unread(failure);
+      }
+      if (triggered) return triggered;
       if (path !== RESET_PATH) return undefined;
       if (method !== 'POST')
         return {
@@ -562,6 +612,16 @@ export async function createSandbox(
       },
       deliveries(authorization) {
         return authorization === undefined ? webhooks.all() : webhooks.log(keyOf(authorization));
+      },
+      trigger(authorization, request, host) {
+        return fire(keyOf(authorization), authorization, request, host);
+      },
+      async redeliver(authorization, id) {
+        const key = keyOf(authorization);
+        return webhooks.redeliver(key, id, await worldNow(key));
+      },
+      waitForDeliveries(authorization, filter, ms) {
+        return webhooks.waitFor(authorization === undefined ? undefined : keyOf(authorization), filter, ms);
       },
     },
 

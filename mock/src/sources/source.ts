@@ -40,8 +40,11 @@ export interface AnsweringSource {
   /** An answer that breaks the document is this source's bug: the front answers 500 instead of only warning. */
   strict: boolean;
   answer(request: SourceRequest): Promise<Answer>;
-  /** Serves a request outside /api/v1 (the sandbox's `/__sandbox/…`); undefined when it is not one of its own. */
-  outside?(method: string, path: string, credential: string | undefined): Promise<Answer | undefined>;
+  /**
+   * Serves a request outside /api/v1 (the sandbox's `/__sandbox/…`); undefined when it is not one
+   * of its own. `request` gives its body, and its signal, which ends with it (a client gone), for an answer that waits.
+   */
+  outside?(method: string, url: URL, credential: string | undefined, request: Request): Promise<Answer | undefined>;
   close?(): Promise<void>;
 }
 

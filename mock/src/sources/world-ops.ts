@@ -44,9 +44,6 @@ type Handler = (ctx: OpContext) => OpResult | Promise<OpResult>;
 
 const ZERO_TIME = '0001-01-01T00:00:00Z';
 
-/** Most keys of a hook's config (Gitea itself keeps about five). */
-const MAX_CONFIG_KEYS = 64;
-
 /** Longest new user name: a name is copied wherever its user appears, into every URL of their repositories too. */
 const MAX_NAME_BYTES = 255;
 
@@ -313,6 +310,25 @@ const PLAIN_HOOK_EVENTS = [
   ...PULL_REQUEST_SUB_EVENTS,
 ];
 
+/** What Slack hooks keep besides the address (`SlackMeta`), all set together when `channel` is sent. */
+const SLACK_CONFIG = ['channel', 'username', 'icon_url', 'color'] as const;
+
+/**
+ * A hook's config after an edit, as Gitea keeps and answers it (routers/api/v1/utils/hook.go
+ * `editHook`, services/webhook/general.go `ToHook`): `url` and `content_type`, and Slack's
+ * settings; any other key, `secret` and `http_method` among them, is dropped.
+ */
+function hookConfig(hook: Rec, sent: Record<string, string>): Record<string, string> {
+  const kept = (hook.config ?? {}) as Record<string, string>;
+  const config: Record<string, string> = {
+    url: sent.url ?? kept.url ?? '',
+    content_type: sent.content_type ?? kept.content_type ?? 'json',
+  };
+  if (hook.type !== 'slack') return config;
+  for (const name of SLACK_CONFIG) config[name] = sent.channel === undefined ? (kept[name] ?? '') : (sent[name] ?? '');
+  return config;
+}
+
 /** A hook's events after an edit: names matched without regard to case, unknown names dropped, none at all meaning push. */
 function hookEvents(names: unknown): string[] {
   if (!Array.isArray(names) || names.length === 0) return ['push'];
@@ -337,15 +353,7 @@ const handlers: Record<string, Handler> = {
     if (config.content_type !== undefined && !HOOK_CONTENT_TYPES.includes(config.content_type))
       return fail(ctx, 422, 'Invalid content type');
     const { hook } = entry;
-    const merged = { ...hook.config, ...config };
-    // Gitea keeps a few known keys; the sandbox merges what it is sent, so it bounds how many.
-    const keys = Object.keys(merged).length;
-    if (keys > MAX_CONFIG_KEYS)
-      return tooLarge(
-        ctx,
-        `the hook's config would hold ${keys} keys, more than the ${MAX_CONFIG_KEYS} the sandbox keeps; POST ${RESET_PATH} with the same credential starts the world afresh`,
-      );
-    hook.config = merged;
+    hook.config = hookConfig(hook, config);
     // As Gitea: no events means push only; branch_filter and the authorization header are
     // always replaced (cleared when omitted or null), and the header is answered in clear;
     // active and name only when sent.

@@ -82,15 +82,45 @@ export type DeliveryTransport = {
   sign?: Signer;
 };
 
+/** Which deliveries a reader wants: of this event type (`X-Gitea-Event-Type`) and action, each when given. */
+export interface DeliveryFilter {
+  type?: string;
+  action?: string;
+}
+
+/** Whether `record` is one `filter` picks. */
+export function picks(filter: DeliveryFilter, record: DeliveryRecord): boolean {
+  return (
+    (filter.type === undefined || record.type === filter.type) &&
+    (filter.action === undefined || record.action === filter.action)
+  );
+}
+
+/** What a wait for a delivery came to: the settled ones it waited for, none within its time, or too many waiting. */
+type Waited = { deliveries: DeliveryRecord[] } | 'timeout' | 'busy';
+
 export interface Webhooks {
   /** What a write of `operationId` may change, copied now; undefined when it cannot fire, or nothing listens. */
   watch(operationId: string, world: World, params: Record<string, string>): Watch | undefined;
   /** The deliveries the watched write caused, prepared now; the returned function logs and sends them once the write stands. */
   prepare(watched: Watch, world: World, context: { key: string; caller: Rec; url: URL }): (() => void) | undefined;
+  /** Logs the deliveries of `events`, fired in `world` on demand, and sends them in the next turn: pending, in Gitea's order. */
+  fire(key: string, world: World, events: readonly HookEvent[]): DeliveryRecord[];
   /** The log of the world of `key`, oldest first. */
   log(key: string): DeliveryRecord[];
   /** Every world's log together, oldest first. */
   all(): DeliveryRecord[];
+  /**
+   * Sends the delivery `id` of the log of `key` again, as Gitea's replay does (a new hook task of
+   * the same payload): the same payload and signatures under a new delivery id, to the hook as
+   * `world` holds it now, logged; undefined when the log holds no such delivery.
+   */
+  redeliver(key: string, id: string, world?: World): DeliveryRecord | undefined;
+  /**
+   * The settled deliveries `filter` picks of the log of `key` (or of every world), as soon as there
+   * is one: at most `ms` later, or when `signal` aborts ('timeout').
+   */
+  waitFor(key: string | undefined, filter: DeliveryFilter, ms: number, signal?: AbortSignal): Promise<Waited>;
   /** Forgets the log of `key`, or of every world. */
   forget(key?: string): void;
   /** Stops what is being sent; what waits is dropped. */
@@ -108,11 +138,68 @@ const WAITING = 1000;
 
 const MiB = 1024 * 1024;
 
+/** Waits for a delivery under way at once, in the process; past it a wait is refused ('busy'). */
+export const MAX_WAITS = 256;
+
 const DELIVERED_TYPES = new Set(['gitea', 'gogs']);
+
+/** The review event types a hook takes with `pull_request_review` (models/webhook/webhook.go `HasEvent`). */
+const REVIEW_TYPES = new Set([
+  'pull_request_review_approved',
+  'pull_request_review_rejected',
+  'pull_request_review_comment',
+]);
 
 /** Whether a hook's events take `type` (Gitea's `HasEvent`: `issues` and `pull_request` were expanded by repoEditHook). */
 function listens(hook: Rec, type: string): boolean {
-  return Array.isArray(hook.events) && hook.events.includes(type);
+  const checked = REVIEW_TYPES.has(type) ? 'pull_request_review' : type;
+  return Array.isArray(hook.events) && hook.events.includes(checked);
+}
+
+/**
+ * Whether a hook's branch filter takes `ref` (services/webhook/webhook.go `checkBranchFilter`):
+ * none, `*` or `**` takes all; else the glob must match the branch's name or the full reference.
+ * The glob is gobwas' without separators: `*` any text, `?` one character, `{a,b}` either, `[…]` a class.
+ */
+function branchFilterTakes(filter: unknown, ref: string): boolean {
+  if (typeof filter !== 'string' || filter === '' || filter === '*' || filter === '**') return true;
+  let pattern = '';
+  let depth = 0;
+  for (const char of filter) {
+    if (char === '*') pattern += '.*';
+    else if (char === '?') pattern += '.';
+    else if (char === '{') {
+      depth++;
+      pattern += '(?:';
+    } else if (char === '}' && depth > 0) {
+      depth--;
+      pattern += ')';
+    } else if (char === ',' && depth > 0) pattern += '|';
+    else pattern += char.replace(/[.+^$()|[\]\\]/g, '\\$&');
+  }
+  if (depth !== 0) return false;
+  const glob = new RegExp(`^${pattern}$`, 's');
+  const branch = ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : undefined;
+  return (branch !== undefined && glob.test(branch)) || glob.test(ref);
+}
+
+/** A repository hook of the world as a delivery needs it. */
+function targetOf(hook: Rec): HookTarget {
+  return {
+    id: Number(hook.id),
+    type: String(hook.type ?? 'gitea'),
+    target: 'repository',
+    url: String(hook.config?.url ?? ''),
+    contentType: String(hook.config?.content_type ?? 'json'),
+    authorization: typeof hook.authorization_header === 'string' ? hook.authorization_header : '',
+  };
+}
+
+/** The JSON payload of a logged delivery: its body, or its form's field `payload`. */
+function payloadOf(record: DeliveryRecord): string {
+  return record.headers['Content-Type'] === 'application/x-www-form-urlencoded'
+    ? (new URLSearchParams(record.body).get('payload') ?? '')
+    : record.body;
 }
 
 /** Heap a body's string takes: two bytes a character at most. */
@@ -169,6 +256,19 @@ export function createWebhooks(
   let inFlight = 0;
   let queueBytes = 0;
   const control = new AbortController();
+  /** The waits under way, each checking the logs when a delivery is logged or settles. */
+  const waits = new Map<() => void, (waited: Waited) => void>();
+  let waking = false;
+
+  /** Lets the waits look at the logs once the current task is done. */
+  function wake(): void {
+    if (waking || waits.size === 0) return;
+    waking = true;
+    queueMicrotask(() => {
+      waking = false;
+      for (const check of [...waits.keys()]) check();
+    });
+  }
 
   /** A caller's callback that failed, told once per failure, never thrown nor left to reject unhandled. */
   const reportFailure = (record: DeliveryRecord, failure: unknown): void => {
@@ -181,6 +281,7 @@ export function createWebhooks(
   const settle = (delivery: Delivery, outcome: Partial<DeliveryRecord>): void => {
     const { record } = delivery;
     Object.assign(record, outcome);
+    wake();
     if (!options.onDelivery) return;
     try {
       const result: unknown = options.onDelivery(copyOf(record));
@@ -217,6 +318,7 @@ export function createWebhooks(
     logs.set(key, log);
     log.push(delivery);
     logBytes += delivery.bytes;
+    wake();
     let bytes = log.reduce((sum, entry) => sum + entry.record.body.length, 0);
     while (log.length > LOG_ENTRIES || (bytes > LOG_BYTES && log.length > 1)) {
       bytes -= log[0]!.record.body.length;
@@ -341,19 +443,45 @@ export function createWebhooks(
   /** The hooks of `world` that take `event`, then the system hooks. */
   function targetsOf(world: World, event: HookEvent): HookTarget[] {
     const own = world.hooks
-      .filter((entry) => entry.repo === event.repo && entry.hook.active === true && listens(entry.hook, event.type))
-      .map(({ hook }) => ({
-        id: Number(hook.id),
-        type: String(hook.type ?? 'gitea'),
-        target: 'repository' as const,
-        url: String(hook.config?.url ?? ''),
-        contentType: String(hook.config?.content_type ?? 'json'),
-        authorization: typeof hook.authorization_header === 'string' ? hook.authorization_header : '',
-      }));
+      .filter(
+        (entry) =>
+          entry.repo === event.repo &&
+          entry.hook.active === true &&
+          listens(entry.hook, event.type) &&
+          (event.ref === undefined || branchFilterTakes(entry.hook.branch_filter, event.ref)),
+      )
+      .map(({ hook }) => targetOf(hook));
     return [...own, ...systemHooks];
   }
 
   const read = (deliveries: Delivery[]): DeliveryRecord[] => deliveries.map((each) => copyOf(each.record));
+
+  /** A pending delivery of each event to each hook that takes it, in Gitea's order. */
+  function deliveriesOf(world: World, events: readonly HookEvent[]): Delivery[] {
+    const deliveries: Delivery[] = [];
+    const at = new Date().toISOString();
+    for (const event of events) {
+      // One secret for every hook: the payload is signed once, when the first request is built.
+      const shared = { event };
+      for (const hook of targetsOf(world, event)) {
+        const record: DeliveryRecord = {
+          id: randomUuid(),
+          event: eventOf(event.type),
+          type: event.type,
+          action: event.action,
+          hook: { id: hook.id, type: hook.type, target: hook.target },
+          url: withoutPassword(hook.url),
+          method: 'POST',
+          headers: {},
+          body: '',
+          state: 'pending',
+          at,
+        };
+        deliveries.push({ seq: seq++, record, hook, event: shared, request: undefined, bytes: 0, queued: 0 });
+      }
+    }
+    return deliveries;
+  }
 
   return {
     watch(operationId, world, params) {
@@ -364,34 +492,22 @@ export function createWebhooks(
     },
 
     prepare(watched, world, { key, caller, url }) {
-      const deliveries: Delivery[] = [];
-      const at = new Date().toISOString();
-      for (const event of eventsOf(watched, world, { caller, host: url.hostname })) {
-        // One secret for every hook: the payload is signed once, when the first request is built.
-        const shared = { event };
-        for (const hook of targetsOf(world, event)) {
-          const record: DeliveryRecord = {
-            id: randomUuid(),
-            event: eventOf(event.type),
-            type: event.type,
-            action: event.action,
-            hook: { id: hook.id, type: hook.type, target: hook.target },
-            url: withoutPassword(hook.url),
-            method: 'POST',
-            headers: {},
-            body: '',
-            state: 'pending',
-            at,
-          };
-          deliveries.push({ seq: seq++, record, hook, event: shared, request: undefined, bytes: 0, queued: 0 });
-        }
-      }
+      const deliveries = deliveriesOf(world, eventsOf(watched, world, { caller, host: url.hostname }));
       if (deliveries.length === 0) return undefined;
       return () => {
         unbuilt.push({ key, deliveries });
         // After the answer is on its way: a timer runs once the writes of this turn are done.
         timer ??= setTimeout(drain, 0);
       };
+    },
+
+    fire(key, world, events) {
+      const deliveries = deliveriesOf(world, events);
+      unbuilt.push({ key, deliveries });
+      // Built and logged now, for the answer to show them; sent in the next turn.
+      flush();
+      timer ??= setTimeout(drain, 0);
+      return read(deliveries);
     },
 
     log(key) {
@@ -402,6 +518,92 @@ export function createWebhooks(
     all() {
       flush();
       return read([...logs.values()].flat().sort((a, b) => a.seq - b.seq));
+    },
+
+    redeliver(key, id, world) {
+      flush();
+      const original = logs.get(key)?.find((each) => each.record.id === id);
+      if (!original) return undefined;
+      const newId = randomUuid();
+      const { record: first } = original;
+      // Gitea sends a replayed task with the hook as it is then (`Deliver` reads it by id): a
+      // repository hook is read from the world now; a system hook stays as the options set it.
+      const now =
+        first.hook.target === 'repository'
+          ? world?.hooks.find((entry) => Number(entry.hook.id) === first.hook.id)?.hook
+          : undefined;
+      const hook = now ? targetOf(now) : original.hook;
+      // The same payload, so the same signatures (the secret is every hook's): only the id is new.
+      const event: HookEvent = { type: first.type, action: first.action, repo: 0, json: payloadOf(first) };
+      const signatures = {
+        sha256: first.headers['X-Gitea-Signature'] ?? '',
+        sha1: (first.headers['X-Hub-Signature'] ?? '').replace(/^sha1=/, ''),
+      };
+      const request =
+        Object.keys(first.headers).length === 0 ? undefined : deliveryRequest(newId, event, hook, signatures);
+      const headers = { ...request?.headers };
+      if (headers.Authorization !== undefined) headers.Authorization = MASK;
+      const record: DeliveryRecord = {
+        id: newId,
+        event: first.event,
+        type: first.type,
+        action: first.action,
+        hook: { id: hook.id, type: hook.type, target: hook.target },
+        url: withoutPassword(hook.url),
+        method: 'POST',
+        headers,
+        body: request?.body ?? '',
+        state: 'pending',
+        at: new Date().toISOString(),
+      };
+      const delivery: Delivery = {
+        seq: seq++,
+        record,
+        hook,
+        event: undefined,
+        request,
+        bytes: stringBytes(record.body),
+        queued: 0,
+      };
+      append(key, delivery);
+      if (request === undefined)
+        settle(delivery, { state: 'failed', error: first.error ?? 'not sent: its request could not be made' });
+      else {
+        try {
+          dispatch(delivery);
+        } catch (failure) {
+          settle(delivery, { state: 'failed', error: `not sent: ${messageOf(failure, delivery)}` });
+        }
+      }
+      return copyOf(record);
+    },
+
+    waitFor(key, filter, ms, signal) {
+      flush();
+      if (waits.size >= MAX_WAITS) return Promise.resolve('busy');
+      return new Promise((resolve) => {
+        const settledOnes = (): DeliveryRecord[] =>
+          (key === undefined ? [...logs.values()].flat().sort((a, b) => a.seq - b.seq) : (logs.get(key) ?? []))
+            .map((each) => each.record)
+            .filter((record) => record.state !== 'pending' && picks(filter, record));
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const finish = (waited: Waited): void => {
+          waits.delete(check);
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+          resolve(waited);
+        };
+        const check = (): void => {
+          const found = settledOnes();
+          if (found.length > 0) finish({ deliveries: found.map(copyOf) });
+        };
+        const onAbort = (): void => finish('timeout');
+        timer = setTimeout(onAbort, ms);
+        signal?.addEventListener('abort', onAbort, { once: true });
+        waits.set(check, finish);
+        if (signal?.aborted) onAbort();
+        else check();
+      });
     },
 
     forget(key) {
@@ -416,6 +618,7 @@ export function createWebhooks(
       for (const delivery of [...toSend.splice(0), ...waiting.splice(0)])
         settle(delivery, { state: 'failed', error: 'not sent: the sandbox stopped' });
       control.abort(new Error('the sandbox stopped'));
+      for (const finish of [...waits.values()]) finish('timeout');
     },
   };
 }

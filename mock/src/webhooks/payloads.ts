@@ -21,19 +21,37 @@ export const EVENT_TYPES: readonly EventType[] = [
   'repository',
 ];
 
+const GROUPS: Record<string, string> = {
+  issue_assign: 'issues',
+  issue_label: 'issues',
+  issue_milestone: 'issues',
+  pull_request_assign: 'pull_request',
+  pull_request_label: 'pull_request',
+  pull_request_milestone: 'pull_request',
+  pull_request_sync: 'pull_request',
+  pull_request_review_request: 'pull_request',
+  pull_request_comment: 'issue_comment',
+  pull_request_review_approved: 'pull_request_approved',
+  pull_request_review_rejected: 'pull_request_rejected',
+  pull_request_review_comment: 'pull_request_comment',
+};
+
 /** `X-Gitea-Event`: the event as Gitea groups the types (modules/webhook/type.go, `Event`). */
-export function eventOf(type: EventType): string {
-  return type === 'issue_assign' ? 'issues' : type.startsWith('pull_request') ? 'pull_request' : type;
+export function eventOf(type: string): string {
+  return GROUPS[type] ?? type;
 }
 
 /** One delivery's worth of event: what happened and to which repository, with its payload. */
 export interface HookEvent {
-  type: EventType;
+  /** Its event type: one of EVENT_TYPES for the operations' deliveries, any of the 26 when fired on demand. */
+  type: string;
   action: string;
   /** The repository whose hooks get it. */
   repo: number;
   /** The payload's JSON as Gitea writes it. */
   json: string;
+  /** The git reference it is about, in full (`refs/heads/main`), for the events hooks filter by branch (create, delete, push). */
+  ref?: string;
 }
 
 const ZERO_TIME = '0001-01-01T00:00:00Z';
