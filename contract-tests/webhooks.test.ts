@@ -671,15 +671,22 @@ describe('failed deliveries', () => {
 });
 
 describe('examples/webhook-receiver.mjs', () => {
-  it("reads the sandbox's deliveries and refuses a forged one", async () => {
+  it("routes the sandbox's deliveries to its handlers, a triggered push among them, and refuses a forged one", async () => {
     const example = fileURLToPath(new URL('../examples/webhook-receiver.mjs', import.meta.url));
-    const run = await launchScript(example, ['0'], { WEBHOOK_SECRET: SECRET }, /receiving webhooks on (http:\S+)\//);
+    const run = await launchScript(example, ['0'], { WEBHOOK_SECRET: SECRET }, /receiving webhooks on (http:\S+\/hook)/);
     try {
       const w = world();
-      await listen(w, ['pull_request'], { url: `${run.url}/` });
+      await listen(w, ['pull_request', 'push'], { url: run.url });
       await editPull(w, { state: 'closed' });
       await run.waitFor(/pull request #43 "Fix countdown off-by-one" closed by alice\n/);
-      const forged = await fetch(`${run.url}/`, {
+      const triggered = await fetch(`${new URL(server.baseUrl).origin}/__sandbox/trigger`, {
+        method: 'POST',
+        headers: { Authorization: `token ${w.token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ event: 'push', repository: 'acme/rocket' }),
+      });
+      expect(triggered.status).toBe(201);
+      await run.waitFor(/pushed 1 commit\(s\) to refs\/heads\/main\n/);
+      const forged = await fetch(run.url, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
