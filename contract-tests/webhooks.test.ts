@@ -673,7 +673,12 @@ describe('failed deliveries', () => {
 describe('examples/webhook-receiver.mjs', () => {
   it("routes the sandbox's deliveries to its handlers, a triggered push among them, and refuses a forged one", async () => {
     const example = fileURLToPath(new URL('../examples/webhook-receiver.mjs', import.meta.url));
-    const run = await launchScript(example, ['0'], { WEBHOOK_SECRET: SECRET }, /receiving webhooks on (http:\S+\/hook)/);
+    const run = await launchScript(
+      example,
+      ['0'],
+      { WEBHOOK_SECRET: SECRET },
+      /receiving webhooks on (http:\S+\/hook)/,
+    );
     try {
       const w = world();
       await listen(w, ['pull_request', 'push'], { url: run.url });
