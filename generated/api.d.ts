@@ -1892,9 +1892,11 @@ export interface components {
             /** @description Glob of the branches whose events fire the hook. */
             branch_filter?: string;
             /**
-             * @description Settings of the delivery target: `url` and `content_type`, and for Slack hooks also
-             *     `channel`, `username`, `icon_url` and `color`. Never the secret nor the HTTP method,
-             *     which the server keeps to itself.
+             * @description Settings of the delivery target, string values under their keys: `url` and
+             *     `content_type`, and for Slack hooks also `channel`, `username`, `icon_url` and
+             *     `color`. Never the secret nor the HTTP method, which the server keeps to itself. The
+             *     service description gives the object no fixed keys, so others are allowed here,
+             *     though Gitea sends none.
              */
             config?: {
                 /** @description Where the deliveries go. */
@@ -1912,6 +1914,8 @@ export interface components {
                 icon_url?: string;
                 /** @description Slack hooks only. */
                 color?: string;
+            } & {
+                [key: string]: string;
             };
             /** Format: date-time */
             created_at?: string;
