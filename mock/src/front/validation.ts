@@ -10,7 +10,9 @@
 // like the rest of Prism.
 import type { IHttpRequest, IHttpResponse } from '@stoplight/prism-http';
 import { validateInput, validateOutput } from '@stoplight/prism-http/dist/validator/index.js';
+import validators from '@stoplight/prism-http/dist/validator/validators/index.js';
 import type { IHttpOperation } from '@stoplight/types';
+import uriTemplate from 'uri-template-lite';
 import { latin1Bytes } from '../bytes.js';
 import { clip } from '../contract/clip.js';
 import { jsonShape, MAX_CHECKED_VALUES } from '../contract/json-shape.js';
@@ -70,13 +72,56 @@ function validationView(
   };
 }
 
+/** Prism's ValidationContext.Input: diagnostics worded `Request …`. */
+const INPUT = 0;
+
+/**
+ * An operation without its path parameters, and the matcher of its path template, which Prism's
+ * validateInput would compile anew for every request (its getPathParams): the path is checked
+ * here with the same matcher, compiled once a template, and Prism's own path validator.
+ */
+interface PathCheck {
+  resource: IHttpOperation;
+  template: { match(path: string): Record<string, string | string[]> | null };
+}
+const pathChecks = new WeakMap<IHttpOperation, PathCheck>();
+const templates = new Map<string, PathCheck['template']>();
+
+function pathCheckOf(resource: IHttpOperation): PathCheck {
+  let check = pathChecks.get(resource);
+  if (!check) {
+    let template = templates.get(resource.path);
+    if (!template) templates.set(resource.path, (template = new uriTemplate.URI.Template(resource.path)));
+    const { path: _path, ...request } = resource.request ?? {};
+    check = { resource: { ...resource, request }, template };
+    pathChecks.set(resource, check);
+  }
+  return check;
+}
+
 /** How a request breaks the document: `element` as the front reads it, with `form` for a multipart body. */
 export function requestErrors(
   operation: IHttpOperation,
   element: IHttpRequest,
   form: readonly FormPart[] | undefined,
 ): Diagnostic[] {
-  return errorsOf(validateInput(validationView(operation, element, form)));
+  const view = validationView(operation, element, form);
+  const specs = view.resource.request?.path;
+  if (!specs) return errorsOf(validateInput(view));
+  // In validateInput's order: body, headers and query first, then the path.
+  const { resource, template } = pathCheckOf(view.resource);
+  const params = template.match(view.element.url.path) ?? {};
+  return [
+    ...errorsOf(validateInput({ resource, element: view.element })),
+    ...errorsOf(
+      validators.validatePath(
+        params as Record<string, string>,
+        specs,
+        INPUT,
+        (resource as { __bundled__?: unknown }).__bundled__,
+      ),
+    ),
+  ];
 }
 
 /** How an answer breaks the document. */
