@@ -83,7 +83,7 @@ function headerRecord(request: Request): Headers {
   return result;
 }
 
-/** Answers whose check is remembered, and the size of the largest one: the examples repeat. */
+/** Answers whose check is remembered, and the size of the largest one: the examples repeat, and so do the sandbox's reads of a world that did not change. */
 const CHECKED_ANSWERS = 256;
 const CHECKED_ANSWER_CHARS = 16_384;
 
@@ -98,9 +98,10 @@ export function createApp({
   Response: Answering = Response,
 }: AppParts): GiteaApp {
   /**
-   * What the check of an example answer found, by the answer: the examples source sends the same
-   * few answers again and again, and checking one costs more than the rest of its request. The
-   * check is a function of the operation and the answer alone, so a remembered result is exact.
+   * What the check of an answer found, by the answer: the examples source sends the same few
+   * answers again and again, the sandbox the same world's, and checking one costs more than the
+   * rest of its request. The check is a function of the operation and the answer alone, so a
+   * remembered result is exact.
    */
   const checked = new Map<string, string | undefined>();
   /** A source's answer with the front's headers; HEAD gets the headers only. */
@@ -193,9 +194,12 @@ export function createApp({
       (op.operation.responses.find((response) => response.code === String(answer.status))?.contents?.length ?? 0) > 0;
     const bodyless =
       answer.body === undefined && !answer.own && declaresBody && table.isBodyOptional(op.operationId, answer.status);
-    /** Why the answer breaks the document, or undefined. */
+    /** Why the answer breaks the document, or undefined; remembered by the answer (`checked`). */
     const violation = (): string | undefined => {
       if (answer.own || bodyless) return undefined;
+      const key = JSON.stringify([op.operationId, answer.status, answer.type, answer.headers, answer.body]);
+      const remembered = key.length <= CHECKED_ANSWER_CHARS;
+      if (remembered && checked.has(key)) return checked.get(key);
       const contentType = contentTypeFor(answer.type);
       const output = {
         statusCode: answer.status,
@@ -203,9 +207,15 @@ export function createApp({
         body: answer.body,
       };
       const outputErrors = answerErrors(op.operation, output);
-      return outputErrors.length > 0
-        ? `${op.operationId} ${answer.status}: the answer breaks the document: ${describeViolations(outputErrors)}`
-        : undefined;
+      const message =
+        outputErrors.length > 0
+          ? `${op.operationId} ${answer.status}: the answer breaks the document: ${describeViolations(outputErrors)}`
+          : undefined;
+      if (remembered) {
+        if (checked.size >= CHECKED_ANSWERS) checked.delete(checked.keys().next().value!);
+        checked.set(key, message);
+      }
+      return message;
     };
     // A source that makes its answers up (the sandbox) must never break the document: checked
     // before sending, and answered with a 500 if it does.
@@ -219,13 +229,7 @@ export function createApp({
     // first check of an operation compiles its schemas, which the client would otherwise wait for
     // before its first answer.
     setTimeout(() => {
-      const key = JSON.stringify([op.operationId, answer.status, answer.type, answer.headers, answer.body]);
-      const known = key.length <= CHECKED_ANSWER_CHARS && checked.has(key);
-      const message = known ? checked.get(key) : violation();
-      if (!known && key.length <= CHECKED_ANSWER_CHARS) {
-        if (checked.size >= CHECKED_ANSWERS) checked.delete(checked.keys().next().value!);
-        checked.set(key, message);
-      }
+      const message = violation();
       if (message !== undefined) warn(message);
     });
     return respond(method, answer, cors);
