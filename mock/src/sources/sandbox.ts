@@ -302,10 +302,16 @@ export async function createSandbox(
   /** Runs a task on a world: with a shared store, holding it across processes, brought up to date first. */
   function holding<T>(key: string, task: () => Promise<T>): Promise<T> {
     if (!shared) return task();
-    return shared.hold(key, worlds.get(key)?.version, async (now) => {
-      adopt(key, now);
-      return task();
-    });
+    const slot = worlds.get(key);
+    return shared.hold(
+      key,
+      slot?.version,
+      async (now) => {
+        adopt(key, now);
+        return task();
+      },
+      slot?.world ?? seed,
+    );
   }
 
   /** Takes a world as the shared store holds it now, in place of the copy held here. */
@@ -318,8 +324,9 @@ export async function createSandbox(
   /** The world of a key for a read, which becomes the most recently used: with a shared store, as stored now. */
   async function current(key: string): Promise<Slot | undefined> {
     if (shared) {
-      const version = worlds.get(key)?.version;
-      const now = await shared.look(key, version);
+      const slot = worlds.get(key);
+      const version = slot?.version;
+      const now = await shared.look(key, version, slot?.world ?? seed);
       // A write of this process committed meanwhile is newer than what the look found.
       if (worlds.get(key)?.version === version) adopt(key, now);
     }
