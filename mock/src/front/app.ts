@@ -104,14 +104,16 @@ export function createApp({
    * remembered result is exact.
    */
   const checked = new Map<string, string | undefined>();
-  /** A source's answer with the front's headers; HEAD gets the headers only. */
-  function respond(method: string, answer: Answer, cors: Headers): Response {
+  /** A source's answer with the front's headers; HEAD gets the headers only. `json` is its body as JSON text, when already written. */
+  function respond(method: string, answer: Answer, cors: Headers, json?: string): Response {
     const headers: Headers = { ...cors, 'X-Content-Type-Options': 'nosniff', ...answer.headers };
     const contentType = contentTypeFor(answer.type);
     let bytes: Uint8Array<ArrayBuffer> | undefined;
     if (contentType !== undefined && answer.body !== undefined) {
       headers['Content-Type'] = contentType;
-      bytes = new TextEncoder().encode(contentType === JSON_TYPE ? JSON.stringify(answer.body) : String(answer.body));
+      bytes = new TextEncoder().encode(
+        contentType === JSON_TYPE ? (json ?? JSON.stringify(answer.body)) : String(answer.body),
+      );
     }
     headers['Content-Length'] = String(bytes?.length ?? 0);
     const init = { status: answer.status, statusText: reasonPhrase(answer.status), headers };
@@ -194,10 +196,13 @@ export function createApp({
       (op.operation.responses.find((response) => response.code === String(answer.status))?.contents?.length ?? 0) > 0;
     const bodyless =
       answer.body === undefined && !answer.own && declaresBody && table.isBodyOptional(op.operationId, answer.status);
+    /** The body as JSON text, written once for the check's memory and the answer. */
+    let json: string | undefined;
     /** Why the answer breaks the document, or undefined; remembered by the answer (`checked`). */
     const violation = (): string | undefined => {
       if (answer.own || bodyless) return undefined;
-      const key = JSON.stringify([op.operationId, answer.status, answer.type, answer.headers, answer.body]);
+      json ??= JSON.stringify(answer.body);
+      const key = `${JSON.stringify([op.operationId, answer.status, answer.type, answer.headers])}${json}`;
       const remembered = key.length <= CHECKED_ANSWER_CHARS;
       if (remembered && checked.has(key)) return checked.get(key);
       const contentType = contentTypeFor(answer.type);
@@ -221,18 +226,19 @@ export function createApp({
     // before sending, and answered with a 500 if it does.
     if (source.strict) {
       const message = violation();
-      if (message === undefined) return respond(method, answer, cors);
+      if (message === undefined) return respond(method, answer, cors, json);
       warn(message);
       return error(method, 500, `${message}; this is a bug in gitea-mock`, cors);
     }
     // The examples only earn a warning, so the check waits until the answer is on its way: the
     // first check of an operation compiles its schemas, which the client would otherwise wait for
     // before its first answer.
+    if (!answer.own && !bodyless) json ??= JSON.stringify(answer.body);
     setTimeout(() => {
       const message = violation();
       if (message !== undefined) warn(message);
     });
-    return respond(method, answer, cors);
+    return respond(method, answer, cors, json);
   }
 
   async function handle(request: Request): Promise<Response> {
