@@ -15,10 +15,10 @@ console.log(`# gitea-contract benchmarks (node ${process.version}, ${new Date().
 await benchClientSize();
 await benchClientSpeed();
 await benchStartup();
-await benchThroughput();
-await benchProxy();
+const throughputOk = await benchThroughput();
+const proxyOk = await benchProxy();
 const mswOk = await benchMswHandlers();
 const webhooksOk = (await benchWebhooks()) && (await benchWebhookForm());
 const loadOk = (await benchLoad()) && (await benchLoad('gitea-mock --sandbox'));
 const postgresOk = await benchSandboxPostgres();
-process.exitCode = loadOk && mswOk && webhooksOk && postgresOk ? 0 : 1;
+process.exitCode = throughputOk && proxyOk && loadOk && mswOk && webhooksOk && postgresOk ? 0 : 1;

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { startPostgres } from '../scripts/postgres.mjs';
-import { ratio, sandboxOn, startMock } from './support.mjs';
+import { ratio, sandboxOn, startMock, verdict } from './support.mjs';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = 40;
@@ -125,7 +125,14 @@ export async function benchSandboxPostgres() {
       `ratio ${name} / folder: reads ${ratio(r.GET.rps, baseline.GET.rps)}, writes ${ratio(r.PATCH.rps, baseline.PATCH.rps)}, write latency p50 ${ratio(r.latency.p50, baseline.latency.p50)} (+${(r.latency.p50 - baseline.latency.p50).toFixed(2)} ms from the database)`,
     );
   }
-  return Object.values(results).every((r) => r.GET.failed + r.PATCH.failed === 0);
+  // Scaling out: the same total load through two processes on one database as through one.
+  const one = results['PostgreSQL, 1 process'];
+  const two = results['PostgreSQL, 2 processes'];
+  const passed = [
+    verdict('reads, PostgreSQL 2 processes / 1 process', two.GET.rps / one.GET.rps, 'at least', 0.9),
+    verdict('writes, PostgreSQL 2 processes / 1 process', two.PATCH.rps / one.PATCH.rps, 'at least', 0.9),
+  ];
+  return passed.every(Boolean) && Object.values(results).every((r) => r.GET.failed + r.PATCH.failed === 0);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) process.exitCode = (await benchSandboxPostgres()) ? 0 : 1;

@@ -114,3 +114,15 @@ export async function rssMiB(pid) {
 export function ratio(value, baseline) {
   return (value / baseline).toFixed(2);
 }
+
+/**
+ * Prints a same-run ratio against its goal as a PASS or FAIL line and says whether it passed:
+ * `at most` for a cost (lower is better), `at least` for a speed.
+ */
+export function verdict(what, value, bound, goal) {
+  const pass = bound === 'at most' ? value <= goal : value >= goal;
+  console.log(
+    `${pass ? 'PASS' : 'FAIL'}: ${what} ${value.toFixed(2)} (goal ${bound === 'at most' ? '<=' : '>='} ${goal.toFixed(2)})`,
+  );
+  return pass;
+}

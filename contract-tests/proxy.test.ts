@@ -153,7 +153,13 @@ describe('a conforming upstream (the examples mock)', () => {
 
 describe('an upstream that breaks the document', () => {
   const ORG = { id: 2001, name: 'acme', full_name: 'Acme Rockets', username: 'acme', visibility: 'public' };
+  /** Answers of keys/11002, in turn: conforming, then with a string id. */
+  let turn = 0;
   const planted: Record<string, (res: ServerResponse) => void> = {
+    '/api/v1/repos/acme/rocket/keys/11002': (res) =>
+      res
+        .writeHead(200, { 'content-type': 'application/json;charset=utf-8' })
+        .end(turn++ % 2 === 0 ? '{"id":11002,"title":"ci-runner"}' : '{"id":"11002","title":"ci-runner"}'),
     '/api/v1/admin/orgs': (res) =>
       res.writeHead(200, { 'content-type': 'application/json;charset=utf-8' }).end(JSON.stringify([ORG])), // no X-Total-Count
     '/api/v1/repos/acme/rocket/keys/11001': (res) =>
@@ -205,6 +211,19 @@ describe('an upstream that breaks the document', () => {
     expect(comparable(proxied)).toEqual(comparable(direct));
     expect(proxied.headers['x-contract-violations']).toBe('1');
     expect(lines.at(-1)).toBe(line);
+  });
+
+  it('judges each repeat of a request by its own answer: a conforming one passes, a breaking one is reported every time', async () => {
+    const counts: (string | undefined)[] = [];
+    for (let n = 0; n < 4; n++) {
+      const proxied = await send(new URL(`${proxy.baseUrl}/repos/acme/rocket/keys/11002`), 'GET', AUTH);
+      expect(proxied.status).toBe(200);
+      counts.push(proxied.headers['x-contract-violations'] as string | undefined);
+    }
+    expect(counts).toEqual(['0', '1', '0', '1']);
+    expect(lines.at(-1)).toBe(
+      'repoGetKey GET /api/v1/repos/acme/rocket/keys/11002: 1 violation: response body /id must be integer',
+    );
   });
 
   it("GET /version is the upstream's, passed through unchecked: the mock does not answer it in proxy mode", async () => {

@@ -127,4 +127,21 @@ describe('--state postgres://…', () => {
     expect(reset.status).toBe(200);
     expect(await members(mock, 'foreign')).toEqual(['alice', 'bob', 'carol']);
   });
+
+  it('checks the records another process changed in a world it holds, and refuses one the sandbox did not write', async () => {
+    const url = await server.createDatabase('peer');
+    const mock = await sandbox(url);
+    expect((await rename(mock, 'peer', 'bob', 'robert')).status).toBe(204);
+    expect(await members(mock, 'peer')).toEqual(['alice', 'robert', 'carol']);
+    // One record of the world this process holds changes under it; every other stays equal.
+    await server.query(
+      'peer',
+      `UPDATE gitea_mock_worlds SET body = jsonb_set(body::jsonb, '{users,1,login}', '5')::text, version = version + 1000`,
+    );
+    const read = await call(mock.baseUrl, 'peer', 'GET', '/teams/12001/members');
+    expect(read.status).toBe(500);
+    expect(read.body.message).toBe(
+      'the sandbox could not read its state (Error: the world of this credential in the database is not one the sandbox wrote: users[1] is not a User: /login must be string)',
+    );
+  });
 });

@@ -1,10 +1,13 @@
 // The mock's byte and text helpers (mock/src/bytes.ts), which stand in for Node's Buffer so the
 // front and the sandbox run in a browser: their portable path gives what Buffer gives, and so does
-// the Buffer path they take in Node. Also the `path` stand-in of the browser build, against Node's.
+// the Buffer path they take in Node. Also the `path` stand-in of the browser build, against Node's,
+// and the key of a credential on Node's hash, against the SHA-256 of TextEncoder's bytes.
 import { posix } from 'node:path';
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { base64Text, indexOfBytes, latin1Bytes, latin1Text, randomUuid, utf8Length } from '../mock/src/bytes.js';
+import { keyOf } from '../mock/src/credential-key.js';
 import { extname } from '../mock/src/msw/path-extname.js';
 
 const bytes = fc.uint8Array({ maxLength: 300 });
@@ -72,5 +75,16 @@ describe('bytes without Buffer', () => {
       'x.html//',
     ])
       expect(extname(path)).toBe(posix.extname(path));
+  });
+});
+
+describe('the key of a credential', () => {
+  it("keyOf, on Node's hash, is the SHA-256 of the credential's UTF-8 bytes as TextEncoder writes them, lone surrogates included", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (credential) => {
+        expect(keyOf(credential)).toBe(createHash('sha256').update(new TextEncoder().encode(credential)).digest('hex'));
+      }),
+      { numRuns: 500, seed: 29 },
+    );
   });
 });

@@ -1,5 +1,6 @@
 // Types of the small packages that ship none of their own: the two the examples source asks as
-// Prism does (negotiation.ts), and the state folder's lock (world-store.ts). Only what is used.
+// Prism does (negotiation.ts), the path matcher of Prism's request check (validation.ts), and the
+// state folder's lock (world-store.ts). Only what is used.
 declare module 'accepts' {
   interface Accepts {
     /** The first of `types` the request's Accept header prefers, or false. */
@@ -19,6 +20,14 @@ declare module 'content-type' {
     format(value: ContentType): string;
   };
   export default contentType;
+}
+
+declare module 'uri-template-lite' {
+  /** RFC 6570 templates, as Prism's request check matches paths with them. */
+  const uriTemplate: {
+    URI: { Template: new (template: string) => { match(uri: string): Record<string, string | string[]> | null } };
+  };
+  export default uriTemplate;
 }
 
 declare module 'fs-native-extensions' {

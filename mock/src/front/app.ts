@@ -84,7 +84,7 @@ function headerRecord(request: Request): Headers {
   return result;
 }
 
-/** Answers whose check is remembered, and the size of the largest one: the examples repeat. */
+/** Answers whose check is remembered, and the size of the largest one: the examples repeat, and so do the sandbox's reads of a world that did not change. */
 const CHECKED_ANSWERS = 256;
 const CHECKED_ANSWER_CHARS = 16_384;
 
@@ -99,19 +99,22 @@ export function createApp({
   Response: Answering = Response,
 }: AppParts): GiteaApp {
   /**
-   * What the check of an example answer found, by the answer: the examples source sends the same
-   * few answers again and again, and checking one costs more than the rest of its request. The
-   * check is a function of the operation and the answer alone, so a remembered result is exact.
+   * What the check of an answer found, by the answer: the examples source sends the same few
+   * answers again and again, the sandbox the same world's, and checking one costs more than the
+   * rest of its request. The check is a function of the operation and the answer alone, so a
+   * remembered result is exact.
    */
   const checked = new Map<string, string | undefined>();
-  /** A source's answer with the front's headers; HEAD gets the headers only. */
-  function respond(method: string, answer: Answer, cors: Headers): Response {
+  /** A source's answer with the front's headers; HEAD gets the headers only. `json` is its body as JSON text, when already written. */
+  function respond(method: string, answer: Answer, cors: Headers, json?: string): Response {
     const headers: Headers = { ...cors, 'X-Content-Type-Options': 'nosniff', ...answer.headers };
     const contentType = contentTypeFor(answer.type);
     let bytes: Uint8Array<ArrayBuffer> | undefined;
     if (contentType !== undefined && answer.body !== undefined) {
       headers['Content-Type'] = contentType;
-      bytes = new TextEncoder().encode(contentType === JSON_TYPE ? JSON.stringify(answer.body) : String(answer.body));
+      bytes = new TextEncoder().encode(
+        contentType === JSON_TYPE ? (json ?? JSON.stringify(answer.body)) : String(answer.body),
+      );
     }
     headers['Content-Length'] = String(bytes?.length ?? 0);
     const init = { status: answer.status, statusText: reasonPhrase(answer.status), headers };
@@ -199,9 +202,15 @@ export function createApp({
       (op.operation.responses.find((response) => response.code === String(answer.status))?.contents?.length ?? 0) > 0;
     const bodyless =
       answer.body === undefined && !answer.own && declaresBody && table.isBodyOptional(op.operationId, answer.status);
-    /** Why the answer breaks the document, or undefined. */
+    /** The body as JSON text, written once for the check's memory and the answer. */
+    let json: string | undefined;
+    /** Why the answer breaks the document, or undefined; remembered by the answer (`checked`). */
     const violation = (): string | undefined => {
       if (answer.own || bodyless) return undefined;
+      json ??= JSON.stringify(answer.body);
+      const key = `${JSON.stringify([op.operationId, answer.status, answer.type, answer.headers])}${json}`;
+      const remembered = key.length <= CHECKED_ANSWER_CHARS;
+      if (remembered && checked.has(key)) return checked.get(key);
       const contentType = contentTypeFor(answer.type);
       const output = {
         statusCode: answer.status,
@@ -209,32 +218,33 @@ export function createApp({
         body: answer.body,
       };
       const outputErrors = answerErrors(op.operation, output);
-      return outputErrors.length > 0
-        ? `${op.operationId} ${answer.status}: the answer breaks the document: ${describeViolations(outputErrors)}`
-        : undefined;
+      const message =
+        outputErrors.length > 0
+          ? `${op.operationId} ${answer.status}: the answer breaks the document: ${describeViolations(outputErrors)}`
+          : undefined;
+      if (remembered) {
+        if (checked.size >= CHECKED_ANSWERS) checked.delete(checked.keys().next().value!);
+        checked.set(key, message);
+      }
+      return message;
     };
     // A source that makes its answers up (the sandbox) must never break the document: checked
     // before sending, and answered with a 500 if it does.
     if (source.strict) {
       const message = violation();
-      if (message === undefined) return respond(method, answer, cors);
+      if (message === undefined) return respond(method, answer, cors, json);
       warn(message);
       return error(method, 500, `${message}; this is a bug in gitea-mock`, cors);
     }
     // The examples only earn a warning, so the check waits until the answer is on its way: the
     // first check of an operation compiles its schemas, which the client would otherwise wait for
     // before its first answer.
+    if (!answer.own && !bodyless) json ??= JSON.stringify(answer.body);
     setTimeout(() => {
-      const key = JSON.stringify([op.operationId, answer.status, answer.type, answer.headers, answer.body]);
-      const known = key.length <= CHECKED_ANSWER_CHARS && checked.has(key);
-      const message = known ? checked.get(key) : violation();
-      if (!known && key.length <= CHECKED_ANSWER_CHARS) {
-        if (checked.size >= CHECKED_ANSWERS) checked.delete(checked.keys().next().value!);
-        checked.set(key, message);
-      }
+      const message = violation();
       if (message !== undefined) warn(message);
     });
-    return respond(method, answer, cors);
+    return respond(method, answer, cors, json);
   }
 
   async function handle(request: Request): Promise<Response> {

@@ -30,15 +30,22 @@ function matcherFor(template: string): RegExp {
   return new RegExp(`^${source}$`);
 }
 
+/** The placeholders of each template, by the index of their segment: read once a template. */
+const placeholders = new Map<string, [index: number, name: string][]>();
+
 /** Values of the placeholders of `template` in a `path` it matched, decoded. */
 export function pathParams(template: string, path: string): Record<string, string> {
-  const names = template.split('/');
+  let named = placeholders.get(template);
+  if (!named) {
+    named = template.split('/').flatMap((segment, index): [number, string][] => {
+      const name = /^\{(.+)\}$/.exec(segment)?.[1];
+      return name === undefined ? [] : [[index, name]];
+    });
+    placeholders.set(template, named);
+  }
   const values = path.split('/');
   const params: Record<string, string> = {};
-  names.forEach((segment, index) => {
-    const name = /^\{(.+)\}$/.exec(segment)?.[1];
-    if (name !== undefined) params[name] = decodeURIComponent(values[index] ?? '');
-  });
+  for (const [index, name] of named) params[name] = decodeURIComponent(values[index] ?? '');
   return params;
 }
 

@@ -217,7 +217,8 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
         );
         return 403;
       }
-      const header: HeaderOf = (name) => singleValued(req.headers)[name];
+      const headers = singleValued(req.headers);
+      const header: HeaderOf = (name) => headers[name];
       if (isPreflight(req.method ?? 'GET', header)) {
         res.writeHead(204, preflightHeaders(header));
         res.end();

@@ -244,7 +244,9 @@ export async function createSandbox(
     return run;
   }
 
-  // The batch of writes of a key that has not started yet: a write joins it, or starts the next.
+  // The batch of writes of a key that has not started to apply yet: a write joins it, or starts the
+  // next. It stays open while it waits for its world (another process's writes to it, on a shared
+  // store), so that the writes arriving meanwhile share its one save.
   const open = new Map<string, Job[]>();
 
   function write(key: string, apply: Job['apply']): Promise<Answer> {
@@ -253,10 +255,11 @@ export async function createSandbox(
       if (!batch) {
         const jobs: Job[] = (batch = []);
         open.set(key, jobs);
-        void exclusive(key, () => {
-          if (open.get(key) === jobs) open.delete(key);
-          return runBatch(key, jobs);
-        });
+        void exclusive(key, () =>
+          runBatch(key, jobs, () => {
+            if (open.get(key) === jobs) open.delete(key);
+          }),
+        );
       }
       batch.push({ apply, resolve, reject });
     });
@@ -268,17 +271,22 @@ export async function createSandbox(
     return exclusive(key, task);
   }
 
-  /** Applies a batch of writes in order, saves the world once, and then answers them all. */
-  async function runBatch(key: string, jobs: Job[]): Promise<void> {
-    // Batches of other worlds may be holding their copies: this one waits while they hold too much.
-    const release = await admit(2 * (worlds.get(key)?.bytes ?? seedBytes));
+  /** Applies a batch of writes in order, saves the world once, and then answers them all; `close` ends the batch to new writes. */
+  async function runBatch(key: string, jobs: Job[], close: () => void): Promise<void> {
     let outcomes: Outcome[];
+    let release = (): void => {};
     try {
-      const applied = await holding(key, () => applyBatch(key, jobs));
+      // Batches of other worlds may be holding their copies: this one waits while they hold too much.
+      release = await admit(2 * (worlds.get(key)?.bytes ?? seedBytes));
+      const applied = await holding(key, () => {
+        close();
+        return applyBatch(key, jobs);
+      });
       // Kept only now that the store has it: no read sees a write before it is saved (committed).
       applied.keep?.();
       outcomes = applied.outcomes;
     } catch (failure) {
+      close();
       // Nothing of the batch was kept, and its answers may have read what was not: none stands.
       outcomes = jobs.map(() => ({ answer: unsaved(failure) }));
     } finally {
@@ -319,10 +327,16 @@ export async function createSandbox(
   /** Runs a task on a world: with a shared store, holding it across processes, brought up to date first. */
   function holding<T>(key: string, task: () => Promise<T>): Promise<T> {
     if (!shared) return task();
-    return shared.hold(key, worlds.get(key)?.version, async (now) => {
-      adopt(key, now);
-      return task();
-    });
+    const slot = worlds.get(key);
+    return shared.hold(
+      key,
+      slot?.version,
+      async (now) => {
+        adopt(key, now);
+        return task();
+      },
+      slot?.world ?? seed,
+    );
   }
 
   /** Takes a world as the shared store holds it now, in place of the copy held here. */
@@ -335,8 +349,9 @@ export async function createSandbox(
   /** The world of a key for a read, which becomes the most recently used: with a shared store, as stored now. */
   async function current(key: string): Promise<Slot | undefined> {
     if (shared) {
-      const version = worlds.get(key)?.version;
-      const now = await shared.look(key, version);
+      const slot = worlds.get(key);
+      const version = slot?.version;
+      const now = await shared.look(key, version, slot?.world ?? seed);
       // A write of this process committed meanwhile is newer than what the look found.
       if (worlds.get(key)?.version === version) adopt(key, now);
     }

@@ -129,8 +129,11 @@ export async function openPostgresState(
   });
 
   let check: WorldCheck | undefined;
-  /** A row's body as a stored world, checked as a world read from a state folder is. */
-  const stored = async (body: string, version: string): Promise<Stored> => {
+  /**
+   * A row's body as a stored world, checked as a world read from a state folder is; its records
+   * equal to those of `held`, the world this process holds, pass unchecked (WorldCheck says why).
+   */
+  const stored = async (body: string, version: string, held: World | undefined): Promise<Stored> => {
     let world: unknown;
     try {
       world = JSON.parse(body);
@@ -139,7 +142,7 @@ export async function openPostgresState(
     }
     // Ajv and the document are loaded only when there is a world to check.
     check ??= (await import('./world-check.js')).createWorldCheck(document);
-    const problem = check(world);
+    const problem = check(world, held);
     if (problem !== undefined)
       throw new Error(`the world of this credential in the database is not one the sandbox wrote: ${problem}`);
     return { world: world as World, bytes: Buffer.byteLength(body), version: Number(version) };
@@ -176,19 +179,25 @@ export async function openPostgresState(
   /** Calls of `look` waiting for the next query of a key and version, and whether one runs. */
   const lines = new Map<string, Line>();
 
-  async function runLine(id: string, line: Line, key: string, version: number | undefined): Promise<void> {
+  async function runLine(
+    id: string,
+    line: Line,
+    key: string,
+    version: number | undefined,
+    held: World | undefined,
+  ): Promise<void> {
     line.running = true;
     while (line.next.length > 0) {
       const callers = line.next;
       line.next = [];
-      const found = lookNow(key, version);
+      const found = lookNow(key, version, held);
       for (const caller of callers) found.then(caller.resolve, caller.reject);
       await found.catch(ignore);
     }
     lines.delete(id);
   }
 
-  async function lookNow(key: string, version: number | undefined): Promise<Look> {
+  async function lookNow(key: string, version: number | undefined, held: World | undefined): Promise<Look> {
     const { rows } = await query<{ version: string; body: string | null; idle: boolean }>(
       pool,
       `SELECT version, CASE WHEN version = $2 THEN NULL ELSE body END AS body,
@@ -199,7 +208,7 @@ export async function openPostgresState(
     const row = rows[0];
     if (!row) return 'none';
     if (row.idle) touch(key);
-    return row.body === null ? 'same' : stored(row.body, row.version);
+    return row.body === null ? 'same' : stored(row.body, row.version, held);
   }
 
   /** Locks `key`'s row, making an empty one when it has none, and says what it holds. */
@@ -207,6 +216,7 @@ export async function openPostgresState(
     client: PoolClient,
     key: string,
     version: number | undefined,
+    held: World | undefined,
   ): Promise<{ now: Look; empty: boolean }> {
     for (let attempt = 0; attempt < 3; attempt++) {
       const { rows } = await query<{ version: string; body: string | null; empty: boolean }>(
@@ -217,7 +227,7 @@ export async function openPostgresState(
       );
       const row = rows[0];
       if (row) {
-        const now: Look = row.empty ? 'none' : row.body === null ? 'same' : await stored(row.body, row.version);
+        const now: Look = row.empty ? 'none' : row.body === null ? 'same' : await stored(row.body, row.version, held);
         return { now, empty: false };
       }
       // The row of a world written for the first time by another process commits first: then it is locked above.
@@ -234,7 +244,7 @@ export async function openPostgresState(
   }
 
   const shared: SharedWorlds = {
-    look(key, version) {
+    look(key, version, held) {
       // A query under way may have started before a write that was answered before this call: a
       // call joins the next query of its key and version, never one under way. Reads of one world
       // at once then share a query, and each still sees every write answered before it.
@@ -242,11 +252,11 @@ export async function openPostgresState(
       let line = lines.get(id);
       if (!line) lines.set(id, (line = { running: false, next: [] }));
       const found = new Promise<Look>((resolve, reject) => line.next.push({ resolve, reject }));
-      if (!line.running) void runLine(id, line, key, version);
+      if (!line.running) void runLine(id, line, key, version, held);
       return found;
     },
 
-    async hold(key, version, task) {
+    async hold(key, version, task, world) {
       let client: PoolClient;
       try {
         client = await pool.connect();
@@ -256,7 +266,7 @@ export async function openPostgresState(
       return transaction(client, async () => {
         try {
           await query(client, 'BEGIN');
-          const { now, empty } = await lock(client, key, version);
+          const { now, empty } = await lock(client, key, version, world);
           const held: Held = { client, empty, saved: false };
           holds.set(key, held);
           const result = await task(now);

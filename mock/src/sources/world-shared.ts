@@ -18,14 +18,17 @@ export interface Stored {
 export type Look = 'same' | 'none' | Stored;
 
 export interface SharedWorlds {
-  /** The world of `key` as stored now, compared with `version`, the one the caller holds. */
-  look(key: string, version: number | undefined): Promise<Look>;
+  /**
+   * The world of `key` as stored now, compared with `version`, the one the caller holds; `held` is
+   * that world, whose records a newer one is checked against (WorldCheck's `trusted`).
+   */
+  look(key: string, version: number | undefined, held?: World): Promise<Look>;
   /**
    * Runs `task` while holding `key`'s world: other processes' writes to it wait. `task` gets the
    * world as stored now, and what it saves (`save`) or drops is kept only if it ends without
    * throwing, once `hold` resolves.
    */
-  hold<T>(key: string, version: number | undefined, task: (now: Look) => Promise<T>): Promise<T>;
+  hold<T>(key: string, version: number | undefined, task: (now: Look) => Promise<T>, held?: World): Promise<T>;
   /** Saves `key`'s world while `hold` holds it; resolves with its new version. */
   save(key: string, pieces: readonly string[]): Promise<number>;
   /** Removes every world, of every process. */
