@@ -1893,28 +1893,11 @@ export interface components {
             branch_filter?: string;
             /**
              * @description Settings of the delivery target, string values under their keys: `url` and
-             *     `content_type`, and for Slack hooks also `channel`, `username`, `icon_url` and
-             *     `color`. Never the secret nor the HTTP method, which the server keeps to itself. The
-             *     service description gives the object no fixed keys, so others are allowed here,
-             *     though Gitea sends none.
+             *     `content_type` (`json` or `form`), and for Slack hooks also `channel`, `username`,
+             *     `icon_url` and `color`. Never the secret nor the HTTP method, which the server keeps
+             *     to itself.
              */
             config?: {
-                /** @description Where the deliveries go. */
-                url: string;
-                /**
-                 * @description How a delivery's body is encoded.
-                 * @enum {string}
-                 */
-                content_type: "json" | "form";
-                /** @description Slack hooks only. */
-                channel?: string;
-                /** @description Slack hooks only. */
-                username?: string;
-                /** @description Slack hooks only. */
-                icon_url?: string;
-                /** @description Slack hooks only. */
-                color?: string;
-            } & {
                 [key: string]: string;
             };
             /** Format: date-time */
