@@ -4,8 +4,8 @@ import { SlowestFirstSequencer } from './test/support/sequencer.js';
 
 /**
  * The installed packages, a fresh clone, everything that runs Node 22 or 24, Deno, Bun or Chromium
- * (which only the tools of test/dist-tools/ bring) and the sandbox's processes on PostgreSQL:
- * `npm run test:dist` (vitest.dist.config.ts).
+ * (which only the tools of test/dist-tools/ bring), the sandbox's processes on PostgreSQL and the
+ * release checks below: `npm run test:dist` (vitest.dist.config.ts).
  */
 export const DIST_SUITES = [
   'test/package/pack.test.ts',
@@ -14,6 +14,12 @@ export const DIST_SUITES = [
   'test/browser/**/*.test.ts',
   'contract-tests/sandbox-postgres-team.test.ts',
   'contract-tests/postgres-command.test.ts',
+  // Release checks that bundle or run what ships: the server profiles through Redocly, the
+  // examples as a reader runs them, the browser build's weight, and the breaking-change gate.
+  'test/profiles.test.ts',
+  'test/package/example-scripts.test.ts',
+  'contract-tests/msw-browser.test.ts',
+  'test/check-breaking.test.ts',
 ];
 
 export default defineConfig({

@@ -496,10 +496,14 @@ describe('failed deliveries', () => {
     return port;
   }
 
-  async function settled(w: World, id: string): Promise<DeliveryRecord> {
+  /** The delivery once it has settled; bounded below the test's timeout, so a stuck one says what it is. */
+  async function settled(w: World, id: string, what: string): Promise<DeliveryRecord> {
+    const deadline = Date.now() + 40_000;
     for (;;) {
-      const entry = (await w.log()).find((each) => each.id === id)!;
+      const entry = (await w.log()).find((each) => each.id === id);
+      if (entry === undefined) throw new Error(`${what}: delivery ${id} is no longer in the log`);
       if (entry.state !== 'pending') return entry;
+      if (Date.now() > deadline) throw new Error(`${what}: still pending after 40 s: ${JSON.stringify(entry)}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
@@ -529,7 +533,7 @@ describe('failed deliveries', () => {
         const [entry] = (await w.during(() => editPull(w, { state: 'closed' }))).filter(
           (each) => each.hook.target === 'repository',
         );
-        const done = await settled(w, entry!.id);
+        const done = await settled(w, entry!.id, what);
         expect(done.state, what).toBe('failed');
         check(done);
       }
@@ -550,7 +554,7 @@ describe('failed deliveries', () => {
     const [entry] = (await w.during(() => editPull(w, { state: 'closed' }))).filter(
       (each) => each.hook.target === 'repository',
     );
-    const done = await settled(w, entry!.id);
+    const done = await settled(w, entry!.id, 'in process');
     expect([done.state, done.error]).toEqual([
       'failed',
       'the request failed: invalid header field value for "Authorization" (a line break or control character, which Go\'s client refuses to send)',
