@@ -26,7 +26,15 @@ let b: Launched;
 const started: Launched[] = [];
 
 async function start(state: string, ...args: string[]): Promise<Launched> {
-  const mock = await launch(process.execPath, [CLI, '--state', state, '--port', '0', '--quiet', ...args]);
+  // Kept across tests (a restart replaces `a` and `b`); afterAll stops every one started.
+  const mock = await launch(
+    process.execPath,
+    [CLI, '--state', state, '--port', '0', '--quiet', ...args],
+    process.env,
+    20_000,
+    undefined,
+    false,
+  );
   started.push(mock);
   return mock;
 }

@@ -1,7 +1,7 @@
 // Runs the built launcher as users do (`node mock/dist/cli.mjs`, `npm start`) and reads its
 // start-up line to learn the address. A process launched inside a test stops when the test ends,
-// whatever its outcome; one launched in a hook is the suite's to stop, and any still running when
-// the test process exits stops with it.
+// whatever its outcome, unless the suite keeps it for later tests; one launched in a hook is the
+// suite's to stop, and any still running when the test process exits stops with it.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { onTestFinished } from 'vitest';
 
@@ -36,6 +36,8 @@ export function launch(
   env: NodeJS.ProcessEnv = process.env,
   timeoutMs = 20_000,
   cwd?: string,
+  /** `false` for a suite that keeps the process for later tests and stops it itself. */
+  stopsWithTheTest = true,
 ): Promise<Launched> {
   // Its own process group, so a signal reaches the server even behind `npm start` or `npx`.
   const child = spawn(command, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
@@ -52,9 +54,10 @@ export function launch(
     return exitOf(child);
   };
   try {
-    onTestFinished(async () => {
-      await stopGroup('SIGTERM');
-    });
+    if (stopsWithTheTest)
+      onTestFinished(async () => {
+        await stopGroup('SIGTERM');
+      });
   } catch {
     // Launched in a hook, outside any test: the suite stops it.
   }

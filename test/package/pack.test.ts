@@ -6,7 +6,7 @@
 // sandbox and live mode) and the installed client against it; consumers type-check under
 // TypeScript 5.9 and 7. Neither manifest holds a script that npm runs when it installs a package.
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { copyFile, cp, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
@@ -30,11 +30,6 @@ const { OUTPUTS, staleReason } = (await import(join(ROOT, 'scripts/build-if-stal
   staleReason(root: string): string | undefined;
 };
 
-/** The server profiles `npm run profiles` bundles in prepack, one per overlay of profiles/. */
-const PROFILES = readdirSync(join(ROOT, 'profiles'))
-  .filter((file) => file.endsWith('.yaml'))
-  .map((file) => `dist/profiles/${file.replace(/\.yaml$/, '.json')}`);
-
 /** What each tarball must hold, and what else it may. */
 const CLIENT = {
   required: [
@@ -55,7 +50,6 @@ const CLIENT = {
     'dist/internal.d.cts',
     'internal/package.json',
     'dist/openapi.json',
-    ...PROFILES,
   ],
   allowed: ['generated/README.md'],
 };
@@ -196,13 +190,10 @@ beforeAll(async () => {
   await cleanCopy(ROOT, repo);
   await symlink(join(ROOT, 'node_modules'), join(repo, 'node_modules'), 'dir');
   // Then the build's own outputs, which pretest or the global setup has just brought up to date
-  // (test/build-if-stale.test.ts holds the list to what tsdown writes), and the bundled document and
-  // profiles, which `npm run check:package` writes first: what each package's `prepack` makes, without making it again.
+  // (test/build-if-stale.test.ts holds the list to what tsdown writes), and the bundled document,
+  // which `npm run docs` writes in pretest: what each package's `prepack` makes, without making it again.
   expect(staleReason(ROOT)).toBeUndefined();
-  await mkdir(join(repo, 'dist', 'profiles'), { recursive: true });
-  await Promise.all(
-    [...OUTPUTS, 'dist/openapi.json', ...PROFILES].map((output) => cp(join(ROOT, output), join(repo, output))),
-  );
+  await Promise.all([...OUTPUTS, 'dist/openapi.json'].map((output) => cp(join(ROOT, output), join(repo, output))));
   const pack = async (args: string[]): Promise<{ filename: string; files: string[] }> => {
     const output = await npm(['pack', ...args, '--ignore-scripts', '--json', '--pack-destination', stage], repo);
     const [result] = JSON.parse(output) as { filename: string; files: { path: string }[] }[];
@@ -280,10 +271,9 @@ describe("the README's install commands", () => {
 });
 
 describe('the client installed alone', () => {
-  it('brings three packages in under 3.5 MiB: itself, openapi-fetch and its helper types', async () => {
+  it('brings three packages in under 2 MiB: itself, openapi-fetch and its helper types', async () => {
     expect(await installed(app)).toEqual(['gitea-contract', 'openapi-fetch', 'openapi-typescript-helpers']);
-    // About 1.7 MB of client, document and types, and 1.5 MB of server profiles (dist/profiles/).
-    expect(await size(join(app, 'node_modules'))).toBeLessThan(3.5 * 1024 * 1024);
+    expect(await size(join(app, 'node_modules'))).toBeLessThan(2 * 1024 * 1024);
   });
 
   it('imports as ESM and calls the mock through the installed client; without /api/v1 the error says so', async () => {
@@ -316,7 +306,7 @@ console.log(JSON.stringify({ from: import.meta.resolve('gitea-contract'), key: k
     }
   });
 
-  it('requires as CommonJS in a "type": "commonjs" project, with both documents and a profile, and calls the mock through it', async () => {
+  it('requires as CommonJS in a "type": "commonjs" project, with both documents, and calls the mock through it', async () => {
     // npm's default project type, as plain-JS bots and Jest use it.
     const bot = join(app, 'bot');
     await mkdir(bot);
@@ -326,12 +316,11 @@ console.log(JSON.stringify({ from: import.meta.resolve('gitea-contract'), key: k
       `const { collectAll, createGiteaClient, unwrap } = require('gitea-contract');
 const spec = require('gitea-contract/openapi.json');
 const operations = Object.values(spec.paths).flatMap((item) => Object.values(item)).filter((op) => op.operationId);
-const forgejo = require('gitea-contract/profiles/forgejo-11.json');
 const gitea = createGiteaClient({ baseUrl: process.env.GITEA_BASE_URL, auth: { token: 'x' } });
 (async () => {
   const key = await unwrap(gitea.GET('/repos/{owner}/{repo}/keys/{id}', { params: { path: { owner: 'acme', repo: 'rocket', id: 11001 } } }));
   const orgs = await collectAll(gitea, '/admin/orgs', { params: { query: { limit: 2 } } });
-  console.log(JSON.stringify({ from: require.resolve('gitea-contract'), key: key.id, orgs: orgs.length, openapi: spec.openapi, operations: operations.length, yaml: require.resolve('gitea-contract/openapi.yaml'), forgejo: [forgejo.info['x-profile'], Object.keys(forgejo.paths).length] }));
+  console.log(JSON.stringify({ from: require.resolve('gitea-contract'), key: key.id, orgs: orgs.length, openapi: spec.openapi, operations: operations.length, yaml: require.resolve('gitea-contract/openapi.yaml') }));
 })();
 `,
     );
@@ -349,7 +338,6 @@ const gitea = createGiteaClient({ baseUrl: process.env.GITEA_BASE_URL, auth: { t
         openapi: '3.1.0',
         operations: 20,
         yaml: join(installed, 'openapi.yaml'),
-        forgejo: ['forgejo-11', 17],
       });
     } finally {
       await mock.close();
