@@ -207,7 +207,7 @@ export async function profileTable() {
     '',
     'Each profile is `openapi.yaml` as one Gitea or Forgejo release answers: the base document',
     'changed by the OpenAPI Overlay in `profiles/<name>.yaml`, bundled into `dist/profiles/<name>.json`',
-    '(not shipped yet: the mock\'s `--server` will take them). `gitea-1.27` is the base itself. Each',
+    "(not shipped yet: the mock's `--server` will take them). `gitea-1.27` is the base itself. Each",
     "action's description names the server's source it comes from; below, what each profile changes",
     'for each operation ("as the base" where nothing). The audit and what could not be read are in',
     '[contract.md](contract.md#server-profiles).',
