@@ -271,9 +271,11 @@ describe("the README's install commands", () => {
 });
 
 describe('the client installed alone', () => {
-  it('brings three packages in under 2 MiB: itself, openapi-fetch and its helper types', async () => {
+  it('brings three packages in under 3 MiB: itself, openapi-fetch and its helper types', async () => {
     expect(await installed(app)).toEqual(['gitea-contract', 'openapi-fetch', 'openapi-typescript-helpers']);
-    expect(await size(join(app, 'node_modules'))).toBeLessThan(2 * 1024 * 1024);
+    // The document three times (openapi.yaml, openapi.json, generated types), each about 0.4 MB with
+    // every one of the 26 webhook event types and their examples, and the client's few kilobytes.
+    expect(await size(join(app, 'node_modules'))).toBeLessThan(3 * 1024 * 1024);
   });
 
   it('imports as ESM and calls the mock through the installed client; without /api/v1 the error says so', async () => {
