@@ -11,7 +11,7 @@ import { loadDocument } from '../mock/src/contract/document-file.js';
 import { readDocumentFile } from '../mock/src/contract/document-file.js';
 import { httpOperations } from '../mock/src/contract/http-operations.js';
 import { createSchemaValidator } from '../mock/src/contract/schema.js';
-import { startMockServer, type MockServer } from '../mock/src/front/server.js';
+import { startMockServer, type MockServer } from '../mock/src/server.js';
 import { exampleRequest, send } from './support/http.js';
 import { launch, type Launched } from './support/launch.js';
 import { CHECKS, checkRealistic, type Check } from './support/realistic.js';

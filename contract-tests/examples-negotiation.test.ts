@@ -1,4 +1,4 @@
-// The examples source chooses its answers without Prism (mock/src/sources/negotiation.ts), so that
+// The examples source chooses its answers without Prism (mock/src/examples/negotiation.ts), so that
 // the MSW handlers answer in a browser as the server does. Here its choice is held to Prism's own
 // static mocker, in process: for each of the 20 operations, with no Prefer and with each documented
 // status and each named example, under a range of Accept headers, the same status, headers and
@@ -6,9 +6,9 @@
 // that is no media type, where Prism throws (a 500 of the mock), answers 406 here.
 import type { IHttpOperation } from '@stoplight/types';
 import { describe, expect, it } from 'vitest';
-import { operationTableOf } from '../mock/src/front/answering-node.js';
-import { loadPrismMocker } from '../mock/src/sources/dynamic.js';
-import { documentedAnswer, type Mocked, type Wanted } from '../mock/src/sources/negotiation.js';
+import { operationTableOf } from '../mock/src/answering-node.js';
+import { loadPrismMocker } from '../mock/src/examples/dynamic.js';
+import { documentedAnswer, type Mocked, type Wanted } from '../mock/src/examples/negotiation.js';
 
 const DOCUMENT = new URL('../openapi.yaml', import.meta.url).pathname;
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isObject, listOperations } from '../mock/src/contract/document.js';
 import { loadDocument } from '../mock/src/contract/document-file.js';
-import { startMockServer, type MockServer } from '../mock/src/front/server.js';
+import { startMockServer, type MockServer } from '../mock/src/server.js';
 import { BASIC_ALICE, exampleRequest, send } from './support/http.js';
 
 const doc = loadDocument(new URL('../openapi.yaml', import.meta.url));

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { JsonObject } from '../mock/src/contract/document.js';
 import { createSchemaValidator } from '../mock/src/contract/schema.js';
 import { secretNameProblem, usernameProblem } from '../mock/src/front/name-rules.js';
-import { startMockServer, type MockServer } from '../mock/src/front/server.js';
+import { startMockServer, type MockServer } from '../mock/src/server.js';
 import { doc } from './support/coverage.js';
 import { send, type RawResponse } from './support/http.js';
 import { useSandbox } from './support/sandbox.js';

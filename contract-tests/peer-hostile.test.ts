@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMockServer, type MockServer } from '../mock/src/front/server.js';
+import { startMockServer, type MockServer } from '../mock/src/server.js';
 import { exchangeRaw, firstSettled, send, type RawResponse } from './support/http.js';
 import { launch, type Launched } from './support/launch.js';
 import { close, listen } from './support/upstream.js';

@@ -7,7 +7,7 @@ import { request, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMockServer, type MockServer, type MockOptions } from '../mock/src/front/server.js';
+import { startMockServer, type MockServer, type MockOptions } from '../mock/src/server.js';
 import { exchangeRaw, send } from './support/http.js';
 import { close, listen, rawUpstream, type RawUpstream } from './support/upstream.js';
 

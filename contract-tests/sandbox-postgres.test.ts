@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMockServer, type MockServer } from '../mock/src/front/server.js';
+import { startMockServer, type MockServer } from '../mock/src/server.js';
 import { startPostgres, type TestPostgres } from '../scripts/postgres.mjs';
 import { call } from './support/call.js';
 

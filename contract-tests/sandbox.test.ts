@@ -14,9 +14,9 @@ import {
   type EditMilestoneOption,
   type GiteaClient,
 } from '../src/index.js';
-import { startMockServer } from '../mock/src/front/server.js';
-import { parseGoInt } from '../mock/src/sources/world-ops.js';
-import { sniffedType } from '../mock/src/sources/markdown.js';
+import { startMockServer } from '../mock/src/server.js';
+import { parseGoInt } from '../mock/src/sandbox/world-ops.js';
+import { sniffedType } from '../mock/src/sandbox/markdown.js';
 import { MOCK_VERSION } from '../mock/src/front/version.js';
 import { apiErrorOf } from '../test/support/api-error.js';
 import { send } from './support/http.js';

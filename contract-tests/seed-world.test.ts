@@ -1,11 +1,11 @@
 // docs/seed-world.md lists the records every sandbox world starts with: its tables are made here
 // from the seed itself (the world of a credential that never wrote, through the MSW handlers), so
-// the page cannot drift from the seed code in mock/src/sources/world.ts nor from the examples.
+// the page cannot drift from the seed code in mock/src/sandbox/world.ts nor from the examples.
 // `PRINT_SEED_TABLES=1` prints the tables as they should be, for a page to update.
 import { readFile } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createGiteaHandlers } from '../mock/src/msw/handlers.js';
-import type { Rec, World } from '../mock/src/sources/world.js';
+import type { Rec, World } from '../mock/src/sandbox/world.js';
 
 const gitea = createGiteaHandlers({ baseUrl: 'https://gitea.example.org/api/v1', sandbox: true });
 afterAll(() => gitea.close());

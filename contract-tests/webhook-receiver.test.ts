@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createGiteaClient, unwrap } from '../src/index.js';
-import { startMockServer, type MockServer } from '../mock/src/front/server.js';
+import { startMockServer, type MockServer } from '../mock/src/server.js';
 import type { DeliveryRecord } from '../mock/src/webhooks/deliveries.js';
 import { serveOnLoopback } from '../test/support/loopback.js';
 import { startHookReceiver, type Answering, type HookReceiver } from './support/hook-receiver.js';

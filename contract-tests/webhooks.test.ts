@@ -23,7 +23,7 @@ import {
 import { listOperations } from '../mock/src/contract/document.js';
 import { loadDocument } from '../mock/src/contract/document-file.js';
 import { createSchemaValidator } from '../mock/src/contract/schema.js';
-import { startMockServer, type MockServer } from '../mock/src/front/server.js';
+import { startMockServer, type MockServer } from '../mock/src/server.js';
 import type { DeliveryRecord } from '../mock/src/webhooks/deliveries.js';
 import {
   expectSignedBy,

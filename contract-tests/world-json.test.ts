@@ -1,11 +1,11 @@
-// The sandbox's world as JSON (mock/src/sources/world-json.ts): its copy, its text in pieces and
+// The sandbox's world as JSON (mock/src/sandbox/world-json.ts): its copy, its text in pieces and
 // the size of that text must each agree with JSON.stringify, for any JSON value and for the seed
 // world, with odd strings (escapes, lone surrogates, "__proto__" keys) included.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { loadOperations } from '../mock/src/contract/document-file.js';
-import { seedWorld } from '../mock/src/sources/world.js';
-import { copyJson, textBytes, worldText } from '../mock/src/sources/world-json.js';
+import { seedWorld } from '../mock/src/sandbox/world.js';
+import { copyJson, textBytes, worldText } from '../mock/src/sandbox/world-json.js';
 
 const SEED = Number(process.env.FC_SEED ?? 20261126);
 const noPause = async (): Promise<void> => {};

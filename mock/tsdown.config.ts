@@ -131,12 +131,12 @@ export default defineConfig([
   // stay imports.
   {
     entry: {
-      cli: 'src/cli.ts',
-      server: 'src/front/server.ts',
+      cli: 'src/cli/main.ts',
+      server: 'src/server.ts',
       msw: 'src/msw/handlers.ts',
-      'markdown-worker': 'src/sources/markdown-worker.ts',
+      'markdown-worker': 'src/sandbox/markdown-worker.ts',
       // The suites and the benchmark start their PostgreSQL servers with it, as `gitea-mock postgres` does.
-      'postgres-server': 'src/postgres-server.ts',
+      'postgres-server': 'src/cli/postgres-server.ts',
     },
     outDir: 'dist',
     format: 'esm',

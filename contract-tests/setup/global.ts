@@ -25,7 +25,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // after `npm test`'s pretest build it is current and this is a few file stats.
   await run(process.execPath, [fileURLToPath(new URL('../../scripts/build-if-stale.mjs', import.meta.url))]);
   const built = fileURLToPath(new URL('../../mock/dist/server.mjs', import.meta.url));
-  const { startMockServer } = (await import(built)) as typeof import('../../mock/src/front/server.js');
+  const { startMockServer } = (await import(built)) as typeof import('../../mock/src/server.js');
   const mock = await startMockServer({ port: 0 });
   const coverageDir = await mkdtemp(join(tmpdir(), 'gitea-contract-coverage-'));
   project.provide('mockBaseUrl', mock.baseUrl);

@@ -1,8 +1,8 @@
 // One in-process sandbox per test file: started before, closed after, and the file fails if the
 // sandbox warned of any answer that broke the document.
 import { afterAll, beforeAll, expect } from 'vitest';
-import { startMockServer, type MockServer } from '../../mock/src/front/server.js';
-import type { SandboxOptions } from '../../mock/src/sources/sandbox.js';
+import { startMockServer, type MockServer } from '../../mock/src/server.js';
+import type { SandboxOptions } from '../../mock/src/sandbox/sandbox.js';
 
 export function useSandbox(options: SandboxOptions): { current: MockServer } {
   const holder = {} as { current: MockServer };

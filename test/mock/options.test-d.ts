@@ -1,6 +1,6 @@
 // The options of the mock's two entries for a script, as a TypeScript project sees them: a seed
 // is a string or a number, as `--seed 7` suggests.
-import { startMockServer } from '../../mock/src/front/server.js';
+import { startMockServer } from '../../mock/src/server.js';
 import { createGiteaHandlers } from '../../mock/src/msw/handlers.js';
 
 export function seeds(): void {

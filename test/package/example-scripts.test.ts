@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/free-port.mjs';
-import { startMockServer, type MockServer } from '../../mock/src/front/server.js';
+import { startMockServer, type MockServer } from '../../mock/src/server.js';
 import { resolvePointer } from '../../mock/src/contract/document.js';
 import { loadDocument } from '../../mock/src/contract/document-file.js';
 import { startStallServer } from '../support/stall-server.js';

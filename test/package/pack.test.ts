@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, type Launched } from '../../contract-tests/support/launch.js';
 import { SEED_IDS } from '../../contract-tests/support/seed-ids.js';
-import { startMockServer } from '../../mock/src/front/server.js';
+import { startMockServer } from '../../mock/src/server.js';
 import { documentedBlocks } from '../support/code-blocks.js';
 import { cleanCopy, npm } from '../support/scratch-repo.js';
 

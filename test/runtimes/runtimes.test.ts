@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { Page } from '../dist-tools/playwright.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMockServer, type MockServer } from '../../mock/src/front/server.js';
+import { startMockServer, type MockServer } from '../../mock/src/server.js';
 import { bundleBuiltClient } from '../browser/support/bundle.js';
 import { isLocal, launchChromium, type SuiteBrowser } from '../browser/support/chromium.js';
 import { serveFiles, type StaticServer } from '../browser/support/static-server.js';

@@ -19,7 +19,7 @@ import { JOURNAL_PATH, journalAnswer, type Journal } from './journal.js';
 import { nameRefusal } from './name-rules.js';
 import type { MockOperation, OperationTable } from './operations.js';
 import { checkPreference, type PreferResult } from './prefer.js';
-import type { Answer, AnsweringSource } from '../sources/source.js';
+import type { Answer, AnsweringSource } from './answer-source.js';
 import {
   answerErrors,
   contentTypeFor,

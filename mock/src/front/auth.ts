@@ -1,6 +1,6 @@
 // Credential checks the real server makes before routing: the mock has no users, so any
 // well-formed credential is accepted, and anything malformed is refused as Gitea refuses it.
-import { base64Text } from '../bytes.js';
+import { base64Text } from '../common/bytes.js';
 
 export type AuthResult = { ok: true } | { ok: false; message: string };
 

@@ -2,7 +2,7 @@
 // what Gitea's binding refuses (empty or unsupported content types, malformed JSON, bad UTF-8)
 // and multipart bodies Go's reader cannot read (multipart.ts): a form comes as its parts.
 import type { IHttpOperation } from '@stoplight/types';
-import { concatBytes, latin1Text } from '../bytes.js';
+import { concatBytes, latin1Text } from '../common/bytes.js';
 import { jsonShape, MAX_CHECKED_VALUES } from '../contract/json-shape.js';
 import { MAX_BODY_BYTES, type BodyReading, type BodyRefusal } from './body-budget.js';
 import { parseMediaType } from './media-type.js';

@@ -8,8 +8,8 @@
 // connection ceiling: one that finds its ceiling reached is refused at once rather than held, and
 // a client that delays cannot take the connections of the others.
 import { sha256 } from '@noble/hashes/sha2';
-import { utf8Bytes } from '../bytes.js';
-import { keyOf } from '../credential-key.js';
+import { utf8Bytes } from '../common/bytes.js';
+import { keyOf } from '../common/credential-key.js';
 import { FAULTS, faultNamed, MAX_DELAY_MS, type Fault, type Preference } from './prefer.js';
 
 export interface ConditionOptions {

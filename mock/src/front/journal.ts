@@ -6,8 +6,8 @@
 // the newest JOURNAL_ENTRIES requests of each, JOURNALS credentials (the one that sent nothing for
 // longest goes), paths and queries cut at TEXT_LIMIT characters. Requests without a well-formed
 // credential are kept apart, in a journal only the MSW handlers' `requests()` shows.
-import { keyOf } from '../credential-key.js';
-import type { Answer } from '../sources/source.js';
+import { keyOf } from '../common/credential-key.js';
+import type { Answer } from './answer-source.js';
 import { checkAuthorization } from './auth.js';
 import type { Condition } from './conditions.js';
 import { apiError } from './errors.js';

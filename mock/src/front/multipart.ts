@@ -7,7 +7,7 @@
 // The form is its parts (FormPart) from then on: the answer sources read them as they are, and
 // Prism, whose multipart parser throws on a file part without Content-Type, on a boundary inside
 // a line of data and on quoted names, validates them as URL-encoded fields instead.
-import { concatBytes, indexOfBytes, latin1Bytes, latin1Text, sameBytes, utf8Bytes, utf8Text } from '../bytes.js';
+import { concatBytes, indexOfBytes, latin1Bytes, latin1Text, sameBytes, utf8Bytes, utf8Text } from '../common/bytes.js';
 
 export interface FormPart {
   /** The form-data name, decoded. */

@@ -13,7 +13,7 @@ import { validateInput, validateOutput } from '@stoplight/prism-http/dist/valida
 import validators from '@stoplight/prism-http/dist/validator/validators/index.js';
 import type { IHttpOperation } from '@stoplight/types';
 import uriTemplate from 'uri-template-lite';
-import { latin1Bytes } from '../bytes.js';
+import { latin1Bytes } from '../common/bytes.js';
 import { clip } from '../contract/clip.js';
 import { jsonShape, MAX_CHECKED_VALUES } from '../contract/json-shape.js';
 import { formContent } from './body.js';

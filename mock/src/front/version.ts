@@ -4,7 +4,7 @@
 // every answering source (the examples and the sandbox stand for one and the same host), and a
 // pass-through source takes the request whole before the front routes anything, so the proxy
 // hands it to the upstream, whose version is the one that counts there.
-import type { Answer } from '../sources/source.js';
+import type { Answer } from './answer-source.js';
 
 /** The path below /api/v1. */
 export const VERSION_PATH = '/version';

@@ -2,8 +2,8 @@
 // option is a usage error (exit 2), told before anything is sent. Credentials are never options:
 // an option that looks like one points at the environment variables instead.
 import { parseArgs } from 'node:util';
-import { outputFileProblem } from '../output-file.js';
-import { type Refusal, usageError } from '../refusal.js';
+import { outputFileProblem } from '../common/output-file.js';
+import { type Refusal, usageError } from '../common/refusal.js';
 import type { Target } from './checks.js';
 
 export const USAGE = `Usage: gitea-mock verify --base-url https://host/api/v1 [options]

@@ -4,7 +4,7 @@
 // exit 2): reporting every operation as a mismatch (exit 1) would blame the contract for a wrong
 // address, a server that is down or a broken TLS set-up.
 import { prefixHint, redact } from 'gitea-contract/internal';
-import { networkFailure } from '../network-failure.js';
+import { networkFailure } from '../common/network-failure.js';
 
 export interface ProbeOptions {
   /**

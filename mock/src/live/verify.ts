@@ -22,7 +22,7 @@ import { createBudget } from './budget.js';
 import { checks, neverRun, type Context } from './checks.js';
 import { readCredentials, refusedLine } from './credentials.js';
 import { junitXml } from './junit.js';
-import { Refusal } from '../refusal.js';
+import { Refusal } from '../common/refusal.js';
 import { parseOptions, USAGE, type Options } from './options.js';
 import { failureCause, probeServer } from './reachability.js';
 import { refusalIn } from './refusal.js';

@@ -7,10 +7,10 @@
 // (mock/tsdown.config.ts), msw left to the app as the peer it is.
 import bundledDocument from 'gitea-contract/openapi.yaml';
 import { httpOperations } from '../contract/http-operations.js';
-import { createAnswering, type AnsweringPlatform } from '../front/answering.js';
+import { createAnswering, type AnsweringPlatform } from '../answering.js';
 import { operationTable, type OperationTable } from '../front/operations.js';
-import { NO_GENERATOR } from '../sources/examples.js';
-import { createInlineRenderer } from '../sources/markdown-inline.js';
+import { NO_GENERATOR } from '../examples/examples.js';
+import { createInlineRenderer } from '../sandbox/markdown-inline.js';
 import { createHandlersWith, type GiteaHandlers, type GiteaHandlersOptions } from './core.js';
 
 export type { DeliveryRecord, GiteaHandlers, GiteaHandlersOptions, JournalEntry, World } from './core.js';

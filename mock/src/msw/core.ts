@@ -6,16 +6,16 @@
 // and V8's heap size; browser.ts starts from the document bundled as data, with what a browser has.
 import { http, type HttpHandler } from 'msw';
 import { BASE_PATH } from '../front/app.js';
-import type { AnsweringMock } from '../front/answering.js';
+import type { AnsweringMock } from '../answering.js';
 import { createConditions, type ConditionOptions } from '../front/conditions.js';
 import { JOURNAL_PATH, type JournalEntry } from '../front/journal.js';
 import { seedText } from '../front/seed.js';
-import type { SandboxOptions } from '../sources/sandbox.js';
-import { RESET_PATH } from '../sources/world-ops.js';
-import type { World } from '../sources/world.js';
+import type { SandboxOptions } from '../sandbox/sandbox.js';
+import { RESET_PATH } from '../sandbox/world-ops.js';
+import type { World } from '../sandbox/world.js';
 import { DELIVERIES_PATH, type DeliveryRecord, type WebhookOptions } from '../webhooks/deliveries.js';
-import { MAX_WAIT_SECONDS } from '../webhooks/log-endpoint.js';
-import { TRIGGER_PATH } from '../webhooks/trigger-endpoint.js';
+import { MAX_WAIT_SECONDS } from '../sandbox/log-endpoint.js';
+import { TRIGGER_PATH } from '../sandbox/trigger-endpoint.js';
 
 export type { DeliveryRecord, JournalEntry, World };
 

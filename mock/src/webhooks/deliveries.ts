@@ -9,10 +9,10 @@
 // of the heap. A receiver that is down, slow, failing or not allowed, a request that cannot be
 // made, a full queue, is a failed entry there, never an error of the API nor of the process. Where
 // there is no transport (the MSW handlers) deliveries are built and logged, not sent.
-import type { Rec, World } from '../sources/world.js';
-import { eventsOf, watch as watchWrite, type Watch } from './events.js';
-import { EVENT_TYPES, eventOf, type HookEvent } from './payloads.js';
-import { randomUuid, utf8Length } from '../bytes.js';
+import type { Rec, World } from '../sandbox/world.js';
+import { eventsOf, watch as watchWrite, type Watch } from '../sandbox/events.js';
+import { EVENT_TYPES, eventOf, type HookEvent } from '../sandbox/payloads.js';
+import { randomUuid, utf8Length } from '../common/bytes.js';
 import { MASK, withoutPassword } from './masked.js';
 import {
   deliveryRequest,

@@ -1,8 +1,8 @@
 // The webhook receiver's command line: `gitea-mock webhooks [options]`. A wrong option is a usage
 // error (exit 2), told before anything listens.
 import { parseArgs } from 'node:util';
-import { outputFileProblem } from '../output-file.js';
-import { usageError } from '../refusal.js';
+import { outputFileProblem } from '../common/output-file.js';
+import { usageError } from '../common/refusal.js';
 
 export const RECEIVER_USAGE = `Usage: gitea-mock webhooks [options]
 

@@ -24,9 +24,9 @@ import { readBodyBytes } from '../front/body.js';
 import { createBodyBudget, defaultBodyBudget } from '../front/body-budget.js';
 import { answerAndClose, defaultMaxConnections, IDLE_TIMEOUT_MS, limitConnections } from '../front/connections.js';
 import { reasonPhrase } from '../front/errors.js';
-import { networkFailure } from '../network-failure.js';
-import { Refusal } from '../refusal.js';
-import { joinedTarget, originFormRefusal } from '../request-target.js';
+import { networkFailure } from '../common/network-failure.js';
+import { Refusal } from '../common/refusal.js';
+import { joinedTarget, originFormRefusal } from '../common/request-target.js';
 import { createDeliveryChecker } from './check.js';
 import { parseReceiverOptions, RECEIVER_USAGE, type ReceiverOptions } from './receiver-options.js';
 

@@ -8,8 +8,8 @@
 import { hmac } from '@noble/hashes/hmac';
 import { sha1 } from '@noble/hashes/legacy';
 import { sha256 } from '@noble/hashes/sha2';
-import { hex, latin1Text, utf8Bytes } from '../bytes.js';
-import { eventOf, type HookEvent } from './payloads.js';
+import { hex, latin1Text, utf8Bytes } from '../common/bytes.js';
+import { eventOf, type HookEvent } from '../sandbox/payloads.js';
 
 /** Where a hook is set, as `X-Gitea-Hook-Installation-Target-Type` says it. */
 type TargetType = 'repository' | 'system';

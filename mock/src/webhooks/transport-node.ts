@@ -9,7 +9,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { networkFailure } from '../network-failure.js';
+import { networkFailure } from '../common/network-failure.js';
 import { hostMatcher } from './allowed-hosts.js';
 import type { DeliveryTransport, Sent } from './deliveries.js';
 

@@ -12,8 +12,8 @@
 //   added, `pull_request_assign`; a new milestone `pull_request_milestone` `milestoned`; a new
 //   state `closed` or `reopened`; a new base branch `edited` (its `changes.ref.from` holding the
 //   new branch, as Gitea fills it). Labels, the deadline and `allow_maintainer_edit` fire nothing.
-import type { Rec, World } from '../sources/world.js';
-import { copyJson } from '../sources/world-json.js';
+import type { Rec, World } from './world.js';
+import { copyJson } from './world-json.js';
 import { anonymousUser, issueEvent, pullRequestEvent, repositoryEvent, type HookEvent } from './payloads.js';
 
 /** What a write may change that a webhook reports, copied before the write. */

@@ -9,10 +9,10 @@
 // the branch and the pushes triggered before it, `before` the previous head, and the compare URL
 // between them.
 import { sha1 } from '@noble/hashes/legacy';
-import { hex, utf8Bytes } from '../bytes.js';
-import { Refusal } from '../refusal.js';
-import type { Rec, World } from '../sources/world.js';
-import { copyJson } from '../sources/world-json.js';
+import { hex, utf8Bytes } from '../common/bytes.js';
+import { Refusal } from '../common/refusal.js';
+import type { Rec, World } from './world.js';
+import { copyJson } from './world-json.js';
 import { anonymousUser, type HookEvent } from './payloads.js';
 
 /** What the document says of one event type: its actions (none for push, create, delete, fork, status) and its first example's payload. */

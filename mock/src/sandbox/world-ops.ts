@@ -6,13 +6,13 @@
 // the sandbox knows when to save; one that says it did not has left the world as it found it, as
 // the sandbox applies the writes that arrive together to one copy.
 import { sha1 } from '@noble/hashes/legacy';
-import { hex, randomBytes, randomUuid, utf8Bytes, utf8Length, utf8Text } from '../bytes.js';
+import { hex, randomBytes, randomUuid, utf8Bytes, utf8Length, utf8Text } from '../common/bytes.js';
 import { apiError, notFound } from '../front/errors.js';
 import { goDecimal } from '../front/lenient.js';
 import type { FormPart } from '../front/multipart.js';
 import { sniffedType, type MarkdownRenderer } from './markdown-inline.js';
-import { paginate } from './pagination.js';
-import type { Answer } from './source.js';
+import { paginate } from '../examples/pagination.js';
+import type { Answer } from '../front/answer-source.js';
 import { isLabel, isMilestone, isUser, propagate, type Rec, type Templates, type World } from './world.js';
 
 /** The alphabet of Gitea's OAuth2 client secrets. */

@@ -28,16 +28,16 @@ import { createSchemaValidator } from '../contract/schema.js';
 import { clip } from '../contract/clip.js';
 import { describeViolation, mismatches, type Violation } from '../contract/conformance.js';
 import { createExchangeReport, LINE_CHARS, total, type Found } from '../contract/exchange-report.js';
-import { networkFailure } from '../network-failure.js';
-import { outputFileProblem } from '../output-file.js';
-import { Refusal } from '../refusal.js';
-import { originFormRefusal } from '../request-target.js';
+import { networkFailure } from '../common/network-failure.js';
+import { outputFileProblem } from '../common/output-file.js';
+import { Refusal } from '../common/refusal.js';
+import { originFormRefusal } from '../common/request-target.js';
 import { decodedBody, endToEnd, headersProblem, requestFraming, statusProblem } from './proxy-wire.js';
 import { exposing, retryShortly } from '../front/cors.js';
 import { LISTED_VIOLATIONS } from '../front/validation.js';
 import type { MockOperation } from '../front/operations.js';
 import type { BodyReading } from '../front/body-budget.js';
-import type { FrontServices, PassThroughSource } from './source.js';
+import type { FrontServices, PassThroughSource } from '../front/answer-source.js';
 
 export interface ProxyOptions {
   /** The upstream's origin, such as `https://gitea.example.org`; paths are kept, /api/v1 included. */

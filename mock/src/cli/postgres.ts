@@ -4,7 +4,7 @@
 // it, and is never printed. It runs until SIGINT or SIGTERM.
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { Refusal, usageError } from './refusal.js';
+import { Refusal, usageError } from '../common/refusal.js';
 import { startLocalPostgres } from './postgres-server.js';
 
 const POSTGRES_USAGE = `Usage: PGPASSWORD=… gitea-mock postgres --data <dir> [options]

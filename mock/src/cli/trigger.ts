@@ -3,8 +3,8 @@
 // queued. Exit 0 when the sandbox took it, 1 when it refused or could not be reached, 2 for a
 // usage error.
 import { parseArgs } from 'node:util';
-import { Refusal, usageError } from './refusal.js';
-import type { DeliveryRecord } from './webhooks/deliveries.js';
+import { Refusal, usageError } from '../common/refusal.js';
+import type { DeliveryRecord } from '../webhooks/deliveries.js';
 
 const TRIGGER_USAGE = `Usage: gitea-mock trigger <event> --repo <owner/name> [options]
 

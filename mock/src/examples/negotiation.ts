@@ -18,7 +18,7 @@ import { sample, SchemaSizeExceededError } from '@stoplight/json-schema-sampler'
 import type { IHttpOperation, IHttpOperationResponse, IMediaTypeContent, INodeExample } from '@stoplight/types';
 import accepts from 'accepts';
 import contentType from 'content-type';
-import { Refusal } from '../refusal.js';
+import { Refusal } from '../common/refusal.js';
 
 /** What an answer source makes of a request before the front writes it, as Prism's mocker gives it. */
 interface MockedOutput {

@@ -5,7 +5,7 @@
 // in time and memory as well; where there are no worker threads (a browser, the MSW handlers'
 // browser build) every text is rendered here, on the calling thread, within the same byte bounds:
 // a render cannot be cut short there, so the time and memory bounds do not apply.
-import { utf8Length } from '../bytes.js';
+import { utf8Length } from '../common/bytes.js';
 import renderHere, { type RenderResult, type RenderTask } from './markdown-render.js';
 
 export interface MarkdownLimits {

@@ -7,10 +7,10 @@
 // supplies CORS, the router and the request validator, and logs.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { IHttpRequest } from '@stoplight/prism-http';
-import type { BodyBudget } from '../front/body-budget.js';
-import type { FormPart } from '../front/multipart.js';
-import type { MockOperation } from '../front/operations.js';
-import type { Preference } from '../front/prefer.js';
+import type { BodyBudget } from './body-budget.js';
+import type { FormPart } from './multipart.js';
+import type { MockOperation } from './operations.js';
+import type { Preference } from './prefer.js';
 
 export interface SourceRequest {
   op: MockOperation;

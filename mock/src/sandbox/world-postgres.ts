@@ -25,7 +25,7 @@
 // without a restart. Every statement is bounded in time, and the pool in connections.
 import { Buffer } from 'node:buffer';
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
-import { Refusal } from '../refusal.js';
+import { Refusal } from '../common/refusal.js';
 import { postgresTarget, type PostgresTarget } from './postgres-url.js';
 import type { World } from './world.js';
 import type { WorldCheck } from './world-check.js';

@@ -8,20 +8,20 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { FastResponse, NodeRequest, sendNodeResponse } from 'srvx/node';
-import { BASE_PATH, isNetworkError } from './app.js';
+import { BASE_PATH, isNetworkError } from './front/app.js';
 import { createAnsweringMock, type AnsweringOptions } from './answering-node.js';
-import { checkAuthorization } from './auth.js';
-import { answerAndClose, defaultMaxConnections, IDLE_TIMEOUT_MS, limitConnections } from './connections.js';
-import { DEFAULT_MAX_HELD } from './conditions.js';
-import { allowList, corsHeaders, isPreflight, preflightHeaders, retryShortly, type HeaderOf } from './cors.js';
-import { DOCUMENT } from '../contract/document-file.js';
-import { apiError, rawErrorResponse, sendJson } from './errors.js';
-import { faultAnswer } from './faults.js';
-import { JOURNAL_PATH, journalAnswer } from './journal.js';
-import { underConditions } from './under-conditions.js';
-import type { ProxyOptions } from '../sources/proxy.js';
-import type { Answer, FrontServices, PassThroughSource } from '../sources/source.js';
-import { queryOf, requestViolations, type PrismMethod } from './validation.js';
+import { checkAuthorization } from './front/auth.js';
+import { answerAndClose, defaultMaxConnections, IDLE_TIMEOUT_MS, limitConnections } from './front/connections.js';
+import { DEFAULT_MAX_HELD } from './front/conditions.js';
+import { allowList, corsHeaders, isPreflight, preflightHeaders, retryShortly, type HeaderOf } from './front/cors.js';
+import { DOCUMENT } from './contract/document-file.js';
+import { apiError, rawErrorResponse, sendJson } from './front/errors.js';
+import { faultAnswer } from './front/faults.js';
+import { JOURNAL_PATH, journalAnswer } from './front/journal.js';
+import { underConditions } from './front/under-conditions.js';
+import type { ProxyOptions } from './proxy/proxy.js';
+import type { Answer, FrontServices, PassThroughSource } from './front/answer-source.js';
+import { queryOf, requestViolations, type PrismMethod } from './front/validation.js';
 
 export { BASE_PATH };
 export const DEFAULT_DOCUMENT = DOCUMENT;
@@ -92,7 +92,7 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
   } = await createAnsweringMock({ ...options, maxHeld }, () => docsUrl, FastResponse);
   // The proxy's answer check (Ajv, the YAML document) is loaded only when it runs.
   const proxy: PassThroughSource | undefined = options.proxy
-    ? await (await import('../sources/proxy.js')).createProxy(document, options.proxy)
+    ? await (await import('./proxy/proxy.js')).createProxy(document, options.proxy)
     : undefined;
   // In front of a real server, CORS from an allow-list only (cors.ts says why); checked before anything starts.
   const originAllowed = options.proxy ? allowList(options.proxy.corsOrigins ?? []) : undefined;

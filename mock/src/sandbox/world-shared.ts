@@ -3,7 +3,7 @@
 // as before, each with the version it was stored as; before a read it asks whether that is still
 // the stored version, and a batch of writes runs while holding its world across processes, applied
 // to the world as stored then. Imports no Node built-in: the sandbox does not either.
-import { Refusal } from '../refusal.js';
+import { Refusal } from '../common/refusal.js';
 import type { World } from './world.js';
 
 /** A world as stored, with its version: versions never repeat, a reset and a new world included. */

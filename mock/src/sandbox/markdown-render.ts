@@ -4,7 +4,7 @@
 // markdown.ts runs it in worker threads (markdown-worker.ts); in a browser markdown-inline.ts runs
 // it on the page's thread.
 import markdownIt from 'markdown-it';
-import { utf8Length } from '../bytes.js';
+import { utf8Length } from '../common/bytes.js';
 import type { StateCore } from 'markdown-it';
 
 export interface RenderTask {

@@ -3,10 +3,10 @@
 // errors as the API's: 422 for an event type or action the document does not describe or a body
 // that is not the request, 404 for a repository the world does not hold, 413 past 64 KiB.
 import { checkAuthorization } from '../front/auth.js';
-import { keyOf } from '../credential-key.js';
-import type { Answer } from '../sources/source.js';
-import type { DeliveryRecord } from './deliveries.js';
-import { Refusal } from '../refusal.js';
+import { keyOf } from '../common/credential-key.js';
+import type { Answer } from '../front/answer-source.js';
+import type { DeliveryRecord } from '../webhooks/deliveries.js';
+import { Refusal } from '../common/refusal.js';
 import type { TriggerRequest } from './trigger.js';
 
 export const TRIGGER_PATH = '/__sandbox/trigger';

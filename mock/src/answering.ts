@@ -4,14 +4,14 @@
 // disk and hands over what only Node has (worker threads for markdown, the heap's size, Prism's
 // generator, the state folder); the handlers' browser build starts here directly, from the
 // document bundled as data, with what a browser has.
-import { createApp, type GiteaApp, type ResponseClass } from './app.js';
-import { createBodyBudget, defaultBodyBudget, type BodyBudget } from './body-budget.js';
-import { createConditions, type ConditionOptions, type Conditions } from './conditions.js';
-import { createJournal, type Journal } from './journal.js';
-import type { OperationTable } from './operations.js';
-import { createExamples, type Generator } from '../sources/examples.js';
-import { createSandbox, type SandboxControl, type SandboxOptions, type SandboxPlatform } from '../sources/sandbox.js';
-import type { AnsweringSource } from '../sources/source.js';
+import { createApp, type GiteaApp, type ResponseClass } from './front/app.js';
+import { createBodyBudget, defaultBodyBudget, type BodyBudget } from './front/body-budget.js';
+import { createConditions, type ConditionOptions, type Conditions } from './front/conditions.js';
+import { createJournal, type Journal } from './front/journal.js';
+import type { OperationTable } from './front/operations.js';
+import { createExamples, type Generator } from './examples/examples.js';
+import { createSandbox, type SandboxControl, type SandboxOptions, type SandboxPlatform } from './sandbox/sandbox.js';
+import type { AnsweringSource } from './front/answer-source.js';
 
 /** What differs by runtime. */
 export interface AnsweringPlatform extends SandboxPlatform {

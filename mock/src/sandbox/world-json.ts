@@ -3,7 +3,7 @@
 // copy shares them: copying a world of nine 1 MiB GPG keys is copying a few hundred objects, where
 // structuredClone would copy the 18 MiB of text. Its text is written in pieces, letting the event loop
 // turn between them.
-import { utf8Length } from '../bytes.js';
+import { utf8Length } from '../common/bytes.js';
 
 /** A copy of JSON data: new objects and lists, the same strings. */
 export function copyJson<T>(value: T): T {

@@ -23,22 +23,22 @@
 // It imports no Node built-in, so the MSW handlers' browser build runs it as it is: what differs
 // by runtime comes in a SandboxPlatform (renderMarkdown's renderer, the heap's size; the state folder is
 // opened by the Node side and handed over as `store`).
-import { base64Text, utf8Length } from '../bytes.js';
-import { keyOf } from '../credential-key.js';
+import { base64Text, utf8Length } from '../common/bytes.js';
+import { keyOf } from '../common/credential-key.js';
 import { checkAuthorization } from '../front/auth.js';
 import { apiError } from '../front/errors.js';
 import { pathParams, type OperationTable } from '../front/operations.js';
 import { MARKDOWN_LIMITS, type MarkdownLimits, type MarkdownRenderer } from './markdown-inline.js';
-import type { Answer, AnsweringSource, SourceContext, SourceRequest } from './source.js';
+import type { Answer, AnsweringSource, SourceContext, SourceRequest } from '../front/answer-source.js';
 import { deliveriesBudget, inFlightBudget, oversized, worldBudget } from './sandbox-limits.js';
 import { seedWorld, type World } from './world.js';
 import { copyJson, textBytes, worldText } from './world-json.js';
 import { handlerFor, ownerRedirect, READ_ONLY, RESET_PATH } from './world-ops.js';
 import type { StateStore } from './world-store.js';
 import { StateUnavailable, type Look } from './world-shared.js';
-import { deliveriesAnswer } from '../webhooks/log-endpoint.js';
-import { eventTemplates, triggeredEvent, type PushHeads, type TriggerRequest } from '../webhooks/trigger.js';
-import { triggerAnswer } from '../webhooks/trigger-endpoint.js';
+import { deliveriesAnswer } from './log-endpoint.js';
+import { eventTemplates, triggeredEvent, type PushHeads, type TriggerRequest } from './trigger.js';
+import { triggerAnswer } from './trigger-endpoint.js';
 import {
   createWebhooks,
   type DeliveryFilter,

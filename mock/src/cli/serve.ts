@@ -1,14 +1,14 @@
 // `npx gitea-mock` / `npm start`: serves the contract on http://127.0.0.1:4010/api/v1.
 import { parseArgs } from 'node:util';
-import { faultsOption, latencyOption } from './front/conditions.js';
-import { checkOrigin } from './front/cors.js';
-import { DOCUMENT } from './contract/document-file.js';
-import { heapLimit } from './sources/heap.js';
-import { outputFileProblem } from './output-file.js';
-import { worldBudget } from './sources/sandbox-limits.js';
-import { openStateStore } from './sources/open-state.js';
-import { isPostgresUrl, postgresTarget } from './sources/postgres-url.js';
-import type { DeliveryRecord, WebhookOptions } from './webhooks/deliveries.js';
+import { faultsOption, latencyOption } from '../front/conditions.js';
+import { checkOrigin } from '../front/cors.js';
+import { DOCUMENT } from '../contract/document-file.js';
+import { heapLimit } from '../common/heap.js';
+import { outputFileProblem } from '../common/output-file.js';
+import { worldBudget } from '../sandbox/sandbox-limits.js';
+import { openStateStore } from '../sandbox/open-state.js';
+import { isPostgresUrl, postgresTarget } from '../sandbox/postgres-url.js';
+import type { DeliveryRecord, WebhookOptions } from '../webhooks/deliveries.js';
 
 const USAGE = `Usage: gitea-mock [options] [document]
 
@@ -264,7 +264,7 @@ async function webhookChoices(): Promise<WebhookOptions | undefined> {
   if (allowed !== undefined) {
     try {
       // Loaded here, with what sends the deliveries: a start without webhooks does not read it.
-      const { hostMatcher } = await import('./webhooks/allowed-hosts.js');
+      const { hostMatcher } = await import('../webhooks/allowed-hosts.js');
       hostMatcher(allowed);
     } catch (error) {
       fail(`--webhook-allowed-hosts: ${(error as Error).message}`);
@@ -305,7 +305,7 @@ try {
       ? undefined
       : await openStateStore(values.state, { maxWorlds: Number(maxWorlds ?? 100), maxWorldBytes: budget, document });
   // Loaded after the arguments are checked: Prism takes most of the start-up time.
-  const { startMockServer } = await import('./front/server.js');
+  const { startMockServer } = await import('../server.js');
   const mock = await startMockServer({
     ...(positionals[0] === undefined ? {} : { document: positionals[0] }),
     port: Number(portText),

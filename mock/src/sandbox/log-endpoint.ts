@@ -3,10 +3,10 @@
 // and with `wait=<seconds>` answers as soon as a delivery it picks has settled, within 60 s, else
 // 408; `POST …/{id}/redeliver` sends a logged delivery again (201, the new delivery).
 import { checkAuthorization } from '../front/auth.js';
-import { keyOf } from '../credential-key.js';
-import type { Answer } from '../sources/source.js';
-import type { World } from '../sources/world.js';
-import { DELIVERIES_PATH, MAX_WAITS, picks, type DeliveryFilter, type Webhooks } from './deliveries.js';
+import { keyOf } from '../common/credential-key.js';
+import type { Answer } from '../front/answer-source.js';
+import type { World } from './world.js';
+import { DELIVERIES_PATH, MAX_WAITS, picks, type DeliveryFilter, type Webhooks } from '../webhooks/deliveries.js';
 
 /** The longest wait for a delivery, in seconds. */
 export const MAX_WAIT_SECONDS = 60;

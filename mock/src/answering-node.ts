@@ -2,17 +2,17 @@
 // read from its file, and what only Node has: worker threads for large markdown renders, V8's
 // heap size for the sandbox's budget, Prism's generator for dynamic answers, the state folder, and
 // the sending of webhook deliveries.
-import { DOCUMENT, loadOperations, operationsOf, readDocumentFile } from '../contract/document-file.js';
+import { DOCUMENT, loadOperations, operationsOf, readDocumentFile } from './contract/document-file.js';
 import { createAnswering, type AnsweringChoices, type AnsweringMock, type AnsweringPlatform } from './answering.js';
-import type { ResponseClass } from './app.js';
-import { operationTable, type OperationTable } from './operations.js';
-import { seedText } from './seed.js';
-import { loadGenerator } from '../sources/dynamic.js';
-import { heapLimit } from '../sources/heap.js';
-import { createMarkdownRenderer } from '../sources/markdown.js';
-import { worldBudget } from '../sources/sandbox-limits.js';
-import { openStateStore } from '../sources/open-state.js';
-import { createNodeTransport } from '../webhooks/transport-node.js';
+import type { ResponseClass } from './front/app.js';
+import { operationTable, type OperationTable } from './front/operations.js';
+import { seedText } from './front/seed.js';
+import { loadGenerator } from './examples/dynamic.js';
+import { heapLimit } from './common/heap.js';
+import { createMarkdownRenderer } from './sandbox/markdown.js';
+import { worldBudget } from './sandbox/sandbox-limits.js';
+import { openStateStore } from './sandbox/open-state.js';
+import { createNodeTransport } from './webhooks/transport-node.js';
 
 export type { AnsweringMock };
 

@@ -3,7 +3,7 @@
 // the order of Go's structs, the records as the API answers with them, the caller and a
 // repository's owner as an anonymous visitor sees the account, and the JSON indented as
 // Gitea's JSONPayload writes it.
-import type { Rec } from '../sources/world.js';
+import type { Rec } from './world.js';
 
 /** The event types the twenty operations cause, as `X-Gitea-Event-Type` names them. */
 export type EventType =

@@ -1,7 +1,7 @@
 // The sandbox's limits on what it keeps: how large one world may grow (its budget, in bytes of
 // JSON), and how long a string, how many keys and items a request may have it store. They bound
 // the memory of the worlds and the time of a save, whatever clients send.
-import { utf8Length, utf8Text } from '../bytes.js';
+import { utf8Length, utf8Text } from '../common/bytes.js';
 import type { FormPart } from '../front/multipart.js';
 
 /** Longest string the sandbox stores from a request. */
