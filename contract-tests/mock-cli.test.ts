@@ -3,13 +3,14 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../scripts/free-port.mjs';
+import { call, type Reply } from './support/call.js';
 import { exitOf, launch } from './support/launch.js';
 
 const CLI = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
 const SECRET = 'tok3n-that-must-not-be-logged';
 
-function getOrgs(baseUrl: string, query = ''): Promise<Response> {
-  return fetch(`${baseUrl}/admin/orgs${query}`, { headers: { authorization: `token ${SECRET}` } });
+function getOrgs(baseUrl: string, query = ''): Promise<Reply> {
+  return call(`${baseUrl}/admin/orgs${query}`, 'GET', { token: SECRET });
 }
 
 describe('gitea-mock (the built bin)', () => {

@@ -32,7 +32,8 @@ import {
   type HookReceiver,
   type Received,
 } from './support/hook-receiver.js';
-import { exampleRequest, send } from './support/http.js';
+import { call } from './support/call.js';
+import { exampleRequest } from './support/http.js';
 import { launch, type Launched } from './support/launch.js';
 
 const SECRET = 'sandbox-hook-secret';
@@ -73,9 +74,9 @@ function world(): World {
   const token = `hooks-${randomUUID()}`;
   const origin = new URL(server.baseUrl).origin;
   const log = async (): Promise<DeliveryRecord[]> => {
-    const answer = await fetch(`${origin}/__sandbox/deliveries`, { headers: { Authorization: `token ${token}` } });
+    const answer = await call(`${origin}/__sandbox/deliveries`, 'GET', { token });
     expect(answer.status).toBe(200);
-    return ((await answer.json()) as { deliveries: DeliveryRecord[] }).deliveries;
+    return (answer.json as { deliveries: DeliveryRecord[] }).deliveries;
   };
   return {
     gitea: createGiteaClient({ baseUrl: server.baseUrl, auth: { token }, retry: 0 }),
@@ -399,12 +400,10 @@ describe('what sends nothing', () => {
     const before = await w.log();
     for (const op of operations) {
       const request = await exampleRequest(doc, server.baseUrl, op);
-      const answer = await send(
-        request.url,
-        request.method,
-        { ...request.headers, authorization: `token ${w.token}` },
-        request.body,
-      );
+      const answer = await call(request.url, request.method, {
+        headers: { ...request.headers, authorization: `token ${w.token}` },
+        body: request.body,
+      });
       expect(answer.status, String(op.operation.operationId)).toBeLessThan(300);
     }
     expect(await w.log()).toEqual(before);
@@ -652,11 +651,9 @@ describe('failed deliveries', () => {
       );
       const logOf = async () =>
         (
-          (await (
-            await fetch(`${new URL(strict.baseUrl).origin}/__sandbox/deliveries`, {
-              headers: { Authorization: 'token strict' },
-            })
-          ).json()) as { deliveries: DeliveryRecord[] }
+          (await call(`${new URL(strict.baseUrl).origin}/__sandbox/deliveries`, 'GET', { token: 'strict' })).json as {
+            deliveries: DeliveryRecord[];
+          }
         ).deliveries;
       let [entry] = await logOf();
       for (let tries = 0; entry!.state === 'pending'; tries++) {
@@ -827,11 +824,9 @@ describe('what a client or a receiver can do to the deliveries, against the buil
 
   /** The delivery log of `token`'s world on `launched`. */
   async function logOf(launched: Launched, token: string): Promise<DeliveryRecord[]> {
-    const answer = await fetch(`${new URL(launched.baseUrl).origin}/__sandbox/deliveries`, {
-      headers: { Authorization: `token ${token}` },
-    });
+    const answer = await call(`${new URL(launched.baseUrl).origin}/__sandbox/deliveries`, 'GET', { token });
     expect(answer.status).toBe(200);
-    return ((await answer.json()) as { deliveries: DeliveryRecord[] }).deliveries;
+    return (answer.json as { deliveries: DeliveryRecord[] }).deliveries;
   }
 
   /** The log once no entry is pending. */
