@@ -84,8 +84,8 @@ describe('the examples, in process', () => {
 
     const held = await timed(`${mock.baseUrl}${KEY}`, { authorization, prefer: 'delay=400' });
     expect(held.status).toBe(200);
+    // How soon after its delay: bench/time-bounds.mjs.
     expect(held.ms).toBeGreaterThanOrEqual(400);
-    expect(held.ms).toBeLessThan(10_000);
     const entries = await journal(mock.origin, authorization);
     expect(entries.map(({ delay, status }) => [delay, status])).toEqual([
       [0, 200],

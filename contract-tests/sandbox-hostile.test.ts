@@ -543,7 +543,6 @@ describe('4. markdown renders bounded, off the event loop', () => {
     // and still a render that would hold /version for far longer than 250 ms on the event loop.
     await withSandbox({ markdown: { timeoutMs: 60_000, maxOutputBytes: 2 * 1024 * 1024 } }, async (mock) => {
       // 256 KiB of mentions and references is 3.2 MiB of links.
-      const began = performance.now();
       const render = call(`${mock.baseUrl}/markdown`, 'POST', {
         token: 'writer',
         json: {
@@ -556,25 +555,22 @@ describe('4. markdown renders bounded, off the event loop', () => {
       void render.finally(() => {
         done = true;
       });
-      const waits: number[] = [];
+      let versions = 0;
       while (!done) {
-        const started = performance.now();
         expect((await call(`${mock.baseUrl}/version`, 'GET', { token: 'reader' })).status).toBe(200);
-        waits.push(performance.now() - started);
+        versions++;
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       const answer = await render;
-      const rendering = performance.now() - began;
       expect([answer.status, answer.json.message]).toEqual([
         413,
         expect.stringMatching(
           /^the rendered HTML would be \d+ bytes, more than the 2097152 the sandbox answers; send less text$/,
         ),
       ]);
-      // The render took a while, and no /version waited on it: on the event loop, the first would
-      // have waited for most of the render. (A busy machine slows both, so the bound is relative.)
-      expect(waits.length).toBeGreaterThan(5);
-      expect(Math.max(...waits)).toBeLessThan(Math.max(250, rendering / 3));
+      // /version answered again and again while the render ran: on the event loop, the first would
+      // have waited for the whole render. (How long each waited is bench/time-bounds.mjs's.)
+      expect(versions).toBeGreaterThan(5);
       // The renderer is still there for the next text.
       const small = await call(`${mock.baseUrl}/markdown`, 'POST', {
         token: 'writer',
@@ -593,24 +589,21 @@ describe('4. markdown renders bounded, off the event loop', () => {
     });
   });
 
+  // How soon: bench/time-bounds.mjs.
   it('refuses text past 1 MiB at once', async () => {
     await withSandbox({}, async (mock) => {
-      const started = performance.now();
       const text = mentions(1024 * 1024 + 11);
       const large = await call(`${mock.baseUrl}/markdown`, 'POST', { token: 'writer', json: { Text: text } });
       expect([large.status, large.json.message]).toEqual([
         413,
         `the sandbox renders at most 1048576 bytes of markdown; this text has ${text.length}`,
       ]);
-      expect(performance.now() - started).toBeLessThan(1_000);
     });
   });
 
   it('ends a render past its time bound, and renders the next text', async () => {
-    // 1 MiB of table takes about 3 s to render: it is ended after 1. The bound counts a worker's
-    // start too, which the next text waits for: a second is room for it on a busy machine.
+    // 1 MiB of table takes about 3 s to render: it is ended after 1 (how soon after: bench/time-bounds.mjs).
     await withSandbox({ markdown: { timeoutMs: 1_000 } }, async (mock) => {
-      const started = performance.now();
       const slow = await call(`${mock.baseUrl}/markdown`, 'POST', {
         token: 'writer',
         json: {
@@ -621,7 +614,6 @@ describe('4. markdown renders bounded, off the event loop', () => {
         413,
         'this text was not rendered within the 1000 ms the sandbox allows; send less text',
       ]);
-      expect(performance.now() - started).toBeLessThan(2_500);
       expect((await call(`${mock.baseUrl}/markdown`, 'POST', { token: 'writer', json: { Text: '# hi' } })).json).toBe(
         '<h1>hi</h1>\n',
       );
