@@ -21,7 +21,7 @@ export interface Target {
   releaseId?: number;
 }
 
-export interface Context {
+interface Context {
   target: Target;
   /** The first record a route of the server outside the contract answers, or why there is none. */
   lookUp(path: string): Promise<Found>;

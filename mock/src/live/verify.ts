@@ -1,12 +1,10 @@
 // `gitea-mock verify --base-url https://host/api/v1`: checks that a Gitea API answers there, runs
-// the operations of checks.ts against it, validates every answer against openapi.yaml, prints the
-// mismatches per operation and why the others were not checked, and exits 1 on any mismatch. It
-// exits 2 when it could check nothing (wrong options, no Gitea API, credentials refused, every
-// operation skipped, timed out or unanswered), and with --fail-on-skip when it skipped any it was
-// asked to check: a run refused, timed out or cut off never passes, and a request without an answer
-// is never a mismatch. Every line and file is redacted of the credentials, even those a server
-// echoes; it reads at most 10 MB of an answer, judges a redirect instead of following it, and keeps
-// within --timeout.
+// checks.ts's operations against it, validates each answer against openapi.yaml and prints the
+// mismatches and why the others were not checked. Exit 1 on a mismatch; 2 when it could check
+// nothing (wrong options, no Gitea API, credentials refused, every operation skipped, timed out or
+// unanswered), or skipped any with --fail-on-skip: a request without an answer is never a mismatch.
+// Every line and file is redacted of the credentials, even echoed; at most 10 MB of an answer is
+// read, a redirect is judged, not followed, and the run keeps within --timeout.
 import { writeFileSync } from 'node:fs';
 import { type Auth, createGiteaClient, type GiteaClient } from 'gitea-contract';
 import { redact } from 'gitea-contract/internal';

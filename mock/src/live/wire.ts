@@ -14,29 +14,18 @@ const NULL_BODY = [204, 205, 304];
 
 export type CapturedAnswer = Answer & { tooLarge: boolean };
 
-/** A request's time: aborted (`signal`) when up, and why (`timedOut`); `done` once its answer is read. */
-interface RequestTimer {
-  signal: AbortSignal;
-  timedOut(): string | undefined;
-  done(): void;
-}
-
 /**
  * The time live mode may take: the whole run (--timeout) and each request (--request-timeout),
- * whichever ends first. `spent` says why nothing more may be sent; `request` is undefined then.
+ * whichever ends first. `spent` says why nothing more may be sent; a request's timer aborts its
+ * `signal` when its time is up, says why (`timedOut`), and stops once its answer is read (`done`).
  */
-export interface Budget {
-  spent(): string | undefined;
-  request(): RequestTimer | undefined;
-}
-
-export function createBudget(runMs: number, requestMs: number): Budget {
+export function createBudget(runMs: number, requestMs: number) {
   const ends = performance.now() + runMs;
   const ranOut = `the run's --timeout of ${runMs / 1000} s ran out`;
   const left = (): number => Math.max(0, ends - performance.now());
   return {
     spent: () => (left() > 0 ? undefined : ranOut),
-    request() {
+    request(): { signal: AbortSignal; timedOut(): string | undefined; done(): void } | undefined {
       const remaining = left();
       if (remaining <= 0) return undefined;
       const reason = remaining < requestMs ? ranOut : `no answer within the --request-timeout of ${requestMs / 1000} s`;
@@ -52,6 +41,8 @@ export function createBudget(runMs: number, requestMs: number): Budget {
     },
   };
 }
+
+export type Budget = ReturnType<typeof createBudget>;
 
 /**
  * An answer's body as read from its stream up to `limit` bytes; past them, the rest is cancelled
