@@ -80,6 +80,7 @@ export const OUTPUTS = [
   'mock/dist/validation.mjs',
   'mock/dist/verify.mjs',
   'mock/dist/violation-kind.mjs',
+  'mock/dist/wire.mjs',
   'mock/dist/world-check.mjs',
   'mock/dist/world-postgres.mjs',
   'mock/dist/world-shared.mjs',
