@@ -89,7 +89,13 @@ export function createNodeTransport(options: NodeTransportOptions = {}): Deliver
         return Promise.resolve({
           error: `the request failed: invalid header field value for "${headers}" (a line break or control character, which Go's client refuses to send)`,
         });
-      const signal = AbortSignal.any([stopped, AbortSignal.timeout(timeoutMs)]);
+      // A timer of its own, not AbortSignal.timeout in AbortSignal.any: the GC may take that before it fires (nodejs/node#57736).
+      const control = new AbortController();
+      const { signal } = control;
+      const timer = setTimeout(() => control.abort(), timeoutMs);
+      const stop = (): void => control.abort();
+      if (stopped.aborted) stop();
+      else stopped.addEventListener('abort', stop, { once: true });
       // Bytes, not a string: Node writes the headers with a string body in the body's encoding, not as Latin-1.
       const body = Buffer.from(outgoing.body, 'utf8');
       return new Promise<Sent>((resolve) => {
@@ -127,11 +133,16 @@ export function createNodeTransport(options: NodeTransportOptions = {}): Deliver
           answer.on('close', () => resolve({ status: answer.statusCode ?? 0 }));
         });
         request.end(body);
-      }).catch((failure: unknown) => {
-        // What Node refuses before any exchange (a header, an option) is a failed delivery too.
-        const { code } = networkFailure(failure as NodeJS.ErrnoException);
-        return { error: `the request failed: ${code ?? (failure as Error).message}` };
-      });
+      })
+        .catch((failure: unknown) => {
+          // What Node refuses before any exchange (a header, an option) is a failed delivery too.
+          const { code } = networkFailure(failure as NodeJS.ErrnoException);
+          return { error: `the request failed: ${code ?? (failure as Error).message}` };
+        })
+        .finally(() => {
+          clearTimeout(timer);
+          stopped.removeEventListener('abort', stop);
+        });
     },
   };
 }
