@@ -5,7 +5,7 @@
 // stopped run never shows green. Written here rather than with a library: junit-report-builder,
 // the one in wide use, allows one failure per test case and no message on a skip, and bundles
 // lodash and xmlbuilder (780 kB) for what is a few elements.
-import { redact } from 'gitea-contract/internal';
+import { redact } from '../common/redaction.js';
 import type { Outcome, RunRecord } from './results.js';
 
 const CLASS = 'gitea-mock verify';

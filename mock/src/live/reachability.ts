@@ -3,7 +3,8 @@
 // does, live mode stops before any operation with one line naming the cause (a usage error,
 // exit 2): reporting every operation as a mismatch (exit 1) would blame the contract for a wrong
 // address, a server that is down or a broken TLS set-up.
-import { prefixHint, redact } from 'gitea-contract/internal';
+import { prefixHint } from 'gitea-contract/internal';
+import { redact } from '../common/redaction.js';
 import { networkFailure } from '../common/network-failure.js';
 
 export interface ProbeOptions {

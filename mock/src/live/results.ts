@@ -2,7 +2,7 @@
 // the proxy's report (per operation the exchanges, how many had violations, the violations by
 // kind) plus what live mode knows besides: each answer's status and mismatches, the operations
 // skipped with their cause, and why the run stopped when it did.
-import { redact } from 'gitea-contract/internal';
+import { redact } from '../common/redaction.js';
 
 /**
  * Why an operation was not checked: `writes` without --allow-writes, `never` run by live mode,

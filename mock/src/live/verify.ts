@@ -13,7 +13,7 @@
 // instead of following it, and the whole run keeps within --timeout.
 import { writeFileSync } from 'node:fs';
 import { createGiteaClient, type GiteaClient } from 'gitea-contract';
-import { redact } from 'gitea-contract/internal';
+import { redact } from '../common/redaction.js';
 import { listOperations } from '../contract/document.js';
 import { readDocumentFile } from '../contract/document-file.js';
 import { describeViolation, mismatches } from '../contract/conformance.js';

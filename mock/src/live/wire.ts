@@ -1,7 +1,7 @@
 // What live mode sends and reads: every answer kept whole up to 10 MB (the most the proxy checks),
 // so it can be judged byte for byte; and the look-ups that find ids on the server's own listing
 // routes, which say why they found none. A redirect is never followed by either.
-import { redact } from 'gitea-contract/internal';
+import { redact } from '../common/redaction.js';
 import type { Answer } from '../contract/conformance.js';
 import type { Budget } from './budget.js';
 import { failureCause } from './reachability.js';

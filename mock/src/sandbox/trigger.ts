@@ -13,7 +13,7 @@ import { hex, utf8Bytes } from '../common/bytes.js';
 import { Refusal } from '../common/refusal.js';
 import type { Rec, World } from './world.js';
 import { copyJson } from './world-json.js';
-import { anonymousUser, type HookEvent } from './payloads.js';
+import { anonymousUser, written, type HookEvent } from './payloads.js';
 
 /** What the document says of one event type: its actions (none for push, create, delete, fork, status) and its first example's payload. */
 interface EventTemplate {
@@ -146,8 +146,7 @@ export function triggeredEvent(
       if (payload.commit) payload.commit.id = head;
     }
   }
-  // Gitea writes a repository event's JSON with one space, every other with two (payloads.ts).
-  const json = JSON.stringify(payload, null, type === 'repository' ? 1 : 2);
+  const json = written(payload, type);
   const ref = refOf(type, payload);
   return { type, action: action ?? '', repo: repo.id, json, ...(ref === undefined ? {} : { ref }) };
 }

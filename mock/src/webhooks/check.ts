@@ -5,7 +5,7 @@
 // schema, and, with the hook's secret, each signature is the payload's. A payload past the bounds
 // of every JSON body the mock reads is refused unchecked.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { redact } from 'gitea-contract/internal';
+import { redact } from '../common/redaction.js';
 import { GO_MAX_DEPTH, pastJsonBounds } from '../front/body.js';
 import { MAX_CHECKED_VALUES } from '../contract/json-shape.js';
 import { bodyViolations, headerViolations, type Violation } from '../contract/conformance.js';

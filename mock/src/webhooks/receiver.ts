@@ -12,7 +12,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { getHeapStatistics } from 'node:v8';
 import { NodeRequest } from 'srvx/node';
-import { redact } from 'gitea-contract/internal';
+import { redact } from '../common/redaction.js';
 import { describeViolation } from '../contract/conformance.js';
 import { readDocumentFile } from '../contract/document-file.js';
 import { createExchangeReport, total, type Found } from '../contract/exchange-report.js';
