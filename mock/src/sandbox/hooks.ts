@@ -4,8 +4,6 @@
 import {
   createDeliveries,
   type Addressed,
-  type Deliveries,
-  type DeliveryRecord,
   type DeliveryTransport,
   type WebhookOptions,
 } from '../webhooks/deliveries.js';
@@ -15,16 +13,7 @@ import { EVENT_TYPES, type HookEvent } from './payloads.js';
 import { eventTemplates, triggeredEvent, type PushHeads, type TriggerRequest } from './trigger.js';
 import type { Rec, World } from './world.js';
 
-export interface Webhooks extends Omit<Deliveries, 'prepare' | 'fire' | 'redeliver'> {
-  /** What a write of `operationId` may change, copied now; undefined when it cannot fire, or nothing listens. */
-  watch(operationId: string, world: World, params: Record<string, string>): Watch | undefined;
-  /** The deliveries the watched write caused, prepared now; the function returned logs and sends them once the write stands. */
-  prepare(watched: Watch, world: World, context: { key: string; caller: Rec; url: URL }): (() => void) | undefined;
-  /** Fires `wanted` in `world` (trigger.ts): its deliveries, logged and pending; throws a Refusal when it cannot. */
-  trigger(key: string, world: World, wanted: TriggerRequest, doer: { caller: Rec; host: string }): DeliveryRecord[];
-  /** Sends the logged delivery `id` again, to its hook as `world` holds it now. */
-  redeliver(key: string, id: string, world?: World): DeliveryRecord | undefined;
-}
+export type Webhooks = ReturnType<typeof createWebhooks>;
 
 /** The review event types a hook takes with `pull_request_review` (models/webhook/webhook.go `HasEvent`). */
 const REVIEW_TYPES = new Set([
@@ -82,7 +71,7 @@ export function createWebhooks(
   transport: DeliveryTransport | undefined,
   budgetBytes: number,
   document: Record<string, unknown>,
-): Webhooks {
+) {
   const deliveries = createDeliveries(options, transport, budgetBytes);
   const systemHooks: HookTarget[] = (options.systemHooks ?? []).map((url, index) => ({
     id: index + 1,
@@ -115,20 +104,24 @@ export function createWebhooks(
 
   return {
     ...deliveries,
-    watch(operationId, world, params) {
+    /** What a write of `operationId` may change, copied now; undefined when it cannot fire, or nothing listens. */
+    watch(operationId: string, world: World, params: Record<string, string>): Watch | undefined {
       const heard =
         systemHooks.length > 0 ||
         world.hooks.some(({ hook }) => hook.active === true && EVENT_TYPES.some((type) => listens(hook, type)));
       return heard ? watchWrite(operationId, world, params) : undefined;
     },
-    prepare(watched, world, { key, caller, url }) {
+    /** The deliveries the watched write caused, made now; the function returned logs and sends them once it stands. */
+    prepare(watched: Watch, world: World, { key, caller, url }: { key: string; caller: Rec; url: URL }) {
       return deliveries.prepare(key, addressed(world, eventsOf(watched, world, { caller, host: url.hostname })));
     },
-    trigger(key, world, wanted, doer) {
+    /** Fires `wanted` in `world` (trigger.ts): its deliveries, logged and pending; throws a Refusal when it cannot. */
+    trigger(key: string, world: World, wanted: TriggerRequest, doer: { caller: Rec; host: string }) {
       const event = triggeredEvent(templates, world, wanted, { ...doer, key, heads: pushHeads });
       return deliveries.fire(key, addressed(world, [event]));
     },
-    redeliver(key, id, world) {
+    /** Sends the logged delivery `id` again, to its hook as `world` holds it now. */
+    redeliver(key: string, id: string, world?: World) {
       return deliveries.redeliver(key, id, (hookId) => {
         const now = world?.hooks.find(({ hook }) => Number(hook.id) === hookId)?.hook;
         return now ? targetOf(now) : undefined;

@@ -32,15 +32,14 @@ export interface WebhookOptions {
   allowedHosts?: string;
   /** Longest a delivery may take, in milliseconds (default 5000, Gitea's `DELIVER_TIMEOUT`). */
   timeoutMs?: number;
-  /** Each delivery once settled (delivered, failed, skipped, or without a transport recorded), a copy; one that throws or rejects is told on the console. */
+  /** Each delivery once settled, a copy; a callback that throws or rejects is told on the console. */
   onDelivery?: (delivery: DeliveryRecord) => unknown;
   /** `false` logs the deliveries without sending them, where the runtime could (the MSW handlers). */
   send?: boolean;
 }
 
-/** One delivery, as the log and `onDelivery` show it. */
+/** One delivery, as the log and `onDelivery` show it; `id` is `X-Gitea-Delivery`. */
 export interface DeliveryRecord {
-  /** `X-Gitea-Delivery`. */
   id: string;
   event: string;
   type: string;
@@ -48,22 +47,17 @@ export interface DeliveryRecord {
   hook: { id: number; type: string; target: HookTarget['target'] };
   url: string;
   method: 'POST';
-  /** The request's headers as sent, the hook's `Authorization` masked as Gitea logs it. */
+  /** The request as sent, the hook's `Authorization` masked as Gitea logs it. */
   headers: Record<string, string>;
-  /** The request's body as sent: the JSON payload, or the form that holds it. */
   body: string;
   state: 'pending' | 'delivered' | 'failed' | 'skipped' | 'recorded';
-  /** The receiver's status, once it answered. */
+  /** The receiver's status; why it failed or was skipped; milliseconds from sending to the answer's end; when it was prepared. */
   status?: number;
-  /** Why it failed or was skipped. */
   error?: string;
-  /** Milliseconds from sending to the end of the answer (or the failure). */
   durationMs?: number;
-  /** When it was prepared. */
   at: string;
 }
 
-/** What a delivery's sending came to. */
 export type Sent = { status: number } | { error: string };
 
 /** Sends one request (Node's in transport-node.ts); rejects never. `sign`: the runtime's own HMAC, faster than the portable one. */
@@ -72,7 +66,7 @@ export type DeliveryTransport = {
   sign?: Signer;
 };
 
-/** Which deliveries a reader wants: of this event type (`X-Gitea-Event-Type`) and action, each when given. */
+/** Which deliveries a reader wants: of this event type and action, each when given. */
 export interface DeliveryFilter {
   type?: string;
   action?: string;
@@ -95,28 +89,6 @@ export interface Addressed {
   hooks: readonly HookTarget[];
 }
 
-export interface Deliveries {
-  /** A pending delivery of each event to each of its hooks, made now; the function returned logs and sends them once the write stands. */
-  prepare(key: string, events: readonly Addressed[]): (() => void) | undefined;
-  /** Logs the deliveries of `events` now and sends them in the next turn: pending, in Gitea's order. */
-  fire(key: string, events: readonly Addressed[]): DeliveryRecord[];
-  /** The log of the world of `key`, oldest first. */
-  log(key: string): DeliveryRecord[];
-  /** Every world's log together, oldest first. */
-  all(): DeliveryRecord[];
-  /**
-   * Sends the delivery `id` of the log of `key` again, as Gitea's replay does: the same payload and
-   * signatures under a new id, to a repository hook as `hookNow` finds it; undefined when not logged.
-   */
-  redeliver(key: string, id: string, hookNow?: (id: number) => HookTarget | undefined): DeliveryRecord | undefined;
-  /** The settled deliveries `filter` picks of the log of `key` (or of all), as soon as there is one, at most `ms` later. */
-  waitFor(key: string | undefined, filter: DeliveryFilter, ms: number, signal?: AbortSignal): Promise<Waited>;
-  /** Forgets the log of `key`, or of every world. */
-  forget(key?: string): void;
-  /** Stops what is being sent; what waits is dropped. */
-  close(): Promise<void>;
-}
-
 const MiB = 1024 * 1024;
 /** Entries and bytes of bodies one world's log keeps, and worlds whose logs are kept: past each, the oldest go. */
 const LOG_ENTRIES = 100;
@@ -130,17 +102,14 @@ export const MAX_WAITS = 256;
 
 const DELIVERED_TYPES = new Set(['gitea', 'gogs']);
 
-/** One delivery from the write that caused it to its end. */
+/** One delivery: `event` until its request is built (the signatures shared by the event's deliveries); the heap its body takes (`bytes`, in the log) and what the queue counts for it. */
 interface Delivery {
   seq: number;
   record: DeliveryRecord;
   hook: HookTarget;
-  /** The event, until the request is built from it; its signatures are shared by the event's deliveries. */
   event: { payload: Payload; signatures?: Signatures } | undefined;
   request: OutgoingRequest | undefined;
-  /** Heap its body takes, once built: what the log counts for it. */
   bytes: number;
-  /** What the queue counts for it while it waits or is sent. */
   queued: number;
 }
 
@@ -352,33 +321,38 @@ function createSender(transport: DeliveryTransport | undefined, budgetBytes: num
   };
 }
 
-/** `budgetBytes` (sandbox-limits.ts' deliveriesBudget): what the log and the queue hold together, half each. */
-export function createDeliveries(
-  options: WebhookOptions,
-  transport: DeliveryTransport | undefined,
-  budgetBytes = Infinity,
-): Deliveries {
-  const secret = options.secret ?? '';
-  const sign = transport?.sign ?? portableSigner;
-  const waits = createWaits();
-  const logs = createLog(budgetBytes, waits.wake);
-  const settle: Settle = ({ record }, outcome) => {
+/** Settles a delivery: its outcome into its record, the waits woken, `onDelivery` told (a failure of it told on the console). */
+function settler(onDelivery: WebhookOptions['onDelivery'], wake: () => void): Settle {
+  return ({ record }, outcome) => {
     Object.assign(record, outcome);
-    waits.wake();
-    if (!options.onDelivery) return;
+    wake();
+    if (!onDelivery) return;
     const told = (failure: unknown): void =>
       console.error(
         `gitea-mock: onDelivery failed for delivery ${record.id} (${record.type} ${record.action}):`,
         failure,
       );
     try {
-      const result: unknown = options.onDelivery(copyOf(record));
+      const result: unknown = onDelivery(copyOf(record));
       if (typeof (result as PromiseLike<unknown> | undefined)?.then === 'function')
         (result as PromiseLike<unknown>).then(undefined, told);
     } catch (failure) {
       told(failure);
     }
   };
+}
+
+/** `budgetBytes` (sandbox-limits.ts' deliveriesBudget): what the log and the queue hold together, half each. */
+export function createDeliveries(
+  options: WebhookOptions,
+  transport: DeliveryTransport | undefined,
+  budgetBytes = Infinity,
+) {
+  const secret = options.secret ?? '';
+  const sign = transport?.sign ?? portableSigner;
+  const waits = createWaits();
+  const logs = createLog(budgetBytes, waits.wake);
+  const settle = settler(options.onDelivery, waits.wake);
   const sender = createSender(transport, budgetBytes, settle);
   let seq = 0;
   /** The deliveries of writes that stood, not yet built; then built, to be sent by the turn that built them. */
@@ -447,51 +421,49 @@ export function createDeliveries(
   const read = (deliveries: Delivery[]): DeliveryRecord[] => deliveries.map((each) => copyOf(each.record));
 
   return {
-    prepare(key, events) {
+    /** A pending delivery of each event to each of its hooks, made now; the function returned logs and sends them once the write stands. */
+    prepare(key: string, events: readonly Addressed[]): (() => void) | undefined {
       const deliveries = deliveriesOf(events);
       return deliveries.length === 0 ? undefined : () => queue(key, deliveries);
     },
-    fire(key, events) {
+    /** Logs the deliveries of `events` now, pending, and sends them in the next turn. */
+    fire(key: string, events: readonly Addressed[]): DeliveryRecord[] {
       const deliveries = deliveriesOf(events);
       queue(key, deliveries);
       // Logged now, for the answer to show them.
       flush();
       return read(deliveries);
     },
-    log(key) {
+    /** The log of the world of `key`, oldest first. */
+    log(key: string): DeliveryRecord[] {
       flush();
       return read(logs.of(key));
     },
-    all() {
+    /** Every world's log together, oldest first. */
+    all(): DeliveryRecord[] {
       flush();
       return read(logs.all());
     },
-    redeliver(key, id, hookNow) {
+    /** Sends the logged delivery `id` again, as Gitea's replay: the same payload and signatures under a new id; undefined when not logged. */
+    redeliver(key: string, id: string, hookNow?: (id: number) => HookTarget | undefined): DeliveryRecord | undefined {
       flush();
       const original = logs.of(key).find((each) => each.record.id === id);
       if (!original) return undefined;
       const { record: first } = original;
       // Gitea's replay reads the hook by id (`Deliver`): a repository hook as it is now, a system hook as set.
       const hook = (first.hook.target === 'repository' ? hookNow?.(first.hook.id) : undefined) ?? original.hook;
-      const record = pendingRecord(randomUuid(), first.type, first.action, hook, new Date().toISOString());
-      // The same payload, so the same signatures (the secret is every hook's): only the id is new.
-      const signatures = {
-        sha256: first.headers['X-Gitea-Signature'] ?? '',
-        sha1: (first.headers['X-Hub-Signature'] ?? '').replace(/^sha1=/, ''),
-      };
+      // The same payload, so the same signatures (the secret is every hook's), under a new id.
       const payload = { type: first.type, action: first.action, json: payloadOf(first) };
-      const request =
-        Object.keys(first.headers).length === 0 ? undefined : deliveryRequest(record.id, payload, hook, signatures);
-      if (request) Object.assign(record, shown(request));
-      const delivery: Delivery = { seq: seq++, record, hook, event: undefined, request, bytes: 0, queued: 0 };
-      delivery.bytes = stringBytes(record.body);
+      const [delivery] = deliveriesOf([{ payload, hooks: [hook] }]) as [Delivery];
+      const built = Object.keys(first.headers).length > 0;
+      if (built) build(delivery);
       logs.append(key, delivery);
-      if (request === undefined)
-        settle(delivery, { state: 'failed', error: first.error ?? 'not sent: its request could not be made' });
-      else sender.dispatch(delivery);
-      return copyOf(record);
+      if (built) sender.dispatch(delivery);
+      else settle(delivery, { state: 'failed', error: first.error ?? 'not sent: its request could not be made' });
+      return copyOf(delivery.record);
     },
-    waitFor(key, filter, ms, signal) {
+    /** The settled deliveries `filter` picks of the log of `key` (or of all), as soon as there is one, at most `ms` later. */
+    waitFor(key: string | undefined, filter: DeliveryFilter, ms: number, signal?: AbortSignal): Promise<Waited> {
       flush();
       const found = (): DeliveryRecord[] =>
         (key === undefined ? logs.all() : logs.of(key))
@@ -499,11 +471,13 @@ export function createDeliveries(
           .filter((record) => record.state !== 'pending' && picks(filter, record));
       return waits.wait(found, ms, signal);
     },
-    forget(key) {
+    /** Forgets the log of `key`, or of every world. */
+    forget(key?: string): void {
       flush();
       logs.forget(key);
     },
-    async close() {
+    /** Stops what is being sent; what waits is dropped. */
+    async close(): Promise<void> {
       if (timer !== undefined) clearTimeout(timer);
       flush();
       // What was not sent yet ends now, said so; what is under way ends as its transport stops.

@@ -1,9 +1,8 @@
-// Sends the sandbox's webhook deliveries from Node, as Gitea's webhook client does
-// (services/webhook/deliver.go): only to allowed hosts (each address a name resolves to is checked
-// as the connection is made, so a name cannot point elsewhere between the check and the
-// connection), within the delivery timeout for the whole exchange, reading at most 1 MiB of the
-// answer, each header as the bytes Go writes (and refused where Go's transport refuses it). Unlike
-// Gitea's client it follows no redirect: a 3xx is the answer, and a failed delivery.
+// Sends deliveries from Node as Gitea's webhook client does (services/webhook/deliver.go): only to
+// allowed hosts (each address checked as the connection is made, so a name cannot point elsewhere
+// after the check), within the delivery timeout for the whole exchange, reading at most 1 MiB of the
+// answer, each header as the bytes Go writes (refused where Go refuses it). It follows no redirect:
+// a 3xx is the answer, and a failed delivery.
 import { createHmac } from 'node:crypto';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
