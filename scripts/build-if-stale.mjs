@@ -69,6 +69,7 @@ export const OUTPUTS = [
   'mock/dist/postgres-url.mjs',
   'mock/dist/proxy.mjs',
   'mock/dist/receiver.mjs',
+  'mock/dist/redaction.mjs',
   'mock/dist/refusal.mjs',
   'mock/dist/request-target.mjs',
   'mock/dist/schema.mjs',

@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { Refusal, usageError } from '../common/refusal.js';
 import { startLocalPostgres } from './postgres-server.js';
+import { redact } from '../common/redaction.js';
 
 const POSTGRES_USAGE = `Usage: PGPASSWORD=… gitea-mock postgres --data <dir> [options]
 
@@ -101,7 +102,7 @@ export async function postgresCommand(
     return 0;
   }
   const options = parsed;
-  const redact = (text: string) => text.split(options.password).join('***');
+  const hide = (text: string) => redact(text, [options.password]);
   let server: Awaited<ReturnType<typeof startLocalPostgres>> | undefined;
   try {
     server = await startLocalPostgres({
@@ -113,7 +114,7 @@ export async function postgresCommand(
     await ensureDatabase(options);
   } catch (error) {
     await server?.stop();
-    io.stderr(`gitea-mock postgres: cannot start: ${redact((error as Error).message)}\n`);
+    io.stderr(`gitea-mock postgres: cannot start: ${hide((error as Error).message)}\n`);
     return 1;
   }
   const where = options.host.includes(':') ? `[${options.host}]:${options.port}` : `${options.host}:${options.port}`;
@@ -129,6 +130,6 @@ export async function postgresCommand(
   const exitedWith = await Promise.race([stopped, server.exited]);
   await server.stop();
   if (exitedWith === undefined) return 0;
-  io.stderr(`gitea-mock postgres: the server stopped by itself: ${redact(exitedWith)}\n`);
+  io.stderr(`gitea-mock postgres: the server stopped by itself: ${hide(exitedWith)}\n`);
   return 1;
 }

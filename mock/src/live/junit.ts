@@ -3,7 +3,7 @@
 // holding an `<error>` when the run stopped, so a stopped run never shows green. Hand-written:
 // junit-report-builder allows one failure per test case and no message on a skip, and bundles
 // lodash and xmlbuilder (780 kB) for a few elements.
-import { redact } from 'gitea-contract/internal';
+import { redact } from '../common/redaction.js';
 import type { Outcome, RunRecord } from './results.js';
 
 /** Markup characters as entities; a carriage return (a parser would drop it), and in attributes line breaks and tabs (it would make them spaces), as references. */

@@ -2,7 +2,8 @@
 // GET {base}/version with {"version": "1.27.1"}. When nothing answers there, or something else
 // does, live mode stops before any operation with one line naming the cause (exit 2): a mismatch
 // per operation (exit 1) would blame the contract for a wrong address, a server down, a broken TLS.
-import { prefixHint, redact } from 'gitea-contract/internal';
+import { prefixHint } from 'gitea-contract/internal';
+import { redact } from '../common/redaction.js';
 import { failureCause, readUpTo } from './wire.js';
 
 export interface ProbeOptions {

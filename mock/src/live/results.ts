@@ -1,7 +1,7 @@
 // What a run found, operation by operation (live mode) or delivery by delivery (the webhook
 // receiver), and what is made of it: the JSON report (`--report`), the summary at the end of
 // live mode's lines and the line that says why a run checked nothing. JUnit XML is junit.ts.
-import { redact } from 'gitea-contract/internal';
+import { redact } from '../common/redaction.js';
 
 /**
  * Why an operation was not checked: `writes` without --allow-writes, `never` run by live mode,

@@ -7,7 +7,7 @@
 // read, a redirect is judged, not followed, and the run keeps within --timeout.
 import { writeFileSync } from 'node:fs';
 import { type Auth, createGiteaClient, type GiteaClient } from 'gitea-contract';
-import { redact } from 'gitea-contract/internal';
+import { redact } from '../common/redaction.js';
 import { Refusal } from '../common/refusal.js';
 import { describeViolation, mismatches } from '../contract/conformance.js';
 import { listOperations } from '../contract/document.js';

@@ -1,7 +1,7 @@
 // What live mode sends and reads: the time each request may take; every answer kept whole up to
 // 10 MB (the most the proxy checks), to be judged byte for byte; the look-ups that find ids on the
 // server's listing routes; whether an answer refuses the credentials. No redirect is followed.
-import { redact } from 'gitea-contract/internal';
+import { redact } from '../common/redaction.js';
 import { networkFailure } from '../common/network-failure.js';
 import type { Answer } from '../contract/conformance.js';
 import type { MissingKind } from './results.js';

@@ -14,8 +14,7 @@ import type { SandboxOptions } from '../sandbox/sandbox.js';
 import { RESET_PATH } from '../sandbox/world-ops.js';
 import type { World } from '../sandbox/world.js';
 import { DELIVERIES_PATH, type DeliveryRecord, type WebhookOptions } from '../webhooks/deliveries.js';
-import { MAX_WAIT_SECONDS } from '../sandbox/log-endpoint.js';
-import { TRIGGER_PATH } from '../sandbox/trigger-endpoint.js';
+import { MAX_WAIT_SECONDS, TRIGGER_PATH } from '../sandbox/hook-endpoints.js';
 
 export type { DeliveryRecord, JournalEntry, World };
 

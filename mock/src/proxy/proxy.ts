@@ -21,7 +21,8 @@ import {
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { pipeline, type Readable } from 'node:stream';
-import { isLoopbackHost, redact } from 'gitea-contract/internal';
+import { isLoopbackHost } from 'gitea-contract/internal';
+import { redact } from '../common/redaction.js';
 import { listOperations, type Operation } from '../contract/document.js';
 import { readDocumentFile } from '../contract/document-file.js';
 import { createSchemaValidator } from '../contract/schema.js';

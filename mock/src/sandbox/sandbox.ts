@@ -36,17 +36,10 @@ import { copyJson, textBytes, worldText } from './world-json.js';
 import { handlerFor, ownerRedirect, READ_ONLY, RESET_PATH } from './world-ops.js';
 import type { StateStore } from './world-store.js';
 import { StateUnavailable, type Look } from './world-shared.js';
-import { deliveriesAnswer } from './log-endpoint.js';
-import { eventTemplates, triggeredEvent, type PushHeads, type TriggerRequest } from './trigger.js';
-import { triggerAnswer } from './trigger-endpoint.js';
-import {
-  createWebhooks,
-  type DeliveryFilter,
-  type DeliveryRecord,
-  type DeliveryTransport,
-  type WebhookOptions,
-  type Webhooks,
-} from '../webhooks/deliveries.js';
+import { deliveriesAnswer, triggerAnswer } from './hook-endpoints.js';
+import { createWebhooks, type Webhooks } from './hooks.js';
+import type { TriggerRequest } from './trigger.js';
+import type { DeliveryFilter, DeliveryRecord, DeliveryTransport, WebhookOptions } from '../webhooks/deliveries.js';
 
 export interface SandboxOptions {
   /**
@@ -223,6 +216,7 @@ export async function createSandbox(
     webhookOptions,
     webhookOptions.send === false ? undefined : platform.webhookTransport?.(webhookOptions),
     deliveriesBudget(platform.heapLimit),
+    table.document,
   );
   // A batch holds a copy of its world and, while it saves, the world's text: about twice its bytes.
   const admit = admission(inFlightBudget(platform.heapLimit));
@@ -465,8 +459,6 @@ export async function createSandbox(
     trim();
   }
 
-  const eventTypes = eventTemplates(table.document);
-  const pushHeads: PushHeads = new Map();
   /** The world of `key` as it is now: the seed before its first write. */
   const worldNow = async (key: string): Promise<World> => (await current(key))?.world ?? seed;
 
@@ -478,13 +470,7 @@ export async function createSandbox(
     host: string,
   ): Promise<DeliveryRecord[]> {
     const world = await worldNow(key);
-    const event = triggeredEvent(eventTypes, world, wanted, {
-      caller: callerOf(world, credential),
-      host,
-      key,
-      heads: pushHeads,
-    });
-    return webhooks.fire(key, world, [event]);
+    return webhooks.trigger(key, world, wanted, { caller: callerOf(world, credential), host });
   }
 
   const error = (status: number, message: string): Answer => ({

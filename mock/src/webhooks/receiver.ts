@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { getHeapStatistics } from 'node:v8';
-import { redact } from 'gitea-contract/internal';
+import { redact } from '../common/redaction.js';
 import { NodeRequest } from 'srvx/node';
 import { networkFailure } from '../common/network-failure.js';
 import { Refusal } from '../common/refusal.js';
