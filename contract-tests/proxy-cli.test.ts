@@ -60,7 +60,7 @@ afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
 });
 
-describe('gitea-mock --proxy', () => {
+describe('gitea-mock proxy', () => {
   it('streams a 50 MB download without holding it, prints violations under --quiet, and writes the report on exit', async () => {
     const report = join(folder, 'report.json');
     const proxy = await launch(process.execPath, [CLI, 'proxy', origin, '--port', '0', '--quiet', '--report', report]);
@@ -115,6 +115,21 @@ describe('gitea-mock --proxy', () => {
       notInContract: { exchanges: 1 },
     });
   }, 60_000);
+
+  it('--junit alone writes the exchanges as JUnit XML on exit: a test case per operation, a failure per distinct violation', async () => {
+    const junit = join(folder, 'proxy.xml');
+    const proxy = await launch(process.execPath, [CLI, 'proxy', origin, '--port', '0', '--quiet', '--junit', junit]);
+    const headers = { authorization: 'token tok_junit_SECRET' };
+    for (let round = 0; round < 2; round++) await (await fetch(`${proxy.baseUrl}/admin/orgs`, { headers })).text();
+    await expect.poll(() => proxy.output()).toContain('gitea-mock: contract: adminGetAllOrgs');
+    expect(await proxy.stop('SIGTERM')).toBe(0);
+    const xml = await readFile(junit, 'utf8');
+    expect(xml).toMatch(/<testsuites name="gitea-mock proxy" tests="2" failures="1" errors="0"/);
+    expect(xml).toContain('<testcase classname="gitea-mock proxy" name="adminGetAllOrgs"');
+    expect(xml.match(/<failure /g)).toHaveLength(1);
+    expect(xml).toContain('type="response.headers"');
+    expect(xml).not.toContain('tok_junit_SECRET');
+  });
 
   it('--fail-on-violation: exits 1 when stopped after an exchange broke the contract, saying so, and 0 when every exchange conformed', async () => {
     const headers = { authorization: 'token tok_fail_SECRET' };
