@@ -3,7 +3,7 @@
 // database for the sandbox made in it. The password comes from PGPASSWORD, as the sandbox takes
 // it, and is never printed. It runs until SIGINT or SIGTERM.
 import pg from 'pg';
-import { DEFAULTS, type Io, logger, parseCommand, port, usage } from '../common/options.js';
+import { type Io, logger, parseCommand, usage } from '../common/options.js';
 import { Refusal, usageError } from '../common/refusal.js';
 import { startLocalPostgres } from './postgres-server.js';
 
@@ -25,19 +25,18 @@ interface PostgresOptions {
   password: string;
 }
 
-function parse(args: string[], env: NodeJS.ProcessEnv): PostgresOptions | undefined {
-  const { values, positionals } = parseCommand('postgres', args);
-  if (positionals.length > 0) throw usageError('gitea-mock postgres takes options only');
-  if (values.help) return undefined;
-  const data = values.data as string | undefined;
+function parse(argv: string[], env: NodeJS.ProcessEnv): PostgresOptions | undefined {
+  const args = parseCommand('postgres', argv);
+  if (args.positionals.length > 0) throw usageError('gitea-mock postgres takes options only');
+  if (args.help) return undefined;
+  const data = args.text('data');
   if (!data) throw usageError('--data takes the folder of the cluster');
-  const database = (values.database as string | undefined) ?? DEFAULTS.database;
+  const database = args.text('database')!;
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(database))
     throw usageError(`--database ${database}: give a name of lower-case letters, digits and _`);
   const password = env.PGPASSWORD ?? '';
   if (password === '') throw usageError('set PGPASSWORD to the password of the server (it is never printed)');
-  const host = (values.host as string | undefined) ?? DEFAULTS.host;
-  return { data, port: port(values, env, 'postgres'), host, database, password };
+  return { data, port: args.port(env), host: args.text('host')!, database, password };
 }
 
 /** Makes `database` unless it exists. */

@@ -2,7 +2,7 @@
 // fire one event in the world of the credential in GITEA_TOKEN, and prints the deliveries it
 // queued. Exit 0 when the sandbox took it, 1 when it refused or could not be reached, 2 for a
 // usage error.
-import { DEFAULTS, httpUrl, type Io, logger, parseCommand, usage } from '../common/options.js';
+import { httpUrl, type Io, logger, parseCommand, usage } from '../common/options.js';
 import { Refusal, usageError } from '../common/refusal.js';
 import type { DeliveryRecord } from '../webhooks/deliveries.js';
 
@@ -19,22 +19,18 @@ could not be reached, 2 for a usage error.`,
 );
 
 /** The options, or undefined for `--help`. */
-function parseTriggerOptions(args: string[], env: NodeJS.ProcessEnv) {
-  const { values, positionals } = parseCommand('trigger', args);
-  if (values.help) return undefined;
-  if (positionals.length !== 1) throw usageError('give one event type, such as push');
-  if (values.repo === undefined) throw usageError('--repo owner/name is required');
-  const url = (values.url as string | undefined) ?? DEFAULTS.url;
+function parseTriggerOptions(argv: string[], env: NodeJS.ProcessEnv) {
+  const args = parseCommand('trigger', argv);
+  if (args.help) return undefined;
+  const [event, extra] = args.positionals;
+  if (event === undefined || extra !== undefined) throw usageError('give one event type, such as push');
+  const repository = args.text('repo');
+  if (repository === undefined) throw usageError('--repo owner/name is required');
+  const url = args.text('url')!;
   const { origin } = httpUrl(url, `--url ${url}: give the sandbox's http or https URL`);
   const token = env.GITEA_TOKEN ?? '';
   if (token === '') throw usageError('set GITEA_TOKEN to the token of the sandbox world to fire the event in');
-  return {
-    event: positionals[0]!,
-    repository: values.repo as string,
-    action: values.action as string | undefined,
-    origin,
-    token,
-  };
+  return { event, repository, action: args.text('action'), origin, token };
 }
 
 /** Runs the command; resolves with its exit code. */

@@ -1,7 +1,7 @@
 // Live mode's command line: `gitea-mock verify --base-url https://host/api/v1 [options]`, from the
 // commands' table (common/options.ts). A wrong option is a usage error (exit 2), told before
 // anything is sent; credentials are never options (the table's refusal points at the variables).
-import { outputFile, parseCommand, seconds, usage } from '../common/options.js';
+import { parseCommand, usage } from '../common/options.js';
 import { usageError } from '../common/refusal.js';
 import type { Target } from './checks.js';
 
@@ -34,56 +34,58 @@ export interface Options {
   connectTimeoutMs: number;
 }
 
-function ownerRepo(value: string | undefined, flag: string): { owner?: string; repo?: string } {
-  if (value === undefined) return {};
-  const [owner, repo, extra] = value.split('/');
-  if (!owner || !repo || extra !== undefined) throw usageError(`${flag} takes owner/name, not "${value}"`);
-  return { owner, repo };
+/** `--<name> owner/name` as Target's fields. */
+function ownerRepo(value: string | undefined, name: string): { owner?: string; repo?: string } {
+  const [owner, repo, extra] = value?.split('/') ?? [];
+  if (value !== undefined && (!owner || !repo || extra !== undefined))
+    throw usageError(`--${name} takes owner/name, not "${value}"`);
+  return value === undefined ? {} : { owner: owner!, repo: repo! };
 }
 
 /** The options of `argv`; undefined when --help was asked for. */
 export function parseOptions(argv: string[]): Options | undefined {
-  const { values, positionals } = parseCommand('verify', argv);
-  const text = (name: string) => values[name] as string | undefined;
-  if (positionals.length > 0)
+  const args = parseCommand('verify', argv);
+  if (args.positionals.length > 0)
     throw usageError(
       'an argument that is no option was given (not repeated here, as it could be a credential): live mode takes options only, the base URL as --base-url, credentials from GITEA_TOKEN or GITEA_USERNAME and GITEA_PASSWORD',
     );
-  if (values.help) return undefined;
-  const baseUrl = text('base-url');
+  if (args.help) return undefined;
+  const baseUrl = args.text('base-url');
   if (!baseUrl) throw usageError('--base-url is required');
-  if (values['allow-writes'] && !values['scratch-repo'])
-    throw usageError('--allow-writes needs --scratch-repo owner/name');
-  const packageParts = text('package')?.split('/');
-  if (packageParts && (packageParts.length !== 3 || packageParts.some((part) => part === '')))
-    throw usageError(`--package takes owner/type/name, not "${values.package}"`);
+  const scratchRepo = args.text('scratch-repo');
+  if (args.flag('allow-writes') && !scratchRepo) throw usageError('--allow-writes needs --scratch-repo owner/name');
+  const pkg = args.text('package');
+  const [owner, type, name, extra] = pkg?.split('/') ?? [];
+  if (pkg !== undefined && (!owner || !type || !name || extra !== undefined))
+    throw usageError(`--package takes owner/type/name, not "${pkg}"`);
   const ids = ['key-id', 'team-id', 'comment-id', 'issue', 'pull', 'milestone-id', 'hook-id', 'release-id'].flatMap(
-    (name) => {
-      const value = text(name);
-      if (value !== undefined && !/^\d+$/.test(value)) throw usageError(`--${name} takes a number, not "${value}"`);
+    (option) => {
+      const value = args.text(option);
+      if (value !== undefined && !/^\d+$/.test(value)) throw usageError(`--${option} takes a number, not "${value}"`);
       // keyId, teamId … as Target names them.
-      return value === undefined ? [] : [[name.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()), Number(value)]];
+      return value === undefined ? [] : [[option.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()), Number(value)]];
     },
   );
+  const [workflow, collaborator] = [args.text('workflow'), args.text('collaborator')];
   const readTarget: Target = {
-    ...ownerRepo(text('repo'), '--repo'),
+    ...ownerRepo(args.text('repo'), 'repo'),
     ...Object.fromEntries(ids),
-    ...(values.workflow ? { workflow: text('workflow') } : {}),
-    ...(packageParts ? { package: { owner: packageParts[0]!, type: packageParts[1]!, name: packageParts[2]! } } : {}),
-    ...(values.collaborator ? { collaborator: text('collaborator') } : {}),
+    ...(workflow ? { workflow } : {}),
+    ...(pkg ? { package: { owner: owner!, type: type!, name: name! } } : {}),
+    ...(collaborator ? { collaborator } : {}),
   };
   return {
     baseUrl,
     readTarget,
-    writeTarget: { ...readTarget, ...ownerRepo(text('scratch-repo'), '--scratch-repo') },
-    allowWrites: values['allow-writes'] === true,
-    failOnSkip: values['fail-on-skip'] === true,
-    scratchRepo: text('scratch-repo'),
-    allowInsecureHttp: values['allow-insecure-http'] === true,
-    report: outputFile(values, 'report'),
-    junit: outputFile(values, 'junit'),
-    timeoutMs: seconds(values, 'timeout'),
-    requestTimeoutMs: seconds(values, 'request-timeout'),
-    connectTimeoutMs: seconds(values, 'connect-timeout'),
+    writeTarget: { ...readTarget, ...ownerRepo(scratchRepo, 'scratch-repo') },
+    allowWrites: args.flag('allow-writes'),
+    failOnSkip: args.flag('fail-on-skip'),
+    scratchRepo,
+    allowInsecureHttp: args.flag('allow-insecure-http'),
+    report: args.file('report'),
+    junit: args.file('junit'),
+    timeoutMs: args.seconds('timeout'),
+    requestTimeoutMs: args.seconds('request-timeout'),
+    connectTimeoutMs: args.seconds('connect-timeout'),
   };
 }

@@ -1,6 +1,6 @@
 // The webhook receiver's command line: `gitea-mock webhooks [options]`, from the commands' table
 // (common/options.ts). A wrong option is a usage error (exit 2), told before anything listens.
-import { DEFAULTS, httpUrl, outputFile, parseCommand, port, usage } from '../common/options.js';
+import { httpUrl, parseCommand, usage } from '../common/options.js';
 import { usageError } from '../common/refusal.js';
 
 export const RECEIVER_USAGE = usage(
@@ -25,21 +25,21 @@ export interface ReceiverOptions {
 }
 
 /** The options, or undefined for `--help`. */
-export function parseReceiverOptions(args: string[], env: NodeJS.ProcessEnv): ReceiverOptions | undefined {
-  const { values, positionals } = parseCommand('webhooks', args);
-  if (positionals.length > 0) throw usageError('gitea-mock webhooks takes options only');
-  if (values.help) return undefined;
-  const forward = values.forward as string | undefined;
+export function parseReceiverOptions(argv: string[], env: NodeJS.ProcessEnv): ReceiverOptions | undefined {
+  const args = parseCommand('webhooks', argv);
+  if (args.positionals.length > 0) throw usageError('gitea-mock webhooks takes options only');
+  if (args.help) return undefined;
+  const forward = args.text('forward');
   return {
-    port: port(values, env, 'webhooks'),
-    host: (values.host as string | undefined) ?? DEFAULTS.host,
+    port: args.port(env),
+    host: args.text('host')!,
     secret: env.GITEA_WEBHOOK_SECRET || undefined,
     forward:
       forward === undefined
         ? undefined
         : httpUrl(forward, `--forward ${forward}: give an http or https URL of your app`),
-    report: outputFile(values, 'report'),
-    junit: outputFile(values, 'junit'),
-    quiet: values.quiet === true,
+    report: args.file('report'),
+    junit: args.file('junit'),
+    quiet: args.flag('quiet'),
   };
 }
