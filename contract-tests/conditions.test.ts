@@ -514,7 +514,7 @@ describe('gitea-mock --proxy --max-held --max-held-per-credential (the built bin
     const upstream = await startMockServer({ port: 0 });
     const proxy = await launch(process.execPath, [
       CLI,
-      ...['--port', '0', '--quiet', '--proxy', upstream.origin, '--max-held', '4', '--max-held-per-credential', '2'],
+      ...['proxy', upstream.origin, '--port', '0', '--quiet', '--max-held', '4', '--max-held-per-credential', '2'],
     ]);
     const alice = credential();
     const open = Array.from({ length: 3 }, () => leavable(`${proxy.baseUrl}${KEY}`, { authorization: alice, ...HELD }));

@@ -196,7 +196,7 @@ describe('npm run test:live', () => {
   it("the README's command with writes against the built sandbox runs every check, writes included, with the ids it gives; with a scratch repository that is not there, it writes nothing and cannot pass", async () => {
     const [, write] = readmeCommands();
     expect(write!.args).toContain('--allow-writes');
-    const sandbox = await launch(process.execPath, [CLI, '--sandbox', '--port', '0', '--quiet']);
+    const sandbox = await launch(process.execPath, [CLI, 'sandbox', '--port', '0', '--quiet']);
     try {
       const elsewhere = write!.args.map((arg, at) =>
         write!.args[at - 1] === '--scratch-repo' ? 'alice/contract-scratch' : arg,

@@ -153,7 +153,7 @@ describe('the built gitea-mock with a limit of 1,024 open files', () => {
 describe('the built gitea-mock --sandbox', () => {
   let mock: Launched;
   beforeAll(async () => {
-    mock = await launch(process.execPath, [CLI, '--port', '0', '--quiet', '--sandbox']);
+    mock = await launch(process.execPath, [CLI, 'sandbox', '--port', '0', '--quiet']);
   });
   afterAll(async () => {
     await mock?.stop();
@@ -206,7 +206,7 @@ describe('the built gitea-mock --proxy', () => {
         'HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: 11\r\nConnection: close\r\n\r\nBad Request',
       ),
     );
-    proxy = await launch(process.execPath, [CLI, '--port', '0', '--quiet', '--proxy', upstream.origin]);
+    proxy = await launch(process.execPath, [CLI, 'proxy', upstream.origin, '--port', '0', '--quiet']);
   });
   afterAll(async () => {
     await proxy?.stop();

@@ -53,7 +53,12 @@ function startServer(data: string, port: number): Promise<{ output(): string; st
 }
 
 async function sandbox(state: string): Promise<Launched> {
-  const mock = await launch(process.execPath, [CLI, '--state', state, '--port', '0', '--quiet'], env, 60_000);
+  const mock = await launch(
+    process.execPath,
+    [CLI, 'sandbox', '--state', state, '--port', '0', '--quiet'],
+    env,
+    60_000,
+  );
   running.push(mock);
   return mock;
 }

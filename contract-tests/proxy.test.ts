@@ -363,7 +363,7 @@ describe('an upstream whose certificate Node does not accept', () => {
   it('self-signed, with its certificate in NODE_EXTRA_CA_CERTS as the advice says: the answer comes through', async () => {
     const upstream = await startTlsServer('self-signed', orgs);
     const cli = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
-    const proxy = await launch(process.execPath, [cli, '--port', '0', '--quiet', '--proxy', upstream.origin], {
+    const proxy = await launch(process.execPath, [cli, 'proxy', upstream.origin, '--port', '0', '--quiet'], {
       ...process.env,
       NODE_EXTRA_CA_CERTS: upstream.caFile,
     });
@@ -416,7 +416,7 @@ describe('secrets and upstreams', () => {
     [
       'http://gitea.example.org',
       false,
-      "--proxy http://gitea.example.org is plain http: clients' credentials would cross the network in clear; use https, or --allow-insecure-upstream",
+      "--proxy http://gitea.example.org is plain http: clients' credentials would cross the network in clear; use https, or --allow-insecure-http",
     ],
     ['http://gitea.example.org', true, undefined],
     [

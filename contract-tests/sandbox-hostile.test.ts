@@ -84,7 +84,7 @@ const worldFiles = async (state: string): Promise<string[]> =>
  * SIGXFSZ, a write past it fails with EFBIG, as on a full disk.
  */
 function cli(args: string[], fileLimitKiB?: number): [string, string[]] {
-  const all = [CLI, ...args, '--port', '0', '--quiet'];
+  const all = [CLI, 'sandbox', ...args, '--port', '0', '--quiet'];
   if (fileLimitKiB === undefined) return [process.execPath, all];
   return ['bash', ['-c', `ulimit -f ${fileLimitKiB} && exec "$0" "$@"`, process.execPath, ...all]];
 }
@@ -235,7 +235,7 @@ describe('1. a world is bounded in bytes, not only in records', () => {
       /^--max-worlds 1000 of --max-world-bytes 268435456 could take 256000 MiB, more than half of this Node's heap \(\d+ MiB of \d+\): lower either, or give Node more with --max-old-space-size$/,
     );
     // The command line's own, before anything starts.
-    expect(await refusal(['--sandbox', '--max-world-bytes', '16X'])).toEqual({
+    expect(await refusal(['--max-world-bytes', '16X'])).toEqual({
       code: 2,
       stderr: expect.stringMatching(
         /^gitea-mock: invalid --max-world-bytes "16X": give a whole number of bytes, or of K, M or G \(such as 16M\)\n/,
@@ -667,7 +667,7 @@ describe('4. markdown renders bounded, off the event loop', () => {
   }, 30_000);
 
   it('the built bin refuses four 9 MB texts at once, renders slow texts off its event loop, and stays up', async () => {
-    const mock = await startCli(['--sandbox']);
+    const mock = await startCli([]);
     const render = (text: string) =>
       call(`${mock.baseUrl}/markdown`, 'POST', {
         token: 'writer',
@@ -1088,7 +1088,7 @@ describe('8. a state folder is checked deeply at start', () => {
     // A heap of 128 MiB (a world's share of half of it is under a MiB): reading and parsing the file would not fit.
     const smallHeap = await promisify(execFile)(
       process.execPath,
-      ['--max-old-space-size=128', CLI, '--state', state, '--port', '0', '--quiet'],
+      ['--max-old-space-size=128', CLI, 'sandbox', '--state', state, '--port', '0', '--quiet'],
       { timeout: 20_000 },
     ).then(
       ({ stderr }) => ({ code: 0, stderr }),

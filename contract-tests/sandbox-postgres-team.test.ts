@@ -29,7 +29,7 @@ async function start(state: string, ...args: string[]): Promise<Launched> {
   // Kept across tests (a restart replaces `a` and `b`); afterAll stops every one started.
   const mock = await launch(
     process.execPath,
-    [CLI, '--state', state, '--port', '0', '--quiet', ...args],
+    [CLI, 'sandbox', '--state', state, '--port', '0', '--quiet', ...args],
     process.env,
     20_000,
     undefined,
@@ -41,7 +41,7 @@ async function start(state: string, ...args: string[]): Promise<Launched> {
 
 /** Runs the built bin to its end: its exit code and output. */
 async function runToEnd(...args: string[]): Promise<{ code: number; output: string }> {
-  return promisify(execFile)(process.execPath, [CLI, ...args], { timeout: 60_000 }).then(
+  return promisify(execFile)(process.execPath, [CLI, 'sandbox', ...args], { timeout: 60_000 }).then(
     ({ stdout, stderr }) => ({ code: 0, output: stdout + stderr }),
     (error: { code: number; stdout: string; stderr: string }) => ({
       code: error.code,

@@ -53,16 +53,10 @@ let repoHook: HookReceiver;
 
 beforeAll(async () => {
   [system, repoHook] = await Promise.all([startHookReceiver(), startHookReceiver()]);
-  mock = await launch(process.execPath, [
-    cli,
-    '--sandbox',
-    '--port',
-    '0',
-    '--webhook-secret',
-    SECRET,
-    '--webhook',
-    `${system.origin}/system`,
-  ]);
+  mock = await launch(process.execPath, [cli, 'sandbox', '--port', '0', '--webhook', `${system.origin}/system`], {
+    ...process.env,
+    GITEA_WEBHOOK_SECRET: SECRET,
+  });
 });
 
 afterAll(async () => {

@@ -42,10 +42,10 @@ afterEach(async () => {
   await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
 });
 
-async function receiver(args: string[]): Promise<Bin> {
+async function receiver(args: string[], secret = ''): Promise<Bin> {
   const child = spawn(process.execPath, [CLI, 'webhooks', '--port', '0', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, GITEA_WEBHOOK_SECRET: '' },
+    env: { ...process.env, GITEA_WEBHOOK_SECRET: secret },
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const stop = (): Promise<number | null> => {
@@ -166,7 +166,7 @@ describe('gitea-mock webhooks', { timeout: 120_000 }, () => {
   it("checks the sandbox's deliveries, all conforming, and reports each broken one", async () => {
     const report = join(dir, 'report.json');
     const junit = join(dir, 'junit.xml');
-    const bin = await receiver(['--secret', SECRET, '--report', report, '--junit', junit]);
+    const bin = await receiver(['--report', report, '--junit', junit], SECRET);
     const { server, settled } = await sandbox([`${bin.origin}/system`]);
     const token = `receiver-${randomUUID()}`;
     const gitea = createGiteaClient({ baseUrl: server.baseUrl, auth: { token }, retry: 0 });
@@ -275,7 +275,7 @@ describe('gitea-mock webhooks', { timeout: 120_000 }, () => {
       ...payload,
       release: { ...(payload.release as object), tag_name: undefined },
     });
-    const bin = await receiver(['--secret', SECRET]);
+    const bin = await receiver([], SECRET);
     let code: number | null = null;
     try {
       const sent = [
@@ -317,7 +317,7 @@ describe('gitea-mock webhooks', { timeout: 120_000 }, () => {
 
   it('passes each delivery on to the app with --forward, unchanged, and answers with its answer', async () => {
     const forwardedTo = await app();
-    const bin = await receiver(['--secret', SECRET, '--forward', `${forwardedTo.origin}/app`, '--quiet']);
+    const bin = await receiver(['--forward', `${forwardedTo.origin}/app`, '--quiet'], SECRET);
     const body = '{"action":"created"}';
     const sha256 = createHmac('sha256', SECRET).update(body).digest('hex');
     const answer = await fetch(`${bin.origin}/hook?x=1`, {
@@ -385,7 +385,7 @@ describe('gitea-mock webhooks', { timeout: 120_000 }, () => {
     const report = join(dir, 'forward-report.json');
     const junit = join(dir, 'forward-junit.xml');
     const failing = await app('fail');
-    const bin = await receiver(['--secret', SECRET, '--forward', failing.origin, '--report', report, '--junit', junit]);
+    const bin = await receiver(['--forward', failing.origin, '--report', report, '--junit', junit], SECRET);
     const { server, settled } = await sandbox([`${bin.origin}/system`]);
     const token = `forward-${randomUUID()}`;
     const gitea = createGiteaClient({ baseUrl: server.baseUrl, auth: { token }, retry: 0 });

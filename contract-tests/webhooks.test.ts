@@ -719,7 +719,9 @@ describe('the built bin, as the README runs it', () => {
     const cli = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
     const refusal = (args: string[]) =>
       new Promise<[number | null, string]>((resolve) => {
-        const child = spawn(process.execPath, [cli, '--port', '0', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+        const child = spawn(process.execPath, [cli, 'sandbox', '--port', '0', ...args], {
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
         let stderr = '';
         child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
         child.once('exit', (code) => resolve([code, stderr.split('\n')[0]!]));
@@ -732,15 +734,18 @@ describe('the built bin, as the README runs it', () => {
       2,
       'gitea-mock: --webhook-allowed-hosts: "10.0.0.0/40" is no CIDR range, such as 10.0.0.0/8 or fd00::/8',
     ]);
-    expect(await refusal(['--webhook-secret', 's', '--proxy', 'https://gitea.example.org'])).toEqual([
+    expect(await refusal(['--webhook-secret', 's'])).toEqual([
       2,
-      'gitea-mock: --proxy answers from the upstream: it does not go with --sandbox or --dynamic',
+      'gitea-mock: --webhook-secret is not an option: secrets come from the environment only, never the command line (where process lists and CI logs show them): set GITEA_WEBHOOK_SECRET to the secret the deliveries are signed with',
     ]);
   });
 
-  it('gitea-mock --sandbox --webhook-secret s: closing pull request 43 and unassigning bob from issue 42 deliver, signed and valid', async () => {
+  it('GITEA_WEBHOOK_SECRET=s gitea-mock sandbox: closing pull request 43 and unassigning bob from issue 42 deliver, signed and valid', async () => {
     const cli = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
-    bin = await launch(process.execPath, [cli, '--sandbox', '--webhook-secret', 's', '--port', '0']);
+    bin = await launch(process.execPath, [cli, 'sandbox', '--port', '0'], {
+      ...process.env,
+      GITEA_WEBHOOK_SECRET: 's',
+    });
     const receiver = await startHookReceiver();
     try {
       const gitea = createGiteaClient({ baseUrl: bin.baseUrl, auth: { token: 'dev' }, retry: 0 });
@@ -811,7 +816,7 @@ describe('what a client or a receiver can do to the deliveries, against the buil
 
   /** The built bin with these options, stopped after the test. */
   async function bin(args: string[], node: string[] = []): Promise<Launched> {
-    const launched = await launch(process.execPath, [...node, cli, '--sandbox', '--port', '0', ...args]);
+    const launched = await launch(process.execPath, [...node, cli, 'sandbox', '--port', '0', ...args]);
     started.push({ close: () => launched.stop() });
     return launched;
   }

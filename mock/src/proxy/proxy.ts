@@ -93,7 +93,7 @@ export function checkUpstream(upstream: string, allowInsecure = false): URL {
     );
   if (url.protocol === 'http:' && !allowInsecureUpstream(url, allowInsecure)) {
     throw new Error(
-      `--proxy ${url.origin} is plain http: clients' credentials would cross the network in clear; use https, or --allow-insecure-upstream`,
+      `--proxy ${url.origin} is plain http: clients' credentials would cross the network in clear; use https, or --allow-insecure-http`,
     );
   }
   return url;
