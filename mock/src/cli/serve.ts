@@ -3,10 +3,7 @@ import { parseArgs } from 'node:util';
 import { faultsOption, latencyOption } from '../front/conditions.js';
 import { checkOrigin } from '../front/cors.js';
 import { DOCUMENT } from '../contract/document-file.js';
-import { heapLimit } from '../common/heap.js';
 import { outputFileProblem } from '../common/output-file.js';
-import { worldBudget } from '../sandbox/sandbox-limits.js';
-import { openStateStore } from '../sandbox/open-state.js';
 import { isPostgresUrl, postgresTarget } from '../sandbox/postgres-url.js';
 import type { DeliveryRecord, WebhookOptions } from '../webhooks/deliveries.js';
 
@@ -296,14 +293,7 @@ let unansweredExchanges = 0;
 let failedChecks = 0;
 const exchanges = (count: number): string => `${count} exchange${count === 1 ? '' : 's'}`;
 try {
-  // Limits that do not fit, a state folder that is not one, cannot be written or is in use, are
-  // refused before Prism loads: at once, not after a second.
-  const budget = sandbox ? worldBudget(Number(maxWorlds ?? 100), maxWorldBytes, heapLimit()) : 0;
   const document = positionals[0] ?? DOCUMENT;
-  const store =
-    values.state === undefined
-      ? undefined
-      : await openStateStore(values.state, { maxWorlds: Number(maxWorlds ?? 100), maxWorldBytes: budget, document });
   // Loaded after the arguments are checked: Prism takes most of the start-up time.
   const { startMockServer } = await import('../server.js');
   const mock = await startMockServer({
@@ -343,7 +333,7 @@ try {
     ...(sandbox
       ? {
           sandbox: {
-            ...(store === undefined ? {} : { state: store.path, store, document }),
+            ...(values.state === undefined ? {} : { state: values.state, document }),
             ...(maxWorlds === undefined ? {} : { maxWorlds: Number(maxWorlds) }),
             ...(maxWorldBytes === undefined ? {} : { maxWorldBytes }),
             ...(webhookOptions === undefined ? {} : { webhooks: webhookOptions }),
@@ -404,7 +394,7 @@ try {
   const mode = proxy
     ? `proxy to ${new URL(proxy).origin}${values.strict ? ', strict' : ''}`
     : sandbox
-      ? `sandbox${store === undefined ? '' : `, state in ${store.path}`}`
+      ? `sandbox${values.state === undefined ? '' : `, state in ${isPostgresUrl(values.state) ? postgresTarget(values.state).shown : values.state}`}`
       : values.dynamic
         ? `dynamic data${values.seed === undefined ? '' : `, seed ${values.seed}`}`
         : 'examples';

@@ -66,7 +66,7 @@ export function eventsOf(watched: Watch, world: World, { caller, host }: Doer): 
   }
   const repo = world.repos.find((candidate) => candidate.id === watched.repo);
   const before = watched.record;
-  const now =
+  const now: Rec | undefined =
     watched.kind === 'issue'
       ? world.issues.find((entry) => entry.repo === watched.repo && entry.issue.id === before.id)?.issue
       : world.pulls.find((entry) => entry.repo === watched.repo && entry.pull.id === before.id)?.pull;

@@ -26,9 +26,9 @@ import {
 import { lstat, mkdir, open, readdir, readFile, readlink, realpath, rename, rm, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import type { Backing, Stored } from './store.js';
 import type { World } from './world.js';
 import type { WorldCheck } from './world-check.js';
-import type { SharedWorlds } from './world-shared.js';
 
 const MARKER = 'gitea-mock-sandbox';
 const MARKER_FILE = `${MARKER}.json`;
@@ -38,26 +38,6 @@ const LOCK = 'lock';
 const WORLD_FILE = /^([0-9a-f]{64})\.json$/;
 /** A temporary (`.` and 32 random hex digits): a save in progress, or one a killed process left. */
 const TEMPORARY = /^\.[0-9a-f]{32}\.(tmp|stale)$/;
-
-interface StoredWorld {
-  world: World;
-  /** The size of its file, in bytes. */
-  bytes: number;
-}
-
-export interface StateStore {
-  readonly path: string;
-  /** The worlds found at start by key, least recently written first. */
-  readonly worlds: Map<string, StoredWorld>;
-  /** Writes a world's JSON, given in pieces, as its file; resolves once it is on disk. */
-  save(key: string, pieces: readonly string[]): Promise<void>;
-  /** Removes a world's file; resolves once that is on disk. */
-  drop(key: string): Promise<void>;
-  /** Releases the folder's lock. */
-  close(): Promise<void>;
-  /** Set when other processes share the worlds (PostgreSQL: world-postgres.ts); a folder is this process's alone. */
-  readonly shared?: SharedWorlds;
-}
 
 export interface OpenOptions {
   /** Worlds kept: beyond it, the least recently written are removed at start. */
@@ -181,10 +161,7 @@ async function takeLock(dir: string, refuse: (why: string) => never): Promise<()
 }
 
 /** Opens (creating it if needed), locks and loads the state folder `path`; throws a clear error for anything else. */
-export async function openState(
-  path: string,
-  { maxWorlds, maxWorldBytes, document }: OpenOptions,
-): Promise<StateStore> {
+export async function openState(path: string, { maxWorlds, maxWorldBytes, document }: OpenOptions): Promise<Backing> {
   const refuse = (why: string): never => {
     throw new Error(`--state ${path} ${why}`);
   };
@@ -258,7 +235,7 @@ export async function openState(
       );
     }
 
-    const entries: { key: string; stored: StoredWorld; time: number }[] = [];
+    const entries: { key: string; stored: Stored; time: number }[] = [];
     let check: WorldCheck | undefined;
     for (const name of names) {
       const key = WORLD_FILE.exec(name)?.[1];
