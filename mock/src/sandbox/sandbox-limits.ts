@@ -1,6 +1,5 @@
-// The sandbox's limits on what it keeps: how large one world may grow (its budget, in bytes of
-// JSON), and how long a string, how many keys and items a request may have it store. They bound
-// the memory of the worlds and the time of a save, whatever clients send.
+// The sandbox's limits on what it keeps: a world's budget in bytes of JSON, and the longest string,
+// most keys and items a request may have it store; they bound the worlds' memory and a save's time.
 import { utf8Length, utf8Text } from '../common/bytes.js';
 import type { FormPart } from '../front/multipart.js';
 

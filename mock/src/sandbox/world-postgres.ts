@@ -1,28 +1,11 @@
-// `--state postgres://…`: the sandbox's worlds in PostgreSQL, shared by any number of gitea-mock
-// processes on any number of machines. The database holds, in the schema its search_path names:
-//
-//   gitea_mock_schema          one row: the version of these tables (SCHEMA_VERSION)
-//   gitea_mock_worlds          a world per row: key (the SHA-256 of the credential), body (its
-//                              JSON), version, used_at (for --max-worlds, least recently used first)
-//   gitea_mock_world_versions  the sequence versions come from, so a version never repeats
-//
-// Writes to one world are serialised with `SELECT … FOR UPDATE` on its row, in a transaction that
-// also saves the world: a batch of writes of one process waits in PostgreSQL's queue for the row
-// while another process's batch runs, then applies to the world that one left. A version
-// compare-and-swap would hold no connection while a batch applies, but every lost race would apply,
-// measure and write the whole batch again (a 16 MiB world included) and would need a bound on its
-// retries, which turns contention into errors; with the lock, contention only waits. A world that
-// has no row yet gets an empty one (body NULL) inside the transaction, removed again when nothing is
-// saved, so the first writes of a credential queue up the same way. Readers never see it.
-//
-// Every request compares the version of the world the process holds with the row's and fetches
-// the body only when they differ: a read through any process sees every write answered before it.
-// A write is answered after its transaction commits, so a kill -9 of any process loses none that
-// was answered; the transaction of a process that dies is rolled back, its lock released.
-//
-// When the database is away or too slow, operations fail with StateUnavailable (503 and
-// Retry-After); the pool makes new connections on the next requests, so the sandbox recovers
-// without a restart. Every statement is bounded in time, and the pool in connections.
+// `--state postgres://…`: the worlds in PostgreSQL, shared by every gitea-mock on the database
+// (docs/sandbox-postgres.md says how and why): a row per world (gitea_mock_worlds: key, body,
+// version, used_at), the versions from a sequence (gitea_mock_world_versions) so none repeats, the
+// tables' version in gitea_mock_schema. A batch of writes holds its world's row (`SELECT … FOR
+// UPDATE`) in the transaction that saves it, and is answered once that commits; a world with no row
+// yet gets an empty one (body NULL) that readers never see. A read compares versions and fetches
+// the body only when they differ. A database away or too slow is StateUnavailable (503), every
+// statement is bounded in time and the pool in connections, and the sandbox recovers without a restart.
 import { Buffer } from 'node:buffer';
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import { Refusal } from '../common/refusal.js';

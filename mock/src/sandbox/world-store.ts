@@ -1,16 +1,10 @@
-// `--state DIR`: the sandbox's worlds on disk, a folder with one file per world, so a save writes
-// the one world that changed. The folder holds:
-//
-//   gitea-mock-sandbox.json   {"gitea-mock-sandbox": 2}: says what the folder is, and its format
-//   lock                      locked by the process that uses the folder (one at a time)
-//   <sha256>.json             a world, named by the SHA-256 of its credential
-//
-// A world is saved atomically: written to a temporary file of a random name, created exclusively
-// (never an existing file, never through a link), flushed to disk, renamed over the world's file,
-// and the folder flushed, so a crash or a kill -9 leaves the previous or the new world, never a
-// broken one. Files are readable by their owner only. At start the folder is locked, temporaries
-// a killed process left are removed, and every world is checked deeply (world-check.ts); anything
-// that is not what the sandbox writes is refused with a message and left as it is.
+// `--state DIR`: the worlds in a folder, one file per world: `gitea-mock-sandbox.json` (the
+// folder's format), `lock` (held by the one process that uses it) and `<sha256>.json` (a world,
+// named by its credential's hash). A save writes a temporary file of a random name (created
+// exclusively, never through a link), flushes it, renames it over the world's and flushes the
+// folder: a crash leaves the old or the new world, never a broken one. Files are their owner's
+// only. At start the folder is locked, dead temporaries removed and every world checked deeply
+// (world-check.ts); anything that is not the sandbox's is refused and left as it is.
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
