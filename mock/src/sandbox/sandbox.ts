@@ -252,27 +252,17 @@ export async function createSandbox(
         return errorAnswer(storeFailure(failure, 'read'), docsUrl());
       }
       if (url.pathname !== RESET_PATH) return undefined;
-      if (method !== 'POST')
-        return {
-          ...error(405, `${method} is not allowed on ${RESET_PATH}; allowed: POST`),
-          headers: { Allow: 'POST' },
-        };
-      const auth = checkAuthorization(credential, undefined);
-      if (!auth.ok) return error(401, auth.message);
-      const key = keyOf(credential!);
-      // Back to the seed is no world at all: the next request starts from the seed, and counts then.
-      write.close(key);
-      try {
-        await store.drop(key);
-      } catch (failure) {
-        return errorAnswer(storeFailure(failure, 'save'), docsUrl());
-      }
-      hooks.webhooks.forget(key);
-      return {
-        status: 200,
-        type: 'application/json',
-        body: { message: "this credential's sandbox world is back to the seed" },
-      };
+      return resetAnswer(
+        method,
+        credential,
+        error,
+        async (key) => {
+          write.close(key);
+          await store.drop(key);
+          hooks.webhooks.forget(key);
+        },
+        docsUrl(),
+      );
     },
     control: {
       async resetAll() {
@@ -289,6 +279,30 @@ export async function createSandbox(
       await hooks.webhooks.close();
       await renderer.close();
     },
+  };
+}
+
+/** `POST /__sandbox/reset`: back to the seed is no world at all; the next request starts from the seed, and counts then. */
+async function resetAnswer(
+  method: string,
+  credential: string | undefined,
+  error: (status: number, message: string) => Answer,
+  drop: (key: string) => Promise<void>,
+  docsUrl: string,
+): Promise<Answer> {
+  if (method !== 'POST')
+    return { ...error(405, `${method} is not allowed on ${RESET_PATH}; allowed: POST`), headers: { Allow: 'POST' } };
+  const auth = checkAuthorization(credential, undefined);
+  if (!auth.ok) return error(401, auth.message);
+  try {
+    await drop(keyOf(credential!));
+  } catch (failure) {
+    return errorAnswer(storeFailure(failure, 'save'), docsUrl);
+  }
+  return {
+    status: 200,
+    type: 'application/json',
+    body: { message: "this credential's sandbox world is back to the seed" },
   };
 }
 
