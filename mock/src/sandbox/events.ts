@@ -1,7 +1,7 @@
 // Which webhook events a write of the sandbox causes, as Gitea's handlers and notifier cause them
 // (routers/api/v1/repo/pull.go `EditPullRequest`, the later `DeleteIssueAssignees`, `Migrate`;
 // services/webhook/notifier.go): read from the records as they were before the write and are after
-// it, so the handlers in world-ops.ts need not know about webhooks. Of the twenty operations only
+// it, so the backend (backend.ts) need not know about webhooks. Of the twenty operations only
 // these three fire anything:
 //
 // - repoMigrate: `repository` `created`, once the repository is there;
