@@ -30,7 +30,7 @@ import type { SandboxOptions } from '../mock/src/sandbox/sandbox.js';
 import { heapLimit } from '../mock/src/common/heap.js';
 import { inFlightBudget } from '../mock/src/sandbox/sandbox-limits.js';
 import { seedWorld } from '../mock/src/sandbox/world.js';
-import type { StateStore } from '../mock/src/sandbox/world-store.js';
+import type { Backing } from '../mock/src/sandbox/store.js';
 import { launch, type Launched } from './support/launch.js';
 import { call, type Reply } from './support/call.js';
 
@@ -365,7 +365,7 @@ describe('2. a save writes the world that changed, not every world', () => {
     let saving = 0;
     let most = 0;
     const saved: string[] = [];
-    const store: StateStore = {
+    const store: Backing = {
       path: join(folder, 'held'),
       worlds,
       async save(key, pieces) {

@@ -15,7 +15,7 @@ import {
   type GiteaClient,
 } from '../src/index.js';
 import { startMockServer } from '../mock/src/server.js';
-import { parseGoInt } from '../mock/src/sandbox/world-ops.js';
+import { parseGoInt } from '../mock/src/sandbox/backend.js';
 import { sniffedType } from '../mock/src/sandbox/markdown.js';
 import { MOCK_VERSION } from '../mock/src/front/version.js';
 import { apiErrorOf } from '../test/support/api-error.js';

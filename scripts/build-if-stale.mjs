@@ -44,6 +44,7 @@ export const OUTPUTS = [
   'mock/dist/cli.d.mts',
   'mock/dist/cli.mjs',
   'mock/dist/clip.mjs',
+  'mock/dist/conditions.mjs',
   'mock/dist/connections.mjs',
   'mock/dist/cors.mjs',
   'mock/dist/document-file.mjs',
@@ -60,7 +61,6 @@ export const OUTPUTS = [
   'mock/dist/msw.d.mts',
   'mock/dist/msw.mjs',
   'mock/dist/network-failure.mjs',
-  'mock/dist/open-state.mjs',
   'mock/dist/output-file.mjs',
   'mock/dist/postgres.mjs',
   'mock/dist/postgres-server.d.mts',
@@ -77,6 +77,7 @@ export const OUTPUTS = [
   'mock/dist/serve.mjs',
   'mock/dist/server.d.mts',
   'mock/dist/server.mjs',
+  'mock/dist/store.mjs',
   'mock/dist/trigger.mjs',
   'mock/dist/validation.mjs',
   'mock/dist/verify.mjs',
@@ -84,7 +85,6 @@ export const OUTPUTS = [
   'mock/dist/wire.mjs',
   'mock/dist/world-check.mjs',
   'mock/dist/world-postgres.mjs',
-  'mock/dist/world-shared.mjs',
   'mock/dist/world.mjs',
 ];
 

@@ -3,7 +3,6 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { heapLimit } from '../common/heap.js';
 import { httpUrl, type Io, logger, parseCommand, refusing, usage } from '../common/options.js';
 import { Refusal, usageError } from '../common/refusal.js';
 import { DOCUMENT } from '../contract/document-file.js';
@@ -11,9 +10,7 @@ import { kindOf } from '../contract/violation-kind.js';
 import { faultsOption, latencyOption } from '../front/conditions.js';
 import { checkOrigin } from '../front/cors.js';
 import { junitXml } from '../live/junit.js';
-import { openStateStore } from '../sandbox/open-state.js';
 import { isPostgresUrl, postgresTarget } from '../sandbox/postgres-url.js';
-import { worldBudget } from '../sandbox/sandbox-limits.js';
 import type { DeliveryRecord } from '../webhooks/deliveries.js';
 
 type Mode = 'mock' | 'sandbox' | 'proxy';
@@ -200,15 +197,8 @@ export async function serve(
   const report = options.report ?? (scratch && join(scratch, 'report.json'));
   let mock: Awaited<ReturnType<typeof import('../server.js').startMockServer>>;
   try {
-    // Limits that do not fit, a state folder that is not one, cannot be written or is in use, are
-    // refused before Prism loads: at once, not after a second.
-    const budget = sandbox ? worldBudget(sandbox.maxWorlds, sandbox.maxWorldBytes, heapLimit()) : 0;
     const document = options.document ?? DOCUMENT;
     const { maxWorlds } = sandbox ?? {};
-    const store =
-      sandbox?.state === undefined
-        ? undefined
-        : await openStateStore(sandbox.state, { maxWorlds: maxWorlds!, maxWorldBytes: budget, document });
     // A line per delivery, as per request: where it went and how it ended.
     const onDelivery = ({ type, action, url, state, status, error, durationMs }: DeliveryRecord) =>
       log.plain(
@@ -234,7 +224,7 @@ export async function serve(
       }),
       ...(sandbox && {
         sandbox: {
-          ...(store ? { state: store.path, store, document } : {}),
+          ...(sandbox.state === undefined ? {} : { state: sandbox.state, document }),
           ...some('maxWorlds', args.given('max-worlds') ? maxWorlds : undefined),
           ...some('maxWorldBytes', sandbox.maxWorldBytes),
           ...some('webhooks', sandbox.webhooks && { ...sandbox.webhooks, ...(quiet ? {} : { onDelivery }) }),
@@ -245,7 +235,9 @@ export async function serve(
     });
     const seed = args.text('seed');
     const dynamic = `dynamic data${seed === undefined ? '' : `, seed ${seed}`}`;
-    const sandboxed = `sandbox${store ? `, state in ${store.path}` : ''}`;
+    const state = sandbox?.state;
+    const shown = state !== undefined && isPostgresUrl(state) ? postgresTarget(state).shown : state;
+    const sandboxed = `sandbox${shown === undefined ? '' : `, state in ${shown}`}`;
     const mode = proxy
       ? `proxy to ${new URL(proxy.upstream).origin}${proxy.strict ? ', strict' : ''}`
       : sandbox

@@ -11,7 +11,7 @@ import { createConditions, type ConditionOptions } from '../front/conditions.js'
 import { JOURNAL_PATH, type JournalEntry } from '../front/journal.js';
 import { seedText } from '../front/seed.js';
 import type { SandboxOptions } from '../sandbox/sandbox.js';
-import { RESET_PATH } from '../sandbox/world-ops.js';
+import { RESET_PATH } from '../sandbox/backend.js';
 import type { World } from '../sandbox/world.js';
 import { DELIVERIES_PATH, type DeliveryRecord, type WebhookOptions } from '../webhooks/deliveries.js';
 import { MAX_WAIT_SECONDS, TRIGGER_PATH } from '../sandbox/hook-endpoints.js';

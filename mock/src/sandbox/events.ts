@@ -1,6 +1,6 @@
 // The webhook events a write causes, as Gitea's handlers and notifier cause them (routers/api/v1/repo/
 // pull.go `EditPullRequest`, `DeleteIssueAssignees`, `Migrate`; services/webhook/notifier.go), read
-// from the records before and after the write, so world-ops.ts knows nothing of webhooks:
+// from the records before and after the write, so the backend (backend.ts) knows nothing of webhooks:
 // - repoMigrate: `repository` `created`;
 // - issueRemoveAssignees: per user removed, `issue_assign` (`pull_request_assign` on a pull request)
 //   `unassigned`, each with the record after every removal;
@@ -63,7 +63,7 @@ export function eventsOf(watched: Watch, world: World, { caller, host }: Doer): 
   }
   const repo = world.repos.find((candidate) => candidate.id === watched.repo);
   const before = watched.record;
-  const now =
+  const now: Rec | undefined =
     watched.kind === 'issue'
       ? world.issues.find((entry) => entry.repo === watched.repo && entry.issue.id === before.id)?.issue
       : world.pulls.find((entry) => entry.repo === watched.repo && entry.pull.id === before.id)?.pull;
