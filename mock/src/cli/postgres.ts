@@ -4,7 +4,7 @@
 // it, and is never printed. It runs until SIGINT or SIGTERM.
 import pg from 'pg';
 import { type Io, logger, parseCommand, usage } from '../common/options.js';
-import { Refusal, usageError } from '../common/refusal.js';
+import { usageError } from '../common/refusal.js';
 import { startLocalPostgres } from './postgres-server.js';
 import { redact } from '../common/redaction.js';
 
@@ -18,15 +18,9 @@ makes the cluster in <dir> with PGPASSWORD as the password of its user postgres;
 it as it is. As root, the server runs as the user postgres, made when there is none.`,
 );
 
-interface PostgresOptions {
-  data: string;
-  port: number;
-  host: string;
-  database: string;
-  password: string;
-}
+type PostgresOptions = NonNullable<ReturnType<typeof parse>>;
 
-function parse(argv: string[], env: NodeJS.ProcessEnv): PostgresOptions | undefined {
+function parse(argv: string[], env: NodeJS.ProcessEnv) {
   const args = parseCommand('postgres', argv);
   if (args.positionals.length > 0) throw usageError('gitea-mock postgres takes options only');
   if (args.help) return undefined;
@@ -68,18 +62,8 @@ export async function postgresCommand(
   stop: AbortSignal,
 ): Promise<number> {
   const log = logger(io, 'gitea-mock postgres');
-  let parsed: PostgresOptions | undefined;
-  try {
-    parsed = parse(args, env);
-  } catch (error) {
-    if (!(error instanceof Refusal)) throw error;
-    return log.usage(error, POSTGRES_USAGE);
-  }
-  if (!parsed) {
-    io.stdout(POSTGRES_USAGE);
-    return 0;
-  }
-  const options = parsed;
+  const options = await log.options(POSTGRES_USAGE, () => parse(args, env));
+  if (typeof options === 'number') return options;
   const hide = (text: string) => redact(text, [options.password]);
   let server: Awaited<ReturnType<typeof startLocalPostgres>> | undefined;
   try {

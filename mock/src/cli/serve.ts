@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { httpUrl, type Io, logger, parseCommand, refusing, usage } from '../common/options.js';
-import { Refusal, usageError } from '../common/refusal.js';
+import { usageError } from '../common/refusal.js';
 import { DOCUMENT } from '../contract/document-file.js';
 import { kindOf } from '../contract/violation-kind.js';
 import { faultsOption, latencyOption } from '../front/conditions.js';
@@ -47,14 +47,13 @@ const some = <K extends string, V>(key: K, value: V | undefined) =>
   (value === undefined ? {} : { [key]: value }) as { [key in K]?: V };
 
 /** The command line checked, before anything loads: startMockServer's options but the callbacks and the store. */
-async function parseServe(argv: readonly string[], env: NodeJS.ProcessEnv) {
-  const mode: Mode = argv[0] === 'sandbox' || argv[0] === 'proxy' ? argv[0] : 'mock';
+async function parseServe(mode: Mode, argv: readonly string[], env: NodeJS.ProcessEnv) {
   const args = parseCommand(mode, mode === 'mock' ? argv : argv.slice(1));
   const state = args.text('state');
   // `ps` shows a process's command line to every user: without the database's password from here on.
   if (state !== undefined && isPostgresUrl(state))
     process.title = ['gitea-mock', ...argv].map(refusing('', () => postgresTarget(state)).redact).join(' ');
-  if (args.help) return { mode, help: true } as const;
+  if (args.help) return undefined;
   const upstream = mode === 'proxy' ? args.positionals.shift() : undefined;
   if (mode === 'proxy' && upstream === undefined)
     throw usageError("give the upstream's URL, such as https://gitea.example.org");
@@ -93,8 +92,6 @@ async function parseServe(argv: readonly string[], env: NodeJS.ProcessEnv) {
     ...some('webhooks', webhooks),
   };
   return {
-    mode,
-    help: false,
     args,
     document: args.positionals[0],
     server: {
@@ -178,17 +175,9 @@ export async function serve(
   stop: AbortSignal,
 ): Promise<number> {
   const log = logger(io, 'gitea-mock');
-  let options: Awaited<ReturnType<typeof parseServe>>;
-  try {
-    options = await parseServe(argv, env);
-  } catch (error) {
-    if (!(error instanceof Refusal)) throw error;
-    return log.usage(error, usageOf(argv[0] === 'sandbox' || argv[0] === 'proxy' ? argv[0] : 'mock'));
-  }
-  if (options.help) {
-    io.stdout(usageOf(options.mode));
-    return 0;
-  }
+  const mode: Mode = argv[0] === 'sandbox' || argv[0] === 'proxy' ? argv[0] : 'mock';
+  const options = await log.options(usageOf(mode), () => parseServe(mode, argv, env));
+  if (typeof options === 'number') return options;
   const { args, proxy, sandbox, junit } = options;
   const quiet = args.flag('quiet');
   const counts = { broken: 0, checked: 0, unanswered: 0, failed: 0 };

@@ -3,7 +3,7 @@
 // queued. Exit 0 when the sandbox took it, 1 when it refused or could not be reached, 2 for a
 // usage error.
 import { httpUrl, type Io, logger, parseCommand, usage } from '../common/options.js';
-import { Refusal, usageError } from '../common/refusal.js';
+import { usageError } from '../common/refusal.js';
 import type { DeliveryRecord } from '../webhooks/deliveries.js';
 
 const TRIGGER_USAGE = usage(
@@ -36,17 +36,8 @@ function parseTriggerOptions(argv: string[], env: NodeJS.ProcessEnv) {
 /** Runs the command; resolves with its exit code. */
 export async function triggerCommand(args: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   const log = logger(io, 'gitea-mock trigger');
-  let options: ReturnType<typeof parseTriggerOptions>;
-  try {
-    options = parseTriggerOptions(args, env);
-  } catch (error) {
-    if (!(error instanceof Refusal)) throw error;
-    return log.usage(error, TRIGGER_USAGE);
-  }
-  if (!options) {
-    io.stdout(TRIGGER_USAGE);
-    return 0;
-  }
+  const options = await log.options(TRIGGER_USAGE, () => parseTriggerOptions(args, env));
+  if (typeof options === 'number') return options;
   const { event, repository, action, origin, token } = options;
   let answer: Response;
   try {

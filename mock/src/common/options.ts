@@ -3,7 +3,7 @@
 // is refused by name; secrets are never options, they come from the environment.
 import { parseArgs } from 'node:util';
 import { outputFileProblem } from './output-file.js';
-import { type Refusal, usageError } from './refusal.js';
+import { Refusal, usageError } from './refusal.js';
 
 export type Command = 'mock' | 'sandbox' | 'proxy' | 'verify' | 'webhooks' | 'trigger' | 'postgres';
 
@@ -236,10 +236,17 @@ export function logger(io: Io, prefix: string) {
     out: (line: string) => io.stdout(`${prefix}: ${line}\n`),
     plain: (line: string) => io.stdout(`${line}\n`),
     err: (line: string) => io.stderr(`${prefix}: ${line}\n`),
-    /** A usage error's line, then the usage; its exit code. */
-    usage(error: Refusal, usage: string): number {
-      io.stderr(`${prefix}: ${error.message}\n\n${usage}`);
-      return error.status;
+    /** `parse()`'s options, or for --help (undefined) and a usage error what is printed and the exit code. */
+    async options<T>(usage: string, parse: () => T | undefined | Promise<T | undefined>): Promise<T | number> {
+      try {
+        const options = await parse();
+        if (options === undefined) io.stdout(usage);
+        return options ?? 0;
+      } catch (error) {
+        if (!(error instanceof Refusal)) throw error;
+        io.stderr(`${prefix}: ${error.message}\n\n${usage}`);
+        return error.status;
+      }
     },
   };
 }

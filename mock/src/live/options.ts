@@ -18,21 +18,7 @@ skipped, timed out or without an answer; with --allow-writes, no write checked; 
 --fail-on-skip, any operation skipped).`,
 );
 
-export interface Options {
-  baseUrl: string;
-  readTarget: Target;
-  writeTarget: Target;
-  allowWrites: boolean;
-  /** Exit 2 when an operation the run was asked to check was skipped. */
-  failOnSkip: boolean;
-  scratchRepo: string | undefined;
-  allowInsecureHttp: boolean;
-  report: string | undefined;
-  junit: string | undefined;
-  timeoutMs: number;
-  requestTimeoutMs: number;
-  connectTimeoutMs: number;
-}
+export type Options = NonNullable<ReturnType<typeof parseOptions>>;
 
 /** `--<name> owner/name` as Target's fields. */
 function ownerRepo(value: string | undefined, name: string): { owner?: string; repo?: string } {
@@ -43,7 +29,7 @@ function ownerRepo(value: string | undefined, name: string): { owner?: string; r
 }
 
 /** The options of `argv`; undefined when --help was asked for. */
-export function parseOptions(argv: string[]): Options | undefined {
+export function parseOptions(argv: string[]) {
   const args = parseCommand('verify', argv);
   if (args.positionals.length > 0)
     throw usageError(
@@ -79,6 +65,7 @@ export function parseOptions(argv: string[]): Options | undefined {
     readTarget,
     writeTarget: { ...readTarget, ...ownerRepo(scratchRepo, 'scratch-repo') },
     allowWrites: args.flag('allow-writes'),
+    /** Exit 2 when an operation the run was asked to check was skipped. */
     failOnSkip: args.flag('fail-on-skip'),
     scratchRepo,
     allowInsecureHttp: args.flag('allow-insecure-http'),

@@ -14,18 +14,10 @@ broke the contract or the --forward app refused one (answered other than 2xx, or
 reached), 0 otherwise.`,
 );
 
-export interface ReceiverOptions {
-  port: number;
-  host: string;
-  secret: string | undefined;
-  forward: URL | undefined;
-  report: string | undefined;
-  junit: string | undefined;
-  quiet: boolean;
-}
+export type ReceiverOptions = NonNullable<ReturnType<typeof parseReceiverOptions>>;
 
 /** The options, or undefined for `--help`. */
-export function parseReceiverOptions(argv: string[], env: NodeJS.ProcessEnv): ReceiverOptions | undefined {
+export function parseReceiverOptions(argv: string[], env: NodeJS.ProcessEnv) {
   const args = parseCommand('webhooks', argv);
   if (args.positionals.length > 0) throw usageError('gitea-mock webhooks takes options only');
   if (args.help) return undefined;
