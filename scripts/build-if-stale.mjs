@@ -51,7 +51,6 @@ export const OUTPUTS = [
   'mock/dist/document.json',
   'mock/dist/http-operations.mjs',
   'mock/dist/json-shape.mjs',
-  'mock/dist/junit.mjs',
   'mock/dist/markdown-render.d.mts',
   'mock/dist/markdown-render.mjs',
   'mock/dist/markdown-worker.d.mts',

@@ -4,22 +4,22 @@
 import { redact } from '../common/redaction.js';
 
 /**
- * Why an operation was not checked: `writes` without --allow-writes, `never` run by live mode,
- * `input` an id or repository missing, `scope` the token lacks a scope, `timeout` no answer in
- * time, `network` the connection failed, `too-large` a body too large to read whole (its status
- * and headers conform), `stopped` the run ended first; `outside`, for the receiver, a delivery
- * the contract does not describe.
+ * Why an operation was not checked, and what the summary says after each kind's count, in its
+ * order: `input` an id or repository missing, `stopped` the run ended first, `writes` without
+ * --allow-writes, `never` run by live mode; `outside`, for the receiver, a delivery the contract
+ * does not describe.
  */
-export type SkipKind =
-  | 'writes'
-  | 'never'
-  | 'input'
-  | 'scope'
-  | 'timeout'
-  | 'network'
-  | 'too-large'
-  | 'stopped'
-  | 'outside';
+const REASONS = [
+  ['scope', 'refused for want of a token scope'],
+  ['timeout', 'ran out of time'],
+  ['network', 'got no answer: the connection failed'],
+  ['too-large', 'answered a body too large to check'],
+  ['input', 'lacked an id or a repository'],
+  ['stopped', 'not run: the run ended first'],
+  ['writes', 'change data: not run without --allow-writes --scratch-repo owner/name'],
+  ['never', 'never run by live mode: they change data outside a scratch repository'],
+] as const;
+export type SkipKind = (typeof REASONS)[number][0] | 'outside';
 
 /** Why a look-up found nothing to use: the server's data (`input`), or no answer (`timeout`, `network`). */
 export type MissingKind = Extract<SkipKind, 'input' | 'timeout' | 'network'>;
@@ -92,18 +92,6 @@ export function jsonReport(run: RunRecord, secrets: readonly string[]): string {
   // Redacted as text: the secrets are found JSON-escaped too.
   return `${redact(JSON.stringify(report, null, 2), secrets)}\n`;
 }
-
-/** What each kind of skip says after its count, in the order the summary gives them. */
-const REASONS: [SkipKind, string][] = [
-  ['scope', 'refused for want of a token scope'],
-  ['timeout', 'ran out of time'],
-  ['network', 'got no answer: the connection failed'],
-  ['too-large', 'answered a body too large to check'],
-  ['input', 'lacked an id or a repository'],
-  ['stopped', 'not run: the run ended first'],
-  ['writes', 'change data: not run without --allow-writes --scratch-repo owner/name'],
-  ['never', 'never run by live mode: they change data outside a scratch repository'],
-];
 
 /** Skips that leave unchecked an operation the run was asked to check: what `--fail-on-skip` fails. */
 const UNCHECKED: readonly SkipKind[] = ['scope', 'timeout', 'network', 'too-large', 'input'];
