@@ -71,7 +71,7 @@ export async function createAnsweringMock(
       store: await openStateStore(sandbox.state, {
         maxWorlds,
         maxWorldBytes,
-        document: sandbox.document ?? DOCUMENT,
+        document: typeof options.document === 'string' ? options.document : DOCUMENT,
       }),
     };
   }

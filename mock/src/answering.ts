@@ -5,7 +5,7 @@
 // generator, the state folder); the handlers' browser build starts here directly, from the
 // document bundled as data, with what a browser has.
 import { createApp, type GiteaApp, type ResponseClass } from './front/app.js';
-import { createBodyBudget, defaultBodyBudget, type BodyBudget } from './front/body-budget.js';
+import { createBodyBudget, defaultBodyBudget, type BodyBudget } from './front/body.js';
 import { createConditions, type ConditionOptions, type Conditions } from './front/conditions.js';
 import { createJournal, type Journal } from './front/journal.js';
 import type { OperationTable } from './front/operations.js';
@@ -28,7 +28,7 @@ export interface AnsweringChoices extends Omit<ConditionOptions, 'seed'> {
   sandbox?: SandboxOptions;
   /** Problems of the mock itself, such as an answer that breaks the document. */
   onWarning?: (line: string) => void;
-  /** Bytes of request bodies held at once, being read or waiting for their answer (default: an eighth of V8's heap, body-budget.ts). */
+  /** Bytes of request bodies held at once, being read or waiting for their answer (default: an eighth of V8's heap, front/body.ts). */
   maxBodyBytesInFlight?: number;
 }
 

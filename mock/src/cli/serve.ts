@@ -1,4 +1,5 @@
 // `npx gitea-mock` / `npm start`: serves the contract on http://127.0.0.1:4010/api/v1.
+import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { faultsOption, latencyOption } from '../front/conditions.js';
 import { checkOrigin } from '../front/cors.js';
@@ -324,7 +325,6 @@ try {
             upstream: proxy,
             strict: values.strict,
             allowInsecureUpstream: values['allow-insecure-upstream'],
-            ...(values.report === undefined ? {} : { report: values.report }),
             ...(timeoutText === undefined ? {} : { timeoutMs: Number(timeoutText) * 1000 }),
             ...(exchangeText === undefined ? {} : { exchangeTimeoutMs: Number(exchangeText) * 1000 }),
             ...(connectionsText === undefined ? {} : { upstreamConnections: Number(connectionsText) }),
@@ -356,6 +356,11 @@ try {
   const stop = (): void => {
     void mock
       .close()
+      .then(async () => {
+        const report = mock.proxyReport?.();
+        if (values.report !== undefined && report)
+          await writeFile(values.report, `${JSON.stringify(report, null, 2)}\n`);
+      })
       .then(
         () => true,
         (error: unknown) => {

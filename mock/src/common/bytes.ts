@@ -55,6 +55,38 @@ export function concatBytes(chunks: readonly Uint8Array[]): Uint8Array<ArrayBuff
   return out;
 }
 
+/**
+ * The one bounded reader of a body: its bytes to the end, or until more than `limit` came
+ * (`complete` false, the rest cancelled, or left unread with `keep`, as a socket that must still
+ * carry the answer). `take` may refuse a chunk as it arrives (a budget): then the rest is left unread.
+ */
+export async function readBounded<R>(
+  body: ReadableStream<Uint8Array> | null,
+  limit: number,
+  { take, keep = false }: { take?: (bytes: number) => R | undefined; keep?: boolean } = {},
+): Promise<{ bytes: Uint8Array<ArrayBuffer>; complete: boolean; refused?: R }> {
+  const chunks: Uint8Array[] = [];
+  const reader = body?.getReader();
+  let size = 0;
+  for (;;) {
+    const part = reader ? await reader.read() : { done: true as const };
+    if (part.done) return { bytes: concatBytes(chunks), complete: true };
+    size += part.value.byteLength;
+    const refused = size > limit ? undefined : take?.(part.value.byteLength);
+    if (refused !== undefined) {
+      reader!.releaseLock();
+      return { bytes: concatBytes(chunks), complete: false, refused };
+    }
+    chunks.push(part.value);
+    if (size > limit) {
+      // Not cancelled on a socket that is to answer: that would end the connection first.
+      if (keep) reader!.releaseLock();
+      else await reader!.cancel();
+      return { bytes: concatBytes(chunks), complete: false };
+    }
+  }
+}
+
 /** Whether the two hold the same bytes. */
 export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;

@@ -7,7 +7,7 @@
 // supplies CORS, the router and the request validator, and logs.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { IHttpRequest } from '@stoplight/prism-http';
-import type { BodyBudget } from './body-budget.js';
+import type { BodyBudget } from './body.js';
 import type { FormPart } from './multipart.js';
 import type { MockOperation } from './operations.js';
 import type { Preference } from './prefer.js';
@@ -79,7 +79,23 @@ export interface PassThroughSource {
     cors: Record<string, string>,
     front: FrontServices,
   ): Promise<number>;
+  /** What the exchanges came to so far, for the command to write (`--report`). */
+  report(): ProxyReport;
   close?(): Promise<void>;
+}
+
+/** The proxy's report: the exchanges checked per operation, and those it could not check. */
+export interface ProxyReport {
+  upstream: string;
+  started: string;
+  finished: string;
+  /** By operationId: exchanges, those with violations, violations by kind, each distinct one (redacted) with its count. */
+  operations: Record<
+    string,
+    { exchanges: number; withViolations: number; violations: Record<string, number>; messages: Record<string, number> }
+  >;
+  notAnswered: { exchanges: number };
+  notInContract: { exchanges: number };
 }
 
 export interface SourceContext {

@@ -9,11 +9,20 @@
 // credential's journal (journal.ts), which `/__mock/requests` shows.
 import type { IHttpRequest } from '@stoplight/prism-http';
 import { checkAuthorization } from './auth.js';
-import { readBody, type BodyResult } from './body.js';
-import type { BodyBudget, BodyReading } from './body-budget.js';
+import { readBody, type BodyBudget, type BodyReading, type BodyResult } from './body.js';
 import type { Conditions } from './conditions.js';
 import { corsHeaders, isPreflight, preflightHeaders, retryShortly, type HeaderOf } from './cors.js';
-import { apiError, JSON_TYPE, notFound, reasonPhrase } from './errors.js';
+import {
+  apiError,
+  bugMessage,
+  failureLine,
+  JSON_TYPE,
+  MOCK_FAILURE,
+  notAllowed,
+  notFound,
+  reasonPhrase,
+} from './errors.js';
+import { describeViolation } from '../contract/conformance.js';
 import { faultAnswer } from './faults.js';
 import { JOURNAL_PATH, journalAnswer, type Journal } from './journal.js';
 import { nameRefusal } from './name-rules.js';
@@ -21,10 +30,10 @@ import type { MockOperation, OperationTable } from './operations.js';
 import { checkPreference, type PreferResult } from './prefer.js';
 import type { Answer, AnsweringSource } from './answer-source.js';
 import {
-  answerErrors,
   contentTypeFor,
   decodedSegments,
   describeViolations,
+  listViolations,
   queryOf,
   requestErrors,
   type PrismMethod,
@@ -45,21 +54,13 @@ export interface AppParts {
   conditions: Conditions;
   /** Where each API request is recorded once answered. */
   journal: Journal;
-  /** The bytes of request bodies held at once (body-budget.ts), shared with every reader of the server. */
+  /** The bytes of request bodies held at once (body.ts), shared with every reader of the server. */
   bodies: BodyBudget;
   /**
    * The Response class to answer with (default: the global one). The Node adapter gives srvx's,
    * which is cheaper and can carry a body on a 205, as Gitea's notifyReadThread sends one.
    */
   Response?: ResponseClass;
-}
-
-/**
- * Whether `response` is `Response.error()`, the front's word for a connection reset: read by its
- * status 0, as reading the `type` of srvx's response builds a Fetch one, which refuses a 205 with a body.
- */
-export function isNetworkError(response: Response): boolean {
-  return response.status === 0;
 }
 
 /** What the front needs of a Response class. */
@@ -133,15 +134,11 @@ export function createApp({
   }
 
   /** 405 with `Allow`; an OPTIONS request is told what is allowed with a 204. */
-  function notAllowed(method: string, pathname: string, allowed: readonly string[], cors: Headers): Response {
-    const allow = [...allowed, 'OPTIONS'].join(', ');
-    if (method === 'OPTIONS')
-      return new Answering(null, {
-        status: 204,
-        statusText: reasonPhrase(204),
-        headers: { ...cors, Allow: allow, 'Content-Length': '0' },
-      });
-    return error(method, 405, `${method} is not allowed on ${pathname}; allowed: ${allow}`, { ...cors, Allow: allow });
+  function notAllowedHere(method: string, pathname: string, allowed: readonly string[], cors: Headers): Response {
+    const answer = notAllowed(docsUrl(), method, pathname, [...allowed, 'OPTIONS']);
+    if (method !== 'OPTIONS') return respond(method, answer, cors);
+    const init = { status: 204, statusText: reasonPhrase(204), headers: { ...cors, ...answer.headers } };
+    return new Answering(null, { ...init, headers: { ...init.headers, 'Content-Length': '0' } });
   }
 
   async function answerOperation(
@@ -197,54 +194,52 @@ export function createApp({
       preference: prefer.preference,
       credential: headers.authorization!,
     });
-    // Gitea sends some statuses without a body at all (`x-body-optional`), which Prism cannot be told.
-    const declaresBody =
-      (op.operation.responses.find((response) => response.code === String(answer.status))?.contents?.length ?? 0) > 0;
-    const bodyless =
-      answer.body === undefined && !answer.own && declaresBody && table.isBodyOptional(op.operationId, answer.status);
     /** The body as JSON text, written once for the check's memory and the answer. */
-    let json: string | undefined;
-    /** Why the answer breaks the document, or undefined; remembered by the answer (`checked`). */
-    const violation = (): string | undefined => {
-      if (answer.own || bodyless) return undefined;
-      json ??= JSON.stringify(answer.body);
-      const key = `${JSON.stringify([op.operationId, answer.status, answer.type, answer.headers])}${json}`;
-      const remembered = key.length <= CHECKED_ANSWER_CHARS;
-      if (remembered && checked.has(key)) return checked.get(key);
-      const contentType = contentTypeFor(answer.type);
-      const output = {
-        statusCode: answer.status,
-        headers: { ...answer.headers, ...(contentType ? { 'content-type': contentType } : {}) },
-        body: answer.body,
-      };
-      const outputErrors = answerErrors(op.operation, output);
-      const message =
-        outputErrors.length > 0
-          ? `${op.operationId} ${answer.status}: the answer breaks the document: ${describeViolations(outputErrors)}`
-          : undefined;
-      if (remembered) {
-        if (checked.size >= CHECKED_ANSWERS) checked.delete(checked.keys().next().value!);
-        checked.set(key, message);
-      }
-      return message;
-    };
+    const json =
+      answer.body === undefined || answer.own || contentTypeFor(answer.type) !== JSON_TYPE
+        ? undefined
+        : JSON.stringify(answer.body);
     // A source that makes its answers up (the sandbox) must never break the document: checked
-    // before sending, and answered with a 500 if it does.
+    // before sending, and answered with the one 500 if it does.
     if (source.strict) {
-      const message = violation();
+      const message = violation(op, answer, json);
       if (message === undefined) return respond(method, answer, cors, json);
       warn(message);
-      return error(method, 500, `${message}; this is a bug in gitea-mock`, cors);
+      return error(method, 500, bugMessage(message), cors);
     }
     // The examples only earn a warning, so the check waits until the answer is on its way: the
-    // first check of an operation compiles its schemas, which the client would otherwise wait for
-    // before its first answer.
-    if (!answer.own && !bodyless) json ??= JSON.stringify(answer.body);
+    // first check of an operation compiles its schemas, which the client would otherwise wait for.
     setTimeout(() => {
-      const message = violation();
+      const message = violation(op, answer, json);
       if (message !== undefined) warn(message);
     });
     return respond(method, answer, cors, json);
+  }
+
+  /** Why the answer breaks the document, or undefined; remembered by the answer (`checked`). */
+  function violation(op: MockOperation, answer: Answer, json: string | undefined): string | undefined {
+    // The mock's own answers are not the API's; an error status the document does not declare is not held to it.
+    if (answer.own || (!op.responses.has(answer.status) && (answer.status < 200 || answer.status > 299))) return;
+    const contentType = contentTypeFor(answer.type);
+    const body = answer.body === undefined || contentType === undefined ? '' : (json ?? String(answer.body));
+    const key = `${JSON.stringify([op.operationId, answer.status, answer.type, answer.headers])}${body}`;
+    const remembered = key.length <= CHECKED_ANSWER_CHARS;
+    if (remembered && checked.has(key)) return checked.get(key);
+    const found = table.checkAnswer(op.operationId, {
+      status: answer.status,
+      headers: new Headers({ ...answer.headers, ...(contentType ? { 'content-type': contentType } : {}) }),
+      body,
+      ...(json === undefined ? {} : { value: answer.body }),
+    });
+    const message =
+      found.length > 0
+        ? `${op.operationId} ${answer.status}: the answer breaks the document: ${listViolations(found.map(describeViolation))}`
+        : undefined;
+    if (remembered) {
+      if (checked.size >= CHECKED_ANSWERS) checked.delete(checked.keys().next().value!);
+      checked.set(key, message);
+    }
+    return message;
   }
 
   async function handle(request: Request): Promise<Response> {
@@ -291,10 +286,10 @@ export function createApp({
           if (route === undefined)
             return method === 'GET'
               ? respond(request.method, VERSION_ANSWER, cors)
-              : notAllowed(method, url.pathname, ['GET'], cors);
+              : notAllowedHere(method, url.pathname, ['GET'], cors);
           if (route.kind === 'none')
             return respond(request.method, { status: 404, type: 'application/json', body: notFound(docsUrl()) }, cors);
-          if (route.kind === 'method') return notAllowed(method, url.pathname, route.allowed, cors);
+          if (route.kind === 'method') return notAllowedHere(method, url.pathname, route.allowed, cors);
           return answerOperation(request, route.op, url, path, prefer, cors, reading, bodyRead);
         }),
       fault: (fault) => {
@@ -305,7 +300,8 @@ export function createApp({
       },
       refuse: ({ status, message }) => error(request.method, status, message, retryShortly(cors)),
       reset: () => Response.error(),
-      statusOf: (response) => (isNetworkError(response) ? null : response.status),
+      // `Response.error()`, read by its status 0: reading the `type` of srvx's response builds a Fetch one, which refuses a 205 with a body.
+      statusOf: (response) => (response.status === 0 ? null : response.status),
     }).finally(() => reading.release());
   }
 
@@ -314,10 +310,8 @@ export function createApp({
     try {
       return await answer();
     } catch (failure) {
-      warn(
-        `mock failure on ${request.method} ${request.url.split('?')[0]}: ${failure instanceof Error ? failure.stack : String(failure)}`,
-      );
-      return error(request.method, 500, 'the mock failed to answer; this is a bug in gitea-mock', {});
+      warn(failureLine(request.method, request.url, failure));
+      return error(request.method, 500, MOCK_FAILURE, {});
     }
   }
 

@@ -10,7 +10,7 @@ import { keyOf } from '../common/credential-key.js';
 import type { Answer } from './answer-source.js';
 import { checkAuthorization } from './auth.js';
 import type { Condition } from './conditions.js';
-import { apiError } from './errors.js';
+import { errorAnswer, notAllowed } from './errors.js';
 import type { Fault } from './prefer.js';
 
 export const JOURNAL_PATH = '/__mock/requests';
@@ -121,17 +121,9 @@ export function journalAnswer(
   authorization: string | undefined,
   docsUrl: string,
 ): Answer {
-  const error = (status: number, message: string, headers?: Record<string, string>): Answer => ({
-    status,
-    type: 'application/json',
-    body: apiError(docsUrl, message),
-    own: true,
-    ...(headers ? { headers } : {}),
-  });
-  if (!['GET', 'HEAD', 'DELETE'].includes(method))
-    return error(405, `${method} is not allowed on ${JOURNAL_PATH}; allowed: GET, DELETE`, { Allow: 'GET, DELETE' });
+  if (!['GET', 'HEAD', 'DELETE'].includes(method)) return notAllowed(docsUrl, method, JOURNAL_PATH, ['GET', 'DELETE']);
   const auth = checkAuthorization(authorization, undefined);
-  if (!auth.ok) return error(401, auth.message);
+  if (!auth.ok) return errorAnswer(docsUrl, 401, auth.message);
   if (method === 'DELETE') {
     journal.clear(authorization);
     return { status: 204, own: true };

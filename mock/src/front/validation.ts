@@ -8,8 +8,8 @@
 // carries them, with a stand-in for the one Node built-in they reach (mime-types takes `extname`
 // from `path`; mock/src/msw/path-extname.ts). Not in the package's entry; pinned with the package,
 // like the rest of Prism.
-import type { IHttpRequest, IHttpResponse } from '@stoplight/prism-http';
-import { validateInput, validateOutput } from '@stoplight/prism-http/dist/validator/index.js';
+import type { IHttpRequest } from '@stoplight/prism-http';
+import { validateInput } from '@stoplight/prism-http/dist/validator/index.js';
 import validators from '@stoplight/prism-http/dist/validator/validators/index.js';
 import type { IHttpOperation } from '@stoplight/types';
 import uriTemplate from 'uri-template-lite';
@@ -180,11 +180,6 @@ export function requestErrors(
   ];
 }
 
-/** How an answer breaks the document. */
-export function answerErrors(operation: IHttpOperation, element: IHttpResponse): Diagnostic[] {
-  return errorsOf(validateOutput({ resource: operation, element }));
-}
-
 /**
  * The ways a request breaks the document, each as `location: message`, for the proxy's report:
  * `element` holds the body as the proxy read it (JSON, or text as Latin-1 bytes); with `bodyRead`
@@ -243,7 +238,7 @@ export const LISTED_VIOLATIONS = 20;
 const VIOLATION_CHARS = 500;
 
 /** `items` joined by `; `, at most LISTED_VIOLATIONS of them, then how many of `total` were left out. */
-function listViolations(items: readonly string[], total = items.length): string {
+export function listViolations(items: readonly string[], total = items.length): string {
   const listed = items.slice(0, LISTED_VIOLATIONS).map((item) => clip(item, VIOLATION_CHARS));
   const more = total - listed.length;
   return more > 0 ? `${listed.join('; ')}; and ${more} more` : listed.join('; ');

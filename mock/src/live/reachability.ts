@@ -5,6 +5,7 @@
 // address, a server that is down or a broken TLS set-up.
 import { prefixHint, redact } from 'gitea-contract/internal';
 import { networkFailure } from '../common/network-failure.js';
+import { readBounded } from '../common/bytes.js';
 
 export interface ProbeOptions {
   /**
@@ -62,19 +63,7 @@ function quote(text: string, hide: Hide): string {
 
 /** The start of a body, at most `limit` bytes, without waiting for the rest. */
 async function readStart(response: Response, limit: number): Promise<string> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (let part = await reader.read(); !part.done; part = await reader.read()) {
-    chunks.push(part.value);
-    size += part.value.length;
-    if (size >= limit) {
-      await reader.cancel();
-      break;
-    }
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.from((await readBounded(response.body, limit - 1)).bytes).toString('utf8');
 }
 
 /**

@@ -6,6 +6,7 @@ import type { Answer } from '../contract/conformance.js';
 import type { Budget } from './budget.js';
 import { failureCause } from './reachability.js';
 import type { MissingKind } from './results.js';
+import { readBounded } from '../common/bytes.js';
 
 /** The most of an answer live mode reads: a server may send without end. */
 const READ_LIMIT = 10 * 1024 * 1024;
@@ -17,18 +18,8 @@ export type CapturedAnswer = Answer & { tooLarge: boolean };
 
 /** The body, read straight from the stream (no copy to buffer the rest); undefined when over `limit`, the rest discarded. */
 async function readAtMost(response: Response, limit: number): Promise<Uint8Array<ArrayBuffer> | undefined> {
-  if (!response.body) return new Uint8Array();
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (let part = await reader.read(); !part.done; part = await reader.read()) {
-    if ((size += part.value.length) > limit) {
-      await reader.cancel();
-      return undefined;
-    }
-    chunks.push(part.value);
-  }
-  return Buffer.concat(chunks);
+  const read = await readBounded(response.body, limit);
+  return read.complete ? read.bytes : undefined;
 }
 
 export interface Capture {

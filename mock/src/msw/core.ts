@@ -13,11 +13,28 @@ import { seedText } from '../front/seed.js';
 import type { SandboxOptions } from '../sandbox/sandbox.js';
 import { RESET_PATH } from '../sandbox/world-ops.js';
 import type { World } from '../sandbox/world.js';
-import { DELIVERIES_PATH, type DeliveryRecord, type WebhookOptions } from '../webhooks/deliveries.js';
+import { DELIVERIES_PATH, type DeliveryRecord } from '../webhooks/deliveries.js';
+import type { MarkdownLimits } from '../sandbox/markdown-inline.js';
 import { MAX_WAIT_SECONDS } from '../sandbox/log-endpoint.js';
 import { TRIGGER_PATH } from '../sandbox/trigger-endpoint.js';
 
 export type { DeliveryRecord, JournalEntry, World };
+
+/** The sandbox's bounds and seed, as both entries take them. */
+export interface SandboxChoices {
+  /** Most worlds kept; beyond it the least recently used is dropped (default 100). */
+  maxWorlds?: number;
+  /** Most records one world may create beyond its seed (default 1,000). */
+  maxRecords?: number;
+  /** Most bytes one world may hold, as JSON (default 16 MiB, or less where the heap is small). */
+  maxWorldBytes?: number;
+  /** The bounds of markdown rendering (renderMarkdown's). */
+  markdown?: Partial<MarkdownLimits>;
+  /** Edits the seed before any world is made from it: every world, and every reset, starts from the edited seed. */
+  prepare?: (seed: World) => void;
+  /** The hooks' secret, which signs the deliveries, and system hooks that get every event. */
+  webhooks?: { secret?: string; systemHooks?: readonly string[] };
+}
 
 export interface GiteaHandlersOptions extends Omit<ConditionOptions, 'seed'> {
   /**
@@ -27,12 +44,7 @@ export interface GiteaHandlersOptions extends Omit<ConditionOptions, 'seed'> {
    */
   baseUrl: string;
   /** Answer from a world per credential that remembers writes (`true`, or its options) instead of the examples. */
-  sandbox?:
-    | boolean
-    | (Pick<SandboxOptions, 'prepare' | 'maxWorlds' | 'maxRecords' | 'maxWorldBytes' | 'markdown'> & {
-        /** The hooks' secret, which signs the deliveries, and system hooks that get every event (recorded, not sent). */
-        webhooks?: Pick<WebhookOptions, 'secret' | 'systemHooks'>;
-      });
+  sandbox?: boolean | SandboxChoices;
   /**
    * Each webhook delivery the sandbox's writes cause, as the server would send it (headers with
    * the signatures, body), a copy of its own: the handlers record deliveries, they do not send them.

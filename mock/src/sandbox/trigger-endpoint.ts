@@ -8,6 +8,7 @@ import type { Answer } from '../front/answer-source.js';
 import type { DeliveryRecord } from '../webhooks/deliveries.js';
 import { Refusal } from '../common/refusal.js';
 import type { TriggerRequest } from './trigger.js';
+import { readBounded, utf8Text } from '../common/bytes.js';
 
 export const TRIGGER_PATH = '/__sandbox/trigger';
 
@@ -18,27 +19,8 @@ type ErrorAnswer = (status: number, message: string) => Answer;
 
 /** The body of `request`, read to at most MAX_TRIGGER_BYTES; undefined past it. */
 async function boundedText(request: Request): Promise<string | undefined> {
-  const reader = request.body?.getReader();
-  if (!reader) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_TRIGGER_BYTES) {
-      await reader.cancel();
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return new TextDecoder().decode(bytes);
+  const read = await readBounded(request.body, MAX_TRIGGER_BYTES);
+  return read.complete ? utf8Text(read.bytes) : undefined;
 }
 
 /** What the body asks for, or why it is not a trigger request. */

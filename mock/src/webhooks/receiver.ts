@@ -20,8 +20,7 @@ import { createSchemaValidator } from '../contract/schema.js';
 import { kindOf } from '../contract/violation-kind.js';
 import { junitXml } from '../live/junit.js';
 import type { Outcome, RunRecord } from '../live/results.js';
-import { readBodyBytes } from '../front/body.js';
-import { createBodyBudget, defaultBodyBudget } from '../front/body-budget.js';
+import { createBodyBudget, defaultBodyBudget, readBodyBytes } from '../front/body.js';
 import { answerAndClose, defaultMaxConnections, IDLE_TIMEOUT_MS, limitConnections } from '../front/connections.js';
 import { reasonPhrase } from '../front/errors.js';
 import { networkFailure } from '../common/network-failure.js';
@@ -29,6 +28,7 @@ import { Refusal } from '../common/refusal.js';
 import { joinedTarget, originFormRefusal } from '../common/request-target.js';
 import { createDeliveryChecker } from './check.js';
 import { parseReceiverOptions, RECEIVER_USAGE, type ReceiverOptions } from './receiver-options.js';
+import { readBounded } from '../common/bytes.js';
 
 /** Where the receiver writes its lines. */
 export interface ReceiverOutput {
@@ -46,7 +46,7 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'ho
 /**
  * Connections open at once. Gitea sends deliveries from a queue of at most 10 workers by default
  * (modules/setting/queue.go, `MaxWorkers`), so this is thrice what one server opens; the bodies
- * being read or handled share the front's budget besides (body-budget.ts).
+ * being read or handled share the front's budget besides (front/body.ts).
  */
 const MAX_CONNECTIONS = 32;
 
@@ -74,20 +74,7 @@ function headersOf(req: IncomingMessage): Headers {
 
 /** An answer's body, read up to ANSWER_LIMIT bytes. */
 async function limitedBody(answer: Response): Promise<Buffer> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = answer.body?.getReader();
-  while (reader) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    chunks.push(value);
-    if (size >= ANSWER_LIMIT) {
-      await reader.cancel();
-      break;
-    }
-  }
-  return Buffer.concat(chunks).subarray(0, ANSWER_LIMIT);
+  return Buffer.from((await readBounded(answer.body, ANSWER_LIMIT - 1)).bytes.subarray(0, ANSWER_LIMIT));
 }
 
 /** A refusal in plain text; the connection closes after it, since what is left of the request stays unread. */
