@@ -12,6 +12,24 @@ import type { OperationTable } from './front/operations.js';
 import { createExamples, type Generator } from './examples/examples.js';
 import { createSandbox, type SandboxControl, type SandboxOptions, type SandboxPlatform } from './sandbox/sandbox.js';
 import type { AnsweringSource } from './front/answer-source.js';
+import type { MarkdownLimits } from './sandbox/markdown-inline.js';
+import type { World } from './sandbox/world.js';
+
+/** The sandbox's bounds and seed, as both entries take them. */
+export interface SandboxChoices {
+  /** Most worlds kept; beyond it the least recently used is dropped (default 100). */
+  maxWorlds?: number;
+  /** Most records one world may create beyond its seed (default 1,000). */
+  maxRecords?: number;
+  /** Most bytes one world may hold, as JSON (default 16 MiB, or less where the heap is small). */
+  maxWorldBytes?: number;
+  /** The bounds of markdown rendering (renderMarkdown's). */
+  markdown?: Partial<MarkdownLimits>;
+  /** Edits the seed before any world is made from it: every world, and every reset, starts from the edited seed. */
+  prepare?: (seed: World) => void;
+  /** The hooks' secret, which signs the deliveries, and system hooks that get every event. */
+  webhooks?: { secret?: string; systemHooks?: readonly string[] };
+}
 
 /** What differs by runtime. */
 export interface AnsweringPlatform extends SandboxPlatform {

@@ -11,16 +11,14 @@ import type { Answer, FrontServices, PassThroughSource, ProxyReport } from './fr
 import { BASE_PATH } from './front/app.js';
 import { checkAuthorization } from './front/auth.js';
 import type { ConditionOptions } from './front/conditions.js';
-import { DEFAULT_MAX_HELD } from './front/conditions.js';
-import { defaultMaxConnections } from './front/connections.js';
 import { allowList, corsHeaders, isPreflight, preflightHeaders, retryShortly, type HeaderOf } from './front/cors.js';
 import { apiError, sendJson } from './front/errors.js';
 import { faultAnswer } from './front/faults.js';
 import { JOURNAL_PATH, journalAnswer } from './front/journal.js';
-import { fetchHandler, listen, reset, singleValued, type Sent } from './front/node-server.js';
+import { connectionBounds, fetchHandler, listen, reset, singleValued, type Sent } from './front/node-server.js';
 import { underConditions } from './front/under-conditions.js';
 import { queryOf, requestViolations, type PrismMethod } from './front/validation.js';
-import type { SandboxChoices } from './msw/core.js';
+import type { SandboxChoices } from './answering.js';
 import type { ProxyOptions } from './proxy/proxy.js';
 import type { DeliveryRecord } from './webhooks/deliveries.js';
 
@@ -83,43 +81,30 @@ export interface MockServer {
   close(): Promise<void>;
 }
 
+/** Sends an answer the front made itself (the journal's). */
+function sendAnswer(res: ServerResponse, answer: Answer, cors: Record<string, string>): number {
+  const headers = { ...cors, ...answer.headers };
+  if (answer.body === undefined) {
+    res.writeHead(answer.status, { ...headers, 'Content-Length': '0', 'X-Content-Type-Options': 'nosniff' });
+    res.end();
+  } else sendJson(res, answer.status, answer.body, headers);
+  return answer.status;
+}
+
 export async function startMockServer(options: MockOptions = {}): Promise<MockServer> {
   const document = options.document ?? DEFAULT_DOCUMENT;
-  // Requests held for a delay stay below the connections: half of them at most, so the others
-  // always find connections to answer on.
-  const ceiling = defaultMaxConnections();
-  const maxHeld = options.maxHeld ?? Math.min(DEFAULT_MAX_HELD, Math.floor(ceiling / 2));
-  if (maxHeld >= ceiling)
-    throw new TypeError(
-      `maxHeld (--max-held) ${maxHeld} must be fewer than the ${ceiling} connections this server keeps open, or held requests could take every one`,
-    );
+  const { ceiling, maxHeld } = connectionBounds(options.maxHeld);
   if (options.proxy && typeof document !== 'string') throw new TypeError('the proxy reads its document from a file');
   let origin = '';
   let docsUrl = '';
-  const {
-    app,
-    table,
-    conditions,
-    journal,
-    bodies,
-    close: closeSource,
-  } = await createAnsweringMock({ ...options, maxHeld }, () => docsUrl, FastResponse);
+  const mock = await createAnsweringMock({ ...options, maxHeld }, () => docsUrl, FastResponse);
+  const { table, conditions, journal, bodies } = mock;
   // The proxy's answer check (Ajv, the YAML document) is loaded only when it runs.
   const proxy: PassThroughSource | undefined = options.proxy
     ? await (await import('./proxy/proxy.js')).createProxy(document as string, options.proxy)
     : undefined;
   // In front of a real server, CORS from an allow-list only (cors.ts says why); checked before anything starts.
   const originAllowed = options.proxy ? allowList(options.proxy.corsOrigins ?? []) : undefined;
-
-  /** Sends an answer the front made itself (the journal's). */
-  function sendAnswer(res: ServerResponse, answer: Answer, cors: Record<string, string>): number {
-    const headers = { ...cors, ...answer.headers };
-    if (answer.body === undefined) {
-      res.writeHead(answer.status, { ...headers, 'Content-Length': '0', 'X-Content-Type-Options': 'nosniff' });
-      res.end();
-    } else sendJson(res, answer.status, answer.body, headers);
-    return answer.status;
-  }
 
   /**
    * A request to the API through the proxy, under its conditions as in the other modes
@@ -231,14 +216,16 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
     };
   }
 
-  const listening = await listen(proxy ? proxyHandler(proxy) : fetchHandler(app, () => origin), {
-    port: options.port,
-    host: options.host,
+  const { port, host, onRequest, onWarning: warn = () => {} } = options;
+  const handler = proxy ? proxyHandler(proxy) : fetchHandler(mock.app, () => origin);
+  const listening = await listen(handler, {
+    port,
+    host,
     ceiling,
-    slowRequests: proxy !== undefined,
+    slowRequests: !!proxy,
     docsUrl: () => docsUrl,
-    warn: options.onWarning ?? (() => {}),
-    onRequest: options.onRequest,
+    warn,
+    onRequest,
   });
   origin = listening.origin;
   docsUrl = `${origin}/api/swagger`;
@@ -249,7 +236,7 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
     ...(proxy ? { proxyReport: () => proxy.report() } : {}),
     close: async () => {
       await listening.close();
-      await closeSource();
+      await mock.close();
       await proxy?.close?.();
     },
   };

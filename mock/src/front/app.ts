@@ -9,7 +9,7 @@
 // credential's journal (journal.ts), which `/__mock/requests` shows.
 import type { IHttpRequest } from '@stoplight/prism-http';
 import { checkAuthorization } from './auth.js';
-import { readBody, type BodyBudget, type BodyReading, type BodyResult } from './body.js';
+import { readBody, type BodyBudget, type BodyResult } from './body.js';
 import type { Conditions } from './conditions.js';
 import { corsHeaders, isPreflight, preflightHeaders, retryShortly, type HeaderOf } from './cors.js';
 import {
@@ -89,24 +89,9 @@ function headerRecord(request: Request): Headers {
 const CHECKED_ANSWERS = 256;
 const CHECKED_ANSWER_CHARS = 16_384;
 
-export function createApp({
-  table,
-  source,
-  docsUrl,
-  warn,
-  conditions,
-  journal,
-  bodies,
-  Response: Answering = Response,
-}: AppParts): GiteaApp {
-  /**
-   * What the check of an answer found, by the answer: the examples source sends the same few
-   * answers again and again, the sandbox the same world's, and checking one costs more than the
-   * rest of its request. The check is a function of the operation and the answer alone, so a
-   * remembered result is exact.
-   */
-  const checked = new Map<string, string | undefined>();
-  /** A source's answer with the front's headers; HEAD gets the headers only. `json` is its body as JSON text, when already written. */
+/** Writes answers as Responses with the front's headers, as Gitea writes them; HEAD gets the headers only. */
+function writer(Answering: ResponseClass, docsUrl: () => string) {
+  /** `json` is the body as JSON text, when already written. */
   function respond(method: string, answer: Answer, cors: Headers, json?: string): Response {
     const headers: Headers = { ...cors, 'X-Content-Type-Options': 'nosniff', ...answer.headers };
     const contentType = contentTypeFor(answer.type);
@@ -127,97 +112,29 @@ export function createApp({
       return new Answering(null, { ...init, headers: { ...headers, 'Content-Length': '0' } });
     }
   }
-
   /** An error in the service's dialect: `{message, url}` as JSON, compact, as Gitea's Go JSON writes it. */
-  function error(method: string, status: number, message: string, headers: Headers): Response {
-    return respond(method, { status, type: 'application/json', body: apiError(docsUrl(), message) }, headers);
-  }
-
+  const error = (method: string, status: number, message: string, headers: Headers): Response =>
+    respond(method, { status, type: 'application/json', body: apiError(docsUrl(), message) }, headers);
   /** 405 with `Allow`; an OPTIONS request is told what is allowed with a 204. */
   function notAllowedHere(method: string, pathname: string, allowed: readonly string[], cors: Headers): Response {
     const answer = notAllowed(docsUrl(), method, pathname, [...allowed, 'OPTIONS']);
     if (method !== 'OPTIONS') return respond(method, answer, cors);
-    const init = { status: 204, statusText: reasonPhrase(204), headers: { ...cors, ...answer.headers } };
-    return new Answering(null, { ...init, headers: { ...init.headers, 'Content-Length': '0' } });
+    const headers = { ...cors, ...answer.headers, 'Content-Length': '0' };
+    return new Answering(null, { status: 204, statusText: reasonPhrase(204), headers });
   }
+  return { respond, error, notAllowedHere, Answering };
+}
+type Writer = ReturnType<typeof writer>;
 
-  async function answerOperation(
-    request: Request,
-    op: MockOperation,
-    url: URL,
-    path: string,
-    prefer: PreferResult,
-    cors: Headers,
-    reading: BodyReading,
-    bodyRead?: Promise<BodyResult>,
-  ): Promise<Response> {
-    const method = request.method;
-    const headers = headerRecord(request);
-    const auth = checkAuthorization(headers.authorization, headers['x-gitea-otp']);
-    // Gitea sends no WWW-Authenticate, so browsers show no sign-in dialog for the API.
-    if (!auth.ok) return error(method, 401, auth.message, cors);
-    const problem = prefer.ok ? checkPreference(op, prefer.preference) : prefer.message;
-    if (!prefer.ok || problem !== undefined) return error(method, 400, problem ?? 'invalid Prefer header', cors);
-    const body = await (bodyRead ?? readBody(request, op.operation, reading));
-    // A body refused while it was read is left unread: its connection goes with the answer.
-    if (!body.ok)
-      return error(
-        method,
-        body.status,
-        body.message,
-        body.status === 413
-          ? { ...cors, Connection: 'close' }
-          : body.status === 503
-            ? { ...retryShortly(cors), Connection: 'close' }
-            : cors,
-      );
-
-    const input: IHttpRequest = {
-      method: op.method.toLowerCase() as PrismMethod,
-      url: { path, query: queryOf(url) },
-      // An untyped upload is read as bytes.
-      headers: body.contentType === undefined ? headers : { ...headers, 'content-type': body.contentType },
-      body: body.body,
-    };
-    const inputErrors = requestErrors(op.operation, input, body.form);
-    if (inputErrors.length > 0) {
-      const refusal = nameRefusal(op, input, inputErrors);
-      return refusal
-        ? error(method, refusal.status, refusal.message, cors)
-        : error(method, 422, describeViolations(inputErrors), cors);
-    }
-    const answer = await source.answer({
-      op,
-      request: input,
-      ...(body.form ? { form: body.form } : {}),
-      url,
-      preference: prefer.preference,
-      credential: headers.authorization!,
-    });
-    /** The body as JSON text, written once for the check's memory and the answer. */
-    const json =
-      answer.body === undefined || answer.own || contentTypeFor(answer.type) !== JSON_TYPE
-        ? undefined
-        : JSON.stringify(answer.body);
-    // A source that makes its answers up (the sandbox) must never break the document: checked
-    // before sending, and answered with the one 500 if it does.
-    if (source.strict) {
-      const message = violation(op, answer, json);
-      if (message === undefined) return respond(method, answer, cors, json);
-      warn(message);
-      return error(method, 500, bugMessage(message), cors);
-    }
-    // The examples only earn a warning, so the check waits until the answer is on its way: the
-    // first check of an operation compiles its schemas, which the client would otherwise wait for.
-    setTimeout(() => {
-      const message = violation(op, answer, json);
-      if (message !== undefined) warn(message);
-    });
-    return respond(method, answer, cors, json);
-  }
-
-  /** Why the answer breaks the document, or undefined; remembered by the answer (`checked`). */
-  function violation(op: MockOperation, answer: Answer, json: string | undefined): string | undefined {
+/**
+ * The check of answers against the document (contract/conformance.ts), remembered by the answer:
+ * the examples send the same few again and again, the sandbox the same world's, and a check costs
+ * more than the rest of its request. It is a function of the operation and the answer alone, so a
+ * remembered result is exact. Why the answer breaks the document, or undefined.
+ */
+function answerCheck(table: OperationTable): (op: MockOperation, answer: Answer, json?: string) => string | undefined {
+  const checked = new Map<string, string | undefined>();
+  return (op, answer, json) => {
     // The mock's own answers are not the API's; an error status the document does not declare is not held to it.
     if (answer.own || (!op.responses.has(answer.status) && (answer.status < 200 || answer.status > 299))) return;
     const contentType = contentTypeFor(answer.type);
@@ -240,7 +157,95 @@ export function createApp({
       checked.set(key, message);
     }
     return message;
+  };
+}
+
+interface Operating {
+  source: AnsweringSource;
+  warn(line: string): void;
+  write: Writer;
+  check: ReturnType<typeof answerCheck>;
+}
+
+/** An operation's request, routed: credentials, `Prefer`, the body, the request check, then the source's answer, checked. */
+async function answerOperation(
+  { source, warn, write, check }: Operating,
+  request: Request,
+  op: MockOperation,
+  url: URL,
+  prefer: PreferResult,
+  cors: Headers,
+  read: () => Promise<BodyResult>,
+): Promise<Response> {
+  const { method } = request;
+  const { error, respond } = write;
+  const headers = headerRecord(request);
+  const auth = checkAuthorization(headers.authorization, headers['x-gitea-otp']);
+  // Gitea sends no WWW-Authenticate, so browsers show no sign-in dialog for the API.
+  if (!auth.ok) return error(method, 401, auth.message, cors);
+  const problem = prefer.ok ? checkPreference(op, prefer.preference) : prefer.message;
+  if (!prefer.ok || problem !== undefined) return error(method, 400, problem ?? 'invalid Prefer header', cors);
+  const body = await read();
+  // A body refused while it was read is left unread: its connection goes with the answer.
+  if (!body.ok) {
+    const close = { ...(body.status === 503 ? retryShortly(cors) : cors), Connection: 'close' };
+    return error(method, body.status, body.message, body.status === 413 || body.status === 503 ? close : cors);
   }
+  const input: IHttpRequest = {
+    method: op.method.toLowerCase() as PrismMethod,
+    url: { path: url.pathname.slice(BASE_PATH.length) || '/', query: queryOf(url) },
+    // An untyped upload is read as bytes.
+    headers: body.contentType === undefined ? headers : { ...headers, 'content-type': body.contentType },
+    body: body.body,
+  };
+  const inputErrors = requestErrors(op.operation, input, body.form);
+  if (inputErrors.length > 0) {
+    const refusal = nameRefusal(op, input, inputErrors) ?? { status: 422, message: describeViolations(inputErrors) };
+    return error(method, refusal.status, refusal.message, cors);
+  }
+  const answer = await source.answer({
+    op,
+    request: input,
+    ...(body.form ? { form: body.form } : {}),
+    url,
+    preference: prefer.preference,
+    credential: headers.authorization!,
+  });
+  /** The body as JSON text, written once for the check's memory and the answer. */
+  const json =
+    answer.body === undefined || answer.own || contentTypeFor(answer.type) !== JSON_TYPE
+      ? undefined
+      : JSON.stringify(answer.body);
+  // A source that makes its answers up (the sandbox) must never break the document: checked
+  // before sending, and answered with the one 500 if it does.
+  if (source.strict) {
+    const message = check(op, answer, json);
+    if (message === undefined) return respond(method, answer, cors, json);
+    warn(message);
+    return error(method, 500, bugMessage(message), cors);
+  }
+  // The examples only earn a warning, so the check waits until the answer is on its way: the
+  // first check compiles the document's schemas, which the client would otherwise wait for.
+  setTimeout(() => {
+    const message = check(op, answer, json);
+    if (message !== undefined) warn(message);
+  });
+  return respond(method, answer, cors, json);
+}
+
+export function createApp({
+  table,
+  source,
+  docsUrl,
+  warn,
+  conditions,
+  journal,
+  bodies,
+  Response: Answering = Response,
+}: AppParts): GiteaApp {
+  const write = writer(Answering, docsUrl);
+  const { respond, error, notAllowedHere } = write;
+  const operating: Operating = { source, warn, write, check: answerCheck(table) };
 
   async function handle(request: Request): Promise<Response> {
     const header: HeaderOf = (name) => request.headers.get(name) ?? undefined;
@@ -290,7 +295,8 @@ export function createApp({
           if (route.kind === 'none')
             return respond(request.method, { status: 404, type: 'application/json', body: notFound(docsUrl()) }, cors);
           if (route.kind === 'method') return notAllowedHere(method, url.pathname, route.allowed, cors);
-          return answerOperation(request, route.op, url, path, prefer, cors, reading, bodyRead);
+          const body = () => bodyRead ?? readBody(request, route.op.operation, reading);
+          return answerOperation(operating, request, route.op, url, prefer, cors, body);
         }),
       fault: (fault) => {
         const { status, statusText, headers, body } = faultAnswer(fault, cors);

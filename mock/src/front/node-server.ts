@@ -6,7 +6,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { NodeRequest, sendNodeResponse } from 'srvx/node';
 import type { GiteaApp } from './app.js';
-import { answerAndClose, IDLE_TIMEOUT_MS, limitConnections } from './connections.js';
+import { DEFAULT_MAX_HELD } from './conditions.js';
+import { answerAndClose, defaultMaxConnections, IDLE_TIMEOUT_MS, limitConnections } from './connections.js';
 import { apiError, failureLine, MOCK_FAILURE, rawErrorResponse, sendJson } from './errors.js';
 
 /** What a handler sent, for the log line: a status, or `reset` for a connection closed without an answer. */
@@ -32,6 +33,17 @@ export interface SocketOptions {
 }
 
 const SAFE_HOST = /^[A-Za-z0-9.-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$/;
+
+/** The connections kept open, and the requests held for a delay below them: half at most by default, so the others always find connections to answer on. */
+export function connectionBounds(held: number | undefined): { ceiling: number; maxHeld: number } {
+  const ceiling = defaultMaxConnections();
+  const maxHeld = held ?? Math.min(DEFAULT_MAX_HELD, Math.floor(ceiling / 2));
+  if (maxHeld >= ceiling)
+    throw new TypeError(
+      `maxHeld (--max-held) ${maxHeld} must be fewer than the ${ceiling} connections this server keeps open, or held requests could take every one`,
+    );
+  return { ceiling, maxHeld };
+}
 
 export function singleValued(headers: IncomingMessage['headers']): Record<string, string> {
   const result: Record<string, string> = {};

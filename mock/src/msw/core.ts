@@ -6,7 +6,7 @@
 // and V8's heap size; browser.ts starts from the document bundled as data, with what a browser has.
 import { http, type HttpHandler } from 'msw';
 import { BASE_PATH } from '../front/app.js';
-import type { AnsweringMock } from '../answering.js';
+import type { AnsweringMock, SandboxChoices } from '../answering.js';
 import { createConditions, type ConditionOptions } from '../front/conditions.js';
 import { JOURNAL_PATH, type JournalEntry } from '../front/journal.js';
 import { seedText } from '../front/seed.js';
@@ -14,27 +14,10 @@ import type { SandboxOptions } from '../sandbox/sandbox.js';
 import { RESET_PATH } from '../sandbox/world-ops.js';
 import type { World } from '../sandbox/world.js';
 import { DELIVERIES_PATH, type DeliveryRecord } from '../webhooks/deliveries.js';
-import type { MarkdownLimits } from '../sandbox/markdown-inline.js';
 import { MAX_WAIT_SECONDS } from '../sandbox/log-endpoint.js';
 import { TRIGGER_PATH } from '../sandbox/trigger-endpoint.js';
 
 export type { DeliveryRecord, JournalEntry, World };
-
-/** The sandbox's bounds and seed, as both entries take them. */
-export interface SandboxChoices {
-  /** Most worlds kept; beyond it the least recently used is dropped (default 100). */
-  maxWorlds?: number;
-  /** Most records one world may create beyond its seed (default 1,000). */
-  maxRecords?: number;
-  /** Most bytes one world may hold, as JSON (default 16 MiB, or less where the heap is small). */
-  maxWorldBytes?: number;
-  /** The bounds of markdown rendering (renderMarkdown's). */
-  markdown?: Partial<MarkdownLimits>;
-  /** Edits the seed before any world is made from it: every world, and every reset, starts from the edited seed. */
-  prepare?: (seed: World) => void;
-  /** The hooks' secret, which signs the deliveries, and system hooks that get every event. */
-  webhooks?: { secret?: string; systemHooks?: readonly string[] };
-}
 
 export interface GiteaHandlersOptions extends Omit<ConditionOptions, 'seed'> {
   /**
