@@ -1,9 +1,7 @@
-// Puts the answering mock together: the operation table, the examples or the sandbox, and the
-// Fetch-API front over them, with Prism's validator. It imports no Node built-in: the node:http
-// server and the MSW handlers in Node start from answering-node.ts, which reads the document from
-// disk and hands over what only Node has (worker threads for markdown, the heap's size, Prism's
-// generator, the state folder); the handlers' browser build starts here directly, from the
-// document bundled as data, with what a browser has.
+// The answering mock, put together: the conditions, the body budget, the examples or the sandbox,
+// the journal, and the Fetch front over them. No Node built-in: Node starts from answering-node.ts
+// (the document from its file, workers, the heap's size, the generator, the store); the browser
+// build of the MSW handlers starts here, from the bundled document, with what a browser has.
 import { createApp, type GiteaApp, type ResponseClass } from './front/app.js';
 import { createBodyBudget, defaultBodyBudget, type BodyBudget } from './front/body.js';
 import { createConditions, type ConditionOptions, type Conditions } from './front/conditions.js';
@@ -72,20 +70,11 @@ export async function createAnswering(
   Response?: ResponseClass,
 ): Promise<AnsweringMock> {
   // Checked first: options that do not fit throw before anything starts.
-  const conditions = createConditions({
-    ...(options.latency === undefined ? {} : { latency: options.latency }),
-    ...(options.faults === undefined ? {} : { faults: options.faults }),
-    ...(options.seed === undefined ? {} : { seed: options.seed }),
-    ...(options.maxHeld === undefined ? {} : { maxHeld: options.maxHeld }),
-    ...(options.maxHeldPerCredential === undefined ? {} : { maxHeldPerCredential: options.maxHeldPerCredential }),
-  });
+  const conditions = createConditions(options);
   const bodies = createBodyBudget(options.maxBodyBytesInFlight ?? defaultBodyBudget(platform.heapLimit));
   const context = { docsUrl };
-  const examples = await createExamples(context, {
-    ...(options.dynamic === undefined ? {} : { dynamic: options.dynamic }),
-    ...(options.seed === undefined ? {} : { seed: options.seed }),
-    ...(platform.generator ? { generator: platform.generator } : {}),
-  });
+  const { generator } = platform;
+  const examples = await createExamples(context, { ...options, ...(generator ? { generator } : {}) });
   const sandbox = options.sandbox
     ? await createSandbox(table, examples, context, platform, options.sandbox)
     : undefined;

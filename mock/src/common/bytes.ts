@@ -1,10 +1,5 @@
-// Bytes, text and randomness over what every JavaScript runtime has (Uint8Array, TextEncoder,
-// TextDecoder, atob, Web Crypto's getRandomValues), so that the front and the sandbox import no
-// Node built-in and run in a browser too: the MSW handlers' browser build is this same code.
-//
-// Three helpers measure or convert large texts (a world's JSON, a 10 MB upload read as Latin-1,
-// a boundary searched for in it) and take Node's Buffer where the runtime has one: it does the
-// same work natively and without a copy. The results are the same either way
+// Bytes, text, randomness and the one bounded body reader over what every JavaScript runtime has, so
+// the front and the sandbox run in a browser too; Node's Buffer where there is one, for large texts
 // (test/mock-bytes.test.ts holds each against the portable path).
 
 /** Node's Buffer, where there is one (undefined in a browser). Read once: a page cannot add it later by accident. */

@@ -1,10 +1,6 @@
-// What stands behind the mock's front. An answering source gets a request the front has already
-// routed, authenticated, checked against `Prefer` and validated against the document, and says
-// what to answer; the front writes it the same way whatever the source: the examples (the
-// document's, chosen as Prism chooses them: negotiation.ts) or the sandbox (a world that remembers
-// writes). A pass-through source (the proxy to a real server) takes the request whole, as it must
-// forward it unchanged and stream what it cannot hold; the front still answers preflights,
-// supplies CORS, the router and the request validator, and logs.
+// What stands behind the front: an answering source (the examples, the sandbox) gets a request
+// routed, authenticated and checked, and says what to answer; a pass-through source (the proxy)
+// takes the request whole, lent the router, the request check and the dialect.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { IHttpRequest } from '@stoplight/prism-http';
 import type { BodyBudget } from './body.js';

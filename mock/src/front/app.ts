@@ -1,12 +1,6 @@
-// The mock's front over the Fetch API: a `Request` in, a `Response` out, so the `node:http`
-// server (server.ts) and MSW's handlers (msw/) are two thin adapters over this one function. It
-// behaves like a Gitea host whatever answers behind it: it serves the document under /api/v1 (and
-// the host's version at /api/v1/version), enforces credentials, checks `Prefer`, validates
-// requests and answers against the document, speaks CORS, and answers every error in the
-// service's own JSON dialect. What to answer comes from an answering source (the examples or the
-// sandbox); the proxy, which must stream requests whole, stays on node:http. Every API request is
-// answered under its conditions (a delay, a fault: under-conditions.ts) and recorded in its
-// credential's journal (journal.ts), which `/__mock/requests` shows.
+// The front over the Fetch API, under the node:http server and the MSW handlers alike: a Gitea host
+// whatever answers behind it: /api/v1 and its version, credentials, `Prefer`, requests and answers
+// checked against the document, CORS, the error dialect, conditions and the journal.
 import type { IHttpRequest } from '@stoplight/prism-http';
 import { checkAuthorization } from './auth.js';
 import { readBody, type BodyBudget, type BodyResult } from './body.js';

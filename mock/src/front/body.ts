@@ -1,9 +1,6 @@
-// Request bodies: each read to at most MAX_BODY_BYTES, and what every request being read or waiting
-// for its answer holds together within one budget (the proxy's reader takes from it too), given
-// back when the request ends; past it a request is answered 503 with `Retry-After`, a body larger
-// than the whole budget 413. Then what Prism validates, refusing what Gitea's binding refuses
-// (empty or unsupported content types, malformed JSON, bad UTF-8) and multipart bodies Go's reader
-// cannot read (multipart.ts): a form comes as its parts.
+// Request bodies, each to at most MAX_BODY_BYTES, all in flight within one budget (the proxy takes
+// from it too): past it 503 with `Retry-After`, past the whole budget 413. Then read as Gitea's
+// binding reads them (content types, JSON, UTF-8), a multipart body as its parts (multipart.ts).
 import type { IHttpOperation } from '@stoplight/types';
 import { latin1Text, readBounded } from '../common/bytes.js';
 import { jsonShape, MAX_CHECKED_VALUES } from '../contract/json-shape.js';

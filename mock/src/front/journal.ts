@@ -1,11 +1,6 @@
-// The journal of the requests the mock got, per credential: what a test asserts on beyond the
-// answers (a screen sent exactly one PATCH; the client retried a 503 twice). Every request below
-// /api/v1 is recorded once answered, under its credential's key (credential-key.ts: a hash, so no
-// credential is kept), with its path and query but never a query token. `GET /__mock/requests`
-// lists a credential's requests, oldest first, and `DELETE` clears them. Journals are bounded:
-// the newest JOURNAL_ENTRIES requests of each, JOURNALS credentials (the one that sent nothing for
-// longest goes), paths and queries cut at TEXT_LIMIT characters. Requests without a well-formed
-// credential are kept apart, in a journal only the MSW handlers' `requests()` shows.
+// The journal of the requests answered, per credential (a hash: credential-key.ts), without query
+// tokens: `GET /__mock/requests` lists them, `DELETE` clears them; bounded in entries, journals and
+// text. Requests without a well-formed credential are kept apart, for the MSW handlers' `requests()`.
 import { keyOf } from '../common/credential-key.js';
 import type { Answer } from './answer-source.js';
 import { checkAuthorization } from './auth.js';

@@ -1,13 +1,6 @@
-// The one request check, and the answer check, of the front: Prism's validators over what the
-// front reads of a request (the lenient view of the operation, a form as URL-encoded fields), and
-// the words for what they find. The answering front (app.ts) answers a request's errors 422; the
-// proxy (server.ts lends it `requestViolations`) reports them and passes the request on.
-//
-// Prism's validators stand alone in its package, without the mocker and the forwarder, so they
-// load in a fraction of Prism's start-up and bundle for a browser: the MSW handlers' browser build
-// carries them, with a stand-in for the one Node built-in they reach (mime-types takes `extname`
-// from `path`; mock/src/msw/path-extname.ts). Not in the package's entry; pinned with the package,
-// like the rest of Prism.
+// The front's request check: Prism's validators (standalone in its package, so they load fast and
+// bundle for a browser) over the lenient view of the operation, a form as URL-encoded fields, and
+// the words for what they find; the front answers them 422, the proxy reports them.
 import type { IHttpRequest } from '@stoplight/prism-http';
 import { validateInput } from '@stoplight/prism-http/dist/validator/index.js';
 import validators from '@stoplight/prism-http/dist/validator/validators/index.js';

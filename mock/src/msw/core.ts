@@ -1,9 +1,6 @@
-// `gitea-mock/msw`, the part Node and browsers share: MSW request handlers that hand each request
-// to the same Fetch-API front the `gitea-mock` server runs (front/app.ts), over the examples or the
-// sandbox, so they answer as the server does: credentials, validation, `Prefer`, paging, the error
-// dialect, the sandbox's worlds, delays, faults (`reset` as a network error) and the journal. The two entries differ only in how the mock is started:
-// handlers.ts (Node) reads the document from its file and uses worker threads, Prism's generator
-// and V8's heap size; browser.ts starts from the document bundled as data, with what a browser has.
+// `gitea-mock/msw`, what Node and browsers share: MSW handlers over the same Fetch front as the
+// server (front/app.ts), over the examples or the sandbox; handlers.ts and browser.ts differ only
+// in how the answering mock starts.
 import { http, type HttpHandler } from 'msw';
 import { BASE_PATH } from '../front/app.js';
 import type { AnsweringMock, SandboxChoices } from '../answering.js';
@@ -135,36 +132,24 @@ export function createHandlersWith(
   start: (options: StartOptions, docsUrl: () => string) => Promise<AnsweringMock>,
 ): GiteaHandlers {
   const origin = originPart(options.baseUrl);
+  const { baseUrl: _, sandbox: wanted, onDelivery, onWarning, seed: given, ...choices } = options;
   // Checked now, not at the first request.
-  const seed = seedText(options.seed);
-  createConditions({
-    ...(options.latency === undefined ? {} : { latency: options.latency }),
-    ...(options.faults === undefined ? {} : { faults: options.faults }),
-    ...(seed === undefined ? {} : { seed }),
-  });
-  const chosen = options.sandbox === true ? {} : options.sandbox || undefined;
+  const seed = seedText(given);
+  createConditions({ ...choices, ...(seed === undefined ? {} : { seed }) });
+  const chosen = wanted === true ? {} : wanted || undefined;
   const sandbox: SandboxOptions | undefined = chosen && {
     ...chosen,
-    webhooks: {
-      ...chosen.webhooks,
-      send: false,
-      ...(options.onDelivery ? { onDelivery: options.onDelivery } : {}),
-    },
+    webhooks: { ...chosen.webhooks, send: false, ...(onDelivery ? { onDelivery } : {}) },
   };
   let docsUrl = '';
   let mock: Promise<AnsweringMock> | undefined;
   const ready = (): Promise<AnsweringMock> =>
     (mock ??= start(
       {
-        ...(options.document === undefined ? {} : { document: options.document }),
-        ...(options.dynamic === undefined ? {} : { dynamic: options.dynamic }),
+        ...choices,
         ...(seed === undefined ? {} : { seed }),
-        ...(options.latency === undefined ? {} : { latency: options.latency }),
-        ...(options.faults === undefined ? {} : { faults: options.faults }),
-        ...(options.maxHeld === undefined ? {} : { maxHeld: options.maxHeld }),
-        ...(options.maxHeldPerCredential === undefined ? {} : { maxHeldPerCredential: options.maxHeldPerCredential }),
         ...(sandbox === undefined ? {} : { sandbox }),
-        onWarning: options.onWarning ?? ((line) => console.warn(`gitea-mock: ${line}`)),
+        onWarning: onWarning ?? ((line) => console.warn(`gitea-mock: ${line}`)),
       },
       () => docsUrl,
     ));
