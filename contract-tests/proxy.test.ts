@@ -5,7 +5,7 @@
 // the proxy keeps running. Credentials never reach a log line, the report or a header.
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,10 +26,17 @@ async function proxyTo(
   extra: { strict?: boolean; report?: string; timeoutMs?: number } = {},
 ): Promise<{ proxy: MockServer; lines: string[] }> {
   const lines: string[] = [];
+  const { report, ...options } = extra;
   const proxy = await startMockServer({
     port: 0,
-    proxy: { upstream, onViolations: (line) => lines.push(line), ...extra },
+    proxy: { upstream, onViolations: (line) => lines.push(line), ...options },
   });
+  // The report is handed back as data; the command writes it, as this does.
+  const close = proxy.close;
+  proxy.close = async () => {
+    await close();
+    if (report !== undefined) await writeFile(report, `${JSON.stringify(proxy.proxyReport?.(), null, 2)}\n`);
+  };
   return { proxy, lines };
 }
 

@@ -61,10 +61,15 @@ export async function createAnsweringMock(
   const { seed: given, ...choices } = options;
   const seed = seedText(given);
   const table = await operationTableOf(options.document);
+  // The state store holds records of the served document's schemas.
+  const sandbox = options.sandbox && {
+    ...options.sandbox,
+    ...(typeof options.document === 'string' ? { document: options.document } : {}),
+  };
   return createAnswering(
     table,
     NODE_PLATFORM,
-    { ...choices, ...(seed === undefined ? {} : { seed }) },
+    { ...choices, ...(seed === undefined ? {} : { seed }), ...(sandbox ? { sandbox } : {}) },
     docsUrl,
     Response,
   );

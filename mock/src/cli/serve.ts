@@ -1,8 +1,6 @@
 // The serving commands: `gitea-mock [document]` (the examples, or --dynamic), `gitea-mock sandbox`
 // and `gitea-mock proxy <url>`, on http://127.0.0.1:4010/api/v1 until `stop` aborts.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { httpUrl, type Io, logger, parseCommand, refusing, usage } from '../common/options.js';
 import { usageError } from '../common/refusal.js';
 import { DOCUMENT } from '../contract/document-file.js';
@@ -181,9 +179,6 @@ export async function serve(
   const { args, proxy, sandbox, junit } = options;
   const quiet = args.flag('quiet');
   const counts = { broken: 0, checked: 0, unanswered: 0, failed: 0 };
-  // --junit alone: the report goes to a folder of its own, read back when the proxy stops.
-  const scratch = junit && !options.report ? mkdtempSync(join(tmpdir(), 'gitea-mock-proxy-')) : undefined;
-  const report = options.report ?? (scratch && join(scratch, 'report.json'));
   let mock: Awaited<ReturnType<typeof import('../server.js').startMockServer>>;
   try {
     const document = options.document ?? DOCUMENT;
@@ -200,7 +195,6 @@ export async function serve(
       ...(proxy && {
         proxy: {
           ...proxy,
-          ...some('report', report),
           // The point of the proxy: shown even with --quiet.
           onViolations: (line: string) => {
             counts.broken++;
@@ -241,7 +235,6 @@ export async function serve(
       `${mock.operations.length} operations on ${mock.baseUrl} (${[mode, ...conditions].join(', ')}); Ctrl-C stops`,
     );
   } catch (error) {
-    if (scratch) rmSync(scratch, { recursive: true, force: true });
     // A package the install left out (a copied or pruned node_modules) is named, with the way back.
     const missing =
       (error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' &&
@@ -255,13 +248,14 @@ export async function serve(
   let written = true;
   try {
     await mock.close();
-    if (junit && report) writeFileSync(junit, proxyJunit(JSON.parse(readFileSync(report, 'utf8'))));
+    // The proxy hands its report back; the command writes it.
+    const report = mock.proxyReport?.() as Report | undefined;
+    if (report && options.report) writeFileSync(options.report, `${JSON.stringify(report, null, 2)}\n`);
+    if (report && junit) writeFileSync(junit, proxyJunit(report));
   } catch (error) {
     // The report's folder was there at start; it may have gone, or the disk filled, since.
     log.err(`the report was not written: ${error instanceof Error ? error.message : String(error)}`);
     written = false;
-  } finally {
-    if (scratch) rmSync(scratch, { recursive: true, force: true });
   }
   const [code, line] = args.flag('fail-on-violation') ? verdict(counts) : [0, ''];
   if (line) log.err(line);

@@ -1,13 +1,9 @@
-// What stands behind the mock's front. An answering source gets a request the front has already
-// routed, authenticated, checked against `Prefer` and validated against the document, and says
-// what to answer; the front writes it the same way whatever the source: the examples (the
-// document's, chosen as Prism chooses them: negotiation.ts) or the sandbox (a world that remembers
-// writes). A pass-through source (the proxy to a real server) takes the request whole, as it must
-// forward it unchanged and stream what it cannot hold; the front still answers preflights,
-// supplies CORS, the router and the request validator, and logs.
+// What stands behind the front: an answering source (the examples, the sandbox) gets a request
+// routed, authenticated and checked, and says what to answer; a pass-through source (the proxy)
+// takes the request whole, lent the router, the request check and the dialect.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { IHttpRequest } from '@stoplight/prism-http';
-import type { BodyBudget } from './body-budget.js';
+import type { BodyBudget } from './body.js';
 import type { FormPart } from './multipart.js';
 import type { MockOperation } from './operations.js';
 import type { Preference } from './prefer.js';
@@ -79,7 +75,23 @@ export interface PassThroughSource {
     cors: Record<string, string>,
     front: FrontServices,
   ): Promise<number>;
+  /** What the exchanges came to so far, for the command to write (`--report`). */
+  report(): ProxyReport;
   close?(): Promise<void>;
+}
+
+/** The proxy's report: the exchanges checked per operation, and those it could not check. */
+export interface ProxyReport {
+  upstream: string;
+  started: string;
+  finished: string;
+  /** By operationId: exchanges, those with violations, violations by kind, each distinct one (redacted) with its count. */
+  operations: Record<
+    string,
+    { exchanges: number; withViolations: number; violations: Record<string, number>; messages: Record<string, number> }
+  >;
+  notAnswered: { exchanges: number };
+  notInContract: { exchanges: number };
 }
 
 export interface SourceContext {

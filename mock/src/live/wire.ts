@@ -5,6 +5,7 @@ import { redact } from '../common/redaction.js';
 import { networkFailure } from '../common/network-failure.js';
 import type { Answer } from '../contract/conformance.js';
 import type { MissingKind } from './results.js';
+import { readBounded } from '../common/bytes.js';
 
 /** The most of an answer live mode reads: a server may send without end. */
 const READ_LIMIT = 10 * 1024 * 1024;
@@ -53,17 +54,8 @@ export async function readUpTo(
   response: Response,
   limit: number,
 ): Promise<{ bytes: Buffer<ArrayBuffer>; complete: boolean }> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = response.body?.getReader();
-  for (let part = await reader?.read(); part && !part.done; part = await reader!.read()) {
-    chunks.push(part.value);
-    if ((size += part.value.length) > limit) {
-      await reader!.cancel();
-      return { bytes: Buffer.concat(chunks), complete: false };
-    }
-  }
-  return { bytes: Buffer.concat(chunks), complete: true };
+  const { bytes, complete } = await readBounded(response.body, limit);
+  return { bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), complete };
 }
 
 /** What each code means for someone who typed a base URL. */

@@ -10,7 +10,6 @@
 // into memory, so a 50 MB download is buffered; and it cannot let requests outside the document
 // through untouched. What is used from Prism is its router table and its request validator.
 import { createHash } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
 import {
   Agent as HttpAgent,
   request as httpRequest,
@@ -30,14 +29,13 @@ import { clip } from '../contract/clip.js';
 import { describeViolation, mismatches, type Violation } from '../contract/conformance.js';
 import { createExchangeReport, LINE_CHARS, total, type Found } from '../contract/exchange-report.js';
 import { networkFailure } from '../common/network-failure.js';
-import { outputFileProblem } from '../common/output-file.js';
 import { Refusal } from '../common/refusal.js';
 import { originFormRefusal } from '../common/request-target.js';
 import { decodedBody, endToEnd, headersProblem, requestFraming, statusProblem } from './proxy-wire.js';
 import { exposing, retryShortly } from '../front/cors.js';
 import { LISTED_VIOLATIONS } from '../front/validation.js';
 import type { MockOperation } from '../front/operations.js';
-import type { BodyReading } from '../front/body-budget.js';
+import type { BodyReading } from '../front/body.js';
 import type { FrontServices, PassThroughSource } from '../front/answer-source.js';
 
 export interface ProxyOptions {
@@ -45,8 +43,6 @@ export interface ProxyOptions {
   upstream: string;
   /** Refuse a request that breaks the document with the mock's 422 instead of forwarding it. */
   strict?: boolean;
-  /** Write a JSON report of the exchanges to this file when the proxy stops. */
-  report?: string;
   /** Allow a plain-http upstream on another machine (loopback is always allowed). */
   allowInsecureUpstream?: boolean;
   /** Longest silence of the upstream or of a client's upload: before the answer, between chunks (default 30 000 ms). */
@@ -232,9 +228,6 @@ const answered = (violations: readonly Violation[]): Found[] =>
 
 export async function createProxy(document: string, options: ProxyOptions): Promise<PassThroughSource> {
   const upstream = checkUpstream(options.upstream, options.allowInsecureUpstream);
-  // Written when the proxy stops: a folder that is not there is told at start, not then.
-  const reportProblem = options.report === undefined ? undefined : outputFileProblem(options.report);
-  if (reportProblem) throw new Error(`report ${options.report}: ${reportProblem}`);
   const timeoutMs = options.timeoutMs ?? 30_000;
   const exchangeTimeoutMs = options.exchangeTimeoutMs ?? 300_000;
   const connections = options.upstreamConnections ?? 64;
@@ -573,18 +566,16 @@ export async function createProxy(document: string, options: ProxyOptions): Prom
         return failed(req, res, error as NodeJS.ErrnoException, cors, front);
       }
     },
+    report: () => ({
+      upstream: upstream.origin,
+      started,
+      finished: new Date().toISOString(),
+      operations: stats.byName(),
+      notAnswered: { exchanges: unanswered },
+      notInContract: { exchanges: outside },
+    }),
     async close() {
       agent.destroy();
-      if (!options.report) return;
-      const report = {
-        upstream: upstream.origin,
-        started,
-        finished: new Date().toISOString(),
-        operations: stats.byName(),
-        notAnswered: { exchanges: unanswered },
-        notInContract: { exchanges: outside },
-      };
-      await writeFile(options.report, `${JSON.stringify(report, null, 2)}\n`);
     },
   };
 }

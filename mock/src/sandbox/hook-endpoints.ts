@@ -5,7 +5,7 @@
 // event (trigger.ts) and answers 201 with its pending deliveries: 422 for an event type or action the
 // document does not describe or a body that is not the request, 404 for a repository the world does
 // not hold, 413 past 64 KiB.
-import { concatBytes, utf8Text } from '../common/bytes.js';
+import { readBounded, utf8Text } from '../common/bytes.js';
 import { keyOf } from '../common/credential-key.js';
 import { Refusal } from '../common/refusal.js';
 import type { Answer } from '../front/answer-source.js';
@@ -89,19 +89,8 @@ export async function deliveriesAnswer(
 
 /** The body of `request`, read to at most MAX_TRIGGER_BYTES; undefined past it. */
 async function boundedText(request: Request): Promise<string | undefined> {
-  const reader = request.body?.getReader();
-  if (!reader) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (let read = await reader.read(); !read.done; read = await reader.read()) {
-    size += read.value.byteLength;
-    if (size > MAX_TRIGGER_BYTES) {
-      await reader.cancel();
-      return undefined;
-    }
-    chunks.push(read.value);
-  }
-  return utf8Text(concatBytes(chunks));
+  const read = await readBounded(request.body, MAX_TRIGGER_BYTES);
+  return read.complete ? utf8Text(read.bytes) : undefined;
 }
 
 /** What the body asks for, or why it is not a trigger request. */
