@@ -1,0 +1,264 @@
+// One exchange through the proxy: the request forwarded as it came (raw header names, order and
+// bytes, its body streamed past what is read to be checked), within its bounds (the whole
+// exchange's length, an upload or an upstream that stalls, the server's budget of request bodies),
+// checked (check.ts) and relayed back, or answered by the proxy itself when a bound passes or the
+// upstream fails.
+import {
+  Agent as HttpAgent,
+  request as httpRequest,
+  type ClientRequest,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { pipeline } from 'node:stream';
+import { clip } from '../contract/clip.js';
+import { LINE_CHARS, total } from '../contract/exchange-report.js';
+import { networkFailure } from '../common/network-failure.js';
+import { Refusal } from '../common/refusal.js';
+import { originFormRefusal } from '../common/request-target.js';
+import type { BodyBudget } from '../front/body-budget.js';
+import { exposing, retryShortly } from '../front/cors.js';
+import type { MockOperation } from '../front/operations.js';
+import type { Checker } from './check.js';
+import type { ProxyOptions } from './proxy.js';
+import { Busy, collect, decodedBody, endToEnd, Halt, headersProblem, requestFraming, statusProblem } from './wire.js';
+
+/** Bodies up to this size are read whole and checked; larger ones stream through unchecked. */
+const CHECK_LIMIT = 10 * 1024 * 1024;
+
+const seconds = (ms: number): string => `${ms / 1000} s`;
+
+/** What an exchange has of the front: the request's single-valued headers, its CORS, and its error dialect. */
+export interface Arrival {
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL | undefined;
+  headers: Record<string, string>;
+  cors: Record<string, string>;
+  /** The operation of the document, for a request to one. */
+  op: MockOperation | undefined;
+  sendError(status: number, message: string, headers: Record<string, string>): void;
+}
+
+export function createExchanges(upstream: URL, options: ProxyOptions, checker: Checker, bodies: BodyBudget) {
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const exchangeTimeoutMs = options.exchangeTimeoutMs ?? 300_000;
+  const connections = options.upstreamConnections ?? 64;
+  const send = upstream.protocol === 'https:' ? httpsRequest : httpRequest;
+  // Connections to the upstream are kept and reused: a new TCP (and TLS) connection per request
+  // would cost more than everything else the proxy does. Their number has a ceiling, so that slow
+  // clients cannot take the upstream's; a connection after anything unexpected is destroyed, never reused.
+  const agentOptions = { keepAlive: true, maxSockets: connections, maxTotalSockets: connections };
+  const agent = upstream.protocol === 'https:' ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
+  let outside = 0;
+  /** Exchanges of the 20 operations the proxy answered itself: the upstream failed, or a bound passed. */
+  let unanswered = 0;
+
+  /**
+   * The upstream's answer to `req`, sent with `headers`, its body's first `head` chunks, and the
+   * rest of `req` streamed after them when `streamRest`. A halt ends it with the reason; so does
+   * the upstream's silence, with a 504.
+   */
+  function forward(
+    req: IncomingMessage,
+    headers: string[],
+    head: Buffer[],
+    streamRest: boolean,
+    halt: Halt,
+    opened: (outgoing: ClientRequest) => void,
+  ): Promise<IncomingMessage> {
+    return new Promise((resolve, reject) => {
+      if (halt.reason) return reject(halt.reason);
+      // The path as the client sent it, not normalised: the upstream is the one to judge it.
+      const { protocol, hostname, port } = upstream;
+      const outgoing = send(
+        { protocol, hostname, port, path: req.url ?? '/', agent, method: req.method, headers, timeout: timeoutMs },
+        resolve,
+      );
+      opened(outgoing);
+      // For the exchange's lifetime: an error after the answer came is the answer's stream's to report.
+      outgoing.on('error', reject);
+      outgoing.on('timeout', () =>
+        halt.halt(new Refusal(504, `the upstream ${upstream.host} sent nothing for ${seconds(timeoutMs)}`)),
+      );
+      halt.on((reason) => outgoing.destroy(reason));
+      for (const chunk of head) outgoing.write(chunk);
+      if (streamRest) req.pipe(outgoing);
+      else outgoing.end();
+    });
+  }
+
+  /** The exchange failing, in the service's error dialect: the proxy's own refusal with its status and message, else 502 naming the network failure. */
+  function failed({ req, res, cors, sendError }: Arrival, error: NodeJS.ErrnoException): number {
+    const status = error instanceof Refusal ? error.status : 502;
+    if (res.headersSent) {
+      // Part of the answer is out: the client must see it cut short, never wait for the rest.
+      res.destroy();
+      return status;
+    }
+    // For a TLS failure, OpenSSL's reason too, and what to try where there is one thing to try.
+    const { code, tls, advice } = networkFailure(error);
+    const message =
+      error instanceof Refusal
+        ? error.message
+        : `the upstream ${upstream.host} failed: ${code ?? error.message}${tls ? ` (TLS: ${tls}${advice ? `: ${advice}` : ''})` : ''}`;
+    // A request whose body was not read to its end leaves the connection unusable.
+    res.shouldKeepAlive &&= req.complete;
+    // A clean reason phrase: `writeHead` keeps the one it last stored, even one it refused.
+    res.statusMessage = '';
+    sendError(status, message, error instanceof Busy ? retryShortly(cors) : cors);
+    return status;
+  }
+
+  /** Sends the upstream's answer on: status, end-to-end headers and body as received, plus CORS and the violation count. */
+  function relay(
+    res: ServerResponse,
+    answer: IncomingMessage,
+    head: Buffer[],
+    streamRest: boolean,
+    cors: Record<string, string>,
+  ): void {
+    // Checked before anything is written: `writeHead` throws on what Node's parser let through.
+    const problem = statusProblem(answer.statusCode, answer.statusMessage) ?? headersProblem(answer.rawHeaders);
+    if (problem)
+      throw new Refusal(502, `the upstream ${upstream.host} sent an answer that cannot be passed on: ${problem}`);
+    // The mock's own CORS answers stand in for the upstream's: the browser talks to the proxy's origin.
+    const headers = endToEnd(answer.rawHeaders, (name) => name.startsWith('access-control-'));
+    for (const [name, value] of Object.entries(cors)) headers.push(name, value);
+    res.writeHead(answer.statusCode!, answer.statusMessage, headers);
+    for (const chunk of head) res.write(chunk);
+    // A stream the upstream cuts, or the proxy halts, destroys the client's connection with it.
+    if (streamRest) pipeline(answer, res, () => {});
+    else res.end();
+  }
+
+  /** With the violations' count, which the browser may read. */
+  const counted = (cors: Record<string, string>, count: number): Record<string, string> => ({
+    ...exposing(cors, 'X-Contract-Violations'),
+    'X-Contract-Violations': String(count),
+  });
+
+  /** The bounds of an exchange: its whole length, and an upload that stalls; either halts it, and so does the client leaving. */
+  function bound(
+    { req, res }: Arrival,
+    halt: Halt,
+  ): { opened(outgoing: ClientRequest): void; outgoing(): ClientRequest | undefined } {
+    let outgoing: ClientRequest | undefined;
+    const whole = setTimeout(() => {
+      const message = req.complete
+        ? `the exchange with the upstream ${upstream.host} took longer than ${seconds(exchangeTimeoutMs)}`
+        : `the request took longer than ${seconds(exchangeTimeoutMs)}`;
+      halt.halt(new Refusal(req.complete ? 504 : 408, message));
+    }, exchangeTimeoutMs);
+    const upload = setTimeout(function stalled() {
+      // Paused, it waits for the upstream to read, which is the upstream's silence to judge.
+      if (req.isPaused()) upload.refresh();
+      else halt.halt(new Refusal(408, `the request body stalled: no byte for ${seconds(timeoutMs)}`));
+    }, timeoutMs);
+    const refresh = (): void => void upload.refresh();
+    req.on('data', refresh).once('end', () => clearTimeout(upload));
+    halt.on(() => {
+      clearTimeout(upload);
+      if (res.headersSent) res.destroy();
+    });
+    res.once('close', () => {
+      clearTimeout(whole);
+      clearTimeout(upload);
+      req.off('data', refresh);
+      // The upstream connection goes with the client.
+      if (!res.writableFinished) outgoing?.destroy();
+    });
+    return { opened: (request) => void (outgoing = request), outgoing: () => outgoing };
+  }
+
+  /** Passes `arrival` on, checked when it is a request to one of the 20 operations; resolves with the status sent. */
+  async function pass(arrival: Arrival): Promise<number> {
+    const { req, res, cors, op, sendError } = arrival;
+    const url = arrival.url ?? new URL(req.url ?? '/', 'http://proxy');
+    const framing = requestFraming(req.headers['transfer-encoding']);
+    const refusal =
+      originFormRefusal(req.url, '/api/v1/version', { server: 'proxy', host: upstream.host }) ??
+      (typeof framing === 'string' ? framing : headersProblem(req.rawHeaders));
+    if (refusal !== undefined) {
+      // Nothing of a request whose body cannot be framed is forwarded, nor is its connection kept.
+      res.shouldKeepAlive = false;
+      sendError(400, refusal, cors);
+      req.resume();
+      return 400;
+    }
+    const headers = [
+      ...endToEnd(req.rawHeaders, (name) => name === 'host' || (name === 'cookie' && !options.forwardCookies)),
+      'Host',
+      upstream.host,
+      ...(framing as string[]),
+    ];
+    const halt = new Halt();
+    const { opened, outgoing } = bound(arrival, halt);
+    // The body's bytes count against the server's budget until the exchange ends.
+    const reading = bodies.reading();
+    res.once('close', () => reading.release());
+    let checked = false;
+    try {
+      // The body is read (up to CHECK_LIMIT) before an upstream connection is taken: a client that
+      // uploads a byte at a time then holds its own connection only, never one of the upstream's.
+      const declared = reading.declared(Math.min(Number(req.headers['content-length'] ?? 0), CHECK_LIMIT));
+      if (declared) throw new Refusal(declared.status, declared.message);
+      const requestBody = await collect(req, CHECK_LIMIT, halt, reading);
+      if (!op) {
+        // Not one of the 20 operations: through untouched, and only counted.
+        outside++;
+        const answer = await forward(req, headers, requestBody.chunks, !requestBody.complete, halt, opened);
+        relay(res, answer, [], true, cors);
+        return answer.statusCode!;
+      }
+      const check = checker.check(op, req, url, arrival.headers, requestBody);
+      const { violations, hide } = check;
+      if (options.strict && violations.length > 0) {
+        check.record();
+        checked = true;
+        options.onExchange?.(true);
+        check.report();
+        res.shouldKeepAlive &&= requestBody.complete;
+        const lines = violations.map(({ line }) => clip(hide(line), LINE_CHARS)).join('; ');
+        sendError(422, `the request breaks the document: ${lines}`, counted(cors, total(violations)));
+        return 422;
+      }
+      const answer = await forward(req, headers, requestBody.chunks, !requestBody.complete, halt, opened);
+      const answerBody = await collect(answer, CHECK_LIMIT, halt);
+      const decoded = answerBody.complete
+        ? await decodedBody(Buffer.concat(answerBody.chunks), answer.headers['content-encoding'], CHECK_LIMIT)
+        : undefined;
+      check.answer(answer, decoded);
+      check.record();
+      checked = true;
+      const { failure } = check;
+      if (failure !== undefined)
+        options.onWarning?.(
+          clip(
+            hide(`${op.operationId} ${req.method} ${url.pathname}: ${failure}; this is a bug in gitea-mock`),
+            LINE_CHARS,
+          ),
+        );
+      options.onExchange?.(failure === undefined ? true : 'check failed');
+      check.report();
+      relay(res, answer, answerBody.chunks, !answerBody.complete, counted(cors, total(violations)));
+      return answer.statusCode!;
+    } catch (error) {
+      // After anything unexpected, the upstream connection is not reused.
+      outgoing()?.destroy();
+      if (op && !checked) {
+        unanswered++;
+        options.onExchange?.(false);
+      }
+      return failed(arrival, error as NodeJS.ErrnoException);
+    }
+  }
+
+  return {
+    pass,
+    /** The exchanges outside the document, and those of the 20 operations the proxy answered itself. */
+    counts: () => ({ outside, unanswered }),
+    close: () => agent.destroy(),
+  };
+}
