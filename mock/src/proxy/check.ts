@@ -114,8 +114,9 @@ export function createChecker(document: string, onViolations?: (line: string) =>
     const secretsNow = (): string[] => (secrets ??= secretsOf(req.headers, url, body, op));
     const hide = (text: string): string => redact(text, secretsNow());
     let failure: string | undefined;
-    /** What `check` finds, unless `key` passed before; remembered when it finds nothing. */
-    const remembered = <T>(memory: Passed, key: string, what: string, check: () => T[]): T[] => {
+    const violations: Found[] = [];
+    /** What `check` finds, unless `key` passed before; remembered when it finds nothing (nor did `also`). */
+    const remembered = <T>(memory: Passed, key: string, what: string, check: () => T[], also: unknown[] = []): T[] => {
       if (memory.has(key)) return [];
       let found: T[] = [];
       try {
@@ -123,28 +124,28 @@ export function createChecker(document: string, onViolations?: (line: string) =>
       } catch (error) {
         failure ??= `the check of the ${what} failed: ${error instanceof Error ? error.message : String(error)}`;
       }
-      if (found.length === 0 && failure === undefined) memory.add(key);
+      if (found.length === 0 && also.length === 0 && failure === undefined) memory.add(key);
       return found;
     };
-    const violations: Found[] = [];
-    const auth = checkAuthorization(req.headers.authorization, req.headers['x-gitea-otp'] as string | undefined);
-    if (!auth.ok) violations.push({ line: `request headers.authorization: ${auth.message}`, count: 1 });
     // A body too large to read whole streams through; only the rest of the request is checked.
     const requestKey = digest(
       [op.operationId, req.method ?? '', req.url ?? '', req.rawHeaders.join('\n'), complete ? 'whole' : 'cut'],
       raw,
     );
-    const lines = remembered(passedRequests, requestKey, 'request', () =>
-      requestViolations(
-        op,
-        {
-          method: op.method.toLowerCase() as PrismMethod,
-          url: { path: url.pathname.slice(BASE_PATH.length), query: queryOf(url) },
-          headers,
-          body,
-        },
-        complete,
-      ),
+    // The credentials are in the key too: a request remembered had none Gitea would refuse.
+    if (!passedRequests.has(requestKey)) {
+      const auth = checkAuthorization(req.headers.authorization, req.headers['x-gitea-otp'] as string | undefined);
+      if (!auth.ok) violations.push({ line: `request headers.authorization: ${auth.message}`, count: 1 });
+    }
+    const method = op.method.toLowerCase() as PrismMethod;
+    const path = url.pathname.slice(BASE_PATH.length);
+    const element = { method, url: { path, query: queryOf(url) }, headers, body };
+    const lines = remembered(
+      passedRequests,
+      requestKey,
+      'request',
+      () => requestViolations(op, element, complete),
+      violations,
     );
     violations.push(...lines.slice(0, LISTED_VIOLATIONS).map((line) => ({ line: `request ${line}`, count: 1 })));
     if (lines.length > LISTED_VIOLATIONS) {

@@ -3,21 +3,16 @@
 // exchange's length, an upload or an upstream that stalls, the server's budget of request bodies),
 // checked (check.ts) and relayed back, or answered by the proxy itself when a bound passes or the
 // upstream fails.
-import {
-  Agent as HttpAgent,
-  request as httpRequest,
-  type ClientRequest,
-  type IncomingMessage,
-  type ServerResponse,
-} from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import * as http from 'node:http';
+import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
+import * as https from 'node:https';
 import { pipeline } from 'node:stream';
 import { clip } from '../contract/clip.js';
 import { LINE_CHARS, total } from '../contract/exchange-report.js';
 import { networkFailure } from '../common/network-failure.js';
 import { Refusal } from '../common/refusal.js';
 import { originFormRefusal } from '../common/request-target.js';
-import type { BodyBudget } from '../front/body-budget.js';
+import type { BodyBudget, BodyReading } from '../front/body-budget.js';
 import { exposing, retryShortly } from '../front/cors.js';
 import type { MockOperation } from '../front/operations.js';
 import type { Checker } from './check.js';
@@ -45,12 +40,11 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
   const timeoutMs = options.timeoutMs ?? 30_000;
   const exchangeTimeoutMs = options.exchangeTimeoutMs ?? 300_000;
   const connections = options.upstreamConnections ?? 64;
-  const send = upstream.protocol === 'https:' ? httpsRequest : httpRequest;
+  const { request: send, Agent } = upstream.protocol === 'https:' ? https : http;
   // Connections to the upstream are kept and reused: a new TCP (and TLS) connection per request
   // would cost more than everything else the proxy does. Their number has a ceiling, so that slow
   // clients cannot take the upstream's; a connection after anything unexpected is destroyed, never reused.
-  const agentOptions = { keepAlive: true, maxSockets: connections, maxTotalSockets: connections };
-  const agent = upstream.protocol === 'https:' ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
+  const agent = new Agent({ keepAlive: true, maxSockets: connections, maxTotalSockets: connections });
   let outside = 0;
   /** Exchanges of the 20 operations the proxy answered itself: the upstream failed, or a bound passed. */
   let unanswered = 0;
@@ -143,6 +137,8 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
   function bound(
     { req, res }: Arrival,
     halt: Halt,
+    reading: BodyReading,
+    bodyless: boolean,
   ): { opened(outgoing: ClientRequest): void; outgoing(): ClientRequest | undefined } {
     let outgoing: ClientRequest | undefined;
     const whole = setTimeout(() => {
@@ -151,18 +147,21 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
         : `the request took longer than ${seconds(exchangeTimeoutMs)}`;
       halt.halt(new Refusal(req.complete ? 504 : 408, message));
     }, exchangeTimeoutMs);
-    const upload = setTimeout(function stalled() {
-      // Paused, it waits for the upstream to read, which is the upstream's silence to judge.
-      if (req.isPaused()) upload.refresh();
-      else halt.halt(new Refusal(408, `the request body stalled: no byte for ${seconds(timeoutMs)}`));
-    }, timeoutMs);
-    const refresh = (): void => void upload.refresh();
-    req.on('data', refresh).once('end', () => clearTimeout(upload));
+    const upload = bodyless
+      ? undefined
+      : setTimeout(function stalled() {
+          // Paused, it waits for the upstream to read, which is the upstream's silence to judge.
+          if (req.isPaused()) upload?.refresh();
+          else halt.halt(new Refusal(408, `the request body stalled: no byte for ${seconds(timeoutMs)}`));
+        }, timeoutMs);
+    const refresh = (): void => void upload?.refresh();
+    if (upload) req.on('data', refresh).once('end', () => clearTimeout(upload));
     halt.on(() => {
       clearTimeout(upload);
       if (res.headersSent) res.destroy();
     });
     res.once('close', () => {
+      reading.release();
       clearTimeout(whole);
       clearTimeout(upload);
       req.off('data', refresh);
@@ -194,17 +193,19 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
       ...(framing as string[]),
     ];
     const halt = new Halt();
-    const { opened, outgoing } = bound(arrival, halt);
     // The body's bytes count against the server's budget until the exchange ends.
     const reading = bodies.reading();
-    res.once('close', () => reading.release());
+    // Without Content-Length or Transfer-Encoding a request has no body (RFC 9112 §6.3): nothing to read or wait for.
+    const bodyless = framing.length === 0 && (req.headers['content-length'] ?? '0') === '0';
+    const { opened, outgoing } = bound(arrival, halt, reading, bodyless);
     let checked = false;
     try {
       // The body is read (up to CHECK_LIMIT) before an upstream connection is taken: a client that
       // uploads a byte at a time then holds its own connection only, never one of the upstream's.
       const declared = reading.declared(Math.min(Number(req.headers['content-length'] ?? 0), CHECK_LIMIT));
       if (declared) throw new Refusal(declared.status, declared.message);
-      const requestBody = await collect(req, CHECK_LIMIT, halt, reading);
+      const requestBody = bodyless ? { chunks: [], complete: true } : await collect(req, CHECK_LIMIT, halt, reading);
+      if (bodyless) req.resume();
       if (!op) {
         // Not one of the 20 operations: through untouched, and only counted.
         outside++;
@@ -226,9 +227,13 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
       }
       const answer = await forward(req, headers, requestBody.chunks, !requestBody.complete, halt, opened);
       const answerBody = await collect(answer, CHECK_LIMIT, halt);
-      const decoded = answerBody.complete
-        ? await decodedBody(Buffer.concat(answerBody.chunks), answer.headers['content-encoding'], CHECK_LIMIT)
-        : undefined;
+      const bytes = Buffer.concat(answerBody.chunks);
+      const coded = answer.headers['content-encoding'] !== undefined;
+      const decoded = !answerBody.complete
+        ? undefined
+        : coded
+          ? await decodedBody(bytes, answer.headers['content-encoding'], CHECK_LIMIT)
+          : bytes.toString('utf8');
       check.answer(answer, decoded);
       check.record();
       checked = true;

@@ -48,10 +48,8 @@ export interface ProxyOptions {
   /** One line per exchange with violations; never holds a credential. */
   onViolations?: (line: string) => void;
   /**
-   * Each exchange of the 20 operations: `true` once checked, `false` when the proxy answered it
-   * itself (`502`, `504`, `408`) because the upstream failed or a bound passed, so that nothing
-   * could be checked; `'check failed'` when the exchange went through but the proxy's own check
-   * of it threw (a bug of the proxy, never the peer's doing).
+   * Each exchange of the 20 operations: `true` once checked; `false` when the proxy answered it itself
+   * (`502`, `504`, `408`: the upstream failed or a bound passed); `'check failed'` when the proxy's check threw.
    */
   onExchange?: (checked: boolean | 'check failed') => void;
   /** A failure of the proxy itself, such as a check that threw; never holds a credential. */
@@ -76,15 +74,6 @@ export interface ProxyFront {
   bodies: BodyBudget;
   /** The URL of the server's API documentation, for the `url` of error bodies (known once listening). */
   docsUrl(): string;
-}
-
-export interface Proxy {
-  /** Answers a request whole; resolves with the status sent, or `reset` for a connection closed without an answer. */
-  handle(req: IncomingMessage, res: ServerResponse): Promise<number | 'reset'>;
-  /** The report so far. */
-  report(): ProxyReport;
-  /** Closes the upstream connections, and writes the report to `report` if one was asked for. */
-  close(): Promise<void>;
 }
 
 /** The upstream origin, or why it cannot be one; credentials go to it, so it must be https unless allowed. */
@@ -124,7 +113,8 @@ function singleValued(headers: IncomingMessage['headers']): Record<string, strin
   return result;
 }
 
-export async function createProxy(document: string, options: ProxyOptions, front: ProxyFront): Promise<Proxy> {
+/** The proxy: `handle` answers a request whole, `report()` says what the exchanges came to, `close` ends it (writing `report`). */
+export async function createProxy(document: string, options: ProxyOptions, front: ProxyFront) {
   const upstream = checkUpstream(options.upstream, options.allowInsecureUpstream);
   // Written when the proxy stops: a folder that is not there is told at start, not then.
   const reportProblem = options.report === undefined ? undefined : outputFileProblem(options.report);

@@ -116,17 +116,11 @@ export async function decodedBody(
 }
 
 /** Connection-level headers, which a proxy never passes on (RFC 9110 §7.6.1). */
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-]);
+const HOP_BY_HOP = new Set(
+  'connection keep-alive proxy-authenticate proxy-authorization proxy-connection te trailer transfer-encoding upgrade'.split(
+    ' ',
+  ),
+);
 
 /**
  * `raw` (name, value, name, value … as Node's `rawHeaders`) without the hop-by-hop headers, those
@@ -148,17 +142,17 @@ export function endToEnd(raw: readonly string[], drop: (name: string) => boolean
 
 /** Why Node would refuse to write these headers (as `writeHead` checks), or undefined; names the header, never its value (a credential). */
 export function headersProblem(raw: readonly string[]): string | undefined {
+  const quoted = (name: string): string => JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}…` : name);
   for (let i = 0; i < raw.length; i += 2) {
-    const name = JSON.stringify(raw[i]!.length > 40 ? `${raw[i]!.slice(0, 40)}…` : raw[i]);
     try {
       validateHeaderName(raw[i]!);
     } catch {
-      return `the header name ${name} is not an HTTP token`;
+      return `the header name ${quoted(raw[i]!)} is not an HTTP token`;
     }
     try {
       validateHeaderValue(raw[i]!, raw[i + 1]!);
     } catch {
-      return `the header ${name} holds a character HTTP does not allow`;
+      return `the header ${quoted(raw[i]!)} holds a character HTTP does not allow`;
     }
   }
   return undefined;
