@@ -36,25 +36,34 @@ export interface Arrival {
   sendError(status: number, message: string, headers: Record<string, string>): void;
 }
 
-export function createExchanges(upstream: URL, options: ProxyOptions, checker: Checker, bodies: BodyBudget) {
-  const timeoutMs = options.timeoutMs ?? 30_000;
-  const exchangeTimeoutMs = options.exchangeTimeoutMs ?? 300_000;
-  const connections = options.upstreamConnections ?? 64;
-  const { request: send, Agent } = upstream.protocol === 'https:' ? https : http;
+/** The upstream, the connections kept to it, and the bounds of an exchange with it. */
+class Upstream {
+  readonly timeoutMs: number;
+  readonly exchangeTimeoutMs: number;
+  readonly send: typeof http.request;
   // Connections to the upstream are kept and reused: a new TCP (and TLS) connection per request
   // would cost more than everything else the proxy does. Their number has a ceiling, so that slow
   // clients cannot take the upstream's; a connection after anything unexpected is destroyed, never reused.
-  const agent = new Agent({ keepAlive: true, maxSockets: connections, maxTotalSockets: connections });
-  let outside = 0;
-  /** Exchanges of the 20 operations the proxy answered itself: the upstream failed, or a bound passed. */
-  let unanswered = 0;
+  readonly agent: http.Agent;
+
+  constructor(
+    readonly url: URL,
+    options: ProxyOptions,
+  ) {
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.exchangeTimeoutMs = options.exchangeTimeoutMs ?? 300_000;
+    const connections = options.upstreamConnections ?? 64;
+    const { request, Agent } = url.protocol === 'https:' ? https : http;
+    this.send = request as typeof http.request;
+    this.agent = new Agent({ keepAlive: true, maxSockets: connections, maxTotalSockets: connections });
+  }
 
   /**
    * The upstream's answer to `req`, sent with `headers`, its body's first `head` chunks, and the
    * rest of `req` streamed after them when `streamRest`. A halt ends it with the reason; so does
    * the upstream's silence, with a 504.
    */
-  function forward(
+  forward(
     req: IncomingMessage,
     headers: string[],
     head: Buffer[],
@@ -65,16 +74,25 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
     return new Promise((resolve, reject) => {
       if (halt.reason) return reject(halt.reason);
       // The path as the client sent it, not normalised: the upstream is the one to judge it.
-      const { protocol, hostname, port } = upstream;
-      const outgoing = send(
-        { protocol, hostname, port, path: req.url ?? '/', agent, method: req.method, headers, timeout: timeoutMs },
+      const { protocol, hostname, port } = this.url;
+      const outgoing = this.send(
+        {
+          protocol,
+          hostname,
+          port,
+          path: req.url ?? '/',
+          agent: this.agent,
+          method: req.method,
+          headers,
+          timeout: this.timeoutMs,
+        },
         resolve,
       );
       opened(outgoing);
       // For the exchange's lifetime: an error after the answer came is the answer's stream's to report.
       outgoing.on('error', reject);
       outgoing.on('timeout', () =>
-        halt.halt(new Refusal(504, `the upstream ${upstream.host} sent nothing for ${seconds(timeoutMs)}`)),
+        halt.halt(new Refusal(504, `the upstream ${this.url.host} sent nothing for ${seconds(this.timeoutMs)}`)),
       );
       halt.on((reason) => outgoing.destroy(reason));
       for (const chunk of head) outgoing.write(chunk);
@@ -84,7 +102,7 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
   }
 
   /** The exchange failing, in the service's error dialect: the proxy's own refusal with its status and message, else 502 naming the network failure. */
-  function failed({ req, res, cors, sendError }: Arrival, error: NodeJS.ErrnoException): number {
+  failed({ req, res, cors, sendError }: Arrival, error: NodeJS.ErrnoException): number {
     const status = error instanceof Refusal ? error.status : 502;
     if (res.headersSent) {
       // Part of the answer is out: the client must see it cut short, never wait for the rest.
@@ -96,7 +114,7 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
     const message =
       error instanceof Refusal
         ? error.message
-        : `the upstream ${upstream.host} failed: ${code ?? error.message}${tls ? ` (TLS: ${tls}${advice ? `: ${advice}` : ''})` : ''}`;
+        : `the upstream ${this.url.host} failed: ${code ?? error.message}${tls ? ` (TLS: ${tls}${advice ? `: ${advice}` : ''})` : ''}`;
     // A request whose body was not read to its end leaves the connection unusable.
     res.shouldKeepAlive &&= req.complete;
     // A clean reason phrase: `writeHead` keeps the one it last stored, even one it refused.
@@ -106,7 +124,7 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
   }
 
   /** Sends the upstream's answer on: status, end-to-end headers and body as received, plus CORS and the violation count. */
-  function relay(
+  relay(
     res: ServerResponse,
     answer: IncomingMessage,
     head: Buffer[],
@@ -116,7 +134,7 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
     // Checked before anything is written: `writeHead` throws on what Node's parser let through.
     const problem = statusProblem(answer.statusCode, answer.statusMessage) ?? headersProblem(answer.rawHeaders);
     if (problem)
-      throw new Refusal(502, `the upstream ${upstream.host} sent an answer that cannot be passed on: ${problem}`);
+      throw new Refusal(502, `the upstream ${this.url.host} sent an answer that cannot be passed on: ${problem}`);
     // The mock's own CORS answers stand in for the upstream's: the browser talks to the proxy's origin.
     const headers = endToEnd(answer.rawHeaders, (name) => name.startsWith('access-control-'));
     for (const [name, value] of Object.entries(cors)) headers.push(name, value);
@@ -127,26 +145,21 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
     else res.end();
   }
 
-  /** With the violations' count, which the browser may read. */
-  const counted = (cors: Record<string, string>, count: number): Record<string, string> => ({
-    ...exposing(cors, 'X-Contract-Violations'),
-    'X-Contract-Violations': String(count),
-  });
-
   /** The bounds of an exchange: its whole length, and an upload that stalls; either halts it, and so does the client leaving. */
-  function bound(
+  bound(
     { req, res }: Arrival,
     halt: Halt,
     reading: BodyReading,
     bodyless: boolean,
   ): { opened(outgoing: ClientRequest): void; outgoing(): ClientRequest | undefined } {
     let outgoing: ClientRequest | undefined;
+    const { timeoutMs } = this;
     const whole = setTimeout(() => {
       const message = req.complete
-        ? `the exchange with the upstream ${upstream.host} took longer than ${seconds(exchangeTimeoutMs)}`
-        : `the request took longer than ${seconds(exchangeTimeoutMs)}`;
+        ? `the exchange with the upstream ${this.url.host} took longer than ${seconds(this.exchangeTimeoutMs)}`
+        : `the request took longer than ${seconds(this.exchangeTimeoutMs)}`;
       halt.halt(new Refusal(req.complete ? 504 : 408, message));
-    }, exchangeTimeoutMs);
+    }, this.exchangeTimeoutMs);
     const upload = bodyless
       ? undefined
       : setTimeout(function stalled() {
@@ -170,6 +183,19 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
     });
     return { opened: (request) => void (outgoing = request), outgoing: () => outgoing };
   }
+}
+
+/** With the violations' count, which the browser may read. */
+const counted = (cors: Record<string, string>, count: number): Record<string, string> => ({
+  ...exposing(cors, 'X-Contract-Violations'),
+  'X-Contract-Violations': String(count),
+});
+
+export function createExchanges(upstreamUrl: URL, options: ProxyOptions, checker: Checker, bodies: BodyBudget) {
+  const upstream = new Upstream(upstreamUrl, options);
+  let outside = 0;
+  /** Exchanges of the 20 operations the proxy answered itself: the upstream failed, or a bound passed. */
+  let unanswered = 0;
 
   /** Passes `arrival` on, checked when it is a request to one of the 20 operations; resolves with the status sent. */
   async function pass(arrival: Arrival): Promise<number> {
@@ -177,7 +203,7 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
     const url = arrival.url ?? new URL(req.url ?? '/', 'http://proxy');
     const framing = requestFraming(req.headers['transfer-encoding']);
     const refusal =
-      originFormRefusal(req.url, '/api/v1/version', { server: 'proxy', host: upstream.host }) ??
+      originFormRefusal(req.url, '/api/v1/version', { server: 'proxy', host: upstream.url.host }) ??
       (typeof framing === 'string' ? framing : headersProblem(req.rawHeaders));
     if (refusal !== undefined) {
       // Nothing of a request whose body cannot be framed is forwarded, nor is its connection kept.
@@ -189,7 +215,7 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
     const headers = [
       ...endToEnd(req.rawHeaders, (name) => name === 'host' || (name === 'cookie' && !options.forwardCookies)),
       'Host',
-      upstream.host,
+      upstream.url.host,
       ...(framing as string[]),
     ];
     const halt = new Halt();
@@ -197,7 +223,7 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
     const reading = bodies.reading();
     // Without Content-Length or Transfer-Encoding a request has no body (RFC 9112 §6.3): nothing to read or wait for.
     const bodyless = framing.length === 0 && (req.headers['content-length'] ?? '0') === '0';
-    const { opened, outgoing } = bound(arrival, halt, reading, bodyless);
+    const { opened, outgoing } = upstream.bound(arrival, halt, reading, bodyless);
     let checked = false;
     try {
       // The body is read (up to CHECK_LIMIT) before an upstream connection is taken: a client that
@@ -209,8 +235,8 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
       if (!op) {
         // Not one of the 20 operations: through untouched, and only counted.
         outside++;
-        const answer = await forward(req, headers, requestBody.chunks, !requestBody.complete, halt, opened);
-        relay(res, answer, [], true, cors);
+        const answer = await upstream.forward(req, headers, requestBody.chunks, !requestBody.complete, halt, opened);
+        upstream.relay(res, answer, [], true, cors);
         return answer.statusCode!;
       }
       const check = checker.check(op, req, url, arrival.headers, requestBody);
@@ -225,29 +251,22 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
         sendError(422, `the request breaks the document: ${lines}`, counted(cors, total(violations)));
         return 422;
       }
-      const answer = await forward(req, headers, requestBody.chunks, !requestBody.complete, halt, opened);
+      const answer = await upstream.forward(req, headers, requestBody.chunks, !requestBody.complete, halt, opened);
       const answerBody = await collect(answer, CHECK_LIMIT, halt);
       const bytes = Buffer.concat(answerBody.chunks);
-      const coded = answer.headers['content-encoding'] !== undefined;
-      const decoded = !answerBody.complete
-        ? undefined
-        : coded
-          ? await decodedBody(bytes, answer.headers['content-encoding'], CHECK_LIMIT)
-          : bytes.toString('utf8');
+      const coding = answer.headers['content-encoding'];
+      // An answer read whole is checked, decoded first if it is coded.
+      let decoded = answerBody.complete ? bytes.toString('utf8') : undefined;
+      if (decoded !== undefined && coding !== undefined) decoded = await decodedBody(bytes, coding, CHECK_LIMIT);
       check.answer(answer, decoded);
       check.record();
       checked = true;
       const { failure } = check;
-      if (failure !== undefined)
-        options.onWarning?.(
-          clip(
-            hide(`${op.operationId} ${req.method} ${url.pathname}: ${failure}; this is a bug in gitea-mock`),
-            LINE_CHARS,
-          ),
-        );
+      const bug = `${op.operationId} ${req.method} ${url.pathname}: ${failure}; this is a bug in gitea-mock`;
+      if (failure !== undefined) options.onWarning?.(clip(hide(bug), LINE_CHARS));
       options.onExchange?.(failure === undefined ? true : 'check failed');
       check.report();
-      relay(res, answer, answerBody.chunks, !answerBody.complete, counted(cors, total(violations)));
+      upstream.relay(res, answer, answerBody.chunks, !answerBody.complete, counted(cors, total(violations)));
       return answer.statusCode!;
     } catch (error) {
       // After anything unexpected, the upstream connection is not reused.
@@ -256,7 +275,7 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
         unanswered++;
         options.onExchange?.(false);
       }
-      return failed(arrival, error as NodeJS.ErrnoException);
+      return upstream.failed(arrival, error as NodeJS.ErrnoException);
     }
   }
 
@@ -264,6 +283,6 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
     pass,
     /** The exchanges outside the document, and those of the 20 operations the proxy answered itself. */
     counts: () => ({ outside, unanswered }),
-    close: () => agent.destroy(),
+    close: () => upstream.agent.destroy(),
   };
 }
