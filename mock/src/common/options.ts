@@ -11,12 +11,12 @@ export type Command = 'mock' | 'sandbox' | 'proxy' | 'verify' | 'webhooks' | 'tr
 // default, the commands that take it (`serve`: mock, sandbox and proxy; `listen`: those, webhooks
 // and postgres), its help. Timeouts are seconds, decimals allowed, everywhere.
 const TABLE = `
---port -p <n> =4010                | listen                | port to listen on (0 picks a free one)
+--port -p <n> =4010                | listen                | port to listen on; 0 picks a free one
 --host -h <addr> =127.0.0.1        | listen                | address to listen on
 --dynamic -d                       | mock                  | generate answers from the schemas instead of the examples
 --latency <ms>                     | serve                 | hold every answer this long, or a random time in a range such as 250-300 (at most 60000)
 --faults <share>                   | serve                 | answer a random share of requests (such as 0.1) with a fault: reset, 502, 503 or 504; 0.1:503,reset picks among some
---seed <s>                         | serve                 | make dynamic answers, latency and faults repeatable
+--seed <s>                         | serve                 | make dynamic answers (gitea-mock --dynamic), latency and faults repeatable
 --max-held <n>                     | serve                 | requests held for a delay (Prefer: delay or --latency) at once; past it a delayed request is answered 503 at once (default 2048, at most half the connections)
 --max-held-per-credential <n>      | serve                 | requests of one credential held at once; past it 429 (default a quarter of --max-held)
 --max-body-bytes-in-flight <n>     | serve                 | bytes of request bodies held at once, being read or waiting for their answer, such as 256M; past it 503 (default an eighth of Node's heap)
@@ -213,7 +213,7 @@ export function usage(command: Command, synopsis: string, about: string): string
       const head = `  ${spec.short ? `-${spec.short}, ` : '    '}--${name}${spec.arg ? ` ${spec.arg}` : ''}`;
       const [variable, port] = PORTS[command] ?? ['PORT', spec.fallback];
       const fallback = name === 'port' ? `$${variable} or ${port}` : spec.fallback;
-      const help = `${spec.help}${fallback === undefined ? '' : ` (default: ${fallback})`}`;
+      const help = `${spec.help}${fallback === undefined ? '' : ` (default ${fallback})`}`;
       const lines = head.length < 26 ? [head.padEnd(26)] : [head, indent.slice(1)];
       for (const word of help.split(' ')) {
         if (lines.at(-1)!.length + word.length > 98) lines.push(indent + word);

@@ -89,7 +89,7 @@ export function checkUpstream(upstream: string, allowInsecure = false): URL {
     );
   if (url.protocol === 'http:' && !allowInsecure && !isLoopbackHost(url.hostname))
     throw new Error(
-      `--proxy ${url.origin} is plain http: clients' credentials would cross the network in clear; use https, or --allow-insecure-upstream`,
+      `--proxy ${url.origin} is plain http: clients' credentials would cross the network in clear; use https, or --allow-insecure-http`,
     );
   return url;
 }

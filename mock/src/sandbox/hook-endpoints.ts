@@ -10,6 +10,7 @@ import { keyOf } from '../common/credential-key.js';
 import { Refusal } from '../common/refusal.js';
 import type { Answer } from '../front/answer-source.js';
 import { checkAuthorization } from '../front/auth.js';
+import { notAllowed } from '../front/errors.js';
 import { DELIVERIES_PATH, MAX_WAITS, picks, type DeliveryFilter, type DeliveryRecord } from '../webhooks/deliveries.js';
 import type { Webhooks } from './hooks.js';
 import type { TriggerRequest } from './trigger.js';
@@ -27,15 +28,14 @@ interface Asked {
   method: string;
   url: URL;
   credential: string | undefined;
+  /** For the `url` of error bodies. */
+  docsUrl: string;
 }
 
 /** 405 unless `method` is `allowed`, 401 without a credential; undefined when the request may go on. */
-function refused(error: ErrorAnswer, { method, url, credential }: Asked, allowed: string): Answer | undefined {
+function refused(error: ErrorAnswer, { method, url, credential, docsUrl }: Asked, allowed: string): Answer | undefined {
   if (method !== allowed && !(allowed === 'GET' && method === 'HEAD'))
-    return {
-      ...error(405, `${method} is not allowed on ${url.pathname}; allowed: ${allowed}`),
-      headers: { Allow: allowed },
-    };
+    return notAllowed(docsUrl, method, url.pathname, [allowed]);
   const auth = checkAuthorization(credential, undefined);
   return auth.ok ? undefined : error(401, auth.message);
 }

@@ -18,6 +18,7 @@ import { base64Text, utf8Length } from '../common/bytes.js';
 import { keyOf } from '../common/credential-key.js';
 import type { Answer, AnsweringSource, SourceContext, SourceRequest } from '../front/answer-source.js';
 import { checkAuthorization } from '../front/auth.js';
+import { notAllowed } from '../front/errors.js';
 import { pathParams, type OperationTable } from '../front/operations.js';
 import type { DeliveryFilter, DeliveryRecord, DeliveryTransport, WebhookOptions } from '../webhooks/deliveries.js';
 import {
@@ -238,7 +239,7 @@ export async function createSandbox(
       const error = (status: number, message: string) =>
         errorAnswer(new SandboxError(status, message, { own: true }), docsUrl());
       try {
-        const hooked = await hooks.outside(worldNow, error, { method, url, credential, request });
+        const hooked = await hooks.outside(worldNow, error, { method, url, credential, request, docsUrl: docsUrl() });
         if (hooked) return hooked;
       } catch (failure) {
         // The world could not be read (a database away): as for any read.
@@ -283,8 +284,7 @@ async function resetAnswer(
   drop: (key: string) => Promise<void>,
   docsUrl: string,
 ): Promise<Answer> {
-  if (method !== 'POST')
-    return { ...error(405, `${method} is not allowed on ${RESET_PATH}; allowed: POST`), headers: { Allow: 'POST' } };
+  if (method !== 'POST') return notAllowed(docsUrl, method, RESET_PATH, ['POST']);
   const auth = checkAuthorization(credential, undefined);
   if (!auth.ok) return error(401, auth.message);
   try {
@@ -493,14 +493,15 @@ function webhookWiring(table: OperationTable, platform: SandboxPlatform, options
     async outside(
       worldNow: WorldNow,
       error: (status: number, message: string) => Answer,
-      request: { method: string; url: URL; credential: string | undefined; request: Request },
+      request: { method: string; url: URL; credential: string | undefined; request: Request; docsUrl: string },
     ): Promise<Answer | undefined> {
-      const { method, url, credential } = request;
+      const { method, url, credential, docsUrl } = request;
       return (
         (await deliveriesAnswer(webhooks, worldNow, error, {
           method,
           url,
           credential,
+          docsUrl,
           signal: request.request.signal,
         })) ?? (await triggerAnswer((...args) => fire(worldNow, ...args), error, request))
       );
