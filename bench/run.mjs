@@ -8,6 +8,7 @@ import { benchProxy } from './proxy-overhead.mjs';
 import { benchSandboxPostgres } from './sandbox-postgres.mjs';
 import { benchStartup } from './mock-startup.mjs';
 import { benchThroughput } from './mock-throughput.mjs';
+import { benchTimeBounds } from './time-bounds.mjs';
 import { benchWebhookForm } from './webhook-form.mjs';
 import { benchWebhooks } from './webhook-throughput.mjs';
 
@@ -21,4 +22,5 @@ const mswOk = await benchMswHandlers();
 const webhooksOk = (await benchWebhooks()) && (await benchWebhookForm());
 const loadOk = (await benchLoad()) && (await benchLoad('gitea-mock --sandbox'));
 const postgresOk = await benchSandboxPostgres();
-process.exitCode = throughputOk && proxyOk && loadOk && mswOk && webhooksOk && postgresOk ? 0 : 1;
+const boundsOk = await benchTimeBounds();
+process.exitCode = throughputOk && proxyOk && loadOk && mswOk && webhooksOk && postgresOk && boundsOk ? 0 : 1;

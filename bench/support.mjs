@@ -19,7 +19,7 @@ export const MOCKS = {
   },
   'gitea-mock --sandbox': {
     command: process.execPath,
-    args: (port) => [LAUNCHER, '--port', String(port), '--quiet', '--sandbox'],
+    args: (port) => [LAUNCHER, 'sandbox', '--port', String(port), '--quiet'],
     base: (port) => `http://127.0.0.1:${port}/api/v1`,
   },
   'prism mock -v error': {
@@ -40,7 +40,7 @@ export const NPM_START = {
 export function proxyTo(upstream) {
   return {
     command: process.execPath,
-    args: (port) => [LAUNCHER, '--port', String(port), '--quiet', '--proxy', upstream],
+    args: (port) => [LAUNCHER, 'proxy', upstream, '--port', String(port), '--quiet'],
     base: (port) => `http://127.0.0.1:${port}/api/v1`,
   };
 }
@@ -49,7 +49,7 @@ export function proxyTo(upstream) {
 export function sandboxOn(state) {
   return {
     command: process.execPath,
-    args: (port) => [LAUNCHER, '--port', String(port), '--quiet', '--state', state],
+    args: (port) => [LAUNCHER, 'sandbox', '--port', String(port), '--quiet', '--state', state],
     base: (port) => `http://127.0.0.1:${port}/api/v1`,
   };
 }
@@ -64,6 +64,7 @@ export async function startMock(name, probePath, timeoutMs = 30_000) {
   // Its own process group, so stopping reaches the server behind npm too.
   const child = spawn(mock.command, mock.args(port), {
     cwd: ROOT,
+    env: { ...process.env, ...mock.env },
     stdio: ['ignore', 'ignore', 'pipe'],
     detached: true,
   });

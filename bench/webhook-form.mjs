@@ -41,7 +41,7 @@ export async function benchWebhookForm() {
   const mock = await startMock(
     {
       command: process.execPath,
-      args: (port) => [LAUNCHER, '--port', String(port), '--quiet', '--sandbox'],
+      args: (port) => [LAUNCHER, 'sandbox', '--port', String(port), '--quiet'],
       base: (port) => `http://127.0.0.1:${port}/api/v1`,
     },
     READ,

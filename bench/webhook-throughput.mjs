@@ -37,10 +37,11 @@ async function slowReceiver() {
   };
 }
 
-function sandbox(extra) {
+function sandbox(extra, env = {}) {
   return {
     command: process.execPath,
-    args: (port) => [LAUNCHER, '--port', String(port), '--quiet', '--sandbox', ...extra],
+    env,
+    args: (port) => [LAUNCHER, 'sandbox', '--port', String(port), '--quiet', ...extra],
     base: (port) => `http://127.0.0.1:${port}/api/v1`,
   };
 }
@@ -65,7 +66,7 @@ export async function benchWebhooks() {
   const receiver = await slowReceiver();
   const runs = {
     'no hook': sandbox([]),
-    'a hook to a slow receiver': sandbox(['--webhook-secret', 'bench', '--webhook', receiver.url]),
+    'a hook to a slow receiver': sandbox(['--webhook', receiver.url], { GITEA_WEBHOOK_SECRET: 'bench' }),
   };
   const mocks = {};
   const results = {};

@@ -15,7 +15,8 @@ import {
 } from '../mock/src/contract/document.js';
 import { createSchemaValidator } from '../mock/src/contract/schema.js';
 import { doc } from './support/coverage.js';
-import { exampleRequest, firstExample, send, type RawResponse } from './support/http.js';
+import { call, type Reply } from './support/call.js';
+import { exampleRequest, firstExample } from './support/http.js';
 import { useSandbox } from './support/sandbox.js';
 
 const facts = JSON.parse(readFileSync(new URL('../test/service-facts.json', import.meta.url), 'utf8')) as {
@@ -32,10 +33,9 @@ const sandbox = useSandbox({
   },
 });
 
-const token = (name: string) => ({ authorization: `token ${name}` });
 const json = { 'content-type': 'application/json' };
 const body = (value: unknown) => Buffer.from(JSON.stringify(value));
-const parsed = (answer: RawResponse): unknown => (answer.body === '' ? undefined : JSON.parse(answer.body));
+const parsed = (answer: Reply): unknown => (answer.body === '' ? undefined : JSON.parse(answer.body));
 
 /** The JSON media of a documented status of an operation. */
 function mediaOf(operation: JsonObject, status: string): JsonObject {
@@ -44,9 +44,9 @@ function mediaOf(operation: JsonObject, status: string): JsonObject {
 }
 
 /** Sends to the examples mock (`examples`) or the sandbox, below /api/v1. */
-function call(where: 'examples' | 'sandbox', method: string, path: string, headers = {}, payload?: Buffer) {
+function at(where: 'examples' | 'sandbox', method: string, path: string, headers = {}, payload?: Buffer) {
   const base = where === 'examples' ? inject('mockBaseUrl') : sandbox.current.baseUrl;
-  return send(new URL(`${base}${path}`), method, { ...token(`as-the-server-${where}`), ...headers }, payload);
+  return call(`${base}${path}`, method, { token: `as-the-server-${where}`, headers, body: payload });
 }
 
 describe('ids in the path that are no number name nothing: 404, as an unknown id', () => {
@@ -75,7 +75,7 @@ describe('ids in the path that are no number name nothing: 404, as an unknown id
       for (const where of ['examples', 'sandbox'] as const) {
         const base = where === 'examples' ? inject('mockBaseUrl') : sandbox.current.baseUrl;
         const request = await exampleRequest(doc, base, op, { [name]: 'eleven' });
-        const answer = await send(request.url, request.method, request.headers, request.body);
+        const answer = await call(request.url, request.method, { headers: request.headers, body: request.body });
         expect([where, answer.status]).toEqual([where, 404]);
         if (where === 'examples') expect(parsed(answer)).toEqual(documented);
         else if (id === 'issueListIssueCommentAttachments') expect(answer.body).toBe('null');
@@ -85,14 +85,14 @@ describe('ids in the path that are no number name nothing: 404, as an unknown id
   }
 
   it('the sandbox reads a sign as Go does, and 0 for anything else: +11001 finds the key, a thread "abc" is thread 0', async () => {
-    expect((await call('sandbox', 'GET', '/repos/acme/rocket/keys/+11001')).status).toBe(200);
-    expect((await call('sandbox', 'GET', '/repos/acme/rocket/keys/0x2AF9')).status).toBe(404);
-    const thread = await call('sandbox', 'PATCH', '/notifications/threads/abc');
+    expect((await at('sandbox', 'GET', '/repos/acme/rocket/keys/+11001')).status).toBe(200);
+    expect((await at('sandbox', 'GET', '/repos/acme/rocket/keys/0x2AF9')).status).toBe(404);
+    const thread = await at('sandbox', 'PATCH', '/notifications/threads/abc');
     expect([thread.status, parsed(thread)]).toEqual([
       404,
       expect.objectContaining({ message: 'notification does not exist [id: 0]' }),
     ]);
-    const issue = await call('sandbox', 'DELETE', '/repos/acme/rocket/issues/first/assignees', json, body({}));
+    const issue = await at('sandbox', 'DELETE', '/repos/acme/rocket/issues/first/assignees', json, body({}));
     expect(parsed(issue)).toMatchObject({ message: 'issue does not exist [id: 0, repo_id: 3001, index: 0]' });
   });
 });
@@ -101,7 +101,7 @@ describe('paging values are never refused: the default for what cannot be read, 
   for (const where of ['examples', 'sandbox'] as const) {
     it(`${where}: garbage, zero and a space read as the default; 100 asks for the largest page`, async () => {
       for (const query of ['limit=ten&page=-3', 'limit=0&page=0', 'limit=%205&page=1.5', 'limit=100']) {
-        const answer = await call(where, 'GET', `/admin/orgs?${query}`);
+        const answer = await at(where, 'GET', `/admin/orgs?${query}`);
         expect([query, answer.status]).toEqual([query, 200]);
         expect((parsed(answer) as unknown[]).length).toBeGreaterThan(0);
       }
@@ -109,40 +109,39 @@ describe('paging values are never refused: the default for what cannot be read, 
   }
 
   it('sandbox: with 65 organizations, limit=100 answers 50 of them, and the second page the other 15', async () => {
-    const first = await call('sandbox', 'GET', '/admin/orgs?limit=100');
+    const first = await at('sandbox', 'GET', '/admin/orgs?limit=100');
     expect([(parsed(first) as unknown[]).length, first.headers['x-total-count']]).toEqual([50, '65']);
     expect(first.headers.link).toContain('limit=100&page=2>; rel="next"');
-    const second = await call('sandbox', 'GET', '/admin/orgs?limit=100&page=2');
+    const second = await at('sandbox', 'GET', '/admin/orgs?limit=100&page=2');
     expect((parsed(second) as unknown[]).length).toBe(15);
   });
 });
 
 describe('names read as the server reads them, not as the lists the document keeps for clients', () => {
   it('notifyReadThread: to-status " PINNED " pins, an unknown status reads; the examples mock answers both', async () => {
-    const pinned = await call('sandbox', 'PATCH', '/notifications/threads/10001?to-status=%20PINNED%20');
+    const pinned = await at('sandbox', 'PATCH', '/notifications/threads/10001?to-status=%20PINNED%20');
     expect([pinned.status, parsed(pinned)]).toEqual([205, expect.objectContaining({ pinned: true, unread: false })]);
-    const read = await call('sandbox', 'PATCH', '/notifications/threads/10001?to-status=archived');
+    const read = await at('sandbox', 'PATCH', '/notifications/threads/10001?to-status=archived');
     expect([read.status, parsed(read)]).toEqual([205, expect.objectContaining({ pinned: false, unread: false })]);
-    expect((await call('examples', 'PATCH', '/notifications/threads/10001?to-status=archived')).status).toBe(205);
+    expect((await at('examples', 'PATCH', '/notifications/threads/10001?to-status=archived')).status).toBe(205);
   });
 
   it('repoEditHook: events matched without regard to case, unknown names dropped, a list of unknown ones leaving none', async () => {
-    const edit = (events: string[]) =>
-      call('sandbox', 'PATCH', '/repos/acme/rocket/hooks/4001', json, body({ events }));
+    const edit = (events: string[]) => at('sandbox', 'PATCH', '/repos/acme/rocket/hooks/4001', json, body({ events }));
     expect(parsed(await edit(['PUSH', 'deploy']))).toMatchObject({ events: ['push'] });
     expect(parsed(await edit(['deploy']))).toMatchObject({ events: [] });
     expect(
-      (await call('examples', 'PATCH', '/repos/acme/rocket/hooks/4001', json, body({ events: ['deploy'] }))).status,
+      (await at('examples', 'PATCH', '/repos/acme/rocket/hooks/4001', json, body({ events: ['deploy'] }))).status,
     ).toBe(200);
   });
 
   it('listPackageVersions: a kind of package the server does not know names no package: 404, not a refusal', async () => {
-    const answer = await call('sandbox', 'GET', '/packages/acme/tarball/rocket-sdk');
+    const answer = await at('sandbox', 'GET', '/packages/acme/tarball/rocket-sdk');
     expect([answer.status, parsed(answer)]).toEqual([
       404,
       expect.objectContaining({ message: 'GetPackageByName: package does not exist' }),
     ]);
-    expect((await call('examples', 'GET', '/packages/acme/tarball/rocket-sdk')).status).toBe(200);
+    expect((await at('examples', 'GET', '/packages/acme/tarball/rocket-sdk')).status).toBe(200);
   });
 });
 
@@ -150,21 +149,21 @@ describe('bodies as Gitea binds them', () => {
   it('a PUT without Content-Type is 422 "Empty Content-Type", body or not; an empty JSON body is {}', async () => {
     const path = '/repos/acme/rocket/collaborators/bob';
     for (const where of ['examples', 'sandbox'] as const) {
-      const bare = await call(where, 'PUT', path);
+      const bare = await at(where, 'PUT', path);
       expect([bare.status, parsed(bare)]).toEqual([
         422,
         expect.objectContaining({ message: '[]: Empty Content-Type' }),
       ]);
-      expect((await call(where, 'PUT', path, json, Buffer.alloc(0))).status).toBe(204);
+      expect((await at(where, 'PUT', path, json, Buffer.alloc(0))).status).toBe(204);
     }
-    const empty = await call('sandbox', 'POST', '/markdown', json, Buffer.alloc(0));
+    const empty = await at('sandbox', 'POST', '/markdown', json, Buffer.alloc(0));
     expect([empty.status, empty.body]).toEqual([200, '']);
   });
 
   it('a PATCH without Content-Type has its body ignored, and a DELETE without a body removes nobody', async () => {
-    const label = await call('sandbox', 'PATCH', '/orgs/acme/labels/5001', {}, body({ name: 'renamed' }));
+    const label = await at('sandbox', 'PATCH', '/orgs/acme/labels/5001', {}, body({ name: 'renamed' }));
     expect([label.status, parsed(label)]).toEqual([200, expect.objectContaining({ name: 'priority/high' })]);
-    const issue = await call('sandbox', 'DELETE', '/repos/acme/rocket/issues/42/assignees');
+    const issue = await at('sandbox', 'DELETE', '/repos/acme/rocket/issues/42/assignees');
     expect(issue.status).toBe(200);
     expect((parsed(issue) as { assignees: { login: string }[] }).assignees.map((user) => user.login)).toEqual([
       'bob',
@@ -174,7 +173,7 @@ describe('bodies as Gitea binds them', () => {
 
   it('repoCreateReleaseAttachment takes any media type but multipart as the file itself, or none, or no body at all', async () => {
     const upload = (query: string, headers: Record<string, string>, payload?: Buffer) =>
-      call('sandbox', 'POST', `/repos/acme/rocket/releases/14001/assets${query}`, headers, payload);
+      at('sandbox', 'POST', `/repos/acme/rocket/releases/14001/assets${query}`, headers, payload);
     const png = await upload(
       '?name=logo.png',
       { 'content-type': 'image/png' },
@@ -190,7 +189,7 @@ describe('bodies as Gitea binds them', () => {
     ]);
     expect(
       (
-        await call(
+        await at(
           'examples',
           'POST',
           '/repos/acme/rocket/releases/14001/assets?name=a.png',
@@ -202,7 +201,7 @@ describe('bodies as Gitea binds them', () => {
   });
 
   it('issueEditMilestone: a due date Go cannot decode (a space for T) is refused, as Go refuses it', async () => {
-    const answer = await call(
+    const answer = await at(
       'examples',
       'PATCH',
       '/repos/acme/rocket/milestones/6001',
@@ -219,7 +218,7 @@ describe('bodies as Gitea binds them', () => {
 describe('names and sizes the handlers check, with their status and message', () => {
   it('adminRenameUser: a user name Gitea allows, not reserved, not ending as its paths do; a change of case alone is fine', async () => {
     const rename = (name: string) =>
-      call('sandbox', 'POST', '/admin/users/carol/rename', json, body({ new_username: name }));
+      at('sandbox', 'POST', '/admin/users/carol/rename', json, body({ new_username: name }));
     const refusals: [string, string][] = [
       ['-carol', 'name is invalid [-carol]: must be valid alpha or numeric or dash(-_) or dot characters'],
       ['caro..l', 'name is invalid [caro..l]: must be valid alpha or numeric or dash(-_) or dot characters'],
@@ -240,7 +239,7 @@ describe('names and sizes the handlers check, with their status and message', ()
 
   it('updateUserSecret: data is limited in bytes, not characters, and refused with 400 "data too long"', async () => {
     const put = (where: 'examples' | 'sandbox', data: string) =>
-      call(where, 'PUT', '/user/actions/secrets/DEPLOY_TOKEN', json, body({ data }));
+      at(where, 'PUT', '/user/actions/secrets/DEPLOY_TOKEN', json, body({ data }));
     expect((await put('sandbox', 'x'.repeat(65_536))).status).toBe(201);
     for (const data of ['x'.repeat(65_537), '€'.repeat(21_846)]) {
       const answer = await put('sandbox', data);
@@ -251,16 +250,16 @@ describe('names and sizes the handlers check, with their status and message', ()
 
   it('updateUserSecret: secret names are matched as Go folds case (ſ is an s); the name is kept in upper case', async () => {
     const put = (name: string) =>
-      call('sandbox', 'PUT', `/user/actions/secrets/${encodeURIComponent(name)}`, json, body({ data: 's3cr3t' }));
+      at('sandbox', 'PUT', `/user/actions/secrets/${encodeURIComponent(name)}`, json, body({ data: 's3cr3t' }));
     expect((await put('ſecret')).status).toBe(201);
     expect((await put('SECRET')).status).toBe(204);
     for (const name of ['ß', 'gitea_token', 'ci', '1st']) expect([name, (await put(name)).status]).toEqual([name, 400]);
   });
 
   it('orgEditLabel: white space around a colour is trimmed; repoEditHook: a hook address must be http or https', async () => {
-    const label = await call('sandbox', 'PATCH', '/orgs/acme/labels/5001', json, body({ color: ' #ABC ' }));
+    const label = await at('sandbox', 'PATCH', '/orgs/acme/labels/5001', json, body({ color: ' #ABC ' }));
     expect(parsed(label)).toMatchObject({ color: 'aabbcc' });
-    const hook = await call(
+    const hook = await at(
       'sandbox',
       'PATCH',
       '/repos/acme/rocket/hooks/4001',

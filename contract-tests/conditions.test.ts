@@ -4,7 +4,6 @@
 // journal. Times are lower bounds, with upper bounds far above them: the machine is shared.
 import { randomUUID } from 'node:crypto';
 import { execFile } from 'node:child_process';
-import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAnsweringMock } from '../mock/src/answering-node.js';
@@ -13,7 +12,8 @@ import type { JournalEntry } from '../mock/src/front/journal.js';
 import { createGiteaClient } from '../src/index.js';
 import { setupServer } from 'msw/node';
 import { createGiteaHandlers } from '../mock/src/msw/handlers.js';
-import { firstSettled, send, type RawResponse } from './support/http.js';
+import { call, type Reply } from './support/call.js';
+import { firstSettled } from './support/http.js';
 import { exitOf, launch } from './support/launch.js';
 
 const CLI = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
@@ -26,7 +26,7 @@ const credential = (): string => `token conditions-${randomUUID()}`;
 
 /** The journal of `authorization` on the mock at `origin`. */
 async function journal(origin: string, authorization: string): Promise<JournalEntry[]> {
-  const answer = await send(new URL(`${origin}/__mock/requests`), 'GET', { authorization });
+  const answer = await call(new URL(`${origin}/__mock/requests`), 'GET', { headers: { authorization } });
   expect(answer.status).toBe(200);
   return JSON.parse(answer.body) as JournalEntry[];
 }
@@ -39,39 +39,25 @@ async function timed(
   body?: Buffer,
 ): Promise<{ status: number; headers: Record<string, unknown>; body: string; ms: number }> {
   const started = performance.now();
-  const answer = await send(new URL(url), method, headers, body);
+  const answer = await call(new URL(url), method, { headers, body });
   return { ...answer, ms: performance.now() - started };
 }
 
 /** How a request that gets no answer ends: the socket's error code. */
 function failureOf(url: string, headers: Record<string, string>, method = 'GET'): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const req = request(new URL(url), { method, headers, agent: false }, (res) => {
-      res.resume();
-      reject(new Error(`answered ${res.statusCode}`));
-    });
-    req.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
-    req.end();
-  });
+  return call(url, method, { headers }).then(
+    (answer) => {
+      throw new Error(`answered ${answer.status}`);
+    },
+    (error: NodeJS.ErrnoException) => error.code ?? error.message,
+  );
 }
 
 /** A request its client may leave: its answer, or `left` once the client left. */
-function leavable(
-  url: string,
-  headers: Record<string, string>,
-): { answer: Promise<RawResponse | 'left'>; leave(): void } {
-  const req = request(new URL(url), { headers, agent: false });
-  const answer = new Promise<RawResponse | 'left'>((resolve) => {
-    req.on('response', (res) => {
-      let body = '';
-      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-      res.on('error', () => resolve('left'));
-    });
-    req.on('error', () => resolve('left'));
-  });
-  req.end();
-  return { answer, leave: () => req.destroy() };
+function leavable(url: string, headers: Record<string, string>): { answer: Promise<Reply | 'left'>; leave(): void } {
+  const leaving = new AbortController();
+  const answer = call(url, 'GET', { headers, signal: leaving.signal }).catch(() => 'left' as const);
+  return { answer, leave: () => leaving.abort() };
 }
 
 const NGINX_PAGE = (title: string): string =>
@@ -98,8 +84,8 @@ describe('the examples, in process', () => {
 
     const held = await timed(`${mock.baseUrl}${KEY}`, { authorization, prefer: 'delay=400' });
     expect(held.status).toBe(200);
+    // How soon after its delay: bench/time-bounds.mjs.
     expect(held.ms).toBeGreaterThanOrEqual(400);
-    expect(held.ms).toBeLessThan(10_000);
     const entries = await journal(mock.origin, authorization);
     expect(entries.map(({ delay, status }) => [delay, status])).toEqual([
       [0, 200],
@@ -193,7 +179,7 @@ describe('the examples, in process', () => {
     await timed(`${mock.baseUrl}/version`, { authorization });
     await timed(`${mock.baseUrl}/no/such/path`, { authorization });
     await timed(`${mock.baseUrl}${KEY}`, { authorization, prefer: 'code=404' });
-    const answer = await send(new URL(`${mock.origin}/__mock/requests`), 'GET', { authorization });
+    const answer = await call(new URL(`${mock.origin}/__mock/requests`), 'GET', { headers: { authorization } });
     expect(answer.headers['content-type']).toBe('application/json;charset=utf-8');
     expect(answer.body).not.toContain(secret);
     const entries = JSON.parse(answer.body) as JournalEntry[];
@@ -211,15 +197,19 @@ describe('the examples, in process', () => {
     }
     expect(await journal(mock.origin, credential())).toEqual([]);
 
-    expect((await send(new URL(`${mock.origin}/__mock/requests`), 'DELETE', { authorization })).status).toBe(204);
+    expect(
+      (await call(new URL(`${mock.origin}/__mock/requests`), 'DELETE', { headers: { authorization } })).status,
+    ).toBe(204);
     expect(await journal(mock.origin, authorization)).toEqual([]);
   });
 
   it('answers the journal without a credential 401 and other methods 405, in the dialect', async () => {
-    const anonymous = await send(new URL(`${mock.origin}/__mock/requests`), 'GET', {});
+    const anonymous = await call(new URL(`${mock.origin}/__mock/requests`), 'GET');
     expect(anonymous.status).toBe(401);
     expect(JSON.parse(anonymous.body)).toEqual({ message: 'token is required', url: `${mock.origin}/api/swagger` });
-    const post = await send(new URL(`${mock.origin}/__mock/requests`), 'POST', { authorization: credential() });
+    const post = await call(new URL(`${mock.origin}/__mock/requests`), 'POST', {
+      headers: { authorization: credential() },
+    });
     expect(post.status).toBe(405);
     expect(post.headers.allow).toBe('GET, DELETE');
   });
@@ -390,7 +380,7 @@ describe('gitea-mock --latency --faults --seed (the built bin)', () => {
     const answers = await Promise.all(
       Array.from({ length: 12 }, async () => {
         const begun = performance.now();
-        const status = await send(new URL(`${baseUrl}${KEY}`), 'GET', { authorization }).then(
+        const status = await call(new URL(`${baseUrl}${KEY}`), 'GET', { headers: { authorization } }).then(
           (answer) => answer.status,
           () => 'reset',
         );
@@ -458,13 +448,13 @@ describe('gitea-mock --max-held --max-held-per-credential (the built bin)', () =
     ]);
     const [alice, bob, carol] = [credential(), credential(), credential()];
     const open: ReturnType<typeof leavable>[] = [];
-    const held = (authorization: string): Promise<RawResponse | 'left'> => {
+    const held = (authorization: string): Promise<Reply | 'left'> => {
       const request = leavable(`${bin.baseUrl}${KEY}`, { authorization, ...HELD });
       open.push(request);
       return request.answer;
     };
     /** The first of `answers` to come, which is the refusal: its status, `Retry-After` and message. */
-    const refusal = async (answers: Promise<RawResponse | 'left'>[], what: string): Promise<unknown[]> => {
+    const refusal = async (answers: Promise<Reply | 'left'>[], what: string): Promise<unknown[]> => {
       const { value } = await firstSettled(answers, what);
       if (value === 'left') throw new Error(`the connection closed before ${what}`);
       expect(value.body).not.toContain(alice.slice('token '.length));
@@ -484,25 +474,32 @@ describe('gitea-mock --max-held --max-held-per-credential (the built bin)', () =
       ]);
       // Another credential is answered, delayed or not.
       expect(
-        (await send(new URL(`${bin.baseUrl}${KEY}`), 'GET', { authorization: bob, prefer: 'delay=1' })).status,
+        (await call(new URL(`${bin.baseUrl}${KEY}`), 'GET', { headers: { authorization: bob, prefer: 'delay=1' } }))
+          .status,
       ).toBe(200);
-      expect((await send(new URL(`${bin.baseUrl}${KEY}`), 'GET', { authorization: bob })).status).toBe(200);
+      expect((await call(new URL(`${bin.baseUrl}${KEY}`), 'GET', { headers: { authorization: bob } })).status).toBe(
+        200,
+      );
       // In all: three more held fill the six, and the request past them is refused 503, whoever sent it.
       expect(
         await refusal([held(bob), held(bob), held(carol), held(carol)], 'a refusal of the seventh delayed request'),
       ).toEqual([503, '1', 'the mock holds 6 requests for a delay, as many as it holds at once; try again shortly']);
       // A request without a delay is not held, and is answered: the connections are far from their ceiling.
-      expect((await send(new URL(`${bin.baseUrl}${KEY}`), 'GET', { authorization: credential() })).status).toBe(200);
+      expect(
+        (await call(new URL(`${bin.baseUrl}${KEY}`), 'GET', { headers: { authorization: credential() } })).status,
+      ).toBe(200);
       // The refusal is in the journal, as not held.
       expect((await journal(new URL(bin.baseUrl).origin, alice)).map(({ status, delay }) => [status, delay])).toEqual([
         [429, 0],
       ]);
       // Requests whose clients leave give their places back.
       for (const request of open) request.leave();
-      let again: RawResponse | undefined;
+      let again: Reply | undefined;
       for (let tries = 0; tries < 200 && again?.status !== 200; tries++) {
         if (tries > 0) await new Promise((resolve) => setTimeout(resolve, 50));
-        again = await send(new URL(`${bin.baseUrl}${KEY}`), 'GET', { authorization: alice, prefer: 'delay=1' });
+        again = await call(new URL(`${bin.baseUrl}${KEY}`), 'GET', {
+          headers: { authorization: alice, prefer: 'delay=1' },
+        });
       }
       expect(again?.status).toBe(200);
     } finally {
@@ -517,7 +514,7 @@ describe('gitea-mock --proxy --max-held --max-held-per-credential (the built bin
     const upstream = await startMockServer({ port: 0 });
     const proxy = await launch(process.execPath, [
       CLI,
-      ...['--port', '0', '--quiet', '--proxy', upstream.origin, '--max-held', '4', '--max-held-per-credential', '2'],
+      ...['proxy', upstream.origin, '--port', '0', '--quiet', '--max-held', '4', '--max-held-per-credential', '2'],
     ]);
     const alice = credential();
     const open = Array.from({ length: 3 }, () => leavable(`${proxy.baseUrl}${KEY}`, { authorization: alice, ...HELD }));
@@ -532,7 +529,9 @@ describe('gitea-mock --proxy --max-held --max-held-per-credential (the built bin
         '1',
         'this credential has 2 requests held for a delay, as many as the mock holds for one; try again shortly',
       ]);
-      expect((await send(new URL(`${proxy.baseUrl}${KEY}`), 'GET', { authorization: credential() })).status).toBe(200);
+      expect(
+        (await call(new URL(`${proxy.baseUrl}${KEY}`), 'GET', { headers: { authorization: credential() } })).status,
+      ).toBe(200);
     } finally {
       for (const request of open) request.leave();
       await proxy.stop();

@@ -12,7 +12,8 @@ import { readDocumentFile } from '../mock/src/contract/document-file.js';
 import { httpOperations } from '../mock/src/contract/http-operations.js';
 import { createSchemaValidator } from '../mock/src/contract/schema.js';
 import { startMockServer, type MockServer } from '../mock/src/server.js';
-import { exampleRequest, send } from './support/http.js';
+import { call } from './support/call.js';
+import { exampleRequest } from './support/http.js';
 import { launch, type Launched } from './support/launch.js';
 import { CHECKS, checkRealistic, type Check } from './support/realistic.js';
 
@@ -52,7 +53,7 @@ async function answerAll(baseUrl: string): Promise<Map<string, Answered>> {
   const answers = new Map<string, Answered>();
   for (const [id, op] of operations) {
     const req = await exampleRequest(doc, baseUrl, op);
-    const { status, body } = await send(req.url, req.method, req.headers, req.body);
+    const { status, body } = await call(req.url, req.method, { headers: req.headers, body: req.body });
     answers.set(id, { status, body });
   }
   return answers;
@@ -194,7 +195,7 @@ for (const seed of SEEDS)
         const expected = AGREEMENT[id];
         if (!expected) continue;
         const req = await exampleRequest(doc, mock.baseUrl, op, NAMED);
-        const { status, body } = await send(req.url, req.method, req.headers, req.body);
+        const { status, body } = await call(req.url, req.method, { headers: req.headers, body: req.body });
         expect(status, id).toBeLessThan(300);
         const answer = JSON.parse(body) as unknown;
         // Fields the generator left out cannot disagree; every expectation must meet its field under some seed (below).
@@ -213,7 +214,9 @@ for (const seed of SEEDS)
       // The milestone's path takes its title too, when no milestone has that id.
       const [, milestone] = operations.find(([id]) => id === 'issueEditMilestone')!;
       const req = await exampleRequest(doc, mock.baseUrl, milestone, { ...NAMED, id: 'v2.0 launch' });
-      const answer = JSON.parse((await send(req.url, req.method, req.headers, req.body)).body) as unknown;
+      const answer = JSON.parse(
+        (await call(req.url, req.method, { headers: req.headers, body: req.body })).body,
+      ) as unknown;
       expect(answer).toHaveProperty('title', 'v2.0 launch');
       expect(problems).toEqual([]);
     });
@@ -267,7 +270,7 @@ describe('gitea-mock --dynamic across seeds', () => {
     for (let n = 1; n <= 12; n++) {
       const mock = await startMockServer({ port: 0, dynamic: true, seed: `subkeys-${n}` });
       const req = await exampleRequest(doc, mock.baseUrl, addKey);
-      keys.push(JSON.parse((await send(req.url, req.method, req.headers, req.body)).body) as Key);
+      keys.push(JSON.parse((await call(req.url, req.method, { headers: req.headers, body: req.body })).body) as Key);
       await mock.close();
     }
     for (const key of keys) {

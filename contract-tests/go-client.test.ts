@@ -16,7 +16,8 @@ import {
   type Operation,
 } from '../mock/src/contract/document.js';
 import { loadDocument } from '../mock/src/contract/document-file.js';
-import { exampleRequest, send, type RawResponse } from './support/http.js';
+import { call, type Reply } from './support/call.js';
+import { exampleRequest } from './support/http.js';
 import { useSandbox } from './support/sandbox.js';
 
 const doc = loadDocument(new URL('../openapi.yaml', import.meta.url));
@@ -51,25 +52,18 @@ function successOf(op: Operation): number {
   return Math.min(...responses.filter((code) => code < 300));
 }
 
-async function sendGoBody(
-  base: string,
-  op: Operation,
-  goBody: Record<string, Json>,
-  token: string,
-): Promise<RawResponse> {
+async function sendGoBody(base: string, op: Operation, goBody: Record<string, Json>, token: string): Promise<Reply> {
   const req = await exampleRequest(doc, base, op);
-  return send(
-    req.url,
-    req.method,
-    { ...req.headers, authorization: `token ${token}`, 'content-type': 'application/json' },
-    Buffer.from(JSON.stringify(goBody)),
-  );
+  return call(req.url, req.method, {
+    headers: { ...req.headers, authorization: `token ${token}`, 'content-type': 'application/json' },
+    body: Buffer.from(JSON.stringify(goBody)),
+  });
 }
 
-const json = (answer: RawResponse): Record<string, unknown> => JSON.parse(answer.body) as Record<string, unknown>;
+const json = (answer: Reply): Record<string, unknown> => JSON.parse(answer.body) as Record<string, unknown>;
 
 /** What Gitea answers each Go client's body with, in a fresh sandbox world: the example's path values, nothing set. */
-const SANDBOX: Record<string, (answer: RawResponse) => void> = {
+const SANDBOX: Record<string, (answer: Reply) => void> = {
   repoEditHook: (answer) => {
     expect(answer.status).toBe(200);
     // events null resets to push; branch_filter and the authorization header are cleared; the rest stays.

@@ -196,7 +196,7 @@ describe('npm run test:live', () => {
   it("the README's command with writes against the built sandbox runs every check, writes included, with the ids it gives; with a scratch repository that is not there, it writes nothing and cannot pass", async () => {
     const [, write] = readmeCommands();
     expect(write!.args).toContain('--allow-writes');
-    const sandbox = await launch(process.execPath, [CLI, '--sandbox', '--port', '0', '--quiet']);
+    const sandbox = await launch(process.execPath, [CLI, 'sandbox', '--port', '0', '--quiet']);
     try {
       const elsewhere = write!.args.map((arg, at) =>
         write!.args[at - 1] === '--scratch-repo' ? 'alice/contract-scratch' : arg,
@@ -481,7 +481,6 @@ describe('npm run test:live against a server that misbehaves once /version has a
 
   it('silent after /version: each request times out as such, the run keeps within --timeout, and exits 2', async () => {
     const baseUrl = await gitea(() => {});
-    const started = performance.now();
     const { code, stdout, stderr } = await live([
       '--base-url',
       baseUrl,
@@ -492,7 +491,6 @@ describe('npm run test:live against a server that misbehaves once /version has a
       '--request-timeout',
       '0.4',
     ]);
-    const elapsed = performance.now() - started;
     expect(section(stdout, 'adminGetAllOrgs')).toBe(
       '- adminGetAllOrgs                    skipped: timed out: no answer within the --request-timeout of 0.4 s',
     );
@@ -509,8 +507,7 @@ describe('npm run test:live against a server that misbehaves once /version has a
       /^gitea-mock verify: no operation could be checked: 7 ran out of time \(the first, adminGetAllOrgs: timed out: no answer within the --request-timeout of 0\.4 s\)\n$/,
     );
     expect(code).toBe(2);
-    // The 2 s of the run, and the start of a process.
-    expect(elapsed).toBeLessThan(6_000);
+    // How soon after the 2 s of the run: bench/time-bounds.mjs.
   });
 
   it('gone after /version (the connection closed, then refused): each operation skipped with its network cause, never a mismatch; exit 2', async () => {
@@ -744,14 +741,12 @@ describe('npm run test:live when no Gitea API answers at the base URL', () => {
     // Also what an unreachable host looks like, without leaving this machine.
     let connections = 0;
     const port = await listen(createTcpServer(() => connections++));
-    const started = performance.now();
     await expectStopped(
       `http://127.0.0.1:${port}/api/v1`,
       /^gitea-mock verify: cannot reach http:\/\/127\.0\.0\.1:\d+\/api\/v1: ETIMEDOUT \(no answer to GET \/version within 0\.5 s; --connect-timeout waits longer\)$/,
       ['--connect-timeout', '0.5'],
     );
-    // Well before the 10 s default, and before the 60 s of an operation.
-    expect(performance.now() - started).toBeLessThan(8_000);
+    // Well before the 10 s default, and before the 60 s of an operation: bench/time-bounds.mjs.
     expect(connections).toBe(1);
   });
 

@@ -1,15 +1,18 @@
 // The launcher as users start it: the built bin and `npm start`, with its options, its output
 // and its exit on signals.
+import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../scripts/free-port.mjs';
+import { call, type Reply } from './support/call.js';
 import { exitOf, launch } from './support/launch.js';
 
 const CLI = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
 const SECRET = 'tok3n-that-must-not-be-logged';
 
-function getOrgs(baseUrl: string, query = ''): Promise<Response> {
-  return fetch(`${baseUrl}/admin/orgs${query}`, { headers: { authorization: `token ${SECRET}` } });
+function getOrgs(baseUrl: string, query = ''): Promise<Reply> {
+  return call(`${baseUrl}/admin/orgs${query}`, 'GET', { token: SECRET });
 }
 
 describe('gitea-mock (the built bin)', () => {
@@ -46,8 +49,8 @@ describe('gitea-mock (the built bin)', () => {
   });
 
   it.each([
-    [['--sandbox', '--dynamic'], '--dynamic and --sandbox do not go together'],
-    [['--max-worlds', '0'], 'invalid --max-worlds "0": give a whole number from 1'],
+    [['sandbox', '--dynamic'], '--dynamic is an option of gitea-mock, not of gitea-mock sandbox'],
+    [['sandbox', '--max-worlds', '0'], 'invalid --max-worlds "0": give a whole number from 1'],
   ])('refuses %j with the usage and exit code 2', async (args, message) => {
     const { execFile: exec } = await import('node:child_process');
     const child = exec(process.execPath, [CLI, ...args]);
@@ -55,7 +58,80 @@ describe('gitea-mock (the built bin)', () => {
     child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     expect(await exitOf(child)).toBe(2);
     expect(stderr).toContain(message);
-    expect(stderr).toContain('--sandbox');
+    expect(stderr).toContain('gitea-mock sandbox');
+  });
+
+  it.each([
+    [['--help'], 'Usage: gitea-mock [options] [document]', ['--dynamic'], ['--state', '--strict', '--base-url']],
+    [
+      ['sandbox', '--help'],
+      'Usage: gitea-mock sandbox',
+      ['--state', '--webhook '],
+      ['--dynamic', '--strict', '--forward '],
+    ],
+    [
+      ['proxy', '--help'],
+      'Usage: gitea-mock proxy <url>',
+      ['--strict', '--junit', '--allow-insecure-http'],
+      ['--state', '--dynamic'],
+    ],
+    [['verify', '--help'], 'Usage: gitea-mock verify', ['--base-url', '--junit'], ['--port', '--state', '--strict']],
+    [
+      ['webhooks', '--help'],
+      'Usage: GITEA_WEBHOOK_SECRET=… gitea-mock webhooks',
+      ['--forward '],
+      ['--secret', '--state'],
+    ],
+    [['trigger', '--help'], 'Usage: gitea-mock trigger <event>', ['--action'], ['--port', '--state']],
+    [['postgres', '--help'], 'Usage: PGPASSWORD=… gitea-mock postgres', ['--data'], ['--state', '--quiet']],
+  ])('%j prints the help of that command alone', async (args, usage, shown, absent) => {
+    const { stdout } = await promisify(execFile)(process.execPath, [CLI, ...args]);
+    expect(stdout.startsWith(usage)).toBe(true);
+    for (const option of shown) expect(stdout).toContain(option);
+    for (const option of absent) expect(stdout).not.toMatch(new RegExp(`^ +(-\\w, )?${option}`, 'm'));
+  });
+
+  it.each([
+    [
+      ['sandbox', '--webhook-secret', 'x'],
+      'gitea-mock: --webhook-secret is not an option: secrets come from the environment only',
+      'GITEA_WEBHOOK_SECRET',
+    ],
+    [
+      ['webhooks', '--secret', 'x'],
+      'gitea-mock webhooks: --secret is not an option: secrets come from the environment only',
+      'GITEA_WEBHOOK_SECRET',
+    ],
+    [['postgres', '--password', 'x'], 'gitea-mock postgres: --password is not an option', 'PGPASSWORD'],
+    [
+      ['proxy', 'https://gitea.example.org', '--state', 'x'],
+      'gitea-mock: --state is an option of gitea-mock sandbox, not of gitea-mock proxy',
+      'Usage: gitea-mock proxy',
+    ],
+    [['--sandbox'], 'gitea-mock: --sandbox is not an option: run gitea-mock sandbox', 'Usage: gitea-mock'],
+  ])('refuses %j with exit code 2, naming where it belongs', async (args, line, named) => {
+    const failure = await promisify(execFile)(process.execPath, [CLI, ...args]).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failure.code).toBe(2);
+    expect(failure.stderr.startsWith(line)).toBe(true);
+    expect(failure.stderr).toContain(named);
+    expect(failure.stderr).not.toMatch(/ x\b/);
+  });
+
+  it('serve() runs in process: a usage error resolves with exit code 2, the help with 0', async () => {
+    const { serve } = await import('../mock/src/cli/serve.js');
+    const lines = { stdout: '', stderr: '' };
+    const io = {
+      stdout: (text: string) => void (lines.stdout += text),
+      stderr: (text: string) => void (lines.stderr += text),
+    };
+    const stop = new AbortController();
+    expect(await serve(['sandbox', '--max-worlds', '0'], {}, io, stop.signal)).toBe(2);
+    expect(lines.stderr).toMatch(/^gitea-mock: invalid --max-worlds "0"/);
+    expect(await serve(['proxy', '--help'], {}, io, stop.signal)).toBe(0);
+    expect(lines.stdout).toMatch(/^Usage: gitea-mock proxy <url>/);
   });
 
   // One mock for three behaviours: each start costs a second of CPU on a machine the suites share.

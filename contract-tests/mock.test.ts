@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isObject, listOperations } from '../mock/src/contract/document.js';
 import { loadDocument } from '../mock/src/contract/document-file.js';
 import { startMockServer, type MockServer } from '../mock/src/server.js';
-import { BASIC_ALICE, exampleRequest, send } from './support/http.js';
+import { call } from './support/call.js';
+import { BASIC_ALICE, exampleRequest } from './support/http.js';
 
 const doc = loadDocument(new URL('../openapi.yaml', import.meta.url));
 let mock: MockServer;
@@ -22,7 +23,7 @@ afterAll(async () => {
 
 const TOKEN = { authorization: 'token 0123456789abcdef' };
 const url = (path: string): URL => new URL(`${mock.baseUrl}${path}`);
-const get = (path: string, headers: Record<string, string> = TOKEN) => send(url(path), 'GET', headers);
+const get = (path: string, headers: Record<string, string> = TOKEN) => call(url(path), 'GET', { headers });
 const json = (body: string): unknown => JSON.parse(body) as unknown;
 
 /** The service's error body, with the mock's own documentation address. */
@@ -41,12 +42,10 @@ function expectApiError(
 }
 
 function patchHook(body: string, headers: Record<string, string> = {}) {
-  return send(
-    url('/repos/acme/rocket/hooks/4001'),
-    'PATCH',
-    { ...TOKEN, 'content-type': 'application/json', ...headers },
-    Buffer.from(body),
-  );
+  return call(url('/repos/acme/rocket/hooks/4001'), 'PATCH', {
+    headers: { ...TOKEN, 'content-type': 'application/json', ...headers },
+    body: Buffer.from(body),
+  });
 }
 
 describe('serves the contract under /api/v1', () => {
@@ -55,7 +54,7 @@ describe('serves the contract under /api/v1', () => {
     expect(operations).toHaveLength(20);
     for (const op of operations) {
       const req = await exampleRequest(doc, mock.baseUrl, op);
-      const answer = await send(req.url, req.method, req.headers, req.body);
+      const answer = await call(req.url, req.method, { headers: req.headers, body: req.body });
       const responses = isObject(op.operation.responses) ? Object.keys(op.operation.responses).map(Number) : [];
       const success = Math.min(...responses.filter((code) => code < 300));
       expect(answer.status, `${req.method} ${req.url.pathname}`).toBe(success);
@@ -72,7 +71,7 @@ describe('serves the contract under /api/v1', () => {
 
   it('answers paths outside /api/v1 with the not-found body', async () => {
     for (const path of ['/admin/orgs', '/api/v2/admin/orgs', '/api/v1', '/api/v1x/admin/orgs', '/']) {
-      const answer = await send(new URL(`${mock.origin}${path}`), 'GET', TOKEN);
+      const answer = await call(new URL(`${mock.origin}${path}`), 'GET', { headers: TOKEN });
       expectApiError(answer, 404, 'not found');
     }
   });
@@ -82,8 +81,8 @@ describe('serves the contract under /api/v1', () => {
     expect(answer.status).toBe(200);
     expect(answer.headers['content-type']).toBe('application/json;charset=utf-8');
     expect(json(answer.body)).toEqual({ version: `${(doc.info as { version: string }).version}+gitea-contract-mock` });
-    expect((await send(url('/version'), 'HEAD', {})).status).toBe(200);
-    const post = await send(url('/version'), 'POST', TOKEN);
+    expect((await call(url('/version'), 'HEAD')).status).toBe(200);
+    const post = await call(url('/version'), 'POST', { headers: TOKEN });
     expectApiError(post, 405, 'POST is not allowed on /api/v1/version; allowed: GET, OPTIONS');
     expect(post.headers.allow).toBe('GET, OPTIONS');
   });
@@ -93,7 +92,7 @@ describe('serves the contract under /api/v1', () => {
   });
 
   it('answers a wrong method with 405 and Allow', async () => {
-    const answer = await send(url('/repos/acme/rocket/hooks/4001'), 'DELETE', TOKEN);
+    const answer = await call(url('/repos/acme/rocket/hooks/4001'), 'DELETE', { headers: TOKEN });
     expectApiError(answer, 405, /DELETE is not allowed/);
     expect(answer.headers.allow).toBe('PATCH, OPTIONS');
   });
@@ -110,14 +109,14 @@ describe('answers checked against the document', () => {
     const warnings: string[] = [];
     const other = await startMockServer({ port: 0, document: broken, onWarning: (line) => warnings.push(line) });
     try {
-      const answer = await send(new URL(`${other.baseUrl}/repos/acme/rocket/keys/11001`), 'GET', TOKEN);
+      const answer = await call(new URL(`${other.baseUrl}/repos/acme/rocket/keys/11001`), 'GET', { headers: TOKEN });
       expect(answer.status).toBe(200);
       expect((json(answer.body) as { title: unknown }).title).toBe(42);
       await expect
         .poll(() => warnings)
         .toEqual([expect.stringMatching(/^repoGetKey 200: the answer breaks the document: .*title/)]);
       // A conforming answer earns no warning.
-      expect((await send(new URL(`${other.baseUrl}/admin/orgs`), 'GET', TOKEN)).status).toBe(200);
+      expect((await call(new URL(`${other.baseUrl}/admin/orgs`), 'GET', { headers: TOKEN })).status).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(warnings).toHaveLength(1);
     } finally {
@@ -172,22 +171,18 @@ describe('one error dialect', () => {
   });
 
   it('an unknown enum value: 422 naming the allowed ones', async () => {
-    const answer = await send(
-      url('/repos/acme/rocket/collaborators/bob'),
-      'PUT',
-      { ...TOKEN, 'content-type': 'application/json' },
-      Buffer.from('{"permission":"owner"}'),
-    );
+    const answer = await call(url('/repos/acme/rocket/collaborators/bob'), 'PUT', {
+      headers: { ...TOKEN, 'content-type': 'application/json' },
+      body: Buffer.from('{"permission":"owner"}'),
+    });
     expectApiError(answer, 422, /permission.*read, write, admin/);
   });
 
   it('a missing required field: 422', async () => {
-    const answer = await send(
-      url('/repos/migrate'),
-      'POST',
-      { ...TOKEN, 'content-type': 'application/json' },
-      Buffer.from('{"repo_name":"launchpad"}'),
-    );
+    const answer = await call(url('/repos/migrate'), 'POST', {
+      headers: { ...TOKEN, 'content-type': 'application/json' },
+      body: Buffer.from('{"repo_name":"launchpad"}'),
+    });
     expectApiError(answer, 422, /clone_addr/);
   });
 
@@ -196,22 +191,23 @@ describe('one error dialect', () => {
   });
 
   it('a body without Content-Type: 422 "Empty Content-Type"', async () => {
-    const answer = await send(url('/markdown'), 'POST', TOKEN, Buffer.from('{"Text":"hi"}'));
+    const answer = await call(url('/markdown'), 'POST', { headers: TOKEN, body: Buffer.from('{"Text":"hi"}') });
     expectApiError(answer, 422, '[]: Empty Content-Type');
   });
 
   it('a content type the operation does not take: 422 "Unsupported Content-Type"', async () => {
-    const answer = await send(url('/markdown'), 'POST', { ...TOKEN, 'content-type': 'text/plain' }, Buffer.from('hi'));
+    const answer = await call(url('/markdown'), 'POST', {
+      headers: { ...TOKEN, 'content-type': 'text/plain' },
+      body: Buffer.from('hi'),
+    });
     expectApiError(answer, 422, /Unsupported Content-Type/);
   });
 
   it('an Accept the operation cannot meet: 406 in the service dialect', async () => {
-    const answer = await send(
-      url('/markdown'),
-      'POST',
-      { ...TOKEN, 'content-type': 'application/json', accept: 'application/xml' },
-      Buffer.from('{"Text":"hi"}'),
-    );
+    const answer = await call(url('/markdown'), 'POST', {
+      headers: { ...TOKEN, 'content-type': 'application/json', accept: 'application/xml' },
+      body: Buffer.from('{"Text":"hi"}'),
+    });
     expectApiError(answer, 406);
   });
 });
@@ -240,12 +236,10 @@ describe('Prefer picks a documented response', () => {
 
   it("code=204 picks updateUserSecret's update answer over the default 201", async () => {
     const put = (prefer?: string) =>
-      send(
-        url('/user/actions/secrets/DEPLOY_TOKEN'),
-        'PUT',
-        { ...TOKEN, 'content-type': 'application/json', ...(prefer ? { prefer } : {}) },
-        Buffer.from('{"data":"s3cr3t"}'),
-      );
+      call(url('/user/actions/secrets/DEPLOY_TOKEN'), 'PUT', {
+        headers: { ...TOKEN, 'content-type': 'application/json', ...(prefer ? { prefer } : {}) },
+        body: Buffer.from('{"data":"s3cr3t"}'),
+      });
     expect((await put()).status).toBe(201);
     const updated = await put('code=204');
     expect(updated.status).toBe(204);
@@ -339,10 +333,12 @@ describe('CORS for browser apps', () => {
   const origin = 'http://localhost:5173';
 
   it('answers a preflight allowing Gitea request headers, with credentials', async () => {
-    const answer = await send(url('/admin/orgs'), 'OPTIONS', {
-      origin,
-      'access-control-request-method': 'GET',
-      'access-control-request-headers': 'authorization,x-gitea-otp,sudo',
+    const answer = await call(url('/admin/orgs'), 'OPTIONS', {
+      headers: {
+        origin,
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'authorization,x-gitea-otp,sudo',
+      },
     });
     expect(answer.status).toBe(204);
     expect(answer.headers['access-control-allow-origin']).toBe(origin);
@@ -354,10 +350,12 @@ describe('CORS for browser apps', () => {
 
   it('allows any header a preflight asks for, when the list is header names and at most 2048 characters', async () => {
     const preflight = (requested: string) =>
-      send(url('/admin/orgs'), 'OPTIONS', {
-        origin,
-        'access-control-request-method': 'GET',
-        'access-control-request-headers': requested,
+      call(url('/admin/orgs'), 'OPTIONS', {
+        headers: {
+          origin,
+          'access-control-request-method': 'GET',
+          'access-control-request-headers': requested,
+        },
       });
     const asked = await preflight('authorization,traceparent,x-request-id');
     expect(asked.status).toBe(204);

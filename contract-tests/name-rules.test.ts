@@ -13,7 +13,7 @@ import { createSchemaValidator } from '../mock/src/contract/schema.js';
 import { secretNameProblem, usernameProblem } from '../mock/src/front/name-rules.js';
 import { startMockServer, type MockServer } from '../mock/src/server.js';
 import { doc } from './support/coverage.js';
-import { send, type RawResponse } from './support/http.js';
+import { call } from './support/call.js';
 import { useSandbox } from './support/sandbox.js';
 
 type MswModule = typeof import('../mock/src/msw/handlers.js');
@@ -45,27 +45,21 @@ const WAYS: Where[] = ['examples', 'sandbox', 'msw', 'proxy'];
 let worlds = 0;
 
 /** One request to `where`, each in a world of its own (a fresh credential), with its answer's JSON body. */
-async function call(
-  where: Where,
-  method: string,
-  path: string,
-  payload: unknown,
-): Promise<{ status: number; body: unknown; answer?: RawResponse }> {
-  const headers = { authorization: `token name-rules-${worlds++}`, 'content-type': 'application/json' };
-  const data = JSON.stringify(payload);
-  if (where === 'msw') {
-    const response = await fetch(`${MSW_BASE}${path}`, { method, headers, body: data });
-    const text = await response.text();
-    return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
-  }
-  const base = { examples: inject('mockBaseUrl'), sandbox: sandbox.current.baseUrl, proxy: proxy.baseUrl }[where];
-  const answer = await send(new URL(`${base}${path}`), method, headers, Buffer.from(data));
-  return { status: answer.status, body: answer.body === '' ? undefined : JSON.parse(answer.body), answer };
+async function inWorld(where: Where, method: string, path: string, payload: unknown) {
+  const base = {
+    examples: inject('mockBaseUrl'),
+    sandbox: sandbox.current.baseUrl,
+    msw: MSW_BASE,
+    proxy: proxy.baseUrl,
+  };
+  const answer = await call(`${base[where]}${path}`, method, { token: `name-rules-${worlds++}`, json: payload });
+  return { status: answer.status, body: answer.body === '' ? undefined : (JSON.parse(answer.body) as unknown), answer };
 }
 
 const putSecret = (where: Where, name: string) =>
-  call(where, 'PUT', `/user/actions/secrets/${encodeURIComponent(name)}`, { data: 's3cr3t' });
-const rename = (where: Where, name: string) => call(where, 'POST', '/admin/users/bob/rename', { new_username: name });
+  inWorld(where, 'PUT', `/user/actions/secrets/${encodeURIComponent(name)}`, { data: 's3cr3t' });
+const rename = (where: Where, name: string) =>
+  inWorld(where, 'POST', '/admin/users/bob/rename', { new_username: name });
 
 const invalidName = (name: string) =>
   `name is invalid [${name}]: must be valid alpha or numeric or dash(-_) or dot characters`;

@@ -12,7 +12,8 @@ import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer } from '../mock/src/server.js';
-import { exchangeRaw, firstSettled, send, type RawResponse } from './support/http.js';
+import { call, type Reply } from './support/call.js';
+import { exchangeRaw, firstSettled } from './support/http.js';
 import { launch, type Launched } from './support/launch.js';
 import { close, listen } from './support/upstream.js';
 
@@ -44,11 +45,14 @@ afterAll(async () => {
   await examples.close();
 });
 const example = async (path: string): Promise<any> =>
-  JSON.parse((await send(new URL(`${examples.baseUrl}${path}`), 'GET', AUTH)).body);
+  JSON.parse((await call(new URL(`${examples.baseUrl}${path}`), 'GET', { headers: AUTH })).body);
 
 /** A JSON POST of `body` to the mock at `base`. */
 const post = (base: string, path: string, body: string) =>
-  send(new URL(`${base}${path}`), 'POST', { ...AUTH, 'content-type': 'application/json' }, Buffer.from(body));
+  call(new URL(`${base}${path}`), 'POST', {
+    headers: { ...AUTH, 'content-type': 'application/json' },
+    body: Buffer.from(body),
+  });
 
 /** `{"name":"a","redirect_uris":[1,1,…]}` with `count` numbers where strings are due. */
 const wrongUris = (count: number): string => `{"name":"a","redirect_uris":[${'1,'.repeat(count - 1)}1]}`;
@@ -56,10 +60,10 @@ const wrongUris = (count: number): string => `{"name":"a","redirect_uris":[${'1,
 describe('1. a request whose every item breaks the document', () => {
   /** The built bin on a heap of 128 MiB: listing five million violations took gigabytes. */
   async function smallHeap(args: string[]): Promise<Launched> {
-    return launch(process.execPath, ['--max-old-space-size=128', CLI, '--port', '0', '--quiet', ...args]);
+    return launch(process.execPath, ['--max-old-space-size=128', CLI, ...args, '--port', '0', '--quiet']);
   }
 
-  for (const mode of [[], ['--sandbox']]) {
+  for (const mode of [[], ['sandbox']]) {
     it(`the built bin${mode.length ? ' as the sandbox' : ''} on a 128 MiB heap: 413 to five million items, 422 naming 20 of 19,000 and counting the rest, and stays up`, async () => {
       const mock = await smallHeap(mode);
       try {
@@ -75,7 +79,7 @@ describe('1. a request whose every item breaks the document', () => {
         expect(message).toMatch(
           /^body\.redirect_uris\.0: Request body property redirect_uris\.0 must be string; .*; and 18980 more$/,
         );
-        expect((await send(new URL(`${mock.baseUrl}/version`), 'GET', {})).status).toBe(200);
+        expect((await call(new URL(`${mock.baseUrl}/version`), 'GET')).status).toBe(200);
         expect(mock.child.exitCode).toBeNull();
       } finally {
         await mock.stop();
@@ -138,10 +142,12 @@ describe('2. the proxy checks a large answer in time linear in its problems', ()
       const upstream = await upstreamOf(JSON.stringify(Array(count).fill(shiny)));
       const { proxy, lines, warnings } = await proxyTo(upstream.origin);
       try {
-        const answer = send(new URL(`${proxy.baseUrl}/packages/acme/npm/rocket-sdk`), 'GET', AUTH);
-        const preflight = await send(new URL(`${proxy.baseUrl}/admin/orgs`), 'OPTIONS', {
-          origin: 'http://127.0.0.1:5173',
-          'access-control-request-method': 'GET',
+        const answer = call(new URL(`${proxy.baseUrl}/packages/acme/npm/rocket-sdk`), 'GET', { headers: AUTH });
+        const preflight = await call(new URL(`${proxy.baseUrl}/admin/orgs`), 'OPTIONS', {
+          headers: {
+            origin: 'http://127.0.0.1:5173',
+            'access-control-request-method': 'GET',
+          },
         });
         expect(preflight.status).toBe(204);
         expect((await answer).status).toBe(200);
@@ -222,11 +228,11 @@ describe('4, 6, 7. an answer that echoes the token, or nests a value a million l
     });
     const mock = await launch(process.execPath, [
       CLI,
+      'proxy',
+      upstream.origin,
       '--port',
       '0',
       '--quiet',
-      '--proxy',
-      upstream.origin,
       '--report',
       report,
       '--fail-on-violation',
@@ -234,7 +240,7 @@ describe('4, 6, 7. an answer that echoes the token, or nests a value a million l
     let code: number | null;
     try {
       for (const page of [1, 2]) {
-        const answer = await send(new URL(`${mock.baseUrl}/admin/orgs?page=${page}`), 'GET', AUTH);
+        const answer = await call(new URL(`${mock.baseUrl}/admin/orgs?page=${page}`), 'GET', { headers: AUTH });
         expect(answer.status).toBe(200);
         expect(answer.headers['x-contract-violations']).not.toBe('0');
       }
@@ -297,12 +303,10 @@ describe('8. the sandbox reads a key of repeated armour lines in time linear in 
       const key = '-----BEGIN PGP PUBLIC KEY BLOCK-----\n'.repeat(28_000);
       const answers = await Promise.all(
         Array.from({ length: 16 }, (_, i) =>
-          send(
-            new URL(`${sandbox.baseUrl}/user/gpg_keys`),
-            'POST',
-            { authorization: `token armour-${i}`, 'content-type': 'application/json' },
-            Buffer.from(JSON.stringify({ armored_public_key: key })),
-          ),
+          call(new URL(`${sandbox.baseUrl}/user/gpg_keys`), 'POST', {
+            headers: { authorization: `token armour-${i}`, 'content-type': 'application/json' },
+            body: Buffer.from(JSON.stringify({ armored_public_key: key })),
+          }),
         ),
       );
       expect(new Set(answers.map((answer) => `${answer.status} ${JSON.parse(answer.body).message}`))).toEqual(
@@ -361,7 +365,7 @@ describe("9. uploads that trickle hold their own connection, not the upstream's"
       // Each trickler has sent its head and a first byte; on the old path each took an upstream connection.
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       for (let i = 0; i < 3; i++)
-        expect((await send(new URL(`${proxy.baseUrl}/version`), 'GET', AUTH)).status).toBe(200);
+        expect((await call(new URL(`${proxy.baseUrl}/version`), 'GET', { headers: AUTH })).status).toBe(200);
     } finally {
       for (const { socket, timer } of tricklers) {
         clearInterval(timer);
@@ -424,13 +428,11 @@ describe('11. request bodies held at once share one budget, in the mock and in t
     return { answer, finish: () => void socket.write(body.subarray(body.length - withheld)) };
   }
   const statusOf = (answer: string): number => Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]);
-  const patch = (base: string, body: Buffer): Promise<RawResponse> =>
-    send(
-      new URL(`${base}${HOOK.slice('/api/v1'.length)}`),
-      'PATCH',
-      { ...AUTH, 'content-type': 'application/json' },
+  const patch = (base: string, body: Buffer): Promise<Reply> =>
+    call(new URL(`${base}${HOOK.slice('/api/v1'.length)}`), 'PATCH', {
+      headers: { ...AUTH, 'content-type': 'application/json' },
       body,
-    );
+    });
 
   it('the built bin: five bodies withheld their last bytes, past the budget together: one 503, the four others answered once sent, and a later body of nearly the budget fits', async () => {
     const mock = await launch(process.execPath, [CLI, '--port', '0', '--quiet', '--max-body-bytes-in-flight', '1M']);
@@ -485,7 +487,7 @@ describe('11. request bodies held at once share one budget, in the mock and in t
     });
     const proxy = await launch(process.execPath, [
       CLI,
-      ...['--port', '0', '--quiet', '--proxy', upstream.origin, '--max-body-bytes-in-flight', '1M'],
+      ...['proxy', upstream.origin, '--port', '0', '--quiet', '--max-body-bytes-in-flight', '1M'],
     ]);
     try {
       const answers = Array.from({ length: 5 }, () => patch(proxy.baseUrl, padded(SIZE)));

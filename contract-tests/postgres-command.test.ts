@@ -53,7 +53,12 @@ function startServer(data: string, port: number): Promise<{ output(): string; st
 }
 
 async function sandbox(state: string): Promise<Launched> {
-  const mock = await launch(process.execPath, [CLI, '--state', state, '--port', '0', '--quiet'], env, 60_000);
+  const mock = await launch(
+    process.execPath,
+    [CLI, 'sandbox', '--state', state, '--port', '0', '--quiet'],
+    env,
+    60_000,
+  );
   running.push(mock);
   return mock;
 }
@@ -71,8 +76,11 @@ describe('gitea-mock postgres', () => {
     expect(first.output()).toContain(`--state ${state}`);
 
     const mock = await sandbox(state);
-    const renamed = await call(mock.baseUrl, 'pg-command', 'PATCH', '/repos/acme/rocket/hooks/4001', {
-      active: false,
+    const renamed = await call(`${mock.baseUrl}/repos/acme/rocket/hooks/4001`, 'PATCH', {
+      token: 'pg-command',
+      json: {
+        active: false,
+      },
     });
     expect(renamed.status).toBe(200);
     expect(await mock.stop()).toBe(0);
@@ -81,9 +89,12 @@ describe('gitea-mock postgres', () => {
     const again = await startServer(data, port);
     const reopened = await sandbox(state);
     // An edit of nothing answers the hook as it stands.
-    const read = await call(reopened.baseUrl, 'pg-command', 'PATCH', '/repos/acme/rocket/hooks/4001', {});
+    const read = await call(`${reopened.baseUrl}/repos/acme/rocket/hooks/4001`, 'PATCH', {
+      token: 'pg-command',
+      json: {},
+    });
     expect(read.status).toBe(200);
-    expect((read.body as { active: boolean }).active).toBe(false);
+    expect((read.json as { active: boolean }).active).toBe(false);
     for (const output of [first.output(), again.output(), mock.output(), reopened.output()])
       expect(output).not.toContain(PASSWORD);
   });

@@ -60,19 +60,10 @@ afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
 });
 
-describe('gitea-mock --proxy', () => {
+describe('gitea-mock proxy', () => {
   it('streams a 50 MB download without holding it, prints violations under --quiet, and writes the report on exit', async () => {
     const report = join(folder, 'report.json');
-    const proxy = await launch(process.execPath, [
-      CLI,
-      '--proxy',
-      origin,
-      '--port',
-      '0',
-      '--quiet',
-      '--report',
-      report,
-    ]);
+    const proxy = await launch(process.execPath, [CLI, 'proxy', origin, '--port', '0', '--quiet', '--report', report]);
     expect(proxy.output()).toContain(`(proxy to ${origin})`);
     const before = await memory(proxy.child.pid!);
     const hash = createHash('sha256');
@@ -125,14 +116,29 @@ describe('gitea-mock --proxy', () => {
     });
   }, 60_000);
 
+  it('--junit alone writes the exchanges as JUnit XML on exit: a test case per operation, a failure per distinct violation', async () => {
+    const junit = join(folder, 'proxy.xml');
+    const proxy = await launch(process.execPath, [CLI, 'proxy', origin, '--port', '0', '--quiet', '--junit', junit]);
+    const headers = { authorization: 'token tok_junit_SECRET' };
+    for (let round = 0; round < 2; round++) await (await fetch(`${proxy.baseUrl}/admin/orgs`, { headers })).text();
+    await expect.poll(() => proxy.output()).toContain('gitea-mock: contract: adminGetAllOrgs');
+    expect(await proxy.stop('SIGTERM')).toBe(0);
+    const xml = await readFile(junit, 'utf8');
+    expect(xml).toMatch(/<testsuites name="gitea-mock proxy" tests="2" failures="1" errors="0"/);
+    expect(xml).toContain('<testcase classname="gitea-mock proxy" name="adminGetAllOrgs"');
+    expect(xml.match(/<failure /g)).toHaveLength(1);
+    expect(xml).toContain('type="response.headers"');
+    expect(xml).not.toContain('tok_junit_SECRET');
+  });
+
   it('--fail-on-violation: exits 1 when stopped after an exchange broke the contract, saying so, and 0 when every exchange conformed', async () => {
     const headers = { authorization: 'token tok_fail_SECRET' };
     // The same request through a proxy to this file's upstream (no X-Total-Count) and to the contract's own mock.
     const [failing, passing] = await Promise.all([
-      launch(process.execPath, [CLI, '--proxy', origin, '--port', '0', '--quiet', '--fail-on-violation']),
+      launch(process.execPath, [CLI, 'proxy', origin, '--port', '0', '--quiet', '--fail-on-violation']),
       launch(process.execPath, [
         CLI,
-        '--proxy',
+        'proxy',
         new URL(inject('mockBaseUrl')).origin,
         '--port',
         '0',
@@ -174,7 +180,7 @@ describe('gitea-mock --proxy', () => {
     const [unanswered, idle] = await Promise.all([
       launch(process.execPath, [
         CLI,
-        '--proxy',
+        'proxy',
         downOrigin,
         '--port',
         '0',
@@ -183,7 +189,7 @@ describe('gitea-mock --proxy', () => {
         '--report',
         report,
       ]),
-      launch(process.execPath, [CLI, '--proxy', origin, '--port', '0', '--quiet', '--fail-on-violation']),
+      launch(process.execPath, [CLI, 'proxy', origin, '--port', '0', '--quiet', '--fail-on-violation']),
     ]);
     try {
       for (const path of ['/admin/orgs', '/repos/acme/rocket/keys/11001']) {
@@ -219,7 +225,7 @@ describe('gitea-mock --proxy', () => {
     expect(outputFileProblem(gone)).toBe(`${gone} is a folder`);
     const proxy = await launch(process.execPath, [
       CLI,
-      '--proxy',
+      'proxy',
       origin,
       '--port',
       '0',
@@ -271,7 +277,7 @@ describe('gitea-mock --proxy', () => {
       const proxy = await launch(process.execPath, [
         ...nodeOptions,
         CLI,
-        '--proxy',
+        'proxy',
         broken.origin,
         '--port',
         '0',
@@ -301,40 +307,36 @@ describe('gitea-mock --proxy', () => {
 
   it.each([
     [
-      ['--proxy', 'http://gitea.example.org'],
+      ['proxy', 'http://gitea.example.org'],
       1,
-      "gitea-mock: cannot start: --proxy http://gitea.example.org is plain http: clients' credentials would cross the network in clear; use https, or --allow-insecure-upstream\n",
+      "gitea-mock: cannot start: --proxy http://gitea.example.org is plain http: clients' credentials would cross the network in clear; use https, or --allow-insecure-http\n",
     ],
+    [['--strict'], 2, 'gitea-mock: --strict is an option of gitea-mock proxy, not of gitea-mock'],
+    [['--fail-on-violation'], 2, 'gitea-mock: --fail-on-violation is an option of gitea-mock proxy, not of'],
+    [['--cors-origin', 'https://app.example.org'], 2, 'gitea-mock: --cors-origin is an option of gitea-mock proxy'],
     [
-      ['--strict'],
-      2,
-      'gitea-mock: --strict, --report, --fail-on-violation, --allow-insecure-upstream, --upstream-timeout, --exchange-timeout, --upstream-connections, --cors-origin and --forward-cookies go with --proxy',
-    ],
-    [['--fail-on-violation'], 2, 'gitea-mock: --strict, --report, --fail-on-violation'],
-    [['--cors-origin', 'https://app.example.org'], 2, 'gitea-mock: --strict, --report'],
-    [
-      ['--proxy', 'https://gitea.example.org', '--cors-origin', 'https://app.example.org/'],
+      ['proxy', 'https://gitea.example.org', '--cors-origin', 'https://app.example.org/'],
       2,
       'gitea-mock: --cors-origin: "https://app.example.org/" is not an origin: give the scheme, host and port only, such as https://app.example.org',
     ],
     [
-      ['--proxy', 'https://gitea.example.org', '--upstream-connections', '0'],
+      ['proxy', 'https://gitea.example.org', '--upstream-connections', '0'],
       2,
       'gitea-mock: invalid --upstream-connections "0": give a whole number from 1',
     ],
     [
-      ['--proxy', 'https://gitea.example.org', '--exchange-timeout', '1.5'],
+      ['proxy', 'https://gitea.example.org', '--exchange-timeout', '0'],
       2,
-      'gitea-mock: invalid --exchange-timeout "1.5": give whole seconds from 1',
+      'gitea-mock: --exchange-timeout takes a number of seconds above 0 (at most 86400), not "0"',
     ],
     [
-      ['--proxy', 'https://gitea.example.org', '--sandbox'],
+      ['proxy', 'https://gitea.example.org', '--dynamic'],
       2,
-      'gitea-mock: --proxy answers from the upstream: it does not go with --sandbox or --dynamic',
+      'gitea-mock: --dynamic is an option of gitea-mock, not of gitea-mock proxy',
     ],
     // Written when it stops: a folder that is not there is refused now, not found missing then.
     [
-      ['--proxy', 'https://gitea.example.org', '--report', '/nonexistent-gitea-contract/report.json'],
+      ['proxy', 'https://gitea.example.org', '--report', '/nonexistent-gitea-contract/report.json'],
       2,
       'gitea-mock: --report /nonexistent-gitea-contract/report.json: cannot write in /nonexistent-gitea-contract (ENOENT)\n',
     ],

@@ -8,7 +8,8 @@ import type { Socket } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer, type MockOptions } from '../mock/src/server.js';
-import { exchangeRaw, send } from './support/http.js';
+import { call } from './support/call.js';
+import { exchangeRaw } from './support/http.js';
 import { close, listen, rawUpstream, type RawUpstream } from './support/upstream.js';
 
 type ProxyExtra = Omit<NonNullable<MockOptions['proxy']>, 'upstream' | 'onViolations'>;
@@ -100,10 +101,14 @@ describe('an upstream answer Node cannot write', () => {
     ),
   )('%s, on %s: 502 naming the problem, and the proxy answers the next request', async (_what, path, line, problem) => {
     bad = line;
-    const answer = await send(new URL(`${proxy.origin}${path}`), 'GET', { authorization: 'token tok_hostile_1' });
+    const answer = await call(new URL(`${proxy.origin}${path}`), 'GET', {
+      headers: { authorization: 'token tok_hostile_1' },
+    });
     expect(answer.status).toBe(502);
     expect(JSON.parse(answer.body).message).toBe(`the upstream ${hostOf(upstream.origin)} ${problem}`);
-    const next = await send(new URL(`${proxy.origin}${path}?good`), 'GET', { authorization: 'token tok_hostile_1' });
+    const next = await call(new URL(`${proxy.origin}${path}?good`), 'GET', {
+      headers: { authorization: 'token tok_hostile_1' },
+    });
     expect([next.status, next.body]).toEqual([200, '[]']);
   });
 });
@@ -440,7 +445,7 @@ describe('secrets the upstream echoes', () => {
         fc.asyncProperty(secret, casing, async ({ authorization, secrets }, transform) => {
           echo = transform;
           lines.length = 0;
-          const answer = await send(new URL(`${proxy.baseUrl}/admin/orgs`), 'GET', { authorization });
+          const answer = await call(new URL(`${proxy.baseUrl}/admin/orgs`), 'GET', { headers: { authorization } });
           expect(lines).toHaveLength(1);
           const shown = `${lines.join('\n')}\n${answer.headers['x-contract-violations']}`.toLowerCase();
           for (const value of secrets) expect(shown).not.toContain(value.toLowerCase());
@@ -477,7 +482,7 @@ describe('CORS and cookies in front of a real server', () => {
     const { proxy } = await proxyTo(upstream.origin, { corsOrigins: ['https://app.example.org'] });
     try {
       for (const origin of ['http://localhost:5173', 'http://127.0.0.1:3000', 'https://app.example.org']) {
-        const answer = await send(new URL(`${proxy.baseUrl}/admin/orgs`), 'OPTIONS', preflight(origin));
+        const answer = await call(new URL(`${proxy.baseUrl}/admin/orgs`), 'OPTIONS', { headers: preflight(origin) });
         expect([
           answer.status,
           answer.headers['access-control-allow-origin'],
@@ -490,12 +495,14 @@ describe('CORS and cookies in front of a real server', () => {
         'https://app.example.org.evil.example',
         'http://localhost.evil.example',
       ]) {
-        const refused = await send(new URL(`${proxy.baseUrl}/admin/orgs`), 'OPTIONS', preflight(origin));
+        const refused = await call(new URL(`${proxy.baseUrl}/admin/orgs`), 'OPTIONS', { headers: preflight(origin) });
         expect([refused.status, refused.headers['access-control-allow-origin']]).toEqual([403, undefined]);
-        const request = await send(new URL(`${proxy.baseUrl}/admin/orgs`), 'GET', {
-          origin,
-          cookie: 'i_like_gitea=sess_SECRET',
-          authorization: 'token tok_cors',
+        const request = await call(new URL(`${proxy.baseUrl}/admin/orgs`), 'GET', {
+          headers: {
+            origin,
+            cookie: 'i_like_gitea=sess_SECRET',
+            authorization: 'token tok_cors',
+          },
         });
         expect([request.status, request.headers['access-control-allow-origin']]).toEqual([403, undefined]);
         expect(JSON.parse(request.body).message).toBe(
@@ -512,25 +519,26 @@ describe('CORS and cookies in front of a real server', () => {
     const { proxy } = await proxyTo(upstream.origin);
     try {
       const origin = 'http://localhost:5173';
-      const checked = await send(new URL(`${proxy.baseUrl}/admin/orgs`), 'GET', {
-        origin,
-        authorization: 'token tok_expose',
+      const checked = await call(new URL(`${proxy.baseUrl}/admin/orgs`), 'GET', {
+        headers: {
+          origin,
+          authorization: 'token tok_expose',
+        },
       });
       expect([checked.headers['access-control-expose-headers'], checked.headers['x-contract-violations']]).toEqual([
         'Link, X-Total-Count, X-Contract-Violations',
         '0',
       ]);
       // Outside the contract there is no count to read, nor to expose.
-      const outside = await send(new URL(`${proxy.origin}/user/settings`), 'GET', { origin });
+      const outside = await call(new URL(`${proxy.origin}/user/settings`), 'GET', { headers: { origin } });
       expect([outside.headers['access-control-expose-headers'], outside.headers['x-contract-violations']]).toEqual([
         'Link, X-Total-Count',
         undefined,
       ]);
       // Without Origin (not a browser's cross-origin request), no CORS header at all.
       expect(
-        (await send(new URL(`${proxy.baseUrl}/admin/orgs`), 'GET', { authorization: 'token tok_expose' })).headers[
-          'access-control-expose-headers'
-        ],
+        (await call(new URL(`${proxy.baseUrl}/admin/orgs`), 'GET', { headers: { authorization: 'token tok_expose' } }))
+          .headers['access-control-expose-headers'],
       ).toBeUndefined();
     } finally {
       await proxy.close();
@@ -542,11 +550,15 @@ describe('CORS and cookies in front of a real server', () => {
       seen.length = 0;
       const { proxy } = await proxyTo(upstream.origin, { forwardCookies });
       try {
-        await send(new URL(`${proxy.baseUrl}/admin/orgs`), 'GET', {
-          cookie: 'i_like_gitea=sess_SECRET',
-          authorization: 'token tok_cookie',
+        await call(new URL(`${proxy.baseUrl}/admin/orgs`), 'GET', {
+          headers: {
+            cookie: 'i_like_gitea=sess_SECRET',
+            authorization: 'token tok_cookie',
+          },
         });
-        await send(new URL(`${proxy.origin}/user/settings`), 'GET', { cookie: 'i_like_gitea=sess_SECRET' });
+        await call(new URL(`${proxy.origin}/user/settings`), 'GET', {
+          headers: { cookie: 'i_like_gitea=sess_SECRET' },
+        });
         expect(seen.map((request) => request.cookie)).toEqual(
           forwardCookies ? ['i_like_gitea=sess_SECRET', 'i_like_gitea=sess_SECRET'] : [undefined, undefined],
         );
@@ -559,7 +571,9 @@ describe('CORS and cookies in front of a real server', () => {
   it('the mock without a real server behind it still answers every origin', async () => {
     const mock = await startMockServer({ port: 0 });
     try {
-      const answer = await send(new URL(`${mock.baseUrl}/admin/orgs`), 'OPTIONS', preflight('https://evil.example'));
+      const answer = await call(new URL(`${mock.baseUrl}/admin/orgs`), 'OPTIONS', {
+        headers: preflight('https://evil.example'),
+      });
       expect([answer.status, answer.headers['access-control-allow-origin']]).toEqual([204, 'https://evil.example']);
     } finally {
       await mock.close();

@@ -5,7 +5,7 @@
 // the proxy keeps running. Credentials never reach a log line, the report or a header.
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkUpstream } from '../mock/src/proxy/proxy.js';
 import { startMockServer, type MockServer } from '../mock/src/server.js';
 import { startTlsServer } from '../test/support/tls-server.js';
-import { send, type RawResponse } from './support/http.js';
+import { call, type Reply } from './support/call.js';
 import { launch } from './support/launch.js';
 import { close, listen } from './support/upstream.js';
 
@@ -26,15 +26,22 @@ async function proxyTo(
   extra: { strict?: boolean; report?: string; timeoutMs?: number } = {},
 ): Promise<{ proxy: MockServer; lines: string[] }> {
   const lines: string[] = [];
+  const { report, ...options } = extra;
   const proxy = await startMockServer({
     port: 0,
-    proxy: { upstream, onViolations: (line) => lines.push(line), ...extra },
+    proxy: { upstream, onViolations: (line) => lines.push(line), ...options },
   });
+  // The report is handed back as data; the command writes it, as this does.
+  const close = proxy.close;
+  proxy.close = async () => {
+    await close();
+    if (report !== undefined) await writeFile(report, `${JSON.stringify(proxy.proxyReport?.(), null, 2)}\n`);
+  };
   return { proxy, lines };
 }
 
 /** What must match between a direct answer and the proxied one: all but connection-level and per-answer headers. */
-function comparable(answer: RawResponse): { status: number; body: string; headers: Record<string, unknown> } {
+function comparable(answer: Reply): { status: number; body: string; headers: Record<string, unknown> } {
   const headers = Object.fromEntries(
     Object.entries(answer.headers).filter(
       ([name]) =>
@@ -101,8 +108,14 @@ describe('a conforming upstream (the examples mock)', () => {
   it.each(requests)(
     '%s %s: the upstream answer, byte for byte, with nothing reported',
     async (method, path, headers, body) => {
-      const direct = await send(new URL(`${upstream.baseUrl}${path}`), method, { ...AUTH, ...headers }, body);
-      const proxied = await send(new URL(`${proxy.baseUrl}${path}`), method, { ...AUTH, ...headers }, body);
+      const direct = await call(new URL(`${upstream.baseUrl}${path}`), method, {
+        headers: { ...AUTH, ...headers },
+        body,
+      });
+      const proxied = await call(new URL(`${proxy.baseUrl}${path}`), method, {
+        headers: { ...AUTH, ...headers },
+        body,
+      });
       expect(comparable(proxied)).toEqual(comparable(direct));
       expect(proxied.headers['x-contract-violations']).toBe('0');
       expect(lines).toEqual([]);
@@ -110,19 +123,17 @@ describe('a conforming upstream (the examples mock)', () => {
   );
 
   it('lets requests outside the 20 operations through untouched, uncounted as violations', async () => {
-    const direct = await send(new URL(`${upstream.origin}/favicon.ico`), 'GET', {});
-    const proxied = await send(new URL(`${proxy.origin}/favicon.ico`), 'GET', {});
+    const direct = await call(new URL(`${upstream.origin}/favicon.ico`), 'GET');
+    const proxied = await call(new URL(`${proxy.origin}/favicon.ico`), 'GET');
     expect(comparable(proxied)).toEqual(comparable(direct));
     expect(proxied.headers['x-contract-violations']).toBeUndefined();
   });
 
   it('reports a request that breaks the document, and still forwards it by default', async () => {
-    const answer = await send(
-      new URL(`${proxy.baseUrl}/repos/acme/rocket/collaborators/bob?token=${TOKEN}`),
-      'PUT',
-      { 'content-type': 'application/json' },
-      Buffer.from('{"permission":"owner"}'),
-    );
+    const answer = await call(new URL(`${proxy.baseUrl}/repos/acme/rocket/collaborators/bob?token=${TOKEN}`), 'PUT', {
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.from('{"permission":"owner"}'),
+    });
     // The upstream's own refusal came back: it wants credentials first.
     expect(answer.status).toBe(401);
     expect(answer.headers['x-contract-violations']).toBe('2');
@@ -206,8 +217,8 @@ describe('an upstream that breaks the document', () => {
       'ActionsGetWorkflow GET /api/v1/repos/acme/rocket/actions/workflows/build.yml: 1 violation: response content type text/plain is not declared (declared: application/json)',
     ],
   ])('GET %s: reported with its location, and the answer passed through unchanged', async (path, line) => {
-    const direct = await send(new URL(`${upstream.origin}/api/v1${path}`), 'GET', AUTH);
-    const proxied = await send(new URL(`${proxy.baseUrl}${path}`), 'GET', AUTH);
+    const direct = await call(new URL(`${upstream.origin}/api/v1${path}`), 'GET', { headers: AUTH });
+    const proxied = await call(new URL(`${proxy.baseUrl}${path}`), 'GET', { headers: AUTH });
     expect(comparable(proxied)).toEqual(comparable(direct));
     expect(proxied.headers['x-contract-violations']).toBe('1');
     expect(lines.at(-1)).toBe(line);
@@ -216,7 +227,7 @@ describe('an upstream that breaks the document', () => {
   it('judges each repeat of a request by its own answer: a conforming one passes, a breaking one is reported every time', async () => {
     const counts: (string | undefined)[] = [];
     for (let n = 0; n < 4; n++) {
-      const proxied = await send(new URL(`${proxy.baseUrl}/repos/acme/rocket/keys/11002`), 'GET', AUTH);
+      const proxied = await call(new URL(`${proxy.baseUrl}/repos/acme/rocket/keys/11002`), 'GET', { headers: AUTH });
       expect(proxied.status).toBe(200);
       counts.push(proxied.headers['x-contract-violations'] as string | undefined);
     }
@@ -227,7 +238,7 @@ describe('an upstream that breaks the document', () => {
   });
 
   it("GET /version is the upstream's, passed through unchecked: the mock does not answer it in proxy mode", async () => {
-    const proxied = await send(new URL(`${proxy.baseUrl}/version`), 'GET', {});
+    const proxied = await call(new URL(`${proxy.baseUrl}/version`), 'GET');
     expect([proxied.status, proxied.body]).toEqual([200, '{"version":"1.26.2"}\n']);
     expect(proxied.headers['x-contract-violations']).toBeUndefined();
   });
@@ -241,12 +252,10 @@ describe('an upstream that breaks the document', () => {
     });
     const { proxy: strict, lines: strictLines } = await proxyTo(counting.origin, { strict: true });
     try {
-      const refused = await send(
-        new URL(`${strict.baseUrl}/repos/acme/rocket/collaborators/bob`),
-        'PUT',
-        { ...AUTH, 'content-type': 'application/json' },
-        Buffer.from('{"permission":"owner"}'),
-      );
+      const refused = await call(new URL(`${strict.baseUrl}/repos/acme/rocket/collaborators/bob`), 'PUT', {
+        headers: { ...AUTH, 'content-type': 'application/json' },
+        body: Buffer.from('{"permission":"owner"}'),
+      });
       expect(refused.status).toBe(422);
       expect(JSON.parse(refused.body)).toEqual({
         message: expect.stringMatching(/^the request breaks the document: request body\.permission: /),
@@ -254,12 +263,10 @@ describe('an upstream that breaks the document', () => {
       });
       expect(received).toEqual([]);
       expect(strictLines).toHaveLength(1);
-      const passed = await send(
-        new URL(`${strict.baseUrl}/repos/acme/rocket/collaborators/bob`),
-        'PUT',
-        { ...AUTH, 'content-type': 'application/json' },
-        Buffer.from('{"permission":"read"}'),
-      );
+      const passed = await call(new URL(`${strict.baseUrl}/repos/acme/rocket/collaborators/bob`), 'PUT', {
+        headers: { ...AUTH, 'content-type': 'application/json' },
+        body: Buffer.from('{"permission":"read"}'),
+      });
       expect([passed.status, received]).toEqual([204, ['/api/v1/repos/acme/rocket/collaborators/bob']]);
     } finally {
       await strict.close();
@@ -277,13 +284,13 @@ describe('an upstream that fails', () => {
     });
     const { proxy } = await proxyTo(upstream.origin);
     try {
-      const failed = await send(new URL(`${proxy.baseUrl}/admin/orgs`), 'GET', AUTH);
+      const failed = await call(new URL(`${proxy.baseUrl}/admin/orgs`), 'GET', { headers: AUTH });
       expect(failed.status).toBe(502);
       expect(JSON.parse(failed.body)).toEqual({
         message: `the upstream 127.0.0.1:${new URL(upstream.origin).port} failed: ECONNRESET`,
         url: `${proxy.origin}/api/swagger`,
       });
-      expect((await send(new URL(`${proxy.baseUrl}/admin/orgs`), 'GET', AUTH)).status).toBe(200);
+      expect((await call(new URL(`${proxy.baseUrl}/admin/orgs`), 'GET', { headers: AUTH })).status).toBe(200);
     } finally {
       await proxy.close();
       await close(upstream.server);
@@ -294,7 +301,7 @@ describe('an upstream that fails', () => {
     const upstream = await listen(() => {});
     const { proxy } = await proxyTo(upstream.origin, { timeoutMs: 300 });
     try {
-      const answer = await send(new URL(`${proxy.baseUrl}/admin/orgs`), 'GET', AUTH);
+      const answer = await call(new URL(`${proxy.baseUrl}/admin/orgs`), 'GET', { headers: AUTH });
       expect(answer.status).toBe(504);
       expect(JSON.parse(answer.body).message).toBe(
         `the upstream 127.0.0.1:${new URL(upstream.origin).port} sent nothing for 0.3 s`,
@@ -308,7 +315,7 @@ describe('an upstream that fails', () => {
   it('refuses connections: 502 ECONNREFUSED', async () => {
     const { proxy } = await proxyTo('http://127.0.0.1:9');
     try {
-      const answer = await send(new URL(`${proxy.baseUrl}/admin/orgs`), 'GET', AUTH);
+      const answer = await call(new URL(`${proxy.baseUrl}/admin/orgs`), 'GET', { headers: AUTH });
       expect([answer.status, JSON.parse(answer.body).message]).toEqual([
         502,
         'the upstream 127.0.0.1:9 failed: ECONNREFUSED',
@@ -322,7 +329,7 @@ describe('an upstream that fails', () => {
     const plain = await listen((_req, res) => res.end('not tls'));
     const { proxy } = await proxyTo(plain.origin.replace('http:', 'https:'));
     try {
-      const answer = await send(new URL(`${proxy.baseUrl}/admin/orgs`), 'GET', AUTH);
+      const answer = await call(new URL(`${proxy.baseUrl}/admin/orgs`), 'GET', { headers: AUTH });
       expect(answer.status).toBe(502);
       expect(JSON.parse(answer.body).message).toMatch(
         /^the upstream 127\.0\.0\.1:\d+ failed: EPROTO \(TLS: wrong version number: does the server speak plain http\?\)$/,
@@ -348,7 +355,7 @@ describe('an upstream whose certificate Node does not accept', () => {
     const upstream = await startTlsServer(kind, orgs);
     const { proxy } = await proxyTo(upstream.origin);
     try {
-      const answer = await send(new URL(`${proxy.baseUrl}/admin/orgs`), 'GET', AUTH);
+      const answer = await call(new URL(`${proxy.baseUrl}/admin/orgs`), 'GET', { headers: AUTH });
       expect([answer.status, JSON.parse(answer.body).message]).toEqual([
         502,
         `the upstream ${upstream.origin.slice('https://'.length)} failed: ${reason}`,
@@ -363,12 +370,12 @@ describe('an upstream whose certificate Node does not accept', () => {
   it('self-signed, with its certificate in NODE_EXTRA_CA_CERTS as the advice says: the answer comes through', async () => {
     const upstream = await startTlsServer('self-signed', orgs);
     const cli = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
-    const proxy = await launch(process.execPath, [cli, '--port', '0', '--quiet', '--proxy', upstream.origin], {
+    const proxy = await launch(process.execPath, [cli, 'proxy', upstream.origin, '--port', '0', '--quiet'], {
       ...process.env,
       NODE_EXTRA_CA_CERTS: upstream.caFile,
     });
     try {
-      const answer = await send(new URL(`${proxy.baseUrl}/admin/orgs`), 'GET', AUTH);
+      const answer = await call(new URL(`${proxy.baseUrl}/admin/orgs`), 'GET', { headers: AUTH });
       expect([answer.status, answer.body]).toEqual([200, '[]']);
       expect(upstream.paths).toEqual(['/api/v1/admin/orgs']);
     } finally {
@@ -389,15 +396,13 @@ describe('secrets and upstreams', () => {
     const { proxy, lines } = await proxyTo(upstream.origin);
     const secretValue = 'zz-secret-field-value-77';
     try {
-      const answer = await send(
-        new URL(`${proxy.baseUrl}/user/actions/secrets/NPM_TOKEN?token=${TOKEN}`),
-        'PUT',
-        {
+      const answer = await call(new URL(`${proxy.baseUrl}/user/actions/secrets/NPM_TOKEN?token=${TOKEN}`), 'PUT', {
+        headers: {
           authorization: `Basic ${Buffer.from(`alice:${TOKEN}`).toString('base64')}`,
           'content-type': 'application/json',
         },
-        Buffer.from(JSON.stringify({ data: secretValue, unknown: secretValue })),
-      );
+        body: Buffer.from(JSON.stringify({ data: secretValue, unknown: secretValue })),
+      });
       // One violation (the unknown field); the upstream's 400 is declared.
       expect(answer.headers['x-contract-violations']).toBe('1');
       expect(lines).toHaveLength(1);
@@ -418,7 +423,7 @@ describe('secrets and upstreams', () => {
     [
       'http://gitea.example.org',
       false,
-      "--proxy http://gitea.example.org is plain http: clients' credentials would cross the network in clear; use https, or --allow-insecure-upstream",
+      "--proxy http://gitea.example.org is plain http: clients' credentials would cross the network in clear; use https, or --allow-insecure-http",
     ],
     ['http://gitea.example.org', true, undefined],
     [
@@ -466,11 +471,10 @@ describe('large bodies stream through', () => {
         file,
         Buffer.from(`\r\n--${boundary}--\r\n`),
       ]);
-      const answer = await send(
+      const answer = await call(
         new URL(`${proxy.baseUrl}/repos/acme/rocket/releases/14001/assets?name=big.bin`),
         'POST',
-        { ...AUTH, 'content-type': `multipart/form-data; boundary=${boundary}` },
-        body,
+        { headers: { ...AUTH, 'content-type': `multipart/form-data; boundary=${boundary}` }, body },
       );
       expect(answer.status).toBe(201);
       expect(size).toBe(body.length);

@@ -18,8 +18,9 @@ afterEach(async () => {
   await Promise.all(started.splice(0).map((each) => each.close()));
 });
 
-async function bin(args: string[] = []): Promise<Launched> {
-  const launched = await launch(process.execPath, [cli, '--sandbox', '--port', '0', ...args]);
+async function bin(args: string[] = [], secret?: string): Promise<Launched> {
+  const env = { ...process.env, ...(secret === undefined ? {} : { GITEA_WEBHOOK_SECRET: secret }) };
+  const launched = await launch(process.execPath, [cli, 'sandbox', '--port', '0', ...args], env);
   started.push({ close: () => launched.stop() });
   return launched;
 }
@@ -65,7 +66,7 @@ async function closePull(launched: Launched, token: string, url: string): Promis
 describe('POST /__sandbox/deliveries/{id}/redeliver', () => {
   it('sends a logged delivery again: the same body and signatures under a new delivery id, logged, 201', async () => {
     const hook = await receiver();
-    const mock = await bin(['--webhook-secret', SECRET]);
+    const mock = await bin([], SECRET);
     await closePull(mock, 'replay', `${hook.origin}/hook`);
     const waited = await sandboxCall(mock, 'replay', 'GET', '/__sandbox/deliveries?event=pull_request&wait=20');
     expect(waited.status).toBe(200);
@@ -101,7 +102,7 @@ describe('POST /__sandbox/deliveries/{id}/redeliver', () => {
 
   it('goes to the hook as it is now, as Gitea replays a task: a new address and content type, the same payload and signatures', async () => {
     const [before, after] = [await receiver(), await receiver()];
-    const mock = await bin(['--webhook-secret', SECRET]);
+    const mock = await bin([], SECRET);
     await closePull(mock, 'moved', `${before.origin}/hook`);
     const waited = await sandboxCall(mock, 'moved', 'GET', '/__sandbox/deliveries?wait=20');
     const [first] = waited.body.deliveries as DeliveryRecord[];

@@ -30,9 +30,9 @@ import type { SandboxOptions } from '../mock/src/sandbox/sandbox.js';
 import { heapLimit } from '../mock/src/common/heap.js';
 import { inFlightBudget } from '../mock/src/sandbox/sandbox-limits.js';
 import { seedWorld } from '../mock/src/sandbox/world.js';
-import type { StateStore } from '../mock/src/sandbox/world-store.js';
+import type { Backing } from '../mock/src/sandbox/store.js';
 import { launch, type Launched } from './support/launch.js';
-import { send } from './support/http.js';
+import { call, type Reply } from './support/call.js';
 
 const CLI = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
 const KiB = 1024;
@@ -45,31 +45,12 @@ afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
 });
 
-interface Reply {
-  status: number;
-  body: any;
-}
-
-/** One request with a JSON body (or none) as `token <token>`; the answer's body parsed when it is JSON. */
-async function call(base: string, token: string, method: string, path: string, body?: unknown): Promise<Reply> {
-  const headers: Record<string, string> = { authorization: `token ${token}` };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const answer = await send(
-    new URL(`${base}${path}`),
-    method,
-    headers,
-    body === undefined ? undefined : Buffer.from(JSON.stringify(body)),
-  );
-  const json = String(answer.headers['content-type'] ?? '').startsWith('application/json');
-  return { status: answer.status, body: json ? JSON.parse(answer.body) : answer.body };
-}
-
 const reset = (mock: { baseUrl: string }, token: string): Promise<Reply> =>
-  call(mock.baseUrl.replace(/\/api\/v1$/, ''), token, 'POST', '/__sandbox/reset');
+  call(`${mock.baseUrl.replace(/\/api\/v1$/, '')}/__sandbox/reset`, 'POST', { token });
 const renameUser = (base: string, token: string, from: string, to: string): Promise<Reply> =>
-  call(base, token, 'POST', `/admin/users/${from}/rename`, { new_username: to });
+  call(`${base}/admin/users/${from}/rename`, 'POST', { token, json: { new_username: to } });
 const members = async (base: string, token: string): Promise<string[]> =>
-  ((await call(base, token, 'GET', '/teams/12001/members')).body as { login: string }[]).map((user) => user.login);
+  ((await call(`${base}/teams/12001/members`, 'GET', { token })).json as { login: string }[]).map((user) => user.login);
 
 /** An armored key block of about `size` bytes, different each time. */
 function armoredKey(size: number): string {
@@ -103,7 +84,7 @@ const worldFiles = async (state: string): Promise<string[]> =>
  * SIGXFSZ, a write past it fails with EFBIG, as on a full disk.
  */
 function cli(args: string[], fileLimitKiB?: number): [string, string[]] {
-  const all = [CLI, ...args, '--port', '0', '--quiet'];
+  const all = [CLI, 'sandbox', ...args, '--port', '0', '--quiet'];
   if (fileLimitKiB === undefined) return [process.execPath, all];
   return ['bash', ['-c', `ulimit -f ${fileLimitKiB} && exec "$0" "$@"`, process.execPath, ...all]];
 }
@@ -122,29 +103,45 @@ describe('1. a world is bounded in bytes, not only in records', () => {
   it('distinct keys past --max-world-bytes answer 413 naming the budget and the reset, store nothing, and leave other worlds writing', async () => {
     await withSandbox({ maxWorldBytes: 96 * KiB }, async (mock) => {
       const first = armoredKey(20 * KiB);
-      expect((await call(mock.baseUrl, 'filler', 'POST', '/user/gpg_keys', { armored_public_key: first })).status).toBe(
-        201,
-      );
+      expect(
+        (await call(`${mock.baseUrl}/user/gpg_keys`, 'POST', { token: 'filler', json: { armored_public_key: first } }))
+          .status,
+      ).toBe(201);
       // Each key is kept twice (as sent, and armored in the record): the next ones pass 96 KiB.
       const refused = armoredKey(20 * KiB);
-      const full = await call(mock.baseUrl, 'filler', 'POST', '/user/gpg_keys', { armored_public_key: refused });
-      const message = `this sandbox world would hold ${/hold (\d+) bytes/.exec(full.body.message)?.[1]} bytes, more than its ${96 * KiB} (--max-world-bytes); POST /__sandbox/reset with the same credential starts it afresh`;
-      expect([full.status, full.body]).toEqual([413, { message, url: `${mock.origin}/api/swagger` }]);
+      const full = await call(`${mock.baseUrl}/user/gpg_keys`, 'POST', {
+        token: 'filler',
+        json: { armored_public_key: refused },
+      });
+      const message = `this sandbox world would hold ${/hold (\d+) bytes/.exec(full.json.message)?.[1]} bytes, more than its ${96 * KiB} (--max-world-bytes); POST /__sandbox/reset with the same credential starts it afresh`;
+      expect([full.status, full.json]).toEqual([413, { message, url: `${mock.origin}/api/swagger` }]);
       // Nothing was stored: the refused key is refused again for its size, not as a duplicate.
       expect(
-        (await call(mock.baseUrl, 'filler', 'POST', '/user/gpg_keys', { armored_public_key: refused })).status,
+        (
+          await call(`${mock.baseUrl}/user/gpg_keys`, 'POST', {
+            token: 'filler',
+            json: { armored_public_key: refused },
+          })
+        ).status,
       ).toBe(413);
-      expect((await call(mock.baseUrl, 'filler', 'POST', '/user/gpg_keys', { armored_public_key: first })).status).toBe(
-        422,
-      );
+      expect(
+        (await call(`${mock.baseUrl}/user/gpg_keys`, 'POST', { token: 'filler', json: { armored_public_key: first } }))
+          .status,
+      ).toBe(422);
       // Edits that do not grow the world go on; other worlds write; the reset makes room.
       expect((await renameUser(mock.baseUrl, 'filler', 'bob', 'bobby')).status).toBe(204);
       expect(
-        (await call(mock.baseUrl, 'other', 'POST', '/user/gpg_keys', { armored_public_key: refused })).status,
+        (await call(`${mock.baseUrl}/user/gpg_keys`, 'POST', { token: 'other', json: { armored_public_key: refused } }))
+          .status,
       ).toBe(201);
       expect((await reset(mock, 'filler')).status).toBe(200);
       expect(
-        (await call(mock.baseUrl, 'filler', 'POST', '/user/gpg_keys', { armored_public_key: refused })).status,
+        (
+          await call(`${mock.baseUrl}/user/gpg_keys`, 'POST', {
+            token: 'filler',
+            json: { armored_public_key: refused },
+          })
+        ).status,
       ).toBe(201);
     });
   });
@@ -192,28 +189,35 @@ describe('1. a world is bounded in bytes, not only in records', () => {
         ],
       ];
       for (const [method, path, body, message] of cases) {
-        const answer = await call(mock.baseUrl, 'bounded', method, path, body);
-        expect([path, answer.status, answer.body]).toEqual([path, 413, { message, url: `${mock.origin}/api/swagger` }]);
+        const answer = await call(`${mock.baseUrl}${path}`, method, { token: 'bounded', json: body });
+        expect([path, answer.status, answer.json]).toEqual([path, 413, { message, url: `${mock.origin}/api/swagger` }]);
       }
       // repoEditHook keeps only the keys Gitea keeps, however many edits send others.
       const keys = (from: number) => Object.fromEntries(Array.from({ length: 40 }, (_, n) => [`k${from + n}`, 'v']));
       for (const from of [0, 40])
         expect(
-          (await call(mock.baseUrl, 'bounded', 'PATCH', '/repos/acme/rocket/hooks/4001', { config: keys(from) }))
-            .status,
+          (
+            await call(`${mock.baseUrl}/repos/acme/rocket/hooks/4001`, 'PATCH', {
+              token: 'bounded',
+              json: { config: keys(from) },
+            })
+          ).status,
         ).toBe(200);
-      const hook = await call(mock.baseUrl, 'bounded', 'PATCH', '/repos/acme/rocket/hooks/4001', {});
-      expect(Object.keys(hook.body.config)).toEqual(['url', 'content_type']);
+      const hook = await call(`${mock.baseUrl}/repos/acme/rocket/hooks/4001`, 'PATCH', { token: 'bounded', json: {} });
+      expect(Object.keys(hook.json.config)).toEqual(['url', 'content_type']);
       // The refused writes changed nothing.
-      expect((await call(mock.baseUrl, 'bounded', 'PATCH', '/repos/acme/rocket/pulls/43', {})).body.body).not.toBe(
-        long,
-      );
+      expect(
+        (await call(`${mock.baseUrl}/repos/acme/rocket/pulls/43`, 'PATCH', { token: 'bounded', json: {} })).json.body,
+      ).not.toBe(long);
       expect(await members(mock.baseUrl, 'bounded')).toEqual(['alice', 'bob', 'carol']);
       expect(
         (
-          await call(mock.baseUrl, 'bounded', 'POST', '/repos/migrate', {
-            clone_addr: 'https://git.example.net/a.git',
-            repo_name: 'big',
+          await call(`${mock.baseUrl}/repos/migrate`, 'POST', {
+            token: 'bounded',
+            json: {
+              clone_addr: 'https://git.example.net/a.git',
+              repo_name: 'big',
+            },
           })
         ).status,
       ).toBe(201);
@@ -231,7 +235,7 @@ describe('1. a world is bounded in bytes, not only in records', () => {
       /^--max-worlds 1000 of --max-world-bytes 268435456 could take 256000 MiB, more than half of this Node's heap \(\d+ MiB of \d+\): lower either, or give Node more with --max-old-space-size$/,
     );
     // The command line's own, before anything starts.
-    expect(await refusal(['--sandbox', '--max-world-bytes', '16X'])).toEqual({
+    expect(await refusal(['--max-world-bytes', '16X'])).toEqual({
       code: 2,
       stderr: expect.stringMatching(
         /^gitea-mock: invalid --max-world-bytes "16X": give a whole number of bytes, or of K, M or G \(such as 16M\)\n/,
@@ -248,9 +252,10 @@ describe('2. a save writes the world that changed, not every world', () => {
       expect((await renameUser(mock.baseUrl, 'busy', 'bob', 'bobby')).status).toBe(204);
       const quiet = await stat(worldFile(state, 'quiet'));
       for (let n = 0; n < 20; n++)
-        expect((await call(mock.baseUrl, 'busy', 'PUT', `/user/actions/secrets/S${n}`, { data: 'x' })).status).toBe(
-          201,
-        );
+        expect(
+          (await call(`${mock.baseUrl}/user/actions/secrets/S${n}`, 'PUT', { token: 'busy', json: { data: 'x' } }))
+            .status,
+        ).toBe(201);
       // The busy world's file was replaced 20 times; the quiet one's was never touched.
       expect(await stat(worldFile(state, 'quiet'))).toMatchObject({
         ino: quiet.ino,
@@ -262,7 +267,10 @@ describe('2. a save writes the world that changed, not every world', () => {
       let status = 201;
       for (let n = 0; status === 201 && n < 100; n++)
         status = (
-          await call(mock.baseUrl, 'busy', 'POST', '/user/gpg_keys', { armored_public_key: armoredKey(4 * KiB) })
+          await call(`${mock.baseUrl}/user/gpg_keys`, 'POST', {
+            token: 'busy',
+            json: { armored_public_key: armoredKey(4 * KiB) },
+          })
         ).status;
       expect(status).toBe(413);
       expect((await renameUser(mock.baseUrl, 'quiet', 'carol', 'caroline')).status).toBe(204);
@@ -276,11 +284,15 @@ describe('2. a save writes the world that changed, not every world', () => {
       // 6 MiB of keys: each is kept twice.
       for (let n = 0; n < 3; n++)
         expect(
-          (await call(mock.baseUrl, 'large', 'POST', '/user/gpg_keys', { armored_public_key: armoredKey(1000 * KiB) }))
-            .status,
+          (
+            await call(`${mock.baseUrl}/user/gpg_keys`, 'POST', {
+              token: 'large',
+              json: { armored_public_key: armoredKey(1000 * KiB) },
+            })
+          ).status,
         ).toBe(201);
       const thread = () =>
-        call(mock.baseUrl, 'large', 'PATCH', '/notifications/threads/10001?to-status=pinned').then(
+        call(`${mock.baseUrl}/notifications/threads/10001?to-status=pinned`, 'PATCH', { token: 'large' }).then(
           (answer) => answer.status,
         );
       /** CPU time of this process (the sandbox is in it) while `work` runs, in ms. */
@@ -307,7 +319,7 @@ describe('2. a save writes the world that changed, not every world', () => {
     await withSandbox({ state, maxRecords: 5, maxWorldBytes: 128 * KiB }, async (mock) => {
       const secrets = await Promise.all(
         Array.from({ length: 10 }, (_, n) =>
-          call(mock.baseUrl, 'counted', 'PUT', `/user/actions/secrets/S${n}`, { data: 'x' }).then(
+          call(`${mock.baseUrl}/user/actions/secrets/S${n}`, 'PUT', { token: 'counted', json: { data: 'x' } }).then(
             (answer) => answer.status,
           ),
         ),
@@ -318,7 +330,7 @@ describe('2. a save writes the world that changed, not every world', () => {
       const keys = Array.from({ length: 4 }, () => armoredKey(20 * KiB));
       const statuses = await Promise.all(
         keys.map((key) =>
-          call(mock.baseUrl, 'weighed', 'POST', '/user/gpg_keys', { armored_public_key: key }).then(
+          call(`${mock.baseUrl}/user/gpg_keys`, 'POST', { token: 'weighed', json: { armored_public_key: key } }).then(
             (answer) => answer.status,
           ),
         ),
@@ -353,7 +365,7 @@ describe('2. a save writes the world that changed, not every world', () => {
     let saving = 0;
     let most = 0;
     const saved: string[] = [];
-    const store: StateStore = {
+    const store: Backing = {
       path: join(folder, 'held'),
       worlds,
       async save(key, pieces) {
@@ -368,7 +380,7 @@ describe('2. a save writes the world that changed, not every world', () => {
     await withSandbox({ store, maxWorlds: 10 }, async (mock) => {
       const statuses = await Promise.all(
         Array.from({ length: 10 }, (_, n) =>
-          call(mock.baseUrl, `w${n}`, 'PATCH', '/notifications/threads/10001?to-status=pinned').then(
+          call(`${mock.baseUrl}/notifications/threads/10001?to-status=pinned`, 'PATCH', { token: `w${n}` }).then(
             (answer) => answer.status,
           ),
         ),
@@ -384,7 +396,7 @@ describe('2. a save writes the world that changed, not every world', () => {
     await withSandbox({ state }, async (mock) => {
       const statuses = await Promise.all(
         Array.from({ length: 400 }, (_, n) =>
-          call(mock.baseUrl, 'crowd', 'PUT', `/user/actions/secrets/C${n}`, { data: 'x' }).then(
+          call(`${mock.baseUrl}/user/actions/secrets/C${n}`, 'PUT', { token: 'crowd', json: { data: 'x' } }).then(
             (answer) => answer.status,
           ),
         ),
@@ -457,20 +469,24 @@ describe("3. resets and drops keep to --max-worlds, and a world's file follows i
   it('keeps the file of a world written again after it was dropped, so what it holds survives a restart', async () => {
     const state = join(folder, 'dropped-while-queued');
     const secret = (mock: MockServer, name: string) =>
-      call(mock.baseUrl, 'queued', 'PUT', `/user/actions/secrets/${name}`, { data: 'x' });
+      call(`${mock.baseUrl}/user/actions/secrets/${name}`, 'PUT', { token: 'queued', json: { data: 'x' } });
     await withSandbox({ state, maxWorlds: 1 }, async (mock) => {
       // A world of 8 MiB takes a while to save: the next write waits behind it.
       for (let n = 0; n < 4; n++)
         expect(
-          (await call(mock.baseUrl, 'queued', 'POST', '/user/gpg_keys', { armored_public_key: armoredKey(1000 * KiB) }))
-            .status,
+          (
+            await call(`${mock.baseUrl}/user/gpg_keys`, 'POST', {
+              token: 'queued',
+              json: { armored_public_key: armoredKey(1000 * KiB) },
+            })
+          ).status,
         ).toBe(201);
       const first = secret(mock, 'FIRST');
       await new Promise((resolve) => setTimeout(resolve, 2));
       // The second waits; another credential drops this world meanwhile; the second then writes a fresh one.
       const second = secret(mock, 'SECOND');
       await new Promise((resolve) => setTimeout(resolve, 2));
-      const other = call(mock.baseUrl, 'other', 'PUT', '/user/actions/secrets/OTHER', { data: 'x' });
+      const other = call(`${mock.baseUrl}/user/actions/secrets/OTHER`, 'PUT', { token: 'other', json: { data: 'x' } });
       expect([(await first).status, (await second).status, (await other).status]).toEqual([201, 201, 201]);
       // 204 when the other credential's write came before the second's, as meant; on a busy machine
       // it may come after, and drop the world the second wrote: this write then makes it afresh,
@@ -506,12 +522,15 @@ describe('4. markdown renders bounded, off the event loop', () => {
     const [mainBefore, allBefore] = [await cpuSeconds(pid, pid), await cpuSeconds(pid)];
     const renders = Promise.all(
       Array.from({ length: 2 }, () =>
-        call(baseUrl, 'writer', 'POST', '/markdown', { Text: rows, Mode: 'comment', Context: '/acme/rocket' }),
+        call(`${baseUrl}/markdown`, 'POST', {
+          token: 'writer',
+          json: { Text: rows, Mode: 'comment', Context: '/acme/rocket' },
+        }),
       ),
     );
-    expect((await call(baseUrl, 'reader', 'GET', '/version')).status).toBe(200);
+    expect((await call(`${baseUrl}/version`, 'GET', { token: 'reader' })).status).toBe(200);
     const answers = await renders;
-    expect(answers.map((answer) => [answer.status, String(answer.body).length])).toEqual(Array(2).fill([200, 172_021]));
+    expect(answers.map((answer) => [answer.status, String(answer.json).length])).toEqual(Array(2).fill([200, 172_021]));
     const [main, all] = [(await cpuSeconds(pid, pid)) - mainBefore, (await cpuSeconds(pid)) - allBefore];
     expect(all).toBeGreaterThan(0.1);
     expect(main).toBeLessThan(all / 3);
@@ -524,38 +543,40 @@ describe('4. markdown renders bounded, off the event loop', () => {
     // and still a render that would hold /version for far longer than 250 ms on the event loop.
     await withSandbox({ markdown: { timeoutMs: 60_000, maxOutputBytes: 2 * 1024 * 1024 } }, async (mock) => {
       // 256 KiB of mentions and references is 3.2 MiB of links.
-      const began = performance.now();
-      const render = call(mock.baseUrl, 'writer', 'POST', '/markdown', {
-        Text: mentions(256 * 1024),
-        Mode: 'comment',
-        Context: '/acme/rocket',
+      const render = call(`${mock.baseUrl}/markdown`, 'POST', {
+        token: 'writer',
+        json: {
+          Text: mentions(256 * 1024),
+          Mode: 'comment',
+          Context: '/acme/rocket',
+        },
       });
       let done = false;
       void render.finally(() => {
         done = true;
       });
-      const waits: number[] = [];
+      let versions = 0;
       while (!done) {
-        const started = performance.now();
-        expect((await call(mock.baseUrl, 'reader', 'GET', '/version')).status).toBe(200);
-        waits.push(performance.now() - started);
+        expect((await call(`${mock.baseUrl}/version`, 'GET', { token: 'reader' })).status).toBe(200);
+        versions++;
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       const answer = await render;
-      const rendering = performance.now() - began;
-      expect([answer.status, answer.body.message]).toEqual([
+      expect([answer.status, answer.json.message]).toEqual([
         413,
         expect.stringMatching(
           /^the rendered HTML would be \d+ bytes, more than the 2097152 the sandbox answers; send less text$/,
         ),
       ]);
-      // The render took a while, and no /version waited on it: on the event loop, the first would
-      // have waited for most of the render. (A busy machine slows both, so the bound is relative.)
-      expect(waits.length).toBeGreaterThan(5);
-      expect(Math.max(...waits)).toBeLessThan(Math.max(250, rendering / 3));
+      // /version answered again and again while the render ran: on the event loop, the first would
+      // have waited for the whole render. (How long each waited is bench/time-bounds.mjs's.)
+      expect(versions).toBeGreaterThan(5);
       // The renderer is still there for the next text.
-      const small = await call(mock.baseUrl, 'writer', 'POST', '/markdown', { Text: 'hi @alice', Mode: 'comment' });
-      expect([small.status, small.body]).toEqual([
+      const small = await call(`${mock.baseUrl}/markdown`, 'POST', {
+        token: 'writer',
+        json: { Text: 'hi @alice', Mode: 'comment' },
+      });
+      expect([small.status, small.json]).toEqual([
         200,
         `<p>hi <a href="${mock.origin}/alice" class="mention">@alice</a></p>\n`,
       ]);
@@ -568,33 +589,34 @@ describe('4. markdown renders bounded, off the event loop', () => {
     });
   });
 
+  // How soon: bench/time-bounds.mjs.
   it('refuses text past 1 MiB at once', async () => {
     await withSandbox({}, async (mock) => {
-      const started = performance.now();
       const text = mentions(1024 * 1024 + 11);
-      const large = await call(mock.baseUrl, 'writer', 'POST', '/markdown', { Text: text });
-      expect([large.status, large.body.message]).toEqual([
+      const large = await call(`${mock.baseUrl}/markdown`, 'POST', { token: 'writer', json: { Text: text } });
+      expect([large.status, large.json.message]).toEqual([
         413,
         `the sandbox renders at most 1048576 bytes of markdown; this text has ${text.length}`,
       ]);
-      expect(performance.now() - started).toBeLessThan(1_000);
     });
   });
 
   it('ends a render past its time bound, and renders the next text', async () => {
-    // 1 MiB of table takes about 3 s to render: it is ended after 1. The bound counts a worker's
-    // start too, which the next text waits for: a second is room for it on a busy machine.
+    // 1 MiB of table takes about 3 s to render: it is ended after 1 (how soon after: bench/time-bounds.mjs).
     await withSandbox({ markdown: { timeoutMs: 1_000 } }, async (mock) => {
-      const started = performance.now();
-      const slow = await call(mock.baseUrl, 'writer', 'POST', '/markdown', {
-        Text: `|a|b|\n|-|-|\n${'|x|y|\n'.repeat(174_000)}`,
+      const slow = await call(`${mock.baseUrl}/markdown`, 'POST', {
+        token: 'writer',
+        json: {
+          Text: `|a|b|\n|-|-|\n${'|x|y|\n'.repeat(174_000)}`,
+        },
       });
-      expect([slow.status, slow.body.message]).toEqual([
+      expect([slow.status, slow.json.message]).toEqual([
         413,
         'this text was not rendered within the 1000 ms the sandbox allows; send less text',
       ]);
-      expect(performance.now() - started).toBeLessThan(2_500);
-      expect((await call(mock.baseUrl, 'writer', 'POST', '/markdown', { Text: '# hi' })).body).toBe('<h1>hi</h1>\n');
+      expect((await call(`${mock.baseUrl}/markdown`, 'POST', { token: 'writer', json: { Text: '# hi' } })).json).toBe(
+        '<h1>hi</h1>\n',
+      );
     });
   }, 30_000);
 
@@ -645,16 +667,19 @@ describe('4. markdown renders bounded, off the event loop', () => {
   }, 30_000);
 
   it('the built bin refuses four 9 MB texts at once, renders slow texts off its event loop, and stays up', async () => {
-    const mock = await startCli(['--sandbox']);
+    const mock = await startCli([]);
     const render = (text: string) =>
-      call(mock.baseUrl, 'writer', 'POST', '/markdown', { Text: text, Mode: 'comment', Context: '/acme/rocket' });
+      call(`${mock.baseUrl}/markdown`, 'POST', {
+        token: 'writer',
+        json: { Text: text, Mode: 'comment', Context: '/acme/rocket' },
+      });
     try {
       // Texts that would make 123 MB of HTML each and abort the process: refused before rendering.
       // The input bound's answer, which comes before any rendering (a timing would only measure the machine).
       const refused = await Promise.all(Array.from({ length: 4 }, () => render(mentions(9_300_000))));
       expect(refused.map((answer) => answer.status)).toEqual([413, 413, 413, 413]);
       for (const answer of refused)
-        expect(answer.body.message).toMatch(
+        expect(answer.json.message).toMatch(
           /^the sandbox renders at most 1048576 bytes of markdown; this text has \d+$/,
         );
       // The bundle's worker file loads, and renders there, off the event loop.
@@ -675,19 +700,19 @@ describe('5. a write is applied only once it is saved', () => {
       await rename(state, `${state}.moved`);
       await writeFile(state, '');
       const failed = await renameUser(mock.baseUrl, 'saver', 'carol', 'caroline');
-      expect([failed.status, failed.body]).toEqual([
+      expect([failed.status, failed.json]).toEqual([
         500,
         { message: 'the sandbox could not save its state (ENOTDIR)', url: `${mock.origin}/api/swagger` },
       ]);
       const failedReset = await reset(mock, 'saver');
-      expect([failedReset.status, failedReset.body.message]).toEqual([
+      expect([failedReset.status, failedReset.json.message]).toEqual([
         500,
         'the sandbox could not save its state (ENOTDIR)',
       ]);
       expect(await members(mock.baseUrl, 'saver')).toEqual(['alice', 'robert', 'carol']);
       // Writes that arrive together are saved together: they fail together, and none is kept.
       const secret = (name: string) =>
-        call(mock.baseUrl, 'saver', 'PUT', `/user/actions/secrets/${name}`, { data: 'x' });
+        call(`${mock.baseUrl}/user/actions/secrets/${name}`, 'PUT', { token: 'saver', json: { data: 'x' } });
       const together = await Promise.all(Array.from({ length: 10 }, (_, n) => secret(`T${n}`)));
       expect(together.map((answer) => answer.status)).toEqual(Array(10).fill(500));
       // The folder back, the same write is saved and shown.
@@ -714,12 +739,12 @@ describe('5. a write is applied only once it is saved', () => {
       else await chmod(state, 0o500);
       try {
         const refused = await reset(mock, 'fixed');
-        expect([refused.status, refused.body.message]).toEqual([
+        expect([refused.status, refused.json.message]).toEqual([
           500,
           `the sandbox could not save its state (${root ? 'EPERM' : 'EACCES'})`,
         ]);
         const write = await renameUser(mock.baseUrl, 'fixed', 'carol', 'caroline');
-        expect([write.status, write.body.message]).toEqual([
+        expect([write.status, write.json.message]).toEqual([
           500,
           `the sandbox could not save its state (${root ? 'EPERM' : 'EACCES'})`,
         ]);
@@ -736,7 +761,10 @@ describe('5. a write is applied only once it is saved', () => {
     const mock = await startCli(['--state', state], 64);
     const kept: string[] = [];
     const add = async (key: string): Promise<number> => {
-      const { status } = await call(mock.baseUrl, 'full', 'POST', '/user/gpg_keys', { armored_public_key: key });
+      const { status } = await call(`${mock.baseUrl}/user/gpg_keys`, 'POST', {
+        token: 'full',
+        json: { armored_public_key: key },
+      });
       if (status === 201) kept.push(key);
       return status;
     };
@@ -756,9 +784,10 @@ describe('5. a write is applied only once it is saved', () => {
     // Every answered key is on disk: each is a duplicate now (read back in this process: the bin adds nothing to a load).
     await withSandbox({ state }, async (again) => {
       for (const key of kept)
-        expect((await call(again.baseUrl, 'full', 'POST', '/user/gpg_keys', { armored_public_key: key })).status).toBe(
-          422,
-        );
+        expect(
+          (await call(`${again.baseUrl}/user/gpg_keys`, 'POST', { token: 'full', json: { armored_public_key: key } }))
+            .status,
+        ).toBe(422);
     });
   }, 60_000);
 
@@ -1059,7 +1088,7 @@ describe('8. a state folder is checked deeply at start', () => {
     // A heap of 128 MiB (a world's share of half of it is under a MiB): reading and parsing the file would not fit.
     const smallHeap = await promisify(execFile)(
       process.execPath,
-      ['--max-old-space-size=128', CLI, '--state', state, '--port', '0', '--quiet'],
+      ['--max-old-space-size=128', CLI, 'sandbox', '--state', state, '--port', '0', '--quiet'],
       { timeout: 20_000 },
     ).then(
       ({ stderr }) => ({ code: 0, stderr }),

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { collectAll, createGiteaClient, unwrap, type GiteaClient } from '../src/index.js';
 import { apiErrorOf } from '../test/support/api-error.js';
-import { send } from './support/http.js';
+import { call } from './support/call.js';
 import { useSandbox } from './support/sandbox.js';
 
 const SEED = Number(process.env.FC_SEED ?? 20261123);
@@ -164,8 +164,10 @@ class MarkThread implements fc.AsyncCommand<Model, Real> {
   async run(model: Model, { token }: Real): Promise<void> {
     // node:http, not fetch: the thread is in the body of a 205, which fetch drops.
     const query = this.toStatus === undefined ? '' : `?to-status=${this.toStatus}`;
-    const answer = await send(new URL(`${sandbox.current.baseUrl}/notifications/threads/10001${query}`), 'PATCH', {
-      authorization: `token ${token}`,
+    const answer = await call(new URL(`${sandbox.current.baseUrl}/notifications/threads/10001${query}`), 'PATCH', {
+      headers: {
+        authorization: `token ${token}`,
+      },
     });
     // As Gitea reads it: without regard to case, and anything but the three statuses as read.
     const named = (this.toStatus ?? 'read').toLowerCase();
@@ -335,8 +337,11 @@ class Reset implements fc.AsyncCommand<Model, Real> {
   check = () => true;
   async run(model: Model, { token }: Real): Promise<void> {
     expect(
-      (await send(new URL(`${sandbox.current.origin}/__sandbox/reset`), 'POST', { authorization: `token ${token}` }))
-        .status,
+      (
+        await call(new URL(`${sandbox.current.origin}/__sandbox/reset`), 'POST', {
+          headers: { authorization: `token ${token}` },
+        })
+      ).status,
     ).toBe(200);
     Object.assign(model, seedModel());
   }

@@ -29,7 +29,7 @@ async function start(state: string, ...args: string[]): Promise<Launched> {
   // Kept across tests (a restart replaces `a` and `b`); afterAll stops every one started.
   const mock = await launch(
     process.execPath,
-    [CLI, '--state', state, '--port', '0', '--quiet', ...args],
+    [CLI, 'sandbox', '--state', state, '--port', '0', '--quiet', ...args],
     process.env,
     20_000,
     undefined,
@@ -41,7 +41,7 @@ async function start(state: string, ...args: string[]): Promise<Launched> {
 
 /** Runs the built bin to its end: its exit code and output. */
 async function runToEnd(...args: string[]): Promise<{ code: number; output: string }> {
-  return promisify(execFile)(process.execPath, [CLI, ...args], { timeout: 60_000 }).then(
+  return promisify(execFile)(process.execPath, [CLI, 'sandbox', ...args], { timeout: 60_000 }).then(
     ({ stdout, stderr }) => ({ code: 0, output: stdout + stderr }),
     (error: { code: number; stdout: string; stderr: string }) => ({
       code: error.code,
@@ -51,12 +51,12 @@ async function runToEnd(...args: string[]): Promise<{ code: number; output: stri
 }
 
 const putSecret = (base: string, token: string, name: string) =>
-  call(base, token, 'PUT', `/user/actions/secrets/${name}`, { data: 'x' });
+  call(`${base}/user/actions/secrets/${name}`, 'PUT', { token, json: { data: 'x' } });
 
 async function members(base: string, token: string): Promise<string[]> {
-  const reply = await call(base, token, 'GET', '/teams/12001/members');
+  const reply = await call(`${base}/teams/12001/members`, 'GET', { token });
   expect(reply.status).toBe(200);
-  return (reply.body as { login: string }[]).map((user) => user.login);
+  return (reply.json as { login: string }[]).map((user) => user.login);
 }
 
 /** The world of a credential as the database holds it. */
@@ -108,13 +108,19 @@ afterAll(async () => {
 
 describe('two processes on one database', () => {
   it('read through one what was written through the other; a reset through one is seen by the other; credentials stay apart', async () => {
-    const renamed = await call(a.baseUrl, 'shared', 'POST', '/admin/users/bob/rename', { new_username: 'robert' });
+    const renamed = await call(`${a.baseUrl}/admin/users/bob/rename`, 'POST', {
+      token: 'shared',
+      json: { new_username: 'robert' },
+    });
     expect(renamed.status).toBe(204);
     expect(await members(b.baseUrl, 'shared')).toEqual(['alice', 'robert', 'carol']);
     expect(await members(b.baseUrl, 'stranger')).toEqual(['alice', 'bob', 'carol']);
 
     // A process that read the world before a write through the other reads the write.
-    const again = await call(b.baseUrl, 'shared', 'POST', '/admin/users/robert/rename', { new_username: 'bobby' });
+    const again = await call(`${b.baseUrl}/admin/users/robert/rename`, 'POST', {
+      token: 'shared',
+      json: { new_username: 'bobby' },
+    });
     expect(again.status).toBe(204);
     expect(await members(a.baseUrl, 'shared')).toEqual(['alice', 'bobby', 'carol']);
 
@@ -144,8 +150,11 @@ describe('two processes on one database', () => {
     const renames = (async () => {
       let name = 'bob';
       for (let n = 1; n <= 15; n++) {
-        const reply = await call(a.baseUrl, 'both-stand', 'POST', `/admin/users/${name}/rename`, {
-          new_username: `bob${n}`,
+        const reply = await call(`${a.baseUrl}/admin/users/${name}/rename`, 'POST', {
+          token: 'both-stand',
+          json: {
+            new_username: `bob${n}`,
+          },
         });
         expect(reply.status).toBe(204);
         name = `bob${n}`;
@@ -153,9 +162,12 @@ describe('two processes on one database', () => {
     })();
     const edits = (async () => {
       for (let n = 1; n <= 15; n++) {
-        const reply = await call(b.baseUrl, 'both-stand', 'PATCH', '/orgs/acme/labels/5001', { name: `label-${n}` });
+        const reply = await call(`${b.baseUrl}/orgs/acme/labels/5001`, 'PATCH', {
+          token: 'both-stand',
+          json: { name: `label-${n}` },
+        });
         expect(reply.status).toBe(200);
-        expect((reply.body as { name: string }).name).toBe(`label-${n}`);
+        expect((reply.json as { name: string }).name).toBe(`label-${n}`);
       }
     })();
     await Promise.all([renames, edits]);
@@ -187,7 +199,9 @@ describe('three processes on one database', () => {
       }
     })();
     const reads = await Promise.all(
-      Array.from({ length: 200 }, (_, n) => call(c.baseUrl, `reader-${n % 20}`, 'GET', '/teams/12001/members')),
+      Array.from({ length: 200 }, (_, n) =>
+        call(`${c.baseUrl}/teams/12001/members`, 'GET', { token: `reader-${n % 20}` }),
+      ),
     );
     reading = false;
     await sampler;
@@ -239,7 +253,12 @@ describe('processes that stop', () => {
 
   it('read the kept worlds when started again', async () => {
     expect(
-      (await call(a.baseUrl, 'kept', 'POST', '/admin/users/carol/rename', { new_username: 'caroline' })).status,
+      (
+        await call(`${a.baseUrl}/admin/users/carol/rename`, 'POST', {
+          token: 'kept',
+          json: { new_username: 'caroline' },
+        })
+      ).status,
     ).toBe(204);
     expect(await Promise.all([a.stop(), b.stop()])).toEqual([0, 0]);
     [a, b] = await Promise.all([start(url), start(url)]);
@@ -287,7 +306,7 @@ describe('PostgreSQL that stops', () => {
       phase = 'down';
       await waitFor(() => unavailable.length >= 20 || other.length > 0, '20 answers without the database');
       // Reads too.
-      const read = await call(a.baseUrl, 'outage', 'GET', '/teams/12001/members');
+      const read = await call(`${a.baseUrl}/teams/12001/members`, 'GET', { token: 'outage' });
       expect(read.status).toBe(503);
       await pg.start();
       phase = 'back';
@@ -301,12 +320,12 @@ describe('PostgreSQL that stops', () => {
     }
     expect(other).toEqual([]);
     for (const reply of unavailable) {
-      expect(reply.headers.get('retry-after')).toBe('1');
-      expect(reply.body).toEqual({
+      expect(reply.headers['retry-after']).toBe('1');
+      expect(reply.json).toEqual({
         message: expect.stringContaining(`database at 127.0.0.1:${pg.port} is unavailable`),
         url: expect.any(String),
       });
-      expect(JSON.stringify(reply.body)).not.toContain(pg.password);
+      expect(JSON.stringify(reply.json)).not.toContain(pg.password);
     }
     const statuses = await Promise.all(
       acknowledged.map(async (name) => (await putSecret(a.baseUrl, 'outage', name)).status),

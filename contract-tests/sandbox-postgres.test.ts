@@ -43,12 +43,12 @@ async function sandbox(state: string, maxWorlds?: number): Promise<MockServer> {
 }
 
 const rename = (mock: MockServer, token: string, from: string, to: string) =>
-  call(mock.baseUrl, token, 'POST', `/admin/users/${from}/rename`, { new_username: to });
+  call(`${mock.baseUrl}/admin/users/${from}/rename`, 'POST', { token, json: { new_username: to } });
 
 async function members(mock: MockServer, token: string): Promise<string[]> {
-  const reply = await call(mock.baseUrl, token, 'GET', '/teams/12001/members');
+  const reply = await call(`${mock.baseUrl}/teams/12001/members`, 'GET', { token });
   expect(reply.status).toBe(200);
-  return (reply.body as { login: string }[]).map((user) => user.login);
+  return (reply.json as { login: string }[]).map((user) => user.login);
 }
 
 const keyOf = (token: string): string => createHash('sha256').update(`token ${token}`).digest('hex');
@@ -95,8 +95,8 @@ describe('--state postgres://…', () => {
       await holder.query('SELECT 1 FROM gitea_mock_worlds WHERE key = $1 FOR UPDATE', [keyOf('slow')]);
       const stuck = await rename(mock, 'slow', 'robert', 'bobby');
       expect(stuck.status).toBe(503);
-      expect(stuck.headers.get('retry-after')).toBe('1');
-      expect(stuck.body.message).toBe(
+      expect(stuck.headers['retry-after']).toBe('1');
+      expect(stuck.json.message).toBe(
         `the sandbox's database at 127.0.0.1:${server.port} is unavailable: canceling statement due to statement timeout (57014); try again`,
       );
       // Reads do not wait for the lock.
@@ -114,9 +114,9 @@ describe('--state postgres://…', () => {
     const mock = await sandbox(url);
     expect((await rename(mock, 'foreign', 'bob', 'robert')).status).toBe(204);
     await server.query('foreign', `UPDATE gitea_mock_worlds SET body = '{"format": 1}', version = version + 1000`);
-    const read = await call(mock.baseUrl, 'foreign', 'GET', '/teams/12001/members');
+    const read = await call(`${mock.baseUrl}/teams/12001/members`, 'GET', { token: 'foreign' });
     expect(read.status).toBe(500);
-    expect(read.body.message).toBe(
+    expect(read.json.message).toBe(
       'the sandbox could not read its state (Error: the world of this credential in the database is not one the sandbox wrote: its format is 1, not 2)',
     );
     // A reset makes it usable again.
@@ -138,9 +138,9 @@ describe('--state postgres://…', () => {
       'peer',
       `UPDATE gitea_mock_worlds SET body = jsonb_set(body::jsonb, '{users,1,login}', '5')::text, version = version + 1000`,
     );
-    const read = await call(mock.baseUrl, 'peer', 'GET', '/teams/12001/members');
+    const read = await call(`${mock.baseUrl}/teams/12001/members`, 'GET', { token: 'peer' });
     expect(read.status).toBe(500);
-    expect(read.body.message).toBe(
+    expect(read.json.message).toBe(
       'the sandbox could not read its state (Error: the world of this credential in the database is not one the sandbox wrote: users[1] is not a User: /login must be string)',
     );
   });

@@ -22,7 +22,7 @@ afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
 });
 
-const start = (state: string) => launch(process.execPath, [CLI, '--state', state, '--port', '0', '--quiet']);
+const start = (state: string) => launch(process.execPath, [CLI, 'sandbox', '--state', state, '--port', '0', '--quiet']);
 const client = (baseUrl: string, token: string) => createGiteaClient({ baseUrl, auth: { token }, retry: 0 });
 
 /** The file of a credential's world: its SHA-256, as the sandbox names it. */
@@ -153,7 +153,7 @@ describe('--state DIR', () => {
       for (const [name, text] of Object.entries(files)) await writeFile(join(state, name), text);
     }
     const before = '' in files ? await readFile(state, 'utf8') : await contents(state);
-    const failure = await promisify(execFile)(process.execPath, [CLI, '--state', state, '--port', '0']).then(
+    const failure = await promisify(execFile)(process.execPath, [CLI, 'sandbox', '--state', state, '--port', '0']).then(
       () => undefined,
       (error: { code: number; stderr: string }) => error,
     );

@@ -12,6 +12,7 @@ import { listWebhooks } from '../mock/src/contract/document.js';
 import { loadDocument } from '../mock/src/contract/document-file.js';
 import { createSchemaValidator } from '../mock/src/contract/schema.js';
 import type { DeliveryRecord } from '../mock/src/webhooks/deliveries.js';
+import { call } from './support/call.js';
 import { expectSignedBy, startHookReceiver, type HookReceiver } from './support/hook-receiver.js';
 import { launch, type Launched } from './support/launch.js';
 
@@ -52,16 +53,10 @@ let repoHook: HookReceiver;
 
 beforeAll(async () => {
   [system, repoHook] = await Promise.all([startHookReceiver(), startHookReceiver()]);
-  mock = await launch(process.execPath, [
-    cli,
-    '--sandbox',
-    '--port',
-    '0',
-    '--webhook-secret',
-    SECRET,
-    '--webhook',
-    `${system.origin}/system`,
-  ]);
+  mock = await launch(process.execPath, [cli, 'sandbox', '--port', '0', '--webhook', `${system.origin}/system`], {
+    ...process.env,
+    GITEA_WEBHOOK_SECRET: SECRET,
+  });
 });
 
 afterAll(async () => {
@@ -72,12 +67,8 @@ afterAll(async () => {
 const origin = (): string => new URL(mock.baseUrl).origin;
 
 async function trigger(token: string | undefined, body: unknown): Promise<{ status: number; body: any }> {
-  const answer = await fetch(`${origin()}/__sandbox/trigger`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `token ${token}` } : {}) },
-    body: JSON.stringify(body),
-  });
-  return { status: answer.status, body: await answer.json() };
+  const answer = await call(`${origin()}/__sandbox/trigger`, 'POST', { token: token || undefined, json: body });
+  return { status: answer.status, body: answer.json };
 }
 
 describe('POST /__sandbox/trigger', () => {

@@ -15,11 +15,11 @@ import {
   type GiteaClient,
 } from '../src/index.js';
 import { startMockServer } from '../mock/src/server.js';
-import { parseGoInt } from '../mock/src/sandbox/world-ops.js';
+import { parseGoInt } from '../mock/src/sandbox/backend.js';
 import { sniffedType } from '../mock/src/sandbox/markdown.js';
 import { MOCK_VERSION } from '../mock/src/front/version.js';
 import { apiErrorOf } from '../test/support/api-error.js';
-import { send } from './support/http.js';
+import { call } from './support/call.js';
 import { useSandbox } from './support/sandbox.js';
 
 const sandbox = useSandbox({ maxWorlds: 50 });
@@ -279,10 +279,10 @@ describe('each operation changes and reads the world', () => {
   it('notifyReadThread sets unread and pinned by to-status; an unknown thread is 404', async () => {
     const { token } = fresh();
     const mark = async (status: string) => {
-      const answer = await send(
+      const answer = await call(
         new URL(`${sandbox.current.baseUrl}/notifications/threads/10001${status ? `?to-status=${status}` : ''}`),
         'PATCH',
-        { authorization: `token ${token}` },
+        { headers: { authorization: `token ${token}` } },
       );
       expect(answer.status).toBe(205);
       return JSON.parse(answer.body) as { unread: boolean; pinned: boolean };
@@ -634,8 +634,10 @@ describe('worlds', () => {
           body: { new_username: 'caroline' },
         }),
       );
-    const reset = await send(new URL(`${sandbox.current.origin}/__sandbox/reset`), 'POST', {
-      authorization: `token ${a.token}`,
+    const reset = await call(new URL(`${sandbox.current.origin}/__sandbox/reset`), 'POST', {
+      headers: {
+        authorization: `token ${a.token}`,
+      },
     });
     expect(reset.status).toBe(200);
     expect(JSON.parse(reset.body)).toEqual({ message: "this credential's sandbox world is back to the seed" });
@@ -643,28 +645,29 @@ describe('worlds', () => {
       (await collectAll(gitea, '/teams/{id}/members', { params: { path: { id: 12001 } } })).map((user) => user.login);
     expect(await logins(a.gitea)).toEqual(['alice', 'bob', 'carol']);
     expect(await logins(b.gitea)).toEqual(['alice', 'bob', 'caroline']);
-    expect((await send(new URL(`${sandbox.current.origin}/__sandbox/reset`), 'POST', {})).status).toBe(401);
+    expect((await call(new URL(`${sandbox.current.origin}/__sandbox/reset`), 'POST')).status).toBe(401);
     expect(
-      (await send(new URL(`${sandbox.current.origin}/__sandbox/reset`), 'GET', { authorization: `token ${a.token}` }))
-        .status,
+      (
+        await call(new URL(`${sandbox.current.origin}/__sandbox/reset`), 'GET', {
+          headers: { authorization: `token ${a.token}` },
+        })
+      ).status,
     ).toBe(405);
   });
 
   it("GET /version answers the host's version, whatever the credential", async () => {
     for (const headers of [{}, { authorization: `token ${fresh().token}` }]) {
-      const answer = await send(new URL(`${sandbox.current.baseUrl}/version`), 'GET', headers);
+      const answer = await call(new URL(`${sandbox.current.baseUrl}/version`), 'GET', { headers });
       expect([answer.status, JSON.parse(answer.body)]).toEqual([200, { version: MOCK_VERSION }]);
     }
   });
 
   it('Prefer still answers the documented examples, so error screens can be built', async () => {
     const { token } = fresh();
-    const answer = await send(
-      new URL(`${sandbox.current.baseUrl}/orgs/acme/labels/5001`),
-      'PATCH',
-      { authorization: `token ${token}`, 'content-type': 'application/json', prefer: 'code=422' },
-      Buffer.from('{"color":"#00aabb"}'),
-    );
+    const answer = await call(new URL(`${sandbox.current.baseUrl}/orgs/acme/labels/5001`), 'PATCH', {
+      headers: { authorization: `token ${token}`, 'content-type': 'application/json', prefer: 'code=422' },
+      body: Buffer.from('{"color":"#00aabb"}'),
+    });
     expect(answer.status).toBe(422);
     expect(JSON.parse(answer.body)).toEqual({
       message: 'invalid color: #gg0000',
@@ -701,12 +704,10 @@ describe('worlds', () => {
       await rename(second);
       await rename(third); // world-1 is the least recently used: dropped
       // Still renamed: bob is an old name now, which leads to bobby.
-      const again = await send(
-        new URL(`${small.baseUrl}/admin/users/bob/rename`),
-        'POST',
-        { authorization: 'token world-2', 'content-type': 'application/json' },
-        Buffer.from('{"new_username":"bobby"}'),
-      );
+      const again = await call(new URL(`${small.baseUrl}/admin/users/bob/rename`), 'POST', {
+        headers: { authorization: 'token world-2', 'content-type': 'application/json' },
+        body: Buffer.from('{"new_username":"bobby"}'),
+      });
       expect([again.status, again.headers.location]).toEqual([307, '/api/v1/admin/users/bobby/rename']);
       await rename(first); // a fresh world again: bob exists
       const secret = (name: string) =>
@@ -734,12 +735,10 @@ describe('worlds', () => {
 
 describe('what the audit of Gitea 1.27.0-dev found, as the sandbox answers it', () => {
   const raw = (token: string, method: string, path: string, body?: string, contentType = 'application/json') =>
-    send(
-      new URL(`${sandbox.current.baseUrl}${path}`),
-      method,
-      { authorization: `token ${token}`, ...(body !== undefined ? { 'content-type': contentType } : {}) },
-      body !== undefined ? Buffer.from(body, 'latin1') : undefined,
-    );
+    call(new URL(`${sandbox.current.baseUrl}${path}`), method, {
+      headers: { authorization: `token ${token}`, ...(body !== undefined ? { 'content-type': contentType } : {}) },
+      body: body !== undefined ? Buffer.from(body, 'latin1') : undefined,
+    });
 
   it('an old name of a renamed user answers 307 to the new one, on every operation under an owner, query kept', async () => {
     const { gitea, token } = fresh();

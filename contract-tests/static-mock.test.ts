@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deref, isObject, listOperations, type Json, type JsonObject } from '../mock/src/contract/document.js';
 import { loadDocument } from '../mock/src/contract/document-file.js';
-import { exampleRequest, firstExample, send, type RawResponse } from './support/http.js';
+import { call, type Reply } from './support/call.js';
+import { exampleRequest, firstExample } from './support/http.js';
 import { startPrismCli, type PrismCli } from './support/prism-cli.js';
 
 const doc = loadDocument(new URL('../openapi.yaml', import.meta.url));
@@ -16,7 +17,7 @@ function expectedBody(response: JsonObject): { mediaType?: string; example?: Jso
   return mediaType !== undefined && isObject(media) ? { mediaType, example: firstExample(doc, media) } : {};
 }
 
-function assertAnswer(answer: RawResponse, status: number, response: JsonObject, label: string): void {
+function assertAnswer(answer: Reply, status: number, response: JsonObject, label: string): void {
   expect(answer.status, `${label}: status`).toBe(status);
   const { mediaType, example } = expectedBody(response);
   if (mediaType === undefined) {
@@ -53,7 +54,7 @@ describe('prism mock openapi.yaml (CLI, static)', () => {
       const success = codes.find((code) => code >= 200 && code < 300);
       expect(success, 'a documented 2xx').toBeDefined();
       const req = await exampleRequest(doc, prism.origin, op);
-      const answer = await send(req.url, req.method, req.headers, req.body);
+      const answer = await call(req.url, req.method, { headers: req.headers, body: req.body });
       const response = deref(doc, responses[String(success)], '').value;
       assertAnswer(answer, Number(success), isObject(response) ? response : {}, `${req.method} ${req.url.pathname}`);
     });
@@ -61,7 +62,10 @@ describe('prism mock openapi.yaml (CLI, static)', () => {
     it('answers every documented status with its first example (Prefer: code=…)', async () => {
       for (const code of codes) {
         const req = await exampleRequest(doc, prism.origin, op);
-        const answer = await send(req.url, req.method, { ...req.headers, prefer: `code=${code}` }, req.body);
+        const answer = await call(req.url, req.method, {
+          headers: { ...req.headers, prefer: `code=${code}` },
+          body: req.body,
+        });
         const response = deref(doc, responses[String(code)], '').value;
         assertAnswer(answer, code, isObject(response) ? response : {}, `${req.method} ${req.url.pathname} → ${code}`);
       }
@@ -69,7 +73,7 @@ describe('prism mock openapi.yaml (CLI, static)', () => {
   });
 
   it('answers 401 with the service error body when credentials are missing', async () => {
-    const answer = await send(new URL(`${prism.origin}/admin/orgs`), 'GET', {});
+    const answer = await call(new URL(`${prism.origin}/admin/orgs`), 'GET');
     expect(answer.status).toBe(401);
     expect(JSON.parse(answer.body)).toEqual({
       message: 'token is required',

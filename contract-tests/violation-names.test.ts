@@ -159,7 +159,7 @@ describe('each violation names the field and where it is', () => {
     const report = join(folder, 'report.json');
     const proxy = await launch(process.execPath, [
       CLI,
-      '--proxy',
+      'proxy',
       upstream.origin,
       '--port',
       '0',

@@ -19,6 +19,8 @@ import { startMockServer, type MockServer } from '../mock/src/server.js';
 import type { DeliveryRecord } from '../mock/src/webhooks/deliveries.js';
 import { serveOnLoopback } from '../test/support/loopback.js';
 import { startHookReceiver, type Answering, type HookReceiver } from './support/hook-receiver.js';
+import { call, type Reply } from './support/call.js';
+import { exchangeRaw } from './support/http.js';
 import { loadDocument } from '../mock/src/contract/document-file.js';
 
 const CLI = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
@@ -40,10 +42,10 @@ afterEach(async () => {
   await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
 });
 
-async function receiver(args: string[]): Promise<Bin> {
+async function receiver(args: string[], secret = ''): Promise<Bin> {
   const child = spawn(process.execPath, [CLI, 'webhooks', '--port', '0', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, GITEA_WEBHOOK_SECRET: '' },
+    env: { ...process.env, GITEA_WEBHOOK_SECRET: secret },
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const stop = (): Promise<number | null> => {
@@ -108,26 +110,17 @@ async function sandbox(systemHooks: string[]): Promise<{ server: MockServer; set
 
 /** The world's delivery log. */
 async function deliveryLog(server: MockServer, token: string): Promise<DeliveryRecord[]> {
-  const answer = await fetch(`${new URL(server.baseUrl).origin}/__sandbox/deliveries`, {
-    headers: { Authorization: `token ${token}` },
-  });
-  return ((await answer.json()) as { deliveries: DeliveryRecord[] }).deliveries;
+  const answer = await call(`${new URL(server.baseUrl).origin}/__sandbox/deliveries`, 'GET', { token });
+  return (answer.json as { deliveries: DeliveryRecord[] }).deliveries;
 }
 
 /** What a raw request (written by hand, as `head` says, then `body`) is answered, read to the connection's end. */
-function rawRequest(origin: string, head: string, body = ''): Promise<string> {
-  const { hostname, port } = new URL(origin);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => socket.write(`${head}\r\n\r\n${body}`));
-    let answer = '';
-    socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
-    socket.once('close', () => resolve(answer));
-    socket.once('error', reject);
-  });
+async function rawRequest(origin: string, head: string, body = ''): Promise<string> {
+  return (await exchangeRaw(origin, Buffer.from(`${head}\r\n\r\n${body}`))).toString('latin1');
 }
 
 /** Sends a delivery to the receiver as the sandbox logged it, with `body` and signatures changed as given. */
-function resend(origin: string, entry: DeliveryRecord, body: string, secret: string): Promise<Response> {
+function resend(origin: string, entry: DeliveryRecord, body: string, secret: string): Promise<Reply> {
   const sha256 = createHmac('sha256', secret).update(body).digest('hex');
   const headers = {
     ...entry.headers,
@@ -138,17 +131,11 @@ function resend(origin: string, entry: DeliveryRecord, body: string, secret: str
     'X-Hub-Signature-256': `sha256=${sha256}`,
     'X-Hub-Signature': `sha1=${createHmac('sha1', secret).update(body).digest('hex')}`,
   };
-  return fetch(`${origin}/hook`, { method: 'POST', headers, body });
+  return call(`${origin}/hook`, 'POST', { headers, body });
 }
 
 /** A delivery of `payload` as services/webhook/deliver.go sends it to a repository's JSON hook with `secret`. */
-function giteaDelivery(
-  origin: string,
-  type: string,
-  event: string,
-  payload: unknown,
-  secret: string,
-): Promise<Response> {
+function giteaDelivery(origin: string, type: string, event: string, payload: unknown, secret: string): Promise<Reply> {
   const body = JSON.stringify(payload, null, 2);
   const sha256 = createHmac('sha256', secret).update(body).digest('hex');
   const id = randomUUID();
@@ -163,7 +150,7 @@ function giteaDelivery(
     'X-Gitea-Hook-Installation-Target-Type': 'repository',
     'X-GitHub-Hook-Installation-Target-Type': 'repository',
   });
-  return fetch(`${origin}/hook`, { method: 'POST', headers, body });
+  return call(`${origin}/hook`, 'POST', { headers, body });
 }
 
 let dir: string;
@@ -179,7 +166,7 @@ describe('gitea-mock webhooks', { timeout: 120_000 }, () => {
   it("checks the sandbox's deliveries, all conforming, and reports each broken one", async () => {
     const report = join(dir, 'report.json');
     const junit = join(dir, 'junit.xml');
-    const bin = await receiver(['--secret', SECRET, '--report', report, '--junit', junit]);
+    const bin = await receiver(['--report', report, '--junit', junit], SECRET);
     const { server, settled } = await sandbox([`${bin.origin}/system`]);
     const token = `receiver-${randomUUID()}`;
     const gitea = createGiteaClient({ baseUrl: server.baseUrl, auth: { token }, retry: 0 });
@@ -223,24 +210,19 @@ describe('gitea-mock webhooks', { timeout: 120_000 }, () => {
     const json = log.find((entry) => entry.type === 'repository')!;
     const broken = [
       // A tampered body: the signatures no longer match it.
-      fetch(`${bin.origin}/hook`, {
-        method: 'POST',
-        headers: json.headers,
-        body: json.body.replace('"created"', '"created" '),
-      }),
+      call(`${bin.origin}/hook`, 'POST', { headers: json.headers, body: json.body.replace('"created"', '"created" ') }),
       // Signed with another secret.
       resend(bin.origin, json, json.body, 'not-the-secret'),
       // A payload without its sender, signed right.
       resend(bin.origin, json, JSON.stringify({ ...JSON.parse(json.body), sender: undefined }, null, 1), SECRET),
       // An event the contract does not describe (one of GitHub's, which Gitea does not send).
-      fetch(`${bin.origin}/hook`, {
-        method: 'POST',
+      call(`${bin.origin}/hook`, 'POST', {
         headers: { 'Content-Type': 'application/json', 'X-Gitea-Event': 'star', 'X-Gitea-Event-Type': 'star' },
         body: '{"action":"created"}',
       }),
     ];
     const answers = await Promise.all(broken);
-    expect(answers.map((answer) => [answer.status, answer.headers.get('x-contract-violations')])).toEqual([
+    expect(answers.map((answer) => [answer.status, answer.headers['x-contract-violations']])).toEqual([
       [200, '4'],
       [200, '4'],
       [200, '1'],
@@ -293,7 +275,7 @@ describe('gitea-mock webhooks', { timeout: 120_000 }, () => {
       ...payload,
       release: { ...(payload.release as object), tag_name: undefined },
     });
-    const bin = await receiver(['--secret', SECRET]);
+    const bin = await receiver([], SECRET);
     let code: number | null = null;
     try {
       const sent = [
@@ -306,11 +288,9 @@ describe('gitea-mock webhooks', { timeout: 120_000 }, () => {
         // An approval sent under the group of an ordinary pull request delivery.
         ['pull_request_review_approved', 'pull_request', example('WebhookPullRequestReviewApproved')],
       ] as const;
-      const answers: (string | null)[] = [];
+      const answers: unknown[] = [];
       for (const [type, event, payload] of sent)
-        answers.push(
-          (await giteaDelivery(bin.origin, type, event, payload, SECRET)).headers.get('x-contract-violations'),
-        );
+        answers.push((await giteaDelivery(bin.origin, type, event, payload, SECRET)).headers['x-contract-violations']);
       expect(answers.slice(0, 4)).toEqual(['0', '0', '0', '0']);
       expect(answers[4]).toBe('1');
       // X-Gitea-Event, X-Gogs-Event and X-GitHub-Event each name the wrong group.
@@ -337,7 +317,7 @@ describe('gitea-mock webhooks', { timeout: 120_000 }, () => {
 
   it('passes each delivery on to the app with --forward, unchanged, and answers with its answer', async () => {
     const forwardedTo = await app();
-    const bin = await receiver(['--secret', SECRET, '--forward', `${forwardedTo.origin}/app`, '--quiet']);
+    const bin = await receiver(['--forward', `${forwardedTo.origin}/app`, '--quiet'], SECRET);
     const body = '{"action":"created"}';
     const sha256 = createHmac('sha256', SECRET).update(body).digest('hex');
     const answer = await fetch(`${bin.origin}/hook?x=1`, {
@@ -405,7 +385,7 @@ describe('gitea-mock webhooks', { timeout: 120_000 }, () => {
     const report = join(dir, 'forward-report.json');
     const junit = join(dir, 'forward-junit.xml');
     const failing = await app('fail');
-    const bin = await receiver(['--secret', SECRET, '--forward', failing.origin, '--report', report, '--junit', junit]);
+    const bin = await receiver(['--forward', failing.origin, '--report', report, '--junit', junit], SECRET);
     const { server, settled } = await sandbox([`${bin.origin}/system`]);
     const token = `forward-${randomUUID()}`;
     const gitea = createGiteaClient({ baseUrl: server.baseUrl, auth: { token }, retry: 0 });
@@ -433,20 +413,19 @@ describe('gitea-mock webhooks', { timeout: 120_000 }, () => {
 
   it('refuses a payload past the JSON bounds, naming the bound, and goes on receiving', async () => {
     const bin = await receiver([]);
-    const post = (body: string): Promise<Response> =>
-      fetch(`${bin.origin}/hook`, {
-        method: 'POST',
+    const post = (body: string): Promise<Reply> =>
+      call(`${bin.origin}/hook`, 'POST', {
         headers: { 'Content-Type': 'application/json', 'X-Gitea-Event-Type': 'repository' },
         body,
       });
     const many = await post(JSON.stringify({ action: 'created', list: Array.from({ length: 30_000 }, (_, i) => i) }));
-    expect([many.status, await many.text()]).toEqual([
+    expect([many.status, many.body]).toEqual([
       413,
       'the payload holds more than 20000 JSON values, more than the receiver checks\n',
     ]);
     // A million levels: refused, not a stack overflow.
     const deep = await post(`${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}`);
-    expect([deep.status, await deep.text()]).toEqual([
+    expect([deep.status, deep.body]).toEqual([
       422,
       'the payload nests deeper than 10000 levels, more than the receiver checks\n',
     ]);

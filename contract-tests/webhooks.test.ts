@@ -32,7 +32,8 @@ import {
   type HookReceiver,
   type Received,
 } from './support/hook-receiver.js';
-import { exampleRequest, send } from './support/http.js';
+import { call } from './support/call.js';
+import { exampleRequest } from './support/http.js';
 import { launch, type Launched } from './support/launch.js';
 
 const SECRET = 'sandbox-hook-secret';
@@ -73,9 +74,9 @@ function world(): World {
   const token = `hooks-${randomUUID()}`;
   const origin = new URL(server.baseUrl).origin;
   const log = async (): Promise<DeliveryRecord[]> => {
-    const answer = await fetch(`${origin}/__sandbox/deliveries`, { headers: { Authorization: `token ${token}` } });
+    const answer = await call(`${origin}/__sandbox/deliveries`, 'GET', { token });
     expect(answer.status).toBe(200);
-    return ((await answer.json()) as { deliveries: DeliveryRecord[] }).deliveries;
+    return (answer.json as { deliveries: DeliveryRecord[] }).deliveries;
   };
   return {
     gitea: createGiteaClient({ baseUrl: server.baseUrl, auth: { token }, retry: 0 }),
@@ -399,12 +400,10 @@ describe('what sends nothing', () => {
     const before = await w.log();
     for (const op of operations) {
       const request = await exampleRequest(doc, server.baseUrl, op);
-      const answer = await send(
-        request.url,
-        request.method,
-        { ...request.headers, authorization: `token ${w.token}` },
-        request.body,
-      );
+      const answer = await call(request.url, request.method, {
+        headers: { ...request.headers, authorization: `token ${w.token}` },
+        body: request.body,
+      });
       expect(answer.status, String(op.operation.operationId)).toBeLessThan(300);
     }
     expect(await w.log()).toEqual(before);
@@ -652,11 +651,9 @@ describe('failed deliveries', () => {
       );
       const logOf = async () =>
         (
-          (await (
-            await fetch(`${new URL(strict.baseUrl).origin}/__sandbox/deliveries`, {
-              headers: { Authorization: 'token strict' },
-            })
-          ).json()) as { deliveries: DeliveryRecord[] }
+          (await call(`${new URL(strict.baseUrl).origin}/__sandbox/deliveries`, 'GET', { token: 'strict' })).json as {
+            deliveries: DeliveryRecord[];
+          }
         ).deliveries;
       let [entry] = await logOf();
       for (let tries = 0; entry!.state === 'pending'; tries++) {
@@ -722,7 +719,9 @@ describe('the built bin, as the README runs it', () => {
     const cli = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
     const refusal = (args: string[]) =>
       new Promise<[number | null, string]>((resolve) => {
-        const child = spawn(process.execPath, [cli, '--port', '0', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+        const child = spawn(process.execPath, [cli, 'sandbox', '--port', '0', ...args], {
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
         let stderr = '';
         child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
         child.once('exit', (code) => resolve([code, stderr.split('\n')[0]!]));
@@ -735,15 +734,18 @@ describe('the built bin, as the README runs it', () => {
       2,
       'gitea-mock: --webhook-allowed-hosts: "10.0.0.0/40" is no CIDR range, such as 10.0.0.0/8 or fd00::/8',
     ]);
-    expect(await refusal(['--webhook-secret', 's', '--proxy', 'https://gitea.example.org'])).toEqual([
+    expect(await refusal(['--webhook-secret', 's'])).toEqual([
       2,
-      'gitea-mock: --proxy answers from the upstream: it does not go with --sandbox or --dynamic',
+      'gitea-mock: --webhook-secret is not an option: secrets come from the environment only, never the command line (where process lists and CI logs show them): set GITEA_WEBHOOK_SECRET to the secret the deliveries are signed with',
     ]);
   });
 
-  it('gitea-mock --sandbox --webhook-secret s: closing pull request 43 and unassigning bob from issue 42 deliver, signed and valid', async () => {
+  it('GITEA_WEBHOOK_SECRET=s gitea-mock sandbox: closing pull request 43 and unassigning bob from issue 42 deliver, signed and valid', async () => {
     const cli = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
-    bin = await launch(process.execPath, [cli, '--sandbox', '--webhook-secret', 's', '--port', '0']);
+    bin = await launch(process.execPath, [cli, 'sandbox', '--port', '0'], {
+      ...process.env,
+      GITEA_WEBHOOK_SECRET: 's',
+    });
     const receiver = await startHookReceiver();
     try {
       const gitea = createGiteaClient({ baseUrl: bin.baseUrl, auth: { token: 'dev' }, retry: 0 });
@@ -814,7 +816,7 @@ describe('what a client or a receiver can do to the deliveries, against the buil
 
   /** The built bin with these options, stopped after the test. */
   async function bin(args: string[], node: string[] = []): Promise<Launched> {
-    const launched = await launch(process.execPath, [...node, cli, '--sandbox', '--port', '0', ...args]);
+    const launched = await launch(process.execPath, [...node, cli, 'sandbox', '--port', '0', ...args]);
     started.push({ close: () => launched.stop() });
     return launched;
   }
@@ -827,11 +829,9 @@ describe('what a client or a receiver can do to the deliveries, against the buil
 
   /** The delivery log of `token`'s world on `launched`. */
   async function logOf(launched: Launched, token: string): Promise<DeliveryRecord[]> {
-    const answer = await fetch(`${new URL(launched.baseUrl).origin}/__sandbox/deliveries`, {
-      headers: { Authorization: `token ${token}` },
-    });
+    const answer = await call(`${new URL(launched.baseUrl).origin}/__sandbox/deliveries`, 'GET', { token });
     expect(answer.status).toBe(200);
-    return ((await answer.json()) as { deliveries: DeliveryRecord[] }).deliveries;
+    return (answer.json as { deliveries: DeliveryRecord[] }).deliveries;
   }
 
   /** The log once no entry is pending. */

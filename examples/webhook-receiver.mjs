@@ -4,7 +4,7 @@
 //   WEBHOOK_SECRET=… node examples/webhook-receiver.mjs [port]
 //
 // Point a hook at http://127.0.0.1:<port>/hook with the same secret: on a Gitea server, or on the
-// mock (`npx gitea-mock --sandbox --webhook-secret …`, then repoEditHook sets the hook's URL and
+// mock (`GITEA_WEBHOOK_SECRET=… npx gitea-mock sandbox`, then repoEditHook sets the hook's URL and
 // events, or `POST /__sandbox/trigger` fires any event).
 import { createServer } from 'node:http';
 import { createNodeMiddleware, createWebhookRouter } from '../dist/index.js';

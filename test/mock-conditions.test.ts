@@ -4,7 +4,7 @@
 // ceilings on held requests; how the command line's --latency and --faults are read; and the
 // budget of request bodies in flight (mock/src/front/body-budget.ts).
 import { describe, expect, it } from 'vitest';
-import { createBodyBudget, defaultBodyBudget, MAX_BODY_BYTES } from '../mock/src/front/body-budget.js';
+import { createBodyBudget, defaultBodyBudget, MAX_BODY_BYTES } from '../mock/src/front/body.js';
 import { createConditions, faultsOption, latencyOption } from '../mock/src/front/conditions.js';
 import { createJournal, JOURNAL_ENTRIES, JOURNALS } from '../mock/src/front/journal.js';
 

@@ -4,7 +4,8 @@
 // node:http would refuse to send the request or hide the answer; everything on 127.0.0.1.
 import { connect } from 'node:net';
 import { expect, it } from 'vitest';
-import { exchangeRaw, parseRaw, send, sendRaw } from './http.js';
+import { call } from './call.js';
+import { exchangeRaw, parseRaw, sendRaw } from './http.js';
 
 type Answer = { status: number; headers: Record<string, unknown>; body: unknown };
 
@@ -125,37 +126,31 @@ export function hostileInputCases(originOf: () => string): void {
 
   it('malformed and truncated JSON: 422 as Gitea binding answers', async () => {
     for (const body of ['{"active": tru', '{"active": true', 'not json at all']) {
-      const answer = await send(
-        new URL(`${originOf()}/api/v1/repos/acme/rocket/hooks/4001`),
-        'PATCH',
-        { authorization: 'token abc', 'content-type': 'application/json' },
-        Buffer.from(body),
-      );
+      const answer = await call(new URL(`${originOf()}/api/v1/repos/acme/rocket/hooks/4001`), 'PATCH', {
+        headers: { authorization: 'token abc', 'content-type': 'application/json' },
+        body: Buffer.from(body),
+      });
       expectDialect(answer, originOf(), 422, /^\[\]: /);
     }
   });
 
   it('invalid UTF-8 in a JSON body: 422', async () => {
     const bytes = Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"}')]);
-    const answer = await send(
-      new URL(`${originOf()}/api/v1/repos/acme/rocket/hooks/4001`),
-      'PATCH',
-      { authorization: 'token abc', 'content-type': 'application/json' },
-      bytes,
-    );
+    const answer = await call(new URL(`${originOf()}/api/v1/repos/acme/rocket/hooks/4001`), 'PATCH', {
+      headers: { authorization: 'token abc', 'content-type': 'application/json' },
+      body: bytes,
+    });
     expectDialect(answer, originOf(), 422, /not valid UTF-8/);
   });
 
   it("a body nested a million levels deep: 422 as Go's decoder words it, and the next request is answered", async () => {
     const deep = `{"events":${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}}`;
-    const answer = await send(
-      new URL(`${originOf()}/api/v1/repos/acme/rocket/hooks/4001`),
-      'PATCH',
-      { authorization: 'token abc', 'content-type': 'application/json' },
-      Buffer.from(deep),
-    );
+    const answer = await call(new URL(`${originOf()}/api/v1/repos/acme/rocket/hooks/4001`), 'PATCH', {
+      headers: { authorization: 'token abc', 'content-type': 'application/json' },
+      body: Buffer.from(deep),
+    });
     expectDialect(answer, originOf(), 422, '[]: exceeded max depth');
-    expect((await send(new URL(`${originOf()}/api/v1/version`), 'GET', {})).status).toBe(200);
+    expect((await call(new URL(`${originOf()}/api/v1/version`), 'GET')).status).toBe(200);
   });
 
   it('CR or LF inside a header: 400 in the service dialect', async () => {
@@ -342,8 +337,9 @@ export function hostileInputCases(originOf: () => string): void {
     const statuses = answers.map((a) => a.status);
     expect(statuses.filter((s) => s === 422)).toHaveLength(1000);
     expect(statuses.filter((s) => s === 200)).toHaveLength(1000);
-    expect((await send(new URL(`${originOf()}/api/v1/admin/orgs`), 'GET', { authorization: 'token abc' })).status).toBe(
-      200,
-    );
+    expect(
+      (await call(new URL(`${originOf()}/api/v1/admin/orgs`), 'GET', { headers: { authorization: 'token abc' } }))
+        .status,
+    ).toBe(200);
   });
 }

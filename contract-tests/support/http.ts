@@ -1,6 +1,5 @@
-// Requests built from the document, and raw HTTP for what fetch hides or refuses to send
-// (205 bodies, CR/LF in headers, unnormalised paths).
-import { request } from 'node:http';
+// Requests built from the document, and raw bytes for what HTTP clients refuse to send (CR/LF in
+// headers, unnormalised paths); support/call.ts sends the requests.
 import { connect } from 'node:net';
 import {
   deref,
@@ -11,12 +10,6 @@ import {
   type Operation,
 } from '../../mock/src/contract/document.js';
 
-export interface RawResponse {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
 export interface PreparedRequest {
   url: URL;
   method: string;
@@ -25,24 +18,6 @@ export interface PreparedRequest {
 }
 
 export const BASIC_ALICE = `Basic ${Buffer.from('alice:correct horse battery staple').toString('base64')}`;
-
-/** node:http, not fetch: fetch drops the body of a 205, which notifyReadThread really sends. */
-export function send(url: URL, method: string, headers: Record<string, string>, body?: Buffer): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    // An explicit length: Node would send a DELETE body chunked, which Prism cannot read.
-    const length = body === undefined ? {} : { 'content-length': String(body.length) };
-    const req = request(url, { method, headers: { ...headers, ...length }, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
-      );
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 /**
  * Writes `bytes` (a string as Latin-1, one byte per character) to a fresh connection to `origin`,

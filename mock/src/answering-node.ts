@@ -10,7 +10,6 @@ import { seedText } from './front/seed.js';
 import { loadGenerator } from './examples/dynamic.js';
 import { heapLimit } from './common/heap.js';
 import { createMarkdownRenderer } from './sandbox/markdown.js';
-import { worldBudget } from './sandbox/sandbox-limits.js';
 import { openStateStore } from './sandbox/open-state.js';
 import { createNodeTransport } from './webhooks/transport-node.js';
 
@@ -28,6 +27,7 @@ const NODE_PLATFORM: AnsweringPlatform = {
   heapLimit: heapLimit(),
   generator: loadGenerator,
   webhookTransport: createNodeTransport,
+  openStore: openStateStore,
 };
 
 /**
@@ -61,31 +61,16 @@ export async function createAnsweringMock(
   const { seed: given, ...choices } = options;
   const seed = seedText(given);
   const table = await operationTableOf(options.document);
-  let sandbox = options.sandbox;
-  if (sandbox?.state !== undefined && sandbox.store === undefined) {
-    const maxWorlds = sandbox.maxWorlds ?? 100;
-    // Limits that do not fit are refused before the folder is locked.
-    const maxWorldBytes = worldBudget(maxWorlds, sandbox.maxWorldBytes, NODE_PLATFORM.heapLimit);
-    sandbox = {
-      ...sandbox,
-      store: await openStateStore(sandbox.state, {
-        maxWorlds,
-        maxWorldBytes,
-        document: sandbox.document ?? DOCUMENT,
-      }),
-    };
-  }
-  try {
-    return await createAnswering(
-      table,
-      NODE_PLATFORM,
-      { ...choices, ...(seed === undefined ? {} : { seed }), ...(sandbox ? { sandbox } : {}) },
-      docsUrl,
-      Response,
-    );
-  } catch (error) {
-    // A folder this call locked is let go again.
-    if (sandbox?.store !== options.sandbox?.store) await sandbox?.store?.close();
-    throw error;
-  }
+  // The state store holds records of the served document's schemas.
+  const sandbox = options.sandbox && {
+    ...options.sandbox,
+    ...(typeof options.document === 'string' ? { document: options.document } : {}),
+  };
+  return createAnswering(
+    table,
+    NODE_PLATFORM,
+    { ...choices, ...(seed === undefined ? {} : { seed }), ...(sandbox ? { sandbox } : {}) },
+    docsUrl,
+    Response,
+  );
 }

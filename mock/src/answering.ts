@@ -1,17 +1,33 @@
-// Puts the answering mock together: the operation table, the examples or the sandbox, and the
-// Fetch-API front over them, with Prism's validator. It imports no Node built-in: the node:http
-// server and the MSW handlers in Node start from answering-node.ts, which reads the document from
-// disk and hands over what only Node has (worker threads for markdown, the heap's size, Prism's
-// generator, the state folder); the handlers' browser build starts here directly, from the
-// document bundled as data, with what a browser has.
+// The answering mock, put together: the conditions, the body budget, the examples or the sandbox,
+// the journal, and the Fetch front over them. No Node built-in: Node starts from answering-node.ts
+// (the document from its file, workers, the heap's size, the generator, the store); the browser
+// build of the MSW handlers starts here, from the bundled document, with what a browser has.
 import { createApp, type GiteaApp, type ResponseClass } from './front/app.js';
-import { createBodyBudget, defaultBodyBudget, type BodyBudget } from './front/body-budget.js';
+import { createBodyBudget, defaultBodyBudget, type BodyBudget } from './front/body.js';
 import { createConditions, type ConditionOptions, type Conditions } from './front/conditions.js';
 import { createJournal, type Journal } from './front/journal.js';
 import type { OperationTable } from './front/operations.js';
 import { createExamples, type Generator } from './examples/examples.js';
 import { createSandbox, type SandboxControl, type SandboxOptions, type SandboxPlatform } from './sandbox/sandbox.js';
 import type { AnsweringSource } from './front/answer-source.js';
+import type { MarkdownLimits } from './sandbox/markdown-inline.js';
+import type { World } from './sandbox/world.js';
+
+/** The sandbox's bounds and seed, as both entries take them. */
+export interface SandboxChoices {
+  /** Most worlds kept; beyond it the least recently used is dropped (default 100). */
+  maxWorlds?: number;
+  /** Most records one world may create beyond its seed (default 1,000). */
+  maxRecords?: number;
+  /** Most bytes one world may hold, as JSON (default 16 MiB, or less where the heap is small). */
+  maxWorldBytes?: number;
+  /** The bounds of markdown rendering (renderMarkdown's). */
+  markdown?: Partial<MarkdownLimits>;
+  /** Edits the seed before any world is made from it: every world, and every reset, starts from the edited seed. */
+  prepare?: (seed: World) => void;
+  /** The hooks' secret, which signs the deliveries, and system hooks that get every event. */
+  webhooks?: { secret?: string; systemHooks?: readonly string[] };
+}
 
 /** What differs by runtime. */
 export interface AnsweringPlatform extends SandboxPlatform {
@@ -28,7 +44,7 @@ export interface AnsweringChoices extends Omit<ConditionOptions, 'seed'> {
   sandbox?: SandboxOptions;
   /** Problems of the mock itself, such as an answer that breaks the document. */
   onWarning?: (line: string) => void;
-  /** Bytes of request bodies held at once, being read or waiting for their answer (default: an eighth of V8's heap, body-budget.ts). */
+  /** Bytes of request bodies held at once, being read or waiting for their answer (default: an eighth of V8's heap, front/body.ts). */
   maxBodyBytesInFlight?: number;
 }
 
@@ -54,20 +70,11 @@ export async function createAnswering(
   Response?: ResponseClass,
 ): Promise<AnsweringMock> {
   // Checked first: options that do not fit throw before anything starts.
-  const conditions = createConditions({
-    ...(options.latency === undefined ? {} : { latency: options.latency }),
-    ...(options.faults === undefined ? {} : { faults: options.faults }),
-    ...(options.seed === undefined ? {} : { seed: options.seed }),
-    ...(options.maxHeld === undefined ? {} : { maxHeld: options.maxHeld }),
-    ...(options.maxHeldPerCredential === undefined ? {} : { maxHeldPerCredential: options.maxHeldPerCredential }),
-  });
+  const conditions = createConditions(options);
   const bodies = createBodyBudget(options.maxBodyBytesInFlight ?? defaultBodyBudget(platform.heapLimit));
   const context = { docsUrl };
-  const examples = await createExamples(context, {
-    ...(options.dynamic === undefined ? {} : { dynamic: options.dynamic }),
-    ...(options.seed === undefined ? {} : { seed: options.seed }),
-    ...(platform.generator ? { generator: platform.generator } : {}),
-  });
+  const { generator } = platform;
+  const examples = await createExamples(context, { ...options, ...(generator ? { generator } : {}) });
   const sandbox = options.sandbox
     ? await createSandbox(table, examples, context, platform, options.sandbox)
     : undefined;

@@ -1,41 +1,55 @@
-// The mock as a `node:http` server: the Fetch-API front (app.ts) behind srvx's Node adapter, plus
-// what only a socket server has to care about: connections (bounded, idle ones closed), requests
-// Node's parser refuses, `Expect`, `CONNECT`, a missing `Host`, and the log line. The proxy takes
-// requests whole (it streams them to the upstream), so it is served here directly, with the same
-// CORS and error dialect, conditions and journal, and the front lends it the router and its
-// request check (validation.ts).
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
-import type { Duplex } from 'node:stream';
-import { FastResponse, NodeRequest, sendNodeResponse } from 'srvx/node';
-import { BASE_PATH, isNetworkError } from './front/app.js';
-import { createAnsweringMock, type AnsweringOptions } from './answering-node.js';
-import { checkAuthorization } from './front/auth.js';
-import { answerAndClose, defaultMaxConnections, IDLE_TIMEOUT_MS, limitConnections } from './front/connections.js';
-import { DEFAULT_MAX_HELD } from './front/conditions.js';
-import { allowList, corsHeaders, isPreflight, preflightHeaders, retryShortly, type HeaderOf } from './front/cors.js';
+// `gitea-mock`, the package's entry: the mock as a `node:http` server. What answers is composed
+// here, top-down: the answering mock (answering-node.ts: the document, the source, the store, the
+// deliveries), or the proxy in front of a real server, then the socket (front/node-server.ts). The
+// proxy takes requests whole (it streams them to the upstream), with the same CORS and error
+// dialect, conditions and journal, and the front lends it the router and its request check.
+import { FastResponse } from 'srvx/node';
+import { createAnsweringMock } from './answering-node.js';
 import { DOCUMENT } from './contract/document-file.js';
-import { apiError, rawErrorResponse, sendJson } from './front/errors.js';
-import { faultAnswer } from './front/faults.js';
-import { JOURNAL_PATH, journalAnswer } from './front/journal.js';
-import { underConditions } from './front/under-conditions.js';
-import type { ProxyOptions } from './proxy/proxy.js';
-import type { Answer, FrontServices, PassThroughSource } from './front/answer-source.js';
-import { queryOf, requestViolations, type PrismMethod } from './front/validation.js';
+import { BASE_PATH } from './front/app.js';
+import type { ConditionOptions } from './front/conditions.js';
+import { connectionBounds, fetchHandler, listen } from './front/node-server.js';
+import type { SandboxChoices } from './answering.js';
+import type { ProxyOptions, ProxyReport } from './proxy/proxy.js';
+import type { DeliveryRecord } from './webhooks/deliveries.js';
 
 export { BASE_PATH };
+export type { ProxyOptions, ProxyReport };
 export const DEFAULT_DOCUMENT = DOCUMENT;
 
-export interface MockOptions extends AnsweringOptions {
-  /** The OpenAPI document to serve (a YAML or JSON file); defaults to the package's `openapi.yaml`. */
-  document?: string;
+export interface MockOptions extends Omit<ConditionOptions, 'seed'> {
+  /** The OpenAPI document to serve: a file (YAML or JSON), or the document as data; defaults to the package's `openapi.yaml`. */
+  document?: string | Record<string, unknown>;
   host?: string;
   /** 0 picks a free port. */
   port?: number;
+  /** Generate data from the schemas instead of serving the examples. */
+  dynamic?: boolean;
+  /** Makes dynamic data, random delays and random faults repeatable: `7` and `'7'` are one seed, as `--seed 7` is. */
+  seed?: string | number;
+  /** Answer from per-credential worlds that remember writes (the sandbox) instead of from the examples. */
+  sandbox?: MockSandboxOptions;
   /** Forward every request to a real server and check the exchanges against the document. */
   proxy?: ProxyOptions;
+  /** Bytes of request bodies held at once, being read or waiting for their answer (default: an eighth of V8's heap). */
+  maxBodyBytesInFlight?: number;
   /** One line per answered request; never given credentials. */
   onRequest?: (line: string) => void;
+  /** Problems of the mock itself, such as an answer that breaks the document. */
+  onWarning?: (line: string) => void;
+}
+
+export interface MockSandboxOptions extends SandboxChoices {
+  /** Keep the worlds in this folder, one file per world, or in the PostgreSQL database of this URL (`postgres://…`), shared by every process on it. */
+  state?: string;
+  webhooks?: SandboxChoices['webhooks'] & {
+    /** Hosts deliveries may go to, in the syntax of Gitea's `[webhook] ALLOWED_HOST_LIST` (default `loopback`). */
+    allowedHosts?: string;
+    /** Longest a delivery may take, in milliseconds (default 5000, Gitea's `DELIVER_TIMEOUT`). */
+    timeoutMs?: number;
+    /** Each delivery once it is settled, a copy of its own; one that throws or rejects is told on the console. */
+    onDelivery?: (delivery: DeliveryRecord) => unknown;
+  };
 }
 
 /** An operation the mock serves, as the document names it. */
@@ -53,328 +67,52 @@ export interface MockServer {
   /** `http://host:port/api/v1`, the base URL clients use. */
   baseUrl: string;
   operations: readonly ServedOperation[];
+  /** With `proxy`: what the exchanges came to so far, for a report (`--report` writes it as JSON). */
+  proxyReport?(): ProxyReport;
   close(): Promise<void>;
-}
-
-/** What a handler sent, for the log line: a status, or `reset` for a connection closed without an answer. */
-type Sent = number | 'reset';
-
-const SAFE_HOST = /^[A-Za-z0-9.-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$/;
-
-function singleValued(headers: IncomingMessage['headers']): Record<string, string> {
-  const result: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined) result[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return result;
 }
 
 export async function startMockServer(options: MockOptions = {}): Promise<MockServer> {
   const document = options.document ?? DEFAULT_DOCUMENT;
-  const warn = options.onWarning ?? (() => {});
+  const { ceiling, maxHeld } = connectionBounds(options.maxHeld);
+  if (options.proxy && typeof document !== 'string') throw new TypeError('the proxy reads its document from a file');
   let origin = '';
   let docsUrl = '';
-  // Requests held for a delay stay below the connections: half of them at most, so the others
-  // always find connections to answer on.
-  const ceiling = defaultMaxConnections();
-  const maxHeld = options.maxHeld ?? Math.min(DEFAULT_MAX_HELD, Math.floor(ceiling / 2));
-  if (maxHeld >= ceiling)
-    throw new TypeError(
-      `maxHeld (--max-held) ${maxHeld} must be fewer than the ${ceiling} connections this server keeps open, or held requests could take every one`,
-    );
-  const {
-    app,
-    table,
-    conditions,
-    journal,
-    bodies,
-    close: closeSource,
-  } = await createAnsweringMock({ ...options, maxHeld }, () => docsUrl, FastResponse);
-  // The proxy's answer check (Ajv, the YAML document) is loaded only when it runs.
-  const proxy: PassThroughSource | undefined = options.proxy
-    ? await (await import('./proxy/proxy.js')).createProxy(document, options.proxy)
-    : undefined;
-  // In front of a real server, CORS from an allow-list only (cors.ts says why); checked before anything starts.
-  const originAllowed = options.proxy ? allowList(options.proxy.corsOrigins ?? []) : undefined;
-
-  /** Answers a request whole; resolves with what was sent, for the log line. */
-  const handler = proxy ? proxyHandler(proxy) : appHandler();
-
-  function appHandler(): (req: IncomingMessage, res: ServerResponse) => Promise<Sent> {
-    return async (req, res) => {
-      // Links in answers are built on the host the client used; a Host that is no host name gives this server's own.
-      if (!SAFE_HOST.test(req.headers.host ?? '')) req.headers.host = new URL(origin).host;
-      const response = await app.fetch(new NodeRequest({ req, res }));
-      if (isNetworkError(response)) return reset(req);
-      await sendNodeResponse(res, response);
-      return res.statusCode;
-    };
-  }
-
-  /** The fault `reset`, or a client that left while its request was held: the connection goes without an answer. */
-  function reset(req: IncomingMessage): 'reset' {
-    req.socket.resetAndDestroy();
-    return 'reset';
-  }
-
-  /** Sends an answer the front made itself (the journal's). */
-  function sendAnswer(res: ServerResponse, answer: Answer, cors: Record<string, string>): number {
-    const headers = { ...cors, ...answer.headers };
-    if (answer.body === undefined) {
-      res.writeHead(answer.status, { ...headers, 'Content-Length': '0', 'X-Content-Type-Options': 'nosniff' });
-      res.end();
-    } else sendJson(res, answer.status, answer.body, headers);
-    return answer.status;
-  }
-
-  /**
-   * A request to the API through the proxy, under its conditions as in the other modes
-   * (under-conditions.ts): a request that faults never reaches the upstream.
-   */
-  function conditioned(
-    req: IncomingMessage,
-    res: ServerResponse,
-    url: URL,
-    cors: Record<string, string>,
-    forward: () => Promise<number>,
-  ): Promise<Sent> {
-    const method = req.method ?? 'GET';
-    const route = table.route(method === 'HEAD' ? 'GET' : method, url.pathname.slice(BASE_PATH.length) || '/');
-    const arrival = {
-      method,
-      url,
-      authorization: req.headers.authorization,
-      prefer: singleValued(req.headers).prefer,
-      operationId: route.kind === 'match' ? route.op.operationId : undefined,
-      signal: () => {
-        const left = new AbortController();
-        res.once('close', () => left.abort());
-        return left.signal;
-      },
-    };
-    return underConditions<Sent>({ conditions, journal }, arrival, {
-      answer: async (prefer) => {
-        if (prefer.ok) return forward();
-        // The Prefer header is the mock's: one it cannot read is refused here, not passed on.
-        req.resume();
-        sendJson(res, 400, apiError(docsUrl, prefer.message), cors);
-        return 400;
-      },
-      fault: (fault) => {
-        req.resume();
-        const { status, statusText, headers, body } = faultAnswer(fault, cors);
-        const bytes = Buffer.from(body);
-        res.writeHead(status, statusText, { ...headers, 'Content-Length': String(bytes.length) });
-        res.end(bytes);
-        return status;
-      },
-      refuse: ({ status, message }) => {
-        req.resume();
-        sendJson(res, status, apiError(docsUrl, message), retryShortly(cors));
-        return status;
-      },
-      reset: () => reset(req),
-      statusOf: (sent) => (sent === 'reset' ? null : sent),
-    });
-  }
-
-  function proxyHandler(passThrough: PassThroughSource): (req: IncomingMessage, res: ServerResponse) => Promise<Sent> {
-    const services: FrontServices = {
-      route: (method, path) => {
-        const route = table.route(method, path);
-        return route.kind === 'match' ? route.op : undefined;
-      },
-      requestViolations: (op, url, headers, body, bodyRead) =>
-        requestViolations(
-          op,
-          {
-            method: op.method.toLowerCase() as PrismMethod,
-            url: { path: url.pathname.slice(BASE_PATH.length), query: queryOf(url) },
-            headers: singleValued(headers),
-            body,
-          },
-          bodyRead,
-        ),
-      credentialProblem: (authorization, otp) => {
-        const auth = checkAuthorization(authorization, otp);
-        return auth.ok ? undefined : auth.message;
-      },
-      sendError: (res, status, message, headers) => sendJson(res, status, apiError(docsUrl, message), headers),
-      bodies,
-    };
-    return async (req, res) => {
-      const requestOrigin = req.headers.origin;
-      if (requestOrigin !== undefined && !originAllowed!(requestOrigin)) {
-        // Refused before anything reaches the upstream: a page of that origin gets no answer to read, and does nothing.
-        req.resume();
-        sendJson(
-          res,
-          403,
-          apiError(
-            docsUrl,
-            `the proxy answers browser pages of this machine and of --cors-origin only, not of ${JSON.stringify(requestOrigin.slice(0, 100))}`,
-          ),
-        );
-        return 403;
-      }
-      const headers = singleValued(req.headers);
-      const header: HeaderOf = (name) => headers[name];
-      if (isPreflight(req.method ?? 'GET', header)) {
-        res.writeHead(204, preflightHeaders(header));
-        res.end();
-        req.resume();
-        return 204;
-      }
-      const cors = corsHeaders(header);
-      const url = URL.canParse(req.url ?? '/', 'http://proxy') ? new URL(req.url ?? '/', 'http://proxy') : undefined;
-      const forward = (): Promise<number> => passThrough.passThrough(req, res, cors, services);
-      if (url?.pathname === JOURNAL_PATH) {
-        req.resume();
-        return sendAnswer(res, journalAnswer(journal, req.method ?? 'GET', req.headers.authorization, docsUrl), cors);
-      }
-      if (url?.pathname !== BASE_PATH && !url?.pathname.startsWith(`${BASE_PATH}/`)) return forward();
-      return conditioned(req, res, url, cors, forward);
-    };
-  }
-
-  /** Answers with `answer`, turning a failure into a 500, and logs the line. */
-  function respond(
-    req: IncomingMessage,
-    res: ServerResponse,
-    answer: (req: IncomingMessage, res: ServerResponse) => Promise<Sent>,
-  ): void {
-    if (connections.refused(req.socket)) return;
-    const started = performance.now();
-    answer(req, res)
-      .catch((error: unknown) => {
-        warn(
-          `mock failure on ${req.method} ${req.url?.split('?')[0]}: ${error instanceof Error ? error.stack : String(error)}`,
-        );
-        try {
-          if (res.headersSent) throw new Error('an answer is on its way');
-          res.statusMessage = '';
-          sendJson(res, 500, apiError(docsUrl, 'the mock failed to answer; this is a bug in gitea-mock'));
-        } catch {
-          // The last resort: one connection goes, never the process.
-          res.destroy();
-        }
-        return 500;
+  const mock = await createAnsweringMock({ ...options, maxHeld }, () => docsUrl, FastResponse);
+  const { table, conditions, journal, bodies } = mock;
+  // The proxy (its own request path on node:http, its answer check) is loaded only when it runs.
+  const proxy = options.proxy
+    ? await (await import('./proxy/proxy.js')).createProxy(document as string, options.proxy, {
+        table,
+        conditions,
+        journal,
+        bodies,
+        docsUrl: () => docsUrl,
       })
-      .then((status) => {
-        // The path only: query strings can carry `token=` credentials.
-        options.onRequest?.(
-          `${req.method} ${req.url?.split('?')[0]} ${status} ${Math.round(performance.now() - started)}ms`,
-        );
-      });
-  }
+    : undefined;
 
-  /**
-   * Node's own refusal (requireHostHeader) is an empty 400, and Node keeps the first of two Host
-   * headers; Go's net/http refuses both requests.
-   */
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<Sent> {
-    const hosts = req.rawHeaders.filter(
-      (_, index) => index % 2 === 0 && req.rawHeaders[index]!.toLowerCase() === 'host',
-    ).length;
-    const refusal =
-      req.httpVersion === '1.1' && hosts === 0
-        ? 'missing required Host header'
-        : hosts > 1
-          ? 'too many Host headers'
-          : undefined;
-    if (refusal !== undefined) {
-      req.resume();
-      sendJson(res, 400, apiError(docsUrl, refusal), { Connection: 'close' });
-      return 400;
-    }
-    return handler(req, res);
-  }
-
-  const server = createServer(
-    {
-      // Slow or stuck clients cannot hold sockets for long (a proxy's uploads may take their time):
-      // a connection that sends no request head within IDLE_TIMEOUT_MS, or stays idle as long
-      // between requests, is closed, checked every second (Node's default is every 30 s).
-      requestTimeout: proxy ? 0 : 30_000,
-      headersTimeout: IDLE_TIMEOUT_MS,
-      keepAliveTimeout: IDLE_TIMEOUT_MS,
-      connectionsCheckingInterval: 1_000,
-      // Headers are capped at 16 KiB.
-      maxHeaderSize: 16 * 1024,
-      // Refused by the handler instead, in the dialect.
-      requireHostHeader: false,
-    },
-    (req, res) => respond(req, res, handle),
-  );
-  const connections = limitConnections(server, ceiling, () =>
-    rawErrorResponse(503, apiError(docsUrl, 'too many connections are busy; try again shortly'), ['Retry-After: 1']),
-  );
-  // Node answers any Expect but 100-continue with an empty 417; Go's net/http refuses it too.
-  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) =>
-    respond(req, res, async () => {
-      req.resume();
-      sendJson(
-        res,
-        417,
-        apiError(
-          docsUrl,
-          `Expect: ${String(req.headers.expect).slice(0, 100)} cannot be met; only 100-continue is supported`,
-        ),
-        { Connection: 'close' },
-      );
-      return 417;
-    }),
-  );
-  // Without a listener Node closes a CONNECT's connection without a word. No tunnels here.
-  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
-    answerAndClose(
-      socket,
-      rawErrorResponse(405, apiError(docsUrl, 'CONNECT is not allowed: this server opens no tunnels')),
-    );
-    options.onRequest?.(`CONNECT ${req.url?.split('?')[0]} 405 0ms`);
+  const { port, host, onRequest, onWarning: warn = () => {} } = options;
+  const handler = proxy ? proxy.handle : fetchHandler(mock.app, () => origin);
+  const listening = await listen(handler, {
+    port,
+    host,
+    ceiling,
+    slowRequests: !!proxy,
+    docsUrl: () => docsUrl,
+    warn,
+    onRequest,
   });
-  // Requests Node's parser refuses (CR/LF or bad bytes in headers, oversized headers, timeouts)
-  // never reach the handler; answer them in the same dialect and close.
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-    if (connections.refused(socket)) return;
-    if (error.code === 'ECONNRESET' || !socket.writable) {
-      socket.destroy();
-      return;
-    }
-    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    const message =
-      status === 431
-        ? 'request headers are too large'
-        : status === 408
-          ? 'the request took too long'
-          : 'malformed HTTP request';
-    answerAndClose(socket, rawErrorResponse(status, apiError(docsUrl, message)));
-  });
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    // A deep accept queue: bursts of thousands of connections are queued, not reset.
-    server.listen({ port: options.port ?? 4010, host: options.host ?? '127.0.0.1', backlog: 4096 }, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  origin = `http://${host}:${address.port}`;
+  origin = listening.origin;
   docsUrl = `${origin}/api/swagger`;
-
   return {
     origin,
     baseUrl: `${origin}${BASE_PATH}`,
     operations: table.operations,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }).then(async () => {
-        await closeSource();
-        await proxy?.close?.();
-      }),
+    ...(proxy ? { proxyReport: () => proxy.report() } : {}),
+    close: async () => {
+      await listening.close();
+      await mock.close();
+      await proxy?.close();
+    },
   };
 }

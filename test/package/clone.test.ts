@@ -45,7 +45,7 @@ describe('a fresh clone after npm ci', () => {
     const [startLine, ...rest] = block!.trimEnd().split('\n');
     // The two curl commands, then the logins they print.
     const expected = rest.filter((line) => !/^(\$ |\s)/.test(line));
-    const mock = await launch('npx', ['gitea-mock', '--sandbox', '--port', '0'], npmEnv(), 60_000, repo);
+    const mock = await launch('npx', ['gitea-mock', 'sandbox', '--port', '0'], npmEnv(), 60_000, repo);
     try {
       const origin = new URL(mock.baseUrl).origin;
       expect(mock.output()).toContain(startLine!.replace('http://127.0.0.1:4010', origin));

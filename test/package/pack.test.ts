@@ -386,7 +386,7 @@ export function mistakes(): void {
 describe('the mock installed next to it', () => {
   let mock: Launched;
   beforeAll(async () => {
-    mock = await launch(join(mockProject, 'node_modules/.bin/gitea-mock'), ['--sandbox', '--port', '0', '--quiet']);
+    mock = await launch(join(mockProject, 'node_modules/.bin/gitea-mock'), ['sandbox', '--port', '0', '--quiet']);
   });
   afterAll(async () => {
     expect(await mock.stop()).toBe(0);

@@ -168,7 +168,7 @@ describe('the built mock under Node 22 and 24', () => {
   it.each(['22', '24'] as const)('Node %s: gitea-mock starts and answers, in the sandbox too', async (major) => {
     const node = await nodeExecutable(major);
     const cli = fileURLToPath(new URL('../../mock/dist/cli.mjs', import.meta.url));
-    for (const mode of [[], ['--sandbox']]) {
+    for (const mode of [[], ['sandbox']]) {
       const mock = await launch(node, [cli, ...mode, '--port', '0', '--quiet']);
       try {
         const version = await fetch(`${mock.baseUrl}/version`);

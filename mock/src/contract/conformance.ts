@@ -2,9 +2,9 @@
 // with valid values, and a body of a declared media type that validates. Shared by live mode
 // (answers to its own requests) and the mock's proxy (answers to anyone's).
 import type { ErrorObject } from 'ajv';
-import { deref, isObject, pointer, type JsonObject, type Operation } from './document.js';
+import { deref, isObject, listOperations, pointer, type JsonObject, type Operation } from './document.js';
 import { jsonShape, MAX_CHECKED_VALUES } from './json-shape.js';
-import type { SchemaValidator } from './schema.js';
+import { createSchemaValidator, type SchemaValidator } from './schema.js';
 
 /** What may not show in a violation: the caller's credentials, should the server echo them. */
 export type Redact = (text: string) => string;
@@ -13,6 +13,8 @@ export interface Answer {
   status: number;
   headers: Headers;
   body: string;
+  /** The JSON body already parsed, where the caller has it (the mock's own answers). */
+  value?: unknown;
 }
 
 /** One way an answer breaks the document: where (`status 418`, `header Link`, `body /id`, `body /0/shiny_new_field:`, `content type`) and what. */
@@ -92,7 +94,8 @@ export function mismatches(
     ];
   const schemaAt = `${location}/content/${pointer([mediaType]).slice(1)}/schema`;
   let body: unknown = answer.body;
-  if (mediaType.endsWith('json')) {
+  if (mediaType.endsWith('json') && 'value' in answer) body = answer.value;
+  else if (mediaType.endsWith('json')) {
     try {
       body = JSON.parse(answer.body);
     } catch {
@@ -100,6 +103,19 @@ export function mismatches(
     }
   }
   return [...problems, ...bodyViolations(schemas, schemaAt, body, redact)];
+}
+
+/** The one check of answers against `doc`, for real servers' (proxy, verify) and the mock's own: its Ajv made on first use. */
+export function answerChecker(doc: JsonObject): (operationId: string, answer: Answer) => Violation[] {
+  let made: { schemas: SchemaValidator; operations: Map<string, Operation> } | undefined;
+  return (operationId, answer) => {
+    made ??= {
+      schemas: createSchemaValidator(doc),
+      operations: new Map(listOperations(doc).map((op) => [String(op.operation.operationId), op])),
+    };
+    const op = made.operations.get(operationId);
+    return op ? mismatches(doc, made.schemas, op, answer) : [];
+  };
 }
 
 /**

@@ -1,7 +1,7 @@
 // What the exchanges checked against the document came to, per operation (or webhook): how many,
 // how many broke it, the violations by kind and each distinct violation with its count, redacted.
 // The proxy's report (`--report`) and the webhook receiver's are made of it.
-import { redact } from 'gitea-contract/internal';
+import { redact } from '../common/redaction.js';
 import { clip } from './clip.js';
 import { kindOf } from './violation-kind.js';
 

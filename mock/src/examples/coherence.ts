@@ -1,21 +1,16 @@
-// Dynamic answers are generated field by field, so a user's `username` would name someone else
-// than its `login`, a repository's `full_name` and addresses another repository than its `name`
-// and `owner`, and the pull request answered for /pulls/43 would be number 8172 of some other
-// repository. Gitea derives those fields from the names and the request; this does the same to a
-// generated answer, in place: first what the request's path names (`agreeWithPath`), then
-// wherever a record sits in the answer (an issue's assignees, a pull request's base repository,
-// a package's owner), what the record's own names imply (`makeCoherent`).
-
+// Dynamic answers are generated field by field: a user's `username` would not be its `login`, nor
+// the pull request answered for /pulls/43 number 43. Gitea derives such fields from the names and
+// the request; this does the same to a generated answer, in place: what the request's path names
+// (`agreeWithPath`), then, wherever a record sits in the answer, what its own names imply (`makeCoherent`).
 import { pathParams } from '../front/operations.js';
 
 /** The host the document's examples and `x-faker` generators use. */
 const ORIGIN = 'https://gitea.example.org';
-/** Gitea's two "never set" times: Go's zero time, and a zero Unix time (the epoch, on a server in UTC). */
-const ZERO_TIME = '0001-01-01T00:00:00Z';
-const EPOCH = '1970-01-01T00:00:00Z';
 const API = `${ORIGIN}/api/v1`;
-
+/** Gitea's two "never set" times: Go's zero time, and a zero Unix time (the epoch, on a server in UTC). */
+const [ZERO_TIME, EPOCH] = ['0001-01-01T00:00:00Z', '1970-01-01T00:00:00Z'];
 type Rec = Record<string, unknown>;
+type PathValues = Record<string, string>;
 
 const isRecord = (value: unknown): value is Rec => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -74,8 +69,6 @@ function nameRepository(record: unknown, owner: string, name: string): void {
 
 /** A numeric id from the path, or undefined for one that is not a safe integer (the generated id then stays). */
 const idOf = (value: string): number | undefined => (/^\d{1,15}$/.test(value) ? Number(value) : undefined);
-
-type PathValues = Record<string, string>;
 
 /** `/{owner}/{repo}`, the stem of a repository's addresses. */
 const stem = (p: PathValues): string => `/${encodeURIComponent(p.owner!)}/${encodeURIComponent(p.repo!)}`;

@@ -1,23 +1,11 @@
 // Generated answers (`--dynamic`, `Prefer: dynamic=true`): Prism's mocker in its dynamic mode,
-// json-schema-faker over the schemas, seeded with `--seed`. Node only: Prism's mocker loads its
-// forwarder (node-fetch, proxy agents). The examples source (examples.ts) takes it as its
-// `generator`; the browser build has none.
-//
-// `--seed` covers faker too, which json-schema-faker calls for the document's `x-faker` keywords:
-// json-schema-faker draws from its `random` option, which Prism seeds for each answer, while faker
-// has a generator of its own that nobody seeds. Prism's faker draws from json-schema-faker's
-// `random` instead, so the same seed gives the same answers, `x-faker` fields included.
+// json-schema-faker over the schemas, seeded with `--seed`; Node only (Prism's mocker loads
+// node-fetch and proxy agents). The seed covers the document's `x-faker` fields too: faker, which
+// json-schema-faker calls for them, has a generator nobody seeds, so it draws from
+// json-schema-faker's `random` instead, which Prism seeds for each answer.
 import { createRequire } from 'node:module';
 import type { IHttpConfig } from '@stoplight/prism-http';
 import type { Generator } from './examples.js';
-
-/** What the seeding needs of faker 6, the instance Prism hands json-schema-faker. */
-interface Faker {
-  mersenne?: { rand(max?: number, min?: number): number };
-}
-interface JsonSchemaFaker {
-  option(name: 'random'): () => number;
-}
 
 /** Prism's mocker only: the front validates requests and answers itself. */
 const MOCK_ONLY = {
@@ -32,8 +20,13 @@ const MOCK_ONLY = {
 /** Makes Prism's faker draw from json-schema-faker's `random`. */
 function seedFaker(): void {
   const fromPrism = createRequire(createRequire(import.meta.url).resolve('@stoplight/prism-http'));
-  const { faker } = fromPrism('@faker-js/faker') as { faker: Faker };
-  const { JSONSchemaFaker: jsf } = fromPrism('json-schema-faker') as { JSONSchemaFaker: JsonSchemaFaker };
+  // Faker 6, the instance Prism hands json-schema-faker.
+  const { faker } = fromPrism('@faker-js/faker') as {
+    faker: { mersenne?: { rand(max?: number, min?: number): number } };
+  };
+  const { JSONSchemaFaker: jsf } = fromPrism('json-schema-faker') as {
+    JSONSchemaFaker: { option(name: 'random'): () => number };
+  };
   // Every draw of faker 6 goes through `mersenne.rand` (max exclusive, min inclusive).
   if (typeof faker.mersenne?.rand !== 'function') throw new Error("faker's generator is not where --seed expects it");
   faker.mersenne.rand = (max = 32768, min = 0) => {

@@ -1,11 +1,8 @@
 // The examples answer source: each request answered with the document's own examples, chosen as
-// Prism's mocker chooses them (negotiation.ts, from the operation table, no Prism), and list
-// answers paged as Gitea pages them. The same code answers in the server and in the MSW handlers,
-// in Node and in a browser.
-//
-// Generated answers (`--dynamic`, `Prefer: dynamic=true`) come from Prism's generator, which only
-// Node can load (dynamic.ts): the Node side hands it over as `generator`. Where there is none (the
-// browser build), a request for generated data is answered 400, saying so.
+// Prism's mocker chooses them (negotiation.ts), and list answers paged as Gitea pages them, in the
+// server and the MSW handlers, in Node and in a browser. Generated answers (`--dynamic`, `Prefer:
+// dynamic=true`) come from Prism's generator, which only Node loads (dynamic.ts, handed over as
+// `generator`); without one (the browser build), a request for them is answered 400, saying so.
 import type { IHttpOperation } from '@stoplight/types';
 import type { IHttpRequest } from '@stoplight/prism-http';
 import { agreeWithPath, makeCoherent } from './coherence.js';
@@ -40,9 +37,13 @@ export async function createExamples(context: SourceContext, options: ExamplesOp
   let generator: Promise<Generator> | undefined;
   const generate = (): Promise<Generator> | undefined =>
     options.generator ? (generator ??= options.generator()) : undefined;
-  // Serving generated data: the generator is loaded now, so the first answer does not wait for it.
-  // Otherwise it loads on the first `Prefer: dynamic=true`, if one comes.
+  // Serving generated data, it loads now so the first answer does not wait; else on the first `Prefer: dynamic=true`.
   if (options.dynamic) await generate();
+  const refusal = (status: number, message: string): Answer => ({
+    status,
+    type: 'application/json',
+    body: apiError(context.docsUrl(), message),
+  });
 
   return {
     strict: false,
@@ -56,29 +57,24 @@ export async function createExamples(context: SourceContext, options: ExamplesOp
         ...(preference.example === undefined ? {} : { exampleKey: preference.example }),
       };
       const dynamic = preference.dynamic ?? options.dynamic ?? false;
-      let mocked: Mocked;
-      if (dynamic) {
-        const loading = generate();
-        if (!loading)
-          return { status: 400, type: 'application/json', body: apiError(context.docsUrl(), NO_GENERATOR), own: true };
-        // json-schema-faker resolves references where they stand in the schemas it is given: a
-        // generated answer gets a copy, so the table the front validates with stays as it was.
-        mocked = await (await loading)(request, structuredClone(op.operation), {
-          ...wanted,
-          ...(options.seed === undefined ? {} : { seed: options.seed }),
-        });
-      } else {
-        const accept = Object.entries(request.headers ?? {}).find(([name]) => name.toLowerCase() === 'accept')?.[1];
-        mocked = documentedAnswer(op.operation, { ...wanted, ...(accept === undefined ? {} : { accept }) });
-      }
+      const loading = dynamic ? generate() : undefined;
+      if (dynamic && !loading) return { ...refusal(400, NO_GENERATOR), own: true };
+      const accept = Object.entries(request.headers ?? {}).find(([name]) => name.toLowerCase() === 'accept')?.[1];
+      // json-schema-faker resolves references where they stand in the schemas it is given: a
+      // generated answer gets a copy, so the table the front validates with stays as it was.
+      const mocked: Mocked = loading
+        ? await (await loading)(request, structuredClone(op.operation), {
+            ...wanted,
+            ...(options.seed === undefined ? {} : { seed: options.seed }),
+          })
+        : documentedAnswer(op.operation, { ...wanted, ...(accept === undefined ? {} : { accept }) });
       // Refusals of the negotiation (406 for an Accept it cannot meet) in the service's dialect.
-      if (!mocked.ok)
-        return { status: mocked.status, type: 'application/json', body: apiError(context.docsUrl(), mocked.message) };
+      if (!mocked.ok) return refusal(mocked.status, mocked.message);
       const { output } = mocked;
       const headers: Record<string, string> = {};
-      let contentType: string | undefined;
+      let type: string | undefined;
       for (const [name, value] of Object.entries(output.headers)) {
-        if (name.toLowerCase() === 'content-type') contentType = String(value);
+        if (name.toLowerCase() === 'content-type') type = (String(value).split(';')[0] ?? '').trim();
         else headers[name] = String(value);
       }
       let body = output.body;
@@ -94,7 +90,6 @@ export async function createExamples(context: SourceContext, options: ExamplesOp
         delete headers['X-Total-Count'];
         Object.assign(headers, page.headers);
       }
-      const type = contentType === undefined ? undefined : (contentType.split(';')[0] ?? '').trim();
       return {
         status: output.statusCode,
         headers,

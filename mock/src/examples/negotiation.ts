@@ -1,19 +1,13 @@
-// Which documented answer a request gets, and with which example: the choice Prism's mocker makes
-// in its static mode, made here from the operation table alone, so the examples source needs no
-// Prism and runs in a browser (the MSW handlers' browser build) as it runs in the server.
-//
-// The rules, as Prism 5.12 applies them: without `Prefer: code`, the lowest 2xx response (else
-// `default`, else the first); with one, that status (or its `NXX` range, or `default`), and when
-// the Accept header cannot be met for it, the rules without a code. Of the response's contents,
-// the one the Accept header prefers (the `accepts` package, as Prism asks it; without Accept,
-// `*/*` or JSON first); the named example asked for, else the first example, else a sample of the
-// schema (json-schema-sampler, as Prism samples); each declared header from its first example or
-// its schema. An Accept that matches no content answers 406, unless the status is 204 or Accept
-// holds `*/*` (then no body). contract-tests/examples-negotiation.test.ts holds every documented
-// status, example and a range of Accept headers of the 20 operations to Prism's own answers.
-//
-// One deliberate difference: an Accept that is no media type at all (`garbage`) made Prism throw
-// (a 500 of the mock); here it matches nothing, so it answers 406 as any Accept that cannot be met.
+// Which documented answer a request gets, and with which example: the choice Prism 5.12's mocker
+// makes in its static mode, made from the operation table alone, so that it runs in a browser too.
+// Without `Prefer: code`, the lowest 2xx response (else `default`, else the first); with one, that
+// status (or its `NXX` range, or `default`), and the rules without a code when Accept cannot be met
+// for it. Of the contents, the one Accept prefers (the `accepts` package, as Prism asks it; without
+// Accept, `*/*` or JSON first); the example asked for, else the first, else a sample of the schema
+// (json-schema-sampler, as Prism samples); each header from its first example or its schema. An
+// Accept that matches nothing answers 406, unless the status is 204 or Accept holds `*/*` (no body).
+// contract-tests/examples-negotiation.test.ts holds the 20 operations to Prism's own answers. One
+// difference: an Accept that is no media type (`garbage`) made Prism throw; here it answers 406.
 import { sample, SchemaSizeExceededError } from '@stoplight/json-schema-sampler';
 import type { IHttpOperation, IHttpOperationResponse, IMediaTypeContent, INodeExample } from '@stoplight/types';
 import accepts from 'accepts';
@@ -59,10 +53,13 @@ function normalized(response: IHttpOperationResponse): IHttpOperationResponse {
 }
 
 function lowest2xx(responses: readonly IHttpOperationResponse[]): IHttpOperationResponse | undefined {
-  const candidates = responses
+  const lowest = responses
     .filter((response) => /^2(\d\d|XX)$/.test(response.code))
-    .sort((a, b) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
-  return candidates[0] && normalized(candidates[0]);
+    .reduce<IHttpOperationResponse | undefined>(
+      (low, response) => (low && low.code <= response.code ? low : response),
+      undefined,
+    );
+  return lowest && normalized(lowest);
 }
 
 function byStatus(responses: readonly IHttpOperationResponse[], code: number): IHttpOperationResponse | undefined {
@@ -119,13 +116,10 @@ function fromContent(
 ): Choice {
   const { mediaType, schema } = content;
   const examples = (content.examples ?? []) as INodeExample[];
-  if (exampleKey !== undefined) {
-    const example = examples.find((candidate) => candidate.key === exampleKey);
-    if (!example)
-      throw notFound(`Response for contentType: ${mediaType} and exampleKey: ${exampleKey} does not exist.`);
-    return { code, headers, mediaType, example, ...(schema ? { schema } : {}) };
-  }
-  return { code, headers, mediaType, ...(examples[0] ? { example: examples[0] } : {}), ...(schema ? { schema } : {}) };
+  const example = exampleKey === undefined ? examples[0] : examples.find((candidate) => candidate.key === exampleKey);
+  if (exampleKey !== undefined && !example)
+    throw notFound(`Response for contentType: ${mediaType} and exampleKey: ${exampleKey} does not exist.`);
+  return { code, headers, mediaType, ...(example ? { example } : {}), ...(schema ? { schema } : {}) };
 }
 
 /** The content and example of one response for the Accept header's media types (none: the default media type). */
@@ -212,6 +206,8 @@ function sampled(
   }
 }
 
+const scalar = (value: unknown): unknown => (typeof value === 'number' || typeof value === 'string' ? value : null);
+
 /** The documented answer to a request: what Prism's static mocker answers it. */
 export function documentedAnswer(operation: IHttpOperation, wanted: Wanted): Mocked {
   // Prism splits Accept at commas and keeps each piece as it is, spaces included.
@@ -219,17 +215,10 @@ export function documentedAnswer(operation: IHttpOperation, wanted: Wanted): Moc
   try {
     const choice = choose(operation, wanted, mediaTypes);
     const headers: Record<string, unknown> = {};
-    for (const header of choice.headers ?? []) {
-      let value: unknown = null;
-      if (header.schema) {
-        const first = header.examples?.[0];
-        if (first !== undefined) value = 'value' in first ? first.value : null;
-        else {
-          const made = sampled(operation, header.schema, 'header');
-          value = typeof made === 'number' || typeof made === 'string' ? made : null;
-        }
-      }
-      headers[header.name] = value;
+    for (const { name, schema, examples } of choice.headers ?? []) {
+      const first = examples?.[0];
+      const made = schema && first === undefined ? sampled(operation, schema, 'header') : null;
+      headers[name] = !schema ? null : first ? ('value' in first ? first.value : null) : scalar(made);
     }
     if (choice.mediaType) headers['Content-type'] = choice.mediaType;
     if (operation.deprecated) headers.deprecation = 'true';

@@ -2,12 +2,8 @@
 // routed, authenticated, checked against `Prefer` and validated against the document, and says
 // what to answer; the front writes it the same way whatever the source: the examples (the
 // document's, chosen as Prism chooses them: negotiation.ts) or the sandbox (a world that remembers
-// writes). A pass-through source (the proxy to a real server) takes the request whole, as it must
-// forward it unchanged and stream what it cannot hold; the front still answers preflights,
-// supplies CORS, the router and the request validator, and logs.
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+// writes). The proxy takes requests whole on node:http instead (proxy/proxy.ts).
 import type { IHttpRequest } from '@stoplight/prism-http';
-import type { BodyBudget } from './body-budget.js';
 import type { FormPart } from './multipart.js';
 import type { MockOperation } from './operations.js';
 import type { Preference } from './prefer.js';
@@ -45,40 +41,6 @@ export interface AnsweringSource {
    * of its own. `request` gives its body, and its signal, which ends with it (a client gone), for an answer that waits.
    */
   outside?(method: string, url: URL, credential: string | undefined, request: Request): Promise<Answer | undefined>;
-  close?(): Promise<void>;
-}
-
-/** What the front lends a pass-through source. */
-export interface FrontServices {
-  /** The operation of the document for a method and a path below /api/v1, if there is one. */
-  route(method: string, path: string): MockOperation | undefined;
-  /**
-   * The ways a request to `url` (below /api/v1) breaks the document, as the mock finds them, each
-   * as `location: message`; a body of `undefined` with `bodyRead: false` is one too large to read whole, left out.
-   */
-  requestViolations(
-    op: MockOperation,
-    url: URL,
-    headers: IncomingHttpHeaders,
-    body: unknown,
-    bodyRead: boolean,
-  ): string[];
-  /** Why Gitea would refuse these credentials (`token is required` …), or undefined. */
-  credentialProblem(authorization: string | undefined, otp: string | undefined): string | undefined;
-  /** Sends an error in the service's dialect: `{message, url}` as JSON. */
-  sendError(res: ServerResponse, status: number, message: string, headers: Record<string, string>): void;
-  /** The bytes of request bodies held at once, which the front's readers take theirs from too (body-budget.ts). */
-  bodies: BodyBudget;
-}
-
-export interface PassThroughSource {
-  /** Answers `req` itself, adding `cors` to its answer; resolves with the status sent, for the log line. */
-  passThrough(
-    req: IncomingMessage,
-    res: ServerResponse,
-    cors: Record<string, string>,
-    front: FrontServices,
-  ): Promise<number>;
   close?(): Promise<void>;
 }
 

@@ -1,19 +1,22 @@
-// The mock's front over the Fetch API: a `Request` in, a `Response` out, so the `node:http`
-// server (server.ts) and MSW's handlers (msw/) are two thin adapters over this one function. It
-// behaves like a Gitea host whatever answers behind it: it serves the document under /api/v1 (and
-// the host's version at /api/v1/version), enforces credentials, checks `Prefer`, validates
-// requests and answers against the document, speaks CORS, and answers every error in the
-// service's own JSON dialect. What to answer comes from an answering source (the examples or the
-// sandbox); the proxy, which must stream requests whole, stays on node:http. Every API request is
-// answered under its conditions (a delay, a fault: under-conditions.ts) and recorded in its
-// credential's journal (journal.ts), which `/__mock/requests` shows.
+// The front over the Fetch API, under the node:http server and the MSW handlers alike: a Gitea host
+// whatever answers behind it: /api/v1 and its version, credentials, `Prefer`, requests and answers
+// checked against the document, CORS, the error dialect, conditions and the journal.
 import type { IHttpRequest } from '@stoplight/prism-http';
 import { checkAuthorization } from './auth.js';
-import { readBody, type BodyResult } from './body.js';
-import type { BodyBudget, BodyReading } from './body-budget.js';
+import { readBody, type BodyBudget, type BodyResult } from './body.js';
 import type { Conditions } from './conditions.js';
 import { corsHeaders, isPreflight, preflightHeaders, retryShortly, type HeaderOf } from './cors.js';
-import { apiError, JSON_TYPE, notFound, reasonPhrase } from './errors.js';
+import {
+  apiError,
+  bugMessage,
+  failureLine,
+  JSON_TYPE,
+  MOCK_FAILURE,
+  notAllowed,
+  notFound,
+  reasonPhrase,
+} from './errors.js';
+import { describeViolation } from '../contract/conformance.js';
 import { faultAnswer } from './faults.js';
 import { JOURNAL_PATH, journalAnswer, type Journal } from './journal.js';
 import { nameRefusal } from './name-rules.js';
@@ -21,10 +24,10 @@ import type { MockOperation, OperationTable } from './operations.js';
 import { checkPreference, type PreferResult } from './prefer.js';
 import type { Answer, AnsweringSource } from './answer-source.js';
 import {
-  answerErrors,
   contentTypeFor,
   decodedSegments,
   describeViolations,
+  listViolations,
   queryOf,
   requestErrors,
   type PrismMethod,
@@ -45,21 +48,13 @@ export interface AppParts {
   conditions: Conditions;
   /** Where each API request is recorded once answered. */
   journal: Journal;
-  /** The bytes of request bodies held at once (body-budget.ts), shared with every reader of the server. */
+  /** The bytes of request bodies held at once (body.ts), shared with every reader of the server. */
   bodies: BodyBudget;
   /**
    * The Response class to answer with (default: the global one). The Node adapter gives srvx's,
    * which is cheaper and can carry a body on a 205, as Gitea's notifyReadThread sends one.
    */
   Response?: ResponseClass;
-}
-
-/**
- * Whether `response` is `Response.error()`, the front's word for a connection reset: read by its
- * status 0, as reading the `type` of srvx's response builds a Fetch one, which refuses a 205 with a body.
- */
-export function isNetworkError(response: Response): boolean {
-  return response.status === 0;
 }
 
 /** What the front needs of a Response class. */
@@ -88,24 +83,9 @@ function headerRecord(request: Request): Headers {
 const CHECKED_ANSWERS = 256;
 const CHECKED_ANSWER_CHARS = 16_384;
 
-export function createApp({
-  table,
-  source,
-  docsUrl,
-  warn,
-  conditions,
-  journal,
-  bodies,
-  Response: Answering = Response,
-}: AppParts): GiteaApp {
-  /**
-   * What the check of an answer found, by the answer: the examples source sends the same few
-   * answers again and again, the sandbox the same world's, and checking one costs more than the
-   * rest of its request. The check is a function of the operation and the answer alone, so a
-   * remembered result is exact.
-   */
-  const checked = new Map<string, string | undefined>();
-  /** A source's answer with the front's headers; HEAD gets the headers only. `json` is its body as JSON text, when already written. */
+/** Writes answers as Responses with the front's headers, as Gitea writes them; HEAD gets the headers only. */
+function writer(Answering: ResponseClass, docsUrl: () => string) {
+  /** `json` is the body as JSON text, when already written. */
   function respond(method: string, answer: Answer, cors: Headers, json?: string): Response {
     const headers: Headers = { ...cors, 'X-Content-Type-Options': 'nosniff', ...answer.headers };
     const contentType = contentTypeFor(answer.type);
@@ -126,126 +106,140 @@ export function createApp({
       return new Answering(null, { ...init, headers: { ...headers, 'Content-Length': '0' } });
     }
   }
-
   /** An error in the service's dialect: `{message, url}` as JSON, compact, as Gitea's Go JSON writes it. */
-  function error(method: string, status: number, message: string, headers: Headers): Response {
-    return respond(method, { status, type: 'application/json', body: apiError(docsUrl(), message) }, headers);
-  }
-
+  const error = (method: string, status: number, message: string, headers: Headers): Response =>
+    respond(method, { status, type: 'application/json', body: apiError(docsUrl(), message) }, headers);
   /** 405 with `Allow`; an OPTIONS request is told what is allowed with a 204. */
-  function notAllowed(method: string, pathname: string, allowed: readonly string[], cors: Headers): Response {
-    const allow = [...allowed, 'OPTIONS'].join(', ');
-    if (method === 'OPTIONS')
-      return new Answering(null, {
-        status: 204,
-        statusText: reasonPhrase(204),
-        headers: { ...cors, Allow: allow, 'Content-Length': '0' },
-      });
-    return error(method, 405, `${method} is not allowed on ${pathname}; allowed: ${allow}`, { ...cors, Allow: allow });
+  function notAllowedHere(method: string, pathname: string, allowed: readonly string[], cors: Headers): Response {
+    const answer = notAllowed(docsUrl(), method, pathname, [...allowed, 'OPTIONS']);
+    if (method !== 'OPTIONS') return respond(method, answer, cors);
+    const headers = { ...cors, ...answer.headers, 'Content-Length': '0' };
+    return new Answering(null, { status: 204, statusText: reasonPhrase(204), headers });
   }
+  return { respond, error, notAllowedHere, Answering };
+}
+type Writer = ReturnType<typeof writer>;
 
-  async function answerOperation(
-    request: Request,
-    op: MockOperation,
-    url: URL,
-    path: string,
-    prefer: PreferResult,
-    cors: Headers,
-    reading: BodyReading,
-    bodyRead?: Promise<BodyResult>,
-  ): Promise<Response> {
-    const method = request.method;
-    const headers = headerRecord(request);
-    const auth = checkAuthorization(headers.authorization, headers['x-gitea-otp']);
-    // Gitea sends no WWW-Authenticate, so browsers show no sign-in dialog for the API.
-    if (!auth.ok) return error(method, 401, auth.message, cors);
-    const problem = prefer.ok ? checkPreference(op, prefer.preference) : prefer.message;
-    if (!prefer.ok || problem !== undefined) return error(method, 400, problem ?? 'invalid Prefer header', cors);
-    const body = await (bodyRead ?? readBody(request, op.operation, reading));
-    // A body refused while it was read is left unread: its connection goes with the answer.
-    if (!body.ok)
-      return error(
-        method,
-        body.status,
-        body.message,
-        body.status === 413
-          ? { ...cors, Connection: 'close' }
-          : body.status === 503
-            ? { ...retryShortly(cors), Connection: 'close' }
-            : cors,
-      );
+/**
+ * The check of answers against the document (contract/conformance.ts), remembered by the answer:
+ * the examples send the same few again and again, the sandbox the same world's, and a check costs
+ * more than the rest of its request. It is a function of the operation and the answer alone, so a
+ * remembered result is exact. Why the answer breaks the document, or undefined.
+ */
+function answerCheck(table: OperationTable): (op: MockOperation, answer: Answer, json?: string) => string | undefined {
+  const checked = new Map<string, string | undefined>();
+  return (op, answer, json) => {
+    // The mock's own answers are not the API's; an error status the document does not declare is not held to it.
+    if (answer.own || (!op.responses.has(answer.status) && (answer.status < 200 || answer.status > 299))) return;
+    const contentType = contentTypeFor(answer.type);
+    const body = answer.body === undefined || contentType === undefined ? '' : (json ?? String(answer.body));
+    const key = `${JSON.stringify([op.operationId, answer.status, answer.type, answer.headers])}${body}`;
+    const remembered = key.length <= CHECKED_ANSWER_CHARS;
+    if (remembered && checked.has(key)) return checked.get(key);
+    const found = table.checkAnswer(op.operationId, {
+      status: answer.status,
+      headers: new Headers({ ...answer.headers, ...(contentType ? { 'content-type': contentType } : {}) }),
+      body,
+      ...(json === undefined ? {} : { value: answer.body }),
+    });
+    const message =
+      found.length > 0
+        ? `${op.operationId} ${answer.status}: the answer breaks the document: ${listViolations(found.map(describeViolation))}`
+        : undefined;
+    if (remembered) {
+      if (checked.size >= CHECKED_ANSWERS) checked.delete(checked.keys().next().value!);
+      checked.set(key, message);
+    }
+    return message;
+  };
+}
 
-    const input: IHttpRequest = {
-      method: op.method.toLowerCase() as PrismMethod,
-      url: { path, query: queryOf(url) },
-      // An untyped upload is read as bytes.
-      headers: body.contentType === undefined ? headers : { ...headers, 'content-type': body.contentType },
-      body: body.body,
-    };
-    const inputErrors = requestErrors(op.operation, input, body.form);
-    if (inputErrors.length > 0) {
-      const refusal = nameRefusal(op, input, inputErrors);
-      return refusal
-        ? error(method, refusal.status, refusal.message, cors)
-        : error(method, 422, describeViolations(inputErrors), cors);
-    }
-    const answer = await source.answer({
-      op,
-      request: input,
-      ...(body.form ? { form: body.form } : {}),
-      url,
-      preference: prefer.preference,
-      credential: headers.authorization!,
-    });
-    // Gitea sends some statuses without a body at all (`x-body-optional`), which Prism cannot be told.
-    const declaresBody =
-      (op.operation.responses.find((response) => response.code === String(answer.status))?.contents?.length ?? 0) > 0;
-    const bodyless =
-      answer.body === undefined && !answer.own && declaresBody && table.isBodyOptional(op.operationId, answer.status);
-    /** The body as JSON text, written once for the check's memory and the answer. */
-    let json: string | undefined;
-    /** Why the answer breaks the document, or undefined; remembered by the answer (`checked`). */
-    const violation = (): string | undefined => {
-      if (answer.own || bodyless) return undefined;
-      json ??= JSON.stringify(answer.body);
-      const key = `${JSON.stringify([op.operationId, answer.status, answer.type, answer.headers])}${json}`;
-      const remembered = key.length <= CHECKED_ANSWER_CHARS;
-      if (remembered && checked.has(key)) return checked.get(key);
-      const contentType = contentTypeFor(answer.type);
-      const output = {
-        statusCode: answer.status,
-        headers: { ...answer.headers, ...(contentType ? { 'content-type': contentType } : {}) },
-        body: answer.body,
-      };
-      const outputErrors = answerErrors(op.operation, output);
-      const message =
-        outputErrors.length > 0
-          ? `${op.operationId} ${answer.status}: the answer breaks the document: ${describeViolations(outputErrors)}`
-          : undefined;
-      if (remembered) {
-        if (checked.size >= CHECKED_ANSWERS) checked.delete(checked.keys().next().value!);
-        checked.set(key, message);
-      }
-      return message;
-    };
-    // A source that makes its answers up (the sandbox) must never break the document: checked
-    // before sending, and answered with a 500 if it does.
-    if (source.strict) {
-      const message = violation();
-      if (message === undefined) return respond(method, answer, cors, json);
-      warn(message);
-      return error(method, 500, `${message}; this is a bug in gitea-mock`, cors);
-    }
-    // The examples only earn a warning, so the check waits until the answer is on its way: the
-    // first check of an operation compiles its schemas, which the client would otherwise wait for
-    // before its first answer.
-    if (!answer.own && !bodyless) json ??= JSON.stringify(answer.body);
-    setTimeout(() => {
-      const message = violation();
-      if (message !== undefined) warn(message);
-    });
-    return respond(method, answer, cors, json);
+interface Operating {
+  source: AnsweringSource;
+  warn(line: string): void;
+  write: Writer;
+  check: ReturnType<typeof answerCheck>;
+}
+
+/** An operation's request, routed: credentials, `Prefer`, the body, the request check, then the source's answer, checked. */
+async function answerOperation(
+  { source, warn, write, check }: Operating,
+  request: Request,
+  op: MockOperation,
+  url: URL,
+  prefer: PreferResult,
+  cors: Headers,
+  read: () => Promise<BodyResult>,
+): Promise<Response> {
+  const { method } = request;
+  const { error, respond } = write;
+  const headers = headerRecord(request);
+  const auth = checkAuthorization(headers.authorization, headers['x-gitea-otp']);
+  // Gitea sends no WWW-Authenticate, so browsers show no sign-in dialog for the API.
+  if (!auth.ok) return error(method, 401, auth.message, cors);
+  const problem = prefer.ok ? checkPreference(op, prefer.preference) : prefer.message;
+  if (!prefer.ok || problem !== undefined) return error(method, 400, problem ?? 'invalid Prefer header', cors);
+  const body = await read();
+  // A body refused while it was read is left unread: its connection goes with the answer.
+  if (!body.ok) {
+    const close = { ...(body.status === 503 ? retryShortly(cors) : cors), Connection: 'close' };
+    return error(method, body.status, body.message, body.status === 413 || body.status === 503 ? close : cors);
   }
+  const input: IHttpRequest = {
+    method: op.method.toLowerCase() as PrismMethod,
+    url: { path: url.pathname.slice(BASE_PATH.length) || '/', query: queryOf(url) },
+    // An untyped upload is read as bytes.
+    headers: body.contentType === undefined ? headers : { ...headers, 'content-type': body.contentType },
+    body: body.body,
+  };
+  const inputErrors = requestErrors(op.operation, input, body.form);
+  if (inputErrors.length > 0) {
+    const refusal = nameRefusal(op, input, inputErrors) ?? { status: 422, message: describeViolations(inputErrors) };
+    return error(method, refusal.status, refusal.message, cors);
+  }
+  const answer = await source.answer({
+    op,
+    request: input,
+    ...(body.form ? { form: body.form } : {}),
+    url,
+    preference: prefer.preference,
+    credential: headers.authorization!,
+  });
+  /** The body as JSON text, written once for the check's memory and the answer. */
+  const json =
+    answer.body === undefined || answer.own || contentTypeFor(answer.type) !== JSON_TYPE
+      ? undefined
+      : JSON.stringify(answer.body);
+  // A source that makes its answers up (the sandbox) must never break the document: checked
+  // before sending, and answered with the one 500 if it does.
+  if (source.strict) {
+    const message = check(op, answer, json);
+    if (message === undefined) return respond(method, answer, cors, json);
+    warn(message);
+    return error(method, 500, bugMessage(message), cors);
+  }
+  // The examples only earn a warning, so the check waits until the answer is on its way: the
+  // first check compiles the document's schemas, which the client would otherwise wait for.
+  setTimeout(() => {
+    const message = check(op, answer, json);
+    if (message !== undefined) warn(message);
+  });
+  return respond(method, answer, cors, json);
+}
+
+export function createApp({
+  table,
+  source,
+  docsUrl,
+  warn,
+  conditions,
+  journal,
+  bodies,
+  Response: Answering = Response,
+}: AppParts): GiteaApp {
+  const write = writer(Answering, docsUrl);
+  const { respond, error, notAllowedHere } = write;
+  const operating: Operating = { source, warn, write, check: answerCheck(table) };
 
   async function handle(request: Request): Promise<Response> {
     const header: HeaderOf = (name) => request.headers.get(name) ?? undefined;
@@ -291,11 +285,12 @@ export function createApp({
           if (route === undefined)
             return method === 'GET'
               ? respond(request.method, VERSION_ANSWER, cors)
-              : notAllowed(method, url.pathname, ['GET'], cors);
+              : notAllowedHere(method, url.pathname, ['GET'], cors);
           if (route.kind === 'none')
             return respond(request.method, { status: 404, type: 'application/json', body: notFound(docsUrl()) }, cors);
-          if (route.kind === 'method') return notAllowed(method, url.pathname, route.allowed, cors);
-          return answerOperation(request, route.op, url, path, prefer, cors, reading, bodyRead);
+          if (route.kind === 'method') return notAllowedHere(method, url.pathname, route.allowed, cors);
+          const body = () => bodyRead ?? readBody(request, route.op.operation, reading);
+          return answerOperation(operating, request, route.op, url, prefer, cors, body);
         }),
       fault: (fault) => {
         const { status, statusText, headers, body } = faultAnswer(fault, cors);
@@ -305,7 +300,8 @@ export function createApp({
       },
       refuse: ({ status, message }) => error(request.method, status, message, retryShortly(cors)),
       reset: () => Response.error(),
-      statusOf: (response) => (isNetworkError(response) ? null : response.status),
+      // `Response.error()`, read by its status 0: reading the `type` of srvx's response builds a Fetch one, which refuses a 205 with a body.
+      statusOf: (response) => (response.status === 0 ? null : response.status),
     }).finally(() => reading.release());
   }
 
@@ -314,10 +310,8 @@ export function createApp({
     try {
       return await answer();
     } catch (failure) {
-      warn(
-        `mock failure on ${request.method} ${request.url.split('?')[0]}: ${failure instanceof Error ? failure.stack : String(failure)}`,
-      );
-      return error(request.method, 500, 'the mock failed to answer; this is a bug in gitea-mock', {});
+      warn(failureLine(request.method, request.url, failure));
+      return error(request.method, 500, MOCK_FAILURE, {});
     }
   }
 

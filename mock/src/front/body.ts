@@ -1,12 +1,90 @@
-// Reads a request body with a hard size limit and turns it into what Prism validates, refusing
-// what Gitea's binding refuses (empty or unsupported content types, malformed JSON, bad UTF-8)
-// and multipart bodies Go's reader cannot read (multipart.ts): a form comes as its parts.
+// Request bodies, each to at most MAX_BODY_BYTES, all in flight within one budget (the proxy takes
+// from it too): past it 503 with `Retry-After`, past the whole budget 413. Then read as Gitea's
+// binding reads them (content types, JSON, UTF-8), a multipart body as its parts (multipart.ts).
 import type { IHttpOperation } from '@stoplight/types';
-import { concatBytes, latin1Text } from '../common/bytes.js';
+import { latin1Text, readBounded } from '../common/bytes.js';
 import { jsonShape, MAX_CHECKED_VALUES } from '../contract/json-shape.js';
-import { MAX_BODY_BYTES, type BodyReading, type BodyRefusal } from './body-budget.js';
 import { parseMediaType } from './media-type.js';
 import { parseForm, type FormPart } from './multipart.js';
+
+/** The most one request body may hold, in every mode. */
+export const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+/** Why a body's bytes were refused: its answer, in the service's error dialect. */
+interface BodyRefusal {
+  status: 413 | 503;
+  message: string;
+}
+
+/** One request's share of the budget. */
+export interface BodyReading {
+  /** Takes `bytes` more for this request; the refusal when they do not fit, and then this request holds nothing. */
+  take(bytes: number): BodyRefusal | undefined;
+  /** Gives back what this request holds, for good: it takes nothing after. */
+  release(): void;
+  /** The refusal of a body declared this long, which can never fit, before a byte of it is read. */
+  declared(length: number): BodyRefusal | undefined;
+}
+
+export interface BodyBudget {
+  /** The bytes all requests may hold together. */
+  readonly limit: number;
+  /** A share for one request, holding nothing yet. */
+  reading(): BodyReading;
+}
+
+/**
+ * The default budget: an eighth of V8's heap, as the sandbox's writes in progress get another
+ * eighth and its worlds half (sandbox-limits.ts), and never less than two bodies of
+ * MAX_BODY_BYTES (the proxy reads a chunk past it before it streams the rest). Without a known
+ * heap (a browser), bodies are bounded one by one only.
+ */
+export function defaultBodyBudget(heapLimit: number | undefined): number {
+  return heapLimit === undefined ? Infinity : Math.max(2 * MAX_BODY_BYTES, Math.floor(heapLimit / 8));
+}
+
+export function createBodyBudget(limit: number): BodyBudget {
+  if (!(limit >= 1)) throw new TypeError('the budget of request bodies in flight must be one byte or more');
+  let held = 0;
+  const tooLarge = (): BodyRefusal => ({
+    status: 413,
+    message: `request body exceeds the ${limit} bytes of request bodies this server holds at once`,
+  });
+  const full: BodyRefusal = {
+    status: 503,
+    message: `request bodies being read or held take the ${limit} bytes this server holds at once; try again shortly`,
+  };
+  return {
+    limit,
+    reading() {
+      let mine = 0;
+      let over = false;
+      const release = (): void => {
+        held -= mine;
+        mine = 0;
+        over = true;
+      };
+      return {
+        take(bytes) {
+          if (over) return full;
+          if (mine + bytes > limit) {
+            release();
+            return tooLarge();
+          }
+          if (held + bytes > limit) {
+            release();
+            return full;
+          }
+          mine += bytes;
+          held += bytes;
+          return undefined;
+        },
+        release,
+        declared: (length) => (length > limit ? tooLarge() : undefined),
+      };
+    },
+  };
+}
 
 /** Deepest nesting Go's encoding/json reads. */
 export const GO_MAX_DEPTH = 10_000;
@@ -34,28 +112,14 @@ export async function readBodyBytes(request: Request, reading: BodyReading): Pro
   const declared = Number(request.headers.get('content-length') ?? 0);
   const never = declared > MAX_BODY_BYTES ? TOO_LARGE : reading.declared(declared);
   if (never) return { ok: false, ...never };
-  const reader = request.body!.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      const refusal = size > MAX_BODY_BYTES ? TOO_LARGE : reading.take(value.byteLength);
-      if (refusal) {
-        // Not cancelled: on a Node socket that would end the connection before the answer is sent.
-        // What is left stays unread, and the answer closes the connection.
-        reader.releaseLock();
-        reading.release();
-        return { ok: false, ...refusal };
-      }
-      chunks.push(value);
-    }
+    const read = await readBounded(request.body, MAX_BODY_BYTES, { take: reading.take, keep: true });
+    if (read.complete) return { ok: true, data: read.bytes };
+    reading.release();
+    return { ok: false, ...(read.refused ?? TOO_LARGE) };
   } catch {
     return { ok: false, status: 400, message: 'the request body was cut short' };
   }
-  return { ok: true, data: concatBytes(chunks) };
 }
 
 /**

@@ -1,12 +1,6 @@
-// The conditions a request is answered under: a delay (`Prefer: delay=…`, `--latency`) and a fault
-// instead of the answer (`Prefer: fault=…`, `--faults`; faults.ts says what each one sends). Both
-// are decided when the request arrives, before anything answers it, so a request that faults
-// never reaches the examples, the sandbox or the upstream: a write that faulted did not happen.
-// The random ones repeat with a seed: the same seed gives the same delays and faults to the
-// requests in the order they arrive. A delay costs its client nothing and holds a connection, so
-// the requests held at once have ceilings of their own, per credential and in all, below the
-// connection ceiling: one that finds its ceiling reached is refused at once rather than held, and
-// a client that delays cannot take the connections of the others.
+// The conditions a request is answered under, decided on arrival: a delay (`Prefer: delay`,
+// `--latency`) and a fault instead of the answer (faults.ts), repeatable with a seed; requests held
+// at once have ceilings below the connections', in all and per credential.
 import { sha256 } from '@noble/hashes/sha2';
 import { utf8Bytes } from '../common/bytes.js';
 import { keyOf } from '../common/credential-key.js';

@@ -1,6 +1,7 @@
 // Every answer the mock makes up itself uses the service's error bodies, so client code handles
 // the mock and a real Gitea the same way.
 import type { ServerResponse } from 'node:http';
+import type { Answer } from './answer-source.js';
 
 export interface ErrorBody {
   message: string;
@@ -22,6 +23,37 @@ export function notFound(docsUrl: string, message = 'not found'): NotFoundBody {
 }
 
 export const JSON_TYPE = 'application/json;charset=utf-8';
+
+/** An error of the API in the dialect, as the mock answers it itself (not held to the document). */
+export function errorAnswer(
+  docsUrl: string,
+  status: number,
+  message: string,
+  headers?: Record<string, string>,
+): Answer {
+  return {
+    status,
+    type: 'application/json',
+    body: apiError(docsUrl, message),
+    own: true,
+    ...(headers ? { headers } : {}),
+  };
+}
+
+/** The one 405 of every path the mock serves, with `Allow`. */
+export function notAllowed(docsUrl: string, method: string, path: string, allowed: readonly string[]): Answer {
+  const allow = allowed.join(', ');
+  return errorAnswer(docsUrl, 405, `${method} is not allowed on ${path}; allowed: ${allow}`, { Allow: allow });
+}
+
+/** The one 500 of a failure of the mock itself: `problem`, and whose bug it is. */
+export const bugMessage = (problem: string): string => `${problem}; this is a bug in gitea-mock`;
+export const MOCK_FAILURE = bugMessage('the mock failed to answer');
+
+/** The warning of a failure of the mock: the request's path only (a query may carry `token=`), and the stack. */
+export function failureLine(method: string | undefined, url: string | undefined, error: unknown): string {
+  return `mock failure on ${method} ${url?.split('?')[0]}: ${error instanceof Error ? error.stack : String(error)}`;
+}
 
 /** Reason phrases as Go's net/http writes them (`http.StatusText`), for the statuses the mock answers itself. */
 const REASONS: Record<number, string> = {

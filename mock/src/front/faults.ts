@@ -1,11 +1,6 @@
-// What a fault sends (`Prefer: fault=…`, `--faults`). `reset` sends nothing: the connection is
-// closed (each way in does it its own way: server.ts resets the socket, MSW fails the fetch).
-// 503 is Gitea's maintenance mode (routers/common/maintenancemode.go): the plain-text page that
-// renderServiceUnavailable writes for a client that does not ask for HTML, plus `Retry-After: 1`,
-// which a proxy in front of it would add. 502 and 504 are what nginx, the usual reverse proxy in
-// front of Gitea, answers when Gitea is down or too slow: its default error pages, HTML with
-// CRLF line ends, as `server_tokens off` writes them. None is in the service's JSON dialect: none
-// comes from Gitea's API.
+// What a fault sends: `reset` nothing (the connection goes); 503 Gitea's maintenance page
+// (routers/common/maintenancemode.go, renderServiceUnavailable) with `Retry-After: 1`; 502 and 504
+// nginx's default pages (`server_tokens off`, CRLF). None is in the API's JSON dialect.
 import { exposing } from './cors.js';
 import type { Fault } from './prefer.js';
 

@@ -1,16 +1,11 @@
-// The journal of the requests the mock got, per credential: what a test asserts on beyond the
-// answers (a screen sent exactly one PATCH; the client retried a 503 twice). Every request below
-// /api/v1 is recorded once answered, under its credential's key (credential-key.ts: a hash, so no
-// credential is kept), with its path and query but never a query token. `GET /__mock/requests`
-// lists a credential's requests, oldest first, and `DELETE` clears them. Journals are bounded:
-// the newest JOURNAL_ENTRIES requests of each, JOURNALS credentials (the one that sent nothing for
-// longest goes), paths and queries cut at TEXT_LIMIT characters. Requests without a well-formed
-// credential are kept apart, in a journal only the MSW handlers' `requests()` shows.
+// The journal of the requests answered, per credential (a hash: credential-key.ts), without query
+// tokens: `GET /__mock/requests` lists them, `DELETE` clears them; bounded in entries, journals and
+// text. Requests without a well-formed credential are kept apart, for the MSW handlers' `requests()`.
 import { keyOf } from '../common/credential-key.js';
 import type { Answer } from './answer-source.js';
 import { checkAuthorization } from './auth.js';
 import type { Condition } from './conditions.js';
-import { apiError } from './errors.js';
+import { errorAnswer, notAllowed } from './errors.js';
 import type { Fault } from './prefer.js';
 
 export const JOURNAL_PATH = '/__mock/requests';
@@ -121,17 +116,9 @@ export function journalAnswer(
   authorization: string | undefined,
   docsUrl: string,
 ): Answer {
-  const error = (status: number, message: string, headers?: Record<string, string>): Answer => ({
-    status,
-    type: 'application/json',
-    body: apiError(docsUrl, message),
-    own: true,
-    ...(headers ? { headers } : {}),
-  });
-  if (!['GET', 'HEAD', 'DELETE'].includes(method))
-    return error(405, `${method} is not allowed on ${JOURNAL_PATH}; allowed: GET, DELETE`, { Allow: 'GET, DELETE' });
+  if (!['GET', 'HEAD', 'DELETE'].includes(method)) return notAllowed(docsUrl, method, JOURNAL_PATH, ['GET', 'DELETE']);
   const auth = checkAuthorization(authorization, undefined);
-  if (!auth.ok) return error(401, auth.message);
+  if (!auth.ok) return errorAnswer(docsUrl, 401, auth.message);
   if (method === 'DELETE') {
     journal.clear(authorization);
     return { status: 204, own: true };

@@ -1,12 +1,6 @@
-// multipart/form-data read as Gitea reads it (Go's mime/multipart): a preamble is skipped, lines
-// may end in LF alone, a part without Content-Type is still a file part when it names a file,
-// Content-Disposition parameters may be quoted, escaped or RFC 2231-encoded, and a part without a
-// form-data name is skipped. What Go refuses (no delimiter after a part, a malformed part header,
-// a body cut before its closing boundary, more than 1,000 parts) is refused here.
-//
-// The form is its parts (FormPart) from then on: the answer sources read them as they are, and
-// Prism, whose multipart parser throws on a file part without Content-Type, on a boundary inside
-// a line of data and on quoted names, validates them as URL-encoded fields instead.
+// multipart/form-data read as Gitea reads it (Go's mime/multipart), refusing what Go refuses; the
+// form is its parts from then on, which Prism (whose parser throws on file parts without a type
+// and on quoted names) validates as URL-encoded fields.
 import { concatBytes, indexOfBytes, latin1Bytes, latin1Text, sameBytes, utf8Bytes, utf8Text } from '../common/bytes.js';
 
 export interface FormPart {

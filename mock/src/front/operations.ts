@@ -4,6 +4,8 @@
 // The IHttpOperation list comes in made: from the build's twin of the document on Node, which then
 // never loads the transform, or from httpOperations() in the browser build and for other documents.
 import type { IHttpOperation } from '@stoplight/types';
+import { answerChecker, type Answer, type Violation } from '../contract/conformance.js';
+import type { JsonObject } from '../contract/document.js';
 
 export interface MockOperation {
   operationId: string;
@@ -83,6 +85,8 @@ export interface OperationTable {
    * though a body is declared. The transform drops extensions, so this is read from the document.
    */
   isBodyOptional(operationId: string, status: number): boolean;
+  /** How an answer breaks the document (contract/conformance.ts), with one Ajv per table. */
+  checkAnswer(operationId: string, answer: Answer): Violation[];
 }
 
 /** Statuses (as `operationId status`) whose response carries `x-body-optional: true`. */
@@ -125,5 +129,6 @@ export function operationTable(document: Record<string, unknown>, parsed: IHttpO
       return op ? { kind: 'match', op } : { kind: 'method', allowed: onPath.map((candidate) => candidate.method) };
     },
     isBodyOptional: (operationId, status) => bodyOptional.has(`${operationId} ${status}`),
+    checkAnswer: answerChecker(document as JsonObject),
   };
 }

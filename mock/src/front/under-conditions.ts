@@ -1,10 +1,6 @@
-// One API request's way through its conditions and into the journal, the same for both ways in:
-// the Fetch front (app.ts: the examples, dynamic data, the sandbox, the MSW handlers) and the
-// proxy on node:http (server.ts). The request is held for its delay, then gets its fault instead
-// of its answer, so one that faults never reaches the source or the upstream; a client that gives
-// up while its request is held leaves nothing to answer, and nothing runs. One that finds the
-// ceiling on held requests reached (conditions.ts) is refused at once, neither held nor answered.
-// Each is recorded once answered.
+// One API request's way through its conditions into the journal, for the Fetch front and the proxy:
+// held for its delay, then its fault instead of its answer; a client gone while held leaves nothing
+// to run; past the ceiling of held requests, refused at once. Recorded once answered.
 import { hold, type Conditions, type HoldRefusal } from './conditions.js';
 import type { Journal } from './journal.js';
 import { parsePrefer, type Fault, type PreferResult } from './prefer.js';

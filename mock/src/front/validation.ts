@@ -1,15 +1,8 @@
-// The one request check, and the answer check, of the front: Prism's validators over what the
-// front reads of a request (the lenient view of the operation, a form as URL-encoded fields), and
-// the words for what they find. The answering front (app.ts) answers a request's errors 422; the
-// proxy (server.ts lends it `requestViolations`) reports them and passes the request on.
-//
-// Prism's validators stand alone in its package, without the mocker and the forwarder, so they
-// load in a fraction of Prism's start-up and bundle for a browser: the MSW handlers' browser build
-// carries them, with a stand-in for the one Node built-in they reach (mime-types takes `extname`
-// from `path`; mock/src/msw/path-extname.ts). Not in the package's entry; pinned with the package,
-// like the rest of Prism.
-import type { IHttpRequest, IHttpResponse } from '@stoplight/prism-http';
-import { validateInput, validateOutput } from '@stoplight/prism-http/dist/validator/index.js';
+// The front's request check: Prism's validators (standalone in its package, so they load fast and
+// bundle for a browser) over the lenient view of the operation, a form as URL-encoded fields, and
+// the words for what they find; the front answers them 422, the proxy reports them.
+import type { IHttpRequest } from '@stoplight/prism-http';
+import { validateInput } from '@stoplight/prism-http/dist/validator/index.js';
 import validators from '@stoplight/prism-http/dist/validator/validators/index.js';
 import type { IHttpOperation } from '@stoplight/types';
 import uriTemplate from 'uri-template-lite';
@@ -180,11 +173,6 @@ export function requestErrors(
   ];
 }
 
-/** How an answer breaks the document. */
-export function answerErrors(operation: IHttpOperation, element: IHttpResponse): Diagnostic[] {
-  return errorsOf(validateOutput({ resource: operation, element }));
-}
-
 /**
  * The ways a request breaks the document, each as `location: message`, for the proxy's report:
  * `element` holds the body as the proxy read it (JSON, or text as Latin-1 bytes); with `bodyRead`
@@ -243,7 +231,7 @@ export const LISTED_VIOLATIONS = 20;
 const VIOLATION_CHARS = 500;
 
 /** `items` joined by `; `, at most LISTED_VIOLATIONS of them, then how many of `total` were left out. */
-function listViolations(items: readonly string[], total = items.length): string {
+export function listViolations(items: readonly string[], total = items.length): string {
   const listed = items.slice(0, LISTED_VIOLATIONS).map((item) => clip(item, VIOLATION_CHARS));
   const more = total - listed.length;
   return more > 0 ? `${listed.join('; ')}; and ${more} more` : listed.join('; ');

@@ -21,7 +21,7 @@ export interface Target {
   releaseId?: number;
 }
 
-export interface Context {
+interface Context {
   target: Target;
   /** The first record a route of the server outside the contract answers, or why there is none. */
   lookUp(path: string): Promise<Found>;
@@ -43,46 +43,96 @@ export interface Check {
   prepare(ctx: Context): Promise<Call | Skip>;
 }
 
+type Repo = { owner: string; repo: string };
+type Settings = Record<string, unknown>;
+
 const needRepo: Skip = { skip: 'give --repo owner/name', kind: 'input' };
+const isSkip = (value: unknown): value is Skip => typeof value === 'object' && value !== null && 'skip' in value;
 
 /**
- * The skip for a look-up that found nothing: what was sought, why it was not found, and the
- * option that gives it; not when the look-up got no answer (a time-out, a failed connection),
- * which the option would not have changed.
+ * The skip for a look-up that found nothing: what was sought, why, and the option that gives it;
+ * not the option when the look-up got no answer (a time-out, a failed connection).
  */
-function notFound(what: string, found: Missing, option: string): Skip {
-  return {
-    skip: `no ${what} to use: ${found.missing}${found.kind === 'input' ? `; give ${option}` : ''}`,
-    kind: found.kind,
-  };
-}
+const notFound = (what: string, found: Missing, option: string): Skip => ({
+  skip: `no ${what} to use: ${found.missing}${found.kind === 'input' ? `; give ${option}` : ''}`,
+  kind: found.kind,
+});
 
 /** The integer `field` of the first record at `path`, or the skip that says why there is none. */
-async function idAt(ctx: Context, path: string, what: string, option: string, field = 'id'): Promise<number | Skip> {
+async function idAt(ctx: Context, path: string, what: string, option: string, field: string): Promise<number | Skip> {
   const found = await ctx.lookUp(path);
   if ('missing' in found) return notFound(what, found, option);
   const id = found.record[field];
-  return Number.isInteger(id)
-    ? (id as number)
-    : {
-        skip: `no ${what} to use: GET ${path} answered a record without an integer ${field}; give ${option}`,
-        kind: 'input',
-      };
+  if (Number.isInteger(id)) return id as number;
+  const skip = `no ${what} to use: GET ${path} answered a record without an integer ${field}; give ${option}`;
+  return { skip, kind: 'input' };
 }
 
 /**
- * The current settings of the record at `path`, to send back unchanged; `{}` when the server
- * serves no such route (404 or 405, as the mock, which serves the 20 operations only): on Gitea
- * that read answers whenever the edit would, so the empty edit goes only where the record is not.
+ * A check of one record by its id: the option `given`, else the `field` of the first record the
+ * server lists at `list` (below the repository unless it starts `/user`).
  */
-async function settingsAt(ctx: Context, path: string, what: string): Promise<Record<string, unknown> | Skip> {
-  const found = await ctx.lookUp(path);
+function byId(
+  [operationId, writes, given, list, what, option, field = 'id']: [
+    string,
+    boolean,
+    keyof Target,
+    string,
+    string,
+    string,
+    string?,
+  ],
+  call: (repo: Repo, id: number) => Call,
+): Check {
+  return {
+    operationId,
+    writes,
+    async prepare(ctx) {
+      const { owner, repo } = ctx.target;
+      const inRepo = !list.startsWith('/user');
+      if (inRepo && !writes && (!owner || !repo)) return needRepo;
+      const path = inRepo ? `/repos/${owner}/${repo}${list}` : list;
+      const id = (ctx.target[given] as number | undefined) ?? (await idAt(ctx, path, what, option, field));
+      return isSkip(id) ? id : call({ owner: owner!, repo: repo! }, id);
+    },
+  };
+}
+
+/**
+ * The current settings of the record `given` below `list` (to send back unchanged), else the first
+ * record listed there. `{}` for a given id when the server serves no such route (404 or 405, as the
+ * mock): on Gitea that read answers whenever the edit would, so the empty edit goes only where the
+ * record is not.
+ */
+async function settingsOf(ctx: Context, given: number | undefined, list: string, what: string, option: string) {
+  if (given === undefined) {
+    const found = await ctx.lookUp(list);
+    return 'missing' in found ? notFound(what, found, option) : found.record;
+  }
+  const found = await ctx.lookUp(`${list.split('?')[0]}/${given}`);
   if ('record' in found) return found.record;
   if (found.status === 404 || found.status === 405) return {};
   return { skip: `the ${what}'s settings could not be read, to send them back: ${found.missing}`, kind: found.kind };
 }
 
-const isSkip = (value: unknown): value is Skip => typeof value === 'object' && value !== null && 'skip' in value;
+/** A write that sends a record's own settings back (`body` of them), the record `given` or the first listed. */
+function edit(
+  [operationId, given, list, what, option]: [string, keyof Target, string, string, string],
+  body: (settings: Settings, ctx: Context) => Record<string, unknown>,
+  call: (repo: Repo, id: unknown, body: never) => Call,
+): Check {
+  return {
+    operationId,
+    writes: true,
+    async prepare(ctx) {
+      const { owner, repo } = ctx.target as Repo;
+      const id = ctx.target[given] as number | undefined;
+      const settings = await settingsOf(ctx, id, `/repos/${owner}/${repo}${list}`, what, option);
+      if (isSkip(settings)) return settings;
+      return call({ owner, repo }, id ?? settings.id, body(settings, ctx) as never);
+    },
+  };
+}
 
 export const checks: Check[] = [
   {
@@ -107,62 +157,39 @@ export const checks: Check[] = [
       return (client) => client.GET('/packages/{owner}/{type}/{name}', { params: { path } });
     },
   },
-  {
-    operationId: 'repoGetKey',
-    writes: false,
-    async prepare(ctx) {
-      const { owner, repo } = ctx.target;
-      if (!owner || !repo) return needRepo;
-      const id = ctx.target.keyId ?? (await idAt(ctx, `/repos/${owner}/${repo}/keys`, 'deploy key', '--key-id'));
-      if (isSkip(id)) return id;
-      return (client) => client.GET('/repos/{owner}/{repo}/keys/{id}', { params: { path: { owner, repo, id } } });
-    },
-  },
-  {
-    operationId: 'orgListTeamMembers',
-    writes: false,
-    async prepare(ctx) {
-      const id = ctx.target.teamId ?? (await idAt(ctx, '/user/teams', 'team', '--team-id'));
-      if (isSkip(id)) return id;
-      return (client) => client.GET('/teams/{id}/members', { params: { path: { id }, query: { limit: 5 } } });
-    },
-  },
+  byId(
+    ['repoGetKey', false, 'keyId', '/keys', 'deploy key', '--key-id'],
+    (repo, id) => (client) => client.GET('/repos/{owner}/{repo}/keys/{id}', { params: { path: { ...repo, id } } }),
+  ),
+  byId(
+    ['orgListTeamMembers', false, 'teamId', '/user/teams', 'team', '--team-id'],
+    (_, id) => (client) => client.GET('/teams/{id}/members', { params: { path: { id }, query: { limit: 5 } } }),
+  ),
   {
     operationId: 'ActionsGetWorkflow',
     writes: false,
     async prepare(ctx) {
       const { owner, repo } = ctx.target;
       if (!owner || !repo) return needRepo;
-      let workflow = ctx.target.workflow;
-      if (!workflow) {
+      let workflow_id = ctx.target.workflow;
+      if (!workflow_id) {
         const path = `/repos/${owner}/${repo}/actions/workflows`;
         const found = await ctx.lookUp(path);
         if ('missing' in found) return notFound('workflow', found, '--workflow file.yml');
         const listed = (found.record as { workflows?: { id?: unknown }[] }).workflows?.[0]?.id;
         if (typeof listed !== 'string')
           return { skip: `no workflow to use: GET ${path} listed none; give --workflow file.yml`, kind: 'input' };
-        workflow = listed;
+        workflow_id = listed;
       }
-      const workflow_id = workflow;
-      return (client) =>
-        client.GET('/repos/{owner}/{repo}/actions/workflows/{workflow_id}', {
-          params: { path: { owner, repo, workflow_id } },
-        });
+      const path = { owner, repo, workflow_id };
+      return (client) => client.GET('/repos/{owner}/{repo}/actions/workflows/{workflow_id}', { params: { path } });
     },
   },
-  {
-    operationId: 'issueListIssueCommentAttachments',
-    writes: false,
-    async prepare(ctx) {
-      const { owner, repo } = ctx.target;
-      if (!owner || !repo) return needRepo;
-      const id =
-        ctx.target.commentId ?? (await idAt(ctx, `/repos/${owner}/${repo}/issues/comments`, 'comment', '--comment-id'));
-      if (isSkip(id)) return id;
-      return (client) =>
-        client.GET('/repos/{owner}/{repo}/issues/comments/{id}/assets', { params: { path: { owner, repo, id } } });
-    },
-  },
+  byId(
+    ['issueListIssueCommentAttachments', false, 'commentId', '/issues/comments', 'comment', '--comment-id'],
+    (repo, id) => (client) =>
+      client.GET('/repos/{owner}/{repo}/issues/comments/{id}/assets', { params: { path: { ...repo, id } } }),
+  ),
   {
     // Renders and stores nothing, so it runs by default too.
     operationId: 'renderMarkdown',
@@ -177,123 +204,67 @@ export const checks: Check[] = [
     operationId: 'repoAddCollaborator',
     writes: true,
     async prepare(ctx) {
-      const { owner, repo, collaborator } = ctx.target;
+      const { owner, repo, collaborator } = ctx.target as Repo & Target;
       if (!collaborator)
         return { skip: 'give --collaborator user (added to the scratch repository with read access)', kind: 'input' };
       return (client) =>
         client.PUT('/repos/{owner}/{repo}/collaborators/{collaborator}', {
-          params: { path: { owner: owner!, repo: repo!, collaborator } },
+          params: { path: { owner, repo, collaborator } },
           body: { permission: 'read' },
         });
     },
   },
-  {
-    operationId: 'issueRemoveAssignees',
-    writes: true,
-    async prepare(ctx) {
-      const { owner, repo } = ctx.target;
-      const index =
-        ctx.target.issue ??
-        (await idAt(ctx, `/repos/${owner}/${repo}/issues?state=all&type=issues`, 'issue', '--issue', 'number'));
-      if (isSkip(index)) return index;
-      // Removing nobody changes nothing but is a full request.
-      return (client) =>
-        client.DELETE('/repos/{owner}/{repo}/issues/{index}/assignees', {
-          params: { path: { owner: owner!, repo: repo!, index } },
-          body: { assignees: [] },
-        });
-    },
-  },
-  {
-    operationId: 'repoEditPullRequest',
-    writes: true,
-    async prepare(ctx) {
-      const { owner, repo } = ctx.target;
-      const index =
-        ctx.target.pull ??
-        (await idAt(ctx, `/repos/${owner}/${repo}/pulls?state=all`, 'pull request', '--pull', 'number'));
-      if (isSkip(index)) return index;
-      return (client) =>
-        client.PATCH('/repos/{owner}/{repo}/pulls/{index}', {
-          params: { path: { owner: owner!, repo: repo!, index } },
-          body: {},
-        });
-    },
-  },
-  {
-    operationId: 'issueEditMilestone',
-    writes: true,
-    async prepare(ctx) {
-      const { owner, repo, milestoneId } = ctx.target;
-      let milestone: Record<string, unknown> | Skip;
-      if (milestoneId === undefined) {
-        const found = await ctx.lookUp(`/repos/${owner}/${repo}/milestones?state=all`);
-        milestone = 'missing' in found ? notFound('milestone', found, '--milestone-id') : found.record;
-      } else {
-        milestone = await settingsAt(ctx, `/repos/${owner}/${repo}/milestones/${milestoneId}`, 'milestone');
-      }
-      if (isSkip(milestone)) return milestone;
-      // Its own title again, and its deadline: the server clears the deadline when due_on is omitted.
-      const body = {
-        ...(milestone.title ? { title: String(milestone.title) } : {}),
-        ...(milestone.due_on ? { due_on: String(milestone.due_on) } : {}),
-      };
-      const id = String(milestoneId ?? milestone.id);
-      return (client) =>
-        client.PATCH('/repos/{owner}/{repo}/milestones/{id}', {
-          params: { path: { owner: owner!, repo: repo!, id } },
-          body,
-        });
-    },
-  },
-  {
-    operationId: 'repoEditHook',
-    writes: true,
-    async prepare(ctx) {
-      const { owner, repo, hookId } = ctx.target;
-      let hook: Record<string, unknown> | Skip;
-      if (hookId === undefined) {
-        const found = await ctx.lookUp(`/repos/${owner}/${repo}/hooks`);
-        hook = 'missing' in found ? notFound('webhook', found, '--hook-id') : found.record;
-      } else {
-        hook = await settingsAt(ctx, `/repos/${owner}/${repo}/hooks/${hookId}`, 'webhook');
-      }
-      if (isSkip(hook)) return hook;
-      // Its own settings again: the server resets the events, the branch filter and the
-      // authorization header when they are omitted (it shows the header back in clear).
-      const body = {
+  // Removing nobody changes nothing but is a full request.
+  byId(
+    ['issueRemoveAssignees', true, 'issue', '/issues?state=all&type=issues', 'issue', '--issue', 'number'],
+    (repo, index) => (client) =>
+      client.DELETE('/repos/{owner}/{repo}/issues/{index}/assignees', {
+        params: { path: { ...repo, index } },
+        body: { assignees: [] },
+      }),
+  ),
+  byId(
+    ['repoEditPullRequest', true, 'pull', '/pulls?state=all', 'pull request', '--pull', 'number'],
+    (repo, index) => (client) =>
+      client.PATCH('/repos/{owner}/{repo}/pulls/{index}', { params: { path: { ...repo, index } }, body: {} }),
+  ),
+  // Its own title again, and its deadline: the server clears the deadline when due_on is omitted.
+  edit(
+    ['issueEditMilestone', 'milestoneId', '/milestones?state=all', 'milestone', '--milestone-id'],
+    (milestone) => ({
+      ...(milestone.title ? { title: String(milestone.title) } : {}),
+      ...(milestone.due_on ? { due_on: String(milestone.due_on) } : {}),
+    }),
+    (repo, id, body) => (client) =>
+      client.PATCH('/repos/{owner}/{repo}/milestones/{id}', { params: { path: { ...repo, id: String(id) } }, body }),
+  ),
+  // Its own settings again: the server resets the events, the branch filter and the authorization
+  // header when they are omitted (it shows the header back in clear).
+  edit(
+    ['repoEditHook', 'hookId', '/hooks', 'webhook', '--hook-id'],
+    (hook, ctx) => {
+      if (typeof hook.authorization_header === 'string' && hook.authorization_header)
+        ctx.keepSecret(hook.authorization_header);
+      return {
         ...(typeof hook.active === 'boolean' ? { active: hook.active } : {}),
-        ...(Array.isArray(hook.events) ? { events: hook.events as never } : {}),
+        ...(Array.isArray(hook.events) ? { events: hook.events } : {}),
         ...(typeof hook.branch_filter === 'string' ? { branch_filter: hook.branch_filter } : {}),
         ...(typeof hook.authorization_header === 'string' ? { authorization_header: hook.authorization_header } : {}),
       };
-      if (body.authorization_header) ctx.keepSecret(body.authorization_header);
-      const id = hookId ?? Number(hook.id);
-      return (client) =>
-        client.PATCH('/repos/{owner}/{repo}/hooks/{id}', {
-          params: { path: { owner: owner!, repo: repo!, id } },
-          body,
-        });
     },
-  },
-  {
-    operationId: 'repoCreateReleaseAttachment',
-    writes: true,
-    async prepare(ctx) {
-      const { owner, repo } = ctx.target;
-      const id =
-        ctx.target.releaseId ?? (await idAt(ctx, `/repos/${owner}/${repo}/releases`, 'release', '--release-id'));
-      if (isSkip(id)) return id;
-      const form = new FormData();
-      form.append('attachment', new Blob(['written by gitea-contract live mode\n']), 'gitea-contract-live-check.txt');
-      return (client) =>
-        client.POST('/repos/{owner}/{repo}/releases/{id}/assets', {
-          params: { path: { owner: owner!, repo: repo!, id } },
-          body: form as never,
-          bodySerializer: (body: unknown) => body as FormData,
-        });
-    },
-  },
+    (repo, id, body) => (client) =>
+      client.PATCH('/repos/{owner}/{repo}/hooks/{id}', { params: { path: { ...repo, id: Number(id) } }, body }),
+  ),
+  byId(['repoCreateReleaseAttachment', true, 'releaseId', '/releases', 'release', '--release-id'], (repo, id) => {
+    const form = new FormData();
+    form.append('attachment', new Blob(['written by gitea-contract live mode\n']), 'gitea-contract-live-check.txt');
+    return (client) =>
+      client.POST('/repos/{owner}/{repo}/releases/{id}/assets', {
+        params: { path: { ...repo, id } },
+        body: form as never,
+        bodySerializer: (body: unknown) => body as FormData,
+      });
+  }),
 ];
 
 /** Operations live mode never runs: they change data outside the scratch repository. */

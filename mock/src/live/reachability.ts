@@ -1,28 +1,21 @@
 // Live mode's first step: is there a Gitea API at the base URL at all? Gitea and Forgejo answer
 // GET {base}/version with {"version": "1.27.1"}. When nothing answers there, or something else
-// does, live mode stops before any operation with one line naming the cause (a usage error,
-// exit 2): reporting every operation as a mismatch (exit 1) would blame the contract for a wrong
-// address, a server that is down or a broken TLS set-up.
-import { prefixHint, redact } from 'gitea-contract/internal';
-import { networkFailure } from '../common/network-failure.js';
+// does, live mode stops before any operation with one line naming the cause (exit 2): a mismatch
+// per operation (exit 1) would blame the contract for a wrong address, a server down, a broken TLS.
+import { prefixHint } from 'gitea-contract/internal';
+import { redact } from '../common/redaction.js';
+import { failureCause, readUpTo } from './wire.js';
 
 export interface ProbeOptions {
-  /**
-   * The credentials the operations will send to the same base URL: with REQUIRE_SIGNIN_VIEW,
-   * Gitea refuses /version to anonymous callers.
-   */
+  /** The credentials the operations will send: with REQUIRE_SIGNIN_VIEW, Gitea refuses /version to anonymous callers. */
   headers: Record<string, string>;
-  /** The longest wait for the whole answer, connection and TLS included. */
+  /** The longest wait for the whole answer, connection and TLS included, and the option that sets it. */
   timeoutMs: number;
-  /** The option that sets that wait, named when it passes (default `--connect-timeout`). */
-  timeoutFlag?: string;
+  timeoutFlag: string;
   /** Values never to show, should the server echo them back. */
   secrets: readonly string[];
-  /**
-   * The line for a `401` or `403`, from what was answered (`GET /version answered 401 …`): it
-   * names the credentials sent, or says none were given. By default, that they were refused.
-   */
-  refused?: (answered: string) => string;
+  /** The line for a `401` or `403`, from what was answered (`GET /version answered 401 …`). */
+  refused: (answered: string) => string;
 }
 
 export type Probe = { ok: true; server: string } | { ok: false; problem: string };
@@ -31,20 +24,6 @@ export type Probe = { ok: true; server: string } | { ok: false; problem: string 
 const READ_LIMIT = 64 * 1024;
 /** The most of an answer quoted in the line. */
 const QUOTE_LIMIT = 80;
-
-/** What each code means for someone who typed a base URL. */
-const MEANINGS: Record<string, string> = {
-  ECONNREFUSED: 'the connection was refused: is the server running, on that port?',
-  ECONNRESET: 'the connection was reset before an answer',
-  EPIPE: 'the connection was closed while sending',
-  UND_ERR_SOCKET: 'the connection was closed before an answer',
-  ENOTFOUND: 'no such host',
-  EAI_AGAIN: 'the host name could not be looked up',
-  EHOSTUNREACH: 'the host is unreachable',
-  ENETUNREACH: 'the network is unreachable',
-  ETIMEDOUT: 'the connection timed out',
-  UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
-};
 
 /** What may not show in a line: the credentials, should the server echo them. */
 type Hide = (text: string) => string;
@@ -56,41 +35,7 @@ function cut(text: string, hide: Hide): string {
 }
 
 /** `text` on one line, redacted, cut short, quoted. */
-function quote(text: string, hide: Hide): string {
-  return JSON.stringify(cut(text.replace(/\s+/g, ' ').trim(), hide));
-}
-
-/** The start of a body, at most `limit` bytes, without waiting for the rest. */
-async function readStart(response: Response, limit: number): Promise<string> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (let part = await reader.read(); !part.done; part = await reader.read()) {
-    chunks.push(part.value);
-    size += part.value.length;
-    if (size >= limit) {
-      await reader.cancel();
-      break;
-    }
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/**
- * Why a request got no answer, as `CODE (what it means)`: `ECONNREFUSED (the connection was
- * refused: …)`, `TLS failed: CODE (reason)`, else the innermost message. For /version and for
- * every request after it alike.
- */
-export function failureCause(error: unknown, url?: URL): string {
-  const { code, tls, advice, message } = networkFailure(error);
-  // Fetch refuses, without a code, the ports the Fetch standard blocks (9, 25, 6000 …).
-  if (message === 'bad port' && url)
-    return `fetch refuses port ${url.port}, which the Fetch standard blocks: use another port`;
-  if (tls) return `TLS failed: ${code} (${tls}${advice ? `: ${advice}` : ''})`;
-  if (code) return `${code} (${MEANINGS[code] ?? message})`;
-  return message;
-}
+const quote = (text: string, hide: Hide): string => JSON.stringify(cut(text.replace(/\s+/g, ' ').trim(), hide));
 
 /** What came back instead of a version, in a few words. */
 function describeAnswer(response: Response, body: string, hide: Hide): string {
@@ -113,8 +58,7 @@ function describeAnswer(response: Response, body: string, hide: Hide): string {
 /** The version in a Gitea answer to /version, else undefined. */
 function versionIn(body: string): string | undefined {
   try {
-    const parsed = JSON.parse(body) as unknown;
-    const version = parsed && typeof parsed === 'object' ? (parsed as { version?: unknown }).version : undefined;
+    const version = (JSON.parse(body) as { version?: unknown } | null)?.version;
     return typeof version === 'string' && version !== '' ? version : undefined;
   } catch {
     return undefined;
@@ -122,16 +66,9 @@ function versionIn(body: string): string | undefined {
 }
 
 /** Asks GET {baseUrl}/version: the server's name and version, or the one-line reason there is no Gitea API there. */
-export async function probeServer(
-  baseUrl: string,
-  {
-    headers,
-    timeoutMs,
-    timeoutFlag = '--connect-timeout',
-    secrets,
-    refused = (answered) => `${baseUrl} refused the credentials: ${answered}`,
-  }: ProbeOptions,
-): Promise<Probe> {
+export async function probeServer(baseUrl: string, options: ProbeOptions): Promise<Probe> {
+  const { headers, timeoutMs, secrets } = options;
+  const hide: Hide = (text) => redact(text, secrets);
   const url = new URL(`${baseUrl.replace(/\/$/, '')}/version`);
   // Not AbortSignal.timeout: its timer does not keep the process alive, and when fetch hangs on a
   // connection the server closed as it opened, nothing else does: Node would exit 13, silently.
@@ -143,16 +80,15 @@ export async function probeServer(
   try {
     // A redirect is reported, not followed: the base URL to give is the one it points to.
     response = await fetch(url, { headers, signal, redirect: 'manual' });
-    body = await readStart(response, READ_LIMIT);
+    body = (await readUpTo(response, READ_LIMIT)).bytes.toString('utf8');
   } catch (error) {
     const cause = signal.aborted
-      ? `ETIMEDOUT (no answer to GET /version within ${timeoutMs / 1000} s; ${timeoutFlag} waits longer)`
+      ? `ETIMEDOUT (no answer to GET /version within ${timeoutMs / 1000} s; ${options.timeoutFlag} waits longer)`
       : failureCause(error, url);
-    return { ok: false, problem: redact(`cannot reach ${baseUrl}: ${cause}`, secrets) };
+    return { ok: false, problem: hide(`cannot reach ${baseUrl}: ${cause}`) };
   } finally {
     clearTimeout(timeout);
   }
-  const hide: Hide = (text) => redact(text, secrets);
   const version = response.ok ? versionIn(body) : undefined;
   if (version !== undefined) {
     // Forgejo 7 and later mark the Gitea release they track (`11.0.1+gitea-1.22.0`); older ones show as Gitea.
@@ -160,12 +96,12 @@ export async function probeServer(
     return { ok: true, server: `${name} ${/^[\x21-\x7e]{1,100}$/.test(version) ? version : quote(version, hide)}` };
   }
   const answered = `GET /version answered ${response.status} with ${describeAnswer(response, body, hide)}`;
-  // Gitea with REQUIRE_SIGNIN_VIEW answers 401 here to a missing or wrong credential.
-  // Without /api/v1, /version is one of the web pages: the line says which base URL to try.
+  // 401 or 403: REQUIRE_SIGNIN_VIEW and a missing or wrong credential. Without /api/v1, /version
+  // is one of the web pages: the line says which base URL to try.
   const hint = prefixHint(baseUrl);
   const problem =
     response.status === 401 || response.status === 403
-      ? refused(answered)
+      ? options.refused(answered)
       : `no Gitea API at ${baseUrl}: ${answered}, not {"version": "…"}${hint ? `; ${hint}` : ''}`;
-  return { ok: false, problem: redact(problem, secrets) };
+  return { ok: false, problem: hide(problem) };
 }

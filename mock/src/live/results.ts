@@ -1,41 +1,34 @@
-// What a run of live mode found, operation by operation, and the JSON report of it (`--report`):
-// the proxy's report (per operation the exchanges, how many had violations, the violations by
-// kind) plus what live mode knows besides: each answer's status and mismatches, the operations
-// skipped with their cause, and why the run stopped when it did.
-import { redact } from 'gitea-contract/internal';
+// What a run found, operation by operation (live mode) or delivery by delivery (the webhook
+// receiver), and what is made of it: the JSON report (`--report`), the summary at the end of
+// live mode's lines and the line that says why a run checked nothing. JUnit XML is junit.ts.
+import { redact } from '../common/redaction.js';
 
 /**
- * Why an operation was not checked: `writes` without --allow-writes, `never` run by live mode,
- * `input` an id or repository missing, `scope` the token lacks a scope, `timeout` no answer in
- * time, `network` no answer because the connection failed (refused, reset, closed), `too-large`
- * a body too large to read whole (its status and headers conform), `stopped` the run ended
- * before it; `outside`, in the webhook receiver's results, a delivery the contract does not describe.
+ * Why an operation was not checked, and what the summary says after each kind's count, in its
+ * order: `input` an id or repository missing, `stopped` the run ended first, `writes` without
+ * --allow-writes, `never` run by live mode; `outside`, for the receiver, a delivery the contract
+ * does not describe.
  */
-export type SkipKind =
-  | 'writes'
-  | 'never'
-  | 'input'
-  | 'scope'
-  | 'timeout'
-  | 'network'
-  | 'too-large'
-  | 'stopped'
-  /** A delivery the webhook receiver got that the contract does not describe (a push, another action). */
-  | 'outside';
+const REASONS = [
+  ['scope', 'refused for want of a token scope'],
+  ['timeout', 'ran out of time'],
+  ['network', 'got no answer: the connection failed'],
+  ['too-large', 'answered a body too large to check'],
+  ['input', 'lacked an id or a repository'],
+  ['stopped', 'not run: the run ended first'],
+  ['writes', 'change data: not run without --allow-writes --scratch-repo owner/name'],
+  ['never', 'never run by live mode: they change data outside a scratch repository'],
+] as const;
+export type SkipKind = (typeof REASONS)[number][0] | 'outside';
 
 /** Why a look-up found nothing to use: the server's data (`input`), or no answer (`timeout`, `network`). */
 export type MissingKind = Extract<SkipKind, 'input' | 'timeout' | 'network'>;
 
-/** One mismatch between an answer and the document, with its kind (`response.body` …); `count` when its line stands for more (those left out of a body's list). */
+/** A mismatch with its kind (`response.body` …); `count` when its line stands for more (those left out of a body's list). */
 export interface Problem {
   kind: string;
   line: string;
   count?: number;
-}
-
-/** How many mismatches `problems` stand for, those left out of a list included. */
-export function problemCount(problems: readonly Problem[]): number {
-  return problems.reduce((sum, problem) => sum + (problem.count ?? 1), 0);
 }
 
 export type Outcome =
@@ -50,44 +43,42 @@ export type Outcome =
     }
   | { operationId: string; checked: false; kind: SkipKind; cause: string };
 
+type Skipped = Outcome & { checked: false };
+
 export interface RunRecord {
   baseUrl: string;
   /** What answered GET /version, such as `Gitea 1.27.1`. */
-  server: string | undefined;
+  server?: string | undefined;
   started: Date;
   finished: Date;
   exitCode: number;
   /** The line that ended the run with exit code 2, when one did. */
-  stopped: string | undefined;
+  stopped?: string | undefined;
   /** Every operation of the contract, in the order live mode took them. */
   outcomes: Outcome[];
 }
 
-/** The JSON report of `run`, every credential in it redacted. */
+/** How many mismatches `problems` stand for, those left out of a list included. */
+export const problemCount = (problems: readonly Problem[]): number =>
+  problems.reduce((sum, problem) => sum + (problem.count ?? 1), 0);
+
+const byId = (a: Outcome, b: Outcome): number => a.operationId.localeCompare(b.operationId);
+
+/** The JSON report of `run`, redacted of `secrets`: per operation the proxy's counts and what live mode knows besides. */
 export function jsonReport(run: RunRecord, secrets: readonly string[]): string {
-  const checked = run.outcomes
+  const operations = run.outcomes
     .filter((outcome) => outcome.checked)
-    .sort((a, b) => a.operationId.localeCompare(b.operationId));
-  const skipped = run.outcomes
-    .filter((outcome) => !outcome.checked)
-    .sort((a, b) => a.operationId.localeCompare(b.operationId));
-  const operations = Object.fromEntries(
-    checked.map(({ operationId, status, problems, notChecked }) => {
+    .sort(byId)
+    .map(({ operationId, status, problems, notChecked }) => {
       const violations: Record<string, number> = {};
       for (const { kind, count = 1 } of problems) violations[kind] = (violations[kind] ?? 0) + count;
-      return [
-        operationId,
-        {
-          exchanges: 1,
-          withViolations: problems.length > 0 ? 1 : 0,
-          violations,
-          status: status ?? null,
-          mismatches: problems.map(({ line }) => line),
-          ...(notChecked ? { notChecked } : {}),
-        },
-      ];
-    }),
-  );
+      const mismatches = problems.map(({ line }) => line);
+      const stats = { exchanges: 1, withViolations: problems.length > 0 ? 1 : 0, violations, status: status ?? null };
+      return [operationId, { ...stats, mismatches, ...(notChecked ? { notChecked } : {}) }];
+    });
+  const skipped = skippedOf(run.outcomes)
+    .sort(byId)
+    .map(({ operationId, kind, cause }) => [operationId, { kind, cause }]);
   const report = {
     baseUrl: run.baseUrl,
     server: run.server ?? null,
@@ -95,9 +86,46 @@ export function jsonReport(run: RunRecord, secrets: readonly string[]): string {
     finished: run.finished.toISOString(),
     exitCode: run.exitCode,
     ...(run.stopped ? { stopped: run.stopped } : {}),
-    operations,
-    skipped: Object.fromEntries(skipped.map(({ operationId, kind, cause }) => [operationId, { kind, cause }])),
+    operations: Object.fromEntries(operations),
+    skipped: Object.fromEntries(skipped),
   };
   // Redacted as text: the secrets are found JSON-escaped too.
   return `${redact(JSON.stringify(report, null, 2), secrets)}\n`;
+}
+
+/** Skips that leave unchecked an operation the run was asked to check: what `--fail-on-skip` fails. */
+const UNCHECKED: readonly SkipKind[] = ['scope', 'timeout', 'network', 'too-large', 'input'];
+
+const skippedOf = (outcomes: readonly Outcome[]): Skipped[] =>
+  outcomes.filter((outcome): outcome is Skipped => !outcome.checked);
+
+/** Operations the run was asked to check that it skipped. */
+export const uncheckedOf = (outcomes: readonly Outcome[]): Skipped[] =>
+  skippedOf(outcomes).filter((outcome) => UNCHECKED.includes(outcome.kind));
+
+/** For each kind of skip among `outcomes`, in REASONS' order, `describe` of its count, reason and outcomes. */
+const byReason = (outcomes: readonly Skipped[], describe: (kind: SkipKind, reason: string, of: Skipped[]) => string) =>
+  REASONS.flatMap(([kind, reason]) => {
+    const of = outcomes.filter((outcome) => outcome.kind === kind);
+    return of.length === 0 ? [] : [describe(kind, reason, of)];
+  }).join('; ');
+
+/** `what: ` and, per kind of skip, how many and the first with its cause: why a run checked nothing, or not all it was asked to. */
+export const whyUnchecked = (what: string, outcomes: readonly Skipped[]): string =>
+  `${what}: ${byReason(outcomes, (_, reason, of) => `${of.length} ${reason} (the first, ${of[0]!.operationId}: ${of[0]!.cause})`)}`;
+
+/** The last lines of the report: operations checked of all the contract's, then why the rest were not. */
+export function summaryLines(outcomes: readonly Outcome[], failed: number): string[] {
+  const skipped = skippedOf(outcomes);
+  const lines = [
+    `${outcomes.length - skipped.length} of ${outcomes.length} operations checked, ${failed} with mismatches`,
+  ];
+  if (skipped.length === 0) return lines;
+  // Those the run was asked to check are named; writes and those never run are listed above.
+  const parts = byReason(skipped, (kind, reason, of) =>
+    UNCHECKED.includes(kind)
+      ? `${of.length} ${reason} (${of.map(({ operationId }) => operationId).join(', ')})`
+      : `${of.length} ${reason}`,
+  );
+  return [...lines, `${skipped.length} not checked: ${parts}`];
 }

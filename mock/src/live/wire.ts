@@ -1,11 +1,11 @@
-// What live mode sends and reads: every answer kept whole up to 10 MB (the most the proxy checks),
-// so it can be judged byte for byte; and the look-ups that find ids on the server's own listing
-// routes, which say why they found none. A redirect is never followed by either.
-import { redact } from 'gitea-contract/internal';
+// What live mode sends and reads: the time each request may take; every answer kept whole up to
+// 10 MB (the most the proxy checks), to be judged byte for byte; the look-ups that find ids on the
+// server's listing routes; whether an answer refuses the credentials. No redirect is followed.
+import { redact } from '../common/redaction.js';
+import { networkFailure } from '../common/network-failure.js';
 import type { Answer } from '../contract/conformance.js';
-import type { Budget } from './budget.js';
-import { failureCause } from './reachability.js';
 import type { MissingKind } from './results.js';
+import { readBounded } from '../common/bytes.js';
 
 /** The most of an answer live mode reads: a server may send without end. */
 const READ_LIMIT = 10 * 1024 * 1024;
@@ -15,20 +15,75 @@ const NULL_BODY = [204, 205, 304];
 
 export type CapturedAnswer = Answer & { tooLarge: boolean };
 
-/** The body, read straight from the stream (no copy to buffer the rest); undefined when over `limit`, the rest discarded. */
-async function readAtMost(response: Response, limit: number): Promise<Uint8Array<ArrayBuffer> | undefined> {
-  if (!response.body) return new Uint8Array();
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (let part = await reader.read(); !part.done; part = await reader.read()) {
-    if ((size += part.value.length) > limit) {
-      await reader.cancel();
-      return undefined;
-    }
-    chunks.push(part.value);
-  }
-  return Buffer.concat(chunks);
+/**
+ * The time live mode may take: the whole run (--timeout) and each request (--request-timeout),
+ * whichever ends first. `spent` says why nothing more may be sent; a request's timer aborts its
+ * `signal` when its time is up, says why (`timedOut`), and stops once its answer is read (`done`).
+ */
+export function createBudget(runMs: number, requestMs: number) {
+  const ends = performance.now() + runMs;
+  const ranOut = `the run's --timeout of ${runMs / 1000} s ran out`;
+  const left = (): number => Math.max(0, ends - performance.now());
+  return {
+    spent: () => (left() > 0 ? undefined : ranOut),
+    request(): { signal: AbortSignal; timedOut(): string | undefined; done(): void } | undefined {
+      const remaining = left();
+      if (remaining <= 0) return undefined;
+      const reason = remaining < requestMs ? ranOut : `no answer within the --request-timeout of ${requestMs / 1000} s`;
+      const controller = new AbortController();
+      // Not AbortSignal.timeout: its timer does not keep the process alive, and a fetch hung on a
+      // closed connection would let Node exit 13 without a word.
+      const timer = setTimeout(() => controller.abort(new Error(reason)), Math.min(remaining, requestMs));
+      return {
+        signal: controller.signal,
+        timedOut: () => (controller.signal.aborted ? reason : undefined),
+        done: () => clearTimeout(timer),
+      };
+    },
+  };
+}
+
+export type Budget = ReturnType<typeof createBudget>;
+
+/**
+ * An answer's body as read from its stream up to `limit` bytes; past them, the rest is cancelled
+ * and `complete` is false (`bytes` then hold what was read, a chunk past the limit at most). The
+ * one reader of a peer's answer for live mode, its probe and the webhook receiver's --forward.
+ */
+export async function readUpTo(
+  response: Response,
+  limit: number,
+): Promise<{ bytes: Buffer<ArrayBuffer>; complete: boolean }> {
+  const { bytes, complete } = await readBounded(response.body, limit);
+  return { bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), complete };
+}
+
+/** What each code means for someone who typed a base URL. */
+const MEANINGS: Record<string, string> = {
+  ECONNREFUSED: 'the connection was refused: is the server running, on that port?',
+  ECONNRESET: 'the connection was reset before an answer',
+  EPIPE: 'the connection was closed while sending',
+  UND_ERR_SOCKET: 'the connection was closed before an answer',
+  ENOTFOUND: 'no such host',
+  EAI_AGAIN: 'the host name could not be looked up',
+  EHOSTUNREACH: 'the host is unreachable',
+  ENETUNREACH: 'the network is unreachable',
+  ETIMEDOUT: 'the connection timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
+};
+
+/**
+ * Why a request got no answer: `ECONNREFUSED (the connection was refused: …)`, `TLS failed:
+ * CODE (reason)`, else the innermost message; for /version (`url`) and every request after it.
+ */
+export function failureCause(error: unknown, url?: URL): string {
+  const { code, tls, advice, message } = networkFailure(error);
+  // Fetch refuses, without a code, the ports the Fetch standard blocks (9, 25, 6000 …).
+  if (message === 'bad port' && url)
+    return `fetch refuses port ${url.port}, which the Fetch standard blocks: use another port`;
+  if (tls) return `TLS failed: ${code} (${tls}${advice ? `: ${advice}` : ''})`;
+  if (code) return `${code} (${MEANINGS[code] ?? message})`;
+  return message;
 }
 
 export interface Capture {
@@ -47,10 +102,10 @@ export function createCapture(): Capture {
     fetch: async (input, init) => {
       const response = await fetch(input, init);
       const { status, statusText, headers, url } = response;
-      const bytes = await readAtMost(response, READ_LIMIT);
-      last = { status, headers, body: bytes ? new TextDecoder().decode(bytes) : '', tooLarge: !bytes };
+      const { bytes, complete } = await readUpTo(response, READ_LIMIT);
+      last = { status, headers, body: complete ? new TextDecoder().decode(bytes) : '', tooLarge: !complete };
       // The client gets the bytes read, never the stream: an answer too large to check is an error.
-      if (!bytes) throw new Error(TOO_LARGE);
+      if (!complete) throw new Error(TOO_LARGE);
       const answer = new Response(NULL_BODY.includes(status) ? null : bytes, { status, statusText, headers });
       Object.defineProperty(answer, 'url', { value: url });
       return answer;
@@ -58,11 +113,10 @@ export function createCapture(): Capture {
   };
 }
 
-/** Why a look-up found no record: what it was answered, or that it got no answer (a time-out, a failed connection). */
+/** Why a look-up found no record: what it was answered (`status`, when it was), or that it got no answer. */
 export interface Missing {
   missing: string;
   kind: MissingKind;
-  /** The status of the answer, when there was one. */
   status?: number;
 }
 
@@ -70,7 +124,7 @@ export interface Missing {
 export type Found = { record: Record<string, unknown> } | Missing;
 
 /** The `message` of a Gitea error body (`{"message": "…", "url": "…"}`), or '' when there is none. */
-export function serverMessage(body: string): string {
+function serverMessage(body: string): string {
   try {
     const message = (JSON.parse(body) as { message?: unknown } | null)?.message;
     return typeof message === 'string' ? message : '';
@@ -104,20 +158,17 @@ export async function lookUp(
   try {
     const url = `${baseUrl.replace(/\/$/, '')}${path}${path.includes('?') ? '&' : '?'}limit=1`;
     const response = await fetch(url, { headers, signal: timer.signal, redirect: 'manual' });
-    const bytes = await readAtMost(response, READ_LIMIT);
-    const text = bytes ? new TextDecoder().decode(bytes) : '';
+    const { bytes, complete } = await readUpTo(response, READ_LIMIT);
+    const text = complete ? new TextDecoder().decode(bytes) : '';
+    const { status } = response;
     if (!response.ok)
-      return {
-        missing: `${asked} answered ${statusWithMessage(response.status, text, secrets)}`,
-        kind: 'input',
-        status: response.status,
-      };
-    if (!bytes) return { missing: `${asked} answered more than ${READ_LIMIT / 1024 / 1024} MB`, kind: 'input' };
+      return { missing: `${asked} answered ${statusWithMessage(status, text, secrets)}`, kind: 'input', status };
+    if (!complete) return { missing: `${asked} answered more than ${READ_LIMIT / 1024 / 1024} MB`, kind: 'input' };
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
-      return { missing: `${asked} answered ${response.status} with a body that is not JSON`, kind: 'input' };
+      return { missing: `${asked} answered ${status} with a body that is not JSON`, kind: 'input' };
     }
     const record = Array.isArray(body) ? (body[0] as unknown) : body;
     if (record === null || typeof record !== 'object') return { missing: `${asked} listed none`, kind: 'input' };
@@ -129,4 +180,26 @@ export async function lookUp(
   } finally {
     timer.done();
   }
+}
+
+// An answer that refuses the credentials says nothing of the operation. Gitea answers 401 only for
+// missing or wrong credentials, on every route alike, since it authenticates before routing
+// (routers/api/v1/api.go `apiAuth`, `reqToken`); a few 403s refuse the account the same way
+// (`verifyAuthWithOptions`): those end the run. A token that lacks the scope one operation needs
+// gets a 403 for that operation only (`tokenRequiresScopes`, `checkTokenPublicOnly`): it is skipped.
+
+/** The 403 messages of a token that lacks a scope, or is limited to public resources. */
+const SCOPE = /^(token does not have at least one of required scope|token scope is limited to public )/;
+/** The 403 messages of an account that may not use the API at all. */
+const ACCOUNT =
+  /^(This account is not activated\.|This account is prohibited from signing in|You must change your password\.|Only signed in user is allowed to call APIs\.)/;
+
+/** How `answer` refuses the credentials: for `everywhere`, or this `operation` only (a scope); undefined when it is an answer to judge. */
+export function refusalIn(answer: Answer): 'everywhere' | 'operation' | undefined {
+  if (answer.status === 401) return 'everywhere';
+  if (answer.status !== 403) return undefined;
+  const message = serverMessage(answer.body);
+  if (ACCOUNT.test(message)) return 'everywhere';
+  if (SCOPE.test(message)) return 'operation';
+  return undefined;
 }

@@ -1,10 +1,6 @@
-// `gitea-mock/msw` in browsers (setupWorker, Storybook), the package's `browser` export condition:
-// the handlers of core.ts over the same answering mock as in Node (front/answering.ts: the front,
-// Prism's validator, the examples source, the sandbox), started from the package's document
-// bundled as data, with what a browser has: markdown rendered on the page's thread within the same
-// byte bounds, no heap size to budget worlds by (each gets 16 MiB, or `maxWorldBytes`), and no
-// generator of dynamic data (Prism's does not run in a browser). Built as one self-contained file
-// (mock/tsdown.config.ts), msw left to the app as the peer it is.
+// `gitea-mock/msw` in browsers (the `browser` export condition): the handlers of core.ts over the
+// answering mock (answering.ts) from the bundled document, markdown on the page's thread, worlds of
+// 16 MiB (or `maxWorldBytes`), no generator. One self-contained file, msw left to the app as a peer.
 import bundledDocument from 'gitea-contract/openapi.yaml';
 import { httpOperations } from '../contract/http-operations.js';
 import { createAnswering, type AnsweringPlatform } from '../answering.js';

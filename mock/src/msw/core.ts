@@ -1,21 +1,17 @@
-// `gitea-mock/msw`, the part Node and browsers share: MSW request handlers that hand each request
-// to the same Fetch-API front the `gitea-mock` server runs (front/app.ts), over the examples or the
-// sandbox, so they answer as the server does: credentials, validation, `Prefer`, paging, the error
-// dialect, the sandbox's worlds, delays, faults (`reset` as a network error) and the journal. The two entries differ only in how the mock is started:
-// handlers.ts (Node) reads the document from its file and uses worker threads, Prism's generator
-// and V8's heap size; browser.ts starts from the document bundled as data, with what a browser has.
+// `gitea-mock/msw`, what Node and browsers share: MSW handlers over the same Fetch front as the
+// server (front/app.ts), over the examples or the sandbox; handlers.ts and browser.ts differ only
+// in how the answering mock starts.
 import { http, type HttpHandler } from 'msw';
 import { BASE_PATH } from '../front/app.js';
-import type { AnsweringMock } from '../answering.js';
+import type { AnsweringMock, SandboxChoices } from '../answering.js';
 import { createConditions, type ConditionOptions } from '../front/conditions.js';
 import { JOURNAL_PATH, type JournalEntry } from '../front/journal.js';
 import { seedText } from '../front/seed.js';
 import type { SandboxOptions } from '../sandbox/sandbox.js';
-import { RESET_PATH } from '../sandbox/world-ops.js';
+import { RESET_PATH } from '../sandbox/backend.js';
 import type { World } from '../sandbox/world.js';
-import { DELIVERIES_PATH, type DeliveryRecord, type WebhookOptions } from '../webhooks/deliveries.js';
-import { MAX_WAIT_SECONDS } from '../sandbox/log-endpoint.js';
-import { TRIGGER_PATH } from '../sandbox/trigger-endpoint.js';
+import { DELIVERIES_PATH, type DeliveryRecord } from '../webhooks/deliveries.js';
+import { MAX_WAIT_SECONDS, TRIGGER_PATH } from '../sandbox/hook-endpoints.js';
 
 export type { DeliveryRecord, JournalEntry, World };
 
@@ -27,12 +23,7 @@ export interface GiteaHandlersOptions extends Omit<ConditionOptions, 'seed'> {
    */
   baseUrl: string;
   /** Answer from a world per credential that remembers writes (`true`, or its options) instead of the examples. */
-  sandbox?:
-    | boolean
-    | (Pick<SandboxOptions, 'prepare' | 'maxWorlds' | 'maxRecords' | 'maxWorldBytes' | 'markdown'> & {
-        /** The hooks' secret, which signs the deliveries, and system hooks that get every event (recorded, not sent). */
-        webhooks?: Pick<WebhookOptions, 'secret' | 'systemHooks'>;
-      });
+  sandbox?: boolean | SandboxChoices;
   /**
    * Each webhook delivery the sandbox's writes cause, as the server would send it (headers with
    * the signatures, body), a copy of its own: the handlers record deliveries, they do not send them.
@@ -140,36 +131,24 @@ export function createHandlersWith(
   start: (options: StartOptions, docsUrl: () => string) => Promise<AnsweringMock>,
 ): GiteaHandlers {
   const origin = originPart(options.baseUrl);
+  const { baseUrl: _, sandbox: wanted, onDelivery, onWarning, seed: given, ...choices } = options;
   // Checked now, not at the first request.
-  const seed = seedText(options.seed);
-  createConditions({
-    ...(options.latency === undefined ? {} : { latency: options.latency }),
-    ...(options.faults === undefined ? {} : { faults: options.faults }),
-    ...(seed === undefined ? {} : { seed }),
-  });
-  const chosen = options.sandbox === true ? {} : options.sandbox || undefined;
+  const seed = seedText(given);
+  createConditions({ ...choices, ...(seed === undefined ? {} : { seed }) });
+  const chosen = wanted === true ? {} : wanted || undefined;
   const sandbox: SandboxOptions | undefined = chosen && {
     ...chosen,
-    webhooks: {
-      ...chosen.webhooks,
-      send: false,
-      ...(options.onDelivery ? { onDelivery: options.onDelivery } : {}),
-    },
+    webhooks: { ...chosen.webhooks, send: false, ...(onDelivery ? { onDelivery } : {}) },
   };
   let docsUrl = '';
   let mock: Promise<AnsweringMock> | undefined;
   const ready = (): Promise<AnsweringMock> =>
     (mock ??= start(
       {
-        ...(options.document === undefined ? {} : { document: options.document }),
-        ...(options.dynamic === undefined ? {} : { dynamic: options.dynamic }),
+        ...choices,
         ...(seed === undefined ? {} : { seed }),
-        ...(options.latency === undefined ? {} : { latency: options.latency }),
-        ...(options.faults === undefined ? {} : { faults: options.faults }),
-        ...(options.maxHeld === undefined ? {} : { maxHeld: options.maxHeld }),
-        ...(options.maxHeldPerCredential === undefined ? {} : { maxHeldPerCredential: options.maxHeldPerCredential }),
         ...(sandbox === undefined ? {} : { sandbox }),
-        onWarning: options.onWarning ?? ((line) => console.warn(`gitea-mock: ${line}`)),
+        onWarning: onWarning ?? ((line) => console.warn(`gitea-mock: ${line}`)),
       },
       () => docsUrl,
     ));

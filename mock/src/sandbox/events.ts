@@ -1,17 +1,14 @@
-// Which webhook events a write of the sandbox causes, as Gitea's handlers and notifier cause them
-// (routers/api/v1/repo/pull.go `EditPullRequest`, the later `DeleteIssueAssignees`, `Migrate`;
-// services/webhook/notifier.go): read from the records as they were before the write and are after
-// it, so the handlers in world-ops.ts need not know about webhooks. Of the twenty operations only
-// these three fire anything:
-//
-// - repoMigrate: `repository` `created`, once the repository is there;
-// - issueRemoveAssignees: per assigned user removed, `issue_assign` (`pull_request_assign` on a
-//   pull request's index) `unassigned`, each with the record after every removal;
-// - repoEditPullRequest, in the handler's order, each with the pull request as it stood then:
-//   a new title, and any `body` sent, `pull_request` `edited`; each assignee removed, then each
-//   added, `pull_request_assign`; a new milestone `pull_request_milestone` `milestoned`; a new
-//   state `closed` or `reopened`; a new base branch `edited` (its `changes.ref.from` holding the
-//   new branch, as Gitea fills it). Labels, the deadline and `allow_maintainer_edit` fire nothing.
+// The webhook events a write causes, as Gitea's handlers and notifier cause them (routers/api/v1/repo/
+// pull.go `EditPullRequest`, `DeleteIssueAssignees`, `Migrate`; services/webhook/notifier.go), read
+// from the records before and after the write, so the backend (backend.ts) knows nothing of webhooks:
+// - repoMigrate: `repository` `created`;
+// - issueRemoveAssignees: per user removed, `issue_assign` (`pull_request_assign` on a pull request)
+//   `unassigned`, each with the record after every removal;
+// - repoEditPullRequest, in the handler's order, each with the pull request as it stood then: a new
+//   title or any `body`, `pull_request` `edited`; each assignee removed, then added,
+//   `pull_request_assign`; a new milestone `milestoned`; a new state `closed`/`reopened`; a new base
+//   `edited` (`changes.ref.from` holding the new branch, as Gitea fills it). Labels, the deadline and
+//   `allow_maintainer_edit` fire nothing.
 import type { Rec, World } from './world.js';
 import { copyJson } from './world-json.js';
 import { anonymousUser, issueEvent, pullRequestEvent, repositoryEvent, type HookEvent } from './payloads.js';
@@ -66,7 +63,7 @@ export function eventsOf(watched: Watch, world: World, { caller, host }: Doer): 
   }
   const repo = world.repos.find((candidate) => candidate.id === watched.repo);
   const before = watched.record;
-  const now =
+  const now: Rec | undefined =
     watched.kind === 'issue'
       ? world.issues.find((entry) => entry.repo === watched.repo && entry.issue.id === before.id)?.issue
       : world.pulls.find((entry) => entry.repo === watched.repo && entry.pull.id === before.id)?.pull;

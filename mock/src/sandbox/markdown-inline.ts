@@ -1,10 +1,7 @@
-// renderMarkdown's bounds and the renderer that needs no threads. What the sandbox answers for a text is the
-// same everywhere: markdown-render.ts renders it, a text longer than `maxInputBytes` or HTML longer
-// than `maxOutputBytes` is refused with 413, and the answer's media type is what Go's sniffing
-// gives Gitea's untyped answer. Node renders long texts in worker threads (markdown.ts), bounded
-// in time and memory as well; where there are no worker threads (a browser, the MSW handlers'
-// browser build) every text is rendered here, on the calling thread, within the same byte bounds:
-// a render cannot be cut short there, so the time and memory bounds do not apply.
+// renderMarkdown's bounds and the renderer without threads (a browser's, the MSW browser build):
+// a text past `maxInputBytes` or HTML past `maxOutputBytes` is 413 everywhere, and the answer's
+// media type is what Go's sniffing gives Gitea's untyped answer. On the calling thread a render
+// cannot be cut short, so only the byte bounds hold there (markdown.ts adds time and memory).
 import { utf8Length } from '../common/bytes.js';
 import renderHere, { type RenderResult, type RenderTask } from './markdown-render.js';
 

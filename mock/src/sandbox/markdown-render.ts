@@ -1,8 +1,6 @@
-// renderMarkdown's renderer: markdown-it renders the sent text (CommonMark with GitHub's tables,
-// strikethrough and autolinks, as Gitea's renderer reads them), raw HTML escaped, and in comment
-// mode hard line breaks, `#42` issue references and `@user` mentions linked as Gitea links them.
-// markdown.ts runs it in worker threads (markdown-worker.ts); in a browser markdown-inline.ts runs
-// it on the page's thread.
+// renderMarkdown's renderer: markdown-it (CommonMark with GitHub's tables, strikethrough and
+// autolinks, as Gitea reads them), raw HTML escaped; in comment mode hard line breaks, and `#42`
+// and `@user` linked as Gitea links them. Worker threads (markdown-worker.ts) or the calling thread run it.
 import markdownIt from 'markdown-it';
 import { utf8Length } from '../common/bytes.js';
 import type { StateCore } from 'markdown-it';

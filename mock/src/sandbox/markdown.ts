@@ -1,14 +1,9 @@
-// renderMarkdown in the sandbox: the sent markdown rendered to HTML (markdown-render.ts says how). A short
-// text renders at once on the calling thread: markdown-it is linear in its input, and at
-// INLINE_BYTES its slowest known text takes a few milliseconds, less than validating a large
-// request. A longer one renders in a worker thread, so that it never holds the event loop that
-// answers every other client, bounded in time and memory as well as in bytes; past a bound it is
-// refused, and the worker that ran too long or too large is ended. Longer texts wait for a free
-// worker here, not in Tinypool's queue, in a queue sized by what they cost (their bytes) and by
-// time: one that would wait behind more than QUEUED_BYTES, or waited longer than the time bound, is
-// told the sandbox is busy (503 with Retry-After), not that it is too long (413). The bounds on
-// bytes, the media type and the renderer that needs no threads (a browser's) are in
-// markdown-inline.ts. Node only (tinypool).
+// renderMarkdown in Node (markdown-render.ts renders): a short text at once on the calling thread
+// (at INLINE_BYTES markdown-it's slowest known text takes a few milliseconds), a longer one in a
+// worker thread, bounded in time and memory as well as bytes; the worker of a text past a bound
+// is ended. Texts wait for a free worker here, not in Tinypool's queue, bounded by their bytes
+// (QUEUED_BYTES) and by time: past either the sandbox is busy (503 with Retry-After), which is not
+// the text's fault (413). The byte bounds and the renderer without threads are in markdown-inline.ts.
 import type Tinypool from 'tinypool';
 import type { RenderResult, RenderTask } from './markdown-render.js';
 import {

@@ -1,56 +1,23 @@
-// The bodies of Gitea's webhook deliveries, built from the sandbox's records as Gitea's notifier
-// builds them from its own (services/webhook/notifier.go, modules/structs/hook.go): the keys in
-// the order of Go's structs, the records as the API answers with them, the caller and a
-// repository's owner as an anonymous visitor sees the account, and the JSON indented as
-// Gitea's JSONPayload writes it.
+// The payloads of Gitea's webhook deliveries from the sandbox's records, as Gitea's notifier builds
+// them (services/webhook/notifier.go, modules/structs/hook.go): keys in the order of Go's structs,
+// records as the API answers with them, the caller and owner as an anonymous visitor sees them,
+// indented as Gitea's JSONPayload writes it.
+import type { Payload } from '../webhooks/request.js';
 import type { Rec } from './world.js';
 
 /** The event types the twenty operations cause, as `X-Gitea-Event-Type` names them. */
-export type EventType =
-  | 'issue_assign'
-  | 'pull_request'
-  | 'pull_request_assign'
-  | 'pull_request_milestone'
-  | 'repository';
-
-export const EVENT_TYPES: readonly EventType[] = [
+export const EVENT_TYPES = [
   'issue_assign',
   'pull_request',
   'pull_request_assign',
   'pull_request_milestone',
   'repository',
-];
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
 
-const GROUPS: Record<string, string> = {
-  issue_assign: 'issues',
-  issue_label: 'issues',
-  issue_milestone: 'issues',
-  pull_request_assign: 'pull_request',
-  pull_request_label: 'pull_request',
-  pull_request_milestone: 'pull_request',
-  pull_request_sync: 'pull_request',
-  pull_request_review_request: 'pull_request',
-  pull_request_comment: 'issue_comment',
-  pull_request_review_approved: 'pull_request_approved',
-  pull_request_review_rejected: 'pull_request_rejected',
-  pull_request_review_comment: 'pull_request_comment',
-};
-
-/** `X-Gitea-Event`: the event as Gitea groups the types (modules/webhook/type.go, `Event`). */
-export function eventOf(type: string): string {
-  return GROUPS[type] ?? type;
-}
-
-/** One delivery's worth of event: what happened and to which repository, with its payload. */
-export interface HookEvent {
-  /** Its event type: one of EVENT_TYPES for the operations' deliveries, any of the 26 when fired on demand. */
-  type: string;
-  action: string;
-  /** The repository whose hooks get it. */
+/** One event of a world: its payload, the repository whose hooks get it, and for the events hooks filter by branch (create, delete, push) its full git reference. */
+export interface HookEvent extends Payload {
   repo: number;
-  /** The payload's JSON as Gitea writes it. */
-  json: string;
-  /** The git reference it is about, in full (`refs/heads/main`), for the events hooks filter by branch (create, delete, push). */
   ref?: string;
 }
 
@@ -76,9 +43,8 @@ export function anonymousUser(user: Rec, host: string): Rec {
 }
 
 /** The JSON of a payload: indented by two spaces, and by one for repository events, as Gitea writes them. */
-function written(payload: Rec, indent: 1 | 2): string {
-  return JSON.stringify(payload, null, indent);
-}
+export const written = (payload: Rec, type: string): string =>
+  JSON.stringify(payload, null, type === 'repository' ? 1 : 2);
 
 /** What changed in an `edited` delivery: the old value of one field. */
 export type Changes = { title: string } | { body: string } | { ref: string };
@@ -112,17 +78,17 @@ export function pullRequestEvent(
     commit_id: '',
     review: null,
   };
-  return { type, action, repo: repository.id, json: written(payload, 2) };
+  return { type, action, repo: repository.id, json: written(payload, type) };
 }
 
 /** A delivery about an issue (`IssuePayload`). */
 export function issueEvent(type: EventType, action: string, issue: Rec, { repository, sender }: Common): HookEvent {
   const payload = { action, number: issue.number, issue, repository, sender, commit_id: '' };
-  return { type, action, repo: repository.id, json: written(payload, 2) };
+  return { type, action, repo: repository.id, json: written(payload, type) };
 }
 
 /** A delivery about a repository (`RepositoryPayload`): `organization` is its owner, user or organization. */
 export function repositoryEvent(action: string, repository: Rec, owner: Rec, sender: Rec): HookEvent {
   const payload = { action, repository, organization: owner, sender };
-  return { type: 'repository', action, repo: repository.id, json: written(payload, 1) };
+  return { type: 'repository', action, repo: repository.id, json: written(payload, 'repository') };
 }

@@ -1,7 +1,5 @@
-// `--state postgres://user:password@host:port/database`: the URL read once, for what may be shown
-// of it (never its password) and for taking the password out of any text that could carry it.
-// The password may also come from PGPASSWORD or ~/.pgpass (node-postgres reads both), which keeps
-// it off the command line.
+// `--state postgres://user:password@host:port/database`, read once: what may be shown of it (never
+// its password), and the password taken out of any text. PGPASSWORD or ~/.pgpass keep it off the command line.
 
 /** Whether `--state` names a PostgreSQL database rather than a folder. */
 export const isPostgresUrl = (state: string): boolean => /^postgres(ql)?:\/\//i.test(state);

@@ -1,6 +1,5 @@
-// The sandbox's limits on what it keeps: how large one world may grow (its budget, in bytes of
-// JSON), and how long a string, how many keys and items a request may have it store. They bound
-// the memory of the worlds and the time of a save, whatever clients send.
+// The sandbox's limits on what it keeps: a world's budget in bytes of JSON, and the longest string,
+// most keys and items a request may have it store; they bound the worlds' memory and a save's time.
 import { utf8Length, utf8Text } from '../common/bytes.js';
 import type { FormPart } from '../front/multipart.js';
 
@@ -16,12 +15,11 @@ const DEFAULT_WORLD_BYTES = 16 * MiB;
 const MAX_WORLD_BYTES = 256 * MiB;
 
 /**
- * The worlds together may take half of V8's heap (each byte of JSON about a byte of heap), the
- * copies and texts of the writes in progress an eighth (inFlightBudget), the webhook deliveries an
- * eighth (deliveriesBudget), and the rest is left to Prism, requests and answers. Without `--max-world-bytes`, a world gets 16 MiB or its share of
- * that half, whichever is less; a budget given that breaks it is refused. `heapLimit` is V8's
- * limit in bytes (heap.ts, in Node); where the runtime does not tell it (a browser), a world gets
- * 16 MiB or the budget given, and only the per-world bounds hold.
+ * A world's budget: the worlds together may take half of V8's heap (a byte of JSON is about a byte
+ * of heap), the writes in progress an eighth (inFlightBudget), the deliveries an eighth
+ * (deliveriesBudget), the rest left to Prism, requests and answers. Without `--max-world-bytes`, 16
+ * MiB or a world's share of that half; a budget given that breaks it is refused. Where the runtime
+ * does not tell its heap (a browser), 16 MiB or the budget given.
  */
 export function worldBudget(
   maxWorlds: number,
@@ -41,23 +39,16 @@ export function worldBudget(
 }
 
 /**
- * The most bytes the batches of writes in progress may hold at once, across worlds: an eighth of
- * V8's heap. Each batch counts twice its world's bytes (its copy of the world, and the world's text
- * while it is saved); a batch that would pass the bound waits for others to finish, in arrival
- * order, and one batch always runs, however large. So 100 worlds of 2 MiB written at once do not
- * hold 100 copies and 100 texts besides the worlds, more than a 512 MiB heap holds. `heapLimit`
- * is V8's limit in bytes, as for worldBudget.
+ * The bytes the batches of writes in progress may hold at once, across worlds: an eighth of the
+ * heap. A batch counts twice its world (its copy, and its text while saved); one past the bound
+ * waits for others, in arrival order, and one batch always runs, so 100 worlds of 2 MiB written at
+ * once do not hold 100 copies and texts.
  */
 export function inFlightBudget(heapLimit: number | undefined): number {
-  // Where the runtime does not tell its heap (a browser), batches of different worlds are not held back.
   return heapLimit === undefined ? Infinity : Math.floor(heapLimit / 8);
 }
 
-/**
- * The most bytes the webhook deliveries may hold, across worlds: an eighth of V8's heap, half for
- * the worlds' delivery logs and half for the deliveries waiting or under way (webhooks/deliveries.ts).
- * Where the runtime does not tell its heap (a browser), only the per-world and count bounds hold.
- */
+/** The bytes the webhook deliveries may hold, across worlds: an eighth of the heap, half for the logs and half for those waiting or under way. */
 export function deliveriesBudget(heapLimit: number | undefined): number {
   return heapLimit === undefined ? Infinity : Math.floor(heapLimit / 8);
 }

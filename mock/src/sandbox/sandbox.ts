@@ -1,62 +1,56 @@
 // The sandbox answer source: each distinct credential gets its own world, seeded from the
-// document's examples, and every operation is answered from it (world-ops.ts), so writes show up
-// in later reads. `Prefer` still answers the documented examples. A world is made by its
-// credential's first write that changes something, never by a read. Worlds are capped in number
-// (the least recently used is dropped), in records and in bytes, can be reset, and can live in a
-// state folder (world-store.ts) or in PostgreSQL (world-postgres.ts).
+// document's examples, and every operation is answered by GiteaBackend (backend.ts) from it, so
+// writes show up in later reads. `Prefer` still answers the documented examples. A world is made by
+// its credential's first write that changes something, never by a read. Worlds are capped in
+// number, in records and in bytes, can be reset, and live in a WorldStore (store.ts): memory, a
+// state folder or PostgreSQL, which orders the writes of a world and keeps a world once saved.
 //
-// A write is applied to a copy of its world; the copy replaces the world only once it is within
-// the limits and, with a state folder, saved. So a refused or unsaved write changes nothing, and a
-// read never sees what is not on disk. Writes to one world go one at a time, in the order they
-// came; those that arrive while a batch is under way make the next batch, applied to one copy,
-// measured once and saved once, so a batch costs about one write whatever its number of writes.
-// When one of them fails, or together they pass the world's budget, the batch is applied again
-// one write at a time, so only those at fault are refused. A batch lets the event loop turn
-// between its steps (world-json.ts), and batches of different worlds run at once only while their
-// copies and texts fit in an eighth of the heap (sandbox-limits.ts). Reads do not wait.
-//
-// With PostgreSQL, other processes share the worlds (world-shared.ts): the worlds held here are
-// copies, each with its stored version. A read first asks the database whether its world is still
-// that version (and takes the stored one when not), and a batch of writes runs while holding its
-// world across processes, applied to the world as stored then; it is kept here once committed.
+// A write goes through one guard (`writes`): writes of one world that arrive while a batch of them
+// is under way make the next batch, applied to one copy, measured once and saved once; when one of
+// them fails, or together they pass the world's budget, the batch is applied again one write at a
+// time, so only those at fault are refused. A batch lets the event loop turn between its steps
+// (world-json.ts), and batches of different worlds run at once only while their copies and texts
+// fit in an eighth of the heap (sandbox-limits.ts). Reads do not wait.
 //
 // It imports no Node built-in, so the MSW handlers' browser build runs it as it is: what differs
-// by runtime comes in a SandboxPlatform (renderMarkdown's renderer, the heap's size; the state folder is
-// opened by the Node side and handed over as `store`).
+// by runtime comes in a SandboxPlatform.
 import { base64Text, utf8Length } from '../common/bytes.js';
 import { keyOf } from '../common/credential-key.js';
-import { checkAuthorization } from '../front/auth.js';
-import { apiError } from '../front/errors.js';
-import { pathParams, type OperationTable } from '../front/operations.js';
-import { MARKDOWN_LIMITS, type MarkdownLimits, type MarkdownRenderer } from './markdown-inline.js';
 import type { Answer, AnsweringSource, SourceContext, SourceRequest } from '../front/answer-source.js';
-import { deliveriesBudget, inFlightBudget, oversized, worldBudget } from './sandbox-limits.js';
-import { seedWorld, type World } from './world.js';
-import { copyJson, textBytes, worldText } from './world-json.js';
-import { handlerFor, ownerRedirect, READ_ONLY, RESET_PATH } from './world-ops.js';
-import type { StateStore } from './world-store.js';
-import { StateUnavailable, type Look } from './world-shared.js';
-import { deliveriesAnswer } from './log-endpoint.js';
-import { eventTemplates, triggeredEvent, type PushHeads, type TriggerRequest } from './trigger.js';
-import { triggerAnswer } from './trigger-endpoint.js';
+import { checkAuthorization } from '../front/auth.js';
+import { notAllowed } from '../front/errors.js';
+import { pathParams, type OperationTable } from '../front/operations.js';
+import type { DeliveryFilter, DeliveryRecord, DeliveryTransport, WebhookOptions } from '../webhooks/deliveries.js';
 import {
-  createWebhooks,
-  type DeliveryFilter,
-  type DeliveryRecord,
-  type DeliveryTransport,
-  type WebhookOptions,
-  type Webhooks,
-} from '../webhooks/deliveries.js';
+  errorAnswer,
+  GiteaBackend,
+  isOperation,
+  ownerRedirect,
+  READ_ONLY,
+  RESET_PATH,
+  SandboxError,
+  type Call,
+  type OperationId,
+  type Reply,
+} from './backend.js';
+import { deliveriesAnswer, triggerAnswer } from './hook-endpoints.js';
+import { createWebhooks, type Webhooks } from './hooks.js';
+import { MARKDOWN_LIMITS, type MarkdownLimits, type MarkdownRenderer } from './markdown-inline.js';
+import { deliveriesBudget, inFlightBudget, oversized, worldBudget } from './sandbox-limits.js';
+import { StateUnavailable, worldStore, type Backing, type Stored, type WorldStore } from './store.js';
+import type { TriggerRequest } from './trigger.js';
+import { seedWorld, type User, type World } from './world.js';
+import { copyJson, textBytes, worldText } from './world-json.js';
 
 export interface SandboxOptions {
   /**
    * Keep the worlds in this folder, one file per world: loaded at start, a world saved after each
    * of its writes; or in the PostgreSQL database of this URL (`postgres://…`), shared with every
-   * process on it.
+   * process on it. Opened by the platform's `openStore`.
    */
   state?: string;
-  /** The store of `state`, folder or database, opened (by the CLI before anything else, or by answering-node.ts): the sandbox keeps its worlds there. */
-  store?: StateStore;
+  /** Keep the worlds on this backing, opened already (a test's), in place of `state`. */
+  store?: Backing;
   /** The document whose schemas the records of `state` must match (default: the package's). */
   document?: string;
   /** Most worlds kept; beyond it the least recently used is dropped (default 100). */
@@ -81,10 +75,7 @@ export interface SandboxControl {
   worldOf(authorization: string): World;
   /** The webhook deliveries of the world of this `Authorization` header, or of every world, oldest first. */
   deliveries(authorization?: string): DeliveryRecord[];
-  /**
-   * Fires an event in the world of this `Authorization` header (`POST /__sandbox/trigger`): its
-   * deliveries, queued; throws a Refusal (404, 422) for an event, action or repository it cannot fire.
-   */
+  /** Fires an event in the world of this `Authorization` header (`POST /__sandbox/trigger`); throws a Refusal (404, 422) for one it cannot fire. */
   trigger(authorization: string, request: TriggerRequest, host: string): Promise<DeliveryRecord[]>;
   /** Sends the logged delivery `id` of the world of this `Authorization` header again; undefined when its log has none. */
   redeliver(authorization: string, id: string): Promise<DeliveryRecord | undefined>;
@@ -106,46 +97,215 @@ export interface SandboxPlatform {
   heapLimit: number | undefined;
   /** What sends webhook deliveries (Node: webhooks/transport-node.ts); without it they are logged, not sent. */
   webhookTransport?: (options: WebhookOptions) => DeliveryTransport;
+  /** Opens `state`, a folder or a database (Node: open-state.ts); without it there is none. */
+  openStore?: (
+    state: string,
+    options: { maxWorlds: number; maxWorldBytes: number; document?: string },
+  ) => Promise<Backing>;
 }
 
 /** Who is calling: the Basic user name when it names a user of the world, else the first user (alice). */
-function callerOf(world: World, credential: string): World['users'][number] {
+function callerOf(world: World, credential: string): User {
   const [scheme = '', value = ''] = credential.split(' ');
   if (scheme.toLowerCase() === 'basic') {
     const login = base64Text(value)?.split(':')[0]?.toLowerCase();
-    const user = world.users.find((candidate) => String(candidate.login).toLowerCase() === login);
+    const user = world.users.find((candidate) => candidate.login.toLowerCase() === login);
     if (user) return user;
   }
   return world.users[0]!;
 }
 
-/** A write waiting for its turn: applied, in place, to the world as the writes before it left it. */
+/** A failure of the store, as the sandbox answers it: 503 and when to try again for one away for now, else 500. */
+function storeFailure(failure: unknown, doing: 'save' | 'read'): SandboxError {
+  if (failure instanceof StateUnavailable)
+    return new SandboxError(failure.status, failure.message, {
+      own: true,
+      answer: { headers: { 'Retry-After': String(failure.retryAfter) } },
+    });
+  const cause = doing === 'save' ? ((failure as { code?: string }).code ?? String(failure)) : String(failure);
+  return new SandboxError(500, `the sandbox could not ${doing} its state (${cause})`, { own: true });
+}
+
+/** What the bounds of one sandbox are. */
+interface Bounds {
+  seed: World;
+  seedBytes: number;
+  maxRecords: number;
+  maxWorldBytes: number;
+  heapLimit: number | undefined;
+}
+
+export async function createSandbox(
+  table: OperationTable,
+  examples: AnsweringSource,
+  context: SourceContext,
+  platform: SandboxPlatform,
+  options: SandboxOptions = {},
+): Promise<Sandbox> {
+  const seeded = seedWorld(table.operations.map((op) => op.operation));
+  // A copy to edit: the seed may share records with the operation table, which servers in one process share.
+  const seed = options.prepare ? structuredClone(seeded.seed) : seeded.seed;
+  options.prepare?.(seed);
+  const seedBytes = utf8Length(JSON.stringify(seed));
+  const maxWorlds = options.maxWorlds ?? 100;
+  const maxWorldBytes = worldBudget(maxWorlds, options.maxWorldBytes, platform.heapLimit);
+  if (maxWorldBytes < seedBytes) {
+    throw new Error(
+      options.maxWorldBytes === undefined
+        ? `--max-worlds ${maxWorlds} is too many: that many worlds of the seed's ${seedBytes} bytes could take more than half of this Node's heap`
+        : `--max-world-bytes ${maxWorldBytes} cannot hold the seed world (${seedBytes} bytes)`,
+    );
+  }
+  const open = options.state === undefined || options.store ? undefined : platform.openStore;
+  if (options.state !== undefined && !options.store && !open)
+    throw new Error('the sandbox keeps worlds in a state folder only where it was opened (Node: answering-node.ts)');
+  const renderer = platform.markdown({ ...MARKDOWN_LIMITS, ...options.markdown });
+  const backend = new GiteaBackend(seeded.templates, renderer.render);
+  const hooks = webhookWiring(table, platform, options.webhooks ?? {});
+  // Opened last: nothing after it throws, so what it locks is let go by close().
+  const document = options.document === undefined ? {} : { document: options.document };
+  const backing = options.store ?? (await open?.(options.state!, { maxWorlds, maxWorldBytes, ...document }));
+  const store = worldStore(backing, maxWorlds, seed);
+  const bounds: Bounds = {
+    seed,
+    seedBytes,
+    maxRecords: options.maxRecords ?? 1000,
+    maxWorldBytes,
+    heapLimit: platform.heapLimit,
+  };
+  const write = writes(store, bounds, context);
+  const worldNow = async (key: string): Promise<World> => (await store.read(key))?.world ?? seed;
+  const docsUrl = () => context.docsUrl();
+  /** The one place a refusal of the model becomes an answer. */
+  async function invoke(operationId: OperationId, call: Call): Promise<Reply> {
+    try {
+      return await backend[operationId](call);
+    } catch (error) {
+      if (error instanceof SandboxError)
+        return { answer: errorAnswer(error, docsUrl()), changed: !!error.options.changed };
+      throw error;
+    }
+  }
+
+  async function answer(source: SourceRequest): Promise<Answer> {
+    const { op, request, preference, credential } = source;
+    const operationId = op.operationId as OperationId;
+    // A documented example on request, so error screens can be built in the sandbox too.
+    const prefers =
+      preference.code !== undefined || preference.example !== undefined || preference.dynamic !== undefined;
+    if (prefers || !isOperation(operationId)) return examples.answer(source);
+    const readOnly = READ_ONLY.has(operationId);
+    // A raw upload is stored as its size only, and so is a form's file.
+    const tooMuch = readOnly || typeof request.body === 'string' ? undefined : oversized(request.body, source.form);
+    if (tooMuch !== undefined) return errorAnswer(new SandboxError(413, tooMuch, { own: true }), docsUrl());
+    const key = keyOf(credential);
+    const params = pathParams(op.path, request.url.path);
+    const call = (world: World): Call => ({
+      world,
+      params,
+      query: (request.url.query ?? {}) as Record<string, string | string[]>,
+      body: request.body,
+      ...(source.form ? { form: source.form } : {}),
+      url: source.url,
+      caller: callerOf(world, credential),
+    });
+    // An old name of a renamed user leads to the new one, before anything else is looked at.
+    const redirect = (world: World) => (op.responses.has(307) ? ownerRedirect(world, params, source.url) : undefined);
+    if (readOnly) {
+      // A read makes no world: a credential without one reads the seed, and drops no other world for it.
+      let world: World;
+      try {
+        world = await worldNow(key);
+      } catch (failure) {
+        return errorAnswer(storeFailure(failure, 'read'), docsUrl());
+      }
+      return redirect(world) ?? (await invoke(operationId, call(world))).answer;
+    }
+    return write(key, async (world) => {
+      const moved = redirect(world);
+      if (moved) return { answer: moved, changed: false };
+      const watched = hooks.webhooks.watch(operationId, world, params);
+      const result = await invoke(operationId, call(world));
+      const context = { key, caller: callerOf(world, credential), url: source.url };
+      const afterwards = watched && result.changed ? hooks.webhooks.prepare(watched, world, context) : undefined;
+      return afterwards ? { ...result, afterwards } : result;
+    });
+  }
+
+  return {
+    strict: true,
+    answer,
+    async outside(method, url, credential, request) {
+      const error = (status: number, message: string) =>
+        errorAnswer(new SandboxError(status, message, { own: true }), docsUrl());
+      try {
+        const hooked = await hooks.outside(worldNow, error, { method, url, credential, request, docsUrl: docsUrl() });
+        if (hooked) return hooked;
+      } catch (failure) {
+        // The world could not be read (a database away): as for any read.
+        return errorAnswer(storeFailure(failure, 'read'), docsUrl());
+      }
+      if (url.pathname !== RESET_PATH) return undefined;
+      return resetAnswer(
+        method,
+        credential,
+        error,
+        async (key) => {
+          write.close(key);
+          await store.drop(key);
+          hooks.webhooks.forget(key);
+        },
+        docsUrl(),
+      );
+    },
+    control: {
+      async resetAll() {
+        write.close();
+        await store.clear();
+        hooks.webhooks.forget();
+      },
+      worldOf: (authorization) => structuredClone(store.peek(keyOf(authorization))?.world ?? seed),
+      ...hooks.control(worldNow),
+    },
+    async close() {
+      // Saves under way finish first; then the folder is free for another process.
+      await store.close();
+      await hooks.webhooks.close();
+      await renderer.close();
+    },
+  };
+}
+
+/** `POST /__sandbox/reset`: back to the seed is no world at all; the next request starts from the seed, and counts then. */
+async function resetAnswer(
+  method: string,
+  credential: string | undefined,
+  error: (status: number, message: string) => Answer,
+  drop: (key: string) => Promise<void>,
+  docsUrl: string,
+): Promise<Answer> {
+  if (method !== 'POST') return notAllowed(docsUrl, method, RESET_PATH, ['POST']);
+  const auth = checkAuthorization(credential, undefined);
+  if (!auth.ok) return error(401, auth.message);
+  try {
+    await drop(keyOf(credential!));
+  } catch (failure) {
+    return errorAnswer(storeFailure(failure, 'save'), docsUrl);
+  }
+  return {
+    status: 200,
+    type: 'application/json',
+    body: { message: "this credential's sandbox world is back to the seed" },
+  };
+}
+
+/** A write, applied in place to the world as the writes before it left it; `afterwards` is what it causes once it stands (its deliveries). */
+type Apply = (world: World) => Promise<Reply & { afterwards?: () => void }>;
+type Outcome = { answer: Answer; afterwards?: () => void } | { error: unknown };
 interface Job {
-  /**
-   * Its answer, and whether it changed the world; one that did not leaves the world as it was.
-   * `afterwards`: what the write causes once it stands (its webhook deliveries).
-   */
-  apply(world: World): Promise<{ answer: Answer; changed: boolean; afterwards?: () => void }>;
+  apply: Apply;
   resolve(answer: Answer): void;
   reject(error: unknown): void;
-}
-
-type Outcome = { answer: Answer; afterwards?: () => void } | { error: unknown };
-
-/** What a batch made: each write's outcome, and the world after them, with its text, when one changed it. */
-interface Applied {
-  outcomes: Outcome[];
-  next?: { world: World; bytes: number; text: string[] };
-}
-
-interface Slot {
-  world: World;
-  /** Its size as JSON, what the budget counts. */
-  bytes: number;
-  /** Whether it has a file in the state folder (loaded from one, or saved). */
-  onDisk?: boolean;
-  /** Its version in a shared store (PostgreSQL). */
-  version?: number;
 }
 
 /** The longest a batch holds the event loop before it lets other requests through. */
@@ -180,115 +340,47 @@ function admission(capacity: number): (weight: number) => Promise<() => void> {
       waiting.push({ weight, admit });
       next();
     });
-    let done = false;
     return () => {
-      if (done) return;
-      done = true;
       used -= weight;
       next();
     };
   };
 }
 
-export async function createSandbox(
-  table: OperationTable,
-  examples: AnsweringSource,
-  context: SourceContext,
-  platform: SandboxPlatform,
-  options: SandboxOptions = {},
-): Promise<Sandbox> {
-  const seeded = seedWorld(table.operations.map((op) => op.operation));
-  const { templates } = seeded;
-  // A copy to edit: the seed may share records with the operation table, which servers in one process share.
-  const seed = options.prepare ? structuredClone(seeded.seed) : seeded.seed;
-  options.prepare?.(seed);
-  const seedBytes = utf8Length(JSON.stringify(seed));
-  const maxWorlds = options.maxWorlds ?? 100;
-  const maxRecords = options.maxRecords ?? 1000;
-  const maxWorldBytes = worldBudget(maxWorlds, options.maxWorldBytes, platform.heapLimit);
-  if (maxWorldBytes < seedBytes) {
-    throw new Error(
-      options.maxWorldBytes === undefined
-        ? `--max-worlds ${maxWorlds} is too many: that many worlds of the seed's ${seedBytes} bytes could take more than half of this Node's heap`
-        : `--max-world-bytes ${maxWorldBytes} cannot hold the seed world (${seedBytes} bytes)`,
-    );
-  }
-  const store = options.store;
-  const shared = store?.shared;
-  if (options.state !== undefined && store === undefined)
-    throw new Error('the sandbox keeps worlds in a state folder only where it was opened (Node: answering-node.ts)');
-  const renderer = platform.markdown({ ...MARKDOWN_LIMITS, ...options.markdown });
-  const webhookOptions = options.webhooks ?? {};
-  const webhooks = createWebhooks(
-    webhookOptions,
-    webhookOptions.send === false ? undefined : platform.webhookTransport?.(webhookOptions),
-    deliveriesBudget(platform.heapLimit),
-  );
+/**
+ * The guard of the writes: `write(key, apply)` joins the open batch of `key` or opens the next one,
+ * which the store runs in its turn; the batch takes its share of the heap, is applied together or
+ * one by one, and answers once its world is saved. `close(key)` ends the open batch (of every key
+ * without one), so that later writes come after what is queued now (a reset).
+ */
+function writes(store: WorldStore, bounds: Bounds, context: SourceContext) {
+  const { seed, seedBytes, maxRecords, maxWorldBytes } = bounds;
   // A batch holds a copy of its world and, while it saves, the world's text: about twice its bytes.
-  const admit = admission(inFlightBudget(platform.heapLimit));
-
-  // Insertion order is recency: a world used is moved to the end, the first is dropped first.
-  const worlds = new Map<string, Slot>(
-    [...(store?.worlds ?? [])].map(([key, stored]) => [key, { ...stored, onDisk: true }]),
-  );
-
-  // One task at a time per world key (its writes, reset and removal), in arrival order.
-  const tails = new Map<string, Promise<unknown>>();
-  function exclusive<T>(key: string, task: () => Promise<T>): Promise<T> {
-    const run = (tails.get(key) ?? Promise.resolve()).then(task);
-    const tail = run.catch(() => {});
-    tails.set(key, tail);
-    void tail.then(() => {
-      if (tails.get(key) === tail) tails.delete(key);
-    });
-    return run;
-  }
-
-  // The batch of writes of a key that has not started to apply yet: a write joins it, or starts the
-  // next. It stays open while it waits for its world (another process's writes to it, on a shared
-  // store), so that the writes arriving meanwhile share its one save.
+  const admit = admission(inFlightBudget(bounds.heapLimit));
   const open = new Map<string, Job[]>();
+  const refusal = (status: number, message: string): Answer =>
+    errorAnswer(new SandboxError(status, message, { own: true }), context.docsUrl());
 
-  function write(key: string, apply: Job['apply']): Promise<Answer> {
-    return new Promise((resolve, reject) => {
-      let batch = open.get(key);
-      if (!batch) {
-        const jobs: Job[] = (batch = []);
-        open.set(key, jobs);
-        void exclusive(key, () =>
-          runBatch(key, jobs, () => {
-            if (open.get(key) === jobs) open.delete(key);
-          }),
-        );
-      }
-      batch.push({ apply, resolve, reject });
-    });
-  }
-
-  /** A task after every write queued so far: later writes wait for it. */
-  function after<T>(key: string, task: () => Promise<T>): Promise<T> {
-    open.delete(key);
-    return exclusive(key, task);
-  }
-
-  /** Applies a batch of writes in order, saves the world once, and then answers them all; `close` ends the batch to new writes. */
-  async function runBatch(key: string, jobs: Job[], close: () => void): Promise<void> {
-    let outcomes: Outcome[];
+  async function run(key: string, jobs: Job[]): Promise<void> {
+    const close = () => open.get(key) === jobs && open.delete(key);
     let release = (): void => {};
+    let outcomes: Outcome[];
     try {
-      // Batches of other worlds may be holding their copies: this one waits while they hold too much.
-      release = await admit(2 * (worlds.get(key)?.bytes ?? seedBytes));
-      const applied = await holding(key, () => {
+      outcomes = await store.write(key, async (now) => {
+        // Batches of other worlds may be holding their copies: this one waits while they hold too much.
+        release = await admit(2 * (now?.bytes ?? seedBytes));
         close();
-        return applyBatch(key, jobs);
+        const slot = now ?? { world: seed, bytes: seedBytes };
+        const pause = pacer();
+        const together = await applyTogether(slot, jobs, pause);
+        const { outcomes, next } = together ?? (await applyOneByOne(slot, jobs, pause));
+        return { result: outcomes, ...(next ? { next } : {}) };
       });
-      // Kept only now that the store has it: no read sees a write before it is saved (committed).
-      applied.keep?.();
-      outcomes = applied.outcomes;
     } catch (failure) {
       close();
       // Nothing of the batch was kept, and its answers may have read what was not: none stands.
-      outcomes = jobs.map(() => ({ answer: unsaved(failure) }));
+      const answer = errorAnswer(storeFailure(failure, 'save'), context.docsUrl());
+      outcomes = jobs.map(() => ({ answer }));
     } finally {
       release();
     }
@@ -301,69 +393,8 @@ export async function createSandbox(
     }
   }
 
-  /** A batch's outcomes, and how to keep the world it made once that is saved. */
-  async function applyBatch(key: string, jobs: Job[]): Promise<{ outcomes: Outcome[]; keep?: () => void }> {
-    // Taken only now: a world taken before waiting could have been written or dropped meanwhile.
-    // A credential without one gets the seed's, kept only once a write changed it.
-    const known = used(key);
-    const slot = known ?? { world: seed, bytes: seedBytes };
-    const pause = pacer();
-    const applied = (await applyTogether(slot, jobs, pause)) ?? (await applyOneByOne(slot, jobs, pause));
-    const { outcomes, next } = applied;
-    if (!next) return { outcomes };
-    let version: number | undefined;
-    if (shared) version = await shared.save(key, next.text);
-    else if (store) await store.save(key, next.text);
-    return {
-      outcomes,
-      keep() {
-        // If the world was dropped meanwhile, its removal is queued after this task, as if dropped just after.
-        Object.assign(slot, { world: next.world, bytes: next.bytes, onDisk: store !== undefined, version });
-        if (!known) keep(key, slot);
-      },
-    };
-  }
-
-  /** Runs a task on a world: with a shared store, holding it across processes, brought up to date first. */
-  function holding<T>(key: string, task: () => Promise<T>): Promise<T> {
-    if (!shared) return task();
-    const slot = worlds.get(key);
-    return shared.hold(
-      key,
-      slot?.version,
-      async (now) => {
-        adopt(key, now);
-        return task();
-      },
-      slot?.world ?? seed,
-    );
-  }
-
-  /** Takes a world as the shared store holds it now, in place of the copy held here. */
-  function adopt(key: string, now: Look): void {
-    if (now === 'same') return;
-    worlds.delete(key);
-    if (now !== 'none') keep(key, { world: now.world, bytes: now.bytes, version: now.version, onDisk: true });
-  }
-
-  /** The world of a key for a read, which becomes the most recently used: with a shared store, as stored now. */
-  async function current(key: string): Promise<Slot | undefined> {
-    if (shared) {
-      const slot = worlds.get(key);
-      const version = slot?.version;
-      const now = await shared.look(key, version, slot?.world ?? seed);
-      // A write of this process committed meanwhile is newer than what the look found.
-      if (worlds.get(key)?.version === version) adopt(key, now);
-    }
-    return used(key);
-  }
-
-  /**
-   * The writes of a batch applied to one copy of the world, which is measured once: undefined when
-   * one of them failed (an error, or past the records cap) or the world after them all is past its
-   * budget (and larger than before), for applyOneByOne to tell which.
-   */
-  async function applyTogether(slot: Slot, jobs: Job[], pause: () => Promise<void>): Promise<Applied | undefined> {
+  /** The writes applied to one copy, measured once: undefined when one failed or passed the records cap, or all together pass the budget. */
+  async function applyTogether(slot: Stored, jobs: Job[], pause: () => Promise<void>) {
     const world = copyJson(slot.world);
     await pause();
     const outcomes: Outcome[] = [];
@@ -392,10 +423,10 @@ export async function createSandbox(
     return { outcomes, next: { world, bytes, text } };
   }
 
-  /** The writes of a batch one at a time, each on a copy of the world as the ones before it left it: only a write at fault is refused. */
-  async function applyOneByOne(slot: Slot, jobs: Job[], pause: () => Promise<void>): Promise<Applied> {
+  /** The writes one at a time, each on a copy of the world as the ones before it left it: only a write at fault is refused. */
+  async function applyOneByOne(slot: Stored, jobs: Job[], pause: () => Promise<void>) {
     let { world, bytes } = slot;
-    let next: Applied['next'];
+    let next: (Stored & { text: string[] }) | undefined;
     const outcomes: Outcome[] = [];
     for (const job of jobs) {
       const copy = copyJson(world);
@@ -403,23 +434,15 @@ export async function createSandbox(
         const { answer, changed, afterwards } = await job.apply(copy);
         if (!changed) outcomes.push({ answer });
         else if (copy.created > maxRecords && copy.created > world.created) {
-          outcomes.push({
-            answer: error(
-              403,
-              `this sandbox world is full (${maxRecords} records created); POST ${RESET_PATH} with the same credential starts it afresh`,
-            ),
-          });
+          const why = `this sandbox world is full (${maxRecords} records created); POST ${RESET_PATH} with the same credential starts it afresh`;
+          outcomes.push({ answer: refusal(403, why) });
         } else {
           const text = await worldText(copy, pause);
           const size = textBytes(text);
           // A world past its budget may still shrink.
           if (size > maxWorldBytes && size > bytes) {
-            outcomes.push({
-              answer: error(
-                413,
-                `this sandbox world would hold ${size} bytes, more than its ${maxWorldBytes} (--max-world-bytes); POST ${RESET_PATH} with the same credential starts it afresh`,
-              ),
-            });
+            const why = `this sandbox world would hold ${size} bytes, more than its ${maxWorldBytes} (--max-world-bytes); POST ${RESET_PATH} with the same credential starts it afresh`;
+            outcomes.push({ answer: refusal(413, why) });
           } else {
             ({ world, bytes } = next = { world: copy, bytes: size, text });
             outcomes.push({ answer, ...(afterwards ? { afterwards } : {}) });
@@ -433,219 +456,66 @@ export async function createSandbox(
     return { outcomes, ...(next ? { next } : {}) };
   }
 
-  /** Drops the least recently used worlds beyond the cap, and their files after what is queued for them. */
-  function trim(): void {
-    for (const [victim, slot] of worlds) {
-      if (worlds.size <= maxWorlds) break;
-      worlds.delete(victim);
-      // After the writes queued for it, which may save it yet; unless those writes made the world
-      // afresh, and saved it in that file. A file that cannot be removed now is removed at the
-      // next start, beyond the cap; a world dropped before its first save has none. A shared
-      // store keeps it: this process only lets go of its copy.
-      if (store && !shared)
-        void after(victim, async () =>
-          slot.onDisk && !worlds.get(victim)?.onDisk ? store.drop(victim) : undefined,
-        ).catch(() => {});
-    }
-  }
-
-  /** The world of a key, if it has one, which becomes the most recently used. */
-  function used(key: string): Slot | undefined {
-    const slot = worlds.get(key);
-    if (slot) {
-      worlds.delete(key);
-      worlds.set(key, slot);
-    }
-    return slot;
-  }
-
-  /** Keeps a new world as the most recently used, dropping the least recently used beyond the cap. */
-  function keep(key: string, slot: Slot): void {
-    worlds.set(key, slot);
-    trim();
-  }
-
-  const eventTypes = eventTemplates(table.document);
-  const pushHeads: PushHeads = new Map();
-  /** The world of `key` as it is now: the seed before its first write. */
-  const worldNow = async (key: string): Promise<World> => (await current(key))?.world ?? seed;
-
-  /** Fires `wanted` in the world of `key` as it is now (the seed before its first write): its deliveries, queued. */
-  async function fire(
-    key: string,
-    credential: string,
-    wanted: TriggerRequest,
-    host: string,
-  ): Promise<DeliveryRecord[]> {
-    const world = await worldNow(key);
-    const event = triggeredEvent(eventTypes, world, wanted, {
-      caller: callerOf(world, credential),
-      host,
-      key,
-      heads: pushHeads,
-    });
-    return webhooks.fire(key, world, [event]);
-  }
-
-  const error = (status: number, message: string): Answer => ({
-    status,
-    type: 'application/json',
-    body: apiError(context.docsUrl(), message),
-    own: true,
-  });
-  const unsaved = (failure: unknown): Answer =>
-    unavailable(failure) ??
-    error(500, `the sandbox could not save its state (${(failure as { code?: string }).code ?? String(failure)})`);
-  const unread = (failure: unknown): Answer =>
-    unavailable(failure) ?? error(500, `the sandbox could not read its state (${String(failure)})`);
-  /** A store away for now (a database): 503, and when to try again. */
-  const unavailable = (failure: unknown): Answer | undefined =>
-    failure instanceof StateUnavailable
-      ? { ...error(failure.status, failure.message), headers: { 'Retry-After': String(failure.retryAfter) } }
-      : undefined;
-
-  return {
-    strict: true,
-    async answer(source: SourceRequest): Promise<Answer> {
-      const { op, request, preference } = source;
-      // A documented example on request, so error screens can be built in the sandbox too.
-      if (preference.code !== undefined || preference.example !== undefined || preference.dynamic !== undefined)
-        return examples.answer(source);
-      const handler = handlerFor(op.operationId);
-      if (!handler) return examples.answer(source);
-      const { body } = request;
-      const readOnly = READ_ONLY.has(op.operationId);
-      // A raw upload is stored as its size only, and so is a form's file.
-      const tooMuch = readOnly || typeof body === 'string' ? undefined : oversized(body, source.form);
-      if (tooMuch !== undefined) return error(413, tooMuch);
-      const key = keyOf(source.credential);
-      const params = pathParams(op.path, request.url.path);
-      const opContext = (world: World) => ({
-        world,
-        templates,
-        params,
-        query: (request.url.query ?? {}) as Record<string, string | string[]>,
-        body,
-        ...(source.form ? { form: source.form } : {}),
-        url: source.url,
-        docsUrl: context.docsUrl(),
-        caller: callerOf(world, source.credential),
-        render: renderer.render,
-      });
-
-      if (readOnly) {
-        // A read makes no world: a credential without one reads the seed, and drops no other world for it.
-        let world: World;
-        try {
-          world = (await current(key))?.world ?? seed;
-        } catch (failure) {
-          return unread(failure);
-        }
-        const redirect = op.responses.has(307) ? ownerRedirect(world, params, source.url) : undefined;
-        return redirect ?? (await handler(opContext(world))).answer;
+  const write = (key: string, apply: Apply): Promise<Answer> =>
+    new Promise((resolve, reject) => {
+      let batch = open.get(key);
+      if (!batch) {
+        open.set(key, (batch = []));
+        void run(key, batch);
       }
-      return write(key, async (world) => {
-        // An old name of a renamed user leads to the new one, before anything else is looked at.
-        const redirect = op.responses.has(307) ? ownerRedirect(world, params, source.url) : undefined;
-        if (redirect) return { answer: redirect, changed: false };
-        const watched = webhooks.watch(op.operationId, world, params);
-        const result = await handler(opContext(world));
-        const afterwards =
-          watched && result.changed
-            ? webhooks.prepare(watched, world, { key, caller: callerOf(world, source.credential), url: source.url })
-            : undefined;
-        return afterwards ? { ...result, afterwards } : result;
-      });
+      batch.push({ apply, resolve, reject });
+    });
+  return Object.assign(write, {
+    close(key?: string) {
+      if (key === undefined) open.clear();
+      else open.delete(key);
     },
+  });
+}
 
-    async outside(method, url, credential, request) {
-      const path = url.pathname;
-      let deliveries: Answer | undefined;
-      try {
-        deliveries = await deliveriesAnswer(webhooks, worldNow, error, {
+// ── Webhooks: the deliveries writes cause, the trigger and the deliveries' log endpoints ──
+
+function webhookWiring(table: OperationTable, platform: SandboxPlatform, options: WebhookOptions) {
+  const webhooks = createWebhooks(
+    options,
+    options.send === false ? undefined : platform.webhookTransport?.(options),
+    deliveriesBudget(platform.heapLimit),
+    table.document,
+  );
+  type WorldNow = (key: string) => Promise<World>;
+  /** Fires `wanted` in the world of `key` as it is now (the seed before its first write): its deliveries, queued. */
+  const fire = async (worldNow: WorldNow, key: string, credential: string, wanted: TriggerRequest, host: string) => {
+    const world = await worldNow(key);
+    return webhooks.trigger(key, world, wanted, { caller: callerOf(world, credential), host });
+  };
+  return {
+    webhooks,
+    async outside(
+      worldNow: WorldNow,
+      error: (status: number, message: string) => Answer,
+      request: { method: string; url: URL; credential: string | undefined; request: Request; docsUrl: string },
+    ): Promise<Answer | undefined> {
+      const { method, url, credential, docsUrl } = request;
+      return (
+        (await deliveriesAnswer(webhooks, worldNow, error, {
           method,
           url,
           credential,
-          signal: request.signal,
-        });
-      } catch (failure) {
-        return unread(failure);
-      }
-      if (deliveries) return deliveries;
-      let triggered: Answer | undefined;
-      try {
-        triggered = await triggerAnswer(fire, error, { method, url, credential, request });
-      } catch (failure) {
-        // The world could not be read (a database away): as for any read.
-        return unread(failure);
-      }
-      if (triggered) return triggered;
-      if (path !== RESET_PATH) return undefined;
-      if (method !== 'POST')
-        return {
-          ...error(405, `${method} is not allowed on ${RESET_PATH}; allowed: POST`),
-          headers: { Allow: 'POST' },
-        };
-      const auth = checkAuthorization(credential, undefined);
-      if (!auth.ok) return error(401, auth.message);
-      const key = keyOf(credential!);
-      // Back to the seed is no world at all: the next request starts from the seed, and counts then.
-      return after(key, async () => {
-        if (store) {
-          try {
-            await store.drop(key);
-          } catch (failure) {
-            return unsaved(failure);
-          }
-        }
-        worlds.delete(key);
-        webhooks.forget(key);
-        return {
-          status: 200,
-          type: 'application/json',
-          body: { message: "this credential's sandbox world is back to the seed" },
-        };
-      });
+          docsUrl,
+          signal: request.request.signal,
+        })) ?? (await triggerAnswer((...args) => fire(worldNow, ...args), error, request))
+      );
     },
-
-    control: {
-      async resetAll() {
-        await Promise.all(
-          [...worlds.keys()].map((key) =>
-            after(key, async () => {
-              if (store) await store.drop(key);
-              worlds.delete(key);
-            }),
-          ),
-        );
-        // Worlds this process never held too.
-        await shared?.clear();
-        webhooks.forget();
-      },
-      worldOf(authorization) {
-        return structuredClone(worlds.get(keyOf(authorization))?.world ?? seed);
-      },
-      deliveries(authorization) {
-        return authorization === undefined ? webhooks.all() : webhooks.log(keyOf(authorization));
-      },
-      trigger(authorization, request, host) {
-        return fire(keyOf(authorization), authorization, request, host);
-      },
+    control: (worldNow: WorldNow): Omit<SandboxControl, 'resetAll' | 'worldOf'> => ({
+      deliveries: (authorization) =>
+        authorization === undefined ? webhooks.all() : webhooks.log(keyOf(authorization)),
+      trigger: (authorization, request, host) => fire(worldNow, keyOf(authorization), authorization, request, host),
       async redeliver(authorization, id) {
         const key = keyOf(authorization);
         return webhooks.redeliver(key, id, await worldNow(key));
       },
-      waitForDeliveries(authorization, filter, ms) {
-        return webhooks.waitFor(authorization === undefined ? undefined : keyOf(authorization), filter, ms);
-      },
-    },
-
-    async close() {
-      // Saves under way finish first; then the folder is free for another process.
-      await Promise.all(tails.values());
-      await webhooks.close();
-      await renderer.close();
-      await store?.close();
-    },
+      waitForDeliveries: (authorization, filter, ms) =>
+        webhooks.waitFor(authorization === undefined ? undefined : keyOf(authorization), filter, ms),
+    }),
   };
 }

@@ -1,19 +1,15 @@
-// Events fired on demand (`POST /__sandbox/trigger`, `gitea-mock trigger`, MSW's `trigger()`): a
-// delivery of any of the 26 event types the document's `webhooks:` section describes, built from
-// the world's records where it has them, as Gitea's notifier fills the payloads
-// (services/webhook/notifier.go, modules/structs/hook.go): its repository (and the repository's
-// owner as `organization`), the caller as `sender` (and `pusher`), its issue or pull request; and
-// from the event's example in the document for what the world does not hold (a comment, a
-// review, a release, a package, a commit status, a wiki page, an Actions run). A push is made up
-// consistently: a commit on the repository's default branch whose id derives from the repository,
-// the branch and the pushes triggered before it, `before` the previous head, and the compare URL
-// between them.
+// Events fired on demand (`POST /__sandbox/trigger`, `gitea-mock trigger`, MSW's `trigger()`): any of
+// the document's 26 `webhooks:`, filled as Gitea's notifier fills them (services/webhook/notifier.go,
+// modules/structs/hook.go) from the world's repository, owner, caller, issue or pull request, and from
+// the event's example for what the world does not hold (a comment, a review, a release …). A push is
+// one commit on the default branch, its id from the repository, branch and the pushes before it.
 import { sha1 } from '@noble/hashes/legacy';
 import { hex, utf8Bytes } from '../common/bytes.js';
 import { Refusal } from '../common/refusal.js';
+import { resolvePointer, type JsonObject } from '../contract/document.js';
 import type { Rec, World } from './world.js';
 import { copyJson } from './world-json.js';
-import { anonymousUser, type HookEvent } from './payloads.js';
+import { anonymousUser, written, type HookEvent } from './payloads.js';
 
 /** What the document says of one event type: its actions (none for push, create, delete, fork, status) and its first example's payload. */
 interface EventTemplate {
@@ -26,24 +22,16 @@ export type EventTemplates = ReadonlyMap<string, EventTemplate>;
 /** The event types of the document's `webhooks:` section, with their actions and example payloads. */
 export function eventTemplates(document: Record<string, unknown>): EventTemplates {
   const resolve = (node: any): any =>
-    typeof node?.$ref === 'string'
-      ? node.$ref
-          .slice(2)
-          .split('/')
-          .reduce((at: any, key: string) => at?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], document)
-      : node;
+    typeof node?.$ref === 'string' ? resolvePointer(document as JsonObject, node.$ref) : node;
   const templates = new Map<string, EventTemplate>();
   for (const [type, item] of Object.entries<any>((document.webhooks as Record<string, unknown>) ?? {})) {
     const content = item?.post?.requestBody?.content?.['application/json'];
     const example = resolve(Object.values<any>(content?.examples ?? {})[0])?.value;
     if (typeof example !== 'object' || example === null) continue;
-    const schema = content.schema;
     // The event's own list narrows the payload's: it comes after the payload in `allOf`.
-    const narrowed = [...(schema?.allOf ?? [])]
-      .reverse()
-      .map(resolve)
-      .find((part: any) => part?.properties?.action?.enum);
-    const actions: string[] | undefined = (narrowed ?? resolve(schema))?.properties?.action?.enum;
+    const narrowed = [...(content.schema?.allOf ?? [])].reverse().map(resolve);
+    const actions = (narrowed.find((part) => part?.properties?.action?.enum) ?? resolve(content.schema))?.properties
+      ?.action?.enum;
     templates.set(type, { actions, example });
   }
   return templates;
@@ -146,8 +134,7 @@ export function triggeredEvent(
       if (payload.commit) payload.commit.id = head;
     }
   }
-  // Gitea writes a repository event's JSON with one space, every other with two (payloads.ts).
-  const json = JSON.stringify(payload, null, type === 'repository' ? 1 : 2);
+  const json = written(payload, type);
   const ref = refOf(type, payload);
   return { type, action: action ?? '', repo: repo.id, json, ...(ref === undefined ? {} : { ref }) };
 }

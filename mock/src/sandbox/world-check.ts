@@ -1,10 +1,8 @@
-// The check of a world read from a state folder, before the sandbox answers from it: the world's
-// own fields, every collection a list of entries of the right shape, and every record valid
-// against its schema in the document (the answers are built from records, and an answer that
-// breaks the document is a 500). Records are kept in the shape the API answers with, so the
-// document's schemas are the records' shapes. The schemas require no field (Gitea leaves many
-// out), so the check also requires what the sandbox finds records by and builds answers from:
-// ids, logins, names, numbers, owners; and a nextId above every id in use, as new records take it.
+// The check of a world read from a state folder or another process, before the sandbox answers
+// from it: its own fields, each collection a list of entries of the right shape, every record valid
+// against its schema in the document (an answer that breaks the document is a 500), and what the
+// sandbox finds records by and builds answers from (the schemas require nothing): ids, logins,
+// names, numbers, owners; and a nextId above every id in use.
 import { readDocumentFile } from '../contract/document-file.js';
 import { createSchemaValidator } from '../contract/schema.js';
 import { jsonShape } from '../contract/json-shape.js';

@@ -1,8 +1,6 @@
-// A world as JSON: the sandbox copies a world for every batch of writes, writes its text, measures
-// that against the world's budget and, with a state folder, saves it. Strings are immutable, so a
-// copy shares them: copying a world of nine 1 MiB GPG keys is copying a few hundred objects, where
-// structuredClone would copy the 18 MiB of text. Its text is written in pieces, letting the event loop
-// turn between them.
+// A world as JSON: copied for every batch of writes, written as text, measured and saved. A copy
+// shares the strings (immutable), so copying nine 1 MiB GPG keys copies a few hundred objects, not
+// 18 MiB as structuredClone would; the text comes in pieces, letting the event loop turn between.
 import { utf8Length } from '../common/bytes.js';
 
 /** A copy of JSON data: new objects and lists, the same strings. */

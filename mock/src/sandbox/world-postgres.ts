@@ -1,37 +1,19 @@
-// `--state postgres://…`: the sandbox's worlds in PostgreSQL, shared by any number of gitea-mock
-// processes on any number of machines. The database holds, in the schema its search_path names:
-//
-//   gitea_mock_schema          one row: the version of these tables (SCHEMA_VERSION)
-//   gitea_mock_worlds          a world per row: key (the SHA-256 of the credential), body (its
-//                              JSON), version, used_at (for --max-worlds, least recently used first)
-//   gitea_mock_world_versions  the sequence versions come from, so a version never repeats
-//
-// Writes to one world are serialised with `SELECT … FOR UPDATE` on its row, in a transaction that
-// also saves the world: a batch of writes of one process waits in PostgreSQL's queue for the row
-// while another process's batch runs, then applies to the world that one left. A version
-// compare-and-swap would hold no connection while a batch applies, but every lost race would apply,
-// measure and write the whole batch again (a 16 MiB world included) and would need a bound on its
-// retries, which turns contention into errors; with the lock, contention only waits. A world that
-// has no row yet gets an empty one (body NULL) inside the transaction, removed again when nothing is
-// saved, so the first writes of a credential queue up the same way. Readers never see it.
-//
-// Every request compares the version of the world the process holds with the row's and fetches
-// the body only when they differ: a read through any process sees every write answered before it.
-// A write is answered after its transaction commits, so a kill -9 of any process loses none that
-// was answered; the transaction of a process that dies is rolled back, its lock released.
-//
-// When the database is away or too slow, operations fail with StateUnavailable (503 and
-// Retry-After); the pool makes new connections on the next requests, so the sandbox recovers
-// without a restart. Every statement is bounded in time, and the pool in connections.
+// `--state postgres://…`: the worlds in PostgreSQL, shared by every gitea-mock on the database
+// (docs/sandbox-postgres.md says how and why): a row per world (gitea_mock_worlds: key, body,
+// version, used_at), the versions from a sequence (gitea_mock_world_versions) so none repeats, the
+// tables' version in gitea_mock_schema. A batch of writes holds its world's row (`SELECT … FOR
+// UPDATE`) in the transaction that saves it, and is answered once that commits; a world with no row
+// yet gets an empty one (body NULL) that readers never see. A read compares versions and fetches
+// the body only when they differ. A database away or too slow is StateUnavailable (503), every
+// statement is bounded in time and the pool in connections, and the sandbox recovers without a restart.
 import { Buffer } from 'node:buffer';
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import { Refusal } from '../common/refusal.js';
 import { postgresTarget, type PostgresTarget } from './postgres-url.js';
 import type { World } from './world.js';
 import type { WorldCheck } from './world-check.js';
-import type { Look, SharedWorlds, Stored } from './world-shared.js';
-import { StateUnavailable } from './world-shared.js';
-import type { OpenOptions, StateStore } from './world-store.js';
+import { StateUnavailable, type Backing, type Look } from './store.js';
+import type { OpenOptions } from './world-store.js';
 
 const SCHEMA_VERSION = 1;
 const SCHEMA = 'gitea_mock_schema';
@@ -84,14 +66,8 @@ interface Held {
   saved: boolean;
 }
 
-export async function openPostgresState(
-  url: string,
-  { maxWorlds, document }: OpenOptions,
-): Promise<StateStore & { shared: SharedWorlds }> {
+export async function openPostgresState(url: string, { maxWorlds, document }: OpenOptions): Promise<Backing> {
   const target = postgresTarget(url);
-  const refuse = (why: string): never => {
-    throw new Error(target.redact(`--state ${target.shown}: ${why}`));
-  };
   const statementTimeout = target.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS;
   // Imported here: only a sandbox on PostgreSQL loads the driver.
   const { default: pg } = await import('pg');
@@ -109,31 +85,96 @@ export async function openPostgresState(
   });
   // An idle connection the server closed (a restart): the pool drops it and opens another when needed.
   pool.on('error', ignore);
+  await createSchema(pool, target, maxWorlds).catch((error: unknown) => {
+    void pool.end().catch(ignore);
+    const why =
+      error instanceof Refusal ? error.message : `cannot use PostgreSQL at ${target.where}: ${described(error)}`;
+    throw new Error(target.redact(`--state ${target.shown}: ${why}`));
+  });
+  return new PostgresWorlds(pool, target, maxWorlds, document);
+}
 
-  const failed = (error: unknown): Error => {
-    const reason = target.redact(described(error));
-    // A SQLSTATE says the server answered; anything else (ECONNREFUSED, a time-out, a closed
-    // connection) is the way to it.
+class PostgresWorlds implements Backing {
+  readonly path: string;
+  // None loaded at start: a world is read when a request names it.
+  readonly worlds = new Map();
+  private check: WorldCheck | undefined;
+  private readonly holds = new Map<string, Held>();
+  private readonly touching = new Set<string>();
+  /** Calls of `look` waiting for the next query of a key and version, and whether one runs. */
+  private readonly lines = new Map<string, Line>();
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly target: PostgresTarget,
+    private readonly maxWorlds: number,
+    private readonly document: string,
+  ) {
+    this.path = target.shown;
+  }
+
+  readonly shared: NonNullable<Backing['shared']> = {
+    look: (key, version, held) => {
+      // A query under way may have started before a write that was answered before this call: a
+      // call joins the next query of its key and version, never one under way. Reads of one world
+      // at once then share a query, and each still sees every write answered before it.
+      const id = `${key}:${version ?? ''}`;
+      let line = this.lines.get(id);
+      if (!line) this.lines.set(id, (line = { running: false, next: [] }));
+      const found = new Promise<Look>((resolve, reject) => line.next.push({ resolve, reject }));
+      if (!line.running) void this.runLine(id, line, key, version, held);
+      return found;
+    },
+    hold: (key, version, held, task) => this.hold(key, version, held, task),
+    clear: async () => {
+      await this.query(this.pool, `DELETE FROM ${WORLDS}`);
+    },
+  };
+
+  async save(key: string, pieces: readonly string[]): Promise<number> {
+    const held = this.holds.get(key);
+    if (!held) throw new Error('a world is saved in PostgreSQL only while it is held');
+    const { rows } = await this.query<{ version: string }>(
+      held.client,
+      `UPDATE ${WORLDS} SET body = $2, version = nextval('${VERSIONS}'), used_at = clock_timestamp()
+         WHERE key = $1 RETURNING version`,
+      [key, pieces.join('')],
+    );
+    held.saved = true;
+    return Number(rows[0]!.version);
+  }
+
+  async drop(key: string): Promise<void> {
+    // A reset waits for a write of another process in progress on the row; the next write finds no row.
+    await this.query(this.pool, `DELETE FROM ${WORLDS} WHERE key = $1`, [key]);
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+
+  /** The database's failure as the sandbox reports it: StateUnavailable for one away or busy for now. */
+  private failed(error: unknown): Error {
+    const { where } = this.target;
+    const reason = this.target.redact(described(error));
+    // A SQLSTATE says the server answered; anything else (ECONNREFUSED, a time-out, a closed connection) is the way to it.
     const { code } = error as { code?: unknown };
     const sqlState = typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
     if (sqlState === undefined || TRANSIENT.test(sqlState))
-      return new StateUnavailable(`the sandbox's database at ${target.where} is unavailable: ${reason}; try again`);
-    return new Error(`the sandbox's database at ${target.where} refused a statement: ${reason}`);
-  };
+      return new StateUnavailable(`the sandbox's database at ${where} is unavailable: ${reason}; try again`);
+    return new Error(`the sandbox's database at ${where} refused a statement: ${reason}`);
+  }
 
-  await createSchema(pool, target, maxWorlds).catch((error: unknown) => {
-    void pool.end().catch(ignore);
-    return refuse(
-      error instanceof Refusal ? error.message : `cannot use PostgreSQL at ${target.where}: ${described(error)}`,
-    );
-  });
+  private async query<Row extends QueryResultRow>(on: Pool | PoolClient, text: string, values: unknown[] = []) {
+    try {
+      return await on.query<Row>(text, values);
+    } catch (error) {
+      throw this.failed(error);
+    }
+  }
 
-  let check: WorldCheck | undefined;
-  /**
-   * A row's body as a stored world, checked as a world read from a state folder is; its records
-   * equal to those of `held`, the world this process holds, pass unchecked (WorldCheck says why).
-   */
-  const stored = async (body: string, version: string, held: World | undefined): Promise<Stored> => {
+  /** A row's body as a stored world, checked as a folder's is; its records equal to those of `held` pass unchecked (WorldCheck). */
+  private async stored(body: string, version: string, held: World): Promise<Look> {
     let world: unknown;
     try {
       world = JSON.parse(body);
@@ -141,65 +182,41 @@ export async function openPostgresState(
       throw new Error('the world of this credential in the database is not JSON');
     }
     // Ajv and the document are loaded only when there is a world to check.
-    check ??= (await import('./world-check.js')).createWorldCheck(document);
-    const problem = check(world, held);
+    this.check ??= (await import('./world-check.js')).createWorldCheck(this.document);
+    const problem = this.check(world, held);
     if (problem !== undefined)
       throw new Error(`the world of this credential in the database is not one the sandbox wrote: ${problem}`);
     return { world: world as World, bytes: Buffer.byteLength(body), version: Number(version) };
-  };
-
-  const query = async <Row extends QueryResultRow>(
-    on: Pool | PoolClient,
-    text: string,
-    values: unknown[] = [],
-  ): Promise<{ rows: Row[]; rowCount: number | null }> => {
-    try {
-      return await on.query<Row>(text, values);
-    } catch (error) {
-      throw failed(error);
-    }
-  };
-
-  const holds = new Map<string, Held>();
-  const touching = new Set<string>();
+  }
 
   /** Writes when a world was last read, for --max-worlds; at most every TOUCH_SECONDS, never holding up the read. */
-  function touch(key: string): void {
-    if (touching.has(key)) return;
-    touching.add(key);
-    void query(
-      pool,
+  private touch(key: string): void {
+    if (this.touching.has(key)) return;
+    this.touching.add(key);
+    void this.query(
+      this.pool,
       `UPDATE ${WORLDS} SET used_at = clock_timestamp() WHERE key = $1 AND used_at < clock_timestamp() - make_interval(secs => $2)`,
       [key, TOUCH_SECONDS],
     )
       .catch(ignore)
-      .finally(() => touching.delete(key));
+      .finally(() => this.touching.delete(key));
   }
 
-  /** Calls of `look` waiting for the next query of a key and version, and whether one runs. */
-  const lines = new Map<string, Line>();
-
-  async function runLine(
-    id: string,
-    line: Line,
-    key: string,
-    version: number | undefined,
-    held: World | undefined,
-  ): Promise<void> {
+  private async runLine(id: string, line: Line, key: string, version: number | undefined, held: World) {
     line.running = true;
     while (line.next.length > 0) {
       const callers = line.next;
       line.next = [];
-      const found = lookNow(key, version, held);
+      const found = this.lookNow(key, version, held);
       for (const caller of callers) found.then(caller.resolve, caller.reject);
       await found.catch(ignore);
     }
-    lines.delete(id);
+    this.lines.delete(id);
   }
 
-  async function lookNow(key: string, version: number | undefined, held: World | undefined): Promise<Look> {
-    const { rows } = await query<{ version: string; body: string | null; idle: boolean }>(
-      pool,
+  private async lookNow(key: string, version: number | undefined, held: World): Promise<Look> {
+    const { rows } = await this.query<{ version: string; body: string | null; idle: boolean }>(
+      this.pool,
       `SELECT version, CASE WHEN version = $2 THEN NULL ELSE body END AS body,
               used_at < clock_timestamp() - make_interval(secs => $3) AS idle
          FROM ${WORLDS} WHERE key = $1 AND body IS NOT NULL`,
@@ -207,19 +224,14 @@ export async function openPostgresState(
     );
     const row = rows[0];
     if (!row) return 'none';
-    if (row.idle) touch(key);
-    return row.body === null ? 'same' : stored(row.body, row.version, held);
+    if (row.idle) this.touch(key);
+    return row.body === null ? 'same' : this.stored(row.body, row.version, held);
   }
 
   /** Locks `key`'s row, making an empty one when it has none, and says what it holds. */
-  async function lock(
-    client: PoolClient,
-    key: string,
-    version: number | undefined,
-    held: World | undefined,
-  ): Promise<{ now: Look; empty: boolean }> {
+  private async lock(client: PoolClient, key: string, version: number | undefined, held: World) {
     for (let attempt = 0; attempt < 3; attempt++) {
-      const { rows } = await query<{ version: string; body: string | null; empty: boolean }>(
+      const { rows } = await this.query<{ version: string; body: string | null; empty: boolean }>(
         client,
         `SELECT version, CASE WHEN version = $2 THEN NULL ELSE body END AS body, body IS NULL AS empty
            FROM ${WORLDS} WHERE key = $1 FOR UPDATE`,
@@ -227,96 +239,52 @@ export async function openPostgresState(
       );
       const row = rows[0];
       if (row) {
-        const now: Look = row.empty ? 'none' : row.body === null ? 'same' : await stored(row.body, row.version, held);
+        const now: Look = row.empty
+          ? 'none'
+          : row.body === null
+            ? 'same'
+            : await this.stored(row.body, row.version, held);
         return { now, empty: false };
       }
       // The row of a world written for the first time by another process commits first: then it is locked above.
-      const made = await query(
+      const made = await this.query(
         client,
         `INSERT INTO ${WORLDS} (key, version, used_at, body) VALUES ($1, 0, clock_timestamp(), NULL) ON CONFLICT (key) DO NOTHING`,
         [key],
       );
-      if (made.rowCount === 1) return { now: 'none', empty: true };
+      if (made.rowCount === 1) return { now: 'none' as const, empty: true };
     }
     throw new StateUnavailable(
-      `the sandbox's database at ${target.where} kept making and removing this world's row; try again`,
+      `the sandbox's database at ${this.target.where} kept making and removing this world's row; try again`,
     );
   }
 
-  const shared: SharedWorlds = {
-    look(key, version, held) {
-      // A query under way may have started before a write that was answered before this call: a
-      // call joins the next query of its key and version, never one under way. Reads of one world
-      // at once then share a query, and each still sees every write answered before it.
-      const id = `${key}:${version ?? ''}`;
-      let line = lines.get(id);
-      if (!line) lines.set(id, (line = { running: false, next: [] }));
-      const found = new Promise<Look>((resolve, reject) => line.next.push({ resolve, reject }));
-      if (!line.running) void runLine(id, line, key, version, held);
-      return found;
-    },
-
-    async hold(key, version, task, world) {
-      let client: PoolClient;
+  private async hold<T>(key: string, version: number | undefined, world: World, task: (now: Look) => Promise<T>) {
+    let client: PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw this.failed(error);
+    }
+    return transaction(client, async () => {
       try {
-        client = await pool.connect();
-      } catch (error) {
-        throw failed(error);
+        await this.query(client, 'BEGIN');
+        const { now, empty } = await this.lock(client, key, version, world);
+        const held: Held = { client, empty, saved: false };
+        this.holds.set(key, held);
+        const result = await task(now);
+        if (held.empty && !held.saved) await this.query(client, `DELETE FROM ${WORLDS} WHERE key = $1`, [key]);
+        await this.query(client, 'COMMIT');
+        // A new world: beyond --max-worlds across the database, the least recently used go. On this
+        // connection: one of the pool could be waited for by every hold at once. The world is kept
+        // whatever the trim does.
+        if (held.empty && held.saved) await this.query(client, TRIM, [this.maxWorlds]).catch(ignore);
+        return result;
+      } finally {
+        this.holds.delete(key);
       }
-      return transaction(client, async () => {
-        try {
-          await query(client, 'BEGIN');
-          const { now, empty } = await lock(client, key, version, world);
-          const held: Held = { client, empty, saved: false };
-          holds.set(key, held);
-          const result = await task(now);
-          if (held.empty && !held.saved) await query(client, `DELETE FROM ${WORLDS} WHERE key = $1`, [key]);
-          await query(client, 'COMMIT');
-          // A new world: beyond --max-worlds across the database, the least recently used go. On
-          // this connection: one of the pool could be waited for by every hold at once. The world is
-          // kept whatever the trim does.
-          if (held.empty && held.saved) await query(client, TRIM, [maxWorlds]).catch(ignore);
-          return result;
-        } finally {
-          holds.delete(key);
-        }
-      });
-    },
-
-    async save(key, pieces) {
-      const held = holds.get(key);
-      if (!held) throw new Error('a world is saved in PostgreSQL only while it is held');
-      const { rows } = await query<{ version: string }>(
-        held.client,
-        `UPDATE ${WORLDS} SET body = $2, version = nextval('${VERSIONS}'), used_at = clock_timestamp()
-           WHERE key = $1 RETURNING version`,
-        [key, pieces.join('')],
-      );
-      held.saved = true;
-      return Number(rows[0]!.version);
-    },
-
-    async clear() {
-      await query(pool, `DELETE FROM ${WORLDS}`);
-    },
-  };
-
-  return {
-    path: target.shown,
-    // None loaded at start: a world is read when a request names it.
-    worlds: new Map(),
-    shared,
-    save: async (key, pieces) => {
-      await shared.save(key, pieces);
-    },
-    async drop(key) {
-      // A reset waits for a write in progress on the row, and the next write finds no row.
-      await query(holds.get(key)?.client ?? pool, `DELETE FROM ${WORLDS} WHERE key = $1`, [key]);
-    },
-    async close() {
-      await pool.end();
-    },
-  };
+    });
+  }
 }
 
 /**

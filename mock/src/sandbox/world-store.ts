@@ -1,16 +1,10 @@
-// `--state DIR`: the sandbox's worlds on disk, a folder with one file per world, so a save writes
-// the one world that changed. The folder holds:
-//
-//   gitea-mock-sandbox.json   {"gitea-mock-sandbox": 2}: says what the folder is, and its format
-//   lock                      locked by the process that uses the folder (one at a time)
-//   <sha256>.json             a world, named by the SHA-256 of its credential
-//
-// A world is saved atomically: written to a temporary file of a random name, created exclusively
-// (never an existing file, never through a link), flushed to disk, renamed over the world's file,
-// and the folder flushed, so a crash or a kill -9 leaves the previous or the new world, never a
-// broken one. Files are readable by their owner only. At start the folder is locked, temporaries
-// a killed process left are removed, and every world is checked deeply (world-check.ts); anything
-// that is not what the sandbox writes is refused with a message and left as it is.
+// `--state DIR`: the worlds in a folder, one file per world: `gitea-mock-sandbox.json` (the
+// folder's format), `lock` (held by the one process that uses it) and `<sha256>.json` (a world,
+// named by its credential's hash). A save writes a temporary file of a random name (created
+// exclusively, never through a link), flushes it, renames it over the world's and flushes the
+// folder: a crash leaves the old or the new world, never a broken one. Files are their owner's
+// only. At start the folder is locked, dead temporaries removed and every world checked deeply
+// (world-check.ts); anything that is not the sandbox's is refused and left as it is.
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
@@ -26,9 +20,9 @@ import {
 import { lstat, mkdir, open, readdir, readFile, readlink, realpath, rename, rm, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import type { Backing, Stored } from './store.js';
 import type { World } from './world.js';
 import type { WorldCheck } from './world-check.js';
-import type { SharedWorlds } from './world-shared.js';
 
 const MARKER = 'gitea-mock-sandbox';
 const MARKER_FILE = `${MARKER}.json`;
@@ -38,26 +32,6 @@ const LOCK = 'lock';
 const WORLD_FILE = /^([0-9a-f]{64})\.json$/;
 /** A temporary (`.` and 32 random hex digits): a save in progress, or one a killed process left. */
 const TEMPORARY = /^\.[0-9a-f]{32}\.(tmp|stale)$/;
-
-interface StoredWorld {
-  world: World;
-  /** The size of its file, in bytes. */
-  bytes: number;
-}
-
-export interface StateStore {
-  readonly path: string;
-  /** The worlds found at start by key, least recently written first. */
-  readonly worlds: Map<string, StoredWorld>;
-  /** Writes a world's JSON, given in pieces, as its file; resolves once it is on disk. */
-  save(key: string, pieces: readonly string[]): Promise<void>;
-  /** Removes a world's file; resolves once that is on disk. */
-  drop(key: string): Promise<void>;
-  /** Releases the folder's lock. */
-  close(): Promise<void>;
-  /** Set when other processes share the worlds (PostgreSQL: world-postgres.ts); a folder is this process's alone. */
-  readonly shared?: SharedWorlds;
-}
 
 export interface OpenOptions {
   /** Worlds kept: beyond it, the least recently written are removed at start. */
@@ -181,10 +155,7 @@ async function takeLock(dir: string, refuse: (why: string) => never): Promise<()
 }
 
 /** Opens (creating it if needed), locks and loads the state folder `path`; throws a clear error for anything else. */
-export async function openState(
-  path: string,
-  { maxWorlds, maxWorldBytes, document }: OpenOptions,
-): Promise<StateStore> {
+export async function openState(path: string, { maxWorlds, maxWorldBytes, document }: OpenOptions): Promise<Backing> {
   const refuse = (why: string): never => {
     throw new Error(`--state ${path} ${why}`);
   };
@@ -258,7 +229,7 @@ export async function openState(
       );
     }
 
-    const entries: { key: string; stored: StoredWorld; time: number }[] = [];
+    const entries: { key: string; stored: Stored; time: number }[] = [];
     let check: WorldCheck | undefined;
     for (const name of names) {
       const key = WORLD_FILE.exec(name)?.[1];

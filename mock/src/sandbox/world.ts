@@ -4,9 +4,30 @@
 // shape the API answers with, so reading one is returning it; the answer is then validated
 // against the document by the front.
 import type { IHttpOperation } from '@stoplight/types';
+import type { components } from 'gitea-contract';
 
-/** A record as the API sends it. Loosely typed on purpose: every answer built from one is validated against the document. */
+/** A JSON record the webhook payload builders still take loosely (events.ts, payloads.ts, trigger.ts). */
 export type Rec = Record<string, any>;
+
+type Schemas = components['schemas'];
+/** A record of a schema with the fields the sandbox finds it by (world-check.ts requires them). */
+type With<T, K extends keyof T> = T & Required<Pick<T, K>>;
+export type User = With<Schemas['User'], 'id' | 'login'>;
+export type Organization = With<Schemas['Organization'], 'id' | 'name'>;
+export type Repository = With<Schemas['Repository'], 'id' | 'name' | 'full_name'> & { owner: User };
+export type Hook = With<Schemas['Hook'], 'id'>;
+export type Issue = With<Schemas['Issue'], 'id' | 'number'>;
+export type PullRequest = With<Schemas['PullRequest'], 'id' | 'number' | 'url' | 'html_url'>;
+type Label = With<Schemas['Label'], 'id' | 'color' | 'exclusive'>;
+type Milestone = With<Schemas['Milestone'], 'id' | 'title' | 'open_issues' | 'closed_issues'>;
+export type GPGKey = With<Schemas['GPGKey'], 'id'>;
+type Package = With<Schemas['Package'], 'id' | 'name' | 'type'> & { owner: User };
+type Thread = With<Schemas['NotificationThread'], 'id'>;
+type DeployKey = With<Schemas['DeployKey'], 'id'>;
+type Team = With<Schemas['Team'], 'id'>;
+type Workflow = With<Schemas['ActionWorkflow'], 'id'>;
+export type Attachment = With<Schemas['Attachment'], 'id'>;
+export type Application = With<Schemas['OAuth2Application'], 'id'>;
 
 /** 2: worlds remember renamed users (`redirects`) and hooks keep their authorization header in the record. */
 export const WORLD_FORMAT = 2;
@@ -17,38 +38,38 @@ export interface World {
   nextId: number;
   /** Records created since the seed, for the size cap. */
   created: number;
-  users: Rec[];
+  users: User[];
   /** Organizations as repository owners see them (User-shaped), by organization id. */
-  owners: Rec[];
-  orgs: Rec[];
-  repos: Rec[];
-  hooks: { repo: number; hook: Rec }[];
-  issues: { repo: number; issue: Rec }[];
-  pulls: { repo: number; pull: Rec }[];
-  orgLabels: { org: number; label: Rec }[];
-  repoLabels: { repo: number; label: Rec }[];
-  milestones: { repo: number; milestone: Rec }[];
-  gpgKeys: { user: number; armored: string; key: Rec }[];
-  packages: Rec[];
-  threads: Rec[];
-  deployKeys: { repo: number; key: Rec }[];
-  teams: { team: Rec; members: number[] }[];
-  workflows: { repo: number; workflow: Rec }[];
+  owners: User[];
+  orgs: Organization[];
+  repos: Repository[];
+  hooks: { repo: number; hook: Hook }[];
+  issues: { repo: number; issue: Issue }[];
+  pulls: { repo: number; pull: PullRequest }[];
+  orgLabels: { org: number; label: Label }[];
+  repoLabels: { repo: number; label: Label }[];
+  milestones: { repo: number; milestone: Milestone }[];
+  gpgKeys: { user: number; armored: string; key: GPGKey }[];
+  packages: Package[];
+  threads: Thread[];
+  deployKeys: { repo: number; key: DeployKey }[];
+  teams: { team: Team; members: number[] }[];
+  workflows: { repo: number; workflow: Workflow }[];
   /** Secret names per user; the values are never kept. */
   secrets: { user: number; name: string }[];
-  releases: { repo: number; id: number; attachments: Rec[] }[];
-  comments: { repo: number; id: number; attachments: Rec[] }[];
+  releases: { repo: number; id: number; attachments: Attachment[] }[];
+  comments: { repo: number; id: number; attachments: Attachment[] }[];
   collaborators: { repo: number; user: number; permission: string }[];
-  apps: { user: number; app: Rec }[];
+  apps: { user: number; app: Application }[];
   /** Old names of renamed users, lower-cased, and whom they now lead to (Gitea's user redirects). */
   redirects: { name: string; user: number }[];
 }
 
 /** Templates for records the sandbox creates, taken from the document's examples too. */
 export interface Templates {
-  repository: Rec;
-  application: Rec;
-  gpgKey: Rec;
+  repository: Repository;
+  application: Application;
+  gpgKey: GPGKey;
   /** The armored key of userCurrentPostGPGKey's request example, answered with its documented key. */
   sampleArmoredKey: string;
 }
@@ -63,7 +84,7 @@ function findOperation(operations: readonly IHttpOperation[], operationId: strin
 }
 
 /** The first example of an operation's response (or request body), as the document gives it. */
-function example(operations: readonly IHttpOperation[], operationId: string, status: string | 'request'): Rec {
+function example<T>(operations: readonly IHttpOperation[], operationId: string, status: string | 'request'): T {
   const op = findOperation(operations, operationId);
   const contents =
     status === 'request'
@@ -72,7 +93,7 @@ function example(operations: readonly IHttpOperation[], operationId: string, sta
   const value = (contents?.[0]?.examples?.[0] as { value?: unknown } | undefined)?.value;
   if (value === undefined)
     throw new Error(`the sandbox seeds its world from ${operationId} ${status}'s example, which this document lacks`);
-  return structuredClone(value) as Rec;
+  return structuredClone(value) as T;
 }
 
 function pathExample(operations: readonly IHttpOperation[], operationId: string, name: string): unknown {
@@ -80,7 +101,7 @@ function pathExample(operations: readonly IHttpOperation[], operationId: string,
   return (param?.examples?.[0] as { value?: unknown } | undefined)?.value;
 }
 
-function byId<T extends Rec>(records: T[]): T[] {
+function byId<T extends { id: number }>(records: T[]): T[] {
   const seen = new Map<number, T>();
   for (const record of records) if (!seen.has(record.id)) seen.set(record.id, record);
   return [...seen.values()];
@@ -88,29 +109,40 @@ function byId<T extends Rec>(records: T[]): T[] {
 
 /** The seed world and the creation templates, from the examples of `operations`. */
 export function seedWorld(operations: readonly IHttpOperation[]): { seed: World; templates: Templates } {
-  const get = (operationId: string, status: string | 'request'): Rec => example(operations, operationId, status);
-  const key = get('repoGetKey', '200');
-  const issue = get('issueRemoveAssignees', '200');
-  const pull = get('repoEditPullRequest', '201');
+  // The document's examples, which the front checks every answer against: the records' types.
+  const get = <T>(operationId: string, status: string | 'request'): T => example<T>(operations, operationId, status);
+  const key = get<DeployKey>('repoGetKey', '200');
+  const issue = get<Issue>('issueRemoveAssignees', '200');
+  const pull = get<PullRequest & { base: { repo: Repository }; requested_reviewers: User[] }>(
+    'repoEditPullRequest',
+    '201',
+  );
   // The repository as its owner's members see it, with the caller's permissions.
-  const rocket = structuredClone(pull.base.repo) as Rec;
-  const team = structuredClone(pull.requested_reviewers_teams[0]) as Rec;
-  const members = get('orgListTeamMembers', '200') as unknown as Rec[];
-  const thread = get('notifyReadThread', '205');
-  const closed = get('issueEditMilestone', '200');
-  const users = byId([...members, issue.user, issue.assignee, pull.user, pull.assignee, ...pull.requested_reviewers]);
+  const rocket = structuredClone(pull.base.repo);
+  const team = structuredClone(pull.requested_reviewers_teams![0]!) as Team & { organization: Organization };
+  const members = get<User[]>('orgListTeamMembers', '200');
+  const thread = get<Thread>('notifyReadThread', '205');
+  const closed = get<Milestone>('issueEditMilestone', '200');
+  const users = byId([
+    ...members,
+    issue.user,
+    issue.assignee,
+    pull.user,
+    pull.assignee,
+    ...pull.requested_reviewers,
+  ] as User[]);
   const bob = users.find((user) => user.login === 'bob');
 
   // Before the documented requests: bob is still assigned to issue 42, milestone v1.1.0 still open,
   // the thread still unread and the pull request at the version repoEditPullRequest's example sends, so each
   // operation's request example, sent to a fresh world, answers its documented example.
   if (bob) {
-    issue.assignees = [bob, ...issue.assignees];
+    issue.assignees = [bob, ...(issue.assignees ?? [])];
     issue.assignee = bob;
   }
   Object.assign(closed, { state: 'open', closed_at: null });
   thread.unread = true;
-  const request = get('repoEditPullRequest', 'request');
+  const request = get<{ content_version?: number }>('repoEditPullRequest', 'request');
   if (typeof request.content_version === 'number') pull.content_version = request.content_version;
 
   const seed: World = {
@@ -119,19 +151,22 @@ export function seedWorld(operations: readonly IHttpOperation[]): { seed: World;
     created: 0,
     users,
     owners: [rocket.owner],
-    orgs: get('adminGetAllOrgs', '200') as unknown as Rec[],
+    orgs: get('adminGetAllOrgs', '200'),
     repos: [rocket],
     hooks: [{ repo: rocket.id, hook: get('repoEditHook', '200') }],
     issues: [{ repo: rocket.id, issue }],
     pulls: [{ repo: rocket.id, pull }],
     orgLabels: [{ org: team.organization.id, label: get('orgEditLabel', '200') }],
-    repoLabels: byId([...issue.labels, ...pull.labels]).map((label) => ({ repo: rocket.id, label })),
-    milestones: byId([closed, issue.milestone, pull.milestone].filter(Boolean)).map((milestone) => ({
+    repoLabels: byId([...(issue.labels ?? []), ...(pull.labels ?? [])] as Label[]).map((label) => ({
+      repo: rocket.id,
+      label,
+    })),
+    milestones: byId([closed, issue.milestone, pull.milestone].filter(Boolean) as Milestone[]).map((milestone) => ({
       repo: rocket.id,
       milestone,
     })),
     gpgKeys: [],
-    packages: get('listPackageVersions', '200') as unknown as Rec[],
+    packages: get('listPackageVersions', '200'),
     threads: [thread],
     deployKeys: [{ repo: rocket.id, key }],
     teams: [{ team, members: members.map((member) => member.id) }],
@@ -148,7 +183,7 @@ export function seedWorld(operations: readonly IHttpOperation[]): { seed: World;
       {
         repo: rocket.id,
         id: Number(pathExample(operations, 'issueListIssueCommentAttachments', 'id') ?? 15001),
-        attachments: get('issueListIssueCommentAttachments', '200') as unknown as Rec[],
+        attachments: get('issueListIssueCommentAttachments', '200'),
       },
     ],
     collaborators: [],
@@ -159,33 +194,32 @@ export function seedWorld(operations: readonly IHttpOperation[]): { seed: World;
     repository: get('repoMigrate', '201'),
     application: get('userCreateOAuth2Application', '201'),
     gpgKey: get('userCurrentPostGPGKey', '201'),
-    sampleArmoredKey: String(get('userCurrentPostGPGKey', 'request').armored_public_key ?? ''),
+    sampleArmoredKey: String(
+      get<{ armored_public_key?: string }>('userCurrentPostGPGKey', 'request').armored_public_key ?? '',
+    ),
   };
   return { seed, templates };
 }
 
 /**
- * Replaces, everywhere in the world, the copies of the record `updated` (same id, same kind) with
- * its new fields: a renamed user shows under its new login in every issue, team and package, an
- * edited label or milestone in every issue and pull request that carries it.
+ * Replaces, everywhere in the world, the copies of the record `updated` (same id: an id names one
+ * record) with its new fields: a renamed user shows under its new login in every issue, team and
+ * package, an edited label or milestone in every issue and pull request that carries it.
  */
-export function propagate(world: World, updated: Rec, isSameKind: (candidate: Rec) => boolean): void {
+export function propagate(world: World, updated: { id: number }): void {
   const visit = (node: unknown): void => {
     if (Array.isArray(node)) {
       node.forEach(visit);
       return;
     }
     if (typeof node !== 'object' || node === null) return;
-    const record = node as Rec;
-    if (record !== updated && record.id === updated.id && isSameKind(record)) {
-      for (const name of Object.keys(record)) if (name in updated) record[name] = structuredClone(updated[name]);
+    const record = node as Record<string, unknown>;
+    if (record !== updated && record.id === updated.id) {
+      for (const name of Object.keys(record))
+        if (name in updated) record[name] = structuredClone((updated as Record<string, unknown>)[name]);
       return;
     }
     for (const value of Object.values(record)) visit(value);
   };
   visit(world);
 }
-
-export const isUser = (record: Rec): boolean => typeof record.login === 'string';
-export const isLabel = (record: Rec): boolean => 'color' in record && 'exclusive' in record;
-export const isMilestone = (record: Rec): boolean => 'open_issues' in record && 'closed_issues' in record;

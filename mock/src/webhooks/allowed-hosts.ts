@@ -1,13 +1,8 @@
-// Which hosts webhook deliveries may reach, in the syntax of Gitea's `[webhook] ALLOWED_HOST_LIST`
-// (modules/hostmatcher): a comma-separated list of `loopback`, `private` (RFC 1918 and unique
-// local IPv6), `external` (any other global unicast address), `*` (anything), CIDR ranges, and
-// host name patterns with `*` and `?`. A name is allowed when it matches a pattern, or when each
-// address it resolves to is allowed; an address when it is in an allowed class or range.
-//
-// Gitea's own default is `external`, which keeps deliveries away from the machine it runs on and
-// its network. The sandbox's default is `loopback`: it runs on a developer's machine or a CI
-// runner, where the receivers under test listen on 127.0.0.1, and it must not become a way to make
-// requests to other machines from there unless told to.
+// The hosts deliveries may reach, in Gitea's `[webhook] ALLOWED_HOST_LIST` syntax (modules/hostmatcher):
+// `loopback`, `private` (RFC 1918, unique local IPv6), `external` (other global unicast), `*`, CIDR
+// ranges, and name patterns with `*` and `?`. A name is allowed when it matches a pattern or each
+// address it resolves to is allowed. Gitea's default is `external`; the sandbox's is `loopback`: its
+// receivers under test listen on 127.0.0.1, and it must not reach other machines unless told to.
 import { BlockList, isIP } from 'node:net';
 
 export interface HostMatcher {

@@ -1,11 +1,9 @@
-// Checks one webhook delivery against the document's `webhooks:` section, as the proxy checks an
-// exchange against its paths: the webhook is the one named by `X-Gitea-Event-Type` (with an action
-// it declares, else the delivery is outside the contract), each declared header is there and
-// valid, the body is of a declared media type and its JSON payload valid against the webhook's
-// schema, and, with the hook's secret, each signature is the payload's. A payload past the bounds
-// of every JSON body the mock reads is refused unchecked.
+// Checks one delivery against the document's `webhooks:`, as the proxy checks an exchange: the webhook
+// of `X-Gitea-Event-Type` with an action it declares (else outside the contract), its headers, media
+// type and payload valid, each signature the payload's with the secret. A payload past the bounds of
+// every JSON body the mock reads is refused unchecked.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { redact } from 'gitea-contract/internal';
+import { redact } from '../common/redaction.js';
 import { GO_MAX_DEPTH, pastJsonBounds } from '../front/body.js';
 import { MAX_CHECKED_VALUES } from '../contract/json-shape.js';
 import { bodyViolations, headerViolations, type Violation } from '../contract/conformance.js';

@@ -1,15 +1,37 @@
-// The HTTP request Gitea sends for one event to one hook (services/webhook/deliver.go,
-// `newDefaultRequest` and `addDefaultHeaders`): a POST of the JSON payload, or of a form whose
-// field `payload` holds it; the payload signed with the hook's secret (HMAC-SHA256, and HMAC-SHA1
-// for `X-Hub-Signature`), both signatures empty without a secret; the event, type, delivery id and
-// target type under Gitea's, Gogs' and GitHub's names; the hook's authorization header. Free of
-// Node built-ins (@noble/hashes signs where the runtime offers no native HMAC), so the MSW
-// handlers' browser build makes it too.
+// The request Gitea sends for one event to one hook (services/webhook/deliver.go `newDefaultRequest`,
+// `addDefaultHeaders`): a POST of the JSON payload or of a form field `payload`, signed with the
+// secret (HMAC-SHA256; HMAC-SHA1 for `X-Hub-Signature`; empty without one), the event, type,
+// delivery id and target type under Gitea's, Gogs' and GitHub's names, the hook's authorization.
+// Free of Node built-ins (@noble/hashes signs elsewhere), so the MSW browser build makes it too.
 import { hmac } from '@noble/hashes/hmac';
 import { sha1 } from '@noble/hashes/legacy';
 import { sha256 } from '@noble/hashes/sha2';
 import { hex, latin1Text, utf8Bytes } from '../common/bytes.js';
-import { eventOf, type HookEvent } from '../sandbox/payloads.js';
+
+/** One event's payload as Gitea writes it: its type (`X-Gitea-Event-Type`), action and JSON. */
+export interface Payload {
+  type: string;
+  action: string;
+  json: string;
+}
+
+const GROUPS: Record<string, string> = {
+  issue_assign: 'issues',
+  issue_label: 'issues',
+  issue_milestone: 'issues',
+  pull_request_assign: 'pull_request',
+  pull_request_label: 'pull_request',
+  pull_request_milestone: 'pull_request',
+  pull_request_sync: 'pull_request',
+  pull_request_review_request: 'pull_request',
+  pull_request_comment: 'issue_comment',
+  pull_request_review_approved: 'pull_request_approved',
+  pull_request_review_rejected: 'pull_request_rejected',
+  pull_request_review_comment: 'pull_request_comment',
+};
+
+/** `X-Gitea-Event`: the event as Gitea groups the types (modules/webhook/type.go, `Event`). */
+export const eventOf = (type: string): string => GROUPS[type] ?? type;
 
 /** Where a hook is set, as `X-Gitea-Hook-Installation-Target-Type` says it. */
 type TargetType = 'repository' | 'system';
@@ -59,11 +81,7 @@ const KEPT = new Uint8Array(128);
 for (const char of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~') KEPT[char.charCodeAt(0)] = 1;
 const HEX_DIGITS = utf8Bytes('0123456789ABCDEF');
 
-/**
- * `text` as Go's url.Values.Encode writes a value (Gitea's form payload, `forms.Encode()`): one
- * pass over its UTF-8 bytes into a buffer of at most three bytes each, so a text of megabytes of
- * `!` costs what any other text of its size does.
- */
+/** `text` as Go's url.Values.Encode writes a value (Gitea's form payload): one pass over its UTF-8 bytes. */
 function formEscape(text: string): string {
   const bytes = utf8Bytes(text);
   const out = new Uint8Array(bytes.length * 3);
@@ -84,12 +102,7 @@ function formEscape(text: string): string {
 }
 
 /** The request of `event` to `hook` with delivery id `id`, with the payload's signatures. */
-export function deliveryRequest(
-  id: string,
-  event: HookEvent,
-  hook: HookTarget,
-  signatures: Signatures,
-): OutgoingRequest {
+export function deliveryRequest(id: string, event: Payload, hook: HookTarget, signatures: Signatures): OutgoingRequest {
   const { sha256: signature256, sha1: signature1 } = signatures;
   const group = eventOf(event.type);
   const form = hook.contentType === 'form';

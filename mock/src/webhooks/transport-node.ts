@@ -1,9 +1,8 @@
-// Sends the sandbox's webhook deliveries from Node, as Gitea's webhook client does
-// (services/webhook/deliver.go): only to allowed hosts (each address a name resolves to is checked
-// as the connection is made, so a name cannot point elsewhere between the check and the
-// connection), within the delivery timeout for the whole exchange, reading at most 1 MiB of the
-// answer, each header as the bytes Go writes (and refused where Go's transport refuses it). Unlike
-// Gitea's client it follows no redirect: a 3xx is the answer, and a failed delivery.
+// Sends deliveries from Node as Gitea's webhook client does (services/webhook/deliver.go): only to
+// allowed hosts (each address checked as the connection is made, so a name cannot point elsewhere
+// after the check), within the delivery timeout for the whole exchange, reading at most 1 MiB of the
+// answer, each header as the bytes Go writes (refused where Go refuses it). It follows no redirect:
+// a 3xx is the answer, and a failed delivery.
 import { createHmac } from 'node:crypto';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
@@ -89,7 +88,13 @@ export function createNodeTransport(options: NodeTransportOptions = {}): Deliver
         return Promise.resolve({
           error: `the request failed: invalid header field value for "${headers}" (a line break or control character, which Go's client refuses to send)`,
         });
-      const signal = AbortSignal.any([stopped, AbortSignal.timeout(timeoutMs)]);
+      // A timer of its own, not AbortSignal.timeout in AbortSignal.any: the GC may take that before it fires (nodejs/node#57736).
+      const control = new AbortController();
+      const { signal } = control;
+      const timer = setTimeout(() => control.abort(), timeoutMs);
+      const stop = (): void => control.abort();
+      if (stopped.aborted) stop();
+      else stopped.addEventListener('abort', stop, { once: true });
       // Bytes, not a string: Node writes the headers with a string body in the body's encoding, not as Latin-1.
       const body = Buffer.from(outgoing.body, 'utf8');
       return new Promise<Sent>((resolve) => {
@@ -127,11 +132,16 @@ export function createNodeTransport(options: NodeTransportOptions = {}): Deliver
           answer.on('close', () => resolve({ status: answer.statusCode ?? 0 }));
         });
         request.end(body);
-      }).catch((failure: unknown) => {
-        // What Node refuses before any exchange (a header, an option) is a failed delivery too.
-        const { code } = networkFailure(failure as NodeJS.ErrnoException);
-        return { error: `the request failed: ${code ?? (failure as Error).message}` };
-      });
+      })
+        .catch((failure: unknown) => {
+          // What Node refuses before any exchange (a header, an option) is a failed delivery too.
+          const { code } = networkFailure(failure as NodeJS.ErrnoException);
+          return { error: `the request failed: ${code ?? (failure as Error).message}` };
+        })
+        .finally(() => {
+          clearTimeout(timer);
+          stopped.removeEventListener('abort', stop);
+        });
     },
   };
 }

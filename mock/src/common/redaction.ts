@@ -1,0 +1,15 @@
+// The mock's one redaction: the client's `redact` (its mark `[REDACTED]`) for every line, report and
+// answer the mock writes; Gitea's own mark only where the mock shows what Gitea's delivery log shows.
+export { redact } from 'gitea-contract/internal';
+
+/** Gitea's mark for a hook's `Authorization` in its delivery log (services/webhook/deliver.go `Deliver`); the log masks a hook URL's password with it too. */
+export const GITEA_MASK = '******';
+
+/** `url` with its password masked as the delivery log shows it; a text that is no URL as it is. */
+export function withoutPassword(url: string): string {
+  if (!URL.canParse(url)) return url;
+  const parsed = new URL(url);
+  if (parsed.password === '') return url;
+  parsed.password = GITEA_MASK;
+  return parsed.href;
+}

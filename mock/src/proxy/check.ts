@@ -1,0 +1,204 @@
+// The proxy's check of an exchange of the 20 operations: the request with the front's check
+// (Prism's validator, as the mock checks requests), the answer with the check live mode uses
+// (contract/conformance.ts). A check that found nothing is remembered by a SHA-256 of everything
+// it read, so that a byte-for-byte repeat (a suite polls, a client retries) is judged as the first
+// without checking it again; only digests are kept, never a credential or a body.
+import { createHash, hash } from 'node:crypto';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { redact } from '../common/redaction.js';
+import { clip } from '../contract/clip.js';
+import { describeViolation, mismatches } from '../contract/conformance.js';
+import { listOperations, type Operation } from '../contract/document.js';
+import { readDocumentFile } from '../contract/document-file.js';
+import { createExchangeReport, LINE_CHARS, total, type Found } from '../contract/exchange-report.js';
+import { createSchemaValidator } from '../contract/schema.js';
+import { BASE_PATH } from '../front/app.js';
+import { checkAuthorization } from '../front/auth.js';
+import type { MockOperation } from '../front/operations.js';
+import { LISTED_VIOLATIONS, queryOf, requestViolations, type PrismMethod } from '../front/validation.js';
+import type { Collected } from './wire.js';
+
+/** Header names whose values are credentials, as the client redacts them. */
+const CREDENTIAL_HEADER = /auth|token|secret|password|cookie|otp|key|session/i;
+/** Requests and answers whose check found nothing, remembered in each memory; the oldest goes first. */
+const PASSED_REMEMBERED = 1024;
+
+/** Every value a log line, report or header must not show: credentials, query tokens, secret fields of the body. */
+function secretsOf(headers: IncomingHttpHeaders, url: URL, body: unknown, op: MockOperation): string[] {
+  const secrets: string[] = [];
+  const { authorization } = headers;
+  if (authorization) {
+    const [, credential = ''] = authorization.split(' ');
+    const decoded = Buffer.from(credential, 'base64').toString('utf8');
+    // The token, or the Basic credential and its password (the user name is no secret).
+    secrets.push(authorization, credential, decoded, decoded.slice(decoded.indexOf(':') + 1));
+  }
+  for (const name of ['token', 'access_token']) secrets.push(...url.searchParams.getAll(name));
+  // One-time codes, cookies and other credential headers, each cookie's value on its own too.
+  for (const [name, value] of Object.entries(headers)) {
+    if (name === 'authorization' || !CREDENTIAL_HEADER.test(name)) continue;
+    for (const text of [value ?? []].flat())
+      secrets.push(
+        text,
+        ...(name === 'cookie' ? text.split(';').map((pair) => pair.slice(pair.indexOf('=') + 1).trim()) : []),
+      );
+  }
+  const schema = op.operation.request?.body?.contents?.[0]?.schema as
+    | { properties?: Record<string, { writeOnly?: boolean }> }
+    | undefined;
+  for (const [name, property] of Object.entries(schema?.properties ?? {})) {
+    const value = body && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined;
+    if (property.writeOnly && typeof value === 'string') secrets.push(value);
+  }
+  return secrets.filter((secret) => secret.length > 0);
+}
+
+/** The SHA-256 of `parts` and `bytes`, each part preceded by its length so that no two lists share one. */
+function digest(parts: readonly string[], bytes?: Buffer): string {
+  const text = parts.map((part) => `${part.length}:${part}`).join('');
+  return bytes?.length ? createHash('sha256').update(text).update(bytes).digest('hex') : hash('sha256', text);
+}
+
+/** A set of digests that forgets its oldest past PASSED_REMEMBERED. */
+class Passed extends Set<string> {
+  override add(key: string): this {
+    if (this.size >= PASSED_REMEMBERED && !this.has(key)) this.delete(this.values().next().value!);
+    return super.add(key);
+  }
+}
+
+/** One exchange's check: its violations so far, and how to redact what is said of it. */
+export interface ExchangeCheck {
+  readonly violations: Found[];
+  /** Why the proxy's own check failed, if it did: its failure, not the peer's. */
+  readonly failure: string | undefined;
+  hide(text: string): string;
+  /** Checks the upstream's answer, its body `decoded` (undefined: not read, too large or in an unknown coding). */
+  answer(answer: IncomingMessage, decoded: string | undefined): void;
+  /** Counts the exchange in the report. */
+  record(): void;
+  /** Says the exchange's violations, if any, in one line. */
+  report(): void;
+}
+
+export type Checker = ReturnType<typeof createChecker>;
+
+export function createChecker(document: string, onViolations?: (line: string) => void) {
+  const doc = readDocumentFile(document).document;
+  const schemas = createSchemaValidator(doc);
+  const operations = new Map<string, Operation>(
+    listOperations(doc).map((op) => [String(op.operation.operationId), op]),
+  );
+  const stats = createExchangeReport();
+  const passedRequests = new Passed();
+  const passedAnswers = new Passed();
+
+  /** Checks the request to `op` (read whole, or `complete: false` when too large), and gives the exchange's check. */
+  function check(
+    op: MockOperation,
+    req: IncomingMessage,
+    url: URL,
+    headers: Record<string, string>,
+    { chunks, complete }: Collected,
+  ): ExchangeCheck {
+    const raw = Buffer.concat(chunks);
+    let body: unknown;
+    if (complete && raw.length > 0) {
+      try {
+        body = /json/i.test(headers['content-type'] ?? '') ? JSON.parse(raw.toString('utf8')) : raw.toString('latin1');
+      } catch {
+        body = raw.toString('latin1');
+      }
+    }
+    let secrets: string[] | undefined;
+    const secretsNow = (): string[] => (secrets ??= secretsOf(req.headers, url, body, op));
+    const hide = (text: string): string => redact(text, secretsNow());
+    let failure: string | undefined;
+    const violations: Found[] = [];
+    /** What `check` finds, unless `key` passed before; remembered when it finds nothing (nor did `also`). */
+    const remembered = <T>(memory: Passed, key: string, what: string, check: () => T[], also: unknown[] = []): T[] => {
+      if (memory.has(key)) return [];
+      let found: T[] = [];
+      try {
+        found = check();
+      } catch (error) {
+        failure ??= `the check of the ${what} failed: ${error instanceof Error ? error.message : String(error)}`;
+      }
+      if (found.length === 0 && also.length === 0 && failure === undefined) memory.add(key);
+      return found;
+    };
+    // A body too large to read whole streams through; only the rest of the request is checked.
+    const requestKey = digest(
+      [op.operationId, req.method ?? '', req.url ?? '', req.rawHeaders.join('\n'), complete ? 'whole' : 'cut'],
+      raw,
+    );
+    // The credentials are in the key too: a request remembered had none Gitea would refuse.
+    if (!passedRequests.has(requestKey)) {
+      const auth = checkAuthorization(req.headers.authorization, req.headers['x-gitea-otp'] as string | undefined);
+      if (!auth.ok) violations.push({ line: `request headers.authorization: ${auth.message}`, count: 1 });
+    }
+    const method = op.method.toLowerCase() as PrismMethod;
+    const path = url.pathname.slice(BASE_PATH.length);
+    const element = { method, url: { path, query: queryOf(url) }, headers, body };
+    const lines = remembered(
+      passedRequests,
+      requestKey,
+      'request',
+      () => requestViolations(op, element, complete),
+      violations,
+    );
+    violations.push(...lines.slice(0, LISTED_VIOLATIONS).map((line) => ({ line: `request ${line}`, count: 1 })));
+    if (lines.length > LISTED_VIOLATIONS) {
+      const more = lines.length - LISTED_VIOLATIONS;
+      violations.push({ line: `request: ${more} more violations, not listed`, count: more });
+    }
+    return {
+      violations,
+      get failure() {
+        return failure;
+      },
+      hide,
+      answer(answer, decoded) {
+        const key = digest([
+          op.operationId,
+          String(answer.statusCode),
+          answer.rawHeaders.join('\n'),
+          decoded === undefined ? 'unread' : 'read',
+          decoded ?? '',
+        ]);
+        const found = remembered(passedAnswers, key, 'answer', () =>
+          mismatches(
+            doc,
+            schemas,
+            operations.get(op.operationId)!,
+            {
+              status: answer.statusCode ?? 0,
+              headers: new Headers(
+                Object.entries(answer.headers).flatMap(([name, value]) =>
+                  value === undefined ? [] : [[name, String(value)] as [string, string]],
+                ),
+              ),
+              body: decoded ?? '',
+            },
+            { body: decoded !== undefined, redact: hide },
+          ),
+        );
+        for (const violation of found)
+          violations.push({ line: `response ${describeViolation(violation)}`, count: violation.count ?? 1 });
+      },
+      record() {
+        stats.record(op.operationId, violations, violations.length > 0 ? secretsNow() : []);
+      },
+      report() {
+        if (violations.length === 0) return;
+        const count = total(violations);
+        // Redacted first, after every step that reshapes a value (lower-casing a content type …), and only then cut short.
+        const lines = violations.map(({ line }) => clip(hide(line), LINE_CHARS)).join('; ');
+        onViolations?.(
+          hide(`${op.operationId} ${req.method} ${url.pathname}: ${count} violation${count > 1 ? 's' : ''}: ${lines}`),
+        );
+      },
+    };
+  }
+  return { check, stats };
+}

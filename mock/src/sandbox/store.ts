@@ -1,0 +1,177 @@
+// WorldStore: where the sandbox keeps its worlds, in memory, in a state folder (world-store.ts) or
+// in PostgreSQL (world-postgres.ts). Every store holds the worlds it uses here, the least recently
+// used dropped beyond --max-worlds, runs the writes of one world one at a time in arrival order,
+// and keeps a world only once it is saved. What differs is the Backing under it: a folder saves
+// each world atomically in its file; PostgreSQL shares the worlds with other processes, each held
+// here with its stored version, compared before a read and locked across processes for a write.
+// Imports no Node built-in: the MSW handlers' browser build keeps its worlds in memory.
+import { Refusal } from '../common/refusal.js';
+import type { World } from './world.js';
+
+/** A world as stored, its size as JSON (what the budget counts) and, in a shared store, its version. */
+export interface Stored {
+  world: World;
+  bytes: number;
+  version?: number;
+}
+
+/** The world of a key as a shared store holds it now: the version the caller holds, another, or none (the seed). */
+export type Look = 'same' | 'none' | (Stored & { version: number });
+
+/** A world a write made: kept once its text is saved. */
+type Next = Stored & { text: readonly string[] };
+
+export interface WorldStore {
+  /** Where the worlds are, for messages (a folder, a URL without its password); undefined in memory. */
+  readonly path: string | undefined;
+  /** The world of `key` as stored now, which becomes the most recently used; undefined before its first write. */
+  read(key: string): Promise<Stored | undefined>;
+  /** The world of `key` held here, unasked and untouched (its size, a test's look). */
+  peek(key: string): Stored | undefined;
+  /**
+   * Runs `task` on the world of `key` as stored now, after every task of `key` queued before (and
+   * holding it across processes); the world it returns is saved, then kept, before this resolves.
+   */
+  write<T>(key: string, task: (now: Stored | undefined) => Promise<{ result: T; next?: Next }>): Promise<T>;
+  /** The world of `key` back to the seed, after the tasks queued for it. */
+  drop(key: string): Promise<void>;
+  /** Every world back to the seed, of every process. */
+  clear(): Promise<void>;
+  /** Waits for the tasks under way, then lets the folder or database go. */
+  close(): Promise<void>;
+}
+
+/** What a store keeps its worlds on: the folder's files, or the database's rows. */
+export interface Backing {
+  readonly path: string;
+  /** The worlds found at start, least recently written first. */
+  readonly worlds: Map<string, Stored>;
+  /** Writes a world's text; resolves once it is durable, with its new version (a number) where shared. */
+  save(key: string, pieces: readonly string[]): Promise<unknown>;
+  /** Removes a world; resolves once that is durable. */
+  drop(key: string): Promise<void>;
+  close(): Promise<void>;
+  /** Set where other processes share the worlds: the world is then never dropped for --max-worlds. */
+  readonly shared?: {
+    /** The world of `key` as stored now, against `version`; `held` is the world whose records a newer one is checked against. */
+    look(key: string, version: number | undefined, held: World): Promise<Look>;
+    /** Runs `task` holding `key` across processes; what `save` saves meanwhile commits when it ends. */
+    hold<T>(key: string, version: number | undefined, held: World, task: (now: Look) => Promise<T>): Promise<T>;
+    /** Removes every world. */
+    clear(): Promise<void>;
+  };
+}
+
+/** The store cannot be reached, or is too busy, for now: the sandbox answers 503 with Retry-After. */
+export class StateUnavailable extends Refusal {
+  /** Seconds a client should wait before trying again. */
+  readonly retryAfter = 1;
+
+  constructor(message: string) {
+    super(503, message);
+  }
+}
+
+interface Slot extends Stored {
+  /** Whether the backing has it (loaded from it, or saved). */
+  kept?: boolean;
+}
+
+/** A store over `backing` (none: in memory); `seed` is the world of a key with none, trusted by the checks. */
+export function worldStore(backing: Backing | undefined, maxWorlds: number, seed: World): WorldStore {
+  // Insertion order is recency: a world used is moved to the end, the first is dropped first.
+  const worlds = new Map<string, Slot>([...(backing?.worlds ?? [])].map(([key, s]) => [key, { ...s, kept: true }]));
+  const tails = new Map<string, Promise<unknown>>();
+  const shared = backing?.shared;
+
+  /** One task at a time per key, in arrival order. */
+  function exclusive<T>(key: string, task: () => Promise<T>): Promise<T> {
+    const run = (tails.get(key) ?? Promise.resolve()).then(task);
+    const tail = run.catch(() => {});
+    tails.set(key, tail);
+    void tail.then(() => tails.get(key) === tail && tails.delete(key));
+    return run;
+  }
+  function used(key: string): Slot | undefined {
+    const slot = worlds.get(key);
+    if (slot) {
+      worlds.delete(key);
+      worlds.set(key, slot);
+    }
+    return slot;
+  }
+  function keep(key: string, slot: Slot): void {
+    worlds.set(key, slot);
+    for (const [victim, dropped] of worlds) {
+      if (worlds.size <= maxWorlds) break;
+      worlds.delete(victim);
+      // Its file goes after the writes queued for it, unless they made it afresh; one that cannot
+      // be removed now goes at the next start. A shared store keeps it: only this copy goes.
+      if (backing && !shared)
+        void exclusive(victim, async () =>
+          dropped.kept && !worlds.get(victim)?.kept ? backing.drop(victim) : undefined,
+        ).catch(() => {});
+    }
+  }
+  /** Takes a world as the shared store holds it now, in place of the copy held here. */
+  function adopt(key: string, now: Look): void {
+    if (now === 'same') return;
+    worlds.delete(key);
+    if (now !== 'none') keep(key, { ...now, kept: true });
+  }
+
+  return {
+    path: backing?.path,
+    async read(key) {
+      if (shared) {
+        const version = worlds.get(key)?.version;
+        const now = await shared.look(key, version, worlds.get(key)?.world ?? seed);
+        // A write of this process committed meanwhile is newer than what the look found.
+        if (worlds.get(key)?.version === version) adopt(key, now);
+      }
+      return used(key);
+    },
+    peek: (key) => worlds.get(key),
+    write(key, task) {
+      const apply = async () => {
+        // Taken only now: a world taken before waiting could have been written or dropped meanwhile.
+        const known = used(key);
+        const { result, next } = await task(known);
+        const version = next && backing ? await backing.save(key, next.text) : undefined;
+        return { result, next, known, version };
+      };
+      return exclusive(key, async () => {
+        const slot = worlds.get(key);
+        const { result, next, known, version } = shared
+          ? await shared.hold(key, slot?.version, slot?.world ?? seed, (now) => {
+              adopt(key, now);
+              return apply();
+            })
+          : await apply();
+        // Kept only now that it is saved (committed): no read sees a write before that.
+        if (next) {
+          const kept: Slot = { world: next.world, bytes: next.bytes, kept: backing !== undefined };
+          if (typeof version === 'number') kept.version = version;
+          // A world dropped meanwhile stays dropped, as if dropped just after (its removal is queued after this).
+          if (known) Object.assign(known, kept);
+          else keep(key, kept);
+        }
+        return result;
+      });
+    },
+    drop: (key) =>
+      exclusive(key, async () => {
+        await backing?.drop(key);
+        worlds.delete(key);
+      }),
+    async clear() {
+      await Promise.all([...worlds.keys()].map((key) => this.drop(key)));
+      // Worlds this process never held too.
+      await shared?.clear();
+    },
+    async close() {
+      await Promise.all(tails.values());
+      await backing?.close();
+    },
+  };
+}
