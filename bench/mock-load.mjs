@@ -202,4 +202,4 @@ export async function benchLoad(name = 'gitea-mock') {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`)
-  process.exitCode = (await benchLoad()) && (await benchLoad('gitea-mock --sandbox')) ? 0 : 1;
+  process.exitCode = (await benchLoad()) && (await benchLoad('gitea-mock sandbox')) ? 0 : 1;

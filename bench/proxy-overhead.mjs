@@ -1,5 +1,5 @@
 // Proxy overhead per request: GET at 50 connections against a local upstream directly and through
-// `gitea-mock --proxy` (which checks the request and the answer against the document on the way).
+// `gitea-mock proxy` (which checks the request and the answer against the document on the way).
 // Two upstreams: a bare keep-alive server with a fixed conforming answer (the proxy's whole cost
 // shows), and the examples mock (an upstream that does some work per request, as a real one does).
 // With the bare upstream, a bare Node pass-through proxy (no checks) shows what any proxy costs.
@@ -61,7 +61,7 @@ export async function benchProxy() {
     const proxied = await measure(`${proxy.base}${PATH}`);
     await proxy.stop();
     show(`${label}, direct`, direct);
-    show(`${label}, through gitea-mock --proxy`, proxied);
+    show(`${label}, through gitea-mock proxy`, proxied);
     if (origin === echo.origin) {
       const bare = await startChild(BARE_PROXY, origin);
       const relayed = await measure(`${bare.origin}/api/v1${PATH}`);
@@ -71,18 +71,18 @@ export async function benchProxy() {
       // What the checks cost above any proxy's relaying.
       passed.push(
         verdict(
-          'per-request time gitea-mock --proxy / bare Node proxy, bare upstream',
+          'per-request time gitea-mock proxy / bare Node proxy, bare upstream',
           relayed.rps / proxied.rps,
           'at most',
           2,
         ),
       );
-      console.log(`per-request time through gitea-mock --proxy / direct, ${label}: ${ratio(direct.rps, proxied.rps)}`);
+      console.log(`per-request time through gitea-mock proxy / direct, ${label}: ${ratio(direct.rps, proxied.rps)}`);
     } else {
       // Per-request time is the inverse of throughput at a fixed number of connections.
       passed.push(
         verdict(
-          `per-request time through gitea-mock --proxy / direct, ${label}`,
+          `per-request time through gitea-mock proxy / direct, ${label}`,
           direct.rps / proxied.rps,
           'at most',
           1.5,

@@ -17,7 +17,7 @@ export const MOCKS = {
     args: (port) => [LAUNCHER, '--port', String(port), '--quiet'],
     base: (port) => `http://127.0.0.1:${port}/api/v1`,
   },
-  'gitea-mock --sandbox': {
+  'gitea-mock sandbox': {
     command: process.execPath,
     args: (port) => [LAUNCHER, 'sandbox', '--port', String(port), '--quiet'],
     base: (port) => `http://127.0.0.1:${port}/api/v1`,

@@ -509,7 +509,7 @@ describe('gitea-mock --max-held --max-held-per-credential (the built bin)', () =
   });
 });
 
-describe('gitea-mock --proxy --max-held --max-held-per-credential (the built bin)', () => {
+describe('gitea-mock proxy --max-held --max-held-per-credential (the built bin)', () => {
   it('holds under the same ceilings: a credential past its own is refused at once, and another is answered through the upstream', async () => {
     const upstream = await startMockServer({ port: 0 });
     const proxy = await launch(process.execPath, [

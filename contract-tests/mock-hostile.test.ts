@@ -150,7 +150,7 @@ describe('the built gitea-mock with a limit of 1,024 open files', () => {
 
 // The answer sources get the form as Go's reader reads it, re-framed: the sandbox stores what
 // Gitea would store.
-describe('the built gitea-mock --sandbox', () => {
+describe('the built gitea-mock sandbox', () => {
   let mock: Launched;
   beforeAll(async () => {
     mock = await launch(process.execPath, [CLI, 'sandbox', '--port', '0', '--quiet']);
@@ -197,7 +197,7 @@ describe('the built gitea-mock --sandbox', () => {
 // must not fail on them (it answered 502 for a broken escape, blaming the upstream).
 const CUT = '--XyZ\r\nContent-Disposition: form-data; name="attachment"; filename="a"\r\n\r\nx';
 
-describe('the built gitea-mock --proxy', () => {
+describe('the built gitea-mock proxy', () => {
   let upstream: RawUpstream;
   let proxy: Launched;
   beforeAll(async () => {

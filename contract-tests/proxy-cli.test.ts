@@ -1,4 +1,4 @@
-// `gitea-mock --proxy` as users run it (the built bin): a 50 MB download streams through with the
+// `gitea-mock proxy` as users run it (the built bin): a 50 MB download streams through with the
 // proxy's memory bounded, violations are printed even with --quiet, the report is written on
 // exit, --fail-on-violation sets the exit code, and an upstream that would see credentials in
 // clear text is refused at start.
@@ -309,7 +309,7 @@ describe('gitea-mock proxy', () => {
     [
       ['proxy', 'http://gitea.example.org'],
       1,
-      "gitea-mock: cannot start: --proxy http://gitea.example.org is plain http: clients' credentials would cross the network in clear; use https, or --allow-insecure-http\n",
+      "gitea-mock: cannot start: the upstream http://gitea.example.org is plain http: clients' credentials would cross the network in clear; use https, or --allow-insecure-http\n",
     ],
     [['--strict'], 2, 'gitea-mock: --strict is an option of gitea-mock proxy, not of gitea-mock'],
     [['--fail-on-violation'], 2, 'gitea-mock: --fail-on-violation is an option of gitea-mock proxy, not of'],

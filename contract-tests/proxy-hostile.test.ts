@@ -1,4 +1,4 @@
-// `gitea-mock --proxy` against hostile peers on loopback, as an attacker would try it: upstreams
+// `gitea-mock proxy` against hostile peers on loopback, as an attacker would try it: upstreams
 // that send what Node cannot write, cut or trickle their answers; clients that smuggle a second
 // request inside a body, trickle their uploads, or call from another origin's page. The proxy
 // stays up and answers, forwards exactly one request per request, frames and relays headers as

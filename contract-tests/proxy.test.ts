@@ -1,4 +1,4 @@
-// `gitea-mock --proxy`: against local fake upstreams on loopback. One conforms (the examples mock
+// `gitea-mock proxy`: against local fake upstreams on loopback. One conforms (the examples mock
 // itself): nothing is reported and answers are the upstream's byte for byte. One breaks the
 // document on purpose: each break is reported with its location and the answer still passes
 // through. Others reset, stall, refuse, or speak no TLS: 502 or 504 in the service's dialect, and
@@ -423,16 +423,16 @@ describe('secrets and upstreams', () => {
     [
       'http://gitea.example.org',
       false,
-      "--proxy http://gitea.example.org is plain http: clients' credentials would cross the network in clear; use https, or --allow-insecure-http",
+      "the upstream http://gitea.example.org is plain http: clients' credentials would cross the network in clear; use https, or --allow-insecure-http",
     ],
     ['http://gitea.example.org', true, undefined],
     [
       'https://gitea.example.org/api/v1',
       false,
-      '--proxy takes the upstream origin only (such as https://gitea.example.org); /api/v1 is kept from each request',
+      'the upstream is an origin only (such as https://gitea.example.org); /api/v1 is kept from each request',
     ],
-    ['https://u:pw@gitea.example.org', false, '--proxy must not carry credentials: clients send their own'],
-    ['gitea.example.org', false, '--proxy needs an absolute URL, such as https://gitea.example.org'],
+    ['https://u:pw@gitea.example.org', false, 'the upstream must not carry credentials: clients send their own'],
+    ['gitea.example.org', false, 'the upstream needs an absolute URL, such as https://gitea.example.org'],
   ])('upstream %s (insecure allowed: %s)', (upstream, allowed, refusal) => {
     if (refusal) expect(() => checkUpstream(upstream, allowed)).toThrow(refusal);
     else expect(checkUpstream(upstream, allowed).origin).toBe(new URL(upstream).origin);

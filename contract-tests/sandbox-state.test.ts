@@ -1,4 +1,4 @@
-// `gitea-mock --sandbox --state DIR`, run as users run it (the built bin): the worlds survive a
+// `gitea-mock sandbox --state DIR`, run as users run it (the built bin): the worlds survive a
 // restart and a kill -9 in the middle of a burst of writes (the folder still loads and holds every
 // write that was answered), and a path that is not a sandbox state folder is refused, untouched.
 import { execFile } from 'node:child_process';

@@ -1,4 +1,4 @@
-// The sandbox (`gitea-mock --sandbox`), in-process: per operation, a write and then a read that
+// The sandbox (`gitea-mock sandbox`), in-process: per operation, a write and then a read that
 // shows it was kept, through the client; worlds per credential, the reset, and Prefer. Every
 // answer is validated against the document by the mock (a violation is a 500 there) and the run
 // ends with no warning.

@@ -1,6 +1,6 @@
 // A newcomer's first steps on a fresh clone, replayed on a copy of this repository with nothing
 // installed or built: `npm ci`, then the README's mock section as written (`npx gitea-mock
-// --sandbox` and its two requests); then what the breaking-change gate advises, `npm version
+// sandbox` and its two requests); then what the breaking-change gate advises, `npm version
 // minor`, after which `npm ci` must still resolve the workspace (the mock package once kept its
 // dependency on the old client version, which npm then looked for in the registry).
 import { execFile } from 'node:child_process';
@@ -38,9 +38,9 @@ afterAll(async () => {
 });
 
 describe('a fresh clone after npm ci', () => {
-  it("`npx gitea-mock --sandbox` starts, and answers the README's two requests as it shows", async () => {
+  it("`npx gitea-mock sandbox` starts, and answers the README's two requests as it shows", async () => {
     const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
-    const block = /```console\n\$ npx gitea-mock --sandbox\n([\s\S]*?)```/.exec(readme)?.[1];
+    const block = /```console\n\$ npx gitea-mock sandbox\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(block).toBeDefined();
     const [startLine, ...rest] = block!.trimEnd().split('\n');
     // The two curl commands, then the logins they print.

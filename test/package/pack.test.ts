@@ -392,7 +392,7 @@ describe('the mock installed next to it', () => {
     expect(await mock.stop()).toBe(0);
   });
 
-  it('`gitea-mock --sandbox` answers and remembers a write made through the installed client', async () => {
+  it('`gitea-mock sandbox` answers and remembers a write made through the installed client', async () => {
     await writeFile(
       join(mockProject, 'rename.mjs'),
       `import { collectAll, createGiteaClient, unwrap } from 'gitea-contract';

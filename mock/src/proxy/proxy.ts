@@ -1,4 +1,4 @@
-// The proxy (`gitea-mock --proxy https://gitea.example.org`): every request goes to a real Gitea
+// The proxy (`gitea-mock proxy https://gitea.example.org`): every request goes to a real Gitea
 // or Forgejo unchanged, and every exchange of the 20 operations is checked against the document on
 // the way (check.ts). Violations are reported (a log line per exchange, an X-Contract-Violations
 // header, the report) and never change the answer, unless `strict` refuses a request that breaks
@@ -79,17 +79,18 @@ export function checkUpstream(upstream: string, allowInsecure = false): URL {
   try {
     url = new URL(upstream);
   } catch {
-    throw new Error('--proxy needs an absolute URL, such as https://gitea.example.org');
+    throw new Error('the upstream needs an absolute URL, such as https://gitea.example.org');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('--proxy needs an http: or https: URL');
-  if (url.username || url.password) throw new Error('--proxy must not carry credentials: clients send their own');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new Error('the upstream needs an http: or https: URL');
+  if (url.username || url.password) throw new Error('the upstream must not carry credentials: clients send their own');
   if (url.pathname !== '/' || url.search || url.hash)
     throw new Error(
-      '--proxy takes the upstream origin only (such as https://gitea.example.org); /api/v1 is kept from each request',
+      'the upstream is an origin only (such as https://gitea.example.org); /api/v1 is kept from each request',
     );
   if (url.protocol === 'http:' && !allowInsecure && !isLoopbackHost(url.hostname))
     throw new Error(
-      `--proxy ${url.origin} is plain http: clients' credentials would cross the network in clear; use https, or --allow-insecure-http`,
+      `the upstream ${url.origin} is plain http: clients' credentials would cross the network in clear; use https, or --allow-insecure-http`,
     );
   return url;
 }
