@@ -5,6 +5,7 @@
 // a 3xx is the answer, and a failed delivery.
 import { createHmac } from 'node:crypto';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { setMaxListeners } from 'node:events';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
@@ -93,6 +94,8 @@ export function createNodeTransport(options: NodeTransportOptions = {}): Deliver
       const { signal } = control;
       const timer = setTimeout(() => control.abort(), timeoutMs);
       const stop = (): void => control.abort();
+      // One listener a delivery under way on the sender's one signal (the sender bounds them), each removed as it ends.
+      setMaxListeners(0, stopped);
       if (stopped.aborted) stop();
       else stopped.addEventListener('abort', stop, { once: true });
       // Bytes, not a string: Node writes the headers with a string body in the body's encoding, not as Latin-1.
