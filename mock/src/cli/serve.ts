@@ -3,13 +3,13 @@
 import { writeFileSync } from 'node:fs';
 import { httpUrl, type Io, logger, parseCommand, refusing, usage } from '../common/options.js';
 import { usageError } from '../common/refusal.js';
-import { DOCUMENT } from '../contract/document-file.js';
 import { kindOf } from '../contract/violation-kind.js';
 import { faultsOption, latencyOption } from '../front/conditions.js';
 import { checkOrigin } from '../front/cors.js';
 import { junitXml } from '../live/junit.js';
 import { isPostgresUrl, postgresTarget } from '../sandbox/postgres-url.js';
 import type { DeliveryRecord } from '../webhooks/deliveries.js';
+import type { ProxyReport } from '../proxy/proxy.js';
 
 type Mode = 'mock' | 'sandbox' | 'proxy';
 const HELP: Record<Mode, [string, string]> = {
@@ -91,7 +91,6 @@ async function parseServe(mode: Mode, argv: readonly string[], env: NodeJS.Proce
   };
   return {
     args,
-    document: args.positionals[0],
     server: {
       ...some('document', args.positionals[0]),
       port: args.port(env),
@@ -123,14 +122,8 @@ async function parseServe(mode: Mode, argv: readonly string[], env: NodeJS.Proce
   };
 }
 
-type Report = {
-  upstream: string;
-  started: string;
-  finished: string;
-  operations: Record<string, { messages: Record<string, number> }>;
-};
 /** The proxy's JSON report as JUnit, a test case per operation with a failure per distinct violation. */
-function proxyJunit({ upstream, started, finished, operations }: Report): string {
+function proxyJunit({ upstream, started, finished, operations }: ProxyReport): string {
   const outcomes = Object.entries(operations).map(([operationId, { messages }]) => ({
     ...{ operationId, checked: true as const, status: undefined, ms: 0 },
     problems: Object.entries(messages).map(([line, count]) => ({ kind: kindOf(line), line, count })),
@@ -181,7 +174,6 @@ export async function serve(
   const counts = { broken: 0, checked: 0, unanswered: 0, failed: 0 };
   let mock: Awaited<ReturnType<typeof import('../server.js').startMockServer>>;
   try {
-    const document = options.document ?? DOCUMENT;
     const { maxWorlds } = sandbox ?? {};
     // A line per delivery, as per request: where it went and how it ended.
     const onDelivery = ({ type, action, url, state, status, error, durationMs }: DeliveryRecord) =>
@@ -207,7 +199,7 @@ export async function serve(
       }),
       ...(sandbox && {
         sandbox: {
-          ...(sandbox.state === undefined ? {} : { state: sandbox.state, document }),
+          ...some('state', sandbox.state),
           ...some('maxWorlds', args.given('max-worlds') ? maxWorlds : undefined),
           ...some('maxWorldBytes', sandbox.maxWorldBytes),
           ...some('webhooks', sandbox.webhooks && { ...sandbox.webhooks, ...(quiet ? {} : { onDelivery }) }),
@@ -249,7 +241,7 @@ export async function serve(
   try {
     await mock.close();
     // The proxy hands its report back; the command writes it.
-    const report = mock.proxyReport?.() as Report | undefined;
+    const report = mock.proxyReport?.();
     if (report && options.report) writeFileSync(options.report, `${JSON.stringify(report, null, 2)}\n`);
     if (report && junit) writeFileSync(junit, proxyJunit(report));
   } catch (error) {

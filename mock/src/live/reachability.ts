@@ -4,7 +4,8 @@
 // per operation (exit 1) would blame the contract for a wrong address, a server down, a broken TLS.
 import { prefixHint } from 'gitea-contract/internal';
 import { redact } from '../common/redaction.js';
-import { failureCause, readUpTo } from './wire.js';
+import { readBounded } from '../common/bytes.js';
+import { failureCause } from './wire.js';
 
 export interface ProbeOptions {
   /** The credentials the operations will send: with REQUIRE_SIGNIN_VIEW, Gitea refuses /version to anonymous callers. */
@@ -80,7 +81,7 @@ export async function probeServer(baseUrl: string, options: ProbeOptions): Promi
   try {
     // A redirect is reported, not followed: the base URL to give is the one it points to.
     response = await fetch(url, { headers, signal, redirect: 'manual' });
-    body = (await readUpTo(response, READ_LIMIT)).bytes.toString('utf8');
+    body = Buffer.from((await readBounded(response.body, READ_LIMIT)).bytes).toString('utf8');
   } catch (error) {
     const cause = signal.aborted
       ? `ETIMEDOUT (no answer to GET /version within ${timeoutMs / 1000} s; ${options.timeoutFlag} waits longer)`

@@ -45,19 +45,6 @@ export function createBudget(runMs: number, requestMs: number) {
 
 export type Budget = ReturnType<typeof createBudget>;
 
-/**
- * An answer's body as read from its stream up to `limit` bytes; past them, the rest is cancelled
- * and `complete` is false (`bytes` then hold what was read, a chunk past the limit at most). The
- * one reader of a peer's answer for live mode, its probe and the webhook receiver's --forward.
- */
-export async function readUpTo(
-  response: Response,
-  limit: number,
-): Promise<{ bytes: Buffer<ArrayBuffer>; complete: boolean }> {
-  const { bytes, complete } = await readBounded(response.body, limit);
-  return { bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), complete };
-}
-
 /** What each code means for someone who typed a base URL. */
 const MEANINGS: Record<string, string> = {
   ECONNREFUSED: 'the connection was refused: is the server running, on that port?',
@@ -102,7 +89,7 @@ export function createCapture(): Capture {
     fetch: async (input, init) => {
       const response = await fetch(input, init);
       const { status, statusText, headers, url } = response;
-      const { bytes, complete } = await readUpTo(response, READ_LIMIT);
+      const { bytes, complete } = await readBounded(response.body, READ_LIMIT);
       last = { status, headers, body: complete ? new TextDecoder().decode(bytes) : '', tooLarge: !complete };
       // The client gets the bytes read, never the stream: an answer too large to check is an error.
       if (!complete) throw new Error(TOO_LARGE);
@@ -158,7 +145,7 @@ export async function lookUp(
   try {
     const url = `${baseUrl.replace(/\/$/, '')}${path}${path.includes('?') ? '&' : '?'}limit=1`;
     const response = await fetch(url, { headers, signal: timer.signal, redirect: 'manual' });
-    const { bytes, complete } = await readUpTo(response, READ_LIMIT);
+    const { bytes, complete } = await readBounded(response.body, READ_LIMIT);
     const text = complete ? new TextDecoder().decode(bytes) : '';
     const { status } = response;
     if (!response.ok)

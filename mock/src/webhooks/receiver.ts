@@ -23,9 +23,9 @@ import { answerAndClose, defaultMaxConnections, IDLE_TIMEOUT_MS, limitConnection
 import { reasonPhrase } from '../front/errors.js';
 import { junitXml } from '../live/junit.js';
 import type { Outcome, Problem } from '../live/results.js';
-import { readUpTo } from '../live/wire.js';
 import { createDeliveryChecker, type DeliveryChecker } from './check.js';
 import { parseReceiverOptions, RECEIVER_USAGE, type ReceiverOptions } from './receiver-options.js';
+import { readBounded } from '../common/bytes.js';
 
 /** Where the receiver writes its lines. */
 export interface ReceiverOutput {
@@ -351,7 +351,7 @@ async function forward(
       redirect: 'manual',
       signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
     });
-    const bytes = (await readUpTo(answer, ANSWER_LIMIT)).bytes.subarray(0, ANSWER_LIMIT);
+    const bytes = (await readBounded(answer.body, ANSWER_LIMIT)).bytes.subarray(0, ANSWER_LIMIT);
     const type = answer.headers.get('content-type');
     res.writeHead(answer.status, {
       ...(type ? { 'Content-Type': type } : {}),
