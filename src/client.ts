@@ -2,6 +2,7 @@
 // path safety, a timeout, retries, and errors that name the operation.
 import createClient, { type Client } from 'openapi-fetch';
 import type { paths } from '../generated/api.js';
+import type { ServerProfile } from '../generated/profiles.js';
 import { prefixHint } from './api-prefix.js';
 import { authorization, check, checkAuth, checkBaseUrl, FIELD, WORD, type Auth } from './auth.js';
 import { ApiError, TimeoutError } from './errors.js';
@@ -18,6 +19,9 @@ import {
 } from './transport.js';
 
 export type { GiteaClient };
+
+/** A client of this package for any profile, made with `throwOnError` or without: what its helpers take. */
+export type AnyClient = GiteaClient<boolean, ServerProfile>;
 
 export interface GiteaClientOptions {
   /** The API root, such as `https://gitea.example.org/api/v1` or the mock's `http://127.0.0.1:4010/api/v1`. */
@@ -47,6 +51,12 @@ export interface GiteaClientOptions {
    * answer's status that says so. A gzip answer of a megabyte can otherwise inflate to gigabytes.
    */
   maxBodyBytes?: number;
+  /**
+   * The profile of the server the client talks to, such as `forgejo-11` (`detectServer` finds it;
+   * default `gitea-1.27`, the contract's base): the client's types leave out the operations that
+   * server has no route for.
+   */
+  server?: ServerProfile;
 }
 
 type Init = {
@@ -61,14 +71,22 @@ type Method = (path: string, init?: Init) => Promise<Result>;
 
 /** The error of each non-2xx answer of this package's clients, made when asked for: for `unwrap` and the helpers. */
 const failures = new WeakMap<Response, () => ApiError>();
-/** Every secret each client knows: its credentials, and the one-time codes and credential headers it sent. */
-const clientSecrets = new WeakMap<object, string[]>();
+/**
+ * What each client knows beyond its methods: its base URL, and every secret (its credentials, and
+ * the one-time codes and credential headers it sent).
+ */
+const clientFacts = new WeakMap<object, { baseUrl: string; secrets: string[] }>();
 /** Header names whose values are credentials. */
 const CREDENTIAL_HEADER = /auth|token|secret|password|cookie|otp|key|session/i;
 
 /** `error` as it may leave a helper of `client`: every secret the client knows redacted. */
-export function scrubFor(client: GiteaClient<boolean>, error: unknown): unknown {
-  return scrub(error, clientSecrets.get(client) ?? []);
+export function scrubFor(client: AnyClient, error: unknown): unknown {
+  return scrub(error, clientFacts.get(client)?.secrets ?? []);
+}
+
+/** The base URL a client of this package was made with. */
+export function baseUrlOf(client: AnyClient): string | undefined {
+  return clientFacts.get(client)?.baseUrl;
 }
 
 /** The `ApiError` a non-2xx answer of this package's client stands for, else undefined. */
@@ -110,9 +128,13 @@ function fillPath(url: string, params: Record<string, unknown>): string {
 const checkTimeout = (name: string, ms: unknown): number => checkCount(name, ms, 'milliseconds (0 for none)');
 
 /** A client whose calls throw an `ApiError` for every non-2xx answer, so `data` of one that resolves is there. */
-export function createGiteaClient(options: GiteaClientOptions & { throwOnError: true }): GiteaClient<true>;
-export function createGiteaClient(options: GiteaClientOptions): GiteaClient;
-export function createGiteaClient(options: GiteaClientOptions): GiteaClient<boolean> {
+export function createGiteaClient<const Server extends ServerProfile = 'gitea-1.27'>(
+  options: GiteaClientOptions & { server?: Server; throwOnError: true },
+): GiteaClient<true, Server>;
+export function createGiteaClient<const Server extends ServerProfile = 'gitea-1.27'>(
+  options: GiteaClientOptions & { server?: Server },
+): GiteaClient<false, Server>;
+export function createGiteaClient(options: GiteaClientOptions): AnyClient {
   const { auth, baseUrl, throwOnError, retry } = options;
   const credentials = !!auth && !options.allowInsecureHttp;
   checkBaseUrl('baseUrl', baseUrl, credentials);
@@ -257,6 +279,6 @@ export function createGiteaClient(options: GiteaClientOptions): GiteaClient<bool
       }
     };
   }
-  clientSecrets.set(client, secrets);
-  return client as unknown as GiteaClient<boolean>;
+  clientFacts.set(client, { baseUrl, secrets });
+  return client as unknown as AnyClient;
 }

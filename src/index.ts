@@ -1,6 +1,8 @@
 // The package's entry: the client factory, its standalone helpers and the contract's types.
 export { createGiteaClient, type GiteaClient, type GiteaClientOptions } from './client.js';
 export type { Auth } from './auth.js';
+export { detectServer, type DetectedServer } from './detect.js';
+export { SERVER_PROFILES, type AbsentOperations, type ServerProfile } from '../generated/profiles.js';
 export { ApiError, TimeoutError, WebhookError, type WebhookErrorCode } from './errors.js';
 export type { RetryOptions } from './transport.js';
 export { unwrap } from './unwrap.js';

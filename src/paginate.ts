@@ -3,7 +3,7 @@
 // `maxPages`.
 import type { FetchOptions } from 'openapi-fetch';
 import type { paths } from '../generated/api.js';
-import { scrubFor, type GiteaClient, type Result } from './client.js';
+import { scrubFor, type AnyClient, type Result } from './client.js';
 import { nextLink } from './link.js';
 import { checkCount } from './transport.js';
 import { unwrap } from './unwrap.js';
@@ -22,7 +22,7 @@ export interface PaginateOptions {
 }
 
 export async function* paginate<P extends PaginatedPath>(
-  client: GiteaClient<boolean>,
+  client: AnyClient,
   path: P,
   ...[init = {} as Init<P>, options]: Rest<P>
 ): AsyncGenerator<Item<P>, void, undefined> {
@@ -56,7 +56,7 @@ export async function* paginate<P extends PaginatedPath>(
 
 /** Every item of every page, in order. */
 export async function collectAll<P extends PaginatedPath>(
-  client: GiteaClient<boolean>,
+  client: AnyClient,
   path: P,
   ...rest: Rest<P>
 ): Promise<Item<P>[]> {

@@ -1,9 +1,11 @@
 // The client's method types: openapi-fetch's, plus an excess-field check on request bodies, an
 // `error` that always has a `message`, and `data` that is there when non-2xx answers throw.
 // openapi-fetch infers the whole init object generically, so TypeScript's usual check for
-// unknown fields never runs and a misspelt body field compiles; here it becomes `never`.
+// unknown fields never runs and a misspelt body field compiles; here it becomes `never`. For a
+// server profile, the paths its server has no route for are left out, so calling one does not compile.
 import type { Client, FetchResponse, MaybeOptionalInit } from 'openapi-fetch';
 import type { paths } from '../generated/api.js';
+import type { AbsentOperations, ServerProfile } from '../generated/profiles.js';
 import type { ApiError } from './errors.js';
 
 type Method = 'get' | 'put' | 'post' | 'delete' | 'options' | 'head' | 'patch' | 'trace';
@@ -42,8 +44,8 @@ type Answer<R, Throws extends boolean> = Throws extends true
     ? { data?: never; error: CallError<E>; response: Response }
     : R;
 
-type Caller<M extends Method, Throws extends boolean> = <
-  P extends PathsWithMethod<M>,
+type Caller<M extends Method, Throws extends boolean, Server extends ServerProfile> = <
+  P extends PathsWithMethod<M, Server>,
   Init extends MaybeOptionalInit<paths[P], M> & CallOptions,
 >(
   url: P,
@@ -52,22 +54,35 @@ type Caller<M extends Method, Throws extends boolean> = <
   Answer<FetchResponse<Extract<paths[P][M], Record<string | number, unknown>>, Init, `${string}/${string}`>, Throws>
 >;
 
-/** The paths that have an operation for the method. */
-type PathsWithMethod<M extends Method> = { [P in keyof paths]: paths[P][M] extends undefined ? never : P }[keyof paths];
+/** Whether a profile's server lacks the operation; for a union of profiles, whether any of them does. */
+type Lacks<Server extends ServerProfile, P, M extends Method> = Server extends unknown
+  ? P extends keyof AbsentOperations[Server]
+    ? M extends AbsentOperations[Server][P]
+      ? true
+      : never
+    : never
+  : never;
+
+/** The paths that have an operation for the method on the server. */
+type PathsWithMethod<M extends Method, Server extends ServerProfile> = {
+  [P in keyof paths]: paths[P][M] extends undefined ? never : true extends Lacks<Server, P, M> ? never : P;
+}[keyof paths];
 
 /**
  * An openapi-fetch client for the contract's paths. `Throws`: made with `throwOnError: true`, so a
- * call that resolves has `data` (a non-2xx answer throws instead).
+ * call that resolves has `data` (a non-2xx answer throws instead). `Server`: the profile of the
+ * server it talks to (`server` of its options); a union stands for a client of any of them and
+ * offers only the operations every one of them has.
  */
-export interface GiteaClient<Throws extends boolean = false> {
-  GET: Caller<'get', Throws>;
-  PUT: Caller<'put', Throws>;
-  POST: Caller<'post', Throws>;
-  DELETE: Caller<'delete', Throws>;
-  OPTIONS: Caller<'options', Throws>;
-  HEAD: Caller<'head', Throws>;
-  PATCH: Caller<'patch', Throws>;
-  TRACE: Caller<'trace', Throws>;
+export interface GiteaClient<Throws extends boolean = false, Server extends ServerProfile = 'gitea-1.27'> {
+  GET: Caller<'get', Throws, Server>;
+  PUT: Caller<'put', Throws, Server>;
+  POST: Caller<'post', Throws, Server>;
+  DELETE: Caller<'delete', Throws, Server>;
+  OPTIONS: Caller<'options', Throws, Server>;
+  HEAD: Caller<'head', Throws, Server>;
+  PATCH: Caller<'patch', Throws, Server>;
+  TRACE: Caller<'trace', Throws, Server>;
   use: Client<paths>['use'];
   eject: Client<paths>['eject'];
 }

@@ -1,6 +1,6 @@
 // repoCreateReleaseAttachment: a release attachment sent as multipart/form-data with the file in the `attachment` part.
 import type { components } from '../generated/api.js';
-import type { GiteaClient } from './client.js';
+import type { AnyClient } from './client.js';
 import { unwrap } from './unwrap.js';
 
 export interface ReleaseAttachmentUpload {
@@ -16,7 +16,7 @@ export interface ReleaseAttachmentUpload {
 // Errors need no scrubbing here: the client's methods redact what they raise, and nothing else
 // in here sees a secret.
 export async function uploadReleaseAttachment(
-  client: GiteaClient<boolean>,
+  client: AnyClient,
   { owner, repo, id, file, name }: ReleaseAttachmentUpload,
 ): Promise<components['schemas']['Attachment']> {
   // Anything else would go as text: `undefined` (no file picked) as the word "undefined". By tag,

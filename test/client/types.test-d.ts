@@ -7,6 +7,8 @@ import {
   type ApiError,
   collectAll,
   createGiteaClient,
+  detectServer,
+  type GiteaClient,
   markNotificationThread,
   paginate,
   renderMarkdown,
@@ -23,6 +25,7 @@ import {
   type Package,
   type PullRequest,
   type Repository,
+  type ServerProfile,
   type User,
 } from '../../src/index.js';
 
@@ -200,5 +203,45 @@ describe('error reads as a message, and throwOnError types data as there', () =>
     expectTypeOf(await collectAll(strict, '/admin/orgs')).toEqualTypeOf<Organization[]>();
     expectTypeOf(await unwrap(strict.GET('/admin/orgs'))).toEqualTypeOf<Organization[]>();
     expectTypeOf(await renderMarkdown(strict, { Text: '# hi' })).toEqualTypeOf<string>();
+  });
+});
+
+describe("a client for a server profile offers that server's operations only", () => {
+  const baseUrl = 'https://forgejo.example.org/api/v1';
+  const assignees = { params: { path: { owner: 'acme', repo: 'rocket', index: 1 } }, body: { assignees: ['bob'] } };
+
+  it('a call to an operation Forgejo 11 has no route for does not compile', () => {
+    const forgejo = createGiteaClient({ baseUrl, server: 'forgejo-11' });
+    expectTypeOf(forgejo).toEqualTypeOf<GiteaClient<false, 'forgejo-11'>>();
+    // @ts-expect-error Forgejo 11 has no route for issueRemoveAssignees (E4)
+    void forgejo.DELETE('/repos/{owner}/{repo}/issues/{index}/assignees', assignees);
+    // @ts-expect-error nor for listPackageVersions (E7)
+    void forgejo.GET('/packages/{owner}/{type}/{name}', {
+      params: { path: { owner: 'acme', type: 'npm', name: 'rocket' } },
+    });
+    // What Forgejo has still compiles, with its records.
+    expectTypeOf(forgejo.PATCH('/repos/{owner}/{repo}/hooks/{id}', { params: { path: hook }, body: { active: true } }))
+      .resolves.toHaveProperty('data')
+      .toEqualTypeOf<Hook | undefined>();
+    // The same call to the base, Gitea 1.27, compiles.
+    void client.DELETE('/repos/{owner}/{repo}/issues/{index}/assignees', assignees);
+  });
+
+  it('Gitea 1.24 lacks E4 alone, and a detected profile types the client by its union', async () => {
+    const old = createGiteaClient({ baseUrl, server: 'gitea-1.24', throwOnError: true });
+    expectTypeOf(old).toEqualTypeOf<GiteaClient<true, 'gitea-1.24'>>();
+    // @ts-expect-error Gitea 1.24 has no route for issueRemoveAssignees (E4)
+    void old.DELETE('/repos/{owner}/{repo}/issues/{index}/assignees', assignees);
+    void old.GET('/packages/{owner}/{type}/{name}', { params: { path: { owner: 'acme', type: 'npm', name: 'x' } } });
+    const { profile } = await detectServer(client);
+    expectTypeOf(profile).toEqualTypeOf<ServerProfile>();
+    const detected = createGiteaClient({ baseUrl, server: profile });
+    // @ts-expect-error a profile known only at run time offers what every server has
+    void detected.GET('/repos/{owner}/{repo}/actions/workflows/{workflow_id}', {
+      params: { path: { owner: 'acme', repo: 'rocket', workflow_id: 'ci.yml' } },
+    });
+    // A client of any profile goes to every helper.
+    expectTypeOf(await collectAll(detected, '/admin/orgs')).toEqualTypeOf<Organization[]>();
+    expectTypeOf(await renderMarkdown(old, { Text: '# hi' })).toEqualTypeOf<string>();
   });
 });
