@@ -1539,6 +1539,11 @@ export interface components {
              * @description Unique id used in download addresses.
              */
             uuid?: string;
+            /**
+             * @description Only forgejo-11, forgejo-12 have it. `attachment` for an uploaded file, `external` for a link (`external_url`).
+             * @enum {string}
+             */
+            type?: "attachment" | "external";
         };
         /** @description A value as it was before a change. */
         ChangesFromPayload: {
@@ -1915,6 +1920,15 @@ export interface components {
             type?: "dingtalk" | "discord" | "feishu" | "gitea" | "gogs" | "matrix" | "msteams" | "packagist" | "slack" | "telegram" | "wechatwork";
             /** Format: date-time */
             updated_at?: string;
+            /** @description Only forgejo-11, forgejo-12 have it. Where deliveries go (the same as `config.url`). */
+            url?: string;
+            /**
+             * @description Only forgejo-11, forgejo-12 have it. How deliveries carry their payload (the same as `config.content_type`).
+             * @enum {string}
+             */
+            content_type?: "json" | "form";
+            /** @description Only forgejo-11, forgejo-12 have it. The settings of the hook type (Slack's channel, Matrix's room, …); `null` for types without any. */
+            metadata?: unknown;
         };
         /** @description Settings of the repository's own issue tracker. */
         InternalTracker: {
@@ -2048,6 +2062,8 @@ export interface components {
             number: number;
             repository: components["schemas"]["Repository"];
             sender: components["schemas"]["User"];
+            /** @description Only forgejo-11, forgejo-12 have it. */
+            label?: components["schemas"]["Label"];
         };
         /** @description A label of a repository or an organization. */
         Label: {
@@ -2503,6 +2519,12 @@ export interface components {
              */
             url?: string;
             user?: components["schemas"]["User"];
+            /**
+             * Format: int64
+             * @description Only forgejo-11, forgejo-12 have it. How the pull request was opened: `0` from a branch, `1` by AGit (`git push … refs/for/…`).
+             * @enum {integer}
+             */
+            flow?: 0 | 1;
         };
         /** @description Pull-request facts of an issue that is a pull request. */
         PullRequestMeta: {
@@ -2544,6 +2566,8 @@ export interface components {
             /** @description The review, with `reviewed`; `null` in the other deliveries. */
             review: components["schemas"]["ReviewPayload"] | null;
             sender: components["schemas"]["User"];
+            /** @description Only forgejo-11, forgejo-12 have it. */
+            label?: components["schemas"]["Label"];
         };
         /**
          * @description The body of a `push` delivery, for each branch or tag a push (or a mirror's sync) moved.
@@ -2603,6 +2627,15 @@ export interface components {
              */
             url: string;
             zipball_url: string;
+            /** @description Only forgejo-11, forgejo-12 have it. Whether the web interface hides the source archives' links. */
+            hide_archive_links?: boolean;
+            /** @description Only forgejo-11, forgejo-12 have it. How often each source archive was downloaded; `null` when not loaded. */
+            archive_download_count?: {
+                /** Format: int64 */
+                zip: number;
+                /** Format: int64 */
+                tar_gz: number;
+            } | null;
         };
         /** @description Multipart body of `repoCreateReleaseAttachment`. */
         ReleaseAttachmentUpload: {
@@ -2783,6 +2816,10 @@ export interface components {
             /** Format: int64 */
             watchers_count?: number;
             website?: string;
+            /** @description Only forgejo-11, forgejo-12 have it. The branch of the wiki repository. Left out when the repository has none set. */
+            wiki_branch?: string;
+            /** @description Only forgejo-11, forgejo-12 have it. Whether every signed-in user may edit the wiki. */
+            globally_editable_wiki?: boolean;
         };
         /** @description Short form of a repository. */
         RepositoryMeta: {
@@ -2951,6 +2988,8 @@ export interface components {
              */
             visibility?: "public" | "limited" | "private";
             website?: string;
+            /** @description Only forgejo-11, forgejo-12 have it. The user's pronouns; empty when unset or kept private from the caller. */
+            pronouns?: string;
         };
         /** @description The body of a `wiki` delivery. Its JSON is indented by one space. */
         WikiPayload: {

@@ -1,14 +1,18 @@
 // The server profiles: openapi.yaml as a given Gitea or Forgejo release answers, each the base
 // document changed by the OpenAPI Overlay in profiles/<name>.yaml. `node scripts/profiles.mjs`
 // bundles each with Redocly CLI (`bundle --overlay`) into dist/profiles/<name>.json, the files the
-// package ships; `--table` writes docs/profiles.md, the operations against the profiles, from the
-// overlays; `--check` fails when that table is stale. An action whose target matches nothing
+// package ships; `--generate` writes what the profiles make: generated/api.d.ts (openapi-typescript's
+// types of the base with every field a profile's records add), generated/profiles.ts (the profiles'
+// names and the operations each lacks) and docs/profiles.md (the operations against the profiles);
+// `--check` fails when one of them is stale. An action whose target matches nothing
 // fails every one of them: Redocly would skip it without a word.
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import openapiTS, { astToString, COMMENT_HEADER } from 'openapi-typescript';
+import { isDeepStrictEqual } from 'node:util';
 import { parse } from 'yaml';
 import { applyOverlay } from './overlay.mjs';
 
@@ -17,6 +21,7 @@ const BASE = join(ROOT, 'openapi.yaml');
 const FOLDER = join(ROOT, 'profiles');
 const TABLE = join(ROOT, 'docs', 'profiles.md');
 const MODULE = join(ROOT, 'generated', 'profiles.ts');
+const TYPES = join(ROOT, 'generated', 'api.d.ts');
 const REDOCLY = join(ROOT, 'node_modules/@redocly/cli/bin/cli.js');
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 const run = promisify(execFile);
@@ -105,6 +110,56 @@ export async function buildProfiles(outDir) {
   } finally {
     await rm(work, { recursive: true, force: true });
   }
+}
+
+/** The schemas an answer or a delivery of the document reaches, not those of requests alone. */
+function answeredSchemas(doc) {
+  const roots = [];
+  for (const item of Object.values(doc.paths ?? {}))
+    for (const method of METHODS) if (item?.[method]) roots.push(item[method].responses);
+  roots.push(doc.webhooks);
+  const reached = new Set();
+  for (const root of roots)
+    for (const key of reachedComponents(doc, root)) if (key.startsWith('schemas/')) reached.add(key.slice(8));
+  return reached;
+}
+
+/**
+ * The base document with every field a profile's answers or deliveries add to one of its records,
+ * as an optional property whose description names the servers that send it: what the client's
+ * types are made from, so that a record carries every field any server sends. Request bodies
+ * stay the base's: a field only Forgejo reads is not one a Gitea user may send.
+ */
+export async function widenedDocument() {
+  const [base, profiles] = await Promise.all([loadBase(), loadProfiles()]);
+  const widened = structuredClone(base);
+  const answered = answeredSchemas(base);
+  const added = new Map();
+  for (const { name, overlay } of profiles) {
+    const { document } = applyOverlay(base, overlay);
+    for (const schema of answered) {
+      const own = base.components.schemas[schema].properties ?? {};
+      for (const [field, value] of Object.entries(document.components.schemas[schema]?.properties ?? {})) {
+        if (Object.hasOwn(own, field)) continue;
+        const key = `${schema}.${field}`;
+        const seen = added.get(key);
+        if (seen && !isDeepStrictEqual(seen.value, value))
+          throw new Error(`${key} differs between ${seen.servers.join(', ')} and ${name}: make them one`);
+        if (seen) seen.servers.push(name);
+        else added.set(key, { schema, field, value, servers: [name] });
+      }
+    }
+  }
+  for (const { schema, field, value, servers } of added.values()) {
+    const description = `Only ${servers.join(', ')} have it.${value.description ? ` ${value.description}` : ''}`;
+    widened.components.schemas[schema].properties[field] = { ...value, description };
+  }
+  return widened;
+}
+
+/** The text of generated/api.d.ts: openapi-typescript's types of the widened document. */
+export async function profileTypes() {
+  return COMMENT_HEADER + astToString(await openapiTS(await widenedDocument()));
 }
 
 /**
@@ -265,6 +320,7 @@ export async function profileTable() {
 const isMain = process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1];
 if (isMain) {
   const generated = [
+    [TYPES, profileTypes],
     [TABLE, profileTable],
     [MODULE, profileModule],
   ];
@@ -276,7 +332,7 @@ if (isMain) {
         process.exit(1);
       }
     }
-  } else if (process.argv.includes('--table')) {
+  } else if (process.argv.includes('--generate')) {
     for (const [file, make] of generated) await writeFile(file, await make());
   } else {
     const written = await buildProfiles(join(ROOT, 'dist', 'profiles'));

@@ -15,6 +15,7 @@ import {
   unwrap,
   uploadReleaseAttachment,
   type Attachment,
+  type components,
   type DeployKey,
   type EditHookOption,
   type GPGKey,
@@ -243,5 +244,19 @@ describe("a client for a server profile offers that server's operations only", (
     // A client of any profile goes to every helper.
     expectTypeOf(await collectAll(detected, '/admin/orgs')).toEqualTypeOf<Organization[]>();
     expectTypeOf(await renderMarkdown(old, { Text: '# hi' })).toEqualTypeOf<string>();
+  });
+});
+
+describe('records carry every field any profile sends', () => {
+  it("Forgejo's fields are optional fields of the records, requests stay the base's", () => {
+    expectTypeOf<User['pronouns']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<Repository['wiki_branch']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<PullRequest['flow']>().toEqualTypeOf<0 | 1 | undefined>();
+    expectTypeOf<Attachment['type']>().toEqualTypeOf<'attachment' | 'external' | undefined>();
+    expectTypeOf<Hook['content_type']>().toEqualTypeOf<'json' | 'form' | undefined>();
+    // A Gitea record without them is still a record.
+    expectTypeOf<Omit<User, 'pronouns'>>().toMatchTypeOf<User>();
+    // E16's external_url is a field only Forgejo reads: a request does not take it.
+    expectTypeOf<components['schemas']['ReleaseAttachmentUpload']>().not.toHaveProperty('external_url');
   });
 });
