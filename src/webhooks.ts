@@ -23,7 +23,10 @@ export type WebhookDelivery = {
     type: Name;
     /** `X-Gitea-Delivery`: this delivery's id. */
     delivery: string;
-    /** `X-Gitea-Hook-Installation-Target-Type`: `repository`, `organization`, `user`, `system` or `default`. */
+    /**
+     * `X-Gitea-Hook-Installation-Target-Type`: `repository`, `organization`, `user`, `system` or
+     * `default`; empty from Forgejo, which sends no such header.
+     */
     targetType: string;
     payload: WebhookPayload<Name>;
   };

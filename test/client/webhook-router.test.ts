@@ -64,6 +64,36 @@ describe('createWebhookRouter', () => {
     expect(failures).toEqual([]);
   });
 
+  it("routes Forgejo 11's delivery: its X-Forgejo-* headers beside the X-Gitea-* twins, no target type", async () => {
+    // services/webhook/shared/payloader.go AddDefaultHeaders @ v11.0/forgejo: X-Forgejo-*, X-Gitea-*
+    // and X-Gogs-* carry the same values, and no …-Hook-Installation-Target-Type is set; records
+    // carry Forgejo's own fields (User.pronouns, PullRequest.flow).
+    const payload = example.value as { pull_request: Record<string, unknown>; sender: Record<string, unknown> };
+    const body = JSON.stringify({
+      ...payload,
+      pull_request: { ...payload.pull_request, flow: 0 },
+      sender: { ...payload.sender, pronouns: 'she/her' },
+    });
+    const { 'x-gitea-hook-installation-target-type': _none, ...gitea } = headersFor(body);
+    const forgejo = Object.fromEntries(
+      ['delivery', 'event', 'event-type', 'signature'].map((name) => [`x-forgejo-${name}`, gitea[`x-gitea-${name}`]!]),
+    );
+    const gogs = { 'x-gogs-delivery': gitea['x-gitea-delivery']!, 'x-gogs-event': 'pull_request' };
+    const seen: WebhookDelivery[] = [];
+    const router = createWebhookRouter({ secret: SECRET });
+    router.on('pull_request.closed', (event) => {
+      seen.push(event);
+      expect(event.payload.sender.pronouns).toBe('she/her');
+    });
+    const answer = await router.fetch(
+      new Request('http://127.0.0.1/webhooks', { method: 'POST', headers: { ...gitea, ...forgejo, ...gogs }, body }),
+    );
+    expect(answer.status).toBe(200);
+    expect(seen.map(({ type, targetType, known }) => ({ type, targetType, known }))).toEqual([
+      { type: 'pull_request', targetType: '', known: true },
+    ]);
+  });
+
   it('answers a wrong signature, a tampered body and an unsigned delivery 401, and runs no handler', async () => {
     const { router, reached, failures } = recordingRouter();
     const wrongSecret = await router.fetch(deliveryOf(CLOSED, sign(CLOSED, 'another secret')));
