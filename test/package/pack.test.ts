@@ -40,6 +40,7 @@ const CLIENT = {
     'openapi.yaml',
     'generated/api.d.ts',
     'generated/operation-ids.ts',
+    'generated/profiles.ts',
     'dist/index.js',
     'dist/index.cjs',
     'dist/index.d.ts',
