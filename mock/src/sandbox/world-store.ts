@@ -1,10 +1,10 @@
-// `--state DIR`: the worlds in a folder, one file per world: `gitea-mock-sandbox.json` (the
-// folder's format), `lock` (held by the one process that uses it) and `<sha256>.json` (a world,
-// named by its credential's hash). A save writes a temporary file of a random name (created
-// exclusively, never through a link), flushes it, renames it over the world's and flushes the
-// folder: a crash leaves the old or the new world, never a broken one. Files are their owner's
-// only. At start the folder is locked, dead temporaries removed and every world checked deeply
-// (world-check.ts); anything that is not the sandbox's is refused and left as it is.
+// `--state`: a PostgreSQL URL (world-postgres.ts, loaded only for one) or a folder of one process,
+// one file per world: `gitea-mock-sandbox.json` (the folder's format), `lock` (held by the process
+// that uses it) and `<sha256>.json` (a world, named by its credential's hash). A save writes a
+// temporary file of a random name (created exclusively, never through a link), flushes it, renames
+// it over the world's and flushes the folder: a crash leaves the old or the new world, never a
+// broken one. Files are their owner's only. At start the folder is locked, dead temporaries removed
+// and every world checked deeply (world-check.ts); anything not the sandbox's is refused and left as it is.
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
@@ -20,9 +20,8 @@ import {
 import { lstat, mkdir, open, readdir, readFile, readlink, realpath, rename, rm, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import type { Backing, Stored } from './store.js';
-import type { World } from './world.js';
-import type { WorldCheck } from './world-check.js';
+import { isPostgresUrl } from './postgres-url.js';
+import type { Backing, OpenOptions, Stored } from './store.js';
 
 const MARKER = 'gitea-mock-sandbox';
 const MARKER_FILE = `${MARKER}.json`;
@@ -33,21 +32,10 @@ const WORLD_FILE = /^([0-9a-f]{64})\.json$/;
 /** A temporary (`.` and 32 random hex digits): a save in progress, or one a killed process left. */
 const TEMPORARY = /^\.[0-9a-f]{32}\.(tmp|stale)$/;
 
-export interface OpenOptions {
-  /** Worlds kept: beyond it, the least recently written are removed at start. */
-  maxWorlds: number;
-  /** Bytes one world may hold (sandbox-limits.ts' worldBudget): a larger world file is refused, unread. */
-  maxWorldBytes: number;
-  /** The openapi.yaml whose schemas the records must match. */
-  document: string;
-}
-
 const codeOf = (error: unknown): string => (error as NodeJS.ErrnoException).code ?? String(error);
 
-/** Folders this process has open: the lock tells other processes, this set tells the process itself. */
-const openHere = new Set<string>();
-/** Releases of the locks this process holds, run on exit too (the sync API: exit handlers cannot wait). */
-const releases = new Set<() => void>();
+/** Releases of the locks this process holds, by real path, run on exit too (sync: exit handlers cannot wait). */
+const held = new Map<string, () => void>();
 let exitHook = false;
 
 /** Writes the pieces of text as `dir/name`, atomically and durably (see the top of this file). */
@@ -78,21 +66,16 @@ async function writeAtomically(dir: string, name: string, pieces: readonly strin
 /** A rename or removal reaches the disk with its folder. */
 async function syncFolder(dir: string): Promise<void> {
   const folder = await open(dir, 'r');
-  try {
-    await folder.sync();
-  } catch {
-    // Not every platform can sync a folder; the rename is still atomic.
-  } finally {
-    await folder.close();
-  }
+  // Not every platform can sync a folder; the rename is still atomic.
+  await folder.sync().catch(() => {});
+  await folder.close();
 }
 
 /**
- * Takes `dir/lock`: an exclusive lock the kernel holds on the open file (an open file description
- * lock, fcntl F_OFD_SETLK, through fs-native-extensions) for as long as this process keeps it open,
- * and drops when the process ends, however it ends (a kill -9 too). No process id decides anything:
- * ids repeat across PID namespaces, as in two containers that are each PID 1. The file names its
- * holder, for the refusal's message only. The lock is on a file that `dir/lock` still names, so a
+ * Takes `dir/lock`: an open file description lock (fcntl F_OFD_SETLK, through fs-native-extensions)
+ * the kernel holds while this process keeps the file open, and drops however the process ends (a
+ * kill -9 too). No process id decides anything: ids repeat across PID namespaces. The file names
+ * its holder, for the refusal's message only. The lock is on a file `dir/lock` still names, so a
  * holder that removes the file as it leaves cannot leave a lock on a file no one else would open.
  */
 async function takeLock(dir: string, refuse: (why: string) => never): Promise<() => void> {
@@ -122,9 +105,9 @@ async function takeLock(dir: string, refuse: (why: string) => never): Promise<()
         );
       }
       // Locked a file the path no longer names (its holder removed it as it left): try again.
-      const held = fstatSync(fd);
+      const mine = fstatSync(fd);
       const named = lstatSync(path, { throwIfNoEntry: false });
-      if (named?.ino !== held.ino || named.dev !== held.dev) return undefined;
+      if (named?.ino !== mine.ino || named.dev !== mine.dev) return undefined;
       try {
         ftruncateSync(fd);
         writeSync(fd, `${process.pid} ${hostname()}\n`, 0);
@@ -135,12 +118,10 @@ async function takeLock(dir: string, refuse: (why: string) => never): Promise<()
       }
       keep = true;
       return () => {
+        // Removed while still held, then let go (see above); gone already, or the folder is: nothing to remove.
         try {
-          // Removed while still held, then let go: see above.
           unlinkSync(path);
-        } catch {
-          // Gone already, or the folder is: nothing to remove.
-        }
+        } catch {}
         closeSync(fd);
       };
     } finally {
@@ -154,8 +135,10 @@ async function takeLock(dir: string, refuse: (why: string) => never): Promise<()
   return refuse(`has a lock (${path}) that keeps changing hands; one process per state folder`);
 }
 
-/** Opens (creating it if needed), locks and loads the state folder `path`; throws a clear error for anything else. */
-export async function openState(path: string, { maxWorlds, maxWorldBytes, document }: OpenOptions): Promise<Backing> {
+/** Opens `--state`: the database of a PostgreSQL URL, or the folder `path`, created if needed, locked and loaded; throws a clear error for anything else. */
+export async function openStateStore(path: string, options: OpenOptions): Promise<Backing> {
+  if (isPostgresUrl(path)) return (await import('./world-postgres.js')).openPostgresState(path, options);
+  const { maxWorlds, maxWorldBytes, document } = options;
   const refuse = (why: string): never => {
     throw new Error(`--state ${path} ${why}`);
   };
@@ -174,23 +157,17 @@ export async function openState(path: string, { maxWorlds, maxWorldBytes, docume
       return refuse(`is a link to ${target}, which does not exist: create that folder, or give another`);
     // Its parent must exist (a recursive mkdir spins for ever on /proc in Node 20).
     await mkdir(path, { mode: 0o700 }).catch((error: unknown) => refuse(`cannot be created (${codeOf(error)})`));
-  } else if (found.isFile()) {
-    return refuseLeft('is a file, not a sandbox state folder');
   } else if (!found.isDirectory()) {
-    return refuseLeft('is not a folder');
+    return refuseLeft(found.isFile() ? 'is a file, not a sandbox state folder' : 'is not a folder');
   }
   const real = await realpath(path);
-  if (openHere.has(real)) return refuse('is in use by this process already; one sandbox per state folder');
+  if (held.has(real)) return refuse('is in use by this process already; one sandbox per state folder');
 
   const names = await readdir(path).catch((error: unknown) => refuse(`cannot be read (${codeOf(error)})`));
   if (names.includes(MARKER_FILE)) {
-    let marker: unknown;
-    try {
-      marker = JSON.parse(await readFile(join(path, MARKER_FILE), 'utf8'));
-    } catch {
-      return refuseLeft(`has a ${MARKER_FILE} that is not a gitea-mock sandbox's`);
-    }
-    const version = (marker as Record<string, unknown> | null)?.[MARKER];
+    const version = await readFile(join(path, MARKER_FILE), 'utf8')
+      .then((text) => (JSON.parse(text) as Record<string, unknown> | null)?.[MARKER])
+      .catch(() => undefined);
     if (version === undefined) return refuseLeft(`has a ${MARKER_FILE} that is not a gitea-mock sandbox's`);
     if (version !== VERSION)
       return refuseLeft(`is a sandbox state folder of format ${String(version)}, not ${VERSION}`);
@@ -200,26 +177,23 @@ export async function openState(path: string, { maxWorlds, maxWorldBytes, docume
 
   // Taking the lock is writing to the folder too: a folder that cannot be written is refused here, at start.
   const release = await takeLock(path, refuse);
-  openHere.add(real);
-  releases.add(release);
+  held.set(real, release);
   if (!exitHook) {
     exitHook = true;
     process.on('exit', () => {
-      for (const each of releases) each();
+      for (const each of held.values()) each();
     });
   }
   const unlock = (): void => {
-    releases.delete(release);
+    held.delete(real);
     release();
-    openHere.delete(real);
   };
 
   try {
     if (!names.includes(MARKER_FILE))
       await writeAtomically(path, MARKER_FILE, [`${JSON.stringify({ [MARKER]: VERSION })}\n`]);
     // Holding the lock, no save of another process is in progress: any temporary is a dead one's.
-    for (const name of names) {
-      if (!TEMPORARY.test(name)) continue;
+    for (const name of names.filter((name) => TEMPORARY.test(name))) {
       if ((await lstat(join(path, name))).isDirectory())
         return refuseLeft(`holds ${name}, a folder named like one of the sandbox's temporary files`);
       await unlink(join(path, name)).catch((error: unknown) =>
@@ -230,7 +204,6 @@ export async function openState(path: string, { maxWorlds, maxWorldBytes, docume
     }
 
     const entries: { key: string; stored: Stored; time: number }[] = [];
-    let check: WorldCheck | undefined;
     for (const name of names) {
       const key = WORLD_FILE.exec(name)?.[1];
       if (key === undefined) continue;
@@ -244,28 +217,22 @@ export async function openState(path: string, { maxWorlds, maxWorldBytes, docume
         return refuseLeft(
           `holds ${name}, a world of ${info.size} bytes, more than the ${maxWorldBytes} one may hold (--max-world-bytes)`,
         );
-      const text = await readFile(file, 'utf8');
-      let world: unknown;
-      try {
-        world = JSON.parse(text);
-      } catch {
-        return refuseLeft(`holds ${name}, which is not JSON`);
-      }
       // Ajv and the document are loaded only when there is a world to check.
-      check ??= (await import('./world-check.js')).createWorldCheck(document);
-      const problem = check(world);
-      if (problem !== undefined) return refuseLeft(`holds ${name}, which is not a world the sandbox wrote: ${problem}`);
-      entries.push({ key, stored: { world: world as World, bytes: Buffer.byteLength(text) }, time: info.mtimeMs });
+      const stored = (await import('./world-check.js')).readWorld(await readFile(file, 'utf8'), document);
+      if (!('world' in stored))
+        return refuseLeft(
+          `holds ${name}, which is not ${stored.problem ? `a world the sandbox wrote: ${stored.problem}` : 'JSON'}`,
+        );
+      entries.push({ key, stored, time: info.mtimeMs });
     }
     entries.sort((a, b) => a.time - b.time);
     // Beyond --max-worlds, the least recently written go, as they would have gone in memory.
-    const kept = entries.slice(Math.max(0, entries.length - maxWorlds));
-    for (const { key } of entries.slice(0, entries.length - kept.length))
-      await rm(join(path, `${key}.json`), { force: true });
+    const gone = Math.max(0, entries.length - maxWorlds);
+    for (const { key } of entries.slice(0, gone)) await rm(join(path, `${key}.json`), { force: true });
 
     return {
       path,
-      worlds: new Map(kept.map(({ key, stored }) => [key, stored])),
+      worlds: new Map(entries.slice(gone).map(({ key, stored }) => [key, stored])),
       save: (key, pieces) => writeAtomically(path, `${key}.json`, pieces),
       async drop(key) {
         // unlink, not rm: rm answers a refusal (EPERM) by trying rmdir, and reports its ENOTDIR instead.
@@ -274,9 +241,7 @@ export async function openState(path: string, { maxWorlds, maxWorldBytes, docume
         });
         await syncFolder(path);
       },
-      async close() {
-        unlock();
-      },
+      close: async () => unlock(),
     };
   } catch (error) {
     unlock();
