@@ -1,18 +1,12 @@
-// The sandbox answer source: each distinct credential gets its own world, seeded from the
-// document's examples, and every operation is answered by GiteaBackend (backend.ts) from it, so
-// writes show up in later reads. `Prefer` still answers the documented examples. A world is made by
-// its credential's first write that changes something, never by a read. Worlds are capped in
-// number, in records and in bytes, can be reset, and live in a WorldStore (store.ts).
-//
-// A write goes through one guard (`writes`): writes of one world that arrive while a batch of them
-// is under way make the next batch, applied to one copy, measured once and saved once; when one of
-// them fails, or together they pass the world's budget, the batch is applied again one write at a
-// time, so only those at fault are refused. A batch lets the event loop turn between its steps
-// (world-json.ts), and batches of different worlds run at once only while their copies and texts
-// fit in an eighth of the heap (sandbox-limits.ts). Reads do not wait.
-//
-// It imports no Node built-in, so the MSW handlers' browser build runs it as it is: what differs
-// by runtime comes in a SandboxPlatform.
+// The sandbox answer source: a world per credential, seeded from the document's examples, which
+// GiteaBackend (backend.ts) answers every operation from, so writes show in later reads (`Prefer`
+// still answers the examples). A world is made by its first write that changes something, is capped
+// in records and bytes, and lives in a WorldStore (store.ts). Every write goes through one guard,
+// `writes`: the writes of a world that arrive while a batch of them is under way make the next
+// batch, applied to one copy, measured once and saved once, or again one at a time when one fails or
+// together they pass the budget, so only those at fault are refused. Batches let the event loop turn
+// (world-json.ts) and share an eighth of the heap (sandbox-limits.ts). Reads do not wait.
+// No Node built-in: the MSW handlers' browser build runs it; what differs by runtime is a SandboxPlatform.
 import { base64Text, utf8Length } from '../common/bytes.js';
 import { keyOf } from '../common/credential-key.js';
 import type { Answer, AnsweringSource, SourceContext, SourceRequest } from '../front/answer-source.js';
@@ -36,16 +30,13 @@ import { deliveriesAnswer, triggerAnswer } from './hook-endpoints.js';
 import { createWebhooks, type Webhooks } from './hooks.js';
 import { MARKDOWN_LIMITS, type MarkdownLimits, type MarkdownRenderer } from './markdown-inline.js';
 import { inFlightBudget, oversized, worldBudget } from './sandbox-limits.js';
-import { StateUnavailable, worldStore, type Backing, type OpenOptions, type Stored, type WorldStore } from './store.js';
+import { StateUnavailable, worldStore, type Backing, type OpenOptions, type Stored } from './store.js';
 import type { TriggerRequest } from './trigger.js';
 import { seedWorld, type User, type World } from './world.js';
 import { copyJson, textBytes, worldText } from './world-json.js';
 
 export interface SandboxOptions {
-  /**
-   * Keep the worlds in this folder, one file per world, loaded at start and saved after each write;
-   * or in the PostgreSQL database of this URL (`postgres://…`), shared with every process on it.
-   */
+  /** Keep the worlds in this folder, a file per world, or in the PostgreSQL database of this URL (`postgres://…`). */
   state?: string;
   /** Keep the worlds on this backing, opened already (a test's), in place of `state`. */
   store?: Backing;
@@ -124,14 +115,6 @@ function storeFailure(failure: unknown, doing: 'save' | 'read', docsUrl: string)
   );
 }
 
-type Bounds = {
-  seed: World;
-  seedBytes: number;
-  maxRecords: number;
-  maxWorldBytes: number;
-  heapLimit: number | undefined;
-};
-
 export async function createSandbox(
   table: OperationTable,
   examples: AnsweringSource,
@@ -164,15 +147,126 @@ export async function createSandbox(
     maxWorlds,
     seed,
   );
-  const bounds = { seed, seedBytes, maxRecords, maxWorldBytes, heapLimit: platform.heapLimit };
-  const write = writes(store, bounds, context);
+  const docsUrl = () => context.docsUrl();
+  /**
+   * The guard of the writes: `write(key, apply)` joins the open batch of `key` or opens the next one,
+   * which the store runs in its turn; the batch takes its share of the heap, is applied together or
+   * one by one, and answers once its world is saved. `close(key)` ends the open batch (of every key
+   * without one), so that later writes come after what is queued now (a reset).
+   */
+  function writes() {
+    // A batch holds a copy of its world and, while it saves, the world's text: about twice its bytes.
+    const admit = admission(inFlightBudget(platform.heapLimit));
+    const open = new Map<string, Job[]>();
+    const refusal = (status: number, message: string): Answer =>
+      errorAnswer(new SandboxError(status, message, { own: true }), docsUrl());
+
+    async function run(key: string, jobs: Job[]): Promise<void> {
+      const close = () => open.get(key) === jobs && open.delete(key);
+      let release = (): void => {};
+      let outcomes: Outcome[];
+      try {
+        outcomes = await store.write(key, async (now) => {
+          // Batches of other worlds may be holding their copies: this one waits while they hold too much.
+          release = await admit(2 * (now?.bytes ?? seedBytes));
+          close();
+          const slot = now ?? { world: seed, bytes: seedBytes };
+          const pause = pacer();
+          const { outcomes, next } = (await apply(slot, jobs, pause)) ?? (await apply(slot, jobs, pause, true))!;
+          return { result: outcomes, ...(next ? { next } : {}) };
+        });
+      } catch (failure) {
+        close();
+        // Nothing of the batch was kept, and its answers may have read what was not: none stands.
+        const answer = storeFailure(failure, 'save', docsUrl());
+        outcomes = jobs.map(() => ({ answer }));
+      } finally {
+        release();
+      }
+      for (const [index, outcome] of outcomes.entries()) {
+        if ('error' in outcome) jobs[index]!.reject(outcome.error);
+        else {
+          jobs[index]!.resolve(outcome.answer);
+          outcome.afterwards?.();
+        }
+      }
+    }
+
+    /**
+     * The writes of a batch: together, on one copy measured once (undefined when one fails or passes
+     * a bound), or `alone`, each on a copy of the world as the writes before it left it, so that only
+     * a write at fault is refused. A world past its budget may still shrink.
+     */
+    async function apply(slot: Stored, jobs: Job[], pause: () => Promise<void>, alone = false) {
+      let { world, bytes } = slot;
+      let copy = world;
+      let wrote = false;
+      let next: (Stored & { text: string[] }) | undefined;
+      const outcomes: Outcome[] = [];
+      const measure = async () => {
+        const text = await worldText(copy, pause);
+        const size = textBytes(text);
+        return size > maxWorldBytes && size > bytes ? size : { world: copy, bytes: size, text };
+      };
+      for (const job of jobs) {
+        if (alone || copy === world) copy = copyJson(world);
+        await pause();
+        let result: Awaited<ReturnType<Apply>>;
+        try {
+          result = await job.apply(copy);
+        } catch (failure) {
+          if (!alone) return undefined;
+          outcomes.push({ error: failure });
+          continue;
+        }
+        const { answer, changed, afterwards } = result;
+        if (changed && copy.created > maxRecords && copy.created > world.created) {
+          if (!alone) return undefined;
+          const why = `this sandbox world is full (${maxRecords} records created); POST ${RESET_PATH} with the same credential starts it afresh`;
+          outcomes.push({ answer: refusal(403, why) });
+          continue;
+        }
+        if (changed && alone) {
+          const measured = await measure();
+          if (typeof measured === 'number') {
+            const why = `this sandbox world would hold ${measured} bytes, more than its ${maxWorldBytes} (--max-world-bytes); POST ${RESET_PATH} with the same credential starts it afresh`;
+            outcomes.push({ answer: refusal(413, why) });
+            continue;
+          }
+          ({ world, bytes } = next = measured);
+        }
+        wrote ||= changed;
+        // The answer may be a record of the copy, which the next writes change: it is kept as it is now.
+        outcomes.push({ answer: copyJson(answer), ...(afterwards ? { afterwards } : {}) });
+      }
+      if (alone || !wrote) return { outcomes, ...(next ? { next } : {}) };
+      const measured = await measure();
+      return typeof measured === 'number' ? undefined : { outcomes, next: measured };
+    }
+
+    const write = (key: string, apply: Apply): Promise<Answer> =>
+      new Promise((resolve, reject) => {
+        let batch = open.get(key);
+        if (!batch) {
+          open.set(key, (batch = []));
+          void run(key, batch);
+        }
+        batch.push({ apply, resolve, reject });
+      });
+    return Object.assign(write, {
+      close(key?: string) {
+        if (key === undefined) open.clear();
+        else open.delete(key);
+      },
+    });
+  }
+  const write = writes();
   const worldNow = async (key: string): Promise<World> => (await store.read(key))?.world ?? seed;
   /** Fires `wanted` in the world of `key` as it is now (the seed before its first write): its deliveries, queued. */
   const fire = async (key: string, credential: string, wanted: TriggerRequest, host: string) => {
     const world = await worldNow(key);
     return webhooks.trigger(key, world, wanted, { caller: callerOf(world, credential), host });
   };
-  const docsUrl = () => context.docsUrl();
   /** The one place a refusal of the model becomes an answer. */
   async function invoke(operationId: OperationId, call: Call): Promise<Reply> {
     try {
@@ -335,118 +429,4 @@ function admission(capacity: number): (weight: number) => Promise<() => void> {
       next();
     };
   };
-}
-
-/**
- * The guard of the writes: `write(key, apply)` joins the open batch of `key` or opens the next one,
- * which the store runs in its turn; the batch takes its share of the heap, is applied together or
- * one by one, and answers once its world is saved. `close(key)` ends the open batch (of every key
- * without one), so that later writes come after what is queued now (a reset).
- */
-function writes(store: WorldStore, bounds: Bounds, context: SourceContext) {
-  const { seed, seedBytes, maxRecords, maxWorldBytes } = bounds;
-  // A batch holds a copy of its world and, while it saves, the world's text: about twice its bytes.
-  const admit = admission(inFlightBudget(bounds.heapLimit));
-  const open = new Map<string, Job[]>();
-  const refusal = (status: number, message: string): Answer =>
-    errorAnswer(new SandboxError(status, message, { own: true }), context.docsUrl());
-
-  async function run(key: string, jobs: Job[]): Promise<void> {
-    const close = () => open.get(key) === jobs && open.delete(key);
-    let release = (): void => {};
-    let outcomes: Outcome[];
-    try {
-      outcomes = await store.write(key, async (now) => {
-        // Batches of other worlds may be holding their copies: this one waits while they hold too much.
-        release = await admit(2 * (now?.bytes ?? seedBytes));
-        close();
-        const slot = now ?? { world: seed, bytes: seedBytes };
-        const pause = pacer();
-        const { outcomes, next } = (await apply(slot, jobs, pause)) ?? (await apply(slot, jobs, pause, true))!;
-        return { result: outcomes, ...(next ? { next } : {}) };
-      });
-    } catch (failure) {
-      close();
-      // Nothing of the batch was kept, and its answers may have read what was not: none stands.
-      const answer = storeFailure(failure, 'save', context.docsUrl());
-      outcomes = jobs.map(() => ({ answer }));
-    } finally {
-      release();
-    }
-    for (const [index, outcome] of outcomes.entries()) {
-      if ('error' in outcome) jobs[index]!.reject(outcome.error);
-      else {
-        jobs[index]!.resolve(outcome.answer);
-        outcome.afterwards?.();
-      }
-    }
-  }
-
-  /**
-   * The writes of a batch: together, on one copy measured once (undefined when one fails or passes
-   * a bound), or `alone`, each on a copy of the world as the writes before it left it, so that only
-   * a write at fault is refused. A world past its budget may still shrink.
-   */
-  async function apply(slot: Stored, jobs: Job[], pause: () => Promise<void>, alone = false) {
-    let { world, bytes } = slot;
-    let copy = world;
-    let wrote = false;
-    let next: (Stored & { text: string[] }) | undefined;
-    const outcomes: Outcome[] = [];
-    const measure = async () => {
-      const text = await worldText(copy, pause);
-      const size = textBytes(text);
-      return size > maxWorldBytes && size > bytes ? size : { world: copy, bytes: size, text };
-    };
-    for (const job of jobs) {
-      if (alone || copy === world) copy = copyJson(world);
-      await pause();
-      let result: Awaited<ReturnType<Apply>>;
-      try {
-        result = await job.apply(copy);
-      } catch (failure) {
-        if (!alone) return undefined;
-        outcomes.push({ error: failure });
-        continue;
-      }
-      const { answer, changed, afterwards } = result;
-      if (changed && copy.created > maxRecords && copy.created > world.created) {
-        if (!alone) return undefined;
-        const why = `this sandbox world is full (${maxRecords} records created); POST ${RESET_PATH} with the same credential starts it afresh`;
-        outcomes.push({ answer: refusal(403, why) });
-        continue;
-      }
-      if (changed && alone) {
-        const measured = await measure();
-        if (typeof measured === 'number') {
-          const why = `this sandbox world would hold ${measured} bytes, more than its ${maxWorldBytes} (--max-world-bytes); POST ${RESET_PATH} with the same credential starts it afresh`;
-          outcomes.push({ answer: refusal(413, why) });
-          continue;
-        }
-        ({ world, bytes } = next = measured);
-      }
-      wrote ||= changed;
-      // The answer may be a record of the copy, which the next writes change: it is kept as it is now.
-      outcomes.push({ answer: copyJson(answer), ...(afterwards ? { afterwards } : {}) });
-    }
-    if (alone || !wrote) return { outcomes, ...(next ? { next } : {}) };
-    const measured = await measure();
-    return typeof measured === 'number' ? undefined : { outcomes, next: measured };
-  }
-
-  const write = (key: string, apply: Apply): Promise<Answer> =>
-    new Promise((resolve, reject) => {
-      let batch = open.get(key);
-      if (!batch) {
-        open.set(key, (batch = []));
-        void run(key, batch);
-      }
-      batch.push({ apply, resolve, reject });
-    });
-  return Object.assign(write, {
-    close(key?: string) {
-      if (key === undefined) open.clear();
-      else open.delete(key);
-    },
-  });
 }
