@@ -148,119 +148,106 @@ export async function createSandbox(
     seed,
   );
   const docsUrl = () => context.docsUrl();
-  /**
-   * The guard of the writes: `write(key, apply)` joins the open batch of `key` or opens the next one,
-   * which the store runs in its turn; the batch takes its share of the heap, is applied together or
-   * one by one, and answers once its world is saved. `close(key)` ends the open batch (of every key
-   * without one), so that later writes come after what is queued now (a reset).
-   */
-  function writes() {
-    // A batch holds a copy of its world and, while it saves, the world's text: about twice its bytes.
-    const admit = admission(inFlightBudget(platform.heapLimit));
-    const open = new Map<string, Job[]>();
-    const refusal = (status: number, message: string): Answer =>
-      errorAnswer(new SandboxError(status, message, { own: true }), docsUrl());
+  // The guard of the writes: `write(key, apply)` joins the open batch of `key` or opens the next one,
+  // which the store runs in its turn; a reset ends the open batch, so later writes come after it.
+  // A batch holds a copy of its world and, while it saves, the world's text: about twice its bytes.
+  const admit = admission(inFlightBudget(platform.heapLimit));
+  const batches = new Map<string, Job[]>();
+  const refusal = (status: number, message: string): Answer =>
+    errorAnswer(new SandboxError(status, message, { own: true }), docsUrl());
 
-    async function run(key: string, jobs: Job[]): Promise<void> {
-      const close = () => open.get(key) === jobs && open.delete(key);
-      let release = (): void => {};
-      let outcomes: Outcome[];
-      try {
-        outcomes = await store.write(key, async (now) => {
-          // Batches of other worlds may be holding their copies: this one waits while they hold too much.
-          release = await admit(2 * (now?.bytes ?? seedBytes));
-          close();
-          const slot = now ?? { world: seed, bytes: seedBytes };
-          const pause = pacer();
-          const { outcomes, next } = (await apply(slot, jobs, pause)) ?? (await apply(slot, jobs, pause, true))!;
-          return { result: outcomes, ...(next ? { next } : {}) };
-        });
-      } catch (failure) {
+  async function run(key: string, jobs: Job[]): Promise<void> {
+    const close = () => batches.get(key) === jobs && batches.delete(key);
+    let release = (): void => {};
+    let outcomes: Outcome[];
+    try {
+      outcomes = await store.write(key, async (now) => {
+        // Batches of other worlds may be holding their copies: this one waits while they hold too much.
+        release = await admit(2 * (now?.bytes ?? seedBytes));
         close();
-        // Nothing of the batch was kept, and its answers may have read what was not: none stands.
-        const answer = storeFailure(failure, 'save', docsUrl());
-        outcomes = jobs.map(() => ({ answer }));
-      } finally {
-        release();
-      }
-      for (const [index, outcome] of outcomes.entries()) {
-        if ('error' in outcome) jobs[index]!.reject(outcome.error);
-        else {
-          jobs[index]!.resolve(outcome.answer);
-          outcome.afterwards?.();
-        }
-      }
-    }
-
-    /**
-     * The writes of a batch: together, on one copy measured once (undefined when one fails or passes
-     * a bound), or `alone`, each on a copy of the world as the writes before it left it, so that only
-     * a write at fault is refused. A world past its budget may still shrink.
-     */
-    async function apply(slot: Stored, jobs: Job[], pause: () => Promise<void>, alone = false) {
-      let { world, bytes } = slot;
-      let copy = world;
-      let wrote = false;
-      let next: (Stored & { text: string[] }) | undefined;
-      const outcomes: Outcome[] = [];
-      const measure = async () => {
-        const text = await worldText(copy, pause);
-        const size = textBytes(text);
-        return size > maxWorldBytes && size > bytes ? size : { world: copy, bytes: size, text };
-      };
-      for (const job of jobs) {
-        if (alone || copy === world) copy = copyJson(world);
-        await pause();
-        let result: Awaited<ReturnType<Apply>>;
-        try {
-          result = await job.apply(copy);
-        } catch (failure) {
-          if (!alone) return undefined;
-          outcomes.push({ error: failure });
-          continue;
-        }
-        const { answer, changed, afterwards } = result;
-        if (changed && copy.created > maxRecords && copy.created > world.created) {
-          if (!alone) return undefined;
-          const why = `this sandbox world is full (${maxRecords} records created); POST ${RESET_PATH} with the same credential starts it afresh`;
-          outcomes.push({ answer: refusal(403, why) });
-          continue;
-        }
-        if (changed && alone) {
-          const measured = await measure();
-          if (typeof measured === 'number') {
-            const why = `this sandbox world would hold ${measured} bytes, more than its ${maxWorldBytes} (--max-world-bytes); POST ${RESET_PATH} with the same credential starts it afresh`;
-            outcomes.push({ answer: refusal(413, why) });
-            continue;
-          }
-          ({ world, bytes } = next = measured);
-        }
-        wrote ||= changed;
-        // The answer may be a record of the copy, which the next writes change: it is kept as it is now.
-        outcomes.push({ answer: copyJson(answer), ...(afterwards ? { afterwards } : {}) });
-      }
-      if (alone || !wrote) return { outcomes, ...(next ? { next } : {}) };
-      const measured = await measure();
-      return typeof measured === 'number' ? undefined : { outcomes, next: measured };
-    }
-
-    const write = (key: string, apply: Apply): Promise<Answer> =>
-      new Promise((resolve, reject) => {
-        let batch = open.get(key);
-        if (!batch) {
-          open.set(key, (batch = []));
-          void run(key, batch);
-        }
-        batch.push({ apply, resolve, reject });
+        const slot = now ?? { world: seed, bytes: seedBytes };
+        const pause = pacer();
+        const { outcomes, next } = (await apply(slot, jobs, pause)) ?? (await apply(slot, jobs, pause, true))!;
+        return { result: outcomes, ...(next ? { next } : {}) };
       });
-    return Object.assign(write, {
-      close(key?: string) {
-        if (key === undefined) open.clear();
-        else open.delete(key);
-      },
-    });
+    } catch (failure) {
+      close();
+      // Nothing of the batch was kept, and its answers may have read what was not: none stands.
+      const answer = storeFailure(failure, 'save', docsUrl());
+      outcomes = jobs.map(() => ({ answer }));
+    } finally {
+      release();
+    }
+    for (const [index, outcome] of outcomes.entries()) {
+      if ('error' in outcome) jobs[index]!.reject(outcome.error);
+      else {
+        jobs[index]!.resolve(outcome.answer);
+        outcome.afterwards?.();
+      }
+    }
   }
-  const write = writes();
+
+  /**
+   * The writes of a batch: together, on one copy measured once (undefined when one fails or passes
+   * a bound), or `alone`, each on a copy of the world as the writes before it left it, so that only
+   * a write at fault is refused. A world past its budget may still shrink.
+   */
+  async function apply(slot: Stored, jobs: Job[], pause: () => Promise<void>, alone = false) {
+    let { world, bytes } = slot;
+    let copy = world;
+    let wrote = false;
+    let next: (Stored & { text: string[] }) | undefined;
+    const outcomes: Outcome[] = [];
+    const measure = async () => {
+      const text = await worldText(copy, pause);
+      const size = textBytes(text);
+      return size > maxWorldBytes && size > bytes ? size : { world: copy, bytes: size, text };
+    };
+    for (const job of jobs) {
+      if (alone || copy === world) copy = copyJson(world);
+      await pause();
+      let result: Awaited<ReturnType<Apply>>;
+      try {
+        result = await job.apply(copy);
+      } catch (failure) {
+        if (!alone) return undefined;
+        outcomes.push({ error: failure });
+        continue;
+      }
+      const { answer, changed, afterwards } = result;
+      if (changed && copy.created > maxRecords && copy.created > world.created) {
+        if (!alone) return undefined;
+        const why = `this sandbox world is full (${maxRecords} records created); POST ${RESET_PATH} with the same credential starts it afresh`;
+        outcomes.push({ answer: refusal(403, why) });
+        continue;
+      }
+      if (changed && alone) {
+        const measured = await measure();
+        if (typeof measured === 'number') {
+          const why = `this sandbox world would hold ${measured} bytes, more than its ${maxWorldBytes} (--max-world-bytes); POST ${RESET_PATH} with the same credential starts it afresh`;
+          outcomes.push({ answer: refusal(413, why) });
+          continue;
+        }
+        ({ world, bytes } = next = measured);
+      }
+      wrote ||= changed;
+      // The answer may be a record of the copy, which the next writes change: it is kept as it is now.
+      outcomes.push({ answer: copyJson(answer), ...(afterwards ? { afterwards } : {}) });
+    }
+    if (alone || !wrote) return { outcomes, ...(next ? { next } : {}) };
+    const measured = await measure();
+    return typeof measured === 'number' ? undefined : { outcomes, next: measured };
+  }
+
+  const write = (key: string, apply: Apply): Promise<Answer> =>
+    new Promise((resolve, reject) => {
+      let batch = batches.get(key);
+      if (!batch) {
+        batches.set(key, (batch = []));
+        void run(key, batch);
+      }
+      batch.push({ apply, resolve, reject });
+    });
   const worldNow = async (key: string): Promise<World> => (await store.read(key))?.world ?? seed;
   /** Fires `wanted` in the world of `key` as it is now (the seed before its first write): its deliveries, queued. */
   const fire = async (key: string, credential: string, wanted: TriggerRequest, host: string) => {
@@ -345,7 +332,7 @@ export async function createSandbox(
       if (!auth.ok) return error(401, auth.message);
       const key = keyOf(credential!);
       try {
-        write.close(key);
+        batches.delete(key);
         await store.drop(key);
         webhooks.forget(key);
       } catch (failure) {
@@ -359,7 +346,7 @@ export async function createSandbox(
     },
     control: {
       async resetAll() {
-        write.close();
+        batches.clear();
         await store.clear();
         webhooks.forget();
       },

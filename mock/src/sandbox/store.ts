@@ -1,9 +1,7 @@
-// WorldStore: the sandbox's worlds, held here over a Backing (none: in memory; a state folder,
-// world-store.ts; PostgreSQL, world-postgres.ts). It drops the least recently used beyond
-// --max-worlds, runs the writes of one world one at a time in arrival order, and keeps a world only
-// once it is saved. A shared backing (PostgreSQL) holds each world here with its stored version,
-// compared before a read and locked across processes for a write. Imports no Node built-in: the MSW
-// handlers' browser build keeps its worlds in memory.
+// WorldStore: the sandbox's worlds held here over a Backing (none: in memory; a folder, world-store.ts;
+// PostgreSQL, world-postgres.ts, shared: each world with its version, compared before a read and
+// locked across processes for a write). The least recently used go beyond --max-worlds, the writes of
+// a world run one at a time in arrival order, and a world is kept once saved. No Node built-in.
 import { Refusal } from '../common/refusal.js';
 import type { World } from './world.js';
 
@@ -17,7 +15,7 @@ export interface Stored {
 /** The world of a key as a shared store holds it now: the version the caller holds, another, or none (the seed). */
 export type Look = 'same' | 'none' | (Stored & { version: number });
 
-/** How a backing is opened: --max-worlds, --max-world-bytes (a larger world is refused, unread), the document whose schemas the records match. */
+/** A backing's --max-worlds, --max-world-bytes (a larger world is refused, unread), and the document its records match. */
 export interface OpenOptions {
   maxWorlds: number;
   maxWorldBytes: number;
@@ -34,9 +32,8 @@ export interface WorldStore {
     key: string,
     task: (now: Stored | undefined) => Promise<{ result: T; next?: Stored & { text: readonly string[] } }>,
   ): Promise<T>;
-  /** The world of `key` back to the seed, after the tasks queued for it. */
+  /** The world of `key` (after its queued tasks), or every world of every process, back to the seed. */
   drop(key: string): Promise<void>;
-  /** Every world back to the seed, of every process. */
   clear(): Promise<void>;
   /** Waits for the tasks under way, then lets the folder or database go. */
   close(): Promise<void>;
@@ -44,7 +41,7 @@ export interface WorldStore {
 
 /** What a store keeps its worlds on: the folder's files, or the database's rows. */
 export interface Backing {
-  /** Where the worlds are, for messages (a folder, a URL without its password). */
+  /** Where the worlds are (a folder, a URL without its password). */
   readonly path: string;
   /** The worlds found at start, least recently written first. */
   readonly worlds: Map<string, Stored>;
@@ -69,7 +66,7 @@ export class StateUnavailable extends Refusal {
   }
 }
 
-/** Whether the backing has the world (loaded from it, or saved). */
+/** `kept`: the backing has the world (loaded from it, or saved). */
 type Slot = Stored & { kept?: boolean };
 
 /** A store over `backing` (none: in memory); `seed` is the world of a key with none, trusted by the checks. */

@@ -28,10 +28,7 @@ export function textBytes(pieces: readonly string[]): number {
 /** Pieces of text at least this long, so a save writes a few large pieces, not one per record. */
 const PIECE = 256 * 1024;
 
-/**
- * `JSON.stringify(world)` in pieces: each record of a top-level list is stringified on its own,
- * and `pause` is awaited between them, so no single step takes longer than the largest record.
- */
+/** `JSON.stringify(world)` in pieces, each record of a top-level list on its own and `pause` awaited between them. */
 export async function worldText(world: object, pause: () => Promise<void>): Promise<string[]> {
   const pieces: string[] = [];
   let piece = '{';

@@ -1,8 +1,6 @@
-// The sandbox's world: the records of a Gitea server as plain JSON, seeded from the document's own
-// examples (the organization acme, its repository acme/rocket, the users alice, bob and carol, their
-// hook, labels, milestones, issue, pull request, team, packages, keys…). Records are kept in the
-// shape the API answers with, so reading one is returning it; the answer is then validated
-// against the document by the front.
+// The sandbox's world: a Gitea server's records as plain JSON, in the shape the API answers with,
+// seeded from the document's examples (acme, acme/rocket, alice, bob, carol, their hook, labels,
+// milestones, issue, pull request, team, packages, keys…).
 import type { IHttpOperation } from '@stoplight/types';
 import type { components } from 'gitea-contract';
 
@@ -29,11 +27,9 @@ type Workflow = With<Schemas['ActionWorkflow'], 'id'>;
 export type Attachment = With<Schemas['Attachment'], 'id'>;
 export type Application = With<Schemas['OAuth2Application'], 'id'>;
 
-/** 2: worlds remember renamed users (`redirects`) and hooks keep their authorization header in the record. */
-export const WORLD_FORMAT = 2;
-
 export interface World {
-  format: typeof WORLD_FORMAT;
+  /** 2: worlds remember renamed users (`redirects`) and hooks keep their authorization header in the record. */
+  format: 2;
   /** The next fresh id; seed ids stay below it, so an id names one record of any kind. */
   nextId: number;
   /** Records created since the seed, for the size cap. */
@@ -74,32 +70,9 @@ export interface Templates {
   sampleArmoredKey: string;
 }
 
-function findOperation(operations: readonly IHttpOperation[], operationId: string): IHttpOperation {
-  const op = operations.find((candidate) => (candidate.iid ?? candidate.id) === operationId);
-  if (!op)
-    throw new Error(
-      `the sandbox seeds its world from the package's openapi.yaml, which has ${operationId}; this document does not`,
-    );
-  return op;
-}
+export const WORLD_FORMAT: World['format'] = 2;
 
-/** The first example of an operation's response (or request body), as the document gives it. */
-function example<T>(operations: readonly IHttpOperation[], operationId: string, status: string | 'request'): T {
-  const op = findOperation(operations, operationId);
-  const contents =
-    status === 'request'
-      ? op.request?.body?.contents
-      : op.responses.find((response) => response.code === status)?.contents;
-  const value = (contents?.[0]?.examples?.[0] as { value?: unknown } | undefined)?.value;
-  if (value === undefined)
-    throw new Error(`the sandbox seeds its world from ${operationId} ${status}'s example, which this document lacks`);
-  return structuredClone(value) as T;
-}
-
-function pathExample(operations: readonly IHttpOperation[], operationId: string, name: string): unknown {
-  const param = findOperation(operations, operationId).request?.path?.find((candidate) => candidate.name === name);
-  return (param?.examples?.[0] as { value?: unknown } | undefined)?.value;
-}
+const first = (examples: unknown[] | undefined) => (examples?.[0] as { value?: unknown } | undefined)?.value;
 
 function byId<T extends { id: number }>(records: T[]): T[] {
   const seen = new Map<number, T>();
@@ -109,8 +82,25 @@ function byId<T extends { id: number }>(records: T[]): T[] {
 
 /** The seed world and the creation templates, from the examples of `operations`. */
 export function seedWorld(operations: readonly IHttpOperation[]): { seed: World; templates: Templates } {
-  // The document's examples, which the front checks every answer against: the records' types.
-  const get = <T>(operationId: string, status: string | 'request'): T => example<T>(operations, operationId, status);
+  const find = (operationId: string): IHttpOperation => {
+    const op = operations.find((candidate) => (candidate.iid ?? candidate.id) === operationId);
+    if (op) return op;
+    throw new Error(
+      `the sandbox seeds its world from the package's openapi.yaml, which has ${operationId}; this document does not`,
+    );
+  };
+  /** The first example of an operation's response (or request body): the front checks every answer against them. */
+  const get = <T>(operationId: string, status: string | 'request'): T => {
+    const op = find(operationId);
+    const contents =
+      status === 'request' ? op.request?.body?.contents : op.responses.find((r) => r.code === status)?.contents;
+    const value = first(contents?.[0]?.examples);
+    if (value === undefined)
+      throw new Error(`the sandbox seeds its world from ${operationId} ${status}'s example, which this document lacks`);
+    return structuredClone(value) as T;
+  };
+  const pathExample = (operationId: string, name: string) =>
+    first(find(operationId).request?.path?.find((candidate) => candidate.name === name)?.examples);
   const key = get<DeployKey>('repoGetKey', '200');
   const issue = get<Issue>('issueRemoveAssignees', '200');
   const pull = get<PullRequest & { base: { repo: Repository }; requested_reviewers: User[] }>(
@@ -175,14 +165,14 @@ export function seedWorld(operations: readonly IHttpOperation[]): { seed: World;
     releases: [
       {
         repo: rocket.id,
-        id: Number(pathExample(operations, 'repoCreateReleaseAttachment', 'id') ?? 14001),
+        id: Number(pathExample('repoCreateReleaseAttachment', 'id') ?? 14001),
         attachments: [],
       },
     ],
     comments: [
       {
         repo: rocket.id,
-        id: Number(pathExample(operations, 'issueListIssueCommentAttachments', 'id') ?? 15001),
+        id: Number(pathExample('issueListIssueCommentAttachments', 'id') ?? 15001),
         attachments: get('issueListIssueCommentAttachments', '200'),
       },
     ],
@@ -201,11 +191,7 @@ export function seedWorld(operations: readonly IHttpOperation[]): { seed: World;
   return { seed, templates };
 }
 
-/**
- * Replaces, everywhere in the world, the copies of the record `updated` (same id: an id names one
- * record) with its new fields: a renamed user shows under its new login in every issue, team and
- * package, an edited label or milestone in every issue and pull request that carries it.
- */
+/** Gives every copy of the record `updated` in the world (same id: an id names one record) its new fields: a renamed user, an edited label or milestone, everywhere. */
 export function propagate(world: World, updated: { id: number }): void {
   const visit = (node: unknown): void => {
     if (Array.isArray(node)) {
