@@ -1,10 +1,8 @@
-// `--state postgres://…`: the worlds in PostgreSQL, shared by every gitea-mock on the database
-// (docs/sandbox-postgres.md): a row per world (gitea_mock_worlds: key, body, version, used_at), the
-// versions from a sequence so none repeats, the tables' version in gitea_mock_schema. A batch of
-// writes holds its world's row (`SELECT … FOR UPDATE`) in the transaction that saves it; a world
-// with no row yet gets an empty one (body NULL) that readers never see. A read fetches the body only
-// when the versions differ. A database away or too slow is StateUnavailable (503); every statement
-// is bounded in time, the pool in connections, and the sandbox recovers without a restart.
+// `--state postgres://…`: the worlds in PostgreSQL, shared by every gitea-mock on it (docs/sandbox-postgres.md):
+// a row per world, versions from a sequence so none repeats. A batch of writes holds its world's row
+// (`SELECT … FOR UPDATE`) in the transaction that saves it; a world with no row yet gets an empty one
+// (body NULL) readers never see. A read fetches the body only when the versions differ. A database
+// away or too slow is StateUnavailable (503); statements are bounded in time, the pool in connections.
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import { Refusal } from '../common/refusal.js';
 import { postgresTarget, type PostgresTarget } from './postgres-url.js';
@@ -15,7 +13,7 @@ const SCHEMA_VERSION = 1;
 const SCHEMA = 'gitea_mock_schema';
 const WORLDS = 'gitea_mock_worlds';
 const VERSIONS = 'gitea_mock_world_versions';
-/** The advisory lock processes take while they create the tables, so that two starting at once do not race. */
+/** Taken while the tables are made, so that two processes starting at once do not race. */
 const SCHEMA_LOCK = 0x676974656d6f;
 /** Connections per process: N replicas take up to N times as many of the server's max_connections. */
 const POOL_SIZE = 10;
@@ -23,7 +21,7 @@ const POOL_SIZE = 10;
 const STATEMENT_TIMEOUT_MS = 5_000;
 /** The longest to open a connection, or to wait for one of the pool. */
 const CONNECT_TIMEOUT_MS = 5_000;
-/** A transaction left idle this long (its process stopped or cut off) is ended, and its lock released. */
+/** A transaction left idle this long (its process stopped or cut off) is ended, its lock released. */
 const IDLE_IN_TRANSACTION_MS = 10_000;
 /** A world's use is written at most this often, in seconds, by reads (writes always write it). */
 const TOUCH_SECONDS = 1;
@@ -41,7 +39,7 @@ type Row = { version: string; body: string | null; empty: boolean; idle: boolean
 /** SQLSTATE classes and codes that mean the database is away or busy for now, not that a statement is wrong. */
 const TRANSIENT = /^(08|53|57|58)|^(40001|40P01|55P03)$/;
 
-/** For a connection's errors that its next statement reports anyway. */
+/** For errors reported elsewhere anyway (a connection's, by its next statement). */
 const ignore = (): void => {};
 
 /** An error in a line: its message, and its code when the message does not say it. */
@@ -78,14 +76,11 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
   });
 
   const { where } = target;
-  /** The rows held by a write of this process: `empty` when its transaction made the row, removed unless a world is saved in it. */
+  /** Rows held by a write here: `empty` when its transaction made it, removed unless a world is saved in it. */
   const holds = new Map<string, { client: PoolClient; empty: boolean; saved: boolean }>();
   const touching = new Set<string>();
   /** Calls of `look` waiting for the next query of a key and version, and whether one runs. */
-  const lines = new Map<
-    string,
-    { running: boolean; next: { resolve(look: Look): void; reject(error: unknown): void }[] }
-  >();
+  const lines = new Map<string, { running: boolean; next: ((looked: Promise<Look>) => void)[] }>();
 
   /** The database's failure as the sandbox reports it: StateUnavailable for one away or busy for now. */
   const failed = (error: unknown): Error => {
@@ -104,7 +99,7 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
     }
   };
 
-  /** A row as a Look; a body is checked as a folder's world is, its records equal to those of `held` unchecked. */
+  /** A row as a Look, its body checked as a folder's world is (records equal to those of `held` unchecked). */
   const lookOf = async (row: Row | undefined, held: World): Promise<Look> => {
     if (!row || row.empty) return 'none';
     if (row.body === null) return 'same';
@@ -127,12 +122,6 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
     )
       .catch(ignore)
       .finally(() => touching.delete(key));
-  };
-
-  const lookNow = async (key: string, version: number | undefined, held: World): Promise<Look> => {
-    const row = (await query<Row>(pool, ROW, [key, version ?? null])).rows[0];
-    if (row?.idle && !row.empty) touch(key);
-    return lookOf(row, held);
   };
 
   /** Locks `key`'s row, making an empty one when it has none, and says what it holds. */
@@ -176,21 +165,23 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
     close: () => pool.end(),
     shared: {
       look(key, version, held) {
-        // A query under way may have started before a write answered before this call: a call joins
-        // the next query of its key and version, never one under way. Reads of one world at once then
-        // share a query, and each still sees every write answered before it.
+        // A call joins the next query of its key and version, never one under way (it may have started
+        // before a write answered before this call): reads at once share a query, and see every write.
         const id = `${key}:${version ?? ''}`;
         const line = lines.get(id) ?? { running: false, next: [] };
         lines.set(id, line);
-        const found = new Promise<Look>((resolve, reject) => line.next.push({ resolve, reject }));
+        const found = new Promise<Look>((resolve) => line.next.push(resolve));
         if (!line.running)
           void (async () => {
             line.running = true;
             while (line.next.length > 0) {
               const callers = line.next;
               line.next = [];
-              const looked = lookNow(key, version, held);
-              for (const each of callers) looked.then(each.resolve, each.reject);
+              const looked = query<Row>(pool, ROW, [key, version ?? null]).then(({ rows: [row] }) => {
+                if (row?.idle && !row.empty) touch(key);
+                return lookOf(row, held);
+              });
+              for (const resolve of callers) resolve(looked);
               await looked.catch(ignore);
             }
             lines.delete(id);
@@ -198,12 +189,9 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
         return found;
       },
       async hold(key, version, world, task) {
-        let client: PoolClient;
-        try {
-          client = await pool.connect();
-        } catch (error) {
+        const client = await pool.connect().catch((error: unknown) => {
           throw failed(error);
-        }
+        });
         return transaction(client, async () => {
           try {
             await query(client, 'BEGIN');
@@ -213,9 +201,8 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
             const result = await task(now);
             if (held.empty && !held.saved) await query(client, `DELETE FROM ${WORLDS} WHERE key = $1`, [key]);
             await query(client, 'COMMIT');
-            // A new world: beyond --max-worlds across the database, the least recently used go. On this
-            // connection: one of the pool could be waited for by every hold at once. The world is kept
-            // whatever the trim does.
+            // A new world: beyond --max-worlds the least recently used go, on this connection (one of the
+            // pool could be waited for by every hold at once); the world is kept whatever the trim does.
             if (held.empty && held.saved) await query(client, TRIM, [maxWorlds]).catch(ignore);
             return result;
           } finally {
@@ -231,10 +218,8 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
 }
 
 /**
- * `work` on a connection of the pool, which it takes to BEGIN and COMMIT (more statements may
- * follow), rolled back when it fails. A connection the server closes meanwhile (a shutdown) reports
- * it here, and its next statement fails; unheard, the report would end the process. A connection
- * that cannot even roll back is closed, not handed to the next request.
+ * `work` on a connection of the pool, rolled back when it fails; a connection that cannot even roll
+ * back is closed. The server closing it meanwhile is reported here (unheard, it would end the process).
  */
 async function transaction<T>(client: PoolClient, work: () => Promise<T>): Promise<T> {
   client.on('error', ignore);
@@ -259,9 +244,7 @@ async function createSchema(pool: Pool, target: PostgresTarget, maxWorlds: numbe
   await transaction(client, async () => {
     await client.query('BEGIN');
     await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
-    const { rows } = await client.query<{ present: boolean }>('SELECT to_regclass($1) IS NOT NULL AS present', [
-      SCHEMA,
-    ]);
+    const { rows } = await client.query(`SELECT to_regclass('${SCHEMA}') IS NOT NULL AS present`);
     if (rows[0]?.present) {
       const found = await client.query<{ version: number }>(`SELECT version FROM ${SCHEMA}`);
       const version = found.rows[0]?.version;
@@ -273,18 +256,12 @@ async function createSchema(pool: Pool, target: PostgresTarget, maxWorlds: numbe
         );
       }
     } else {
-      await client.query(`CREATE TABLE ${SCHEMA} (version integer NOT NULL)`);
-      await client.query(`INSERT INTO ${SCHEMA} (version) VALUES ($1)`, [SCHEMA_VERSION]);
-      await client.query(`CREATE SEQUENCE ${VERSIONS} AS bigint START 1`);
-      await client.query(
-        `CREATE TABLE ${WORLDS} (
-           key text PRIMARY KEY CHECK (key ~ '^[0-9a-f]{64}$'),
-           version bigint NOT NULL,
-           used_at timestamptz NOT NULL,
-           body text
-         )`,
-      );
-      await client.query(`CREATE INDEX ${WORLDS}_used_at ON ${WORLDS} (used_at)`);
+      await client.query(`CREATE TABLE ${SCHEMA} (version integer NOT NULL);
+        INSERT INTO ${SCHEMA} (version) VALUES (${SCHEMA_VERSION});
+        CREATE SEQUENCE ${VERSIONS} AS bigint START 1;
+        CREATE TABLE ${WORLDS} (key text PRIMARY KEY CHECK (key ~ '^[0-9a-f]{64}$'), version bigint NOT NULL,
+          used_at timestamptz NOT NULL, body text);
+        CREATE INDEX ${WORLDS}_used_at ON ${WORLDS} (used_at)`);
     }
     await client.query('COMMIT');
     // A --max-worlds lower than before takes effect at once, as with a state folder.

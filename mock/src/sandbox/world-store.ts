@@ -1,31 +1,21 @@
-// `--state`: a PostgreSQL URL (world-postgres.ts, loaded only for one) or a folder of one process,
-// one file per world: `gitea-mock-sandbox.json` (the folder's format), `lock` (held by the process
-// that uses it) and `<sha256>.json` (a world, named by its credential's hash). A save writes a
-// temporary file of a random name (created exclusively, never through a link), flushes it, renames
-// it over the world's and flushes the folder: a crash leaves the old or the new world, never a
-// broken one. Files are their owner's only. At start the folder is locked, dead temporaries removed
-// and every world checked deeply (world-check.ts); anything not the sandbox's is refused and left as it is.
+// `--state`: a PostgreSQL URL (world-postgres.ts) or a folder of one process: `gitea-mock-sandbox.json`
+// (its format), `lock` and `<sha256>.json` per world (its credential's hash). A save writes a temporary
+// of a random name (exclusively, never through a link), flushes it, renames it over the world's and
+// flushes the folder: a crash leaves the old or the new world. Files are their owner's only. At start
+// the folder is locked, dead temporaries removed, every world checked (world-check.ts), and anything
+// not the sandbox's refused and left as it is.
 import { randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  ftruncateSync,
-  lstatSync,
-  openSync,
-  readFileSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
-import { lstat, mkdir, open, readdir, readFile, readlink, realpath, rename, rm, stat, unlink } from 'node:fs/promises';
+import * as fs from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { isPostgresUrl } from './postgres-url.js';
 import type { Backing, OpenOptions, Stored } from './store.js';
 
+const { lstat, mkdir, open, readdir, readFile, readlink, realpath, rename, stat, unlink, writeFile } = fs.promises;
+
 const MARKER = 'gitea-mock-sandbox';
 const MARKER_FILE = `${MARKER}.json`;
-/** The format of a state folder (one file per world), in its marker file. */
+/** The folder's format (one file per world), in its marker file. */
 const VERSION = 2;
 const LOCK = 'lock';
 const WORLD_FILE = /^([0-9a-f]{64})\.json$/;
@@ -33,6 +23,11 @@ const WORLD_FILE = /^([0-9a-f]{64})\.json$/;
 const TEMPORARY = /^\.[0-9a-f]{32}\.(tmp|stale)$/;
 
 const codeOf = (error: unknown): string => (error as NodeJS.ErrnoException).code ?? String(error);
+/** Removes a file that may be gone already; unlink, not rm: rm answers a refusal (EPERM) by trying rmdir, and reports its ENOTDIR instead. */
+const remove = (file: string) =>
+  unlink(file).catch((error: unknown) => {
+    if (codeOf(error) !== 'ENOENT') throw error;
+  });
 
 /** Releases of the locks this process holds, by real path, run on exit too (sync: exit handlers cannot wait). */
 const held = new Map<string, () => void>();
@@ -46,10 +41,7 @@ async function writeAtomically(dir: string, name: string, pieces: readonly strin
   try {
     try {
       // A piece at a time: encoding a whole large world at once would hold the event loop.
-      for (const piece of pieces) {
-        const bytes = Buffer.from(piece);
-        for (let written = 0; written < bytes.length; ) written += (await handle.write(bytes, written)).bytesWritten;
-      }
+      await writeFile(handle, pieces);
       await handle.sync();
     } finally {
       await handle.close();
@@ -72,21 +64,20 @@ async function syncFolder(dir: string): Promise<void> {
 }
 
 /**
- * Takes `dir/lock`: an open file description lock (fcntl F_OFD_SETLK, through fs-native-extensions)
- * the kernel holds while this process keeps the file open, and drops however the process ends (a
- * kill -9 too). No process id decides anything: ids repeat across PID namespaces. The file names
- * its holder, for the refusal's message only. The lock is on a file `dir/lock` still names, so a
- * holder that removes the file as it leaves cannot leave a lock on a file no one else would open.
+ * Takes `dir/lock`, an open file description lock (fcntl F_OFD_SETLK, fs-native-extensions) the kernel
+ * drops however the process ends; no process id decides (ids repeat across PID namespaces), the file
+ * names its holder for the message only. The lock is on a file `dir/lock` still names: a holder removes
+ * the file as it leaves.
  */
 async function takeLock(dir: string, refuse: (why: string) => never): Promise<() => void> {
   const { tryLock } = await import('fs-native-extensions');
   const path = join(dir, LOCK);
-  // A plain descriptor, not a FileHandle: it is closed by the exit handler, which cannot wait.
+  // A plain descriptor: the exit handler, which cannot wait, closes it.
   const attempt = (): (() => void) | undefined => {
     let fd: number;
     try {
       // O_NOFOLLOW: never through a link planted where the lock goes.
-      fd = openSync(path, constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
+      fd = fs.openSync(path, fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, 0o600);
     } catch (error) {
       return refuse(`cannot be written (${codeOf(error)})`);
     }
@@ -99,33 +90,33 @@ async function takeLock(dir: string, refuse: (why: string) => never): Promise<()
         return refuse(`cannot be locked (${codeOf(error)})`);
       }
       if (!locked) {
-        const holder = /^([1-9][0-9]*) (.*)\n$/.exec(readFileSync(fd, 'utf8'));
+        const holder = /^([1-9][0-9]*) (.*)\n$/.exec(fs.readFileSync(fd, 'utf8'));
         return refuse(
           `is in use by ${holder ? `process ${holder[1]} on ${holder[2]}` : 'another process'} (its lock is ${path}); one process per state folder: stop that one, or give another folder`,
         );
       }
       // Locked a file the path no longer names (its holder removed it as it left): try again.
-      const mine = fstatSync(fd);
-      const named = lstatSync(path, { throwIfNoEntry: false });
+      const mine = fs.fstatSync(fd);
+      const named = fs.lstatSync(path, { throwIfNoEntry: false });
       if (named?.ino !== mine.ino || named.dev !== mine.dev) return undefined;
       try {
-        ftruncateSync(fd);
-        writeSync(fd, `${process.pid} ${hostname()}\n`, 0);
+        fs.ftruncateSync(fd);
+        fs.writeSync(fd, `${process.pid} ${hostname()}\n`, 0);
       } catch (error) {
         // The lock is the first write: a folder that takes none is refused, and left as it was.
-        unlinkSync(path);
+        fs.unlinkSync(path);
         return refuse(`cannot be written (${codeOf(error)})`);
       }
       keep = true;
       return () => {
         // Removed while still held, then let go (see above); gone already, or the folder is: nothing to remove.
         try {
-          unlinkSync(path);
+          fs.unlinkSync(path);
         } catch {}
-        closeSync(fd);
+        fs.closeSync(fd);
       };
     } finally {
-      if (!keep) closeSync(fd);
+      if (!keep) fs.closeSync(fd);
     }
   };
   for (let tries = 0; tries < 5; tries++) {
@@ -135,7 +126,7 @@ async function takeLock(dir: string, refuse: (why: string) => never): Promise<()
   return refuse(`has a lock (${path}) that keeps changing hands; one process per state folder`);
 }
 
-/** Opens `--state`: the database of a PostgreSQL URL, or the folder `path`, created if needed, locked and loaded; throws a clear error for anything else. */
+/** Opens `--state`: a PostgreSQL URL's database, or the folder `path`, created if needed, locked and loaded. */
 export async function openStateStore(path: string, options: OpenOptions): Promise<Backing> {
   if (isPostgresUrl(path)) return (await import('./world-postgres.js')).openPostgresState(path, options);
   const { maxWorlds, maxWorldBytes, document } = options;
@@ -145,8 +136,7 @@ export async function openStateStore(path: string, options: OpenOptions): Promis
   const refuseLeft = (why: string): never =>
     refuse(`${why}; it is left as it is: move it away, or give another folder`);
 
-  // A link to a folder is followed: the folder it names is used, and the link stays.
-  // Not there (ENOTDIR: a parent is a file) is for mkdir to tell.
+  // A link to a folder is followed; not there (ENOTDIR: a parent is a file) is for mkdir to tell.
   const found = await stat(path).catch((error: unknown) =>
     ['ENOENT', 'ENOTDIR'].includes(codeOf(error)) ? undefined : refuse(`cannot be read (${codeOf(error)})`),
   );
@@ -228,17 +218,14 @@ export async function openStateStore(path: string, options: OpenOptions): Promis
     entries.sort((a, b) => a.time - b.time);
     // Beyond --max-worlds, the least recently written go, as they would have gone in memory.
     const gone = Math.max(0, entries.length - maxWorlds);
-    for (const { key } of entries.slice(0, gone)) await rm(join(path, `${key}.json`), { force: true });
+    for (const { key } of entries.slice(0, gone)) await remove(join(path, `${key}.json`));
 
     return {
       path,
       worlds: new Map(entries.slice(gone).map(({ key, stored }) => [key, stored])),
       save: (key, pieces) => writeAtomically(path, `${key}.json`, pieces),
       async drop(key) {
-        // unlink, not rm: rm answers a refusal (EPERM) by trying rmdir, and reports its ENOTDIR instead.
-        await unlink(join(path, `${key}.json`)).catch((error: unknown) => {
-          if (codeOf(error) !== 'ENOENT') throw error;
-        });
+        await remove(join(path, `${key}.json`));
         await syncFolder(path);
       },
       close: async () => unlock(),
