@@ -1,12 +1,8 @@
 // The sandbox answer source: a world per credential, seeded from the document's examples, which
 // GiteaBackend (backend.ts) answers every operation from, so writes show in later reads (`Prefer`
 // still answers the examples). A world is made by its first write that changes something, is capped
-// in records and bytes, and lives in a WorldStore (store.ts). Every write goes through one guard,
-// `writes`: the writes of a world that arrive while a batch of them is under way make the next
-// batch, applied to one copy, measured once and saved once, or again one at a time when one fails or
-// together they pass the budget, so only those at fault are refused. Batches let the event loop turn
-// (world-json.ts) and share an eighth of the heap (sandbox-limits.ts). Reads do not wait.
-// No Node built-in: the MSW handlers' browser build runs it; what differs by runtime is a SandboxPlatform.
+// in records and bytes, and lives in a WorldStore (store.ts). Every write goes through one guard (see
+// `write`); reads do not wait. No Node built-in: what differs by runtime comes in a SandboxPlatform.
 import { base64Text, utf8Length } from '../common/bytes.js';
 import { keyOf } from '../common/credential-key.js';
 import type { Answer, AnsweringSource, SourceContext, SourceRequest } from '../front/answer-source.js';
@@ -35,24 +31,19 @@ import type { TriggerRequest } from './trigger.js';
 import { seedWorld, type User, type World } from './world.js';
 import { copyJson, textBytes, worldText } from './world-json.js';
 
+/** The choices of SandboxChoices (answering.ts, defaults there), and where the worlds are kept. */
 export interface SandboxOptions {
-  /** Keep the worlds in this folder, a file per world, or in the PostgreSQL database of this URL (`postgres://…`). */
+  /** A folder, a file per world, or the PostgreSQL database of a `postgres://…` URL. */
   state?: string;
-  /** Keep the worlds on this backing, opened already (a test's), in place of `state`. */
+  /** A backing opened already (a test's), in place of `state`. */
   store?: Backing;
   /** The document whose schemas the records of `state` must match (default: the package's). */
   document?: string;
-  /** Most worlds kept; beyond it the least recently used is dropped (default 100). */
   maxWorlds?: number;
-  /** Most records one world may create beyond its seed (default 1,000). */
   maxRecords?: number;
-  /** Most bytes one world may hold, as JSON (default 16 MiB, or less: see `worldBudget`). */
   maxWorldBytes?: number;
-  /** renderMarkdown's bounds (default MARKDOWN_LIMITS). */
   markdown?: Partial<MarkdownLimits>;
-  /** Edits the seed before any world is made from it: every world, and every reset, starts from the edited seed. */
   prepare?: (seed: World) => void;
-  /** The webhook deliveries the writes cause (webhooks/deliveries.ts). */
   webhooks?: WebhookOptions;
 }
 
@@ -103,16 +94,12 @@ function callerOf(world: World, credential: string): User {
 
 /** A failure of the store, as the sandbox answers it: 503 and when to try again for one away for now, else 500. */
 function storeFailure(failure: unknown, doing: 'save' | 'read', docsUrl: string): Answer {
-  if (failure instanceof StateUnavailable)
-    return errorAnswer(
-      new SandboxError(failure.status, failure.message, { own: true, answer: { headers: { 'Retry-After': '1' } } }),
-      docsUrl,
-    );
   const cause = doing === 'save' ? ((failure as { code?: string }).code ?? String(failure)) : String(failure);
-  return errorAnswer(
-    new SandboxError(500, `the sandbox could not ${doing} its state (${cause})`, { own: true }),
-    docsUrl,
-  );
+  const error =
+    failure instanceof StateUnavailable
+      ? new SandboxError(503, failure.message, { own: true, answer: { headers: { 'Retry-After': '1' } } })
+      : new SandboxError(500, `the sandbox could not ${doing} its state (${cause})`, { own: true });
+  return errorAnswer(error, docsUrl);
 }
 
 export async function createSandbox(
@@ -148,9 +135,11 @@ export async function createSandbox(
     seed,
   );
   const docsUrl = () => context.docsUrl();
-  // The guard of the writes: `write(key, apply)` joins the open batch of `key` or opens the next one,
-  // which the store runs in its turn; a reset ends the open batch, so later writes come after it.
-  // A batch holds a copy of its world and, while it saves, the world's text: about twice its bytes.
+  // The write guard: a write joins the open batch of its world or opens the next, which the store runs
+  // in its turn (a reset ends the open batch). A batch is applied to one copy, measured and saved once;
+  // again one write at a time when one fails or together they pass the budget, so only those at fault
+  // are refused. Batches let the event loop turn (world-json.ts), and hold a copy and a text of their
+  // world, about twice its bytes, within an eighth of the heap together (sandbox-limits.ts).
   const admit = admission(inFlightBudget(platform.heapLimit));
   const batches = new Map<string, Job[]>();
   const refusal = (status: number, message: string): Answer =>
@@ -162,7 +151,6 @@ export async function createSandbox(
     let outcomes: Outcome[];
     try {
       outcomes = await store.write(key, async (now) => {
-        // Batches of other worlds may be holding their copies: this one waits while they hold too much.
         release = await admit(2 * (now?.bytes ?? seedBytes));
         close();
         const slot = now ?? { world: seed, bytes: seedBytes };
@@ -187,11 +175,7 @@ export async function createSandbox(
     }
   }
 
-  /**
-   * The writes of a batch: together, on one copy measured once (undefined when one fails or passes
-   * a bound), or `alone`, each on a copy of the world as the writes before it left it, so that only
-   * a write at fault is refused. A world past its budget may still shrink.
-   */
+  /** A batch together, on one copy (undefined when a write fails or passes a bound), or `alone`, each on a copy of the world as those before left it. */
   async function apply(slot: Stored, jobs: Job[], pause: () => Promise<void>, alone = false) {
     let { world, bytes } = slot;
     let copy = world;
@@ -206,12 +190,10 @@ export async function createSandbox(
     for (const job of jobs) {
       if (alone || copy === world) copy = copyJson(world);
       await pause();
-      let result: Awaited<ReturnType<Apply>>;
-      try {
-        result = await job.apply(copy);
-      } catch (failure) {
+      const result = await job.apply(copy).catch((error: unknown) => ({ error }));
+      if ('error' in result) {
         if (!alone) return undefined;
-        outcomes.push({ error: failure });
+        outcomes.push(result);
         continue;
       }
       const { answer, changed, afterwards } = result;
