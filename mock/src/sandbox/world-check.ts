@@ -3,7 +3,7 @@
 // against its schema in the document (an answer that breaks the document is a 500), what the sandbox
 // finds records by and builds answers from (the schemas require nothing), and a nextId above every id.
 import { isDeepStrictEqual } from 'node:util';
-import { DOCUMENT, readDocumentFile } from '../contract/document-file.js';
+import { readDocumentFile } from '../contract/document-file.js';
 import { createSchemaValidator } from '../contract/schema.js';
 import type { Stored } from './store.js';
 import { WORLD_FORMAT, type World } from './world.js';
@@ -124,20 +124,20 @@ type WorldCheck = (world: unknown, trusted?: unknown) => string | undefined;
 const made = new Map<string, WorldCheck>();
 
 /** `text` as a stored world, checked against the schemas of `document`; else what is wrong (undefined: it is not JSON). */
-export function readWorld(text: string, document = DOCUMENT, trusted?: World): Stored | { problem?: string } {
+export function readWorld(text: string, document?: string, trusted?: World): Stored | { problem?: string } {
   let world: unknown;
   try {
     world = JSON.parse(text);
   } catch {
     return {};
   }
-  let check = made.get(document);
-  if (!check) made.set(document, (check = makeWorldCheck(document)));
+  let check = made.get(document ?? '');
+  if (!check) made.set(document ?? '', (check = makeWorldCheck(document)));
   const problem = check(world, trusted);
   return problem === undefined ? { world: world as World, bytes: Buffer.byteLength(text) } : { problem };
 }
 
-function makeWorldCheck(document: string): WorldCheck {
+function makeWorldCheck(document: string | undefined): WorldCheck {
   const schemas = createSchemaValidator(readDocumentFile(document).document);
   if (schemas.error !== undefined) throw new Error(schemas.error);
 
