@@ -47,19 +47,14 @@ export interface SandboxOptions {
   webhooks?: WebhookOptions;
 }
 
-/** What a test can do with the worlds besides sending requests. */
+/** What a test can do with the worlds besides sending requests (msw/core.ts says each). */
 export interface SandboxControl {
-  /** Every world back to the seed (with `--state`, their files removed). */
   resetAll(): Promise<void>;
-  /** A copy of the world of this `Authorization` header as it is now (the seed, before its first write). */
   worldOf(authorization: string): World;
-  /** The webhook deliveries of the world of this `Authorization` header, or of every world, oldest first. */
   deliveries(authorization?: string): DeliveryRecord[];
-  /** Fires an event in the world of this `Authorization` header (`POST /__sandbox/trigger`); throws a Refusal (404, 422) for one it cannot fire. */
+  /** Throws a Refusal (404, 422) for an event it cannot fire. */
   trigger(authorization: string, request: TriggerRequest, host: string): Promise<DeliveryRecord[]>;
-  /** Sends the logged delivery `id` of the world of this `Authorization` header again; undefined when its log has none. */
   redeliver(authorization: string, id: string): Promise<DeliveryRecord | undefined>;
-  /** The settled deliveries `filter` picks, of one world or of all, as soon as there is one (webhooks' waitFor). */
   waitForDeliveries(
     authorization: string | undefined,
     filter: DeliveryFilter,
@@ -71,11 +66,11 @@ export type Sandbox = AnsweringSource & { control: SandboxControl };
 
 /** What the sandbox takes from the runtime it runs in. */
 export interface SandboxPlatform {
-  /** renderMarkdown's renderer within these bounds: worker threads in Node (markdown.ts), the calling thread elsewhere (markdown-inline.ts). */
+  /** Worker threads in Node (markdown.ts), the calling thread elsewhere (markdown-inline.ts). */
   markdown(limits: MarkdownLimits): MarkdownRenderer;
-  /** V8's heap limit in bytes, which bounds the worlds together (heap.ts); undefined where the runtime does not tell it. */
+  /** V8's heap limit in bytes (heap.ts), which bounds the worlds together; undefined where the runtime does not tell it. */
   heapLimit: number | undefined;
-  /** What sends webhook deliveries (Node: webhooks/transport-node.ts); without it they are logged, not sent. */
+  /** Sends webhook deliveries (Node: transport-node.ts); without it they are logged, not sent. */
   webhookTransport?: (options: WebhookOptions) => DeliveryTransport;
   /** Opens `state`, a folder or a database (Node: world-store.ts); without it there is none. */
   openStore?: (state: string, options: OpenOptions) => Promise<Backing>;

@@ -1,18 +1,13 @@
-// The check of a world read from a state folder or from PostgreSQL, before the sandbox answers from
-// it: its own fields, each collection a list of entries of the right shape, every record valid
-// against its schema in the document (an answer that breaks the document is a 500), what the sandbox
-// finds records by and builds answers from (the schemas require nothing), and a nextId above every id.
+// The check of a world read from a state folder or PostgreSQL: its fields, each collection a list of
+// entries of the right shape, every record valid against its schema (an answer that breaks the
+// document is a 500) with what the sandbox finds records by and builds answers from, and a nextId above every id.
 import { isDeepStrictEqual } from 'node:util';
 import { readDocumentFile } from '../contract/document-file.js';
 import { createSchemaValidator } from '../contract/schema.js';
 import type { Stored } from './store.js';
 import { WORLD_FORMAT, type World } from './world.js';
 
-/**
- * Deepest nesting and most keys of one object in a world the sandbox writes: its records nest a
- * few levels and hold a hundred fields at most, a hook's config 64 keys. Past either, the world
- * is no sandbox's, and checking it would recurse as deep, or loop as long, as it goes.
- */
+/** Past the nesting and keys of any world the sandbox writes (a hook's config holds 64), a check would recurse or loop as far as the world goes. */
 const MAX_DEPTH = 32;
 const MAX_KEYS = 256;
 
@@ -98,32 +93,25 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 const isId = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 0;
 
-const NEED_WORDS: Record<Need, string> = {
-  id: 'an id',
-  count: 'a count',
-  text: 'a text',
-  boolean: 'true or false',
-  owner: 'an owner with an id and a login',
-};
-const meets: Record<Need, (value: unknown) => boolean> = {
-  id: isId,
-  count: isId,
-  text: (value) => typeof value === 'string',
-  boolean: (value) => typeof value === 'boolean',
-  owner: (value) => isObject(value) && isId(value.id) && typeof value.login === 'string',
+/** Each need, as a message says it, and its test. */
+const MEETS: Record<Need, [string, (value: unknown) => boolean]> = {
+  id: ['an id', isId],
+  count: ['a count', isId],
+  text: ['a text', (value) => typeof value === 'string'],
+  boolean: ['true or false', (value) => typeof value === 'boolean'],
+  owner: [
+    'an owner with an id and a login',
+    (value) => isObject(value) && isId(value.id) && typeof value.login === 'string',
+  ],
 };
 
-/**
- * What is wrong with a world, or undefined when the sandbox can answer from it. `trusted` is a world
- * that passed (or one the sandbox made): an entry equal to its entry at the same place passes
- * unchecked, so a world another process wrote costs a schema check only for the records it touched.
- */
+/** What is wrong with a world, or undefined; an entry equal to the one at its place in `trusted` (a world that passed) passes unchecked. */
 type WorldCheck = (world: unknown, trusted?: unknown) => string | undefined;
 
 /** Checks made, by document: Ajv compiles the schemas once a process. */
 const made = new Map<string, WorldCheck>();
 
-/** `text` as a stored world, checked against the schemas of `document`; else what is wrong (undefined: it is not JSON). */
+/** `text` as a stored world, checked against the schemas of `document`; else what is wrong (none: it is not JSON). */
 export function readWorld(text: string, document?: string, trusted?: World): Stored | { problem?: string } {
   let world: unknown;
   try {
@@ -152,15 +140,15 @@ function makeWorldCheck(document: string | undefined): WorldCheck {
     const [problem] = schemas.check(`/components/schemas/${schema}`, value);
     if (problem !== undefined) return `${where} is not a ${schema}: ${problem}`;
     for (const [field, need] of Object.entries(needs)) {
-      if (!meets[need](value[field]))
-        return `${where}.${field} is ${field in value ? `not ${NEED_WORDS[need]}` : 'missing'}`;
+      if (!MEETS[need][1](value[field]))
+        return `${where}.${field} is ${field in value ? `not ${MEETS[need][0]}` : 'missing'}`;
     }
     return undefined;
   };
 
   const fieldProblem = (field: Field, value: unknown, where: string): string | undefined => {
-    if (field === 'id') return isId(value) ? undefined : `${where} is not an id`;
-    if (field === 'text') return typeof value === 'string' ? undefined : `${where} is not a text`;
+    if (field === 'id' || field === 'text')
+      return MEETS[field][1](value) ? undefined : `${where} is not ${MEETS[field][0]}`;
     if (field === 'ids') return Array.isArray(value) && value.every(isId) ? undefined : `${where} is not a list of ids`;
     if ('record' in field) return recordProblem(field.record, value, where);
     if (!Array.isArray(value)) return `${where} is not a list`;

@@ -62,26 +62,17 @@ export interface World {
 }
 
 /** Templates for records the sandbox creates, taken from the document's examples too. */
-export interface Templates {
-  repository: Repository;
-  application: Application;
-  gpgKey: GPGKey;
-  /** The armored key of userCurrentPostGPGKey's request example, answered with its documented key. */
-  sampleArmoredKey: string;
-}
+export type Templates = ReturnType<typeof seedWorld>['templates'];
 
 export const WORLD_FORMAT: World['format'] = 2;
 
 const first = (examples: unknown[] | undefined) => (examples?.[0] as { value?: unknown } | undefined)?.value;
 
-function byId<T extends { id: number }>(records: T[]): T[] {
-  const seen = new Map<number, T>();
-  for (const record of records) if (!seen.has(record.id)) seen.set(record.id, record);
-  return [...seen.values()];
-}
+const byId = <T extends { id: number }>(records: T[]): T[] =>
+  records.filter((record, index) => records.findIndex((other) => other.id === record.id) === index);
 
 /** The seed world and the creation templates, from the examples of `operations`. */
-export function seedWorld(operations: readonly IHttpOperation[]): { seed: World; templates: Templates } {
+export function seedWorld(operations: readonly IHttpOperation[]) {
   const find = (operationId: string): IHttpOperation => {
     const op = operations.find((candidate) => (candidate.iid ?? candidate.id) === operationId);
     if (op) return op;
@@ -109,6 +100,7 @@ export function seedWorld(operations: readonly IHttpOperation[]): { seed: World;
   );
   // The repository as its owner's members see it, with the caller's permissions.
   const rocket = structuredClone(pull.base.repo);
+  const repo = rocket.id;
   const team = structuredClone(pull.requested_reviewers_teams![0]!) as Team & { organization: Organization };
   const members = get<User[]>('orgListTeamMembers', '200');
   const thread = get<Thread>('notifyReadThread', '205');
@@ -143,35 +135,26 @@ export function seedWorld(operations: readonly IHttpOperation[]): { seed: World;
     owners: [rocket.owner],
     orgs: get('adminGetAllOrgs', '200'),
     repos: [rocket],
-    hooks: [{ repo: rocket.id, hook: get('repoEditHook', '200') }],
-    issues: [{ repo: rocket.id, issue }],
-    pulls: [{ repo: rocket.id, pull }],
+    hooks: [{ repo, hook: get('repoEditHook', '200') }],
+    issues: [{ repo, issue }],
+    pulls: [{ repo, pull }],
     orgLabels: [{ org: team.organization.id, label: get('orgEditLabel', '200') }],
-    repoLabels: byId([...(issue.labels ?? []), ...(pull.labels ?? [])] as Label[]).map((label) => ({
-      repo: rocket.id,
-      label,
-    })),
+    repoLabels: byId([...(issue.labels ?? []), ...(pull.labels ?? [])] as Label[]).map((label) => ({ repo, label })),
     milestones: byId([closed, issue.milestone, pull.milestone].filter(Boolean) as Milestone[]).map((milestone) => ({
-      repo: rocket.id,
+      repo,
       milestone,
     })),
     gpgKeys: [],
     packages: get('listPackageVersions', '200'),
     threads: [thread],
-    deployKeys: [{ repo: rocket.id, key }],
+    deployKeys: [{ repo, key }],
     teams: [{ team, members: members.map((member) => member.id) }],
-    workflows: [{ repo: rocket.id, workflow: get('ActionsGetWorkflow', '200') }],
+    workflows: [{ repo, workflow: get('ActionsGetWorkflow', '200') }],
     secrets: [],
-    releases: [
-      {
-        repo: rocket.id,
-        id: Number(pathExample('repoCreateReleaseAttachment', 'id') ?? 14001),
-        attachments: [],
-      },
-    ],
+    releases: [{ repo, id: Number(pathExample('repoCreateReleaseAttachment', 'id') ?? 14001), attachments: [] }],
     comments: [
       {
-        repo: rocket.id,
+        repo,
         id: Number(pathExample('issueListIssueCommentAttachments', 'id') ?? 15001),
         attachments: get('issueListIssueCommentAttachments', '200'),
       },
@@ -180,10 +163,11 @@ export function seedWorld(operations: readonly IHttpOperation[]): { seed: World;
     apps: [],
     redirects: [],
   };
-  const templates: Templates = {
-    repository: get('repoMigrate', '201'),
-    application: get('userCreateOAuth2Application', '201'),
-    gpgKey: get('userCurrentPostGPGKey', '201'),
+  const templates = {
+    repository: get<Repository>('repoMigrate', '201'),
+    application: get<Application>('userCreateOAuth2Application', '201'),
+    gpgKey: get<GPGKey>('userCurrentPostGPGKey', '201'),
+    /** The armored key of userCurrentPostGPGKey's request example, answered with its documented key. */
     sampleArmoredKey: String(
       get<{ armored_public_key?: string }>('userCurrentPostGPGKey', 'request').armored_public_key ?? '',
     ),
