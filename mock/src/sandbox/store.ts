@@ -22,23 +22,6 @@ export interface OpenOptions {
   document?: string | undefined;
 }
 
-export interface WorldStore {
-  /** The world of `key` as stored now, made the most recently used; undefined before its first write. */
-  read(key: string): Promise<Stored | undefined>;
-  /** The world of `key` held here, untouched. */
-  peek(key: string): Stored | undefined;
-  /** Runs `task` on the world of `key` after the tasks of `key` queued before (held across processes); what it returns is saved, then kept. */
-  write<T>(
-    key: string,
-    task: (now: Stored | undefined) => Promise<{ result: T; next?: Stored & { text: readonly string[] } }>,
-  ): Promise<T>;
-  /** The world of `key` (after its queued tasks), or every world of every process, back to the seed. */
-  drop(key: string): Promise<void>;
-  clear(): Promise<void>;
-  /** Waits for the tasks under way, then lets the folder or database go. */
-  close(): Promise<void>;
-}
-
 /** What a store keeps its worlds on: the folder's files, or the database's rows. */
 export interface Backing {
   /** Where the worlds are (a folder, a URL without its password). */
@@ -59,18 +42,14 @@ export interface Backing {
   };
 }
 
-/** The store cannot be reached, or is too busy, for now: the sandbox answers 503 with Retry-After: 1. */
-export class StateUnavailable extends Refusal {
-  constructor(message: string) {
-    super(503, message);
-  }
-}
+/** The store cannot be reached, or is too busy, for now (a 503): the sandbox answers it with Retry-After: 1. */
+export class StateUnavailable extends Refusal {}
 
 /** `kept`: the backing has the world (loaded from it, or saved). */
 type Slot = Stored & { kept?: boolean };
 
 /** A store over `backing` (none: in memory); `seed` is the world of a key with none, trusted by the checks. */
-export function worldStore(backing: Backing | undefined, maxWorlds: number, seed: World): WorldStore {
+export function worldStore(backing: Backing | undefined, maxWorlds: number, seed: World) {
   // Insertion order is recency: a world used is moved to the end, the first is dropped first.
   const worlds = new Map<string, Slot>([...(backing?.worlds ?? [])].map(([key, s]) => [key, { ...s, kept: true }]));
   const tails = new Map<string, Promise<unknown>>();
@@ -111,9 +90,16 @@ export function worldStore(backing: Backing | undefined, maxWorlds: number, seed
     worlds.delete(key);
     if (now !== 'none') keep(key, { ...now, kept: true });
   }
+  /** The world of `key` (after its queued tasks), or every world of every process, back to the seed. */
+  const drop = (key: string) =>
+    exclusive(key, async () => {
+      await backing?.drop(key);
+      worlds.delete(key);
+    });
 
   return {
-    async read(key) {
+    /** The world of `key` as stored now, made the most recently used; undefined before its first write. */
+    async read(key: string) {
       if (shared) {
         const version = worlds.get(key)?.version;
         const now = await shared.look(key, version, worlds.get(key)?.world ?? seed);
@@ -122,8 +108,13 @@ export function worldStore(backing: Backing | undefined, maxWorlds: number, seed
       }
       return used(key);
     },
-    peek: (key) => worlds.get(key),
-    write(key, task) {
+    /** The world of `key` held here, untouched. */
+    peek: (key: string) => worlds.get(key),
+    /** Runs `task` on the world of `key` after the tasks queued before (held across processes); what it returns is saved, then kept. */
+    write<T>(
+      key: string,
+      task: (now: Slot | undefined) => Promise<{ result: T; next?: Stored & { text: readonly string[] } }>,
+    ) {
       const apply = async () => {
         // Taken only now: a world taken before waiting could have been written or dropped meanwhile.
         const known = used(key);
@@ -150,16 +141,13 @@ export function worldStore(backing: Backing | undefined, maxWorlds: number, seed
         return result;
       });
     },
-    drop: (key) =>
-      exclusive(key, async () => {
-        await backing?.drop(key);
-        worlds.delete(key);
-      }),
+    drop,
     async clear() {
-      await Promise.all([...worlds.keys()].map((key) => this.drop(key)));
+      await Promise.all([...worlds.keys()].map(drop));
       // Worlds this process never held too.
       await shared?.clear();
     },
+    /** Waits for the tasks under way, then lets the folder or database go. */
     async close() {
       await Promise.all(tails.values());
       await backing?.close();

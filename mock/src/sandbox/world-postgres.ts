@@ -88,7 +88,7 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
     // A SQLSTATE says the server answered; anything else (ECONNREFUSED, a time-out, a closed connection) is the way to it.
     const { code } = error as { code?: unknown };
     if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code) || TRANSIENT.test(code))
-      return new StateUnavailable(`the sandbox's database at ${where} is unavailable: ${reason}; try again`);
+      return new StateUnavailable(503, `the sandbox's database at ${where} is unavailable: ${reason}; try again`);
     return new Error(`the sandbox's database at ${where} refused a statement: ${reason}`);
   };
   const query = async <R extends QueryResultRow>(on: Pool | PoolClient, text: string, values: unknown[] = []) => {
@@ -138,6 +138,7 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
       if (made.rowCount === 1) return { now: 'none' as const, empty: true };
     }
     throw new StateUnavailable(
+      503,
       `the sandbox's database at ${where} kept making and removing this world's row; try again`,
     );
   };
