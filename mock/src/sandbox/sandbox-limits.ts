@@ -1,5 +1,5 @@
-// The sandbox's limits on what it keeps: a world's budget in bytes of JSON, and the longest string,
-// most keys and items a request may have it store; they bound the worlds' memory and a save's time.
+// The sandbox's limits on what it keeps, which bound the worlds' memory and a save's time: a world's
+// budget in bytes of JSON, and the longest string, most keys and items it stores from a request.
 import { utf8Length, utf8Text } from '../common/bytes.js';
 import type { FormPart } from '../front/multipart.js';
 
@@ -13,19 +13,12 @@ const DEFAULT_WORLD_BYTES = 16 * MiB;
 const MAX_WORLD_BYTES = 256 * MiB;
 
 /**
- * A world's budget: the worlds together may take half of V8's heap (a byte of JSON is about a byte
- * of heap), the writes in progress and the deliveries an eighth each (inFlightBudget), the rest left
- * to Prism, requests and answers. Without `--max-world-bytes`, 16 MiB or a world's share of that
- * half; a budget given that breaks it, or cannot hold the seed's `seedBytes`, is refused. Where the
- * runtime does not tell its heap (a browser), 16 MiB or the budget given.
+ * A world's budget: the worlds may take half of V8's heap together (a byte of JSON is about a byte of
+ * heap), the writes in progress and the deliveries an eighth each (inFlightBudget). Without one given,
+ * 16 MiB or a world's share of that half; one given that breaks it or cannot hold the seed is refused.
  */
-export function worldBudget(
-  maxWorlds: number,
-  given: number | undefined,
-  heapLimit: number | undefined,
-  seedBytes: number,
-): number {
-  const half = heapLimit === undefined ? Infinity : Math.floor(heapLimit / 2);
+export function worldBudget(maxWorlds: number, given: number | undefined, heap: number | undefined, seedBytes: number) {
+  const half = heap === undefined ? Infinity : Math.floor(heap / 2);
   if (given === undefined) {
     const budget = Math.min(DEFAULT_WORLD_BYTES, Math.floor(half / maxWorlds));
     if (budget >= seedBytes) return budget;
@@ -44,12 +37,7 @@ export function worldBudget(
   return given;
 }
 
-/**
- * The bytes the batches of writes in progress may hold at once, across worlds, and those the webhook
- * deliveries may hold (half in the logs, half waiting or under way): an eighth of the heap each. A
- * batch counts twice its world (its copy, and its text while saved); one past the bound waits for
- * others, in arrival order, and one batch always runs.
- */
+/** The bytes the batches of writes in progress may hold across worlds, and the webhook deliveries (half logged, half under way): an eighth of the heap each. */
 export function inFlightBudget(heapLimit: number | undefined): number {
   return heapLimit === undefined ? Infinity : Math.floor(heapLimit / 8);
 }

@@ -130,6 +130,8 @@ export async function createSandbox(
     seed,
   );
   const docsUrl = () => context.docsUrl();
+  const refusal = (status: number, message: string): Answer =>
+    errorAnswer(new SandboxError(status, message, { own: true }), docsUrl());
   // The write guard: a write joins the open batch of its world or opens the next, which the store runs
   // in its turn (a reset ends the open batch). A batch is applied to one copy, measured and saved once;
   // again one write at a time when one fails or together they pass the budget, so only those at fault
@@ -137,8 +139,6 @@ export async function createSandbox(
   // world, about twice its bytes, within an eighth of the heap together (sandbox-limits.ts).
   const admit = admission(inFlightBudget(platform.heapLimit));
   const batches = new Map<string, Job[]>();
-  const refusal = (status: number, message: string): Answer =>
-    errorAnswer(new SandboxError(status, message, { own: true }), docsUrl());
 
   async function run(key: string, jobs: Job[]): Promise<void> {
     const close = () => batches.get(key) === jobs && batches.delete(key);
@@ -252,7 +252,7 @@ export async function createSandbox(
     const readOnly = READ_ONLY.has(operationId);
     // A raw upload is stored as its size only, and so is a form's file.
     const tooMuch = readOnly || typeof request.body === 'string' ? undefined : oversized(request.body, source.form);
-    if (tooMuch !== undefined) return errorAnswer(new SandboxError(413, tooMuch, { own: true }), docsUrl());
+    if (tooMuch !== undefined) return refusal(413, tooMuch);
     const key = keyOf(credential);
     const params = pathParams(op.path, request.url.path);
     const call = (world: World): Call => ({
@@ -291,12 +291,10 @@ export async function createSandbox(
     strict: true,
     answer,
     async outside(method, url, credential, request) {
-      const error = (status: number, message: string) =>
-        errorAnswer(new SandboxError(status, message, { own: true }), docsUrl());
       const asked = { method, url, credential, request, signal: request.signal, docsUrl: docsUrl() };
       try {
         const hooked =
-          (await deliveriesAnswer(webhooks, worldNow, error, asked)) ?? (await triggerAnswer(fire, error, asked));
+          (await deliveriesAnswer(webhooks, worldNow, refusal, asked)) ?? (await triggerAnswer(fire, refusal, asked));
         if (hooked) return hooked;
       } catch (failure) {
         // The world could not be read (a database away): as for any read.
@@ -306,7 +304,7 @@ export async function createSandbox(
       // Back to the seed is no world at all: the next request starts from the seed, and counts then.
       if (method !== 'POST') return notAllowed(docsUrl(), method, RESET_PATH, ['POST']);
       const auth = checkAuthorization(credential, undefined);
-      if (!auth.ok) return error(401, auth.message);
+      if (!auth.ok) return refusal(401, auth.message);
       const key = keyOf(credential!);
       try {
         batches.delete(key);

@@ -17,13 +17,12 @@ const VERSIONS = 'gitea_mock_world_versions';
 const SCHEMA_LOCK = 0x676974656d6f;
 /** Connections per process: N replicas take up to N times as many of the server's max_connections. */
 const POOL_SIZE = 10;
-/** The longest a statement runs, waiting for a world's lock included; `?statement_timeout=` changes it. */
+/** The longest statement (a world's lock waited for included; `?statement_timeout=`), and wait for a connection. */
 const STATEMENT_TIMEOUT_MS = 5_000;
-/** The longest to open a connection, or to wait for one of the pool. */
 const CONNECT_TIMEOUT_MS = 5_000;
 /** A transaction left idle this long (its process stopped or cut off) is ended, its lock released. */
 const IDLE_IN_TRANSACTION_MS = 10_000;
-/** A world's use is written at most this often, in seconds, by reads (writes always write it). */
+/** A world's use is written by reads at most this often, in seconds (writes always write it). */
 const TOUCH_SECONDS = 1;
 
 /** Removes the worlds beyond the $1 most recently used, across the database; a world being written (its row locked) stays. */
@@ -52,7 +51,6 @@ function described(error: unknown): string {
 export async function openPostgresState(url: string, { maxWorlds, document }: OpenOptions): Promise<Backing> {
   const target = postgresTarget(url);
   const statementTimeout = target.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS;
-  // Imported here: only a sandbox on PostgreSQL loads the driver.
   const { default: pg } = await import('pg');
   const pool: Pool = new pg.Pool({
     connectionString: url,
@@ -60,13 +58,13 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     idleTimeoutMillis: 30_000,
     statement_timeout: statementTimeout,
-    // The client's own bound, for a server that stops answering without closing the connection.
+    // For a server that stops answering without closing the connection.
     query_timeout: statementTimeout + CONNECT_TIMEOUT_MS,
     idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
     keepAlive: true,
     application_name: 'gitea-mock',
   });
-  // An idle connection the server closed (a restart): the pool drops it and opens another when needed.
+  // An idle connection the server closed (a restart): the pool opens another when needed.
   pool.on('error', ignore);
   await createSchema(pool, target, maxWorlds).catch((error: unknown) => {
     void pool.end().catch(ignore);
@@ -82,10 +80,9 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
   /** Calls of `look` waiting for the next query of a key and version, and whether one runs. */
   const lines = new Map<string, { running: boolean; next: ((looked: Promise<Look>) => void)[] }>();
 
-  /** The database's failure as the sandbox reports it: StateUnavailable for one away or busy for now. */
+  /** The database's failure: StateUnavailable unless a SQLSTATE says the server answered, and not that it is busy. */
   const failed = (error: unknown): Error => {
     const reason = target.redact(described(error));
-    // A SQLSTATE says the server answered; anything else (ECONNREFUSED, a time-out, a closed connection) is the way to it.
     const { code } = error as { code?: unknown };
     if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code) || TRANSIENT.test(code))
       return new StateUnavailable(503, `the sandbox's database at ${where} is unavailable: ${reason}; try again`);
@@ -111,7 +108,7 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
     return { ...stored, version: Number(row.version) };
   };
 
-  /** Writes when a world was last read, for --max-worlds; at most every TOUCH_SECONDS, never holding up the read. */
+  /** Writes when a world was last read (for --max-worlds), never holding up the read. */
   const touch = (key: string): void => {
     if (touching.has(key)) return;
     touching.add(key);
@@ -124,12 +121,12 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
       .finally(() => touching.delete(key));
   };
 
-  /** Locks `key`'s row, making an empty one when it has none, and says what it holds. */
+  /** Locks `key`'s row, made empty when it has none, and says what it holds. */
   const lock = async (client: PoolClient, key: string, version: number | undefined, held: World) => {
     for (let attempt = 0; attempt < 3; attempt++) {
       const row = (await query<Row>(client, `${ROW} FOR UPDATE`, [key, version ?? null])).rows[0];
       if (row) return { now: await lookOf(row, held), empty: false };
-      // The row of a world written for the first time by another process commits first: then it is locked above.
+      // Another process's first write of the world commits first: its row is then locked above.
       const made = await query(
         client,
         `INSERT INTO ${WORLDS} (key, version, used_at, body) VALUES ($1, 0, clock_timestamp(), NULL) ON CONFLICT (key) DO NOTHING`,
@@ -145,7 +142,7 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
 
   return {
     path: target.shown,
-    // None loaded at start: a world is read when a request names it.
+    // None at start: a world is read when a request names it.
     worlds: new Map(),
     async save(key, pieces) {
       const held = holds.get(key);
@@ -160,7 +157,7 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
       return Number(rows[0]!.version);
     },
     async drop(key) {
-      // A reset waits for a write of another process in progress on the row; the next write finds no row.
+      // A reset waits for another process's write on the row; the next write finds none.
       await query(pool, `DELETE FROM ${WORLDS} WHERE key = $1`, [key]);
     },
     close: () => pool.end(),
@@ -239,7 +236,7 @@ async function transaction<T>(client: PoolClient, work: () => Promise<T>): Promi
   }
 }
 
-/** Creates the tables on first start, under a lock; checks their version on every start; applies --max-worlds. */
+/** Creates the tables on first start under a lock, else checks their version; applies --max-worlds. */
 async function createSchema(pool: Pool, target: PostgresTarget, maxWorlds: number): Promise<void> {
   const client = await pool.connect();
   await transaction(client, async () => {
