@@ -1,4 +1,4 @@
-// WorldStore: the sandbox's worlds held here over a Backing (none: in memory; a folder, world-store.ts;
+// WorldStore (worldStore): the sandbox's worlds held here over a Backing (none: in memory; a folder, world-store.ts;
 // PostgreSQL, world-postgres.ts, shared: each world with its version, compared before a read and
 // locked across processes for a write). The least recently used go beyond --max-worlds, the writes of
 // a world run one at a time in arrival order, and a world is kept once saved. No Node built-in.
@@ -65,10 +65,7 @@ export function worldStore(backing: Backing | undefined, maxWorlds: number, seed
   }
   function used(key: string): Slot | undefined {
     const slot = worlds.get(key);
-    if (slot) {
-      worlds.delete(key);
-      worlds.set(key, slot);
-    }
+    if (slot && worlds.delete(key)) worlds.set(key, slot);
     return slot;
   }
   function keep(key: string, slot: Slot): void {

@@ -3,6 +3,7 @@
 // document is a 500) with what the sandbox finds records by and builds answers from, and a nextId above every id.
 import { isDeepStrictEqual } from 'node:util';
 import { readDocumentFile } from '../contract/document-file.js';
+import { jsonShape } from '../contract/json-shape.js';
 import { createSchemaValidator } from '../contract/schema.js';
 import type { Stored } from './store.js';
 import { WORLD_FORMAT, type World } from './world.js';
@@ -15,11 +16,12 @@ const MAX_KEYS = 256;
 function walk(world: object): string | { id: number; at: string } | undefined {
   let largest: { id: number; at: string } | undefined;
   let crowded: string | undefined;
+  if (jsonShape(world, Number.POSITIVE_INFINITY, MAX_DEPTH).depth > MAX_DEPTH)
+    return `it nests deeper than the ${MAX_DEPTH} levels of any world the sandbox writes`;
   // A stack, not recursion: the depth of a world is what its file says.
-  const stack: [unknown, number, string][] = [[world, 0, '']];
+  const stack: [unknown, string][] = [[world, '']];
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    const [item, depth, at] = next;
-    if (depth > MAX_DEPTH) return `it nests deeper than the ${MAX_DEPTH} levels of any world the sandbox writes`;
+    const [item, at] = next;
     if (typeof item !== 'object' || item === null) continue;
     const entries = Object.entries(item);
     const list = Array.isArray(item);
@@ -27,8 +29,7 @@ function walk(world: object): string | { id: number; at: string } | undefined {
       crowded ??= `an object of it holds ${entries.length} keys, more than the ${MAX_KEYS} of any the sandbox writes`;
     const id: unknown = (item as { id?: unknown }).id;
     if (!list && typeof id === 'number' && (largest === undefined || id > largest.id)) largest = { id, at: `${at}.id` };
-    for (const [key, value] of entries)
-      stack.push([value, depth + 1, list ? `${at}[${key}]` : at === '' ? key : `${at}.${key}`]);
+    for (const [key, value] of entries) stack.push([value, list ? `${at}[${key}]` : at === '' ? key : `${at}.${key}`]);
   }
   return crowded ?? largest;
 }

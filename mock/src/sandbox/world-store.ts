@@ -186,10 +186,8 @@ export async function openStateStore(path: string, options: OpenOptions): Promis
     for (const name of names.filter((name) => TEMPORARY.test(name))) {
       if ((await lstat(join(path, name))).isDirectory())
         return refuseLeft(`holds ${name}, a folder named like one of the sandbox's temporary files`);
-      await unlink(join(path, name)).catch((error: unknown) =>
-        codeOf(error) === 'ENOENT'
-          ? undefined
-          : refuse(`cannot remove ${name}, a temporary file a stopped sandbox left (${codeOf(error)})`),
+      await remove(join(path, name)).catch((error: unknown) =>
+        refuse(`cannot remove ${name}, a temporary file a stopped sandbox left (${codeOf(error)})`),
       );
     }
 
