@@ -187,10 +187,8 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
         return found;
       },
       async hold(key, version, world, task) {
-        const client = await pool.connect().catch((error: unknown) => {
-          throw failed(error);
-        });
-        return transaction(client, async () => {
+        const connected = pool.connect().catch((error: unknown) => Promise.reject(failed(error)));
+        return transaction(connected, async (client) => {
           try {
             await query(client, 'BEGIN');
             const { now, empty } = await lock(client, key, version, world);
@@ -219,16 +217,17 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
  * `work` on a connection of the pool, rolled back when it fails; a connection that cannot even roll
  * back is closed. The server closing it meanwhile is reported here (unheard, it would end the process).
  */
-async function transaction<T>(client: PoolClient, work: () => Promise<T>): Promise<T> {
+async function transaction<T>(connected: Promise<PoolClient>, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await connected;
   client.on('error', ignore);
   let healthy = true;
   try {
-    return await work();
+    return await work(client);
   } catch (error) {
-    healthy = await client.query('ROLLBACK').then(
-      () => true,
-      () => false,
-    );
+    healthy = await client
+      .query('ROLLBACK')
+      .then(() => true)
+      .catch(() => false);
     throw error;
   } finally {
     client.off('error', ignore);
@@ -238,8 +237,7 @@ async function transaction<T>(client: PoolClient, work: () => Promise<T>): Promi
 
 /** Creates the tables on first start under a lock, else checks their version; applies --max-worlds. */
 async function createSchema(pool: Pool, target: PostgresTarget, maxWorlds: number): Promise<void> {
-  const client = await pool.connect();
-  await transaction(client, async () => {
+  await transaction(pool.connect(), async (client) => {
     await client.query('BEGIN');
     await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
     const { rows } = await client.query(`SELECT to_regclass('${SCHEMA}') IS NOT NULL AS present`);

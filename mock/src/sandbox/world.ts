@@ -178,18 +178,12 @@ export function seedWorld(operations: readonly IHttpOperation[]) {
 /** Gives every copy of the record `updated` in the world (same id: an id names one record) its new fields: a renamed user, an edited label or milestone, everywhere. */
 export function propagate(world: World, updated: { id: number }): void {
   const visit = (node: unknown): void => {
-    if (Array.isArray(node)) {
-      node.forEach(visit);
-      return;
-    }
     if (typeof node !== 'object' || node === null) return;
     const record = node as Record<string, unknown>;
-    if (record !== updated && record.id === updated.id) {
+    if (record === updated || record.id !== updated.id) for (const value of Object.values(record)) visit(value);
+    else
       for (const name of Object.keys(record))
         if (name in updated) record[name] = structuredClone((updated as Record<string, unknown>)[name]);
-      return;
-    }
-    for (const value of Object.values(record)) visit(value);
   };
   visit(world);
 }
