@@ -64,7 +64,6 @@ export interface SandboxControl {
 
 export type Sandbox = AnsweringSource & { control: SandboxControl };
 
-/** What the sandbox takes from the runtime it runs in. */
 export interface SandboxPlatform {
   /** Worker threads in Node (markdown.ts), the calling thread elsewhere (markdown-inline.ts). */
   markdown(limits: MarkdownLimits): MarkdownRenderer;
@@ -231,7 +230,7 @@ export async function createSandbox(
     const world = await worldNow(key);
     return webhooks.trigger(key, world, wanted, { caller: callerOf(world, credential), host });
   };
-  /** The one place a refusal of the model becomes an answer. */
+  // The one place a refusal of the model becomes an answer.
   async function invoke(operationId: OperationId, call: Call): Promise<Reply> {
     try {
       return await backend[operationId](call);
@@ -357,7 +356,7 @@ interface Job {
 /** The longest a batch holds the event loop before it lets other requests through. */
 const SLICE_MS = 10;
 
-/** A pause that lets the event loop turn once this task has held it for SLICE_MS, and is free before. */
+/** A pause that lets the event loop turn once this task has held it for SLICE_MS. */
 function pacer(): () => Promise<void> {
   let since = performance.now();
   return async () => {

@@ -33,7 +33,6 @@ const remove = (file: string) =>
 const held = new Map<string, () => void>();
 let exitHook = false;
 
-/** Writes the pieces of text as `dir/name`, atomically and durably (see the top of this file). */
 async function writeAtomically(dir: string, name: string, pieces: readonly string[]): Promise<void> {
   const temporary = join(dir, `.${randomBytes(16).toString('hex')}.tmp`);
   // 'wx' is O_CREAT|O_EXCL: it fails on any existing path, a planted link included.
