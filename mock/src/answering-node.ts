@@ -10,7 +10,7 @@ import { seedText } from './front/seed.js';
 import { loadGenerator } from './examples/dynamic.js';
 import { heapLimit } from './common/heap.js';
 import { createMarkdownRenderer } from './sandbox/markdown.js';
-import { openStateStore } from './sandbox/open-state.js';
+import { openStateStore } from './sandbox/world-store.js';
 import { createNodeTransport } from './webhooks/transport-node.js';
 
 export type { AnsweringMock };
