@@ -2,11 +2,11 @@
 // tokens: `GET /__mock/requests` lists them, `DELETE` clears them; bounded in entries, journals and
 // text. Requests without a well-formed credential are kept apart, for the MSW handlers' `requests()`.
 import { keyOf } from '../common/credential-key.js';
-import type { Answer } from './answer-source.js';
+import type { Answer } from './app.js';
 import { checkAuthorization } from './auth.js';
 import type { Condition } from './conditions.js';
 import { errorAnswer, notAllowed } from './errors.js';
-import type { Fault } from './prefer.js';
+import type { Fault } from './conditions.js';
 
 export const JOURNAL_PATH = '/__mock/requests';
 /** Requests kept per credential; older ones go first. */

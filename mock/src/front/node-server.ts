@@ -1,29 +1,22 @@
-// The front on a `node:http` socket: the connections (bounded, idle ones closed), what Node's parser
-// refuses, `Expect`, `CONNECT`, a missing or doubled `Host`, a failure as the one 500, and the log
-// line. What answers a request whole is the caller's (`handler`): the Fetch front, or the proxy.
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+// The front on a `node:http` socket: bounded connections (idle ones closed), what Node's parser refuses, `Expect`,
+// `CONNECT`, a missing or doubled `Host`, a failure as the one 500, and the log line; `handler` answers the rest.
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { NodeRequest, sendNodeResponse } from 'srvx/node';
 import type { GiteaApp } from './app.js';
 import { DEFAULT_MAX_HELD } from './conditions.js';
-import { answerAndClose, defaultMaxConnections, IDLE_TIMEOUT_MS, limitConnections } from './connections.js';
-import { apiError, failureLine, MOCK_FAILURE, rawErrorResponse, sendJson } from './errors.js';
+import { apiError, failureLine, JSON_TYPE, MOCK_FAILURE, reasonPhrase } from './errors.js';
 
 /** What a handler sent, for the log line: a status, or `reset` for a connection closed without an answer. */
 export type Sent = number | 'reset';
-export type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<Sent>;
+type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<Sent>;
 
-export interface Listening {
-  /** `http://host:port` */
-  origin: string;
-  close(): Promise<void>;
-}
-
-export interface SocketOptions {
+interface SocketOptions {
   port?: number | undefined;
   host?: string | undefined;
-  /** Most connections open at once (connections.ts). */
+  /** Most connections open at once. */
   ceiling: number;
   /** A proxy's uploads may take their time: no bound on a whole request. */
   slowRequests: boolean;
@@ -32,9 +25,28 @@ export interface SocketOptions {
   onRequest?: ((line: string) => void) | undefined;
 }
 
-const SAFE_HOST = /^[A-Za-z0-9.-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$/;
+/** How long a connection may stay open without sending a request, before its first and between two. */
+export const IDLE_TIMEOUT_MS = 5_000;
+/** How long a socket answered and half-closed here waits for its peer to close, at most. */
+const LINGER_MS = 1_000;
 
-/** The connections kept open, and the requests held for a delay below them: half at most by default, so the others always find connections to answer on. */
+/**
+ * 4,096 (far above what a test suite or a browser opens at once, a few KiB each), or fewer where the process may open
+ * fewer files, 128 kept for the rest: past that limit Node accepts and drops every new connection at once, so the
+ * ceiling must come first for idle ones to be closed instead.
+ */
+export function defaultMaxConnections(): number {
+  let files = Infinity;
+  try {
+    const soft = /^Max open files\s+(\S+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1];
+    if (soft !== undefined && soft !== 'unlimited') files = Number(soft);
+  } catch {
+    // Not Linux: no limit known.
+  }
+  return Math.max(16, Math.min(4_096, files - 128));
+}
+
+/** The connections kept open, and the requests held for a delay below them: half at most by default, so the others always find connections. */
 export function connectionBounds(held: number | undefined): { ceiling: number; maxHeld: number } {
   const ceiling = defaultMaxConnections();
   const maxHeld = held ?? Math.min(DEFAULT_MAX_HELD, Math.floor(ceiling / 2));
@@ -44,6 +56,80 @@ export function connectionBounds(held: number | undefined): { ceiling: number; m
     );
   return { ceiling, maxHeld };
 }
+
+/** Sends a last answer on a socket outside Node's HTTP handling and closes it, even if the peer never closes its side. */
+export function answerAndClose(socket: Duplex, answer: string): void {
+  socket.on('error', () => {});
+  if (socket.writable) socket.end(answer);
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
+}
+
+/**
+ * Keeps at most `ceiling` connections open on `server`: a new one past it closes the one idle longest (no request in
+ * progress), and when every one is busy it gets `refusal` and is closed. `refused` says whether a socket got it.
+ */
+export function limitConnections(server: Server, ceiling: number, refusal: () => string) {
+  // Sockets with no request in progress, the longest idle first (a Map keeps insertion order).
+  const idle = new Map<Socket, true>();
+  const inProgress = new Map<Socket, number>();
+  const refused = new WeakSet<Socket>();
+  let open = 0;
+  server.on('connection', (socket: Socket) => {
+    open++;
+    socket.once('close', () => {
+      open--;
+      idle.delete(socket);
+      inProgress.delete(socket);
+    });
+    if (open > ceiling) {
+      const longest = idle.keys().next();
+      if (longest.done) {
+        refused.add(socket);
+        return answerAndClose(socket, refusal());
+      }
+      idle.delete(longest.value);
+      longest.value.destroy();
+    }
+    idle.set(socket, true);
+  });
+  const begin = (req: IncomingMessage, res: ServerResponse): void => {
+    const socket = req.socket;
+    if (refused.has(socket)) return;
+    idle.delete(socket);
+    inProgress.set(socket, (inProgress.get(socket) ?? 0) + 1);
+    res.once('close', () => {
+      const left = (inProgress.get(socket) ?? 1) - 1;
+      if (left > 0) inProgress.set(socket, left);
+      else {
+        inProgress.delete(socket);
+        // Last in the order: idle from now.
+        if (!socket.destroyed) idle.set(socket, true);
+      }
+    });
+  };
+  server.on('request', begin);
+  server.on('checkExpectation', begin);
+  return { refused: (socket: Socket) => refused.has(socket) };
+}
+
+/** Sends a JSON body the way an official Gitea build does (Go's JSON v2): compact, no trailing newline, with nosniff. */
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string | string[]> = {},
+): void {
+  const payload = Buffer.from(JSON.stringify(body));
+  res.writeHead(status, {
+    ...headers,
+    'Content-Type': JSON_TYPE,
+    'Content-Length': String(payload.length),
+    'X-Content-Type-Options': 'nosniff',
+  });
+  res.end(payload);
+}
+
+const SAFE_HOST = /^[A-Za-z0-9.-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$/;
 
 export function singleValued(headers: IncomingMessage['headers']): Record<string, string> {
   const result: Record<string, string> = {};
@@ -73,7 +159,10 @@ export function fetchHandler(app: GiteaApp, origin: () => string): Handler {
 }
 
 /** Serves `handler` on a socket until `close`. */
-export async function listen(handler: Handler, options: SocketOptions): Promise<Listening> {
+export async function listen(
+  handler: Handler,
+  options: SocketOptions,
+): Promise<{ origin: string; close(): Promise<void> }> {
   const { docsUrl } = options;
   const sendError = (res: ServerResponse, status: number, message: string, headers?: Record<string, string>) =>
     sendJson(res, status, apiError(docsUrl(), message), headers);
@@ -118,8 +207,8 @@ export async function listen(handler: Handler, options: SocketOptions): Promise<
 
   const server = createServer(
     {
-      // A connection that sends no request head within IDLE_TIMEOUT_MS, or stays idle as long
-      // between requests, is closed, checked every second (Node's default is every 30 s).
+      // A connection that sends no request head within IDLE_TIMEOUT_MS, or stays idle as long between requests, is
+      // closed, checked every second (Node's default is every 30 s).
       requestTimeout: options.slowRequests ? 0 : 30_000,
       headersTimeout: IDLE_TIMEOUT_MS,
       keepAliveTimeout: IDLE_TIMEOUT_MS,
@@ -130,8 +219,20 @@ export async function listen(handler: Handler, options: SocketOptions): Promise<
     },
     (req, res) => respond(req, res, handle),
   );
-  const raw = (status: number, message: string, headers?: string[]) =>
-    rawErrorResponse(status, apiError(docsUrl(), message), headers);
+  /** A raw HTTP/1.1 error for sockets Node's parser gave up on, where no ServerResponse exists. */
+  const raw = (status: number, message: string, headers: string[] = []) => {
+    const payload = JSON.stringify(apiError(docsUrl(), message));
+    return [
+      `HTTP/1.1 ${status} ${reasonPhrase(status)}`,
+      ...headers,
+      `Content-Type: ${JSON_TYPE}`,
+      `Content-Length: ${Buffer.byteLength(payload)}`,
+      'X-Content-Type-Options: nosniff',
+      'Connection: close',
+      '',
+      payload,
+    ].join('\r\n');
+  };
   const connections = limitConnections(server, options.ceiling, () =>
     raw(503, 'too many connections are busy; try again shortly', ['Retry-After: 1']),
   );

@@ -1,7 +1,7 @@
 // The sandbox's limits on what it keeps: a world's budget in bytes of JSON, and the longest string,
 // most keys and items a request may have it store; they bound the worlds' memory and a save's time.
 import { utf8Length, utf8Text } from '../common/bytes.js';
-import type { FormPart } from '../front/multipart.js';
+import type { FormPart } from '../front/body.js';
 
 /** Longest string the sandbox stores from a request. */
 const MAX_STRING_BYTES = 1024 * 1024;
