@@ -6,11 +6,6 @@ export function apiError(docsUrl: string, message: string): { message: string; u
   return { message, url: docsUrl };
 }
 
-/** Gitea's `APIErrorNotFound` as 1.25 to 1.27.0-dev send it. */
-export function notFound(docsUrl: string, message = 'not found'): { errors: null; message: string; url: string } {
-  return { errors: null, message, url: docsUrl };
-}
-
 export const JSON_TYPE = 'application/json;charset=utf-8';
 
 /** An error of the API in the dialect, as the mock answers it itself (not held to the document). */

@@ -9,7 +9,6 @@ import { latin1Bytes } from '../common/bytes.js';
 import { clip } from '../contract/clip.js';
 import { jsonShape, MAX_CHECKED_VALUES } from '../contract/json-shape.js';
 import { formContent, formForPrism, parseForm, parseMediaType, type FormPart } from './body.js';
-import { JSON_TYPE } from './errors.js';
 import { pathParams, type MockOperation } from './operations.js';
 
 type Diagnostic = { path?: string[]; message: string; code?: string | number; severity: number };
@@ -101,43 +100,40 @@ const INPUT = 0;
 
 type ParamSpec = { name: string; required?: boolean; schema?: { type?: unknown } };
 type ParamCheck = typeof validators.validateHeaders;
+type Check = (element: IHttpRequest) => Diagnostic[];
 
-/** A group of parameters (headers, query) and whether a request that gives none of them passes without a look. */
-interface ParamGroup {
-  specs: ParamSpec[];
-  /** Lower-cased, as Prism reads them. */
-  names: Set<string>;
-  /** None required, and none a list or an object (whose readers look at other names or fail on a missing value). */
-  passesAbsent: boolean;
+/** Prism's check of a group of parameters, which passes without a look a request that gives none of them when none is required, a list or an object. */
+function groupCheck(
+  specs: unknown,
+  of: (element: IHttpRequest) => object,
+  validate: ParamCheck,
+  bundle: unknown,
+): Check[] {
+  if (!specs) return [];
+  const group = specs as ParamSpec[];
+  // Lower-cased, as Prism reads them.
+  const names = new Set(group.map((spec) => spec.name.toLowerCase()));
+  const passesAbsent = group.every(
+    (spec) => !spec.required && spec.schema?.type !== 'array' && spec.schema?.type !== 'object',
+  );
+  return [
+    (element) => {
+      const target = of(element) as Record<string, string>;
+      if (passesAbsent && !Object.keys(target).some((name) => names.has(name.toLowerCase()))) return [];
+      return errorsOf(validate(target, group as never, INPUT, bundle));
+    },
+  ];
 }
+
+/** By operation: its check, and the one with its multipart body read as URL-encoded fields, which Prism parses without throwing. */
+const requestChecks = new WeakMap<IHttpOperation, { plain?: Check; form?: Check }>();
 
 /**
  * What Prism's validateInput does, taken apart once per operation: the body alone through validateInput, then the
  * headers, the query and the path through Prism's validators in its order. validateInput compiles a matcher of the
  * path template for every request (a quarter of its time): here it is compiled once, from the same library.
  */
-interface RequestCheck {
-  bodyOnly: IHttpOperation;
-  bundle: unknown;
-  headers: ParamGroup | undefined;
-  query: ParamGroup | undefined;
-  path: { specs: ParamSpec[]; template: { match(path: string): Record<string, unknown> | null } } | undefined;
-}
-/** By operation: the check as it is, and the one with its multipart body read as URL-encoded fields, which Prism parses without throwing. */
-const requestChecks = new WeakMap<IHttpOperation, { plain?: RequestCheck; form?: RequestCheck }>();
-
-function groupOf(specs: readonly ParamSpec[] | undefined): ParamGroup | undefined {
-  if (!specs) return undefined;
-  return {
-    specs: [...specs],
-    names: new Set(specs.map((spec) => spec.name.toLowerCase())),
-    passesAbsent: specs.every(
-      (spec) => !spec.required && spec.schema?.type !== 'array' && spec.schema?.type !== 'object',
-    ),
-  };
-}
-
-function requestCheckOf(operation: IHttpOperation, asForm: boolean): RequestCheck {
+function requestCheckOf(operation: IHttpOperation, asForm: boolean): Check {
   let checks = requestChecks.get(operation);
   if (!checks) requestChecks.set(operation, (checks = {}));
   const kind = asForm ? 'form' : 'plain';
@@ -149,29 +145,22 @@ function requestCheckOf(operation: IHttpOperation, asForm: boolean): RequestChec
     resource = { ...resource, request: { ...resource.request, body } };
   }
   const { request } = resource;
-  const check: RequestCheck = {
-    bodyOnly: request ? { ...resource, request: request.body ? { body: request.body } : {} } : resource,
-    bundle: (resource as { __bundled__?: unknown }).__bundled__,
-    headers: groupOf(request?.headers as ParamSpec[] | undefined),
-    query: groupOf(request?.query as ParamSpec[] | undefined),
-    path: request?.path
-      ? { specs: request.path as ParamSpec[], template: new uriTemplate.URI.Template(resource.path) }
-      : undefined,
-  };
+  const bodyOnly = request ? { ...resource, request: request.body ? { body: request.body } : {} } : resource;
+  const bundle = (resource as { __bundled__?: unknown }).__bundled__;
+  const template = request?.path ? new uriTemplate.URI.Template(resource.path) : undefined;
+  const parts: Check[] = [
+    (element) => errorsOf(validateInput({ resource: bodyOnly, element })),
+    ...groupCheck(request?.headers, (element) => element.headers ?? {}, validators.validateHeaders, bundle),
+    ...groupCheck(request?.query, (element) => element.url.query ?? {}, validators.validateQuery as ParamCheck, bundle),
+  ];
+  if (template) {
+    const specs = request!.path as never;
+    const matched = (path: string) => (template.match(path) ?? {}) as Record<string, string>;
+    parts.push((element) => errorsOf(validators.validatePath(matched(element.url.path), specs, INPUT, bundle)));
+  }
+  const check: Check = (element) => parts.flatMap((part) => part(element));
   checks[kind] = check;
   return check;
-}
-
-/** The errors Prism's `validate` finds in `target` for a group, or none when it gives none of the group's names and may. */
-function paramErrors(
-  group: ParamGroup | undefined,
-  target: Record<string, unknown>,
-  validate: ParamCheck,
-  bundle: unknown,
-) {
-  if (!group) return [];
-  if (group.passesAbsent && !Object.keys(target).some((name) => group.names.has(name.toLowerCase()))) return [];
-  return errorsOf(validate(target as Record<string, string>, group.specs as never, INPUT, bundle));
 }
 
 /**
@@ -185,27 +174,16 @@ export function requestErrors(
   form: readonly FormPart[] | undefined,
 ): Diagnostic[] {
   const asForm = form !== undefined && formContent(operation) !== undefined;
-  const check = requestCheckOf(operation, asForm);
   const headers = { ...element.headers };
   if (headers['content-type'] !== undefined && !parseMediaType(headers['content-type'])) delete headers['content-type'];
-  const checked: IHttpRequest = asForm
-    ? { ...element, headers: { ...headers, 'content-type': FORM_TYPE }, body: formForPrism(form!) }
-    : { ...element, headers };
-  return [
-    ...errorsOf(validateInput({ resource: check.bodyOnly, element: checked })),
-    ...paramErrors(check.headers, checked.headers ?? {}, validators.validateHeaders, check.bundle),
-    ...paramErrors(check.query, checked.url.query ?? {}, validators.validateQuery as ParamCheck, check.bundle),
-    ...(check.path
-      ? errorsOf(
-          validators.validatePath(
-            (check.path.template.match(checked.url.path) ?? {}) as Record<string, string>,
-            check.path.specs as never,
-            INPUT,
-            check.bundle,
-          ),
-        )
-      : []),
-  ];
+  return requestCheckOf(
+    operation,
+    asForm,
+  )(
+    asForm
+      ? { ...element, headers: { ...headers, 'content-type': FORM_TYPE }, body: formForPrism(form!) }
+      : { ...element, headers },
+  );
 }
 
 /**
@@ -270,7 +248,7 @@ export function listViolations(items: readonly string[], total = items.length): 
 }
 
 /** Prism's diagnostics in one line, such as `body.permission: must be equal to one of …`. */
-export function describeViolations(violations: readonly Diagnostic[]): string {
+function describeViolations(violations: readonly Diagnostic[]): string {
   const named = violations.slice(0, LISTED_VIOLATIONS).map((v) => {
     // Gitea's binding words a content type it cannot read this way.
     if (String(v.code) === '415') return `[]: Unsupported Content-Type (${v.message})`;
@@ -298,14 +276,6 @@ export function queryOf(url: URL): Record<string, string | string[]> {
     query[key] = values.length === 1 ? (values[0] ?? '') : values;
   }
   return query;
-}
-
-/** Content type as Gitea labels it: JSON without a space before the charset, text with one. */
-export function contentTypeFor(prismType: string | undefined): string | undefined {
-  if (prismType === undefined) return undefined;
-  const mediaType = (prismType.split(';')[0] ?? '').trim();
-  if (mediaType.endsWith('json')) return JSON_TYPE;
-  return mediaType.startsWith('text/') ? `${mediaType}; charset=utf-8` : mediaType;
 }
 
 export type PrismMethod = IHttpRequest['method'];
@@ -351,7 +321,7 @@ const NAME_RULES: Record<
  * Gitea's answer to a request whose only violations are of its operation's name, or undefined: the binding's 422 goes
  * first when anything else breaks the document, as on the server, whose handler checks the name after binding.
  */
-export function nameRefusal(
+function nameRefusal(
   op: MockOperation,
   request: IHttpRequest,
   violations: readonly Diagnostic[],
@@ -366,4 +336,11 @@ export function nameRefusal(
       : (request.body as Record<string, unknown> | undefined)?.[name];
   const message = typeof value === 'string' ? rule.problem(value) : undefined;
   return message === undefined ? undefined : { status: rule.status, message };
+}
+
+/** The front's refusal of a request that breaks the document: 422 with the violations, or as Gitea's handler refuses a name. */
+export function requestRefusal(op: MockOperation, request: IHttpRequest, form: readonly FormPart[] | undefined) {
+  const errors = requestErrors(op.operation, request, form);
+  if (errors.length === 0) return undefined;
+  return nameRefusal(op, request, errors) ?? { status: 422, message: describeViolations(errors) };
 }
