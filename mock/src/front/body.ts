@@ -16,25 +16,9 @@ import { jsonShape, MAX_CHECKED_VALUES } from '../contract/json-shape.js';
 /** The most one request body may hold, in every mode. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
-interface BodyRefusal {
-  status: 413 | 503;
-  message: string;
-}
-
-/** One request's share of the budget. */
-export interface BodyReading {
-  /** Takes `bytes` more for this request; the refusal when they do not fit, and then this request holds nothing. */
-  take(bytes: number): BodyRefusal | undefined;
-  /** Gives back what this request holds, for good: it takes nothing after. */
-  release(): void;
-  /** The refusal of a body declared this long, which can never fit, before a byte of it is read. */
-  declared(length: number): BodyRefusal | undefined;
-}
-
-export interface BodyBudget {
-  readonly limit: number;
-  reading(): BodyReading;
-}
+type BodyRefusal = { status: 413 | 503; message: string };
+export type BodyBudget = ReturnType<typeof createBodyBudget>;
+export type BodyReading = ReturnType<BodyBudget['reading']>;
 
 /**
  * The default budget: an eighth of V8's heap (the sandbox's writes in progress get another eighth and its worlds
@@ -45,7 +29,7 @@ export function defaultBodyBudget(heapLimit: number | undefined): number {
   return heapLimit === undefined ? Infinity : Math.max(2 * MAX_BODY_BYTES, Math.floor(heapLimit / 8));
 }
 
-export function createBodyBudget(limit: number): BodyBudget {
+export function createBodyBudget(limit: number) {
   if (!(limit >= 1)) throw new TypeError('the budget of request bodies in flight must be one byte or more');
   let held = 0;
   const tooLarge: BodyRefusal = {
@@ -58,6 +42,7 @@ export function createBodyBudget(limit: number): BodyBudget {
   };
   return {
     limit,
+    /** One request's share, holding nothing yet. */
     reading() {
       let mine = 0;
       let over = false;
@@ -67,7 +52,8 @@ export function createBodyBudget(limit: number): BodyBudget {
         over = true;
       };
       return {
-        take(bytes) {
+        /** Takes `bytes` more; the refusal when they do not fit, and then this request holds nothing. */
+        take(bytes: number): BodyRefusal | undefined {
           if (over) return full;
           const refusal = mine + bytes > limit ? tooLarge : held + bytes > limit ? full : undefined;
           if (refusal) {
@@ -78,8 +64,10 @@ export function createBodyBudget(limit: number): BodyBudget {
           held += bytes;
           return undefined;
         },
+        /** Gives back what this request holds, for good: it takes nothing after. */
         release,
-        declared: (length) => (length > limit ? tooLarge : undefined),
+        /** The refusal of a body declared this long, which can never fit, before a byte of it is read. */
+        declared: (length: number) => (length > limit ? tooLarge : undefined),
       };
     },
   };

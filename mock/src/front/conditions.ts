@@ -104,53 +104,11 @@ export interface Condition {
   fault?: Fault;
 }
 
-/** A delayed request refused for a ceiling on held requests: 429 for its credential's, 503 for the one in all. */
-interface HoldRefusal {
-  status: 429 | 503;
-  message: string;
-}
-
-export interface Conditions {
-  /** The request's own `Prefer: delay` and `fault` first, else the random ones of the options. */
-  decide(preference: Preference): Condition;
-  /** A place among the held requests for one of `authorization`, and the function that gives it back; the refusal past a ceiling. */
-  admitHeld(authorization: string | undefined): (() => void) | HoldRefusal;
-}
+export type Conditions = ReturnType<typeof createConditions>;
 
 const isDelay = (value: unknown): value is number =>
   typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_DELAY_MS;
 const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 1;
-
-/** Counts the requests held, in all and by credential (hashed, as the journal keeps them), against their ceilings. */
-function heldCeilings(maxHeld: number, perCredential: number): Conditions['admitHeld'] {
-  const byCredential = new Map<string, number>();
-  let held = 0;
-  return (authorization) => {
-    const key = authorization === undefined ? '' : keyOf(authorization);
-    const mine = byCredential.get(key) ?? 0;
-    if (mine >= perCredential)
-      return {
-        status: 429,
-        message: `this credential has ${mine} requests held for a delay, as many as the mock holds for one; try again shortly`,
-      };
-    if (held >= maxHeld)
-      return {
-        status: 503,
-        message: `the mock holds ${held} requests for a delay, as many as it holds at once; try again shortly`,
-      };
-    held++;
-    byCredential.set(key, mine + 1);
-    let given = false;
-    return () => {
-      if (given) return;
-      given = true;
-      held--;
-      const left = byCredential.get(key)! - 1;
-      if (left === 0) byCredential.delete(key);
-      else byCredential.set(key, left);
-    };
-  };
-}
 
 /**
  * Numbers in [0, 1), one stream per use, so that turning faults on does not change the delays: with
@@ -167,7 +125,7 @@ function randomness(seed: string | undefined): (stream: string) => number {
   };
 }
 
-export function createConditions(options: ConditionOptions = {}): Conditions {
+export function createConditions(options: ConditionOptions = {}) {
   const { latency, faults, maxHeld = DEFAULT_MAX_HELD } = options;
   const { maxHeldPerCredential = Math.max(1, Math.floor(maxHeld / 4)) } = options;
   if (!isCount(maxHeld)) throw new TypeError('maxHeld must be a whole number of requests from 1');
@@ -187,9 +145,12 @@ export function createConditions(options: ConditionOptions = {}): Conditions {
   if (!Array.isArray(kinds) || kinds.length === 0 || !kinds.every((kind) => FAULTS.includes(kind)))
     throw new TypeError('faults.kinds must list one or more of reset, 502, 503 and 504');
   const random = randomness(options.seed);
+  // Requests held, in all and by credential (hashed, as the journal keeps them).
+  const byCredential = new Map<string, number>();
+  let held = 0;
   return {
-    admitHeld: heldCeilings(maxHeld, maxHeldPerCredential),
-    decide(preference) {
+    /** The request's own `Prefer: delay` and `fault` first, else the random ones of the options. */
+    decide(preference: Preference): Condition {
       // Drawn for every request, whatever it prefers, so a request's own choice leaves the sequence as it was.
       const delay = range ? range[0]! + Math.floor(random('latency') * (range[1]! - range[0]! + 1)) : 0;
       const faulted = rate > 0 && random('fault') < rate;
@@ -197,6 +158,32 @@ export function createConditions(options: ConditionOptions = {}): Conditions {
       const chosen =
         preference.fault === undefined ? fault : preference.fault === 'none' ? undefined : preference.fault;
       return { delay: preference.delay ?? delay, ...(chosen === undefined ? {} : { fault: chosen }) };
+    },
+    /** A place among the held requests, and the function that gives it back; past a ceiling, 429 for its credential's, 503 for the one in all. */
+    admitHeld(authorization: string | undefined): (() => void) | { status: 429 | 503; message: string } {
+      const key = authorization === undefined ? '' : keyOf(authorization);
+      const mine = byCredential.get(key) ?? 0;
+      if (mine >= maxHeldPerCredential)
+        return {
+          status: 429,
+          message: `this credential has ${mine} requests held for a delay, as many as the mock holds for one; try again shortly`,
+        };
+      if (held >= maxHeld)
+        return {
+          status: 503,
+          message: `the mock holds ${held} requests for a delay, as many as it holds at once; try again shortly`,
+        };
+      held++;
+      byCredential.set(key, mine + 1);
+      let given = false;
+      return () => {
+        if (given) return;
+        given = true;
+        held--;
+        const left = byCredential.get(key)! - 1;
+        if (left === 0) byCredential.delete(key);
+        else byCredential.set(key, left);
+      };
     },
   };
 }
@@ -292,7 +279,7 @@ interface Ways<T> {
   held?(): void;
   fault(fault: Exclude<Fault, 'reset'>): T;
   /** The refusal of a request past a ceiling on held requests, in the dialect with `Retry-After`. */
-  refuse(refusal: HoldRefusal): T;
+  refuse(refusal: { status: 429 | 503; message: string }): T;
   reset(): T;
   statusOf(sent: T): number | null;
 }
