@@ -32,7 +32,6 @@ export interface Answer {
   headers?: Record<string, string>;
   /** JSON for a JSON media type, a string for a text one; undefined for no body. */
   body?: unknown;
-  /** The media type of `body`, without parameters. */
   type?: string;
   /** A failure of the mock itself (a state file that cannot be written): not held to the document. */
   own?: true;
@@ -63,13 +62,11 @@ const VERSION_ANSWER: Answer = { status: 200, type: 'application/json', body: { 
 export interface AppParts {
   table: OperationTable;
   source: AnsweringSource;
-  /** The URL of the server's API documentation, for the `url` of error bodies. */
   docsUrl(): string;
   /** Problems of the mock itself, such as an answer that breaks the document. */
   warn(line: string): void;
   conditions: Conditions;
   journal: Journal;
-  /** The bytes of request bodies held at once, shared with every reader of the server. */
   bodies: BodyBudget;
   /** The Node adapter gives srvx's, which is cheaper and can carry a body on a 205 (Gitea's notifyReadThread sends one). */
   Response?: ResponseClass;
@@ -96,10 +93,7 @@ export function contentTypeFor(prismType: string | undefined): string | undefine
 const CHECKED_ANSWERS = 256;
 const CHECKED_ANSWER_CHARS = 16_384;
 
-/**
- * Why an answer breaks the document (contract/conformance.ts), or undefined; remembered by the answer, since a check
- * costs more than the rest of its request and depends on the operation and the answer alone.
- */
+/** Why an answer breaks the document, remembered: a check costs more than the rest of its request, and depends on nothing else. */
 function answerCheck(table: OperationTable): (op: MockOperation, answer: Answer, json?: string) => string | undefined {
   const checked = new Map<string, string | undefined>();
   return (op, answer, json) => {
@@ -170,7 +164,6 @@ export function createApp(parts: AppParts): GiteaApp {
       cors,
     );
 
-  /** An operation's request, routed: credentials, `Prefer`, the body, the request check, then the source's answer, checked. */
   async function answerOperation(
     request: Request,
     op: MockOperation,
@@ -293,7 +286,6 @@ export function createApp(parts: AppParts): GiteaApp {
     }).finally(() => reading.release());
   }
 
-  /** `answer`'s response, or a 500 in the dialect when the mock fails. */
   async function guarded(request: Request, answer: () => Response | Promise<Response>): Promise<Response> {
     try {
       return await answer();

@@ -20,11 +20,7 @@ type BodyRefusal = { status: 413 | 503; message: string };
 export type BodyBudget = ReturnType<typeof createBodyBudget>;
 export type BodyReading = ReturnType<BodyBudget['reading']>;
 
-/**
- * The default budget: an eighth of V8's heap (the sandbox's writes in progress get another eighth and its worlds
- * half: sandbox-limits.ts), and never less than two bodies (the proxy reads a chunk past one before it streams the
- * rest). Without a known heap (a browser), bodies are bounded one by one only.
- */
+/** An eighth of V8's heap (sandbox-limits.ts has the rest), at least two bodies (the proxy reads a chunk past one); unbounded in a browser. */
 export function defaultBodyBudget(heapLimit: number | undefined): number {
   return heapLimit === undefined ? Infinity : Math.max(2 * MAX_BODY_BYTES, Math.floor(heapLimit / 8));
 }
@@ -42,7 +38,6 @@ export function createBodyBudget(limit: number) {
   };
   return {
     limit,
-    /** One request's share, holding nothing yet. */
     reading() {
       let mine = 0;
       let over = false;
@@ -82,7 +77,6 @@ export type BodyResult =
   | { ok: false; status: 413 | 422 | 400 | 503; message: string };
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
-/** The bytes as UTF-8, or undefined when they are none. */
 function strictUtf8(bytes: Uint8Array): string | undefined {
   try {
     return utf8.decode(bytes);
@@ -93,10 +87,7 @@ function strictUtf8(bytes: Uint8Array): string | undefined {
 
 const TOO_LARGE: BodyRefusal = { status: 413, message: `request body exceeds ${MAX_BODY_BYTES} bytes` };
 
-/**
- * The whole body, its bytes taken from the server's budget as they arrive; a declared length past either bound is
- * refused before reading. Past a bound the rest stays unread: the answer must close the connection.
- */
+/** The whole body, taken from the budget as it arrives; past a bound the rest stays unread, and the answer must close the connection. */
 export async function readBodyBytes(
   request: Request,
   reading: BodyReading,
@@ -114,7 +105,7 @@ export async function readBodyBytes(
   }
 }
 
-/** Which bound of every JSON body the mock reads `body` is past: deeper than GO_MAX_DEPTH, or more than MAX_CHECKED_VALUES values. */
+/** Which bound of every JSON body the mock reads `body` is past. */
 export function pastJsonBounds(body: unknown): 'depth' | 'values' | undefined {
   const shape = jsonShape(body, MAX_CHECKED_VALUES, GO_MAX_DEPTH);
   return shape.depth > GO_MAX_DEPTH ? 'depth' : shape.values > MAX_CHECKED_VALUES ? 'values' : undefined;
@@ -123,7 +114,6 @@ export function pastJsonBounds(body: unknown): 'depth' | 'values' | undefined {
 const isJson = (mediaType: string): boolean =>
   mediaType === 'application/json' || (mediaType.startsWith('application/') && mediaType.endsWith('+json'));
 
-/** The operation's multipart/form-data body, if it takes one. */
 export function formContent(operation: IHttpOperation) {
   return operation.request?.body?.contents?.find(
     (content) => content.mediaType.toLowerCase() === 'multipart/form-data',
@@ -133,11 +123,8 @@ export function formContent(operation: IHttpOperation) {
 const refused = (status: 400 | 413 | 422, message: string) => ({ ok: false, status, message }) as const;
 
 /**
- * `undefined` when the request has no body. As Gitea's binding reads the body of an operation that takes JSON: a POST
- * or PUT without a `Content-Type` answers `422 "[]: Empty Content-Type"`, body or not, and a PATCH or DELETE without
- * one has its body read as `{}`; an empty body with a JSON type is `{}` too, and malformed JSON answers `422 "[]: …"`.
- * A multipart body is read as a form for an operation that takes one. Operations that bind nothing (an upload) get
- * the body as it is.
+ * As Gitea's binding reads the body of an operation that takes JSON: POST or PUT without a `Content-Type` is 422, body
+ * or not, PATCH or DELETE without one binds `{}`. Operations that bind nothing (an upload) get the body as it is.
  */
 export async function readBody(request: Request, operation: IHttpOperation, reading: BodyReading): Promise<BodyResult> {
   const contentType = request.headers.get('content-type')?.trim() || undefined;
@@ -207,13 +194,9 @@ export interface MediaType {
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** Code points a parameter value may hold (HTTP quoted-string token code points). */
 const QUOTED = /^[\t\u0020-\u007e\u0080-\u00ff]*$/;
-/** A parameter from its `;`: a name, then a quoted string (to the next `;`) or a value to the next `;`. */
 const PARAMETER = /;[\t\n\r ]*([^;=]*)(?:=(?:"((?:[^"\\]|\\[\s\S])*)(\\?)"?[^;]*|([^;]*)))?/y;
 
-/**
- * The media type of a Content-Type header, or undefined when the header is none, as WHATWG MIME Sniffing's "parse a
- * MIME type" (Node's util.MIMEType) reads it; written out so the front imports no Node built-in (test/media-type.test.ts).
- */
+/** WHATWG MIME Sniffing's "parse a MIME type", as Node's util.MIMEType, which the browser build cannot import. */
 export function parseMediaType(header: string): MediaType | undefined {
   const input = header.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
   const head = /^([^/]*)\/([^;]*)/.exec(input);
@@ -233,7 +216,6 @@ export function parseMediaType(header: string): MediaType | undefined {
 }
 
 export interface FormPart {
-  /** The form-data name, decoded. */
   name: string;
   /** The file name (its last path segment, as Go gives it); undefined for a plain field. */
   filename?: string;
@@ -244,7 +226,7 @@ export interface FormPart {
 /** Go's limit (GODEBUG multipartmaxparts): a body of 10 MB could otherwise hold a million tiny parts. */
 const MAX_PARTS = 1000;
 
-/** Go's token (mime/grammar.go): printable ASCII but the tspecials `()<>@,;:\"/[]?=`. */
+/** Go's token and tspecials (mime/grammar.go). */
 const GO_TOKEN = "[!#-'*+\\-.0-9A-Z^-~]";
 const TSPECIAL = '[()<>@,;:\\\\"/[\\]?=]';
 const GO_TOKENS = new RegExp(`^${GO_TOKEN}+$`);
@@ -322,7 +304,6 @@ export function parseForm(
   let pos = 0;
   const startsWith = (bytes: Uint8Array, prefix: Uint8Array, at = 0) =>
     sameBytes(bytes.subarray(at, at + prefix.length), prefix);
-  /** The line from `pos`, with its end of line; `eof` when it has none. */
   const nextLine = (): { line: Uint8Array; eof: boolean } => {
     const end = raw.indexOf(0x0a, pos);
     const line = raw.subarray(pos, end < 0 ? raw.length : end + 1);
@@ -411,10 +392,7 @@ const ENCODED = Array.from({ length: 256 }, (_, byte) => {
   return /[A-Za-z0-9\-_.~]/.test(char) ? char : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
 });
 
-/**
- * The form as Prism validates it: URL-encoded fields. A file part stands as an empty value: no schema of a form field
- * describes a file's bytes, and reading megabytes of them through Prism would only cost time.
- */
+/** The form as Prism validates it: URL-encoded fields, a file part as an empty value (no schema describes its bytes). */
 export function formForPrism(parts: readonly FormPart[]): string {
   const encoded = (bytes: Uint8Array): string => {
     let text = '';

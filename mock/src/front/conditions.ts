@@ -110,10 +110,7 @@ const isDelay = (value: unknown): value is number =>
   typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_DELAY_MS;
 const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 1;
 
-/**
- * Numbers in [0, 1), one stream per use, so that turning faults on does not change the delays: with
- * a seed, the n-th of a stream is read from SHA-256 of the seed, the stream's name and n.
- */
+/** Numbers in [0, 1), a stream per use so faults leave the delays as they were; seeded, SHA-256 of the seed, the stream and n. */
 function randomness(seed: string | undefined): (stream: string) => number {
   if (seed === undefined) return () => Math.random();
   const drawn = new Map<string, number>();
@@ -260,7 +257,6 @@ export function faultAnswer(fault: Exclude<Fault, 'reset'>, cors: Record<string,
   return { ...answer, headers: { ...headers, ...answer.headers } };
 }
 
-/** What the conditions need to know of a request. */
 interface ConditionedRequest {
   method: string;
   url: URL;

@@ -65,11 +65,7 @@ export function isPreflight(method: string, header: HeaderOf): boolean {
   );
 }
 
-/**
- * The headers a preflight may send: Gitea's, and those it asks for when its list is header names only and not longer
- * than REQUEST_HEADERS_LIMIT. Else Gitea's alone, and the browser refuses the request, as a server's that does not
- * take those headers.
- */
+/** A preflight may send Gitea's headers, and those it asks for when they are names only; else the browser refuses the request. */
 export function preflightHeaders(header: HeaderOf): Record<string, string> {
   const requested = header('access-control-request-headers');
   const names =

@@ -27,14 +27,8 @@ interface SocketOptions {
 
 /** How long a connection may stay open without sending a request, before its first and between two. */
 export const IDLE_TIMEOUT_MS = 5_000;
-/** How long a socket answered and half-closed here waits for its peer to close, at most. */
-const LINGER_MS = 1_000;
 
-/**
- * 4,096 (far above what a test suite or a browser opens at once, a few KiB each), or fewer where the process may open
- * fewer files, 128 kept for the rest: past that limit Node accepts and drops every new connection at once, so the
- * ceiling must come first for idle ones to be closed instead.
- */
+/** 4,096, or fewer where the process may open fewer files (128 kept): past that, Node drops new connections before idle ones close. */
 export function defaultMaxConnections(): number {
   let files = Infinity;
   try {
@@ -61,13 +55,11 @@ export function connectionBounds(held: number | undefined): { ceiling: number; m
 export function answerAndClose(socket: Duplex, answer: string): void {
   socket.on('error', () => {});
   if (socket.writable) socket.end(answer);
-  setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  // A half-closed socket waits a second at most for its peer to close.
+  setTimeout(() => socket.destroy(), 1_000).unref();
 }
 
-/**
- * Keeps at most `ceiling` connections open on `server`: a new one past it closes the one idle longest (no request in
- * progress), and when every one is busy it gets `refusal` and is closed. `refused` says whether a socket got it.
- */
+/** At most `ceiling` connections: a new one past it closes the one idle longest, or gets `refusal` when every one is busy. */
 export function limitConnections(server: Server, ceiling: number, refusal: () => string) {
   // Sockets with no request in progress, the longest idle first (a Map keeps insertion order).
   const idle = new Map<Socket, true>();
@@ -120,14 +112,15 @@ export function sendJson(
   headers: Record<string, string | string[]> = {},
 ): void {
   const payload = Buffer.from(JSON.stringify(body));
-  res.writeHead(status, {
-    ...headers,
-    'Content-Type': JSON_TYPE,
-    'Content-Length': String(payload.length),
-    'X-Content-Type-Options': 'nosniff',
-  });
+  res.writeHead(status, { ...headers, ...jsonHeaders(payload.length) });
   res.end(payload);
 }
+
+const jsonHeaders = (length: number) => ({
+  'Content-Type': JSON_TYPE,
+  'Content-Length': String(length),
+  'X-Content-Type-Options': 'nosniff',
+});
 
 const SAFE_HOST = /^[A-Za-z0-9.-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$/;
 
@@ -158,7 +151,6 @@ export function fetchHandler(app: GiteaApp, origin: () => string): Handler {
   };
 }
 
-/** Serves `handler` on a socket until `close`. */
 export async function listen(
   handler: Handler,
   options: SocketOptions,
@@ -222,16 +214,8 @@ export async function listen(
   /** A raw HTTP/1.1 error for sockets Node's parser gave up on, where no ServerResponse exists. */
   const raw = (status: number, message: string, headers: string[] = []) => {
     const payload = JSON.stringify(apiError(docsUrl(), message));
-    return [
-      `HTTP/1.1 ${status} ${reasonPhrase(status)}`,
-      ...headers,
-      `Content-Type: ${JSON_TYPE}`,
-      `Content-Length: ${Buffer.byteLength(payload)}`,
-      'X-Content-Type-Options: nosniff',
-      'Connection: close',
-      '',
-      payload,
-    ].join('\r\n');
+    const json = Object.entries(jsonHeaders(Buffer.byteLength(payload))).map(([name, value]) => `${name}: ${value}`);
+    return `HTTP/1.1 ${status} ${reasonPhrase(status)}\r\n${[...headers, ...json, 'Connection: close'].join('\r\n')}\r\n\r\n${payload}`;
   };
   const connections = limitConnections(server, options.ceiling, () =>
     raw(503, 'too many connections are busy; try again shortly', ['Retry-After: 1']),

@@ -1,6 +1,4 @@
-// The document's operations as the mock routes them: Stoplight's IHttpOperation shape (contract/http-operations.ts,
-// from the build's twin of the document on Node, or made in the browser) plus a matcher per path, the documented
-// codes and examples, and the statuses that may come bodiless.
+// The document's operations as the mock routes them (contract/http-operations.ts), with their codes and examples.
 import type { IHttpOperation } from '@stoplight/types';
 import { answerChecker, type Answer, type Violation } from '../contract/conformance.js';
 import type { JsonObject } from '../contract/document.js';

@@ -102,7 +102,7 @@ type ParamSpec = { name: string; required?: boolean; schema?: { type?: unknown }
 type ParamCheck = typeof validators.validateHeaders;
 type Check = (element: IHttpRequest) => Diagnostic[];
 
-/** Prism's check of a group of parameters, which passes without a look a request that gives none of them when none is required, a list or an object. */
+/** Prism's check of a group of parameters; one that gives none passes unlooked when none is required, a list or an object. */
 function groupCheck(
   specs: unknown,
   of: (element: IHttpRequest) => object,
@@ -128,11 +128,7 @@ function groupCheck(
 /** By operation: its check, and the one with its multipart body read as URL-encoded fields, which Prism parses without throwing. */
 const requestChecks = new WeakMap<IHttpOperation, { plain?: Check; form?: Check }>();
 
-/**
- * What Prism's validateInput does, taken apart once per operation: the body alone through validateInput, then the
- * headers, the query and the path through Prism's validators in its order. validateInput compiles a matcher of the
- * path template for every request (a quarter of its time): here it is compiled once, from the same library.
- */
+/** Prism's validateInput taken apart once per operation, in its order: it compiles the path template per request, a quarter of its time. */
 function requestCheckOf(operation: IHttpOperation, asForm: boolean): Check {
   let checks = requestChecks.get(operation);
   if (!checks) requestChecks.set(operation, (checks = {}));
@@ -163,11 +159,7 @@ function requestCheckOf(operation: IHttpOperation, asForm: boolean): Check {
   return check;
 }
 
-/**
- * How a request breaks the document: `element` as the front reads it, with `form` for a multipart body (given to
- * Prism as URL-encoded fields). A Content-Type that is no media type is left out: a request with a body was refused
- * for it already, and Prism would throw.
- */
+/** How a request breaks the document; a Content-Type that is no media type, which Prism throws on, was refused with its body already. */
 export function requestErrors(
   operation: IHttpOperation,
   element: IHttpRequest,
@@ -186,11 +178,7 @@ export function requestErrors(
   );
 }
 
-/**
- * The ways a request breaks the document, each as `location: message`, for the proxy's report: `element` holds the
- * body as the proxy read it (JSON, or text as Latin-1 bytes); with `bodyRead` false it was too large to read whole,
- * and the body is left out of the check.
- */
+/** The violations of a request as `location: message`, for the proxy's report; a body not read whole (`bodyRead`) is left out. */
 export function requestViolations(op: MockOperation, element: IHttpRequest, bodyRead: boolean): string[] {
   // Prism's path matcher would throw on it; Gitea answers it 400, which the proxy passes on.
   if (decodedSegments(element.url.path) === undefined) return ['path: the request path is not a valid URL path'];
@@ -257,10 +245,7 @@ function describeViolations(violations: readonly Diagnostic[]): string {
   return listViolations(named, violations.length);
 }
 
-/**
- * The path's segments percent-decoded, or undefined when one holds a broken escape or bad UTF-8, which Prism's router
- * and the sandbox would throw on. The result is used: a bundler drops a call of decodeURIComponent whose result is not.
- */
+/** The path's segments decoded, or undefined for a broken escape or bad UTF-8; returned, as a bundler drops an unused decode. */
 export function decodedSegments(pathname: string): string[] | undefined {
   try {
     return pathname.split('/').map((segment) => decodeURIComponent(segment));
@@ -317,10 +302,7 @@ const NAME_RULES: Record<
   adminRenameUser: { at: ['body', 'new_username'], status: 422, problem: usernameProblem },
 };
 
-/**
- * Gitea's answer to a request whose only violations are of its operation's name, or undefined: the binding's 422 goes
- * first when anything else breaks the document, as on the server, whose handler checks the name after binding.
- */
+/** Gitea's answer to a request whose only violations are of its operation's name: else the binding's 422 comes first. */
 function nameRefusal(
   op: MockOperation,
   request: IHttpRequest,
