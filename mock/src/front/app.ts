@@ -1,5 +1,6 @@
 // The Fetch front, under the node:http server and the MSW handlers alike: a Gitea host whatever source answers behind it.
 import type { IHttpRequest } from '@stoplight/prism-http';
+import { utf8Bytes } from '../common/bytes.js';
 import { checkAuthorization } from './auth.js';
 import { readBody, type BodyBudget, type BodyResult, type FormPart } from './body.js';
 import { checkPreference, faultAnswer, underConditions } from './conditions.js';
@@ -47,10 +48,7 @@ export interface AnsweringSource {
   close?(): Promise<void>;
 }
 
-export interface SourceContext {
-  /** The URL of the server's API documentation, for the `url` of error bodies (known once listening). */
-  docsUrl(): string;
-}
+export type SourceContext = Pick<AppParts, 'docsUrl'>;
 
 // GET /api/v1/version is a fact of the host, not an operation of the document: answered here for every source alike;
 // the proxy takes its requests whole before this, so the upstream answers it there.
@@ -133,9 +131,7 @@ export function createApp(parts: AppParts): GiteaApp {
     let bytes: Uint8Array<ArrayBuffer> | undefined;
     if (contentType !== undefined && answer.body !== undefined) {
       headers['Content-Type'] = contentType;
-      bytes = new TextEncoder().encode(
-        contentType === JSON_TYPE ? (json ?? JSON.stringify(answer.body)) : String(answer.body),
-      );
+      bytes = utf8Bytes(contentType === JSON_TYPE ? (json ?? JSON.stringify(answer.body)) : String(answer.body));
     }
     headers['Content-Length'] = String(bytes?.length ?? 0);
     const init = { status: answer.status, statusText: reasonPhrase(answer.status), headers };
@@ -147,8 +143,8 @@ export function createApp(parts: AppParts): GiteaApp {
       return new Answering(null, { ...init, headers: { ...headers, 'Content-Length': '0' } });
     }
   }
-  const error = (method: string, status: number, message: string, headers: Headers): Response =>
-    respond(method, { status, type: 'application/json', body: apiError(docsUrl(), message) }, headers);
+  const error = (method: string, status: number, message: string, headers: Headers, more?: object): Response =>
+    respond(method, { status, type: 'application/json', body: { ...more, ...apiError(docsUrl(), message) } }, headers);
   const noContent = (headers: Headers) => new Answering(null, { status: 204, statusText: reasonPhrase(204), headers });
   /** 405 with `Allow`; an OPTIONS request is told what is allowed with a 204. */
   function notAllowedHere(method: string, pathname: string, allowed: readonly string[], cors: Headers): Response {
@@ -157,12 +153,7 @@ export function createApp(parts: AppParts): GiteaApp {
     return noContent({ ...cors, ...answer.headers, 'Content-Length': '0' });
   }
   // Gitea's `APIErrorNotFound` as 1.25 to 1.27.0-dev send it.
-  const notFoundHere = (method: string, cors: Headers) =>
-    respond(
-      method,
-      { status: 404, type: 'application/json', body: { errors: null, ...apiError(docsUrl(), 'not found') } },
-      cors,
-    );
+  const notFoundHere = (method: string, cors: Headers) => error(method, 404, 'not found', cors, { errors: null });
 
   async function answerOperation(
     request: Request,
@@ -194,14 +185,12 @@ export function createApp(parts: AppParts): GiteaApp {
     };
     const refusal = requestRefusal(op, input, body.form);
     if (refusal) return error(method, refusal.status, refusal.message, cors);
-    const { form } = body;
-    const { preference } = prefer;
     const answer = await source.answer({
       op,
       request: input,
-      ...(form ? { form } : {}),
+      ...(body.form ? { form: body.form } : {}),
       url,
-      preference,
+      preference: prefer.preference,
       credential: headers.authorization!,
     });
     const json =
@@ -275,7 +264,7 @@ export function createApp(parts: AppParts): GiteaApp {
         }),
       fault: (fault) => {
         const { status, statusText, headers, body } = faultAnswer(fault, cors);
-        const bytes = new TextEncoder().encode(body);
+        const bytes = utf8Bytes(body);
         const init = { status, statusText, headers: { ...headers, 'Content-Length': String(bytes.length) } };
         return new Answering(sent === 'HEAD' ? null : bytes, init);
       },

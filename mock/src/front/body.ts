@@ -169,20 +169,24 @@ export async function readBody(request: Request, operation: IHttpOperation, read
     return { ok: true, body };
   }
   if (empty) return { ok: true, body: undefined };
-  // Without a boundary, or to an operation that takes no form, Prism's answer (an unsupported content type) stands.
-  const boundary =
-    mime.essence === 'multipart/form-data' && formContent(operation) ? mime.params.get('boundary') : null;
-  if (boundary) {
-    const form = parseForm(raw.data, boundary);
-    // Gitea answers 500 (plain text); a 4xx in the dialect says what is wrong with the request.
-    if (!form.ok) return refused(400, `failed to parse request multipart form: ${form.message}`);
-    return { ok: true, body: undefined, form: form.parts };
-  }
+  const form = readForm(raw.data, mime, operation);
+  // Gitea answers 500 (plain text); a 4xx in the dialect says what is wrong with the request.
+  if (typeof form === 'string') return refused(400, form);
+  if (form) return { ok: true, body: undefined, form };
   // Other bodies go to Prism as text, which it validates; they may hold any bytes.
   return { ok: true, body: latin1Text(raw.data) };
 }
 
 const OCTETS = 'application/octet-stream';
+
+/** A multipart body's parts, to an operation that takes a form, or why they do not parse; else undefined: Prism answers it. */
+export function readForm(data: Uint8Array, mime: MediaType | undefined, operation: IHttpOperation) {
+  const multipart = mime?.essence === 'multipart/form-data' && formContent(operation);
+  const boundary = multipart ? mime.params.get('boundary') : undefined;
+  if (!boundary) return undefined;
+  const form = parseForm(data, boundary);
+  return form.ok ? form.parts : `failed to parse request multipart form: ${form.message}`;
+}
 
 export interface MediaType {
   /** `type/subtype`, lower-cased. */
@@ -289,7 +293,7 @@ function parseDisposition(header: string): { disposition: string; params: Map<st
 }
 
 /** A multipart/form-data body as Go's multipart reader (ReadForm) reads it, refusing what it refuses. */
-export function parseForm(
+function parseForm(
   raw: Uint8Array,
   boundary: string,
 ): { ok: true; parts: FormPart[] } | { ok: false; message: string } {

@@ -8,7 +8,7 @@ import uriTemplate from 'uri-template-lite';
 import { latin1Bytes } from '../common/bytes.js';
 import { clip } from '../contract/clip.js';
 import { jsonShape, MAX_CHECKED_VALUES } from '../contract/json-shape.js';
-import { formContent, formForPrism, parseForm, parseMediaType, type FormPart } from './body.js';
+import { formContent, formForPrism, parseMediaType, readForm, type FormPart } from './body.js';
 import { pathParams, type MockOperation } from './operations.js';
 
 type Diagnostic = { path?: string[]; message: string; code?: string | number; severity: number };
@@ -187,22 +187,17 @@ export function requestViolations(op: MockOperation, element: IHttpRequest, body
   const problems: string[] = [];
   // What readBody refuses, the proxy reports, and leaves the body out; so is a body of more values than the mock validates.
   let withBody = bodyRead && jsonShape(body, MAX_CHECKED_VALUES, Number.POSITIVE_INFINITY).values <= MAX_CHECKED_VALUES;
-  let form: FormPart[] | undefined;
   const type = headers['content-type'];
   const mime = type === undefined ? undefined : parseMediaType(type);
   if (type !== undefined && !mime && body !== undefined) {
     problems.push(`headers.content-type: not a media type: ${JSON.stringify(type.slice(0, 100))}`);
     withBody = false;
   }
-  const boundary =
-    mime?.essence === 'multipart/form-data' && formContent(op.operation) ? mime.params.get('boundary') : null;
-  if (withBody && boundary && typeof body === 'string') {
-    const parsed = parseForm(latin1Bytes(body), boundary);
-    if (parsed.ok) form = parsed.parts;
-    else {
-      problems.push(`body: failed to parse request multipart form: ${parsed.message}`);
-      withBody = false;
-    }
+  let form = withBody && typeof body === 'string' ? readForm(latin1Bytes(body), mime, op.operation) : undefined;
+  if (typeof form === 'string') {
+    problems.push(`body: ${form}`);
+    withBody = false;
+    form = undefined;
   }
   // Without its body: no body in the operation, and no length that says there is one.
   const { body: _omitted, ...request } = op.operation.request ?? {};
