@@ -3,7 +3,7 @@
 import type { IHttpRequest } from '@stoplight/prism-http';
 import { validateInput } from '@stoplight/prism-http/dist/validator/index.js';
 import validators from '@stoplight/prism-http/dist/validator/validators/index.js';
-import type { IHttpOperation, IHttpParam } from '@stoplight/types';
+import type { IHttpOperation, IHttpParam, IMediaTypeContent } from '@stoplight/types';
 import uriTemplate from 'uri-template-lite';
 import { latin1Bytes } from '../common/bytes.js';
 import { clip } from '../contract/clip.js';
@@ -41,35 +41,20 @@ function relaxBody(node: unknown, done: Map<object, unknown>): unknown {
   return result;
 }
 
-const relaxParam = <P extends IHttpParam>(param: P): P => (isLenient(param.schema) ? { ...param, schema: {} } : param);
-
-/** The operation as the check reads it: its lenient parameters and fields refuse nothing. */
+/** The operation as the check reads it: a lenient parameter takes any text, a lenient field any value of its type. */
 function lenientView(operation: IHttpOperation): IHttpOperation {
   const { request } = operation;
   if (!request) return operation;
+  const view: Record<string, unknown> = { ...request };
+  for (const key of ['path', 'query', 'headers'] as const) {
+    const params = request[key] as IHttpParam[] | undefined;
+    if (params) view[key] = params.map((param) => (isLenient(param.schema) ? { ...param, schema: {} } : param));
+  }
   const done = new Map<object, unknown>();
-  const { path, query, headers, body } = request;
-  return {
-    ...operation,
-    request: {
-      ...request,
-      ...(path ? { path: path.map(relaxParam) } : {}),
-      ...(query ? { query: query.map(relaxParam) } : {}),
-      ...(headers ? { headers: headers.map(relaxParam) } : {}),
-      ...(body
-        ? {
-            body: {
-              ...body,
-              contents: (body.contents ?? []).map((content) =>
-                content.schema
-                  ? { ...content, schema: relaxBody(content.schema, done) as typeof content.schema }
-                  : content,
-              ),
-            },
-          }
-        : {}),
-    },
-  };
+  const relax = (content: IMediaTypeContent) =>
+    content.schema ? { ...content, schema: relaxBody(content.schema, done) as typeof content.schema } : content;
+  if (request.body) view.body = { ...request.body, contents: (request.body.contents ?? []).map(relax) };
+  return { ...operation, request: view };
 }
 
 /** What Go's `strconv.ParseInt(s, 10, 64)` reads: a sign and decimal digits, nothing around them. */
