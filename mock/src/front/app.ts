@@ -80,7 +80,7 @@ export interface GiteaApp {
 type Headers = Record<string, string>;
 
 /** Content type as Gitea labels it: JSON without a space before the charset, text with one. */
-export function contentTypeFor(prismType: string | undefined): string | undefined {
+function contentTypeFor(prismType: string | undefined): string | undefined {
   if (prismType === undefined) return undefined;
   const mediaType = (prismType.split(';')[0] ?? '').trim();
   if (mediaType.endsWith('json')) return JSON_TYPE;

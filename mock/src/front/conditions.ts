@@ -27,20 +27,14 @@ const faultNamed = (name: string): Fault | undefined => FAULTS.find((fault) => S
 export type PreferResult = { ok: true; preference: Preference } | { ok: false; message: string };
 
 /** Prism reads only part of a comma-separated `Prefer` and answers a miss with a confusing 404, so the mock parses it. */
-export function parsePrefer(header: string | undefined): PreferResult {
+function parsePrefer(header: string | undefined): PreferResult {
   const preference: Preference = {};
   for (const part of header?.split(/[,;]/) ?? []) {
     const trimmed = part.trim();
     if (trimmed === '') continue;
-    const eq = trimmed.indexOf('=');
-    const key = (eq < 0 ? trimmed : trimmed.slice(0, eq)).trim().toLowerCase();
-    const value =
-      eq < 0
-        ? ''
-        : trimmed
-            .slice(eq + 1)
-            .trim()
-            .replace(/^"(.*)"$/, '$1');
+    const [, name = '', raw = ''] = /^([^=]*)(?:=([\s\S]*))?$/.exec(trimmed)!;
+    const key = name.trim().toLowerCase();
+    const value = raw.trim().replace(/^"(.*)"$/, '$1');
     const refusal = (message: string): PreferResult => ({ ok: false, message: `Prefer: ${message}, not "${value}"` });
     if (key === 'code') {
       if (!/^[1-5][0-9]{2}$/.test(value)) return refusal('code must be a three-digit status');

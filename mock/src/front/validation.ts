@@ -145,7 +145,7 @@ function requestCheckOf(operation: IHttpOperation, asForm: boolean): Check {
 }
 
 /** How a request breaks the document; a Content-Type that is no media type, which Prism throws on, was refused with its body already. */
-export function requestErrors(
+function requestErrors(
   operation: IHttpOperation,
   element: IHttpRequest,
   form: readonly FormPart[] | undefined,
