@@ -264,9 +264,7 @@ export function createApp(parts: AppParts): GiteaApp {
         }),
       fault: (fault) => {
         const { status, statusText, headers, body } = faultAnswer(fault, cors);
-        const bytes = utf8Bytes(body);
-        const init = { status, statusText, headers: { ...headers, 'Content-Length': String(bytes.length) } };
-        return new Answering(sent === 'HEAD' ? null : bytes, init);
+        return new Answering(sent === 'HEAD' ? null : utf8Bytes(body), { status, statusText, headers });
       },
       refuse: ({ status, message }) => error(sent, status, message, retryShortly(cors)),
       reset: () => Response.error(),

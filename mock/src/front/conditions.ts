@@ -92,11 +92,8 @@ export interface ConditionOptions {
 
 export const DEFAULT_MAX_HELD = 2048;
 
-export interface Condition {
-  /** Milliseconds it is held before it is answered (0: none). */
-  delay: number;
-  fault?: Fault;
-}
+/** The milliseconds a request is held before it is answered (0: none), and its fault. */
+export type Condition = { delay: number; fault?: Fault };
 
 export type Conditions = ReturnType<typeof createConditions>;
 
@@ -248,7 +245,8 @@ const FAULT_ANSWERS: Record<Exclude<Fault, 'reset'>, ReturnType<typeof nginxPage
 export function faultAnswer(fault: Exclude<Fault, 'reset'>, cors: Record<string, string>) {
   const answer = FAULT_ANSWERS[fault];
   const headers = answer.headers['Retry-After'] === undefined ? cors : exposing(cors, 'Retry-After');
-  return { ...answer, headers: { ...headers, ...answer.headers } };
+  // The bodies are ASCII: as long in bytes.
+  return { ...answer, headers: { ...headers, ...answer.headers, 'Content-Length': String(answer.body.length) } };
 }
 
 interface ConditionedRequest {
