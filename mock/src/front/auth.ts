@@ -10,14 +10,12 @@ const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 export function checkAuthorization(header: string | undefined, otp: string | undefined): AuthResult {
   if (header === undefined || header.trim() === '') return { ok: false, message: 'token is required' };
   const invalid: AuthResult = { ok: false, message: 'invalid username, password or token' };
-  const parts = header.split(' ');
-  if (parts.length !== 2) return invalid;
-  const [scheme = '', credentials = ''] = parts;
-  if (!SCHEMES.has(scheme.toLowerCase()) || credentials === '') return invalid;
-  if (scheme.toLowerCase() === 'basic') {
-    if (credentials.length % 4 !== 0 || !BASE64.test(credentials)) return invalid;
-    const colon = base64Text(credentials)?.indexOf(':') ?? -1;
-    if (colon <= 0) return invalid;
+  const [scheme = '', credentials = '', ...more] = header.split(' ');
+  const kind = scheme.toLowerCase();
+  if (more.length > 0 || !SCHEMES.has(kind) || credentials === '') return invalid;
+  if (kind === 'basic') {
+    const decoded = credentials.length % 4 === 0 && BASE64.test(credentials) ? base64Text(credentials) : undefined;
+    if ((decoded?.indexOf(':') ?? -1) <= 0) return invalid;
   }
   // A one-time code is six digits; a wrong one is a failed sign-in, not a validation error.
   if (otp !== undefined && !/^[0-9]{6}$/.test(otp)) return invalid;
