@@ -113,10 +113,7 @@ export function formContent(operation: IHttpOperation) {
 
 const refused = (status: 400 | 413 | 422, message: string) => ({ ok: false, status, message }) as const;
 
-/**
- * As Gitea's binding reads the body of an operation that takes JSON: POST or PUT without a `Content-Type` is 422, body
- * or not, PATCH or DELETE without one binds `{}`. Operations that bind nothing (an upload) get the body as it is.
- */
+/** As Gitea's binding reads a body for an operation that takes JSON; operations that bind nothing (an upload) get it as it is. */
 export async function readBody(request: Request, operation: IHttpOperation, reading: BodyReading): Promise<BodyResult> {
   const contentType = request.headers.get('content-type')?.trim() || undefined;
   const bound = (operation.request?.body?.contents ?? []).some((content) => isJson(content.mediaType.toLowerCase()));

@@ -1,7 +1,5 @@
-// CORS for browser apps: credentials work (the origin is echoed, never `*`), Gitea's request headers and any other a
-// preflight asks for are allowed (an app's `X-Request-Id`, a tracing SDK's `traceparent`), the paging headers can be
-// read. The mock answers every origin; in front of a real server (the proxy) a page of any origin could use the
-// credentials of whoever browses it, so only this machine's origins and those the user names are answered.
+// CORS for browser apps, credentials included: the mock answers every origin; the proxy, in front of a real server whose
+// credentials a page of any origin could use, only this machine's and those the user names.
 import { isLoopbackHost } from 'gitea-contract/internal';
 
 /** A request header by its lower-case name, from a Fetch `Request` or a Node `IncomingMessage`. */

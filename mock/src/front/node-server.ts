@@ -125,11 +125,10 @@ const jsonHeaders = (length: number) => ({
 const SAFE_HOST = /^[A-Za-z0-9.-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$/;
 
 export function singleValued(headers: IncomingMessage['headers']): Record<string, string> {
-  const result: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined) result[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return result;
+  const values = Object.entries(headers).filter(
+    (entry): entry is [string, string | string[]] => entry[1] !== undefined,
+  );
+  return Object.fromEntries(values.map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : value]));
 }
 
 /** The fault `reset`, or a client that left while its request was held: the connection goes without an answer. */

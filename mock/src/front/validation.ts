@@ -14,9 +14,8 @@ import { pathParams, type MockOperation } from './operations.js';
 type Diagnostic = { path?: string[]; message: string; code?: string | number; severity: number };
 type Schema = Record<string, unknown>;
 
-// A schema marked `x-lenient: true` lists what to send, but Gitea takes any value there: it reads an id that is not a
-// number as 0 and finds nothing, a paging value it cannot use as the default, an unknown hook event as none. The
-// check reads such a parameter as any text, and such a field as any value of its JSON type, as Go's decoder does.
+// A schema marked `x-lenient: true` lists what to send, but Gitea takes any value there (an id that is no number as 0,
+// a paging value it cannot use as the default, an unknown hook event as none).
 const ASSERTIONS =
   'enum const minimum maximum exclusiveMinimum exclusiveMaximum multipleOf pattern format minLength maxLength';
 const isLenient = (schema: unknown): boolean =>
