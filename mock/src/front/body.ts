@@ -1,7 +1,16 @@
 // Request bodies: each at most MAX_BODY_BYTES, all in flight within one budget (the proxy takes from it too), read as
 // Gitea's binding reads them (content types, JSON, UTF-8), a multipart body as Go's mime/multipart reads it.
 import type { IHttpOperation } from '@stoplight/types';
-import { indexOfBytes, latin1Bytes, latin1Text, readBounded, sameBytes, utf8Bytes, utf8Text } from '../common/bytes.js';
+import {
+  concatBytes,
+  indexOfBytes,
+  latin1Bytes,
+  latin1Text,
+  readBounded,
+  sameBytes,
+  utf8Bytes,
+  utf8Text,
+} from '../common/bytes.js';
 import { jsonShape, MAX_CHECKED_VALUES } from '../contract/json-shape.js';
 
 /** The most one request body may hold, in every mode. */
@@ -268,11 +277,10 @@ function parseDisposition(header: string): { disposition: string; params: Map<st
     if (encoded === undefined || !['utf-8', 'us-ascii'].includes(charset!.toLowerCase())) continue;
     if (/%(?![0-9A-Fa-f]{2})/.test(encoded)) continue;
     const pieces = encoded.split(/(%[0-9A-Fa-f]{2})/);
-    // As Latin-1 text: each escape one byte, the rest its UTF-8 bytes.
     const bytes = pieces.map((piece) =>
-      piece.startsWith('%') ? String.fromCharCode(parseInt(piece.slice(1), 16)) : latin1Text(utf8Bytes(piece)),
+      piece.startsWith('%') ? Uint8Array.of(parseInt(piece.slice(1), 16)) : utf8Bytes(piece),
     );
-    params.set(key.slice(0, -1), asGoWritesIt(latin1Bytes(bytes.join(''))));
+    params.set(key.slice(0, -1), asGoWritesIt(concatBytes(bytes)));
   }
   return { disposition, params };
 }
@@ -348,7 +356,7 @@ function parseForm(
     // The data, up to a line end and `--boundary` followed by a blank, a line end or `--` (or the body's end).
     let end = pos;
     if (!startsWith(raw, dash, pos) || !endsPart(pos + dash.length)) {
-      const nlDash = latin1Bytes(`${latin1Text(nl)}--${boundary}`);
+      const nlDash = concatBytes([nl, dash]);
       for (let from = pos; ; from = end + nlDash.length) {
         end = indexOfBytes(raw, nlDash, from);
         if (end < 0) return fail('the body ends before its closing boundary');
