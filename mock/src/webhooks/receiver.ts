@@ -19,7 +19,7 @@ import { createExchangeReport, type Found, total } from '../contract/exchange-re
 import { createSchemaValidator } from '../contract/schema.js';
 import { kindOf } from '../contract/violation-kind.js';
 import { createBodyBudget, defaultBodyBudget, readBodyBytes } from '../front/body.js';
-import { answerAndClose, defaultMaxConnections, IDLE_TIMEOUT_MS, limitConnections } from '../front/node-server.js';
+import { answerAndClose, defaultMaxConnections, IDLE_TIMEOUT_MS, limitConnections } from '../front/connections.js';
 import { reasonPhrase } from '../front/errors.js';
 import { junitXml } from '../live/junit.js';
 import type { Outcome, Problem } from '../live/results.js';
