@@ -115,9 +115,7 @@ const isJson = (mediaType: string): boolean =>
   mediaType === 'application/json' || (mediaType.startsWith('application/') && mediaType.endsWith('+json'));
 
 export function formContent(operation: IHttpOperation) {
-  return operation.request?.body?.contents?.find(
-    (content) => content.mediaType.toLowerCase() === 'multipart/form-data',
-  );
+  return operation.request?.body?.contents?.find(({ mediaType }) => mediaType.toLowerCase() === 'multipart/form-data');
 }
 
 const refused = (status: 400 | 413 | 422, message: string) => ({ ok: false, status, message }) as const;
