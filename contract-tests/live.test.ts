@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { MOCK_VERSION } from '../mock/src/front/version.js';
+import { MOCK_VERSION } from '../mock/src/front/app.js';
 import { readCredentials, refusedLine } from '../mock/src/live/credentials.js';
 import { startTlsServer, type TlsServer } from '../test/support/tls-server.js';
 import { readJUnit, schemaProblems } from './support/junit.js';

@@ -6,7 +6,7 @@ import { DOCUMENT, loadOperations, operationsOf, readDocumentFile } from './cont
 import { createAnswering, type AnsweringChoices, type AnsweringMock, type AnsweringPlatform } from './answering.js';
 import type { ResponseClass } from './front/app.js';
 import { operationTable, type OperationTable } from './front/operations.js';
-import { seedText } from './front/seed.js';
+import { seedText } from './front/conditions.js';
 import { loadGenerator } from './examples/dynamic.js';
 import { heapLimit } from './common/heap.js';
 import { createMarkdownRenderer } from './sandbox/markdown.js';

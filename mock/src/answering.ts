@@ -9,7 +9,7 @@ import { createJournal, type Journal } from './front/journal.js';
 import type { OperationTable } from './front/operations.js';
 import { createExamples, type Generator } from './examples/examples.js';
 import { createSandbox, type SandboxControl, type SandboxOptions, type SandboxPlatform } from './sandbox/sandbox.js';
-import type { AnsweringSource } from './front/answer-source.js';
+import type { AnsweringSource } from './front/app.js';
 import type { MarkdownLimits } from './sandbox/markdown-inline.js';
 import type { World } from './sandbox/world.js';
 

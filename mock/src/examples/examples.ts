@@ -7,11 +7,11 @@ import type { IHttpOperation } from '@stoplight/types';
 import type { IHttpRequest } from '@stoplight/prism-http';
 import { agreeWithPath, makeCoherent } from './coherence.js';
 import { apiError } from '../front/errors.js';
-import { namesNothing } from '../front/lenient.js';
+import { namesNothing } from '../front/validation.js';
 import { documentedAnswer, type Mocked, type Wanted } from './negotiation.js';
 import { paginate } from './pagination.js';
-import { codeOfExample } from '../front/prefer.js';
-import type { Answer, AnsweringSource, SourceContext, SourceRequest } from '../front/answer-source.js';
+import { codeOfExample } from '../front/conditions.js';
+import type { Answer, AnsweringSource, SourceContext, SourceRequest } from '../front/app.js';
 
 /** Generated answers for a request: Prism's mocker in its dynamic mode (dynamic.ts). */
 export type Generator = (

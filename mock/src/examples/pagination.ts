@@ -1,7 +1,7 @@
 // Paging as Gitea does it for list operations: `page` from 1, `limit` defaulting to 30 and
 // clamped to 50, each read as `strconv.Atoi` reads it (anything but a sign and digits is 0, the
 // default), `X-Total-Count` and a `Link` header with next, last, first and prev pages.
-import { goDecimal } from '../front/lenient.js';
+import { goDecimal } from '../front/validation.js';
 
 const DEFAULT_LIMIT = 30;
 const MAX_LIMIT = 50;

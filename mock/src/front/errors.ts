@@ -1,25 +1,9 @@
-// Every answer the mock makes up itself uses the service's error bodies, so client code handles
-// the mock and a real Gitea the same way.
-import type { ServerResponse } from 'node:http';
-import type { Answer } from './answer-source.js';
-
-export interface ErrorBody {
-  message: string;
-  url: string;
-}
-
-export interface NotFoundBody extends ErrorBody {
-  errors: string[] | null;
-}
+// The service's error dialect, which every answer the mock makes up itself uses, so clients handle it as a real Gitea.
+import type { Answer } from './app.js';
 
 /** Gitea's `APIError`: `{message, url}` where `url` is the server's API documentation. */
-export function apiError(docsUrl: string, message: string): ErrorBody {
+export function apiError(docsUrl: string, message: string): { message: string; url: string } {
   return { message, url: docsUrl };
-}
-
-/** Gitea's `APIErrorNotFound` as 1.25 to 1.27.0-dev send it. */
-export function notFound(docsUrl: string, message = 'not found'): NotFoundBody {
-  return { errors: null, message, url: docsUrl };
 }
 
 export const JSON_TYPE = 'application/json;charset=utf-8';
@@ -84,38 +68,4 @@ const REASONS: Record<number, string> = {
 };
 
 /** The reason phrase Go writes for `status`; empty for one the mock never answers itself. */
-export function reasonPhrase(status: number): string {
-  return REASONS[status] ?? '';
-}
-
-/** Sends a JSON body the way an official Gitea build does (Go's JSON v2): compact, no trailing newline, with nosniff. */
-export function sendJson(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string | string[]> = {},
-): void {
-  const payload = Buffer.from(JSON.stringify(body));
-  res.writeHead(status, {
-    ...headers,
-    'Content-Type': JSON_TYPE,
-    'Content-Length': String(payload.length),
-    'X-Content-Type-Options': 'nosniff',
-  });
-  res.end(payload);
-}
-
-/** A raw HTTP/1.1 error for sockets Node's parser gave up on, where no ServerResponse exists. */
-export function rawErrorResponse(status: number, body: ErrorBody, headers: readonly string[] = []): string {
-  const payload = JSON.stringify(body);
-  return [
-    `HTTP/1.1 ${status} ${reasonPhrase(status)}`,
-    ...headers,
-    `Content-Type: ${JSON_TYPE}`,
-    `Content-Length: ${Buffer.byteLength(payload)}`,
-    'X-Content-Type-Options: nosniff',
-    'Connection: close',
-    '',
-    payload,
-  ].join('\r\n');
-}
+export const reasonPhrase = (status: number): string => REASONS[status] ?? '';

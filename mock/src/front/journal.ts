@@ -1,24 +1,18 @@
-// The journal of the requests answered, per credential (a hash: credential-key.ts), without query
-// tokens: `GET /__mock/requests` lists them, `DELETE` clears them; bounded in entries, journals and
-// text. Requests without a well-formed credential are kept apart, for the MSW handlers' `requests()`.
+// The journal of the requests answered per credential (hashed), without query tokens, bounded: `GET /__mock/requests`
+// lists them, `DELETE` clears them. Requests without a well-formed credential are kept apart, for MSW's `requests()`.
 import { keyOf } from '../common/credential-key.js';
-import type { Answer } from './answer-source.js';
+import type { Answer } from './app.js';
 import { checkAuthorization } from './auth.js';
 import type { Condition } from './conditions.js';
 import { errorAnswer, notAllowed } from './errors.js';
-import type { Fault } from './prefer.js';
+import type { Fault } from './conditions.js';
 
 export const JOURNAL_PATH = '/__mock/requests';
-/** Requests kept per credential; older ones go first. */
+/** Requests kept per credential (older ones go first), and credentials with a journal. */
 export const JOURNAL_ENTRIES = 500;
-/** Credentials with a journal. */
 export const JOURNALS = 100;
 /** Characters of a path or query kept; a longer one is cut and ends in `…`. */
 const TEXT_LIMIT = 256;
-/** The journal of requests without a well-formed credential; no hash is empty. */
-const ANONYMOUS = '';
-/** Query parameters that carry credentials (Gitea's `?token=` and `?access_token=`). */
-const CREDENTIAL_PARAMETERS = ['token', 'access_token'];
 
 export interface JournalEntry {
   /** As sent: `GET`, `PATCH` … */
@@ -41,16 +35,13 @@ export interface JournalEntry {
   fault: Fault | null;
 }
 
-/** What became of a request, for its entry. */
-interface Outcome {
-  operationId?: string | undefined;
-  status: number | null;
-  condition: Condition;
-}
-
 export interface Journal {
   /** Notes the arrival of a request; the function it returns records it once answered. */
-  begin(method: string, url: URL, authorization: string | undefined): (outcome: Outcome) => void;
+  begin(
+    method: string,
+    url: URL,
+    authorization: string | undefined,
+  ): (outcome: { operationId?: string | undefined; status: number | null; condition: Condition }) => void;
   /** The requests of a credential (an `Authorization` value), oldest first; of every credential, and of none, without one. */
   list(authorization?: string): JournalEntry[];
   /** Forgets the requests of a credential; of all, without one. */
@@ -58,13 +49,6 @@ export interface Journal {
 }
 
 const cut = (text: string): string => (text.length > TEXT_LIMIT ? `${text.slice(0, TEXT_LIMIT - 1)}…` : text);
-
-/** The key of a request's journal: its credential's, or the anonymous one's. */
-function journalOf(authorization: string | undefined): string {
-  return authorization !== undefined && checkAuthorization(authorization, undefined).ok
-    ? keyOf(authorization)
-    : ANONYMOUS;
-}
 
 export function createJournal(): Journal {
   /** Entries by journal, each with its place in the order of all; a Map keeps the least recently used journal first. */
@@ -75,9 +59,13 @@ export function createJournal(): Journal {
       const started = performance.now();
       const when = new Date().toISOString();
       return ({ operationId, status, condition }) => {
-        const key = journalOf(authorization);
+        // The anonymous journal's key: no hash is empty.
+        const key =
+          authorization !== undefined && checkAuthorization(authorization, undefined).ok ? keyOf(authorization) : '';
         const query = new URLSearchParams(url.search);
-        for (const name of CREDENTIAL_PARAMETERS) query.delete(name);
+        // Gitea's `?token=` and `?access_token=` carry credentials.
+        query.delete('token');
+        query.delete('access_token');
         const entry: JournalEntry = {
           method,
           path: cut(url.pathname),

@@ -1,6 +1,5 @@
-// The front on a `node:http` socket: the connections (bounded, idle ones closed), what Node's parser
-// refuses, `Expect`, `CONNECT`, a missing or doubled `Host`, a failure as the one 500, and the log
-// line. What answers a request whole is the caller's (`handler`): the Fetch front, or the proxy.
+// The front on a `node:http` socket: bounded connections (idle ones closed), what Node's parser refuses, `Expect`,
+// `CONNECT`, a missing or doubled `Host`, a failure as the one 500, and the log line; `handler` answers the rest.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -8,22 +7,16 @@ import { NodeRequest, sendNodeResponse } from 'srvx/node';
 import type { GiteaApp } from './app.js';
 import { DEFAULT_MAX_HELD } from './conditions.js';
 import { answerAndClose, defaultMaxConnections, IDLE_TIMEOUT_MS, limitConnections } from './connections.js';
-import { apiError, failureLine, MOCK_FAILURE, rawErrorResponse, sendJson } from './errors.js';
+import { apiError, failureLine, JSON_TYPE, MOCK_FAILURE, reasonPhrase } from './errors.js';
 
 /** What a handler sent, for the log line: a status, or `reset` for a connection closed without an answer. */
 export type Sent = number | 'reset';
-export type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<Sent>;
+type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<Sent>;
 
-export interface Listening {
-  /** `http://host:port` */
-  origin: string;
-  close(): Promise<void>;
-}
-
-export interface SocketOptions {
+interface SocketOptions {
   port?: number | undefined;
   host?: string | undefined;
-  /** Most connections open at once (connections.ts). */
+  /** Most connections open at once. */
   ceiling: number;
   /** A proxy's uploads may take their time: no bound on a whole request. */
   slowRequests: boolean;
@@ -32,9 +25,7 @@ export interface SocketOptions {
   onRequest?: ((line: string) => void) | undefined;
 }
 
-const SAFE_HOST = /^[A-Za-z0-9.-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$/;
-
-/** The connections kept open, and the requests held for a delay below them: half at most by default, so the others always find connections to answer on. */
+/** The connections kept open, and the requests held for a delay below them: half at most by default, so the others always find connections. */
 export function connectionBounds(held: number | undefined): { ceiling: number; maxHeld: number } {
   const ceiling = defaultMaxConnections();
   const maxHeld = held ?? Math.min(DEFAULT_MAX_HELD, Math.floor(ceiling / 2));
@@ -45,12 +36,31 @@ export function connectionBounds(held: number | undefined): { ceiling: number; m
   return { ceiling, maxHeld };
 }
 
+/** Sends a JSON body the way an official Gitea build does (Go's JSON v2): compact, no trailing newline, with nosniff. */
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string | string[]> = {},
+): void {
+  const payload = Buffer.from(JSON.stringify(body));
+  res.writeHead(status, { ...headers, ...jsonHeaders(payload.length) });
+  res.end(payload);
+}
+
+const jsonHeaders = (length: number) => ({
+  'Content-Type': JSON_TYPE,
+  'Content-Length': String(length),
+  'X-Content-Type-Options': 'nosniff',
+});
+
+const SAFE_HOST = /^[A-Za-z0-9.-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$/;
+
 export function singleValued(headers: IncomingMessage['headers']): Record<string, string> {
-  const result: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined) result[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return result;
+  const values = Object.entries(headers).filter(
+    (entry): entry is [string, string | string[]] => entry[1] !== undefined,
+  );
+  return Object.fromEntries(values.map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : value]));
 }
 
 /** The fault `reset`, or a client that left while its request was held: the connection goes without an answer. */
@@ -72,8 +82,10 @@ export function fetchHandler(app: GiteaApp, origin: () => string): Handler {
   };
 }
 
-/** Serves `handler` on a socket until `close`. */
-export async function listen(handler: Handler, options: SocketOptions): Promise<Listening> {
+export async function listen(
+  handler: Handler,
+  options: SocketOptions,
+): Promise<{ origin: string; close(): Promise<void> }> {
   const { docsUrl } = options;
   const sendError = (res: ServerResponse, status: number, message: string, headers?: Record<string, string>) =>
     sendJson(res, status, apiError(docsUrl(), message), headers);
@@ -118,8 +130,8 @@ export async function listen(handler: Handler, options: SocketOptions): Promise<
 
   const server = createServer(
     {
-      // A connection that sends no request head within IDLE_TIMEOUT_MS, or stays idle as long
-      // between requests, is closed, checked every second (Node's default is every 30 s).
+      // A connection that sends no request head within IDLE_TIMEOUT_MS, or stays idle as long between requests, is
+      // closed, checked every second (Node's default is every 30 s).
       requestTimeout: options.slowRequests ? 0 : 30_000,
       headersTimeout: IDLE_TIMEOUT_MS,
       keepAliveTimeout: IDLE_TIMEOUT_MS,
@@ -130,8 +142,12 @@ export async function listen(handler: Handler, options: SocketOptions): Promise<
     },
     (req, res) => respond(req, res, handle),
   );
-  const raw = (status: number, message: string, headers?: string[]) =>
-    rawErrorResponse(status, apiError(docsUrl(), message), headers);
+  /** A raw HTTP/1.1 error for sockets Node's parser gave up on, where no ServerResponse exists. */
+  const raw = (status: number, message: string, headers: string[] = []) => {
+    const payload = JSON.stringify(apiError(docsUrl(), message));
+    const json = Object.entries(jsonHeaders(Buffer.byteLength(payload))).map(([name, value]) => `${name}: ${value}`);
+    return `HTTP/1.1 ${status} ${reasonPhrase(status)}\r\n${[...headers, ...json, 'Connection: close'].join('\r\n')}\r\n\r\n${payload}`;
+  };
   const connections = limitConnections(server, options.ceiling, () =>
     raw(503, 'too many connections are busy; try again shortly', ['Retry-After: 1']),
   );

@@ -4,9 +4,8 @@
 import { http, type HttpHandler } from 'msw';
 import { BASE_PATH } from '../front/app.js';
 import type { AnsweringMock, SandboxChoices } from '../answering.js';
-import { createConditions, type ConditionOptions } from '../front/conditions.js';
+import { createConditions, seedText, type ConditionOptions } from '../front/conditions.js';
 import { JOURNAL_PATH, type JournalEntry } from '../front/journal.js';
-import { seedText } from '../front/seed.js';
 import type { SandboxOptions } from '../sandbox/sandbox.js';
 import { RESET_PATH } from '../sandbox/backend.js';
 import type { World } from '../sandbox/world.js';

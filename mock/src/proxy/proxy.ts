@@ -14,14 +14,12 @@ import { isLoopbackHost } from 'gitea-contract/internal';
 import type { ExchangeReport } from '../contract/exchange-report.js';
 import { BASE_PATH } from '../front/app.js';
 import type { BodyBudget } from '../front/body.js';
-import type { Conditions } from '../front/conditions.js';
+import { faultAnswer, underConditions, type Conditions } from '../front/conditions.js';
 import { allowList, corsHeaders, isPreflight, preflightHeaders, retryShortly, type HeaderOf } from '../front/cors.js';
-import { apiError, sendJson } from '../front/errors.js';
-import { faultAnswer } from '../front/faults.js';
+import { apiError } from '../front/errors.js';
 import { JOURNAL_PATH, journalAnswer, type Journal } from '../front/journal.js';
 import type { OperationTable } from '../front/operations.js';
-import { reset, type Sent, singleValued } from '../front/node-server.js';
-import { underConditions } from '../front/under-conditions.js';
+import { reset, sendJson, type Sent, singleValued } from '../front/node-server.js';
 import { createChecker } from './check.js';
 import { createExchanges, type Arrival } from './exchange.js';
 

@@ -9,10 +9,10 @@ import { sha1 } from '@noble/hashes/legacy';
 import type { operations, paths } from 'gitea-contract';
 import { hex, randomBytes, randomUuid, utf8Bytes, utf8Length, utf8Text } from '../common/bytes.js';
 import { Refusal } from '../common/refusal.js';
-import type { Answer } from '../front/answer-source.js';
+import type { Answer } from '../front/app.js';
 import { apiError } from '../front/errors.js';
-import { goDecimal } from '../front/lenient.js';
-import type { FormPart } from '../front/multipart.js';
+import { goDecimal } from '../front/validation.js';
+import type { FormPart } from '../front/body.js';
 import { paginate } from '../examples/pagination.js';
 import { sniffedType, type MarkdownRenderer } from './markdown-inline.js';
 import {

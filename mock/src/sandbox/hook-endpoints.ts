@@ -8,7 +8,7 @@
 import { readBounded, utf8Text } from '../common/bytes.js';
 import { keyOf } from '../common/credential-key.js';
 import { Refusal } from '../common/refusal.js';
-import type { Answer } from '../front/answer-source.js';
+import type { Answer } from '../front/app.js';
 import { checkAuthorization } from '../front/auth.js';
 import { notAllowed } from '../front/errors.js';
 import { DELIVERIES_PATH, MAX_WAITS, picks, type DeliveryFilter, type DeliveryRecord } from '../webhooks/deliveries.js';

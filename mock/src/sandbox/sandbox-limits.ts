@@ -1,7 +1,7 @@
 // The sandbox's limits on what it keeps, which bound the worlds' memory and a save's time: a world's
 // budget in bytes of JSON, and the longest string, most keys and items it stores from a request.
 import { utf8Length, utf8Text } from '../common/bytes.js';
-import type { FormPart } from '../front/multipart.js';
+import type { FormPart } from '../front/body.js';
 
 const MiB = 1024 * 1024;
 /** Longest string, most keys of an object and items of a list the sandbox stores from a request. */

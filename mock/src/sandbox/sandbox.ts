@@ -5,7 +5,7 @@
 // `write`); reads do not wait. No Node built-in: what differs by runtime comes in a SandboxPlatform.
 import { base64Text, utf8Length } from '../common/bytes.js';
 import { keyOf } from '../common/credential-key.js';
-import type { Answer, AnsweringSource, SourceContext, SourceRequest } from '../front/answer-source.js';
+import type { Answer, AnsweringSource, SourceContext, SourceRequest } from '../front/app.js';
 import { checkAuthorization } from '../front/auth.js';
 import { notAllowed } from '../front/errors.js';
 import { pathParams, type OperationTable } from '../front/operations.js';
