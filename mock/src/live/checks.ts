@@ -1,8 +1,7 @@
 // The operations live mode runs, and what each needs. Read-only ones run by default; the ones
 // that write run only with --allow-writes, and only inside the scratch repository.
 import type { GiteaClient } from 'gitea-contract';
-import type { MissingKind } from './results.js';
-import type { Found, Missing } from './wire.js';
+import type { Found, Missing, MissingKind } from './wire.js';
 
 /** What the operations work on: given as options, or looked up on the server. */
 export interface Target {

@@ -1,10 +1,52 @@
-// A run's results as JUnit XML (`--junit`), as CI systems show tests: a test case per operation (or
-// delivery), a `<failure>` per mismatch, a `<skipped>` with its cause, and a `server` test case
-// holding an `<error>` when the run stopped, so a stopped run never shows green. Hand-written:
-// junit-report-builder allows one failure per test case and no message on a skip, and bundles
-// lodash and xmlbuilder (780 kB) for a few elements.
+// A run's results, operation by operation (live mode), delivery by delivery (the webhook receiver) or
+// exchange by exchange (the proxy), as JUnit XML (`--junit`): a test case each, a `<failure>` per
+// mismatch, a `<skipped>` with its cause, and a `server` test case holding an `<error>` when the run
+// stopped, so a stopped run never shows green. Hand-written: junit-report-builder allows one failure
+// per test case and no message on a skip, and bundles lodash and xmlbuilder (780 kB) for a few elements.
 import { redact } from '../common/redaction.js';
-import type { Outcome, RunRecord } from './results.js';
+
+/** Why an operation was not checked (verify.ts' REASONS); `outside`, for the receiver, a delivery the contract does not describe. */
+export type SkipKind =
+  | 'scope'
+  | 'timeout'
+  | 'network'
+  | 'too-large'
+  | 'input'
+  | 'stopped'
+  | 'writes'
+  | 'never'
+  | 'outside';
+
+/** A mismatch with its kind (`response.body` …); `count` when its line stands for more (those left out of a body's list). */
+export interface Problem {
+  kind: string;
+  line: string;
+  count?: number;
+}
+
+/** `notChecked`: what of the answer could not be checked (a body too large to read whole). */
+export type Outcome =
+  | {
+      operationId: string;
+      checked: true;
+      status: number | undefined;
+      problems: Problem[];
+      ms: number;
+      notChecked?: string;
+    }
+  | { operationId: string; checked: false; kind: SkipKind; cause: string };
+
+export interface RunRecord {
+  baseUrl: string;
+  /** What answered GET /version, such as `Gitea 1.27.1`. */
+  server?: string | undefined;
+  started: Date;
+  finished: Date;
+  exitCode: number;
+  /** The line that ended the run with exit code 2, when one did. */
+  stopped?: string | undefined;
+  outcomes: Outcome[];
+}
 
 /** Markup characters as entities; a carriage return (a parser would drop it), and in attributes line breaks and tabs (it would make them spaces), as references. */
 const ESCAPED: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };

@@ -1,11 +1,14 @@
-// What live mode sends and reads: the time each request may take; every answer kept whole up to
+// What live mode sends and reads: the credentials from the environment; GET /version first, so a
+// wrong address, a server down or a broken TLS stops the run with one line (exit 2) before any
+// operation could blame the contract; the time each request may take; every answer kept whole up to
 // 10 MB (the most the proxy checks), to be judged byte for byte; the look-ups that find ids on the
 // server's listing routes; whether an answer refuses the credentials. No redirect is followed.
-import { redact } from '../common/redaction.js';
+import type { Auth } from 'gitea-contract';
+import { authorization, prefixHint } from 'gitea-contract/internal';
+import { readBounded, utf8Text } from '../common/bytes.js';
 import { networkFailure } from '../common/network-failure.js';
+import { redact } from '../common/redaction.js';
 import type { Answer } from '../contract/conformance.js';
-import type { MissingKind } from './results.js';
-import { readBounded } from '../common/bytes.js';
 
 /** The most of an answer live mode reads: a server may send without end. */
 const READ_LIMIT = 10 * 1024 * 1024;
@@ -14,6 +17,74 @@ export const TOO_LARGE = `body is larger than ${READ_LIMIT / 1024 / 1024} MB: no
 const NULL_BODY = [204, 205, 304];
 
 export type CapturedAnswer = Answer & { tooLarge: boolean };
+/** Why a look-up found nothing to use: the server's data (`input`), or no answer (`timeout`, `network`). */
+export type MissingKind = 'input' | 'timeout' | 'network';
+
+/** Why a look-up found no record: what it was answered (`status`, when it was), or that it got no answer. */
+export interface Missing {
+  missing: string;
+  kind: MissingKind;
+  status?: number;
+}
+
+/** A record found on the server, or why none was. */
+export type Found = { record: Record<string, unknown> } | Missing;
+
+/** At most `limit` bytes of `response`'s body as text, and whether that is all of it. */
+async function readText(response: Response, limit: number): Promise<{ text: string; complete: boolean }> {
+  const { bytes, complete } = await readBounded(response.body, limit);
+  return { text: utf8Text(bytes), complete };
+}
+
+/** The string `field` of a JSON body, or undefined. */
+function jsonString(body: string, field: string): string | undefined {
+  try {
+    const value = (JSON.parse(body) as Record<string, unknown> | null)?.[field];
+    return typeof value === 'string' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Credentials from GITEA_TOKEN, else GITEA_USERNAME and GITEA_PASSWORD (with GITEA_OTP): the header,
+ * every value never to show, and for the line of a refusal the variables sent (`sent`) and those set
+ * but not sent, and why (`unsent`), so the one to fix is plain.
+ */
+export function readCredentials(env: Record<string, string | undefined>) {
+  const { GITEA_TOKEN: token, GITEA_USERNAME: username, GITEA_PASSWORD: password, GITEA_OTP: otp } = env;
+  const auth: Auth | undefined = token
+    ? { token }
+    : username && password
+      ? { username, password, ...(otp ? { otp } : {}) }
+      : undefined;
+  const headers: Record<string, string> = auth ? { Authorization: authorization(auth) } : {};
+  const secrets = auth
+    ? [
+        headers.Authorization!,
+        headers.Authorization!.slice(6),
+        'token' in auth ? auth.token : auth.password,
+        ...('otp' in auth && typeof auth.otp === 'string' ? [auth.otp] : []),
+      ]
+    : [];
+  const basicNames = `GITEA_USERNAME${otp ? ', GITEA_PASSWORD and GITEA_OTP' : ' and GITEA_PASSWORD'}`;
+  let unsent: string | undefined;
+  if (token && (username || password))
+    unsent = `${[username && 'GITEA_USERNAME', password && 'GITEA_PASSWORD'].filter(Boolean).join(' and ')}, set too but not sent: GITEA_TOKEN goes first`;
+  else if (!auth && (username || password))
+    unsent = `${username ? 'GITEA_USERNAME' : 'GITEA_PASSWORD'} is set without ${username ? 'GITEA_PASSWORD' : 'GITEA_USERNAME'}, so neither was sent`;
+  return { auth, headers, secrets, sent: token ? 'GITEA_TOKEN' : auth ? basicNames : undefined, unsent };
+}
+
+export type Credentials = ReturnType<typeof readCredentials>;
+
+/** The line for a server that refused the credentials, or asked for some when none were given; `answered` is what it answered. */
+export function refusedLine(baseUrl: string, credentials: Credentials, answered: string): string {
+  const { sent, unsent } = credentials;
+  if (!sent)
+    return `${baseUrl} asks for credentials and none were given (${unsent ? `${unsent}; ` : ''}set GITEA_TOKEN, or GITEA_USERNAME and GITEA_PASSWORD): ${answered}`;
+  return `${baseUrl} refused the credentials in ${sent}${unsent ? ` (${unsent})` : ''}: ${answered}`;
+}
 
 /**
  * The time live mode may take: the whole run (--timeout) and each request (--request-timeout),
@@ -59,10 +130,7 @@ const MEANINGS: Record<string, string> = {
   UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
 };
 
-/**
- * Why a request got no answer: `ECONNREFUSED (the connection was refused: …)`, `TLS failed:
- * CODE (reason)`, else the innermost message; for /version (`url`) and every request after it.
- */
+/** Why a request got no answer: `ECONNREFUSED (the connection was refused: …)`, `TLS failed: CODE (reason)`, else the innermost message. */
 export function failureCause(error: unknown, url?: URL): string {
   const { code, tls, advice, message } = networkFailure(error);
   // Fetch refuses, without a code, the ports the Fetch standard blocks (9, 25, 6000 …).
@@ -73,65 +141,103 @@ export function failureCause(error: unknown, url?: URL): string {
   return message;
 }
 
-export interface Capture {
-  /** The fetch to give the client: it reads each answer whole before the client sees it. */
-  fetch: typeof fetch;
-  /** The last answer read whole since `forget()`, if any. */
-  last(): CapturedAnswer | undefined;
-  forget(): void;
+/** The most of an answer to /version read, and quoted: a version is a few bytes, a wrong address may be a large page. */
+const PROBE_READ_LIMIT = 64 * 1024;
+const QUOTE_LIMIT = 80;
+
+/** Asks GET {baseUrl}/version: the server's name and version, or the one-line reason there is no Gitea API there. */
+export async function probeServer(
+  baseUrl: string,
+  credentials: Credentials,
+  timeoutMs: number,
+  timeoutFlag: string,
+): Promise<{ ok: true; server: string } | { ok: false; problem: string }> {
+  const hide = (text: string): string => redact(text, credentials.secrets);
+  // Redacted, then cut short: cut first, a secret's start would be left where it fell.
+  const cut = (text: string): string => {
+    const shown = hide(text);
+    return shown.length > QUOTE_LIMIT ? `${shown.slice(0, QUOTE_LIMIT)}…` : shown;
+  };
+  const quote = (text: string): string => JSON.stringify(cut(text.replace(/\s+/g, ' ').trim()));
+  const url = new URL(`${baseUrl.replace(/\/$/, '')}/version`);
+  const timer = createBudget(timeoutMs, timeoutMs).request()!;
+  let response: Response;
+  let body: string;
+  try {
+    // A redirect is reported, not followed: the base URL to give is the one it points to. With
+    // REQUIRE_SIGNIN_VIEW, Gitea refuses /version to anonymous callers: the credentials go along.
+    response = await fetch(url, { headers: credentials.headers, signal: timer.signal, redirect: 'manual' });
+    body = (await readText(response, PROBE_READ_LIMIT)).text;
+  } catch (error) {
+    const cause = timer.timedOut()
+      ? `ETIMEDOUT (no answer to GET /version within ${timeoutMs / 1000} s; ${timeoutFlag} waits longer)`
+      : failureCause(error, url);
+    return { ok: false, problem: hide(`cannot reach ${baseUrl}: ${cause}`) };
+  } finally {
+    timer.done();
+  }
+  const version = response.ok ? jsonString(body, 'version') : undefined;
+  if (version) {
+    // Forgejo 7 and later mark the Gitea release they track (`11.0.1+gitea-1.22.0`); older ones show as Gitea.
+    const name = /\+gitea-\d/.test(version) ? 'Forgejo' : 'Gitea';
+    return { ok: true, server: `${name} ${/^[\x21-\x7e]{1,100}$/.test(version) ? version : quote(version)}` };
+  }
+  /** What came back instead of a version, in a few words. */
+  const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim();
+  let instead: string;
+  if (response.status >= 300 && response.status < 400)
+    instead = `a redirect to ${cut(response.headers.get('location') ?? 'nowhere')}`;
+  else if (body.trim() === '') instead = `an empty body${type ? ` (${type})` : ''}`;
+  else if (type === 'text/html' || /^\s*</.test(body)) {
+    const title = /<title[^>]*>([^<]*)/i.exec(body)?.[1];
+    instead = `an HTML page${title?.trim() ? ` titled ${quote(title)}` : ''}`;
+  } else
+    try {
+      // Compact JSON is one line already.
+      instead = `JSON ${cut(JSON.stringify(JSON.parse(body)))}`;
+    } catch {
+      instead = `${type || 'a body without a content type'}: ${quote(body)}`;
+    }
+  const answered = `GET /version answered ${response.status} with ${instead}`;
+  // 401 or 403: REQUIRE_SIGNIN_VIEW and a missing or wrong credential. Without /api/v1, /version
+  // is one of the web pages: the line says which base URL to try.
+  const hint = prefixHint(baseUrl);
+  const problem =
+    response.status === 401 || response.status === 403
+      ? refusedLine(baseUrl, credentials, answered)
+      : `no Gitea API at ${baseUrl}: ${answered}, not {"version": "…"}${hint ? `; ${hint}` : ''}`;
+  return { ok: false, problem: hide(problem) };
 }
 
-export function createCapture(): Capture {
+/** The fetch for the client, which reads each answer whole before the client sees it, and the last answer read since `forget()`. */
+export function createCapture() {
   let last: CapturedAnswer | undefined;
   return {
     last: () => last,
     forget: () => void (last = undefined),
-    fetch: async (input, init) => {
+    fetch: (async (input, init) => {
       const response = await fetch(input, init);
       const { status, statusText, headers, url } = response;
       const { bytes, complete } = await readBounded(response.body, READ_LIMIT);
-      last = { status, headers, body: complete ? new TextDecoder().decode(bytes) : '', tooLarge: !complete };
+      last = { status, headers, body: complete ? utf8Text(bytes) : '', tooLarge: !complete };
       // The client gets the bytes read, never the stream: an answer too large to check is an error.
       if (!complete) throw new Error(TOO_LARGE);
       const answer = new Response(NULL_BODY.includes(status) ? null : bytes, { status, statusText, headers });
       Object.defineProperty(answer, 'url', { value: url });
       return answer;
-    },
+    }) as typeof fetch,
   };
-}
-
-/** Why a look-up found no record: what it was answered (`status`, when it was), or that it got no answer. */
-export interface Missing {
-  missing: string;
-  kind: MissingKind;
-  status?: number;
-}
-
-/** A record found on the server, or why none was. */
-export type Found = { record: Record<string, unknown> } | Missing;
-
-/** The `message` of a Gitea error body (`{"message": "…", "url": "…"}`), or '' when there is none. */
-function serverMessage(body: string): string {
-  try {
-    const message = (JSON.parse(body) as { message?: unknown } | null)?.message;
-    return typeof message === 'string' ? message : '';
-  } catch {
-    return '';
-  }
 }
 
 /** `status` and the server's message, redacted of `secrets`, then quoted and cut short: `401 "token is required"`. */
 export function statusWithMessage(status: number, body: string, secrets: readonly string[]): string {
-  const message = redact(serverMessage(body), secrets);
+  const message = redact(jsonString(body, 'message') ?? '', secrets);
   return message
     ? `${status} ${JSON.stringify(message.length > 200 ? `${message.slice(0, 200)}…` : message)}`
     : String(status);
 }
 
-/**
- * The first record `GET {baseUrl}{path}` answers (the first item of a list, or the record itself),
- * within the run's budget, or why there is none: its status, an empty list, a time-out.
- */
+/** The first record `GET {baseUrl}{path}` answers (the first of a list, or the record itself), within the run's budget, or why there is none. */
 export async function lookUp(
   baseUrl: string,
   path: string,
@@ -145,11 +251,14 @@ export async function lookUp(
   try {
     const url = `${baseUrl.replace(/\/$/, '')}${path}${path.includes('?') ? '&' : '?'}limit=1`;
     const response = await fetch(url, { headers, signal: timer.signal, redirect: 'manual' });
-    const { bytes, complete } = await readBounded(response.body, READ_LIMIT);
-    const text = complete ? new TextDecoder().decode(bytes) : '';
+    const { text, complete } = await readText(response, READ_LIMIT);
     const { status } = response;
     if (!response.ok)
-      return { missing: `${asked} answered ${statusWithMessage(status, text, secrets)}`, kind: 'input', status };
+      return {
+        missing: `${asked} answered ${statusWithMessage(status, complete ? text : '', secrets)}`,
+        kind: 'input',
+        status,
+      };
     if (!complete) return { missing: `${asked} answered more than ${READ_LIMIT / 1024 / 1024} MB`, kind: 'input' };
     let body: unknown;
     try {
@@ -174,10 +283,7 @@ export async function lookUp(
 // (routers/api/v1/api.go `apiAuth`, `reqToken`); a few 403s refuse the account the same way
 // (`verifyAuthWithOptions`): those end the run. A token that lacks the scope one operation needs
 // gets a 403 for that operation only (`tokenRequiresScopes`, `checkTokenPublicOnly`): it is skipped.
-
-/** The 403 messages of a token that lacks a scope, or is limited to public resources. */
 const SCOPE = /^(token does not have at least one of required scope|token scope is limited to public )/;
-/** The 403 messages of an account that may not use the API at all. */
 const ACCOUNT =
   /^(This account is not activated\.|This account is prohibited from signing in|You must change your password\.|Only signed in user is allowed to call APIs\.)/;
 
@@ -185,7 +291,7 @@ const ACCOUNT =
 export function refusalIn(answer: Answer): 'everywhere' | 'operation' | undefined {
   if (answer.status === 401) return 'everywhere';
   if (answer.status !== 403) return undefined;
-  const message = serverMessage(answer.body);
+  const message = jsonString(answer.body, 'message') ?? '';
   if (ACCOUNT.test(message)) return 'everywhere';
   if (SCOPE.test(message)) return 'operation';
   return undefined;

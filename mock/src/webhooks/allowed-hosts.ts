@@ -5,20 +5,16 @@
 // receivers under test listen on 127.0.0.1, and it must not reach other machines unless told to.
 import { BlockList, isIP } from 'node:net';
 
-export interface HostMatcher {
-  /** Whether the host name (or literal address) itself is allowed, without resolving it. */
-  name(host: string): boolean;
-  /** Whether a resolved address is allowed. */
-  address(address: string): boolean;
-  /** The list as given, for messages. */
-  readonly list: string;
-}
+const familyOf = (address: string) => (isIP(address) === 6 ? 'ipv6' : 'ipv4');
 
+/** The ranges as one list; a malformed one is an Error that names it. */
 function subnets(ranges: readonly string[]): BlockList {
   const list = new BlockList();
   for (const range of ranges) {
     const [address = '', prefix = ''] = range.split('/');
-    list.addSubnet(address, Number(prefix), isIP(address) === 6 ? 'ipv6' : 'ipv4');
+    if (isIP(address) === 0 || !/^\d{1,3}$/.test(prefix) || Number(prefix) > (isIP(address) === 6 ? 128 : 32))
+      throw new Error(`"${range}" is no CIDR range, such as 10.0.0.0/8 or fd00::/8`);
+    list.addSubnet(address, Number(prefix), familyOf(address));
   }
   return list;
 }
@@ -37,56 +33,46 @@ const NOT_GLOBAL = subnets([
   'fe80::/10',
   'ff00::/8',
 ]);
+const BUILTINS: Record<string, (address: string, family: 'ipv4' | 'ipv6') => boolean> = {
+  loopback: (address, family) => LOOPBACK.check(address, family),
+  private: (address, family) => PRIVATE.check(address, family),
+  external: (address, family) => !NOT_GLOBAL.check(address, family) && !PRIVATE.check(address, family),
+};
 
-/** `address` with an IPv4-mapped IPv6 address written as IPv4, as Go compares them. */
-function plain(address: string): { address: string; family: 'ipv4' | 'ipv6' } {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  if (mapped) return { address: mapped, family: 'ipv4' };
-  return { address, family: isIP(address) === 6 ? 'ipv6' : 'ipv4' };
-}
-
-/** A host name pattern as a regular expression: `*` any run of characters, `?` one. */
-function pattern(glob: string): RegExp {
-  const source = glob
-    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-    .replace(/\*/g, '.*')
-    .replace(/\?/g, '.');
-  return new RegExp(`^${source}$`, 'i');
-}
-
-/** Parses an allowed-host list; a malformed CIDR range is an Error that names it. */
-export function hostMatcher(list: string): HostMatcher {
-  const builtins = new Set<string>();
-  const ranges: string[] = [];
-  const patterns: RegExp[] = [];
-  let anything = false;
-  for (const raw of list.split(',')) {
-    const item = raw.trim().toLowerCase();
-    if (item === '') continue;
-    if (item === '*') anything = true;
-    else if (item === 'loopback' || item === 'private' || item === 'external') builtins.add(item);
-    else if (item.includes('/')) {
-      const [address = '', prefix = ''] = item.split('/');
-      const bits = isIP(address) === 6 ? 128 : 32;
-      if (isIP(address) === 0 || !/^\d{1,3}$/.test(prefix) || Number(prefix) > bits)
-        throw new Error(`"${item}" is no CIDR range, such as 10.0.0.0/8 or fd00::/8`);
-      ranges.push(item);
-    } else patterns.push(pattern(item));
-  }
-  const custom = subnets(ranges);
+/** Parses an allowed-host list; `name` allows a host name (or literal address) itself, `address` a resolved one. */
+export function hostMatcher(list: string) {
+  const items = list
+    .split(',')
+    .map((raw) => raw.trim().toLowerCase())
+    .filter((item) => item !== '');
+  const anything = items.includes('*');
+  const builtin = (item: string): boolean => Object.hasOwn(BUILTINS, item);
+  const builtins = items.filter(builtin).map((item) => BUILTINS[item]!);
+  const custom = subnets(items.filter((item) => item.includes('/')));
+  // `*` any run of characters, `?` one.
+  const patterns = items
+    .filter((item) => item !== '*' && !builtin(item) && !item.includes('/'))
+    .map(
+      (glob) =>
+        new RegExp(
+          `^${glob
+            .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+            .replace(/\*/g, '.*')
+            .replace(/\?/g, '.')}$`,
+          'i',
+        ),
+    );
   const address = (text: string): boolean => {
+    // An IPv4-mapped IPv6 address is the IPv4 address, as Go compares them.
+    const ip = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(text)?.[1] ?? text;
     if (anything) return true;
-    const ip = plain(text);
-    if (isIP(ip.address) === 0) return false;
-    if (builtins.has('loopback') && LOOPBACK.check(ip.address, ip.family)) return true;
-    if (builtins.has('private') && PRIVATE.check(ip.address, ip.family)) return true;
-    if (builtins.has('external') && !NOT_GLOBAL.check(ip.address, ip.family) && !PRIVATE.check(ip.address, ip.family))
-      return true;
-    return custom.check(ip.address, ip.family);
+    if (isIP(ip) === 0) return false;
+    return builtins.some((allows) => allows(ip, familyOf(ip))) || custom.check(ip, familyOf(ip));
   };
   return {
+    /** The list as given, for messages. */
     list,
-    name: (host) => {
+    name: (host: string): boolean => {
       const bare = host.replace(/^\[(.*)\]$/, '$1');
       return anything || patterns.some((each) => each.test(bare)) || (isIP(bare) !== 0 && address(bare));
     },

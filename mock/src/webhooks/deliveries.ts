@@ -44,7 +44,7 @@ export interface DeliveryRecord {
   event: string;
   type: string;
   action: string;
-  hook: { id: number; type: string; target: HookTarget['target'] };
+  hook: { id: number; type: string; target: 'repository' | 'system' };
   url: string;
   method: 'POST';
   /** The request as sent, the hook's `Authorization` masked as Gitea logs it. */
@@ -60,7 +60,7 @@ export interface DeliveryRecord {
 
 export type Sent = { status: number } | { error: string };
 
-/** Sends one request (Node's in transport-node.ts); rejects never. `sign`: the runtime's own HMAC, faster than the portable one. */
+/** Sends one request (transport-node.ts); never rejects. `sign`: the runtime's own HMAC, faster than the portable one. */
 export type DeliveryTransport = {
   send(request: OutgoingRequest, signal: AbortSignal): Promise<Sent>;
   sign?: Signer;
@@ -72,15 +72,11 @@ export interface DeliveryFilter {
   action?: string;
 }
 
-/** Whether `record` is one `filter` picks. */
-export function picks(filter: DeliveryFilter, record: DeliveryRecord): boolean {
-  return (
-    (filter.type === undefined || record.type === filter.type) &&
-    (filter.action === undefined || record.action === filter.action)
-  );
-}
+export const picks = (filter: DeliveryFilter, record: DeliveryRecord): boolean =>
+  (filter.type === undefined || record.type === filter.type) &&
+  (filter.action === undefined || record.action === filter.action);
 
-/** What a wait for a delivery came to: the settled ones it waited for, none within its time, or too many waiting. */
+/** The settled deliveries a wait waited for, none within its time, or too many waiting. */
 type Waited = { deliveries: DeliveryRecord[] } | 'timeout' | 'busy';
 
 /** One event and the hooks that take it, in Gitea's order. */
@@ -100,9 +96,7 @@ const WAITING = 1000;
 /** Waits for a delivery under way at once, in the process; past it a wait is refused ('busy'). */
 export const MAX_WAITS = 256;
 
-const DELIVERED_TYPES = new Set(['gitea', 'gogs']);
-
-/** One delivery: `event` until its request is built (the signatures shared by the event's deliveries); the heap its body takes (`bytes`, in the log) and what the queue counts for it. */
+/** `event` until its request is built (its signatures shared by the event's deliveries); `bytes` the heap its body takes in the log, `queued` what the queue counts for it. */
 interface Delivery {
   seq: number;
   record: DeliveryRecord;
@@ -113,11 +107,6 @@ interface Delivery {
   queued: number;
 }
 
-type Settle = (delivery: Delivery, outcome: Partial<DeliveryRecord>) => void;
-
-/** Heap a body's string takes: two bytes a character at most. */
-const stringBytes = (body: string): number => 2 * body.length;
-
 /** A record to hand out: its own headers and hook, so an edit changes no other copy nor the log. */
 const copyOf = (record: DeliveryRecord): DeliveryRecord => ({
   ...record,
@@ -125,41 +114,13 @@ const copyOf = (record: DeliveryRecord): DeliveryRecord => ({
   headers: { ...record.headers },
 });
 
-/** The JSON payload of a logged delivery: its body, or its form's field `payload`. */
-const payloadOf = (record: DeliveryRecord): string =>
-  record.headers['Content-Type'] === 'application/x-www-form-urlencoded'
-    ? (new URLSearchParams(record.body).get('payload') ?? '')
-    : record.body;
-
-/** A pending record of `type` to `hook`, its request not yet built. */
-const pendingRecord = (id: string, type: string, action: string, hook: HookTarget, at: string): DeliveryRecord => ({
-  id,
-  event: eventOf(type),
-  type,
-  action,
-  hook: { id: hook.id, type: hook.type, target: hook.target },
-  url: withoutPassword(hook.url),
-  method: 'POST',
-  headers: {},
-  body: '',
-  state: 'pending',
-  at,
-});
-
-/** The request's headers and body as the log shows them: its `Authorization` masked. */
-function shown(request: OutgoingRequest): Pick<DeliveryRecord, 'headers' | 'body'> {
-  const headers = { ...request.headers };
-  if (headers.Authorization !== undefined) headers.Authorization = GITEA_MASK;
-  return { headers, body: request.body };
-}
-
 /** What a failure says, without the hook's authorization header. */
 function messageOf(failure: unknown, hook: HookTarget): string {
   const text = failure instanceof Error ? failure.message : String(failure);
   return hook.authorization === '' ? text : text.split(hook.authorization).join(GITEA_MASK);
 }
 
-/** The worlds' logs: each bounded in entries and bytes, and all in `budgetBytes`, the worlds written least recently giving way first. */
+/** The worlds' logs: each bounded in entries and bytes, and all in half of `budgetBytes`, the worlds written least recently giving way first. */
 function createLog(budgetBytes: number, wake: () => void) {
   const logs = new Map<string, Delivery[]>();
   let logBytes = 0;
@@ -168,12 +129,13 @@ function createLog(budgetBytes: number, wake: () => void) {
     logBytes -= log.shift()!.bytes;
     if (log.length === 0) logs.delete(key);
   };
+  const dropAll = (key: string): void => {
+    while (logs.has(key)) dropOldest(key);
+  };
   return {
     of: (key: string): Delivery[] => logs.get(key) ?? [],
     all: (): Delivery[] => [...logs.values()].flat().sort((a, b) => a.seq - b.seq),
-    forget(key?: string): void {
-      for (const each of key === undefined ? [...logs.keys()] : [key]) while (logs.has(each)) dropOldest(each);
-    },
+    forget: (key?: string): void => (key === undefined ? [...logs.keys()] : [key]).forEach(dropAll),
     append(key: string, delivery: Delivery): void {
       const log = logs.get(key) ?? [];
       logs.delete(key);
@@ -186,10 +148,7 @@ function createLog(budgetBytes: number, wake: () => void) {
         bytes -= log[0]!.record.body.length;
         dropOldest(key);
       }
-      for (const oldest of logs.keys()) {
-        if (logs.size <= LOG_WORLDS) break;
-        while (logs.has(oldest)) dropOldest(oldest);
-      }
+      for (const oldest of [...logs.keys()].slice(0, Math.max(0, logs.size - LOG_WORLDS))) dropAll(oldest);
       // The newest entry stays.
       for (const oldest of [...logs.keys()]) {
         while (logBytes > budgetBytes / 2 && logs.has(oldest) && !(oldest === key && log.length === 1))
@@ -241,6 +200,8 @@ function createWaits() {
   };
 }
 
+type Settle = (delivery: Delivery, outcome: Partial<DeliveryRecord>) => void;
+
 /** The sender: at most IN_FLIGHT deliveries under way, the rest waiting, all within half of `budgetBytes`. */
 function createSender(transport: DeliveryTransport | undefined, budgetBytes: number, settle: Settle) {
   const waiting: Delivery[] = [];
@@ -254,23 +215,12 @@ function createSender(transport: DeliveryTransport | undefined, budgetBytes: num
     const durationMs = (): number => Math.round(performance.now() - started);
     try {
       const sent = await transport!.send(delivery.request!, control.signal);
-      settle(
-        delivery,
-        'status' in sent
-          ? {
-              state: sent.status >= 200 && sent.status < 300 ? 'delivered' : 'failed',
-              status: sent.status,
-              durationMs: durationMs(),
-            }
-          : { state: 'failed', error: sent.error, durationMs: durationMs() },
-      );
+      const ok = 'status' in sent && sent.status >= 200 && sent.status < 300;
+      settle(delivery, { state: ok ? 'delivered' : 'failed', ...sent, durationMs: durationMs() });
     } catch (failure) {
       // Whatever goes wrong, the delivery ends failed and the process goes on.
-      settle(delivery, {
-        state: 'failed',
-        error: `the delivery failed: ${messageOf(failure, delivery.hook)}`,
-        durationMs: durationMs(),
-      });
+      const error = `the delivery failed: ${messageOf(failure, delivery.hook)}`;
+      settle(delivery, { state: 'failed', error, durationMs: durationMs() });
     } finally {
       inFlight--;
       queueBytes -= delivery.queued;
@@ -283,7 +233,7 @@ function createSender(transport: DeliveryTransport | undefined, budgetBytes: num
   /** Why `delivery` is not sent, as its settled outcome; undefined when it is sent. */
   function unsent(delivery: Delivery, bytes: number): Partial<DeliveryRecord> | undefined {
     const { type } = delivery.record.hook;
-    if (!DELIVERED_TYPES.has(type))
+    if (type !== 'gitea' && type !== 'gogs')
       return {
         state: 'skipped',
         error: `not sent: Gitea converts the payload for ${type} hooks, which gitea-mock does not`,
@@ -307,13 +257,11 @@ function createSender(transport: DeliveryTransport | undefined, budgetBytes: num
         // The string, and the bytes written for it while the receiver has not read them.
         const bytes = delivery.bytes + utf8Length(delivery.record.body);
         const outcome = unsent(delivery, bytes);
-        if (outcome) settle(delivery, outcome);
-        else {
-          delivery.queued = bytes;
-          queueBytes += bytes;
-          if (inFlight < IN_FLIGHT) void send(delivery);
-          else waiting.push(delivery);
-        }
+        if (outcome) return void settle(delivery, outcome);
+        delivery.queued = bytes;
+        queueBytes += bytes;
+        if (inFlight < IN_FLIGHT) void send(delivery);
+        else waiting.push(delivery);
       } catch (failure) {
         settle(delivery, { state: 'failed', error: `not sent: ${messageOf(failure, delivery.hook)}` });
       }
@@ -321,11 +269,21 @@ function createSender(transport: DeliveryTransport | undefined, budgetBytes: num
   };
 }
 
-/** Settles a delivery: its outcome into its record, the waits woken, `onDelivery` told (a failure of it told on the console). */
-function settler(onDelivery: WebhookOptions['onDelivery'], wake: () => void): Settle {
-  return ({ record }, outcome) => {
+/** `budgetBytes` (sandbox-limits.ts' deliveriesBudget): what the log and the queue hold together, half each. */
+export function createDeliveries(
+  options: WebhookOptions,
+  transport: DeliveryTransport | undefined,
+  budgetBytes = Infinity,
+) {
+  const { onDelivery } = options;
+  const secret = options.secret ?? '';
+  const sign = transport?.sign ?? portableSigner;
+  const waits = createWaits();
+  const logs = createLog(budgetBytes, waits.wake);
+  /** Its outcome into its record, the waits woken, `onDelivery` told (a failure of it told on the console). */
+  const settle: Settle = ({ record }, outcome) => {
     Object.assign(record, outcome);
-    wake();
+    waits.wake();
     if (!onDelivery) return;
     const told = (failure: unknown): void =>
       console.error(
@@ -340,19 +298,6 @@ function settler(onDelivery: WebhookOptions['onDelivery'], wake: () => void): Se
       told(failure);
     }
   };
-}
-
-/** `budgetBytes` (sandbox-limits.ts' deliveriesBudget): what the log and the queue hold together, half each. */
-export function createDeliveries(
-  options: WebhookOptions,
-  transport: DeliveryTransport | undefined,
-  budgetBytes = Infinity,
-) {
-  const secret = options.secret ?? '';
-  const sign = transport?.sign ?? portableSigner;
-  const waits = createWaits();
-  const logs = createLog(budgetBytes, waits.wake);
-  const settle = settler(options.onDelivery, waits.wake);
   const sender = createSender(transport, budgetBytes, settle);
   let seq = 0;
   /** The deliveries of writes that stood, not yet built; then built, to be sent by the turn that built them. */
@@ -360,15 +305,18 @@ export function createDeliveries(
   const toSend: Delivery[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
 
-  /** Builds the request of `delivery`: signed once per event, after the write's answer. */
+  /** Builds the request of `delivery`, signed once per event, after the write's answer; the log shows its `Authorization` masked. */
   function build(delivery: Delivery): void {
     const pending = delivery.event!;
     delivery.event = undefined;
     pending.signatures ??= signaturesOf(secret, pending.payload.json, sign);
     const request = deliveryRequest(delivery.record.id, pending.payload, delivery.hook, pending.signatures);
-    Object.assign(delivery.record, shown(request));
+    const headers = { ...request.headers };
+    if (headers.Authorization !== undefined) headers.Authorization = GITEA_MASK;
+    Object.assign(delivery.record, { headers, body: request.body });
     delivery.request = request;
-    delivery.bytes = stringBytes(request.body);
+    // Heap a body's string takes: two bytes a character at most.
+    delivery.bytes = 2 * request.body.length;
   }
 
   /** Builds and logs the deliveries of the writes that stood, in their order. */
@@ -395,7 +343,6 @@ export function createDeliveries(
     for (let delivery = toSend.shift(); delivery !== undefined; delivery = toSend.shift()) sender.dispatch(delivery);
   }
 
-  /** Queues the deliveries for the next turn, once the writes of this one are done. */
   function queue(key: string, deliveries: Delivery[]): void {
     unbuilt.push({ key, deliveries });
     timer ??= setTimeout(drain, 0);
@@ -406,15 +353,29 @@ export function createDeliveries(
     return events.flatMap(({ payload, hooks }) => {
       // One secret for every hook: the payload is signed once, when the first request is built.
       const event = { payload };
-      return hooks.map((hook) => ({
-        seq: seq++,
-        record: pendingRecord(randomUuid(), payload.type, payload.action, hook, at),
-        hook,
-        event,
-        request: undefined,
-        bytes: 0,
-        queued: 0,
-      }));
+      return hooks.map(
+        (hook): Delivery => ({
+          seq: seq++,
+          record: {
+            id: randomUuid(),
+            event: eventOf(payload.type),
+            type: payload.type,
+            action: payload.action,
+            hook: { id: hook.id, type: hook.type, target: hook.target },
+            url: withoutPassword(hook.url),
+            method: 'POST',
+            headers: {},
+            body: '',
+            state: 'pending',
+            at,
+          },
+          hook,
+          event,
+          request: undefined,
+          bytes: 0,
+          queued: 0,
+        }),
+      );
     });
   }
 
@@ -426,11 +387,10 @@ export function createDeliveries(
       const deliveries = deliveriesOf(events);
       return deliveries.length === 0 ? undefined : () => queue(key, deliveries);
     },
-    /** Logs the deliveries of `events` now, pending, and sends them in the next turn. */
+    /** Logs the deliveries of `events` now, pending, for the answer to show them, and sends them in the next turn. */
     fire(key: string, events: readonly Addressed[]): DeliveryRecord[] {
       const deliveries = deliveriesOf(events);
       queue(key, deliveries);
-      // Logged now, for the answer to show them.
       flush();
       return read(deliveries);
     },
@@ -452,15 +412,16 @@ export function createDeliveries(
       const { record: first } = original;
       // Gitea's replay reads the hook by id (`Deliver`): a repository hook as it is now, a system hook as set.
       const hook = (first.hook.target === 'repository' ? hookNow?.(first.hook.id) : undefined) ?? original.hook;
-      // The same payload, so the same signatures (the secret is every hook's), under a new id.
-      const payload = { type: first.type, action: first.action, json: payloadOf(first) };
-      const [delivery] = deliveriesOf([{ payload, hooks: [hook] }]) as [Delivery];
+      // The same payload (the JSON body, or the form's field), so the same signatures: the secret is every hook's.
+      const form = first.headers['Content-Type'] === 'application/x-www-form-urlencoded';
+      const json = form ? (new URLSearchParams(first.body).get('payload') ?? '') : first.body;
+      const [delivery] = deliveriesOf([{ payload: { type: first.type, action: first.action, json }, hooks: [hook] }]);
       const built = Object.keys(first.headers).length > 0;
-      if (built) build(delivery);
-      logs.append(key, delivery);
-      if (built) sender.dispatch(delivery);
-      else settle(delivery, { state: 'failed', error: first.error ?? 'not sent: its request could not be made' });
-      return copyOf(delivery.record);
+      if (built) build(delivery!);
+      logs.append(key, delivery!);
+      if (built) sender.dispatch(delivery!);
+      else settle(delivery!, { state: 'failed', error: first.error ?? 'not sent: its request could not be made' });
+      return copyOf(delivery!.record);
     },
     /** The settled deliveries `filter` picks of the log of `key` (or of all), as soon as there is one, at most `ms` later. */
     waitFor(key: string | undefined, filter: DeliveryFilter, ms: number, signal?: AbortSignal): Promise<Waited> {

@@ -1,12 +1,11 @@
 // The request Gitea sends for one event to one hook (services/webhook/deliver.go `newDefaultRequest`,
 // `addDefaultHeaders`): a POST of the JSON payload or of a form field `payload`, signed with the
-// secret (HMAC-SHA256; HMAC-SHA1 for `X-Hub-Signature`; empty without one), the event, type,
-// delivery id and target type under Gitea's, Gogs' and GitHub's names, the hook's authorization.
-// Free of Node built-ins (@noble/hashes signs elsewhere), so the MSW browser build makes it too.
+// secret (HMAC-SHA256; HMAC-SHA1 for `X-Hub-Signature`; empty without one). Free of Node built-ins
+// (@noble/hashes signs elsewhere), so the MSW browser build makes it too.
 import { hmac } from '@noble/hashes/hmac';
 import { sha1 } from '@noble/hashes/legacy';
 import { sha256 } from '@noble/hashes/sha2';
-import { hex, latin1Text, utf8Bytes } from '../common/bytes.js';
+import { hex, utf8Bytes } from '../common/bytes.js';
 
 /** One event's payload as Gitea writes it: its type (`X-Gitea-Event-Type`), action and JSON. */
 export interface Payload {
@@ -33,19 +32,13 @@ const GROUPS: Record<string, string> = {
 /** `X-Gitea-Event`: the event as Gitea groups the types (modules/webhook/type.go, `Event`). */
 export const eventOf = (type: string): string => GROUPS[type] ?? type;
 
-/** Where a hook is set, as `X-Gitea-Hook-Installation-Target-Type` says it. */
-type TargetType = 'repository' | 'system';
-
-/** A hook as a delivery needs it. */
+/** A hook as a delivery needs it: `type` is `gitea`, `gogs`, or one whose payload Gitea converts (slack …); `contentType` `json` or `form`; `authorization` sent when not empty. */
 export interface HookTarget {
   id: number;
-  /** `gitea`, `gogs`, or a type whose payload Gitea converts (slack, discord …). */
   type: string;
-  target: TargetType;
+  target: 'repository' | 'system';
   url: string;
-  /** `json` or `form`. */
   contentType: string;
-  /** Sent as `Authorization`, when not empty. */
   authorization: string;
 }
 
@@ -55,50 +48,23 @@ export interface Signatures {
   sha1: string;
 }
 
-/** Signs a payload with a secret (not empty); Node's transport brings a native one. */
 export type Signer = (secret: string, payload: string) => Signatures;
 
-/** The signer of every runtime. */
+/** The signer of every runtime; Node's transport brings a native one. */
 export const portableSigner: Signer = (secret, payload) => {
   const [key, data] = [utf8Bytes(secret), utf8Bytes(payload)];
   return { sha256: hex(hmac(sha256, key, data)), sha1: hex(hmac(sha1, key, data)) };
 };
 
 /** The signatures of `payload`, empty without a secret, as Gitea sends them for a hook without one. */
-export function signaturesOf(secret: string, payload: string, sign: Signer): Signatures {
-  return secret === '' ? { sha256: '', sha1: '' } : sign(secret, payload);
-}
+export const signaturesOf = (secret: string, payload: string, sign: Signer): Signatures =>
+  secret === '' ? { sha256: '', sha1: '' } : sign(secret, payload);
 
 export interface OutgoingRequest {
   method: 'POST';
   url: string;
   headers: Record<string, string>;
   body: string;
-}
-
-/** The bytes Go's url.QueryEscape keeps as they are: [A-Za-z0-9-_.~]; a space becomes `+`, the rest %XX. */
-const KEPT = new Uint8Array(128);
-for (const char of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~') KEPT[char.charCodeAt(0)] = 1;
-const HEX_DIGITS = utf8Bytes('0123456789ABCDEF');
-
-/** `text` as Go's url.Values.Encode writes a value (Gitea's form payload): one pass over its UTF-8 bytes. */
-function formEscape(text: string): string {
-  const bytes = utf8Bytes(text);
-  const out = new Uint8Array(bytes.length * 3);
-  let at = 0;
-  for (let index = 0; index < bytes.length; index++) {
-    const byte = bytes[index]!;
-    if (byte < 128 && KEPT[byte] === 1) out[at++] = byte;
-    else if (byte === 0x20) out[at++] = 0x2b;
-    else {
-      out[at] = 0x25;
-      out[at + 1] = HEX_DIGITS[byte >> 4]!;
-      out[at + 2] = HEX_DIGITS[byte & 15]!;
-      at += 3;
-    }
-  }
-  // Every byte written is ASCII.
-  return latin1Text(out.subarray(0, at));
 }
 
 /** The request of `event` to `hook` with delivery id `id`, with the payload's signatures. */
@@ -127,6 +93,9 @@ export function deliveryRequest(id: string, event: Payload, hook: HookTarget, si
     'User-Agent': 'Go-http-client/1.1',
     ...(hook.authorization === '' ? {} : { Authorization: hook.authorization }),
   };
-  const body = form ? `payload=${formEscape(event.json)}` : event.json;
+  // Go's url.Values.Encode is the form encoding but for `*` (escaped) and `~` (kept).
+  const body = form
+    ? new URLSearchParams({ payload: event.json }).toString().replace(/\*/g, '%2A').replace(/%7E/g, '~')
+    : event.json;
   return { method: 'POST', url: hook.url, headers, body };
 }
