@@ -1,5 +1,4 @@
-// The operations live mode runs, and what each needs. Read-only ones run by default; the ones
-// that write run only with --allow-writes, and only inside the scratch repository.
+// The operations live mode runs, and what each needs.
 import type { GiteaClient } from 'gitea-contract';
 import type { Found, Missing, MissingKind } from './wire.js';
 

@@ -1,8 +1,4 @@
-// A run's results, operation by operation (live mode), delivery by delivery (the webhook receiver) or
-// exchange by exchange (the proxy), as JUnit XML (`--junit`): a test case each, a `<failure>` per
-// mismatch, a `<skipped>` with its cause, and a `server` test case holding an `<error>` when the run
-// stopped, so a stopped run never shows green. Hand-written: junit-report-builder allows one failure
-// per test case and no message on a skip, and bundles lodash and xmlbuilder (780 kB) for a few elements.
+// A run's results as JUnit XML (`--junit`): live mode's, the webhook receiver's and the proxy's.
 import { redact } from '../common/redaction.js';
 
 /** Why an operation was not checked (verify.ts' REASONS); `outside`, for the receiver, a delivery the contract does not describe. */

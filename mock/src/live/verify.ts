@@ -1,10 +1,4 @@
-// `gitea-mock verify --base-url https://host/api/v1`: checks that a Gitea API answers there, runs
-// checks.ts's operations against it, validates each answer against openapi.yaml and prints the
-// mismatches and why the others were not checked. Exit 1 on a mismatch; 2 when it could check
-// nothing (wrong options, no Gitea API, credentials refused, every operation skipped, timed out or
-// unanswered), or skipped any with --fail-on-skip: a request without an answer is never a mismatch.
-// Every line and file is redacted of the credentials, even echoed; at most 10 MB of an answer is
-// read, a redirect is judged, not followed, and the run keeps within --timeout.
+// `gitea-mock verify --base-url https://host/api/v1`: live mode, checking a real server's answers.
 import { writeFileSync } from 'node:fs';
 import { createGiteaClient } from 'gitea-contract';
 import { type Io, logger, parseCommand, usage } from '../common/options.js';

@@ -1,8 +1,4 @@
-// What live mode sends and reads: the credentials from the environment; GET /version first, so a
-// wrong address, a server down or a broken TLS stops the run with one line (exit 2) before any
-// operation could blame the contract; the time each request may take; every answer kept whole up to
-// 10 MB (the most the proxy checks), to be judged byte for byte; the look-ups that find ids on the
-// server's listing routes; whether an answer refuses the credentials. No redirect is followed.
+// What live mode sends and reads: credentials, the probe of /version, time limits, answers, look-ups.
 import type { Auth } from 'gitea-contract';
 import { authorization, prefixHint } from 'gitea-contract/internal';
 import { readBounded, utf8Text } from '../common/bytes.js';

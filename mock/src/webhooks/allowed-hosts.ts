@@ -1,8 +1,4 @@
-// The hosts deliveries may reach, in Gitea's `[webhook] ALLOWED_HOST_LIST` syntax (modules/hostmatcher):
-// `loopback`, `private` (RFC 1918, unique local IPv6), `external` (other global unicast), `*`, CIDR
-// ranges, and name patterns with `*` and `?`. A name is allowed when it matches a pattern or each
-// address it resolves to is allowed. Gitea's default is `external`; the sandbox's is `loopback`: its
-// receivers under test listen on 127.0.0.1, and it must not reach other machines unless told to.
+// The hosts deliveries may reach, in Gitea's `[webhook] ALLOWED_HOST_LIST` syntax (modules/hostmatcher).
 import { BlockList, isIP } from 'node:net';
 
 const familyOf = (address: string) => (isIP(address) === 6 ? 'ipv6' : 'ipv4');

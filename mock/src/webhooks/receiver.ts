@@ -1,9 +1,4 @@
-// `gitea-mock webhooks`: receives a real Gitea's webhook deliveries and checks each against the
-// document's `webhooks:`, as the proxy checks an exchange: a line per delivery (violations always,
-// the rest unless --quiet), redacted of the secret and the hook's Authorization; a JSON report and
-// JUnit XML when stopped. It answers `200` with `X-Contract-Violations`, or with --forward passes the
-// delivery to the app's origin and answers with its answer; an app that refuses one fails the run,
-// as Gitea counts only a 2xx as delivered. Bodies, JSON, connections and time are bounded as the front's.
+// `gitea-mock webhooks`: receives a real Gitea's webhook deliveries and checks each against the document.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -70,14 +65,6 @@ function parseReceiverOptions(argv: string[], env: NodeJS.ProcessEnv) {
   };
 }
 
-type ReceiverOptions = NonNullable<ReturnType<typeof parseReceiverOptions>>;
-
-/** What a delivery comes to: a webhook of the contract with the payload's action and what breaks the document; outside it; too large to check (answered `status`, as the front answers such a body). */
-type DeliveryCheck =
-  | { webhook: string; action: string; violations: Violation[] }
-  | { outside: string }
-  | { refused: { status: 413 | 422; message: string } };
-
 /** The actions a webhook's JSON body declares (`allOf` of the payload and `{action: {enum}}`). */
 function actionsOf(webhook: Operation): string[] {
   const body = webhook.operation.requestBody;
@@ -107,16 +94,18 @@ function sameText(a: string, b: string): boolean {
 function createDeliveryChecker(doc: JsonObject) {
   const schemas = createSchemaValidator(doc);
   const webhooks = new Map(listWebhooks(doc).map((webhook) => [webhook.path, webhook]));
+  /** Too large to check is `refused`, answered as the front answers such a body. */
   const check = (
     { method, url, headers, body }: { method: string; url: string; headers: Headers; body: string },
     secret: string | undefined,
-  ): DeliveryCheck => {
+  ) => {
     const type = headers.get('x-gitea-event-type') ?? '';
     const webhook = webhooks.get(type);
     if (!webhook)
       return {
         outside: `${type ? `the event type ${JSON.stringify(type)}` : 'a request without X-Gitea-Event-Type'} is not in the contract (it describes ${[...webhooks.keys()].join(', ')})`,
       };
+    // Each `where` below the request.
     const violations: Violation[] = [];
     const media = headers.get('content-type')?.split(';')[0]?.trim().toLowerCase() ?? '';
     const requestBody = webhook.operation.requestBody as JsonObject;
@@ -125,34 +114,27 @@ function createDeliveryChecker(doc: JsonObject) {
     if (method === 'GET') text = new URL(url, 'http://receiver').searchParams.get('payload');
     else if (!declared.includes(media))
       violations.push({
-        where: 'request content type',
+        where: 'content type',
         problem: `${media || '(none)'} is not declared (declared: ${declared.join(', ')})`,
       });
     else if (media === 'application/x-www-form-urlencoded') text = new URLSearchParams(body).get('payload');
     let payload: unknown;
-    if (text === null) violations.push({ where: 'request body', problem: 'has no payload field' });
+    if (text === null) violations.push({ where: 'body', problem: 'has no payload field' });
     else {
       try {
         payload = JSON.parse(text);
       } catch {
-        violations.push({ where: 'request body', problem: 'the payload is not valid JSON' });
+        violations.push({ where: 'body', problem: 'the payload is not valid JSON' });
       }
     }
     const past = pastJsonBounds(payload);
-    if (past === 'values')
-      return {
-        refused: {
-          status: 413,
-          message: `the payload holds more than ${MAX_CHECKED_VALUES} JSON values, more than the receiver checks`,
-        },
-      };
-    if (past === 'depth')
-      return {
-        refused: {
-          status: 422,
-          message: `the payload nests deeper than ${GO_MAX_DEPTH} levels, more than the receiver checks`,
-        },
-      };
+    if (past) {
+      const [status, beyond] =
+        past === 'values'
+          ? [413, `holds more than ${MAX_CHECKED_VALUES} JSON values`]
+          : [422, `nests deeper than ${GO_MAX_DEPTH} levels`];
+      return { refused: { status, message: `the payload ${beyond}, more than the receiver checks` } };
+    }
     const action = isObject(payload) && typeof payload.action === 'string' ? payload.action : '';
     const actions = actionsOf(webhook);
     if (payload !== undefined && action !== '' && !actions.includes(action))
@@ -162,8 +144,7 @@ function createDeliveryChecker(doc: JsonObject) {
     const declaredHeaders = operationParameters(doc, webhook)
       .filter(({ param }) => param.in === 'header')
       .map(({ param, location }) => ({ name: String(param.name), spec: param, location }));
-    for (const violation of headerViolations(schemas, declaredHeaders, headers))
-      violations.push({ ...violation, where: `request ${violation.where}` });
+    violations.push(...headerViolations(schemas, declaredHeaders, headers));
     if (secret !== undefined && text !== null) {
       const sha256 = hmacHex('sha256', secret, text);
       const expected: [string, string][] = [
@@ -176,7 +157,7 @@ function createDeliveryChecker(doc: JsonObject) {
         const sent = headers.get(name);
         if (sent !== null && !sameText(sent, value))
           violations.push({
-            where: `request header ${name}:`,
+            where: `header ${name}:`,
             problem: /^(sha1=|sha256=)?$/.test(sent)
               ? 'is empty: the hook has no secret'
               : 'does not match the payload signed with the secret given',
@@ -191,38 +172,15 @@ function createDeliveryChecker(doc: JsonObject) {
           payload,
           // What a violation quotes is redacted before it is cut.
           (quoted) => redact(quoted, [secret ?? '', headers.get('authorization') ?? '']),
-        ).map((violation) => ({ ...violation, where: `request ${violation.where}` })),
+        ),
       );
-    return { webhook: type, action, violations };
+    return {
+      webhook: type,
+      action,
+      violations: violations.map((each) => ({ ...each, where: `request ${each.where}` })),
+    };
   };
   return { names: [...webhooks.keys()], check };
-}
-
-/** The `gitea-mock webhooks` command: runs the receiver until SIGINT or SIGTERM; resolves with the exit code (2 for a usage error or a port that cannot be had). */
-export async function receiveWebhooks(args: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
-  const log = logger(io, 'gitea-mock webhooks');
-  const options = await log.options(USAGE, () => parseReceiverOptions(args, env));
-  if (typeof options === 'number') return options;
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
-  try {
-    receiver = await startReceiver(options, io);
-  } catch (error) {
-    log.err(`cannot start: ${(error as Error).message}`);
-    return 2;
-  }
-  const stopped = new Promise<number>((resolve) => {
-    const stop = (): void =>
-      void receiver.stop().then(resolve, (error: unknown) => {
-        log.err(`the results were not written: ${(error as Error).message}`);
-        resolve(2);
-      });
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
-  io.stdout(
-    `gitea-mock: receiving webhook deliveries on ${receiver.origin}/, checked against the contract's ${receiver.webhooks.length} webhooks; Ctrl-C stops\n`,
-  );
-  return stopped;
 }
 
 function headersOf(req: IncomingMessage): Headers {
@@ -232,10 +190,12 @@ function headersOf(req: IncomingMessage): Headers {
   return headers;
 }
 
-/** The receiver; `stop` stops listening, writes the files asked for and resolves with the exit code. */
-async function startReceiver(options: ReceiverOptions, io: Io) {
-  const doc = readDocumentFile().document;
-  const checker = createDeliveryChecker(doc);
+/** The `gitea-mock webhooks` command: runs the receiver until SIGINT or SIGTERM; resolves with the exit code (2 for a usage error or a port that cannot be had). */
+export async function receiveWebhooks(args: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
+  const log = logger(io, 'gitea-mock webhooks');
+  const parsed = await log.options(USAGE, () => parseReceiverOptions(args, env));
+  if (typeof parsed === 'number') return parsed;
+  const options = parsed;
   const stats = createExchangeReport();
   // The bytes of deliveries read or being handled at once, as the mock's front bounds its bodies.
   const bodies = createBodyBudget(defaultBodyBudget(getHeapStatistics().heap_size_limit));
@@ -250,6 +210,7 @@ async function startReceiver(options: ReceiverOptions, io: Io) {
   const always = options.secret ? [options.secret] : [];
   const say = (line: string, secrets = always): void => io.stdout(`${redact(line, secrets)}\n`);
   const record = (outcome: Outcome): void => void (outcomes.length < OUTCOMES && outcomes.push(outcome));
+  let checker: ReturnType<typeof createDeliveryChecker>;
 
   /** Refuses a request the receiver does not check, in plain text, and says so; the connection closes, what is left of the request unread. */
   function refuse(req: IncomingMessage, res: ServerResponse, status: number, message: string): void {
@@ -264,11 +225,7 @@ async function startReceiver(options: ReceiverOptions, io: Io) {
       cause,
     });
     const text = `${message}\n`;
-    res.writeHead(status, {
-      'Content-Type': TEXT,
-      'Content-Length': String(Buffer.byteLength(text)),
-      Connection: 'close',
-    });
+    res.writeHead(status, { 'Content-Type': TEXT, 'Content-Length': Buffer.byteLength(text), Connection: 'close' });
     res.end(text);
   }
 
@@ -297,10 +254,8 @@ async function startReceiver(options: ReceiverOptions, io: Io) {
     const headers = headersOf(req);
     const authorization = headers.get('authorization');
     const secrets = authorization ? [...always, authorization, ...authorization.split(' ').slice(1)] : always;
-    const result = checker.check(
-      { method: req.method, url: req.url ?? '/', headers, body: body.toString('utf8') },
-      options.secret,
-    );
+    const delivered = { method: req.method, url: req.url ?? '/', headers, body: body.toString('utf8') };
+    const result = checker.check(delivered, options.secret);
     if ('refused' in result) return refuse(req, res, result.refused.status, result.refused.message);
     const found: Found[] =
       'outside' in result
@@ -311,8 +266,8 @@ async function startReceiver(options: ReceiverOptions, io: Io) {
     let status: number | undefined = 200;
     let appLine: string | undefined;
     if (options.forward) {
-      // The target, a path, joined below the app's path.
       try {
+        // The target, a path, joined below the app's path.
         const answer = await fetch(joinedTarget(options.forward, req.url ?? '/'), {
           method: req.method,
           headers: new Headers([...headers].filter(([name]) => !HOP_BY_HOP.has(name))),
@@ -324,7 +279,7 @@ async function startReceiver(options: ReceiverOptions, io: Io) {
         const type = answer.headers.get('content-type');
         res.writeHead(answer.status, {
           ...(type ? { 'Content-Type': type } : {}),
-          'Content-Length': String(bytes.length),
+          'Content-Length': bytes.length,
           ...violations,
         });
         res.end(bytes);
@@ -335,10 +290,10 @@ async function startReceiver(options: ReceiverOptions, io: Io) {
           (error as Error).name === 'TimeoutError'
             ? `no answer within ${FORWARD_TIMEOUT_MS / 1000} s`
             : (networkFailure(error).code ?? (error as Error).message);
-        res.writeHead(502, { 'Content-Type': TEXT, ...violations });
-        res.end(`the app at ${app} could not be reached: ${cause}\n`);
         status = undefined;
         appLine = `the app at ${app} could not be reached: ${cause}`;
+        res.writeHead(502, { 'Content-Type': TEXT, ...violations });
+        res.end(`${appLine}\n`);
       }
       const key = String(status ?? 'unreachable');
       appStatuses[key] = (appStatuses[key] ?? 0) + 1;
@@ -352,10 +307,10 @@ async function startReceiver(options: ReceiverOptions, io: Io) {
     const appProblems: Problem[] = appFailed ? [{ kind: 'app', line: appLine! }] : [];
     const suffix = appLine === undefined ? '' : `; ${appLine}`;
     const delivery = headers.get('x-gitea-delivery') ?? '(no X-Gitea-Delivery)';
+    const loud = !options.quiet || appFailed;
     if ('outside' in result) {
       counts.outside++;
-      if (!options.quiet || appFailed)
-        say(`gitea-mock: webhook ${delivery}: not checked: ${result.outside}${suffix}`, secrets);
+      if (loud) say(`gitea-mock: webhook ${delivery}: not checked: ${result.outside}${suffix}`, secrets);
       const operationId = redact(`delivery ${delivery}`, secrets);
       const cause = redact(result.outside, secrets);
       return record(
@@ -371,29 +326,21 @@ async function startReceiver(options: ReceiverOptions, io: Io) {
       counts.broken++;
       const lines = found.map(({ line }) => line).join('; ');
       say(`gitea-mock: contract: ${label}: ${count} violation${count > 1 ? 's' : ''}: ${lines}${suffix}`, secrets);
-    } else if (!options.quiet || appFailed) say(`gitea-mock: ${label}: conforms${suffix}`, secrets);
-    const problems = found.map(({ line, count: stands }) => ({
+    } else if (loud) say(`gitea-mock: ${label}: conforms${suffix}`, secrets);
+    const problems = found.map(({ line, count: of }) => ({
       kind: kindOf(line),
       line: redact(line, secrets),
-      count: stands,
+      count: of,
     }));
-    record({
-      operationId: redact(`${result.webhook} ${result.action} ${delivery}`, secrets),
-      checked: true,
-      status,
-      problems: [...problems, ...appProblems],
-      ms: 0,
-    });
+    const operationId = redact(`${result.webhook} ${result.action} ${delivery}`, secrets);
+    record({ operationId, checked: true, status, problems: [...problems, ...appProblems], ms: 0 });
   }
 
   /** Once stopped: the files asked for, the lines on stderr, and the exit code. */
   function conclude(origin: string): number {
     const { checked, outside, refused, broken, appRefused } = counts;
     const exitCode = checked === 0 ? 2 : broken > 0 || appRefused > 0 ? 1 : 0;
-    const notChecked = [
-      ...(outside > 0 ? [`${outside} outside it`] : []),
-      ...(refused > 0 ? [`${refused} refused`] : []),
-    ];
+    const notChecked = [outside > 0 && `${outside} outside it`, refused > 0 && `${refused} refused`].filter(Boolean);
     const stopped =
       checked === 0
         ? `no delivery of the contract was received${notChecked.length > 0 ? ` (${notChecked.join(', ')})` : ''}`
@@ -463,22 +410,34 @@ async function startReceiver(options: ReceiverOptions, io: Io) {
       `HTTP/1.1 ${status} ${reasonPhrase(status)}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`,
     );
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => resolve());
-  });
+  try {
+    checker = createDeliveryChecker(readDocumentFile().document);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port, options.host, () => resolve());
+    });
+  } catch (error) {
+    log.err(`cannot start: ${(error as Error).message}`);
+    return 2;
+  }
   const { address, port } = server.address() as AddressInfo;
   const origin = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
-  return {
-    origin,
-    /** The webhooks of the contract it checks against, by event type. */
-    webhooks: checker.names,
-    async stop(): Promise<number> {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
+  io.stdout(
+    `gitea-mock: receiving webhook deliveries on ${origin}/, checked against the contract's ${checker.names.length} webhooks; Ctrl-C stops\n`,
+  );
+  return new Promise<number>((resolve) => {
+    const stop = (): void => {
+      server.close(() => {
+        try {
+          resolve(conclude(origin));
+        } catch (error) {
+          log.err(`the results were not written: ${(error as Error).message}`);
+          resolve(2);
+        }
       });
-      return conclude(origin);
-    },
-  };
+      server.closeAllConnections();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
 }

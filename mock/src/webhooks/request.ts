@@ -1,7 +1,4 @@
-// The request Gitea sends for one event to one hook (services/webhook/deliver.go `newDefaultRequest`,
-// `addDefaultHeaders`): a POST of the JSON payload or of a form field `payload`, signed with the
-// secret (HMAC-SHA256; HMAC-SHA1 for `X-Hub-Signature`; empty without one). Free of Node built-ins
-// (@noble/hashes signs elsewhere), so the MSW browser build makes it too.
+// Gitea's request for one event to one hook (services/webhook/deliver.go `newDefaultRequest`), free of Node built-ins.
 import { hmac } from '@noble/hashes/hmac';
 import { sha1 } from '@noble/hashes/legacy';
 import { sha256 } from '@noble/hashes/sha2';

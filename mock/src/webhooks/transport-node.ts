@@ -1,8 +1,4 @@
-// Sends deliveries from Node as Gitea's webhook client does (services/webhook/deliver.go): only to
-// allowed hosts (each address checked as the connection is made, so a name cannot point elsewhere
-// after the check), within the delivery timeout for the whole exchange, reading at most 1 MiB of the
-// answer, each header as the bytes Go writes (refused where Go refuses it). It follows no redirect:
-// a 3xx is the answer, and a failed delivery.
+// Sends deliveries from Node as Gitea's webhook client does (services/webhook/deliver.go), following no redirect.
 import { createHmac } from 'node:crypto';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { setMaxListeners } from 'node:events';
@@ -23,12 +19,14 @@ const failed = (error: unknown): string =>
 
 /** `allowedHosts` in Gitea's `ALLOWED_HOST_LIST` syntax; `timeoutMs` bounds the whole exchange. */
 export function createNodeTransport({
+  // Gitea's default is `external`; the sandbox's receivers under test listen on 127.0.0.1.
   allowedHosts = 'loopback',
   timeoutMs = 5000,
 }: {
   allowedHosts?: string;
   timeoutMs?: number;
 } = {}): DeliveryTransport {
+  // Each address is checked as the connection is made, so a name cannot point elsewhere after the check.
   const allowed = hostMatcher(allowedHosts);
   const refusal = (host: string): string =>
     `not sent: ${host} is not an allowed host (allowed: ${allowed.list}; --webhook-allowed-hosts names others)`;
