@@ -2,22 +2,11 @@
 import type { GiteaClient } from 'gitea-contract';
 import type { Found, Missing, MissingKind } from './wire.js';
 
+type Id = 'keyId' | 'teamId' | 'commentId' | 'issue' | 'pull' | 'milestoneId' | 'hookId' | 'releaseId';
 /** What the operations work on: given as options, or looked up on the server. */
-export interface Target {
-  owner?: string;
-  repo?: string;
-  keyId?: number;
-  teamId?: number;
-  commentId?: number;
-  workflow?: string;
+export type Target = Partial<Record<Id, number> & Record<'owner' | 'repo' | 'workflow' | 'collaborator', string>> & {
   package?: { owner: string; type: string; name: string };
-  collaborator?: string;
-  issue?: number;
-  pull?: number;
-  milestoneId?: number;
-  hookId?: number;
-  releaseId?: number;
-}
+};
 
 interface Context {
   target: Target;
@@ -47,16 +36,13 @@ type Settings = Record<string, unknown>;
 const needRepo: Skip = { skip: 'give --repo owner/name', kind: 'input' };
 const isSkip = (value: unknown): value is Skip => typeof value === 'object' && value !== null && 'skip' in value;
 
-/**
- * The skip for a look-up that found nothing: what was sought, why, and the option that gives it;
- * not the option when the look-up got no answer (a time-out, a failed connection).
- */
+/** What was sought, why it was not found, and the option that gives it (not when the look-up got no answer). */
 const notFound = (what: string, found: Missing, option: string): Skip => ({
   skip: `no ${what} to use: ${found.missing}${found.kind === 'input' ? `; give ${option}` : ''}`,
   kind: found.kind,
 });
 
-/** The integer `field` of the first record at `path`, or the skip that says why there is none. */
+/** The integer `field` of the first record at `path`, or why there is none. */
 async function idAt(ctx: Context, path: string, what: string, option: string, field: string): Promise<number | Skip> {
   const found = await ctx.lookUp(path);
   if ('missing' in found) return notFound(what, found, option);
@@ -70,16 +56,9 @@ async function idAt(ctx: Context, path: string, what: string, option: string, fi
  * A check of one record by its id: the option `given`, else the `field` of the first record the
  * server lists at `list` (below the repository unless it starts `/user`).
  */
+type ById = [operationId: string, writes: boolean, given: keyof Target, list: string, what: string, option: string];
 function byId(
-  [operationId, writes, given, list, what, option, field = 'id']: [
-    string,
-    boolean,
-    keyof Target,
-    string,
-    string,
-    string,
-    string?,
-  ],
+  [operationId, writes, given, list, what, option, field = 'id']: [...ById, field?: string],
   call: (repo: Repo, id: number) => Call,
 ): Check {
   return {

@@ -235,18 +235,14 @@ export function createDeliveries(
   }
 
   function dispatch(delivery: Delivery): void {
-    try {
-      // The string, and the bytes written for it while the receiver has not read them.
-      const bytes = delivery.bytes + utf8Length(delivery.record.body);
-      const outcome = unsent(delivery, bytes);
-      if (outcome) return void settle(delivery, outcome);
-      delivery.queued = bytes;
-      queueBytes += bytes;
-      if (inFlight < IN_FLIGHT) void send(delivery);
-      else waiting.push(delivery);
-    } catch (failure) {
-      settle(delivery, { state: 'failed', error: `not sent: ${messageOf(failure, delivery.hook)}` });
-    }
+    // The string, and the bytes written for it while the receiver has not read them.
+    const bytes = delivery.bytes + utf8Length(delivery.record.body);
+    const outcome = unsent(delivery, bytes);
+    if (outcome) return settle(delivery, outcome);
+    delivery.queued = bytes;
+    queueBytes += bytes;
+    if (inFlight < IN_FLIGHT) void send(delivery);
+    else waiting.push(delivery);
   }
 
   /** Signed once per event, after the write's answer; the log shows its `Authorization` masked. */
