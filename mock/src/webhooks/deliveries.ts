@@ -301,7 +301,7 @@ export function createDeliveries(
     // The string, and the bytes written for it while the receiver has not read them.
     const bytes = delivery.bytes + utf8Length(delivery.record.body);
     const outcome = unsent(delivery, bytes);
-    if (outcome) return settle(delivery, outcome);
+    if (outcome) return void settle(delivery, outcome);
     delivery.queued = bytes;
     queueBytes += bytes;
     if (inFlight < IN_FLIGHT) void send(delivery);
