@@ -45,7 +45,7 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'ho
 const MAX_CONNECTIONS = 32;
 const TEXT = 'text/plain; charset=utf-8';
 
-/** The options, or undefined for `--help`; a wrong one is a usage error (exit 2), told before anything listens. */
+/** Undefined for `--help`; a wrong option is a usage error, told before anything listens. */
 function parseReceiverOptions(argv: string[], env: NodeJS.ProcessEnv) {
   const args = parseCommand('webhooks', argv);
   if (args.positionals.length > 0) throw usageError('gitea-mock webhooks takes options only');
@@ -80,21 +80,16 @@ function actionsOf(webhook: Operation): string[] {
 const hmacHex = (algorithm: 'sha1' | 'sha256', secret: string, payload: string): string =>
   createHmac(algorithm, secret).update(payload, 'utf8').digest('hex');
 
-/** Equal texts, compared in constant time. */
 function sameText(a: string, b: string): boolean {
   const [x, y] = [Buffer.from(a), Buffer.from(b)];
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-/**
- * Checks one delivery: the webhook of `X-Gitea-Event-Type` with an action it declares (else outside
- * the contract), its headers, media type and payload valid, each signature the payload's with the
- * secret. A payload past the bounds of every JSON body the mock reads is refused unchecked.
- */
+/** A delivery is the webhook of its `X-Gitea-Event-Type` with an action it declares, else outside the contract. */
 function createDeliveryChecker(doc: JsonObject) {
   const schemas = createSchemaValidator(doc);
   const webhooks = new Map(listWebhooks(doc).map((webhook) => [webhook.path, webhook]));
-  /** Too large to check is `refused`, answered as the front answers such a body. */
+  /** A payload past the bounds of every JSON body the mock reads is `refused`, as the front refuses such a body. */
   const check = (
     { method, url, headers, body }: { method: string; url: string; headers: Headers; body: string },
     secret: string | undefined,
@@ -190,7 +185,7 @@ function headersOf(req: IncomingMessage): Headers {
   return headers;
 }
 
-/** The `gitea-mock webhooks` command: runs the receiver until SIGINT or SIGTERM; resolves with the exit code (2 for a usage error or a port that cannot be had). */
+/** Runs the receiver until SIGINT or SIGTERM; resolves with the exit code. */
 export async function receiveWebhooks(args: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   const log = logger(io, 'gitea-mock webhooks');
   const parsed = await log.options(USAGE, () => parseReceiverOptions(args, env));
@@ -199,31 +194,25 @@ export async function receiveWebhooks(args: string[], env: NodeJS.ProcessEnv, io
   const stats = createExchangeReport();
   // The bytes of deliveries read or being handled at once, as the mock's front bounds its bodies.
   const bodies = createBodyBudget(defaultBodyBudget(getHeapStatistics().heap_size_limit));
-  /** The origin of the app behind --forward. */
   const app = options.forward?.origin;
   const started = new Date();
   const outcomes: Outcome[] = [];
   const counts = { outside: 0, refused: 0, broken: 0, checked: 0, appRefused: 0 };
   /** What the app answered, by status (`unreachable` when it did not). */
   const appStatuses: Record<string, number> = {};
-  /** No line or file shows the secret, nor the Authorization a delivery carried (redacted with that delivery's lines). */
+  /** No line or file shows the secret, nor the Authorization a delivery carried (redacted from its lines). */
   const always = options.secret ? [options.secret] : [];
   const say = (line: string, secrets = always): void => io.stdout(`${redact(line, secrets)}\n`);
   const record = (outcome: Outcome): void => void (outcomes.length < OUTCOMES && outcomes.push(outcome));
   let checker: ReturnType<typeof createDeliveryChecker>;
 
-  /** Refuses a request the receiver does not check, in plain text, and says so; the connection closes, what is left of the request unread. */
+  /** In plain text; the connection closes, what is left of the request unread. */
   function refuse(req: IncomingMessage, res: ServerResponse, status: number, message: string): void {
     counts.refused++;
     const path = (req.url?.split('?')[0] ?? '/').slice(0, 200);
     say(`gitea-mock: a delivery to ${path} was refused (${status}): ${message}`);
-    const cause = `refused (${status}): ${message}`;
-    record({
-      operationId: `delivery to ${path}`,
-      checked: false,
-      kind: status === 400 ? 'outside' : 'too-large',
-      cause,
-    });
+    const [kind, cause] = [status === 400 ? 'outside' : 'too-large', `refused (${status}): ${message}`] as const;
+    record({ operationId: `delivery to ${path}`, checked: false, kind, cause });
     const text = `${message}\n`;
     res.writeHead(status, { 'Content-Type': TEXT, 'Content-Length': Buffer.byteLength(text), Connection: 'close' });
     res.end(text);
@@ -336,7 +325,6 @@ export async function receiveWebhooks(args: string[], env: NodeJS.ProcessEnv, io
     record({ operationId, checked: true, status, problems: [...problems, ...appProblems], ms: 0 });
   }
 
-  /** Once stopped: the files asked for, the lines on stderr, and the exit code. */
   function conclude(origin: string): number {
     const { checked, outside, refused, broken, appRefused } = counts;
     const exitCode = checked === 0 ? 2 : broken > 0 || appRefused > 0 ? 1 : 0;
