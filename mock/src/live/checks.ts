@@ -26,7 +26,6 @@ interface Skip {
 export interface Check {
   operationId: string;
   writes: boolean;
-  /** The call to make, or why it cannot be made. */
   prepare(ctx: Context): Promise<Call | Skip>;
 }
 
@@ -52,10 +51,7 @@ async function idAt(ctx: Context, path: string, what: string, option: string, fi
   return { skip, kind: 'input' };
 }
 
-/**
- * A check of one record by its id: the option `given`, else the `field` of the first record the
- * server lists at `list` (below the repository unless it starts `/user`).
- */
+/** A record by its id: the option `given`, else the `field` of the first one at `list` (below the repository but `/user`). */
 type ById = [operationId: string, writes: boolean, given: keyof Target, list: string, what: string, option: string];
 function byId(
   [operationId, writes, given, list, what, option, field = 'id']: [...ById, field?: string],
@@ -75,12 +71,8 @@ function byId(
   };
 }
 
-/**
- * The current settings of the record `given` below `list` (to send back unchanged), else the first
- * record listed there. `{}` for a given id when the server serves no such route (404 or 405, as the
- * mock): on Gitea that read answers whenever the edit would, so the empty edit goes only where the
- * record is not.
- */
+/** The settings of the record `given` below `list`, else of the first one. `{}` for a given id the server serves no
+ * such route for (404 or 405, as the mock): on Gitea that read answers whenever the edit would. */
 async function settingsOf(ctx: Context, given: number | undefined, list: string, what: string, option: string) {
   if (given === undefined) {
     const found = await ctx.lookUp(list);

@@ -144,7 +144,7 @@ function jsonReport(run: RunRecord, skipped: Skipped[], secrets: readonly string
   return `${redact(JSON.stringify(report, null, 2), secrets)}\n`;
 }
 
-/** Runs live mode with the arguments after `verify` and the environment it reads the credentials from; resolves with the exit code. */
+/** Live mode with the arguments after `verify`; resolves with the exit code. */
 export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   // The credentials first: every line printed and every file written from here on is redacted of them.
   const credentials = readCredentials(env);
@@ -160,7 +160,7 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
     if (held) io.stdout(held.join(''));
     held = undefined;
   };
-  /** Drops the lines held and prints `gitea-mock verify: <message>` on stderr. */
+  /** Drops the lines held. */
   const warn = (message: string, after = ''): void => {
     held = undefined;
     io.stderr(redact(`gitea-mock verify: ${message}\n${after}`, secrets));
@@ -173,10 +173,7 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
   const now = new Date();
   const record: RunRecord = { baseUrl, started: now, finished: now, exitCode: 2, outcomes: [] };
 
-  /**
-   * Ends the run: with `stopped`, the one line on stderr that says why nothing (more) could be
-   * checked, the operations not yet taken recorded as not run; then the files asked for, and the exit status.
-   */
+  /** With `stopped`, the one line on stderr saying why nothing (more) could be checked, the rest not run; the files. */
   function finish(exitCode: number, stopped?: string): number {
     if (stopped) warn(stopped);
     else release();
@@ -247,7 +244,7 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
       return { kind: kindOf(`response ${line}`), line, ...(violation.count ? { count: violation.count } : {}) };
     });
 
-  /** Runs one check, records its outcome and prints its lines; resolves with the line that stops the run, if it must stop. */
+  /** Resolves with the line that stops the run, if it must stop. */
   async function runCheck(check: Check): Promise<string | undefined> {
     const { operationId } = check;
     const label = operationId.padEnd(34);

@@ -16,23 +16,20 @@ export type CapturedAnswer = Answer & { tooLarge: boolean };
 /** Why a look-up found nothing to use: the server's data (`input`), or no answer (`timeout`, `network`). */
 export type MissingKind = 'input' | 'timeout' | 'network';
 
-/** Why a look-up found no record: what it was answered (`status`, when it was), or that it got no answer. */
+/** Why a look-up found no record: what it was answered (`status`, when it was), or that it got none. */
 export interface Missing {
   missing: string;
   kind: MissingKind;
   status?: number;
 }
 
-/** A record found on the server, or why none was. */
 export type Found = { record: Record<string, unknown> } | Missing;
 
-/** At most `limit` bytes of `response`'s body as text, and whether that is all of it. */
 async function readText(response: Response, limit: number): Promise<{ text: string; complete: boolean }> {
   const { bytes, complete } = await readBounded(response.body, limit);
   return { text: utf8Text(bytes), complete };
 }
 
-/** The string `field` of a JSON body, or undefined. */
 function jsonString(body: string, field: string): string | undefined {
   try {
     const value = (JSON.parse(body) as Record<string, unknown> | null)?.[field];
@@ -42,11 +39,8 @@ function jsonString(body: string, field: string): string | undefined {
   }
 }
 
-/**
- * Credentials from GITEA_TOKEN, else GITEA_USERNAME and GITEA_PASSWORD (with GITEA_OTP): the header,
- * every value never to show, and for the line of a refusal the variables sent (`sent`) and those set
- * but not sent, and why (`unsent`), so the one to fix is plain.
- */
+/** From GITEA_TOKEN, else GITEA_USERNAME and GITEA_PASSWORD (and GITEA_OTP); a refusal's line names the variables
+ * `sent`, and those set but `unsent` and why, so the one to fix is plain. */
 export function readCredentials(env: Record<string, string | undefined>) {
   const { GITEA_TOKEN: token, GITEA_USERNAME: username, GITEA_PASSWORD: password, GITEA_OTP: otp } = env;
   const auth: Auth | undefined = token
@@ -74,7 +68,7 @@ export function readCredentials(env: Record<string, string | undefined>) {
 
 export type Credentials = ReturnType<typeof readCredentials>;
 
-/** The line for a server that refused the credentials, or asked for some when none were given; `answered` is what it answered. */
+/** The line for a server that refused the credentials, or asked for some when none were given. */
 export function refusedLine(baseUrl: string, credentials: Credentials, answered: string): string {
   const { sent, unsent } = credentials;
   if (!sent)
@@ -82,11 +76,8 @@ export function refusedLine(baseUrl: string, credentials: Credentials, answered:
   return `${baseUrl} refused the credentials in ${sent}${unsent ? ` (${unsent})` : ''}: ${answered}`;
 }
 
-/**
- * The time live mode may take: the whole run (--timeout) and each request (--request-timeout),
- * whichever ends first. `spent` says why nothing more may be sent; a request's timer aborts its
- * `signal` when its time is up, says why (`timedOut`), and stops once its answer is read (`done`).
- */
+/** The whole run (--timeout) and each request (--request-timeout), whichever ends first; `spent` says why nothing
+ * more may be sent, a request's `timedOut` why its signal was aborted. */
 export function createBudget(runMs: number, requestMs: number) {
   const ends = performance.now() + runMs;
   const ranOut = `the run's --timeout of ${runMs / 1000} s ran out`;
@@ -98,8 +89,7 @@ export function createBudget(runMs: number, requestMs: number) {
       if (remaining <= 0) return undefined;
       const reason = remaining < requestMs ? ranOut : `no answer within the --request-timeout of ${requestMs / 1000} s`;
       const controller = new AbortController();
-      // Not AbortSignal.timeout: its timer does not keep the process alive, and a fetch hung on a
-      // closed connection would let Node exit 13 without a word.
+      // Not AbortSignal.timeout: a fetch hung on a closed connection would let Node exit 13 without a word.
       const timer = setTimeout(() => controller.abort(new Error(reason)), Math.min(remaining, requestMs));
       return {
         signal: controller.signal,
@@ -137,11 +127,11 @@ export function failureCause(error: unknown, url?: URL): string {
   return message;
 }
 
-/** The most of an answer to /version read, and quoted: a version is a few bytes, a wrong address may be a large page. */
+/** A version is a few bytes, a wrong address may be a large page. */
 const PROBE_READ_LIMIT = 64 * 1024;
 const QUOTE_LIMIT = 80;
 
-/** Asks GET {baseUrl}/version: the server's name and version, or the one-line reason there is no Gitea API there. */
+/** GET {baseUrl}/version: the server's name and version, or the one-line reason there is no Gitea API there. */
 export async function probeServer(
   baseUrl: string,
   credentials: Credentials,
@@ -178,7 +168,6 @@ export async function probeServer(
     const name = /\+gitea-\d/.test(version) ? 'Forgejo' : 'Gitea';
     return { ok: true, server: `${name} ${/^[\x21-\x7e]{1,100}$/.test(version) ? version : quote(version)}` };
   }
-  /** What came back instead of a version, in a few words. */
   const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim();
   let instead: string;
   if (response.status >= 300 && response.status < 400)
@@ -195,8 +184,7 @@ export async function probeServer(
       instead = `${type || 'a body without a content type'}: ${quote(body)}`;
     }
   const answered = `GET /version answered ${response.status} with ${instead}`;
-  // 401 or 403: REQUIRE_SIGNIN_VIEW and a missing or wrong credential. Without /api/v1, /version
-  // is one of the web pages: the line says which base URL to try.
+  // 401 or 403: REQUIRE_SIGNIN_VIEW and a missing or wrong credential. Without /api/v1, /version is a web page.
   const hint = prefixHint(baseUrl);
   const problem =
     response.status === 401 || response.status === 403
@@ -205,7 +193,7 @@ export async function probeServer(
   return { ok: false, problem: hide(problem) };
 }
 
-/** The fetch for the client, which reads each answer whole before the client sees it, and the last answer read since `forget()`. */
+/** The client's fetch, which reads each answer whole before the client sees it, and the last answer read. */
 export function createCapture() {
   let last: CapturedAnswer | undefined;
   return {
@@ -225,7 +213,7 @@ export function createCapture() {
   };
 }
 
-/** `status` and the server's message, redacted of `secrets`, then quoted and cut short: `401 "token is required"`. */
+/** `401 "token is required"`: the message redacted, then cut short. */
 export function statusWithMessage(status: number, body: string, secrets: readonly string[]): string {
   const message = redact(jsonString(body, 'message') ?? '', secrets);
   return message
@@ -233,7 +221,7 @@ export function statusWithMessage(status: number, body: string, secrets: readonl
     : String(status);
 }
 
-/** The first record `GET {baseUrl}{path}` answers (the first of a list, or the record itself), within the run's budget, or why there is none. */
+/** The first record `GET {baseUrl}{path}` answers (the first of a list, or the record itself), or why there is none. */
 export async function lookUp(
   baseUrl: string,
   path: string,
@@ -274,16 +262,14 @@ export async function lookUp(
   }
 }
 
-// An answer that refuses the credentials says nothing of the operation. Gitea answers 401 only for
-// missing or wrong credentials, on every route alike, since it authenticates before routing
-// (routers/api/v1/api.go `apiAuth`, `reqToken`); a few 403s refuse the account the same way
-// (`verifyAuthWithOptions`): those end the run. A token that lacks the scope one operation needs
-// gets a 403 for that operation only (`tokenRequiresScopes`, `checkTokenPublicOnly`): it is skipped.
+// Gitea answers 401 only for missing or wrong credentials, on every route, authenticating before routing
+// (routers/api/v1/api.go `apiAuth`, `reqToken`), and a few 403s refuse the account (`verifyAuthWithOptions`): the
+// run ends. A token without a scope gets a 403 for one operation (`tokenRequiresScopes`, `checkTokenPublicOnly`).
 const SCOPE = /^(token does not have at least one of required scope|token scope is limited to public )/;
 const ACCOUNT =
   /^(This account is not activated\.|This account is prohibited from signing in|You must change your password\.|Only signed in user is allowed to call APIs\.)/;
 
-/** How `answer` refuses the credentials: for `everywhere`, or this `operation` only (a scope); undefined when it is an answer to judge. */
+/** How `answer` refuses the credentials: `everywhere`, or for this `operation` (a scope); undefined: one to judge. */
 export function refusalIn(answer: Answer): 'everywhere' | 'operation' | undefined {
   if (answer.status === 401) return 'everywhere';
   if (answer.status !== 403) return undefined;

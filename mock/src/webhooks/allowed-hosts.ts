@@ -15,25 +15,20 @@ function subnets(ranges: readonly string[]): BlockList {
   return list;
 }
 
-const LOOPBACK = subnets(['127.0.0.0/8', '::1/128']);
-const PRIVATE = subnets(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7']);
-/** Go's `IsGlobalUnicast` refuses these; `external` is global unicast and not private. */
-const NOT_GLOBAL = subnets([
-  '0.0.0.0/8',
-  '127.0.0.0/8',
-  '169.254.0.0/16',
-  '224.0.0.0/4',
-  '255.255.255.255/32',
-  '::/128',
-  '::1/128',
-  'fe80::/10',
-  'ff00::/8',
+const LOOPBACK = ['127.0.0.0/8', '::1/128'];
+const PRIVATE = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7'];
+/** `external` is global unicast (Go's `IsGlobalUnicast` refuses the others) and not private. */
+const NOT_EXTERNAL = subnets([
+  ...PRIVATE,
+  ...'0.0.0.0/8 127.0.0.0/8 169.254.0.0/16 224.0.0.0/4 255.255.255.255/32 ::/128 ::1/128 fe80::/10 ff00::/8'.split(' '),
 ]);
-const BUILTINS: Record<string, (address: string, family: 'ipv4' | 'ipv6') => boolean> = {
-  loopback: (address, family) => LOOPBACK.check(address, family),
-  private: (address, family) => PRIVATE.check(address, family),
-  external: (address, family) => !NOT_GLOBAL.check(address, family) && !PRIVATE.check(address, family),
-};
+const KEYWORDS = ['*', 'loopback', 'private', 'external'];
+
+/** A name pattern: `*` any run of characters, `?` one. */
+function pattern(glob: string): RegExp {
+  const escaped = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`^${escaped.replaceAll('*', '.*').replaceAll('?', '.')}$`, 'i');
+}
 
 /** Parses an allowed-host list; `name` allows a host name (or literal address) itself, `address` a resolved one. */
 export function hostMatcher(list: string) {
@@ -41,36 +36,23 @@ export function hostMatcher(list: string) {
     .split(',')
     .map((raw) => raw.trim().toLowerCase())
     .filter((item) => item !== '');
-  const anything = items.includes('*');
-  const builtin = (item: string): boolean => Object.hasOwn(BUILTINS, item);
-  const builtins = items.filter(builtin).map((item) => BUILTINS[item]!);
-  const custom = subnets(items.filter((item) => item.includes('/')));
-  // `*` any run of characters, `?` one.
-  const patterns = items
-    .filter((item) => item !== '*' && !builtin(item) && !item.includes('/'))
-    .map(
-      (glob) =>
-        new RegExp(
-          `^${glob
-            .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-            .replace(/\*/g, '.*')
-            .replace(/\?/g, '.')}$`,
-          'i',
-        ),
-    );
+  const has = (item: string): boolean => items.includes(item);
+  const ranges = items.filter((item) => item.includes('/'));
+  const allowed = subnets([...ranges, ...(has('loopback') ? LOOPBACK : []), ...(has('private') ? PRIVATE : [])]);
+  const patterns = items.filter((item) => !KEYWORDS.includes(item) && !item.includes('/')).map(pattern);
   const address = (text: string): boolean => {
     // An IPv4-mapped IPv6 address is the IPv4 address, as Go compares them.
     const ip = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(text)?.[1] ?? text;
-    if (anything) return true;
+    if (has('*')) return true;
     if (isIP(ip) === 0) return false;
-    return builtins.some((allows) => allows(ip, familyOf(ip))) || custom.check(ip, familyOf(ip));
+    return allowed.check(ip, familyOf(ip)) || (has('external') && !NOT_EXTERNAL.check(ip, familyOf(ip)));
   };
   return {
     /** The list as given, for messages. */
     list,
     name: (host: string): boolean => {
       const bare = host.replace(/^\[(.*)\]$/, '$1');
-      return anything || patterns.some((each) => each.test(bare)) || (isIP(bare) !== 0 && address(bare));
+      return has('*') || patterns.some((each) => each.test(bare)) || (isIP(bare) !== 0 && address(bare));
     },
     address,
   };

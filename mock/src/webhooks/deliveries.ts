@@ -49,7 +49,6 @@ const portableSigner: Signer = (secret, payload) => {
 
 export type OutgoingRequest = { method: 'POST'; url: string; headers: Record<string, string>; body: string };
 
-/** The request of `event` to `hook` with delivery id `id`, with the payload's signatures. */
 function deliveryRequest(id: string, event: Payload, hook: HookTarget, signatures: Signatures): OutgoingRequest {
   const { sha256: signature256, sha1: signature1 } = signatures;
   const group = eventOf(event.type);
@@ -181,7 +180,6 @@ export function createDeliveries(
   const { onDelivery } = options;
   const secret = options.secret ?? '';
   const sign = transport?.sign ?? portableSigner;
-  /** The least recently written first. */
   const logs = new Map<string, Delivery[]>();
   let logBytes = 0;
   const waits = new Map<() => void, (waited: Waited) => void>();
@@ -191,12 +189,11 @@ export function createDeliveries(
   let queueBytes = 0;
   const control = new AbortController();
   let seq = 0;
-  /** Of writes that stood: to build, then built and to send. */
   const unbuilt: { key: string; deliveries: Delivery[] }[] = [];
   const toSend: Delivery[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
 
-  /** Lets the waits look at the logs again once the current task is done. */
+  /** The waits look at the logs again once the current task is done. */
   function wake(): void {
     if (waking || waits.size === 0) return;
     waking = true;
@@ -249,9 +246,7 @@ export function createDeliveries(
         failure,
       );
     try {
-      const result: unknown = onDelivery(copyOf(record));
-      if (typeof (result as PromiseLike<unknown> | undefined)?.then === 'function')
-        (result as PromiseLike<unknown>).then(undefined, told);
+      Promise.resolve(onDelivery(copyOf(record))).catch(told);
     } catch (failure) {
       told(failure);
     }
@@ -278,7 +273,6 @@ export function createDeliveries(
     }
   }
 
-  /** Why `delivery` is not sent, as its outcome. */
   function unsent(delivery: Delivery, bytes: number): Partial<DeliveryRecord> | undefined {
     const { type } = delivery.record.hook;
     if (type !== 'gitea' && type !== 'gogs')
