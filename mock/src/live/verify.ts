@@ -1,28 +1,537 @@
 // `gitea-mock verify --base-url https://host/api/v1`: live mode, checking a real server's answers.
 import { writeFileSync } from 'node:fs';
-import { createGiteaClient } from 'gitea-contract';
+import { type Auth, createGiteaClient, type GiteaClient } from 'gitea-contract';
+import { authorization, prefixHint } from 'gitea-contract/internal';
+import { readBounded, utf8Text } from '../common/bytes.js';
+import { networkFailure } from '../common/network-failure.js';
 import { type Io, logger, parseCommand, usage } from '../common/options.js';
 import { redact } from '../common/redaction.js';
 import { usageError } from '../common/refusal.js';
-import { describeViolation, mismatches } from '../contract/conformance.js';
+import { type Answer, describeViolation, mismatches } from '../contract/conformance.js';
 import { listOperations } from '../contract/document.js';
 import { readDocumentFile } from '../contract/document-file.js';
 import { kindOf } from '../contract/violation-kind.js';
-import { type Check, checks, neverRun, type Target } from './checks.js';
 import { junitXml, type Outcome, type Problem, type RunRecord, type SkipKind } from './junit.js';
-import {
-  type CapturedAnswer,
-  createBudget,
-  createCapture,
-  failureCause,
-  lookUp,
-  probeServer,
-  readCredentials,
-  refusalIn,
-  refusedLine,
-  statusWithMessage,
-  TOO_LARGE,
-} from './wire.js';
+
+/** The most of an answer live mode reads: a server may send without end. */
+const READ_LIMIT = 10 * 1024 * 1024;
+const TOO_LARGE = `body is larger than ${READ_LIMIT / 1024 / 1024} MB: not checked`;
+/** Statuses whose answers have no body (a Response of one refuses any). */
+const NULL_BODY = [204, 205, 304];
+
+type CapturedAnswer = Answer & { tooLarge: boolean };
+/** Why a look-up found nothing to use: the server's data (`input`), or no answer (`timeout`, `network`). */
+type MissingKind = 'input' | 'timeout' | 'network';
+
+/** Why a look-up found no record: what it was answered (`status`, when it was), or that it got none. */
+interface Missing {
+  missing: string;
+  kind: MissingKind;
+  status?: number;
+}
+
+type Found = { record: Record<string, unknown> } | Missing;
+
+async function readText(response: Response, limit: number): Promise<{ text: string; complete: boolean }> {
+  const { bytes, complete } = await readBounded(response.body, limit);
+  return { text: utf8Text(bytes), complete };
+}
+
+function jsonString(body: string, field: string): string | undefined {
+  try {
+    const value = (JSON.parse(body) as Record<string, unknown> | null)?.[field];
+    return typeof value === 'string' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** From GITEA_TOKEN, else GITEA_USERNAME and GITEA_PASSWORD (and GITEA_OTP); a refusal's line names the variables
+ * `sent`, and those set but `unsent` and why, so the one to fix is plain. */
+export function readCredentials(env: Record<string, string | undefined>) {
+  const { GITEA_TOKEN: token, GITEA_USERNAME: username, GITEA_PASSWORD: password, GITEA_OTP: otp } = env;
+  const auth: Auth | undefined = token
+    ? { token }
+    : username && password
+      ? { username, password, ...(otp ? { otp } : {}) }
+      : undefined;
+  const headers: Record<string, string> = auth ? { Authorization: authorization(auth) } : {};
+  const secrets = auth
+    ? [
+        headers.Authorization!,
+        headers.Authorization!.slice(6),
+        'token' in auth ? auth.token : auth.password,
+        ...('otp' in auth && typeof auth.otp === 'string' ? [auth.otp] : []),
+      ]
+    : [];
+  const basicNames = `GITEA_USERNAME${otp ? ', GITEA_PASSWORD and GITEA_OTP' : ' and GITEA_PASSWORD'}`;
+  let unsent: string | undefined;
+  if (token && (username || password))
+    unsent = `${[username && 'GITEA_USERNAME', password && 'GITEA_PASSWORD'].filter(Boolean).join(' and ')}, set too but not sent: GITEA_TOKEN goes first`;
+  else if (!auth && (username || password))
+    unsent = `${username ? 'GITEA_USERNAME' : 'GITEA_PASSWORD'} is set without ${username ? 'GITEA_PASSWORD' : 'GITEA_USERNAME'}, so neither was sent`;
+  return { auth, headers, secrets, sent: token ? 'GITEA_TOKEN' : auth ? basicNames : undefined, unsent };
+}
+
+type Credentials = ReturnType<typeof readCredentials>;
+
+/** The line for a server that refused the credentials, or asked for some when none were given. */
+export function refusedLine(baseUrl: string, credentials: Credentials, answered: string): string {
+  const { sent, unsent } = credentials;
+  if (!sent)
+    return `${baseUrl} asks for credentials and none were given (${unsent ? `${unsent}; ` : ''}set GITEA_TOKEN, or GITEA_USERNAME and GITEA_PASSWORD): ${answered}`;
+  return `${baseUrl} refused the credentials in ${sent}${unsent ? ` (${unsent})` : ''}: ${answered}`;
+}
+
+/** The whole run (--timeout) and each request (--request-timeout), whichever ends first; `spent` says why nothing
+ * more may be sent, a request's `timedOut` why its signal was aborted. */
+function createBudget(runMs: number, requestMs: number) {
+  const ends = performance.now() + runMs;
+  const ranOut = `the run's --timeout of ${runMs / 1000} s ran out`;
+  const left = (): number => Math.max(0, ends - performance.now());
+  return {
+    spent: () => (left() > 0 ? undefined : ranOut),
+    request(): { signal: AbortSignal; timedOut(): string | undefined; done(): void } | undefined {
+      const remaining = left();
+      if (remaining <= 0) return undefined;
+      const reason = remaining < requestMs ? ranOut : `no answer within the --request-timeout of ${requestMs / 1000} s`;
+      const controller = new AbortController();
+      // Not AbortSignal.timeout: a fetch hung on a closed connection would let Node exit 13 without a word.
+      const timer = setTimeout(() => controller.abort(new Error(reason)), Math.min(remaining, requestMs));
+      return {
+        signal: controller.signal,
+        timedOut: () => (controller.signal.aborted ? reason : undefined),
+        done: () => clearTimeout(timer),
+      };
+    },
+  };
+}
+
+type Budget = ReturnType<typeof createBudget>;
+
+/** What each code means for someone who typed a base URL. */
+const MEANINGS: Record<string, string> = {
+  ECONNREFUSED: 'the connection was refused: is the server running, on that port?',
+  ECONNRESET: 'the connection was reset before an answer',
+  EPIPE: 'the connection was closed while sending',
+  UND_ERR_SOCKET: 'the connection was closed before an answer',
+  ENOTFOUND: 'no such host',
+  EAI_AGAIN: 'the host name could not be looked up',
+  EHOSTUNREACH: 'the host is unreachable',
+  ENETUNREACH: 'the network is unreachable',
+  ETIMEDOUT: 'the connection timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
+};
+
+/** Why a request got no answer: `ECONNREFUSED (the connection was refused: …)`, `TLS failed: CODE (reason)`, else the innermost message. */
+function failureCause(error: unknown, url?: URL): string {
+  const { code, tls, advice, message } = networkFailure(error);
+  // Fetch refuses, without a code, the ports the Fetch standard blocks (9, 25, 6000 …).
+  if (message === 'bad port' && url)
+    return `fetch refuses port ${url.port}, which the Fetch standard blocks: use another port`;
+  if (tls) return `TLS failed: ${code} (${tls}${advice ? `: ${advice}` : ''})`;
+  if (code) return `${code} (${MEANINGS[code] ?? message})`;
+  return message;
+}
+
+/** A version is a few bytes, a wrong address may be a large page. */
+const PROBE_READ_LIMIT = 64 * 1024;
+const QUOTE_LIMIT = 80;
+
+/** GET {baseUrl}/version: the server's name and version, or the one-line reason there is no Gitea API there. */
+async function probeServer(
+  baseUrl: string,
+  credentials: Credentials,
+  timeoutMs: number,
+  timeoutFlag: string,
+): Promise<{ ok: true; server: string } | { ok: false; problem: string }> {
+  const hide = (text: string): string => redact(text, credentials.secrets);
+  // Redacted, then cut short: cut first, a secret's start would be left where it fell.
+  const cut = (text: string): string => {
+    const shown = hide(text);
+    return shown.length > QUOTE_LIMIT ? `${shown.slice(0, QUOTE_LIMIT)}…` : shown;
+  };
+  const quote = (text: string): string => JSON.stringify(cut(text.replace(/\s+/g, ' ').trim()));
+  const url = new URL(`${baseUrl.replace(/\/$/, '')}/version`);
+  const timer = createBudget(timeoutMs, timeoutMs).request()!;
+  let response: Response;
+  let body: string;
+  try {
+    // A redirect is reported, not followed: the base URL to give is the one it points to. With
+    // REQUIRE_SIGNIN_VIEW, Gitea refuses /version to anonymous callers: the credentials go along.
+    response = await fetch(url, { headers: credentials.headers, signal: timer.signal, redirect: 'manual' });
+    body = (await readText(response, PROBE_READ_LIMIT)).text;
+  } catch (error) {
+    const cause = timer.timedOut()
+      ? `ETIMEDOUT (no answer to GET /version within ${timeoutMs / 1000} s; ${timeoutFlag} waits longer)`
+      : failureCause(error, url);
+    return { ok: false, problem: hide(`cannot reach ${baseUrl}: ${cause}`) };
+  } finally {
+    timer.done();
+  }
+  const version = response.ok ? jsonString(body, 'version') : undefined;
+  if (version) {
+    // Forgejo 7 and later mark the Gitea release they track (`11.0.1+gitea-1.22.0`); older ones show as Gitea.
+    const name = /\+gitea-\d/.test(version) ? 'Forgejo' : 'Gitea';
+    return { ok: true, server: `${name} ${/^[\x21-\x7e]{1,100}$/.test(version) ? version : quote(version)}` };
+  }
+  const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim();
+  let instead: string;
+  if (response.status >= 300 && response.status < 400)
+    instead = `a redirect to ${cut(response.headers.get('location') ?? 'nowhere')}`;
+  else if (body.trim() === '') instead = `an empty body${type ? ` (${type})` : ''}`;
+  else if (type === 'text/html' || /^\s*</.test(body)) {
+    const title = /<title[^>]*>([^<]*)/i.exec(body)?.[1];
+    instead = `an HTML page${title?.trim() ? ` titled ${quote(title)}` : ''}`;
+  } else
+    try {
+      // Compact JSON is one line already.
+      instead = `JSON ${cut(JSON.stringify(JSON.parse(body)))}`;
+    } catch {
+      instead = `${type || 'a body without a content type'}: ${quote(body)}`;
+    }
+  const answered = `GET /version answered ${response.status} with ${instead}`;
+  // 401 or 403: REQUIRE_SIGNIN_VIEW and a missing or wrong credential. Without /api/v1, /version is a web page.
+  const hint = prefixHint(baseUrl);
+  const problem =
+    response.status === 401 || response.status === 403
+      ? refusedLine(baseUrl, credentials, answered)
+      : `no Gitea API at ${baseUrl}: ${answered}, not {"version": "…"}${hint ? `; ${hint}` : ''}`;
+  return { ok: false, problem: hide(problem) };
+}
+
+/** The client's fetch, which reads each answer whole before the client sees it, and the last answer read. */
+function createCapture() {
+  let last: CapturedAnswer | undefined;
+  return {
+    last: () => last,
+    forget: () => void (last = undefined),
+    fetch: (async (input, init) => {
+      const response = await fetch(input, init);
+      const { status, statusText, headers, url } = response;
+      const { bytes, complete } = await readBounded(response.body, READ_LIMIT);
+      last = { status, headers, body: complete ? utf8Text(bytes) : '', tooLarge: !complete };
+      // The client gets the bytes read, never the stream: an answer too large to check is an error.
+      if (!complete) throw new Error(TOO_LARGE);
+      const answer = new Response(NULL_BODY.includes(status) ? null : bytes, { status, statusText, headers });
+      Object.defineProperty(answer, 'url', { value: url });
+      return answer;
+    }) as typeof fetch,
+  };
+}
+
+/** `401 "token is required"`: the message redacted, then cut short. */
+function statusWithMessage(status: number, body: string, secrets: readonly string[]): string {
+  const message = redact(jsonString(body, 'message') ?? '', secrets);
+  return message
+    ? `${status} ${JSON.stringify(message.length > 200 ? `${message.slice(0, 200)}…` : message)}`
+    : String(status);
+}
+
+/** The first record `GET {baseUrl}{path}` answers (the first of a list, or the record itself), or why there is none. */
+async function lookUp(
+  baseUrl: string,
+  path: string,
+  headers: Record<string, string>,
+  budget: Budget,
+  secrets: readonly string[],
+): Promise<Found> {
+  const asked = `GET ${path}`;
+  const timer = budget.request();
+  if (!timer) return { missing: `${asked} was not sent: ${budget.spent()}`, kind: 'timeout' };
+  try {
+    const url = `${baseUrl.replace(/\/$/, '')}${path}${path.includes('?') ? '&' : '?'}limit=1`;
+    const response = await fetch(url, { headers, signal: timer.signal, redirect: 'manual' });
+    const { text, complete } = await readText(response, READ_LIMIT);
+    const { status } = response;
+    if (!response.ok)
+      return {
+        missing: `${asked} answered ${statusWithMessage(status, complete ? text : '', secrets)}`,
+        kind: 'input',
+        status,
+      };
+    if (!complete) return { missing: `${asked} answered more than ${READ_LIMIT / 1024 / 1024} MB`, kind: 'input' };
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return { missing: `${asked} answered ${status} with a body that is not JSON`, kind: 'input' };
+    }
+    const record = Array.isArray(body) ? (body[0] as unknown) : body;
+    if (record === null || typeof record !== 'object') return { missing: `${asked} listed none`, kind: 'input' };
+    return { record: record as Record<string, unknown> };
+  } catch (error) {
+    const timedOut = timer.timedOut();
+    if (timedOut) return { missing: `${asked} timed out: ${timedOut}`, kind: 'timeout' };
+    return { missing: `${asked} failed: ${failureCause(error)}`, kind: 'network' };
+  } finally {
+    timer.done();
+  }
+}
+
+// Gitea answers 401 only for missing or wrong credentials, on every route, authenticating before routing
+// (routers/api/v1/api.go `apiAuth`, `reqToken`), and a few 403s refuse the account (`verifyAuthWithOptions`): the
+// run ends. A token without a scope gets a 403 for one operation (`tokenRequiresScopes`, `checkTokenPublicOnly`).
+const SCOPE = /^(token does not have at least one of required scope|token scope is limited to public )/;
+const ACCOUNT =
+  /^(This account is not activated\.|This account is prohibited from signing in|You must change your password\.|Only signed in user is allowed to call APIs\.)/;
+
+/** How `answer` refuses the credentials: `everywhere`, or for this `operation` (a scope); undefined: one to judge. */
+function refusalIn(answer: Answer): 'everywhere' | 'operation' | undefined {
+  if (answer.status === 401) return 'everywhere';
+  if (answer.status !== 403) return undefined;
+  const message = jsonString(answer.body, 'message') ?? '';
+  if (ACCOUNT.test(message)) return 'everywhere';
+  if (SCOPE.test(message)) return 'operation';
+  return undefined;
+}
+
+// The operations live mode runs, and what each needs.
+
+type Id = 'keyId' | 'teamId' | 'commentId' | 'issue' | 'pull' | 'milestoneId' | 'hookId' | 'releaseId';
+/** What the operations work on: given as options, or looked up on the server. */
+type Target = Partial<Record<Id, number> & Record<'owner' | 'repo' | 'workflow' | 'collaborator', string>> & {
+  package?: { owner: string; type: string; name: string };
+};
+
+interface Context {
+  target: Target;
+  /** The first record a route of the server outside the contract answers, or why there is none. */
+  lookUp(path: string): Promise<Found>;
+  /** Keeps a value the server holds as a secret (a hook's authorization header) out of every line and file. */
+  keepSecret(value: string): void;
+}
+
+type Call = (client: GiteaClient) => Promise<unknown>;
+/** Why an operation cannot be run; `kind` says whether a look-up found nothing (`input`) or got no answer (`timeout`, `network`). */
+interface Skip {
+  skip: string;
+  kind: MissingKind;
+}
+
+interface Check {
+  operationId: string;
+  writes: boolean;
+  prepare(ctx: Context): Promise<Call | Skip>;
+}
+
+type Repo = { owner: string; repo: string };
+type Settings = Record<string, unknown>;
+
+const needRepo: Skip = { skip: 'give --repo owner/name', kind: 'input' };
+const isSkip = (value: unknown): value is Skip => typeof value === 'object' && value !== null && 'skip' in value;
+
+/** What was sought, why it was not found, and the option that gives it (not when the look-up got no answer). */
+const notFound = (what: string, found: Missing, option: string): Skip => ({
+  skip: `no ${what} to use: ${found.missing}${found.kind === 'input' ? `; give ${option}` : ''}`,
+  kind: found.kind,
+});
+
+/** The integer `field` of the first record at `path`, or why there is none. */
+async function idAt(ctx: Context, path: string, what: string, option: string, field: string): Promise<number | Skip> {
+  const found = await ctx.lookUp(path);
+  if ('missing' in found) return notFound(what, found, option);
+  const id = found.record[field];
+  if (Number.isInteger(id)) return id as number;
+  const skip = `no ${what} to use: GET ${path} answered a record without an integer ${field}; give ${option}`;
+  return { skip, kind: 'input' };
+}
+
+/** A record by its id: the option `given`, else the `field` of the first one at `list` (below the repository but `/user`). */
+type ById = [operationId: string, writes: boolean, given: keyof Target, list: string, what: string, option: string];
+function byId(
+  [operationId, writes, given, list, what, option, field = 'id']: [...ById, field?: string],
+  call: (repo: Repo, id: number) => Call,
+): Check {
+  return {
+    operationId,
+    writes,
+    async prepare(ctx) {
+      const { owner, repo } = ctx.target;
+      const inRepo = !list.startsWith('/user');
+      if (inRepo && !writes && (!owner || !repo)) return needRepo;
+      const path = inRepo ? `/repos/${owner}/${repo}${list}` : list;
+      const id = (ctx.target[given] as number | undefined) ?? (await idAt(ctx, path, what, option, field));
+      return isSkip(id) ? id : call({ owner: owner!, repo: repo! }, id);
+    },
+  };
+}
+
+/** The settings of the record `given` below `list`, else of the first one. `{}` for a given id the server serves no
+ * such route for (404 or 405, as the mock): on Gitea that read answers whenever the edit would. */
+async function settingsOf(ctx: Context, given: number | undefined, list: string, what: string, option: string) {
+  if (given === undefined) {
+    const found = await ctx.lookUp(list);
+    return 'missing' in found ? notFound(what, found, option) : found.record;
+  }
+  const found = await ctx.lookUp(`${list.split('?')[0]}/${given}`);
+  if ('record' in found) return found.record;
+  if (found.status === 404 || found.status === 405) return {};
+  return { skip: `the ${what}'s settings could not be read, to send them back: ${found.missing}`, kind: found.kind };
+}
+
+/** A write that sends a record's own settings back (`body` of them), the record `given` or the first listed. */
+function edit(
+  [operationId, given, list, what, option]: [string, keyof Target, string, string, string],
+  body: (settings: Settings, ctx: Context) => Record<string, unknown>,
+  call: (repo: Repo, id: unknown, body: never) => Call,
+): Check {
+  return {
+    operationId,
+    writes: true,
+    async prepare(ctx) {
+      const { owner, repo } = ctx.target as Repo;
+      const id = ctx.target[given] as number | undefined;
+      const settings = await settingsOf(ctx, id, `/repos/${owner}/${repo}${list}`, what, option);
+      if (isSkip(settings)) return settings;
+      return call({ owner, repo }, id ?? settings.id, body(settings, ctx) as never);
+    },
+  };
+}
+
+const checks: Check[] = [
+  {
+    operationId: 'adminGetAllOrgs',
+    writes: false,
+    prepare: async () => (client) => client.GET('/admin/orgs', { params: { query: { limit: 5 } } }),
+  },
+  {
+    operationId: 'listPackageVersions',
+    writes: false,
+    async prepare(ctx) {
+      let pkg = ctx.target.package;
+      const owner = ctx.target.owner;
+      if (!pkg) {
+        if (!owner)
+          return { skip: 'give --package owner/type/name (or --repo whose owner has packages)', kind: 'input' };
+        const found = await ctx.lookUp(`/packages/${encodeURIComponent(owner)}`);
+        if ('missing' in found) return notFound('package', found, '--package owner/type/name');
+        pkg = { owner, type: String(found.record.type), name: String(found.record.name) };
+      }
+      const path = pkg as { owner: string; type: never; name: string };
+      return (client) => client.GET('/packages/{owner}/{type}/{name}', { params: { path } });
+    },
+  },
+  byId(
+    ['repoGetKey', false, 'keyId', '/keys', 'deploy key', '--key-id'],
+    (repo, id) => (client) => client.GET('/repos/{owner}/{repo}/keys/{id}', { params: { path: { ...repo, id } } }),
+  ),
+  byId(
+    ['orgListTeamMembers', false, 'teamId', '/user/teams', 'team', '--team-id'],
+    (_, id) => (client) => client.GET('/teams/{id}/members', { params: { path: { id }, query: { limit: 5 } } }),
+  ),
+  {
+    operationId: 'ActionsGetWorkflow',
+    writes: false,
+    async prepare(ctx) {
+      const { owner, repo } = ctx.target;
+      if (!owner || !repo) return needRepo;
+      let workflow_id = ctx.target.workflow;
+      if (!workflow_id) {
+        const path = `/repos/${owner}/${repo}/actions/workflows`;
+        const found = await ctx.lookUp(path);
+        if ('missing' in found) return notFound('workflow', found, '--workflow file.yml');
+        const listed = (found.record as { workflows?: { id?: unknown }[] }).workflows?.[0]?.id;
+        if (typeof listed !== 'string')
+          return { skip: `no workflow to use: GET ${path} listed none; give --workflow file.yml`, kind: 'input' };
+        workflow_id = listed;
+      }
+      const path = { owner, repo, workflow_id };
+      return (client) => client.GET('/repos/{owner}/{repo}/actions/workflows/{workflow_id}', { params: { path } });
+    },
+  },
+  byId(
+    ['issueListIssueCommentAttachments', false, 'commentId', '/issues/comments', 'comment', '--comment-id'],
+    (repo, id) => (client) =>
+      client.GET('/repos/{owner}/{repo}/issues/comments/{id}/assets', { params: { path: { ...repo, id } } }),
+  ),
+  {
+    // Renders and stores nothing, so it runs by default too.
+    operationId: 'renderMarkdown',
+    writes: false,
+    prepare: async () => (client) =>
+      client.POST('/markdown', {
+        body: { Text: '# Contract check\n\nIssue #1, **bold**.', Mode: 'markdown' },
+        parseAs: 'text',
+      }),
+  },
+  {
+    operationId: 'repoAddCollaborator',
+    writes: true,
+    async prepare(ctx) {
+      const { owner, repo, collaborator } = ctx.target as Repo & Target;
+      if (!collaborator)
+        return { skip: 'give --collaborator user (added to the scratch repository with read access)', kind: 'input' };
+      return (client) =>
+        client.PUT('/repos/{owner}/{repo}/collaborators/{collaborator}', {
+          params: { path: { owner, repo, collaborator } },
+          body: { permission: 'read' },
+        });
+    },
+  },
+  // Removing nobody changes nothing but is a full request.
+  byId(
+    ['issueRemoveAssignees', true, 'issue', '/issues?state=all&type=issues', 'issue', '--issue', 'number'],
+    (repo, index) => (client) =>
+      client.DELETE('/repos/{owner}/{repo}/issues/{index}/assignees', {
+        params: { path: { ...repo, index } },
+        body: { assignees: [] },
+      }),
+  ),
+  byId(
+    ['repoEditPullRequest', true, 'pull', '/pulls?state=all', 'pull request', '--pull', 'number'],
+    (repo, index) => (client) =>
+      client.PATCH('/repos/{owner}/{repo}/pulls/{index}', { params: { path: { ...repo, index } }, body: {} }),
+  ),
+  // Its own title again, and its deadline: the server clears the deadline when due_on is omitted.
+  edit(
+    ['issueEditMilestone', 'milestoneId', '/milestones?state=all', 'milestone', '--milestone-id'],
+    (milestone) => ({
+      ...(milestone.title ? { title: String(milestone.title) } : {}),
+      ...(milestone.due_on ? { due_on: String(milestone.due_on) } : {}),
+    }),
+    (repo, id, body) => (client) =>
+      client.PATCH('/repos/{owner}/{repo}/milestones/{id}', { params: { path: { ...repo, id: String(id) } }, body }),
+  ),
+  // Its own settings again: the server resets the events, the branch filter and the authorization
+  // header when they are omitted (it shows the header back in clear).
+  edit(
+    ['repoEditHook', 'hookId', '/hooks', 'webhook', '--hook-id'],
+    (hook, ctx) => {
+      if (typeof hook.authorization_header === 'string' && hook.authorization_header)
+        ctx.keepSecret(hook.authorization_header);
+      return {
+        ...(typeof hook.active === 'boolean' ? { active: hook.active } : {}),
+        ...(Array.isArray(hook.events) ? { events: hook.events } : {}),
+        ...(typeof hook.branch_filter === 'string' ? { branch_filter: hook.branch_filter } : {}),
+        ...(typeof hook.authorization_header === 'string' ? { authorization_header: hook.authorization_header } : {}),
+      };
+    },
+    (repo, id, body) => (client) =>
+      client.PATCH('/repos/{owner}/{repo}/hooks/{id}', { params: { path: { ...repo, id: Number(id) } }, body }),
+  ),
+  byId(['repoCreateReleaseAttachment', true, 'releaseId', '/releases', 'release', '--release-id'], (repo, id) => {
+    const form = new FormData();
+    form.append('attachment', new Blob(['written by gitea-contract live mode\n']), 'gitea-contract-live-check.txt');
+    return (client) =>
+      client.POST('/repos/{owner}/{repo}/releases/{id}/assets', {
+        params: { path: { ...repo, id } },
+        body: form as never,
+        bodySerializer: (body: unknown) => body as FormData,
+      });
+  }),
+];
+
+/** Operations live mode never runs: they change data outside the scratch repository. */
+const neverRun = [
+  'userCreateOAuth2Application',
+  'repoMigrate',
+  'userCurrentPostGPGKey',
+  'notifyReadThread',
+  'orgEditLabel',
+  'updateUserSecret',
+  'adminRenameUser',
+];
 
 const USAGE = usage(
   'verify',
@@ -108,7 +617,7 @@ const REASONS: [SkipKind, string][] = [
 const UNCHECKED: readonly SkipKind[] = ['scope', 'timeout', 'network', 'too-large', 'input'];
 
 type Skipped = Outcome & { checked: false };
-const byId = (a: Outcome, b: Outcome): number => a.operationId.localeCompare(b.operationId);
+const byOperation = (a: Outcome, b: Outcome): number => a.operationId.localeCompare(b.operationId);
 
 /** For each kind of skip among `outcomes`, in REASONS' order, `describe` of its count, reason and outcomes. */
 const byReason = (outcomes: readonly Skipped[], describe: (kind: SkipKind, reason: string, of: Skipped[]) => string) =>
@@ -121,7 +630,7 @@ const byReason = (outcomes: readonly Skipped[], describe: (kind: SkipKind, reaso
 function jsonReport(run: RunRecord, skipped: Skipped[], secrets: readonly string[]): string {
   const operations = run.outcomes
     .filter((outcome) => outcome.checked)
-    .sort(byId)
+    .sort(byOperation)
     .map(({ operationId, status, problems, notChecked }) => {
       const violations: Record<string, number> = {};
       for (const { kind, count = 1 } of problems) violations[kind] = (violations[kind] ?? 0) + count;
@@ -138,7 +647,7 @@ function jsonReport(run: RunRecord, skipped: Skipped[], secrets: readonly string
     ...(run.stopped ? { stopped: run.stopped } : {}),
     operations: Object.fromEntries(operations),
     skipped: Object.fromEntries(
-      skipped.sort(byId).map(({ operationId, kind, cause }) => [operationId, { kind, cause }]),
+      skipped.sort(byOperation).map(({ operationId, kind, cause }) => [operationId, { kind, cause }]),
     ),
   };
   return `${redact(JSON.stringify(report, null, 2), secrets)}\n`;

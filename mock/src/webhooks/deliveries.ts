@@ -83,18 +83,14 @@ function deliveryRequest(id: string, event: Payload, hook: HookTarget, signature
 
 export const DELIVERIES_PATH = '/__sandbox/deliveries';
 
+/** As server.ts documents them; `secret` is every hook's (repoEditHook cannot set one, as on Gitea); `send: false` logs
+ * the deliveries without sending them (the MSW handlers). */
 export interface WebhookOptions {
-  /** Every hook's: repoEditHook cannot set one, as on Gitea. Without it deliveries go unsigned. */
   secret?: string;
-  /** System hooks (`--webhook <url>`): each gets every event of every world. */
   systemHooks?: readonly string[];
-  /** In the syntax of Gitea's `[webhook] ALLOWED_HOST_LIST` (default `loopback`). */
   allowedHosts?: string;
-  /** Default 5000, Gitea's `DELIVER_TIMEOUT`. */
   timeoutMs?: number;
-  /** Each delivery once settled, a copy; a callback that throws or rejects is told on the console. */
   onDelivery?: (delivery: DeliveryRecord) => unknown;
-  /** `false` logs the deliveries without sending them (the MSW handlers). */
   send?: boolean;
 }
 
@@ -193,7 +189,6 @@ export function createDeliveries(
   const toSend: Delivery[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
 
-  /** The waits look at the logs again once the current task is done. */
   function wake(): void {
     if (waking || waits.size === 0) return;
     waking = true;

@@ -45,7 +45,6 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'ho
 const MAX_CONNECTIONS = 32;
 const TEXT = 'text/plain; charset=utf-8';
 
-/** Undefined for `--help`; a wrong option is a usage error, told before anything listens. */
 function parseReceiverOptions(argv: string[], env: NodeJS.ProcessEnv) {
   const args = parseCommand('webhooks', argv);
   if (args.positionals.length > 0) throw usageError('gitea-mock webhooks takes options only');
@@ -185,7 +184,7 @@ function headersOf(req: IncomingMessage): Headers {
   return headers;
 }
 
-/** Runs the receiver until SIGINT or SIGTERM; resolves with the exit code. */
+/** Until SIGINT or SIGTERM; resolves with the exit code. */
 export async function receiveWebhooks(args: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   const log = logger(io, 'gitea-mock webhooks');
   const parsed = await log.options(USAGE, () => parseReceiverOptions(args, env));

@@ -17,7 +17,6 @@ const INVALID_IN_HEADER = /[\x00-\x08\x0a-\x1f\x7f]/;
 const failed = (error: unknown): string =>
   `the request failed: ${networkFailure(error).code ?? (error as Error).message}`;
 
-/** `allowedHosts` in Gitea's `ALLOWED_HOST_LIST` syntax; `timeoutMs` bounds the whole exchange. */
 export function createNodeTransport({
   // Gitea's default is `external`; the sandbox's receivers under test listen on 127.0.0.1.
   allowedHosts = 'loopback',
