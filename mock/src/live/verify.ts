@@ -4,7 +4,7 @@ import { type Auth, createGiteaClient, type GiteaClient } from 'gitea-contract';
 import { authorization, prefixHint } from 'gitea-contract/internal';
 import { readBounded, utf8Text } from '../common/bytes.js';
 import { networkFailure } from '../common/network-failure.js';
-import { type Io, logger, parseCommand, usage } from '../common/options.js';
+import { type Io, logger, parseCommand, refusing, usage } from '../common/options.js';
 import { redact } from '../common/redaction.js';
 import { usageError } from '../common/refusal.js';
 import { type Answer, describeViolation, mismatches } from '../contract/conformance.js';
@@ -24,12 +24,7 @@ type CapturedAnswer = Answer & { tooLarge: boolean };
 type MissingKind = 'input' | 'timeout' | 'network';
 
 /** Why a look-up found no record: what it was answered (`status`, when it was), or that it got none. */
-interface Missing {
-  missing: string;
-  kind: MissingKind;
-  status?: number;
-}
-
+type Missing = { missing: string; kind: MissingKind; status?: number };
 type Found = { record: Record<string, unknown> } | Missing;
 
 async function readText(response: Response, limit: number): Promise<{ text: string; complete: boolean }> {
@@ -55,15 +50,10 @@ export function readCredentials(env: Record<string, string | undefined>) {
     : username && password
       ? { username, password, ...(otp ? { otp } : {}) }
       : undefined;
-  const headers: Record<string, string> = auth ? { Authorization: authorization(auth) } : {};
-  const secrets = auth
-    ? [
-        headers.Authorization!,
-        headers.Authorization!.slice(6),
-        'token' in auth ? auth.token : auth.password,
-        ...('otp' in auth && typeof auth.otp === 'string' ? [auth.otp] : []),
-      ]
-    : [];
+  const header = auth && authorization(auth);
+  const headers: Record<string, string> = header ? { Authorization: header } : {};
+  // The header, the token or Basic credential, the password, the one-time code.
+  const secrets = header ? [header, header.slice(6), token || password!, ...(!token && otp ? [otp] : [])] : [];
   const basicNames = `GITEA_USERNAME${otp ? ', GITEA_PASSWORD and GITEA_OTP' : ' and GITEA_PASSWORD'}`;
   let unsent: string | undefined;
   if (token && (username || password))
@@ -106,8 +96,6 @@ function createBudget(runMs: number, requestMs: number) {
     },
   };
 }
-
-type Budget = ReturnType<typeof createBudget>;
 
 /** What each code means for someone who typed a base URL. */
 const MEANINGS: Record<string, string> = {
@@ -228,47 +216,6 @@ function statusWithMessage(status: number, body: string, secrets: readonly strin
     : String(status);
 }
 
-/** The first record `GET {baseUrl}{path}` answers (the first of a list, or the record itself), or why there is none. */
-async function lookUp(
-  baseUrl: string,
-  path: string,
-  headers: Record<string, string>,
-  budget: Budget,
-  secrets: readonly string[],
-): Promise<Found> {
-  const asked = `GET ${path}`;
-  const timer = budget.request();
-  if (!timer) return { missing: `${asked} was not sent: ${budget.spent()}`, kind: 'timeout' };
-  try {
-    const url = `${baseUrl.replace(/\/$/, '')}${path}${path.includes('?') ? '&' : '?'}limit=1`;
-    const response = await fetch(url, { headers, signal: timer.signal, redirect: 'manual' });
-    const { text, complete } = await readText(response, READ_LIMIT);
-    const { status } = response;
-    if (!response.ok)
-      return {
-        missing: `${asked} answered ${statusWithMessage(status, complete ? text : '', secrets)}`,
-        kind: 'input',
-        status,
-      };
-    if (!complete) return { missing: `${asked} answered more than ${READ_LIMIT / 1024 / 1024} MB`, kind: 'input' };
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      return { missing: `${asked} answered ${status} with a body that is not JSON`, kind: 'input' };
-    }
-    const record = Array.isArray(body) ? (body[0] as unknown) : body;
-    if (record === null || typeof record !== 'object') return { missing: `${asked} listed none`, kind: 'input' };
-    return { record: record as Record<string, unknown> };
-  } catch (error) {
-    const timedOut = timer.timedOut();
-    if (timedOut) return { missing: `${asked} timed out: ${timedOut}`, kind: 'timeout' };
-    return { missing: `${asked} failed: ${failureCause(error)}`, kind: 'network' };
-  } finally {
-    timer.done();
-  }
-}
-
 // Gitea answers 401 only for missing or wrong credentials, on every route, authenticating before routing
 // (routers/api/v1/api.go `apiAuth`, `reqToken`), and a few 403s refuse the account (`verifyAuthWithOptions`): the
 // run ends. A token without a scope gets a 403 for one operation (`tokenRequiresScopes`, `checkTokenPublicOnly`).
@@ -303,20 +250,10 @@ interface Context {
 }
 
 type Call = (client: GiteaClient) => Promise<unknown>;
-/** Why an operation cannot be run; `kind` says whether a look-up found nothing (`input`) or got no answer (`timeout`, `network`). */
-interface Skip {
-  skip: string;
-  kind: MissingKind;
-}
-
-interface Check {
-  operationId: string;
-  writes: boolean;
-  prepare(ctx: Context): Promise<Call | Skip>;
-}
-
+/** Why an operation cannot be run. */
+type Skip = { skip: string; kind: MissingKind };
+type Check = { operationId: string; writes: boolean; prepare(ctx: Context): Promise<Call | Skip> };
 type Repo = { owner: string; repo: string };
-type Settings = Record<string, unknown>;
 
 const needRepo: Skip = { skip: 'give --repo owner/name', kind: 'input' };
 const isSkip = (value: unknown): value is Skip => typeof value === 'object' && value !== null && 'skip' in value;
@@ -357,23 +294,12 @@ function byId(
   };
 }
 
-/** The settings of the record `given` below `list`, else of the first one. `{}` for a given id the server serves no
- * such route for (404 or 405, as the mock): on Gitea that read answers whenever the edit would. */
-async function settingsOf(ctx: Context, given: number | undefined, list: string, what: string, option: string) {
-  if (given === undefined) {
-    const found = await ctx.lookUp(list);
-    return 'missing' in found ? notFound(what, found, option) : found.record;
-  }
-  const found = await ctx.lookUp(`${list.split('?')[0]}/${given}`);
-  if ('record' in found) return found.record;
-  if (found.status === 404 || found.status === 405) return {};
-  return { skip: `the ${what}'s settings could not be read, to send them back: ${found.missing}`, kind: found.kind };
-}
-
-/** A write that sends a record's own settings back (`body` of them), the record `given` or the first listed. */
+/** A write that sends a record's own settings back (`body` of them), of the record `given`, else of the first listed.
+ * `{}` for a given id the server serves no such route for (404 or 405, as the mock): on Gitea that read answers
+ * whenever the edit would. */
 function edit(
   [operationId, given, list, what, option]: [string, keyof Target, string, string, string],
-  body: (settings: Settings, ctx: Context) => Record<string, unknown>,
+  body: (settings: Record<string, unknown>, ctx: Context) => Record<string, unknown>,
   call: (repo: Repo, id: unknown, body: never) => Call,
 ): Check {
   return {
@@ -382,8 +308,15 @@ function edit(
     async prepare(ctx) {
       const { owner, repo } = ctx.target as Repo;
       const id = ctx.target[given] as number | undefined;
-      const settings = await settingsOf(ctx, id, `/repos/${owner}/${repo}${list}`, what, option);
-      if (isSkip(settings)) return settings;
+      const listed = `/repos/${owner}/${repo}${list}`;
+      const found = await ctx.lookUp(id === undefined ? listed : `${listed.split('?')[0]}/${id}`);
+      if ('missing' in found && id === undefined) return notFound(what, found, option);
+      if ('missing' in found && found.status !== 404 && found.status !== 405)
+        return {
+          skip: `the ${what}'s settings could not be read, to send them back: ${found.missing}`,
+          kind: found.kind,
+        };
+      const settings = 'record' in found ? found.record : {};
       return call({ owner, repo }, id ?? settings.id, body(settings, ctx) as never);
     },
   };
@@ -669,15 +602,26 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
     if (held) io.stdout(held.join(''));
     held = undefined;
   };
+  const log = logger({ stdout: io.stdout, stderr: (text) => io.stderr(redact(text, secrets)) }, 'gitea-mock verify');
   /** Drops the lines held. */
-  const warn = (message: string, after = ''): void => {
+  const warn = (message: string): void => {
     held = undefined;
-    io.stderr(redact(`gitea-mock verify: ${message}\n${after}`, secrets));
+    log.err(message);
   };
-  const redacting = { stdout: io.stdout, stderr: (text: string) => io.stderr(redact(text, secrets)) };
-  const parsed = await logger(redacting, 'gitea-mock verify').options(USAGE, () => parseOptions([...args]));
+  const capture = createCapture();
+  const parsed = await log.options(USAGE, () => {
+    const options = parseOptions([...args]);
+    if (!options) return undefined;
+    const { baseUrl, allowInsecureHttp } = options;
+    const auth = credentials.auth ? { auth: credentials.auth } : {};
+    // What the client refuses (such as http://) is a usage error too.
+    const client = refusing('', () =>
+      createGiteaClient({ baseUrl, ...auth, fetch: capture.fetch, retry: 0, allowInsecureHttp }),
+    );
+    return { options, client };
+  });
   if (typeof parsed === 'number') return parsed;
-  const options = parsed;
+  const { options } = parsed;
   const { baseUrl } = options;
   const now = new Date();
   const record: RunRecord = { baseUrl, started: now, finished: now, exitCode: 2, outcomes: [] };
@@ -703,25 +647,46 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
   }
 
   const budget = createBudget(options.timeoutMs, options.requestTimeoutMs);
-  const capture = createCapture();
+  /** The first record `GET {baseUrl}{path}` answers (the first of a list, or the record itself), or why there is none. */
+  async function lookUp(path: string): Promise<Found> {
+    const asked = `GET ${path}`;
+    const timer = budget.request();
+    if (!timer) return { missing: `${asked} was not sent: ${budget.spent()}`, kind: 'timeout' };
+    try {
+      const url = `${baseUrl.replace(/\/$/, '')}${path}${path.includes('?') ? '&' : '?'}limit=1`;
+      const response = await fetch(url, { headers: credentials.headers, signal: timer.signal, redirect: 'manual' });
+      const { text, complete } = await readText(response, READ_LIMIT);
+      const { status } = response;
+      if (!response.ok)
+        return {
+          missing: `${asked} answered ${statusWithMessage(status, complete ? text : '', secrets)}`,
+          kind: 'input',
+          status,
+        };
+      if (!complete) return { missing: `${asked} answered more than ${READ_LIMIT / 1024 / 1024} MB`, kind: 'input' };
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        return { missing: `${asked} answered ${status} with a body that is not JSON`, kind: 'input' };
+      }
+      const record = Array.isArray(body) ? (body[0] as unknown) : body;
+      if (record === null || typeof record !== 'object') return { missing: `${asked} listed none`, kind: 'input' };
+      return { record: record as Record<string, unknown> };
+    } catch (error) {
+      const timedOut = timer.timedOut();
+      if (timedOut) return { missing: `${asked} timed out: ${timedOut}`, kind: 'timeout' };
+      return { missing: `${asked} failed: ${failureCause(error)}`, kind: 'network' };
+    } finally {
+      timer.done();
+    }
+  }
+
   /** The signal of the request under way: its --request-timeout, within the run's --timeout. */
   let signal: AbortSignal | undefined;
-  let client: ReturnType<typeof createGiteaClient>;
-  try {
-    client = createGiteaClient({
-      baseUrl,
-      ...(credentials.auth ? { auth: credentials.auth } : {}),
-      fetch: capture.fetch,
-      retry: 0,
-      allowInsecureHttp: options.allowInsecureHttp,
-    });
-  } catch (error) {
-    warn(error instanceof Error ? error.message : String(error), `\n${USAGE}`);
-    return 2;
-  }
   // Each call hands a redirect back unfollowed (the 3xx is the answer, checked against the document,
   // and nothing goes where it points) and carries the signal of its time limit.
-  client = new Proxy(client, {
+  const client = new Proxy(parsed.client, {
     get: (target, name, receiver) => {
       const value = Reflect.get(target, name, receiver) as unknown;
       return typeof value === 'function' && typeof name === 'string' && /^[A-Z]+$/.test(name)
@@ -769,7 +734,7 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
     const began = performance.now();
     const call = await check.prepare({
       target: check.writes ? options.writeTarget : options.readTarget,
-      lookUp: (path) => lookUp(baseUrl, path, credentials.headers, budget, secrets),
+      lookUp,
       keepSecret: (value) => void secrets.push(value),
     });
     if (typeof call !== 'function') return skip(call.kind, call.skip);
