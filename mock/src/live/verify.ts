@@ -130,9 +130,10 @@ const QUOTE_LIMIT = 80;
 async function probeServer(
   baseUrl: string,
   credentials: Credentials,
-  timeoutMs: number,
-  timeoutFlag: string,
+  { timeoutMs: runMs, connectTimeoutMs }: Options,
 ): Promise<{ ok: true; server: string } | { ok: false; problem: string }> {
+  const [timeoutMs, timeoutFlag] =
+    runMs < connectTimeoutMs ? [runMs, '--timeout'] : [connectTimeoutMs, '--connect-timeout'];
   const hide = (text: string): string => redact(text, credentials.secrets);
   // Redacted, then cut short: cut first, a secret's start would be left where it fell.
   const cut = (text: string): string => {
@@ -253,6 +254,11 @@ type Call = (client: GiteaClient) => Promise<unknown>;
 /** Why an operation cannot be run. */
 type Skip = { skip: string; kind: MissingKind };
 type Check = { operationId: string; writes: boolean; prepare(ctx: Context): Promise<Call | Skip> };
+const check = (operationId: string, writes: boolean, prepare: Check['prepare']): Check => ({
+  operationId,
+  writes,
+  prepare,
+});
 type Repo = { owner: string; repo: string };
 
 const needRepo: Skip = { skip: 'give --repo owner/name', kind: 'input' };
@@ -280,18 +286,14 @@ function byId(
   [operationId, writes, given, list, what, option, field = 'id']: [...ById, field?: string],
   call: (repo: Repo, id: number) => Call,
 ): Check {
-  return {
-    operationId,
-    writes,
-    async prepare(ctx) {
-      const { owner, repo } = ctx.target;
-      const inRepo = !list.startsWith('/user');
-      if (inRepo && !writes && (!owner || !repo)) return needRepo;
-      const path = inRepo ? `/repos/${owner}/${repo}${list}` : list;
-      const id = (ctx.target[given] as number | undefined) ?? (await idAt(ctx, path, what, option, field));
-      return isSkip(id) ? id : call({ owner: owner!, repo: repo! }, id);
-    },
-  };
+  return check(operationId, writes, async (ctx) => {
+    const { owner, repo } = ctx.target;
+    const inRepo = !list.startsWith('/user');
+    if (inRepo && !writes && (!owner || !repo)) return needRepo;
+    const path = inRepo ? `/repos/${owner}/${repo}${list}` : list;
+    const id = (ctx.target[given] as number | undefined) ?? (await idAt(ctx, path, what, option, field));
+    return isSkip(id) ? id : call({ owner: owner!, repo: repo! }, id);
+  });
 }
 
 /** A write that sends a record's own settings back (`body` of them), of the record `given`, else of the first listed.
@@ -302,106 +304,82 @@ function edit(
   body: (settings: Record<string, unknown>, ctx: Context) => Record<string, unknown>,
   call: (repo: Repo, id: unknown, body: never) => Call,
 ): Check {
-  return {
-    operationId,
-    writes: true,
-    async prepare(ctx) {
-      const { owner, repo } = ctx.target as Repo;
-      const id = ctx.target[given] as number | undefined;
-      const listed = `/repos/${owner}/${repo}${list}`;
-      const found = await ctx.lookUp(id === undefined ? listed : `${listed.split('?')[0]}/${id}`);
-      if ('missing' in found && id === undefined) return notFound(what, found, option);
-      if ('missing' in found && found.status !== 404 && found.status !== 405)
-        return {
-          skip: `the ${what}'s settings could not be read, to send them back: ${found.missing}`,
-          kind: found.kind,
-        };
-      const settings = 'record' in found ? found.record : {};
-      return call({ owner, repo }, id ?? settings.id, body(settings, ctx) as never);
-    },
-  };
+  return check(operationId, true, async (ctx) => {
+    const { owner, repo } = ctx.target as Repo;
+    const id = ctx.target[given] as number | undefined;
+    const listed = `/repos/${owner}/${repo}${list}`;
+    const found = await ctx.lookUp(id === undefined ? listed : `${listed.split('?')[0]}/${id}`);
+    if ('missing' in found && id === undefined) return notFound(what, found, option);
+    const unread = `the ${what}'s settings could not be read, to send them back`;
+    if ('missing' in found && found.status !== 404 && found.status !== 405)
+      return { skip: `${unread}: ${found.missing}`, kind: found.kind };
+    const settings = 'record' in found ? found.record : {};
+    return call({ owner, repo }, id ?? settings.id, body(settings, ctx) as never);
+  });
 }
 
+/** A list's first page, short. */
+const FEW = { limit: 5 };
+
 const checks: Check[] = [
-  {
-    operationId: 'adminGetAllOrgs',
-    writes: false,
-    prepare: async () => (client) => client.GET('/admin/orgs', { params: { query: { limit: 5 } } }),
-  },
-  {
-    operationId: 'listPackageVersions',
-    writes: false,
-    async prepare(ctx) {
-      let pkg = ctx.target.package;
-      const owner = ctx.target.owner;
-      if (!pkg) {
-        if (!owner)
-          return { skip: 'give --package owner/type/name (or --repo whose owner has packages)', kind: 'input' };
-        const found = await ctx.lookUp(`/packages/${encodeURIComponent(owner)}`);
-        if ('missing' in found) return notFound('package', found, '--package owner/type/name');
-        pkg = { owner, type: String(found.record.type), name: String(found.record.name) };
-      }
-      const path = pkg as { owner: string; type: never; name: string };
-      return (client) => client.GET('/packages/{owner}/{type}/{name}', { params: { path } });
-    },
-  },
+  check('adminGetAllOrgs', false, async () => (client) => client.GET('/admin/orgs', { params: { query: FEW } })),
+  check('listPackageVersions', false, async (ctx) => {
+    let pkg = ctx.target.package;
+    const owner = ctx.target.owner;
+    if (!pkg) {
+      if (!owner) return { skip: 'give --package owner/type/name (or --repo whose owner has packages)', kind: 'input' };
+      const found = await ctx.lookUp(`/packages/${encodeURIComponent(owner)}`);
+      if ('missing' in found) return notFound('package', found, '--package owner/type/name');
+      pkg = { owner, type: String(found.record.type), name: String(found.record.name) };
+    }
+    const path = pkg as { owner: string; type: never; name: string };
+    return (client) => client.GET('/packages/{owner}/{type}/{name}', { params: { path } });
+  }),
   byId(
     ['repoGetKey', false, 'keyId', '/keys', 'deploy key', '--key-id'],
     (repo, id) => (client) => client.GET('/repos/{owner}/{repo}/keys/{id}', { params: { path: { ...repo, id } } }),
   ),
   byId(
     ['orgListTeamMembers', false, 'teamId', '/user/teams', 'team', '--team-id'],
-    (_, id) => (client) => client.GET('/teams/{id}/members', { params: { path: { id }, query: { limit: 5 } } }),
+    (_, id) => (client) => client.GET('/teams/{id}/members', { params: { path: { id }, query: FEW } }),
   ),
-  {
-    operationId: 'ActionsGetWorkflow',
-    writes: false,
-    async prepare(ctx) {
-      const { owner, repo } = ctx.target;
-      if (!owner || !repo) return needRepo;
-      let workflow_id = ctx.target.workflow;
-      if (!workflow_id) {
-        const path = `/repos/${owner}/${repo}/actions/workflows`;
-        const found = await ctx.lookUp(path);
-        if ('missing' in found) return notFound('workflow', found, '--workflow file.yml');
-        const listed = (found.record as { workflows?: { id?: unknown }[] }).workflows?.[0]?.id;
-        if (typeof listed !== 'string')
-          return { skip: `no workflow to use: GET ${path} listed none; give --workflow file.yml`, kind: 'input' };
-        workflow_id = listed;
-      }
-      const path = { owner, repo, workflow_id };
-      return (client) => client.GET('/repos/{owner}/{repo}/actions/workflows/{workflow_id}', { params: { path } });
-    },
-  },
+  check('ActionsGetWorkflow', false, async (ctx) => {
+    const { owner, repo } = ctx.target;
+    if (!owner || !repo) return needRepo;
+    let workflow_id = ctx.target.workflow;
+    if (!workflow_id) {
+      const path = `/repos/${owner}/${repo}/actions/workflows`;
+      const found = await ctx.lookUp(path);
+      if ('missing' in found) return notFound('workflow', found, '--workflow file.yml');
+      const listed = (found.record as { workflows?: { id?: unknown }[] }).workflows?.[0]?.id;
+      if (typeof listed !== 'string')
+        return { skip: `no workflow to use: GET ${path} listed none; give --workflow file.yml`, kind: 'input' };
+      workflow_id = listed;
+    }
+    const path = { owner, repo, workflow_id };
+    return (client) => client.GET('/repos/{owner}/{repo}/actions/workflows/{workflow_id}', { params: { path } });
+  }),
   byId(
     ['issueListIssueCommentAttachments', false, 'commentId', '/issues/comments', 'comment', '--comment-id'],
     (repo, id) => (client) =>
       client.GET('/repos/{owner}/{repo}/issues/comments/{id}/assets', { params: { path: { ...repo, id } } }),
   ),
-  {
-    // Renders and stores nothing, so it runs by default too.
-    operationId: 'renderMarkdown',
-    writes: false,
-    prepare: async () => (client) =>
-      client.POST('/markdown', {
-        body: { Text: '# Contract check\n\nIssue #1, **bold**.', Mode: 'markdown' },
-        parseAs: 'text',
-      }),
-  },
-  {
-    operationId: 'repoAddCollaborator',
-    writes: true,
-    async prepare(ctx) {
-      const { owner, repo, collaborator } = ctx.target as Repo & Target;
-      if (!collaborator)
-        return { skip: 'give --collaborator user (added to the scratch repository with read access)', kind: 'input' };
-      return (client) =>
-        client.PUT('/repos/{owner}/{repo}/collaborators/{collaborator}', {
-          params: { path: { owner, repo, collaborator } },
-          body: { permission: 'read' },
-        });
-    },
-  },
+  // Renders and stores nothing, so it runs by default too.
+  check('renderMarkdown', false, async () => (client) => {
+    const body = { Text: '# Contract check\n\nIssue #1, **bold**.', Mode: 'markdown' as const };
+    return client.POST('/markdown', { body, parseAs: 'text' });
+  }),
+  check('repoAddCollaborator', true, async (ctx) => {
+    const { owner, repo, collaborator } = ctx.target as Repo & Target;
+    if (!collaborator)
+      return { skip: 'give --collaborator user (added to the scratch repository with read access)', kind: 'input' };
+    const path = { owner, repo, collaborator };
+    return (client) =>
+      client.PUT('/repos/{owner}/{repo}/collaborators/{collaborator}', {
+        params: { path },
+        body: { permission: 'read' },
+      });
+  }),
   // Removing nobody changes nothing but is a full request.
   byId(
     ['issueRemoveAssignees', true, 'issue', '/issues?state=all&type=issues', 'issue', '--issue', 'number'],
@@ -534,6 +512,8 @@ function parseOptions(argv: string[]) {
     connectTimeoutMs: args.seconds('connect-timeout'),
   };
 }
+
+type Options = NonNullable<ReturnType<typeof parseOptions>>;
 
 /** Why an operation was not checked, and what the summary says after each kind's count, in its order. */
 const REASONS: [SkipKind, string][] = [
@@ -694,13 +674,7 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
         : value;
     },
   });
-  const connectFirst = options.timeoutMs >= options.connectTimeoutMs;
-  const probe = await probeServer(
-    baseUrl,
-    credentials,
-    Math.min(options.connectTimeoutMs, options.timeoutMs),
-    connectFirst ? '--connect-timeout' : '--timeout',
-  );
+  const probe = await probeServer(baseUrl, credentials, options);
   if (!probe.ok) return finish(2, probe.problem);
   record.server = probe.server;
   // The document and Ajv are loaded only now: a server that is not there is told in a blink.

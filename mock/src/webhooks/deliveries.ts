@@ -156,10 +156,10 @@ interface Delivery {
 }
 
 /** A record to hand out: an edit changes no other copy nor the log. */
-const copyOf = (record: DeliveryRecord): DeliveryRecord => ({
-  ...record,
-  hook: { ...record.hook },
-  headers: { ...record.headers },
+const copyOf = (rec: DeliveryRecord): DeliveryRecord => ({
+  ...rec,
+  hook: { ...rec.hook },
+  headers: { ...rec.headers },
 });
 
 function messageOf(failure: unknown, hook: HookTarget): string {
