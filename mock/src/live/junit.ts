@@ -1,26 +1,27 @@
 // A run's results as JUnit XML (`--junit`): live mode's, the webhook receiver's and the proxy's.
 import { redact } from '../common/redaction.js';
 
-/** Why an operation was not checked (verify.ts' REASONS); `outside`, for the receiver, a delivery the contract does not describe. */
-export type SkipKind =
-  | 'scope'
-  | 'timeout'
-  | 'network'
-  | 'too-large'
-  | 'input'
-  | 'stopped'
-  | 'writes'
-  | 'never'
-  | 'outside';
+/** Why an operation was not checked, and what live mode's summary says after each kind's count, in its order. */
+export const REASONS = [
+  ['scope', 'refused for want of a token scope'],
+  ['timeout', 'ran out of time'],
+  ['network', 'got no answer: the connection failed'],
+  ['too-large', 'answered a body too large to check'],
+  ['input', 'lacked an id or a repository'],
+  ['stopped', 'not run: the run ended first'],
+  ['writes', 'change data: not run without --allow-writes --scratch-repo owner/name'],
+  ['never', 'never run by live mode: they change data outside a scratch repository'],
+] as const;
+/** `outside`, for the receiver: a delivery the contract does not describe. */
+export type SkipKind = (typeof REASONS)[number][0] | 'outside';
 
 /** `count` when its line stands for more (those left out of a body's list). */
 export type Problem = { kind: string; line: string; count?: number };
 
 /** `notChecked`: what of the answer could not be checked (a body too large to read whole). */
+type Checked = { operationId: string; checked: true; status: number | undefined; problems: Problem[]; ms: number };
 export type Outcome =
-  | ({ operationId: string; checked: true; status: number | undefined; problems: Problem[]; ms: number } & {
-      notChecked?: string;
-    })
+  | (Checked & { notChecked?: string })
   | { operationId: string; checked: false; kind: SkipKind; cause: string };
 
 export interface RunRecord {

@@ -11,7 +11,7 @@ import { type Answer, describeViolation, mismatches } from '../contract/conforma
 import { listOperations } from '../contract/document.js';
 import { readDocumentFile } from '../contract/document-file.js';
 import { kindOf } from '../contract/violation-kind.js';
-import { junitXml, type Outcome, type Problem, type RunRecord, type SkipKind } from './junit.js';
+import { junitXml, type Outcome, type Problem, REASONS, type RunRecord, type SkipKind } from './junit.js';
 
 /** The most of an answer live mode reads: a server may send without end. */
 const READ_LIMIT = 10 * 1024 * 1024;
@@ -20,10 +20,9 @@ const TOO_LARGE = `body is larger than ${READ_LIMIT / 1024 / 1024} MB: not check
 const NULL_BODY = [204, 205, 304];
 
 type CapturedAnswer = Answer & { tooLarge: boolean };
-/** Why a look-up found nothing to use: the server's data (`input`), or no answer (`timeout`, `network`). */
 type MissingKind = 'input' | 'timeout' | 'network';
 
-/** Why a look-up found no record: what it was answered (`status`, when it was), or that it got none. */
+/** Why a look-up found no record: the server's data (`input`, its `status`), or no answer (`timeout`, `network`). */
 type Missing = { missing: string; kind: MissingKind; status?: number };
 type Found = { record: Record<string, unknown> } | Missing;
 
@@ -52,7 +51,6 @@ export function readCredentials(env: Record<string, string | undefined>) {
       : undefined;
   const header = auth && authorization(auth);
   const headers: Record<string, string> = header ? { Authorization: header } : {};
-  // The header, the token or Basic credential, the password, the one-time code.
   const secrets = header ? [header, header.slice(6), token || password!, ...(!token && otp ? [otp] : [])] : [];
   const basicNames = `GITEA_USERNAME${otp ? ', GITEA_PASSWORD and GITEA_OTP' : ' and GITEA_PASSWORD'}`;
   let unsent: string | undefined;
@@ -65,7 +63,6 @@ export function readCredentials(env: Record<string, string | undefined>) {
 
 type Credentials = ReturnType<typeof readCredentials>;
 
-/** The line for a server that refused the credentials, or asked for some when none were given. */
 export function refusedLine(baseUrl: string, credentials: Credentials, answered: string): string {
   const { sent, unsent } = credentials;
   if (!sent)
@@ -97,7 +94,6 @@ function createBudget(runMs: number, requestMs: number) {
   };
 }
 
-/** What each code means for someone who typed a base URL. */
 const MEANINGS: Record<string, string> = {
   ECONNREFUSED: 'the connection was refused: is the server running, on that port?',
   ECONNRESET: 'the connection was reset before an answer',
@@ -111,7 +107,7 @@ const MEANINGS: Record<string, string> = {
   UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
 };
 
-/** Why a request got no answer: `ECONNREFUSED (the connection was refused: …)`, `TLS failed: CODE (reason)`, else the innermost message. */
+/** `ECONNREFUSED (the connection was refused: …)`, `TLS failed: CODE (reason)`, else the innermost message. */
 function failureCause(error: unknown, url?: URL): string {
   const { code, tls, advice, message } = networkFailure(error);
   // Fetch refuses, without a code, the ports the Fetch standard blocks (9, 25, 6000 …).
@@ -174,7 +170,6 @@ async function probeServer(
     instead = `an HTML page${title?.trim() ? ` titled ${quote(title)}` : ''}`;
   } else
     try {
-      // Compact JSON is one line already.
       instead = `JSON ${cut(JSON.stringify(JSON.parse(body)))}`;
     } catch {
       instead = `${type || 'a body without a content type'}: ${quote(body)}`;
@@ -209,7 +204,7 @@ function createCapture() {
   };
 }
 
-/** `401 "token is required"`: the message redacted, then cut short. */
+/** `401 "token is required"`, the message redacted, then cut short. */
 function statusWithMessage(status: number, body: string, secrets: readonly string[]): string {
   const message = redact(jsonString(body, 'message') ?? '', secrets);
   return message
@@ -237,7 +232,7 @@ function refusalIn(answer: Answer): 'everywhere' | 'operation' | undefined {
 // The operations live mode runs, and what each needs.
 
 type Id = 'keyId' | 'teamId' | 'commentId' | 'issue' | 'pull' | 'milestoneId' | 'hookId' | 'releaseId';
-/** What the operations work on: given as options, or looked up on the server. */
+/** Given as options, or looked up on the server. */
 type Target = Partial<Record<Id, number> & Record<'owner' | 'repo' | 'workflow' | 'collaborator', string>> & {
   package?: { owner: string; type: string; name: string };
 };
@@ -251,7 +246,6 @@ interface Context {
 }
 
 type Call = (client: GiteaClient) => Promise<unknown>;
-/** Why an operation cannot be run. */
 type Skip = { skip: string; kind: MissingKind };
 type Check = { operationId: string; writes: boolean; prepare(ctx: Context): Promise<Call | Skip> };
 const check = (operationId: string, writes: boolean, prepare: Check['prepare']): Check => ({
@@ -270,7 +264,6 @@ const notFound = (what: string, found: Missing, option: string): Skip => ({
   kind: found.kind,
 });
 
-/** The integer `field` of the first record at `path`, or why there is none. */
 async function idAt(ctx: Context, path: string, what: string, option: string, field: string): Promise<number | Skip> {
   const found = await ctx.lookUp(path);
   if ('missing' in found) return notFound(what, found, option);
@@ -318,7 +311,6 @@ function edit(
   });
 }
 
-/** A list's first page, short. */
 const FEW = { limit: 5 };
 
 const checks: Check[] = [
@@ -457,7 +449,6 @@ skipped, timed out or without an answer; with --allow-writes, no write checked; 
 --fail-on-skip, any operation skipped).`,
 );
 
-/** `--<name> owner/name` as Target's fields. */
 function ownerRepo(value: string | undefined, name: string): { owner?: string; repo?: string } {
   const [owner, repo, extra] = value?.split('/') ?? [];
   if (value !== undefined && (!owner || !repo || extra !== undefined))
@@ -465,7 +456,7 @@ function ownerRepo(value: string | undefined, name: string): { owner?: string; r
   return value === undefined ? {} : { owner: owner!, repo: repo! };
 }
 
-/** The options of `argv`, undefined for --help; a wrong one is a usage error (exit 2), told before anything is sent. */
+/** Undefined for --help; a wrong option is a usage error, told before anything is sent. */
 function parseOptions(argv: string[]) {
   const args = parseCommand('verify', argv);
   if (args.positionals.length > 0)
@@ -515,31 +506,19 @@ function parseOptions(argv: string[]) {
 
 type Options = NonNullable<ReturnType<typeof parseOptions>>;
 
-/** Why an operation was not checked, and what the summary says after each kind's count, in its order. */
-const REASONS: [SkipKind, string][] = [
-  ['scope', 'refused for want of a token scope'],
-  ['timeout', 'ran out of time'],
-  ['network', 'got no answer: the connection failed'],
-  ['too-large', 'answered a body too large to check'],
-  ['input', 'lacked an id or a repository'],
-  ['stopped', 'not run: the run ended first'],
-  ['writes', 'change data: not run without --allow-writes --scratch-repo owner/name'],
-  ['never', 'never run by live mode: they change data outside a scratch repository'],
-];
 /** Skips that leave unchecked an operation the run was asked to check: what `--fail-on-skip` fails. */
 const UNCHECKED: readonly SkipKind[] = ['scope', 'timeout', 'network', 'too-large', 'input'];
 
 type Skipped = Outcome & { checked: false };
 const byOperation = (a: Outcome, b: Outcome): number => a.operationId.localeCompare(b.operationId);
 
-/** For each kind of skip among `outcomes`, in REASONS' order, `describe` of its count, reason and outcomes. */
 const byReason = (outcomes: readonly Skipped[], describe: (kind: SkipKind, reason: string, of: Skipped[]) => string) =>
   REASONS.flatMap(([kind, reason]) => {
     const of = outcomes.filter((outcome) => outcome.kind === kind);
     return of.length === 0 ? [] : [describe(kind, reason, of)];
   }).join('; ');
 
-/** The JSON report of `run`, redacted (as text: the secrets are found JSON-escaped too): per operation the proxy's counts and what live mode knows besides. */
+/** Per operation the proxy's counts and what live mode knows besides; redacted as text, where secrets are JSON-escaped too. */
 function jsonReport(run: RunRecord, skipped: Skipped[], secrets: readonly string[]): string {
   const operations = run.outcomes
     .filter((outcome) => outcome.checked)
@@ -566,7 +545,6 @@ function jsonReport(run: RunRecord, skipped: Skipped[], secrets: readonly string
   return `${redact(JSON.stringify(report, null, 2), secrets)}\n`;
 }
 
-/** Live mode with the arguments after `verify`; resolves with the exit code. */
 export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   // The credentials first: every line printed and every file written from here on is redacted of them.
   const credentials = readCredentials(env);
@@ -583,7 +561,6 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
     held = undefined;
   };
   const log = logger({ stdout: io.stdout, stderr: (text) => io.stderr(redact(text, secrets)) }, 'gitea-mock verify');
-  /** Drops the lines held. */
   const warn = (message: string): void => {
     held = undefined;
     log.err(message);
@@ -627,7 +604,7 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
   }
 
   const budget = createBudget(options.timeoutMs, options.requestTimeoutMs);
-  /** The first record `GET {baseUrl}{path}` answers (the first of a list, or the record itself), or why there is none. */
+  /** The first record `GET {baseUrl}{path}` answers (the first of a list, or the record itself). */
   async function lookUp(path: string): Promise<Found> {
     const asked = `GET ${path}`;
     const timer = budget.request();
@@ -692,7 +669,7 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
       return { kind: kindOf(`response ${line}`), line, ...(violation.count ? { count: violation.count } : {}) };
     });
 
-  /** Resolves with the line that stops the run, if it must stop. */
+  /** Resolves with the line that stops the run, if it must. */
   async function runCheck(check: Check): Promise<string | undefined> {
     const { operationId } = check;
     const label = operationId.padEnd(34);
@@ -786,7 +763,6 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
     if (stopped) return finish(2, stopped);
   }
 
-  // After the last check: the operations never run, the summary, and the exit code it comes to.
   release();
   say(`- not run by live mode (they change data outside a scratch repository): ${neverRun.join(', ')}`);
   const cause = 'never run by live mode: it changes data outside a scratch repository';

@@ -5,7 +5,7 @@ import { sha256 } from '@noble/hashes/sha2';
 import { hex, randomUuid, utf8Bytes, utf8Length } from '../common/bytes.js';
 import { GITEA_MASK, withoutPassword } from '../common/redaction.js';
 
-/** One event's payload as Gitea writes it: its type (`X-Gitea-Event-Type`), action and JSON. */
+/** `type` is `X-Gitea-Event-Type`. */
 export type Payload = { type: string; action: string; json: string };
 
 const GROUPS: Record<string, string> = {
@@ -41,7 +41,7 @@ type Signatures = { sha256: string; sha1: string };
 
 type Signer = (secret: string, payload: string) => Signatures;
 
-/** The signer of every runtime; Node's transport brings a native one. */
+/** Node's transport brings a native one. */
 const portableSigner: Signer = (secret, payload) => {
   const [key, data] = [utf8Bytes(secret), utf8Bytes(payload)];
   return { sha256: hex(hmac(sha256, key, data)), sha1: hex(hmac(sha1, key, data)) };
@@ -130,7 +130,7 @@ export const picks = (filter: DeliveryFilter, record: DeliveryRecord): boolean =
 
 type Waited = { deliveries: DeliveryRecord[] } | 'timeout' | 'busy';
 
-/** One event and the hooks that take it, in Gitea's order. */
+/** The hooks in Gitea's order. */
 export type Addressed = { payload: Payload; hooks: readonly HookTarget[] };
 
 const MiB = 1024 * 1024;

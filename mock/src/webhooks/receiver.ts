@@ -45,25 +45,6 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'ho
 const MAX_CONNECTIONS = 32;
 const TEXT = 'text/plain; charset=utf-8';
 
-function parseReceiverOptions(argv: string[], env: NodeJS.ProcessEnv) {
-  const args = parseCommand('webhooks', argv);
-  if (args.positionals.length > 0) throw usageError('gitea-mock webhooks takes options only');
-  if (args.help) return undefined;
-  const forward = args.text('forward');
-  return {
-    port: args.port(env),
-    host: args.text('host')!,
-    secret: env.GITEA_WEBHOOK_SECRET || undefined,
-    forward:
-      forward === undefined
-        ? undefined
-        : httpUrl(forward, `--forward ${forward}: give an http or https URL of your app`),
-    report: args.file('report'),
-    junit: args.file('junit'),
-    quiet: args.flag('quiet'),
-  };
-}
-
 /** The actions a webhook's JSON body declares (`allOf` of the payload and `{action: {enum}}`). */
 function actionsOf(webhook: Operation): string[] {
   const body = webhook.operation.requestBody;
@@ -187,7 +168,23 @@ function headersOf(req: IncomingMessage): Headers {
 /** Until SIGINT or SIGTERM; resolves with the exit code. */
 export async function receiveWebhooks(args: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   const log = logger(io, 'gitea-mock webhooks');
-  const parsed = await log.options(USAGE, () => parseReceiverOptions(args, env));
+  // A wrong option is a usage error, told before anything listens.
+  const parsed = await log.options(USAGE, () => {
+    const options = parseCommand('webhooks', args);
+    if (options.positionals.length > 0) throw usageError('gitea-mock webhooks takes options only');
+    if (options.help) return undefined;
+    const forward = options.text('forward');
+    const hint = `--forward ${forward}: give an http or https URL of your app`;
+    return {
+      port: options.port(env),
+      host: options.text('host')!,
+      secret: env.GITEA_WEBHOOK_SECRET || undefined,
+      forward: forward === undefined ? undefined : httpUrl(forward, hint),
+      report: options.file('report'),
+      junit: options.file('junit'),
+      quiet: options.flag('quiet'),
+    };
+  });
   if (typeof parsed === 'number') return parsed;
   const options = parsed;
   const stats = createExchangeReport();
@@ -205,7 +202,7 @@ export async function receiveWebhooks(args: string[], env: NodeJS.ProcessEnv, io
   const record = (outcome: Outcome): void => void (outcomes.length < OUTCOMES && outcomes.push(outcome));
   let checker: ReturnType<typeof createDeliveryChecker>;
 
-  /** In plain text; the connection closes, what is left of the request unread. */
+  /** The connection closes, what is left of the request unread. */
   function refuse(req: IncomingMessage, res: ServerResponse, status: number, message: string): void {
     counts.refused++;
     const path = (req.url?.split('?')[0] ?? '/').slice(0, 200);
@@ -412,19 +409,18 @@ export async function receiveWebhooks(args: string[], env: NodeJS.ProcessEnv, io
   io.stdout(
     `gitea-mock: receiving webhook deliveries on ${origin}/, checked against the contract's ${checker.names.length} webhooks; Ctrl-C stops\n`,
   );
-  return new Promise<number>((resolve) => {
-    const stop = (): void => {
-      server.close(() => {
-        try {
-          resolve(conclude(origin));
-        } catch (error) {
-          log.err(`the results were not written: ${(error as Error).message}`);
-          resolve(2);
-        }
-      });
-      server.closeAllConnections();
-    };
+  await new Promise((stop) => {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+  await new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+  try {
+    return conclude(origin);
+  } catch (error) {
+    log.err(`the results were not written: ${(error as Error).message}`);
+    return 2;
+  }
 }

@@ -83,7 +83,6 @@ export function createNodeTransport({
       const body = Buffer.from(outgoing.body, 'utf8');
       return (
         new Promise<Sent>((resolve) => {
-          /** Why the host was refused once its name was looked up, if it was. */
           let refused: string | undefined;
           const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, {
             method: outgoing.method,
