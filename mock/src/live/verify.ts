@@ -551,16 +551,16 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
   const { secrets } = credentials;
   // The report's lines are held back until an answer shows the credentials work, so a refused run prints one line on stderr only.
   let held: string[] | undefined = [];
+  const log = logger({ stdout: io.stdout, stderr: (text) => io.stderr(redact(text, secrets)) }, 'gitea-mock verify');
   const say = (line: string): void => {
-    const text = `${redact(line, secrets)}\n`;
+    const text = redact(line, secrets);
     if (held) held.push(text);
-    else io.stdout(text);
+    else log.plain(text);
   };
   const release = (): void => {
-    if (held) io.stdout(held.join(''));
+    for (const line of held ?? []) log.plain(line);
     held = undefined;
   };
-  const log = logger({ stdout: io.stdout, stderr: (text) => io.stderr(redact(text, secrets)) }, 'gitea-mock verify');
   const warn = (message: string): void => {
     held = undefined;
     log.err(message);

@@ -240,11 +240,8 @@ export function createDeliveries(
         `gitea-mock: onDelivery failed for delivery ${record.id} (${record.type} ${record.action}):`,
         failure,
       );
-    try {
-      Promise.resolve(onDelivery(copyOf(record))).catch(told);
-    } catch (failure) {
-      told(failure);
-    }
+    // Called now; what it throws or rejects with is told.
+    new Promise((resolve) => resolve(onDelivery(copyOf(record)))).catch(told);
   }
 
   async function send(delivery: Delivery): Promise<void> {

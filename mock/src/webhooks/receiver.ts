@@ -158,12 +158,8 @@ function createDeliveryChecker(doc: JsonObject) {
   return { names: [...webhooks.keys()], check };
 }
 
-function headersOf(req: IncomingMessage): Headers {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers))
-    for (const each of [value ?? []].flat()) headers.append(name, each);
-  return headers;
-}
+const headersOf = (req: IncomingMessage): Headers =>
+  new Headers(Object.entries(req.headers).flatMap(([name, value]) => [value ?? []].flat().map((each) => [name, each])));
 
 /** Until SIGINT or SIGTERM; resolves with the exit code. */
 export async function receiveWebhooks(args: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
@@ -406,13 +402,15 @@ export async function receiveWebhooks(args: string[], env: NodeJS.ProcessEnv, io
   }
   const { address, port } = server.address() as AddressInfo;
   const origin = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
-  io.stdout(
-    `gitea-mock: receiving webhook deliveries on ${origin}/, checked against the contract's ${checker.names.length} webhooks; Ctrl-C stops\n`,
-  );
-  await new Promise((stop) => {
+  // Listened for before the line that says the receiver is up: one sent once it is read must find them.
+  const stopped = new Promise((stop) => {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+  io.stdout(
+    `gitea-mock: receiving webhook deliveries on ${origin}/, checked against the contract's ${checker.names.length} webhooks; Ctrl-C stops\n`,
+  );
+  await stopped;
   await new Promise<void>((resolve) => {
     server.close(() => resolve());
     server.closeAllConnections();
