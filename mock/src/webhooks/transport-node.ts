@@ -7,45 +7,39 @@ import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { networkFailure } from '../common/network-failure.js';
 import { hostMatcher } from './allowed-hosts.js';
-import type { DeliveryTransport, Sent } from './deliveries.js';
+import type { DeliveryTransport, Sent, WebhookOptions } from './deliveries.js';
 
 /** Bytes of an answer read, as Gitea keeps them. */
 const ANSWER_LIMIT = 1024 * 1024;
 /** Go's httpguts.ValidHeaderFieldValue: no control character but a tab. */
 const INVALID_IN_HEADER = /[\x00-\x08\x0a-\x1f\x7f]/;
 
+/** The code of a lookup's refusal of an address not allowed. */
+const NOT_ALLOWED = 'GITEA_MOCK_NOT_ALLOWED';
 const failed = (error: unknown): string =>
   `the request failed: ${networkFailure(error).code ?? (error as Error).message}`;
 
+// Gitea's default is `external`; the sandbox's receivers under test listen on 127.0.0.1.
 export function createNodeTransport({
-  // Gitea's default is `external`; the sandbox's receivers under test listen on 127.0.0.1.
   allowedHosts = 'loopback',
   timeoutMs = 5000,
-}: {
-  allowedHosts?: string;
-  timeoutMs?: number;
-} = {}): DeliveryTransport {
+}: WebhookOptions = {}): DeliveryTransport {
   // Each address is checked as the connection is made, so a name cannot point elsewhere after the check.
   const allowed = hostMatcher(allowedHosts);
   const refusal = (host: string): string =>
     `not sent: ${host} is not an allowed host (allowed: ${allowed.list}; --webhook-allowed-hosts names others)`;
 
-  /** Resolves as Node does, then refuses an address that is not allowed, saying so to `refused`. */
-  const lookupFor =
-    (refused: (why: string) => void): LookupFunction =>
-    (hostname, lookupOptions, callback) => {
-      dnsLookup(hostname, { ...lookupOptions, all: true }, (error, addresses: LookupAddress[]) => {
-        if (error) return callback(error, '', 0);
-        const denied = addresses.find((each) => !allowed.address(each.address));
-        if (denied && !allowed.name(hostname)) {
-          const why = refusal(`${hostname} (${denied.address})`);
-          refused(why);
-          return callback(new Error(why), '', 0);
-        }
-        if (lookupOptions.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-        callback(null, addresses[0]!.address, addresses[0]!.family);
-      });
-    };
+  /** Resolves as Node does, then refuses an address that is not allowed: the request fails with that error. */
+  const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
+    dnsLookup(hostname, { ...lookupOptions, all: true }, (error, addresses: LookupAddress[]) => {
+      if (error) return callback(error, '', 0);
+      const denied = addresses.find((each) => !allowed.address(each.address));
+      const why = denied && !allowed.name(hostname) && refusal(`${hostname} (${denied.address})`);
+      if (why) return callback(Object.assign(new Error(why), { code: NOT_ALLOWED }), '', 0);
+      if (lookupOptions.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      callback(null, addresses[0]!.address, addresses[0]!.family);
+    });
+  };
 
   return {
     sign: (secret, payload) => ({
@@ -83,27 +77,25 @@ export function createNodeTransport({
       const body = Buffer.from(outgoing.body, 'utf8');
       return (
         new Promise<Sent>((resolve) => {
-          let refused: string | undefined;
           const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, {
             method: outgoing.method,
             headers: { ...headers, 'Content-Length': String(body.length) },
-            lookup: lookupFor((why) => {
-              refused = why;
-            }),
+            lookup,
             signal,
             agent: false,
           });
           request.on('error', (error: unknown) => {
-            const { code } = networkFailure(error);
+            const { code, message } = networkFailure(error);
             resolve({
               error: stopped.aborted
                 ? 'not finished: the sandbox stopped'
                 : signal.aborted
                   ? `no answer within the delivery timeout of ${timeoutMs / 1000} s`
-                  : (refused ??
-                    (code === 'ENOTFOUND' || code === 'EAI_AGAIN'
+                  : code === NOT_ALLOWED
+                    ? message
+                    : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
                       ? `not sent: ${host} did not resolve (${code})${allowed.name(host) ? '' : `; once it does, it must resolve to addresses --webhook-allowed-hosts allows (allowed: ${allowed.list})`}`
-                      : failed(error))),
+                      : failed(error),
             });
           });
           request.on('response', (answer: IncomingMessage) => {
