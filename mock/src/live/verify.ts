@@ -693,14 +693,12 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
     if (!timer) return skip('timeout', budget.spent()!, 'not run');
     capture.forget();
     signal = timer.signal;
-    let failure: unknown;
-    try {
-      await call(client);
-    } catch (error) {
-      failure = error;
-    } finally {
-      timer.done();
-    }
+    // What the call throws (the client's own refusals too), if it does.
+    const failure = await new Promise((resolve) => resolve(call(client))).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    timer.done();
     const answer = capture.last();
     const timedOut = timer.timedOut();
     if (!answer && timedOut) return skip('timeout', `timed out: ${timedOut}`);

@@ -149,11 +149,7 @@ function createDeliveryChecker(doc: JsonObject) {
           (quoted) => redact(quoted, [secret ?? '', headers.get('authorization') ?? '']),
         ),
       );
-    return {
-      webhook: type,
-      action,
-      violations: violations.map((each) => ({ ...each, where: `request ${each.where}` })),
-    };
+    return { webhook: type, action, violations: violations.map((one) => ({ ...one, where: `request ${one.where}` })) };
   };
   return { names: [...webhooks.keys()], check };
 }
