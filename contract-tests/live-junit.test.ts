@@ -6,7 +6,7 @@
 // reader and the schema are checked too: they must refuse what CI systems would misread or refuse.
 import { describe, expect, it } from 'vitest';
 import { junitXml } from '../mock/src/live/junit.js';
-import type { RunRecord } from '../mock/src/live/results.js';
+import type { RunRecord } from '../mock/src/live/junit.js';
 import { readJUnit, schemaProblems } from './support/junit.js';
 
 const TOKEN = 'JUnit-Secret-Token-42';

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { MOCK_VERSION } from '../mock/src/front/app.js';
-import { readCredentials, refusedLine } from '../mock/src/live/credentials.js';
+import { readCredentials, refusedLine } from '../mock/src/live/verify.js';
 import { startTlsServer, type TlsServer } from '../test/support/tls-server.js';
 import { readJUnit, schemaProblems } from './support/junit.js';
 import { launch } from './support/launch.js';

@@ -5,9 +5,9 @@ import {
   createDeliveries,
   type Addressed,
   type DeliveryTransport,
+  type HookTarget,
   type WebhookOptions,
 } from '../webhooks/deliveries.js';
-import type { HookTarget } from '../webhooks/request.js';
 import { eventsOf, watch as watchWrite, type Watch } from './events.js';
 import { EVENT_TYPES, type HookEvent } from './payloads.js';
 import { eventTemplates, triggeredEvent, type PushHeads, type TriggerRequest } from './trigger.js';

@@ -2,7 +2,7 @@
 // them (services/webhook/notifier.go, modules/structs/hook.go): keys in the order of Go's structs,
 // records as the API answers with them, the caller and owner as an anonymous visitor sees them,
 // indented as Gitea's JSONPayload writes it.
-import type { Payload } from '../webhooks/request.js';
+import type { Payload } from '../webhooks/deliveries.js';
 import type { Rec } from './world.js';
 
 /** The event types the twenty operations cause, as `X-Gitea-Event-Type` names them. */
