@@ -159,10 +159,14 @@ const userNamed = (world: World, login: unknown): User | undefined =>
 const orgNamed = (world: World, name: unknown): Organization | undefined =>
   world.orgs.find((org) => same(org.name, name));
 
+/** The repository `owner/name`, names matched without regard to case. */
+export const repoNamed = (world: World, owner: unknown, name: unknown): Repository | undefined =>
+  world.repos.find((each) => same(each.owner.login, owner) && same(each.name, name));
+
 /** The repository in the path; Gitea's 404 when unknown, where an unknown owner names itself. */
 function repoOf(call: Call): Repository {
-  const { owner, repo: name } = call.params;
-  const repo = call.world.repos.find((each) => same(each.owner.login, owner) && same(each.name, name));
+  const { owner } = call.params;
+  const repo = repoNamed(call.world, owner, call.params.repo);
   if (repo) return repo;
   if (userNamed(call.world, owner) ?? orgNamed(call.world, owner)) throw new NotFound();
   throw new NoSuchOwner(String(owner));

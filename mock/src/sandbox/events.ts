@@ -1,131 +1,181 @@
-// The webhook events a write causes, as Gitea's handlers and notifier cause them (routers/api/v1/repo/
-// pull.go `EditPullRequest`, `DeleteIssueAssignees`, `Migrate`; services/webhook/notifier.go), read
-// from the records before and after the write, so the backend (backend.ts) knows nothing of webhooks:
-// - repoMigrate: `repository` `created`;
-// - issueRemoveAssignees: per user removed, `issue_assign` (`pull_request_assign` on a pull request)
-//   `unassigned`, each with the record after every removal;
-// - repoEditPullRequest, in the handler's order, each with the pull request as it stood then: a new
-//   title or any `body`, `pull_request` `edited`; each assignee removed, then added,
-//   `pull_request_assign`; a new milestone `milestoned`; a new state `closed`/`reopened`; a new base
-//   `edited` (`changes.ref.from` holding the new branch, as Gitea fills it). Labels, the deadline and
-//   `allow_maintainer_edit` fire nothing.
-import type { Rec, World } from './world.js';
+// The webhook events a write causes, and their payloads, read from the records before and after the write:
+// routers/api/v1/repo/pull.go `EditPullRequest`, `DeleteIssueAssignees`, `Migrate`; services/webhook/notifier.go
+// repoMigrate fires `repository` `created`; issueRemoveAssignees `issue_assign` (`pull_request_assign` on a pull
+// request) `unassigned` per user removed; repoEditPullRequest, in the handler's order, a new title or any `body`
+// `pull_request` `edited`, each assignee removed then added `pull_request_assign`, a new milestone `milestoned`, a new
+// state `closed`/`reopened`, a new base `edited` (`changes.ref.from` holding the new branch, as Gitea fills it).
+// Payloads follow modules/structs/hook.go: keys in the order of Go's structs, accounts as an anonymous visitor sees them.
+import type { ChangesPayload, components, IssuePayload, PullRequestPayload, RepositoryPayload } from 'gitea-contract';
+import { goDecimal } from '../front/lenient.js';
+import type { Payload } from '../webhooks/request.js';
+import { repoNamed } from './backend.js';
+import type { Issue, PullRequest, Repository, User, World } from './world.js';
 import { copyJson } from './world-json.js';
-import { anonymousUser, issueEvent, pullRequestEvent, repositoryEvent, type HookEvent } from './payloads.js';
+
+/** The event types the twenty operations cause, as `X-Gitea-Event-Type` names them. */
+export const EVENT_TYPES = [
+  'issue_assign',
+  'pull_request',
+  'pull_request_assign',
+  'pull_request_milestone',
+  'repository',
+];
+
+/** One event of a world: its payload, the repository whose hooks get it, and for create, delete and push its full git reference. */
+export interface HookEvent extends Payload {
+  repo: number;
+  ref?: string;
+}
+
+/** `user` as Gitea shows an account to nobody in particular (`convert.ToUser` without a doer): a no-reply address on `host`. */
+export const anonymousUser = (user: User, host: string): User => ({
+  ...user,
+  email: `${user.id}+${user.login.toLowerCase()}@noreply.${host}`,
+  login_name: '',
+  source_id: 0,
+  language: '',
+  is_admin: false,
+  last_login: '0001-01-01T00:00:00Z',
+  active: false,
+  prohibit_login: false,
+});
+
+/** The JSON of a payload: indented by two spaces, and by one for repository events, as Gitea's JSONPayload writes them. */
+export const written = (payload: object, type: string): string =>
+  JSON.stringify(payload, null, type === 'repository' ? 1 : 2);
+
+type Schemas = components['schemas'];
+interface Common {
+  repository: Repository;
+  sender: User;
+}
+type Changes = Pick<ChangesPayload, 'title' | 'body' | 'ref'>;
+
+function pullRequestEvent(
+  type: string,
+  action: PullRequestPayload['action'],
+  pull: PullRequest,
+  { repository, sender }: Common,
+  changes?: Changes,
+): HookEvent {
+  const payload: PullRequestPayload = {
+    action,
+    number: pull.number,
+    ...(changes && { changes: { ...changes, added_labels: null, removed_labels: null } }),
+    pull_request: pull,
+    requested_reviewer: null,
+    repository,
+    sender,
+    commit_id: '',
+    review: null,
+  };
+  return { type, action, repo: repository.id, json: written(payload, type) };
+}
 
 /** What a write may change that a webhook reports, copied before the write. */
 export type Watch =
   | { operationId: 'repoMigrate'; repos: Set<number> }
-  | { operationId: 'issueRemoveAssignees' | 'repoEditPullRequest'; repo: number; kind: 'issue' | 'pull'; record: Rec };
-
-const same = (a: unknown, b: unknown): boolean =>
-  typeof a === 'string' && typeof b === 'string' && a.toLowerCase() === b.toLowerCase();
-
-/** The repository, issue or pull request a write to `params` would change. */
-function target(
-  world: World,
-  params: Record<string, string>,
-): { repo: Rec; kind: 'issue' | 'pull'; record: Rec } | undefined {
-  const repo = world.repos.find(
-    (candidate) => same(candidate.owner?.login, params.owner) && same(candidate.name, params.repo),
-  );
-  if (!repo) return undefined;
-  const index = Number(params.index);
-  const issue = world.issues.find((entry) => entry.repo === repo.id && entry.issue.number === index)?.issue;
-  if (issue) return { repo, kind: 'issue', record: issue };
-  const pull = world.pulls.find((entry) => entry.repo === repo.id && entry.pull.number === index)?.pull;
-  return pull ? { repo, kind: 'pull', record: pull } : undefined;
-}
+  | { operationId: 'issueRemoveAssignees'; repo: number; kind: 'issue'; record: Issue }
+  | { operationId: 'issueRemoveAssignees' | 'repoEditPullRequest'; repo: number; kind: 'pull'; record: PullRequest };
 
 /** What the write of `operationId` to `params` may change, as it is now; undefined for a write that fires nothing. */
 export function watch(operationId: string, world: World, params: Record<string, string>): Watch | undefined {
   if (operationId === 'repoMigrate') return { operationId, repos: new Set(world.repos.map((repo) => repo.id)) };
   if (operationId !== 'issueRemoveAssignees' && operationId !== 'repoEditPullRequest') return undefined;
-  const found = target(world, params);
-  if (!found || (operationId === 'repoEditPullRequest' && found.kind !== 'pull')) return undefined;
-  return { operationId, repo: found.repo.id, kind: found.kind, record: copyJson(found.record) };
+  const repo = repoNamed(world, params.owner, params.repo)?.id;
+  const index = goDecimal(params.index);
+  const issue = world.issues.find((entry) => entry.repo === repo && entry.issue.number === index)?.issue;
+  if (repo === undefined) return undefined;
+  if (issue)
+    return operationId === 'issueRemoveAssignees'
+      ? { operationId, repo, kind: 'issue', record: copyJson(issue) }
+      : undefined;
+  const pull = world.pulls.find((entry) => entry.repo === repo && entry.pull.number === index)?.pull;
+  return pull && { operationId, repo, kind: 'pull', record: copyJson(pull) };
 }
 
-/** Who made the change and where: the caller, and the host the request named (for the no-reply addresses). */
-export interface Doer {
-  caller: Rec;
-  host: string;
+type Users = readonly Schemas['User'][] | null | undefined;
+/** The users of `before` that `after` does not hold. */
+function removed(before: Users, after: Users): Schemas['User'][] {
+  const left = new Set((after ?? []).map((user) => user.id));
+  return (before ?? []).filter((user) => !left.has(user.id));
 }
 
-const ids = (users: unknown): number[] => (Array.isArray(users) ? users.map((user: Rec) => user.id) : []);
+/** `keys` of `record` as they are there. */
+const pick = <K extends keyof PullRequest>(record: PullRequest, ...keys: K[]): Pick<PullRequest, K> =>
+  Object.fromEntries(keys.map((key) => [key, record[key]])) as Pick<PullRequest, K>;
 
 /** The events the write watched by `watched` caused, in the order Gitea sends them; `world` is as the write left it. */
-export function eventsOf(watched: Watch, world: World, { caller, host }: Doer): HookEvent[] {
+export function eventsOf(watched: Watch, world: World, { caller, host }: { caller: User; host: string }): HookEvent[] {
   const sender = anonymousUser(caller, host);
   if (watched.operationId === 'repoMigrate') {
     const created = world.repos.find((repo) => !watched.repos.has(repo.id));
-    return created ? [repositoryEvent('created', created, anonymousUser(created.owner, host), sender)] : [];
+    if (!created) return [];
+    const payload: RepositoryPayload = {
+      action: 'created',
+      repository: created,
+      organization: anonymousUser(created.owner, host),
+      sender,
+    };
+    return [{ type: 'repository', action: 'created', repo: created.id, json: written(payload, 'repository') }];
   }
-  const repo = world.repos.find((candidate) => candidate.id === watched.repo);
-  const before = watched.record;
-  const now: Rec | undefined =
-    watched.kind === 'issue'
-      ? world.issues.find((entry) => entry.repo === watched.repo && entry.issue.id === before.id)?.issue
-      : world.pulls.find((entry) => entry.repo === watched.repo && entry.pull.id === before.id)?.pull;
-  if (!repo || !now) return [];
+  const repository = world.repos.find((candidate) => candidate.id === watched.repo);
+  if (!repository) return [];
   // Each event's payload is written out as JSON when it is made: the records need no copies.
-  const common = { repository: repo, sender };
-
-  if (watched.operationId === 'issueRemoveAssignees') {
-    const left = new Set(ids(now.assignees));
-    const removed = ids(before.assignees).filter((id) => !left.has(id));
-    return removed.map(() =>
-      watched.kind === 'issue'
-        ? issueEvent('issue_assign', 'unassigned', now, common)
-        : pullRequestEvent('pull_request_assign', 'unassigned', now, common),
+  const common = { repository, sender };
+  if (watched.kind === 'issue') {
+    const before = watched.record;
+    const now = world.issues.find((entry) => entry.repo === watched.repo && entry.issue.id === before.id)?.issue;
+    if (!now) return [];
+    const payload: IssuePayload = { action: 'unassigned', number: now.number, issue: now, ...common, commit_id: '' };
+    const json = written(payload, 'issue_assign');
+    return removed(before.assignees, now.assignees).map(() => ({
+      type: 'issue_assign',
+      action: 'unassigned',
+      repo: repository.id,
+      json,
+    }));
+  }
+  const before = watched.record;
+  const now = world.pulls.find((entry) => entry.repo === watched.repo && entry.pull.id === before.id)?.pull;
+  if (!now) return [];
+  if (watched.operationId === 'issueRemoveAssignees')
+    return removed(before.assignees, now.assignees).map(() =>
+      pullRequestEvent('pull_request_assign', 'unassigned', now, common),
     );
-  }
 
-  // repoEditPullRequest: the pull request rebuilt step by step from `before` towards `now`, a
-  // field replaced at each step (never changed inside).
+  // repoEditPullRequest: the pull request as it stood at each event, `before` with the parts of `now` set by then.
   const events: HookEvent[] = [];
-  const current: Rec = { ...before, updated_at: now.updated_at };
-  const fire = (
-    type: Parameters<typeof pullRequestEvent>[0],
-    action: string,
-    changes?: Parameters<typeof pullRequestEvent>[4],
-  ) => events.push(pullRequestEvent(type, action, current, common, changes));
-  if (now.title !== before.title) {
-    current.title = now.title;
-    fire('pull_request', 'edited', { title: String(before.title) });
+  let current: PullRequest = { ...before, ...pick(now, 'updated_at') };
+  const step = (
+    part: Partial<PullRequest>,
+    fire?: [type: string, action: PullRequestPayload['action'], changes?: Changes],
+  ) => {
+    current = { ...current, ...part };
+    if (fire) events.push(pullRequestEvent(fire[0], fire[1], current, common, fire[2]));
+  };
+  if (now.title !== before.title)
+    step(pick(now, 'title'), ['pull_request', 'edited', { title: { from: String(before.title) } }]);
+  if (now.content_version !== before.content_version)
+    step(pick(now, 'body', 'content_version'), ['pull_request', 'edited', { body: { from: before.body ?? '' } }]);
+  step(pick(now, 'due_date'));
+  let assignees = before.assignees ?? [];
+  for (const user of removed(before.assignees, now.assignees)) {
+    assignees = assignees.filter((each) => each.id !== user.id);
+    step({ assignees, assignee: assignees[0] ?? null }, ['pull_request_assign', 'unassigned']);
   }
-  if (now.content_version !== before.content_version) {
-    Object.assign(current, { body: now.body, content_version: now.content_version });
-    fire('pull_request', 'edited', { body: String(before.body ?? '') });
-  }
-  current.due_date = now.due_date;
-  const kept = new Set(ids(now.assignees));
-  const had = new Set(ids(before.assignees));
-  for (const user of (before.assignees ?? []) as Rec[]) {
-    if (kept.has(user.id)) continue;
-    current.assignees = (current.assignees as Rec[]).filter((each) => each.id !== user.id);
-    current.assignee = current.assignees[0] ?? null;
-    fire('pull_request_assign', 'unassigned');
-  }
-  const added = ((now.assignees ?? []) as Rec[]).filter((user) => !had.has(user.id));
+  const added = removed(now.assignees, before.assignees);
   for (const [index, user] of added.entries()) {
-    current.assignees = index === added.length - 1 ? now.assignees : [...current.assignees, user];
-    current.assignee = current.assignees[0] ?? null;
-    fire('pull_request_assign', 'assigned');
+    assignees = index === added.length - 1 ? (now.assignees ?? []) : [...assignees, user];
+    step({ assignees, assignee: assignees[0] ?? null }, ['pull_request_assign', 'assigned']);
   }
-  Object.assign(current, { assignees: now.assignees, assignee: now.assignee });
-  if (now.milestone && now.milestone.id !== before.milestone?.id) {
-    current.milestone = now.milestone;
-    fire('pull_request_milestone', 'milestoned');
-  }
-  current.labels = now.labels;
-  if (now.state !== before.state) {
-    Object.assign(current, { state: now.state, closed_at: now.closed_at });
-    fire('pull_request', now.state === 'closed' ? 'closed' : 'reopened');
-  }
-  if (now.base?.ref !== before.base?.ref) {
-    current.base = now.base;
-    fire('pull_request', 'edited', { ref: String(now.base?.ref) });
-  }
+  step(pick(now, 'assignees', 'assignee'));
+  if (now.milestone && now.milestone.id !== before.milestone?.id)
+    step({ milestone: now.milestone }, ['pull_request_milestone', 'milestoned']);
+  step(pick(now, 'labels'));
+  if (now.state !== before.state)
+    step(pick(now, 'state', 'closed_at'), ['pull_request', now.state === 'closed' ? 'closed' : 'reopened']);
+  if (now.base?.ref !== before.base?.ref)
+    step(pick(now, 'base'), ['pull_request', 'edited', { ref: { from: String(now.base?.ref) } }]);
   return events;
 }

@@ -8,10 +8,9 @@ import {
   type WebhookOptions,
 } from '../webhooks/deliveries.js';
 import type { HookTarget } from '../webhooks/request.js';
-import { eventsOf, watch as watchWrite, type Watch } from './events.js';
-import { EVENT_TYPES, type HookEvent } from './payloads.js';
+import { EVENT_TYPES, eventsOf, watch as watchWrite, type HookEvent, type Watch } from './events.js';
 import { eventTemplates, triggeredEvent, type PushHeads, type TriggerRequest } from './trigger.js';
-import type { Rec, World } from './world.js';
+import type { Hook, User, World } from './world.js';
 
 export type Webhooks = ReturnType<typeof createWebhooks>;
 
@@ -23,9 +22,8 @@ const REVIEW_TYPES = new Set([
 ]);
 
 /** Whether a hook's events take `type` (Gitea's `HasEvent`: `issues` and `pull_request` were expanded by repoEditHook). */
-function listens(hook: Rec, type: string): boolean {
-  const checked = REVIEW_TYPES.has(type) ? 'pull_request_review' : type;
-  return Array.isArray(hook.events) && hook.events.includes(checked);
+function listens(hook: Hook, type: string): boolean {
+  return hook.events?.includes(REVIEW_TYPES.has(type) ? 'pull_request_review' : type) === true;
 }
 
 /**
@@ -33,8 +31,8 @@ function listens(hook: Rec, type: string): boolean {
  * `*` or `**` takes all; else gobwas' glob without separators (`*`, `?`, `{a,b}`, `[…]`) must match
  * the branch's name or the full reference.
  */
-function branchFilterTakes(filter: unknown, ref: string): boolean {
-  if (typeof filter !== 'string' || filter === '' || filter === '*' || filter === '**') return true;
+function branchFilterTakes(filter: string | undefined, ref: string): boolean {
+  if (filter === undefined || filter === '' || filter === '*' || filter === '**') return true;
   let pattern = '';
   let depth = 0;
   for (const char of filter) {
@@ -56,13 +54,13 @@ function branchFilterTakes(filter: unknown, ref: string): boolean {
 }
 
 /** A repository hook of the world as a delivery needs it. */
-const targetOf = (hook: Rec): HookTarget => ({
-  id: Number(hook.id),
-  type: String(hook.type ?? 'gitea'),
+const targetOf = (hook: Hook): HookTarget => ({
+  id: hook.id,
+  type: hook.type ?? 'gitea',
   target: 'repository',
-  url: String(hook.config?.url ?? ''),
-  contentType: String(hook.config?.content_type ?? 'json'),
-  authorization: typeof hook.authorization_header === 'string' ? hook.authorization_header : '',
+  url: hook.config?.url ?? '',
+  contentType: hook.config?.content_type ?? 'json',
+  authorization: hook.authorization_header ?? '',
 });
 
 /** `budgetBytes`: sandbox-limits.ts' deliveriesBudget; `document`: whose `webhooks:` the triggered events follow. */
@@ -112,18 +110,18 @@ export function createWebhooks(
       return heard ? watchWrite(operationId, world, params) : undefined;
     },
     /** The deliveries the watched write caused, made now; the function returned logs and sends them once it stands. */
-    prepare(watched: Watch, world: World, { key, caller, url }: { key: string; caller: Rec; url: URL }) {
+    prepare(watched: Watch, world: World, { key, caller, url }: { key: string; caller: User; url: URL }) {
       return deliveries.prepare(key, addressed(world, eventsOf(watched, world, { caller, host: url.hostname })));
     },
     /** Fires `wanted` in `world` (trigger.ts): its deliveries, logged and pending; throws a Refusal when it cannot. */
-    trigger(key: string, world: World, wanted: TriggerRequest, doer: { caller: Rec; host: string }) {
+    trigger(key: string, world: World, wanted: TriggerRequest, doer: { caller: User; host: string }) {
       const event = triggeredEvent(templates, world, wanted, { ...doer, key, heads: pushHeads });
       return deliveries.fire(key, addressed(world, [event]));
     },
     /** Sends the logged delivery `id` again, to its hook as `world` holds it now. */
     redeliver(key: string, id: string, world?: World) {
       return deliveries.redeliver(key, id, (hookId) => {
-        const now = world?.hooks.find(({ hook }) => Number(hook.id) === hookId)?.hook;
+        const now = world?.hooks.find(({ hook }) => hook.id === hookId)?.hook;
         return now ? targetOf(now) : undefined;
       });
     },

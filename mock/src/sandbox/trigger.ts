@@ -1,38 +1,53 @@
-// Events fired on demand (`POST /__sandbox/trigger`, `gitea-mock trigger`, MSW's `trigger()`): any of
-// the document's 26 `webhooks:`, filled as Gitea's notifier fills them (services/webhook/notifier.go,
-// modules/structs/hook.go) from the world's repository, owner, caller, issue or pull request, and from
-// the event's example for what the world does not hold (a comment, a review, a release …). A push is
-// one commit on the default branch, its id from the repository, branch and the pushes before it.
+// Events fired on demand (`POST /__sandbox/trigger`, `gitea-mock trigger`, MSW's `trigger()`): any of the document's
+// `webhooks:`, filled as Gitea's notifier fills them (services/webhook/notifier.go, modules/structs/hook.go) from the
+// world's repository, owner, caller, issue or pull request, and from the event's example for what the world does not
+// hold (a comment, a review, a release …). A push is one commit on the default branch, its id from the repository,
+// the branch and the pushes before it.
 import { sha1 } from '@noble/hashes/legacy';
+import type { PushPayload, WebhookName, WebhookPayload } from 'gitea-contract';
 import { hex, utf8Bytes } from '../common/bytes.js';
 import { Refusal } from '../common/refusal.js';
 import { resolvePointer, type JsonObject } from '../contract/document.js';
-import type { Rec, World } from './world.js';
+import { repoNamed } from './backend.js';
+import { anonymousUser, written, type HookEvent } from './events.js';
+import type { Repository, User, World } from './world.js';
 import { copyJson } from './world-json.js';
-import { anonymousUser, written, type HookEvent } from './payloads.js';
+
+/** An event of the contract with its payload: `type` tells which. */
+type Event = { [Name in WebhookName]: { type: Name; payload: WebhookPayload<Name> } }[WebhookName];
 
 /** What the document says of one event type: its actions (none for push, create, delete, fork, status) and its first example's payload. */
 interface EventTemplate {
   actions: readonly string[] | undefined;
-  example: Rec;
+  example: Event['payload'];
 }
 
 export type EventTemplates = ReadonlyMap<string, EventTemplate>;
 
+/** What is read of a webhook's JSON body in the document, any part of it a `$ref`. */
+type Node = { $ref?: string; value?: unknown; properties?: { action?: { enum?: string[] } } };
+interface WebhookItem {
+  post?: {
+    requestBody?: {
+      content?: { 'application/json'?: { schema?: Node & { allOf?: Node[] }; examples?: Record<string, Node> } };
+    };
+  };
+}
+
 /** The event types of the document's `webhooks:` section, with their actions and example payloads. */
 export function eventTemplates(document: Record<string, unknown>): EventTemplates {
-  const resolve = (node: any): any =>
-    typeof node?.$ref === 'string' ? resolvePointer(document as JsonObject, node.$ref) : node;
+  const resolve = (node: Node | undefined): Node | undefined =>
+    typeof node?.$ref === 'string' ? (resolvePointer(document as JsonObject, node.$ref) as Node) : node;
   const templates = new Map<string, EventTemplate>();
-  for (const [type, item] of Object.entries<any>((document.webhooks as Record<string, unknown>) ?? {})) {
-    const content = item?.post?.requestBody?.content?.['application/json'];
-    const example = resolve(Object.values<any>(content?.examples ?? {})[0])?.value;
+  for (const [type, item] of Object.entries((document.webhooks ?? {}) as Record<string, WebhookItem>)) {
+    const content = item.post?.requestBody?.content?.['application/json'];
+    const example = resolve(Object.values(content?.examples ?? {})[0])?.value;
     if (typeof example !== 'object' || example === null) continue;
     // The event's own list narrows the payload's: it comes after the payload in `allOf`.
-    const narrowed = [...(content.schema?.allOf ?? [])].reverse().map(resolve);
-    const actions = (narrowed.find((part) => part?.properties?.action?.enum) ?? resolve(content.schema))?.properties
+    const narrowed = [...(content?.schema?.allOf ?? [])].reverse().map(resolve);
+    const actions = (narrowed.find((part) => part?.properties?.action?.enum) ?? resolve(content?.schema))?.properties
       ?.action?.enum;
-    templates.set(type, { actions, example });
+    templates.set(type, { actions, example: example as Event['payload'] });
   }
   return templates;
 }
@@ -47,23 +62,18 @@ export interface TriggerRequest {
 
 const sha = (text: string): string => hex(sha1(utf8Bytes(text)));
 
-const ISSUE_EVENTS = new Set(['issues', 'issue_assign', 'issue_label', 'issue_milestone', 'issue_comment']);
-
 /** Branches whose triggered pushes are remembered, in all worlds together. */
 const MAX_PUSH_HEADS = 10_000;
 
 /** The heads of the branches pushes were triggered on, per world key and repository, and how many. */
 export type PushHeads = Map<string, { head: string; count: number }>;
 
-/**
- * The event `request` asks for in `world`: its payload as Gitea writes it, with the repository and
- * the action checked. `caller` is who fires it; `host` names the no-reply addresses.
- */
+/** The event `request` asks for in `world`, as Gitea writes it, with the repository and the action checked; `caller` fires it. */
 export function triggeredEvent(
   templates: EventTemplates,
   world: World,
   request: TriggerRequest,
-  context: { caller: Rec; host: string; key: string; heads: PushHeads },
+  context: { caller: User; host: string; key: string; heads: PushHeads },
 ): HookEvent {
   const template = templates.get(request.event);
   if (!template)
@@ -71,85 +81,117 @@ export function triggeredEvent(
       422,
       `${JSON.stringify(request.event)} is not an event type Gitea sends; the document describes ${[...templates.keys()].join(', ')}`,
     );
-  const { actions } = template;
+  const { actions, example } = template;
   if (actions === undefined && request.action !== undefined)
     throw new Refusal(422, `${request.event} has no action; send none`);
-  const action = request.action ?? (template.example.action as string | undefined);
+  const action = request.action ?? (example as { action?: string }).action;
   if (actions !== undefined && (action === undefined || !actions.includes(action)))
     throw new Refusal(
       422,
       `${JSON.stringify(request.action)} is not an action of ${request.event}; it has ${actions.join(', ')}`,
     );
-  const [owner = '', name = ''] = request.repository.split('/');
-  const repo = world.repos.find(
-    (candidate) =>
-      String(candidate.owner?.login).toLowerCase() === owner.toLowerCase() &&
-      String(candidate.name).toLowerCase() === name.toLowerCase(),
-  );
-  if (!repo || request.repository.split('/').length !== 2)
-    throw new Refusal(404, `no repository ${request.repository} in this credential's sandbox world`);
-
-  const payload = copyJson(template.example);
+  const [owner = '', name = '', extra] = request.repository.split('/');
+  const repo = extra === undefined ? repoNamed(world, owner, name) : undefined;
+  if (!repo) throw new Refusal(404, `no repository ${request.repository} in this credential's sandbox world`);
   const sender = anonymousUser(context.caller, context.host);
-  if (action !== undefined) payload.action = action;
-  // A package's payload has no repository (`notifyPackage` leaves it out): it keeps its null.
-  if (payload.repository) payload.repository = repo;
-  if ('sender' in payload) payload.sender = sender;
-  // `organization` is the owner as a user (repository events) or as an organization (packages, Actions).
-  if (payload.organization && 'login' in payload.organization)
-    payload.organization = anonymousUser(repo.owner, context.host);
-  else if (payload.organization)
-    payload.organization = world.orgs.find((org) => org.id === repo.owner?.id) ?? payload.organization;
-  const type = request.event;
+  const event = { type: request.event, payload: copyJson(example) } as Event;
+  const needed = <T>(found: T | undefined, what: string): T => {
+    if (found === undefined)
+      throw new Refusal(422, `${request.repository} has no ${what} for a ${event.type} delivery`);
+    return found;
+  };
+  const issue = () => needed(world.issues.find((entry) => entry.repo === repo.id)?.issue, 'issue');
+  const pull = () => needed(world.pulls.find((entry) => entry.repo === repo.id)?.pull, 'pull request');
 
-  if (ISSUE_EVENTS.has(type)) {
-    const issue = world.issues.find((entry) => entry.repo === repo.id)?.issue;
-    if (!issue) throw new Refusal(422, `${request.repository} has no issue for a ${type} delivery`);
-    payload.issue = issue;
-    if ('number' in payload) payload.number = issue.number;
-    if (payload.comment) payload.comment.issue_url = issue.url;
-  } else if (type.startsWith('pull_request')) {
-    const pull = world.pulls.find((entry) => entry.repo === repo.id)?.pull;
-    if (!pull) throw new Refusal(422, `${request.repository} has no pull request for a ${type} delivery`);
-    payload.pull_request = pull;
-    if ('number' in payload) payload.number = pull.number;
-    if (type === 'pull_request_sync' || 'commit_id' in payload) payload.commit_id = pull.head?.sha ?? '';
-    if (payload.issue) Object.assign(payload.issue, { number: pull.number, title: pull.title, state: pull.state });
-    if (payload.comment) payload.comment.pull_request_url = pull.html_url;
-  } else if (type === 'fork') {
-    // Gitea sends the fork to the hooks of the repository forked (`ForkRepository`): it is `forkee`.
-    payload.forkee = repo;
-    if (payload.repository) payload.repository = { ...payload.repository, parent: repo };
-  } else if (type === 'package') {
-    // The world's package of the repository's owner (what `notifyPackage` converts), when there is one.
-    payload.package = world.packages.find((each) => each.owner?.id === repo.owner?.id) ?? payload.package;
-  } else if (type === 'push') {
-    Object.assign(payload, push(repo, sender, context));
-  } else if (type === 'create' || type === 'delete') {
-    if ('sha' in payload) payload.sha = sha(`${repo.full_name}\0${payload.ref}`);
-  } else if (type === 'status') {
-    const head = world.pulls.find((entry) => entry.repo === repo.id)?.pull.head?.sha;
-    if (typeof head === 'string') {
-      payload.sha = head;
-      if (payload.commit) payload.commit.id = head;
+  if (action !== undefined) Object.assign(event.payload, { action });
+  // A package's payload has no repository (`notifyPackage` leaves it out): it keeps its null.
+  if (event.type !== 'package') event.payload.repository = repo;
+  event.payload.sender = sender;
+  switch (event.type) {
+    case 'issues':
+    case 'issue_assign':
+    case 'issue_label':
+    case 'issue_milestone': {
+      const found = issue();
+      Object.assign(event.payload, { issue: found, number: found.number });
+      break;
+    }
+    case 'issue_comment':
+      event.payload.issue = issue();
+      event.payload.comment.issue_url = event.payload.issue.url ?? '';
+      break;
+    case 'pull_request':
+    case 'pull_request_assign':
+    case 'pull_request_label':
+    case 'pull_request_milestone':
+    case 'pull_request_review_approved':
+    case 'pull_request_review_comment':
+    case 'pull_request_review_rejected':
+    case 'pull_request_review_request':
+    case 'pull_request_sync': {
+      const found = pull();
+      Object.assign(event.payload, { pull_request: found, number: found.number, commit_id: found.head?.sha ?? '' });
+      break;
+    }
+    case 'pull_request_comment': {
+      const found = pull();
+      event.payload.pull_request = found;
+      Object.assign(event.payload.issue, { number: found.number, title: found.title, state: found.state });
+      event.payload.comment.pull_request_url = found.html_url;
+      break;
+    }
+    case 'repository':
+      // `organization` is the owner as a user here, and as an organization in packages and Actions.
+      event.payload.organization = anonymousUser(repo.owner, context.host);
+      break;
+    case 'package':
+    case 'workflow_job':
+    case 'workflow_run':
+      if (event.payload.organization)
+        event.payload.organization = world.orgs.find((org) => org.id === repo.owner.id) ?? event.payload.organization;
+      // The world's package of the repository's owner (what `notifyPackage` converts), when there is one.
+      if (event.type === 'package')
+        event.payload.package = world.packages.find((each) => each.owner.id === repo.owner.id) ?? event.payload.package;
+      break;
+    case 'fork':
+      // Gitea sends the fork to the hooks of the repository forked (`ForkRepository`): it is `forkee`.
+      event.payload.forkee = repo;
+      event.payload.repository = { ...repo, parent: repo };
+      break;
+    case 'push':
+      Object.assign(event.payload, push(repo, sender, context));
+      break;
+    case 'create':
+      event.payload.sha = sha(`${repo.full_name}\0${event.payload.ref}`);
+      break;
+    case 'status': {
+      const head = world.pulls.find((entry) => entry.repo === repo.id)?.pull.head?.sha;
+      if (head !== undefined) {
+        event.payload.sha = head;
+        event.payload.commit.id = head;
+      }
     }
   }
-  const json = written(payload, type);
-  const ref = refOf(type, payload);
-  return { type, action: action ?? '', repo: repo.id, json, ...(ref === undefined ? {} : { ref }) };
+  const ref = refOf(event);
+  const json = written(event.payload, event.type);
+  return { type: event.type, action: action ?? '', repo: repo.id, json, ...(ref === undefined ? {} : { ref }) };
 }
 
 /** The reference a hook's branch filter is matched with (services/webhook/webhook.go `getPayloadRef`). */
-function refOf(type: string, payload: Rec): string | undefined {
-  if (type === 'push') return String(payload.ref);
-  if (type !== 'create' && type !== 'delete') return undefined;
-  if (payload.ref_type === 'branch') return `refs/heads/${payload.ref}`;
-  return payload.ref_type === 'tag' ? `refs/tags/${payload.ref}` : undefined;
+function refOf(event: Event): string | undefined {
+  if (event.type === 'push') return event.payload.ref;
+  if (event.type !== 'create' && event.type !== 'delete') return undefined;
+  const { ref_type, ref } = event.payload;
+  return ref_type === 'branch' ? `refs/heads/${ref}` : ref_type === 'tag' ? `refs/tags/${ref}` : undefined;
 }
 
 /** A push of one commit onto the repository's default branch, after the pushes triggered before it. */
-function push(repo: Rec, sender: Rec, context: { key: string; heads: PushHeads }): Rec {
-  const branch = String(repo.default_branch || 'main');
+function push(
+  repo: Repository,
+  sender: User,
+  context: { key: string; heads: PushHeads },
+): Omit<PushPayload, 'repository'> {
+  const branch = repo.default_branch || 'main';
   const where = `${context.key}\0${repo.id}\0${branch}`;
   const last = context.heads.get(where) ?? { head: sha(`${repo.full_name}\0${branch}\0seed`), count: 0 };
   const count = last.count + 1;
@@ -161,7 +203,7 @@ function push(repo: Rec, sender: Rec, context: { key: string; heads: PushHeads }
     if (context.heads.size <= MAX_PUSH_HEADS) break;
     context.heads.delete(oldest);
   }
-  const person = { name: sender.full_name || sender.login, email: sender.email, username: sender.login };
+  const person = { name: sender.full_name || sender.login, email: sender.email ?? '', username: sender.login };
   const commit = {
     id: after,
     message: `Triggered push ${count} to ${branch}\n`,
