@@ -14,7 +14,7 @@ import { apiError } from '../front/errors.js';
 import { goDecimal } from '../front/lenient.js';
 import type { FormPart } from '../front/multipart.js';
 import { paginate } from '../examples/pagination.js';
-import { sniffedType, type MarkdownRenderer } from './markdown-inline.js';
+import { sniffedType, type MarkdownRenderer } from './markdown-render.js';
 import {
   propagate,
   type Application,

@@ -1,11 +1,8 @@
-// renderMarkdown in Node (markdown-render.ts renders): a short text at once on the calling thread
-// (at INLINE_BYTES markdown-it's slowest known text takes a few milliseconds), a longer one in a
-// worker thread, bounded in time and memory as well as bytes; the worker of a text past a bound
-// is ended. Texts wait for a free worker here, not in Tinypool's queue, bounded by their bytes
-// (QUEUED_BYTES) and by time: past either the sandbox is busy (503 with Retry-After), which is not
-// the text's fault (413). The byte bounds and the renderer without threads are in markdown-inline.ts.
+// renderMarkdown in Node: a short text at once on the calling thread (at INLINE_BYTES markdown-it's slowest known text
+// takes a few milliseconds), a longer one in a worker thread, bounded in time and memory as well as bytes; the worker
+// of a text past a bound is ended. Texts wait for a free worker here, not in Tinypool's queue, bounded by their bytes
+// (QUEUED_BYTES) and by time: past either the sandbox is busy (503 with Retry-After), which is not the text's fault (413).
 import type Tinypool from 'tinypool';
-import type { RenderResult, RenderTask } from './markdown-render.js';
 import {
   busy,
   inputRefusal,
@@ -15,29 +12,19 @@ import {
   tooLarge,
   type MarkdownLimits,
   type MarkdownRenderer,
-} from './markdown-inline.js';
-
-export {
-  MARKDOWN_LIMITS,
-  sniffedType,
-  type MarkdownLimits,
-  type MarkdownRenderer,
-} from './markdown-inline.js';
+  type RenderResult,
+  type RenderTask,
+} from './markdown-render.js';
 
 /** Texts up to this many UTF-8 bytes render on the calling thread. */
 const INLINE_BYTES = 2 * 1024;
-
 /** Bytes of text rendering in the workers or waiting for one, at most; a text past it is refused at once. */
 const QUEUED_BYTES = 4 * 1024 * 1024;
-
 /** Worker threads, so renders at once. */
 const THREADS = 2;
-
 /** Heap of one rendering worker: a 1 MiB text of emphasis takes about 250 MiB to render. */
 const WORKER_HEAP_MB = 384;
-
-// The worker is a file of its own: mock/dist/markdown-worker.mjs, beside the bundle that holds
-// this module. Run from source (the test suites), this module takes the built one, which their
+// mock/dist/markdown-worker.mjs, beside this module's bundle; run from source (the suites), the built one, which their
 // setup keeps current (scripts/build-if-stale.mjs): Node 20 cannot run a TypeScript worker.
 const WORKER = new URL(
   import.meta.url.endsWith('.ts') ? '../../dist/markdown-worker.mjs' : './markdown-worker.mjs',
@@ -51,12 +38,11 @@ export function createMarkdownRenderer(limits: MarkdownLimits = MARKDOWN_LIMITS)
     (pool ??= import('tinypool').then(({ default: Pool }) => {
       const started = new Pool({
         filename: WORKER.href,
-        // Two renders at once at most; idle workers go after a minute.
         minThreads: 0,
         maxThreads: THREADS,
         idleTimeout: 60_000,
-        // Never reached: at most THREADS tasks are given to Tinypool at once. Its own refusal must
-        // not happen, as it leaves the task's abort listener behind, whose time-out crashes the process.
+        // Never reached: at most THREADS tasks are given to Tinypool at once. Its own refusal must not happen, as it
+        // leaves the task's abort listener behind, whose time-out crashes the process.
         maxQueue: THREADS * 2,
         resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
       });

@@ -35,7 +35,7 @@ import {
 } from './backend.js';
 import { deliveriesAnswer, triggerAnswer } from './hook-endpoints.js';
 import { createWebhooks, type Webhooks } from './hooks.js';
-import { MARKDOWN_LIMITS, type MarkdownLimits, type MarkdownRenderer } from './markdown-inline.js';
+import { MARKDOWN_LIMITS, type MarkdownLimits, type MarkdownRenderer } from './markdown-render.js';
 import { deliveriesBudget, inFlightBudget, oversized, worldBudget } from './sandbox-limits.js';
 import { StateUnavailable, worldStore, type Backing, type Stored, type WorldStore } from './store.js';
 import type { TriggerRequest } from './trigger.js';
