@@ -22,7 +22,7 @@ import { notAllowed } from '../front/errors.js';
 import { pathParams, type OperationTable } from '../front/operations.js';
 import type { DeliveryFilter, DeliveryRecord, DeliveryTransport, WebhookOptions } from '../webhooks/deliveries.js';
 import {
-  errorAnswer,
+  refusalAnswer,
   GiteaBackend,
   isOperation,
   ownerRedirect,
@@ -182,7 +182,7 @@ export async function createSandbox(
       return await backend[operationId](call);
     } catch (error) {
       if (error instanceof SandboxError)
-        return { answer: errorAnswer(error, docsUrl()), changed: !!error.options.changed };
+        return { answer: refusalAnswer(error, docsUrl()), changed: !!error.options.changed };
       throw error;
     }
   }
@@ -197,7 +197,7 @@ export async function createSandbox(
     const readOnly = READ_ONLY.has(operationId);
     // A raw upload is stored as its size only, and so is a form's file.
     const tooMuch = readOnly || typeof request.body === 'string' ? undefined : oversized(request.body, source.form);
-    if (tooMuch !== undefined) return errorAnswer(new SandboxError(413, tooMuch, { own: true }), docsUrl());
+    if (tooMuch !== undefined) return refusalAnswer(new SandboxError(413, tooMuch, { own: true }), docsUrl());
     const key = keyOf(credential);
     const params = pathParams(op.path, request.url.path);
     const call = (world: World): Call => ({
@@ -217,7 +217,7 @@ export async function createSandbox(
       try {
         world = await worldNow(key);
       } catch (failure) {
-        return errorAnswer(storeFailure(failure, 'read'), docsUrl());
+        return refusalAnswer(storeFailure(failure, 'read'), docsUrl());
       }
       return redirect(world) ?? (await invoke(operationId, call(world))).answer;
     }
@@ -237,13 +237,13 @@ export async function createSandbox(
     answer,
     async outside(method, url, credential, request) {
       const error = (status: number, message: string) =>
-        errorAnswer(new SandboxError(status, message, { own: true }), docsUrl());
+        refusalAnswer(new SandboxError(status, message, { own: true }), docsUrl());
       try {
         const hooked = await hooks.outside(worldNow, error, { method, url, credential, request, docsUrl: docsUrl() });
         if (hooked) return hooked;
       } catch (failure) {
         // The world could not be read (a database away): as for any read.
-        return errorAnswer(storeFailure(failure, 'read'), docsUrl());
+        return refusalAnswer(storeFailure(failure, 'read'), docsUrl());
       }
       if (url.pathname !== RESET_PATH) return undefined;
       return resetAnswer(
@@ -290,7 +290,7 @@ async function resetAnswer(
   try {
     await drop(keyOf(credential!));
   } catch (failure) {
-    return errorAnswer(storeFailure(failure, 'save'), docsUrl);
+    return refusalAnswer(storeFailure(failure, 'save'), docsUrl);
   }
   return {
     status: 200,
@@ -359,7 +359,7 @@ function writes(store: WorldStore, bounds: Bounds, context: SourceContext) {
   const admit = admission(inFlightBudget(bounds.heapLimit));
   const open = new Map<string, Job[]>();
   const refusal = (status: number, message: string): Answer =>
-    errorAnswer(new SandboxError(status, message, { own: true }), context.docsUrl());
+    refusalAnswer(new SandboxError(status, message, { own: true }), context.docsUrl());
 
   async function run(key: string, jobs: Job[]): Promise<void> {
     const close = () => open.get(key) === jobs && open.delete(key);
@@ -379,7 +379,7 @@ function writes(store: WorldStore, bounds: Bounds, context: SourceContext) {
     } catch (failure) {
       close();
       // Nothing of the batch was kept, and its answers may have read what was not: none stands.
-      const answer = errorAnswer(storeFailure(failure, 'save'), context.docsUrl());
+      const answer = refusalAnswer(storeFailure(failure, 'save'), context.docsUrl());
       outcomes = jobs.map(() => ({ answer }));
     } finally {
       release();
