@@ -33,8 +33,7 @@ import {
   type OperationId,
   type Reply,
 } from './backend.js';
-import { deliveriesAnswer, triggerAnswer } from './hook-endpoints.js';
-import { createWebhooks, type Webhooks } from './hooks.js';
+import { createWebhooks, deliveriesAnswer, triggerAnswer, type Webhooks } from './hooks.js';
 import { MARKDOWN_LIMITS, type MarkdownLimits, type MarkdownRenderer } from './markdown-render.js';
 import { deliveriesBudget, inFlightBudget, oversized, worldBudget } from './sandbox-limits.js';
 import { StateUnavailable, worldStore, type Backing, type Stored, type WorldStore } from './store.js';
