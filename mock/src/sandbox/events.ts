@@ -13,13 +13,7 @@ import type { Issue, PullRequest, Repository, User, World } from './world.js';
 import { copyJson } from './world-json.js';
 
 /** The event types the twenty operations cause, as `X-Gitea-Event-Type` names them. */
-export const EVENT_TYPES = [
-  'issue_assign',
-  'pull_request',
-  'pull_request_assign',
-  'pull_request_milestone',
-  'repository',
-];
+export const EVENT_TYPES = 'issue_assign pull_request pull_request_assign pull_request_milestone repository'.split(' ');
 
 /** One event of a world: its payload, the repository whose hooks get it, and for create, delete and push its full git reference. */
 export interface HookEvent extends Payload {
@@ -44,33 +38,32 @@ export const anonymousUser = (user: User, host: string): User => ({
 export const written = (payload: object, type: string): string =>
   JSON.stringify(payload, null, type === 'repository' ? 1 : 2);
 
-type Schemas = components['schemas'];
-interface Common {
-  repository: Repository;
-  sender: User;
-}
-type Changes = Pick<ChangesPayload, 'title' | 'body' | 'ref'>;
+const eventOf = (type: string, payload: IssuePayload | PullRequestPayload | RepositoryPayload): HookEvent => ({
+  type,
+  action: payload.action,
+  repo: payload.repository.id!,
+  json: written(payload, type),
+});
 
-function pullRequestEvent(
+type Common = { repository: Repository; sender: User };
+type Changes = Pick<ChangesPayload, 'title' | 'body' | 'ref'>;
+const pullRequestEvent = (
   type: string,
   action: PullRequestPayload['action'],
   pull: PullRequest,
-  { repository, sender }: Common,
+  common: Common,
   changes?: Changes,
-): HookEvent {
-  const payload: PullRequestPayload = {
+): HookEvent =>
+  eventOf(type, {
     action,
     number: pull.number,
     ...(changes && { changes: { ...changes, added_labels: null, removed_labels: null } }),
     pull_request: pull,
     requested_reviewer: null,
-    repository,
-    sender,
+    ...common,
     commit_id: '',
     review: null,
-  };
-  return { type, action, repo: repository.id, json: written(payload, type) };
-}
+  });
 
 /** What a write may change that a webhook reports, copied before the write. */
 export type Watch =
@@ -94,9 +87,9 @@ export function watch(operationId: string, world: World, params: Record<string, 
   return pull && { operationId, repo, kind: 'pull', record: copyJson(pull) };
 }
 
-type Users = readonly Schemas['User'][] | null | undefined;
+type Users = readonly components['schemas']['User'][] | null | undefined;
 /** The users of `before` that `after` does not hold. */
-function removed(before: Users, after: Users): Schemas['User'][] {
+function removed(before: Users, after: Users): components['schemas']['User'][] {
   const left = new Set((after ?? []).map((user) => user.id));
   return (before ?? []).filter((user) => !left.has(user.id));
 }
@@ -109,15 +102,16 @@ const pick = <K extends keyof PullRequest>(record: PullRequest, ...keys: K[]): P
 export function eventsOf(watched: Watch, world: World, { caller, host }: { caller: User; host: string }): HookEvent[] {
   const sender = anonymousUser(caller, host);
   if (watched.operationId === 'repoMigrate') {
-    const created = world.repos.find((repo) => !watched.repos.has(repo.id));
-    if (!created) return [];
-    const payload: RepositoryPayload = {
-      action: 'created',
-      repository: created,
-      organization: anonymousUser(created.owner, host),
-      sender,
-    };
-    return [{ type: 'repository', action: 'created', repo: created.id, json: written(payload, 'repository') }];
+    const repository = world.repos.find((repo) => !watched.repos.has(repo.id));
+    if (!repository) return [];
+    return [
+      eventOf('repository', {
+        action: 'created',
+        repository,
+        organization: anonymousUser(repository.owner, host),
+        sender,
+      }),
+    ];
   }
   const repository = world.repos.find((candidate) => candidate.id === watched.repo);
   if (!repository) return [];
@@ -126,15 +120,10 @@ export function eventsOf(watched: Watch, world: World, { caller, host }: { calle
   if (watched.kind === 'issue') {
     const before = watched.record;
     const now = world.issues.find((entry) => entry.repo === watched.repo && entry.issue.id === before.id)?.issue;
-    if (!now) return [];
-    const payload: IssuePayload = { action: 'unassigned', number: now.number, issue: now, ...common, commit_id: '' };
-    const json = written(payload, 'issue_assign');
-    return removed(before.assignees, now.assignees).map(() => ({
-      type: 'issue_assign',
-      action: 'unassigned',
-      repo: repository.id,
-      json,
-    }));
+    const event =
+      now &&
+      eventOf('issue_assign', { action: 'unassigned', number: now.number, issue: now, ...common, commit_id: '' });
+    return event ? removed(before.assignees, now.assignees).map(() => event) : [];
   }
   const before = watched.record;
   const now = world.pulls.find((entry) => entry.repo === watched.repo && entry.pull.id === before.id)?.pull;

@@ -25,21 +25,19 @@ interface EventTemplate {
 export type EventTemplates = ReadonlyMap<string, EventTemplate>;
 
 /** What is read of a webhook's JSON body in the document, any part of it a `$ref`. */
-type Node = { $ref?: string; value?: unknown; properties?: { action?: { enum?: string[] } } };
-interface WebhookItem {
-  post?: {
-    requestBody?: {
-      content?: { 'application/json'?: { schema?: Node & { allOf?: Node[] }; examples?: Record<string, Node> } };
-    };
-  };
-}
+type Node = { $ref?: string; value?: unknown; allOf?: Node[]; properties?: { action?: { enum?: string[] } } };
+type Body = { schema?: Node; examples?: Record<string, Node> };
 
 /** The event types of the document's `webhooks:` section, with their actions and example payloads. */
 export function eventTemplates(document: Record<string, unknown>): EventTemplates {
   const resolve = (node: Node | undefined): Node | undefined =>
     typeof node?.$ref === 'string' ? (resolvePointer(document as JsonObject, node.$ref) as Node) : node;
   const templates = new Map<string, EventTemplate>();
-  for (const [type, item] of Object.entries((document.webhooks ?? {}) as Record<string, WebhookItem>)) {
+  const webhooks = (document.webhooks ?? {}) as Record<
+    string,
+    { post?: { requestBody?: { content?: Record<string, Body> } } }
+  >;
+  for (const [type, item] of Object.entries(webhooks)) {
     const content = item.post?.requestBody?.content?.['application/json'];
     const example = resolve(Object.values(content?.examples ?? {})[0])?.value;
     if (typeof example !== 'object' || example === null) continue;
@@ -120,19 +118,6 @@ export function triggeredEvent(
       event.payload.issue = issue();
       event.payload.comment.issue_url = event.payload.issue.url ?? '';
       break;
-    case 'pull_request':
-    case 'pull_request_assign':
-    case 'pull_request_label':
-    case 'pull_request_milestone':
-    case 'pull_request_review_approved':
-    case 'pull_request_review_comment':
-    case 'pull_request_review_rejected':
-    case 'pull_request_review_request':
-    case 'pull_request_sync': {
-      const found = pull();
-      Object.assign(event.payload, { pull_request: found, number: found.number, commit_id: found.head?.sha ?? '' });
-      break;
-    }
     case 'pull_request_comment': {
       const found = pull();
       event.payload.pull_request = found;
@@ -170,7 +155,14 @@ export function triggeredEvent(
         event.payload.sha = head;
         event.payload.commit.id = head;
       }
+      break;
     }
+    default:
+      // The other pull request events (`PullRequestPayload`): release and wiki take nothing of the world.
+      if (event.type.startsWith('pull_request')) {
+        const found = pull();
+        Object.assign(event.payload, { pull_request: found, number: found.number, commit_id: found.head?.sha ?? '' });
+      }
   }
   const ref = refOf(event);
   const json = written(event.payload, event.type);
