@@ -12,8 +12,8 @@ import { goDecimal } from '../front/lenient.js';
 import type { FormPart } from '../front/multipart.js';
 import { paginate } from '../examples/pagination.js';
 import { sniffedType, type MarkdownRenderer } from './markdown-render.js';
-import { propagate, type GPGKey, type Issue, type PullRequest, type Repository, type Templates } from './world.js';
-import type { Hook, Organization, User, World } from './world.js';
+import { propagate, type Application, type Attachment, type GPGKey, type Issue, type PullRequest } from './world.js';
+import type { Hook, Organization, Repository, Templates, User, World } from './world.js';
 
 /** A refusal, as Gitea answers it: `{message, url}`, `{errors, message, url}` with `errors`, or `answer`'s body and type. */
 export class SandboxError extends Refusal {
@@ -141,13 +141,10 @@ function page(call: Call, all: unknown[]): Reply {
 
 /** Users for a list of names, or the name that is not one. */
 function usersNamed(world: World, names: unknown[], refuse: (name: string) => SandboxError): User[] {
-  const users: User[] = [];
-  for (const name of names) {
-    const user = userNamed(world, name);
-    if (!user) throw refuse(String(name));
-    if (!users.includes(user)) users.push(user);
-  }
-  return users;
+  const users = names.map((name) => userNamed(world, name));
+  const missing = users.indexOf(undefined);
+  if (missing >= 0) throw refuse(String(names[missing]));
+  return [...new Set(users as User[])];
 }
 
 /** A User-shaped owner for an organization, as repositories show their owners: the world's, or a new one for the caller to keep. */
@@ -298,7 +295,7 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
     const invalid = uris.find((uri) => !URL.canParse(uri));
     if (invalid !== undefined) throw refuse(400, `invalid redirect URI: ${invalid}`);
     const { client_secret: _, ...template } = this.templates.application;
-    const app = {
+    const app: Application = {
       ...template,
       id: freshId(call.world),
       name: body.name,
@@ -639,7 +636,7 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
     // Any other body is the file itself, and only the query can name it.
     if (name === undefined) throw refuse(400, 'Could not determine name of attachment.');
     const uuid = randomUuid();
-    const attachment = {
+    const attachment: Attachment = {
       id: freshId(call.world),
       name,
       size,

@@ -52,14 +52,14 @@ export function createMarkdownRenderer(limits: MarkdownLimits = MARKDOWN_LIMITS)
     }));
   const stopping = busy('the sandbox is stopping', limits);
   let closing = false;
-  /** Bytes of the texts rendering in the workers or waiting for one. */
+  /** Bytes of the texts rendering in the workers or waiting for one (QUEUED_BYTES at most). */
   let queued = 0;
   /** Workers taken by a render; a finished render hands its worker to the first text waiting. */
   let taken = 0;
   /** Texts waiting for a free worker, first come first served: each is woken with its worker, or with false when the sandbox stops. */
   const waiting: ((go: boolean) => void)[] = [];
 
-  /** Takes a free worker, waiting for one at most the time bound; whether it got one. */
+  /** Whether a free worker was taken, waiting for one at most the time bound. */
   const takeWorker = (): Promise<boolean> => {
     if (taken < THREADS) {
       taken++;
@@ -83,7 +83,6 @@ export function createMarkdownRenderer(limits: MarkdownLimits = MARKDOWN_LIMITS)
     else taken--;
   };
 
-  /** Renders in a worker once one is free; the text's bytes count against QUEUED_BYTES meanwhile. */
   async function renderInWorker(task: Omit<RenderTask, 'maxOutputBytes'>, bytes: number) {
     if (queued + bytes > QUEUED_BYTES)
       return busy(`the sandbox has ${queued} bytes of markdown to render before this text`, limits);
@@ -94,13 +93,14 @@ export function createMarkdownRenderer(limits: MarkdownLimits = MARKDOWN_LIMITS)
         return closing
           ? stopping
           : busy(`no worker was free to render this text within ${limits.timeoutMs} ms`, limits);
-      let result: RenderResult;
       try {
-        result = (await (
-          await poolOf()
-        ).run({ ...task, maxOutputBytes: limits.maxOutputBytes } satisfies RenderTask, {
-          signal: AbortSignal.timeout(limits.timeoutMs),
-        })) as RenderResult;
+        const pool = await poolOf();
+        const signal = AbortSignal.timeout(limits.timeoutMs);
+        const result: RenderResult = await pool.run(
+          { ...task, maxOutputBytes: limits.maxOutputBytes } satisfies RenderTask,
+          { signal },
+        );
+        return outcomeOf(result, limits);
       } catch (error) {
         const { name, code } = error as NodeJS.ErrnoException;
         // Aborted by the time bound: Tinypool ends the worker, so the render stops too.
@@ -118,7 +118,6 @@ export function createMarkdownRenderer(limits: MarkdownLimits = MARKDOWN_LIMITS)
       } finally {
         releaseWorker();
       }
-      return outcomeOf(result, limits);
     } finally {
       queued -= bytes;
     }
