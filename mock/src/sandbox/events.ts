@@ -1,11 +1,20 @@
-// The webhook events a write causes, and their payloads, read from the records before and after the write:
-// routers/api/v1/repo/pull.go `EditPullRequest`, `DeleteIssueAssignees`, `Migrate`; services/webhook/notifier.go
+// The webhook events the sandbox sends, and their payloads (modules/structs/hook.go: keys in the order of Go's structs,
+// accounts as an anonymous visitor sees them). What a write causes is read from the records before and after it
+// (routers/api/v1/repo/pull.go `EditPullRequest`, `DeleteIssueAssignees`, `Migrate`; services/webhook/notifier.go):
 // repoMigrate fires `repository` `created`; issueRemoveAssignees `issue_assign` (`pull_request_assign` on a pull
 // request) `unassigned` per user removed; repoEditPullRequest, in the handler's order, a new title or any `body`
 // `pull_request` `edited`, each assignee removed then added `pull_request_assign`, a new milestone `milestoned`, a new
 // state `closed`/`reopened`, a new base `edited` (`changes.ref.from` holding the new branch, as Gitea fills it).
-// Payloads follow modules/structs/hook.go: keys in the order of Go's structs, accounts as an anonymous visitor sees them.
-import type { ChangesPayload, components, IssuePayload, PullRequestPayload, RepositoryPayload } from 'gitea-contract';
+// Events fired on demand (`POST /__sandbox/trigger`, `gitea-mock trigger`, MSW's `trigger()`) are any of the document's
+// `webhooks:`, filled from the world's repository, owner, caller, issue or pull request, and from the event's example
+// for what the world does not hold (a comment, a review, a release …). A push is one commit on the default branch, its
+// id from the repository, the branch and the pushes before it.
+import { sha1 } from '@noble/hashes/legacy';
+import type { ChangesPayload, components, IssuePayload, PullRequestPayload, PushPayload } from 'gitea-contract';
+import type { RepositoryPayload, WebhookName, WebhookPayload } from 'gitea-contract';
+import { hex, utf8Bytes } from '../common/bytes.js';
+import { Refusal } from '../common/refusal.js';
+import { resolvePointer, type JsonObject } from '../contract/document.js';
 import { goDecimal } from '../front/lenient.js';
 import type { Payload } from '../webhooks/request.js';
 import { repoNamed } from './backend.js';
@@ -22,7 +31,7 @@ export interface HookEvent extends Payload {
 }
 
 /** `user` as Gitea shows an account to nobody in particular (`convert.ToUser` without a doer): a no-reply address on `host`. */
-export const anonymousUser = (user: User, host: string): User => ({
+const anonymousUser = (user: User, host: string): User => ({
   ...user,
   email: `${user.id}+${user.login.toLowerCase()}@noreply.${host}`,
   login_name: '',
@@ -35,8 +44,7 @@ export const anonymousUser = (user: User, host: string): User => ({
 });
 
 /** The JSON of a payload: indented by two spaces, and by one for repository events, as Gitea's JSONPayload writes them. */
-export const written = (payload: object, type: string): string =>
-  JSON.stringify(payload, null, type === 'repository' ? 1 : 2);
+const written = (payload: object, type: string): string => JSON.stringify(payload, null, type === 'repository' ? 1 : 2);
 
 const eventOf = (type: string, payload: IssuePayload | PullRequestPayload | RepositoryPayload): HookEvent => ({
   type,
@@ -167,4 +175,212 @@ export function eventsOf(watched: Watch, world: World, { caller, host }: { calle
   if (now.base?.ref !== before.base?.ref)
     step(pick(now, 'base'), ['pull_request', 'edited', { ref: { from: String(now.base?.ref) } }]);
   return events;
+}
+
+/** An event of the contract with its payload: `type` tells which. */
+type Event = { [Name in WebhookName]: { type: Name; payload: WebhookPayload<Name> } }[WebhookName];
+
+/** What the document says of one event type: its actions (none for push, create, delete, fork, status) and its first example's payload. */
+interface EventTemplate {
+  actions: readonly string[] | undefined;
+  example: Event['payload'];
+}
+
+export type EventTemplates = ReadonlyMap<string, EventTemplate>;
+
+/** What is read of a webhook's JSON body in the document, any part of it a `$ref`. */
+type Node = { $ref?: string; value?: unknown; allOf?: Node[]; properties?: { action?: { enum?: string[] } } };
+type Body = { schema?: Node; examples?: Record<string, Node> };
+
+/** The event types of the document's `webhooks:` section, with their actions and example payloads. */
+export function eventTemplates(document: Record<string, unknown>): EventTemplates {
+  const resolve = (node: Node | undefined): Node | undefined =>
+    typeof node?.$ref === 'string' ? (resolvePointer(document as JsonObject, node.$ref) as Node) : node;
+  const templates = new Map<string, EventTemplate>();
+  const webhooks = (document.webhooks ?? {}) as Record<
+    string,
+    { post?: { requestBody?: { content?: Record<string, Body> } } }
+  >;
+  for (const [type, item] of Object.entries(webhooks)) {
+    const content = item.post?.requestBody?.content?.['application/json'];
+    const example = resolve(Object.values(content?.examples ?? {})[0])?.value;
+    if (typeof example !== 'object' || example === null) continue;
+    // The event's own list narrows the payload's: it comes after the payload in `allOf`.
+    const narrowed = [...(content?.schema?.allOf ?? [])].reverse().map(resolve);
+    const actions = (narrowed.find((part) => part?.properties?.action?.enum) ?? resolve(content?.schema))?.properties
+      ?.action?.enum;
+    templates.set(type, { actions, example: example as Event['payload'] });
+  }
+  return templates;
+}
+
+export interface TriggerRequest {
+  /** The event type, as `X-Gitea-Event-Type` names it. */
+  event: string;
+  action?: string;
+  /** `owner/name`. */
+  repository: string;
+}
+
+const sha = (text: string): string => hex(sha1(utf8Bytes(text)));
+
+/** Branches whose triggered pushes are remembered, in all worlds together. */
+const MAX_PUSH_HEADS = 10_000;
+
+/** The heads of the branches pushes were triggered on, per world key and repository, and how many. */
+export type PushHeads = Map<string, { head: string; count: number }>;
+
+/** The event `request` asks for in `world`, as Gitea writes it, with the repository and the action checked; `caller` fires it. */
+export function triggeredEvent(
+  templates: EventTemplates,
+  world: World,
+  request: TriggerRequest,
+  context: { caller: User; host: string; key: string; heads: PushHeads },
+): HookEvent {
+  const template = templates.get(request.event);
+  if (!template)
+    throw new Refusal(
+      422,
+      `${JSON.stringify(request.event)} is not an event type Gitea sends; the document describes ${[...templates.keys()].join(', ')}`,
+    );
+  const { actions, example } = template;
+  if (actions === undefined && request.action !== undefined)
+    throw new Refusal(422, `${request.event} has no action; send none`);
+  const action = request.action ?? (example as { action?: string }).action;
+  if (actions !== undefined && (action === undefined || !actions.includes(action)))
+    throw new Refusal(
+      422,
+      `${JSON.stringify(request.action)} is not an action of ${request.event}; it has ${actions.join(', ')}`,
+    );
+  const [owner = '', name = '', extra] = request.repository.split('/');
+  const repo = extra === undefined ? repoNamed(world, owner, name) : undefined;
+  if (!repo) throw new Refusal(404, `no repository ${request.repository} in this credential's sandbox world`);
+  const sender = anonymousUser(context.caller, context.host);
+  const event = { type: request.event, payload: copyJson(example) } as Event;
+  const needed = <T>(found: T | undefined, what: string): T => {
+    if (found === undefined)
+      throw new Refusal(422, `${request.repository} has no ${what} for a ${event.type} delivery`);
+    return found;
+  };
+  const issue = () => needed(world.issues.find((entry) => entry.repo === repo.id)?.issue, 'issue');
+  const pull = () => needed(world.pulls.find((entry) => entry.repo === repo.id)?.pull, 'pull request');
+
+  if (action !== undefined) Object.assign(event.payload, { action });
+  // A package's payload has no repository (`notifyPackage` leaves it out): it keeps its null.
+  if (event.type !== 'package') event.payload.repository = repo;
+  event.payload.sender = sender;
+  switch (event.type) {
+    case 'issues':
+    case 'issue_assign':
+    case 'issue_label':
+    case 'issue_milestone': {
+      const found = issue();
+      Object.assign(event.payload, { issue: found, number: found.number });
+      break;
+    }
+    case 'issue_comment':
+      event.payload.issue = issue();
+      event.payload.comment.issue_url = event.payload.issue.url ?? '';
+      break;
+    case 'pull_request_comment': {
+      const found = pull();
+      event.payload.pull_request = found;
+      Object.assign(event.payload.issue, { number: found.number, title: found.title, state: found.state });
+      event.payload.comment.pull_request_url = found.html_url;
+      break;
+    }
+    case 'repository':
+      // `organization` is the owner as a user here, and as an organization in packages and Actions.
+      event.payload.organization = anonymousUser(repo.owner, context.host);
+      break;
+    case 'package':
+    case 'workflow_job':
+    case 'workflow_run':
+      if (event.payload.organization)
+        event.payload.organization = world.orgs.find((org) => org.id === repo.owner.id) ?? event.payload.organization;
+      // The world's package of the repository's owner (what `notifyPackage` converts), when there is one.
+      if (event.type === 'package')
+        event.payload.package = world.packages.find((each) => each.owner.id === repo.owner.id) ?? event.payload.package;
+      break;
+    case 'fork':
+      // Gitea sends the fork to the hooks of the repository forked (`ForkRepository`): it is `forkee`.
+      event.payload.forkee = repo;
+      event.payload.repository = { ...repo, parent: repo };
+      break;
+    case 'push':
+      Object.assign(event.payload, push(repo, sender, context));
+      break;
+    case 'create':
+      event.payload.sha = sha(`${repo.full_name}\0${event.payload.ref}`);
+      break;
+    case 'status': {
+      const head = world.pulls.find((entry) => entry.repo === repo.id)?.pull.head?.sha;
+      if (head !== undefined) {
+        event.payload.sha = head;
+        event.payload.commit.id = head;
+      }
+      break;
+    }
+    default:
+      // The other pull request events (`PullRequestPayload`): release and wiki take nothing of the world.
+      if (event.type.startsWith('pull_request')) {
+        const found = pull();
+        Object.assign(event.payload, { pull_request: found, number: found.number, commit_id: found.head?.sha ?? '' });
+      }
+  }
+  const ref = refOf(event);
+  const json = written(event.payload, event.type);
+  return { type: event.type, action: action ?? '', repo: repo.id, json, ...(ref === undefined ? {} : { ref }) };
+}
+
+/** The reference a hook's branch filter is matched with (services/webhook/webhook.go `getPayloadRef`). */
+function refOf(event: Event): string | undefined {
+  if (event.type === 'push') return event.payload.ref;
+  if (event.type !== 'create' && event.type !== 'delete') return undefined;
+  const { ref_type, ref } = event.payload;
+  return ref_type === 'branch' ? `refs/heads/${ref}` : ref_type === 'tag' ? `refs/tags/${ref}` : undefined;
+}
+
+/** A push of one commit onto the repository's default branch, after the pushes triggered before it. */
+function push(
+  repo: Repository,
+  sender: User,
+  context: { key: string; heads: PushHeads },
+): Omit<PushPayload, 'repository'> {
+  const branch = repo.default_branch || 'main';
+  const where = `${context.key}\0${repo.id}\0${branch}`;
+  const last = context.heads.get(where) ?? { head: sha(`${repo.full_name}\0${branch}\0seed`), count: 0 };
+  const count = last.count + 1;
+  const after = sha(`${repo.full_name}\0${branch}\0${count}`);
+  context.heads.delete(where);
+  context.heads.set(where, { head: after, count });
+  // The branches pushed to least recently are forgotten first: their next push starts afresh.
+  for (const oldest of context.heads.keys()) {
+    if (context.heads.size <= MAX_PUSH_HEADS) break;
+    context.heads.delete(oldest);
+  }
+  const person = { name: sender.full_name || sender.login, email: sender.email ?? '', username: sender.login };
+  const commit = {
+    id: after,
+    message: `Triggered push ${count} to ${branch}\n`,
+    url: `${repo.html_url}/commit/${after}`,
+    author: person,
+    committer: person,
+    verification: null,
+    timestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    added: [],
+    removed: [],
+    modified: ['README.md'],
+  };
+  return {
+    ref: `refs/heads/${branch}`,
+    before: last.head,
+    after,
+    compare_url: `${repo.html_url}/compare/${last.head}...${after}`,
+    commits: [commit],
+    total_commits: 1,
+    head_commit: commit,
+    pusher: sender,
+    sender,
+  };
 }

@@ -1,45 +1,29 @@
-// The sandbox's webhooks: which hooks hear what a write causes or a trigger (trigger.ts) fires, handed to the deliveries
-// (webhooks/deliveries.ts) ready to send, as PrepareWebhooks does: the repository's active hooks that take the event,
-// then the system hooks of `--webhook`. And their endpoints, each with a world's credential and `{message, url}` errors:
-// `GET /__sandbox/deliveries` reads the world's log (filtered by `event`, the event type, and `action`), with
-// `wait=<seconds>` as soon as a delivery it picks has settled, within 60 s, else 408; `POST …/{id}/redeliver` sends a
-// logged delivery again (201); `POST /__sandbox/trigger` fires one event and answers 201 with its pending deliveries:
-// 422 for an event type or action the document does not describe or a body that is not the request, 404 for a
-// repository the world does not hold, 413 past 64 KiB.
+// The sandbox's webhooks: the hooks that hear what a write causes or a trigger (trigger.ts) fires, as PrepareWebhooks
+// picks them (the repository's active hooks that take the event, then the system hooks of `--webhook`), handed to
+// webhooks/deliveries.ts; and the endpoints, with a world's credential and `{message, url}` errors: the world's log
+// (`GET /__sandbox/deliveries`, by `event` and `action`, `wait=<seconds>` for a delivery to settle), `POST …/{id}/redeliver`,
+// and `POST /__sandbox/trigger` (201 with the pending deliveries).
 import { readBounded, utf8Text } from '../common/bytes.js';
 import { keyOf } from '../common/credential-key.js';
 import { Refusal } from '../common/refusal.js';
 import type { Answer } from '../front/answer-source.js';
 import { checkAuthorization } from '../front/auth.js';
 import { notAllowed } from '../front/errors.js';
-import {
-  createDeliveries,
-  DELIVERIES_PATH,
-  MAX_WAITS,
-  picks,
-  type Addressed,
-  type DeliveryFilter,
-  type DeliveryRecord,
-  type DeliveryTransport,
-  type WebhookOptions,
-} from '../webhooks/deliveries.js';
+import { createDeliveries, DELIVERIES_PATH, MAX_WAITS, picks } from '../webhooks/deliveries.js';
+import type { DeliveryFilter, DeliveryRecord, DeliveryTransport, WebhookOptions } from '../webhooks/deliveries.js';
 import type { HookTarget } from '../webhooks/request.js';
-import { EVENT_TYPES, eventsOf, watch as watchWrite, type HookEvent, type Watch } from './events.js';
-import { eventTemplates, triggeredEvent, type PushHeads, type TriggerRequest } from './trigger.js';
+import { EVENT_TYPES, eventsOf, eventTemplates, triggeredEvent, watch as watchWrite } from './events.js';
+import type { HookEvent, PushHeads, TriggerRequest, Watch } from './events.js';
 import type { Hook, User, World } from './world.js';
 
 export type Webhooks = ReturnType<typeof createWebhooks>;
 
 /** The review event types a hook takes with `pull_request_review` (models/webhook/webhook.go `HasEvent`). */
-const REVIEW_TYPES = new Set([
-  'pull_request_review_approved',
-  'pull_request_review_rejected',
-  'pull_request_review_comment',
-]);
+const REVIEW_TYPE = /^pull_request_review_(approved|rejected|comment)$/;
 
 /** Whether a hook's events take `type` (Gitea's `HasEvent`: `issues` and `pull_request` were expanded by repoEditHook). */
 const listens = (hook: Hook, type: string): boolean =>
-  hook.events?.includes(REVIEW_TYPES.has(type) ? 'pull_request_review' : type) === true;
+  hook.events?.includes(REVIEW_TYPE.test(type) ? 'pull_request_review' : type) === true;
 
 /**
  * Whether a hook's branch filter takes `ref` (services/webhook/webhook.go `checkBranchFilter`): none, `*` or `**` takes
@@ -100,7 +84,7 @@ export function createWebhooks(
     listens(hook, event.type) &&
     (event.ref === undefined || branchFilterTakes(hook.branch_filter, event.ref));
   /** Each event with the hooks of `world` that take it, then the system hooks. */
-  const addressed = (world: World, events: readonly HookEvent[]): Addressed[] =>
+  const addressed = (world: World, events: readonly HookEvent[]) =>
     events.map((event) => ({
       payload: event,
       hooks: [

@@ -37,7 +37,7 @@ import { createWebhooks, deliveriesAnswer, triggerAnswer, type Webhooks } from '
 import { MARKDOWN_LIMITS, type MarkdownLimits, type MarkdownRenderer } from './markdown-render.js';
 import { deliveriesBudget, inFlightBudget, oversized, worldBudget } from './sandbox-limits.js';
 import { StateUnavailable, worldStore, type Backing, type Stored, type WorldStore } from './store.js';
-import type { TriggerRequest } from './trigger.js';
+import type { TriggerRequest } from './events.js';
 import { seedWorld, type User, type World } from './world.js';
 import { copyJson, textBytes, worldText } from './world-json.js';
 
