@@ -1,14 +1,12 @@
-// The webhook events the sandbox sends, and their payloads (modules/structs/hook.go: keys in the order of Go's structs,
-// accounts as an anonymous visitor sees them). What a write causes is read from the records before and after it
+// The webhook events the sandbox sends, with their payloads as modules/structs/hook.go has them (keys in the order of
+// Go's structs, accounts as an anonymous visitor sees them). A write's are read from its records before and after
 // (routers/api/v1/repo/pull.go `EditPullRequest`, `DeleteIssueAssignees`, `Migrate`; services/webhook/notifier.go):
-// repoMigrate fires `repository` `created`; issueRemoveAssignees `issue_assign` (`pull_request_assign` on a pull
-// request) `unassigned` per user removed; repoEditPullRequest, in the handler's order, a new title or any `body`
-// `pull_request` `edited`, each assignee removed then added `pull_request_assign`, a new milestone `milestoned`, a new
-// state `closed`/`reopened`, a new base `edited` (`changes.ref.from` holding the new branch, as Gitea fills it).
-// Events fired on demand (`POST /__sandbox/trigger`, `gitea-mock trigger`, MSW's `trigger()`) are any of the document's
-// `webhooks:`, filled from the world's repository, owner, caller, issue or pull request, and from the event's example
-// for what the world does not hold (a comment, a review, a release …). A push is one commit on the default branch, its
-// id from the repository, the branch and the pushes before it.
+// repoMigrate `repository` `created`; issueRemoveAssignees `issue_assign` (`pull_request_assign` on a pull request)
+// `unassigned` per user removed; repoEditPullRequest, in the handler's order, `pull_request` `edited` for a new title or
+// any `body`, `pull_request_assign` per assignee removed then added, `milestoned` for a new milestone, `closed` or
+// `reopened`, `edited` for a new base (`changes.ref.from` holding the new branch, as Gitea fills it). Events on demand
+// (`POST /__sandbox/trigger`, `gitea-mock trigger`, MSW's `trigger()`) are any of the document's `webhooks:`, filled from
+// the world and, for what it does not hold (a comment, a review …), the event's example.
 import { sha1 } from '@noble/hashes/legacy';
 import type { ChangesPayload, components, IssuePayload, PullRequestPayload, PushPayload } from 'gitea-contract';
 import type { RepositoryPayload, WebhookName, WebhookPayload } from 'gitea-contract';
@@ -102,7 +100,6 @@ function removed(before: Users, after: Users): components['schemas']['User'][] {
   return (before ?? []).filter((user) => !left.has(user.id));
 }
 
-/** `keys` of `record` as they are there. */
 const pick = <K extends keyof PullRequest>(record: PullRequest, ...keys: K[]): Pick<PullRequest, K> =>
   Object.fromEntries(keys.map((key) => [key, record[key]])) as Pick<PullRequest, K>;
 
@@ -190,18 +187,16 @@ export type EventTemplates = ReadonlyMap<string, EventTemplate>;
 
 /** What is read of a webhook's JSON body in the document, any part of it a `$ref`. */
 type Node = { $ref?: string; value?: unknown; allOf?: Node[]; properties?: { action?: { enum?: string[] } } };
-type Body = { schema?: Node; examples?: Record<string, Node> };
+type Item = {
+  post?: { requestBody?: { content?: Record<string, { schema?: Node; examples?: Record<string, Node> }> } };
+};
 
 /** The event types of the document's `webhooks:` section, with their actions and example payloads. */
 export function eventTemplates(document: Record<string, unknown>): EventTemplates {
   const resolve = (node: Node | undefined): Node | undefined =>
     typeof node?.$ref === 'string' ? (resolvePointer(document as JsonObject, node.$ref) as Node) : node;
   const templates = new Map<string, EventTemplate>();
-  const webhooks = (document.webhooks ?? {}) as Record<
-    string,
-    { post?: { requestBody?: { content?: Record<string, Body> } } }
-  >;
-  for (const [type, item] of Object.entries(webhooks)) {
+  for (const [type, item] of Object.entries((document.webhooks ?? {}) as Record<string, Item>)) {
     const content = item.post?.requestBody?.content?.['application/json'];
     const example = resolve(Object.values(content?.examples ?? {})[0])?.value;
     if (typeof example !== 'object' || example === null) continue;
@@ -229,13 +224,15 @@ const MAX_PUSH_HEADS = 10_000;
 
 /** The heads of the branches pushes were triggered on, per world key and repository, and how many. */
 export type PushHeads = Map<string, { head: string; count: number }>;
+/** Who fires an event, the host of the no-reply addresses, the world's key and the pushes triggered before. */
+type Context = { caller: User; host: string; key: string; heads: PushHeads };
 
 /** The event `request` asks for in `world`, as Gitea writes it, with the repository and the action checked; `caller` fires it. */
 export function triggeredEvent(
   templates: EventTemplates,
   world: World,
   request: TriggerRequest,
-  context: { caller: User; host: string; key: string; heads: PushHeads },
+  context: Context,
 ): HookEvent {
   const template = templates.get(request.event);
   if (!template)
@@ -342,11 +339,7 @@ function refOf(event: Event): string | undefined {
 }
 
 /** A push of one commit onto the repository's default branch, after the pushes triggered before it. */
-function push(
-  repo: Repository,
-  sender: User,
-  context: { key: string; heads: PushHeads },
-): Omit<PushPayload, 'repository'> {
+function push(repo: Repository, sender: User, context: Context): Omit<PushPayload, 'repository'> {
   const branch = repo.default_branch || 'main';
   const where = `${context.key}\0${repo.id}\0${branch}`;
   const last = context.heads.get(where) ?? { head: sha(`${repo.full_name}\0${branch}\0seed`), count: 0 };

@@ -32,8 +32,6 @@ export interface RenderTask {
   maxOutputBytes: number;
 }
 
-export type RenderResult = { html: string } | { tooLarge: number };
-
 export type RenderOutcome =
   | { ok: true; html: string }
   | { ok: false; status: 413; message: string }
@@ -100,7 +98,7 @@ const comment = markdownIt({ html: false, linkify: true, breaks: true });
 comment.core.ruler.push('gitea_references', linkReferences);
 
 /** Renders on this thread; only what the server may answer crosses back to it from a worker. */
-export default function render({ text, mode, context, origin, users, maxOutputBytes }: RenderTask): RenderResult {
+export default function render({ text, mode, context, origin, users, maxOutputBytes }: RenderTask): RenderOutcome {
   const html =
     mode === 'comment'
       ? comment.render(text, {
@@ -110,7 +108,10 @@ export default function render({ text, mode, context, origin, users, maxOutputBy
         } satisfies References)
       : document.render(text);
   const bytes = utf8Length(html);
-  return bytes > maxOutputBytes ? { tooLarge: bytes } : { html };
+  if (bytes <= maxOutputBytes) return { ok: true, html };
+  return tooLarge(
+    `the rendered HTML would be ${bytes} bytes, more than the ${maxOutputBytes} the sandbox answers; send less text`,
+  );
 }
 
 export const tooLarge = (message: string): RenderOutcome => ({ ok: false, status: 413, message });
@@ -133,22 +134,10 @@ export function inputRefusal(text: string, limits: MarkdownLimits): { bytes: num
   return { bytes, refusal };
 }
 
-/** A render's result as the sandbox answers it: the HTML, or 413 when it is longer than the bound. */
-export function outcomeOf(result: RenderResult, limits: MarkdownLimits): RenderOutcome {
-  return 'tooLarge' in result
-    ? tooLarge(
-        `the rendered HTML would be ${result.tooLarge} bytes, more than the ${limits.maxOutputBytes} the sandbox answers; send less text`,
-      )
-    : { ok: true, html: result.html };
-}
-
-/** Renders a text within the bounds on the calling thread. */
-export const renderInline = (task: Omit<RenderTask, 'maxOutputBytes'>, limits: MarkdownLimits): RenderOutcome =>
-  outcomeOf(render({ ...task, maxOutputBytes: limits.maxOutputBytes }), limits);
-
 /** Renders every text on the calling thread, within the byte bounds. */
 export const createInlineRenderer = (limits: MarkdownLimits = MARKDOWN_LIMITS): MarkdownRenderer => ({
-  render: async (task) => inputRefusal(task.text, limits).refusal ?? renderInline(task, limits),
+  render: async (task) =>
+    inputRefusal(task.text, limits).refusal ?? render({ ...task, maxOutputBytes: limits.maxOutputBytes }),
   close: async () => {},
 });
 

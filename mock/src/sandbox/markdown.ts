@@ -3,18 +3,8 @@
 // of a text past a bound is ended. Texts wait for a free worker here, not in Tinypool's queue, bounded by their bytes
 // (QUEUED_BYTES) and by time: past either the sandbox is busy (503 with Retry-After), which is not the text's fault (413).
 import type Tinypool from 'tinypool';
-import {
-  busy,
-  inputRefusal,
-  MARKDOWN_LIMITS,
-  outcomeOf,
-  renderInline,
-  tooLarge,
-  type MarkdownLimits,
-  type MarkdownRenderer,
-  type RenderResult,
-  type RenderTask,
-} from './markdown-render.js';
+import render, { busy, inputRefusal, MARKDOWN_LIMITS, tooLarge, type RenderOutcome } from './markdown-render.js';
+import type { MarkdownLimits, MarkdownRenderer, RenderTask } from './markdown-render.js';
 
 /** Texts up to this many UTF-8 bytes render on the calling thread. */
 const INLINE_BYTES = 2 * 1024;
@@ -96,11 +86,9 @@ export function createMarkdownRenderer(limits: MarkdownLimits = MARKDOWN_LIMITS)
       try {
         const pool = await poolOf();
         const signal = AbortSignal.timeout(limits.timeoutMs);
-        const result: RenderResult = await pool.run(
-          { ...task, maxOutputBytes: limits.maxOutputBytes } satisfies RenderTask,
-          { signal },
-        );
-        return outcomeOf(result, limits);
+        return (await pool.run({ ...task, maxOutputBytes: limits.maxOutputBytes } satisfies RenderTask, {
+          signal,
+        })) as RenderOutcome;
       } catch (error) {
         const { name, code } = error as NodeJS.ErrnoException;
         // Aborted by the time bound: Tinypool ends the worker, so the render stops too.
@@ -128,7 +116,8 @@ export function createMarkdownRenderer(limits: MarkdownLimits = MARKDOWN_LIMITS)
       const { bytes, refusal } = inputRefusal(task.text, limits);
       if (refusal) return refusal;
       if (closing) return stopping;
-      return bytes <= INLINE_BYTES ? renderInline(task, limits) : renderInWorker(task, bytes);
+      if (bytes > INLINE_BYTES) return renderInWorker(task, bytes);
+      return render({ ...task, maxOutputBytes: limits.maxOutputBytes });
     },
     async close() {
       closing = true;
