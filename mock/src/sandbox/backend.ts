@@ -57,7 +57,7 @@ export type OperationId = {
   [K in keyof operations]: operations[K] extends PathOperation ? K : never;
 }[keyof operations];
 
-const ZERO_TIME = '0001-01-01T00:00:00Z';
+export const ZERO_TIME = '0001-01-01T00:00:00Z';
 /** Longest new user name: a name is copied wherever its user appears, into every URL of their repositories too. */
 const MAX_NAME_BYTES = 255;
 /** Most bytes of a secret's value (`SecretDataMaxLength`). */
@@ -67,7 +67,8 @@ export const RESET_PATH = '/__sandbox/reset';
 const ARMOUR_BEGIN = '-----BEGIN PGP PUBLIC KEY BLOCK-----';
 const ARMOUR_END = '-----END PGP PUBLIC KEY BLOCK-----';
 
-const now = (): string => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+/** Now, as Gitea writes times: RFC 3339 in seconds. */
+export const now = (): string => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 /** A date-time kept as its date only, at 23:59:59 (Gitea's deadlines). */
 const endOfDay = (value: string): string => `${value.slice(0, 10)}T23:59:59Z`;
 /** Go's zero time, which Gitea reads as "no deadline". */
@@ -381,10 +382,8 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
     const target = issue ?? pull;
     if (!target) throw refuse(404, `issue does not exist [id: 0, repo_id: ${repo.id}, index: ${index}]`);
     const names = fieldsOf(call).assignees;
-    const users = usersNamed(call.world, Array.isArray(names) ? names : [], (name) =>
-      refuse(404, `user does not exist [uid: 0, name: ${name}]`),
-    );
-    const removed = new Set(users.map((user) => user.id));
+    const unknown = (name: string) => refuse(404, `user does not exist [uid: 0, name: ${name}]`);
+    const removed = new Set(usersNamed(call.world, Array.isArray(names) ? names : [], unknown).map((user) => user.id));
     const left = (target.assignees ?? []).filter((user) => !removed.has(user.id!));
     target.assignee = left[0] ?? null;
     // An issue answers null when nobody is assigned; a pull request's own record keeps a list.
@@ -406,14 +405,9 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
     if (has(body, 'state') && pull.merged)
       throw refuse(412, 'cannot change state of this pull request, it was already merged');
     const assignee = text(body.assignee) || undefined;
-    const assignees =
-      has(body, 'assignees') || assignee !== undefined
-        ? usersNamed(
-            world,
-            [...(assignee ? [assignee] : []), ...((body.assignees as unknown[] | undefined) ?? [])],
-            (name) => refuse(422, `Assignee does not exist: [name: ${name}]`),
-          )
-        : undefined;
+    const names = [...(assignee ? [assignee] : []), ...((body.assignees as unknown[] | null | undefined) ?? [])];
+    const unknown = (name: string) => refuse(422, `Assignee does not exist: [name: ${name}]`);
+    const assignees = has(body, 'assignees') || assignee ? usersNamed(world, names, unknown) : undefined;
     const milestoneId = typeof body.milestone === 'number' && body.milestone !== 0 ? body.milestone : undefined;
     const milestone = world.milestones.find((each) => each.repo === repo.id && each.milestone.id === milestoneId);
     // Gitea does not map this error: a 500 whose message non-administrators see empty.

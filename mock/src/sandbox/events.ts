@@ -15,7 +15,7 @@ import { Refusal } from '../common/refusal.js';
 import { resolvePointer, type JsonObject } from '../contract/document.js';
 import { goDecimal } from '../front/lenient.js';
 import type { Payload } from '../webhooks/request.js';
-import { repoNamed } from './backend.js';
+import { now, repoNamed, ZERO_TIME } from './backend.js';
 import type { Issue, PullRequest, Repository, User, World } from './world.js';
 import { copyJson } from './world-json.js';
 
@@ -36,7 +36,7 @@ const anonymousUser = (user: User, host: string): User => ({
   source_id: 0,
   language: '',
   is_admin: false,
-  last_login: '0001-01-01T00:00:00Z',
+  last_login: ZERO_TIME,
   active: false,
   prohibit_login: false,
 });
@@ -360,7 +360,7 @@ function push(repo: Repository, sender: User, context: Context): Omit<PushPayloa
     author: person,
     committer: person,
     verification: null,
-    timestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    timestamp: now(),
     added: [],
     removed: [],
     modified: ['README.md'],

@@ -1,4 +1,4 @@
-// The sandbox's webhooks: the hooks that hear what a write causes or a trigger (trigger.ts) fires, as PrepareWebhooks
+// The sandbox's webhooks: the hooks that hear what a write causes or a trigger fires (events.ts), as PrepareWebhooks
 // picks them (the repository's active hooks that take the event, then the system hooks of `--webhook`), handed to
 // webhooks/deliveries.ts; and the endpoints, with a world's credential and `{message, url}` errors: the world's log
 // (`GET /__sandbox/deliveries`, by `event` and `action`, `wait=<seconds>` for a delivery to settle), `POST …/{id}/redeliver`,
@@ -25,10 +25,7 @@ const REVIEW_TYPE = /^pull_request_review_(approved|rejected|comment)$/;
 const listens = (hook: Hook, type: string): boolean =>
   hook.events?.includes(REVIEW_TYPE.test(type) ? 'pull_request_review' : type) === true;
 
-/**
- * Whether a hook's branch filter takes `ref` (services/webhook/webhook.go `checkBranchFilter`): none, `*` or `**` takes
- * all; else gobwas' glob without separators (`*`, `?`, `{a,b}`, `[…]`) must match the branch's name or the full reference.
- */
+/** Whether a hook's branch filter takes `ref` (services/webhook/webhook.go `checkBranchFilter`): none, `*` or `**` takes all; else gobwas' glob without separators (`*`, `?`, `{a,b}`, `[…]`) must match the branch's name or the full reference. */
 function branchFilterTakes(filter: string | undefined, ref: string): boolean {
   if (filter === undefined || filter === '' || filter === '*' || filter === '**') return true;
   let pattern = '';
@@ -50,10 +47,11 @@ function branchFilterTakes(filter: string | undefined, ref: string): boolean {
   return (ref.startsWith('refs/heads/') && glob.test(ref.slice('refs/heads/'.length))) || glob.test(ref);
 }
 
-const targetOf = (hook: Hook): HookTarget => ({
+/** A hook of the world as a delivery needs it, or a system hook of `--webhook`. */
+const targetOf = (hook: Hook, target: HookTarget['target'] = 'repository'): HookTarget => ({
   id: hook.id,
   type: hook.type ?? 'gitea',
-  target: 'repository',
+  target,
   url: hook.config?.url ?? '',
   contentType: hook.config?.content_type ?? 'json',
   authorization: hook.authorization_header ?? '',
@@ -67,16 +65,7 @@ export function createWebhooks(
   document: Record<string, unknown>,
 ) {
   const deliveries = createDeliveries(options, transport, budgetBytes);
-  const systemHooks = (options.systemHooks ?? []).map(
-    (url, index): HookTarget => ({
-      id: index + 1,
-      type: 'gitea',
-      target: 'system',
-      url,
-      contentType: 'json',
-      authorization: '',
-    }),
-  );
+  const systemHooks = (options.systemHooks ?? []).map((url, i) => targetOf({ id: i + 1, config: { url } }, 'system'));
   const templates = eventTemplates(document);
   const pushHeads: PushHeads = new Map();
   const takes = (hook: Hook, event: HookEvent): boolean =>
