@@ -1,5 +1,4 @@
-// The `gitea-mock trigger <event>` command: asks a running sandbox (`POST /__sandbox/trigger`) to fire one event in the
-// world of the credential in GITEA_TOKEN, and prints the deliveries it queued.
+// The `gitea-mock trigger <event>` command: asks a running sandbox to fire one event in GITEA_TOKEN's world, and prints the deliveries it queued.
 import { httpUrl, type Io, logger, parseCommand, usage } from '../common/options.js';
 import { usageError } from '../common/refusal.js';
 import type { DeliveryRecord } from '../webhooks/deliveries.js';

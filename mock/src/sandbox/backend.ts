@@ -1,7 +1,5 @@
-// GiteaBackend: the twenty operations against a sandbox world, a method per operationId, as Gitea 1.27 answers them
-// (the handlers at commit f26f71f1b2), quirks included, `null` read as a field left out. A method changes the world in
-// one synchronous step after its checks and says whether it did, so the sandbox knows when to save; a refusal is a
-// thrown SandboxError, which leaves the world as it was, answered in one place (refusalAnswer).
+// GiteaBackend: a sandbox world's answer to each operation, a method per operationId, as Gitea 1.27 answers it (the handlers at commit f26f71f1b2).
+// A method changes the world in one synchronous step after its checks; a refusal is a thrown SandboxError and changes nothing.
 import { sha1 } from '@noble/hashes/legacy';
 import type { operations, paths } from 'gitea-contract';
 import { hex, randomBytes, randomUuid, utf8Bytes, utf8Length, utf8Text } from '../common/bytes.js';
@@ -67,7 +65,7 @@ export const RESET_PATH = '/__sandbox/reset';
 const ARMOUR_BEGIN = '-----BEGIN PGP PUBLIC KEY BLOCK-----';
 const ARMOUR_END = '-----END PGP PUBLIC KEY BLOCK-----';
 
-/** Now, as Gitea writes times: RFC 3339 in seconds. */
+/** As Gitea writes times: RFC 3339 in seconds. */
 export const now = (): string => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 /** A date-time kept as its date only, at 23:59:59 (Gitea's deadlines). */
 const endOfDay = (value: string): string => `${value.slice(0, 10)}T23:59:59Z`;
@@ -109,7 +107,6 @@ const orgNamed = (world: World, name: unknown): Organization | undefined =>
   world.orgs.find((org) => same(org.name, name));
 const ownerNamed = (world: World, name: unknown): User | Organization | undefined =>
   userNamed(world, name) ?? orgNamed(world, name);
-/** The repository `owner/name`, names matched without regard to case. */
 export const repoNamed = (world: World, owner: unknown, name: unknown): Repository | undefined =>
   world.repos.find((each) => same(each.owner.login, owner) && same(each.name, name));
 
@@ -121,10 +118,7 @@ function repoOf({ world, params }: Call): Repository {
   throw noSuchOwner(String(params.owner));
 }
 
-/**
- * The 307 Gitea answers when the owner named in the path is an old name of a renamed user: the same request under
- * the new name, with a relative Location (the path's first occurrence of the old name replaced, the query kept).
- */
+/** The 307 Gitea answers when the path's owner is an old name of a renamed user: the path's first occurrence of it replaced, the query kept, relative. */
 export function ownerRedirect(world: World, params: Record<string, string>, url: URL): Answer | undefined {
   const name = params.owner ?? params.username ?? params.org;
   if (name === undefined || ownerNamed(world, name)) return undefined;
@@ -140,7 +134,6 @@ function page(call: Call, all: unknown[]): Reply {
   return ok(200, items, false, headers);
 }
 
-/** Users for a list of names, or the name that is not one. */
 function usersNamed(world: World, names: unknown[], refuse: (name: string) => SandboxError): User[] {
   const users = names.map((name) => userNamed(world, name));
   const missing = users.indexOf(undefined);
@@ -249,7 +242,6 @@ const SLACK_CONFIG = ['channel', 'username', 'icon_url', 'color'] as const;
 export class GiteaBackend implements Record<OperationId, (call: Call) => Reply | Promise<Reply>> {
   constructor(
     private readonly templates: Templates,
-    /** renderMarkdown's renderer, bounded (markdown-render.ts). */
     private readonly render: MarkdownRenderer['render'],
   ) {}
 
@@ -278,8 +270,7 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
     const names = Array.isArray(body.events) ? body.events.map((value) => String(value).toLowerCase()) : [];
     const events = names.flatMap((name) => HOOK_EVENTS.get(name) ?? []);
     hook.events = names.length === 0 ? ['push'] : [...new Set(events)];
-    // branch_filter and the authorization header are always replaced (cleared when omitted or null), the header
-    // answered in clear; active and name only when sent.
+    // branch_filter and the authorization header (answered in clear) are always replaced; active and name only when sent.
     hook.branch_filter = text(body.branch_filter) ?? '';
     hook.authorization_header = text(body.authorization_header) ?? '';
     if (typeof body.active === 'boolean') hook.active = body.active;
@@ -307,8 +298,7 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
       created: now(),
     };
     call.world.apps.push({ user: call.caller.id, app });
-    // The secret exists in this answer only, in Gitea's shape: 52 characters of lowercase base32, each a random byte
-    // modulo 32, so every letter is as likely.
+    // Only in this answer, as Gitea's: 52 characters of lowercase base32, each a random byte modulo 32, all equally likely.
     const secret = Array.from(randomBytes(52), (byte) => 'abcdefghijklmnopqrstuvwxyz234567'[byte % 32]).join('');
     return ok(201, { ...app, client_secret: `gto_${secret}` }, true);
   }
@@ -416,8 +406,7 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
     // Only a new description bumps content_version, as Gitea's ChangeContent does.
     if (typeof body.body === 'string')
       Object.assign(pull, { body: body.body, content_version: Number(pull.content_version ?? 0) + 1 });
-    // Gitea dereferences a missing due_date when unset_due_date is false: a crash, a plain-text 500, after the title
-    // and body were saved (it has no transaction).
+    // Gitea dereferences a missing due_date when unset_due_date is false: a plain-text 500 after title and body were saved.
     if (body.unset_due_date === false && !has(body, 'due_date')) {
       const answer = { type: 'text/plain', body: 'Internal Server Error' };
       throw new SandboxError(500, 'Internal Server Error', { answer, changed: true });
@@ -663,13 +652,9 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
     // A name Gitea refuses never gets here: the front answers it (front/name-rules.ts).
     const newName = String(fieldsOf(call).new_username);
     if (newName === user.login) return empty(204, false);
-    const nameBytes = utf8Length(newName);
-    if (nameBytes > MAX_NAME_BYTES)
-      throw new SandboxError(
-        413,
-        `body.new_username is ${nameBytes} bytes long, more than the ${MAX_NAME_BYTES} the sandbox keeps of a user name`,
-        { own: true },
-      );
+    const bytes = utf8Length(newName);
+    const tooLong = `body.new_username is ${bytes} bytes long, more than the ${MAX_NAME_BYTES} the sandbox keeps of a user name`;
+    if (bytes > MAX_NAME_BYTES) throw new SandboxError(413, tooLong, { own: true });
     if (world.users.some((other) => other !== user && same(other.login, newName)) || orgNamed(world, newName))
       throw refuse(422, `user already exists [name: ${newName}]`);
     const old = user.login;

@@ -1,12 +1,5 @@
-// The webhook events the sandbox sends, with their payloads as modules/structs/hook.go has them (keys in the order of
-// Go's structs, accounts as an anonymous visitor sees them). A write's are read from its records before and after
-// (routers/api/v1/repo/pull.go `EditPullRequest`, `DeleteIssueAssignees`, `Migrate`; services/webhook/notifier.go):
-// repoMigrate `repository` `created`; issueRemoveAssignees `issue_assign` (`pull_request_assign` on a pull request)
-// `unassigned` per user removed; repoEditPullRequest, in the handler's order, `pull_request` `edited` for a new title or
-// any `body`, `pull_request_assign` per assignee removed then added, `milestoned` for a new milestone, `closed` or
-// `reopened`, `edited` for a new base (`changes.ref.from` holding the new branch, as Gitea fills it). Events on demand
-// (`POST /__sandbox/trigger`, `gitea-mock trigger`, MSW's `trigger()`) are any of the document's `webhooks:`, filled from
-// the world and, for what it does not hold (a comment, a review …), the event's example.
+// The webhook events the sandbox sends: those a write causes, read from its records before and after, and those fired on demand.
+// routers/api/v1/repo/pull.go `EditPullRequest`, `DeleteIssueAssignees`, `Migrate`; services/webhook/notifier.go; modules/structs/hook.go (keys in the order of Go's structs)
 import { sha1 } from '@noble/hashes/legacy';
 import type { ChangesPayload, components, IssuePayload, PullRequestPayload, PushPayload } from 'gitea-contract';
 import type { RepositoryPayload, WebhookName, WebhookPayload } from 'gitea-contract';
@@ -94,7 +87,6 @@ export function watch(operationId: string, world: World, params: Record<string, 
 }
 
 type Users = readonly components['schemas']['User'][] | null | undefined;
-/** The users of `before` that `after` does not hold. */
 function removed(before: Users, after: Users): components['schemas']['User'][] {
   const left = new Set((after ?? []).map((user) => user.id));
   return (before ?? []).filter((user) => !left.has(user.id));
@@ -209,11 +201,10 @@ export function eventTemplates(document: Record<string, unknown>): EventTemplate
   return templates;
 }
 
+/** An event type as `X-Gitea-Event-Type` names it, its action, and the repository `owner/name`. */
 export interface TriggerRequest {
-  /** The event type, as `X-Gitea-Event-Type` names it. */
   event: string;
   action?: string;
-  /** `owner/name`. */
   repository: string;
 }
 
@@ -272,7 +263,8 @@ export function triggeredEvent(
     case 'issue_label':
     case 'issue_milestone': {
       const found = issue();
-      Object.assign(event.payload, { issue: found, number: found.number });
+      event.payload.issue = found;
+      event.payload.number = found.number;
       break;
     }
     case 'issue_comment':

@@ -1,8 +1,4 @@
-// The sandbox's webhooks: the hooks that hear what a write causes or a trigger fires (events.ts), as PrepareWebhooks
-// picks them (the repository's active hooks that take the event, then the system hooks of `--webhook`), handed to
-// webhooks/deliveries.ts; and the endpoints, with a world's credential and `{message, url}` errors: the world's log
-// (`GET /__sandbox/deliveries`, by `event` and `action`, `wait=<seconds>` for a delivery to settle), `POST …/{id}/redeliver`,
-// and `POST /__sandbox/trigger` (201 with the pending deliveries).
+// The sandbox's webhooks: the hooks that hear an event (PrepareWebhooks: the repository's active hooks that take it, then `--webhook`'s), and the endpoints of the deliveries and the trigger.
 import { readBounded, utf8Text } from '../common/bytes.js';
 import { keyOf } from '../common/credential-key.js';
 import { Refusal } from '../common/refusal.js';

@@ -1,7 +1,4 @@
-// renderMarkdown's renderer and its byte bounds: markdown-it (CommonMark with GitHub's tables, strikethrough and
-// autolinks, as Gitea reads them), raw HTML escaped; in comment mode hard line breaks, and `#42` and `@user` linked as
-// Gitea links them. A text past `maxInputBytes` or HTML past `maxOutputBytes` is 413 everywhere; on the calling thread
-// (a browser's, the MSW browser build) only these bounds hold, worker threads (markdown.ts) add time and memory.
+// renderMarkdown's renderer (markdown-it, as Gitea reads markdown: GitHub's tables, strikethrough and autolinks, raw HTML escaped) and its byte bounds, 413 past them.
 import markdownIt, { type StateCore } from 'markdown-it';
 import { utf8Length } from '../common/bytes.js';
 

@@ -1,7 +1,4 @@
-// renderMarkdown in Node: a short text at once on the calling thread (at INLINE_BYTES markdown-it's slowest known text
-// takes a few milliseconds), a longer one in a worker thread, bounded in time and memory as well as bytes; the worker
-// of a text past a bound is ended. Texts wait for a free worker here, not in Tinypool's queue, bounded by their bytes
-// (QUEUED_BYTES) and by time: past either the sandbox is busy (503 with Retry-After), which is not the text's fault (413).
+// renderMarkdown in Node: a short text on the calling thread, a longer one in a worker thread bounded in time and memory, waiting for a free worker here, not in Tinypool's queue.
 import type Tinypool from 'tinypool';
 import render, { busy, inputRefusal, MARKDOWN_LIMITS, tooLarge, type RenderOutcome } from './markdown-render.js';
 import type { MarkdownLimits, MarkdownRenderer, RenderTask } from './markdown-render.js';
