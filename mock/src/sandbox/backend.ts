@@ -236,8 +236,6 @@ const HOOK_EVENTS = new Map<string, string[]>([
   ['pull_request', PULLS],
   ['pull_request_only', ['pull_request']],
 ]);
-/** What Slack hooks keep besides the address (`SlackMeta`), all set together when `channel` is sent. */
-const SLACK_CONFIG = ['channel', 'username', 'icon_url', 'color'] as const;
 
 export class GiteaBackend implements Record<OperationId, (call: Call) => Reply | Promise<Reply>> {
   constructor(
@@ -262,8 +260,9 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
       url: sent.url ?? kept.url ?? '',
       content_type: sent.content_type ?? kept.content_type ?? 'json',
     };
+    // Slack's settings (`SlackMeta`) are set all together when `channel` is sent.
     if (hook.type === 'slack')
-      for (const name of SLACK_CONFIG)
+      for (const name of ['channel', 'username', 'icon_url', 'color'] as const)
         config[name] = sent.channel === undefined ? (kept[name] ?? '') : (sent[name] ?? '');
     hook.config = config;
     // As Gitea: names matched without regard to case, unknown names dropped, none at all meaning push.

@@ -76,10 +76,8 @@ function linkReferences(state: StateCore): void {
         if (!href) continue;
         const start = match.index + lead.length;
         const open = new state.Token('link_open', 'a', 1);
-        open.attrs = [
-          ['href', href],
-          ['class', issue ? 'ref-issue' : 'mention'],
-        ];
+        open.attrSet('href', href);
+        open.attrSet('class', issue ? 'ref-issue' : 'mention');
         children.push(textToken(token.content.slice(last, start)), open, textToken(label));
         children.push(new state.Token('link_close', 'a', -1));
         last = start + label.length;
