@@ -85,9 +85,10 @@ const refuse = (status: number, message: string): SandboxError => new SandboxErr
 /** An owner, user or organization that is none: `GetUserByName`, `GetOrgByName`. */
 const noSuchOwner = (name: string, lookup = 'GetUserByName'): SandboxError =>
   new SandboxError(404, lookup, { errors: [`user redirect does not exist [name: ${name.toLowerCase()}]`] });
-/** The record, or Gitea's APIErrorNotFound. */
+/** Gitea's APIErrorNotFound. */
+const notFound = (): SandboxError => new SandboxError(404, 'not found', { errors: null });
 function found<T>(record: T | undefined): T {
-  if (record === undefined) throw new SandboxError(404, 'not found', { errors: null });
+  if (record === undefined) throw notFound();
   return record;
 }
 
@@ -114,7 +115,7 @@ export const repoNamed = (world: World, owner: unknown, name: unknown): Reposito
 function repoOf({ world, params }: Call): Repository {
   const repo = repoNamed(world, params.owner, params.repo);
   if (repo) return repo;
-  if (ownerNamed(world, params.owner)) found(undefined);
+  if (ownerNamed(world, params.owner)) throw notFound();
   throw noSuchOwner(String(params.owner));
 }
 
@@ -419,9 +420,10 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
     }
     if (Array.isArray(body.labels)) {
       const ids = new Set(body.labels as number[]);
+      const owner = world.orgs.find((org) => org.id === repo.owner.id);
       const available = [
         ...world.repoLabels.filter((each) => each.repo === repo.id),
-        ...world.orgLabels.filter((each) => each.org === repo.owner.id),
+        ...world.orgLabels.filter((each) => each.org === owner?.id),
       ];
       // Unknown label ids are dropped, as Gitea drops them.
       pull.labels = structuredClone(available.filter((each) => ids.has(each.label.id)).map((each) => each.label));
