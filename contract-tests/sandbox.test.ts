@@ -16,7 +16,7 @@ import {
 } from '../src/index.js';
 import { startMockServer } from '../mock/src/server.js';
 import { parseGoInt } from '../mock/src/sandbox/backend.js';
-import { sniffedType } from '../mock/src/sandbox/markdown.js';
+import { sniffedType } from '../mock/src/sandbox/markdown-render.js';
 import { MOCK_VERSION } from '../mock/src/front/app.js';
 import { apiErrorOf } from '../test/support/api-error.js';
 import { call } from './support/call.js';

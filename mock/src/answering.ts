@@ -10,7 +10,7 @@ import type { OperationTable } from './front/operations.js';
 import { createExamples, type Generator } from './examples/examples.js';
 import { createSandbox, type SandboxControl, type SandboxOptions, type SandboxPlatform } from './sandbox/sandbox.js';
 import type { AnsweringSource } from './front/app.js';
-import type { MarkdownLimits } from './sandbox/markdown-inline.js';
+import type { MarkdownLimits } from './sandbox/markdown-render.js';
 import type { World } from './sandbox/world.js';
 
 /** The sandbox's bounds and seed, as both entries take them. */

@@ -6,7 +6,7 @@ import { httpOperations } from '../contract/http-operations.js';
 import { createAnswering, type AnsweringPlatform } from '../answering.js';
 import { operationTable, type OperationTable } from '../front/operations.js';
 import { NO_GENERATOR } from '../examples/examples.js';
-import { createInlineRenderer } from '../sandbox/markdown-inline.js';
+import { createInlineRenderer } from '../sandbox/markdown-render.js';
 import { createHandlersWith, type GiteaHandlers, type GiteaHandlersOptions } from './core.js';
 
 export type { DeliveryRecord, GiteaHandlers, GiteaHandlersOptions, JournalEntry, World } from './core.js';

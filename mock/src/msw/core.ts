@@ -10,7 +10,7 @@ import type { SandboxOptions } from '../sandbox/sandbox.js';
 import { RESET_PATH } from '../sandbox/backend.js';
 import type { World } from '../sandbox/world.js';
 import { DELIVERIES_PATH, type DeliveryRecord } from '../webhooks/deliveries.js';
-import { MAX_WAIT_SECONDS, TRIGGER_PATH } from '../sandbox/hook-endpoints.js';
+import { MAX_WAIT_SECONDS, TRIGGER_PATH } from '../sandbox/hooks.js';
 
 export type { DeliveryRecord, JournalEntry, World };
 

@@ -11,7 +11,7 @@ import { notAllowed } from '../front/errors.js';
 import { pathParams, type OperationTable } from '../front/operations.js';
 import type { DeliveryFilter, DeliveryRecord, DeliveryTransport, WebhookOptions } from '../webhooks/deliveries.js';
 import {
-  errorAnswer,
+  refusalAnswer,
   GiteaBackend,
   isOperation,
   ownerRedirect,
@@ -22,12 +22,11 @@ import {
   type OperationId,
   type Reply,
 } from './backend.js';
-import { deliveriesAnswer, triggerAnswer } from './hook-endpoints.js';
-import { createWebhooks, type Webhooks } from './hooks.js';
-import { MARKDOWN_LIMITS, type MarkdownLimits, type MarkdownRenderer } from './markdown-inline.js';
+import { createWebhooks, deliveriesAnswer, triggerAnswer, type Webhooks } from './hooks.js';
+import { MARKDOWN_LIMITS, type MarkdownLimits, type MarkdownRenderer } from './markdown-render.js';
 import { inFlightBudget, oversized, worldBudget } from './sandbox-limits.js';
 import { StateUnavailable, worldStore, type Backing, type OpenOptions, type Stored } from './store.js';
-import type { TriggerRequest } from './trigger.js';
+import type { TriggerRequest } from './events.js';
 import { seedWorld, type User, type World } from './world.js';
 import { copyJson, textBytes, worldText } from './world-json.js';
 
@@ -93,7 +92,7 @@ function storeFailure(failure: unknown, doing: 'save' | 'read', docsUrl: string)
     failure instanceof StateUnavailable
       ? new SandboxError(503, failure.message, { own: true, answer: { headers: { 'Retry-After': '1' } } })
       : new SandboxError(500, `the sandbox could not ${doing} its state (${cause})`, { own: true });
-  return errorAnswer(error, docsUrl);
+  return refusalAnswer(error, docsUrl);
 }
 
 export async function createSandbox(
@@ -130,7 +129,7 @@ export async function createSandbox(
   );
   const docsUrl = () => context.docsUrl();
   const refusal = (status: number, message: string): Answer =>
-    errorAnswer(new SandboxError(status, message, { own: true }), docsUrl());
+    refusalAnswer(new SandboxError(status, message, { own: true }), docsUrl());
   // The write guard: a write joins the open batch of its world or opens the next, which the store runs
   // in its turn (a reset ends the open batch). A batch is applied to one copy, measured and saved once;
   // again one write at a time when one fails or together they pass the budget, so only those at fault
@@ -236,7 +235,7 @@ export async function createSandbox(
       return await backend[operationId](call);
     } catch (error) {
       if (error instanceof SandboxError)
-        return { answer: errorAnswer(error, docsUrl()), changed: !!error.options.changed };
+        return { answer: refusalAnswer(error, docsUrl()), changed: !!error.options.changed };
       throw error;
     }
   }
