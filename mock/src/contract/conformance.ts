@@ -1,13 +1,12 @@
-// Checks one real answer against the document: a declared status, the declared required headers
-// with valid values, and a body of a declared media type that validates. Shared by live mode
-// (answers to its own requests) and the mock's proxy (answers to anyone's).
+// Checks one real answer against the document: a declared status, the declared required headers with valid values,
+// and a body of a declared media type that validates. For live mode, the proxy and the mock's own answers.
 import type { ErrorObject } from 'ajv';
 import { deref, isObject, listOperations, pointer, type JsonObject, type Operation } from './document.js';
 import { jsonShape, MAX_CHECKED_VALUES } from './json-shape.js';
 import { createSchemaValidator, type SchemaValidator } from './schema.js';
 
 /** What may not show in a violation: the caller's credentials, should the server echo them. */
-export type Redact = (text: string) => string;
+type Redact = (text: string) => string;
 
 export interface Answer {
   status: number;
@@ -17,14 +16,11 @@ export interface Answer {
   value?: unknown;
 }
 
-/** One way an answer breaks the document: where (`status 418`, `header Link`, `body /id`, `body /0/shiny_new_field:`, `content type`) and what. */
+/** One way an answer breaks the document: where (`status 418`, `header Link`, `body /id`, `content type`) and what. */
 export interface Violation {
   where: string;
   problem: string;
-  /**
-   * How many violations it stands for, when more than one: the line that says how many
-   * problems of a body were left out (`body: 3 more problems, not listed …`) stands for them.
-   */
+  /** How many it stands for, when more than one (`body: 3 more problems, not listed …`). */
   count?: number;
 }
 
@@ -33,21 +29,16 @@ export function describeViolation({ where, problem }: Violation): string {
   return `${where} ${problem}`;
 }
 
-function mediaTypeOf(headers: Headers): string | undefined {
-  return headers.get('content-type')?.split(';')[0]?.trim().toLowerCase();
-}
+/** Whether to check the body (not one too large to read whole), and what to redact before a quote is cut short. */
+type CheckOptions = { body?: boolean; redact?: Redact };
 
-/**
- * The ways `answer` breaks `op`'s responses; `body: false` skips the body (one too large to read
- * whole). What a violation quotes of the answer is redacted with `redact` before it is cut short,
- * so that no part of a secret is left where the cut fell.
- */
+/** The ways `answer` breaks `op`'s responses. */
 export function mismatches(
   doc: JsonObject,
   schemas: SchemaValidator,
   op: Operation,
   answer: Answer,
-  { body: checkBody = true, redact = (text: string) => text }: { body?: boolean; redact?: Redact } = {},
+  { body: checkBody = true, redact = (text: string) => text }: CheckOptions = {},
 ): Violation[] {
   const responses = isObject(op.operation.responses) ? op.operation.responses : {};
   const declared = Object.hasOwn(responses, String(answer.status))
@@ -86,7 +77,7 @@ export function mismatches(
           ...problems,
           { where: `status ${answer.status}`, problem: `declares a ${types.join(' or ')} body, but the body is empty` },
         ];
-  const mediaType = mediaTypeOf(answer.headers);
+  const mediaType = answer.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase();
   if (mediaType === undefined || !types.includes(mediaType))
     return [
       ...problems,
@@ -105,23 +96,20 @@ export function mismatches(
   return [...problems, ...bodyViolations(schemas, schemaAt, body, redact)];
 }
 
-/** The one check of answers against `doc`, for real servers' (proxy, verify) and the mock's own: its Ajv made on first use. */
-export function answerChecker(doc: JsonObject): (operationId: string, answer: Answer) => Violation[] {
+/** The one check of answers against `doc`, the proxy's and the mock's own: its Ajv made on first use. */
+export function answerChecker(doc: JsonObject) {
   let made: { schemas: SchemaValidator; operations: Map<string, Operation> } | undefined;
-  return (operationId, answer) => {
+  return (operationId: string, answer: Answer, options?: CheckOptions): Violation[] => {
     made ??= {
       schemas: createSchemaValidator(doc),
       operations: new Map(listOperations(doc).map((op) => [String(op.operation.operationId), op])),
     };
     const op = made.operations.get(operationId);
-    return op ? mismatches(doc, made.schemas, op, answer) : [];
+    return op ? mismatches(doc, made.schemas, op, answer, options) : [];
   };
 }
 
-/**
- * How `headers` break the headers declared (each by its name, its header or parameter object, and
- * where that is): a required one missing, or a value its schema refuses, each `where` naming it.
- */
+/** How `headers` break the headers declared: a required one missing, or a value its schema refuses. */
 export function headerViolations(
   schemas: SchemaValidator,
   declared: readonly { name: string; spec: JsonObject; location: string }[],
@@ -146,10 +134,7 @@ export function headerViolations(
 /** At most this many problems of one body: a list of 50 records with one new field would otherwise say it 50 times. */
 const BODY_PROBLEMS = 6;
 
-/**
- * `text` as it may go into one line: control characters escaped (a field name comes from the
- * server, and a newline in it would forge a line of its own), and cut short.
- */
+/** `text` for one line: control characters escaped (a newline in a server's field name would forge a line), cut short. */
 function printable(text: string, max = 120): string {
   const escaped = text.replace(
     /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g,
@@ -158,7 +143,6 @@ function printable(text: string, max = 120): string {
   return escaped.length > max ? `${escaped.slice(0, max)}…` : escaped;
 }
 
-/** The value at `instancePath` (a JSON pointer, as Ajv writes it) in `body`. */
 function valueAt(body: unknown, instancePath: string): unknown {
   let value = body;
   for (const segment of instancePath.split('/').slice(1)) {
@@ -168,10 +152,7 @@ function valueAt(body: unknown, instancePath: string): unknown {
   return value;
 }
 
-/**
- * The JSON of `value` as far as its first `max` characters and a little past, each string in it
- * redacted whole: written piece by piece, so a value of megabytes or of any depth costs no more.
- */
+/** The JSON of `value` to its first `max` characters or a little past, each string redacted whole: a value of megabytes or of any depth costs no more. */
 function preview(value: unknown, max: number, redact: Redact): string {
   let out = '';
   const pending: ({ text: string } | { value: unknown })[] = [{ value }];
@@ -209,49 +190,38 @@ function preview(value: unknown, max: number, redact: Redact): string {
 }
 
 /**
- * Ajv's errors of a body without the noise of `oneOf: [X, {type: 'null'}]`, the document's way of
- * writing "X or null": when X fails for a reason of its own (a field it does not know), Ajv also
- * says the value is not null and matches no branch, which names nothing. Those two go when
- * another error at or below the same place says more. Linear in the errors (with a sort of their
- * places): a list of records with a new field each makes thousands of them.
+ * Ajv's errors without the noise of `oneOf: [X, {type: 'null'}]` ("X or null"): when X fails for a reason of its own,
+ * the union's error and the null branch's name nothing, and go when another error at or below the place says more.
+ * Linear in the errors (bodies are at most 64 deep): a list of records with a new field each makes thousands.
  */
 function withoutBranchNoise(errors: readonly ErrorObject[]): ErrorObject[] {
   const byPlace = new Map<string, ErrorObject[]>();
   for (const error of errors) {
-    const here = byPlace.get(error.instancePath);
-    if (here) here.push(error);
-    else byPlace.set(error.instancePath, [error]);
+    const place = error.instancePath;
+    (byPlace.get(place) ?? byPlace.set(place, []).get(place)!).push(error);
   }
-  const places = [...byPlace.keys()].sort();
-  /** Whether an error lies below `at`: places below it sort together, right after `at/`. */
-  const below = (at: string): boolean => {
-    const prefix = `${at}/`;
-    let [low, high] = [0, places.length];
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (places[middle]! < prefix) low = middle + 1;
-      else high = middle;
+  /** The places with an error below them. */
+  const above = new Set<string>();
+  for (const place of byPlace.keys()) {
+    let at = '';
+    for (const part of place.split('/').slice(1)) {
+      above.add(at);
+      at += `/${part}`;
     }
-    return places[low]?.startsWith(prefix) ?? false;
-  };
+  }
   const noise = new Set<ErrorObject>();
   for (const union of errors) {
     if (union.keyword !== 'oneOf' && union.keyword !== 'anyOf') continue;
     const here = byPlace.get(union.instancePath)!;
     const branches = here.filter((e) => e.keyword === 'type' && e.schemaPath.startsWith(`${union.schemaPath}/`));
-    const specific = here.length - 1 - branches.length > 0 || below(union.instancePath);
-    if (!specific) continue;
+    if (here.length - 1 - branches.length === 0 && !above.has(union.instancePath)) continue;
     noise.add(union);
     for (const branch of branches) noise.add(branch);
   }
   return errors.filter((e) => !noise.has(e));
 }
 
-/**
- * One body error as a violation that names what broke, where: the unexpected field, the missing
- * one, the value no enum allows, each by its JSON pointer. Other errors keep Ajv's own words
- * (`body /id must be integer`). What it quotes of the body is redacted, then cut short.
- */
+/** One body error naming what broke by its JSON pointer (an unexpected field, a missing one, a value no enum allows), else in Ajv's words. */
 function describeBodyError(error: ErrorObject, body: unknown, redact: Redact): Violation {
   const at = error.instancePath;
   const shown = (text: string, max?: number): string => printable(redact(text), max);
@@ -280,11 +250,8 @@ function describeBodyError(error: ErrorObject, body: unknown, redact: Redact): V
 const MAX_DEPTH = 64;
 
 /**
- * The ways `body` breaks the schema at `schemaAt`, each naming the place in the body; past
- * BODY_PROBLEMS, one more that says how many were left out and stands for them in the counts. A
- * body of more than MAX_CHECKED_VALUES values is checked to its first problem only, as every
- * problem of millions of values would take gigabytes to list; one nested deeper than MAX_DEPTH
- * is a violation of its own.
+ * The ways `body` breaks the schema at `schemaAt`; past BODY_PROBLEMS, one that stands for the rest. A body of more
+ * than MAX_CHECKED_VALUES values is checked to its first problem only (millions would take gigabytes to list).
  */
 export function bodyViolations(schemas: SchemaValidator, schemaAt: string, body: unknown, redact: Redact): Violation[] {
   const shape = jsonShape(body, MAX_CHECKED_VALUES, MAX_DEPTH);

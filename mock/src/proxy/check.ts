@@ -1,27 +1,20 @@
-// The proxy's check of an exchange of the 20 operations: the request with the front's check
-// (Prism's validator, as the mock checks requests), the answer with the check live mode uses
-// (contract/conformance.ts). A check that found nothing is remembered by a SHA-256 of everything
-// it read, so that a byte-for-byte repeat (a suite polls, a client retries) is judged as the first
-// without checking it again; only digests are kept, never a credential or a body.
+// The proxy's check of an exchange of the 20 operations: the request with Prism's validator (front/validation.ts),
+// the answer as live mode checks it (contract/conformance.ts). A check that found nothing is remembered by a SHA-256 of
+// all it read, so a byte-for-byte repeat is not checked again; only digests are kept, never a credential or a body.
 import { createHash, hash } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { redact } from '../common/redaction.js';
-import { clip } from '../contract/clip.js';
-import { describeViolation, mismatches } from '../contract/conformance.js';
-import { listOperations, type Operation } from '../contract/document.js';
+import { answerChecker, describeViolation } from '../contract/conformance.js';
 import { readDocumentFile } from '../contract/document-file.js';
-import { createExchangeReport, LINE_CHARS, total, type Found } from '../contract/exchange-report.js';
-import { createSchemaValidator } from '../contract/schema.js';
+import { clip, createExchangeReport, LINE_CHARS, total, type Found } from '../contract/exchange-report.js';
 import { BASE_PATH } from '../front/app.js';
 import { checkAuthorization } from '../front/auth.js';
 import type { MockOperation } from '../front/operations.js';
 import { LISTED_VIOLATIONS, queryOf, requestViolations, type PrismMethod } from '../front/validation.js';
-import type { Collected } from './wire.js';
+import type { Collected } from './exchange.js';
 
 /** Header names whose values are credentials, as the client redacts them. */
 const CREDENTIAL_HEADER = /auth|token|secret|password|cookie|otp|key|session/i;
-/** Requests and answers whose check found nothing, remembered in each memory; the oldest goes first. */
-const PASSED_REMEMBERED = 1024;
 
 /** Every value a log line, report or header must not show: credentials, query tokens, secret fields of the body. */
 function secretsOf(headers: IncomingHttpHeaders, url: URL, body: unknown, op: MockOperation): string[] {
@@ -59,59 +52,36 @@ function digest(parts: readonly string[], bytes?: Buffer): string {
   return bytes?.length ? createHash('sha256').update(text).update(bytes).digest('hex') : hash('sha256', text);
 }
 
-/** A set of digests that forgets its oldest past PASSED_REMEMBERED. */
+/** The digests of checks that found nothing, the oldest forgotten past 1024. */
 class Passed extends Set<string> {
   override add(key: string): this {
-    if (this.size >= PASSED_REMEMBERED && !this.has(key)) this.delete(this.values().next().value!);
+    if (this.size >= 1024 && !this.has(key)) this.delete(this.values().next().value!);
     return super.add(key);
   }
-}
-
-/** One exchange's check: its violations so far, and how to redact what is said of it. */
-export interface ExchangeCheck {
-  readonly violations: Found[];
-  /** Why the proxy's own check failed, if it did: its failure, not the peer's. */
-  readonly failure: string | undefined;
-  hide(text: string): string;
-  /** Checks the upstream's answer, its body `decoded` (undefined: not read, too large or in an unknown coding). */
-  answer(answer: IncomingMessage, decoded: string | undefined): void;
-  /** Counts the exchange in the report. */
-  record(): void;
-  /** Says the exchange's violations, if any, in one line. */
-  report(): void;
 }
 
 export type Checker = ReturnType<typeof createChecker>;
 
 export function createChecker(document: string, onViolations?: (line: string) => void) {
-  const doc = readDocumentFile(document).document;
-  const schemas = createSchemaValidator(doc);
-  const operations = new Map<string, Operation>(
-    listOperations(doc).map((op) => [String(op.operation.operationId), op]),
-  );
+  const checkAnswer = answerChecker(readDocumentFile(document).document);
   const stats = createExchangeReport();
   const passedRequests = new Passed();
   const passedAnswers = new Passed();
 
-  /** Checks the request to `op` (read whole, or `complete: false` when too large), and gives the exchange's check. */
-  function check(
-    op: MockOperation,
-    req: IncomingMessage,
-    url: URL,
-    headers: Record<string, string>,
-    { chunks, complete }: Collected,
-  ): ExchangeCheck {
+  /** Checks the request to `op` (`complete: false`: too large to read whole), and gives the exchange's check. */
+  function check(op: MockOperation, req: IncomingMessage, url: URL, headers: Record<string, string>, body: Collected) {
+    const { chunks, complete } = body;
     const raw = Buffer.concat(chunks);
-    let body: unknown;
+    let value: unknown;
     if (complete && raw.length > 0) {
       try {
-        body = /json/i.test(headers['content-type'] ?? '') ? JSON.parse(raw.toString('utf8')) : raw.toString('latin1');
+        value = /json/i.test(headers['content-type'] ?? '') ? JSON.parse(raw.toString('utf8')) : raw.toString('latin1');
       } catch {
-        body = raw.toString('latin1');
+        value = raw.toString('latin1');
       }
     }
     let secrets: string[] | undefined;
-    const secretsNow = (): string[] => (secrets ??= secretsOf(req.headers, url, body, op));
+    const secretsNow = (): string[] => (secrets ??= secretsOf(req.headers, url, value, op));
     const hide = (text: string): string => redact(text, secretsNow());
     let failure: string | undefined;
     const violations: Found[] = [];
@@ -139,7 +109,7 @@ export function createChecker(document: string, onViolations?: (line: string) =>
     }
     const method = op.method.toLowerCase() as PrismMethod;
     const path = url.pathname.slice(BASE_PATH.length);
-    const element = { method, url: { path, query: queryOf(url) }, headers, body };
+    const element = { method, url: { path, query: queryOf(url) }, headers, body: value };
     const lines = remembered(
       passedRequests,
       requestKey,
@@ -154,11 +124,13 @@ export function createChecker(document: string, onViolations?: (line: string) =>
     }
     return {
       violations,
+      /** Why the proxy's own check failed, if it did: its failure, not the peer's. */
       get failure() {
         return failure;
       },
       hide,
-      answer(answer, decoded) {
+      /** Checks the answer, its body `decoded` (undefined: not read, too large or in an unknown coding). */
+      answer(answer: IncomingMessage, decoded: string | undefined) {
         const key = digest([
           op.operationId,
           String(answer.statusCode),
@@ -167,10 +139,8 @@ export function createChecker(document: string, onViolations?: (line: string) =>
           decoded ?? '',
         ]);
         const found = remembered(passedAnswers, key, 'answer', () =>
-          mismatches(
-            doc,
-            schemas,
-            operations.get(op.operationId)!,
+          checkAnswer(
+            op.operationId,
             {
               status: answer.statusCode ?? 0,
               headers: new Headers(
