@@ -1,14 +1,12 @@
-// The answering mock in Node (the node:http server, the MSW handlers under Node): the document
-// read from its file, and what only Node has: worker threads for large markdown renders, V8's
-// heap size for the sandbox's budget, Prism's generator for dynamic answers, the state folder, and
-// the sending of webhook deliveries.
+// The answering mock in Node (the server, the MSW handlers under Node): the document read from its file, and what
+// only Node has: markdown workers, V8's heap size, Prism's generator, the state store, sending deliveries.
 import { DOCUMENT, loadOperations, operationsOf, readDocumentFile } from './contract/document-file.js';
 import { createAnswering, type AnsweringChoices, type AnsweringMock, type AnsweringPlatform } from './answering.js';
 import type { ResponseClass } from './front/app.js';
 import { operationTable, type OperationTable } from './front/operations.js';
 import { seedText } from './front/seed.js';
 import { loadGenerator } from './examples/dynamic.js';
-import { heapLimit } from './common/heap.js';
+import { getHeapStatistics } from 'node:v8';
 import { createMarkdownRenderer } from './sandbox/markdown.js';
 import { openStateStore } from './sandbox/open-state.js';
 import { createNodeTransport } from './webhooks/transport-node.js';
@@ -18,9 +16,12 @@ export type { AnsweringMock };
 export interface AnsweringOptions extends Omit<AnsweringChoices, 'seed'> {
   /** Makes dynamic data, random delays and random faults repeatable: `7` and `'7'` are one seed, as `--seed 7` is. */
   seed?: string | number;
-  /** The OpenAPI document to serve: a file (YAML or JSON), or the document as data; defaults to the package's `openapi.yaml`. */
+  /** The OpenAPI document to serve: a file (YAML or JSON) or the document as data; the package's `openapi.yaml` by default. */
   document?: string | Record<string, unknown>;
 }
+
+/** V8's heap limit, which bounds the sandbox's worlds together (sandbox-limits.ts). */
+export const heapLimit = (): number => getHeapStatistics().heap_size_limit;
 
 const NODE_PLATFORM: AnsweringPlatform = {
   markdown: createMarkdownRenderer,
@@ -30,11 +31,7 @@ const NODE_PLATFORM: AnsweringPlatform = {
   openStore: openStateStore,
 };
 
-/**
- * Tables by the document's text. Mock servers started in one process (the suites start dozens)
- * share one: the validators, compiled per schema object on first use, are then compiled once, not
- * per server. Nothing changes a table once made.
- */
+/** Tables by the document's text: servers of one process share one, and so its validators, compiled on first use. */
 const tables = new Map<string, OperationTable>();
 
 /** The operation table of a document: a file (YAML or JSON), made once per distinct text, or the document as data. */
