@@ -1,7 +1,5 @@
-// The document as data, and the walks over it that the suites, the proxy, live mode and the
-// webhook receiver share (document-file.ts loads it). Only local `#/...` refs exist in the
-// document, so a JSON-pointer resolver is all we need.
-
+// The document as data, and the walks over it that the suites, the proxy, live mode and the webhook receiver share
+// (document-file.ts loads it). The document has local `#/...` refs only: a JSON-pointer resolver is all it needs.
 export type Json = null | boolean | number | string | Json[] | JsonObject;
 export interface JsonObject {
   [key: string]: Json;
@@ -39,19 +37,11 @@ export function resolvePointer(doc: Json, ref: string): Json | undefined {
   return node;
 }
 
-export interface Resolved {
-  value: Json | undefined;
-  /** Where the value really lives (the last ref followed, or the starting location). */
-  location: string;
-  /** The refs followed, in order; empty when the value was inline. */
-  refs: string[];
-}
-
 /**
- * Follows `$ref` chains of reference objects (parameters, responses, examples, ...).
- * Schemas are not dereferenced with this: a schema `$ref` is meaningful and callers inspect it.
+ * Follows `$ref` chains of reference objects (parameters, responses, examples …), not of schemas, whose `$ref` callers
+ * inspect: the value, where it really lives (the last ref followed, or `location`), and the refs followed.
  */
-export function deref(doc: Json, value: Json | undefined, location: string): Resolved {
+export function deref(doc: Json, value: Json | undefined, location: string) {
   const refs: string[] = [];
   let current = value;
   let where = location;
@@ -62,7 +52,7 @@ export function deref(doc: Json, value: Json | undefined, location: string): Res
     where = ref.slice(1);
     current = resolvePointer(doc, ref);
   }
-  return { value: current, location: where, refs };
+  return { value: current as Json | undefined, location: where, refs };
 }
 
 export interface Operation {

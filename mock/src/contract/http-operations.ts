@@ -1,31 +1,14 @@
-// The document's operations in Stoplight's IHttpOperation shape, which the front, the examples
-// source and the sandbox's seed read, made without Prism: the document is dereferenced here (it has
-// only local `#/…` refs) and given to `@stoplight/http-spec`'s OpenAPI 3 transform, the one Prism
-// calls itself. It runs anywhere (no Node built-in), so the browser build of the MSW handlers makes
-// the same table from the document bundled as data.
+// The document's operations in Stoplight's IHttpOperation shape, made without Prism: dereferenced here (it has local
+// `#/…` refs only) and given to `@stoplight/http-spec`'s OpenAPI 3 transform, the one Prism calls. No Node built-in:
+// the browser build of the MSW handlers makes the same table from the bundled document.
 import { transformOas3Operations } from '@stoplight/http-spec/oas3/operation';
 import { bundleTarget, decycle } from '@stoplight/json';
 import type { IHttpOperation } from '@stoplight/types';
+import { resolvePointer, type Json } from './document.js';
 
 type Node = Record<string, unknown> | unknown[];
 
-function pointerTarget(root: unknown, ref: string): unknown {
-  if (!ref.startsWith('#')) throw new Error(`only local references are supported, not ${JSON.stringify(ref)}`);
-  let node: unknown = root;
-  for (const raw of ref.slice(1).split('/').slice(1)) {
-    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
-    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key))
-      throw new Error(`the reference ${ref} leads nowhere`);
-    node = (node as Record<string, unknown>)[key];
-  }
-  return node;
-}
-
-/**
- * A copy of `document` with every local `$ref` replaced by what it names, as Prism's ref parser
- * gives it: one object per target, shared where the document shares it, and a cycle of objects
- * where a schema contains itself.
- */
+/** A copy of `document`, each `$ref` replaced by its one object per target, as Prism's ref parser gives it. */
 function dereference<T>(document: T): T {
   const done = new Map<unknown, unknown>();
   const resolving = new Set<unknown>();
@@ -33,7 +16,9 @@ function dereference<T>(document: T): T {
     if (typeof node !== 'object' || node === null) return node;
     const ref = (node as { $ref?: unknown }).$ref;
     if (typeof ref === 'string') {
-      const target = pointerTarget(document, ref);
+      if (!ref.startsWith('#')) throw new Error(`only local references are supported, not ${JSON.stringify(ref)}`);
+      const target = resolvePointer(document as Json, ref);
+      if (target === undefined) throw new Error(`the reference ${ref} leads nowhere`);
       // A schema that contains itself becomes a cycle of objects, as the ref parser makes it.
       if (resolving.has(target)) return done.get(target);
       const siblings = Object.keys(node).filter((key) => key !== '$ref');
@@ -61,10 +46,8 @@ function dereference<T>(document: T): T {
 export function httpOperations(document: Record<string, unknown>): IHttpOperation[] {
   if (typeof document.openapi !== 'string')
     throw new Error('the document is not an OpenAPI 3 document (no `openapi` field)');
-  // As Prism makes its table: a cycle (a repository's `parent`) turned back into a reference to
-  // where the object was first met, which each operation carries along under `__bundled__` (the
-  // validator and the mocker read them there); each operation from a copy, as bundling rewrites
-  // the references it moves.
+  // As Prism makes its table: a cycle (a repository's `parent`) turned back into a reference, which each operation
+  // carries under `__bundled__`; each from a copy, as bundling rewrites the references it moves.
   const resolved = decycle(dereference(document)) as Record<string, unknown>;
   return transformOas3Operations(resolved).map(
     (operation) =>
