@@ -1,29 +1,25 @@
-// Bytes, text, randomness and the one bounded body reader over what every JavaScript runtime has, so
-// the front and the sandbox run in a browser too; Node's Buffer where there is one, for large texts
-// (test/mock-bytes.test.ts holds each against the portable path).
-
-/** Node's Buffer, where there is one (undefined in a browser). Read once: a page cannot add it later by accident. */
+// Bytes, text, randomness and the one bounded body reader over what every JavaScript runtime has, so the front and
+// the sandbox run in a browser too; Node's Buffer where there is one (test/mock-bytes.test.ts holds each to the portable path).
+/** Node's Buffer, where there is one; read once, so a page cannot add it later by accident. */
 const NodeBuffer = (globalThis as { Buffer?: typeof Buffer }).Buffer;
 
 const encoder = new TextEncoder();
 const utf8Decoder = new TextDecoder('utf-8');
 
-/** UTF-8 bytes of `text` (a lone surrogate counts as U+FFFD, three bytes, as Buffer counts it). */
+/** UTF-8 bytes of `text` (a lone surrogate as U+FFFD, as Buffer counts it). */
 export function utf8Bytes(text: string): Uint8Array<ArrayBuffer> {
   return encoder.encode(text);
 }
 
-/** UTF-8 text of `bytes`, a malformed sequence read as U+FFFD. */
 export function utf8Text(bytes: Uint8Array): string {
   return utf8Decoder.decode(bytes);
 }
 
-/** How many bytes `text` takes in UTF-8. */
 export function utf8Length(text: string, portable = NodeBuffer === undefined): number {
   return portable ? encoder.encode(text).length : NodeBuffer!.byteLength(text, 'utf8');
 }
 
-/** Each byte as the code unit of the same value (ISO-8859-1, as Buffer's `latin1`; not TextDecoder's `latin1`, which is windows-1252). */
+/** Each byte as the code unit of its value (Buffer's `latin1`; TextDecoder's `latin1` is windows-1252). */
 export function latin1Text(bytes: Uint8Array, portable = NodeBuffer === undefined): string {
   if (!portable) return NodeBuffer!.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
   let text = '';
@@ -39,7 +35,6 @@ export function latin1Bytes(text: string): Uint8Array<ArrayBuffer> {
   return bytes;
 }
 
-/** The chunks one after the other, in a new array. */
 export function concatBytes(chunks: readonly Uint8Array[]): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(chunks.reduce((total, chunk) => total + chunk.length, 0));
   let at = 0;
@@ -51,9 +46,8 @@ export function concatBytes(chunks: readonly Uint8Array[]): Uint8Array<ArrayBuff
 }
 
 /**
- * The one bounded reader of a body: its bytes to the end, or until more than `limit` came
- * (`complete` false, the rest cancelled, or left unread with `keep`, as a socket that must still
- * carry the answer). `take` may refuse a chunk as it arrives (a budget): then the rest is left unread.
+ * The one bounded reader of a body: to the end, or past `limit` (`complete` false, the rest cancelled, or left unread
+ * with `keep`, as a socket that must still carry the answer). `take` may refuse a chunk (a budget): the rest is left unread.
  */
 export async function readBounded<R>(
   body: ReadableStream<Uint8Array> | null,
@@ -82,7 +76,6 @@ export async function readBounded<R>(
   }
 }
 
-/** Whether the two hold the same bytes. */
 export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
@@ -110,7 +103,6 @@ export function indexOfBytes(
   return -1;
 }
 
-/** The bytes as lower-case hexadecimal. */
 export function hex(bytes: Uint8Array): string {
   let text = '';
   for (const byte of bytes) text += byte.toString(16).padStart(2, '0');
@@ -128,15 +120,12 @@ export function base64Text(base64: string): string | undefined {
   return utf8Text(latin1Bytes(binary));
 }
 
-/** `length` bytes from the runtime's cryptographic generator (Web Crypto, in Node since 19 and in every browser, secure context or not). */
+/** `length` bytes from Web Crypto's generator, which every browser has, secure context or not. */
 export function randomBytes(length: number): Uint8Array<ArrayBuffer> {
   return crypto.getRandomValues(new Uint8Array(length));
 }
 
-/**
- * A random (version 4) UUID. Made here from getRandomValues rather than crypto.randomUUID, which
- * a browser offers on secure origins only (https, localhost).
- */
+/** A random (version 4) UUID, not crypto.randomUUID's, which browsers offer on secure origins only. */
 export function randomUuid(): string {
   const bytes = randomBytes(16);
   bytes[6] = (bytes[6]! & 0x0f) | 0x40;

@@ -2,7 +2,7 @@
 import { sha256 } from '@noble/hashes/sha2';
 import { hex, utf8Bytes } from './bytes.js';
 
-/** Node's own one-shot hash where there is one (Node 20.16 and later), found without an import the browser build would have to resolve. */
+/** Node's one-shot hash where there is one, found without an import the browser build would have to resolve. */
 const nativeHash = (
   (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.(
     'node:crypto',
@@ -10,11 +10,8 @@ const nativeHash = (
 )?.hash;
 
 /**
- * The credential's SHA-256 (of its UTF-8 bytes, in hexadecimal), so no credential is kept in
- * memory maps or on disk. Synchronous and the same in every runtime: Node's native hash, which
- * costs a twentieth of the portable one on every request, and @noble/hashes elsewhere (Web Crypto's
- * digest is asynchronous, and offered by browsers on secure origins only). Both encode a lone
- * surrogate as U+FFFD.
+ * The credential's SHA-256 in hex, so no credential is kept in maps or on disk; synchronous and alike everywhere:
+ * Node's hash, a twentieth of the portable one's cost, else @noble/hashes (Web Crypto's digest is asynchronous).
  */
 export function keyOf(credential: string): string {
   return typeof nativeHash === 'function'

@@ -1,11 +1,9 @@
-// The mock's one way to refuse: where it finds what it will not do, it throws a Refusal that
-// carries the status the refusal is answered with, and each way in turns it into its wire format
-// in one place: the front and the proxy into an answer in the service's error dialect with that
-// HTTP status, the commands into a line on stderr and that exit status. Anything else thrown is a
-// failure of the mock itself, which says so (a 500, or `cannot start`).
+// The mock's one way to refuse: a Refusal carries the status it is answered with, and each way in turns it into its
+// wire format in one place (an answer in the error dialect, or a line on stderr and an exit status). Anything else
+// thrown is a failure of the mock itself, which says so (a 500, or `cannot start`).
 export class Refusal extends Error {
   constructor(
-    /** The HTTP status it is answered with; for a command, the exit status. */
+    /** The HTTP status; for a command, the exit status. */
     readonly status: number,
     message: string,
     options?: ErrorOptions,
