@@ -1,29 +1,19 @@
-// Which documented answer a request gets, and with which example: the choice Prism 5.12's mocker
-// makes in its static mode, made from the operation table alone, so that it runs in a browser too.
-// Without `Prefer: code`, the lowest 2xx response (else `default`, else the first); with one, that
-// status (or its `NXX` range, or `default`), and the rules without a code when Accept cannot be met
-// for it. Of the contents, the one Accept prefers (the `accepts` package, as Prism asks it; without
-// Accept, `*/*` or JSON first); the example asked for, else the first, else a sample of the schema
-// (json-schema-sampler, as Prism samples); each header from its first example or its schema. An
-// Accept that matches nothing answers 406, unless the status is 204 or Accept holds `*/*` (no body).
-// contract-tests/examples-negotiation.test.ts holds the 20 operations to Prism's own answers. One
-// difference: an Accept that is no media type (`garbage`) made Prism throw; here it answers 406.
+// Which documented answer a request gets, and with which example: the choice Prism 5.12's static mocker makes, made
+// from the operation table alone so that it runs in a browser too (contract-tests/examples-negotiation.test.ts holds
+// the 20 operations to Prism's own answers). The status: the lowest 2xx, else `default`, else the first; with
+// `Prefer: code` that status, its `NXX` or `default`. The content Accept prefers (`accepts`, as Prism asks it), the
+// example asked for, else the first, else a sample of the schema. One difference: an Accept that is no media type
+// (`garbage`) made Prism throw; here it answers 406.
 import { sample, SchemaSizeExceededError } from '@stoplight/json-schema-sampler';
 import type { IHttpOperation, IHttpOperationResponse, IMediaTypeContent, INodeExample } from '@stoplight/types';
 import accepts from 'accepts';
 import contentType from 'content-type';
 import { Refusal } from '../common/refusal.js';
 
-/** What an answer source makes of a request before the front writes it, as Prism's mocker gives it. */
-interface MockedOutput {
-  statusCode: number;
-  /** Declared headers (a value, or null when neither an example nor a schema gives one), `Content-type`, `deprecation`. */
-  headers: Record<string, unknown>;
-  body?: unknown;
-}
-
-/** An answer, or the reason there is none, with the status to answer it with. */
-export type Mocked = { ok: true; output: MockedOutput } | { ok: false; status: number; message: string };
+/** An answer as Prism's mocker gives it (a declared header without a value is null), or why there is none. */
+export type Mocked =
+  | { ok: true; output: { statusCode: number; headers: Record<string, unknown>; body?: unknown } }
+  | { ok: false; status: number; message: string };
 
 export interface Wanted {
   /** The status asked for (`Prefer: code`, or the status of the example asked for). */
@@ -34,32 +24,17 @@ export interface Wanted {
   accept?: string;
 }
 
-/**
- * A failure of negotiation as Prism words its ProblemJsonError: answered with its detail, or its
- * title where it has none; its cause is what Prism's `String(error)` reads, which one message quotes.
- */
+/** A failure as Prism words its ProblemJsonError: its detail, else its title; the cause is its `String(error)`. */
 function refusal(type: string, status: number, detail: string, title: string): Refusal {
   return new Refusal(status, detail || title, { cause: `https://stoplight.io/prism/errors#${type}: ${title}` });
 }
 
 const notFound = (detail: string): Refusal =>
   refusal('NOT_FOUND', 404, detail, 'The server cannot find the requested content');
-const notAcceptable = (detail: string): Refusal =>
-  refusal('NOT_ACCEPTABLE', 406, detail, 'The server cannot produce a representation for your accept header');
 
 /** A `2XX` range answered as 200, as Prism answers it. */
 function normalized(response: IHttpOperationResponse): IHttpOperationResponse {
   return /^\dXX$/.test(response.code) ? { ...response, code: `${response.code.charAt(0)}00` } : response;
-}
-
-function lowest2xx(responses: readonly IHttpOperationResponse[]): IHttpOperationResponse | undefined {
-  const lowest = responses
-    .filter((response) => /^2(\d\d|XX)$/.test(response.code))
-    .reduce<IHttpOperationResponse | undefined>(
-      (low, response) => (low && low.code <= response.code ? low : response),
-      undefined,
-    );
-  return lowest && normalized(lowest);
 }
 
 function byStatus(responses: readonly IHttpOperationResponse[], code: number): IHttpOperationResponse | undefined {
@@ -100,13 +75,13 @@ function bestContent(
   return bare.length > 0 ? bestContent(contents, bare) : undefined;
 }
 
-interface Choice {
+type Choice = {
   code: string;
   headers: IHttpOperationResponse['headers'];
   mediaType?: string;
   example?: INodeExample | { value?: undefined };
   schema?: IMediaTypeContent['schema'];
-}
+};
 
 function fromContent(
   code: string,
@@ -145,7 +120,8 @@ function forResponse(
   }
   if (contents && contents.length > 0) {
     if (code === '204' || mediaTypes.some((mediaType) => mediaType.includes('*/*'))) return { code, headers };
-    throw notAcceptable(`Unable to find content for ${mediaTypes.join(',')}`);
+    const title = 'The server cannot produce a representation for your accept header';
+    throw refusal('NOT_ACCEPTABLE', 406, `Unable to find content for ${mediaTypes.join(',')}`, title);
   }
   return { code, headers };
 }
@@ -155,8 +131,11 @@ function withoutCode(
   mediaTypes: readonly string[] | undefined,
   exampleKey: string | undefined,
 ): Choice {
+  const lowest = operation.responses
+    .filter((response) => /^2(\d\d|XX)$/.test(response.code))
+    .reduce<IHttpOperationResponse | undefined>((low, next) => (low && low.code <= next.code ? low : next), undefined);
   const response =
-    lowest2xx(operation.responses) ??
+    (lowest && normalized(lowest)) ??
     defaultResponse(operation.responses) ??
     (operation.responses[0] && normalized(operation.responses[0]));
   if (!response)
@@ -185,7 +164,7 @@ function choose(
   }
 }
 
-/** A sample of `schema` (references resolved in `operation`), as Prism's static generator makes one. */
+/** A sample of `schema`, as Prism's static generator makes one. */
 function sampled(
   operation: IHttpOperation,
   schema: NonNullable<IMediaTypeContent['schema']>,
