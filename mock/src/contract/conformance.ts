@@ -41,15 +41,10 @@ export function mismatches(
   { body: checkBody = true, redact = (text: string) => text }: CheckOptions = {},
 ): Violation[] {
   const responses = isObject(op.operation.responses) ? op.operation.responses : {};
-  const declared = Object.hasOwn(responses, String(answer.status))
-    ? String(answer.status)
-    : Object.hasOwn(responses, 'default')
-      ? 'default'
-      : undefined;
+  const status = `status ${answer.status}`;
+  const declared = [String(answer.status), 'default'].find((code) => Object.hasOwn(responses, code));
   if (declared === undefined)
-    return [
-      { where: `status ${answer.status}`, problem: `is not declared (declared: ${Object.keys(responses).join(', ')})` },
-    ];
+    return [{ where: status, problem: `is not declared (declared: ${Object.keys(responses).join(', ')})` }];
   const { value, location } = deref(doc, responses[declared], `${op.location}/responses/${declared}`);
   const response = value as JsonObject;
   const problems = headerViolations(
@@ -60,29 +55,18 @@ export function mismatches(
     }),
     answer.headers,
   );
-  if (!checkBody) return problems;
-
-  const content = isObject(response.content) ? response.content : {};
-  const types = Object.keys(content);
-  if (types.length === 0) {
-    if (answer.body !== '')
-      problems.push({ where: `status ${answer.status}`, problem: 'declares no body, but one was sent' });
-    return problems;
-  }
+  const and = (where: string, problem: string): Violation[] => [...problems, { where, problem }];
+  const types = Object.keys(isObject(response.content) ? response.content : {});
+  if (!checkBody || (types.length === 0 && answer.body === '')) return problems;
+  if (types.length === 0) return and(status, 'declares no body, but one was sent');
   // `x-body-optional`: Gitea sends this status with no body at all in some cases (an empty 403).
   if (answer.body === '')
     return response['x-body-optional'] === true
       ? problems
-      : [
-          ...problems,
-          { where: `status ${answer.status}`, problem: `declares a ${types.join(' or ')} body, but the body is empty` },
-        ];
+      : and(status, `declares a ${types.join(' or ')} body, but the body is empty`);
   const mediaType = answer.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase();
   if (mediaType === undefined || !types.includes(mediaType))
-    return [
-      ...problems,
-      { where: 'content type', problem: `${mediaType ?? '(none)'} is not declared (declared: ${types.join(', ')})` },
-    ];
+    return and('content type', `${mediaType ?? '(none)'} is not declared (declared: ${types.join(', ')})`);
   const schemaAt = `${location}/content/${pointer([mediaType]).slice(1)}/schema`;
   let body: unknown = answer.body;
   if (mediaType.endsWith('json') && 'value' in answer) body = answer.value;
@@ -90,7 +74,7 @@ export function mismatches(
     try {
       body = JSON.parse(answer.body);
     } catch {
-      return [...problems, { where: 'body', problem: 'is not valid JSON' }];
+      return and('body', 'is not valid JSON');
     }
   }
   return [...problems, ...bodyViolations(schemas, schemaAt, body, redact)];
@@ -152,41 +136,25 @@ function valueAt(body: unknown, instancePath: string): unknown {
   return value;
 }
 
-/** The JSON of `value` to its first `max` characters or a little past, each string redacted whole: a value of megabytes or of any depth costs no more. */
+/** The JSON of `value` to its first `max` characters or a little past, each string redacted whole: a value of megabytes costs no more. */
 function preview(value: unknown, max: number, redact: Redact): string {
-  let out = '';
-  const pending: ({ text: string } | { value: unknown })[] = [{ value }];
-  const text = (item: unknown): string =>
-    typeof item === 'string' ? JSON.stringify(redact(item)) : (JSON.stringify(item) ?? 'undefined');
-  while (pending.length > 0 && out.length <= max) {
-    const next = pending.pop()!;
-    if ('text' in next) {
-      out += next.text;
-      continue;
-    }
-    const item = next.value;
-    if (typeof item !== 'object' || item === null) {
-      out += text(item).slice(0, max + 1);
-      continue;
-    }
-    // Each member writes a character at least: past `max` of them, none would show.
-    const members: [string | undefined, unknown][] = [];
-    if (Array.isArray(item)) for (let i = 0; i < item.length && i <= max; i++) members.push([undefined, item[i]]);
-    else
-      for (const key in item) {
-        if (members.length > max) break;
-        members.push([key, (item as Record<string, unknown>)[key]]);
-      }
-    pending.push({ text: Array.isArray(item) ? ']' : '}' });
-    for (let i = members.length - 1; i >= 0; i--) {
-      const [key, member] = members[i]!;
-      pending.push({ value: member });
-      if (key !== undefined) pending.push({ text: `${text(key)}:` });
-      if (i > 0) pending.push({ text: ',' });
-    }
-    out += Array.isArray(item) ? '[' : '{';
-  }
-  return out;
+  if (typeof value !== 'object' || value === null)
+    return (typeof value === 'string' ? JSON.stringify(redact(value)) : (JSON.stringify(value) ?? 'undefined')).slice(
+      0,
+      max + 1,
+    );
+  const array = Array.isArray(value);
+  let out = array ? '[' : '{';
+  /** Writes a member; true once past `max` (bodies are at most 64 deep, so the recursion is too). */
+  const member = (key: string, item: unknown): boolean => {
+    out += `${out.length > 1 ? ',' : ''}${array ? '' : `${JSON.stringify(redact(key))}:`}`;
+    if (out.length <= max) out += preview(item, max - out.length, redact);
+    return out.length > max;
+  };
+  if (array) {
+    for (let i = 0; i < value.length; i++) if (member('', value[i])) return out;
+  } else for (const key in value) if (member(key, (value as Record<string, unknown>)[key])) return out;
+  return `${out}${array ? ']' : '}'}`;
 }
 
 /**

@@ -120,13 +120,11 @@ function headersProblem(raw: readonly string[]): string | undefined {
     const quoted = JSON.stringify(raw[i]!.length > 40 ? `${raw[i]!.slice(0, 40)}…` : raw[i]);
     try {
       http.validateHeaderName(raw[i]!);
-    } catch {
-      return `the header name ${quoted} is not an HTTP token`;
-    }
-    try {
       http.validateHeaderValue(raw[i]!, raw[i + 1]!);
-    } catch {
-      return `the header ${quoted} holds a character HTTP does not allow`;
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'ERR_INVALID_HTTP_TOKEN'
+        ? `the header name ${quoted} is not an HTTP token`
+        : `the header ${quoted} holds a character HTTP does not allow`;
     }
   }
   return undefined;
@@ -165,36 +163,6 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
   /** Exchanges of the 20 operations the proxy answered itself: the upstream failed, or a bound passed. */
   let unanswered = 0;
 
-  /** The upstream's answer to `req`, its body's first chunks sent, the rest streamed; a halt or its silence ends it. */
-  function forward(
-    req: IncomingMessage,
-    headers: string[],
-    { chunks, complete }: Collected,
-    halt: AbortController,
-    sent: { outgoing?: ClientRequest },
-  ): Promise<IncomingMessage> {
-    return new Promise((resolve, reject) => {
-      if (halt.signal.aborted) return reject(halt.signal.reason);
-      const { protocol, hostname, port } = upstream;
-      // The path as the client sent it, not normalised: the upstream is the one to judge it.
-      const path = req.url ?? '/';
-      const outgoing = send(
-        { protocol, hostname, port, path, agent, method: req.method, headers, timeout: timeoutMs },
-        resolve,
-      );
-      sent.outgoing = outgoing;
-      // For the exchange's lifetime: an error after the answer came is the answer's stream's to report.
-      outgoing.on('error', reject);
-      outgoing.on('timeout', () =>
-        halt.abort(new Refusal(504, `the upstream ${host} sent nothing for ${seconds(timeoutMs)}`)),
-      );
-      halt.signal.addEventListener('abort', () => outgoing.destroy(halt.signal.reason));
-      for (const chunk of chunks) outgoing.write(chunk);
-      if (complete) outgoing.end();
-      else req.pipe(outgoing);
-    });
-  }
-
   /** The exchange failing: the proxy's own refusal, else 502 naming the network failure, in the error dialect. */
   function failed({ req, res, cors, sendError }: Arrival, error: NodeJS.ErrnoException): number {
     const status = error instanceof Refusal ? error.status : 502;
@@ -232,39 +200,6 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
     else pipeline(answer, res, () => {});
   }
 
-  /** The exchange's whole length and an upload that stalls each halt it; so does the client leaving. */
-  function bound({ req, res }: Arrival, halt: AbortController, reading: BodyReading, bodyless: boolean) {
-    const sent: { outgoing?: ClientRequest } = {};
-    const whole = setTimeout(() => {
-      const message = req.complete
-        ? `the exchange with the upstream ${host} took longer than ${seconds(exchangeTimeoutMs)}`
-        : `the request took longer than ${seconds(exchangeTimeoutMs)}`;
-      halt.abort(new Refusal(req.complete ? 504 : 408, message));
-    }, exchangeTimeoutMs);
-    const upload = bodyless
-      ? undefined
-      : setTimeout(function stalled() {
-          // Paused, it waits for the upstream to read, which is the upstream's silence to judge.
-          if (req.isPaused()) upload?.refresh();
-          else halt.abort(new Refusal(408, `the request body stalled: no byte for ${seconds(timeoutMs)}`));
-        }, timeoutMs);
-    const refresh = (): void => void upload?.refresh();
-    if (upload) req.on('data', refresh).once('end', () => clearTimeout(upload));
-    halt.signal.addEventListener('abort', () => {
-      clearTimeout(upload);
-      if (res.headersSent) res.destroy();
-    });
-    res.once('close', () => {
-      reading.release();
-      clearTimeout(whole);
-      clearTimeout(upload);
-      req.off('data', refresh);
-      // The upstream connection goes with the client.
-      if (!res.writableFinished) sent.outgoing?.destroy();
-    });
-    return sent;
-  }
-
   /** Passes `arrival` on, checked when it is a request to one of the 20 operations; resolves with the status sent. */
   async function pass(arrival: Arrival): Promise<number> {
     const { req, res, cors, op, sendError } = arrival;
@@ -291,9 +226,59 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
     ];
     const halt = new AbortController();
     const reading = bodies.reading();
+    let outgoing: ClientRequest | undefined;
     // Without Content-Length or Transfer-Encoding a request has no body (RFC 9112 §6.3).
     const bodyless = coding === undefined && (req.headers['content-length'] ?? '0') === '0';
-    const sent = bound(arrival, halt, reading, bodyless);
+    // The exchange's whole length and an upload that stalls each halt it; so does the client leaving.
+    const whole = setTimeout(() => {
+      const message = req.complete
+        ? `the exchange with the upstream ${host} took longer than ${seconds(exchangeTimeoutMs)}`
+        : `the request took longer than ${seconds(exchangeTimeoutMs)}`;
+      halt.abort(new Refusal(req.complete ? 504 : 408, message));
+    }, exchangeTimeoutMs);
+    const upload = bodyless
+      ? undefined
+      : setTimeout(function stalled() {
+          // Paused, it waits for the upstream to read, which is the upstream's silence to judge.
+          if (req.isPaused()) upload?.refresh();
+          else halt.abort(new Refusal(408, `the request body stalled: no byte for ${seconds(timeoutMs)}`));
+        }, timeoutMs);
+    const refresh = (): void => void upload?.refresh();
+    if (upload) req.on('data', refresh).once('end', () => clearTimeout(upload));
+    halt.signal.addEventListener('abort', () => {
+      clearTimeout(upload);
+      if (res.headersSent) res.destroy();
+    });
+    res.once('close', () => {
+      reading.release();
+      clearTimeout(whole);
+      clearTimeout(upload);
+      req.off('data', refresh);
+      // The upstream connection goes with the client.
+      if (!res.writableFinished) outgoing?.destroy();
+    });
+    /** The upstream's answer, the body's first chunks sent, the rest streamed; a halt or the upstream's silence ends it. */
+    const forward = ({ chunks, complete }: Collected): Promise<IncomingMessage> =>
+      new Promise((resolve, reject) => {
+        if (halt.signal.aborted) return reject(halt.signal.reason);
+        const { protocol, hostname, port } = upstream;
+        // The path as the client sent it, not normalised: the upstream is the one to judge it.
+        const path = req.url ?? '/';
+        const sent = send(
+          { protocol, hostname, port, path, agent, method: req.method, headers, timeout: timeoutMs },
+          resolve,
+        );
+        outgoing = sent;
+        // For the exchange's lifetime: an error after the answer came is the answer's stream's to report.
+        sent.on('error', reject);
+        sent.on('timeout', () =>
+          halt.abort(new Refusal(504, `the upstream ${host} sent nothing for ${seconds(timeoutMs)}`)),
+        );
+        halt.signal.addEventListener('abort', () => sent.destroy(halt.signal.reason));
+        for (const chunk of chunks) sent.write(chunk);
+        if (complete) sent.end();
+        else req.pipe(sent);
+      });
     let checked = false;
     try {
       // Read before an upstream connection is taken: a client that uploads a byte at a time holds its own only.
@@ -305,7 +290,7 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
       if (bodyless) req.resume();
       if (!op) {
         outside++;
-        const answer = await forward(req, headers, requestBody, halt, sent);
+        const answer = await forward(requestBody);
         relay(res, answer, cors);
         return answer.statusCode!;
       }
@@ -321,7 +306,7 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
         sendError(422, `the request breaks the document: ${lines}`, counted(cors, total(violations)));
         return 422;
       }
-      const answer = await forward(req, headers, requestBody, halt, sent);
+      const answer = await forward(requestBody);
       const answerBody = await collect(answer, CHECK_LIMIT, halt.signal);
       const bytes = Buffer.concat(answerBody.chunks);
       const encoding = answer.headers['content-encoding'];
@@ -338,7 +323,7 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
       relay(res, answer, counted(cors, total(violations)), answerBody);
       return answer.statusCode!;
     } catch (error) {
-      sent.outgoing?.destroy();
+      outgoing?.destroy();
       if (op && !checked) {
         unanswered++;
         options.onExchange?.(false);
