@@ -138,11 +138,10 @@ function valueAt(body: unknown, instancePath: string): unknown {
 
 /** The JSON of `value` to its first `max` characters or a little past, each string redacted whole: a value of megabytes costs no more. */
 function preview(value: unknown, max: number, redact: Redact): string {
-  if (typeof value !== 'object' || value === null)
-    return (typeof value === 'string' ? JSON.stringify(redact(value)) : (JSON.stringify(value) ?? 'undefined')).slice(
-      0,
-      max + 1,
-    );
+  if (typeof value !== 'object' || value === null) {
+    const text = typeof value === 'string' ? JSON.stringify(redact(value)) : (JSON.stringify(value) ?? 'undefined');
+    return text.slice(0, max + 1);
+  }
   const array = Array.isArray(value);
   let out = array ? '[' : '{';
   /** Writes a member; true once past `max` (bodies are at most 64 deep, so the recursion is too). */
