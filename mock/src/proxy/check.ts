@@ -68,7 +68,6 @@ export function createChecker(document: string, onViolations?: (line: string) =>
   const passedRequests = new Passed();
   const passedAnswers = new Passed();
 
-  /** Checks the request to `op` (`complete: false`: too large to read whole), and gives the exchange's check. */
   function check(op: MockOperation, req: IncomingMessage, url: URL, headers: Record<string, string>, body: Collected) {
     const { chunks, complete } = body;
     const raw = Buffer.concat(chunks);

@@ -21,7 +21,6 @@ import type { ProxyOptions } from './proxy.js';
 const CHECK_LIMIT = 10 * 1024 * 1024;
 const seconds = (ms: number): string => `${ms / 1000} s`;
 
-/** What an exchange has of the front: the request's single-valued headers, its CORS, and its error dialect. */
 export interface Arrival {
   req: IncomingMessage;
   res: ServerResponse;
@@ -100,7 +99,6 @@ const HOP_BY_HOP = new Set(
   ),
 );
 
-/** `raw` (as `rawHeaders`) without the hop-by-hop headers, those `Connection` names, and those `drop` picks. */
 function endToEnd(raw: readonly string[], drop: (name: string) => boolean): string[] {
   const named = new Set<string>();
   for (let i = 0; i < raw.length; i += 2)
@@ -130,7 +128,6 @@ function headersProblem(raw: readonly string[]): string | undefined {
   return undefined;
 }
 
-/** Why Node would refuse to write this status line. */
 function statusProblem(status: number | undefined, reason: string | undefined): string | undefined {
   if (status === undefined || status < 100 || status > 999)
     return `the status ${status ?? '(none)'} is not a three-digit code`;
@@ -143,7 +140,6 @@ function statusProblem(status: number | undefined, reason: string | undefined): 
   return undefined;
 }
 
-/** With the violations' count, which the browser may read. */
 const counted = (cors: Record<string, string>, count: number): Record<string, string> => ({
   ...exposing(cors, 'X-Contract-Violations'),
   'X-Contract-Violations': String(count),
@@ -160,7 +156,6 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
   // everything else the proxy does. A connection after anything unexpected is destroyed, never reused.
   const agent = new Agent({ keepAlive: true, maxSockets: connections, maxTotalSockets: connections });
   let outside = 0;
-  /** Exchanges of the 20 operations the proxy answered itself: the upstream failed, or a bound passed. */
   let unanswered = 0;
 
   /** The exchange failing: the proxy's own refusal, else 502 naming the network failure, in the error dialect. */
@@ -185,7 +180,6 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
     return status;
   }
 
-  /** The upstream's answer sent on: status, end-to-end headers and body as received, plus the mock's CORS. */
   function relay(res: ServerResponse, answer: IncomingMessage, cors: Record<string, string>, body?: Collected): void {
     // Checked before anything is written: `writeHead` throws on what Node's parser let through.
     const problem = statusProblem(answer.statusCode, answer.statusMessage) ?? headersProblem(answer.rawHeaders);
@@ -200,7 +194,6 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
     else pipeline(answer, res, () => {});
   }
 
-  /** Passes `arrival` on, checked when it is a request to one of the 20 operations; resolves with the status sent. */
   async function pass(arrival: Arrival): Promise<number> {
     const { req, res, cors, op, sendError } = arrival;
     const url = arrival.url ?? new URL(req.url ?? '/', 'http://proxy');
@@ -257,7 +250,6 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
       // The upstream connection goes with the client.
       if (!res.writableFinished) outgoing?.destroy();
     });
-    /** The upstream's answer, the body's first chunks sent, the rest streamed; a halt or the upstream's silence ends it. */
     const forward = ({ chunks, complete }: Collected): Promise<IncomingMessage> =>
       new Promise((resolve, reject) => {
         if (halt.signal.aborted) return reject(halt.signal.reason);

@@ -53,7 +53,6 @@ export interface ProxyReport {
   notInContract: { exchanges: number };
 }
 
-/** What the proxy has of the server it runs in. */
 export interface ProxyFront {
   table: OperationTable;
   conditions: Conditions;
@@ -90,7 +89,6 @@ export async function createProxy(document: string, options: ProxyOptions, front
   const started = new Date().toISOString();
   const sendError = (res: ServerResponse, status: number, message: string, headers?: Record<string, string>): void =>
     sendJson(res, status, apiError(docsUrl(), message), headers);
-  /** The proxy's own refusal; the request's body is not read. */
   const refused = (
     req: IncomingMessage,
     res: ServerResponse,
