@@ -3,7 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { httpUrl, type Io, logger, parseCommand, refusing, usage } from '../common/options.js';
 import { usageError } from '../common/refusal.js';
-import { kindOf } from '../contract/exchange-report.js';
+import { kindOf } from '../contract/violation-kind.js';
 import { faultsOption, latencyOption } from '../front/conditions.js';
 import { checkOrigin } from '../front/cors.js';
 import { junitXml } from '../live/junit.js';
@@ -148,22 +148,16 @@ function verdict(counts: Record<'broken' | 'checked' | 'unanswered' | 'failed', 
       `the proxy's own check failed on ${plural(failed)} (a bug in gitea-mock; the warnings above say where)`,
     );
   // A job whose traffic never reached the upstream, or never came, checked nothing: it must not pass.
-  if (checked === 0)
-    return exit(
-      2,
-      `no exchange of the contract was checked: ${unanswered > 0 ? notAnswered : 'none went through the proxy'}`,
-    );
+  const none = unanswered > 0 ? notAnswered : 'none went through the proxy';
+  if (checked === 0) return exit(2, `no exchange of the contract was checked: ${none}`);
   return [0, unanswered > 0 ? `${notAnswered}, not checked; ${plural(checked)} checked, each conforms` : ''];
 }
 
 /** Runs `gitea-mock [sandbox|proxy <url>] …` until `stop` aborts; resolves with the exit code. */
-export async function serve(
-  argv: readonly string[],
-  env: NodeJS.ProcessEnv,
-  io: Io,
-  stop: AbortSignal,
-): Promise<number> {
+export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv, io: Io, stop: AbortSignal) {
   const log = logger(io, 'gitea-mock');
+  const warn = (line: string): void => log.err(`warning: ${line}`);
+  const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
   const mode: Mode = argv[0] === 'sandbox' || argv[0] === 'proxy' ? argv[0] : 'mock';
   const options = await log.options(usageOf(mode), () => parseServe(mode, argv, env));
   if (typeof options === 'number') return options;
@@ -192,14 +186,14 @@ export async function serve(
           },
           onExchange: (checked: boolean | 'check failed') =>
             void counts[checked === 'check failed' ? 'failed' : checked ? 'checked' : 'unanswered']++,
-          onWarning: (line: string) => log.err(`warning: ${line}`),
+          onWarning: warn,
         },
       }),
       ...(sandbox && {
         sandbox: { ...sandbox, ...some('webhooks', webhooks && { ...webhooks, ...(quiet ? {} : { onDelivery }) }) },
       }),
       ...(quiet ? {} : { onRequest: log.plain }),
-      onWarning: (line) => log.err(`warning: ${line}`),
+      onWarning: warn,
     });
     const seed = args.text('seed');
     const state = sandbox?.state;
@@ -223,7 +217,7 @@ export async function serve(
       (error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' &&
       /Cannot find (?:package|module) '([^'./][^']*)'/.exec(String(error))?.[1];
     log.err(
-      `cannot start: ${missing ? `gitea-mock's dependency ${missing} is not installed; install gitea-mock again, with its dependencies` : error instanceof Error ? error.message : String(error)}`,
+      `cannot start: ${missing ? `gitea-mock's dependency ${missing} is not installed; install gitea-mock again, with its dependencies` : message(error)}`,
     );
     return 1;
   }
@@ -237,7 +231,7 @@ export async function serve(
     if (report && junit) writeFileSync(junit, proxyJunit(report));
   } catch (error) {
     // The report's folder was there at start; it may have gone, or the disk filled, since.
-    log.err(`the report was not written: ${error instanceof Error ? error.message : String(error)}`);
+    log.err(`the report was not written: ${message(error)}`);
     written = false;
   }
   const [code, line] = args.flag('fail-on-violation') ? verdict(counts) : [0, ''];

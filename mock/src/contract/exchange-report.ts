@@ -1,18 +1,8 @@
 // What the exchanges checked against the document came to, per operation (or webhook), for the proxy's report and the
 // webhook receiver's: how many, how many broke it, the violations by kind and each distinct one with its count.
 import { redact } from '../common/redaction.js';
-
-/** `text` cut to `max` characters, marked with `…` when cut (a peer's field name or value may be megabytes long); redact first. */
-export function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
-}
-
-/** The kind of a violation line written `<side> <where> …`, such as `response.headers`. */
-export function kindOf(line: string): string {
-  const [side = '', part = ''] = line.split(' ');
-  const area = part.split(/[.:]/)[0] ?? '';
-  return `${side}.${({ header: 'headers', content: 'content-type' } as Record<string, string>)[area] ?? area}`;
-}
+import { clip } from './clip.js';
+import { kindOf } from './violation-kind.js';
 
 /** A violation as its line says it, and how many it stands for. */
 export interface Found {
@@ -20,7 +10,7 @@ export interface Found {
   count: number;
 }
 
-interface ExchangeStats {
+export interface ExchangeStats {
   exchanges: number;
   withViolations: number;
   /** Violations by kind, such as `response.body`. */

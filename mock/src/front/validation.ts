@@ -7,7 +7,7 @@ import validators from '@stoplight/prism-http/dist/validator/validators/index.js
 import type { IHttpOperation } from '@stoplight/types';
 import uriTemplate from 'uri-template-lite';
 import { latin1Bytes } from '../common/bytes.js';
-import { clip } from '../contract/exchange-report.js';
+import { clip } from '../contract/clip.js';
 import { jsonShape, MAX_CHECKED_VALUES } from '../contract/json-shape.js';
 import { formContent } from './body.js';
 import { JSON_TYPE } from './errors.js';

@@ -12,7 +12,7 @@ import { Refusal } from '../common/refusal.js';
 import { describeViolation, mismatches } from '../contract/conformance.js';
 import { listOperations } from '../contract/document.js';
 import { readDocumentFile } from '../contract/document-file.js';
-import { kindOf } from '../contract/exchange-report.js';
+import { kindOf } from '../contract/violation-kind.js';
 import { type Check, checks, neverRun } from './checks.js';
 import { type Credentials, readCredentials, refusedLine } from './credentials.js';
 import { junitXml } from './junit.js';
