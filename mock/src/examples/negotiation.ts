@@ -83,127 +83,95 @@ type Choice = {
   schema?: IMediaTypeContent['schema'];
 };
 
-function fromContent(
-  code: string,
-  headers: Choice['headers'],
-  content: IMediaTypeContent,
-  exampleKey: string | undefined,
-): Choice {
-  const { mediaType, schema } = content;
-  const examples = (content.examples ?? []) as INodeExample[];
-  const example = exampleKey === undefined ? examples[0] : examples.find((candidate) => candidate.key === exampleKey);
-  if (exampleKey !== undefined && !example)
-    throw notFound(`Response for contentType: ${mediaType} and exampleKey: ${exampleKey} does not exist.`);
-  return { code, headers, mediaType, ...(example ? { example } : {}), ...(schema ? { schema } : {}) };
-}
-
-/** The content and example of one response for the Accept header's media types (none: the default media type). */
-function forResponse(
-  response: IHttpOperationResponse,
-  mediaTypes: readonly string[] | undefined,
-  exampleKey: string | undefined,
-): Choice {
-  const { code, headers = [], contents } = response;
-  if (mediaTypes === undefined) {
-    const content =
-      contents &&
-      (contents.find((candidate) => candidate.mediaType === '*/*') ??
-        bestContent(contents, ['application/json', '*/*']));
-    return content
-      ? fromContent(code, headers, content, exampleKey)
-      : { code, headers, mediaType: 'text/plain', example: { value: undefined } };
-  }
-  const content = contents && bestContent(contents, mediaTypes);
-  if (content) {
-    const choice = fromContent(code, headers, content, exampleKey);
-    return choice.mediaType === '*/*' ? { ...choice, mediaType: 'text/plain' } : choice;
-  }
-  if (contents && contents.length > 0) {
-    if (code === '204' || mediaTypes.some((mediaType) => mediaType.includes('*/*'))) return { code, headers };
-    const title = 'The server cannot produce a representation for your accept header';
-    throw refusal('NOT_ACCEPTABLE', 406, `Unable to find content for ${mediaTypes.join(',')}`, title);
-  }
-  return { code, headers };
-}
-
-function withoutCode(
-  operation: IHttpOperation,
-  mediaTypes: readonly string[] | undefined,
-  exampleKey: string | undefined,
-): Choice {
-  const lowest = operation.responses
-    .filter((response) => /^2(\d\d|XX)$/.test(response.code))
-    .reduce<IHttpOperationResponse | undefined>((low, next) => (low && low.code <= next.code ? low : next), undefined);
-  const response =
-    (lowest && normalized(lowest)) ??
-    defaultResponse(operation.responses) ??
-    (operation.responses[0] && normalized(operation.responses[0]));
-  if (!response)
-    throw refusal('NO_RESPONSE_RESPONSE_DEFINED', 500, '', 'No response defined for the selected operation');
-  return forResponse(response, mediaTypes, exampleKey);
-}
-
-function choose(
-  operation: IHttpOperation,
-  { code, exampleKey }: Wanted,
-  mediaTypes: readonly string[] | undefined,
-): Choice {
-  if (code === undefined) return withoutCode(operation, mediaTypes, exampleKey);
-  const response = byStatus(operation.responses, code) ?? defaultResponse(operation.responses, code);
-  if (!response) throw notFound(`Requested status code ${code} is not defined in the document.`);
-  try {
-    return forResponse(response, mediaTypes, exampleKey);
-  } catch {
-    // Prism then tries the answer it gives without a code, and words a second failure this way.
-    try {
-      return withoutCode(operation, mediaTypes, exampleKey);
-    } catch (error) {
-      const said = error instanceof Refusal ? String(error.cause) : String(error);
-      throw new Error(`${said}. We tried default response, but we got ${said}`);
-    }
-  }
-}
-
-/** A sample of `schema`, as Prism's static generator makes one. */
-function sampled(
-  operation: IHttpOperation,
-  schema: NonNullable<IMediaTypeContent['schema']>,
-  what: 'body' | 'header',
-): unknown {
-  try {
-    return sample(schema as never, { ticks: 2500 }, operation);
-  } catch (error) {
-    if (error instanceof SchemaSizeExceededError)
-      throw refusal(
-        'SCHEMA_TOO_COMPLEX',
-        500,
-        `Unable to generate ${what} for response. The schema is too complex to generate.`,
-        'Schema too complex',
-      );
-    // Prism answers any other failure of the sampler with its message.
-    throw refusal('UNKNOWN', 500, '', error instanceof Error ? error.message : String(error));
-  }
-}
-
 const scalar = (value: unknown): unknown => (typeof value === 'number' || typeof value === 'string' ? value : null);
 
 /** The documented answer to a request: what Prism's static mocker answers it. */
-export function documentedAnswer(operation: IHttpOperation, wanted: Wanted): Mocked {
+export function documentedAnswer(operation: IHttpOperation, { code, exampleKey, accept }: Wanted): Mocked {
   // Prism splits Accept at commas and keeps each piece as it is, spaces included.
-  const mediaTypes = wanted.accept ? wanted.accept.split(',') : undefined;
+  const mediaTypes = accept ? accept.split(',') : undefined;
+  const fromContent = (code: string, headers: Choice['headers'], content: IMediaTypeContent): Choice => {
+    const { mediaType, schema } = content;
+    const examples = (content.examples ?? []) as INodeExample[];
+    const example = exampleKey === undefined ? examples[0] : examples.find((candidate) => candidate.key === exampleKey);
+    if (exampleKey !== undefined && !example)
+      throw notFound(`Response for contentType: ${mediaType} and exampleKey: ${exampleKey} does not exist.`);
+    return { code, headers, mediaType, ...(example ? { example } : {}), ...(schema ? { schema } : {}) };
+  };
+  /** The content and example of one response for the Accept header's media types (none: the default media type). */
+  const forResponse = ({ code, headers = [], contents }: IHttpOperationResponse): Choice => {
+    if (mediaTypes === undefined) {
+      const content =
+        contents &&
+        (contents.find((candidate) => candidate.mediaType === '*/*') ??
+          bestContent(contents, ['application/json', '*/*']));
+      return content
+        ? fromContent(code, headers, content)
+        : { code, headers, mediaType: 'text/plain', example: { value: undefined } };
+    }
+    const content = contents && bestContent(contents, mediaTypes);
+    if (content) {
+      const choice = fromContent(code, headers, content);
+      return choice.mediaType === '*/*' ? { ...choice, mediaType: 'text/plain' } : choice;
+    }
+    if (!contents?.length || code === '204' || mediaTypes.some((type) => type.includes('*/*')))
+      return { code, headers };
+    const title = 'The server cannot produce a representation for your accept header';
+    throw refusal('NOT_ACCEPTABLE', 406, `Unable to find content for ${mediaTypes.join(',')}`, title);
+  };
+  const withoutCode = (): Choice => {
+    const { responses } = operation;
+    const lowest = responses
+      .filter((response) => /^2(\d\d|XX)$/.test(response.code))
+      .reduce<IHttpOperationResponse | undefined>(
+        (low, next) => (low && low.code <= next.code ? low : next),
+        undefined,
+      );
+    const response =
+      (lowest && normalized(lowest)) ?? defaultResponse(responses) ?? (responses[0] && normalized(responses[0]));
+    if (!response)
+      throw refusal('NO_RESPONSE_RESPONSE_DEFINED', 500, '', 'No response defined for the selected operation');
+    return forResponse(response);
+  };
+  const choose = (): Choice => {
+    if (code === undefined) return withoutCode();
+    const response = byStatus(operation.responses, code) ?? defaultResponse(operation.responses, code);
+    if (!response) throw notFound(`Requested status code ${code} is not defined in the document.`);
+    try {
+      return forResponse(response);
+    } catch {
+      // Prism then tries the answer it gives without a code, and words a second failure this way.
+      try {
+        return withoutCode();
+      } catch (error) {
+        const said = error instanceof Refusal ? String(error.cause) : String(error);
+        throw new Error(`${said}. We tried default response, but we got ${said}`);
+      }
+    }
+  };
+  /** A sample of `schema`, as Prism's static generator makes one. */
+  const sampled = (schema: NonNullable<IMediaTypeContent['schema']>, what: 'body' | 'header'): unknown => {
+    try {
+      return sample(schema as never, { ticks: 2500 }, operation);
+    } catch (error) {
+      const message = `Unable to generate ${what} for response. The schema is too complex to generate.`;
+      if (error instanceof SchemaSizeExceededError)
+        throw refusal('SCHEMA_TOO_COMPLEX', 500, message, 'Schema too complex');
+      // Prism answers any other failure of the sampler with its message.
+      throw refusal('UNKNOWN', 500, '', error instanceof Error ? error.message : String(error));
+    }
+  };
   try {
-    const choice = choose(operation, wanted, mediaTypes);
+    const choice = choose();
     const headers: Record<string, unknown> = {};
     for (const { name, schema, examples } of choice.headers ?? []) {
       const first = examples?.[0];
-      const made = schema && first === undefined ? sampled(operation, schema, 'header') : null;
+      const made = schema && first === undefined ? sampled(schema, 'header') : null;
       headers[name] = !schema ? null : first ? ('value' in first ? first.value : null) : scalar(made);
     }
     if (choice.mediaType) headers['Content-type'] = choice.mediaType;
     if (operation.deprecated) headers.deprecation = 'true';
     const exampleValue = choice.example?.value;
-    const body =
-      exampleValue !== undefined ? exampleValue : choice.schema ? sampled(operation, choice.schema, 'body') : undefined;
+    const body = exampleValue !== undefined ? exampleValue : choice.schema ? sampled(choice.schema, 'body') : undefined;
     return { ok: true, output: { statusCode: Number.parseInt(choice.code, 10), headers, body } };
   } catch (error) {
     if (error instanceof Refusal) return { ok: false, status: error.status, message: error.message };
