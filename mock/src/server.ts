@@ -64,7 +64,6 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
   let docsUrl = '';
   const mock = await createAnsweringMock({ ...options, maxHeld }, () => docsUrl, FastResponse);
   const { table, conditions, journal, bodies } = mock;
-  // Loaded only when it runs.
   const front = { table, conditions, journal, bodies, docsUrl: () => docsUrl };
   const proxy = options.proxy
     ? await (await import('./proxy/proxy.js')).createProxy(document as string, options.proxy, front)

@@ -225,7 +225,6 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv, io:
   let written = true;
   try {
     await mock.close();
-    // The proxy hands its report back; the command writes it.
     const report = mock.proxyReport?.();
     if (report && options.report) writeFileSync(options.report, `${JSON.stringify(report, null, 2)}\n`);
     if (report && junit) writeFileSync(junit, proxyJunit(report));

@@ -82,7 +82,6 @@ export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
-/** Where `needle` first starts in `haystack` at or after `from`, or -1. */
 export function indexOfBytes(
   haystack: Uint8Array,
   needle: Uint8Array,

@@ -124,7 +124,6 @@ export function refusing<T>(what: string, check: () => T): T {
   }
 }
 
-/** An http or https URL, or the usage error `hint`. */
 export function httpUrl(text: string, hint: string): URL {
   const url = URL.canParse(text) ? new URL(text) : undefined;
   if (!url || !/^https?:$/.test(url.protocol)) throw usageError(hint);
@@ -164,7 +163,6 @@ export function parseCommand(command: Command, argv: readonly string[]) {
         `--${name} is an option of ${spec.commands.map(commandName).join(', ')}, not of ${commandName(command)}`,
       );
   const text = (name: string): string | undefined => (values[name] as string | undefined) ?? OPTIONS[name]!.fallback;
-  /** A whole number from 1 of at most `digits` digits. */
   const count = (name: string, digits = 6): number | undefined => {
     const value = text(name);
     if (value !== undefined && !new RegExp(`^[1-9][0-9]{0,${digits - 1}}$`).test(value))
@@ -186,7 +184,6 @@ export function parseCommand(command: Command, argv: readonly string[]) {
         throw usageError(`--${name} takes a number of seconds above 0 (at most 86400), not "${value}"`);
       return Math.round(Number(value) * 1000);
     },
-    /** `16M` in bytes. */
     bytes(name: string, example: string): number | undefined {
       const value = text(name);
       const match = /^([1-9][0-9]{0,11})([KMG]?)$/.exec(value ?? '0');
@@ -203,7 +200,6 @@ export function parseCommand(command: Command, argv: readonly string[]) {
       if (problem) throw usageError(`--${name} ${file}: ${problem}`);
       return file;
     },
-    /** --port, or the variable, or the command's default. */
     port(env: NodeJS.ProcessEnv): number {
       const [variable, fallback] = PORTS[command] ?? ['PORT', '4010'];
       const value = (values.port as string | undefined) ?? env[variable] ?? fallback;

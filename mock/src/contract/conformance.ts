@@ -24,7 +24,6 @@ export interface Violation {
   count?: number;
 }
 
-/** A violation as one line, such as `body /id must be integer`. */
 export function describeViolation({ where, problem }: Violation): string {
   return `${where} ${problem}`;
 }
@@ -32,7 +31,6 @@ export function describeViolation({ where, problem }: Violation): string {
 /** Whether to check the body (not one too large to read whole), and what to redact before a quote is cut short. */
 type CheckOptions = { body?: boolean; redact?: Redact };
 
-/** The ways `answer` breaks `op`'s responses. */
 export function mismatches(
   doc: JsonObject,
   schemas: SchemaValidator,
@@ -167,7 +165,6 @@ function withoutBranchNoise(errors: readonly ErrorObject[]): ErrorObject[] {
     const place = error.instancePath;
     (byPlace.get(place) ?? byPlace.set(place, []).get(place)!).push(error);
   }
-  /** The places with an error below them. */
   const above = new Set<string>();
   for (const place of byPlace.keys()) {
     let at = '';

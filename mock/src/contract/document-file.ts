@@ -22,7 +22,6 @@ export interface DocumentFile {
   sha256: string;
 }
 
-/** What the build writes to dist/document.json for the document it ships. */
 type DocumentTwin = Required<DocumentFile>;
 
 const byText = new Map<string, DocumentFile>();
@@ -81,7 +80,6 @@ export async function operationsOf(document: Record<string, unknown>): Promise<I
   return httpOperations(document);
 }
 
-/** The operations of the document at `path`, in Stoplight's shape, made once per distinct text. */
 export function loadOperations(path: string = DOCUMENT): Promise<IHttpOperation[]> {
   const file = readDocumentFile(path);
   if (file.operations) return Promise.resolve(file.operations);

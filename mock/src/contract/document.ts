@@ -20,7 +20,6 @@ export function pointer(segments: readonly string[]): string {
   return segments.map((s) => `/${escapePointerSegment(s)}`).join('');
 }
 
-/** Value at a local ref such as `#/components/schemas/User`, or undefined. */
 export function resolvePointer(doc: Json, ref: string): Json | undefined {
   if (!ref.startsWith('#')) return undefined;
   const path = ref.slice(1);
@@ -60,7 +59,6 @@ export interface Operation {
   method: string;
   pathItem: JsonObject;
   operation: JsonObject;
-  /** JSON pointer of the operation object. */
   location: string;
 }
 
@@ -84,7 +82,6 @@ export function listOperations(doc: JsonObject): Operation[] {
   return operationsIn(doc, 'paths');
 }
 
-/** The webhooks of the document (`webhooks:`), each as an operation whose `path` is the webhook's name. */
 export function listWebhooks(doc: JsonObject): Operation[] {
   return operationsIn(doc, 'webhooks');
 }

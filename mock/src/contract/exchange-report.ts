@@ -4,7 +4,6 @@ import { redact } from '../common/redaction.js';
 import { clip } from './clip.js';
 import { kindOf } from './violation-kind.js';
 
-/** A violation as its line says it, and how many it stands for. */
 export interface Found {
   line: string;
   count: number;
@@ -19,7 +18,6 @@ export interface ExchangeStats {
   messages: Record<string, number>;
 }
 
-/** How many violations `found` stand for. */
 export const total = (found: readonly Found[]): number => found.reduce((sum, { count }) => sum + count, 0);
 
 /** Distinct violations listed per name; a server inventing a new field name in every answer cannot grow it without end. */

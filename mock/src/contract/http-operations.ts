@@ -52,7 +52,6 @@ function dereference<T>(document: T): T {
   return visit(document) as T;
 }
 
-/** The operations of an OpenAPI 3 document (parsed, as JSON data), in IHttpOperation shape. */
 export function httpOperations(document: Record<string, unknown>): IHttpOperation[] {
   if (typeof document.openapi !== 'string')
     throw new Error('the document is not an OpenAPI 3 document (no `openapi` field)');

@@ -67,13 +67,10 @@ function compiler(doc: JsonObject, allErrors: boolean) {
 }
 
 export interface SchemaValidator {
-  /** Set when the document itself cannot be loaded into Ajv. */
   error?: string;
-  /** The validator for the schema at `pointer` (such as `/components/schemas/User`), or its compile error. */
   at(pointer: string): ValidateFunction | string;
   /** The same, stopping at the first problem: a handful of errors however large the value. */
   firstProblemAt(pointer: string): ValidateFunction | string;
-  /** Problems of `value` against the schema at `pointer`; empty when it conforms. */
   check(pointer: string, value: unknown): string[];
 }
 

@@ -61,7 +61,6 @@ function nameRepository(record: unknown, owner: string, name: string): void {
 /** A numeric id from the path, or undefined for one that is no safe integer (the generated id stays). */
 const idOf = (value: string): number | undefined => (/^\d{1,15}$/.test(value) ? Number(value) : undefined);
 
-/** `/{owner}/{repo}`, the stem of a repository's addresses. */
 const stem = (p: PathValues): string => `/${encodeURIComponent(p.owner!)}/${encodeURIComponent(p.repo!)}`;
 
 /** What each operation's answer takes from its path, by template: the record's id or number, its repository, their addresses. */

@@ -15,7 +15,6 @@ const MOCK_ONLY = {
   isProxy: false,
 } as const;
 
-/** Makes Prism's faker draw from json-schema-faker's `random`. */
 function seedFaker(): void {
   const fromPrism = createRequire(createRequire(import.meta.url).resolve('@stoplight/prism-http'));
   // Faker 6, the instance Prism hands json-schema-faker.
@@ -58,5 +57,4 @@ export async function loadPrismMocker(dynamic: boolean): Promise<Generator> {
   };
 }
 
-/** The generator of dynamic answers. */
 export const loadGenerator = (): Promise<Generator> => loadPrismMocker(true);

@@ -20,7 +20,6 @@ export interface Wanted {
   code?: number;
   /** The named example asked for (`Prefer: example`). */
   exampleKey?: string;
-  /** The request's Accept header. */
   accept?: string;
 }
 
@@ -85,7 +84,6 @@ type Choice = {
 
 const scalar = (value: unknown): unknown => (typeof value === 'number' || typeof value === 'string' ? value : null);
 
-/** The documented answer to a request: what Prism's static mocker answers it. */
 export function documentedAnswer(operation: IHttpOperation, { code, exampleKey, accept }: Wanted): Mocked {
   // Prism splits Accept at commas and keeps each piece as it is, spaces included.
   const mediaTypes = accept ? accept.split(',') : undefined;

@@ -64,7 +64,6 @@ export interface GiteaHandlers {
   close(): Promise<void>;
 }
 
-/** The options the answering mock is started with. */
 export type StartOptions = Omit<GiteaHandlersOptions, 'baseUrl' | 'sandbox' | 'onWarning' | 'onDelivery' | 'seed'> & {
   seed?: string;
   sandbox?: SandboxOptions;

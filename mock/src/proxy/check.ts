@@ -69,8 +69,8 @@ export function createChecker(document: string, onViolations?: (line: string) =>
   const passedRequests = new Passed();
   const passedAnswers = new Passed();
 
-  function check(op: MockOperation, req: IncomingMessage, url: URL, headers: Record<string, string>, body: Collected) {
-    const { chunks, complete } = body;
+  function check(op: MockOperation, req: IncomingMessage, url: URL, headers: Record<string, string>, read: Collected) {
+    const { chunks, complete } = read;
     const raw = Buffer.concat(chunks);
     let value: unknown;
     if (complete && raw.length > 0) {
@@ -108,15 +108,9 @@ export function createChecker(document: string, onViolations?: (line: string) =>
       if (!auth.ok) violations.push({ line: `request headers.authorization: ${auth.message}`, count: 1 });
     }
     const method = op.method.toLowerCase() as PrismMethod;
-    const path = url.pathname.slice(BASE_PATH.length);
-    const element = { method, url: { path, query: queryOf(url) }, headers, body: value };
-    const lines = remembered(
-      passedRequests,
-      requestKey,
-      'request',
-      () => requestViolations(op, element, complete),
-      violations,
-    );
+    const element = { method, url: { path: url.pathname.slice(BASE_PATH.length), query: queryOf(url) }, headers };
+    const request = () => requestViolations(op, { ...element, body: value }, complete);
+    const lines = remembered(passedRequests, requestKey, 'request', request, violations);
     violations.push(...lines.slice(0, LISTED_VIOLATIONS).map((line) => ({ line: `request ${line}`, count: 1 })));
     if (lines.length > LISTED_VIOLATIONS) {
       const more = lines.length - LISTED_VIOLATIONS;
@@ -138,21 +132,13 @@ export function createChecker(document: string, onViolations?: (line: string) =>
           decoded === undefined ? 'unread' : 'read',
           decoded ?? '',
         ]);
-        const found = remembered(passedAnswers, key, 'answer', () =>
-          checkAnswer(
-            op.operationId,
-            {
-              status: answer.statusCode ?? 0,
-              headers: new Headers(
-                Object.entries(answer.headers).flatMap(([name, value]) =>
-                  value === undefined ? [] : [[name, String(value)] as [string, string]],
-                ),
-              ),
-              body: decoded ?? '',
-            },
-            { body: decoded !== undefined, redact: hide },
-          ),
-        );
+        const found = remembered(passedAnswers, key, 'answer', () => {
+          const pairs = Object.entries(answer.headers).flatMap(([name, value]) =>
+            value === undefined ? [] : [[name, String(value)] as [string, string]],
+          );
+          const given = { status: answer.statusCode ?? 0, headers: new Headers(pairs), body: decoded ?? '' };
+          return checkAnswer(op.operationId, given, { body: decoded !== undefined, redact: hide });
+        });
         for (const violation of found)
           violations.push({ line: `response ${describeViolation(violation)}`, count: violation.count ?? 1 });
       },
