@@ -7,13 +7,9 @@ const encoder = new TextEncoder();
 const utf8Decoder = new TextDecoder('utf-8');
 
 /** UTF-8 bytes of `text` (a lone surrogate as U+FFFD, as Buffer counts it). */
-export function utf8Bytes(text: string): Uint8Array<ArrayBuffer> {
-  return encoder.encode(text);
-}
+export const utf8Bytes = (text: string): Uint8Array<ArrayBuffer> => encoder.encode(text);
 
-export function utf8Text(bytes: Uint8Array): string {
-  return utf8Decoder.decode(bytes);
-}
+export const utf8Text = (bytes: Uint8Array): string => utf8Decoder.decode(bytes);
 
 export function utf8Length(text: string, portable = NodeBuffer === undefined): number {
   return portable ? encoder.encode(text).length : NodeBuffer!.byteLength(text, 'utf8');
@@ -120,9 +116,7 @@ export function base64Text(base64: string): string | undefined {
 }
 
 /** `length` bytes from Web Crypto's generator, which every browser has, secure context or not. */
-export function randomBytes(length: number): Uint8Array<ArrayBuffer> {
-  return crypto.getRandomValues(new Uint8Array(length));
-}
+export const randomBytes = (length: number): Uint8Array<ArrayBuffer> => crypto.getRandomValues(new Uint8Array(length));
 
 /** A random (version 4) UUID, not crypto.randomUUID's, which browsers offer on secure origins only. */
 export function randomUuid(): string {

@@ -13,6 +13,4 @@ export class Refusal extends Error {
 }
 
 /** A command's usage error: exit status 2, its message shown with the usage. */
-export function usageError(message: string): Refusal {
-  return new Refusal(2, message);
-}
+export const usageError = (message: string): Refusal => new Refusal(2, message);

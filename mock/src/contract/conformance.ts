@@ -24,9 +24,7 @@ export interface Violation {
   count?: number;
 }
 
-export function describeViolation({ where, problem }: Violation): string {
-  return `${where} ${problem}`;
-}
+export const describeViolation = ({ where, problem }: Violation): string => `${where} ${problem}`;
 
 /** Whether to check the body (not one too large to read whole), and what to redact before a quote is cut short. */
 type CheckOptions = { body?: boolean; redact?: Redact };

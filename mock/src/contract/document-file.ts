@@ -88,9 +88,7 @@ export function loadOperations(path: string = DOCUMENT): Promise<IHttpOperation[
 }
 
 /** The document in a file, as a copy of its own to change at will. */
-export function loadDocument(url: URL): JsonObject {
-  return structuredClone(readDocumentFile(fileURLToPath(url)).document);
-}
+export const loadDocument = (url: URL): JsonObject => structuredClone(readDocumentFile(fileURLToPath(url)).document);
 
 /** The document for a test file: a load failure is returned, not thrown, so each test can report it. */
 export function tryLoadDocument(url: URL): { doc: JsonObject; error?: string } {

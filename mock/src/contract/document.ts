@@ -11,9 +11,7 @@ export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-export function escapePointerSegment(segment: string): string {
-  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
-}
+export const escapePointerSegment = (segment: string): string => segment.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** `['paths', '/a/{b}', 'get']` -> `/paths/~1a~1{b}/get` */
 export function pointer(segments: readonly string[]): string {
@@ -78,13 +76,9 @@ function operationsIn(doc: JsonObject, section: 'paths' | 'webhooks'): Operation
   return result;
 }
 
-export function listOperations(doc: JsonObject): Operation[] {
-  return operationsIn(doc, 'paths');
-}
+export const listOperations = (doc: JsonObject): Operation[] => operationsIn(doc, 'paths');
 
-export function listWebhooks(doc: JsonObject): Operation[] {
-  return operationsIn(doc, 'webhooks');
-}
+export const listWebhooks = (doc: JsonObject): Operation[] => operationsIn(doc, 'webhooks');
 
 /** Path-level and operation-level parameters, resolved; operation-level ones override by name+in. */
 export function operationParameters(
