@@ -19,12 +19,10 @@ export function pointer(segments: readonly string[]): string {
 }
 
 export function resolvePointer(doc: Json, ref: string): Json | undefined {
-  if (!ref.startsWith('#')) return undefined;
-  const path = ref.slice(1);
-  if (path === '') return doc;
-  if (!path.startsWith('/')) return undefined;
+  if (ref === '#') return doc;
+  if (!ref.startsWith('#/')) return undefined;
   let node: Json | undefined = doc;
-  for (const raw of path.slice(1).split('/')) {
+  for (const raw of ref.slice(2).split('/')) {
     const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
     if (Array.isArray(node)) node = node[Number(key)];
     else if (isObject(node)) node = Object.hasOwn(node, key) ? node[key] : undefined;
@@ -89,13 +87,8 @@ export function operationParameters(
   const add = (list: Json | undefined, base: string): void => {
     if (!Array.isArray(list)) return;
     list.forEach((entry, i) => {
-      const r = deref(doc, entry, `${base}/parameters/${i}`);
-      if (!isObject(r.value)) return;
-      merged.set(`${String(r.value.in)}:${String(r.value.name)}`, {
-        param: r.value,
-        location: r.location,
-        ref: r.refs.length > 0,
-      });
+      const { value, location, refs } = deref(doc, entry, `${base}/parameters/${i}`);
+      if (isObject(value)) merged.set(`${value.in}:${value.name}`, { param: value, location, ref: refs.length > 0 });
     });
   };
   add(op.pathItem.parameters, op.location.slice(0, op.location.lastIndexOf('/')));

@@ -102,7 +102,8 @@ export function createHandlersWith(
   const { baseUrl: _, sandbox: wanted, onDelivery, onWarning, seed: given, ...choices } = options;
   // Checked now, not at the first request.
   const seed = seedText(given);
-  createConditions({ ...choices, ...(seed === undefined ? {} : { seed }) });
+  const seeded = { ...choices, ...(seed === undefined ? {} : { seed }) };
+  createConditions(seeded);
   const chosen = wanted === true ? {} : wanted || undefined;
   const sandbox: SandboxOptions | undefined = chosen && {
     ...chosen,
@@ -110,16 +111,9 @@ export function createHandlersWith(
   };
   let docsUrl = '';
   let mock: Promise<AnsweringMock> | undefined;
-  const ready = (): Promise<AnsweringMock> =>
-    (mock ??= start(
-      {
-        ...choices,
-        ...(seed === undefined ? {} : { seed }),
-        ...(sandbox === undefined ? {} : { sandbox }),
-        onWarning: onWarning ?? ((line) => console.warn(`gitea-mock: ${line}`)),
-      },
-      () => docsUrl,
-    ));
+  const warn = onWarning ?? ((line: string) => console.warn(`gitea-mock: ${line}`));
+  const started = { ...seeded, ...(sandbox === undefined ? {} : { sandbox }), onWarning: warn };
+  const ready = (): Promise<AnsweringMock> => (mock ??= start(started, () => docsUrl));
 
   const answer = async ({ request }: { request: Request }): Promise<Response> => {
     // Error bodies name the API documentation of the host the app talks to, as Gitea's do.
