@@ -1,12 +1,12 @@
 // The answering mock, put together: the conditions, the body budget, the examples or the sandbox, the journal, and
 // the Fetch front over them. No Node built-in: Node starts from answering-node.ts, the browser build here.
-import { createApp, type GiteaApp, type ResponseClass } from './front/app.js';
-import { createBodyBudget, defaultBodyBudget, type BodyBudget } from './front/body.js';
-import { createConditions, type ConditionOptions, type Conditions } from './front/conditions.js';
-import { createJournal, type Journal } from './front/journal.js';
+import { createApp, type ResponseClass } from './front/app.js';
+import { createBodyBudget, defaultBodyBudget } from './front/body.js';
+import { createConditions, type ConditionOptions } from './front/conditions.js';
+import { createJournal } from './front/journal.js';
 import type { OperationTable } from './front/operations.js';
 import { createExamples, type Generator } from './examples/examples.js';
-import { createSandbox, type SandboxControl, type SandboxOptions, type SandboxPlatform } from './sandbox/sandbox.js';
+import { createSandbox, type SandboxOptions, type SandboxPlatform } from './sandbox/sandbox.js';
 import type { AnsweringSource } from './front/answer-source.js';
 import type { MarkdownLimits } from './sandbox/markdown-inline.js';
 import type { World } from './sandbox/world.js';
@@ -43,16 +43,8 @@ export interface AnsweringChoices extends Omit<ConditionOptions, 'seed'> {
   maxBodyBytesInFlight?: number;
 }
 
-export interface AnsweringMock {
-  app: GiteaApp;
-  table: OperationTable;
-  sandbox?: SandboxControl;
-  /** The conditions, journal and body budget, the proxy's too. */
-  conditions: Conditions;
-  journal: Journal;
-  bodies: BodyBudget;
-  close(): Promise<void>;
-}
+/** The front over its source; the conditions, journal and body budget serve the proxy too. */
+export type AnsweringMock = Awaited<ReturnType<typeof createAnswering>>;
 
 export async function createAnswering(
   table: OperationTable,
@@ -60,7 +52,7 @@ export async function createAnswering(
   options: AnsweringChoices,
   docsUrl: () => string,
   Response?: ResponseClass,
-): Promise<AnsweringMock> {
+) {
   // Checked first: options that do not fit throw before anything starts.
   const conditions = createConditions(options);
   const bodies = createBodyBudget(options.maxBodyBytesInFlight ?? defaultBodyBudget(platform.heapLimit));
