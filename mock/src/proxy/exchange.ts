@@ -6,7 +6,7 @@ import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
 import * as https from 'node:https';
 import { pipeline, type Readable } from 'node:stream';
 import { promisify } from 'node:util';
-import { brotliDecompress, gunzip, inflate, type ZlibOptions } from 'node:zlib';
+import { brotliDecompress, gunzip, inflate } from 'node:zlib';
 import { networkFailure } from '../common/network-failure.js';
 import { Refusal } from '../common/refusal.js';
 import { originFormRefusal } from '../common/request-target.js';
@@ -67,28 +67,21 @@ function collect(stream: Readable, limit: number, halt: AbortSignal, reading?: B
   });
 }
 
-type Decoder = (bytes: Buffer, options: ZlibOptions) => Promise<Buffer>;
 /** The codings an answer is decoded from to be checked: gzip is Gitea's, the others Node's fetch asks for too. */
-const DECODERS: Record<string, Decoder> = {
-  gzip: promisify(gunzip),
-  'x-gzip': promisify(gunzip),
-  deflate: promisify(inflate),
-  br: promisify(brotliDecompress) as Decoder,
-};
+const DECODERS = { gzip: gunzip, 'x-gzip': gunzip, deflate: inflate, br: brotliDecompress } as Record<
+  string,
+  typeof gunzip
+>;
 
 /** The body decoded (codings in the order applied) to at most `limit` bytes; undefined when it cannot be: unchecked. */
 async function decodedBody(bytes: Buffer, encoding: string, limit: number): Promise<string | undefined> {
-  let body = bytes;
+  let body: Buffer | undefined = bytes;
   for (const coding of encoding.split(',').reverse()) {
     const name = coding.trim().toLowerCase();
     if (name === '' || name === 'identity') continue;
     const decode = DECODERS[name];
-    if (!decode) return undefined;
-    try {
-      body = await decode(body, { maxOutputLength: limit });
-    } catch {
-      return undefined;
-    }
+    body = decode && (await promisify(decode)(body, { maxOutputLength: limit }).catch(() => undefined));
+    if (!body) return undefined;
   }
   return body.toString('utf8');
 }

@@ -89,13 +89,7 @@ export async function createProxy(document: string, options: ProxyOptions, front
   const started = new Date().toISOString();
   const sendError = (res: ServerResponse, status: number, message: string, headers?: Record<string, string>): void =>
     sendJson(res, status, apiError(docsUrl(), message), headers);
-  const refused = (
-    req: IncomingMessage,
-    res: ServerResponse,
-    status: number,
-    message: string,
-    headers = {},
-  ): number => {
+  const refused = (req: IncomingMessage, res: ServerResponse, status: number, message: string, headers = {}) => {
     req.resume();
     sendError(res, status, message, headers);
     return status;
@@ -105,31 +99,28 @@ export async function createProxy(document: string, options: ProxyOptions, front
   function conditioned(arrival: Arrival & { url: URL }): Promise<Sent> {
     const { req, res, url, cors, op } = arrival;
     const { authorization } = req.headers;
+    const { prefer } = arrival.headers;
     const signal = (): AbortSignal => {
       const left = new AbortController();
       res.once('close', () => left.abort());
       return left.signal;
     };
-    const arrived = { method: req.method ?? 'GET', url, authorization, prefer: arrival.headers.prefer, signal };
-    return underConditions<Sent>(
-      { conditions, journal },
-      { ...arrived, operationId: op?.operationId },
-      {
-        // The Prefer header is the mock's: one it cannot read is refused here, not passed on.
-        answer: async (prefer) => (prefer.ok ? exchanges.pass(arrival) : refused(req, res, 400, prefer.message, cors)),
-        fault: (fault) => {
-          req.resume();
-          const { status, statusText, headers, body } = faultAnswer(fault, cors);
-          const bytes = Buffer.from(body);
-          res.writeHead(status, statusText, { ...headers, 'Content-Length': String(bytes.length) });
-          res.end(bytes);
-          return status;
-        },
-        refuse: ({ status, message }) => refused(req, res, status, message, retryShortly(cors)),
-        reset: () => reset(req),
-        statusOf: (sent) => (sent === 'reset' ? null : sent),
+    const arrived = { method: req.method ?? 'GET', url, authorization, prefer, operationId: op?.operationId, signal };
+    return underConditions<Sent>({ conditions, journal }, arrived, {
+      // The Prefer header is the mock's: one it cannot read is refused here, not passed on.
+      answer: async (prefer) => (prefer.ok ? exchanges.pass(arrival) : refused(req, res, 400, prefer.message, cors)),
+      fault: (fault) => {
+        req.resume();
+        const { status, statusText, headers, body } = faultAnswer(fault, cors);
+        const bytes = Buffer.from(body);
+        res.writeHead(status, statusText, { ...headers, 'Content-Length': String(bytes.length) });
+        res.end(bytes);
+        return status;
       },
-    );
+      refuse: ({ status, message }) => refused(req, res, status, message, retryShortly(cors)),
+      reset: () => reset(req),
+      statusOf: (sent) => (sent === 'reset' ? null : sent),
+    });
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<Sent> {
