@@ -187,20 +187,18 @@ function withoutBranchNoise(errors: readonly ErrorObject[]): ErrorObject[] {
 function describeBodyError(error: ErrorObject, body: unknown, redact: Redact): Violation {
   const at = error.instancePath;
   const shown = (text: string, max?: number): string => printable(redact(text), max);
-  const field = (name: unknown): string => shown(`${at}/${pointer([String(name)]).slice(1)}`);
+  const field = (name: unknown): string => `body ${shown(`${at}/${pointer([String(name)]).slice(1)}`)}:`;
   switch (error.keyword) {
     case 'additionalProperties':
-      return {
-        where: `body ${field(error.params.additionalProperty)}:`,
-        problem: 'unexpected field (not in the document)',
-      };
+      return { where: field(error.params.additionalProperty), problem: 'unexpected field (not in the document)' };
     case 'required':
-      return { where: `body ${field(error.params.missingProperty)}:`, problem: 'missing (required by the document)' };
+      return { where: field(error.params.missingProperty), problem: 'missing (required by the document)' };
     case 'enum': {
       const allowed = (error.params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ');
+      const value = printable(preview(valueAt(body, at), 60, redact), 60);
       return {
         where: `body ${shown(at) || '(root)'}:`,
-        problem: `${printable(preview(valueAt(body, at), 60, redact), 60)} is not an allowed value (allowed: ${printable(allowed, 300)})`,
+        problem: `${value} is not an allowed value (allowed: ${printable(allowed, 300)})`,
       };
     }
     default:
@@ -217,13 +215,8 @@ const MAX_DEPTH = 64;
  */
 export function bodyViolations(schemas: SchemaValidator, schemaAt: string, body: unknown, redact: Redact): Violation[] {
   const shape = jsonShape(body, MAX_CHECKED_VALUES, MAX_DEPTH);
-  if (shape.depth > MAX_DEPTH)
-    return [
-      {
-        where: 'body',
-        problem: `nests deeper than ${MAX_DEPTH} levels, far deeper than any answer the document describes`,
-      },
-    ];
+  const deep = `nests deeper than ${MAX_DEPTH} levels, far deeper than any answer the document describes`;
+  if (shape.depth > MAX_DEPTH) return [{ where: 'body', problem: deep }];
   const large = shape.values > MAX_CHECKED_VALUES;
   const validate = large ? schemas.firstProblemAt(schemaAt) : schemas.at(schemaAt);
   if (typeof validate === 'string')
@@ -231,23 +224,12 @@ export function bodyViolations(schemas: SchemaValidator, schemaAt: string, body:
   if (validate(body)) return [];
   const errors = withoutBranchNoise(validate.errors ?? []);
   const listed = errors.slice(0, BODY_PROBLEMS).map((error) => describeBodyError(error, body, redact));
-  if (large)
-    return [
-      ...listed.slice(0, 1),
-      {
-        where: 'body:',
-        problem: `more problems may follow, not looked for (it holds more than ${MAX_CHECKED_VALUES} values, and past that only its first problem is named)`,
-      },
-    ];
+  if (large) {
+    const problem = `more problems may follow, not looked for (it holds more than ${MAX_CHECKED_VALUES} values, and past that only its first problem is named)`;
+    return [...listed.slice(0, 1), { where: 'body:', problem }];
+  }
   const more = errors.length - listed.length;
-  return more === 0
-    ? listed
-    : [
-        ...listed,
-        {
-          where: 'body:',
-          problem: `${more} more problem${more > 1 ? 's' : ''}, not listed (at most ${BODY_PROBLEMS} are listed per body)`,
-          count: more,
-        },
-      ];
+  if (more === 0) return listed;
+  const problem = `${more} more problem${more > 1 ? 's' : ''}, not listed (at most ${BODY_PROBLEMS} are listed per body)`;
+  return [...listed, { where: 'body:', problem, count: more }];
 }
