@@ -39,7 +39,6 @@ same data. GITEA_WEBHOOK_SECRET, when set, is the secret its hooks sign their de
 and checks each exchange against the contract; answers pass through unchanged.`,
   ],
 };
-const usageOf = (mode: Mode): string => usage(mode, ...HELP[mode]);
 /** `{ key: value }`, or nothing when the value is undefined (the options take no undefined). */
 const some = <K extends string, V>(key: K, value: V | undefined) =>
   (value === undefined ? {} : { [key]: value }) as { [key in K]?: V };
@@ -159,7 +158,7 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv, io:
   const warn = (line: string): void => log.err(`warning: ${line}`);
   const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
   const mode: Mode = argv[0] === 'sandbox' || argv[0] === 'proxy' ? argv[0] : 'mock';
-  const options = await log.options(usageOf(mode), () => parseServe(mode, argv, env));
+  const options = await log.options(usage(mode, ...HELP[mode]), () => parseServe(mode, argv, env));
   if (typeof options === 'number') return options;
   const { args, proxy, sandbox, junit } = options;
   const quiet = args.flag('quiet');

@@ -55,11 +55,9 @@ export async function createExamples(
       const accept = Object.entries(request.headers ?? {}).find(([name]) => name.toLowerCase() === 'accept')?.[1];
       // json-schema-faker resolves references where they stand in the schemas it is given: a
       // generated answer gets a copy, so the table the front validates with stays as it was.
+      const seed = options.seed === undefined ? {} : { seed: options.seed };
       const mocked: Mocked = loading
-        ? await (await loading)(request, structuredClone(op.operation), {
-            ...wanted,
-            ...(options.seed === undefined ? {} : { seed: options.seed }),
-          })
+        ? await (await loading)(request, structuredClone(op.operation), { ...wanted, ...seed })
         : documentedAnswer(op.operation, { ...wanted, ...(accept === undefined ? {} : { accept }) });
       // Refusals of the negotiation (406 for an Accept it cannot meet) in the service's dialect.
       if (!mocked.ok) return refusal(mocked.status, mocked.message);
@@ -83,11 +81,8 @@ export async function createExamples(
         delete headers['X-Total-Count'];
         Object.assign(headers, page.headers);
       }
-      return {
-        status: output.statusCode,
-        headers,
-        ...(type === undefined || body === undefined ? {} : { type, body }),
-      };
+      const typed = type === undefined || body === undefined ? {} : { type, body };
+      return { status: output.statusCode, headers, ...typed };
     },
   };
 }
