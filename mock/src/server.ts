@@ -71,15 +71,8 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
 
   const { port, host, onRequest, onWarning: warn = () => {} } = options;
   const handler = proxy ? proxy.handle : fetchHandler(mock.app, () => origin);
-  const listening = await listen(handler, {
-    port,
-    host,
-    ceiling,
-    slowRequests: !!proxy,
-    docsUrl: front.docsUrl,
-    warn,
-    onRequest,
-  });
+  const bounds = { ceiling, slowRequests: !!proxy, docsUrl: front.docsUrl };
+  const listening = await listen(handler, { port, host, ...bounds, warn, onRequest });
   origin = listening.origin;
   docsUrl = `${origin}/api/swagger`;
   return {
