@@ -1,5 +1,4 @@
-// The answering mock in Node (the server, the MSW handlers under Node): the document read from its file, and what
-// only Node has: markdown workers, V8's heap size, Prism's generator, the state store, sending deliveries.
+// The answering mock in Node: the document from its file, markdown workers, the heap, the generator, the store.
 import { DOCUMENT, loadOperations, operationsOf, readDocumentFile } from './contract/document-file.js';
 import { createAnswering, type AnsweringChoices, type AnsweringMock, type AnsweringPlatform } from './answering.js';
 import type { ResponseClass } from './front/app.js';

@@ -1,5 +1,4 @@
-// The answering mock, put together: the conditions, the body budget, the examples or the sandbox, the journal, and
-// the Fetch front over them. No Node built-in: Node starts from answering-node.ts, the browser build here.
+// The answering mock put together over the Fetch front, with no Node built-in: the browser build starts here.
 import { createApp, type ResponseClass } from './front/app.js';
 import { createBodyBudget, defaultBodyBudget } from './front/body.js';
 import { createConditions, type ConditionOptions } from './front/conditions.js';

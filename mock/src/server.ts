@@ -1,5 +1,4 @@
-// `gitea-mock`, the package's entry: the mock as a `node:http` server, composed top-down: the answering mock
-// (answering-node.ts) or the proxy in front of a real server, lent the front's router, conditions, journal and budget.
+// `gitea-mock`, the package's entry: the answering mock or the proxy on a `node:http` server, composed top-down.
 import { FastResponse } from 'srvx/node';
 import { createAnsweringMock, type AnsweringOptions } from './answering-node.js';
 import { DOCUMENT } from './contract/document-file.js';

@@ -1,5 +1,4 @@
-// Types of the small packages that ship none: accepts and content-type (negotiation.ts), Prism's path matcher
-// (validation.ts), the state folder's lock (world-store.ts); only what is used.
+// Types of the small packages that ship none, and of the bundled document: only what is used.
 declare module 'accepts' {
   interface Accepts {
     type(types: string[]): string | false;

@@ -1,6 +1,5 @@
 #!/usr/bin/env node
-// The `gitea-mock` bin: a command per mode, each loaded only when asked for (serve.ts serves), each resolving with
-// the exit code.
+// The `gitea-mock` bin: a command per mode, each loaded only when asked for, each resolving with the exit code.
 const io = {
   stdout: (text: string) => void process.stdout.write(text),
   stderr: (text: string) => void process.stderr.write(text),

@@ -1,5 +1,4 @@
-// The serving commands: `gitea-mock [document]` (the examples, or --dynamic), `gitea-mock sandbox`
-// and `gitea-mock proxy <url>`, on http://127.0.0.1:4010/api/v1 until `stop` aborts.
+// The serving commands: `gitea-mock [document]`, `gitea-mock sandbox`, `gitea-mock proxy <url>`, until `stop` aborts.
 import { writeFileSync } from 'node:fs';
 import { httpUrl, type Io, logger, parseCommand, refusing, usage } from '../common/options.js';
 import { usageError } from '../common/refusal.js';

@@ -1,5 +1,4 @@
-// Bytes, text, randomness and the one bounded body reader over what every JavaScript runtime has, so the front and
-// the sandbox run in a browser too; Node's Buffer where there is one (test/mock-bytes.test.ts holds each to the portable path).
+// Bytes, text, randomness and the one bounded body reader over what every runtime has; Node's Buffer where there is.
 /** Node's Buffer, where there is one; read once, so a page cannot add it later by accident. */
 const NodeBuffer = (globalThis as { Buffer?: typeof Buffer }).Buffer;
 

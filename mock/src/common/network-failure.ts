@@ -1,6 +1,4 @@
-// What went wrong below HTTP, dug out of an error, for live mode's reachability line and the proxy's 502: Node's http
-// puts `code` on the error; fetch (undici) on its `cause`, or deeper; a host of several addresses fails as an
-// AggregateError whose `errors` hold the codes.
+// What went wrong below HTTP, dug out of an error's code, its `cause` chain (fetch) or `errors` (AggregateError).
 type Layer = Error & { code?: unknown; reason?: unknown; errors?: unknown };
 
 /** Certificate and handshake failures, whichever layer names them. */

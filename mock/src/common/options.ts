@@ -1,6 +1,4 @@
-// Every gitea-mock command's options in one table: which commands take each, its help and its default. A command
-// parses its argv against the whole table, so an option of another command is refused by name; secrets are never
-// options, they come from the environment.
+// Every command's options in one table, so an option of another command is refused by name; secrets are never options.
 import { accessSync, constants, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';

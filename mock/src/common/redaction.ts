@@ -1,5 +1,4 @@
-// The mock's one redaction: the client's `redact` (`[REDACTED]`) for every line, report and answer the mock writes;
-// Gitea's own mark only where the mock shows what Gitea's delivery log shows.
+// The mock's one redaction, the client's `redact`; Gitea's own mark only where the mock shows Gitea's delivery log.
 export { redact } from 'gitea-contract/internal';
 
 /** Gitea's mark for a hook's `Authorization` and URL password in its delivery log (services/webhook/deliver.go `Deliver`). */

@@ -1,6 +1,4 @@
-// The mock's one way to refuse: a Refusal carries the status it is answered with, and each way in turns it into its
-// wire format in one place (an answer in the error dialect, or a line on stderr and an exit status). Anything else
-// thrown is a failure of the mock itself, which says so (a 500, or `cannot start`).
+// The mock's one way to refuse: a Refusal carries its status, made an answer or an exit status in one place each.
 export class Refusal extends Error {
   constructor(
     /** The HTTP status; for a command, the exit status. */

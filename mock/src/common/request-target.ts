@@ -1,5 +1,4 @@
-// A server that passes requests on to one origin (the proxy, the webhook receiver's --forward) takes a target in origin
-// form only (RFC 9112 §3.2.1): resolving an absolute URL or `//elsewhere/…` against the origin would make it an open relay.
+// A target in origin form only (RFC 9112 §3.2.1) for a server passing requests to one origin: else an open relay.
 /** Why `target` is not in origin form; `example` is a path the server serves, `forwardsTo` the host it passes requests to. */
 export function originFormRefusal(
   target: string | undefined,

@@ -1,5 +1,4 @@
-// Checks one real answer against the document: a declared status, the declared required headers with valid values,
-// and a body of a declared media type that validates. For live mode, the proxy and the mock's own answers.
+// Checks one real answer against the document: status, required headers and their values, media type and body.
 import type { ErrorObject } from 'ajv';
 import { deref, isObject, listOperations, pointer, type JsonObject, type Operation } from './document.js';
 import { jsonShape, MAX_CHECKED_VALUES } from './json-shape.js';

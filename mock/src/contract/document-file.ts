@@ -1,6 +1,4 @@
-// The one way to load an OpenAPI document on the Node side, each text parsed once per process. For the document the
-// package ships, the build writes it and its operations beforehand (dist/document.json, `documentTwin`, keyed by the
-// SHA-256 of the YAML text, so an edited document is parsed as any other and never served stale).
+// The one way to load a document in Node, each text parsed once; the shipped one's twin is prebuilt (document.json).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -1,5 +1,4 @@
-// The document as data, and the walks over it that the suites, the proxy, live mode and the webhook receiver share
-// (document-file.ts loads it). The document has local `#/...` refs only: a JSON-pointer resolver is all it needs.
+// The document as data, and the walks over it (local `#/…` refs only) the suites, proxy, live mode and receiver share.
 export type Json = null | boolean | number | string | Json[] | JsonObject;
 export interface JsonObject {
   [key: string]: Json;

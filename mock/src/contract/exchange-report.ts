@@ -1,5 +1,4 @@
-// What the exchanges checked against the document came to, per operation (or webhook), for the proxy's report and the
-// webhook receiver's: how many, how many broke it, the violations by kind and each distinct one with its count.
+// What the exchanges checked came to, per operation or webhook, for the proxy's report and the webhook receiver's.
 import { redact } from '../common/redaction.js';
 import { clip } from './clip.js';
 import { kindOf } from './violation-kind.js';

@@ -1,6 +1,4 @@
-// The document's operations in Stoplight's IHttpOperation shape, made without Prism: dereferenced here (it has local
-// `#/…` refs only) and given to `@stoplight/http-spec`'s OpenAPI 3 transform, the one Prism calls. No Node built-in:
-// the browser build of the MSW handlers makes the same table from the bundled document.
+// The document's operations in Stoplight's shape through http-spec's transform, the one Prism calls; no Node built-in.
 import { transformOas3Operations } from '@stoplight/http-spec/oas3/operation';
 import { bundleTarget, decycle } from '@stoplight/json';
 import type { IHttpOperation } from '@stoplight/types';

@@ -1,6 +1,4 @@
-// How large and how deep a parsed JSON value is, found without recursion (a value nested a million levels deep would
-// overflow any recursive walk) and without walking past the bounds asked about: validators recurse and make an error
-// per failing value, so what they are given is bounded by this first.
+// How large and how deep a parsed JSON value is, without recursion: what validators are given is bounded by it.
 /** Values of a JSON body the checks read whole, at most: a page of Gitea's largest records holds a few thousand. */
 export const MAX_CHECKED_VALUES = 20_000;
 

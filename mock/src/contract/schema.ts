@@ -1,5 +1,4 @@
 // Ajv (JSON Schema 2020-12) over the whole document, so any schema in it validates a value by its JSON pointer.
-// Both packages are CommonJS: under NodeNext, Ajv2020 by name and the plugin from `.default` (set by both at run time).
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';

@@ -1,5 +1,4 @@
-// Generated answers made coherent in place, as Gitea derives such fields: what the request's path names
-// (`agreeWithPath`), then, wherever a record sits in the answer, what its own names imply (`makeCoherent`).
+// Generated answers made coherent in place, as Gitea derives fields from the path and from a record's own names.
 import { pathParams } from '../front/operations.js';
 
 /** The host the document's examples and `x-faker` generators use. */

@@ -1,6 +1,4 @@
-// Generated answers (`--dynamic`, `Prefer: dynamic=true`): Prism's mocker in its dynamic mode, json-schema-faker
-// seeded with `--seed`; Node only. The seed covers the `x-faker` fields too: faker, which json-schema-faker calls for
-// them, has a generator nobody seeds, so it draws from json-schema-faker's `random`, which Prism seeds per answer.
+// Generated answers (`--dynamic`): Prism's mocker in its dynamic mode, Node only; faker draws from the seeded `random`.
 import { createRequire } from 'node:module';
 import type { IHttpConfig } from '@stoplight/prism-http';
 import type { Generator } from './examples.js';

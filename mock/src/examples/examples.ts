@@ -1,6 +1,4 @@
-// The examples answer source: the document's own examples, chosen as Prism's mocker chooses them (negotiation.ts),
-// list answers paged as Gitea pages them, in Node and in a browser. Generated answers come from Prism's generator,
-// which only Node loads (dynamic.ts, handed over as `generator`); without one, a request for them is answered 400.
+// The examples answer source, in Node and browsers; generated answers need Prism's generator, which only Node loads.
 import type { IHttpOperation } from '@stoplight/types';
 import type { IHttpRequest } from '@stoplight/prism-http';
 import { agreeWithPath, makeCoherent } from './coherence.js';

@@ -1,9 +1,4 @@
-// Which documented answer a request gets, and with which example: the choice Prism 5.12's static mocker makes, made
-// from the operation table alone so that it runs in a browser too (contract-tests/examples-negotiation.test.ts holds
-// the 20 operations to Prism's own answers). The status: the lowest 2xx, else `default`, else the first; with
-// `Prefer: code` that status, its `NXX` or `default`. The content Accept prefers (`accepts`, as Prism asks it), the
-// example asked for, else the first, else a sample of the schema. One difference: an Accept that is no media type
-// (`garbage`) made Prism throw; here it answers 406.
+// The documented answer a request gets, as Prism 5.12's static mocker chooses it (examples-negotiation.test.ts).
 import { sample, SchemaSizeExceededError } from '@stoplight/json-schema-sampler';
 import type { IHttpOperation, IHttpOperationResponse, IMediaTypeContent, INodeExample } from '@stoplight/types';
 import accepts from 'accepts';

@@ -1,5 +1,4 @@
-// Paging as Gitea does it: `page` from 1, `limit` 30 by default and at most 50, each read as `strconv.Atoi` reads it
-// (anything but a sign and digits is 0, the default), `X-Total-Count` and a `Link` of next, last, first and prev.
+// Paging as Gitea does it: `page` and `limit` read as `strconv.Atoi` reads them, `X-Total-Count` and a `Link`.
 import { goDecimal } from '../front/lenient.js';
 
 const DEFAULT_LIMIT = 30;

@@ -1,5 +1,4 @@
-// `gitea-mock/msw` in browsers: the handlers of core.ts over answering.ts from the bundled document, markdown on the
-// page's thread, no generator. One self-contained file, msw left to the app as a peer.
+// `gitea-mock/msw` in browsers: core.ts over answering.ts from the bundled document; msw is the app's peer.
 import bundledDocument from 'gitea-contract/openapi.yaml';
 import { httpOperations } from '../contract/http-operations.js';
 import { createAnswering, type AnsweringPlatform } from '../answering.js';

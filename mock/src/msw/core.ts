@@ -1,5 +1,4 @@
-// `gitea-mock/msw`, what Node and browsers share: MSW handlers over the server's Fetch front (front/app.ts);
-// handlers.ts and browser.ts differ only in how the answering mock starts.
+// `gitea-mock/msw`, what Node and browsers share: MSW handlers over the server's Fetch front (front/app.ts).
 import { http, type HttpHandler } from 'msw';
 import { BASE_PATH } from '../front/app.js';
 import type { AnsweringMock, SandboxChoices } from '../answering.js';

@@ -1,5 +1,4 @@
-// `gitea-mock/msw` in Node: the handlers of core.ts over the mock as the server starts it (answering-node.ts).
-// Browsers get browser.ts instead (the package's `browser` export condition).
+// `gitea-mock/msw` in Node: the handlers of core.ts over the mock as the server starts it; browsers get browser.ts.
 import { createAnsweringMock } from '../answering-node.js';
 import { createHandlersWith, type GiteaHandlers, type GiteaHandlersOptions } from './core.js';
 

@@ -1,6 +1,4 @@
-// The proxy's check of an exchange of the 20 operations: the request with Prism's validator (front/validation.ts),
-// the answer as live mode checks it (contract/conformance.ts). A check that found nothing is remembered by a SHA-256 of
-// all it read, so a byte-for-byte repeat is not checked again; only digests are kept, never a credential or a body.
+// The proxy's check of an exchange; one that found nothing is remembered by a SHA-256 of all it read, not the bytes.
 import { createHash, hash } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { redact } from '../common/redaction.js';

@@ -1,6 +1,4 @@
-// One exchange through the proxy: the request forwarded as it came (raw header names, order and bytes, its body
-// streamed past what is read to be checked), within its bounds, checked (check.ts) and relayed back, or answered by
-// the proxy itself when a bound passes or the upstream fails.
+// One exchange through the proxy: forwarded as it came, within its bounds, checked, relayed or answered itself.
 import * as http from 'node:http';
 import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
 import * as https from 'node:https';

@@ -1,7 +1,4 @@
-// The proxy (`gitea-mock proxy <url>`): every request goes to a real Gitea or Forgejo unchanged, each exchange of the
-// 20 operations checked on the way (check.ts); violations are reported and change no answer, unless `strict`. On
-// node:http directly, as a `Request` cannot carry header names and order byte for byte. Not Prism's proxy: it
-// re-serialises bodies, buffers whole answers, and cannot pass requests outside the document untouched.
+// The proxy (`gitea-mock proxy <url>`) on node:http, header names and order byte for byte (Prism's re-serialises).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isLoopbackHost } from 'gitea-contract/internal';
 import type { createExchangeReport } from '../contract/exchange-report.js';
