@@ -40,10 +40,7 @@ export function concatBytes(chunks: readonly Uint8Array[]): Uint8Array<ArrayBuff
   return out;
 }
 
-/**
- * The one bounded reader of a body: to the end, or past `limit` (`complete` false, the rest cancelled, or left unread
- * with `keep`, as a socket that must still carry the answer). `take` may refuse a chunk (a budget): the rest is left unread.
- */
+/** The one bounded body reader: to its end or past `limit`, the rest cancelled, or unread (`keep`, `take` refusing). */
 export async function readBounded<R>(
   body: ReadableStream<Uint8Array> | null,
   limit: number,

@@ -9,10 +9,7 @@ const nativeHash = (
   ) as Partial<typeof import('node:crypto')> | undefined
 )?.hash;
 
-/**
- * The credential's SHA-256 in hex, so no credential is kept in maps or on disk; synchronous and alike everywhere:
- * Node's hash, a twentieth of the portable one's cost, else @noble/hashes (Web Crypto's digest is asynchronous).
- */
+/** The credential's SHA-256, so none is kept; synchronous: Node's hash (a twentieth the cost), else @noble/hashes. */
 export function keyOf(credential: string): string {
   return typeof nativeHash === 'function'
     ? nativeHash('sha256', credential, 'hex')

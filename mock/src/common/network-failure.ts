@@ -27,8 +27,7 @@ export function networkFailure(error: unknown) {
   const code = coded?.code as string | undefined;
   if (!coded || !TLS_CODE.test(code!))
     return { code, tls: undefined, advice: undefined as string | undefined, message };
-  // OpenSSL's reason: on `reason`, inside a handshake message, or the whole message of a certificate
-  // error. A host name check ends its reason with a colon and the names it found, when there are none.
+  // OpenSSL's reason: on `reason`, in a handshake message, or a certificate error's message (ending in a colon).
   const reason =
     typeof coded.reason === 'string'
       ? coded.reason

@@ -6,8 +6,7 @@ import { Refusal, usageError } from './refusal.js';
 
 export type Command = 'mock' | 'sandbox' | 'proxy' | 'verify' | 'webhooks' | 'trigger' | 'postgres';
 
-// One line an option: its name, short name, value (`<url>...` repeatable; none: a flag) and default, the commands
-// that take it (GROUPS below), its help. Timeouts are seconds, decimals allowed, everywhere.
+// An option a line: name, short name, value (`<url>...` repeatable; none: a flag), default, commands (GROUPS), help.
 const TABLE = `
 --port -p <n> =4010                | listen                | port to listen on; 0 picks a free one
 --host -h <addr> =127.0.0.1        | listen                | address to listen on

@@ -151,11 +151,7 @@ function preview(value: unknown, max: number, redact: Redact): string {
   return `${out}${array ? ']' : '}'}`;
 }
 
-/**
- * Ajv's errors without the noise of `oneOf: [X, {type: 'null'}]` ("X or null"): when X fails for a reason of its own,
- * the union's error and the null branch's name nothing, and go when another error at or below the place says more.
- * Linear in the errors (bodies are at most 64 deep): a list of records with a new field each makes thousands.
- */
+/** Ajv's errors without the union's and the null branch's of "X or null" where another error at or below says more. */
 function withoutBranchNoise(errors: readonly ErrorObject[]): ErrorObject[] {
   const byPlace = new Map<string, ErrorObject[]>();
   for (const error of errors) {
@@ -208,10 +204,7 @@ function describeBodyError(error: ErrorObject, body: unknown, redact: Redact): V
 /** Deepest nesting of a body checked: the service's answers nest a handful of levels, and the checks recurse as deep as a value goes. */
 const MAX_DEPTH = 64;
 
-/**
- * The ways `body` breaks the schema at `schemaAt`; past BODY_PROBLEMS, one that stands for the rest. A body of more
- * than MAX_CHECKED_VALUES values is checked to its first problem only (millions would take gigabytes to list).
- */
+/** The ways `body` breaks its schema; past MAX_CHECKED_VALUES values its first problem only (millions take GBs). */
 export function bodyViolations(schemas: SchemaValidator, schemaAt: string, body: unknown, redact: Redact): Violation[] {
   const shape = jsonShape(body, MAX_CHECKED_VALUES, MAX_DEPTH);
   const deep = `nests deeper than ${MAX_DEPTH} levels, far deeper than any answer the document describes`;

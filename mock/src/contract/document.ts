@@ -31,10 +31,7 @@ export function resolvePointer(doc: Json, ref: string): Json | undefined {
   return node;
 }
 
-/**
- * Follows `$ref` chains of reference objects (parameters, responses, examples …), not of schemas, whose `$ref` callers
- * inspect: the value, where it really lives (the last ref followed, or `location`), and the refs followed.
- */
+/** Follows `$ref` chains of reference objects, not schemas' (callers inspect those): the value, its place, the refs. */
 export function deref(doc: Json, value: Json | undefined, location: string) {
   const refs: string[] = [];
   let current = value;

@@ -53,8 +53,7 @@ function dereference<T>(document: T): T {
 export function httpOperations(document: Record<string, unknown>): IHttpOperation[] {
   if (typeof document.openapi !== 'string')
     throw new Error('the document is not an OpenAPI 3 document (no `openapi` field)');
-  // As Prism makes its table: a cycle (a repository's `parent`) turned back into a reference, which each operation
-  // carries under `__bundled__`; each from a copy, as bundling rewrites the references it moves.
+  // As Prism makes its table: cycles turned back into references, which each operation (a copy) holds in `__bundled__`.
   const resolved = decycle(dereference(document)) as Record<string, unknown>;
   return transformOas3Operations(resolved).map(
     (operation) =>

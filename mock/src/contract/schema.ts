@@ -35,8 +35,7 @@ function compiler(doc: JsonObject, allErrors: boolean) {
   ajv.addFormat('byte', { type: 'string', validate: /^[A-Za-z0-9+/]*={0,2}$/ });
   // As Gitea accepts one (a domain needs no dot: `admin@localhost`), or `""`, which Gitea sends for an organization shown as a user.
   ajv.addFormat('email', { type: 'string', validate: (value: string) => value === '' || GITEA_EMAIL.test(value) });
-  // OpenAPI's annotations and extensions as keywords, rather than strict mode off, so that a typo (`minimun`) still
-  // fails; and the root's fields, as Ajv compiles the document root when it resolves a ref into it.
+  // Annotations, extensions and the root's fields (compiled for a ref into it) as keywords: a typo still fails.
   const keywords = new Set<string>(['example', 'discriminator', 'xml', 'externalDocs']);
   collectExtensionKeys(doc, keywords);
   for (const key of Object.keys(doc)) if (!ajv.getKeyword(key)) keywords.add(key);

@@ -51,8 +51,7 @@ export async function createExamples(
       const loading = dynamic ? generate() : undefined;
       if (dynamic && !loading) return { ...refusal(400, NO_GENERATOR), own: true };
       const accept = Object.entries(request.headers ?? {}).find(([name]) => name.toLowerCase() === 'accept')?.[1];
-      // json-schema-faker resolves references where they stand in the schemas it is given: a
-      // generated answer gets a copy, so the table the front validates with stays as it was.
+      // json-schema-faker resolves references in place: it gets a copy, so the front's table stays as it was.
       const seed = options.seed === undefined ? {} : { seed: options.seed };
       const mocked: Mocked = loading
         ? await (await loading)(request, structuredClone(op.operation), { ...wanted, ...seed })

@@ -144,8 +144,7 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
   const connections = options.upstreamConnections ?? 64;
   const { request, Agent } = upstream.protocol === 'https:' ? https : http;
   const send = request as typeof http.request;
-  // Kept and reused, to a ceiling that slow clients cannot take: a connection per request would cost more than
-  // everything else the proxy does. A connection after anything unexpected is destroyed, never reused.
+  // Kept and reused, to a ceiling slow clients cannot take: a connection per request costs more than all else here.
   const agent = new Agent({ keepAlive: true, maxSockets: connections, maxTotalSockets: connections });
   let outside = 0;
   let unanswered = 0;
@@ -189,8 +188,7 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
   async function pass(arrival: Arrival): Promise<number> {
     const { req, res, cors, op, sendError } = arrival;
     const url = arrival.url ?? new URL(req.url ?? '/', 'http://proxy');
-    // Node's client frames no body of a GET, HEAD, DELETE or OPTIONS by itself: chunked is set explicitly, or the
-    // upstream would read the raw body as a second request. Another transfer coding cannot be forwarded as meant.
+    // Chunked is set explicitly: Node frames no body of a GET or DELETE, which the upstream would read as a request.
     const coding = req.headers['transfer-encoding'];
     const chunked = coding?.trim().toLowerCase() === 'chunked';
     const refusal =
