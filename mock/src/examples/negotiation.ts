@@ -10,13 +10,8 @@ export type Mocked =
   | { ok: true; output: { statusCode: number; headers: Record<string, unknown>; body?: unknown } }
   | { ok: false; status: number; message: string };
 
-export interface Wanted {
-  /** The status asked for (`Prefer: code`, or the status of the example asked for). */
-  code?: number;
-  /** The named example asked for (`Prefer: example`). */
-  exampleKey?: string;
-  accept?: string;
-}
+/** The status asked for (`Prefer: code`, or that of the example asked for), the example (`Prefer: example`), Accept. */
+export type Wanted = { code?: number; exampleKey?: string; accept?: string };
 
 /** A failure as Prism words its ProblemJsonError: its detail, else its title; the cause is its `String(error)`. */
 function refusal(type: string, status: number, detail: string, title: string): Refusal {

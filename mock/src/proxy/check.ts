@@ -12,6 +12,7 @@ import type { MockOperation } from '../front/operations.js';
 import { LISTED_VIOLATIONS, queryOf, requestViolations, type PrismMethod } from '../front/validation.js';
 import type { Collected } from './exchange.js';
 
+type Field = { writeOnly?: boolean };
 /** Header names whose values are credentials, as the client redacts them. */
 const CREDENTIAL_HEADER = /auth|token|secret|password|cookie|otp|key|session/i;
 
@@ -29,14 +30,13 @@ function secretsOf(headers: IncomingHttpHeaders, url: URL, body: unknown, op: Mo
   // One-time codes, cookies and other credential headers, each cookie's value on its own too.
   for (const [name, value] of Object.entries(headers)) {
     if (name === 'authorization' || !CREDENTIAL_HEADER.test(name)) continue;
-    for (const text of [value ?? []].flat())
-      secrets.push(
-        text,
-        ...(name === 'cookie' ? text.split(';').map((pair) => pair.slice(pair.indexOf('=') + 1).trim()) : []),
-      );
+    for (const text of [value ?? []].flat()) {
+      const cookies = name === 'cookie' ? text.split(';').map((pair) => pair.slice(pair.indexOf('=') + 1)) : [];
+      secrets.push(text, ...cookies.map((cookie) => cookie.trim()));
+    }
   }
   const schema = op.operation.request?.body?.contents?.[0]?.schema as
-    | { properties?: Record<string, { writeOnly?: boolean }> }
+    | { properties?: Record<string, Field> }
     | undefined;
   for (const [name, property] of Object.entries(schema?.properties ?? {})) {
     const value = body && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined;
