@@ -146,6 +146,9 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
   const send = request as typeof http.request;
   // Kept and reused, to a ceiling slow clients cannot take: a connection per request costs more than all else here.
   const agent = new Agent({ keepAlive: true, maxSockets: connections, maxTotalSockets: connections });
+  const { protocol, hostname, port } = upstream;
+  const target = { protocol, hostname, port, agent, timeout: timeoutMs };
+  const silent = `the upstream ${host} sent nothing for ${seconds(timeoutMs)}`;
   let outside = 0;
   let unanswered = 0;
 
@@ -243,19 +246,12 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
     const forward = ({ chunks, complete }: Collected): Promise<IncomingMessage> =>
       new Promise((resolve, reject) => {
         if (halt.signal.aborted) return reject(halt.signal.reason);
-        const { protocol, hostname, port } = upstream;
         // The path as the client sent it, not normalised: the upstream is the one to judge it.
-        const path = req.url ?? '/';
-        const sent = send(
-          { protocol, hostname, port, path, agent, method: req.method, headers, timeout: timeoutMs },
-          resolve,
-        );
+        const sent = send({ ...target, path: req.url ?? '/', method: req.method, headers }, resolve);
         outgoing = sent;
         // For the exchange's lifetime: an error after the answer came is the answer's stream's to report.
         sent.on('error', reject);
-        sent.on('timeout', () =>
-          halt.abort(new Refusal(504, `the upstream ${host} sent nothing for ${seconds(timeoutMs)}`)),
-        );
+        sent.on('timeout', () => halt.abort(new Refusal(504, silent)));
         halt.signal.addEventListener('abort', () => sent.destroy(halt.signal.reason));
         for (const chunk of chunks) sent.write(chunk);
         if (complete) sent.end();
