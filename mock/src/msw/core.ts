@@ -72,15 +72,12 @@ export type StartOptions = Omit<GiteaHandlersOptions, 'baseUrl' | 'sandbox' | 'o
 /** `base` without `/api/v1` (`` for a relative one), checked. */
 function originPart(baseUrl: string): string {
   const trimmed = baseUrl.replace(/\/+$/, '');
+  const given = JSON.stringify(baseUrl);
   if (!trimmed.endsWith(BASE_PATH))
-    throw new TypeError(
-      `baseUrl must end in ${BASE_PATH}, as a Gitea host serves its API there: ${JSON.stringify(baseUrl)}`,
-    );
+    throw new TypeError(`baseUrl must end in ${BASE_PATH}, as a Gitea host serves its API there: ${given}`);
   const prefix = trimmed.slice(0, -BASE_PATH.length);
   if (prefix !== '' && !/^https?:\/\/[^/?#]+$/.test(prefix))
-    throw new TypeError(
-      `baseUrl must be an http(s) origin followed by ${BASE_PATH}, or ${BASE_PATH} alone: ${JSON.stringify(baseUrl)}`,
-    );
+    throw new TypeError(`baseUrl must be an http(s) origin followed by ${BASE_PATH}, or ${BASE_PATH} alone: ${given}`);
   return prefix;
 }
 
