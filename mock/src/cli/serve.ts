@@ -62,6 +62,7 @@ async function parseServe(mode: Mode, argv: readonly string[], env: NodeJS.Proce
     if (typeof value === 'string') throw usageError(value);
     return value;
   };
+  const [latency, faults] = [condition('latency', latencyOption), condition('faults', faultsOption)];
   const corsOrigins = args.list('cors-origin');
   for (const origin of corsOrigins) refusing('--cors-origin: ', () => checkOrigin(origin));
   const hooks = args.list('webhook');
@@ -79,9 +80,21 @@ async function parseServe(mode: Mode, argv: readonly string[], env: NodeJS.Proce
     : undefined;
   const sandbox = {
     ...some('state', state),
+    ...some('webhooks', webhooks && { ...webhooks, timeoutMs: args.seconds('webhook-timeout') }),
     ...some('maxWorlds', args.given('max-worlds') ? args.count('max-worlds') : undefined),
     ...some('maxWorldBytes', args.bytes('max-world-bytes', '16M')),
-    ...some('webhooks', webhooks && { ...webhooks, timeoutMs: args.seconds('webhook-timeout') }),
+  };
+  const server = {
+    ...some('document', args.positionals[0]),
+    port: args.port(env),
+    host: args.text('host')!,
+    dynamic: args.flag('dynamic'),
+    ...some('seed', args.text('seed')),
+    ...some('latency', latency),
+    ...some('faults', faults),
+    ...some('maxHeld', maxHeld),
+    ...some('maxHeldPerCredential', maxHeldPerCredential),
+    ...some('maxBodyBytesInFlight', args.bytes('max-body-bytes-in-flight', '256M')),
   };
   const proxy =
     upstream === undefined
@@ -98,18 +111,7 @@ async function parseServe(mode: Mode, argv: readonly string[], env: NodeJS.Proce
         };
   return {
     args,
-    server: {
-      ...some('document', args.positionals[0]),
-      port: args.port(env),
-      host: args.text('host')!,
-      dynamic: args.flag('dynamic'),
-      ...some('seed', args.text('seed')),
-      ...some('latency', condition('latency', latencyOption)),
-      ...some('faults', condition('faults', faultsOption)),
-      ...some('maxHeld', maxHeld),
-      ...some('maxHeldPerCredential', maxHeldPerCredential),
-      ...some('maxBodyBytesInFlight', args.bytes('max-body-bytes-in-flight', '256M')),
-    },
+    server,
     proxy,
     report: args.file('report'),
     junit: args.file('junit'),
