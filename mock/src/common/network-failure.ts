@@ -5,13 +5,8 @@ type Layer = Error & { code?: unknown; reason?: unknown; errors?: unknown };
 const TLS_CODE = /CERT|SIGNATURE|SSL|TLS|^EPROTO$/;
 
 /** A certificate whose issuer Node does not trust (self-signed, a private CA's, as many in-house servers have). */
-const UNTRUSTED = new Set([
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-]);
+const UNTRUSTED =
+  /^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|UNABLE_TO_VERIFY_LEAF_SIGNATURE)$/;
 
 /** The innermost code (`ECONNREFUSED` …) and message; for a TLS failure OpenSSL's reason, and what to try where there is one thing. */
 export function networkFailure(error: unknown) {
@@ -35,7 +30,7 @@ export function networkFailure(error: unknown) {
   const tls = reason.replace(/[\s:]+$/, '');
   const advice = /wrong version number/.test(tls)
     ? 'does the server speak plain http?'
-    : UNTRUSTED.has(code!)
+    : UNTRUSTED.test(code!)
       ? 'if you trust the server, set NODE_EXTRA_CA_CERTS to a PEM file of its CA certificate and start again'
       : undefined;
   return { code, tls: tls as string | undefined, advice, message };
