@@ -37,16 +37,13 @@ const tables = new Map<string, OperationTable>();
 export async function operationTableOf(document: string | Record<string, unknown> = DOCUMENT): Promise<OperationTable> {
   if (typeof document === 'object') return operationTable(document, await operationsOf(document));
   const file = readDocumentFile(document);
-  let table = tables.get(file.sha256);
-  if (!table) {
-    try {
-      table = operationTable(file.document, await loadOperations(document));
-    } catch (error) {
-      throw new Error(`${document}: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    tables.set(file.sha256, table);
+  if (tables.has(file.sha256)) return tables.get(file.sha256)!;
+  try {
+    tables.set(file.sha256, operationTable(file.document, await loadOperations(document)));
+  } catch (error) {
+    throw new Error(`${document}: ${error instanceof Error ? error.message : String(error)}`);
   }
-  return table;
+  return tables.get(file.sha256)!;
 }
 
 export async function createAnsweringMock(
@@ -62,11 +59,6 @@ export async function createAnsweringMock(
     ...options.sandbox,
     ...(typeof options.document === 'string' ? { document: options.document } : {}),
   };
-  return createAnswering(
-    table,
-    NODE_PLATFORM,
-    { ...choices, ...(seed === undefined ? {} : { seed }), ...(sandbox ? { sandbox } : {}) },
-    docsUrl,
-    Response,
-  );
+  const chosen = { ...choices, ...(seed === undefined ? {} : { seed }), ...(sandbox ? { sandbox } : {}) };
+  return createAnswering(table, NODE_PLATFORM, chosen, docsUrl, Response);
 }
