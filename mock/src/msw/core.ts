@@ -5,7 +5,7 @@ import type { AnsweringMock, SandboxChoices } from '../answering.js';
 import { createConditions, type ConditionOptions } from '../front/conditions.js';
 import { JOURNAL_PATH, type JournalEntry } from '../front/journal.js';
 import { seedText } from '../front/seed.js';
-import type { SandboxOptions } from '../sandbox/sandbox.js';
+import type { SandboxControl, SandboxOptions } from '../sandbox/sandbox.js';
 import { RESET_PATH } from '../sandbox/backend.js';
 import type { World } from '../sandbox/world.js';
 import { DELIVERIES_PATH, type DeliveryRecord } from '../webhooks/deliveries.js';
@@ -125,7 +125,7 @@ export function createHandlersWith(
   const credentialOf = (credential: Credential): string =>
     typeof credential === 'string' ? credential : `token ${credential.token}`;
   const anyOf = (credential?: Credential) => (credential === undefined ? undefined : credentialOf(credential));
-  const sandboxOf = async (what: string) => {
+  const sandboxOf = async (what: string): Promise<SandboxControl> => {
     const started = (await ready()).sandbox;
     if (!started) throw new TypeError(`${what} needs the sandbox: createGiteaHandlers({ sandbox: true, … })`);
     return started;
