@@ -116,12 +116,9 @@ export function createHandlersWith(
     docsUrl ||= `${new URL(request.url).origin}/api/swagger`;
     return (await ready()).app.fetch(request);
   };
-  const handlers = [
-    BASE_PATH,
-    `${BASE_PATH}/*`,
-    JOURNAL_PATH,
-    ...(sandbox ? [RESET_PATH, DELIVERIES_PATH, `${DELIVERIES_PATH}/*`, TRIGGER_PATH] : []),
-  ].map((path) => http.all(matching(origin, path), answer));
+  const sandboxPaths = sandbox ? [RESET_PATH, DELIVERIES_PATH, `${DELIVERIES_PATH}/*`, TRIGGER_PATH] : [];
+  const paths = [BASE_PATH, `${BASE_PATH}/*`, JOURNAL_PATH, ...sandboxPaths];
+  const handlers = paths.map((path) => http.all(matching(origin, path), answer));
   const credentialOf = (credential: Credential): string =>
     typeof credential === 'string' ? credential : `token ${credential.token}`;
   const anyOf = (credential?: Credential) => (credential === undefined ? undefined : credentialOf(credential));
@@ -139,16 +136,9 @@ export function createHandlersWith(
       started.journal.clear();
       await started.sandbox?.resetAll();
     },
-    async requests(credential) {
-      if (!mock) return [];
-      return (await mock).journal.list(anyOf(credential));
-    },
-    async world(credential) {
-      return (await ready()).sandbox?.worldOf(credentialOf(credential));
-    },
-    async deliveries(credential) {
-      return (await ready()).sandbox?.deliveries(anyOf(credential)) ?? [];
-    },
+    requests: async (credential) => (mock ? (await mock).journal.list(anyOf(credential)) : []),
+    world: async (credential) => (await ready()).sandbox?.worldOf(credentialOf(credential)),
+    deliveries: async (credential) => (await ready()).sandbox?.deliveries(anyOf(credential)) ?? [],
     async trigger({ event, action, repository, credential }) {
       const host = origin === '' ? 'localhost' : new URL(origin).hostname;
       const wanted = { event, repository, ...(action === undefined ? {} : { action }) };
