@@ -63,9 +63,8 @@ const idOf = (value: string): number | undefined => (/^\d{1,15}$/.test(value) ? 
 const stem = (p: PathValues): string => `/${encodeURIComponent(p.owner!)}/${encodeURIComponent(p.repo!)}`;
 
 /** What each operation's answer takes from its path, by template: the record's id or number, its repository, their addresses. */
-const FROM_PATH: Record<string, (answer: Rec, p: PathValues) => void> = {
-  '/repos/{owner}/{repo}/issues/{index}/assignees': (issue, p) => {
-    const at = stem(p);
+const FROM_PATH: Record<string, (answer: Rec, p: PathValues, at: string) => void> = {
+  '/repos/{owner}/{repo}/issues/{index}/assignees': (issue, p, at) => {
     derive(issue, {
       number: idOf(p.index!),
       url: `${API}/repos${at}/issues/${p.index}`,
@@ -73,8 +72,7 @@ const FROM_PATH: Record<string, (answer: Rec, p: PathValues) => void> = {
     });
     nameRepository(issue.repository, p.owner!, p.repo!);
   },
-  '/repos/{owner}/{repo}/pulls/{index}': (pull, p) => {
-    const at = stem(p);
+  '/repos/{owner}/{repo}/pulls/{index}': (pull, p, at) => {
     const page = `${ORIGIN}${at}/pulls/${p.index}`;
     // Gitea's `url` of a pull request is its web address too.
     derive(pull, {
@@ -95,8 +93,7 @@ const FROM_PATH: Record<string, (answer: Rec, p: PathValues) => void> = {
       for (const count of ['additions', 'deletions', 'changed_files']) delete pull[count];
     }
   },
-  '/repos/{owner}/{repo}/keys/{id}': (key, p) => {
-    const at = stem(p);
+  '/repos/{owner}/{repo}/keys/{id}': (key, p, at) => {
     derive(key, { id: idOf(p.id!), url: `${API}/repos${at}/keys/${p.id}` });
     nameRepository(key.repository, p.owner!, p.repo!);
   },
@@ -104,8 +101,7 @@ const FROM_PATH: Record<string, (answer: Rec, p: PathValues) => void> = {
   // The path takes a milestone's id, or its name when no milestone has that id.
   '/repos/{owner}/{repo}/milestones/{id}': (milestone, p) =>
     derive(milestone, idOf(p.id!) === undefined ? { title: p.id } : { id: idOf(p.id!) }),
-  '/repos/{owner}/{repo}/actions/workflows/{workflow_id}': (workflow, p) => {
-    const at = stem(p);
+  '/repos/{owner}/{repo}/actions/workflows/{workflow_id}': (workflow, p, at) => {
     const id = p.workflow_id!;
     // The file in the code view of the default branch, and the badge of that branch.
     derive(workflow, {
@@ -145,5 +141,6 @@ export function agreeWithPath(template: string, path: string, answer: unknown): 
   const rule = FROM_PATH[template];
   if (!rule) return;
   const p = pathParams(template, path);
-  for (const record of Array.isArray(answer) ? answer : [answer]) if (isRecord(record)) rule(record, p);
+  // `at` is `/{owner}/{repo}`, for the rules of a repository's paths.
+  for (const record of Array.isArray(answer) ? answer : [answer]) if (isRecord(record)) rule(record, p, stem(p));
 }
