@@ -42,14 +42,11 @@ export function mismatches(
     return [{ where: status, problem: `is not declared (declared: ${Object.keys(responses).join(', ')})` }];
   const { value, location } = deref(doc, responses[declared], `${op.location}/responses/${declared}`);
   const response = value as JsonObject;
-  const problems = headerViolations(
-    schemas,
-    Object.entries(isObject(response.headers) ? response.headers : {}).map(([name, header]) => {
-      const resolved = deref(doc, header, `${location}/headers/${name}`);
-      return { name, spec: resolved.value as JsonObject, location: resolved.location };
-    }),
-    answer.headers,
-  );
+  const declaredHeaders = Object.entries(isObject(response.headers) ? response.headers : {}).map(([name, header]) => {
+    const resolved = deref(doc, header, `${location}/headers/${name}`);
+    return { name, spec: resolved.value as JsonObject, location: resolved.location };
+  });
+  const problems = headerViolations(schemas, declaredHeaders, answer.headers);
   const and = (where: string, problem: string): Violation[] => [...problems, { where, problem }];
   const types = Object.keys(isObject(response.content) ? response.content : {});
   if (!checkBody || (types.length === 0 && answer.body === '')) return problems;
