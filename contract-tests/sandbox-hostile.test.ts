@@ -28,7 +28,7 @@ import { startMockServer, type MockServer } from '../mock/src/server.js';
 import { createMarkdownRenderer } from '../mock/src/sandbox/markdown.js';
 import { MARKDOWN_LIMITS } from '../mock/src/sandbox/markdown-render.js';
 import type { SandboxOptions } from '../mock/src/sandbox/sandbox.js';
-import { heapLimit } from '../mock/src/common/heap.js';
+import { heapLimit } from '../mock/src/answering-node.js';
 import { inFlightBudget } from '../mock/src/sandbox/sandbox-limits.js';
 import { seedWorld } from '../mock/src/sandbox/world.js';
 import type { Backing } from '../mock/src/sandbox/store.js';

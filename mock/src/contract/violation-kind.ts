@@ -1,7 +1,4 @@
-// The kind of a violation in a report, such as `request.body` or `response.headers`: where in the
-// exchange it is. The proxy's report and live mode's count violations by it, under the same names.
-
-/** The kind of a violation line written `<side> <where> …` (`response header Link is required …`). */
+// The kind of a violation line written `<side> <where> …`, such as `response.headers`, in the proxy's and live mode's reports.
 export function kindOf(line: string): string {
   const [side = '', part = ''] = line.split(' ');
   const area = part.split(/[.:]/)[0] ?? '';

@@ -6,8 +6,8 @@ import type { RepositoryPayload, WebhookName, WebhookPayload } from 'gitea-contr
 import { hex, utf8Bytes } from '../common/bytes.js';
 import { Refusal } from '../common/refusal.js';
 import { resolvePointer, type JsonObject } from '../contract/document.js';
-import { goDecimal } from '../front/lenient.js';
-import type { Payload } from '../webhooks/request.js';
+import { goDecimal } from '../front/validation.js';
+import type { Payload } from '../webhooks/deliveries.js';
 import { now, repoNamed, ZERO_TIME } from './backend.js';
 import type { Issue, PullRequest, Repository, User, World } from './world.js';
 import { copyJson } from './world-json.js';
