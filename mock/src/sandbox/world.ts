@@ -5,7 +5,6 @@ import type { IHttpOperation } from '@stoplight/types';
 import type { components } from 'gitea-contract';
 
 /** A JSON record the webhook payload builders still take loosely (events.ts, payloads.ts, trigger.ts). */
-export type Rec = Record<string, any>;
 
 type Schemas = components['schemas'];
 /** A record of a schema with the fields the sandbox finds it by (world-check.ts requires them). */
