@@ -29,7 +29,6 @@ const STEP_MS = 60_000;
 const SUPERUSER = 'postgres';
 const exec = promisify(execFile);
 
-/** `step`, failing with a message naming `what` when it takes longer than STEP_MS. */
 function bounded<T>(what: string, step: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
@@ -112,7 +111,6 @@ function run(binary: string, args: string[], user: object) {
   return { child, tail: () => output, closed };
 }
 
-/** Starts the server, initialising its folder first when it holds no cluster. */
 export async function startLocalPostgres(options: LocalPostgresOptions) {
   const dataDir = resolve(options.dataDir);
   const found = await binaries();
@@ -164,7 +162,6 @@ export async function startLocalPostgres(options: LocalPostgresOptions) {
     );
     const stopWithUs = () => void child.kill('SIGINT');
     process.once('exit', stopWithUs);
-    /** The log's last lines once the server stops. */
     const exited = closed.then(tail, tail).finally(() => process.removeListener('exit', stopWithUs));
     await bounded(
       'start',
@@ -180,7 +177,6 @@ export async function startLocalPostgres(options: LocalPostgresOptions) {
       throw error;
     });
     return {
-      /** `postgres` on major.minor, as the binaries say. */
       version,
       exited,
       /** Stops the server (a fast shutdown) and removes the copy of the binaries, if one was made. */

@@ -47,7 +47,6 @@ export async function postgresCommand(
   let server: Awaited<ReturnType<typeof startLocalPostgres>> | undefined;
   try {
     server = await startLocalPostgres(options);
-    // Makes the database unless it exists.
     const local = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
     const client = new pg.Client({
       host: local,

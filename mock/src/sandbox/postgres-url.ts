@@ -5,7 +5,6 @@ import { redact } from '../common/redaction.js';
 /** The one redaction mark: what redact writes in place of a secret. */
 const MARK = redact('mark', ['mark']);
 
-/** Whether `--state` names a PostgreSQL database rather than a folder. */
 export const isPostgresUrl = (state: string): boolean => /^postgres(ql)?:\/\//i.test(state);
 
 export interface PostgresTarget {

@@ -4,7 +4,6 @@ import { utf8Length, utf8Text } from '../common/bytes.js';
 import type { FormPart } from '../front/body.js';
 
 const MiB = 1024 * 1024;
-/** Longest string, most keys of an object and items of a list the sandbox stores from a request. */
 const MAX_STRING_BYTES = MiB;
 const MAX_KEYS = 64;
 const MAX_ITEMS = 100;

@@ -1,8 +1,6 @@
-// The sandbox answer source: a world per credential, seeded from the document's examples, which
-// GiteaBackend (backend.ts) answers every operation from, so writes show in later reads (`Prefer`
-// still answers the examples). A world is made by its first write that changes something, is capped
-// in records and bytes, and lives in a WorldStore (store.ts). Every write goes through one guard (see
-// `write`); reads do not wait. No Node built-in: what differs by runtime comes in a SandboxPlatform.
+// The sandbox answer source: a world per credential, seeded from the document's examples, made by its first
+// write that changes something, capped in records and bytes, kept in a WorldStore (store.ts). `Prefer` still
+// answers the examples. Writes go through one guard (`write`); reads do not wait. No Node built-in.
 import { base64Text, utf8Length } from '../common/bytes.js';
 import { keyOf } from '../common/credential-key.js';
 import type { Answer, AnsweringSource, SourceContext, SourceRequest } from '../front/app.js';
@@ -95,13 +93,9 @@ function storeFailure(failure: unknown, doing: 'save' | 'read', docsUrl: string)
   return refusalAnswer(error, docsUrl);
 }
 
-export async function createSandbox(
-  table: OperationTable,
-  examples: AnsweringSource,
-  context: SourceContext,
-  platform: SandboxPlatform,
-  options: SandboxOptions = {},
-): Promise<Sandbox> {
+type Parts = Awaited<ReturnType<typeof openParts>>;
+
+async function openParts(...[table, examples, context, platform, options = {}]: Parameters<typeof createSandbox>) {
   const seeded = seedWorld(table.operations.map((op) => op.operation));
   // A copy to edit: the seed may share records with the operation table, which servers in one process share.
   const seed = options.prepare ? structuredClone(seeded.seed) : seeded.seed;
@@ -113,7 +107,6 @@ export async function createSandbox(
   if (state !== undefined && !options.store && !open)
     throw new Error('the sandbox keeps worlds in a state folder only where it was opened (Node: answering-node.ts)');
   const renderer = platform.markdown({ ...MARKDOWN_LIMITS, ...options.markdown });
-  const backend = new GiteaBackend(seeded.templates, renderer.render);
   const webhookOptions = options.webhooks ?? {};
   const webhooks = createWebhooks(
     webhookOptions,
@@ -121,202 +114,37 @@ export async function createSandbox(
     inFlightBudget(platform.heapLimit),
     table.document,
   );
-  // Opened last: nothing after it throws, so what it locks is let go by close().
-  const store = worldStore(
-    options.store ?? (await open?.(state!, { maxWorlds, maxWorldBytes, document })),
-    maxWorlds,
+  return {
+    // Opened last: nothing after it throws, so what it locks is let go by close().
+    store: worldStore(options.store ?? (await open?.(state!, { maxWorlds, maxWorldBytes, document })), maxWorlds, seed),
     seed,
-  );
-  const docsUrl = () => context.docsUrl();
-  const refusal = (status: number, message: string): Answer =>
-    refusalAnswer(new SandboxError(status, message, { own: true }), docsUrl());
-  // The write guard: a write joins the open batch of its world or opens the next, which the store runs
-  // in its turn (a reset ends the open batch). A batch is applied to one copy, measured and saved once;
-  // again one write at a time when one fails or together they pass the budget, so only those at fault
-  // are refused. Batches let the event loop turn (world-json.ts), and hold a copy and a text of their
-  // world, about twice its bytes, within an eighth of the heap together (sandbox-limits.ts).
-  const admit = admission(inFlightBudget(platform.heapLimit));
-  const batches = new Map<string, Job[]>();
-
-  async function run(key: string, jobs: Job[]): Promise<void> {
-    const close = () => batches.get(key) === jobs && batches.delete(key);
-    let release = (): void => {};
-    let outcomes: Outcome[];
-    try {
-      outcomes = await store.write(key, async (now) => {
-        release = await admit(2 * (now?.bytes ?? seedBytes));
-        close();
-        const slot = now ?? { world: seed, bytes: seedBytes };
-        const pause = pacer();
-        const { outcomes, next } = (await apply(slot, jobs, pause)) ?? (await apply(slot, jobs, pause, true))!;
-        return { result: outcomes, ...(next ? { next } : {}) };
-      });
-    } catch (failure) {
-      close();
-      // Nothing of the batch was kept, and its answers may have read what was not: none stands.
-      const answer = storeFailure(failure, 'save', docsUrl());
-      outcomes = jobs.map(() => ({ answer }));
-    } finally {
-      release();
-    }
-    for (const [index, outcome] of outcomes.entries()) {
-      if ('error' in outcome) jobs[index]!.reject(outcome.error);
-      else {
-        jobs[index]!.resolve(outcome.answer);
-        outcome.afterwards?.();
-      }
-    }
-  }
-
-  /** A batch together, on one copy (undefined when a write fails or passes a bound), or `alone`, each on a copy of the world as those before left it. */
-  async function apply(slot: Stored, jobs: Job[], pause: () => Promise<void>, alone = false) {
-    let { world, bytes } = slot;
-    let copy = world;
-    let wrote = false;
-    let next: (Stored & { text: string[] }) | undefined;
-    const outcomes: Outcome[] = [];
-    const measure = async () => {
-      const text = await worldText(copy, pause);
-      const size = textBytes(text);
-      return size > maxWorldBytes && size > bytes ? size : { world: copy, bytes: size, text };
-    };
-    for (const job of jobs) {
-      if (alone || copy === world) copy = copyJson(world);
-      await pause();
-      const result = await job.apply(copy).catch((error: unknown) => ({ error }));
-      if ('error' in result) {
-        if (!alone) return undefined;
-        outcomes.push(result);
-        continue;
-      }
-      const { answer, changed, afterwards } = result;
-      if (changed && copy.created > maxRecords && copy.created > world.created) {
-        if (!alone) return undefined;
-        const why = `this sandbox world is full (${maxRecords} records created); POST ${RESET_PATH} with the same credential starts it afresh`;
-        outcomes.push({ answer: refusal(403, why) });
-        continue;
-      }
-      if (changed && alone) {
-        const measured = await measure();
-        if (typeof measured === 'number') {
-          const why = `this sandbox world would hold ${measured} bytes, more than its ${maxWorldBytes} (--max-world-bytes); POST ${RESET_PATH} with the same credential starts it afresh`;
-          outcomes.push({ answer: refusal(413, why) });
-          continue;
-        }
-        ({ world, bytes } = next = measured);
-      }
-      wrote ||= changed;
-      // The answer may be a record of the copy, which the next writes change: it is kept as it is now.
-      outcomes.push({ answer: copyJson(answer), ...(afterwards ? { afterwards } : {}) });
-    }
-    if (alone || !wrote) return { outcomes, ...(next ? { next } : {}) };
-    const measured = await measure();
-    return typeof measured === 'number' ? undefined : { outcomes, next: measured };
-  }
-
-  const write = (key: string, apply: Apply): Promise<Answer> =>
-    new Promise((resolve, reject) => {
-      let batch = batches.get(key);
-      if (!batch) {
-        batches.set(key, (batch = []));
-        void run(key, batch);
-      }
-      batch.push({ apply, resolve, reject });
-    });
-  const worldNow = async (key: string): Promise<World> => (await store.read(key))?.world ?? seed;
-  /** Fires `wanted` in the world of `key` as it is now (the seed before its first write): its deliveries, queued. */
-  const fire = async (key: string, credential: string, wanted: TriggerRequest, host: string) => {
-    const world = await worldNow(key);
-    return webhooks.trigger(key, world, wanted, { caller: callerOf(world, credential), host });
+    seedBytes,
+    maxWorldBytes,
+    maxRecords,
+    // Batches hold a copy and a text of their world, about twice its bytes, within an eighth of the heap together.
+    admit: admission(inFlightBudget(platform.heapLimit)),
+    batches: new Map<string, Job[]>(),
+    docsUrl: () => context.docsUrl(),
+    backend: new GiteaBackend(seeded.templates, renderer.render),
+    webhooks,
+    examples,
+    renderer,
   };
-  // The one place a refusal of the model becomes an answer.
-  async function invoke(operationId: OperationId, call: Call): Promise<Reply> {
-    try {
-      return await backend[operationId](call);
-    } catch (error) {
-      if (error instanceof SandboxError)
-        return { answer: refusalAnswer(error, docsUrl()), changed: !!error.options.changed };
-      throw error;
-    }
-  }
+}
 
-  async function answer(source: SourceRequest): Promise<Answer> {
-    const { op, request, preference, credential } = source;
-    const operationId = op.operationId as OperationId;
-    // A documented example on request, so error screens can be built in the sandbox too.
-    const prefers =
-      preference.code !== undefined || preference.example !== undefined || preference.dynamic !== undefined;
-    if (prefers || !isOperation(operationId)) return examples.answer(source);
-    const readOnly = READ_ONLY.has(operationId);
-    // A raw upload is stored as its size only, and so is a form's file.
-    const tooMuch = readOnly || typeof request.body === 'string' ? undefined : oversized(request.body, source.form);
-    if (tooMuch !== undefined) return refusal(413, tooMuch);
-    const key = keyOf(credential);
-    const params = pathParams(op.path, request.url.path);
-    const call = (world: World): Call => ({
-      world,
-      params,
-      query: (request.url.query ?? {}) as Record<string, string | string[]>,
-      body: request.body,
-      ...(source.form ? { form: source.form } : {}),
-      url: source.url,
-      caller: callerOf(world, credential),
-    });
-    // An old name of a renamed user leads to the new one, before anything else is looked at.
-    const redirect = (world: World) => (op.responses.has(307) ? ownerRedirect(world, params, source.url) : undefined);
-    if (readOnly) {
-      // A read makes no world: a credential without one reads the seed, and drops no other world for it.
-      let world: World;
-      try {
-        world = await worldNow(key);
-      } catch (failure) {
-        return storeFailure(failure, 'read', docsUrl());
-      }
-      return redirect(world) ?? (await invoke(operationId, call(world))).answer;
-    }
-    return write(key, async (world) => {
-      const moved = redirect(world);
-      if (moved) return { answer: moved, changed: false };
-      const watched = webhooks.watch(operationId, world, params);
-      const result = await invoke(operationId, call(world));
-      const context = { key, caller: callerOf(world, credential), url: source.url };
-      const afterwards = watched && result.changed ? webhooks.prepare(watched, world, context) : undefined;
-      return afterwards ? { ...result, afterwards } : result;
-    });
-  }
-
+export async function createSandbox(
+  table: OperationTable,
+  examples: AnsweringSource,
+  context: SourceContext,
+  platform: SandboxPlatform,
+  options: SandboxOptions = {},
+): Promise<Sandbox> {
+  const parts = await openParts(table, examples, context, platform, options);
+  const { batches, store, webhooks, seed } = parts;
   return {
     strict: true,
-    answer,
-    async outside(method, url, credential, request) {
-      const asked = { method, url, credential, request, signal: request.signal, docsUrl: docsUrl() };
-      try {
-        const hooked =
-          (await deliveriesAnswer(webhooks, worldNow, refusal, asked)) ?? (await triggerAnswer(fire, refusal, asked));
-        if (hooked) return hooked;
-      } catch (failure) {
-        // The world could not be read (a database away): as for any read.
-        return storeFailure(failure, 'read', docsUrl());
-      }
-      if (url.pathname !== RESET_PATH) return undefined;
-      // Back to the seed is no world at all: the next request starts from the seed, and counts then.
-      if (method !== 'POST') return notAllowed(docsUrl(), method, RESET_PATH, ['POST']);
-      const auth = checkAuthorization(credential, undefined);
-      if (!auth.ok) return refusal(401, auth.message);
-      const key = keyOf(credential!);
-      try {
-        batches.delete(key);
-        await store.drop(key);
-        webhooks.forget(key);
-      } catch (failure) {
-        return storeFailure(failure, 'save', docsUrl());
-      }
-      return {
-        status: 200,
-        type: 'application/json',
-        body: { message: "this credential's sandbox world is back to the seed" },
-      };
-    },
+    answer: (source) => answer(parts, source),
+    outside: (...args) => outside(parts, ...args),
     control: {
       async resetAll() {
         batches.clear();
@@ -326,10 +154,10 @@ export async function createSandbox(
       worldOf: (authorization) => structuredClone(store.peek(keyOf(authorization))?.world ?? seed),
       deliveries: (authorization) =>
         authorization === undefined ? webhooks.all() : webhooks.log(keyOf(authorization)),
-      trigger: (authorization, request, host) => fire(keyOf(authorization), authorization, request, host),
+      trigger: (authorization, request, host) => fire(parts, keyOf(authorization), authorization, request, host),
       async redeliver(authorization, id) {
         const key = keyOf(authorization);
-        return webhooks.redeliver(key, id, await worldNow(key));
+        return webhooks.redeliver(key, id, await worldNow(parts, key));
       },
       waitForDeliveries: (authorization, filter, ms) =>
         webhooks.waitFor(authorization === undefined ? undefined : keyOf(authorization), filter, ms),
@@ -338,8 +166,203 @@ export async function createSandbox(
       // Saves under way finish first; then the folder is free for another process.
       await store.close();
       await webhooks.close();
-      await renderer.close();
+      await parts.renderer.close();
     },
+  };
+}
+
+const refusal = (parts: Parts, status: number, message: string): Answer =>
+  refusalAnswer(new SandboxError(status, message, { own: true }), parts.docsUrl());
+
+const worldNow = async (parts: Parts, key: string): Promise<World> =>
+  (await parts.store.read(key))?.world ?? parts.seed;
+
+/** Fires `wanted` in the world of `key` as it is now (the seed before its first write): its deliveries, queued. */
+async function fire(parts: Parts, key: string, credential: string, wanted: TriggerRequest, host: string) {
+  const world = await worldNow(parts, key);
+  return parts.webhooks.trigger(key, world, wanted, { caller: callerOf(world, credential), host });
+}
+
+/**
+ * The write guard: a write joins the open batch of its world or opens the next, which the store runs
+ * in its turn (a reset ends the open batch). A batch is applied to one copy, measured and saved once;
+ * again one write at a time when one fails or together they pass the budget, so only those at fault
+ * are refused. Batches let the event loop turn (world-json.ts).
+ */
+const write = (parts: Parts, key: string, apply: Apply): Promise<Answer> =>
+  new Promise((resolve, reject) => {
+    let batch = parts.batches.get(key);
+    if (!batch) {
+      parts.batches.set(key, (batch = []));
+      void run(parts, key, batch);
+    }
+    batch.push({ apply, resolve, reject });
+  });
+
+async function run(parts: Parts, key: string, jobs: Job[]): Promise<void> {
+  const { batches, seed, seedBytes } = parts;
+  const close = () => batches.get(key) === jobs && batches.delete(key);
+  let release = (): void => {};
+  let outcomes: Outcome[];
+  try {
+    outcomes = await parts.store.write(key, async (now) => {
+      release = await parts.admit(2 * (now?.bytes ?? seedBytes));
+      close();
+      const slot = now ?? { world: seed, bytes: seedBytes };
+      const pause = pacer();
+      const { outcomes, next } =
+        (await apply(parts, slot, jobs, pause)) ?? (await apply(parts, slot, jobs, pause, true))!;
+      return { result: outcomes, ...(next ? { next } : {}) };
+    });
+  } catch (failure) {
+    close();
+    // Nothing of the batch was kept, and its answers may have read what was not: none stands.
+    const answer = storeFailure(failure, 'save', parts.docsUrl());
+    outcomes = jobs.map(() => ({ answer }));
+  } finally {
+    release();
+  }
+  for (const [index, outcome] of outcomes.entries()) {
+    if ('error' in outcome) jobs[index]!.reject(outcome.error);
+    else {
+      jobs[index]!.resolve(outcome.answer);
+      outcome.afterwards?.();
+    }
+  }
+}
+
+/** A batch together, on one copy (undefined when a write fails or passes a bound), or `alone`, each on a copy of the world as those before left it. */
+async function apply(parts: Parts, slot: Stored, jobs: Job[], pause: () => Promise<void>, alone = false) {
+  const { maxRecords, maxWorldBytes } = parts;
+  let { world, bytes } = slot;
+  let copy = world;
+  let wrote = false;
+  let next: (Stored & { text: string[] }) | undefined;
+  const outcomes: Outcome[] = [];
+  const measure = async () => {
+    const text = await worldText(copy, pause);
+    const size = textBytes(text);
+    return size > maxWorldBytes && size > bytes ? size : { world: copy, bytes: size, text };
+  };
+  for (const job of jobs) {
+    if (alone || copy === world) copy = copyJson(world);
+    await pause();
+    const result = await job.apply(copy).catch((error: unknown) => ({ error }));
+    if ('error' in result) {
+      if (!alone) return undefined;
+      outcomes.push(result);
+      continue;
+    }
+    const { answer, changed, afterwards } = result;
+    if (changed && copy.created > maxRecords && copy.created > world.created) {
+      if (!alone) return undefined;
+      const why = `this sandbox world is full (${maxRecords} records created); POST ${RESET_PATH} with the same credential starts it afresh`;
+      outcomes.push({ answer: refusal(parts, 403, why) });
+      continue;
+    }
+    if (changed && alone) {
+      const measured = await measure();
+      if (typeof measured === 'number') {
+        const why = `this sandbox world would hold ${measured} bytes, more than its ${maxWorldBytes} (--max-world-bytes); POST ${RESET_PATH} with the same credential starts it afresh`;
+        outcomes.push({ answer: refusal(parts, 413, why) });
+        continue;
+      }
+      ({ world, bytes } = next = measured);
+    }
+    wrote ||= changed;
+    // The answer may be a record of the copy, which the next writes change: it is kept as it is now.
+    outcomes.push({ answer: copyJson(answer), ...(afterwards ? { afterwards } : {}) });
+  }
+  if (alone || !wrote) return { outcomes, ...(next ? { next } : {}) };
+  const measured = await measure();
+  return typeof measured === 'number' ? undefined : { outcomes, next: measured };
+}
+
+async function invoke(parts: Parts, operationId: OperationId, call: Call): Promise<Reply> {
+  try {
+    return await parts.backend[operationId](call);
+  } catch (error) {
+    if (error instanceof SandboxError)
+      return { answer: refusalAnswer(error, parts.docsUrl()), changed: !!error.options.changed };
+    throw error;
+  }
+}
+
+async function answer(parts: Parts, source: SourceRequest): Promise<Answer> {
+  const { op, request, preference, credential } = source;
+  const operationId = op.operationId as OperationId;
+  // A documented example on request, so error screens can be built in the sandbox too.
+  const prefers = preference.code !== undefined || preference.example !== undefined || preference.dynamic !== undefined;
+  if (prefers || !isOperation(operationId)) return parts.examples.answer(source);
+  const readOnly = READ_ONLY.has(operationId);
+  // A raw upload is stored as its size only, and so is a form's file.
+  const tooMuch = readOnly || typeof request.body === 'string' ? undefined : oversized(request.body, source.form);
+  if (tooMuch !== undefined) return refusal(parts, 413, tooMuch);
+  const key = keyOf(credential);
+  const params = pathParams(op.path, request.url.path);
+  const call = (world: World): Call => ({
+    world,
+    params,
+    query: (request.url.query ?? {}) as Record<string, string | string[]>,
+    body: request.body,
+    ...(source.form ? { form: source.form } : {}),
+    url: source.url,
+    caller: callerOf(world, credential),
+  });
+  // An old name of a renamed user leads to the new one, before anything else is looked at.
+  const redirect = (world: World) => (op.responses.has(307) ? ownerRedirect(world, params, source.url) : undefined);
+  if (readOnly) {
+    // A read makes no world: a credential without one reads the seed, and drops no other world for it.
+    const world = await worldNow(parts, key).catch((failure: unknown) =>
+      storeFailure(failure, 'read', parts.docsUrl()),
+    );
+    if ('status' in world) return world;
+    return redirect(world) ?? (await invoke(parts, operationId, call(world))).answer;
+  }
+  return write(parts, key, async (world) => {
+    const moved = redirect(world);
+    if (moved) return { answer: moved, changed: false };
+    const watched = parts.webhooks.watch(operationId, world, params);
+    const result = await invoke(parts, operationId, call(world));
+    const context = { key, caller: callerOf(world, credential), url: source.url };
+    const afterwards = watched && result.changed ? parts.webhooks.prepare(watched, world, context) : undefined;
+    return afterwards ? { ...result, afterwards } : result;
+  });
+}
+
+async function outside(
+  parts: Parts,
+  ...[method, url, credential, request]: Parameters<Required<AnsweringSource>['outside']>
+) {
+  const docsUrl = parts.docsUrl();
+  const refuse = (status: number, message: string) => refusal(parts, status, message);
+  const asked = { method, url, credential, request, signal: request.signal, docsUrl };
+  try {
+    const hooked =
+      (await deliveriesAnswer(parts.webhooks, (key) => worldNow(parts, key), refuse, asked)) ??
+      (await triggerAnswer((...args) => fire(parts, ...args), refuse, asked));
+    if (hooked) return hooked;
+  } catch (failure) {
+    // The world could not be read (a database away): as for any read.
+    return storeFailure(failure, 'read', docsUrl);
+  }
+  if (url.pathname !== RESET_PATH) return undefined;
+  // Back to the seed is no world at all: the next request starts from the seed, and counts then.
+  if (method !== 'POST') return notAllowed(docsUrl, method, RESET_PATH, ['POST']);
+  const auth = checkAuthorization(credential, undefined);
+  if (!auth.ok) return refuse(401, auth.message);
+  const key = keyOf(credential!);
+  try {
+    parts.batches.delete(key);
+    await parts.store.drop(key);
+    parts.webhooks.forget(key);
+  } catch (failure) {
+    return storeFailure(failure, 'save', docsUrl);
+  }
+  return {
+    status: 200,
+    type: 'application/json',
+    body: { message: "this credential's sandbox world is back to the seed" },
   };
 }
 
@@ -355,7 +378,6 @@ interface Job {
 /** The longest a batch holds the event loop before it lets other requests through. */
 const SLICE_MS = 10;
 
-/** A pause that lets the event loop turn once this task has held it for SLICE_MS. */
 function pacer(): () => Promise<void> {
   let since = performance.now();
   return async () => {

@@ -55,7 +55,6 @@ export function worldStore(backing: Backing | undefined, maxWorlds: number, seed
   const tails = new Map<string, Promise<unknown>>();
   const shared = backing?.shared;
 
-  /** One task at a time per key, in arrival order. */
   function exclusive<T>(key: string, task: () => Promise<T>): Promise<T> {
     const run = (tails.get(key) ?? Promise.resolve()).then(task);
     const tail = run.catch(() => {});
@@ -105,7 +104,6 @@ export function worldStore(backing: Backing | undefined, maxWorlds: number, seed
       }
       return used(key);
     },
-    /** The world of `key` held here, untouched. */
     peek: (key: string) => worlds.get(key),
     /** Runs `task` on the world of `key` after the tasks queued before (held across processes); what it returns is saved, then kept. */
     write<T>(
@@ -144,7 +142,6 @@ export function worldStore(backing: Backing | undefined, maxWorlds: number, seed
       // Worlds this process never held too.
       await shared?.clear();
     },
-    /** Waits for the tasks under way, then lets the folder or database go. */
     async close() {
       await Promise.all(tails.values());
       await backing?.close();

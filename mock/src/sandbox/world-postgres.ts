@@ -73,73 +73,11 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
     throw new Error(target.redact(`--state ${target.shown}: ${why}`));
   });
 
-  const { where } = target;
+  const db: Db = { pool, target, document, touching: new Set() };
   /** Rows held by a write here: `empty` when its transaction made it, removed unless a world is saved in it. */
   const holds = new Map<string, { client: PoolClient; empty: boolean; saved: boolean }>();
-  const touching = new Set<string>();
   /** Calls of `look` waiting for the next query of a key and version, and whether one runs. */
   const lines = new Map<string, { running: boolean; next: ((looked: Promise<Look>) => void)[] }>();
-
-  /** The database's failure: StateUnavailable unless a SQLSTATE says the server answered, and not that it is busy. */
-  const failed = (error: unknown): Error => {
-    const reason = target.redact(described(error));
-    const { code } = error as { code?: unknown };
-    if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code) || TRANSIENT.test(code))
-      return new StateUnavailable(503, `the sandbox's database at ${where} is unavailable: ${reason}; try again`);
-    return new Error(`the sandbox's database at ${where} refused a statement: ${reason}`);
-  };
-  const query = async <R extends QueryResultRow>(on: Pool | PoolClient, text: string, values: unknown[] = []) => {
-    try {
-      return await on.query<R>(text, values);
-    } catch (error) {
-      throw failed(error);
-    }
-  };
-
-  /** A row as a Look, its body checked as a folder's world is (records equal to those of `held` unchecked). */
-  const lookOf = async (row: Row | undefined, held: World): Promise<Look> => {
-    if (!row || row.empty) return 'none';
-    if (row.body === null) return 'same';
-    const stored = (await import('./world-check.js')).readWorld(row.body, document, held);
-    if (!('world' in stored))
-      throw new Error(
-        `the world of this credential in the database is not ${stored.problem ? `one the sandbox wrote: ${stored.problem}` : 'JSON'}`,
-      );
-    return { ...stored, version: Number(row.version) };
-  };
-
-  /** Writes when a world was last read (for --max-worlds), never holding up the read. */
-  const touch = (key: string): void => {
-    if (touching.has(key)) return;
-    touching.add(key);
-    void query(
-      pool,
-      `UPDATE ${WORLDS} SET used_at = clock_timestamp() WHERE key = $1 AND used_at < clock_timestamp() - make_interval(secs => ${TOUCH_SECONDS})`,
-      [key],
-    )
-      .catch(ignore)
-      .finally(() => touching.delete(key));
-  };
-
-  /** Locks `key`'s row, made empty when it has none, and says what it holds. */
-  const lock = async (client: PoolClient, key: string, version: number | undefined, held: World) => {
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const row = (await query<Row>(client, `${ROW} FOR UPDATE`, [key, version ?? null])).rows[0];
-      if (row) return { now: await lookOf(row, held), empty: false };
-      // Another process's first write of the world commits first: its row is then locked above.
-      const made = await query(
-        client,
-        `INSERT INTO ${WORLDS} (key, version, used_at, body) VALUES ($1, 0, clock_timestamp(), NULL) ON CONFLICT (key) DO NOTHING`,
-        [key],
-      );
-      if (made.rowCount === 1) return { now: 'none' as const, empty: true };
-    }
-    throw new StateUnavailable(
-      503,
-      `the sandbox's database at ${where} kept making and removing this world's row; try again`,
-    );
-  };
-
   return {
     path: target.shown,
     // None at start: a world is read when a request names it.
@@ -148,6 +86,7 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
       const held = holds.get(key);
       if (!held) throw new Error('a world is saved in PostgreSQL only while it is held');
       const { rows } = await query<{ version: string }>(
+        db,
         held.client,
         `UPDATE ${WORLDS} SET body = $2, version = nextval('${VERSIONS}'), used_at = clock_timestamp()
            WHERE key = $1 RETURNING version`,
@@ -158,7 +97,7 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
     },
     async drop(key) {
       // A reset waits for another process's write on the row; the next write finds none.
-      await query(pool, `DELETE FROM ${WORLDS} WHERE key = $1`, [key]);
+      await query(db, pool, `DELETE FROM ${WORLDS} WHERE key = $1`, [key]);
     },
     close: () => pool.end(),
     shared: {
@@ -175,9 +114,9 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
             while (line.next.length > 0) {
               const callers = line.next;
               line.next = [];
-              const looked = query<Row>(pool, ROW, [key, version ?? null]).then(({ rows: [row] }) => {
-                if (row?.idle && !row.empty) touch(key);
-                return lookOf(row, held);
+              const looked = query<Row>(db, pool, ROW, [key, version ?? null]).then(({ rows: [row] }) => {
+                if (row?.idle && !row.empty) touch(db, key);
+                return lookOf(db, row, held);
               });
               for (const resolve of callers) resolve(looked);
               await looked.catch(ignore);
@@ -187,19 +126,19 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
         return found;
       },
       async hold(key, version, world, task) {
-        const connected = pool.connect().catch((error: unknown) => Promise.reject(failed(error)));
+        const connected = pool.connect().catch((error: unknown) => Promise.reject(failed(target, error)));
         return transaction(connected, async (client) => {
           try {
-            await query(client, 'BEGIN');
-            const { now, empty } = await lock(client, key, version, world);
+            await query(db, client, 'BEGIN');
+            const { now, empty } = await lock(db, client, key, version, world);
             const held = { client, empty, saved: false };
             holds.set(key, held);
             const result = await task(now);
-            if (held.empty && !held.saved) await query(client, `DELETE FROM ${WORLDS} WHERE key = $1`, [key]);
-            await query(client, 'COMMIT');
+            if (held.empty && !held.saved) await query(db, client, `DELETE FROM ${WORLDS} WHERE key = $1`, [key]);
+            await query(db, client, 'COMMIT');
             // A new world: beyond --max-worlds the least recently used go, on this connection (one of the
             // pool could be waited for by every hold at once); the world is kept whatever the trim does.
-            if (held.empty && held.saved) await query(client, TRIM, [maxWorlds]).catch(ignore);
+            if (held.empty && held.saved) await query(db, client, TRIM, [maxWorlds]).catch(ignore);
             return result;
           } finally {
             holds.delete(key);
@@ -207,10 +146,75 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
         });
       },
       clear: async () => {
-        await query(pool, `DELETE FROM ${WORLDS}`);
+        await query(db, pool, `DELETE FROM ${WORLDS}`);
       },
     },
   };
+}
+
+type Db = { pool: Pool; target: PostgresTarget; document: string | undefined; touching: Set<string> };
+
+/** The database's failure: StateUnavailable unless a SQLSTATE says the server answered, and not that it is busy. */
+function failed({ redact, where }: PostgresTarget, error: unknown): Error {
+  const reason = redact(described(error));
+  const { code } = error as { code?: unknown };
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code) || TRANSIENT.test(code))
+    return new StateUnavailable(503, `the sandbox's database at ${where} is unavailable: ${reason}; try again`);
+  return new Error(`the sandbox's database at ${where} refused a statement: ${reason}`);
+}
+
+async function query<R extends QueryResultRow>(db: Db, on: Pool | PoolClient, text: string, values: unknown[] = []) {
+  try {
+    return await on.query<R>(text, values);
+  } catch (error) {
+    throw failed(db.target, error);
+  }
+}
+
+/** A row as a Look, its body checked as a folder's world is (records equal to those of `held` unchecked). */
+async function lookOf(db: Db, row: Row | undefined, held: World): Promise<Look> {
+  if (!row || row.empty) return 'none';
+  if (row.body === null) return 'same';
+  const stored = (await import('./world-check.js')).readWorld(row.body, db.document, held);
+  if (!('world' in stored))
+    throw new Error(
+      `the world of this credential in the database is not ${stored.problem ? `one the sandbox wrote: ${stored.problem}` : 'JSON'}`,
+    );
+  return { ...stored, version: Number(row.version) };
+}
+
+/** Writes when a world was last read (for --max-worlds), never holding up the read. */
+function touch(db: Db, key: string): void {
+  if (db.touching.has(key)) return;
+  db.touching.add(key);
+  void query(
+    db,
+    db.pool,
+    `UPDATE ${WORLDS} SET used_at = clock_timestamp() WHERE key = $1 AND used_at < clock_timestamp() - make_interval(secs => ${TOUCH_SECONDS})`,
+    [key],
+  )
+    .catch(ignore)
+    .finally(() => db.touching.delete(key));
+}
+
+/** Locks `key`'s row, made empty when it has none, and says what it holds. */
+async function lock(db: Db, client: PoolClient, key: string, version: number | undefined, held: World) {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const row = (await query<Row>(db, client, `${ROW} FOR UPDATE`, [key, version ?? null])).rows[0];
+    if (row) return { now: await lookOf(db, row, held), empty: false };
+    // Another process's first write of the world commits first: its row is then locked above.
+    const made = await query(
+      db,
+      client,
+      `INSERT INTO ${WORLDS} (key, version, used_at, body) VALUES ($1, 0, clock_timestamp(), NULL) ON CONFLICT (key) DO NOTHING`,
+      [key],
+    );
+    if (made.rowCount === 1) return { now: 'none' as const, empty: true };
+  }
+  throw new StateUnavailable(
+    503,
+    `the sandbox's database at ${db.target.where} kept making and removing this world's row; try again`,
+  );
 }
 
 /**

@@ -4,8 +4,6 @@
 import type { IHttpOperation } from '@stoplight/types';
 import type { components } from 'gitea-contract';
 
-/** A JSON record the webhook payload builders still take loosely (events.ts, payloads.ts, trigger.ts). */
-
 type Schemas = components['schemas'];
 /** A record of a schema with the fields the sandbox finds it by (world-check.ts requires them). */
 type With<T, K extends keyof T> = T & Required<Pick<T, K>>;
@@ -60,7 +58,6 @@ export interface World {
   redirects: { name: string; user: number }[];
 }
 
-/** Templates for records the sandbox creates, taken from the document's examples too. */
 export type Templates = ReturnType<typeof seedWorld>['templates'];
 
 export const WORLD_FORMAT: World['format'] = 2;
