@@ -115,8 +115,6 @@ async function openParts(...[table, examples, context, platform, options = {}]: 
     table.document,
   );
   return {
-    // Opened last: nothing after it throws, so what it locks is let go by close().
-    store: worldStore(options.store ?? (await open?.(state!, { maxWorlds, maxWorldBytes, document })), maxWorlds, seed),
     seed,
     seedBytes,
     maxWorldBytes,
@@ -125,10 +123,14 @@ async function openParts(...[table, examples, context, platform, options = {}]: 
     admit: admission(inFlightBudget(platform.heapLimit)),
     batches: new Map<string, Job[]>(),
     docsUrl: () => context.docsUrl(),
+    refusal: (status: number, message: string): Answer =>
+      refusalAnswer(new SandboxError(status, message, { own: true }), context.docsUrl()),
     backend: new GiteaBackend(seeded.templates, renderer.render),
     webhooks,
     examples,
     renderer,
+    // Opened last: nothing after it throws, so what it locks is let go by close().
+    store: worldStore(options.store ?? (await open?.(state!, { maxWorlds, maxWorldBytes, document })), maxWorlds, seed),
   };
 }
 
@@ -170,9 +172,6 @@ export async function createSandbox(
     },
   };
 }
-
-const refusal = (parts: Parts, status: number, message: string): Answer =>
-  refusalAnswer(new SandboxError(status, message, { own: true }), parts.docsUrl());
 
 const worldNow = async (parts: Parts, key: string): Promise<World> =>
   (await parts.store.read(key))?.world ?? parts.seed;
@@ -257,14 +256,14 @@ async function apply(parts: Parts, slot: Stored, jobs: Job[], pause: () => Promi
     if (changed && copy.created > maxRecords && copy.created > world.created) {
       if (!alone) return undefined;
       const why = `this sandbox world is full (${maxRecords} records created); POST ${RESET_PATH} with the same credential starts it afresh`;
-      outcomes.push({ answer: refusal(parts, 403, why) });
+      outcomes.push({ answer: parts.refusal(403, why) });
       continue;
     }
     if (changed && alone) {
       const measured = await measure();
       if (typeof measured === 'number') {
         const why = `this sandbox world would hold ${measured} bytes, more than its ${maxWorldBytes} (--max-world-bytes); POST ${RESET_PATH} with the same credential starts it afresh`;
-        outcomes.push({ answer: refusal(parts, 413, why) });
+        outcomes.push({ answer: parts.refusal(413, why) });
         continue;
       }
       ({ world, bytes } = next = measured);
@@ -297,7 +296,7 @@ async function answer(parts: Parts, source: SourceRequest): Promise<Answer> {
   const readOnly = READ_ONLY.has(operationId);
   // A raw upload is stored as its size only, and so is a form's file.
   const tooMuch = readOnly || typeof request.body === 'string' ? undefined : oversized(request.body, source.form);
-  if (tooMuch !== undefined) return refusal(parts, 413, tooMuch);
+  if (tooMuch !== undefined) return parts.refusal(413, tooMuch);
   const key = keyOf(credential);
   const params = pathParams(op.path, request.url.path);
   const call = (world: World): Call => ({
@@ -330,17 +329,13 @@ async function answer(parts: Parts, source: SourceRequest): Promise<Answer> {
   });
 }
 
-async function outside(
-  parts: Parts,
-  ...[method, url, credential, request]: Parameters<Required<AnsweringSource>['outside']>
-) {
+async function outside(parts: Parts, method: string, url: URL, credential: string | undefined, request: Request) {
   const docsUrl = parts.docsUrl();
-  const refuse = (status: number, message: string) => refusal(parts, status, message);
   const asked = { method, url, credential, request, signal: request.signal, docsUrl };
   try {
     const hooked =
-      (await deliveriesAnswer(parts.webhooks, (key) => worldNow(parts, key), refuse, asked)) ??
-      (await triggerAnswer((...args) => fire(parts, ...args), refuse, asked));
+      (await deliveriesAnswer(parts.webhooks, (key) => worldNow(parts, key), parts.refusal, asked)) ??
+      (await triggerAnswer((...args) => fire(parts, ...args), parts.refusal, asked));
     if (hooked) return hooked;
   } catch (failure) {
     // The world could not be read (a database away): as for any read.
@@ -350,7 +345,7 @@ async function outside(
   // Back to the seed is no world at all: the next request starts from the seed, and counts then.
   if (method !== 'POST') return notAllowed(docsUrl, method, RESET_PATH, ['POST']);
   const auth = checkAuthorization(credential, undefined);
-  if (!auth.ok) return refuse(401, auth.message);
+  if (!auth.ok) return parts.refusal(401, auth.message);
   const key = keyOf(credential!);
   try {
     parts.batches.delete(key);
