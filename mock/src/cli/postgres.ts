@@ -1,6 +1,5 @@
-// `gitea-mock postgres`: a PostgreSQL server (postgres-server.ts) for a team sandbox to try and for
-// CI, its cluster kept in a folder across restarts, with a database for the sandbox made in it. The
-// password comes from PGPASSWORD, as the sandbox takes it, and is never printed.
+// `gitea-mock postgres`: a PostgreSQL server (postgres-server.ts) for a team sandbox to try and for CI, its cluster
+// kept in a folder across restarts, with a database for the sandbox in it. The password is PGPASSWORD's, never printed.
 import { once } from 'node:events';
 import pg from 'pg';
 import { type Io, logger, parseCommand, usage } from '../common/options.js';

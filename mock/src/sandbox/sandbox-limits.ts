@@ -11,11 +11,9 @@ const DEFAULT_WORLD_BYTES = 16 * MiB;
 /** Largest world budget: a world is one JSON string, and V8's strings end at 512 MiB. */
 const MAX_WORLD_BYTES = 256 * MiB;
 
-/**
- * A world's budget: the worlds may take half of V8's heap together (a byte of JSON is about a byte of
- * heap), the writes in progress and the deliveries an eighth each (inFlightBudget). Without one given,
- * 16 MiB or a world's share of that half; one given that breaks it or cannot hold the seed is refused.
- */
+// A world's budget: the worlds may take half of V8's heap together (a byte of JSON is about a byte of heap), the writes
+// in progress and the deliveries an eighth each (inFlightBudget). Without one given, 16 MiB or a world's share of that
+// half; one given that breaks it or cannot hold the seed is refused.
 export function worldBudget(maxWorlds: number, given: number | undefined, heap: number | undefined, seedBytes: number) {
   const half = heap === undefined ? Infinity : Math.floor(heap / 2);
   if (given === undefined) {

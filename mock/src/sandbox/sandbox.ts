@@ -83,7 +83,6 @@ function callerOf(world: World, credential: string): User {
   return world.users[0]!;
 }
 
-/** A failure of the store, as the sandbox answers it: 503 and when to try again for one away for now, else 500. */
 function storeFailure(failure: unknown, doing: 'save' | 'read', docsUrl: string): Answer {
   const cause = doing === 'save' ? ((failure as { code?: string }).code ?? String(failure)) : String(failure);
   const error =
@@ -176,18 +175,14 @@ export async function createSandbox(
 const worldNow = async (parts: Parts, key: string): Promise<World> =>
   (await parts.store.read(key))?.world ?? parts.seed;
 
-/** Fires `wanted` in the world of `key` as it is now (the seed before its first write): its deliveries, queued. */
 async function fire(parts: Parts, key: string, credential: string, wanted: TriggerRequest, host: string) {
   const world = await worldNow(parts, key);
   return parts.webhooks.trigger(key, world, wanted, { caller: callerOf(world, credential), host });
 }
 
-/**
- * The write guard: a write joins the open batch of its world or opens the next, which the store runs
- * in its turn (a reset ends the open batch). A batch is applied to one copy, measured and saved once;
- * again one write at a time when one fails or together they pass the budget, so only those at fault
- * are refused. Batches let the event loop turn (world-json.ts).
- */
+// The write guard: a write joins its world's open batch or opens the next, which the store runs in its turn (a
+// reset ends it). A batch is applied to one copy, measured and saved once; again one write at a time when one fails
+// or together they pass the budget, so only those at fault are refused.
 const write = (parts: Parts, key: string, apply: Apply): Promise<Answer> =>
   new Promise((resolve, reject) => {
     let batch = parts.batches.get(key);

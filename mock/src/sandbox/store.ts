@@ -1,7 +1,6 @@
-// WorldStore (worldStore): the sandbox's worlds held here over a Backing (none: in memory; a folder, world-store.ts;
-// PostgreSQL, world-postgres.ts, shared: each world with its version, compared before a read and
-// locked across processes for a write). The least recently used go beyond --max-worlds, the writes of
-// a world run one at a time in arrival order, and a world is kept once saved. No Node built-in.
+// The sandbox's worlds over a Backing (none: in memory; a folder, world-store.ts; PostgreSQL, world-postgres.ts,
+// shared: versions compared before a read, locked across processes for a write). The least recently used go beyond
+// --max-worlds, a world's writes run one at a time in arrival order, and a world is kept once saved. No Node built-in.
 import { Refusal } from '../common/refusal.js';
 import type { World } from './world.js';
 
@@ -22,7 +21,6 @@ export interface OpenOptions {
   document?: string | undefined;
 }
 
-/** What a store keeps its worlds on: the folder's files, or the database's rows. */
 export interface Backing {
   /** Where the worlds are (a folder, a URL without its password). */
   readonly path: string;
@@ -80,13 +78,11 @@ export function worldStore(backing: Backing | undefined, maxWorlds: number, seed
         ).catch(() => {});
     }
   }
-  /** Takes a world as the shared store holds it now, in place of the copy held here. */
   function adopt(key: string, now: Look): void {
     if (now === 'same') return;
     worlds.delete(key);
     if (now !== 'none') keep(key, { ...now, kept: true });
   }
-  /** The world of `key` (after its queued tasks), or every world of every process, back to the seed. */
   const drop = (key: string) =>
     exclusive(key, async () => {
       await backing?.drop(key);

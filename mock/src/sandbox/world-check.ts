@@ -1,6 +1,6 @@
-// The check of a world read from a state folder or PostgreSQL: its fields, each collection a list of
-// entries of the right shape, every record valid against its schema (an answer that breaks the
-// document is a 500) with what the sandbox finds records by and builds answers from, and a nextId above every id.
+// The check of a world read from a state folder or PostgreSQL: each collection a list of entries of the right shape,
+// every record valid against its schema (an answer that breaks the document is a 500) with what the sandbox finds
+// records by and builds answers from, and a nextId above every id.
 import { isDeepStrictEqual } from 'node:util';
 import { readDocumentFile } from '../contract/document-file.js';
 import { jsonShape } from '../contract/json-shape.js';
@@ -34,7 +34,6 @@ function walk(world: object): string | { id: number; at: string } | undefined {
   return crowded ?? largest;
 }
 
-/** An entry's field: an id, a text, a list of ids, a record of a schema, or a list of such records. */
 type Field = 'id' | 'text' | 'ids' | { record: string } | { records: string };
 
 /** Each collection of a world: records of a schema, or entries whose fields are given. */
@@ -63,7 +62,6 @@ const COLLECTIONS: Record<string, string | Record<string, Field>> = {
   redirects: { name: 'text', user: 'id' },
 };
 
-/** A field a record must have: an id, a count, a text, a boolean, or an owner (a record with an id and a login). */
 type Need = 'id' | 'count' | 'text' | 'boolean' | 'owner';
 
 /** The fields the sandbox relies on, by schema: what it finds a record by, and what its answers are built from. */

@@ -1,8 +1,7 @@
-// `--state postgres://…`: the worlds in PostgreSQL, shared by every gitea-mock on it (docs/sandbox-postgres.md):
-// a row per world, versions from a sequence so none repeats. A batch of writes holds its world's row
-// (`SELECT … FOR UPDATE`) in the transaction that saves it; a world with no row yet gets an empty one
-// (body NULL) readers never see. A read fetches the body only when the versions differ. A database
-// away or too slow is StateUnavailable (503); statements are bounded in time, the pool in connections.
+// `--state postgres://…`: the worlds in PostgreSQL, shared by every gitea-mock on it (docs/sandbox-postgres.md): a row
+// per world, versions from a sequence so none repeats. A batch of writes holds its world's row (`SELECT … FOR UPDATE`)
+// in the transaction that saves it; a world with no row yet gets an empty one (body NULL) readers never see. A read
+// fetches the body only when the versions differ. A database away or too slow is StateUnavailable (503).
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import { Refusal } from '../common/refusal.js';
 import { postgresTarget, type PostgresTarget } from './postgres-url.js';
@@ -41,7 +40,6 @@ const TRANSIENT = /^(08|53|57|58)|^(40001|40P01|55P03)$/;
 /** For errors reported elsewhere anyway (a connection's, by its next statement). */
 const ignore = (): void => {};
 
-/** An error in a line: its message, and its code when the message does not say it. */
 function described(error: unknown): string {
   const { code, message } = error as { code?: unknown; message?: unknown };
   const text = typeof message === 'string' ? message : String(error);
@@ -197,7 +195,6 @@ function touch(db: Db, key: string): void {
     .finally(() => db.touching.delete(key));
 }
 
-/** Locks `key`'s row, made empty when it has none, and says what it holds. */
 async function lock(db: Db, client: PoolClient, key: string, version: number | undefined, held: World) {
   for (let attempt = 0; attempt < 3; attempt++) {
     const row = (await query<Row>(db, client, `${ROW} FOR UPDATE`, [key, version ?? null])).rows[0];
@@ -217,10 +214,8 @@ async function lock(db: Db, client: PoolClient, key: string, version: number | u
   );
 }
 
-/**
- * `work` on a connection of the pool, rolled back when it fails; a connection that cannot even roll
- * back is closed. The server closing it meanwhile is reported here (unheard, it would end the process).
- */
+// `work` on a connection of the pool, rolled back when it fails; a connection that cannot even roll back is closed.
+// The server closing it meanwhile is reported here (unheard, it would end the process).
 async function transaction<T>(connected: Promise<PoolClient>, work: (client: PoolClient) => Promise<T>): Promise<T> {
   const client = await connected;
   client.on('error', ignore);
@@ -239,7 +234,6 @@ async function transaction<T>(connected: Promise<PoolClient>, work: (client: Poo
   }
 }
 
-/** Creates the tables on first start under a lock, else checks their version; applies --max-worlds. */
 async function createSchema(pool: Pool, target: PostgresTarget, maxWorlds: number): Promise<void> {
   await transaction(pool.connect(), async (client) => {
     await client.query('BEGIN');
@@ -249,7 +243,6 @@ async function createSchema(pool: Pool, target: PostgresTarget, maxWorlds: numbe
       const found = await client.query<{ version: number }>(`SELECT version FROM ${SCHEMA}`);
       const version = found.rows[0]?.version;
       if (found.rows.length !== 1 || version !== SCHEMA_VERSION) {
-        // A database this version of the sandbox cannot use as it is: the start is refused.
         throw new Refusal(
           1,
           `the database at ${target.where} holds gitea-mock tables of schema version ${version ?? 'none'}, not ${SCHEMA_VERSION}; it is left as it is: give another database, or use the gitea-mock that made them`,

@@ -1,9 +1,8 @@
-// `--state`: a PostgreSQL URL (world-postgres.ts) or a folder of one process: `gitea-mock-sandbox.json`
-// (its format), `lock` and `<sha256>.json` per world (its credential's hash). A save writes a temporary
-// of a random name (exclusively, never through a link), flushes it, renames it over the world's and
-// flushes the folder: a crash leaves the old or the new world. Files are their owner's only. At start
-// the folder is locked, dead temporaries removed, every world checked (world-check.ts), and anything
-// not the sandbox's refused and left as it is.
+// `--state`: a PostgreSQL URL (world-postgres.ts) or a folder of one process: `gitea-mock-sandbox.json` (its format),
+// `lock` and `<sha256 of the credential>.json` per world. A save writes a temporary of a random name exclusively,
+// flushes it, renames it over the world's and flushes the folder: a crash leaves the old or the new world. Files are
+// their owner's only. At start the folder is locked, dead temporaries removed, every world checked (world-check.ts),
+// and anything not the sandbox's refused and left as it is.
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { hostname } from 'node:os';
@@ -31,7 +30,9 @@ const remove = (file: string) =>
 
 /** Releases of the locks this process holds, by real path, run on exit too (sync: exit handlers cannot wait). */
 const held = new Map<string, () => void>();
-let exitHook = false;
+process.on('exit', () => {
+  for (const each of held.values()) each();
+});
 
 async function writeAtomically(dir: string, name: string, pieces: readonly string[]): Promise<void> {
   const temporary = join(dir, `.${randomBytes(16).toString('hex')}.tmp`);
@@ -63,10 +64,9 @@ async function syncFolder(dir: string): Promise<void> {
 }
 
 /**
- * Takes `dir/lock`, an open file description lock (fcntl F_OFD_SETLK, fs-native-extensions) the kernel
- * drops however the process ends; no process id decides (ids repeat across PID namespaces), the file
- * names its holder for the message only. The lock is on a file `dir/lock` still names: a holder removes
- * the file as it leaves.
+ * Takes `dir/lock`, an open file description lock (fcntl F_OFD_SETLK, fs-native-extensions) the kernel drops however
+ * the process ends; no process id decides (ids repeat across PID namespaces), the file names its holder for the
+ * message only. The lock is on a file `dir/lock` still names: a holder removes the file as it leaves.
  */
 async function takeLock(dir: string, refuse: (why: string) => never): Promise<() => void> {
   const { tryLock } = await import('fs-native-extensions');
@@ -125,7 +125,6 @@ async function takeLock(dir: string, refuse: (why: string) => never): Promise<()
   return refuse(`has a lock (${path}) that keeps changing hands; one process per state folder`);
 }
 
-/** Opens `--state`: a PostgreSQL URL's database, or the folder `path`, created if needed, locked and loaded. */
 export async function openStateStore(path: string, options: OpenOptions): Promise<Backing> {
   if (isPostgresUrl(path)) return (await import('./world-postgres.js')).openPostgresState(path, options);
   const { maxWorlds, maxWorldBytes, document } = options;
@@ -167,12 +166,6 @@ export async function openStateStore(path: string, options: OpenOptions): Promis
   // Taking the lock is writing to the folder too: a folder that cannot be written is refused here, at start.
   const release = await takeLock(path, refuse);
   held.set(real, release);
-  if (!exitHook) {
-    exitHook = true;
-    process.on('exit', () => {
-      for (const each of held.values()) each();
-    });
-  }
   const unlock = (): void => {
     held.delete(real);
     release();

@@ -1,6 +1,5 @@
-// The sandbox's world: a Gitea server's records as plain JSON, in the shape the API answers with,
-// seeded from the document's examples (acme, acme/rocket, alice, bob, carol, their hook, labels,
-// milestones, issue, pull request, team, packages, keys…).
+// The sandbox's world: a Gitea server's records as plain JSON, in the shape the API answers with, seeded from the
+// document's examples (acme, acme/rocket, alice, bob, carol, their hook, labels, milestones, issue, pull request…).
 import type { IHttpOperation } from '@stoplight/types';
 import type { components } from 'gitea-contract';
 
@@ -67,7 +66,6 @@ const first = (examples: unknown[] | undefined) => (examples?.[0] as { value?: u
 const byId = <T extends { id: number }>(records: T[]): T[] =>
   records.filter((record, index) => records.findIndex((other) => other.id === record.id) === index);
 
-/** The seed world and the creation templates, from the examples of `operations`. */
 export function seedWorld(operations: readonly IHttpOperation[]) {
   const find = (operationId: string): IHttpOperation => {
     const op = operations.find((candidate) => (candidate.iid ?? candidate.id) === operationId);
@@ -111,9 +109,8 @@ export function seedWorld(operations: readonly IHttpOperation[]) {
   ] as User[]);
   const bob = users.find((user) => user.login === 'bob');
 
-  // Before the documented requests: bob is still assigned to issue 42, milestone v1.1.0 still open,
-  // the thread still unread and the pull request at the version repoEditPullRequest's example sends, so each
-  // operation's request example, sent to a fresh world, answers its documented example.
+  // Before the documented requests (bob still assigned to issue 42, milestone v1.1.0 open, the thread unread, the
+  // pull request at the version repoEditPullRequest's example sends): each request example answers its example.
   if (bob) {
     issue.assignees = [bob, ...(issue.assignees ?? [])];
     issue.assignee = bob;
