@@ -7,16 +7,7 @@ const MARK = redact('mark', ['mark']);
 
 export const isPostgresUrl = (state: string): boolean => /^postgres(ql)?:\/\//i.test(state);
 
-export interface PostgresTarget {
-  /** The URL without its password and query: `postgres://alice@db.example:5432/sandbox`. */
-  shown: string;
-  /** Where the server is: `db.example:5432`. */
-  where: string;
-  /** The text with the password, in every spelling the URL gave it, replaced by the redaction mark. */
-  redact(text: string): string;
-  /** The statement timeout the URL asks for (`?statement_timeout=ms`), if it asks. */
-  statementTimeoutMs: number | undefined;
-}
+export type PostgresTarget = ReturnType<typeof postgresTarget>;
 
 const safeDecode = (text: string): string => {
   try {
@@ -26,7 +17,7 @@ const safeDecode = (text: string): string => {
   }
 };
 
-export function postgresTarget(url: string): PostgresTarget {
+export function postgresTarget(url: string) {
   // URL's error carries the input, password included: a message of our own instead.
   if (!URL.canParse(url))
     throw new Error(
@@ -44,9 +35,11 @@ export function postgresTarget(url: string): PostgresTarget {
   if (timeout !== null && !/^[1-9][0-9]{0,8}$/.test(timeout))
     throw new Error(`--state: statement_timeout=${timeout} is not a whole number of milliseconds from 1`);
   return {
+    // `postgres://alice@db.example:5432/sandbox`, and `db.example:5432`.
     shown: `${parsed.protocol}//${parsed.username ? `${parsed.username}@` : ''}${where}${parsed.pathname}`,
     where,
-    redact: (text) => secrets.reduce((result, secret) => result.split(secret).join(MARK), text),
+    /** The text with the password, in every spelling the URL gave it, replaced by the redaction mark. */
+    redact: (text: string) => secrets.reduce((result, secret) => result.split(secret).join(MARK), text),
     statementTimeoutMs: timeout === null ? undefined : Number(timeout),
   };
 }

@@ -359,11 +359,7 @@ async function outside(parts: Parts, method: string, url: URL, credential: strin
 /** A write, applied in place to the world as the writes before it left it; `afterwards` is what it causes once it stands (its deliveries). */
 type Apply = (world: World) => Promise<Reply & { afterwards?: () => void }>;
 type Outcome = { answer: Answer; afterwards?: () => void } | { error: unknown };
-interface Job {
-  apply: Apply;
-  resolve(answer: Answer): void;
-  reject(error: unknown): void;
-}
+type Job = { apply: Apply; resolve(answer: Answer): void; reject(error: unknown): void };
 
 /** The longest a batch holds the event loop before it lets other requests through. */
 const SLICE_MS = 10;
