@@ -7,7 +7,7 @@ import type { Answer, AnsweringSource, SourceContext, SourceRequest } from '../f
 import { checkAuthorization } from '../front/auth.js';
 import { notAllowed } from '../front/errors.js';
 import { pathParams, type OperationTable } from '../front/operations.js';
-import type { DeliveryFilter, DeliveryRecord, DeliveryTransport, WebhookOptions } from '../webhooks/deliveries.js';
+import type { DeliveryFilter, DeliveryTransport, WebhookOptions } from '../webhooks/deliveries.js';
 import {
   refusalAnswer,
   GiteaBackend,
@@ -20,7 +20,7 @@ import {
   type OperationId,
   type Reply,
 } from './backend.js';
-import { createWebhooks, deliveriesAnswer, triggerAnswer, type Webhooks } from './hooks.js';
+import { createWebhooks, deliveriesAnswer, triggerAnswer } from './hooks.js';
 import { MARKDOWN_LIMITS, type MarkdownLimits, type MarkdownRenderer } from './markdown-render.js';
 import { inFlightBudget, oversized, worldBudget } from './sandbox-limits.js';
 import { StateUnavailable, worldStore, type Backing, type OpenOptions, type Stored } from './store.js';
@@ -45,19 +45,7 @@ export interface SandboxOptions {
 }
 
 /** What a test can do with the worlds besides sending requests (msw/core.ts says each). */
-export interface SandboxControl {
-  resetAll(): Promise<void>;
-  worldOf(authorization: string): World;
-  deliveries(authorization?: string): DeliveryRecord[];
-  /** Throws a Refusal (404, 422) for an event it cannot fire. */
-  trigger(authorization: string, request: TriggerRequest, host: string): Promise<DeliveryRecord[]>;
-  redeliver(authorization: string, id: string): Promise<DeliveryRecord | undefined>;
-  waitForDeliveries(
-    authorization: string | undefined,
-    filter: DeliveryFilter,
-    ms: number,
-  ): ReturnType<Webhooks['waitFor']>;
-}
+export type SandboxControl = ReturnType<typeof controlOf>;
 
 export type Sandbox = AnsweringSource & { control: SandboxControl };
 
@@ -141,34 +129,40 @@ export async function createSandbox(
   options: SandboxOptions = {},
 ): Promise<Sandbox> {
   const parts = await openParts(table, examples, context, platform, options);
-  const { batches, store, webhooks, seed } = parts;
   return {
     strict: true,
     answer: (source) => answer(parts, source),
     outside: (...args) => outside(parts, ...args),
-    control: {
-      async resetAll() {
-        batches.clear();
-        await store.clear();
-        webhooks.forget();
-      },
-      worldOf: (authorization) => structuredClone(store.peek(keyOf(authorization))?.world ?? seed),
-      deliveries: (authorization) =>
-        authorization === undefined ? webhooks.all() : webhooks.log(keyOf(authorization)),
-      trigger: (authorization, request, host) => fire(parts, keyOf(authorization), authorization, request, host),
-      async redeliver(authorization, id) {
-        const key = keyOf(authorization);
-        return webhooks.redeliver(key, id, await worldNow(parts, key));
-      },
-      waitForDeliveries: (authorization, filter, ms) =>
-        webhooks.waitFor(authorization === undefined ? undefined : keyOf(authorization), filter, ms),
-    },
+    control: controlOf(parts),
     async close() {
       // Saves under way finish first; then the folder is free for another process.
-      await store.close();
-      await webhooks.close();
+      await parts.store.close();
+      await parts.webhooks.close();
       await parts.renderer.close();
     },
+  };
+}
+
+function controlOf(parts: Parts) {
+  const { batches, store, webhooks, seed } = parts;
+  return {
+    async resetAll(): Promise<void> {
+      batches.clear();
+      await store.clear();
+      webhooks.forget();
+    },
+    worldOf: (authorization: string): World => structuredClone(store.peek(keyOf(authorization))?.world ?? seed),
+    deliveries: (authorization?: string) =>
+      authorization === undefined ? webhooks.all() : webhooks.log(keyOf(authorization)),
+    /** Throws a Refusal (404, 422) for an event it cannot fire. */
+    trigger: (authorization: string, request: TriggerRequest, host: string) =>
+      fire(parts, keyOf(authorization), authorization, request, host),
+    async redeliver(authorization: string, id: string) {
+      const key = keyOf(authorization);
+      return webhooks.redeliver(key, id, await worldNow(parts, key));
+    },
+    waitForDeliveries: (authorization: string | undefined, filter: DeliveryFilter, ms: number) =>
+      webhooks.waitFor(authorization === undefined ? undefined : keyOf(authorization), filter, ms),
   };
 }
 
