@@ -91,7 +91,6 @@ async function reachableBinaries(found: Binaries, user: User | undefined): Promi
   throw new Refusal(1, `the ${SUPERUSER} user cannot run PostgreSQL's binaries even from ${copy}`);
 }
 
-/** Runs a binary as `user`: its output's last 4000 characters so far, and its exit code once it ends. */
 function run(binary: string, args: string[], user: object) {
   const child = spawn(binary, args, {
     ...user,

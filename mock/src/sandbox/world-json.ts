@@ -10,7 +10,6 @@ export function copyJson<T>(value: T): T {
   return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, copyJson(item)])) as T;
 }
 
-/** The size of a world's text (worldText's pieces) in UTF-8 bytes: what its budget counts. */
 export const textBytes = (pieces: readonly string[]): number =>
   pieces.reduce((bytes, piece) => bytes + utf8Length(piece), 0);
 
