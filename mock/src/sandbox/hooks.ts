@@ -6,13 +6,8 @@ import type { Answer } from '../front/app.js';
 import { checkAuthorization } from '../front/auth.js';
 import { notAllowed } from '../front/errors.js';
 import { createDeliveries, DELIVERIES_PATH, MAX_WAITS, picks } from '../webhooks/deliveries.js';
-import type {
-  DeliveryFilter,
-  DeliveryRecord,
-  DeliveryTransport,
-  HookTarget,
-  WebhookOptions,
-} from '../webhooks/deliveries.js';
+import type { DeliveryFilter, DeliveryRecord, DeliveryTransport } from '../webhooks/deliveries.js';
+import type { HookTarget, WebhookOptions } from '../webhooks/deliveries.js';
 import { EVENT_TYPES, eventsOf, eventTemplates, triggeredEvent, watch as watchWrite } from './events.js';
 import type { HookEvent, PushHeads, TriggerRequest, Watch } from './events.js';
 import type { Hook, User, World } from './world.js';
@@ -73,7 +68,6 @@ export function createWebhooks(
     hook.active === true &&
     listens(hook, event.type) &&
     (event.ref === undefined || branchFilterTakes(hook.branch_filter, event.ref));
-  /** Each event with the hooks of `world` that take it, then the system hooks. */
   const addressed = (world: World, events: readonly HookEvent[]) =>
     events.map((event) => ({
       payload: event,
@@ -114,7 +108,6 @@ export function createWebhooks(
 }
 
 export const TRIGGER_PATH = '/__sandbox/trigger';
-/** The longest wait for a delivery, in seconds. */
 export const MAX_WAIT_SECONDS = 60;
 const MAX_TRIGGER_BYTES = 64 * 1024;
 const REDELIVER = new RegExp(`^${DELIVERIES_PATH}/([^/]+)/redeliver$`);

@@ -39,7 +39,6 @@ export function createMarkdownRenderer(limits: MarkdownLimits = MARKDOWN_LIMITS)
     }));
   const stopping = busy('the sandbox is stopping', limits);
   let closing = false;
-  /** Bytes of the texts rendering in the workers or waiting for one (QUEUED_BYTES at most). */
   let queued = 0;
   /** Workers taken by a render; a finished render hands its worker to the first text waiting. */
   let taken = 0;
