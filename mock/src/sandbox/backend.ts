@@ -43,10 +43,7 @@ export interface Call {
   caller: User;
 }
 
-export interface Reply {
-  answer: Answer;
-  changed: boolean;
-}
+export type Reply = { answer: Answer; changed: boolean };
 
 type Method = 'get' | 'put' | 'post' | 'delete' | 'patch';
 type PathOperation = { [P in keyof paths]: paths[P][Method & keyof paths[P]] }[keyof paths];

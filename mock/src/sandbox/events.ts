@@ -16,10 +16,7 @@ import { copyJson } from './world-json.js';
 export const EVENT_TYPES = 'issue_assign pull_request pull_request_assign pull_request_milestone repository'.split(' ');
 
 /** One event of a world: its payload, the repository whose hooks get it, and for create, delete and push its full git reference. */
-export interface HookEvent extends Payload {
-  repo: number;
-  ref?: string;
-}
+export type HookEvent = Payload & { repo: number; ref?: string };
 
 /** `user` as Gitea shows an account to nobody in particular (`convert.ToUser` without a doer): a no-reply address on `host`. */
 const anonymousUser = (user: User, host: string): User => ({
@@ -172,7 +169,6 @@ type Item = {
   post?: { requestBody?: { content?: Record<string, { schema?: Node; examples?: Record<string, Node> }> } };
 };
 
-/** The event types of the document's `webhooks:` section, with their actions and example payloads. */
 export function eventTemplates(document: Record<string, unknown>): EventTemplates {
   const resolve = (node: Node | undefined): Node | undefined =>
     typeof node?.$ref === 'string' ? (resolvePointer(document as JsonObject, node.$ref) as Node) : node;
@@ -191,11 +187,7 @@ export function eventTemplates(document: Record<string, unknown>): EventTemplate
 }
 
 /** An event type as `X-Gitea-Event-Type` names it, its action, and the repository `owner/name`. */
-export interface TriggerRequest {
-  event: string;
-  action?: string;
-  repository: string;
-}
+export type TriggerRequest = { event: string; action?: string; repository: string };
 
 const sha = (text: string): string => hex(sha1(utf8Bytes(text)));
 
