@@ -46,12 +46,9 @@ export async function triggerCommand(args: string[], env: NodeJS.ProcessEnv, io:
     log.err(`${origin} could not be reached (${(error as Error).cause ?? (error as Error).message})`);
     return 1;
   }
-  // Not JSON is not the sandbox: said below with the status.
-  const body: { deliveries?: DeliveryRecord[]; message?: string } = await answer
-    .clone()
-    .json()
-    .catch(() => ({}));
   const text = await answer.text();
+  // Not JSON is not the sandbox: said below with the status.
+  const body: { deliveries?: DeliveryRecord[]; message?: string } = await new Response(text).json().catch(() => ({}));
   if (answer.status !== 201 || !Array.isArray(body.deliveries)) {
     log.err(
       `${answer.status} ${body.message ?? (answer.status === 404 ? `no sandbox at ${origin} (run gitea-mock sandbox)` : text.slice(0, 200))}`,

@@ -43,14 +43,10 @@ export interface Call {
   caller: User;
 }
 
-export interface Reply {
-  answer: Answer;
-  changed: boolean;
-}
+export type Reply = { answer: Answer; changed: boolean };
 
 type Method = 'get' | 'put' | 'post' | 'delete' | 'patch';
 type PathOperation = { [P in keyof paths]: paths[P][Method & keyof paths[P]] }[keyof paths];
-/** The operationIds of the document's paths (its webhooks are operations too). */
 export type OperationId = {
   [K in keyof operations]: operations[K] extends PathOperation ? K : never;
 }[keyof operations];
@@ -58,18 +54,14 @@ export type OperationId = {
 export const ZERO_TIME = '0001-01-01T00:00:00Z';
 /** Longest new user name: a name is copied wherever its user appears, into every URL of their repositories too. */
 const MAX_NAME_BYTES = 255;
-/** Most bytes of a secret's value (`SecretDataMaxLength`). */
+/** `SecretDataMaxLength` */
 const MAX_SECRET_BYTES = 65_536;
-/** Where a credential's world goes back to the seed. */
 export const RESET_PATH = '/__sandbox/reset';
 const ARMOUR_BEGIN = '-----BEGIN PGP PUBLIC KEY BLOCK-----';
 const ARMOUR_END = '-----END PGP PUBLIC KEY BLOCK-----';
 
-/** As Gitea writes times: RFC 3339 in seconds. */
 export const now = (): string => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-/** A date-time kept as its date only, at 23:59:59 (Gitea's deadlines). */
 const endOfDay = (value: string): string => `${value.slice(0, 10)}T23:59:59Z`;
-/** Go's zero time, which Gitea reads as "no deadline". */
 const isZeroTime = (value: string): boolean => Date.parse(value) === Date.parse(ZERO_TIME);
 function freshId(world: World): number {
   world.created++;
@@ -82,10 +74,11 @@ const ok = (status: number, body: unknown, changed = false, headers?: Record<str
 });
 const empty = (status: number, changed: boolean): Reply => ({ answer: { status }, changed });
 const refuse = (status: number, message: string): SandboxError => new SandboxError(status, message);
-/** An owner, user or organization that is none: `GetUserByName`, `GetOrgByName`. */
+const noRedirect = (name: unknown): string => `user redirect does not exist [name: ${String(name).toLowerCase()}]`;
+/** `GetUserByName`, `GetOrgByName` */
 const noSuchOwner = (name: string, lookup = 'GetUserByName'): SandboxError =>
-  new SandboxError(404, lookup, { errors: [`user redirect does not exist [name: ${name.toLowerCase()}]`] });
-/** Gitea's APIErrorNotFound. */
+  new SandboxError(404, lookup, { errors: [noRedirect(name)] });
+/** APIErrorNotFound */
 const notFound = (): SandboxError => new SandboxError(404, 'not found', { errors: null });
 function found<T>(record: T | undefined): T {
   if (record === undefined) throw notFound();
@@ -99,7 +92,6 @@ const fieldsOf = (call: Call): Fields =>
   typeof call.body === 'object' && call.body !== null ? (call.body as Fields) : {};
 const has = (body: Fields, name: string): boolean => Object.hasOwn(body, name) && body[name] !== null;
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
-/** The first value of a query parameter, as Go's `FormValue` reads it. */
 const firstOf = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 
 const userNamed = (world: World, login: unknown): User | undefined =>
@@ -134,6 +126,9 @@ function page(call: Call, all: unknown[]): Reply {
   const { items, headers } = paginate(all, call.url);
   return ok(200, items, false, headers);
 }
+
+const inRepo = <E extends { repo: number }>(list: E[], repo: Repository, id: unknown, pick: (entry: E) => unknown) =>
+  found(list.find((each) => each.repo === repo.id && pick(each) === id));
 
 function usersNamed(world: World, names: unknown[], refuse: (name: string) => SandboxError): User[] {
   const users = names.map((name) => userNamed(world, name));
@@ -183,7 +178,6 @@ function pullAsIssue(pull: PullRequest, repo: Repository): Issue {
   return {
     ...issue,
     url: pull.url.replace(/\/pulls\/(\d+)$/, '/issues/$1'),
-    // Nobody assigned is null here, as on an issue.
     ...(pull.assignees?.length === 0 && { assignees: null }),
     original_author: '',
     original_author_id: 0,
@@ -245,9 +239,7 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
   ) {}
 
   repoEditHook(call: Call): Reply {
-    const repo = repoOf(call);
-    const id = goDecimal(call.params.id);
-    const { hook } = found(call.world.hooks.find((each) => each.repo === repo.id && each.hook.id === id));
+    const { hook } = inRepo(call.world.hooks, repoOf(call), goDecimal(call.params.id), (each) => each.hook.id);
     const body = fieldsOf(call);
     const sent = (has(body, 'config') ? body.config : {}) as Record<string, string>;
     // `validation.IsValidURL`: an absolute `http` or `https` URL.
@@ -261,7 +253,7 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
       url: sent.url ?? kept.url ?? '',
       content_type: sent.content_type ?? kept.content_type ?? 'json',
     };
-    // Slack's settings (`SlackMeta`) are set all together when `channel` is sent.
+    // Slack's settings (`SlackMeta`) are set together when `channel` is sent.
     if (hook.type === 'slack')
       for (const name of ['channel', 'username', 'icon_url', 'color'] as const)
         config[name] = sent.channel === undefined ? (kept[name] ?? '') : (sent[name] ?? '');
@@ -308,21 +300,16 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
     const { world, url } = call;
     let owner: User | undefined = call.caller;
     let ownerName = owner.login;
-    let isNewView = false;
+    const uid = typeof body.uid === 'number' ? body.uid : 0;
     if (typeof body.repo_owner === 'string' && body.repo_owner !== '') {
       ownerName = body.repo_owner;
       const org = orgNamed(world, ownerName);
       owner = org ? ownerView(world, org, url) : userNamed(world, ownerName);
-      isNewView = org !== undefined && !world.owners.includes(owner!);
-    } else if (typeof body.uid === 'number' && body.uid !== 0) {
+    } else if (uid !== 0) {
       ownerName = '';
-      owner = world.users.find((user) => user.id === body.uid) ?? world.owners.find((view) => view.id === body.uid);
+      owner = world.users.find((user) => user.id === uid) ?? world.owners.find((view) => view.id === uid);
     }
-    if (!owner)
-      throw refuse(
-        422,
-        `user does not exist [uid: ${typeof body.uid === 'number' ? body.uid : 0}, name: ${ownerName}]`,
-      );
+    if (!owner) throw refuse(422, `user does not exist [uid: ${uid}, name: ${ownerName}]`);
     const clone = String(body.clone_addr);
     if (!URL.canParse(clone)) throw refuse(422, 'The provided URL is invalid.');
     const name = String(body.repo_name);
@@ -332,7 +319,7 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
     const at = now();
     const mirror = body.mirror === true;
     // A new owner view is kept only with the repository: a refused creation changes nothing.
-    if (isNewView) world.owners.push(owner);
+    if (!world.users.includes(owner) && !world.owners.includes(owner)) world.owners.push(owner);
     const repo: Repository = {
       ...structuredClone(this.templates.repository),
       id: freshId(world),
@@ -458,24 +445,20 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
       .filter((line) => line.trim() !== '' && !line.includes(':') && !line.startsWith('='))
       .join('')
       .trim();
-    const template = structuredClone(this.templates.gpgKey);
     // Keys are not parsed: the sample key answers its documented record; any other gets an id derived from its bytes.
-    const key: GPGKey =
-      armored === this.templates.sampleArmoredKey.trim()
-        ? { ...template, id: freshId(call.world), created_at: at, verified: signed }
-        : {
-            ...template,
-            id: freshId(call.world),
-            key_id: hex(sha1(utf8Bytes(base64)))
-              .slice(-16)
-              .toUpperCase(),
-            // Armored, as the service description has it (Gitea itself sends the bare base64).
-            public_key: `${armored}\n`,
-            emails: [{ email: call.caller.email!, verified: true }],
-            subkeys: [],
-            verified: signed,
-            created_at: at,
-          };
+    const key: GPGKey = {
+      ...structuredClone(this.templates.gpgKey),
+      id: freshId(call.world),
+      ...(armored !== this.templates.sampleArmoredKey.trim() && {
+        key_id: hex(sha1(utf8Bytes(base64)).slice(-8)).toUpperCase(),
+        // Armored, as the service description has it (Gitea itself sends the bare base64).
+        public_key: `${armored}\n`,
+        emails: [{ email: call.caller.email!, verified: true }],
+        subkeys: [],
+      }),
+      verified: signed,
+      created_at: at,
+    };
     // Gitea builds subkeys without their lists: both are null, and a subkey is never verified.
     for (const subkey of key.subkeys ?? [])
       Object.assign(subkey, { id: freshId(call.world), created_at: at, emails: null, subkeys: null, verified: false });
@@ -485,8 +468,7 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
 
   listPackageVersions(call: Call): Reply {
     const { owner, type, name } = call.params;
-    if (!ownerNamed(call.world, owner))
-      throw refuse(404, `user redirect does not exist [name: ${String(owner).toLowerCase()}]`);
+    if (!ownerNamed(call.world, owner)) throw refuse(404, noRedirect(owner));
     // The package is looked up first, by its name in any case: an unknown one is a 404.
     const versions = call.world.packages.filter(
       (pkg) => same(pkg.owner.login, owner) && pkg.type === type && same(pkg.name, name),
@@ -508,9 +490,8 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
   }
 
   repoGetKey(call: Call): Reply {
-    const repo = repoOf(call);
     const id = goDecimal(call.params.id);
-    return ok(200, found(call.world.deployKeys.find((each) => each.repo === repo.id && each.key.id === id)).key);
+    return ok(200, inRepo(call.world.deployKeys, repoOf(call), id, (each) => each.key.id).key);
   }
 
   orgEditLabel(call: Call): Reply {
@@ -603,9 +584,7 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
   }
 
   repoCreateReleaseAttachment(call: Call): Reply {
-    const repo = repoOf(call);
-    const id = goDecimal(call.params.id);
-    const release = found(call.world.releases.find((each) => each.repo === repo.id && each.id === id));
+    const release = inRepo(call.world.releases, repoOf(call), goDecimal(call.params.id), (each) => each.id);
     let name = firstOf(call.query.name) || undefined;
     let size = typeof call.body === 'string' ? call.body.length : 0;
     if (call.form) {
@@ -648,7 +627,7 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
     const user = userNamed(world, username);
     if (!user) {
       if (orgNamed(world, username)) throw refuse(422, `${username} is an organization not a user`);
-      throw refuse(404, `user redirect does not exist [name: ${String(username).toLowerCase()}]`);
+      throw refuse(404, noRedirect(username));
     }
     // A name Gitea refuses never gets here: the front answers it (front/name-rules.ts).
     const newName = String(fieldsOf(call).new_username);
@@ -664,7 +643,6 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
       world.redirects = world.redirects.filter((each) => each.name !== newName.toLowerCase());
       world.redirects.push({ name: old.toLowerCase(), user: user.id });
     }
-    /** `url` with the owner segment after `prefix` renamed. */
     const moved = (url: string | undefined, prefix: string): string | undefined => {
       if (url === undefined || !URL.canParse(url)) return url;
       const target = new URL(url);
@@ -675,7 +653,6 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
     };
     Object.assign(user, { login: newName, username: newName, html_url: moved(user.html_url, '') });
     propagate(world, user);
-    // The user's own repositories move with the name.
     for (const repo of world.repos.filter((each) => each.owner.id === user.id)) {
       Object.assign(repo, {
         full_name: `${newName}/${repo.name}`,

@@ -16,10 +16,7 @@ import { copyJson } from './world-json.js';
 export const EVENT_TYPES = 'issue_assign pull_request pull_request_assign pull_request_milestone repository'.split(' ');
 
 /** One event of a world: its payload, the repository whose hooks get it, and for create, delete and push its full git reference. */
-export interface HookEvent extends Payload {
-  repo: number;
-  ref?: string;
-}
+export type HookEvent = Payload & { repo: number; ref?: string };
 
 /** `user` as Gitea shows an account to nobody in particular (`convert.ToUser` without a doer): a no-reply address on `host`. */
 const anonymousUser = (user: User, host: string): User => ({
@@ -101,14 +98,8 @@ export function eventsOf(watched: Watch, world: World, { caller, host }: { calle
   if (watched.operationId === 'repoMigrate') {
     const repository = world.repos.find((repo) => !watched.repos.has(repo.id));
     if (!repository) return [];
-    return [
-      eventOf('repository', {
-        action: 'created',
-        repository,
-        organization: anonymousUser(repository.owner, host),
-        sender,
-      }),
-    ];
+    const organization = anonymousUser(repository.owner, host);
+    return [eventOf('repository', { action: 'created', repository, organization, sender })];
   }
   const repository = world.repos.find((candidate) => candidate.id === watched.repo);
   if (!repository) return [];
@@ -166,15 +157,10 @@ export function eventsOf(watched: Watch, world: World, { caller, host }: { calle
   return events;
 }
 
-/** An event of the contract with its payload: `type` tells which. */
 type Event = { [Name in WebhookName]: { type: Name; payload: WebhookPayload<Name> } }[WebhookName];
 
 /** What the document says of one event type: its actions (none for push, create, delete, fork, status) and its first example's payload. */
-interface EventTemplate {
-  actions: readonly string[] | undefined;
-  example: Event['payload'];
-}
-
+type EventTemplate = { actions: readonly string[] | undefined; example: Event['payload'] };
 export type EventTemplates = ReadonlyMap<string, EventTemplate>;
 
 /** What is read of a webhook's JSON body in the document, any part of it a `$ref`. */
@@ -183,7 +169,6 @@ type Item = {
   post?: { requestBody?: { content?: Record<string, { schema?: Node; examples?: Record<string, Node> }> } };
 };
 
-/** The event types of the document's `webhooks:` section, with their actions and example payloads. */
 export function eventTemplates(document: Record<string, unknown>): EventTemplates {
   const resolve = (node: Node | undefined): Node | undefined =>
     typeof node?.$ref === 'string' ? (resolvePointer(document as JsonObject, node.$ref) as Node) : node;
@@ -202,11 +187,7 @@ export function eventTemplates(document: Record<string, unknown>): EventTemplate
 }
 
 /** An event type as `X-Gitea-Event-Type` names it, its action, and the repository `owner/name`. */
-export interface TriggerRequest {
-  event: string;
-  action?: string;
-  repository: string;
-}
+export type TriggerRequest = { event: string; action?: string; repository: string };
 
 const sha = (text: string): string => hex(sha1(utf8Bytes(text)));
 
@@ -219,35 +200,25 @@ export type PushHeads = Map<string, { head: string; count: number }>;
 type Context = { caller: User; host: string; key: string; heads: PushHeads };
 
 /** The event `request` asks for in `world`, as Gitea writes it, with the repository and the action checked; `caller` fires it. */
-export function triggeredEvent(
-  templates: EventTemplates,
-  world: World,
-  request: TriggerRequest,
-  context: Context,
-): HookEvent {
+export function triggeredEvent(templates: EventTemplates, world: World, request: TriggerRequest, context: Context) {
+  const unfit = (message: string) => new Refusal(422, message);
   const template = templates.get(request.event);
   if (!template)
-    throw new Refusal(
-      422,
+    throw unfit(
       `${JSON.stringify(request.event)} is not an event type Gitea sends; the document describes ${[...templates.keys()].join(', ')}`,
     );
   const { actions, example } = template;
-  if (actions === undefined && request.action !== undefined)
-    throw new Refusal(422, `${request.event} has no action; send none`);
+  if (actions === undefined && request.action !== undefined) throw unfit(`${request.event} has no action; send none`);
   const action = request.action ?? (example as { action?: string }).action;
   if (actions !== undefined && (action === undefined || !actions.includes(action)))
-    throw new Refusal(
-      422,
-      `${JSON.stringify(request.action)} is not an action of ${request.event}; it has ${actions.join(', ')}`,
-    );
+    throw unfit(`${JSON.stringify(request.action)} is not an action of ${request.event}; it has ${actions.join(', ')}`);
   const [owner = '', name = '', extra] = request.repository.split('/');
   const repo = extra === undefined ? repoNamed(world, owner, name) : undefined;
   if (!repo) throw new Refusal(404, `no repository ${request.repository} in this credential's sandbox world`);
   const sender = anonymousUser(context.caller, context.host);
   const event = { type: request.event, payload: copyJson(example) } as Event;
   const needed = <T>(found: T | undefined, what: string): T => {
-    if (found === undefined)
-      throw new Refusal(422, `${request.repository} has no ${what} for a ${event.type} delivery`);
+    if (found === undefined) throw unfit(`${request.repository} has no ${what} for a ${event.type} delivery`);
     return found;
   };
   const issue = () => needed(world.issues.find((entry) => entry.repo === repo.id)?.issue, 'issue');
@@ -263,8 +234,7 @@ export function triggeredEvent(
     case 'issue_label':
     case 'issue_milestone': {
       const found = issue();
-      event.payload.issue = found;
-      event.payload.number = found.number;
+      Object.assign(event.payload, { issue: found, number: found.number });
       break;
     }
     case 'issue_comment':

@@ -6,13 +6,8 @@ import type { Answer } from '../front/app.js';
 import { checkAuthorization } from '../front/auth.js';
 import { notAllowed } from '../front/errors.js';
 import { createDeliveries, DELIVERIES_PATH, MAX_WAITS, picks } from '../webhooks/deliveries.js';
-import type {
-  DeliveryFilter,
-  DeliveryRecord,
-  DeliveryTransport,
-  HookTarget,
-  WebhookOptions,
-} from '../webhooks/deliveries.js';
+import type { DeliveryFilter, DeliveryRecord, DeliveryTransport } from '../webhooks/deliveries.js';
+import type { HookTarget, WebhookOptions } from '../webhooks/deliveries.js';
 import { EVENT_TYPES, eventsOf, eventTemplates, triggeredEvent, watch as watchWrite } from './events.js';
 import type { HookEvent, PushHeads, TriggerRequest, Watch } from './events.js';
 import type { Hook, User, World } from './world.js';
@@ -48,7 +43,6 @@ function branchFilterTakes(filter: string | undefined, ref: string): boolean {
   return (ref.startsWith('refs/heads/') && glob.test(ref.slice('refs/heads/'.length))) || glob.test(ref);
 }
 
-/** A hook of the world as a delivery needs it, or a system hook of `--webhook`. */
 const targetOf = (hook: Hook, target: HookTarget['target'] = 'repository'): HookTarget => ({
   id: hook.id,
   type: hook.type ?? 'gitea',
@@ -73,7 +67,6 @@ export function createWebhooks(
     hook.active === true &&
     listens(hook, event.type) &&
     (event.ref === undefined || branchFilterTakes(hook.branch_filter, event.ref));
-  /** Each event with the hooks of `world` that take it, then the system hooks. */
   const addressed = (world: World, events: readonly HookEvent[]) =>
     events.map((event) => ({
       payload: event,
@@ -103,7 +96,6 @@ export function createWebhooks(
       const event = triggeredEvent(templates, world, wanted, { ...doer, key, heads: pushHeads });
       return deliveries.fire(key, addressed(world, [event]));
     },
-    /** Sends the logged delivery `id` again, to its hook as `world` holds it now. */
     redeliver(key: string, id: string, world?: World) {
       return deliveries.redeliver(key, id, (hookId) => {
         const now = world?.hooks.find(({ hook }) => hook.id === hookId)?.hook;
@@ -114,19 +106,13 @@ export function createWebhooks(
 }
 
 export const TRIGGER_PATH = '/__sandbox/trigger';
-/** The longest wait for a delivery, in seconds. */
 export const MAX_WAIT_SECONDS = 60;
 const MAX_TRIGGER_BYTES = 64 * 1024;
 const REDELIVER = new RegExp(`^${DELIVERIES_PATH}/([^/]+)/redeliver$`);
 
 type ErrorAnswer = (status: number, message: string) => Answer;
 /** A request to an endpoint; `docsUrl` for the `url` of error bodies. */
-interface Asked {
-  method: string;
-  url: URL;
-  credential: string | undefined;
-  docsUrl: string;
-}
+type Asked = { method: string; url: URL; credential: string | undefined; docsUrl: string };
 
 /** 405 unless `method` is `allowed`, 401 without a credential; undefined when the request may go on. */
 function refused(error: ErrorAnswer, { method, url, credential, docsUrl }: Asked, allowed: string): Answer | undefined {
@@ -177,7 +163,6 @@ export async function deliveriesAnswer(
   return error(408, `no ${what === '' ? '' : `${what} `}delivery settled within ${wait} s`);
 }
 
-/** What the body asks for, or why it is not a trigger request. */
 function triggerRequest(value: unknown): TriggerRequest | string {
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     return 'the body must be a JSON object: {"event": "push", "repository": "acme/rocket", "action"?: "…"}';

@@ -22,7 +22,6 @@ export interface RenderTask {
   mode: string;
   /** The `Context` path, such as `/acme/rocket/src/branch/main`. */
   context: string | undefined;
-  /** The server's origin, for links. */
   origin: string;
   /** The world's logins, lower-cased: the mentions that are linked. */
   users: string[];
@@ -43,13 +42,9 @@ export interface MarkdownRenderer {
 const REFERENCE = /(^|[\s(])(#(\d+)|@([\w.-]+))(?=$|[\s.,;:!?)])/g;
 
 /** What a comment's render is given (markdown-it's `env`). */
-interface References {
-  repoPath: string | undefined;
-  origin: string;
-  users: Set<string>;
-}
+type References = { repoPath: string | undefined; origin: string; users: Set<string> };
 
-/** Splits the text of comments into text and links for issue references and mentions. */
+/** Links the issue references and mentions in the text of comments. */
 function linkReferences(state: StateCore): void {
   const env = state.env as unknown as References;
   const textToken = (content: string) => Object.assign(new state.Token('text', '', 0), { content });
@@ -119,17 +114,12 @@ export const busy = (message: string, limits: MarkdownLimits): RenderOutcome => 
   retryAfter: Math.max(1, Math.ceil(limits.timeoutMs / 1000)),
 });
 
-/** The refusal of a text longer than the bound, or undefined; and its size in bytes. */
 export function inputRefusal(text: string, limits: MarkdownLimits): { bytes: number; refusal?: RenderOutcome } {
   const bytes = utf8Length(text);
-  if (bytes <= limits.maxInputBytes) return { bytes };
-  const refusal = tooLarge(
-    `the sandbox renders at most ${limits.maxInputBytes} bytes of markdown; this text has ${bytes}`,
-  );
-  return { bytes, refusal };
+  const message = `the sandbox renders at most ${limits.maxInputBytes} bytes of markdown; this text has ${bytes}`;
+  return bytes <= limits.maxInputBytes ? { bytes } : { bytes, refusal: tooLarge(message) };
 }
 
-/** Renders every text on the calling thread, within the byte bounds. */
 export const createInlineRenderer = (limits: MarkdownLimits = MARKDOWN_LIMITS): MarkdownRenderer => ({
   render: async (task) =>
     inputRefusal(task.text, limits).refusal ?? render({ ...task, maxOutputBytes: limits.maxOutputBytes }),

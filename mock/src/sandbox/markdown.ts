@@ -7,7 +7,6 @@ import type { MarkdownLimits, MarkdownRenderer, RenderTask } from './markdown-re
 const INLINE_BYTES = 2 * 1024;
 /** Bytes of text rendering in the workers or waiting for one, at most; a text past it is refused at once. */
 const QUEUED_BYTES = 4 * 1024 * 1024;
-/** Worker threads, so renders at once. */
 const THREADS = 2;
 /** Heap of one rendering worker: a 1 MiB text of emphasis takes about 250 MiB to render. */
 const WORKER_HEAP_MB = 384;
@@ -39,14 +38,12 @@ export function createMarkdownRenderer(limits: MarkdownLimits = MARKDOWN_LIMITS)
     }));
   const stopping = busy('the sandbox is stopping', limits);
   let closing = false;
-  /** Bytes of the texts rendering in the workers or waiting for one (QUEUED_BYTES at most). */
   let queued = 0;
   /** Workers taken by a render; a finished render hands its worker to the first text waiting. */
   let taken = 0;
   /** Texts waiting for a free worker, first come first served: each is woken with its worker, or with false when the sandbox stops. */
   const waiting: ((go: boolean) => void)[] = [];
 
-  /** Whether a free worker was taken, waiting for one at most the time bound. */
   const takeWorker = (): Promise<boolean> => {
     if (taken < THREADS) {
       taken++;
