@@ -7,6 +7,7 @@ import { networkFailure } from '../common/network-failure.js';
 import { type Io, logger, parseCommand, refusing, usage } from '../common/options.js';
 import { redact } from '../common/redaction.js';
 import { usageError } from '../common/refusal.js';
+import { clip } from '../contract/clip.js';
 import { type Answer, answerChecker, describeViolation } from '../contract/conformance.js';
 import { readDocumentFile } from '../contract/document-file.js';
 import { kindOf } from '../contract/violation-kind.js';
@@ -131,10 +132,7 @@ async function probeServer(
     runMs < connectTimeoutMs ? [runMs, '--timeout'] : [connectTimeoutMs, '--connect-timeout'];
   const hide = (text: string): string => redact(text, credentials.secrets);
   // Redacted, then cut short: cut first, a secret's start would be left where it fell.
-  const cut = (text: string): string => {
-    const shown = hide(text);
-    return shown.length > QUOTE_LIMIT ? `${shown.slice(0, QUOTE_LIMIT)}…` : shown;
-  };
+  const cut = (text: string): string => clip(hide(text), QUOTE_LIMIT);
   const quote = (text: string): string => JSON.stringify(cut(text.replace(/\s+/g, ' ').trim()));
   const url = new URL(`${baseUrl.replace(/\/$/, '')}/version`);
   const timer = createBudget(timeoutMs, timeoutMs).request()!;
@@ -206,9 +204,7 @@ function createCapture() {
 /** `401 "token is required"`, the message redacted, then cut short. */
 function statusWithMessage(status: number, body: string, secrets: readonly string[]): string {
   const message = redact(jsonString(body, 'message') ?? '', secrets);
-  return message
-    ? `${status} ${JSON.stringify(message.length > 200 ? `${message.slice(0, 200)}…` : message)}`
-    : String(status);
+  return message ? `${status} ${JSON.stringify(clip(message, 200))}` : String(status);
 }
 
 // Gitea answers 401 only for missing or wrong credentials, on every route, authenticating before routing
@@ -228,8 +224,6 @@ function refusalIn(answer: Answer): 'everywhere' | 'operation' | undefined {
   return undefined;
 }
 
-// The operations live mode runs, and what each needs.
-
 type Id = 'keyId' | 'teamId' | 'commentId' | 'issue' | 'pull' | 'milestoneId' | 'hookId' | 'releaseId';
 /** Given as options, or looked up on the server. */
 type Target = Partial<Record<Id, number> & Record<'owner' | 'repo' | 'workflow' | 'collaborator', string>> & {
@@ -247,11 +241,7 @@ interface Context {
 type Call = (client: GiteaClient) => Promise<unknown>;
 type Skip = { skip: string; kind: MissingKind };
 type Check = { operationId: string; writes: boolean; prepare(ctx: Context): Promise<Call | Skip> };
-const check = (operationId: string, writes: boolean, prepare: Check['prepare']): Check => ({
-  operationId,
-  writes,
-  prepare,
-});
+const check = (operationId: string, writes: boolean, prepare: Check['prepare']) => ({ operationId, writes, prepare });
 type Repo = { owner: string; repo: string };
 
 const needRepo: Skip = { skip: 'give --repo owner/name', kind: 'input' };
@@ -556,13 +546,11 @@ function createOutput(io: Io, secrets: readonly string[]) {
       if (held) held.push(text);
       else log.plain(text);
     },
-    release(): void {
-      for (const line of held ?? []) log.plain(line);
+    /** Prints the lines held, or drops them for the `error` that ends the run, on stderr. */
+    release(error?: string): void {
+      if (error) log.err(error);
+      else for (const line of held ?? []) log.plain(line);
       held = undefined;
-    },
-    warn(message: string): void {
-      held = undefined;
-      log.err(message);
     },
   };
 }
@@ -581,8 +569,7 @@ interface Run {
 
 /** With `stopped`, the one line on stderr saying why nothing (more) could be checked, the rest not run; the files. */
 function finish({ out, record, options, credentials }: Run, exitCode: number, stopped?: string): number {
-  if (stopped) out.warn(stopped);
-  else out.release();
+  out.release(stopped);
   const taken = new Set(record.outcomes.map(({ operationId }) => operationId));
   const cause = `not run: ${stopped ?? 'the run ended'}`;
   for (const operationId of [...checks.map((check) => check.operationId), ...neverRun])
@@ -593,7 +580,7 @@ function finish({ out, record, options, credentials }: Run, exitCode: number, st
     if (options.report) writeFileSync(options.report, jsonReport(record, skipped, credentials.secrets));
     if (options.junit) writeFileSync(options.junit, junitXml(record, credentials.secrets));
   } catch (error) {
-    out.warn(`cannot write the results: ${error instanceof Error ? error.message : String(error)}`);
+    out.release(`cannot write the results: ${error instanceof Error ? error.message : String(error)}`);
     return 2;
   }
   return exitCode;
@@ -661,7 +648,6 @@ async function runCheck(run: Run, judge: Judge, check: Check): Promise<string | 
   if (!timer) return skip('timeout', budget.spent()!, 'not run');
   run.capture.forget();
   run.signal = timer.signal;
-  // What the call throws (the client's own refusals too), if it does.
   const failure = await new Promise((resolve) => resolve(call(run.client))).then(
     () => undefined,
     (error: unknown) => error,

@@ -28,12 +28,10 @@ export interface HookTarget {
   authorization: string;
 }
 
-/** A payload's signatures, in lower-case hexadecimal. */
 type Signatures = { sha256: string; sha1: string };
 
 type Signer = (secret: string, payload: string) => Signatures;
 
-/** Node's transport brings a native one. */
 const portableSigner: Signer = (secret, payload) => {
   const [key, data] = [utf8Bytes(secret), utf8Bytes(payload)];
   return { sha256: hex(hmac(sha256, key, data)), sha1: hex(hmac(sha1, key, data)) };
@@ -157,8 +155,7 @@ function messageOf(failure: unknown, hook: HookTarget): string {
   return hook.authorization === '' ? text : text.split(hook.authorization).join(GITEA_MASK);
 }
 
-/** The logs by world, each bounded in entries and bytes, all in half of `budgetBytes`, the worlds written least
- * recently giving way first; and the waits on them, each checked again after a change. */
+/** The worlds' logs, in half of `budgetBytes`, the worlds written least recently giving way first; the waits on them. */
 function createLog(budgetBytes: number) {
   const logs = new Map<string, Delivery[]>();
   let logBytes = 0;
@@ -253,7 +250,6 @@ function createSender(transport: DeliveryTransport | undefined, budgetBytes: num
       const ok = 'status' in sent && sent.status >= 200 && sent.status < 300;
       settle(delivery, { state: ok ? 'delivered' : 'failed', ...sent, durationMs: durationMs() });
     } catch (failure) {
-      // Whatever goes wrong, the delivery ends failed and the process goes on.
       const error = `the delivery failed: ${messageOf(failure, delivery.hook)}`;
       settle(delivery, { state: 'failed', error, durationMs: durationMs() });
     } finally {
@@ -452,7 +448,6 @@ export function createDeliveries(
     async close(): Promise<void> {
       if (timer !== undefined) clearTimeout(timer);
       flush();
-      // What was not sent yet ends now, said so.
       for (const delivery of [...toSend.splice(0), ...sender.stop()])
         settle(delivery, { state: 'failed', error: 'not sent: the sandbox stopped' });
       logs.close();

@@ -1,5 +1,5 @@
 // `gitea-mock webhooks`: receives a real Gitea's webhook deliveries and checks each against the document.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -13,7 +13,8 @@ import { usageError } from '../common/refusal.js';
 import { joinedTarget, originFormRefusal } from '../common/request-target.js';
 import { bodyViolations, describeViolation, headerViolations, type Violation } from '../contract/conformance.js';
 import { readDocumentFile } from '../contract/document-file.js';
-import { isObject, listWebhooks, operationParameters, type JsonObject, type Operation } from '../contract/document.js';
+import { isObject, listWebhooks, operationParameters, resolvePointer } from '../contract/document.js';
+import type { JsonObject, Operation } from '../contract/document.js';
 import { createExchangeReport, type Found, total } from '../contract/exchange-report.js';
 import { MAX_CHECKED_VALUES } from '../contract/json-shape.js';
 import { createSchemaValidator } from '../contract/schema.js';
@@ -22,6 +23,7 @@ import { createBodyBudget, defaultBodyBudget, GO_MAX_DEPTH, pastJsonBounds, read
 import { answerAndClose, defaultMaxConnections, IDLE_TIMEOUT_MS, limitConnections } from '../front/connections.js';
 import { reasonPhrase } from '../front/errors.js';
 import { junitXml, type Outcome, type Problem } from '../live/junit.js';
+import { ANSWER_LIMIT, nodeSign } from './transport-node.js';
 
 const USAGE = usage(
   'webhooks',
@@ -34,8 +36,6 @@ broke the contract or the --forward app refused one (answered other than 2xx, or
 reached), 0 otherwise.`,
 );
 
-/** Bytes of the app's answer passed back, as Gitea keeps them. */
-const ANSWER_LIMIT = 1024 * 1024;
 const FORWARD_TIMEOUT_MS = 30_000;
 /** Deliveries whose results the JUnit XML lists; past that they are counted only. */
 const OUTCOMES = 10_000;
@@ -47,18 +47,16 @@ const TEXT = 'text/plain; charset=utf-8';
 
 /** The actions a webhook's JSON body declares (`allOf` of the payload and `{action: {enum}}`). */
 function actionsOf(webhook: Operation): string[] {
-  const body = webhook.operation.requestBody;
-  const schema = isObject(body) && isObject(body.content) ? body.content['application/json'] : undefined;
-  const parts =
-    isObject(schema) && isObject(schema.schema) && Array.isArray(schema.schema.allOf) ? schema.schema.allOf : [];
-  return parts.flatMap((part) => {
-    const action = isObject(part) && isObject(part.properties) ? part.properties.action : undefined;
-    return isObject(action) && Array.isArray(action.enum) ? action.enum.map(String) : [];
+  const parts = resolvePointer(webhook.operation, '#/requestBody/content/application~1json/schema/allOf');
+  return (Array.isArray(parts) ? parts : []).flatMap((part) => {
+    const actions = resolvePointer(part, '#/properties/action/enum');
+    return Array.isArray(actions) ? actions.map(String) : [];
   });
 }
 
-const hmacHex = (algorithm: 'sha1' | 'sha256', secret: string, payload: string): string =>
-  createHmac(algorithm, secret).update(payload, 'utf8').digest('hex');
+/** An answer on a socket outside Node's HTTP handling; `extra` headers each end with CRLF. */
+const rawAnswer = (status: number, extra = '', message = ''): string =>
+  `HTTP/1.1 ${status} ${reasonPhrase(status)}\r\n${extra}Content-Length: ${Buffer.byteLength(message)}\r\nConnection: close\r\n\r\n${message}`;
 
 function sameText(a: string, b: string): boolean {
   const [x, y] = [Buffer.from(a), Buffer.from(b)];
@@ -80,7 +78,6 @@ function createDeliveryChecker(doc: JsonObject) {
       return {
         outside: `${type ? `the event type ${JSON.stringify(type)}` : 'a request without X-Gitea-Event-Type'} is not in the contract (it describes ${[...webhooks.keys()].join(', ')})`,
       };
-    // Each `where` below the request.
     const violations: Violation[] = [];
     const media = headers.get('content-type')?.split(';')[0]?.trim().toLowerCase() ?? '';
     const requestBody = webhook.operation.requestBody as JsonObject;
@@ -121,12 +118,12 @@ function createDeliveryChecker(doc: JsonObject) {
       .map(({ param, location }) => ({ name: String(param.name), spec: param, location }));
     violations.push(...headerViolations(schemas, declaredHeaders, headers));
     if (secret !== undefined && text !== null) {
-      const sha256 = hmacHex('sha256', secret, text);
+      const { sha256, sha1 } = nodeSign(secret, text);
       const expected: [string, string][] = [
         ['X-Gitea-Signature', sha256],
         ['X-Gogs-Signature', sha256],
         ['X-Hub-Signature-256', `sha256=${sha256}`],
-        ['X-Hub-Signature', `sha1=${hmacHex('sha1', secret, text)}`],
+        ['X-Hub-Signature', `sha1=${sha1}`],
       ];
       for (const [name, value] of expected) {
         const sent = headers.get(name);
@@ -219,7 +216,6 @@ async function forward(
   delivery: { headers: Headers; body: Buffer; violations: Record<string, string> },
 ): Promise<{ status: number | undefined; appLine: string }> {
   try {
-    // The target, a path, joined below the app's path.
     const answer = await fetch(joinedTarget(options.forward!, req.url ?? '/'), {
       method: req.method!,
       headers: new Headers([...delivery.headers].filter(([name]) => !HOP_BY_HOP.has(name))),
@@ -324,7 +320,6 @@ async function handle(tally: Tally, req: IncomingMessage, res: ServerResponse): 
   tally.record({ operationId, checked: true, status, problems: [...problems, ...appProblems], ms: 0 });
 }
 
-/** The report and JUnit files, the line that says why the exit code is not 0, and the exit code. */
 function conclude(tally: Tally, origin: string, io: Io): number {
   const { options, app, counts, appStatuses, always, started } = tally;
   const { checked, outside, refused, broken, appRefused } = counts;
@@ -386,19 +381,18 @@ function createReceiverServer(tally: Tally): Server {
         })
       ),
   );
-  const connections = limitConnections(server, Math.min(MAX_CONNECTIONS, defaultMaxConnections()), () => {
-    const message = 'too many deliveries are being received at once; try again shortly\n';
-    const head = `HTTP/1.1 503 ${reasonPhrase(503)}\r\nRetry-After: 1\r\nContent-Type: ${TEXT}`;
-    return `${head}\r\nContent-Length: ${Buffer.byteLength(message)}\r\nConnection: close\r\n\r\n${message}`;
-  });
+  const connections = limitConnections(server, Math.min(MAX_CONNECTIONS, defaultMaxConnections()), () =>
+    rawAnswer(
+      503,
+      `Retry-After: 1\r\nContent-Type: ${TEXT}\r\n`,
+      'too many deliveries are being received at once; try again shortly\n',
+    ),
+  );
   // Requests Node's parser refuses never reach the handler; neither do those of a refused socket.
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     if (connections.refused(socket) || error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
     const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    answerAndClose(
-      socket,
-      `HTTP/1.1 ${status} ${reasonPhrase(status)}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`,
-    );
+    answerAndClose(socket, rawAnswer(status));
   });
   return server;
 }
