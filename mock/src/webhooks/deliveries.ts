@@ -37,7 +37,7 @@ const portableSigner: Signer = (secret, payload) => {
   return { sha256: hex(hmac(sha256, key, data)), sha1: hex(hmac(sha1, key, data)) };
 };
 
-export type OutgoingRequest = { method: 'POST'; url: string; headers: Record<string, string>; body: string };
+type OutgoingRequest = { method: 'POST'; url: string; headers: Record<string, string>; body: string };
 
 function deliveryRequest(id: string, event: Payload, hook: HookTarget, signatures: Signatures): OutgoingRequest {
   const { sha256: signature256, sha1: signature1 } = signatures;
