@@ -731,19 +731,20 @@ function summarize(run: Run): number {
     const of = unchecked.filter(({ operationId }) => among(operationId));
     return `${what}: ${byReason(of, (_, reason, each) => `${each.length} ${reason} (the first, ${each[0]!.operationId}: ${each[0]!.cause})`)}`;
   };
-  if (checked.length === 0) return finish(run, 2, nothing('no operation could be checked'));
   // With --allow-writes, a run that wrote nothing cannot pass.
   const writes = new Set(checks.filter((check) => check.writes).map((check) => check.operationId));
-  if (failed === 0 && options.allowWrites && !checked.some(({ operationId }) => writes.has(operationId)))
-    return finish(
-      run,
-      2,
-      nothing(`no write could be checked in ${options.scratchRepo}`, (id) => writes.has(id)),
-    );
   const many = unchecked.length;
-  if (failed === 0 && options.failOnSkip && many > 0)
-    return finish(run, 2, nothing(`${many} operation${many === 1 ? '' : 's'} could not be checked (--fail-on-skip)`));
-  return finish(run, failed > 0 ? 1 : 0);
+  const stopped =
+    checked.length === 0
+      ? nothing('no operation could be checked')
+      : failed > 0
+        ? undefined
+        : options.allowWrites && !checked.some(({ operationId }) => writes.has(operationId))
+          ? nothing(`no write could be checked in ${options.scratchRepo}`, (id) => writes.has(id))
+          : options.failOnSkip && many > 0
+            ? nothing(`${many} operation${many === 1 ? '' : 's'} could not be checked (--fail-on-skip)`)
+            : undefined;
+  return finish(run, stopped ? 2 : failed > 0 ? 1 : 0, stopped);
 }
 
 // Each call hands a redirect back unfollowed (the 3xx is the answer, checked against the document,

@@ -44,6 +44,7 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'ho
 /** Thrice the 10 workers of the queue Gitea sends deliveries from (modules/setting/queue.go, `MaxWorkers`). */
 const MAX_CONNECTIONS = 32;
 const TEXT = 'text/plain; charset=utf-8';
+const BUSY = 'too many deliveries are being received at once; try again shortly\n';
 
 /** The actions a webhook's JSON body declares (`allOf` of the payload and `{action: {enum}}`). */
 function actionsOf(webhook: Operation): string[] {
@@ -382,11 +383,7 @@ function createReceiverServer(tally: Tally): Server {
       ),
   );
   const connections = limitConnections(server, Math.min(MAX_CONNECTIONS, defaultMaxConnections()), () =>
-    rawAnswer(
-      503,
-      `Retry-After: 1\r\nContent-Type: ${TEXT}\r\n`,
-      'too many deliveries are being received at once; try again shortly\n',
-    ),
+    rawAnswer(503, `Retry-After: 1\r\nContent-Type: ${TEXT}\r\n`, BUSY),
   );
   // Requests Node's parser refuses never reach the handler; neither do those of a refused socket.
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
