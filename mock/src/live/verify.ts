@@ -7,8 +7,8 @@ import { networkFailure } from '../common/network-failure.js';
 import { type Io, logger, parseCommand, refusing, usage } from '../common/options.js';
 import { redact } from '../common/redaction.js';
 import { usageError } from '../common/refusal.js';
-import { type Answer, describeViolation, mismatches } from '../contract/conformance.js';
-import { listOperations } from '../contract/document.js';
+import { clip } from '../contract/clip.js';
+import { type Answer, answerChecker, describeViolation } from '../contract/conformance.js';
 import { readDocumentFile } from '../contract/document-file.js';
 import { kindOf } from '../contract/violation-kind.js';
 import { junitXml, type Outcome, type Problem, REASONS, type RunRecord, type SkipKind } from './junit.js';
@@ -132,10 +132,7 @@ async function probeServer(
     runMs < connectTimeoutMs ? [runMs, '--timeout'] : [connectTimeoutMs, '--connect-timeout'];
   const hide = (text: string): string => redact(text, credentials.secrets);
   // Redacted, then cut short: cut first, a secret's start would be left where it fell.
-  const cut = (text: string): string => {
-    const shown = hide(text);
-    return shown.length > QUOTE_LIMIT ? `${shown.slice(0, QUOTE_LIMIT)}…` : shown;
-  };
+  const cut = (text: string): string => clip(hide(text), QUOTE_LIMIT);
   const quote = (text: string): string => JSON.stringify(cut(text.replace(/\s+/g, ' ').trim()));
   const url = new URL(`${baseUrl.replace(/\/$/, '')}/version`);
   const timer = createBudget(timeoutMs, timeoutMs).request()!;
@@ -207,9 +204,7 @@ function createCapture() {
 /** `401 "token is required"`, the message redacted, then cut short. */
 function statusWithMessage(status: number, body: string, secrets: readonly string[]): string {
   const message = redact(jsonString(body, 'message') ?? '', secrets);
-  return message
-    ? `${status} ${JSON.stringify(message.length > 200 ? `${message.slice(0, 200)}…` : message)}`
-    : String(status);
+  return message ? `${status} ${JSON.stringify(clip(message, 200))}` : String(status);
 }
 
 // Gitea answers 401 only for missing or wrong credentials, on every route, authenticating before routing
@@ -229,8 +224,6 @@ function refusalIn(answer: Answer): 'everywhere' | 'operation' | undefined {
   return undefined;
 }
 
-// The operations live mode runs, and what each needs.
-
 type Id = 'keyId' | 'teamId' | 'commentId' | 'issue' | 'pull' | 'milestoneId' | 'hookId' | 'releaseId';
 /** Given as options, or looked up on the server. */
 type Target = Partial<Record<Id, number> & Record<'owner' | 'repo' | 'workflow' | 'collaborator', string>> & {
@@ -248,11 +241,7 @@ interface Context {
 type Call = (client: GiteaClient) => Promise<unknown>;
 type Skip = { skip: string; kind: MissingKind };
 type Check = { operationId: string; writes: boolean; prepare(ctx: Context): Promise<Call | Skip> };
-const check = (operationId: string, writes: boolean, prepare: Check['prepare']): Check => ({
-  operationId,
-  writes,
-  prepare,
-});
+const check = (operationId: string, writes: boolean, prepare: Check['prepare']) => ({ operationId, writes, prepare });
 type Repo = { owner: string; repo: string };
 
 const needRepo: Skip = { skip: 'give --repo owner/name', kind: 'input' };
@@ -545,28 +534,238 @@ function jsonReport(run: RunRecord, skipped: Skipped[], secrets: readonly string
   return `${redact(JSON.stringify(report, null, 2), secrets)}\n`;
 }
 
+/** The run's lines, redacted, held back until an answer shows the credentials work, so a refused run prints one line
+ * on stderr only. */
+function createOutput(io: Io, secrets: readonly string[]) {
+  let held: string[] | undefined = [];
+  const log = logger({ stdout: io.stdout, stderr: (text) => io.stderr(redact(text, secrets)) }, 'gitea-mock verify');
+  return {
+    log,
+    say(line: string): void {
+      const text = redact(line, secrets);
+      if (held) held.push(text);
+      else log.plain(text);
+    },
+    /** Prints the lines held, or drops them for the `error` that ends the run, on stderr. */
+    release(error?: string): void {
+      if (error) log.err(error);
+      else for (const line of held ?? []) log.plain(line);
+      held = undefined;
+    },
+  };
+}
+
+interface Run {
+  options: Options;
+  credentials: Credentials;
+  out: ReturnType<typeof createOutput>;
+  record: RunRecord;
+  budget: ReturnType<typeof createBudget>;
+  capture: ReturnType<typeof createCapture>;
+  client: GiteaClient;
+  /** The signal of the request under way: its --request-timeout, within the run's --timeout. */
+  signal?: AbortSignal | undefined;
+}
+
+/** With `stopped`, the one line on stderr saying why nothing (more) could be checked, the rest not run; the files. */
+function finish({ out, record, options, credentials }: Run, exitCode: number, stopped?: string): number {
+  out.release(stopped);
+  const taken = new Set(record.outcomes.map(({ operationId }) => operationId));
+  const cause = `not run: ${stopped ?? 'the run ended'}`;
+  for (const operationId of [...checks.map((check) => check.operationId), ...neverRun])
+    if (!taken.has(operationId)) record.outcomes.push({ operationId, checked: false, kind: 'stopped', cause });
+  Object.assign(record, { exitCode, stopped, finished: new Date() });
+  const skipped = record.outcomes.filter((outcome): outcome is Skipped => !outcome.checked);
+  try {
+    if (options.report) writeFileSync(options.report, jsonReport(record, skipped, credentials.secrets));
+    if (options.junit) writeFileSync(options.junit, junitXml(record, credentials.secrets));
+  } catch (error) {
+    out.release(`cannot write the results: ${error instanceof Error ? error.message : String(error)}`);
+    return 2;
+  }
+  return exitCode;
+}
+
+/** The first record `GET {baseUrl}{path}` answers (the first of a list, or the record itself). */
+async function lookUp({ options, credentials, budget }: Run, path: string): Promise<Found> {
+  const asked = `GET ${path}`;
+  const timer = budget.request();
+  if (!timer) return { missing: `${asked} was not sent: ${budget.spent()}`, kind: 'timeout' };
+  try {
+    const url = `${options.baseUrl.replace(/\/$/, '')}${path}${path.includes('?') ? '&' : '?'}limit=1`;
+    const response = await fetch(url, { headers: credentials.headers, signal: timer.signal, redirect: 'manual' });
+    const { text, complete } = await readText(response, READ_LIMIT);
+    const { status } = response;
+    if (!response.ok)
+      return {
+        missing: `${asked} answered ${statusWithMessage(status, complete ? text : '', credentials.secrets)}`,
+        kind: 'input',
+        status,
+      };
+    if (!complete) return { missing: `${asked} answered more than ${READ_LIMIT / 1024 / 1024} MB`, kind: 'input' };
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return { missing: `${asked} answered ${status} with a body that is not JSON`, kind: 'input' };
+    }
+    const record = Array.isArray(body) ? (body[0] as unknown) : body;
+    if (record === null || typeof record !== 'object') return { missing: `${asked} listed none`, kind: 'input' };
+    return { record: record as Record<string, unknown> };
+  } catch (error) {
+    const timedOut = timer.timedOut();
+    if (timedOut) return { missing: `${asked} timed out: ${timedOut}`, kind: 'timeout' };
+    return { missing: `${asked} failed: ${failureCause(error)}`, kind: 'network' };
+  } finally {
+    timer.done();
+  }
+}
+
+type Judge = (operationId: string, answer: CapturedAnswer) => Problem[];
+
+/** Resolves with the line that stops the run, if it must. */
+async function runCheck(run: Run, judge: Judge, check: Check): Promise<string | undefined> {
+  const { options, budget, record, credentials, out } = run;
+  const { operationId } = check;
+  const label = operationId.padEnd(34);
+  const skip = (kind: SkipKind, cause: string, verb = 'skipped'): undefined => {
+    record.outcomes.push({ operationId, checked: false, kind, cause });
+    out.say(`- ${label} ${verb}: ${cause}`);
+    return undefined;
+  };
+  if (check.writes && !options.allowWrites)
+    return skip('writes', 'it writes (use --allow-writes --scratch-repo owner/name)', 'not run');
+  const spent = budget.spent();
+  if (spent) return skip('timeout', spent, 'not run');
+  const began = performance.now();
+  const call = await check.prepare({
+    target: check.writes ? options.writeTarget : options.readTarget,
+    lookUp: (path) => lookUp(run, path),
+    keepSecret: (value) => void credentials.secrets.push(value),
+  });
+  if (typeof call !== 'function') return skip(call.kind, call.skip);
+  const timer = budget.request();
+  if (!timer) return skip('timeout', budget.spent()!, 'not run');
+  run.capture.forget();
+  run.signal = timer.signal;
+  const failure = await new Promise((resolve) => resolve(call(run.client))).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  timer.done();
+  const answer = run.capture.last();
+  const timedOut = timer.timedOut();
+  if (!answer && timedOut) return skip('timeout', `timed out: ${timedOut}`);
+  // No answer at all (refused, reset, closed): nothing to judge, so no mismatch.
+  if (!answer)
+    return skip(
+      'network',
+      failure === undefined ? 'no answer was received' : `the request failed: ${failureCause(failure)}`,
+    );
+  const answered = (): string => `answered ${statusWithMessage(answer.status, answer.body, credentials.secrets)}`;
+  const refusal = refusalIn(answer);
+  if (refusal === 'everywhere') {
+    const cause = `the credentials were refused: ${answered()}`;
+    record.outcomes.push({ operationId, checked: false, kind: 'stopped', cause });
+    return refusedLine(options.baseUrl, credentials, `${operationId} ${answered()}`);
+  }
+  if (refusal === 'operation') return skip('scope', `the token lacks a scope: ${answered()}`);
+  out.release();
+  let problems: Problem[];
+  try {
+    problems = judge(operationId, answer);
+  } catch (error) {
+    // Live mode's own failure, not the server's: the run stops with it, its files written.
+    const cause = error instanceof Error ? error.message : String(error);
+    return `the check of ${operationId}'s answer failed: ${cause}; this is a bug in gitea-mock`;
+  }
+  const { status } = answer;
+  // Conforming, yet not checked: a body too large to read; a 404, which wrote or read nothing
+  // (a run whose writes all went nowhere, or a wrong id, must not pass for one that checked them).
+  if (problems.length === 0 && answer.tooLarge)
+    return skip(
+      'too-large',
+      `answered ${status} with a ${TOO_LARGE.replace(/^body is/, 'body')} (its status and declared headers conform)`,
+    );
+  if (problems.length === 0 && status === 404)
+    return skip(
+      'input',
+      check.writes
+        ? `nothing was written: ${answered()} (the scratch repository ${options.scratchRepo}, or what this write names in it, is not there)`
+        : `nothing was read: ${answered()} (what this read names is not there: check the ids and the repository given)`,
+    );
+  const ms = performance.now() - began;
+  const notChecked = answer.tooLarge ? { notChecked: TOO_LARGE } : {};
+  record.outcomes.push({ operationId, checked: true, status, problems, ms, ...notChecked });
+  if (problems.length === 0) return void out.say(`✓ ${label} ${status} conforms`);
+  const count = problems.reduce((sum, problem) => sum + (problem.count ?? 1), 0);
+  out.say(`✗ ${label} ${status} ${count} mismatch${count > 1 ? 'es' : ''}`);
+  for (const { line } of problems) out.say(`    ${line}`);
+  if (answer.tooLarge) out.say(`    (${TOO_LARGE})`);
+  return undefined;
+}
+
+/** After every check: the summary, and the exit code (2 when nothing, no write, or with --fail-on-skip any was skipped). */
+function summarize(run: Run): number {
+  const { out, record, options } = run;
+  out.release();
+  out.say(`- not run by live mode (they change data outside a scratch repository): ${neverRun.join(', ')}`);
+  const cause = 'never run by live mode: it changes data outside a scratch repository';
+  for (const operationId of neverRun) record.outcomes.push({ operationId, checked: false, kind: 'never', cause });
+  const checked = record.outcomes.filter((outcome) => outcome.checked);
+  const failed = checked.filter((outcome) => outcome.problems.length > 0).length;
+  const skipped = record.outcomes.filter((outcome): outcome is Skipped => !outcome.checked);
+  out.say(`${checked.length} of ${record.outcomes.length} operations checked, ${failed} with mismatches`);
+  // Those the run was asked to check are named; writes and those never run are listed above.
+  if (skipped.length > 0) {
+    const parts = byReason(skipped, (kind, reason, of) =>
+      UNCHECKED.includes(kind)
+        ? `${of.length} ${reason} (${of.map(({ operationId }) => operationId).join(', ')})`
+        : `${of.length} ${reason}`,
+    );
+    out.say(`${skipped.length} not checked: ${parts}`);
+  }
+  const unchecked = skipped.filter((outcome) => UNCHECKED.includes(outcome.kind));
+  /** `what: ` and, per kind of skip among the operations `among`, how many and the first with its cause. */
+  const nothing = (what: string, among = (_: string) => true): string => {
+    const of = unchecked.filter(({ operationId }) => among(operationId));
+    return `${what}: ${byReason(of, (_, reason, each) => `${each.length} ${reason} (the first, ${each[0]!.operationId}: ${each[0]!.cause})`)}`;
+  };
+  // With --allow-writes, a run that wrote nothing cannot pass.
+  const writes = new Set(checks.filter((check) => check.writes).map((check) => check.operationId));
+  const many = unchecked.length;
+  const stopped =
+    checked.length === 0
+      ? nothing('no operation could be checked')
+      : failed > 0
+        ? undefined
+        : options.allowWrites && !checked.some(({ operationId }) => writes.has(operationId))
+          ? nothing(`no write could be checked in ${options.scratchRepo}`, (id) => writes.has(id))
+          : options.failOnSkip && many > 0
+            ? nothing(`${many} operation${many === 1 ? '' : 's'} could not be checked (--fail-on-skip)`)
+            : undefined;
+  return finish(run, stopped ? 2 : failed > 0 ? 1 : 0, stopped);
+}
+
+// Each call hands a redirect back unfollowed (the 3xx is the answer, checked against the document,
+// and nothing goes where it points) and carries the signal of its time limit.
+function unfollowing(client: GiteaClient, run: { signal?: AbortSignal | undefined }): GiteaClient {
+  return new Proxy(client, {
+    get: (target, name, receiver) => {
+      const value = Reflect.get(target, name, receiver) as unknown;
+      return typeof value === 'function' && typeof name === 'string' && /^[A-Z]+$/.test(name)
+        ? (path: string, init?: object) => value(path, { ...init, redirect: 'manual', signal: run.signal })
+        : value;
+    },
+  });
+}
+
 export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   // The credentials first: every line printed and every file written from here on is redacted of them.
   const credentials = readCredentials(env);
-  const { secrets } = credentials;
-  // The report's lines are held back until an answer shows the credentials work, so a refused run prints one line on stderr only.
-  let held: string[] | undefined = [];
-  const log = logger({ stdout: io.stdout, stderr: (text) => io.stderr(redact(text, secrets)) }, 'gitea-mock verify');
-  const say = (line: string): void => {
-    const text = redact(line, secrets);
-    if (held) held.push(text);
-    else log.plain(text);
-  };
-  const release = (): void => {
-    for (const line of held ?? []) log.plain(line);
-    held = undefined;
-  };
-  const warn = (message: string): void => {
-    held = undefined;
-    log.err(message);
-  };
+  const out = createOutput(io, credentials.secrets);
   const capture = createCapture();
-  const parsed = await log.options(USAGE, () => {
+  const parsed = await out.log.options(USAGE, () => {
     const options = parseOptions([...args]);
     if (!options) return undefined;
     const { baseUrl, allowInsecureHttp } = options;
@@ -582,218 +781,31 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
   const { baseUrl } = options;
   const now = new Date();
   const record: RunRecord = { baseUrl, started: now, finished: now, exitCode: 2, outcomes: [] };
-
-  /** With `stopped`, the one line on stderr saying why nothing (more) could be checked, the rest not run; the files. */
-  function finish(exitCode: number, stopped?: string): number {
-    if (stopped) warn(stopped);
-    else release();
-    const taken = new Set(record.outcomes.map(({ operationId }) => operationId));
-    const cause = `not run: ${stopped ?? 'the run ended'}`;
-    for (const operationId of [...checks.map((check) => check.operationId), ...neverRun])
-      if (!taken.has(operationId)) record.outcomes.push({ operationId, checked: false, kind: 'stopped', cause });
-    Object.assign(record, { exitCode, stopped, finished: new Date() });
-    const skipped = record.outcomes.filter((outcome): outcome is Skipped => !outcome.checked);
-    try {
-      if (options.report) writeFileSync(options.report, jsonReport(record, skipped, secrets));
-      if (options.junit) writeFileSync(options.junit, junitXml(record, secrets));
-    } catch (error) {
-      warn(`cannot write the results: ${error instanceof Error ? error.message : String(error)}`);
-      return 2;
-    }
-    return exitCode;
-  }
-
   const budget = createBudget(options.timeoutMs, options.requestTimeoutMs);
-  /** The first record `GET {baseUrl}{path}` answers (the first of a list, or the record itself). */
-  async function lookUp(path: string): Promise<Found> {
-    const asked = `GET ${path}`;
-    const timer = budget.request();
-    if (!timer) return { missing: `${asked} was not sent: ${budget.spent()}`, kind: 'timeout' };
-    try {
-      const url = `${baseUrl.replace(/\/$/, '')}${path}${path.includes('?') ? '&' : '?'}limit=1`;
-      const response = await fetch(url, { headers: credentials.headers, signal: timer.signal, redirect: 'manual' });
-      const { text, complete } = await readText(response, READ_LIMIT);
-      const { status } = response;
-      if (!response.ok)
-        return {
-          missing: `${asked} answered ${statusWithMessage(status, complete ? text : '', secrets)}`,
-          kind: 'input',
-          status,
-        };
-      if (!complete) return { missing: `${asked} answered more than ${READ_LIMIT / 1024 / 1024} MB`, kind: 'input' };
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        return { missing: `${asked} answered ${status} with a body that is not JSON`, kind: 'input' };
-      }
-      const record = Array.isArray(body) ? (body[0] as unknown) : body;
-      if (record === null || typeof record !== 'object') return { missing: `${asked} listed none`, kind: 'input' };
-      return { record: record as Record<string, unknown> };
-    } catch (error) {
-      const timedOut = timer.timedOut();
-      if (timedOut) return { missing: `${asked} timed out: ${timedOut}`, kind: 'timeout' };
-      return { missing: `${asked} failed: ${failureCause(error)}`, kind: 'network' };
-    } finally {
-      timer.done();
-    }
-  }
-
-  /** The signal of the request under way: its --request-timeout, within the run's --timeout. */
-  let signal: AbortSignal | undefined;
-  // Each call hands a redirect back unfollowed (the 3xx is the answer, checked against the document,
-  // and nothing goes where it points) and carries the signal of its time limit.
-  const client = new Proxy(parsed.client, {
-    get: (target, name, receiver) => {
-      const value = Reflect.get(target, name, receiver) as unknown;
-      return typeof value === 'function' && typeof name === 'string' && /^[A-Z]+$/.test(name)
-        ? (path: string, init?: object) => value(path, { ...init, redirect: 'manual', signal })
-        : value;
-    },
-  });
+  const run: Run = { options, credentials, out, record, budget, capture, client: parsed.client };
+  run.client = unfollowing(parsed.client, run);
   const probe = await probeServer(baseUrl, credentials, options);
-  if (!probe.ok) return finish(2, probe.problem);
+  if (!probe.ok) return finish(run, 2, probe.problem);
   record.server = probe.server;
-  // The document and Ajv are loaded only now: a server that is not there is told in a blink.
-  const doc = readDocumentFile().document;
-  const { createSchemaValidator } = await import('../contract/schema.js');
-  const schemas = createSchemaValidator(doc);
-  const operations = new Map(listOperations(doc).map((op) => [String(op.operation.operationId), op]));
+  // The document is read only now: a server that is not there is told in a blink.
+  const answerCheck = answerChecker(readDocumentFile().document);
   /** What an answer breaks; of a body too large to read whole, its status and headers only. */
-  const judge = (operationId: string, answer: CapturedAnswer): Problem[] =>
-    mismatches(doc, schemas, operations.get(operationId)!, answer, {
+  const judge: Judge = (operationId, answer) =>
+    answerCheck(operationId, answer, {
       body: !answer.tooLarge,
-      redact: (text) => redact(text, secrets),
+      redact: (text) => redact(text, credentials.secrets),
     }).map((violation) => {
       const line = describeViolation(violation);
       return { kind: kindOf(`response ${line}`), line, ...(violation.count ? { count: violation.count } : {}) };
     });
-
-  /** Resolves with the line that stops the run, if it must. */
-  async function runCheck(check: Check): Promise<string | undefined> {
-    const { operationId } = check;
-    const label = operationId.padEnd(34);
-    const skip = (kind: SkipKind, cause: string, verb = 'skipped'): undefined => {
-      record.outcomes.push({ operationId, checked: false, kind, cause });
-      say(`- ${label} ${verb}: ${cause}`);
-      return undefined;
-    };
-    if (check.writes && !options.allowWrites)
-      return skip('writes', 'it writes (use --allow-writes --scratch-repo owner/name)', 'not run');
-    const spent = budget.spent();
-    if (spent) return skip('timeout', spent, 'not run');
-    const began = performance.now();
-    const call = await check.prepare({
-      target: check.writes ? options.writeTarget : options.readTarget,
-      lookUp,
-      keepSecret: (value) => void secrets.push(value),
-    });
-    if (typeof call !== 'function') return skip(call.kind, call.skip);
-    const timer = budget.request();
-    if (!timer) return skip('timeout', budget.spent()!, 'not run');
-    capture.forget();
-    signal = timer.signal;
-    // What the call throws (the client's own refusals too), if it does.
-    const failure = await new Promise((resolve) => resolve(call(client))).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
-    timer.done();
-    const answer = capture.last();
-    const timedOut = timer.timedOut();
-    if (!answer && timedOut) return skip('timeout', `timed out: ${timedOut}`);
-    // No answer at all (refused, reset, closed): nothing to judge, so no mismatch.
-    if (!answer)
-      return skip(
-        'network',
-        failure === undefined ? 'no answer was received' : `the request failed: ${failureCause(failure)}`,
-      );
-    const answered = (): string => `answered ${statusWithMessage(answer.status, answer.body, secrets)}`;
-    const refusal = refusalIn(answer);
-    if (refusal === 'everywhere') {
-      const cause = `the credentials were refused: ${answered()}`;
-      record.outcomes.push({ operationId, checked: false, kind: 'stopped', cause });
-      return refusedLine(baseUrl, credentials, `${operationId} ${answered()}`);
-    }
-    if (refusal === 'operation') return skip('scope', `the token lacks a scope: ${answered()}`);
-    release();
-    let problems: Problem[];
-    try {
-      problems = judge(operationId, answer);
-    } catch (error) {
-      // Live mode's own failure, not the server's: the run stops with it, its files written.
-      const cause = error instanceof Error ? error.message : String(error);
-      return `the check of ${operationId}'s answer failed: ${cause}; this is a bug in gitea-mock`;
-    }
-    const { status } = answer;
-    // Conforming, yet not checked: a body too large to read; a 404, which wrote or read nothing
-    // (a run whose writes all went nowhere, or a wrong id, must not pass for one that checked them).
-    if (problems.length === 0 && answer.tooLarge)
-      return skip(
-        'too-large',
-        `answered ${status} with a ${TOO_LARGE.replace(/^body is/, 'body')} (its status and declared headers conform)`,
-      );
-    if (problems.length === 0 && status === 404)
-      return skip(
-        'input',
-        check.writes
-          ? `nothing was written: ${answered()} (the scratch repository ${options.scratchRepo}, or what this write names in it, is not there)`
-          : `nothing was read: ${answered()} (what this read names is not there: check the ids and the repository given)`,
-      );
-    const ms = performance.now() - began;
-    const notChecked = answer.tooLarge ? { notChecked: TOO_LARGE } : {};
-    record.outcomes.push({ operationId, checked: true, status, problems, ms, ...notChecked });
-    if (problems.length === 0) return void say(`✓ ${label} ${status} conforms`);
-    const count = problems.reduce((sum, problem) => sum + (problem.count ?? 1), 0);
-    say(`✗ ${label} ${status} ${count} mismatch${count > 1 ? 'es' : ''}`);
-    for (const { line } of problems) say(`    ${line}`);
-    if (answer.tooLarge) say(`    (${TOO_LARGE})`);
-    return undefined;
-  }
-
-  say(
+  out.say(
     `live contract check of ${baseUrl} (${options.allowWrites ? `writes allowed in ${options.scratchRepo}` : 'read-only'})`,
   );
   // The version comes from the server, which may echo a credential there too.
-  say(`server: ${probe.server}`);
+  out.say(`server: ${probe.server}`);
   for (const check of checks) {
-    const stopped = await runCheck(check);
-    if (stopped) return finish(2, stopped);
+    const stopped = await runCheck(run, judge, check);
+    if (stopped) return finish(run, 2, stopped);
   }
-
-  release();
-  say(`- not run by live mode (they change data outside a scratch repository): ${neverRun.join(', ')}`);
-  const cause = 'never run by live mode: it changes data outside a scratch repository';
-  for (const operationId of neverRun) record.outcomes.push({ operationId, checked: false, kind: 'never', cause });
-  const checked = record.outcomes.filter((outcome) => outcome.checked);
-  const failed = checked.filter((outcome) => outcome.problems.length > 0).length;
-  const skipped = record.outcomes.filter((outcome): outcome is Skipped => !outcome.checked);
-  say(`${checked.length} of ${record.outcomes.length} operations checked, ${failed} with mismatches`);
-  // Those the run was asked to check are named; writes and those never run are listed above.
-  if (skipped.length > 0) {
-    const parts = byReason(skipped, (kind, reason, of) =>
-      UNCHECKED.includes(kind)
-        ? `${of.length} ${reason} (${of.map(({ operationId }) => operationId).join(', ')})`
-        : `${of.length} ${reason}`,
-    );
-    say(`${skipped.length} not checked: ${parts}`);
-  }
-  const unchecked = skipped.filter((outcome) => UNCHECKED.includes(outcome.kind));
-  /** `what: ` and, per kind of skip among the operations `among`, how many and the first with its cause. */
-  const nothing = (what: string, among = (_: string) => true): string => {
-    const of = unchecked.filter(({ operationId }) => among(operationId));
-    return `${what}: ${byReason(of, (_, reason, each) => `${each.length} ${reason} (the first, ${each[0]!.operationId}: ${each[0]!.cause})`)}`;
-  };
-  if (checked.length === 0) return finish(2, nothing('no operation could be checked'));
-  // With --allow-writes, a run that wrote nothing cannot pass.
-  const writes = new Set(checks.filter((check) => check.writes).map((check) => check.operationId));
-  if (failed === 0 && options.allowWrites && !checked.some(({ operationId }) => writes.has(operationId)))
-    return finish(
-      2,
-      nothing(`no write could be checked in ${options.scratchRepo}`, (id) => writes.has(id)),
-    );
-  const many = unchecked.length;
-  if (failed === 0 && options.failOnSkip && many > 0)
-    return finish(2, nothing(`${many} operation${many === 1 ? '' : 's'} could not be checked (--fail-on-skip)`));
-  return finish(failed > 0 ? 1 : 0);
+  return summarize(run);
 }

@@ -3,7 +3,6 @@ import { BlockList, isIP } from 'node:net';
 
 const familyOf = (address: string) => (isIP(address) === 6 ? 'ipv6' : 'ipv4');
 
-/** The ranges as one list; a malformed one is an Error that names it. */
 function subnets(ranges: readonly string[]): BlockList {
   const list = new BlockList();
   for (const range of ranges) {
@@ -24,7 +23,6 @@ const NOT_EXTERNAL = subnets([
 ]);
 const KEYWORDS = ['*', 'loopback', 'private', 'external'];
 
-/** A name pattern: `*` any run of characters, `?` one. */
 function pattern(glob: string): RegExp {
   const escaped = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&');
   return new RegExp(`^${escaped.replaceAll('*', '.*').replaceAll('?', '.')}$`, 'i');
@@ -48,7 +46,6 @@ export function hostMatcher(list: string) {
     return allowed.check(ip, familyOf(ip)) || (has('external') && !NOT_EXTERNAL.check(ip, familyOf(ip)));
   };
   return {
-    /** The list as given, for messages. */
     list,
     name: (host: string): boolean => {
       const bare = host.replace(/^\[(.*)\]$/, '$1');

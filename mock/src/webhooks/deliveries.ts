@@ -8,23 +8,15 @@ import { GITEA_MASK, withoutPassword } from '../common/redaction.js';
 /** `type` is `X-Gitea-Event-Type`. */
 export type Payload = { type: string; action: string; json: string };
 
-const GROUPS: Record<string, string> = {
-  issue_assign: 'issues',
-  issue_label: 'issues',
-  issue_milestone: 'issues',
-  pull_request_assign: 'pull_request',
-  pull_request_label: 'pull_request',
-  pull_request_milestone: 'pull_request',
-  pull_request_sync: 'pull_request',
-  pull_request_review_request: 'pull_request',
-  pull_request_comment: 'issue_comment',
-  pull_request_review_approved: 'pull_request_approved',
-  pull_request_review_rejected: 'pull_request_rejected',
-  pull_request_review_comment: 'pull_request_comment',
-};
-
 /** `X-Gitea-Event`: the event as Gitea groups the types (modules/webhook/type.go, `Event`). */
-const eventOf = (type: string): string => GROUPS[type] ?? type;
+const eventOf = (type: string): string =>
+  /^issue_(assign|label|milestone)$/.test(type)
+    ? 'issues'
+    : /^pull_request_(assign|label|milestone|sync|review_request)$/.test(type)
+      ? 'pull_request'
+      : type === 'pull_request_comment'
+        ? 'issue_comment'
+        : type.replace(/^pull_request_review_(approved|rejected|comment)$/, 'pull_request_$1');
 
 /** A hook as a delivery needs it: `type` is `gitea`, `gogs`, or one whose payload Gitea converts (slack …); `contentType` `json` or `form`; `authorization` sent when not empty. */
 export interface HookTarget {
@@ -36,18 +28,16 @@ export interface HookTarget {
   authorization: string;
 }
 
-/** A payload's signatures, in lower-case hexadecimal. */
 type Signatures = { sha256: string; sha1: string };
 
 type Signer = (secret: string, payload: string) => Signatures;
 
-/** Node's transport brings a native one. */
 const portableSigner: Signer = (secret, payload) => {
   const [key, data] = [utf8Bytes(secret), utf8Bytes(payload)];
   return { sha256: hex(hmac(sha256, key, data)), sha1: hex(hmac(sha1, key, data)) };
 };
 
-export type OutgoingRequest = { method: 'POST'; url: string; headers: Record<string, string>; body: string };
+type OutgoingRequest = { method: 'POST'; url: string; headers: Record<string, string>; body: string };
 
 function deliveryRequest(id: string, event: Payload, hook: HookTarget, signatures: Signatures): OutgoingRequest {
   const { sha256: signature256, sha1: signature1 } = signatures;
@@ -155,39 +145,32 @@ interface Delivery {
   queued: number;
 }
 
+type Settle = (delivery: Delivery, outcome: Partial<DeliveryRecord>) => void;
+
 /** A record to hand out: an edit changes no other copy nor the log. */
-const copyOf = (rec: DeliveryRecord): DeliveryRecord => ({
-  ...rec,
-  hook: { ...rec.hook },
-  headers: { ...rec.headers },
-});
+const copyOf = (rec: DeliveryRecord) => ({ ...rec, hook: { ...rec.hook }, headers: { ...rec.headers } });
 
 function messageOf(failure: unknown, hook: HookTarget): string {
   const text = failure instanceof Error ? failure.message : String(failure);
   return hook.authorization === '' ? text : text.split(hook.authorization).join(GITEA_MASK);
 }
 
-/** `budgetBytes` (sandbox-limits.ts' deliveriesBudget): what the log and the queue hold together, half each. */
-export function createDeliveries(
-  options: WebhookOptions,
-  transport: DeliveryTransport | undefined,
-  budgetBytes = Infinity,
-) {
-  const { onDelivery } = options;
-  const secret = options.secret ?? '';
-  const sign = transport?.sign ?? portableSigner;
+/** The worlds' logs, in half of `budgetBytes`, the worlds written least recently giving way first; the waits on them. */
+function createLog(budgetBytes: number) {
   const logs = new Map<string, Delivery[]>();
   let logBytes = 0;
   const waits = new Map<() => void, (waited: Waited) => void>();
   let waking = false;
-  const waiting: Delivery[] = [];
-  let inFlight = 0;
-  let queueBytes = 0;
-  const control = new AbortController();
-  let seq = 0;
-  const unbuilt: { key: string; deliveries: Delivery[] }[] = [];
-  const toSend: Delivery[] = [];
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  const of = (key: string | undefined): Delivery[] =>
+    key === undefined ? [...logs.values()].flat().sort((a, b) => a.seq - b.seq) : (logs.get(key) ?? []);
+  const dropOldest = (key: string): void => {
+    const log = logs.get(key)!;
+    logBytes -= log.shift()!.bytes;
+    if (log.length === 0) logs.delete(key);
+  };
+  const dropAll = (key: string): void => {
+    while (logs.has(key)) dropOldest(key);
+  };
 
   function wake(): void {
     if (waking || waits.size === 0) return;
@@ -198,20 +181,8 @@ export function createDeliveries(
     });
   }
 
-  const logOf = (key: string): Delivery[] => logs.get(key) ?? [];
-  const allLogs = (): Delivery[] => [...logs.values()].flat().sort((a, b) => a.seq - b.seq);
-  const dropOldest = (key: string): void => {
-    const log = logs.get(key)!;
-    logBytes -= log.shift()!.bytes;
-    if (log.length === 0) logs.delete(key);
-  };
-  const dropAll = (key: string): void => {
-    while (logs.has(key)) dropOldest(key);
-  };
-
-  /** Logs `delivery`: each log bounded in entries and bytes, all in half of `budgetBytes`, the worlds written least recently giving way first. */
   function append(key: string, delivery: Delivery): void {
-    const log = logOf(key);
+    const log = of(key);
     logs.delete(key);
     logs.set(key, log);
     log.push(delivery);
@@ -231,18 +202,44 @@ export function createDeliveries(
     }
   }
 
-  function settle({ record }: Delivery, outcome: Partial<DeliveryRecord>): void {
-    Object.assign(record, outcome);
-    wake();
-    if (!onDelivery) return;
-    const told = (failure: unknown): void =>
-      console.error(
-        `gitea-mock: onDelivery failed for delivery ${record.id} (${record.type} ${record.action}):`,
-        failure,
-      );
-    // Called now; what it throws or rejects with is told.
-    new Promise((resolve) => resolve(onDelivery(copyOf(record)))).catch(told);
+  /** As soon as one has settled, at most `ms` later. */
+  function waitFor(key: string | undefined, filter: DeliveryFilter, ms: number, signal?: AbortSignal): Promise<Waited> {
+    if (waits.size >= MAX_WAITS) return Promise.resolve('busy');
+    return new Promise((resolve) => {
+      const finish = (waited: Waited): void => {
+        waits.delete(check);
+        clearTimeout(expiry);
+        signal?.removeEventListener('abort', onAbort);
+        resolve(waited);
+      };
+      const check = (): void => {
+        const records = of(key)
+          .map((each) => each.record)
+          .filter((record) => record.state !== 'pending' && picks(filter, record));
+        if (records.length > 0) finish({ deliveries: records.map(copyOf) });
+      };
+      const onAbort = (): void => finish('timeout');
+      const expiry = setTimeout(onAbort, ms);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      waits.set(check, finish);
+      if (signal?.aborted) onAbort();
+      else check();
+    });
   }
+
+  const forget = (key?: string): void => (key === undefined ? [...logs.keys()] : [key]).forEach(dropAll);
+  const close = (): void => {
+    for (const finish of [...waits.values()]) finish('timeout');
+  };
+  return { of, append, wake, waitFor, forget, close };
+}
+
+/** Sends IN_FLIGHT deliveries at once and queues WAITING more, their bytes within half of `budgetBytes`. */
+function createSender(transport: DeliveryTransport | undefined, budgetBytes: number, settle: Settle) {
+  const waiting: Delivery[] = [];
+  let inFlight = 0;
+  let queueBytes = 0;
+  const control = new AbortController();
 
   async function send(delivery: Delivery): Promise<void> {
     inFlight++;
@@ -253,7 +250,6 @@ export function createDeliveries(
       const ok = 'status' in sent && sent.status >= 200 && sent.status < 300;
       settle(delivery, { state: ok ? 'delivered' : 'failed', ...sent, durationMs: durationMs() });
     } catch (failure) {
-      // Whatever goes wrong, the delivery ends failed and the process goes on.
       const error = `the delivery failed: ${messageOf(failure, delivery.hook)}`;
       settle(delivery, { state: 'failed', error, durationMs: durationMs() });
     } finally {
@@ -283,42 +279,110 @@ export function createDeliveries(
     return undefined;
   }
 
-  function dispatch(delivery: Delivery): void {
-    // The string, and the bytes written for it while the receiver has not read them.
-    const bytes = delivery.bytes + utf8Length(delivery.record.body);
-    const outcome = unsent(delivery, bytes);
-    if (outcome) return void settle(delivery, outcome);
-    delivery.queued = bytes;
-    queueBytes += bytes;
-    if (inFlight < IN_FLIGHT) void send(delivery);
-    else waiting.push(delivery);
-  }
+  return {
+    dispatch(delivery: Delivery): void {
+      // The string, and the bytes written for it while the receiver has not read them.
+      const bytes = delivery.bytes + utf8Length(delivery.record.body);
+      const outcome = unsent(delivery, bytes);
+      if (outcome) return void settle(delivery, outcome);
+      delivery.queued = bytes;
+      queueBytes += bytes;
+      if (inFlight < IN_FLIGHT) void send(delivery);
+      else waiting.push(delivery);
+    },
+    /** Those waiting are handed back; those under way end as their transport stops. */
+    stop(): Delivery[] {
+      const left = waiting.splice(0);
+      control.abort(new Error('the sandbox stopped'));
+      return left;
+    },
+  };
+}
 
-  /** Signed once per event, after the write's answer; the log shows its `Authorization` masked. */
-  function build(delivery: Delivery): void {
-    const pending = delivery.event!;
-    delivery.event = undefined;
-    // Empty without a secret, as Gitea sends them for a hook without one.
-    pending.signatures ??= secret === '' ? { sha256: '', sha1: '' } : sign(secret, pending.payload.json);
-    const request = deliveryRequest(delivery.record.id, pending.payload, delivery.hook, pending.signatures);
-    const headers = { ...request.headers };
-    if (headers.Authorization !== undefined) headers.Authorization = GITEA_MASK;
-    Object.assign(delivery.record, { headers, body: request.body });
-    delivery.request = request;
-    // Heap a body's string takes: two bytes a character at most.
-    delivery.bytes = 2 * request.body.length;
-  }
+/** Signed once per event, after the write's answer; the log shows its `Authorization` masked. */
+function build(delivery: Delivery, secret: string, sign: Signer): void {
+  const pending = delivery.event!;
+  delivery.event = undefined;
+  // Empty without a secret, as Gitea sends them for a hook without one.
+  pending.signatures ??= secret === '' ? { sha256: '', sha1: '' } : sign(secret, pending.payload.json);
+  const request = deliveryRequest(delivery.record.id, pending.payload, delivery.hook, pending.signatures);
+  const headers = { ...request.headers };
+  if (headers.Authorization !== undefined) headers.Authorization = GITEA_MASK;
+  Object.assign(delivery.record, { headers, body: request.body });
+  delivery.request = request;
+  // Heap a body's string takes: two bytes a character at most.
+  delivery.bytes = 2 * request.body.length;
+}
+
+let seq = 0;
+
+function deliveriesOf(events: readonly Addressed[]): Delivery[] {
+  const at = new Date().toISOString();
+  return events.flatMap(({ payload, hooks }) => {
+    // One secret for every hook: the payload is signed once, when the first request is built.
+    const event = { payload };
+    return hooks.map(
+      (hook): Delivery => ({
+        seq: seq++,
+        record: {
+          id: randomUuid(),
+          event: eventOf(payload.type),
+          type: payload.type,
+          action: payload.action,
+          hook: { id: hook.id, type: hook.type, target: hook.target },
+          url: withoutPassword(hook.url),
+          method: 'POST',
+          headers: {},
+          body: '',
+          state: 'pending',
+          at,
+        },
+        hook,
+        event,
+        request: undefined,
+        bytes: 0,
+        queued: 0,
+      }),
+    );
+  });
+}
+
+/** `budgetBytes` (sandbox-limits.ts' deliveriesBudget): what the log and the queue hold together, half each. */
+export function createDeliveries(
+  { onDelivery, secret = '' }: WebhookOptions,
+  transport: DeliveryTransport | undefined,
+  budgetBytes = Infinity,
+) {
+  const sign = transport?.sign ?? portableSigner;
+  const logs = createLog(budgetBytes);
+  const unbuilt: { key: string; deliveries: Delivery[] }[] = [];
+  const toSend: Delivery[] = [];
+  let timer: ReturnType<typeof setTimeout> | undefined;
+
+  const settle: Settle = ({ record }, outcome) => {
+    Object.assign(record, outcome);
+    logs.wake();
+    if (!onDelivery) return;
+    const told = (failure: unknown): void =>
+      console.error(
+        `gitea-mock: onDelivery failed for delivery ${record.id} (${record.type} ${record.action}):`,
+        failure,
+      );
+    // Called now; what it throws or rejects with is told.
+    new Promise((resolve) => resolve(onDelivery(copyOf(record)))).catch(told);
+  };
+  const sender = createSender(transport, budgetBytes, settle);
 
   function flush(): void {
     for (let batch = unbuilt.shift(); batch !== undefined; batch = unbuilt.shift()) {
       for (const delivery of batch.deliveries) {
         try {
-          build(delivery);
+          build(delivery, secret, sign);
         } catch (failure) {
           const why = messageOf(failure, delivery.hook);
           settle(delivery, { state: 'failed', error: `not sent: its request could not be made (${why})` });
         }
-        append(batch.key, delivery);
+        logs.append(batch.key, delivery);
         if (delivery.record.state === 'pending') toSend.push(delivery);
       }
     }
@@ -330,42 +394,14 @@ export function createDeliveries(
     timer ??= setTimeout(() => {
       timer = undefined;
       flush();
-      for (let delivery = toSend.shift(); delivery !== undefined; delivery = toSend.shift()) dispatch(delivery);
+      for (let delivery = toSend.shift(); delivery !== undefined; delivery = toSend.shift()) sender.dispatch(delivery);
     }, 0);
   }
 
-  function deliveriesOf(events: readonly Addressed[]): Delivery[] {
-    const at = new Date().toISOString();
-    return events.flatMap(({ payload, hooks }) => {
-      // One secret for every hook: the payload is signed once, when the first request is built.
-      const event = { payload };
-      return hooks.map(
-        (hook): Delivery => ({
-          seq: seq++,
-          record: {
-            id: randomUuid(),
-            event: eventOf(payload.type),
-            type: payload.type,
-            action: payload.action,
-            hook: { id: hook.id, type: hook.type, target: hook.target },
-            url: withoutPassword(hook.url),
-            method: 'POST',
-            headers: {},
-            body: '',
-            state: 'pending',
-            at,
-          },
-          hook,
-          event,
-          request: undefined,
-          bytes: 0,
-          queued: 0,
-        }),
-      );
-    });
-  }
-
-  const read = (deliveries: Delivery[]): DeliveryRecord[] => deliveries.map((each) => copyOf(each.record));
+  const read = (key: string | undefined): DeliveryRecord[] => {
+    flush();
+    return logs.of(key).map((each) => copyOf(each.record));
+  };
 
   return {
     /** Made now; the function returned logs and sends them once the write stands. */
@@ -378,20 +414,14 @@ export function createDeliveries(
       const deliveries = deliveriesOf(events);
       queue(key, deliveries);
       flush();
-      return read(deliveries);
+      return deliveries.map((each) => copyOf(each.record));
     },
-    log(key: string): DeliveryRecord[] {
-      flush();
-      return read(logOf(key));
-    },
-    all(): DeliveryRecord[] {
-      flush();
-      return read(allLogs());
-    },
+    log: (key: string): DeliveryRecord[] => read(key),
+    all: (): DeliveryRecord[] => read(undefined),
     /** Gitea's replay: the same payload and signatures under a new id. */
     redeliver(key: string, id: string, hookNow?: (id: number) => HookTarget | undefined): DeliveryRecord | undefined {
       flush();
-      const original = logOf(key).find((each) => each.record.id === id);
+      const original = logs.of(key).find((each) => each.record.id === id);
       if (!original) return undefined;
       const { record: first } = original;
       // Gitea's replay reads the hook by id (`Deliver`): a repository hook as it is now, a system hook as set.
@@ -401,49 +431,26 @@ export function createDeliveries(
       const json = form ? (new URLSearchParams(first.body).get('payload') ?? '') : first.body;
       const [delivery] = deliveriesOf([{ payload: { type: first.type, action: first.action, json }, hooks: [hook] }]);
       const built = Object.keys(first.headers).length > 0;
-      if (built) build(delivery!);
-      append(key, delivery!);
-      if (built) dispatch(delivery!);
+      if (built) build(delivery!, secret, sign);
+      logs.append(key, delivery!);
+      if (built) sender.dispatch(delivery!);
       else settle(delivery!, { state: 'failed', error: first.error ?? 'not sent: its request could not be made' });
       return copyOf(delivery!.record);
     },
-    /** As soon as one has settled, at most `ms` later. */
-    waitFor(key: string | undefined, filter: DeliveryFilter, ms: number, signal?: AbortSignal): Promise<Waited> {
+    waitFor(...args: Parameters<typeof logs.waitFor>): Promise<Waited> {
       flush();
-      if (waits.size >= MAX_WAITS) return Promise.resolve('busy');
-      return new Promise((resolve) => {
-        const finish = (waited: Waited): void => {
-          waits.delete(check);
-          clearTimeout(expiry);
-          signal?.removeEventListener('abort', onAbort);
-          resolve(waited);
-        };
-        const check = (): void => {
-          const records = (key === undefined ? allLogs() : logOf(key))
-            .map((each) => each.record)
-            .filter((record) => record.state !== 'pending' && picks(filter, record));
-          if (records.length > 0) finish({ deliveries: records.map(copyOf) });
-        };
-        const onAbort = (): void => finish('timeout');
-        const expiry = setTimeout(onAbort, ms);
-        signal?.addEventListener('abort', onAbort, { once: true });
-        waits.set(check, finish);
-        if (signal?.aborted) onAbort();
-        else check();
-      });
+      return logs.waitFor(...args);
     },
     forget(key?: string): void {
       flush();
-      (key === undefined ? [...logs.keys()] : [key]).forEach(dropAll);
+      logs.forget(key);
     },
     async close(): Promise<void> {
       if (timer !== undefined) clearTimeout(timer);
       flush();
-      // What was not sent yet ends now, said so; what is under way ends as its transport stops.
-      for (const delivery of [...toSend.splice(0), ...waiting.splice(0)])
+      for (const delivery of [...toSend.splice(0), ...sender.stop()])
         settle(delivery, { state: 'failed', error: 'not sent: the sandbox stopped' });
-      control.abort(new Error('the sandbox stopped'));
-      for (const finish of [...waits.values()]) finish('timeout');
+      logs.close();
     },
   };
 }

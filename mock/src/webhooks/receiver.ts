@@ -1,7 +1,7 @@
 // `gitea-mock webhooks`: receives a real Gitea's webhook deliveries and checks each against the document.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { getHeapStatistics } from 'node:v8';
 import { NodeRequest } from 'srvx/node';
@@ -13,7 +13,8 @@ import { usageError } from '../common/refusal.js';
 import { joinedTarget, originFormRefusal } from '../common/request-target.js';
 import { bodyViolations, describeViolation, headerViolations, type Violation } from '../contract/conformance.js';
 import { readDocumentFile } from '../contract/document-file.js';
-import { isObject, listWebhooks, operationParameters, type JsonObject, type Operation } from '../contract/document.js';
+import { isObject, listWebhooks, operationParameters, resolvePointer } from '../contract/document.js';
+import type { JsonObject, Operation } from '../contract/document.js';
 import { createExchangeReport, type Found, total } from '../contract/exchange-report.js';
 import { MAX_CHECKED_VALUES } from '../contract/json-shape.js';
 import { createSchemaValidator } from '../contract/schema.js';
@@ -22,6 +23,7 @@ import { createBodyBudget, defaultBodyBudget, GO_MAX_DEPTH, pastJsonBounds, read
 import { answerAndClose, defaultMaxConnections, IDLE_TIMEOUT_MS, limitConnections } from '../front/connections.js';
 import { reasonPhrase } from '../front/errors.js';
 import { junitXml, type Outcome, type Problem } from '../live/junit.js';
+import { ANSWER_LIMIT, nodeSign } from './transport-node.js';
 
 const USAGE = usage(
   'webhooks',
@@ -34,8 +36,6 @@ broke the contract or the --forward app refused one (answered other than 2xx, or
 reached), 0 otherwise.`,
 );
 
-/** Bytes of the app's answer passed back, as Gitea keeps them. */
-const ANSWER_LIMIT = 1024 * 1024;
 const FORWARD_TIMEOUT_MS = 30_000;
 /** Deliveries whose results the JUnit XML lists; past that they are counted only. */
 const OUTCOMES = 10_000;
@@ -44,21 +44,20 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'ho
 /** Thrice the 10 workers of the queue Gitea sends deliveries from (modules/setting/queue.go, `MaxWorkers`). */
 const MAX_CONNECTIONS = 32;
 const TEXT = 'text/plain; charset=utf-8';
+const BUSY = 'too many deliveries are being received at once; try again shortly\n';
 
 /** The actions a webhook's JSON body declares (`allOf` of the payload and `{action: {enum}}`). */
 function actionsOf(webhook: Operation): string[] {
-  const body = webhook.operation.requestBody;
-  const schema = isObject(body) && isObject(body.content) ? body.content['application/json'] : undefined;
-  const parts =
-    isObject(schema) && isObject(schema.schema) && Array.isArray(schema.schema.allOf) ? schema.schema.allOf : [];
-  return parts.flatMap((part) => {
-    const action = isObject(part) && isObject(part.properties) ? part.properties.action : undefined;
-    return isObject(action) && Array.isArray(action.enum) ? action.enum.map(String) : [];
+  const parts = resolvePointer(webhook.operation, '#/requestBody/content/application~1json/schema/allOf');
+  return (Array.isArray(parts) ? parts : []).flatMap((part) => {
+    const actions = resolvePointer(part, '#/properties/action/enum');
+    return Array.isArray(actions) ? actions.map(String) : [];
   });
 }
 
-const hmacHex = (algorithm: 'sha1' | 'sha256', secret: string, payload: string): string =>
-  createHmac(algorithm, secret).update(payload, 'utf8').digest('hex');
+/** An answer on a socket outside Node's HTTP handling; `extra` headers each end with CRLF. */
+const rawAnswer = (status: number, extra = '', message = ''): string =>
+  `HTTP/1.1 ${status} ${reasonPhrase(status)}\r\n${extra}Content-Length: ${Buffer.byteLength(message)}\r\nConnection: close\r\n\r\n${message}`;
 
 function sameText(a: string, b: string): boolean {
   const [x, y] = [Buffer.from(a), Buffer.from(b)];
@@ -80,7 +79,6 @@ function createDeliveryChecker(doc: JsonObject) {
       return {
         outside: `${type ? `the event type ${JSON.stringify(type)}` : 'a request without X-Gitea-Event-Type'} is not in the contract (it describes ${[...webhooks.keys()].join(', ')})`,
       };
-    // Each `where` below the request.
     const violations: Violation[] = [];
     const media = headers.get('content-type')?.split(';')[0]?.trim().toLowerCase() ?? '';
     const requestBody = webhook.operation.requestBody as JsonObject;
@@ -121,12 +119,12 @@ function createDeliveryChecker(doc: JsonObject) {
       .map(({ param, location }) => ({ name: String(param.name), spec: param, location }));
     violations.push(...headerViolations(schemas, declaredHeaders, headers));
     if (secret !== undefined && text !== null) {
-      const sha256 = hmacHex('sha256', secret, text);
+      const { sha256, sha1 } = nodeSign(secret, text);
       const expected: [string, string][] = [
         ['X-Gitea-Signature', sha256],
         ['X-Gogs-Signature', sha256],
         ['X-Hub-Signature-256', `sha256=${sha256}`],
-        ['X-Hub-Signature', `sha1=${hmacHex('sha1', secret, text)}`],
+        ['X-Hub-Signature', `sha1=${sha1}`],
       ];
       for (const [name, value] of expected) {
         const sent = headers.get(name);
@@ -157,203 +155,215 @@ function createDeliveryChecker(doc: JsonObject) {
 const headersOf = (req: IncomingMessage): Headers =>
   new Headers(Object.entries(req.headers).flatMap(([name, value]) => [value ?? []].flat().map((each) => [name, each])));
 
-/** Until SIGINT or SIGTERM; resolves with the exit code. */
-export async function receiveWebhooks(args: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
-  const log = logger(io, 'gitea-mock webhooks');
-  // A wrong option is a usage error, told before anything listens.
-  const parsed = await log.options(USAGE, () => {
-    const options = parseCommand('webhooks', args);
-    if (options.positionals.length > 0) throw usageError('gitea-mock webhooks takes options only');
-    if (options.help) return undefined;
-    const forward = options.text('forward');
-    const hint = `--forward ${forward}: give an http or https URL of your app`;
-    return {
-      port: options.port(env),
-      host: options.text('host')!,
-      secret: env.GITEA_WEBHOOK_SECRET || undefined,
-      forward: forward === undefined ? undefined : httpUrl(forward, hint),
-      report: options.file('report'),
-      junit: options.file('junit'),
-      quiet: options.flag('quiet'),
-    };
-  });
-  if (typeof parsed === 'number') return parsed;
-  const options = parsed;
-  const stats = createExchangeReport();
-  // The bytes of deliveries read or being handled at once, as the mock's front bounds its bodies.
-  const bodies = createBodyBudget(defaultBodyBudget(getHeapStatistics().heap_size_limit));
-  const app = options.forward?.origin;
-  const started = new Date();
-  const outcomes: Outcome[] = [];
-  const counts = { outside: 0, refused: 0, broken: 0, checked: 0, appRefused: 0 };
-  /** What the app answered, by status (`unreachable` when it did not). */
-  const appStatuses: Record<string, number> = {};
-  /** No line or file shows the secret, nor the Authorization a delivery carried (redacted from its lines). */
+/** Undefined for --help; a wrong option is a usage error, told before anything listens. */
+function parseOptions(args: string[], env: NodeJS.ProcessEnv) {
+  const options = parseCommand('webhooks', args);
+  if (options.positionals.length > 0) throw usageError('gitea-mock webhooks takes options only');
+  if (options.help) return undefined;
+  const forward = options.text('forward');
+  const hint = `--forward ${forward}: give an http or https URL of your app`;
+  return {
+    port: options.port(env),
+    host: options.text('host')!,
+    secret: env.GITEA_WEBHOOK_SECRET || undefined,
+    forward: forward === undefined ? undefined : httpUrl(forward, hint),
+    report: options.file('report'),
+    junit: options.file('junit'),
+    quiet: options.flag('quiet'),
+  };
+}
+
+/** What the receiver has seen; no line or file shows the secret (`always`), nor the Authorization a delivery carried. */
+function createTally(options: NonNullable<ReturnType<typeof parseOptions>>, io: Io) {
   const always = options.secret ? [options.secret] : [];
-  const say = (line: string, secrets = always): void => io.stdout(`${redact(line, secrets)}\n`);
-  const record = (outcome: Outcome): void => void (outcomes.length < OUTCOMES && outcomes.push(outcome));
-  let checker: ReturnType<typeof createDeliveryChecker>;
+  const outcomes: Outcome[] = [];
+  return {
+    options,
+    app: options.forward?.origin,
+    checker: createDeliveryChecker(readDocumentFile().document),
+    stats: createExchangeReport(),
+    // The bytes of deliveries read or being handled at once, as the mock's front bounds its bodies.
+    bodies: createBodyBudget(defaultBodyBudget(getHeapStatistics().heap_size_limit)),
+    started: new Date(),
+    outcomes,
+    counts: { outside: 0, refused: 0, broken: 0, checked: 0, appRefused: 0 },
+    /** What the app answered, by status (`unreachable` when it did not). */
+    appStatuses: {} as Record<string, number>,
+    always,
+    say: (line: string, secrets = always): void => io.stdout(`${redact(line, secrets)}\n`),
+    record: (outcome: Outcome): void => void (outcomes.length < OUTCOMES && outcomes.push(outcome)),
+  };
+}
 
-  /** The connection closes, what is left of the request unread. */
-  function refuse(req: IncomingMessage, res: ServerResponse, status: number, message: string): void {
-    counts.refused++;
-    const path = (req.url?.split('?')[0] ?? '/').slice(0, 200);
-    say(`gitea-mock: a delivery to ${path} was refused (${status}): ${message}`);
-    const [kind, cause] = [status === 400 ? 'outside' : 'too-large', `refused (${status}): ${message}`] as const;
-    record({ operationId: `delivery to ${path}`, checked: false, kind, cause });
-    const text = `${message}\n`;
-    res.writeHead(status, { 'Content-Type': TEXT, 'Content-Length': Buffer.byteLength(text), Connection: 'close' });
-    res.end(text);
+type Tally = ReturnType<typeof createTally>;
+
+/** The connection closes, what is left of the request unread. */
+function refuse(tally: Tally, req: IncomingMessage, res: ServerResponse, status: number, message: string): void {
+  tally.counts.refused++;
+  const path = (req.url?.split('?')[0] ?? '/').slice(0, 200);
+  tally.say(`gitea-mock: a delivery to ${path} was refused (${status}): ${message}`);
+  const [kind, cause] = [status === 400 ? 'outside' : 'too-large', `refused (${status}): ${message}`] as const;
+  tally.record({ operationId: `delivery to ${path}`, checked: false, kind, cause });
+  const text = `${message}\n`;
+  res.writeHead(status, { 'Content-Type': TEXT, 'Content-Length': Buffer.byteLength(text), Connection: 'close' });
+  res.end(text);
+}
+
+/** Passes the delivery on to the app and its answer back; `status` undefined when the app could not be reached. */
+async function forward(
+  { options, app }: Tally,
+  req: IncomingMessage,
+  res: ServerResponse,
+  delivery: { headers: Headers; body: Buffer; violations: Record<string, string> },
+): Promise<{ status: number | undefined; appLine: string }> {
+  try {
+    const answer = await fetch(joinedTarget(options.forward!, req.url ?? '/'), {
+      method: req.method!,
+      headers: new Headers([...delivery.headers].filter(([name]) => !HOP_BY_HOP.has(name))),
+      ...(req.method === 'GET' ? {} : { body: new Uint8Array(delivery.body) }),
+      redirect: 'manual',
+      signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
+    });
+    const bytes = (await readBounded(answer.body, ANSWER_LIMIT)).bytes.subarray(0, ANSWER_LIMIT);
+    const type = answer.headers.get('content-type');
+    res.writeHead(answer.status, {
+      ...(type ? { 'Content-Type': type } : {}),
+      'Content-Length': bytes.length,
+      ...delivery.violations,
+    });
+    res.end(bytes);
+    return { status: answer.status, appLine: `the app at ${app} answered ${answer.status}` };
+  } catch (error) {
+    const cause =
+      (error as Error).name === 'TimeoutError'
+        ? `no answer within ${FORWARD_TIMEOUT_MS / 1000} s`
+        : (networkFailure(error).code ?? (error as Error).message);
+    const appLine = `the app at ${app} could not be reached: ${cause}`;
+    res.writeHead(502, { 'Content-Type': TEXT, ...delivery.violations });
+    res.end(`${appLine}\n`);
+    return { status: undefined, appLine };
   }
+}
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (req.method !== 'POST' && req.method !== 'GET') {
-      req.resume();
-      res.writeHead(405, { Allow: 'POST, GET', 'Content-Type': TEXT });
-      return void res.end('webhook deliveries are POST (or GET) requests\n');
-    }
-    const forwardTo = app === undefined ? undefined : { server: 'receiver', host: options.forward!.host };
-    const badTarget = originFormRefusal(req.url, '/hook', forwardTo);
-    if (badTarget !== undefined) {
-      req.resume();
-      return refuse(req, res, 400, badTarget);
-    }
-    let body: Buffer = Buffer.alloc(0);
-    // The delivery's bytes count against the receiver's budget until it has been handled.
-    const reading = bodies.reading();
-    res.once('close', reading.release);
-    if (req.method === 'GET') req.resume();
-    else {
-      const read = await readBodyBytes(new NodeRequest({ req, res }), reading);
-      if (!read.ok) return refuse(req, res, read.status, read.message);
-      body = Buffer.from(read.data.buffer, read.data.byteOffset, read.data.byteLength);
-    }
-    const headers = headersOf(req);
-    const authorization = headers.get('authorization');
-    const secrets = authorization ? [...always, authorization, ...authorization.split(' ').slice(1)] : always;
-    const delivered = { method: req.method, url: req.url ?? '/', headers, body: body.toString('utf8') };
-    const result = checker.check(delivered, options.secret);
-    if ('refused' in result) return refuse(req, res, result.refused.status, result.refused.message);
-    const found: Found[] =
-      'outside' in result
-        ? []
-        : result.violations.map((violation) => ({ line: describeViolation(violation), count: violation.count ?? 1 }));
-    const count = total(found);
-    const violations = { 'X-Contract-Violations': String(count) };
-    let status: number | undefined = 200;
-    let appLine: string | undefined;
-    if (options.forward) {
-      try {
-        // The target, a path, joined below the app's path.
-        const answer = await fetch(joinedTarget(options.forward, req.url ?? '/'), {
-          method: req.method,
-          headers: new Headers([...headers].filter(([name]) => !HOP_BY_HOP.has(name))),
-          ...(req.method === 'GET' ? {} : { body: new Uint8Array(body) }),
-          redirect: 'manual',
-          signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
-        });
-        const bytes = (await readBounded(answer.body, ANSWER_LIMIT)).bytes.subarray(0, ANSWER_LIMIT);
-        const type = answer.headers.get('content-type');
-        res.writeHead(answer.status, {
-          ...(type ? { 'Content-Type': type } : {}),
-          'Content-Length': bytes.length,
-          ...violations,
-        });
-        res.end(bytes);
-        status = answer.status;
-        appLine = `the app at ${app} answered ${status}`;
-      } catch (error) {
-        const cause =
-          (error as Error).name === 'TimeoutError'
-            ? `no answer within ${FORWARD_TIMEOUT_MS / 1000} s`
-            : (networkFailure(error).code ?? (error as Error).message);
-        status = undefined;
-        appLine = `the app at ${app} could not be reached: ${cause}`;
-        res.writeHead(502, { 'Content-Type': TEXT, ...violations });
-        res.end(`${appLine}\n`);
-      }
-      const key = String(status ?? 'unreachable');
-      appStatuses[key] = (appStatuses[key] ?? 0) + 1;
-    } else {
-      res.writeHead(200, { 'Content-Type': 'application/json', ...violations });
-      res.end('{}\n');
-    }
-    // Gitea counts only a 2xx as delivered (services/webhook/deliver.go, `Deliver`).
-    const appFailed = app !== undefined && !(status !== undefined && status >= 200 && status < 300);
-    if (appFailed) counts.appRefused++;
-    const appProblems: Problem[] = appFailed ? [{ kind: 'app', line: appLine! }] : [];
-    const suffix = appLine === undefined ? '' : `; ${appLine}`;
-    const delivery = headers.get('x-gitea-delivery') ?? '(no X-Gitea-Delivery)';
-    const loud = !options.quiet || appFailed;
-    if ('outside' in result) {
-      counts.outside++;
-      if (loud) say(`gitea-mock: webhook ${delivery}: not checked: ${result.outside}${suffix}`, secrets);
-      const operationId = redact(`delivery ${delivery}`, secrets);
-      const cause = redact(result.outside, secrets);
-      return record(
-        appFailed
-          ? { operationId, checked: true, status, problems: appProblems, ms: 0, notChecked: `not checked: ${cause}` }
-          : { operationId, checked: false, kind: 'outside', cause },
-      );
-    }
-    counts.checked++;
-    stats.record(result.webhook, found, secrets);
-    const label = `webhook ${result.webhook} ${result.action} ${delivery}`;
-    if (count > 0) {
-      counts.broken++;
-      const lines = found.map(({ line }) => line).join('; ');
-      say(`gitea-mock: contract: ${label}: ${count} violation${count > 1 ? 's' : ''}: ${lines}${suffix}`, secrets);
-    } else if (loud) say(`gitea-mock: ${label}: conforms${suffix}`, secrets);
-    const problems = found.map(({ line, count: of }) => ({
-      kind: kindOf(line),
-      line: redact(line, secrets),
-      count: of,
-    }));
-    const operationId = redact(`${result.webhook} ${result.action} ${delivery}`, secrets);
-    record({ operationId, checked: true, status, problems: [...problems, ...appProblems], ms: 0 });
+async function handle(tally: Tally, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const { options, app, counts, say } = tally;
+  if (req.method !== 'POST' && req.method !== 'GET') {
+    req.resume();
+    res.writeHead(405, { Allow: 'POST, GET', 'Content-Type': TEXT });
+    return void res.end('webhook deliveries are POST (or GET) requests\n');
   }
-
-  function conclude(origin: string): number {
-    const { checked, outside, refused, broken, appRefused } = counts;
-    const exitCode = checked === 0 ? 2 : broken > 0 || appRefused > 0 ? 1 : 0;
-    const notChecked = [outside > 0 && `${outside} outside it`, refused > 0 && `${refused} refused`].filter(Boolean);
-    const stopped =
-      checked === 0
-        ? `no delivery of the contract was received${notChecked.length > 0 ? ` (${notChecked.join(', ')})` : ''}`
-        : undefined;
-    const finished = new Date();
-    const forwarded = Object.values(appStatuses).reduce((sum, each) => sum + each, 0);
-    if (options.report) {
-      const report = {
-        receiver: origin,
-        started: started.toISOString(),
-        finished: finished.toISOString(),
-        webhooks: stats.byName(),
-        notInContract: { deliveries: outside },
-        refused: { deliveries: refused },
-        ...(app === undefined
-          ? {}
-          : { forwarded: { app, deliveries: forwarded, refused: appRefused, statuses: appStatuses } }),
-      };
-      writeFileSync(options.report, `${redact(JSON.stringify(report, null, 2), always)}\n`);
-    }
-    if (options.junit) {
-      const server = `${checked + outside + refused} deliveries received, ${checked} of the contract`;
-      const run = { baseUrl: origin, server, started, finished, exitCode, stopped, outcomes };
-      writeFileSync(options.junit, junitXml(run, always, 'gitea-mock webhooks'));
-    }
-    if (stopped) io.stderr(`gitea-mock: ${stopped}: exit code 2\n`);
-    if (!stopped && broken > 0)
-      io.stderr(`gitea-mock: ${broken} of ${checked} deliveries broke the contract: exit code 1\n`);
-    if (!stopped && appRefused > 0)
-      io.stderr(
-        `gitea-mock: ${appRefused} of ${forwarded} deliveries ${appRefused === 1 ? 'was' : 'were'} refused by the app at ${app}: exit code 1\n`,
-      );
-    return exitCode;
+  const forwardTo = app === undefined ? undefined : { server: 'receiver', host: options.forward!.host };
+  const badTarget = originFormRefusal(req.url, '/hook', forwardTo);
+  if (badTarget !== undefined) {
+    req.resume();
+    return refuse(tally, req, res, 400, badTarget);
   }
+  let body: Buffer = Buffer.alloc(0);
+  // The delivery's bytes count against the receiver's budget until it has been handled.
+  const reading = tally.bodies.reading();
+  res.once('close', reading.release);
+  if (req.method === 'GET') req.resume();
+  else {
+    const read = await readBodyBytes(new NodeRequest({ req, res }), reading);
+    if (!read.ok) return refuse(tally, req, res, read.status, read.message);
+    body = Buffer.from(read.data.buffer, read.data.byteOffset, read.data.byteLength);
+  }
+  const headers = headersOf(req);
+  const authorization = headers.get('authorization');
+  const secrets = authorization ? [...tally.always, authorization, ...authorization.split(' ').slice(1)] : tally.always;
+  const delivered = { method: req.method, url: req.url ?? '/', headers, body: body.toString('utf8') };
+  const result = tally.checker.check(delivered, options.secret);
+  if ('refused' in result) return refuse(tally, req, res, result.refused.status, result.refused.message);
+  const found: Found[] =
+    'outside' in result
+      ? []
+      : result.violations.map((violation) => ({ line: describeViolation(violation), count: violation.count ?? 1 }));
+  const count = total(found);
+  const violations = { 'X-Contract-Violations': String(count) };
+  let status: number | undefined = 200;
+  let appLine: string | undefined;
+  if (options.forward) {
+    ({ status, appLine } = await forward(tally, req, res, { headers, body, violations }));
+    const key = String(status ?? 'unreachable');
+    tally.appStatuses[key] = (tally.appStatuses[key] ?? 0) + 1;
+  } else {
+    res.writeHead(200, { 'Content-Type': 'application/json', ...violations });
+    res.end('{}\n');
+  }
+  // Gitea counts only a 2xx as delivered (services/webhook/deliver.go, `Deliver`).
+  const appFailed = app !== undefined && !(status !== undefined && status >= 200 && status < 300);
+  if (appFailed) counts.appRefused++;
+  const appProblems: Problem[] = appFailed ? [{ kind: 'app', line: appLine! }] : [];
+  const suffix = appLine === undefined ? '' : `; ${appLine}`;
+  const delivery = headers.get('x-gitea-delivery') ?? '(no X-Gitea-Delivery)';
+  const loud = !options.quiet || appFailed;
+  if ('outside' in result) {
+    counts.outside++;
+    if (loud) say(`gitea-mock: webhook ${delivery}: not checked: ${result.outside}${suffix}`, secrets);
+    const operationId = redact(`delivery ${delivery}`, secrets);
+    const cause = redact(result.outside, secrets);
+    return tally.record(
+      appFailed
+        ? { operationId, checked: true, status, problems: appProblems, ms: 0, notChecked: `not checked: ${cause}` }
+        : { operationId, checked: false, kind: 'outside', cause },
+    );
+  }
+  counts.checked++;
+  tally.stats.record(result.webhook, found, secrets);
+  const label = `webhook ${result.webhook} ${result.action} ${delivery}`;
+  if (count > 0) {
+    counts.broken++;
+    const lines = found.map(({ line }) => line).join('; ');
+    say(`gitea-mock: contract: ${label}: ${count} violation${count > 1 ? 's' : ''}: ${lines}${suffix}`, secrets);
+  } else if (loud) say(`gitea-mock: ${label}: conforms${suffix}`, secrets);
+  const problems = found.map(({ line, count: of }) => ({ kind: kindOf(line), line: redact(line, secrets), count: of }));
+  const operationId = redact(`${result.webhook} ${result.action} ${delivery}`, secrets);
+  tally.record({ operationId, checked: true, status, problems: [...problems, ...appProblems], ms: 0 });
+}
 
-  // The front's bounds: a connection that sends no request head within IDLE_TIMEOUT_MS, or stays idle as long
-  // between deliveries, is closed; a delivery must arrive whole within 30 s; past the connections, a 503.
+function conclude(tally: Tally, origin: string, io: Io): number {
+  const { options, app, counts, appStatuses, always, started } = tally;
+  const { checked, outside, refused, broken, appRefused } = counts;
+  const exitCode = checked === 0 ? 2 : broken > 0 || appRefused > 0 ? 1 : 0;
+  const notChecked = [outside > 0 && `${outside} outside it`, refused > 0 && `${refused} refused`].filter(Boolean);
+  const stopped =
+    checked === 0
+      ? `no delivery of the contract was received${notChecked.length > 0 ? ` (${notChecked.join(', ')})` : ''}`
+      : undefined;
+  const finished = new Date();
+  const forwarded = Object.values(appStatuses).reduce((sum, each) => sum + each, 0);
+  if (options.report) {
+    const report = {
+      receiver: origin,
+      started: started.toISOString(),
+      finished: finished.toISOString(),
+      webhooks: tally.stats.byName(),
+      notInContract: { deliveries: outside },
+      refused: { deliveries: refused },
+      ...(app === undefined
+        ? {}
+        : { forwarded: { app, deliveries: forwarded, refused: appRefused, statuses: appStatuses } }),
+    };
+    writeFileSync(options.report, `${redact(JSON.stringify(report, null, 2), always)}\n`);
+  }
+  if (options.junit) {
+    const server = `${checked + outside + refused} deliveries received, ${checked} of the contract`;
+    const run = { baseUrl: origin, server, started, finished, exitCode, stopped, outcomes: tally.outcomes };
+    writeFileSync(options.junit, junitXml(run, always, 'gitea-mock webhooks'));
+  }
+  if (stopped) io.stderr(`gitea-mock: ${stopped}: exit code 2\n`);
+  if (!stopped && broken > 0)
+    io.stderr(`gitea-mock: ${broken} of ${checked} deliveries broke the contract: exit code 1\n`);
+  if (!stopped && appRefused > 0)
+    io.stderr(
+      `gitea-mock: ${appRefused} of ${forwarded} deliveries ${appRefused === 1 ? 'was' : 'were'} refused by the app at ${app}: exit code 1\n`,
+    );
+  return exitCode;
+}
+
+// The front's bounds: a connection that sends no request head within IDLE_TIMEOUT_MS, or stays idle as long
+// between deliveries, is closed; a delivery must arrive whole within 30 s; past the connections, a 503.
+function createReceiverServer(tally: Tally): Server {
   const server = createServer(
     {
       requestTimeout: 30_000,
@@ -365,29 +375,35 @@ export async function receiveWebhooks(args: string[], env: NodeJS.ProcessEnv, io
     (req, res) =>
       void (
         connections.refused(req.socket) ||
-        handle(req, res).catch((error: unknown) => {
-          say(`gitea-mock: receiver failure: ${error instanceof Error ? error.message : String(error)}`);
+        handle(tally, req, res).catch((error: unknown) => {
+          tally.say(`gitea-mock: receiver failure: ${error instanceof Error ? error.message : String(error)}`);
           if (!res.headersSent) res.writeHead(500);
           res.end();
         })
       ),
   );
-  const connections = limitConnections(server, Math.min(MAX_CONNECTIONS, defaultMaxConnections()), () => {
-    const message = 'too many deliveries are being received at once; try again shortly\n';
-    const head = `HTTP/1.1 503 ${reasonPhrase(503)}\r\nRetry-After: 1\r\nContent-Type: ${TEXT}`;
-    return `${head}\r\nContent-Length: ${Buffer.byteLength(message)}\r\nConnection: close\r\n\r\n${message}`;
-  });
+  const connections = limitConnections(server, Math.min(MAX_CONNECTIONS, defaultMaxConnections()), () =>
+    rawAnswer(503, `Retry-After: 1\r\nContent-Type: ${TEXT}\r\n`, BUSY),
+  );
   // Requests Node's parser refuses never reach the handler; neither do those of a refused socket.
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     if (connections.refused(socket) || error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
     const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    answerAndClose(
-      socket,
-      `HTTP/1.1 ${status} ${reasonPhrase(status)}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`,
-    );
+    answerAndClose(socket, rawAnswer(status));
   });
+  return server;
+}
+
+/** Until SIGINT or SIGTERM; resolves with the exit code. */
+export async function receiveWebhooks(args: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
+  const log = logger(io, 'gitea-mock webhooks');
+  const options = await log.options(USAGE, () => parseOptions(args, env));
+  if (typeof options === 'number') return options;
+  let tally: Tally;
+  let server: Server;
   try {
-    checker = createDeliveryChecker(readDocumentFile().document);
+    tally = createTally(options, io);
+    server = createReceiverServer(tally);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(options.port, options.host, () => resolve());
@@ -404,7 +420,7 @@ export async function receiveWebhooks(args: string[], env: NodeJS.ProcessEnv, io
     process.once('SIGTERM', stop);
   });
   io.stdout(
-    `gitea-mock: receiving webhook deliveries on ${origin}/, checked against the contract's ${checker.names.length} webhooks; Ctrl-C stops\n`,
+    `gitea-mock: receiving webhook deliveries on ${origin}/, checked against the contract's ${tally.checker.names.length} webhooks; Ctrl-C stops\n`,
   );
   await stopped;
   await new Promise<void>((resolve) => {
@@ -412,7 +428,7 @@ export async function receiveWebhooks(args: string[], env: NodeJS.ProcessEnv, io
     server.closeAllConnections();
   });
   try {
-    return conclude(origin);
+    return conclude(tally, origin, io);
   } catch (error) {
     log.err(`the results were not written: ${(error as Error).message}`);
     return 2;
