@@ -46,7 +46,6 @@ export const OUTPUTS = [
   'mock/dist/cli.mjs',
   'mock/dist/clip.mjs',
   'mock/dist/conditions.mjs',
-  'mock/dist/connections.mjs',
   'mock/dist/document.json',
   'mock/dist/http-operations.mjs',
   'mock/dist/json-shape.mjs',

@@ -1,4 +1,3 @@
-// The document's operations as the mock routes them (contract/http-operations.ts), with their codes and examples.
 import type { IHttpOperation } from '@stoplight/types';
 import { answerChecker, type Answer, type Violation } from '../contract/conformance.js';
 import type { JsonObject } from '../contract/document.js';
@@ -8,17 +7,14 @@ export interface MockOperation {
   method: string;
   path: string;
   matcher: RegExp;
-  /** Documented status → names of its examples, in document order. */
+  /** Status → names of its examples. */
   responses: Map<number, string[]>;
-  /** List operations that page with `page`/`limit` and answer `X-Total-Count` and `Link`. */
   paginated: boolean;
   operation: IHttpOperation;
 }
 
-/** The placeholders of each template, by the index of their segment: read once a template. */
 const placeholders = new Map<string, [index: number, name: string][]>();
 
-/** Values of the placeholders of `template` in a `path` it matched, decoded. */
 export function pathParams(template: string, path: string): Record<string, string> {
   let named = placeholders.get(template);
   if (!named) {
@@ -61,20 +57,19 @@ function describe(operation: IHttpOperation): MockOperation {
 }
 
 export interface OperationTable {
-  /** The document as data, for what the table does not hold (the sandbox reads its `webhooks:`). */
+  /** For what the table does not hold (the sandbox reads its `webhooks:`). */
   document: Record<string, unknown>;
   operations: MockOperation[];
   route(
     method: string,
     path: string,
   ): { kind: 'match'; op: MockOperation } | { kind: 'method'; allowed: string[] } | { kind: 'none' };
-  /** Whether the response carries `x-body-optional: true` (Gitea may send no body), read from the document: the transform drops extensions. */
+  /** `x-body-optional: true` (Gitea may send no body), read from the document: the transform drops extensions. */
   isBodyOptional(operationId: string, status: number): boolean;
-  /** How an answer breaks the document (contract/conformance.ts), with one Ajv per table. */
   checkAnswer(operationId: string, answer: Answer): Violation[];
 }
 
-/** The table of a document given as data and its operations in Stoplight's shape (`httpOperations(document)`, or the build's twin). */
+/** `parsed`: `httpOperations(document)`, or the build's twin. */
 export function operationTable(document: Record<string, unknown>, parsed: IHttpOperation[]): OperationTable {
   if (parsed.length === 0) throw new Error('the document describes no operations');
   // Paths with more literal segments first, so a literal never loses to a placeholder.
@@ -88,7 +83,6 @@ export function operationTable(document: Record<string, unknown>, parsed: IHttpO
           .split('/')
           .reduce((at: any, key: string) => at?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc)
       : node;
-  /** Statuses (as `operationId status`) whose response carries `x-body-optional: true`. */
   const bodyOptional = new Set<string>();
   for (const item of Object.values<Record<string, any>>(doc.paths ?? {}))
     for (const operation of Object.values<any>(item))
