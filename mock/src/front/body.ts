@@ -104,6 +104,8 @@ export function pastJsonBounds(body: unknown): 'depth' | 'values' | undefined {
   return shape.depth > GO_MAX_DEPTH ? 'depth' : shape.values > MAX_CHECKED_VALUES ? 'values' : undefined;
 }
 
+const TOO_MANY_VALUES = `the request body holds more than ${MAX_CHECKED_VALUES} JSON values, more than the mock reads`;
+
 const isJson = (mediaType: string): boolean =>
   mediaType === 'application/json' || (mediaType.startsWith('application/') && mediaType.endsWith('+json'));
 
@@ -128,11 +130,8 @@ export async function readBody(request: Request, operation: IHttpOperation, read
     return empty ? { ok: true, body: undefined } : { ok: true, body: latin1Text(raw.data), contentType: OCTETS };
   }
   const mime = parseMediaType(contentType);
-  if (!mime)
-    return refused(
-      422,
-      `[]: Unsupported Content-Type (not a media type: ${JSON.stringify(contentType.slice(0, 100))})`,
-    );
+  const shown = JSON.stringify(contentType.slice(0, 100));
+  if (!mime) return refused(422, `[]: Unsupported Content-Type (not a media type: ${shown})`);
   if (isJson(mime.essence) && bound) {
     if (empty) return { ok: true, body: {} };
     const text = strictUtf8(raw.data);
@@ -145,11 +144,7 @@ export async function readBody(request: Request, operation: IHttpOperation, read
     }
     const past = pastJsonBounds(body);
     if (past === 'depth') return refused(422, '[]: exceeded max depth');
-    if (past === 'values')
-      return refused(
-        413,
-        `the request body holds more than ${MAX_CHECKED_VALUES} JSON values, more than the mock reads`,
-      );
+    if (past === 'values') return refused(413, TOO_MANY_VALUES);
     return { ok: true, body };
   }
   if (empty) return { ok: true, body: undefined };

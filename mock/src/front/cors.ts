@@ -59,21 +59,11 @@ export function isPreflight(method: string, header: HeaderOf): boolean {
 
 /** Echoes the headers asked for when they are names only; else the browser refuses the request. */
 export function preflightHeaders(header: HeaderOf): Record<string, string> {
-  const requested = header('access-control-request-headers');
-  const names =
-    requested === undefined
-      ? []
-      : requested
-          .split(',')
-          .map((name) => name.trim())
-          .filter((name) => name !== '');
+  const requested = header('access-control-request-headers') ?? '';
+  const names = requested.split(',').flatMap((name) => name.trim() || []);
   const known = new Set(ALLOWED_HEADERS.toLowerCase().split(', '));
-  const more =
-    requested === undefined ||
-    requested.length > REQUEST_HEADERS_LIMIT ||
-    !names.every((name) => HEADER_NAME.test(name))
-      ? []
-      : [...new Set(names.map((name) => name.toLowerCase()))].filter((name) => !known.has(name));
+  const echoed = requested.length <= REQUEST_HEADERS_LIMIT && names.every((name) => HEADER_NAME.test(name));
+  const more = echoed ? [...new Set(names.map((name) => name.toLowerCase()))].filter((name) => !known.has(name)) : [];
   return {
     ...corsHeaders(header),
     'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS',

@@ -1,6 +1,6 @@
 import type { IHttpOperation } from '@stoplight/types';
 import { answerChecker, type Answer, type Violation } from '../contract/conformance.js';
-import type { JsonObject } from '../contract/document.js';
+import { deref, isObject, listOperations, type JsonObject } from '../contract/document.js';
 
 export interface MockOperation {
   operationId: string;
@@ -75,19 +75,12 @@ export function operationTable(document: Record<string, unknown>, parsed: IHttpO
   // Paths with more literal segments first, so a literal never loses to a placeholder.
   const literals = (path: string): number => path.split('/').filter((s) => s !== '' && !s.startsWith('{')).length;
   const operations = parsed.map(describe).sort((a, b) => literals(b.path) - literals(a.path));
-  const doc = document as Record<string, any>;
-  const resolve = (node: any): any =>
-    typeof node?.$ref === 'string'
-      ? node.$ref
-          .slice(2)
-          .split('/')
-          .reduce((at: any, key: string) => at?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc)
-      : node;
+  const doc = document as JsonObject;
   const bodyOptional = new Set<string>();
-  for (const item of Object.values<Record<string, any>>(doc.paths ?? {}))
-    for (const operation of Object.values<any>(item))
-      for (const [code, response] of Object.entries<any>(operation?.responses ?? {}))
-        if (resolve(response)?.['x-body-optional'] === true) bodyOptional.add(`${operation.operationId} ${code}`);
+  for (const { operation } of listOperations(doc))
+    for (const [code, response] of Object.entries(isObject(operation.responses) ? operation.responses : {}))
+      if ((deref(doc, response, '').value as JsonObject)?.['x-body-optional'] === true)
+        bodyOptional.add(`${operation.operationId} ${code}`);
   return {
     document,
     operations,
@@ -98,6 +91,6 @@ export function operationTable(document: Record<string, unknown>, parsed: IHttpO
       return op ? { kind: 'match', op } : { kind: 'method', allowed: onPath.map((candidate) => candidate.method) };
     },
     isBodyOptional: (operationId, status) => bodyOptional.has(`${operationId} ${status}`),
-    checkAnswer: answerChecker(document as JsonObject),
+    checkAnswer: answerChecker(doc),
   };
 }
