@@ -1,4 +1,4 @@
-// The credential checks Gitea makes before routing: the mock has no users, so any well-formed credential is accepted.
+// The mock has no users, so any well-formed credential is accepted.
 import { base64Text } from '../common/bytes.js';
 
 export type AuthResult = { ok: true } | { ok: false; message: string };

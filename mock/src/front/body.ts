@@ -63,7 +63,7 @@ export function createBodyBudget(limit: number) {
   };
 }
 
-/** Deepest nesting Go's encoding/json reads. */
+// Go's encoding/json
 export const GO_MAX_DEPTH = 10_000;
 
 export type BodyResult =
@@ -81,7 +81,6 @@ function strictUtf8(bytes: Uint8Array): string | undefined {
 
 const TOO_LARGE: BodyRefusal = { status: 413, message: `request body exceeds ${MAX_BODY_BYTES} bytes` };
 
-/** Past a bound the rest stays unread, and the answer must close the connection. */
 export async function readBodyBytes(
   request: Request,
   reading: BodyReading,
@@ -115,7 +114,6 @@ export function formContent(operation: IHttpOperation) {
 
 const refused = (status: 400 | 413 | 422, message: string) => ({ ok: false, status, message }) as const;
 
-/** As Gitea's binding reads a body; operations that bind nothing (an upload) get it as it is. */
 export async function readBody(request: Request, operation: IHttpOperation, reading: BodyReading): Promise<BodyResult> {
   const contentType = request.headers.get('content-type')?.trim() || undefined;
   const bound = (operation.request?.body?.contents ?? []).some((content) => isJson(content.mediaType.toLowerCase()));
@@ -157,7 +155,6 @@ export async function readBody(request: Request, operation: IHttpOperation, read
 
 const OCTETS = 'application/octet-stream';
 
-/** Undefined when the operation takes no form: Prism answers it. */
 export function readForm(data: Uint8Array, mime: MediaType | undefined, operation: IHttpOperation) {
   const multipart = mime?.essence === 'multipart/form-data' && formContent(operation);
   const boundary = multipart ? mime.params.get('boundary') : undefined;
@@ -198,7 +195,7 @@ export interface FormPart {
   data: Uint8Array;
 }
 
-/** Go's limit (GODEBUG multipartmaxparts): a body of 10 MB could otherwise hold a million tiny parts. */
+// Go's GODEBUG multipartmaxparts
 const MAX_PARTS = 1000;
 
 // mime/grammar.go
@@ -356,13 +353,12 @@ function parseForm(
   }
 }
 
-/** So Prism's form reader decodes exactly what was sent. */
 const ENCODED = Array.from({ length: 256 }, (_, byte) => {
   const char = String.fromCharCode(byte);
   return /[A-Za-z0-9\-_.~]/.test(char) ? char : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
 });
 
-/** The form as Prism validates it: URL-encoded fields, a file part as an empty value (no schema describes its bytes). */
+/** A file part as an empty value: no schema describes its bytes. */
 export function formForPrism(parts: readonly FormPart[]): string {
   const encoded = (bytes: Uint8Array): string => {
     let text = '';

@@ -94,7 +94,7 @@ const isDelay = (value: unknown): value is number =>
   typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_DELAY_MS;
 const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 1;
 
-/** A stream per use, so faults leave the delays as they were; seeded: SHA-256 of the seed, the stream and n. */
+/** A stream per use, so faults leave the delays as they were. */
 function randomness(seed: string | undefined): (stream: string) => number {
   if (seed === undefined) return () => Math.random();
   const drawn = new Map<string, number>();
@@ -244,7 +244,6 @@ interface ConditionedRequest {
 
 interface Ways<T> {
   answer(prefer: PreferResult): Promise<T>;
-  /** Starts reading the body, so a delay leaves the client its whole time to send it. */
   held?(): void;
   fault(fault: Exclude<Fault, 'reset'>): T;
   refuse(refusal: { status: 429 | 503; message: string }): T;

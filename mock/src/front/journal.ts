@@ -26,12 +26,10 @@ export interface JournalEntry {
   fault: Fault | null;
 }
 
+type Outcome = { operationId?: string | undefined; status: number | null; condition: Condition };
+
 export interface Journal {
-  begin(
-    method: string,
-    url: URL,
-    authorization: string | undefined,
-  ): (outcome: { operationId?: string | undefined; status: number | null; condition: Condition }) => void;
+  begin(method: string, url: URL, authorization: string | undefined): (outcome: Outcome) => void;
   /** Oldest first; of every credential, and of none, without one. */
   list(authorization?: string): JournalEntry[];
   clear(authorization?: string): void;
@@ -53,8 +51,7 @@ export function createJournal(): Journal {
           authorization !== undefined && checkAuthorization(authorization, undefined).ok ? keyOf(authorization) : '';
         const query = new URLSearchParams(url.search);
         // Gitea's `?token=` and `?access_token=` carry credentials.
-        query.delete('token');
-        query.delete('access_token');
+        for (const name of ['token', 'access_token']) query.delete(name);
         const entry: JournalEntry = {
           method,
           path: cut(url.pathname),

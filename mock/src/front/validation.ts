@@ -13,8 +13,7 @@ import { pathParams, type MockOperation } from './operations.js';
 type Diagnostic = { path?: string[]; message: string; code?: string | number; severity: number };
 type Schema = Record<string, unknown>;
 
-// A schema marked `x-lenient: true` lists what to send, but Gitea takes any value there (an id that is no number as 0,
-// a paging value it cannot use as the default, an unknown hook event as none).
+// `x-lenient: true` lists what to send, but Gitea takes any value there (an id that is no number as 0, and so on).
 const ASSERTIONS =
   'enum const minimum maximum exclusiveMinimum exclusiveMaximum multipleOf pattern format minLength maxLength';
 const isLenient = (schema: unknown): boolean =>
@@ -81,37 +80,24 @@ type ParamSpec = { name: string; required?: boolean; schema?: { type?: unknown }
 type ParamCheck = typeof validators.validateHeaders;
 type Check = (element: IHttpRequest) => Diagnostic[];
 
-/** A group the request gives none of passes unlooked when none is required, a list or an object. */
-function groupCheck(
-  specs: unknown,
-  of: (element: IHttpRequest) => object,
-  validate: ParamCheck,
-  bundle: unknown,
-): Check[] {
-  if (!specs) return [];
-  const group = specs as ParamSpec[];
+function groupCheck(specs: unknown, of: (element: IHttpRequest) => object, validate: ParamCheck, bundle: unknown) {
+  const group = (specs ?? []) as ParamSpec[];
   const names = new Set(group.map((spec) => spec.name.toLowerCase()));
-  const passesAbsent = group.every(
-    (spec) => !spec.required && spec.schema?.type !== 'array' && spec.schema?.type !== 'object',
-  );
-  return [
-    (element) => {
-      const target = of(element) as Record<string, string>;
-      if (passesAbsent && !Object.keys(target).some((name) => names.has(name.toLowerCase()))) return [];
-      return errorsOf(validate(target, group as never, INPUT, bundle));
-    },
-  ];
+  const optional = group.every((spec) => !spec.required && !['array', 'object'].includes(String(spec.schema?.type)));
+  return (element: IHttpRequest): Diagnostic[] => {
+    const target = of(element) as Record<string, string>;
+    if (optional && !Object.keys(target).some((name) => names.has(name.toLowerCase()))) return [];
+    return errorsOf(validate(target, group as never, INPUT, bundle));
+  };
 }
 
-/** `form`: the multipart body read as URL-encoded fields, which Prism parses without throwing. */
-const requestChecks = new WeakMap<IHttpOperation, { plain?: Check; form?: Check }>();
+// `form`: the multipart body read as URL-encoded fields, which Prism parses without throwing.
+const requestChecks = { plain: new WeakMap<IHttpOperation, Check>(), form: new WeakMap<IHttpOperation, Check>() };
 
 /** Prism's validateInput taken apart once per operation: it compiles the path template per request, a quarter of its time. */
 function requestCheckOf(operation: IHttpOperation, asForm: boolean): Check {
-  let checks = requestChecks.get(operation);
-  if (!checks) requestChecks.set(operation, (checks = {}));
-  const kind = asForm ? 'form' : 'plain';
-  const known = checks[kind];
+  const checks = requestChecks[asForm ? 'form' : 'plain'];
+  const known = checks.get(operation);
   if (known) return known;
   let resource = lenientView(operation);
   if (asForm) {
@@ -124,8 +110,8 @@ function requestCheckOf(operation: IHttpOperation, asForm: boolean): Check {
   const template = request?.path ? new uriTemplate.URI.Template(resource.path) : undefined;
   const parts: Check[] = [
     (element) => errorsOf(validateInput({ resource: bodyOnly, element })),
-    ...groupCheck(request?.headers, (element) => element.headers ?? {}, validators.validateHeaders, bundle),
-    ...groupCheck(request?.query, (element) => element.url.query ?? {}, validators.validateQuery as ParamCheck, bundle),
+    groupCheck(request?.headers, (element) => element.headers ?? {}, validators.validateHeaders, bundle),
+    groupCheck(request?.query, (element) => element.url.query ?? {}, validators.validateQuery as ParamCheck, bundle),
   ];
   if (template) {
     const specs = request!.path as never;
@@ -133,16 +119,11 @@ function requestCheckOf(operation: IHttpOperation, asForm: boolean): Check {
     parts.push((element) => errorsOf(validators.validatePath(matched(element.url.path), specs, INPUT, bundle)));
   }
   const check: Check = (element) => parts.flatMap((part) => part(element));
-  checks[kind] = check;
+  checks.set(operation, check);
   return check;
 }
 
-/** A Content-Type that is no media type, which Prism throws on, was refused with its body already. */
-function requestErrors(
-  operation: IHttpOperation,
-  element: IHttpRequest,
-  form: readonly FormPart[] | undefined,
-): Diagnostic[] {
+function requestErrors(operation: IHttpOperation, element: IHttpRequest, form?: readonly FormPart[]): Diagnostic[] {
   const asForm = form !== undefined && formContent(operation) !== undefined;
   const headers = { ...element.headers };
   if (headers['content-type'] !== undefined && !parseMediaType(headers['content-type'])) delete headers['content-type'];
@@ -151,7 +132,6 @@ function requestErrors(
   return check({ ...element, headers: { ...headers, 'content-type': FORM_TYPE }, body: formForPrism(form!) });
 }
 
-/** For the proxy's report; a body not read whole is left out. */
 export function requestViolations(op: MockOperation, element: IHttpRequest, bodyRead: boolean): string[] {
   // Prism's path matcher would throw on it; Gitea answers it 400, which the proxy passes on.
   if (decodedSegments(element.url.path) === undefined) return ['path: the request path is not a valid URL path'];
@@ -166,25 +146,18 @@ export function requestViolations(op: MockOperation, element: IHttpRequest, body
     problems.push(`headers.content-type: not a media type: ${JSON.stringify(type.slice(0, 100))}`);
     withBody = false;
   }
-  let form = withBody && typeof body === 'string' ? readForm(latin1Bytes(body), mime, op.operation) : undefined;
-  if (typeof form === 'string') {
-    problems.push(`body: ${form}`);
-    withBody = false;
-    form = undefined;
-  }
+  const form = withBody && typeof body === 'string' ? readForm(latin1Bytes(body), mime, op.operation) : undefined;
+  if (typeof form === 'string') problems.push(`body: ${form}`);
+  withBody &&= typeof form !== 'string';
   const { body: _omitted, ...request } = op.operation.request ?? {};
   const resource = withBody ? op.operation : { ...op.operation, request };
   if (!withBody) delete headers['content-length'];
   const checked: IHttpRequest = withBody
     ? { ...element, headers }
     : { method: element.method, url: element.url, headers };
-  return [
-    ...problems,
-    ...requestErrors(resource, checked, form).map(
-      (d) =>
-        `${String(d.code) === '415' ? 'headers.content-type' : (d.path ?? []).join('.') || 'request'}: ${namingNull(d.message)}`,
-    ),
-  ];
+  const where = (d: Diagnostic) => (String(d.code) === '415' ? 'headers.content-type' : d.path?.join('.') || 'request');
+  const errors = requestErrors(resource, checked, typeof form === 'object' ? form : undefined);
+  return [...problems, ...errors.map((d) => `${where(d)}: ${namingNull(d.message)}`)];
 }
 
 /** Prism writes an enum's `null` as nothing. */
@@ -228,7 +201,7 @@ export function queryOf(url: URL): Record<string, string | string[]> {
 
 export type PrismMethod = IHttpRequest['method'];
 
-/** Names Gitea keeps for its own paths and users (`reservedUsernames`, models/user/user.go), compared in lower case. */
+// models/user/user.go reservedUsernames
 const RESERVED_USERNAMES = new Set(
   `. .. .well-known api metrics v2 assets attachments avatar avatars repo-avatars captcha login org repo user explore
   issues pulls milestones notifications favicon.ico manifest.json robots.txt sitemap.xml ssh_info swagger.v1.json
@@ -237,7 +210,7 @@ const RESERVED_USERNAMES = new Set(
 // `reservedUserPatterns`
 const RESERVED_USERNAME_ENDINGS = ['.keys', '.gpg', '.rss', '.atom', '.png'];
 
-/** `IsUsableUsername`, in Gitea's words. */
+// models/user/user.go IsUsableUsername
 export function usernameProblem(name: string): string | undefined {
   // IsValidUsername (modules/validation/helpers.go): Go's `\w` and `\d` are ASCII, as they are here.
   if (!/^[0-9A-Za-z][-.\w]*$/.test(name) || /[-._]{2,}|[-._]$/.test(name))
@@ -264,7 +237,6 @@ const NAME_RULES: Record<
   adminRenameUser: { at: ['body', 'new_username'], status: 422, problem: usernameProblem },
 };
 
-/** Only when every violation is of the name: else the binding's 422 comes first. */
 function nameRefusal(
   op: MockOperation,
   request: IHttpRequest,
