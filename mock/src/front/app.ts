@@ -43,8 +43,6 @@ export interface AnsweringSource {
 
 export type SourceContext = Pick<AppParts, 'docsUrl'>;
 
-// GET /api/v1/version is a fact of the host, not an operation of the document.
-const VERSION_PATH = '/version';
 export const MOCK_VERSION = '1.27.0+gitea-contract-mock';
 const VERSION_ANSWER: Answer = { status: 200, type: 'application/json', body: { version: MOCK_VERSION } };
 
@@ -96,10 +94,8 @@ function answerCheck(table: OperationTable): (op: MockOperation, answer: Answer,
       body,
       ...(json === undefined ? {} : { value: answer.body }),
     });
-    const message =
-      found.length > 0
-        ? `${op.operationId} ${answer.status}: the answer breaks the document: ${listViolations(found.map(describeViolation))}`
-        : undefined;
+    const breaks = `${op.operationId} ${answer.status}: the answer breaks the document`;
+    const message = found.length > 0 ? `${breaks}: ${listViolations(found.map(describeViolation))}` : undefined;
     if (remembered) {
       if (checked.size >= CHECKED_ANSWERS) checked.delete(checked.keys().next().value!);
       checked.set(key, message);
@@ -228,7 +224,8 @@ async function handle(front: Front, request: Request): Promise<Response> {
   }
   const path = url.pathname.slice(BASE_PATH.length) || '/';
   const method = sent === 'HEAD' ? 'GET' : sent;
-  const route = path === VERSION_PATH ? undefined : front.table.route(method, path);
+  // GET /api/v1/version is a fact of the host, not an operation of the document.
+  const route = path === '/version' ? undefined : front.table.route(method, path);
   const arrival = {
     method: sent,
     url,

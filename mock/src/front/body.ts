@@ -360,11 +360,7 @@ const ENCODED = Array.from({ length: 256 }, (_, byte) => {
 
 /** A file part as an empty value: no schema describes its bytes. */
 export function formForPrism(parts: readonly FormPart[]): string {
-  const encoded = (bytes: Uint8Array): string => {
-    let text = '';
-    for (const byte of bytes) text += ENCODED[byte];
-    return text;
-  };
+  const encoded = (bytes: Uint8Array): string => bytes.reduce((text, byte) => text + ENCODED[byte], '');
   return parts
     .map((part) => `${encoded(utf8Bytes(part.name))}=${part.filename === undefined ? encoded(part.data) : ''}`)
     .join('&');

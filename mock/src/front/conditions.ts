@@ -26,9 +26,7 @@ export type PreferResult = { ok: true; preference: Preference } | { ok: false; m
 function parsePrefer(header: string | undefined): PreferResult {
   const preference: Preference = {};
   for (const part of header?.split(/[,;]/) ?? []) {
-    const trimmed = part.trim();
-    if (trimmed === '') continue;
-    const [, name = '', raw = ''] = /^([^=]*)(?:=([\s\S]*))?$/.exec(trimmed)!;
+    const [, name = '', raw = ''] = /^([^=]*)(?:=([\s\S]*))?$/.exec(part)!;
     const key = name.trim().toLowerCase();
     const value = raw.trim().replace(/^"(.*)"$/, '$1');
     const refusal = (message: string): PreferResult => ({ ok: false, message: `Prefer: ${message}, not "${value}"` });
@@ -92,6 +90,8 @@ export type Conditions = ReturnType<typeof createConditions>;
 
 const isDelay = (value: unknown): value is number =>
   typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_DELAY_MS;
+const isRange = (range: unknown): range is [number, number] =>
+  Array.isArray(range) && range.length === 2 && range.every(isDelay) && range[0]! <= range[1]!;
 const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 1;
 
 /** A stream per use, so faults leave the delays as they were. */
@@ -113,10 +113,7 @@ export function createConditions(options: ConditionOptions = {}) {
   if (!isCount(maxHeldPerCredential) || maxHeldPerCredential > maxHeld)
     throw new TypeError('maxHeldPerCredential must be a whole number of requests from 1 up to maxHeld');
   const range = typeof latency === 'number' ? [latency, latency] : latency;
-  if (
-    range !== undefined &&
-    (!Array.isArray(range) || range.length !== 2 || !range.every(isDelay) || range[0]! > range[1]!)
-  )
+  if (range !== undefined && !isRange(range))
     throw new TypeError(
       `latency must be whole milliseconds from 0 to ${MAX_DELAY_MS}, or [min, max] of them with min ≤ max`,
     );
@@ -182,7 +179,7 @@ function hold(ms: number, signal: AbortSignal): Promise<void> {
 export function latencyOption(text: string): number | [number, number] | string {
   const match = /^([0-9]{1,5})(?:-([0-9]{1,5}))?$/.exec(text);
   const range = match ? [Number(match[1]), Number(match[2] ?? match[1])] : [];
-  if (!match || !range.every(isDelay) || range[0]! > range[1]!)
+  if (!match || !isRange(range))
     return `invalid --latency "${text}": give whole milliseconds up to ${MAX_DELAY_MS}, or a range such as 250-300`;
   return match[2] === undefined ? range[0]! : [range[0]!, range[1]!];
 }

@@ -138,10 +138,7 @@ export function fetchHandler(app: GiteaApp, origin: () => string): Handler {
   };
 }
 
-export async function listen(
-  handler: Handler,
-  options: SocketOptions,
-): Promise<{ origin: string; close(): Promise<void> }> {
+export async function listen(handler: Handler, options: SocketOptions) {
   const { docsUrl } = options;
   const sendError = (res: ServerResponse, status: number, message: string, headers?: Record<string, string>) =>
     sendJson(res, status, apiError(docsUrl(), message), headers);
