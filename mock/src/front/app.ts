@@ -149,15 +149,10 @@ function notAllowedHere(front: Front, method: string, pathname: string, allowed:
 const notFoundHere = (front: Front, method: string, cors: Headers) =>
   error(front, method, 404, 'not found', cors, { errors: null });
 
-async function answerOperation(
-  front: Front,
-  request: Request,
-  op: MockOperation,
-  url: URL,
-  prefer: PreferResult,
-  cors: Headers,
-  read: () => Promise<BodyResult>,
-): Promise<Response> {
+type Routed = { request: Request; url: URL; cors: Headers; op: MockOperation; read: () => Promise<BodyResult> };
+
+async function answerOperation(front: Front, routed: Routed, prefer: PreferResult): Promise<Response> {
+  const { request, url, cors, op } = routed;
   const { method } = request;
   const headers: Headers = Object.fromEntries(request.headers);
   const auth = checkAuthorization(headers.authorization, headers['x-gitea-otp']);
@@ -165,7 +160,7 @@ async function answerOperation(
   if (!auth.ok) return error(front, method, 401, auth.message, cors);
   const problem = prefer.ok ? checkPreference(op, prefer.preference) : prefer.message;
   if (!prefer.ok || problem !== undefined) return error(front, method, 400, problem ?? 'invalid Prefer header', cors);
-  const body = await read();
+  const body = await routed.read();
   // A body refused while it was read is left unread: its connection goes with the answer.
   if (!body.ok) {
     const close = { ...(body.status === 503 ? retryShortly(cors) : cors), Connection: 'close' };
@@ -250,8 +245,8 @@ async function handle(front: Front, request: Request): Promise<Response> {
             : notAllowedHere(front, method, url.pathname, ['GET'], cors);
         if (route.kind === 'none') return notFoundHere(front, sent, cors);
         if (route.kind === 'method') return notAllowedHere(front, method, url.pathname, route.allowed, cors);
-        const body = () => bodyRead ?? readBody(request, route.op.operation, reading);
-        return answerOperation(front, request, route.op, url, prefer, cors, body);
+        const read = () => bodyRead ?? readBody(request, route.op.operation, reading);
+        return answerOperation(front, { request, url, cors, op: route.op, read }, prefer);
       }),
     fault: (fault) => {
       const { status, statusText, headers, body } = faultAnswer(fault, cors);

@@ -64,10 +64,8 @@ export function checkPreference(op: MockOperation, { code, example }: Preference
   return `Prefer: example=${example} is not documented for ${where}; documented examples: ${names.join(', ') || 'none'}`;
 }
 
-export function codeOfExample(op: MockOperation, example: string): number | undefined {
-  for (const [code, names] of op.responses) if (names.includes(example)) return code;
-  return undefined;
-}
+export const codeOfExample = (op: MockOperation, example: string): number | undefined =>
+  [...op.responses].find(([, names]) => names.includes(example))?.[0];
 
 export interface ConditionOptions {
   /** Every answer held this long, in milliseconds: one number, or `[min, max]` for a random delay in that range. */

@@ -51,11 +51,8 @@ export function retryShortly(cors: Record<string, string>): Record<string, strin
   return { ...exposing(cors, 'Retry-After'), 'Retry-After': '1' };
 }
 
-export function isPreflight(method: string, header: HeaderOf): boolean {
-  return (
-    method === 'OPTIONS' && header('origin') !== undefined && header('access-control-request-method') !== undefined
-  );
-}
+export const isPreflight = (method: string, header: HeaderOf): boolean =>
+  method === 'OPTIONS' && header('origin') !== undefined && header('access-control-request-method') !== undefined;
 
 /** Echoes the headers asked for when they are names only; else the browser refuses the request. */
 export function preflightHeaders(header: HeaderOf): Record<string, string> {

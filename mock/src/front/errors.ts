@@ -2,9 +2,7 @@
 import type { Answer } from './app.js';
 
 /** Gitea's `APIError`. */
-export function apiError(docsUrl: string, message: string): { message: string; url: string } {
-  return { message, url: docsUrl };
-}
+export const apiError = (docsUrl: string, message: string) => ({ message, url: docsUrl });
 
 export const JSON_TYPE = 'application/json;charset=utf-8';
 

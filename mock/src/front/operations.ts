@@ -34,10 +34,8 @@ function describe(operation: IHttpOperation): MockOperation {
   for (const response of operation.responses) {
     const code = Number(response.code);
     if (!Number.isInteger(code)) continue;
-    responses.set(
-      code,
-      (response.contents ?? []).flatMap((content) => (content.examples ?? []).map((example) => example.key)),
-    );
+    const names = (response.contents ?? []).flatMap(({ examples = [] }) => examples.map((example) => example.key));
+    responses.set(code, names);
     paginated ||=
       code === 200 && (response.headers ?? []).some((header) => header.name.toLowerCase() === 'x-total-count');
   }
