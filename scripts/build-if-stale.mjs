@@ -45,7 +45,6 @@ export const OUTPUTS = [
   'mock/dist/cli.d.mts',
   'mock/dist/cli.mjs',
   'mock/dist/conditions.mjs',
-  'mock/dist/connections.mjs',
   'mock/dist/document.json',
   'mock/dist/errors.mjs',
   'mock/dist/http-operations.mjs',

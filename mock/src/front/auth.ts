@@ -1,4 +1,4 @@
-// The credential checks Gitea makes before routing: the mock has no users, so any well-formed credential is accepted.
+// The mock has no users, so any well-formed credential is accepted.
 import { base64Text } from '../common/bytes.js';
 
 export type AuthResult = { ok: true } | { ok: false; message: string };
@@ -17,7 +17,7 @@ export function checkAuthorization(header: string | undefined, otp: string | und
     const decoded = credentials.length % 4 === 0 && BASE64.test(credentials) ? base64Text(credentials) : undefined;
     if ((decoded?.indexOf(':') ?? -1) <= 0) return invalid;
   }
-  // A one-time code is six digits; a wrong one is a failed sign-in, not a validation error.
+  // A wrong one-time code is a failed sign-in, not a validation error.
   if (otp !== undefined && !/^[0-9]{6}$/.test(otp)) return invalid;
   return { ok: true };
 }

@@ -1,5 +1,4 @@
-// Request bodies: each at most MAX_BODY_BYTES, all in flight within one budget (the proxy takes from it too), read as
-// Gitea's binding reads them (content types, JSON, UTF-8), a multipart body as Go's mime/multipart reads it.
+// Request bodies within one budget, read as Gitea's binding reads them, a multipart body as Go's mime/multipart does.
 import type { IHttpOperation } from '@stoplight/types';
 import {
   concatBytes,
@@ -13,14 +12,13 @@ import {
 } from '../common/bytes.js';
 import { jsonShape, MAX_CHECKED_VALUES } from '../contract/json-shape.js';
 
-/** The most one request body may hold, in every mode. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 type BodyRefusal = { status: 413 | 503; message: string };
 export type BodyBudget = ReturnType<typeof createBodyBudget>;
 export type BodyReading = ReturnType<BodyBudget['reading']>;
 
-/** An eighth of V8's heap (sandbox-limits.ts has the rest), at least two bodies (the proxy reads a chunk past one); unbounded in a browser. */
+/** An eighth of V8's heap (sandbox-limits.ts has the rest), at least two bodies (the proxy reads a chunk past one). */
 export function defaultBodyBudget(heapLimit: number | undefined): number {
   return heapLimit === undefined ? Infinity : Math.max(2 * MAX_BODY_BYTES, Math.floor(heapLimit / 8));
 }
@@ -47,7 +45,6 @@ export function createBodyBudget(limit: number) {
         over = true;
       };
       return {
-        /** Takes `bytes` more; the refusal when they do not fit, and then this request holds nothing. */
         take(bytes: number): BodyRefusal | undefined {
           if (over) return full;
           const refusal = mine + bytes > limit ? tooLarge : held + bytes > limit ? full : undefined;
@@ -59,20 +56,17 @@ export function createBodyBudget(limit: number) {
           held += bytes;
           return undefined;
         },
-        /** Gives back what this request holds, for good: it takes nothing after. */
         release,
-        /** The refusal of a body declared this long, which can never fit, before a byte of it is read. */
         declared: (length: number) => (length > limit ? tooLarge : undefined),
       };
     },
   };
 }
 
-/** Deepest nesting Go's encoding/json reads. */
+// Go's encoding/json
 export const GO_MAX_DEPTH = 10_000;
 
 export type BodyResult =
-  /** A multipart body comes as its parts (`form`); an untyped body read as bytes comes with the type it is read as. */
   | { ok: true; body: unknown; form?: FormPart[]; contentType?: string }
   | { ok: false; status: 413 | 422 | 400 | 503; message: string };
 
@@ -87,7 +81,6 @@ function strictUtf8(bytes: Uint8Array): string | undefined {
 
 const TOO_LARGE: BodyRefusal = { status: 413, message: `request body exceeds ${MAX_BODY_BYTES} bytes` };
 
-/** The whole body, taken from the budget as it arrives; past a bound the rest stays unread, and the answer must close the connection. */
 export async function readBodyBytes(
   request: Request,
   reading: BodyReading,
@@ -105,11 +98,12 @@ export async function readBodyBytes(
   }
 }
 
-/** Which bound of every JSON body the mock reads `body` is past. */
 export function pastJsonBounds(body: unknown): 'depth' | 'values' | undefined {
   const shape = jsonShape(body, MAX_CHECKED_VALUES, GO_MAX_DEPTH);
   return shape.depth > GO_MAX_DEPTH ? 'depth' : shape.values > MAX_CHECKED_VALUES ? 'values' : undefined;
 }
+
+const TOO_MANY_VALUES = `the request body holds more than ${MAX_CHECKED_VALUES} JSON values, more than the mock reads`;
 
 const isJson = (mediaType: string): boolean =>
   mediaType === 'application/json' || (mediaType.startsWith('application/') && mediaType.endsWith('+json'));
@@ -120,7 +114,6 @@ export function formContent(operation: IHttpOperation) {
 
 const refused = (status: 400 | 413 | 422, message: string) => ({ ok: false, status, message }) as const;
 
-/** As Gitea's binding reads a body for an operation that takes JSON; operations that bind nothing (an upload) get it as it is. */
 export async function readBody(request: Request, operation: IHttpOperation, reading: BodyReading): Promise<BodyResult> {
   const contentType = request.headers.get('content-type')?.trim() || undefined;
   const bound = (operation.request?.body?.contents ?? []).some((content) => isJson(content.mediaType.toLowerCase()));
@@ -132,18 +125,12 @@ export async function readBody(request: Request, operation: IHttpOperation, read
   const empty = raw.data.length === 0;
   if (contentType === undefined) {
     if (bound) return { ok: true, body: {} };
-    // An upload takes a body without a type as the file itself.
     return empty ? { ok: true, body: undefined } : { ok: true, body: latin1Text(raw.data), contentType: OCTETS };
   }
   const mime = parseMediaType(contentType);
-  // Prism's parser throws on it; Gitea's binding finds no type it reads in it.
-  if (!mime)
-    return refused(
-      422,
-      `[]: Unsupported Content-Type (not a media type: ${JSON.stringify(contentType.slice(0, 100))})`,
-    );
+  const shown = JSON.stringify(contentType.slice(0, 100));
+  if (!mime) return refused(422, `[]: Unsupported Content-Type (not a media type: ${shown})`);
   if (isJson(mime.essence) && bound) {
-    // Go's decoder meets the end at once and binds nothing.
     if (empty) return { ok: true, body: {} };
     const text = strictUtf8(raw.data);
     if (text === undefined) return refused(422, '[]: the request body is not valid UTF-8');
@@ -154,27 +141,20 @@ export async function readBody(request: Request, operation: IHttpOperation, read
       return refused(422, `[]: ${error instanceof Error ? error.message : 'malformed JSON'}`);
     }
     const past = pastJsonBounds(body);
-    // Go's decoder refuses it as it reads, so Gitea's binding answers it so.
     if (past === 'depth') return refused(422, '[]: exceeded max depth');
-    if (past === 'values')
-      return refused(
-        413,
-        `the request body holds more than ${MAX_CHECKED_VALUES} JSON values, more than the mock reads`,
-      );
+    if (past === 'values') return refused(413, TOO_MANY_VALUES);
     return { ok: true, body };
   }
   if (empty) return { ok: true, body: undefined };
   const form = readForm(raw.data, mime, operation);
-  // Gitea answers 500 (plain text); a 4xx in the dialect says what is wrong with the request.
+  // Gitea answers 500 (plain text); a 4xx says what is wrong with the request.
   if (typeof form === 'string') return refused(400, form);
   if (form) return { ok: true, body: undefined, form };
-  // Other bodies go to Prism as text, which it validates; they may hold any bytes.
   return { ok: true, body: latin1Text(raw.data) };
 }
 
 const OCTETS = 'application/octet-stream';
 
-/** A multipart body's parts, to an operation that takes a form, or why they do not parse; else undefined: Prism answers it. */
 export function readForm(data: Uint8Array, mime: MediaType | undefined, operation: IHttpOperation) {
   const multipart = mime?.essence === 'multipart/form-data' && formContent(operation);
   const boundary = multipart ? mime.params.get('boundary') : undefined;
@@ -183,11 +163,9 @@ export function readForm(data: Uint8Array, mime: MediaType | undefined, operatio
   return form.ok ? form.parts : `failed to parse request multipart form: ${form.message}`;
 }
 
-/** `type/subtype` and the parameters, by lower-cased name (the first of a name wins). */
 export type MediaType = { essence: string; params: Map<string, string> };
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-/** Code points a parameter value may hold (HTTP quoted-string token code points). */
 const QUOTED = /^[\t\u0020-\u007e\u0080-\u00ff]*$/;
 const PARAMETER = /;[\t\n\r ]*([^;=]*)(?:=(?:"((?:[^"\\]|\\[\s\S])*)(\\?)"?[^;]*|([^;]*)))?/y;
 
@@ -212,16 +190,15 @@ export function parseMediaType(header: string): MediaType | undefined {
 
 export interface FormPart {
   name: string;
-  /** The file name (its last path segment, as Go gives it); undefined for a plain field. */
   filename?: string;
   type?: string;
   data: Uint8Array;
 }
 
-/** Go's limit (GODEBUG multipartmaxparts): a body of 10 MB could otherwise hold a million tiny parts. */
+// Go's GODEBUG multipartmaxparts
 const MAX_PARTS = 1000;
 
-/** Go's token and tspecials (mime/grammar.go). */
+// mime/grammar.go
 const GO_TOKEN = "[!#-'*+\\-.0-9A-Z^-~]";
 const TSPECIAL = '[()<>@,;:\\\\"/[\\]?=]';
 const GO_TOKENS = new RegExp(`^${GO_TOKEN}+$`);
@@ -263,14 +240,13 @@ function parseDisposition(header: string): { disposition: string; params: Map<st
     const name = key.toLowerCase();
     const value = quoted?.replace(ESCAPED, '$1') ?? token!;
     const into = name.includes('*') ? starred : params;
-    // Go refuses a parameter given twice with different values.
     if (into.has(name) && into.get(name) !== value) return undefined;
     into.set(name, value);
   }
   // `filename*=UTF-8''…` wins over `filename=…`; continuations (`filename*0`) are too rare to read.
   for (const [key, value] of starred) {
     if (!/^[^*]*\*$/.test(key)) continue;
-    // RFC 2231 `charset'language'percent-encoded`, UTF-8 or US-ASCII only: a broken escape drops the value.
+    // RFC 2231 `charset'language'percent-encoded`, UTF-8 or US-ASCII only.
     const [charset, , encoded] = value.split("'", 3);
     if (encoded === undefined || !['utf-8', 'us-ascii'].includes(charset!.toLowerCase())) continue;
     if (/%(?![0-9A-Fa-f]{2})/.test(encoded)) continue;
@@ -305,7 +281,6 @@ function parseForm(
     pos += line.length;
     return { line, eof: end < 0 };
   };
-  /** Whether `prefix` starts the line and blanks then the end of line follow (or, with `last`, nothing). */
   const delimits = (line: Uint8Array, prefix: Uint8Array, last: boolean): boolean => {
     if (!startsWith(line, prefix)) return false;
     let i = prefix.length;
@@ -319,7 +294,6 @@ function parseForm(
     at >= raw.length || [0x20, 0x09, 0x0d, 0x0a].includes(raw[at]!) || (raw[at] === 0x2d && raw[at + 1] === 0x2d);
 
   for (;;) {
-    // Up to the next delimiter line: a preamble before the first, one line end after each part.
     let expectNewPart = false;
     for (;;) {
       const { line, eof } = nextLine();
@@ -334,7 +308,6 @@ function parseForm(
     }
     if (++partsRead > MAX_PARTS) return fail(`more than ${MAX_PARTS} parts`);
 
-    // The part's MIME header, up to an empty line; continuation lines join the one before.
     const headers: [string, string][] = [];
     for (;;) {
       const { line, eof } = nextLine();
@@ -351,7 +324,6 @@ function parseForm(
       headers.push([text.slice(0, colon).toLowerCase(), text.slice(colon + 1).trim()]);
     }
 
-    // The data, up to a line end and `--boundary` followed by a blank, a line end or `--` (or the body's end).
     let end = pos;
     if (!startsWith(raw, dash, pos) || !endsPart(pos + dash.length)) {
       const nlDash = concatBytes([nl, dash]);
@@ -367,7 +339,7 @@ function parseForm(
     const header = (name: string): string | undefined => headers.find(([key]) => key === name)?.[1];
     const disposition = parseDisposition(header('content-disposition') ?? '');
     const name = disposition?.disposition === 'form-data' ? disposition.params.get('name') : undefined;
-    if (!name) continue; // Go skips a part without a form-data name
+    if (!name) continue;
     // Go's filepath.Base on a Unix server: RFC 7578 says to drop the directories.
     const filename = disposition!.params.get('filename');
     const base = filename?.replace(/\/+$/, '');
@@ -381,19 +353,14 @@ function parseForm(
   }
 }
 
-/** Each byte as itself when unreserved, else as %XX, so Prism's form reader decodes exactly what was sent. */
 const ENCODED = Array.from({ length: 256 }, (_, byte) => {
   const char = String.fromCharCode(byte);
   return /[A-Za-z0-9\-_.~]/.test(char) ? char : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
 });
 
-/** The form as Prism validates it: URL-encoded fields, a file part as an empty value (no schema describes its bytes). */
+/** A file part as an empty value: no schema describes its bytes. */
 export function formForPrism(parts: readonly FormPart[]): string {
-  const encoded = (bytes: Uint8Array): string => {
-    let text = '';
-    for (const byte of bytes) text += ENCODED[byte];
-    return text;
-  };
+  const encoded = (bytes: Uint8Array): string => bytes.reduce((text, byte) => text + ENCODED[byte], '');
   return parts
     .map((part) => `${encoded(utf8Bytes(part.name))}=${part.filename === undefined ? encoded(part.data) : ''}`)
     .join('&');

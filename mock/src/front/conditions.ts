@@ -1,5 +1,4 @@
-// The conditions a request is answered under, decided on arrival: `Prefer` (a documented response, a delay, a fault),
-// `--latency` and `--faults` (repeatable with a seed), and ceilings on requests held at once, below the connections'.
+// The conditions a request is answered under: `Prefer`, `--latency`, `--faults`, and ceilings on requests held at once.
 import { sha256 } from '@noble/hashes/sha2';
 import { utf8Bytes } from '../common/bytes.js';
 import { keyOf } from '../common/credential-key.js';
@@ -7,7 +6,6 @@ import { exposing } from './cors.js';
 import type { Journal } from './journal.js';
 import type { MockOperation } from './operations.js';
 
-/** What the network or the reverse proxy in front of Gitea does instead of answering. */
 export type Fault = 'reset' | 502 | 503 | 504;
 const FAULTS: readonly Fault[] = ['reset', 502, 503, 504];
 const MAX_DELAY_MS = 60_000;
@@ -16,9 +14,7 @@ export interface Preference {
   code?: number;
   example?: string;
   dynamic?: boolean;
-  /** Milliseconds to hold the request before it is answered. */
   delay?: number;
-  /** `none` keeps a request clear of `--faults`. */
   fault?: Fault | 'none';
 }
 
@@ -30,9 +26,7 @@ export type PreferResult = { ok: true; preference: Preference } | { ok: false; m
 function parsePrefer(header: string | undefined): PreferResult {
   const preference: Preference = {};
   for (const part of header?.split(/[,;]/) ?? []) {
-    const trimmed = part.trim();
-    if (trimmed === '') continue;
-    const [, name = '', raw = ''] = /^([^=]*)(?:=([\s\S]*))?$/.exec(trimmed)!;
+    const [, name = '', raw = ''] = /^([^=]*)(?:=([\s\S]*))?$/.exec(part)!;
     const key = name.trim().toLowerCase();
     const value = raw.trim().replace(/^"(.*)"$/, '$1');
     const refusal = (message: string): PreferResult => ({ ok: false, message: `Prefer: ${message}, not "${value}"` });
@@ -59,7 +53,6 @@ function parsePrefer(header: string | undefined): PreferResult {
   return { ok: true, preference };
 }
 
-/** Checks a preference against what the operation documents; the message names what exists. */
 export function checkPreference(op: MockOperation, { code, example }: Preference): string | undefined {
   const codes = [...op.responses.keys()];
   if (code !== undefined && !op.responses.has(code))
@@ -71,11 +64,8 @@ export function checkPreference(op: MockOperation, { code, example }: Preference
   return `Prefer: example=${example} is not documented for ${where}; documented examples: ${names.join(', ') || 'none'}`;
 }
 
-/** The status whose response holds the example, so Prism is asked for a consistent pair. */
-export function codeOfExample(op: MockOperation, example: string): number | undefined {
-  for (const [code, names] of op.responses) if (names.includes(example)) return code;
-  return undefined;
-}
+export const codeOfExample = (op: MockOperation, example: string): number | undefined =>
+  [...op.responses].find(([, names]) => names.includes(example))?.[0];
 
 export interface ConditionOptions {
   /** Every answer held this long, in milliseconds: one number, or `[min, max]` for a random delay in that range. */
@@ -92,16 +82,17 @@ export interface ConditionOptions {
 
 export const DEFAULT_MAX_HELD = 2048;
 
-/** The milliseconds a request is held before it is answered (0: none), and its fault. */
 export type Condition = { delay: number; fault?: Fault };
 
 export type Conditions = ReturnType<typeof createConditions>;
 
 const isDelay = (value: unknown): value is number =>
   typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_DELAY_MS;
+const isRange = (range: unknown): range is [number, number] =>
+  Array.isArray(range) && range.length === 2 && range.every(isDelay) && range[0]! <= range[1]!;
 const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 1;
 
-/** Numbers in [0, 1), a stream per use so faults leave the delays as they were; seeded, SHA-256 of the seed, the stream and n. */
+/** A stream per use, so faults leave the delays as they were. */
 function randomness(seed: string | undefined): (stream: string) => number {
   if (seed === undefined) return () => Math.random();
   const drawn = new Map<string, number>();
@@ -120,10 +111,7 @@ export function createConditions(options: ConditionOptions = {}) {
   if (!isCount(maxHeldPerCredential) || maxHeldPerCredential > maxHeld)
     throw new TypeError('maxHeldPerCredential must be a whole number of requests from 1 up to maxHeld');
   const range = typeof latency === 'number' ? [latency, latency] : latency;
-  if (
-    range !== undefined &&
-    (!Array.isArray(range) || range.length !== 2 || !range.every(isDelay) || range[0]! > range[1]!)
-  )
+  if (range !== undefined && !isRange(range))
     throw new TypeError(
       `latency must be whole milliseconds from 0 to ${MAX_DELAY_MS}, or [min, max] of them with min ≤ max`,
     );
@@ -133,11 +121,9 @@ export function createConditions(options: ConditionOptions = {}) {
   if (!Array.isArray(kinds) || kinds.length === 0 || !kinds.every((kind) => FAULTS.includes(kind)))
     throw new TypeError('faults.kinds must list one or more of reset, 502, 503 and 504');
   const random = randomness(options.seed);
-  // Requests held, in all and by credential (hashed, as the journal keeps them).
   const byCredential = new Map<string, number>();
   let held = 0;
   return {
-    /** The request's own `Prefer: delay` and `fault` first, else the random ones of the options. */
     decide(preference: Preference): Condition {
       // Drawn for every request, whatever it prefers, so a request's own choice leaves the sequence as it was.
       const delay = range ? range[0]! + Math.floor(random('latency') * (range[1]! - range[0]! + 1)) : 0;
@@ -147,7 +133,6 @@ export function createConditions(options: ConditionOptions = {}) {
         preference.fault === undefined ? fault : preference.fault === 'none' ? undefined : preference.fault;
       return { delay: preference.delay ?? delay, ...(chosen === undefined ? {} : { fault: chosen }) };
     },
-    /** A place among the held requests, and the function that gives it back; past a ceiling, 429 for its credential's, 503 for the one in all. */
     admitHeld(authorization: string | undefined): (() => void) | { status: 429 | 503; message: string } {
       const key = authorization === undefined ? '' : keyOf(authorization);
       const mine = byCredential.get(key) ?? 0;
@@ -176,7 +161,6 @@ export function createConditions(options: ConditionOptions = {}) {
   };
 }
 
-/** Resolves after `ms`, or as soon as `signal` aborts (the client gave up): it holds the request, never the thread. */
 function hold(ms: number, signal: AbortSignal): Promise<void> {
   if (ms <= 0 || signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
@@ -190,16 +174,14 @@ function hold(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** `--latency 250-300` or `--latency 300` as the option, or why it is not one. */
 export function latencyOption(text: string): number | [number, number] | string {
   const match = /^([0-9]{1,5})(?:-([0-9]{1,5}))?$/.exec(text);
   const range = match ? [Number(match[1]), Number(match[2] ?? match[1])] : [];
-  if (!match || !range.every(isDelay) || range[0]! > range[1]!)
+  if (!match || !isRange(range))
     return `invalid --latency "${text}": give whole milliseconds up to ${MAX_DELAY_MS}, or a range such as 250-300`;
   return match[2] === undefined ? range[0]! : [range[0]!, range[1]!];
 }
 
-/** `--faults 0.1` or `--faults 0.1:503,reset` as the option, or why it is not one. */
 export function faultsOption(text: string): { rate: number; kinds?: Fault[] } | string {
   const [share = '', names] = text.split(':');
   const rate = /^(0|1)?(\.[0-9]+)?$/.test(share) && share !== '' && share !== '.' ? Number(share) : NaN;
@@ -209,7 +191,6 @@ export function faultsOption(text: string): { rate: number; kinds?: Fault[] } | 
   return kinds === undefined ? { rate } : { rate, kinds: kinds as Fault[] };
 }
 
-/** A seed as `--seed 7` and `seed: 7` give it: the same text either way (`7` and `'7'` alike); anything else is a TypeError. */
 export function seedText(seed: unknown): string | undefined {
   if (seed === undefined || typeof seed === 'string') return seed;
   if (typeof seed === 'number' && Number.isFinite(seed)) return String(seed);
@@ -241,11 +222,9 @@ const FAULT_ANSWERS: Record<Exclude<Fault, 'reset'>, ReturnType<typeof nginxPage
   504: nginxPage(504, 'Gateway Time-out'),
 };
 
-/** What a fault sends, with `cors` so a browser page can read it (`Retry-After` included); none is in the JSON dialect. */
 export function faultAnswer(fault: Exclude<Fault, 'reset'>, cors: Record<string, string>) {
   const answer = FAULT_ANSWERS[fault];
   const headers = answer.headers['Retry-After'] === undefined ? cors : exposing(cors, 'Retry-After');
-  // The bodies are ASCII: as long in bytes.
   return { ...answer, headers: { ...headers, ...answer.headers, 'Content-Length': String(answer.body.length) } };
 }
 
@@ -254,25 +233,19 @@ interface ConditionedRequest {
   url: URL;
   authorization: string | undefined;
   prefer: string | undefined;
-  /** The document's operation, for the journal. */
   operationId: string | undefined;
-  /** Aborts when the client leaves; asked for only while a request is held. */
   signal(): AbortSignal;
 }
 
-/** How a way in (the Fetch front, the proxy) answers, faults and resets, and what status it sent (null: none). */
 interface Ways<T> {
   answer(prefer: PreferResult): Promise<T>;
-  /** Starts what may run while the request is held (reading its body), so a delay leaves the client its whole time to send it. */
   held?(): void;
   fault(fault: Exclude<Fault, 'reset'>): T;
-  /** The refusal of a request past a ceiling on held requests, in the dialect with `Retry-After`. */
   refuse(refusal: { status: 429 | 503; message: string }): T;
   reset(): T;
   statusOf(sent: T): number | null;
 }
 
-/** One API request through its conditions: held for its delay (a client gone meanwhile is reset), then its fault or answer; recorded. */
 export async function underConditions<T>(
   { conditions, journal }: { conditions: Conditions; journal: Journal },
   request: ConditionedRequest,
@@ -282,7 +255,6 @@ export async function underConditions<T>(
   const record = journal.begin(request.method, request.url, request.authorization);
   const decided = conditions.decide(prefer.ok ? prefer.preference : {});
   const admitted = decided.delay > 0 ? conditions.admitHeld(request.authorization) : undefined;
-  // A refused request was neither held nor faulted.
   const condition = typeof admitted === 'object' ? { delay: 0 } : decided;
   const sent = await (async (): Promise<T> => {
     if (typeof admitted === 'object') return ways.refuse(admitted);

@@ -1,21 +1,18 @@
-// CORS for browser apps, credentials included: the mock answers every origin; the proxy, in front of a real server whose
-// credentials a page of any origin could use, only this machine's and those the user names.
+// CORS, credentials included: the mock answers every origin; the proxy only this machine's and those the user names.
 import { isLoopbackHost } from 'gitea-contract/internal';
 
-/** A request header by its lower-case name, from a Fetch `Request` or a Node `IncomingMessage`. */
 export type HeaderOf = (name: string) => string | undefined;
 
 const ALLOWED_HEADERS = 'Authorization, Content-Type, X-Gitea-OTP, Sudo, Prefer, Accept';
-/** Longest `Access-Control-Request-Headers` echoed back: far above any app's (a browser lists each name once). */
+/** Far above any app's (a browser lists each name once). */
 const REQUEST_HEADERS_LIMIT = 2048;
-/** A header name as HTTP defines it (RFC 9110 `token`). */
+// RFC 9110 `token`
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 const parsed = (value: string) => (URL.canParse(value) ? new URL(value) : undefined);
 const isOrigin = (url: URL | undefined, value: string) =>
   !!url && /^https?:$/.test(url.protocol) && url.origin === value;
 
-/** `value` as an origin (`https://app.example.org`, `http://localhost:5173`), or why it is not one. */
 export function checkOrigin(value: string): string {
   if (!isOrigin(parsed(value), value))
     throw new Error(
@@ -24,7 +21,7 @@ export function checkOrigin(value: string): string {
   return value;
 }
 
-/** Whether an `Origin` may have CORS answers: the origins of this machine (a dev server on localhost), and `origins`. */
+/** This machine's origins (a dev server on localhost), and `origins`. */
 export function allowList(origins: readonly string[]): (origin: string) => boolean {
   const named = new Set(origins.map(checkOrigin));
   return (origin) => {
@@ -34,7 +31,6 @@ export function allowList(origins: readonly string[]): (origin: string) => boole
   };
 }
 
-/** Headers for every answer: only requests that carry an `Origin` are cross-origin. */
 export function corsHeaders(header: HeaderOf): Record<string, string> {
   const origin = header('origin');
   if (origin === undefined) return {};
@@ -46,40 +42,25 @@ export function corsHeaders(header: HeaderOf): Record<string, string> {
   };
 }
 
-/** `cors` with `name` exposed too, so a browser page can read it; unchanged without `Origin`. */
 export function exposing(cors: Record<string, string>, name: string): Record<string, string> {
   const exposed = cors['Access-Control-Expose-Headers'];
   return exposed === undefined ? cors : { ...cors, 'Access-Control-Expose-Headers': `${exposed}, ${name}` };
 }
 
-/** The headers of a refusal that frees itself shortly (a bound on what is held at once): `Retry-After: 1`, readable. */
 export function retryShortly(cors: Record<string, string>): Record<string, string> {
   return { ...exposing(cors, 'Retry-After'), 'Retry-After': '1' };
 }
 
-export function isPreflight(method: string, header: HeaderOf): boolean {
-  return (
-    method === 'OPTIONS' && header('origin') !== undefined && header('access-control-request-method') !== undefined
-  );
-}
+export const isPreflight = (method: string, header: HeaderOf): boolean =>
+  method === 'OPTIONS' && header('origin') !== undefined && header('access-control-request-method') !== undefined;
 
-/** A preflight may send Gitea's headers, and those it asks for when they are names only; else the browser refuses the request. */
+/** Echoes the headers asked for when they are names only; else the browser refuses the request. */
 export function preflightHeaders(header: HeaderOf): Record<string, string> {
-  const requested = header('access-control-request-headers');
-  const names =
-    requested === undefined
-      ? []
-      : requested
-          .split(',')
-          .map((name) => name.trim())
-          .filter((name) => name !== '');
+  const requested = header('access-control-request-headers') ?? '';
+  const names = requested.split(',').flatMap((name) => name.trim() || []);
   const known = new Set(ALLOWED_HEADERS.toLowerCase().split(', '));
-  const more =
-    requested === undefined ||
-    requested.length > REQUEST_HEADERS_LIMIT ||
-    !names.every((name) => HEADER_NAME.test(name))
-      ? []
-      : [...new Set(names.map((name) => name.toLowerCase()))].filter((name) => !known.has(name));
+  const echoed = requested.length <= REQUEST_HEADERS_LIMIT && names.every((name) => HEADER_NAME.test(name));
+  const more = echoed ? [...new Set(names.map((name) => name.toLowerCase()))].filter((name) => !known.has(name)) : [];
   return {
     ...corsHeaders(header),
     'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS',

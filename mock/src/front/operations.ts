@@ -1,24 +1,20 @@
-// The document's operations as the mock routes them (contract/http-operations.ts), with their codes and examples.
 import type { IHttpOperation } from '@stoplight/types';
 import { answerChecker, type Answer, type Violation } from '../contract/conformance.js';
-import type { JsonObject } from '../contract/document.js';
+import { deref, isObject, listOperations, type JsonObject } from '../contract/document.js';
 
 export interface MockOperation {
   operationId: string;
   method: string;
   path: string;
   matcher: RegExp;
-  /** Documented status → names of its examples, in document order. */
+  /** Status → names of its examples. */
   responses: Map<number, string[]>;
-  /** List operations that page with `page`/`limit` and answer `X-Total-Count` and `Link`. */
   paginated: boolean;
   operation: IHttpOperation;
 }
 
-/** The placeholders of each template, by the index of their segment: read once a template. */
 const placeholders = new Map<string, [index: number, name: string][]>();
 
-/** Values of the placeholders of `template` in a `path` it matched, decoded. */
 export function pathParams(template: string, path: string): Record<string, string> {
   let named = placeholders.get(template);
   if (!named) {
@@ -38,10 +34,8 @@ function describe(operation: IHttpOperation): MockOperation {
   for (const response of operation.responses) {
     const code = Number(response.code);
     if (!Number.isInteger(code)) continue;
-    responses.set(
-      code,
-      (response.contents ?? []).flatMap((content) => (content.examples ?? []).map((example) => example.key)),
-    );
+    const names = (response.contents ?? []).flatMap(({ examples = [] }) => examples.map((example) => example.key));
+    responses.set(code, names);
     paginated ||=
       code === 200 && (response.headers ?? []).some((header) => header.name.toLowerCase() === 'x-total-count');
   }
@@ -61,39 +55,30 @@ function describe(operation: IHttpOperation): MockOperation {
 }
 
 export interface OperationTable {
-  /** The document as data, for what the table does not hold (the sandbox reads its `webhooks:`). */
+  /** For what the table does not hold (the sandbox reads its `webhooks:`). */
   document: Record<string, unknown>;
   operations: MockOperation[];
   route(
     method: string,
     path: string,
   ): { kind: 'match'; op: MockOperation } | { kind: 'method'; allowed: string[] } | { kind: 'none' };
-  /** Whether the response carries `x-body-optional: true` (Gitea may send no body), read from the document: the transform drops extensions. */
+  /** `x-body-optional: true` (Gitea may send no body), read from the document: the transform drops extensions. */
   isBodyOptional(operationId: string, status: number): boolean;
-  /** How an answer breaks the document (contract/conformance.ts), with one Ajv per table. */
   checkAnswer(operationId: string, answer: Answer): Violation[];
 }
 
-/** The table of a document given as data and its operations in Stoplight's shape (`httpOperations(document)`, or the build's twin). */
+/** `parsed`: `httpOperations(document)`, or the build's twin. */
 export function operationTable(document: Record<string, unknown>, parsed: IHttpOperation[]): OperationTable {
   if (parsed.length === 0) throw new Error('the document describes no operations');
   // Paths with more literal segments first, so a literal never loses to a placeholder.
   const literals = (path: string): number => path.split('/').filter((s) => s !== '' && !s.startsWith('{')).length;
   const operations = parsed.map(describe).sort((a, b) => literals(b.path) - literals(a.path));
-  const doc = document as Record<string, any>;
-  const resolve = (node: any): any =>
-    typeof node?.$ref === 'string'
-      ? node.$ref
-          .slice(2)
-          .split('/')
-          .reduce((at: any, key: string) => at?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc)
-      : node;
-  /** Statuses (as `operationId status`) whose response carries `x-body-optional: true`. */
+  const doc = document as JsonObject;
   const bodyOptional = new Set<string>();
-  for (const item of Object.values<Record<string, any>>(doc.paths ?? {}))
-    for (const operation of Object.values<any>(item))
-      for (const [code, response] of Object.entries<any>(operation?.responses ?? {}))
-        if (resolve(response)?.['x-body-optional'] === true) bodyOptional.add(`${operation.operationId} ${code}`);
+  for (const { operation } of listOperations(doc))
+    for (const [code, response] of Object.entries(isObject(operation.responses) ? operation.responses : {}))
+      if ((deref(doc, response, '').value as JsonObject)?.['x-body-optional'] === true)
+        bodyOptional.add(`${operation.operationId} ${code}`);
   return {
     document,
     operations,
@@ -104,6 +89,6 @@ export function operationTable(document: Record<string, unknown>, parsed: IHttpO
       return op ? { kind: 'match', op } : { kind: 'method', allowed: onPath.map((candidate) => candidate.method) };
     },
     isBodyOptional: (operationId, status) => bodyOptional.has(`${operationId} ${status}`),
-    checkAnswer: answerChecker(document as JsonObject),
+    checkAnswer: answerChecker(doc),
   };
 }

@@ -1,5 +1,4 @@
-// The request check, for the front (which answers it 422, or as Gitea's handler words a name it refuses) and the proxy
-// (which reports it): Prism's validators, standalone in its package so they load fast and bundle for a browser.
+// The request check, with Prism's validators standalone in its package, so they load fast and bundle for a browser.
 import type { IHttpRequest } from '@stoplight/prism-http';
 import { validateInput } from '@stoplight/prism-http/dist/validator/index.js';
 import validators from '@stoplight/prism-http/dist/validator/validators/index.js';
@@ -14,18 +13,16 @@ import { pathParams, type MockOperation } from './operations.js';
 type Diagnostic = { path?: string[]; message: string; code?: string | number; severity: number };
 type Schema = Record<string, unknown>;
 
-// A schema marked `x-lenient: true` lists what to send, but Gitea takes any value there (an id that is no number as 0,
-// a paging value it cannot use as the default, an unknown hook event as none).
+// `x-lenient: true` lists what to send, but Gitea takes any value there (an id that is no number as 0, and so on).
 const ASSERTIONS =
   'enum const minimum maximum exclusiveMinimum exclusiveMaximum multipleOf pattern format minLength maxLength';
 const isLenient = (schema: unknown): boolean =>
   typeof schema === 'object' && schema !== null && (schema as Schema)['x-lenient'] === true;
 
-/** A body schema with every lenient node stripped of its assertions; unchanged nodes are shared. */
 function relaxBody(node: unknown, done: Map<object, unknown>): unknown {
   if (typeof node !== 'object' || node === null) return node;
   if (done.has(node)) return done.get(node);
-  // A cycle meets itself here, and keeps its original: request bodies have none.
+  // A cycle keeps its original: request bodies have none.
   done.set(node, node);
   let changed = isLenient(node);
   const copy: Record<string, unknown> | unknown[] = Array.isArray(node) ? [] : {};
@@ -40,7 +37,6 @@ function relaxBody(node: unknown, done: Map<object, unknown>): unknown {
   return result;
 }
 
-/** The operation as the check reads it: a lenient parameter takes any text, a lenient field any value of its type. */
 function lenientView(operation: IHttpOperation): IHttpOperation {
   const { request } = operation;
   if (!request) return operation;
@@ -56,15 +52,15 @@ function lenientView(operation: IHttpOperation): IHttpOperation {
   return { ...operation, request: view };
 }
 
-/** What Go's `strconv.ParseInt(s, 10, 64)` reads: a sign and decimal digits, nothing around them. */
+// Go's `strconv.ParseInt(s, 10, 64)`
 const DECIMAL = /^[+-]?[0-9]+$/;
 
-/** A number as Gitea reads an id in the path or a paging value (ParseInt or Atoi, the error dropped): else 0. */
+/** As Gitea reads an id in the path or a paging value (ParseInt or Atoi, the error dropped). */
 export function goDecimal(text: string | null | undefined): number {
   return typeof text === 'string' && DECIMAL.test(text) ? Number(text) : 0;
 }
 
-/** Whether a lenient integer of the path is no number to Gitea (`keys/eleven`): the request names nothing on any server. */
+/** A lenient integer of the path that is no number to Gitea (`keys/eleven`) names nothing on any server. */
 export function namesNothing(operation: IHttpOperation, path: string): boolean {
   const values = pathParams(operation.path, path);
   return (operation.request?.path ?? []).some((param) => {
@@ -73,51 +69,35 @@ export function namesNothing(operation: IHttpOperation, path: string): boolean {
   });
 }
 
-/** The errors among Prism's diagnostics (a Left of its validators); warnings do not count. */
 function errorsOf(result: { _tag: 'Left'; left: readonly Diagnostic[] } | { _tag: 'Right' }): Diagnostic[] {
   return result._tag === 'Left' ? result.left.filter((diagnostic) => diagnostic.severity === 0) : [];
 }
 
 const FORM_TYPE = 'application/x-www-form-urlencoded';
-/** Prism's ValidationContext.Input: diagnostics worded `Request …`. */
 const INPUT = 0;
 
 type ParamSpec = { name: string; required?: boolean; schema?: { type?: unknown } };
 type ParamCheck = typeof validators.validateHeaders;
 type Check = (element: IHttpRequest) => Diagnostic[];
 
-/** Prism's check of a group of parameters; one that gives none passes unlooked when none is required, a list or an object. */
-function groupCheck(
-  specs: unknown,
-  of: (element: IHttpRequest) => object,
-  validate: ParamCheck,
-  bundle: unknown,
-): Check[] {
-  if (!specs) return [];
-  const group = specs as ParamSpec[];
-  // Lower-cased, as Prism reads them.
+function groupCheck(specs: unknown, of: (element: IHttpRequest) => object, validate: ParamCheck, bundle: unknown) {
+  const group = (specs ?? []) as ParamSpec[];
   const names = new Set(group.map((spec) => spec.name.toLowerCase()));
-  const passesAbsent = group.every(
-    (spec) => !spec.required && spec.schema?.type !== 'array' && spec.schema?.type !== 'object',
-  );
-  return [
-    (element) => {
-      const target = of(element) as Record<string, string>;
-      if (passesAbsent && !Object.keys(target).some((name) => names.has(name.toLowerCase()))) return [];
-      return errorsOf(validate(target, group as never, INPUT, bundle));
-    },
-  ];
+  const optional = group.every((spec) => !spec.required && !['array', 'object'].includes(String(spec.schema?.type)));
+  return (element: IHttpRequest): Diagnostic[] => {
+    const target = of(element) as Record<string, string>;
+    if (optional && !Object.keys(target).some((name) => names.has(name.toLowerCase()))) return [];
+    return errorsOf(validate(target, group as never, INPUT, bundle));
+  };
 }
 
-/** By operation: its check, and the one with its multipart body read as URL-encoded fields, which Prism parses without throwing. */
-const requestChecks = new WeakMap<IHttpOperation, { plain?: Check; form?: Check }>();
+// `form`: the multipart body read as URL-encoded fields, which Prism parses without throwing.
+const requestChecks = { plain: new WeakMap<IHttpOperation, Check>(), form: new WeakMap<IHttpOperation, Check>() };
 
-/** Prism's validateInput taken apart once per operation, in its order: it compiles the path template per request, a quarter of its time. */
+/** Prism's validateInput taken apart once per operation: it compiles the path template per request, a quarter of its time. */
 function requestCheckOf(operation: IHttpOperation, asForm: boolean): Check {
-  let checks = requestChecks.get(operation);
-  if (!checks) requestChecks.set(operation, (checks = {}));
-  const kind = asForm ? 'form' : 'plain';
-  const known = checks[kind];
+  const checks = requestChecks[asForm ? 'form' : 'plain'];
+  const known = checks.get(operation);
   if (known) return known;
   let resource = lenientView(operation);
   if (asForm) {
@@ -130,8 +110,8 @@ function requestCheckOf(operation: IHttpOperation, asForm: boolean): Check {
   const template = request?.path ? new uriTemplate.URI.Template(resource.path) : undefined;
   const parts: Check[] = [
     (element) => errorsOf(validateInput({ resource: bodyOnly, element })),
-    ...groupCheck(request?.headers, (element) => element.headers ?? {}, validators.validateHeaders, bundle),
-    ...groupCheck(request?.query, (element) => element.url.query ?? {}, validators.validateQuery as ParamCheck, bundle),
+    groupCheck(request?.headers, (element) => element.headers ?? {}, validators.validateHeaders, bundle),
+    groupCheck(request?.query, (element) => element.url.query ?? {}, validators.validateQuery as ParamCheck, bundle),
   ];
   if (template) {
     const specs = request!.path as never;
@@ -139,37 +119,26 @@ function requestCheckOf(operation: IHttpOperation, asForm: boolean): Check {
     parts.push((element) => errorsOf(validators.validatePath(matched(element.url.path), specs, INPUT, bundle)));
   }
   const check: Check = (element) => parts.flatMap((part) => part(element));
-  checks[kind] = check;
+  checks.set(operation, check);
   return check;
 }
 
-/** How a request breaks the document; a Content-Type that is no media type, which Prism throws on, was refused with its body already. */
-function requestErrors(
-  operation: IHttpOperation,
-  element: IHttpRequest,
-  form: readonly FormPart[] | undefined,
-): Diagnostic[] {
+function requestErrors(operation: IHttpOperation, element: IHttpRequest, form?: readonly FormPart[]): Diagnostic[] {
   const asForm = form !== undefined && formContent(operation) !== undefined;
   const headers = { ...element.headers };
   if (headers['content-type'] !== undefined && !parseMediaType(headers['content-type'])) delete headers['content-type'];
-  return requestCheckOf(
-    operation,
-    asForm,
-  )(
-    asForm
-      ? { ...element, headers: { ...headers, 'content-type': FORM_TYPE }, body: formForPrism(form!) }
-      : { ...element, headers },
-  );
+  const check = requestCheckOf(operation, asForm);
+  if (!asForm) return check({ ...element, headers });
+  return check({ ...element, headers: { ...headers, 'content-type': FORM_TYPE }, body: formForPrism(form!) });
 }
 
-/** The violations of a request as `location: message`, for the proxy's report; a body not read whole (`bodyRead`) is left out. */
 export function requestViolations(op: MockOperation, element: IHttpRequest, bodyRead: boolean): string[] {
   // Prism's path matcher would throw on it; Gitea answers it 400, which the proxy passes on.
   if (decodedSegments(element.url.path) === undefined) return ['path: the request path is not a valid URL path'];
   const { body } = element;
   const headers = { ...element.headers };
   const problems: string[] = [];
-  // What readBody refuses, the proxy reports, and leaves the body out; so is a body of more values than the mock validates.
+  // What readBody refuses, the proxy reports, and leaves the body out; so a body of more values than the mock validates.
   let withBody = bodyRead && jsonShape(body, MAX_CHECKED_VALUES, Number.POSITIVE_INFINITY).values <= MAX_CHECKED_VALUES;
   const type = headers['content-type'];
   const mime = type === undefined ? undefined : parseMediaType(type);
@@ -177,54 +146,42 @@ export function requestViolations(op: MockOperation, element: IHttpRequest, body
     problems.push(`headers.content-type: not a media type: ${JSON.stringify(type.slice(0, 100))}`);
     withBody = false;
   }
-  let form = withBody && typeof body === 'string' ? readForm(latin1Bytes(body), mime, op.operation) : undefined;
-  if (typeof form === 'string') {
-    problems.push(`body: ${form}`);
-    withBody = false;
-    form = undefined;
-  }
-  // Without its body: no body in the operation, and no length that says there is one.
+  const form = withBody && typeof body === 'string' ? readForm(latin1Bytes(body), mime, op.operation) : undefined;
+  if (typeof form === 'string') problems.push(`body: ${form}`);
+  withBody &&= typeof form !== 'string';
   const { body: _omitted, ...request } = op.operation.request ?? {};
   const resource = withBody ? op.operation : { ...op.operation, request };
   if (!withBody) delete headers['content-length'];
   const checked: IHttpRequest = withBody
     ? { ...element, headers }
     : { method: element.method, url: element.url, headers };
-  return [
-    ...problems,
-    ...requestErrors(resource, checked, form).map(
-      (d) =>
-        `${String(d.code) === '415' ? 'headers.content-type' : (d.path ?? []).join('.') || 'request'}: ${namingNull(d.message)}`,
-    ),
-  ];
+  const where = (d: Diagnostic) => (String(d.code) === '415' ? 'headers.content-type' : d.path?.join('.') || 'request');
+  const errors = requestErrors(resource, checked, typeof form === 'object' ? form : undefined);
+  return [...problems, ...errors.map((d) => `${where(d)}: ${namingNull(d.message)}`)];
 }
 
-/** Prism lists an enum's values joined by commas and writes `null` as nothing: name it. */
+/** Prism writes an enum's `null` as nothing. */
 const namingNull = (message: string): string => message.replace(/(allowed values: [^;]*?), ?(?=$|;)/, '$1, null');
 
-/** Violations a message names, at most; it counts the rest. */
 export const LISTED_VIOLATIONS = 20;
-/** Longest violation named, in characters: a property name may be megabytes long. */
+/** A property name may be megabytes long. */
 const VIOLATION_CHARS = 500;
 
-/** `items` joined by `; `, at most LISTED_VIOLATIONS of them, then how many of `total` were left out. */
 export function listViolations(items: readonly string[], total = items.length): string {
   const listed = items.slice(0, LISTED_VIOLATIONS).map((item) => clip(item, VIOLATION_CHARS));
   const more = total - listed.length;
   return more > 0 ? `${listed.join('; ')}; and ${more} more` : listed.join('; ');
 }
 
-/** Prism's diagnostics in one line, such as `body.permission: must be equal to one of …`. */
 function describeViolations(violations: readonly Diagnostic[]): string {
   const named = violations.slice(0, LISTED_VIOLATIONS).map((v) => {
-    // Gitea's binding words a content type it cannot read this way.
     if (String(v.code) === '415') return `[]: Unsupported Content-Type (${v.message})`;
     return v.path && v.path.length > 0 ? `${v.path.join('.')}: ${namingNull(v.message)}` : namingNull(v.message);
   });
   return listViolations(named, violations.length);
 }
 
-/** The path's segments decoded, or undefined for a broken escape or bad UTF-8; returned, as a bundler drops an unused decode. */
+/** Returned, as a bundler drops an unused decode. */
 export function decodedSegments(pathname: string): string[] | undefined {
   try {
     return pathname.split('/').map((segment) => decodeURIComponent(segment));
@@ -244,16 +201,16 @@ export function queryOf(url: URL): Record<string, string | string[]> {
 
 export type PrismMethod = IHttpRequest['method'];
 
-/** Names Gitea keeps for its own paths and users (`reservedUsernames`, models/user/user.go), compared in lower case. */
+// models/user/user.go reservedUsernames
 const RESERVED_USERNAMES = new Set(
   `. .. .well-known api metrics v2 assets attachments avatar avatars repo-avatars captcha login org repo user explore
   issues pulls milestones notifications favicon.ico manifest.json robots.txt sitemap.xml ssh_info swagger.v1.json
   openapi3.v1.json ghost gitea-actions`.split(/\s+/),
 );
-/** Endings of names that the paths of a user's keys, feeds and avatar take (`reservedUserPatterns`). */
+// `reservedUserPatterns`
 const RESERVED_USERNAME_ENDINGS = ['.keys', '.gpg', '.rss', '.atom', '.png'];
 
-/** Why Gitea refuses a new user name (`IsUsableUsername`), in its words; undefined for a usable one. */
+// models/user/user.go IsUsableUsername
 export function usernameProblem(name: string): string | undefined {
   // IsValidUsername (modules/validation/helpers.go): Go's `\w` and `\d` are ASCII, as they are here.
   if (!/^[0-9A-Za-z][-.\w]*$/.test(name) || /[-._]{2,}|[-._]$/.test(name))
@@ -264,7 +221,7 @@ export function usernameProblem(name: string): string | undefined {
   return ending === undefined ? undefined : `name pattern is not allowed [pattern: *${ending}]`;
 }
 
-/** Why Gitea refuses an Actions secret's name (`ValidateName`, services/secrets/validation.go); undefined for a valid one. */
+// services/secrets/validation.go ValidateName
 export function secretNameProblem(name: string): string | undefined {
   // Go's `(?i)` folds case as Unicode's simple folding does (`ſ` is an `s`), as the `u` flag does.
   if (!/^[A-Z_][A-Z0-9_]*$/iu.test(name) || /^GIT(EA|HUB)_/iu.test(name) || /^CI$/iu.test(name))
@@ -272,7 +229,6 @@ export function secretNameProblem(name: string): string | undefined {
   return undefined;
 }
 
-/** Where an operation's name is, and how Gitea's handler answers one it refuses (contract-tests/name-rules.test.ts). */
 const NAME_RULES: Record<
   string,
   { at: readonly ['path' | 'body', string]; status: number; problem: typeof usernameProblem }
@@ -281,7 +237,6 @@ const NAME_RULES: Record<
   adminRenameUser: { at: ['body', 'new_username'], status: 422, problem: usernameProblem },
 };
 
-/** Gitea's answer to a request whose only violations are of its operation's name: else the binding's 422 comes first. */
 function nameRefusal(
   op: MockOperation,
   request: IHttpRequest,
@@ -299,7 +254,6 @@ function nameRefusal(
   return message === undefined ? undefined : { status: rule.status, message };
 }
 
-/** The front's refusal of a request that breaks the document: 422 with the violations, or as Gitea's handler refuses a name. */
 export function requestRefusal(op: MockOperation, request: IHttpRequest, form: readonly FormPart[] | undefined) {
   const errors = requestErrors(op.operation, request, form);
   if (errors.length === 0) return undefined;

@@ -20,7 +20,7 @@ import { MAX_CHECKED_VALUES } from '../contract/json-shape.js';
 import { createSchemaValidator } from '../contract/schema.js';
 import { kindOf } from '../contract/violation-kind.js';
 import { createBodyBudget, defaultBodyBudget, GO_MAX_DEPTH, pastJsonBounds, readBodyBytes } from '../front/body.js';
-import { answerAndClose, defaultMaxConnections, IDLE_TIMEOUT_MS, limitConnections } from '../front/connections.js';
+import { answerAndClose, defaultMaxConnections, IDLE_TIMEOUT_MS, limitConnections } from '../front/node-server.js';
 import { reasonPhrase } from '../front/errors.js';
 import { junitXml, type Outcome, type Problem } from '../live/junit.js';
 import { ANSWER_LIMIT, nodeSign } from './transport-node.js';
