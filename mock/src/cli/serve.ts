@@ -2,7 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { httpUrl, type Io, logger, parseCommand, refusing, usage } from '../common/options.js';
 import { usageError } from '../common/refusal.js';
-import { kindOf } from '../contract/violation-kind.js';
+import { kindOf } from '../contract/exchange-report.js';
 import { faultsOption, latencyOption } from '../front/conditions.js';
 import { checkOrigin } from '../front/cors.js';
 import { junitXml } from '../live/junit.js';

@@ -10,7 +10,7 @@ import { usageError } from '../common/refusal.js';
 import { type Answer, describeViolation, mismatches } from '../contract/conformance.js';
 import { listOperations } from '../contract/document.js';
 import { readDocumentFile } from '../contract/document-file.js';
-import { kindOf } from '../contract/violation-kind.js';
+import { kindOf } from '../contract/exchange-report.js';
 import { junitXml, type Outcome, type Problem, REASONS, type RunRecord, type SkipKind } from './junit.js';
 
 /** The most of an answer live mode reads: a server may send without end. */
