@@ -11,7 +11,6 @@ import type { MockOperation } from '../front/operations.js';
 import { LISTED_VIOLATIONS, queryOf, requestViolations, type PrismMethod } from '../front/validation.js';
 import type { Collected } from './exchange.js';
 
-type Field = { writeOnly?: boolean };
 /** Header names whose values are credentials, as the client redacts them. */
 const CREDENTIAL_HEADER = /auth|token|secret|password|cookie|otp|key|session/i;
 
@@ -35,7 +34,7 @@ function secretsOf(headers: IncomingHttpHeaders, url: URL, body: unknown, op: Mo
     }
   }
   const schema = op.operation.request?.body?.contents?.[0]?.schema as
-    | { properties?: Record<string, Field> }
+    | { properties?: Record<string, { writeOnly?: boolean }> }
     | undefined;
   for (const [name, property] of Object.entries(schema?.properties ?? {})) {
     const value = body && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined;
