@@ -191,16 +191,6 @@ function relay(
   return answer.statusCode!;
 }
 
-/** Why the request cannot be forwarded as it came, if it cannot. */
-function unforwardable({ req }: Arrival, host: string, coding: string | undefined, chunked: boolean) {
-  return (
-    originFormRefusal(req.url, '/api/v1/version', { server: 'proxy', host }) ??
-    (coding !== undefined && !chunked
-      ? `the request's Transfer-Encoding is ${JSON.stringify(coding.slice(0, 40))}: the proxy forwards chunked alone or a Content-Length, so that the upstream reads the body as it was sent`
-      : headersProblem(req.rawHeaders))
-  );
-}
-
 /** The exchange's bounds and its one upstream request: the whole length and a stalled upload each halt it, as does the client leaving. */
 function openExchange(up: Upstream, { req, res }: Arrival, chunked: boolean, bodyless: boolean) {
   const { host, target } = up;
@@ -270,7 +260,11 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
     // Chunked is set explicitly: Node frames no body of a GET or DELETE, which the upstream would read as a request.
     const coding = req.headers['transfer-encoding'];
     const chunked = coding?.trim().toLowerCase() === 'chunked';
-    const refusal = unforwardable(arrival, host, coding, chunked);
+    const refusal =
+      originFormRefusal(req.url, '/api/v1/version', { server: 'proxy', host }) ??
+      (coding !== undefined && !chunked
+        ? `the request's Transfer-Encoding is ${JSON.stringify(coding.slice(0, 40))}: the proxy forwards chunked alone or a Content-Length, so that the upstream reads the body as it was sent`
+        : headersProblem(req.rawHeaders));
     if (refusal !== undefined) {
       // Nothing of a request whose body cannot be framed is forwarded, nor is its connection kept.
       res.shouldKeepAlive = false;
