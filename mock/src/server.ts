@@ -62,8 +62,7 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
   let origin = '';
   let docsUrl = '';
   const mock = await createAnsweringMock({ ...options, maxHeld }, () => docsUrl, FastResponse);
-  const { table, conditions, journal, bodies } = mock;
-  const front = { table, conditions, journal, bodies, docsUrl: () => docsUrl };
+  const front = { ...mock, docsUrl: () => docsUrl };
   const proxy = options.proxy
     ? await (await import('./proxy/proxy.js')).createProxy(document as string, options.proxy, front)
     : undefined;
@@ -77,7 +76,7 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
   return {
     origin,
     baseUrl: `${origin}${BASE_PATH}`,
-    operations: table.operations,
+    operations: mock.table.operations,
     ...(proxy ? { proxyReport: () => proxy.report() } : {}),
     close: async () => {
       await listening.close();

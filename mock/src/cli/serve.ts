@@ -2,7 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { httpUrl, type Io, logger, parseCommand, refusing, usage } from '../common/options.js';
 import { usageError } from '../common/refusal.js';
-import { kindOf } from '../contract/violation-kind.js';
+import { kindOf } from '../contract/exchange-report.js';
 import { faultsOption, latencyOption } from '../front/conditions.js';
 import { checkOrigin } from '../front/cors.js';
 import { junitXml } from '../live/junit.js';
@@ -166,7 +166,6 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv, io:
   const counts = { broken: 0, checked: 0, unanswered: 0, failed: 0 };
   let mock: Awaited<ReturnType<typeof import('../server.js').startMockServer>>;
   try {
-    // A line per delivery, as per request: where it went and how it ended.
     const onDelivery = ({ type, action, url, state, status, error, durationMs }: DeliveryRecord) =>
       log.plain(
         `webhook ${type} ${action} to ${url}: ${status ?? `${state}${error ? ` (${error})` : ''}`}${durationMs === undefined ? '' : ` ${durationMs}ms`}`,

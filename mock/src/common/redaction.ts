@@ -1,5 +1,10 @@
 // The mock's one redaction, the client's `redact`; Gitea's own mark only where the mock shows Gitea's delivery log.
-export { redact } from 'gitea-contract/internal';
+import { redact } from 'gitea-contract/internal';
+
+export { redact };
+
+/** The one redaction mark: what redact writes in place of a secret. */
+export const REDACTION_MARK = redact('mark', ['mark']);
 
 /** Gitea's mark for a hook's `Authorization` and URL password in its delivery log (services/webhook/deliver.go `Deliver`). */
 export const GITEA_MASK = '******';

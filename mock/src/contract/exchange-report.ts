@@ -1,7 +1,15 @@
 // What the exchanges checked came to, per operation or webhook, for the proxy's report and the webhook receiver's.
 import { redact } from '../common/redaction.js';
-import { clip } from './clip.js';
-import { kindOf } from './violation-kind.js';
+
+// Long texts in lines and reports: a peer's field name or value may be megabytes long.
+export const clip = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max)}…` : text);
+
+/** The kind of a violation line written `<side> <where> …`, such as `response.headers`, in the proxy's and live mode's reports. */
+export function kindOf(line: string): string {
+  const [side = '', part = ''] = line.split(' ');
+  const area = part.split(/[.:]/)[0] ?? '';
+  return `${side}.${({ header: 'headers', content: 'content-type' } as Record<string, string>)[area] ?? area}`;
+}
 
 export interface Found {
   line: string;

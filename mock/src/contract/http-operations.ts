@@ -2,20 +2,15 @@
 import { transformOas3Operations } from '@stoplight/http-spec/oas3/operation';
 import { bundleTarget, decycle } from '@stoplight/json';
 import type { IHttpOperation } from '@stoplight/types';
+import { resolvePointer, type Json } from './document.js';
 
 type Node = Record<string, unknown> | unknown[];
 
-// Not document.ts's resolver: importing it would split the build's shared chunks differently.
 function pointerTarget(root: unknown, ref: string): unknown {
   if (!ref.startsWith('#')) throw new Error(`only local references are supported, not ${JSON.stringify(ref)}`);
-  let node: unknown = root;
-  for (const raw of ref.slice(1).split('/').slice(1)) {
-    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
-    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key))
-      throw new Error(`the reference ${ref} leads nowhere`);
-    node = (node as Record<string, unknown>)[key];
-  }
-  return node;
+  const target = resolvePointer(root as Json, ref);
+  if (target === undefined) throw new Error(`the reference ${ref} leads nowhere`);
+  return target;
 }
 
 /** A copy of `document`, each `$ref` replaced by its one object per target, as Prism's ref parser gives it. */

@@ -5,7 +5,7 @@ import validators from '@stoplight/prism-http/dist/validator/validators/index.js
 import type { IHttpOperation, IHttpParam, IMediaTypeContent } from '@stoplight/types';
 import uriTemplate from 'uri-template-lite';
 import { latin1Bytes } from '../common/bytes.js';
-import { clip } from '../contract/clip.js';
+import { clip } from '../contract/exchange-report.js';
 import { jsonShape, MAX_CHECKED_VALUES } from '../contract/json-shape.js';
 import { formContent, formForPrism, parseMediaType, readForm, type FormPart } from './body.js';
 import { pathParams, type MockOperation } from './operations.js';

@@ -7,10 +7,10 @@ import { networkFailure } from '../common/network-failure.js';
 import { type Io, logger, parseCommand, refusing, usage } from '../common/options.js';
 import { redact } from '../common/redaction.js';
 import { usageError } from '../common/refusal.js';
-import { clip } from '../contract/clip.js';
+import { clip } from '../contract/exchange-report.js';
 import { type Answer, answerChecker, describeViolation } from '../contract/conformance.js';
 import { readDocumentFile } from '../contract/document-file.js';
-import { kindOf } from '../contract/violation-kind.js';
+import { kindOf } from '../contract/exchange-report.js';
 import { junitXml, type Outcome, type Problem, REASONS, type RunRecord, type SkipKind } from './junit.js';
 
 /** The most of an answer live mode reads: a server may send without end. */

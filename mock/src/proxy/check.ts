@@ -4,15 +4,13 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { redact } from '../common/redaction.js';
 import { answerChecker, describeViolation } from '../contract/conformance.js';
 import { readDocumentFile } from '../contract/document-file.js';
-import { clip } from '../contract/clip.js';
-import { createExchangeReport, LINE_CHARS, total, type Found } from '../contract/exchange-report.js';
+import { clip, createExchangeReport, LINE_CHARS, total, type Found } from '../contract/exchange-report.js';
 import { BASE_PATH } from '../front/app.js';
 import { checkAuthorization } from '../front/auth.js';
 import type { MockOperation } from '../front/operations.js';
 import { LISTED_VIOLATIONS, queryOf, requestViolations, type PrismMethod } from '../front/validation.js';
 import type { Collected } from './exchange.js';
 
-type Field = { writeOnly?: boolean };
 /** Header names whose values are credentials, as the client redacts them. */
 const CREDENTIAL_HEADER = /auth|token|secret|password|cookie|otp|key|session/i;
 
@@ -36,7 +34,7 @@ function secretsOf(headers: IncomingHttpHeaders, url: URL, body: unknown, op: Mo
     }
   }
   const schema = op.operation.request?.body?.contents?.[0]?.schema as
-    | { properties?: Record<string, Field> }
+    | { properties?: Record<string, { writeOnly?: boolean }> }
     | undefined;
   for (const [name, property] of Object.entries(schema?.properties ?? {})) {
     const value = body && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined;
@@ -108,12 +106,14 @@ export function createChecker(document: string, onViolations?: (line: string) =>
     const method = op.method.toLowerCase() as PrismMethod;
     const element = { method, url: { path: url.pathname.slice(BASE_PATH.length), query: queryOf(url) }, headers };
     const request = () => requestViolations(op, { ...element, body: value }, complete);
-    const lines = remembered(passedRequests, requestKey, 'request', request, violations);
-    violations.push(...lines.slice(0, LISTED_VIOLATIONS).map((line) => ({ line: `request ${line}`, count: 1 })));
-    if (lines.length > LISTED_VIOLATIONS) {
-      const more = lines.length - LISTED_VIOLATIONS;
+    const found = remembered(passedRequests, requestKey, 'request', request, violations);
+    violations.push(...found.slice(0, LISTED_VIOLATIONS).map((line) => ({ line: `request ${line}`, count: 1 })));
+    if (found.length > LISTED_VIOLATIONS) {
+      const more = found.length - LISTED_VIOLATIONS;
       violations.push({ line: `request: ${more} more violations, not listed`, count: more });
     }
+    // Redacted first, after every step that reshapes a value (lower-casing a content type …), and only then cut short.
+    const lines = (): string => violations.map(({ line }) => clip(hide(line), LINE_CHARS)).join('; ');
     return {
       violations,
       /** Why the proxy's own check failed, if it did: its failure, not the peer's. */
@@ -140,17 +140,15 @@ export function createChecker(document: string, onViolations?: (line: string) =>
         for (const violation of found)
           violations.push({ line: `response ${describeViolation(violation)}`, count: violation.count ?? 1 });
       },
+      lines,
       record() {
         stats.record(op.operationId, violations, violations.length > 0 ? secretsNow() : []);
       },
       report() {
         if (violations.length === 0) return;
         const count = total(violations);
-        // Redacted first, after every step that reshapes a value (lower-casing a content type …), and only then cut short.
-        const lines = violations.map(({ line }) => clip(hide(line), LINE_CHARS)).join('; ');
-        onViolations?.(
-          hide(`${op.operationId} ${req.method} ${url.pathname}: ${count} violation${count > 1 ? 's' : ''}: ${lines}`),
-        );
+        const said = `${count} violation${count > 1 ? 's' : ''}: ${lines()}`;
+        onViolations?.(hide(`${op.operationId} ${req.method} ${url.pathname}: ${said}`));
       },
     };
   }

@@ -8,8 +8,7 @@ import { brotliDecompress, gunzip, inflate } from 'node:zlib';
 import { networkFailure } from '../common/network-failure.js';
 import { Refusal } from '../common/refusal.js';
 import { originFormRefusal } from '../common/request-target.js';
-import { clip } from '../contract/clip.js';
-import { LINE_CHARS, total } from '../contract/exchange-report.js';
+import { clip, LINE_CHARS, total } from '../contract/exchange-report.js';
 import type { BodyBudget, BodyReading } from '../front/body.js';
 import { exposing, retryShortly } from '../front/cors.js';
 import type { MockOperation } from '../front/operations.js';
@@ -137,56 +136,123 @@ const counted = (cors: Record<string, string>, count: number): Record<string, st
   'X-Contract-Violations': String(count),
 });
 
-export function createExchanges(upstream: URL, options: ProxyOptions, checker: Checker, bodies: BodyBudget) {
-  const { host } = upstream;
-  const timeoutMs = options.timeoutMs ?? 30_000;
-  const exchangeTimeoutMs = options.exchangeTimeoutMs ?? 300_000;
+type Upstream = ReturnType<typeof upstreamOf>;
+
+function upstreamOf(upstream: URL, options: ProxyOptions, bodies: BodyBudget) {
+  const { host, protocol, hostname, port } = upstream;
   const connections = options.upstreamConnections ?? 64;
-  const { request, Agent } = upstream.protocol === 'https:' ? https : http;
-  const send = request as typeof http.request;
+  const { request, Agent } = protocol === 'https:' ? https : http;
   // Kept and reused, to a ceiling slow clients cannot take: a connection per request costs more than all else here.
   const agent = new Agent({ keepAlive: true, maxSockets: connections, maxTotalSockets: connections });
-  const { protocol, hostname, port } = upstream;
-  const target = { protocol, hostname, port, agent, timeout: timeoutMs };
-  const silent = `the upstream ${host} sent nothing for ${seconds(timeoutMs)}`;
-  let outside = 0;
-  let unanswered = 0;
+  const target = { protocol, hostname, port, agent, timeout: options.timeoutMs ?? 30_000 };
+  return { host, options, bodies, agent, target, send: request as typeof http.request };
+}
 
-  /** The exchange failing: the proxy's own refusal, else 502 naming the network failure, in the error dialect. */
-  function failed({ req, res, cors, sendError }: Arrival, error: NodeJS.ErrnoException): number {
-    const status = error instanceof Refusal ? error.status : 502;
-    if (res.headersSent) {
-      // Part of the answer is out: the client must see it cut short, never wait for the rest.
-      res.destroy();
-      return status;
-    }
-    const { code, tls, advice } = networkFailure(error);
-    const message =
-      error instanceof Refusal
-        ? error.message
-        : `the upstream ${host} failed: ${code ?? error.message}${tls ? ` (TLS: ${tls}${advice ? `: ${advice}` : ''})` : ''}`;
-    // A request whose body was not read to its end leaves the connection unusable.
-    res.shouldKeepAlive &&= req.complete;
-    // A clean reason phrase: `writeHead` keeps the one it last stored, even one it refused.
-    res.statusMessage = '';
-    // A 503 is the budget of bodies, which frees itself as other requests end.
-    sendError(status, message, status === 503 ? retryShortly(cors) : cors);
+/** The exchange failing: the proxy's own refusal, else 502 naming the network failure, in the error dialect. */
+function failed({ req, res, cors, sendError }: Arrival, host: string, error: NodeJS.ErrnoException): number {
+  const status = error instanceof Refusal ? error.status : 502;
+  if (res.headersSent) {
+    // Part of the answer is out: the client must see it cut short, never wait for the rest.
+    res.destroy();
     return status;
   }
+  const { code, tls, advice } = networkFailure(error);
+  const message =
+    error instanceof Refusal
+      ? error.message
+      : `the upstream ${host} failed: ${code ?? error.message}${tls ? ` (TLS: ${tls}${advice ? `: ${advice}` : ''})` : ''}`;
+  // A request whose body was not read to its end leaves the connection unusable.
+  res.shouldKeepAlive &&= req.complete;
+  // A clean reason phrase: `writeHead` keeps the one it last stored, even one it refused.
+  res.statusMessage = '';
+  // A 503 is the budget of bodies, which frees itself as other requests end.
+  sendError(status, message, status === 503 ? retryShortly(cors) : cors);
+  return status;
+}
 
-  function relay(res: ServerResponse, answer: IncomingMessage, cors: Record<string, string>, body?: Collected): void {
-    // Checked before anything is written: `writeHead` throws on what Node's parser let through.
-    const problem = statusProblem(answer.statusCode, answer.statusMessage) ?? headersProblem(answer.rawHeaders);
-    if (problem) throw new Refusal(502, `the upstream ${host} sent an answer that cannot be passed on: ${problem}`);
-    // The mock's CORS stands in for the upstream's: the browser talks to the proxy's origin.
-    const headers = endToEnd(answer.rawHeaders, (name) => name.startsWith('access-control-'));
-    for (const [name, value] of Object.entries(cors)) headers.push(name, value);
-    res.writeHead(answer.statusCode!, answer.statusMessage, headers);
-    for (const chunk of body?.chunks ?? []) res.write(chunk);
-    // A stream the upstream cuts, or the proxy halts, destroys the client's connection with it.
-    if (body?.complete) res.end();
-    else pipeline(answer, res, () => {});
-  }
+function relay(
+  host: string,
+  res: ServerResponse,
+  answer: IncomingMessage,
+  cors: Record<string, string>,
+  body?: Collected,
+) {
+  // Checked before anything is written: `writeHead` throws on what Node's parser let through.
+  const problem = statusProblem(answer.statusCode, answer.statusMessage) ?? headersProblem(answer.rawHeaders);
+  if (problem) throw new Refusal(502, `the upstream ${host} sent an answer that cannot be passed on: ${problem}`);
+  // The mock's CORS stands in for the upstream's: the browser talks to the proxy's origin.
+  const headers = endToEnd(answer.rawHeaders, (name) => name.startsWith('access-control-'));
+  for (const [name, value] of Object.entries(cors)) headers.push(name, value);
+  res.writeHead(answer.statusCode!, answer.statusMessage, headers);
+  for (const chunk of body?.chunks ?? []) res.write(chunk);
+  // A stream the upstream cuts, or the proxy halts, destroys the client's connection with it.
+  if (body?.complete) res.end();
+  else pipeline(answer, res, () => {});
+  return answer.statusCode!;
+}
+
+/** The exchange's bounds and its one upstream request: the whole length and a stalled upload each halt it, as does the client leaving. */
+function openExchange(up: Upstream, { req, res }: Arrival, chunked: boolean, bodyless: boolean) {
+  const { host, target } = up;
+  const exchangeTimeoutMs = up.options.exchangeTimeoutMs ?? 300_000;
+  const headers = [
+    ...endToEnd(req.rawHeaders, (name) => name === 'host' || (name === 'cookie' && !up.options.forwardCookies)),
+    ...['Host', host, ...(chunked ? ['Transfer-Encoding', 'chunked'] : [])],
+  ];
+  const halt = new AbortController();
+  const reading = up.bodies.reading();
+  let outgoing: ClientRequest | undefined;
+  const whole = setTimeout(() => {
+    const message = req.complete
+      ? `the exchange with the upstream ${host} took longer than ${seconds(exchangeTimeoutMs)}`
+      : `the request took longer than ${seconds(exchangeTimeoutMs)}`;
+    halt.abort(new Refusal(req.complete ? 504 : 408, message));
+  }, exchangeTimeoutMs);
+  const upload = bodyless
+    ? undefined
+    : setTimeout(function stalled() {
+        // Paused, it waits for the upstream to read, which is the upstream's silence to judge.
+        if (req.isPaused()) upload?.refresh();
+        else halt.abort(new Refusal(408, `the request body stalled: no byte for ${seconds(target.timeout)}`));
+      }, target.timeout);
+  const refresh = (): void => void upload?.refresh();
+  if (upload) req.on('data', refresh).once('end', () => clearTimeout(upload));
+  halt.signal.addEventListener('abort', () => {
+    clearTimeout(upload);
+    if (res.headersSent) res.destroy();
+  });
+  res.once('close', () => {
+    reading.release();
+    clearTimeout(whole);
+    clearTimeout(upload);
+    req.off('data', refresh);
+    // The upstream connection goes with the client.
+    if (!res.writableFinished) outgoing?.destroy();
+  });
+  const forward = ({ chunks, complete }: Collected): Promise<IncomingMessage> =>
+    new Promise((resolve, reject) => {
+      if (halt.signal.aborted) return reject(halt.signal.reason);
+      // The path as the client sent it, not normalised: the upstream is the one to judge it.
+      const sent = up.send({ ...target, path: req.url ?? '/', method: req.method, headers }, resolve);
+      outgoing = sent;
+      // For the exchange's lifetime: an error after the answer came is the answer's stream's to report.
+      sent.on('error', reject);
+      sent.on('timeout', () =>
+        halt.abort(new Refusal(504, `the upstream ${host} sent nothing for ${seconds(target.timeout)}`)),
+      );
+      halt.signal.addEventListener('abort', () => sent.destroy(halt.signal.reason));
+      for (const chunk of chunks) sent.write(chunk);
+      if (complete) sent.end();
+      else req.pipe(sent);
+    });
+  return { halt: halt.signal, reading, forward, destroy: () => outgoing?.destroy() };
+}
+
+export function createExchanges(upstream: URL, options: ProxyOptions, checker: Checker, bodies: BodyBudget) {
+  const up = upstreamOf(upstream, options, bodies);
+  const { host } = up;
+  let outside = 0;
+  let unanswered = 0;
 
   async function pass(arrival: Arrival): Promise<number> {
     const { req, res, cors, op, sendError } = arrival;
@@ -206,71 +272,19 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
       req.resume();
       return 400;
     }
-    const headers = [
-      ...endToEnd(req.rawHeaders, (name) => name === 'host' || (name === 'cookie' && !options.forwardCookies)),
-      ...['Host', host, ...(chunked ? ['Transfer-Encoding', 'chunked'] : [])],
-    ];
-    const halt = new AbortController();
-    const reading = bodies.reading();
-    let outgoing: ClientRequest | undefined;
     // Without Content-Length or Transfer-Encoding a request has no body (RFC 9112 §6.3).
     const bodyless = coding === undefined && (req.headers['content-length'] ?? '0') === '0';
-    // The exchange's whole length and an upload that stalls each halt it; so does the client leaving.
-    const whole = setTimeout(() => {
-      const message = req.complete
-        ? `the exchange with the upstream ${host} took longer than ${seconds(exchangeTimeoutMs)}`
-        : `the request took longer than ${seconds(exchangeTimeoutMs)}`;
-      halt.abort(new Refusal(req.complete ? 504 : 408, message));
-    }, exchangeTimeoutMs);
-    const upload = bodyless
-      ? undefined
-      : setTimeout(function stalled() {
-          // Paused, it waits for the upstream to read, which is the upstream's silence to judge.
-          if (req.isPaused()) upload?.refresh();
-          else halt.abort(new Refusal(408, `the request body stalled: no byte for ${seconds(timeoutMs)}`));
-        }, timeoutMs);
-    const refresh = (): void => void upload?.refresh();
-    if (upload) req.on('data', refresh).once('end', () => clearTimeout(upload));
-    halt.signal.addEventListener('abort', () => {
-      clearTimeout(upload);
-      if (res.headersSent) res.destroy();
-    });
-    res.once('close', () => {
-      reading.release();
-      clearTimeout(whole);
-      clearTimeout(upload);
-      req.off('data', refresh);
-      // The upstream connection goes with the client.
-      if (!res.writableFinished) outgoing?.destroy();
-    });
-    const forward = ({ chunks, complete }: Collected): Promise<IncomingMessage> =>
-      new Promise((resolve, reject) => {
-        if (halt.signal.aborted) return reject(halt.signal.reason);
-        // The path as the client sent it, not normalised: the upstream is the one to judge it.
-        const sent = send({ ...target, path: req.url ?? '/', method: req.method, headers }, resolve);
-        outgoing = sent;
-        // For the exchange's lifetime: an error after the answer came is the answer's stream's to report.
-        sent.on('error', reject);
-        sent.on('timeout', () => halt.abort(new Refusal(504, silent)));
-        halt.signal.addEventListener('abort', () => sent.destroy(halt.signal.reason));
-        for (const chunk of chunks) sent.write(chunk);
-        if (complete) sent.end();
-        else req.pipe(sent);
-      });
+    const { halt, reading, forward, destroy } = openExchange(up, arrival, chunked, bodyless);
     let checked = false;
     try {
       // Read before an upstream connection is taken: a client that uploads a byte at a time holds its own only.
       const declared = reading.declared(Math.min(Number(req.headers['content-length'] ?? 0), CHECK_LIMIT));
       if (declared) throw new Refusal(declared.status, declared.message);
-      const requestBody = bodyless
-        ? { chunks: [], complete: true }
-        : await collect(req, CHECK_LIMIT, halt.signal, reading);
+      const requestBody = bodyless ? { chunks: [], complete: true } : await collect(req, CHECK_LIMIT, halt, reading);
       if (bodyless) req.resume();
       if (!op) {
         outside++;
-        const answer = await forward(requestBody);
-        relay(res, answer, cors);
-        return answer.statusCode!;
+        return relay(host, res, await forward(requestBody), cors);
       }
       const check = checker.check(op, req, url, arrival.headers, requestBody);
       const { violations, hide } = check;
@@ -280,12 +294,11 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
         options.onExchange?.(true);
         check.report();
         res.shouldKeepAlive &&= requestBody.complete;
-        const lines = violations.map(({ line }) => clip(hide(line), LINE_CHARS)).join('; ');
-        sendError(422, `the request breaks the document: ${lines}`, counted(cors, total(violations)));
+        sendError(422, `the request breaks the document: ${check.lines()}`, counted(cors, total(violations)));
         return 422;
       }
       const answer = await forward(requestBody);
-      const answerBody = await collect(answer, CHECK_LIMIT, halt.signal);
+      const answerBody = await collect(answer, CHECK_LIMIT, halt);
       const bytes = Buffer.concat(answerBody.chunks);
       const encoding = answer.headers['content-encoding'];
       let decoded = answerBody.complete ? bytes.toString('utf8') : undefined;
@@ -298,17 +311,16 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
       if (failure !== undefined) options.onWarning?.(clip(hide(bug), LINE_CHARS));
       options.onExchange?.(failure === undefined ? true : 'check failed');
       check.report();
-      relay(res, answer, counted(cors, total(violations)), answerBody);
-      return answer.statusCode!;
+      return relay(host, res, answer, counted(cors, total(violations)), answerBody);
     } catch (error) {
-      outgoing?.destroy();
+      destroy();
       if (op && !checked) {
         unanswered++;
         options.onExchange?.(false);
       }
-      return failed(arrival, error as NodeJS.ErrnoException);
+      return failed(arrival, host, error as NodeJS.ErrnoException);
     }
   }
 
-  return { pass, counts: () => ({ outside, unanswered }), close: () => agent.destroy() };
+  return { pass, counts: () => ({ outside, unanswered }), close: () => up.agent.destroy() };
 }

@@ -1,9 +1,6 @@
 // `--state postgres://user:password@host:port/database`, read once: what may be shown of it (never
 // its password), and the password taken out of any text. PGPASSWORD or ~/.pgpass keep it off the command line.
-import { redact } from '../common/redaction.js';
-
-/** The one redaction mark: what redact writes in place of a secret. */
-const MARK = redact('mark', ['mark']);
+import { REDACTION_MARK } from '../common/redaction.js';
 
 export const isPostgresUrl = (state: string): boolean => /^postgres(ql)?:\/\//i.test(state);
 
@@ -39,7 +36,7 @@ export function postgresTarget(url: string) {
     shown: `${parsed.protocol}//${parsed.username ? `${parsed.username}@` : ''}${where}${parsed.pathname}`,
     where,
     /** The text with the password, in every spelling the URL gave it, replaced by the redaction mark. */
-    redact: (text: string) => secrets.reduce((result, secret) => result.split(secret).join(MARK), text),
+    redact: (text: string) => secrets.reduce((result, secret) => result.split(secret).join(REDACTION_MARK), text),
     statementTimeoutMs: timeout === null ? undefined : Number(timeout),
   };
 }

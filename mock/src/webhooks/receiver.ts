@@ -15,10 +15,9 @@ import { bodyViolations, describeViolation, headerViolations, type Violation } f
 import { readDocumentFile } from '../contract/document-file.js';
 import { isObject, listWebhooks, operationParameters, resolvePointer } from '../contract/document.js';
 import type { JsonObject, Operation } from '../contract/document.js';
-import { createExchangeReport, type Found, total } from '../contract/exchange-report.js';
+import { createExchangeReport, type Found, kindOf, total } from '../contract/exchange-report.js';
 import { MAX_CHECKED_VALUES } from '../contract/json-shape.js';
 import { createSchemaValidator } from '../contract/schema.js';
-import { kindOf } from '../contract/violation-kind.js';
 import { createBodyBudget, defaultBodyBudget, GO_MAX_DEPTH, pastJsonBounds, readBodyBytes } from '../front/body.js';
 import { answerAndClose, defaultMaxConnections, IDLE_TIMEOUT_MS, limitConnections } from '../front/node-server.js';
 import { reasonPhrase } from '../front/errors.js';
