@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createGiteaHandlers } from '../mock/src/msw/handlers.js';
-import type { World } from '../mock/src/sandbox/world.js';
+import type { World } from '../test/support/mock-internals.js';
 
 const gitea = createGiteaHandlers({ baseUrl: 'https://gitea.example.org/api/v1', sandbox: true });
 afterAll(() => gitea.close());

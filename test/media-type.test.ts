@@ -4,7 +4,7 @@
 import { MIMEType } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseMediaType } from '../mock/src/front/body.js';
+import { parseMediaType } from './support/mock-internals.js';
 
 function nodes(header: string): { essence: string; params: [string, string][] } | undefined {
   try {
