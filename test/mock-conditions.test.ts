@@ -2,7 +2,7 @@
 // should reach in a test: the newest entries of a credential, a ceiling on credentials, paths and
 // queries cut; the seeded draws of its conditions (mock/src/front/conditions.ts) and the
 // ceilings on held requests; how the command line's --latency and --faults are read; and the
-// budget of request bodies in flight (mock/src/front/body-budget.ts).
+// budget of request bodies in flight (mock/src/front/body.ts).
 import { describe, expect, it } from 'vitest';
 import {
   createBodyBudget,

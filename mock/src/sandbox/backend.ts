@@ -548,7 +548,7 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
   }
 
   updateUserSecret(call: Call): Reply {
-    // The front refuses a name Gitea refuses (front/name-rules.ts), as the document's pattern says.
+    // The front refuses a name Gitea refuses (front/validation.ts), as the document's pattern says.
     const name = String(call.params.secretname).toUpperCase();
     const data = fieldsOf(call).data;
     if (typeof data === 'string' && utf8Length(data) > MAX_SECRET_BYTES) throw refuse(400, 'data too long');
@@ -629,7 +629,7 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
       if (orgNamed(world, username)) throw refuse(422, `${username} is an organization not a user`);
       throw refuse(404, noRedirect(username));
     }
-    // A name Gitea refuses never gets here: the front answers it (front/name-rules.ts).
+    // A name Gitea refuses never gets here: the front answers it (front/validation.ts).
     const newName = String(fieldsOf(call).new_username);
     if (newName === user.login) return empty(204, false);
     const bytes = utf8Length(newName);

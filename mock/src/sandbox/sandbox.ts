@@ -50,7 +50,7 @@ export type SandboxControl = ReturnType<typeof controlOf>;
 export type Sandbox = AnsweringSource & { control: SandboxControl };
 
 export interface SandboxPlatform {
-  /** Worker threads in Node (markdown.ts), the calling thread elsewhere (markdown-inline.ts). */
+  /** Worker threads in Node (markdown.ts), the calling thread elsewhere (markdown-render.ts). */
   markdown(limits: MarkdownLimits): MarkdownRenderer;
   /** V8's heap limit in bytes (heap.ts), which bounds the worlds together; undefined where the runtime does not tell it. */
   heapLimit: number | undefined;
