@@ -5,15 +5,16 @@
 // addresses as it checks them. Against the examples mock and the sandbox where both answer.
 import { readFileSync } from 'node:fs';
 import { describe, expect, inject, it } from 'vitest';
-import { describeViolation, mismatches } from '../mock/src/contract/conformance.js';
 import {
+  createSchemaValidator,
   deref,
+  describeViolation,
   isObject,
-  listOperations,
-  operationParameters,
   type JsonObject,
-} from '../mock/src/contract/document.js';
-import { createSchemaValidator } from '../mock/src/contract/schema.js';
+  listOperations,
+  mismatches,
+  operationParameters,
+} from '../test/support/mock-internals.js';
 import { doc } from './support/coverage.js';
 import { call, type Reply } from './support/call.js';
 import { exampleRequest, firstExample } from './support/http.js';

@@ -6,11 +6,18 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deref, isObject, listOperations, pointer, type Json, type Operation } from '../mock/src/contract/document.js';
-import { loadDocument } from '../mock/src/contract/document-file.js';
-import { readDocumentFile } from '../mock/src/contract/document-file.js';
-import { httpOperations } from '../mock/src/contract/http-operations.js';
-import { createSchemaValidator } from '../mock/src/contract/schema.js';
+import {
+  createSchemaValidator,
+  deref,
+  httpOperations,
+  isObject,
+  type Json,
+  listOperations,
+  loadDocument,
+  type Operation,
+  pointer,
+  readDocumentFile,
+} from '../test/support/mock-internals.js';
 import { startMockServer, type MockServer } from '../mock/src/server.js';
 import { call } from './support/call.js';
 import { exampleRequest } from './support/http.js';

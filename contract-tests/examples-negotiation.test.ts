@@ -6,9 +6,13 @@
 // that is no media type, where Prism throws (a 500 of the mock), answers 406 here.
 import type { IHttpOperation } from '@stoplight/types';
 import { describe, expect, it } from 'vitest';
-import { operationTableOf } from '../mock/src/answering-node.js';
-import { loadPrismMocker } from '../mock/src/examples/dynamic.js';
-import { documentedAnswer, type Mocked, type Wanted } from '../mock/src/examples/negotiation.js';
+import {
+  documentedAnswer,
+  loadPrismMocker,
+  type Mocked,
+  operationTableOf,
+  type Wanted,
+} from '../test/support/mock-internals.js';
 
 const DOCUMENT = new URL('../openapi.yaml', import.meta.url).pathname;
 

@@ -10,12 +10,12 @@ import { describe, expect, inject, it } from 'vitest';
 import {
   deref,
   isObject,
-  listOperations,
-  resolvePointer,
   type Json,
+  listOperations,
+  loadDocument,
   type Operation,
-} from '../mock/src/contract/document.js';
-import { loadDocument } from '../mock/src/contract/document-file.js';
+  resolvePointer,
+} from '../test/support/mock-internals.js';
 import { call, type Reply } from './support/call.js';
 import { exampleRequest } from './support/http.js';
 import { useSandbox } from './support/sandbox.js';

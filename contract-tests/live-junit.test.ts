@@ -5,8 +5,7 @@
 // that breaks its junit-10.xsd): support/junit.xsd holds those rules, checked with libxml2. The
 // reader and the schema are checked too: they must refuse what CI systems would misread or refuse.
 import { describe, expect, it } from 'vitest';
-import { junitXml } from '../mock/src/live/junit.js';
-import type { RunRecord } from '../mock/src/live/results.js';
+import { junitXml, type RunRecord } from '../test/support/mock-internals.js';
 import { readJUnit, schemaProblems } from './support/junit.js';
 
 const TOKEN = 'JUnit-Secret-Token-42';

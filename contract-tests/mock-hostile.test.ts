@@ -81,7 +81,7 @@ async function openMany(
 
 // Past its limit on open files Node accepts a new connection and drops it at once: without a
 // ceiling, 1,100 idle sockets would keep every new client out until Node's header timeout closed
-// them. With 1,024 files the mock keeps 896 connections open at most (connections.ts).
+// them. With 1,024 files the mock keeps 896 connections open at most (front/node-server.ts).
 describe('the built gitea-mock with a limit of 1,024 open files', () => {
   let mock: Launched;
   let origin = '';

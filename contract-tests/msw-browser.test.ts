@@ -13,8 +13,7 @@ import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { getResponse } from 'msw';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { listOperations } from '../mock/src/contract/document.js';
-import { loadDocument } from '../mock/src/contract/document-file.js';
+import { listOperations, loadDocument } from '../test/support/mock-internals.js';
 import { exampleRequest } from './support/http.js';
 import {
   runScenario,

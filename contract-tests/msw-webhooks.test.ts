@@ -7,9 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createGiteaClient, unwrap } from '../src/index.js';
-import { loadDocument } from '../mock/src/contract/document-file.js';
-import { createSchemaValidator } from '../mock/src/contract/schema.js';
-import type { DeliveryRecord } from '../mock/src/webhooks/deliveries.js';
+import { createSchemaValidator, type DeliveryRecord, loadDocument } from '../test/support/mock-internals.js';
 import { expectSignedBy, startHookReceiver, type HookReceiver } from './support/hook-receiver.js';
 
 type MswModule = typeof import('../mock/src/msw/handlers.js');

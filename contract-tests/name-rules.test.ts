@@ -8,9 +8,12 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { JsonObject } from '../mock/src/contract/document.js';
-import { createSchemaValidator } from '../mock/src/contract/schema.js';
-import { secretNameProblem, usernameProblem } from '../mock/src/front/name-rules.js';
+import {
+  createSchemaValidator,
+  type JsonObject,
+  secretNameProblem,
+  usernameProblem,
+} from '../test/support/mock-internals.js';
 import { startMockServer, type MockServer } from '../mock/src/server.js';
 import { doc } from './support/coverage.js';
 import { call } from './support/call.js';

@@ -9,9 +9,7 @@ import { getHttpOperationsFromSpec } from '@stoplight/prism-http';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { readDocumentFile } from '../mock/src/contract/document-file.js';
-import { httpOperations } from '../mock/src/contract/http-operations.js';
-import { operationTable } from '../mock/src/front/operations.js';
+import { httpOperations, operationTable, readDocumentFile } from '../test/support/mock-internals.js';
 
 const DOCUMENT = new URL('../openapi.yaml', import.meta.url);
 // Parsed and transformed once for the file: each takes most of a second.

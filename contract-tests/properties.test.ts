@@ -8,11 +8,11 @@ import { createGiteaClient, type GiteaClient } from '../src/index.js';
 import {
   deref,
   isObject,
-  listOperations,
-  operationParameters,
   type Json,
   type JsonObject,
-} from '../mock/src/contract/document.js';
+  listOperations,
+  operationParameters,
+} from '../test/support/mock-internals.js';
 import { arbitraryFor, isLenient, mutationsFor, type Mutation } from './support/arbitraries.js';
 import { doc } from './support/coverage.js';
 

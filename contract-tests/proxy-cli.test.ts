@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { outputFileProblem } from '../mock/src/common/output-file.js';
+import { outputFileProblem } from '../test/support/mock-internals.js';
 import { launch } from './support/launch.js';
 import { rawUpstream } from './support/upstream.js';
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkUpstream } from '../mock/src/proxy/proxy.js';
+import { checkUpstream } from '../test/support/mock-internals.js';
 import { startMockServer, type MockServer } from '../mock/src/server.js';
 import { startTlsServer } from '../test/support/tls-server.js';
 import { call, type Reply } from './support/call.js';

@@ -5,7 +5,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGiteaClient, unwrap, type GiteaClient } from '../src/index.js';
-import type { DeliveryRecord } from '../mock/src/webhooks/deliveries.js';
+import type { DeliveryRecord } from '../test/support/mock-internals.js';
 import { expectSignedBy, startHookReceiver, type HookReceiver } from './support/hook-receiver.js';
 import { launch, type Launched } from './support/launch.js';
 

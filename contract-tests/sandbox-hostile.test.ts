@@ -23,14 +23,17 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadOperations } from '../mock/src/contract/document-file.js';
+import {
+  type Backing,
+  createMarkdownRenderer,
+  heapLimit,
+  inFlightBudget,
+  loadOperations,
+  MARKDOWN_LIMITS,
+  type SandboxOptions,
+  seedWorld,
+} from '../test/support/mock-internals.js';
 import { startMockServer, type MockServer } from '../mock/src/server.js';
-import { createMarkdownRenderer, MARKDOWN_LIMITS } from '../mock/src/sandbox/markdown.js';
-import type { SandboxOptions } from '../mock/src/sandbox/sandbox.js';
-import { heapLimit } from '../mock/src/common/heap.js';
-import { inFlightBudget } from '../mock/src/sandbox/sandbox-limits.js';
-import { seedWorld } from '../mock/src/sandbox/world.js';
-import type { Backing } from '../mock/src/sandbox/store.js';
 import { launch, type Launched } from './support/launch.js';
 import { call, type Reply } from './support/call.js';
 

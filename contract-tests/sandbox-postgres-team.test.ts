@@ -341,7 +341,7 @@ describe('the URL and its password', () => {
     expect(line).not.toContain(pg.password);
     if (process.platform === 'linux') {
       const cmdline = await readFile(`/proc/${a.child.pid}/cmdline`, 'utf8');
-      expect(cmdline).toContain(`postgres://postgres:***@127.0.0.1:${pg.port}/team`);
+      expect(cmdline).toContain(`postgres://postgres:[REDACTED]@127.0.0.1:${pg.port}/team`);
       expect(cmdline).not.toContain(pg.password);
     }
     const help = await runToEnd('--help', '--state', url);

@@ -8,10 +8,12 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGiteaClient, unwrap, type EditHookOption } from '../src/index.js';
-import { listWebhooks } from '../mock/src/contract/document.js';
-import { loadDocument } from '../mock/src/contract/document-file.js';
-import { createSchemaValidator } from '../mock/src/contract/schema.js';
-import type { DeliveryRecord } from '../mock/src/webhooks/deliveries.js';
+import {
+  createSchemaValidator,
+  type DeliveryRecord,
+  listWebhooks,
+  loadDocument,
+} from '../test/support/mock-internals.js';
 import { call } from './support/call.js';
 import { expectSignedBy, startHookReceiver, type HookReceiver } from './support/hook-receiver.js';
 import { launch, type Launched } from './support/launch.js';

@@ -15,9 +15,7 @@ import {
   type GiteaClient,
 } from '../src/index.js';
 import { startMockServer } from '../mock/src/server.js';
-import { parseGoInt } from '../mock/src/sandbox/backend.js';
-import { sniffedType } from '../mock/src/sandbox/markdown.js';
-import { MOCK_VERSION } from '../mock/src/front/version.js';
+import { MOCK_VERSION, parseGoInt, sniffedType } from '../test/support/mock-internals.js';
 import { apiErrorOf } from '../test/support/api-error.js';
 import { call } from './support/call.js';
 import { useSandbox } from './support/sandbox.js';

@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createGiteaHandlers } from '../mock/src/msw/handlers.js';
-import type { Rec, World } from '../mock/src/sandbox/world.js';
+import type { World } from '../test/support/mock-internals.js';
 
 const gitea = createGiteaHandlers({ baseUrl: 'https://gitea.example.org/api/v1', sandbox: true });
 afterAll(() => gitea.close());
@@ -57,8 +57,8 @@ function tables(world: World): string[] {
         issue.number,
         issue.title,
         issue.state,
-        (issue.assignees ?? []).map((user: Rec) => user.login),
-        (issue.labels ?? []).map((label: Rec) => label.id),
+        (issue.assignees ?? []).map((user) => user.login),
+        (issue.labels ?? []).map((label) => label.id),
         issue.milestone?.id ?? null,
       ]),
     ),
@@ -72,8 +72,8 @@ function tables(world: World): string[] {
         pull.title,
         pull.state,
         `${pull.head?.ref} → ${pull.base?.ref}`,
-        (pull.assignees ?? []).map((user: Rec) => user.login),
-        (pull.labels ?? []).map((label: Rec) => label.id),
+        (pull.assignees ?? []).map((user) => user.login),
+        (pull.labels ?? []).map((label) => label.id),
         pull.milestone?.id ?? null,
       ]),
     ),

@@ -2,8 +2,14 @@
 // document's own examples: the success example by default and each documented response when
 // asked with `Prefer: code=…`. This is what a frontend team sees before any launcher is involved.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deref, isObject, listOperations, type Json, type JsonObject } from '../mock/src/contract/document.js';
-import { loadDocument } from '../mock/src/contract/document-file.js';
+import {
+  deref,
+  isObject,
+  type Json,
+  type JsonObject,
+  listOperations,
+  loadDocument,
+} from '../test/support/mock-internals.js';
 import { call, type Reply } from './support/call.js';
 import { exampleRequest, firstExample } from './support/http.js';
 import { startPrismCli, type PrismCli } from './support/prism-cli.js';

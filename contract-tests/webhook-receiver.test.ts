@@ -16,12 +16,11 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createGiteaClient, unwrap } from '../src/index.js';
 import { startMockServer, type MockServer } from '../mock/src/server.js';
-import type { DeliveryRecord } from '../mock/src/webhooks/deliveries.js';
+import { type DeliveryRecord, loadDocument } from '../test/support/mock-internals.js';
 import { serveOnLoopback } from '../test/support/loopback.js';
 import { startHookReceiver, type Answering, type HookReceiver } from './support/hook-receiver.js';
 import { call, type Reply } from './support/call.js';
 import { exchangeRaw } from './support/http.js';
-import { loadDocument } from '../mock/src/contract/document-file.js';
 
 const CLI = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
 const SECRET = 'receiver-secret-31337';

@@ -20,11 +20,13 @@ import {
   type EditPullRequestOption,
   type GiteaClient,
 } from '../src/index.js';
-import { listOperations } from '../mock/src/contract/document.js';
-import { loadDocument } from '../mock/src/contract/document-file.js';
-import { createSchemaValidator } from '../mock/src/contract/schema.js';
+import {
+  createSchemaValidator,
+  type DeliveryRecord,
+  listOperations,
+  loadDocument,
+} from '../test/support/mock-internals.js';
 import { startMockServer, type MockServer } from '../mock/src/server.js';
-import type { DeliveryRecord } from '../mock/src/webhooks/deliveries.js';
 import {
   expectSignedBy,
   payloadText,

@@ -3,9 +3,7 @@
 // world, with odd strings (escapes, lone surrogates, "__proto__" keys) included.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { loadOperations } from '../mock/src/contract/document-file.js';
-import { seedWorld } from '../mock/src/sandbox/world.js';
-import { copyJson, textBytes, worldText } from '../mock/src/sandbox/world-json.js';
+import { copyJson, loadOperations, seedWorld, textBytes, worldText } from '../test/support/mock-internals.js';
 
 const SEED = Number(process.env.FC_SEED ?? 20261126);
 const noPause = async (): Promise<void> => {};

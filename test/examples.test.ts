@@ -2,8 +2,7 @@
 // and response media type must carry at least one named example (the mock serves them and the
 // docs show them). One test per operation, plus one for the shared components.
 import { describe, expect, it } from 'vitest';
-import { listOperations, listWebhooks } from '../mock/src/contract/document.js';
-import { tryLoadDocument } from '../mock/src/contract/document-file.js';
+import { listOperations, listWebhooks, tryLoadDocument } from './support/mock-internals.js';
 import { exampleChecks } from './support/examples.js';
 
 const loaded = tryLoadDocument(new URL('../openapi.yaml', import.meta.url));

@@ -1,10 +1,10 @@
-// The front's media-type reader (mock/src/front/media-type.ts, portable for the browser build)
+// The front's media-type reader (mock/src/front/body.ts, portable for the browser build)
 // against Node's util.MIMEType, which implements the same WHATWG algorithm: the same headers are
 // media types, with the same essence and the same parameters.
 import { MIMEType } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseMediaType } from '../mock/src/front/media-type.js';
+import { parseMediaType } from './support/mock-internals.js';
 
 function nodes(header: string): { essence: string; params: [string, string][] } | undefined {
   try {

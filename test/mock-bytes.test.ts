@@ -6,9 +6,16 @@ import { posix } from 'node:path';
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { base64Text, indexOfBytes, latin1Bytes, latin1Text, randomUuid, utf8Length } from '../mock/src/common/bytes.js';
-import { keyOf } from '../mock/src/common/credential-key.js';
-import { extname } from '../mock/src/msw/path-extname.js';
+import {
+  base64Text,
+  extname,
+  indexOfBytes,
+  keyOf,
+  latin1Bytes,
+  latin1Text,
+  randomUuid,
+  utf8Length,
+} from './support/mock-internals.js';
 
 const bytes = fc.uint8Array({ maxLength: 300 });
 

@@ -2,11 +2,19 @@
 // should reach in a test: the newest entries of a credential, a ceiling on credentials, paths and
 // queries cut; the seeded draws of its conditions (mock/src/front/conditions.ts) and the
 // ceilings on held requests; how the command line's --latency and --faults are read; and the
-// budget of request bodies in flight (mock/src/front/body-budget.ts).
+// budget of request bodies in flight (mock/src/front/body.ts).
 import { describe, expect, it } from 'vitest';
-import { createBodyBudget, defaultBodyBudget, MAX_BODY_BYTES } from '../mock/src/front/body.js';
-import { createConditions, faultsOption, latencyOption } from '../mock/src/front/conditions.js';
-import { createJournal, JOURNAL_ENTRIES, JOURNALS } from '../mock/src/front/journal.js';
+import {
+  createBodyBudget,
+  createConditions,
+  createJournal,
+  defaultBodyBudget,
+  faultsOption,
+  JOURNAL_ENTRIES,
+  JOURNALS,
+  latencyOption,
+  MAX_BODY_BYTES,
+} from './support/mock-internals.js';
 
 const answered = { status: 200, condition: { delay: 0 } };
 const url = (path: string): URL => new URL(`http://127.0.0.1${path}`);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isObject, listOperations, listWebhooks, type JsonObject } from '../mock/src/contract/document.js';
+import { isObject, type JsonObject, listOperations, listWebhooks } from './support/mock-internals.js';
 import { applyOverlay } from '../scripts/overlay.mjs';
 import {
   buildProfiles,

@@ -6,14 +6,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import {
   deref,
   isObject,
+  type Json,
+  type JsonObject,
   listOperations,
   operationParameters,
   pointer,
   resolvePointer,
-  type Json,
-  type JsonObject,
-} from '../mock/src/contract/document.js';
-import { tryLoadDocument } from '../mock/src/contract/document-file.js';
+  tryLoadDocument,
+} from './support/mock-internals.js';
 
 // ---------------------------------------------------------------- the facts table
 

@@ -8,19 +8,19 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
+  createSchemaValidator,
   deref,
   isObject,
+  type Json,
+  type JsonObject,
   listOperations,
   listWebhooks,
+  type Operation,
   operationParameters,
   pointer,
   resolvePointer,
-  type Json,
-  type JsonObject,
-  type Operation,
-} from '../mock/src/contract/document.js';
-import { tryLoadDocument } from '../mock/src/contract/document-file.js';
-import { createSchemaValidator } from '../mock/src/contract/schema.js';
+  tryLoadDocument,
+} from './support/mock-internals.js';
 
 interface OperationFacts {
   operationId: string;

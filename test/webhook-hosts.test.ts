@@ -2,7 +2,7 @@
 // each class of address, CIDR ranges, name patterns, and IPv4-mapped IPv6 addresses seen as the
 // IPv4 address they carry, as Go sees them.
 import { describe, expect, it } from 'vitest';
-import { hostMatcher } from '../mock/src/webhooks/allowed-hosts.js';
+import { hostMatcher } from './support/mock-internals.js';
 
 describe('hostMatcher', () => {
   it('loopback, the default of the sandbox, allows 127.0.0.0/8 and ::1 only', () => {

@@ -2,7 +2,7 @@
 // mutations of valid requests. Covers the JSON Schema the document uses: objects, arrays,
 // strings (enum, pattern, length, formats), integers (range), booleans, nullable types, $ref.
 import fc from 'fast-check';
-import { isObject, resolvePointer, type Json, type JsonObject } from '../../mock/src/contract/document.js';
+import { isObject, type Json, type JsonObject, resolvePointer } from '../../test/support/mock-internals.js';
 
 type Schema = JsonObject;
 

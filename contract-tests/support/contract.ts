@@ -3,8 +3,14 @@
 // must answer 422, and missing credentials 401. What each suite exercised is recorded.
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { ApiError, createGiteaClient, unwrap, type GiteaClient } from '../../src/index.js';
-import { deref, isObject, listOperations, pointer, type JsonObject } from '../../mock/src/contract/document.js';
-import { createSchemaValidator } from '../../mock/src/contract/schema.js';
+import {
+  createSchemaValidator,
+  deref,
+  isObject,
+  type JsonObject,
+  listOperations,
+  pointer,
+} from '../../test/support/mock-internals.js';
 import { doc, documented, key, saveCoverage } from './coverage.js';
 import { firstExample } from './http.js';
 

@@ -1,8 +1,7 @@
 // Which documented responses (operation × status) the contract suites exercised.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isObject, listOperations } from '../../mock/src/contract/document.js';
-import { loadDocument } from '../../mock/src/contract/document-file.js';
+import { isObject, listOperations, loadDocument } from '../../test/support/mock-internals.js';
 
 export const doc = loadDocument(new URL('../../openapi.yaml', import.meta.url));
 

@@ -4,11 +4,11 @@ import { connect } from 'node:net';
 import {
   deref,
   isObject,
-  operationParameters,
   type Json,
   type JsonObject,
   type Operation,
-} from '../../mock/src/contract/document.js';
+  operationParameters,
+} from '../../test/support/mock-internals.js';
 
 export interface PreparedRequest {
   url: URL;

@@ -2,7 +2,7 @@
 // sandbox warned of any answer that broke the document.
 import { afterAll, beforeAll, expect } from 'vitest';
 import { startMockServer, type MockServer } from '../../mock/src/server.js';
-import type { SandboxOptions } from '../../mock/src/sandbox/sandbox.js';
+import type { SandboxOptions } from '../../test/support/mock-internals.js';
 
 export function useSandbox(options: SandboxOptions): { current: MockServer } {
   const holder = {} as { current: MockServer };

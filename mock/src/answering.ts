@@ -1,16 +1,13 @@
-// The answering mock, put together: the conditions, the body budget, the examples or the sandbox,
-// the journal, and the Fetch front over them. No Node built-in: Node starts from answering-node.ts
-// (the document from its file, workers, the heap's size, the generator, the store); the browser
-// build of the MSW handlers starts here, from the bundled document, with what a browser has.
-import { createApp, type GiteaApp, type ResponseClass } from './front/app.js';
-import { createBodyBudget, defaultBodyBudget, type BodyBudget } from './front/body.js';
-import { createConditions, type ConditionOptions, type Conditions } from './front/conditions.js';
-import { createJournal, type Journal } from './front/journal.js';
+// The answering mock put together over the Fetch front, with no Node built-in: the browser build starts here.
+import { createApp, type ResponseClass } from './front/app.js';
+import { createBodyBudget, defaultBodyBudget } from './front/body.js';
+import { createConditions, type ConditionOptions } from './front/conditions.js';
+import { createJournal } from './front/journal.js';
 import type { OperationTable } from './front/operations.js';
 import { createExamples, type Generator } from './examples/examples.js';
-import { createSandbox, type SandboxControl, type SandboxOptions, type SandboxPlatform } from './sandbox/sandbox.js';
-import type { AnsweringSource } from './front/answer-source.js';
-import type { MarkdownLimits } from './sandbox/markdown-inline.js';
+import { createSandbox, type SandboxOptions, type SandboxPlatform } from './sandbox/sandbox.js';
+import type { AnsweringSource } from './front/app.js';
+import type { MarkdownLimits } from './sandbox/markdown-render.js';
 import type { World } from './sandbox/world.js';
 
 /** The sandbox's bounds and seed, as both entries take them. */
@@ -29,11 +26,8 @@ export interface SandboxChoices {
   webhooks?: { secret?: string; systemHooks?: readonly string[] };
 }
 
-/** What differs by runtime. */
-export interface AnsweringPlatform extends SandboxPlatform {
-  /** Prism's generator of dynamic answers, where the runtime can load it (Node: sources/dynamic.ts). */
-  generator?: () => Promise<Generator>;
-}
+/** What differs by runtime: with Prism's generator of dynamic answers where it loads (Node). */
+export type AnsweringPlatform = SandboxPlatform & { generator?: () => Promise<Generator> };
 
 export interface AnsweringChoices extends Omit<ConditionOptions, 'seed'> {
   /** Generate data from the schemas instead of serving the examples. */
@@ -44,23 +38,12 @@ export interface AnsweringChoices extends Omit<ConditionOptions, 'seed'> {
   sandbox?: SandboxOptions;
   /** Problems of the mock itself, such as an answer that breaks the document. */
   onWarning?: (line: string) => void;
-  /** Bytes of request bodies held at once, being read or waiting for their answer (default: an eighth of V8's heap, front/body.ts). */
+  /** Bytes of request bodies held at once, being read or waiting for their answer (default: an eighth of V8's heap). */
   maxBodyBytesInFlight?: number;
 }
 
-export interface AnsweringMock {
-  app: GiteaApp;
-  table: OperationTable;
-  /** The sandbox's worlds, when it answers. */
-  sandbox?: SandboxControl;
-  /** The delays and faults requests are answered under (the proxy's too). */
-  conditions: Conditions;
-  /** The requests answered, per credential (the proxy's too). */
-  journal: Journal;
-  /** The bytes of request bodies held at once (the proxy's too). */
-  bodies: BodyBudget;
-  close(): Promise<void>;
-}
+/** The front over its source; the conditions, journal and body budget serve the proxy too. */
+export type AnsweringMock = Awaited<ReturnType<typeof createAnswering>>;
 
 export async function createAnswering(
   table: OperationTable,
@@ -68,7 +51,7 @@ export async function createAnswering(
   options: AnsweringChoices,
   docsUrl: () => string,
   Response?: ResponseClass,
-): Promise<AnsweringMock> {
+) {
   // Checked first: options that do not fit throw before anything starts.
   const conditions = createConditions(options);
   const bodies = createBodyBudget(options.maxBodyBytesInFlight ?? defaultBodyBudget(platform.heapLimit));
@@ -80,23 +63,8 @@ export async function createAnswering(
     : undefined;
   const source: AnsweringSource = sandbox ?? examples;
   const journal = createJournal();
-  const app = createApp({
-    table,
-    source,
-    docsUrl,
-    warn: options.onWarning ?? (() => {}),
-    conditions,
-    journal,
-    bodies,
-    ...(Response ? { Response } : {}),
-  });
-  return {
-    app,
-    table,
-    ...(sandbox ? { sandbox: sandbox.control } : {}),
-    conditions,
-    journal,
-    bodies,
-    close: async () => source.close?.(),
-  };
+  const shared = { table, conditions, journal, bodies };
+  const warn = options.onWarning ?? (() => {});
+  const app = createApp({ ...shared, source, docsUrl, warn, ...(Response ? { Response } : {}) });
+  return { app, ...shared, ...(sandbox ? { sandbox: sandbox.control } : {}), close: async () => source.close?.() };
 }

@@ -1,13 +1,8 @@
-// `gitea-mock`, the package's entry: the mock as a `node:http` server. What answers is composed
-// here, top-down: the answering mock (answering-node.ts: the document, the source, the store, the
-// deliveries), or the proxy in front of a real server, then the socket (front/node-server.ts). The
-// proxy takes requests whole (it streams them to the upstream), with the same CORS and error
-// dialect, conditions and journal, and the front lends it the router and its request check.
+// `gitea-mock`, the package's entry: the answering mock or the proxy on a `node:http` server, composed top-down.
 import { FastResponse } from 'srvx/node';
-import { createAnsweringMock } from './answering-node.js';
+import { createAnsweringMock, type AnsweringOptions } from './answering-node.js';
 import { DOCUMENT } from './contract/document-file.js';
 import { BASE_PATH } from './front/app.js';
-import type { ConditionOptions } from './front/conditions.js';
 import { connectionBounds, fetchHandler, listen } from './front/node-server.js';
 import type { SandboxChoices } from './answering.js';
 import type { ProxyOptions, ProxyReport } from './proxy/proxy.js';
@@ -17,33 +12,23 @@ export { BASE_PATH };
 export type { ProxyOptions, ProxyReport };
 export const DEFAULT_DOCUMENT = DOCUMENT;
 
-export interface MockOptions extends Omit<ConditionOptions, 'seed'> {
-  /** The OpenAPI document to serve: a file (YAML or JSON), or the document as data; defaults to the package's `openapi.yaml`. */
-  document?: string | Record<string, unknown>;
+export interface MockOptions extends Omit<AnsweringOptions, 'sandbox'> {
   host?: string;
   /** 0 picks a free port. */
   port?: number;
-  /** Generate data from the schemas instead of serving the examples. */
-  dynamic?: boolean;
-  /** Makes dynamic data, random delays and random faults repeatable: `7` and `'7'` are one seed, as `--seed 7` is. */
-  seed?: string | number;
   /** Answer from per-credential worlds that remember writes (the sandbox) instead of from the examples. */
   sandbox?: MockSandboxOptions;
   /** Forward every request to a real server and check the exchanges against the document. */
   proxy?: ProxyOptions;
-  /** Bytes of request bodies held at once, being read or waiting for their answer (default: an eighth of V8's heap). */
-  maxBodyBytesInFlight?: number;
   /** One line per answered request; never given credentials. */
   onRequest?: (line: string) => void;
-  /** Problems of the mock itself, such as an answer that breaks the document. */
-  onWarning?: (line: string) => void;
 }
 
 export interface MockSandboxOptions extends SandboxChoices {
-  /** Keep the worlds in this folder, one file per world, or in the PostgreSQL database of this URL (`postgres://…`), shared by every process on it. */
+  /** Keep the worlds in this folder, a file per world, or in the PostgreSQL database of this URL (`postgres://…`). */
   state?: string;
   webhooks?: SandboxChoices['webhooks'] & {
-    /** Hosts deliveries may go to, in the syntax of Gitea's `[webhook] ALLOWED_HOST_LIST` (default `loopback`). */
+    /** Hosts deliveries may go to, as Gitea's `[webhook] ALLOWED_HOST_LIST` (default `loopback`). */
     allowedHosts?: string;
     /** Longest a delivery may take, in milliseconds (default 5000, Gitea's `DELIVER_TIMEOUT`). */
     timeoutMs?: number;
@@ -52,12 +37,10 @@ export interface MockSandboxOptions extends SandboxChoices {
   };
 }
 
-/** An operation the mock serves, as the document names it. */
+/** An operation the mock serves: its method in upper case, its path template below /api/v1. */
 export interface ServedOperation {
   operationId: string;
-  /** Upper case: `GET`, `PATCH` … */
   method: string;
-  /** The path template below /api/v1, such as `/repos/{owner}/{repo}/hooks/{id}`. */
   path: string;
 }
 
@@ -67,7 +50,7 @@ export interface MockServer {
   /** `http://host:port/api/v1`, the base URL clients use. */
   baseUrl: string;
   operations: readonly ServedOperation[];
-  /** With `proxy`: what the exchanges came to so far, for a report (`--report` writes it as JSON). */
+  /** With `proxy`: what the exchanges came to so far (`--report` writes it as JSON). */
   proxyReport?(): ProxyReport;
   close(): Promise<void>;
 }
@@ -79,35 +62,21 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
   let origin = '';
   let docsUrl = '';
   const mock = await createAnsweringMock({ ...options, maxHeld }, () => docsUrl, FastResponse);
-  const { table, conditions, journal, bodies } = mock;
-  // The proxy (its own request path on node:http, its answer check) is loaded only when it runs.
+  const front = { ...mock, docsUrl: () => docsUrl };
   const proxy = options.proxy
-    ? await (await import('./proxy/proxy.js')).createProxy(document as string, options.proxy, {
-        table,
-        conditions,
-        journal,
-        bodies,
-        docsUrl: () => docsUrl,
-      })
+    ? await (await import('./proxy/proxy.js')).createProxy(document as string, options.proxy, front)
     : undefined;
 
   const { port, host, onRequest, onWarning: warn = () => {} } = options;
   const handler = proxy ? proxy.handle : fetchHandler(mock.app, () => origin);
-  const listening = await listen(handler, {
-    port,
-    host,
-    ceiling,
-    slowRequests: !!proxy,
-    docsUrl: () => docsUrl,
-    warn,
-    onRequest,
-  });
+  const bounds = { ceiling, slowRequests: !!proxy, docsUrl: front.docsUrl };
+  const listening = await listen(handler, { port, host, ...bounds, warn, onRequest });
   origin = listening.origin;
   docsUrl = `${origin}/api/swagger`;
   return {
     origin,
     baseUrl: `${origin}${BASE_PATH}`,
-    operations: table.operations,
+    operations: mock.table.operations,
     ...(proxy ? { proxyReport: () => proxy.report() } : {}),
     close: async () => {
       await listening.close();

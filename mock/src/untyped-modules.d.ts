@@ -1,9 +1,6 @@
-// Types of the small packages that ship none of their own: the two the examples source asks as
-// Prism does (negotiation.ts), the path matcher of Prism's request check (validation.ts), and the
-// state folder's lock (world-store.ts). Only what is used.
+// Types of the small packages that ship none, and of the bundled document: only what is used.
 declare module 'accepts' {
   interface Accepts {
-    /** The first of `types` the request's Accept header prefers, or false. */
     type(types: string[]): string | false;
   }
   export default function accepts(request: { headers: Record<string, string | undefined> }): Accepts;
@@ -15,7 +12,6 @@ declare module 'content-type' {
     parameters: Record<string, string>;
   }
   const contentType: {
-    /** Throws a TypeError on what is no media type. */
     parse(value: string): ContentType;
     format(value: ContentType): string;
   };
@@ -35,8 +31,7 @@ declare module 'fs-native-extensions' {
   export function tryLock(fd: number): boolean;
 }
 
-// The package's document, which the MSW handlers' browser build imports as data: the build
-// (mock/tsdown.config.ts) parses the YAML and bundles the result.
+// The package's document, which the MSW handlers' browser build imports as data (mock/tsdown.config.ts parses it).
 declare module 'gitea-contract/openapi.yaml' {
   const document: Record<string, unknown>;
   export default document;

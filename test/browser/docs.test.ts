@@ -7,8 +7,14 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { BrowserContext, Page } from '../dist-tools/playwright.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { deref, isObject, listOperations, type Json, type JsonObject } from '../../mock/src/contract/document.js';
-import { loadDocument } from '../../mock/src/contract/document-file.js';
+import {
+  deref,
+  isObject,
+  type Json,
+  type JsonObject,
+  listOperations,
+  loadDocument,
+} from '../support/mock-internals.js';
 import { blockOutsideRequests, launchChromium, recordCspViolations, type SuiteBrowser } from './support/chromium.js';
 import { serveFiles, type StaticServer } from './support/static-server.js';
 

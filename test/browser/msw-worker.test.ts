@@ -11,9 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import type { Page } from '../dist-tools/playwright.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operationTableOf } from '../../mock/src/answering-node.js';
-import { MOCK_VERSION } from '../../mock/src/front/version.js';
-import { NO_GENERATOR } from '../../mock/src/examples/examples.js';
+import { MOCK_VERSION, NO_GENERATOR, operationTableOf } from '../support/mock-internals.js';
 import { isLocal, launchChromium, type SuiteBrowser } from './support/chromium.js';
 import { serveFiles, type StaticServer } from './support/static-server.js';
 

@@ -2,8 +2,7 @@
 // keyed by hashes, so it must give every operation its own id and no id to a path it lacks.
 import { describe, expect, it } from 'vitest';
 import { operationIdOf } from '../../generated/operation-ids.js';
-import { listOperations } from '../../mock/src/contract/document.js';
-import { loadDocument } from '../../mock/src/contract/document-file.js';
+import { listOperations, loadDocument } from '../support/mock-internals.js';
 
 const operations = listOperations(loadDocument(new URL('../../openapi.yaml', import.meta.url)));
 

@@ -7,8 +7,7 @@ import { createHmac } from 'node:crypto';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { deref } from '../../mock/src/contract/document.js';
-import { loadDocument } from '../../mock/src/contract/document-file.js';
+import { deref, loadDocument } from '../support/mock-internals.js';
 import {
   createNodeMiddleware,
   createWebhookRouter,

@@ -10,8 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseWebhook, verifyWebhookSignature, WebhookError } from '../../src/index.js';
-import { isObject, listWebhooks } from '../../mock/src/contract/document.js';
-import { loadDocument } from '../../mock/src/contract/document-file.js';
+import { isObject, listWebhooks, loadDocument } from '../support/mock-internals.js';
 
 const SECRET = 'hook-secret-7c1e';
 /** Every event type a Gitea hook can listen to (modules/webhook/type.go `AllEvents`). */

@@ -9,8 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/free-port.mjs';
 import { startMockServer, type MockServer } from '../../mock/src/server.js';
-import { resolvePointer } from '../../mock/src/contract/document.js';
-import { loadDocument } from '../../mock/src/contract/document-file.js';
+import { loadDocument, resolvePointer } from '../support/mock-internals.js';
 import { startStallServer } from '../support/stall-server.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

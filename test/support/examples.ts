@@ -2,16 +2,16 @@
 // every request and response media type for at least one named example: the base document's
 // suite (test/examples.test.ts) and the profiles' (test/profiles.test.ts) run it.
 import type { ValidateFunction } from 'ajv';
-import { createSchemaValidator } from '../../mock/src/contract/schema.js';
 import {
+  createSchemaValidator,
   deref,
   escapePointerSegment,
   isObject,
-  pointer,
   type Json,
   type JsonObject,
   type Operation,
-} from '../../mock/src/contract/document.js';
+  pointer,
+} from './mock-internals.js';
 
 class Problems {
   readonly list: string[] = [];

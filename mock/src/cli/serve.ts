@@ -1,9 +1,8 @@
-// The serving commands: `gitea-mock [document]` (the examples, or --dynamic), `gitea-mock sandbox`
-// and `gitea-mock proxy <url>`, on http://127.0.0.1:4010/api/v1 until `stop` aborts.
+// The serving commands: `gitea-mock [document]`, `gitea-mock sandbox`, `gitea-mock proxy <url>`, until `stop` aborts.
 import { writeFileSync } from 'node:fs';
 import { httpUrl, type Io, logger, parseCommand, refusing, usage } from '../common/options.js';
 import { usageError } from '../common/refusal.js';
-import { kindOf } from '../contract/violation-kind.js';
+import { kindOf } from '../contract/exchange-report.js';
 import { faultsOption, latencyOption } from '../front/conditions.js';
 import { checkOrigin } from '../front/cors.js';
 import { junitXml } from '../live/junit.js';
@@ -39,12 +38,11 @@ same data. GITEA_WEBHOOK_SECRET, when set, is the secret its hooks sign their de
 and checks each exchange against the contract; answers pass through unchanged.`,
   ],
 };
-const usageOf = (mode: Mode): string => usage(mode, ...HELP[mode]);
 /** `{ key: value }`, or nothing when the value is undefined (the options take no undefined). */
 const some = <K extends string, V>(key: K, value: V | undefined) =>
   (value === undefined ? {} : { [key]: value }) as { [key in K]?: V };
 
-/** The command line checked, before anything loads: startMockServer's options but the callbacks and the store. */
+/** The command line checked, before anything loads: startMockServer's options but the callbacks. */
 async function parseServe(mode: Mode, argv: readonly string[], env: NodeJS.ProcessEnv) {
   const args = parseCommand(mode, mode === 'mock' ? argv : argv.slice(1));
   const state = args.text('state');
@@ -59,11 +57,12 @@ async function parseServe(mode: Mode, argv: readonly string[], env: NodeJS.Proce
   const [maxHeld, maxHeldPerCredential] = [args.count('max-held'), args.count('max-held-per-credential')];
   if (maxHeldPerCredential !== undefined && maxHeldPerCredential > (maxHeld ?? Infinity))
     throw usageError(`--max-held-per-credential ${maxHeldPerCredential} is more than --max-held ${maxHeld}`);
-  const [latencyText, faultsText] = [args.text('latency'), args.text('faults')];
-  const latency = latencyText === undefined ? undefined : latencyOption(latencyText);
-  const faults = faultsText === undefined ? undefined : faultsOption(faultsText);
-  if (typeof latency === 'string') throw usageError(latency);
-  if (typeof faults === 'string') throw usageError(faults);
+  const condition = <T>(name: string, parse: (text: string) => T | string): T | undefined => {
+    const value = args.text(name) === undefined ? undefined : parse(args.text(name)!);
+    if (typeof value === 'string') throw usageError(value);
+    return value;
+  };
+  const [latency, faults] = [condition('latency', latencyOption), condition('faults', faultsOption)];
   const corsOrigins = args.list('cors-origin');
   for (const origin of corsOrigins) refusing('--cors-origin: ', () => checkOrigin(origin));
   const hooks = args.list('webhook');
@@ -77,48 +76,46 @@ async function parseServe(mode: Mode, argv: readonly string[], env: NodeJS.Proce
   }
   const secret = env.GITEA_WEBHOOK_SECRET || undefined;
   const webhooks = [secret, allowedHosts, args.given('webhook-timeout') || undefined, hooks[0]].some(Boolean)
-    ? {
-        ...some('secret', secret),
-        systemHooks: hooks,
-        ...some('allowedHosts', allowedHosts),
-        timeoutMs: args.seconds('webhook-timeout'),
-      }
+    ? { ...some('secret', secret), systemHooks: hooks, ...some('allowedHosts', allowedHosts) }
     : undefined;
   const sandbox = {
-    maxWorlds: args.count('max-worlds')!,
+    ...some('state', state),
+    ...some('webhooks', webhooks && { ...webhooks, timeoutMs: args.seconds('webhook-timeout') }),
+    ...some('maxWorlds', args.given('max-worlds') ? args.count('max-worlds') : undefined),
     ...some('maxWorldBytes', args.bytes('max-world-bytes', '16M')),
-    ...some('webhooks', webhooks),
   };
+  const server = {
+    ...some('document', args.positionals[0]),
+    port: args.port(env),
+    host: args.text('host')!,
+    dynamic: args.flag('dynamic'),
+    ...some('seed', args.text('seed')),
+    ...some('latency', latency),
+    ...some('faults', faults),
+    ...some('maxHeld', maxHeld),
+    ...some('maxHeldPerCredential', maxHeldPerCredential),
+    ...some('maxBodyBytesInFlight', args.bytes('max-body-bytes-in-flight', '256M')),
+  };
+  const proxy =
+    upstream === undefined
+      ? undefined
+      : {
+          upstream,
+          strict: args.flag('strict'),
+          allowInsecureUpstream: args.flag('allow-insecure-http'),
+          timeoutMs: args.seconds('upstream-timeout'),
+          exchangeTimeoutMs: args.seconds('exchange-timeout'),
+          upstreamConnections: args.count('upstream-connections', 4)!,
+          corsOrigins,
+          forwardCookies: args.flag('forward-cookies'),
+        };
   return {
     args,
-    server: {
-      ...some('document', args.positionals[0]),
-      port: args.port(env),
-      host: args.text('host')!,
-      dynamic: args.flag('dynamic'),
-      ...some('seed', args.text('seed')),
-      ...some('latency', latency),
-      ...some('faults', faults),
-      ...some('maxHeld', maxHeld),
-      ...some('maxHeldPerCredential', maxHeldPerCredential),
-      ...some('maxBodyBytesInFlight', args.bytes('max-body-bytes-in-flight', '256M')),
-    },
-    proxy:
-      upstream === undefined
-        ? undefined
-        : {
-            upstream,
-            strict: args.flag('strict'),
-            allowInsecureUpstream: args.flag('allow-insecure-http'),
-            timeoutMs: args.seconds('upstream-timeout'),
-            exchangeTimeoutMs: args.seconds('exchange-timeout'),
-            upstreamConnections: args.count('upstream-connections', 4)!,
-            corsOrigins,
-            forwardCookies: args.flag('forward-cookies'),
-          },
+    server,
+    proxy,
     report: args.file('report'),
     junit: args.file('junit'),
-    sandbox: mode === 'sandbox' ? { state, ...sandbox } : undefined,
+    sandbox: mode === 'sandbox' ? sandbox : undefined,
   };
 }
 
@@ -129,11 +126,8 @@ function proxyJunit({ upstream, started, finished, operations }: ProxyReport): s
     problems: Object.entries(messages).map(([line, count]) => ({ kind: kindOf(line), line, count })),
   }));
   const run = { baseUrl: upstream, server: `${upstream} through gitea-mock proxy`, stopped: undefined, exitCode: 0 };
-  return junitXml(
-    { ...run, started: new Date(started), finished: new Date(finished), outcomes },
-    [],
-    'gitea-mock proxy',
-  );
+  const dates = { started: new Date(started), finished: new Date(finished) };
+  return junitXml({ ...run, ...dates, outcomes }, [], 'gitea-mock proxy');
 }
 
 const plural = (count: number): string => `${count} exchange${count === 1 ? '' : 's'}`;
@@ -142,44 +136,41 @@ const plural = (count: number): string => `${count} exchange${count === 1 ? '' :
 function verdict(counts: Record<'broken' | 'checked' | 'unanswered' | 'failed', number>): [number, string] {
   const { broken, checked, unanswered, failed } = counts;
   const notAnswered = `${plural(unanswered)} of the contract got no answer from the upstream (the proxy answered ${unanswered === 1 ? 'it' : 'them'} itself)`;
-  if (broken > 0) return [1, `${plural(broken)} broke the contract: exit code 1 (--fail-on-violation)`];
+  const exit = (code: number, why: string): [number, string] => [
+    code,
+    `${why}: exit code ${code} (--fail-on-violation)`,
+  ];
+  if (broken > 0) return exit(1, `${plural(broken)} broke the contract`);
   // A check that failed is the proxy's failure: the traffic is neither passed nor failed.
   if (failed > 0)
-    return [
+    return exit(
       2,
-      `the proxy's own check failed on ${plural(failed)} (a bug in gitea-mock; the warnings above say where): exit code 2 (--fail-on-violation)`,
-    ];
+      `the proxy's own check failed on ${plural(failed)} (a bug in gitea-mock; the warnings above say where)`,
+    );
   // A job whose traffic never reached the upstream, or never came, checked nothing: it must not pass.
-  if (checked === 0)
-    return [
-      2,
-      `no exchange of the contract was checked: ${unanswered > 0 ? notAnswered : 'none went through the proxy'}: exit code 2 (--fail-on-violation)`,
-    ];
+  const none = unanswered > 0 ? notAnswered : 'none went through the proxy';
+  if (checked === 0) return exit(2, `no exchange of the contract was checked: ${none}`);
   return [0, unanswered > 0 ? `${notAnswered}, not checked; ${plural(checked)} checked, each conforms` : ''];
 }
 
 /** Runs `gitea-mock [sandbox|proxy <url>] …` until `stop` aborts; resolves with the exit code. */
-export async function serve(
-  argv: readonly string[],
-  env: NodeJS.ProcessEnv,
-  io: Io,
-  stop: AbortSignal,
-): Promise<number> {
+export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv, io: Io, stop: AbortSignal) {
   const log = logger(io, 'gitea-mock');
+  const warn = (line: string): void => log.err(`warning: ${line}`);
+  const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
   const mode: Mode = argv[0] === 'sandbox' || argv[0] === 'proxy' ? argv[0] : 'mock';
-  const options = await log.options(usageOf(mode), () => parseServe(mode, argv, env));
+  const options = await log.options(usage(mode, ...HELP[mode]), () => parseServe(mode, argv, env));
   if (typeof options === 'number') return options;
   const { args, proxy, sandbox, junit } = options;
   const quiet = args.flag('quiet');
   const counts = { broken: 0, checked: 0, unanswered: 0, failed: 0 };
   let mock: Awaited<ReturnType<typeof import('../server.js').startMockServer>>;
   try {
-    const { maxWorlds } = sandbox ?? {};
-    // A line per delivery, as per request: where it went and how it ended.
     const onDelivery = ({ type, action, url, state, status, error, durationMs }: DeliveryRecord) =>
       log.plain(
         `webhook ${type} ${action} to ${url}: ${status ?? `${state}${error ? ` (${error})` : ''}`}${durationMs === undefined ? '' : ` ${durationMs}ms`}`,
       );
+    const { webhooks } = sandbox ?? {};
     // Loaded after the arguments are checked: Prism takes most of the start-up time.
     const { startMockServer } = await import('../server.js');
     mock = await startMockServer({
@@ -194,35 +185,28 @@ export async function serve(
           },
           onExchange: (checked: boolean | 'check failed') =>
             void counts[checked === 'check failed' ? 'failed' : checked ? 'checked' : 'unanswered']++,
-          onWarning: (line: string) => log.err(`warning: ${line}`),
+          onWarning: warn,
         },
       }),
       ...(sandbox && {
-        sandbox: {
-          ...some('state', sandbox.state),
-          ...some('maxWorlds', args.given('max-worlds') ? maxWorlds : undefined),
-          ...some('maxWorldBytes', sandbox.maxWorldBytes),
-          ...some('webhooks', sandbox.webhooks && { ...sandbox.webhooks, ...(quiet ? {} : { onDelivery }) }),
-        },
+        sandbox: { ...sandbox, ...some('webhooks', webhooks && { ...webhooks, ...(quiet ? {} : { onDelivery }) }) },
       }),
       ...(quiet ? {} : { onRequest: log.plain }),
-      onWarning: (line) => log.err(`warning: ${line}`),
+      onWarning: warn,
     });
     const seed = args.text('seed');
-    const dynamic = `dynamic data${seed === undefined ? '' : `, seed ${seed}`}`;
     const state = sandbox?.state;
     const shown = state !== undefined && isPostgresUrl(state) ? postgresTarget(state).shown : state;
-    const sandboxed = `sandbox${shown === undefined ? '' : `, state in ${shown}`}`;
-    const mode = proxy
-      ? `proxy to ${new URL(proxy.upstream).origin}${proxy.strict ? ', strict' : ''}`
-      : sandbox
-        ? sandboxed
-        : args.flag('dynamic')
-          ? dynamic
-          : 'examples';
     const [latency, faults] = [args.text('latency'), args.text('faults')];
     const conditions = [...(latency ? [`latency ${latency} ms`] : []), ...(faults ? [`faults ${faults}`] : [])];
     if (conditions.length > 0 && seed !== undefined && !args.flag('dynamic')) conditions.push(`seed ${seed}`);
+    const mode = proxy
+      ? `proxy to ${new URL(proxy.upstream).origin}${proxy.strict ? ', strict' : ''}`
+      : sandbox
+        ? `sandbox${shown === undefined ? '' : `, state in ${shown}`}`
+        : args.flag('dynamic')
+          ? `dynamic data${seed === undefined ? '' : `, seed ${seed}`}`
+          : 'examples';
     log.out(
       `${mock.operations.length} operations on ${mock.baseUrl} (${[mode, ...conditions].join(', ')}); Ctrl-C stops`,
     );
@@ -232,7 +216,7 @@ export async function serve(
       (error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' &&
       /Cannot find (?:package|module) '([^'./][^']*)'/.exec(String(error))?.[1];
     log.err(
-      `cannot start: ${missing ? `gitea-mock's dependency ${missing} is not installed; install gitea-mock again, with its dependencies` : error instanceof Error ? error.message : String(error)}`,
+      `cannot start: ${missing ? `gitea-mock's dependency ${missing} is not installed; install gitea-mock again, with its dependencies` : message(error)}`,
     );
     return 1;
   }
@@ -240,13 +224,12 @@ export async function serve(
   let written = true;
   try {
     await mock.close();
-    // The proxy hands its report back; the command writes it.
     const report = mock.proxyReport?.();
     if (report && options.report) writeFileSync(options.report, `${JSON.stringify(report, null, 2)}\n`);
     if (report && junit) writeFileSync(junit, proxyJunit(report));
   } catch (error) {
     // The report's folder was there at start; it may have gone, or the disk filled, since.
-    log.err(`the report was not written: ${error instanceof Error ? error.message : String(error)}`);
+    log.err(`the report was not written: ${message(error)}`);
     written = false;
   }
   const [code, line] = args.flag('fail-on-violation') ? verdict(counts) : [0, ''];

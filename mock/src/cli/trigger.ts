@@ -1,7 +1,4 @@
-// The `gitea-mock trigger <event>` command: asks a running sandbox (`POST /__sandbox/trigger`) to
-// fire one event in the world of the credential in GITEA_TOKEN, and prints the deliveries it
-// queued. Exit 0 when the sandbox took it, 1 when it refused or could not be reached, 2 for a
-// usage error.
+// The `gitea-mock trigger <event>` command: asks a running sandbox to fire one event in GITEA_TOKEN's world, and prints the deliveries it queued.
 import { httpUrl, type Io, logger, parseCommand, usage } from '../common/options.js';
 import { usageError } from '../common/refusal.js';
 import type { DeliveryRecord } from '../webhooks/deliveries.js';
@@ -18,7 +15,6 @@ Prints the deliveries queued; exits 0 when the sandbox took the event, 1 when it
 could not be reached, 2 for a usage error.`,
 );
 
-/** The options, or undefined for `--help`. */
 function parseTriggerOptions(argv: string[], env: NodeJS.ProcessEnv) {
   const args = parseCommand('trigger', argv);
   if (args.help) return undefined;
@@ -33,7 +29,6 @@ function parseTriggerOptions(argv: string[], env: NodeJS.ProcessEnv) {
   return { event, repository, action: args.text('action'), origin, token };
 }
 
-/** Runs the command; resolves with its exit code. */
 export async function triggerCommand(args: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   const log = logger(io, 'gitea-mock trigger');
   const options = await log.options(TRIGGER_USAGE, () => parseTriggerOptions(args, env));
@@ -44,7 +39,7 @@ export async function triggerCommand(args: string[], env: NodeJS.ProcessEnv, io:
     answer = await fetch(`${origin}/__sandbox/trigger`, {
       method: 'POST',
       headers: { Authorization: `token ${token}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ event, repository, ...(action === undefined ? {} : { action }) }),
+      body: JSON.stringify({ event, repository, action }),
       signal: AbortSignal.timeout(30_000),
     });
   } catch (error) {
@@ -52,12 +47,8 @@ export async function triggerCommand(args: string[], env: NodeJS.ProcessEnv, io:
     return 1;
   }
   const text = await answer.text();
-  let body: { deliveries?: DeliveryRecord[]; message?: string } = {};
-  try {
-    body = JSON.parse(text);
-  } catch {
-    // Not the sandbox: said below with the status.
-  }
+  // Not JSON is not the sandbox: said below with the status.
+  const body: { deliveries?: DeliveryRecord[]; message?: string } = await new Response(text).json().catch(() => ({}));
   if (answer.status !== 201 || !Array.isArray(body.deliveries)) {
     log.err(
       `${answer.status} ${body.message ?? (answer.status === 404 ? `no sandbox at ${origin} (run gitea-mock sandbox)` : text.slice(0, 200))}`,

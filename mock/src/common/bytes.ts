@@ -1,29 +1,20 @@
-// Bytes, text, randomness and the one bounded body reader over what every JavaScript runtime has, so
-// the front and the sandbox run in a browser too; Node's Buffer where there is one, for large texts
-// (test/mock-bytes.test.ts holds each against the portable path).
-
-/** Node's Buffer, where there is one (undefined in a browser). Read once: a page cannot add it later by accident. */
+// Bytes, text, randomness and the one bounded body reader over what every runtime has; Node's Buffer where there is.
+/** Node's Buffer, where there is one; read once, so a page cannot add it later by accident. */
 const NodeBuffer = (globalThis as { Buffer?: typeof Buffer }).Buffer;
 
 const encoder = new TextEncoder();
 const utf8Decoder = new TextDecoder('utf-8');
 
-/** UTF-8 bytes of `text` (a lone surrogate counts as U+FFFD, three bytes, as Buffer counts it). */
-export function utf8Bytes(text: string): Uint8Array<ArrayBuffer> {
-  return encoder.encode(text);
-}
+/** UTF-8 bytes of `text` (a lone surrogate as U+FFFD, as Buffer counts it). */
+export const utf8Bytes = (text: string): Uint8Array<ArrayBuffer> => encoder.encode(text);
 
-/** UTF-8 text of `bytes`, a malformed sequence read as U+FFFD. */
-export function utf8Text(bytes: Uint8Array): string {
-  return utf8Decoder.decode(bytes);
-}
+export const utf8Text = (bytes: Uint8Array): string => utf8Decoder.decode(bytes);
 
-/** How many bytes `text` takes in UTF-8. */
 export function utf8Length(text: string, portable = NodeBuffer === undefined): number {
   return portable ? encoder.encode(text).length : NodeBuffer!.byteLength(text, 'utf8');
 }
 
-/** Each byte as the code unit of the same value (ISO-8859-1, as Buffer's `latin1`; not TextDecoder's `latin1`, which is windows-1252). */
+/** Each byte as the code unit of its value (Buffer's `latin1`; TextDecoder's `latin1` is windows-1252). */
 export function latin1Text(bytes: Uint8Array, portable = NodeBuffer === undefined): string {
   if (!portable) return NodeBuffer!.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
   let text = '';
@@ -39,7 +30,6 @@ export function latin1Bytes(text: string): Uint8Array<ArrayBuffer> {
   return bytes;
 }
 
-/** The chunks one after the other, in a new array. */
 export function concatBytes(chunks: readonly Uint8Array[]): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(chunks.reduce((total, chunk) => total + chunk.length, 0));
   let at = 0;
@@ -50,11 +40,7 @@ export function concatBytes(chunks: readonly Uint8Array[]): Uint8Array<ArrayBuff
   return out;
 }
 
-/**
- * The one bounded reader of a body: its bytes to the end, or until more than `limit` came
- * (`complete` false, the rest cancelled, or left unread with `keep`, as a socket that must still
- * carry the answer). `take` may refuse a chunk as it arrives (a budget): then the rest is left unread.
- */
+/** The one bounded body reader: to its end or past `limit`, the rest cancelled, or unread (`keep`, `take` refusing). */
 export async function readBounded<R>(
   body: ReadableStream<Uint8Array> | null,
   limit: number,
@@ -82,14 +68,12 @@ export async function readBounded<R>(
   }
 }
 
-/** Whether the two hold the same bytes. */
 export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
 }
 
-/** Where `needle` first starts in `haystack` at or after `from`, or -1. */
 export function indexOfBytes(
   haystack: Uint8Array,
   needle: Uint8Array,
@@ -110,7 +94,6 @@ export function indexOfBytes(
   return -1;
 }
 
-/** The bytes as lower-case hexadecimal. */
 export function hex(bytes: Uint8Array): string {
   let text = '';
   for (const byte of bytes) text += byte.toString(16).padStart(2, '0');
@@ -128,15 +111,10 @@ export function base64Text(base64: string): string | undefined {
   return utf8Text(latin1Bytes(binary));
 }
 
-/** `length` bytes from the runtime's cryptographic generator (Web Crypto, in Node since 19 and in every browser, secure context or not). */
-export function randomBytes(length: number): Uint8Array<ArrayBuffer> {
-  return crypto.getRandomValues(new Uint8Array(length));
-}
+/** `length` bytes from Web Crypto's generator, which every browser has, secure context or not. */
+export const randomBytes = (length: number): Uint8Array<ArrayBuffer> => crypto.getRandomValues(new Uint8Array(length));
 
-/**
- * A random (version 4) UUID. Made here from getRandomValues rather than crypto.randomUUID, which
- * a browser offers on secure origins only (https, localhost).
- */
+/** A random (version 4) UUID, not crypto.randomUUID's, which browsers offer on secure origins only. */
 export function randomUuid(): string {
   const bytes = randomBytes(16);
   bytes[6] = (bytes[6]! & 0x0f) | 0x40;

@@ -1,15 +1,12 @@
-// Every gitea-mock command's options in one table: which commands take each, its help and its
-// default. A command parses its argv against the whole table, so that an option of another command
-// is refused by name; secrets are never options, they come from the environment.
+// Every command's options in one table, so an option of another command is refused by name; secrets are never options.
+import { accessSync, constants, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { outputFileProblem } from './output-file.js';
 import { Refusal, usageError } from './refusal.js';
 
 export type Command = 'mock' | 'sandbox' | 'proxy' | 'verify' | 'webhooks' | 'trigger' | 'postgres';
 
-// One line an option: its name, short name, value (`<url>...` repeatable; none: a flag) and
-// default, the commands that take it (`serve`: mock, sandbox and proxy; `listen`: those, webhooks
-// and postgres), its help. Timeouts are seconds, decimals allowed, everywhere.
+// An option a line: name, short name, value (`<url>...` repeatable; none: a flag), default, commands (GROUPS), help.
 const TABLE = `
 --port -p <n> =4010                | listen                | port to listen on; 0 picks a free one
 --host -h <addr> =127.0.0.1        | listen                | address to listen on
@@ -64,15 +61,7 @@ const TABLE = `
 --help                             | all                   | show this help
 `;
 
-interface Spec {
-  type: 'string' | 'boolean';
-  short?: string;
-  multiple?: boolean;
-  arg?: string;
-  fallback?: string;
-  commands: Command[];
-  help: string;
-}
+type Spec = { type: 'string' | 'boolean'; short?: string; multiple?: boolean; arg?: string; fallback?: string };
 const GROUPS: Record<string, Command[]> = {
   serve: ['mock', 'sandbox', 'proxy'],
   listen: ['mock', 'sandbox', 'proxy', 'webhooks', 'postgres'],
@@ -80,7 +69,7 @@ const GROUPS: Record<string, Command[]> = {
 };
 /** The port's default where it is not 4010, and the variable read before it. */
 const PORTS: Partial<Record<Command, [string, string]>> = { webhooks: ['PORT', '4011'], postgres: ['PGPORT', '5432'] };
-const OPTIONS: Record<string, Spec> = {};
+const OPTIONS: Record<string, Spec & { commands: Command[]; help: string }> = {};
 for (const line of TABLE.trim().split('\n')) {
   const [head = '', commands = '', help = ''] = line.split(/\s+\|\s+/);
   const [, name = '', short, arg, fallback] =
@@ -95,7 +84,6 @@ for (const line of TABLE.trim().split('\n')) {
   };
 }
 
-/** `gitea-mock sandbox`, `gitea-mock` for the examples. */
 const commandName = (command: Command): string => `gitea-mock${command === 'mock' ? '' : ` ${command}`}`;
 
 /** Where each command's secrets come from, for an option that looks like one. */
@@ -110,7 +98,7 @@ const SECRETS: Record<Command, string> = {
 };
 const CREDENTIAL_OPTION = /token|pass|secret|user|login|otp|auth|cred|api-?key/i;
 
-/** The usage error for what parseArgs refused; an argument that is no option is never quoted (it may be a credential). */
+/** The usage error for what parseArgs refused; an argument that is no option is never quoted (it may be a secret). */
 function refusal(error: unknown, command: Command): Refusal {
   const { code, message = String(error) } = error as { code?: string; message?: string };
   const option = /^Unknown option '([^']+)'/.exec(message)?.[1];
@@ -124,7 +112,7 @@ function refusal(error: unknown, command: Command): Refusal {
   return usageError(message);
 }
 
-/** Runs `check`; what it throws becomes a usage error, after `what`. */
+/** Runs `check`; what it throws becomes a usage error after `what`. */
 export function refusing<T>(what: string, check: () => T): T {
   try {
     return check();
@@ -133,11 +121,28 @@ export function refusing<T>(what: string, check: () => T): T {
   }
 }
 
-/** An http or https URL, or the usage error `hint`. */
 export function httpUrl(text: string, hint: string): URL {
   const url = URL.canParse(text) ? new URL(text) : undefined;
   if (!url || !/^https?:$/.test(url.protocol)) throw usageError(hint);
   return url;
+}
+
+/** Why `file` cannot be written, or undefined when its folder is there and may be written in. */
+export function outputFileProblem(file: string): string | undefined {
+  const path = resolve(file);
+  const folder = dirname(path);
+  try {
+    if (!statSync(folder).isDirectory()) throw Object.assign(new Error('not a folder'), { code: 'ENOTDIR' });
+    accessSync(folder, constants.W_OK);
+  } catch (error) {
+    return `cannot write in ${folder} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
+  }
+  try {
+    if (statSync(path).isDirectory()) return `${path} is a folder`;
+  } catch {
+    // Not there yet: it will be made.
+  }
+  return undefined;
 }
 
 /** `argv` parsed for `command`, an option of another command refused by name; each value read checked. */
@@ -155,7 +160,6 @@ export function parseCommand(command: Command, argv: readonly string[]) {
         `--${name} is an option of ${spec.commands.map(commandName).join(', ')}, not of ${commandName(command)}`,
       );
   const text = (name: string): string | undefined => (values[name] as string | undefined) ?? OPTIONS[name]!.fallback;
-  /** A whole number from 1 of at most `digits` digits. */
   const count = (name: string, digits = 6): number | undefined => {
     const value = text(name);
     if (value !== undefined && !new RegExp(`^[1-9][0-9]{0,${digits - 1}}$`).test(value))
@@ -177,7 +181,6 @@ export function parseCommand(command: Command, argv: readonly string[]) {
         throw usageError(`--${name} takes a number of seconds above 0 (at most 86400), not "${value}"`);
       return Math.round(Number(value) * 1000);
     },
-    /** `16M` in bytes. */
     bytes(name: string, example: string): number | undefined {
       const value = text(name);
       const match = /^([1-9][0-9]{0,11})([KMG]?)$/.exec(value ?? '0');
@@ -187,14 +190,13 @@ export function parseCommand(command: Command, argv: readonly string[]) {
         );
       return match ? Number(match[1]) * 1024 ** ' KMG'.indexOf(match[2] || ' ') : undefined;
     },
-    /** A file written at the end: its folder must be there and writable now, not after the run. */
+    /** A file written at the end: its folder is checked now, not once the run is over and its results are lost. */
     file(name: 'report' | 'junit'): string | undefined {
       const file = text(name);
       const problem = file === undefined ? undefined : outputFileProblem(file);
       if (problem) throw usageError(`--${name} ${file}: ${problem}`);
       return file;
     },
-    /** --port, or the variable, or the command's default. */
     port(env: NodeJS.ProcessEnv): number {
       const [variable, fallback] = PORTS[command] ?? ['PORT', '4010'];
       const value = (values.port as string | undefined) ?? env[variable] ?? fallback;
@@ -224,11 +226,7 @@ export function usage(command: Command, synopsis: string, about: string): string
   return `Usage: ${synopsis}\n\n${about.trim()}\n\nOptions:\n${options.join('\n')}\n`;
 }
 
-/** Where a command writes its lines. */
-export interface Io {
-  stdout(text: string): void;
-  stderr(text: string): void;
-}
+export type Io = Record<'stdout' | 'stderr', (text: string) => void>;
 
 /** The one logger of the commands: `<prefix>: ` before each line it says. */
 export function logger(io: Io, prefix: string) {

@@ -1,8 +1,12 @@
-// The mock's one redaction: the client's `redact` (its mark `[REDACTED]`) for every line, report and
-// answer the mock writes; Gitea's own mark only where the mock shows what Gitea's delivery log shows.
-export { redact } from 'gitea-contract/internal';
+// The mock's one redaction, the client's `redact`; Gitea's own mark only where the mock shows Gitea's delivery log.
+import { redact } from 'gitea-contract/internal';
 
-/** Gitea's mark for a hook's `Authorization` in its delivery log (services/webhook/deliver.go `Deliver`); the log masks a hook URL's password with it too. */
+export { redact };
+
+/** The one redaction mark: what redact writes in place of a secret. */
+export const REDACTION_MARK = redact('mark', ['mark']);
+
+/** Gitea's mark for a hook's `Authorization` and URL password in its delivery log (services/webhook/deliver.go `Deliver`). */
 export const GITEA_MASK = '******';
 
 /** `url` with its password masked as the delivery log shows it; a text that is no URL as it is. */

@@ -1,13 +1,5 @@
-// A server that passes requests on to one origin (the proxy to its upstream, the webhook
-// receiver to its --forward app) takes a request target in origin form only, a path such as
-// `/hook?x=1` (RFC 9112, section 3.2.1). An absolute URL (`POST http://elsewhere/… HTTP/1.1`) is
-// meant for a forward proxy, and resolving one, or `//elsewhere/…`, against the origin would pass
-// the request on to another host and hand its answer back: an open relay.
-
-/**
- * Why `target` is not in origin form, or undefined when it is; `example` is a path the server
- * serves, `forwardsTo` the one host it passes requests on to, if it does.
- */
+// A target in origin form only (RFC 9112 §3.2.1) for a server passing requests to one origin: else an open relay.
+/** Why `target` is not in origin form; `example` is a path the server serves, `forwardsTo` the host it passes requests to. */
 export function originFormRefusal(
   target: string | undefined,
   example: string,

@@ -1,13 +1,11 @@
-// Checks one real answer against the document: a declared status, the declared required headers
-// with valid values, and a body of a declared media type that validates. Shared by live mode
-// (answers to its own requests) and the mock's proxy (answers to anyone's).
+// Checks one real answer against the document: status, required headers and their values, media type and body.
 import type { ErrorObject } from 'ajv';
 import { deref, isObject, listOperations, pointer, type JsonObject, type Operation } from './document.js';
 import { jsonShape, MAX_CHECKED_VALUES } from './json-shape.js';
 import { createSchemaValidator, type SchemaValidator } from './schema.js';
 
 /** What may not show in a violation: the caller's credentials, should the server echo them. */
-export type Redact = (text: string) => string;
+type Redact = (text: string) => string;
 
 export interface Answer {
   status: number;
@@ -17,81 +15,50 @@ export interface Answer {
   value?: unknown;
 }
 
-/** One way an answer breaks the document: where (`status 418`, `header Link`, `body /id`, `body /0/shiny_new_field:`, `content type`) and what. */
+/** One way an answer breaks the document: where (`status 418`, `header Link`, `body /id`, `content type`) and what. */
 export interface Violation {
   where: string;
   problem: string;
-  /**
-   * How many violations it stands for, when more than one: the line that says how many
-   * problems of a body were left out (`body: 3 more problems, not listed …`) stands for them.
-   */
+  /** How many it stands for, when more than one (`body: 3 more problems, not listed …`). */
   count?: number;
 }
 
-/** A violation as one line, such as `body /id must be integer`. */
-export function describeViolation({ where, problem }: Violation): string {
-  return `${where} ${problem}`;
-}
+export const describeViolation = ({ where, problem }: Violation): string => `${where} ${problem}`;
 
-function mediaTypeOf(headers: Headers): string | undefined {
-  return headers.get('content-type')?.split(';')[0]?.trim().toLowerCase();
-}
+/** Whether to check the body (not one too large to read whole), and what to redact before a quote is cut short. */
+type CheckOptions = { body?: boolean; redact?: Redact };
 
-/**
- * The ways `answer` breaks `op`'s responses; `body: false` skips the body (one too large to read
- * whole). What a violation quotes of the answer is redacted with `redact` before it is cut short,
- * so that no part of a secret is left where the cut fell.
- */
 export function mismatches(
   doc: JsonObject,
   schemas: SchemaValidator,
   op: Operation,
   answer: Answer,
-  { body: checkBody = true, redact = (text: string) => text }: { body?: boolean; redact?: Redact } = {},
+  { body: checkBody = true, redact = (text: string) => text }: CheckOptions = {},
 ): Violation[] {
   const responses = isObject(op.operation.responses) ? op.operation.responses : {};
-  const declared = Object.hasOwn(responses, String(answer.status))
-    ? String(answer.status)
-    : Object.hasOwn(responses, 'default')
-      ? 'default'
-      : undefined;
+  const status = `status ${answer.status}`;
+  const declared = [String(answer.status), 'default'].find((code) => Object.hasOwn(responses, code));
   if (declared === undefined)
-    return [
-      { where: `status ${answer.status}`, problem: `is not declared (declared: ${Object.keys(responses).join(', ')})` },
-    ];
+    return [{ where: status, problem: `is not declared (declared: ${Object.keys(responses).join(', ')})` }];
   const { value, location } = deref(doc, responses[declared], `${op.location}/responses/${declared}`);
   const response = value as JsonObject;
-  const problems = headerViolations(
-    schemas,
-    Object.entries(isObject(response.headers) ? response.headers : {}).map(([name, header]) => {
-      const resolved = deref(doc, header, `${location}/headers/${name}`);
-      return { name, spec: resolved.value as JsonObject, location: resolved.location };
-    }),
-    answer.headers,
-  );
-  if (!checkBody) return problems;
-
-  const content = isObject(response.content) ? response.content : {};
-  const types = Object.keys(content);
-  if (types.length === 0) {
-    if (answer.body !== '')
-      problems.push({ where: `status ${answer.status}`, problem: 'declares no body, but one was sent' });
-    return problems;
-  }
+  const declaredHeaders = Object.entries(isObject(response.headers) ? response.headers : {}).map(([name, header]) => {
+    const resolved = deref(doc, header, `${location}/headers/${name}`);
+    return { name, spec: resolved.value as JsonObject, location: resolved.location };
+  });
+  const problems = headerViolations(schemas, declaredHeaders, answer.headers);
+  const and = (where: string, problem: string): Violation[] => [...problems, { where, problem }];
+  const types = Object.keys(isObject(response.content) ? response.content : {});
+  if (!checkBody || (types.length === 0 && answer.body === '')) return problems;
+  if (types.length === 0) return and(status, 'declares no body, but one was sent');
   // `x-body-optional`: Gitea sends this status with no body at all in some cases (an empty 403).
   if (answer.body === '')
     return response['x-body-optional'] === true
       ? problems
-      : [
-          ...problems,
-          { where: `status ${answer.status}`, problem: `declares a ${types.join(' or ')} body, but the body is empty` },
-        ];
-  const mediaType = mediaTypeOf(answer.headers);
+      : and(status, `declares a ${types.join(' or ')} body, but the body is empty`);
+  const mediaType = answer.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase();
   if (mediaType === undefined || !types.includes(mediaType))
-    return [
-      ...problems,
-      { where: 'content type', problem: `${mediaType ?? '(none)'} is not declared (declared: ${types.join(', ')})` },
-    ];
+    return and('content type', `${mediaType ?? '(none)'} is not declared (declared: ${types.join(', ')})`);
   const schemaAt = `${location}/content/${pointer([mediaType]).slice(1)}/schema`;
   let body: unknown = answer.body;
   if (mediaType.endsWith('json') && 'value' in answer) body = answer.value;
@@ -99,29 +66,26 @@ export function mismatches(
     try {
       body = JSON.parse(answer.body);
     } catch {
-      return [...problems, { where: 'body', problem: 'is not valid JSON' }];
+      return and('body', 'is not valid JSON');
     }
   }
   return [...problems, ...bodyViolations(schemas, schemaAt, body, redact)];
 }
 
-/** The one check of answers against `doc`, for real servers' (proxy, verify) and the mock's own: its Ajv made on first use. */
-export function answerChecker(doc: JsonObject): (operationId: string, answer: Answer) => Violation[] {
+/** The one check of answers against `doc`, the proxy's and the mock's own: its Ajv made on first use. */
+export function answerChecker(doc: JsonObject) {
   let made: { schemas: SchemaValidator; operations: Map<string, Operation> } | undefined;
-  return (operationId, answer) => {
+  return (operationId: string, answer: Answer, options?: CheckOptions): Violation[] => {
     made ??= {
       schemas: createSchemaValidator(doc),
       operations: new Map(listOperations(doc).map((op) => [String(op.operation.operationId), op])),
     };
     const op = made.operations.get(operationId);
-    return op ? mismatches(doc, made.schemas, op, answer) : [];
+    return op ? mismatches(doc, made.schemas, op, answer, options) : [];
   };
 }
 
-/**
- * How `headers` break the headers declared (each by its name, its header or parameter object, and
- * where that is): a required one missing, or a value its schema refuses, each `where` naming it.
- */
+/** How `headers` break the headers declared: a required one missing, or a value its schema refuses. */
 export function headerViolations(
   schemas: SchemaValidator,
   declared: readonly { name: string; spec: JsonObject; location: string }[],
@@ -146,10 +110,7 @@ export function headerViolations(
 /** At most this many problems of one body: a list of 50 records with one new field would otherwise say it 50 times. */
 const BODY_PROBLEMS = 6;
 
-/**
- * `text` as it may go into one line: control characters escaped (a field name comes from the
- * server, and a newline in it would forge a line of its own), and cut short.
- */
+/** `text` for one line: control characters escaped (a newline in a server's field name would forge a line), cut short. */
 function printable(text: string, max = 120): string {
   const escaped = text.replace(
     /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g,
@@ -158,7 +119,6 @@ function printable(text: string, max = 120): string {
   return escaped.length > max ? `${escaped.slice(0, max)}…` : escaped;
 }
 
-/** The value at `instancePath` (a JSON pointer, as Ajv writes it) in `body`. */
 function valueAt(body: unknown, instancePath: string): unknown {
   let value = body;
   for (const segment of instancePath.split('/').slice(1)) {
@@ -168,107 +128,69 @@ function valueAt(body: unknown, instancePath: string): unknown {
   return value;
 }
 
-/**
- * The JSON of `value` as far as its first `max` characters and a little past, each string in it
- * redacted whole: written piece by piece, so a value of megabytes or of any depth costs no more.
- */
+/** The JSON of `value` to its first `max` characters or a little past, each string redacted whole: a value of megabytes costs no more. */
 function preview(value: unknown, max: number, redact: Redact): string {
-  let out = '';
-  const pending: ({ text: string } | { value: unknown })[] = [{ value }];
-  const text = (item: unknown): string =>
-    typeof item === 'string' ? JSON.stringify(redact(item)) : (JSON.stringify(item) ?? 'undefined');
-  while (pending.length > 0 && out.length <= max) {
-    const next = pending.pop()!;
-    if ('text' in next) {
-      out += next.text;
-      continue;
-    }
-    const item = next.value;
-    if (typeof item !== 'object' || item === null) {
-      out += text(item).slice(0, max + 1);
-      continue;
-    }
-    // Each member writes a character at least: past `max` of them, none would show.
-    const members: [string | undefined, unknown][] = [];
-    if (Array.isArray(item)) for (let i = 0; i < item.length && i <= max; i++) members.push([undefined, item[i]]);
-    else
-      for (const key in item) {
-        if (members.length > max) break;
-        members.push([key, (item as Record<string, unknown>)[key]]);
-      }
-    pending.push({ text: Array.isArray(item) ? ']' : '}' });
-    for (let i = members.length - 1; i >= 0; i--) {
-      const [key, member] = members[i]!;
-      pending.push({ value: member });
-      if (key !== undefined) pending.push({ text: `${text(key)}:` });
-      if (i > 0) pending.push({ text: ',' });
-    }
-    out += Array.isArray(item) ? '[' : '{';
+  if (typeof value !== 'object' || value === null) {
+    const text = typeof value === 'string' ? JSON.stringify(redact(value)) : (JSON.stringify(value) ?? 'undefined');
+    return text.slice(0, max + 1);
   }
-  return out;
+  const array = Array.isArray(value);
+  let out = array ? '[' : '{';
+  /** Writes a member; true once past `max` (bodies are at most 64 deep, so the recursion is too). */
+  const member = (key: string, item: unknown): boolean => {
+    out += `${out.length > 1 ? ',' : ''}${array ? '' : `${JSON.stringify(redact(key))}:`}`;
+    if (out.length <= max) out += preview(item, max - out.length, redact);
+    return out.length > max;
+  };
+  if (array) {
+    for (let i = 0; i < value.length; i++) if (member('', value[i])) return out;
+  } else for (const key in value) if (member(key, (value as Record<string, unknown>)[key])) return out;
+  return `${out}${array ? ']' : '}'}`;
 }
 
-/**
- * Ajv's errors of a body without the noise of `oneOf: [X, {type: 'null'}]`, the document's way of
- * writing "X or null": when X fails for a reason of its own (a field it does not know), Ajv also
- * says the value is not null and matches no branch, which names nothing. Those two go when
- * another error at or below the same place says more. Linear in the errors (with a sort of their
- * places): a list of records with a new field each makes thousands of them.
- */
+/** Ajv's errors without the union's and the null branch's of "X or null" where another error at or below says more. */
 function withoutBranchNoise(errors: readonly ErrorObject[]): ErrorObject[] {
   const byPlace = new Map<string, ErrorObject[]>();
   for (const error of errors) {
-    const here = byPlace.get(error.instancePath);
-    if (here) here.push(error);
-    else byPlace.set(error.instancePath, [error]);
+    const place = error.instancePath;
+    (byPlace.get(place) ?? byPlace.set(place, []).get(place)!).push(error);
   }
-  const places = [...byPlace.keys()].sort();
-  /** Whether an error lies below `at`: places below it sort together, right after `at/`. */
-  const below = (at: string): boolean => {
-    const prefix = `${at}/`;
-    let [low, high] = [0, places.length];
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (places[middle]! < prefix) low = middle + 1;
-      else high = middle;
+  const above = new Set<string>();
+  for (const place of byPlace.keys()) {
+    let at = '';
+    for (const part of place.split('/').slice(1)) {
+      above.add(at);
+      at += `/${part}`;
     }
-    return places[low]?.startsWith(prefix) ?? false;
-  };
+  }
   const noise = new Set<ErrorObject>();
   for (const union of errors) {
     if (union.keyword !== 'oneOf' && union.keyword !== 'anyOf') continue;
     const here = byPlace.get(union.instancePath)!;
     const branches = here.filter((e) => e.keyword === 'type' && e.schemaPath.startsWith(`${union.schemaPath}/`));
-    const specific = here.length - 1 - branches.length > 0 || below(union.instancePath);
-    if (!specific) continue;
+    if (here.length - 1 - branches.length === 0 && !above.has(union.instancePath)) continue;
     noise.add(union);
     for (const branch of branches) noise.add(branch);
   }
   return errors.filter((e) => !noise.has(e));
 }
 
-/**
- * One body error as a violation that names what broke, where: the unexpected field, the missing
- * one, the value no enum allows, each by its JSON pointer. Other errors keep Ajv's own words
- * (`body /id must be integer`). What it quotes of the body is redacted, then cut short.
- */
+/** One body error naming what broke by its JSON pointer (an unexpected field, a missing one, a value no enum allows), else in Ajv's words. */
 function describeBodyError(error: ErrorObject, body: unknown, redact: Redact): Violation {
   const at = error.instancePath;
   const shown = (text: string, max?: number): string => printable(redact(text), max);
-  const field = (name: unknown): string => shown(`${at}/${pointer([String(name)]).slice(1)}`);
+  const field = (name: unknown): string => `body ${shown(`${at}/${pointer([String(name)]).slice(1)}`)}:`;
   switch (error.keyword) {
     case 'additionalProperties':
-      return {
-        where: `body ${field(error.params.additionalProperty)}:`,
-        problem: 'unexpected field (not in the document)',
-      };
+      return { where: field(error.params.additionalProperty), problem: 'unexpected field (not in the document)' };
     case 'required':
-      return { where: `body ${field(error.params.missingProperty)}:`, problem: 'missing (required by the document)' };
+      return { where: field(error.params.missingProperty), problem: 'missing (required by the document)' };
     case 'enum': {
       const allowed = (error.params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ');
+      const value = printable(preview(valueAt(body, at), 60, redact), 60);
       return {
         where: `body ${shown(at) || '(root)'}:`,
-        problem: `${printable(preview(valueAt(body, at), 60, redact), 60)} is not an allowed value (allowed: ${printable(allowed, 300)})`,
+        problem: `${value} is not an allowed value (allowed: ${printable(allowed, 300)})`,
       };
     }
     default:
@@ -279,22 +201,11 @@ function describeBodyError(error: ErrorObject, body: unknown, redact: Redact): V
 /** Deepest nesting of a body checked: the service's answers nest a handful of levels, and the checks recurse as deep as a value goes. */
 const MAX_DEPTH = 64;
 
-/**
- * The ways `body` breaks the schema at `schemaAt`, each naming the place in the body; past
- * BODY_PROBLEMS, one more that says how many were left out and stands for them in the counts. A
- * body of more than MAX_CHECKED_VALUES values is checked to its first problem only, as every
- * problem of millions of values would take gigabytes to list; one nested deeper than MAX_DEPTH
- * is a violation of its own.
- */
+/** The ways `body` breaks its schema; past MAX_CHECKED_VALUES values its first problem only (millions take GBs). */
 export function bodyViolations(schemas: SchemaValidator, schemaAt: string, body: unknown, redact: Redact): Violation[] {
   const shape = jsonShape(body, MAX_CHECKED_VALUES, MAX_DEPTH);
-  if (shape.depth > MAX_DEPTH)
-    return [
-      {
-        where: 'body',
-        problem: `nests deeper than ${MAX_DEPTH} levels, far deeper than any answer the document describes`,
-      },
-    ];
+  const deep = `nests deeper than ${MAX_DEPTH} levels, far deeper than any answer the document describes`;
+  if (shape.depth > MAX_DEPTH) return [{ where: 'body', problem: deep }];
   const large = shape.values > MAX_CHECKED_VALUES;
   const validate = large ? schemas.firstProblemAt(schemaAt) : schemas.at(schemaAt);
   if (typeof validate === 'string')
@@ -302,23 +213,12 @@ export function bodyViolations(schemas: SchemaValidator, schemaAt: string, body:
   if (validate(body)) return [];
   const errors = withoutBranchNoise(validate.errors ?? []);
   const listed = errors.slice(0, BODY_PROBLEMS).map((error) => describeBodyError(error, body, redact));
-  if (large)
-    return [
-      ...listed.slice(0, 1),
-      {
-        where: 'body:',
-        problem: `more problems may follow, not looked for (it holds more than ${MAX_CHECKED_VALUES} values, and past that only its first problem is named)`,
-      },
-    ];
+  if (large) {
+    const problem = `more problems may follow, not looked for (it holds more than ${MAX_CHECKED_VALUES} values, and past that only its first problem is named)`;
+    return [...listed.slice(0, 1), { where: 'body:', problem }];
+  }
   const more = errors.length - listed.length;
-  return more === 0
-    ? listed
-    : [
-        ...listed,
-        {
-          where: 'body:',
-          problem: `${more} more problem${more > 1 ? 's' : ''}, not listed (at most ${BODY_PROBLEMS} are listed per body)`,
-          count: more,
-        },
-      ];
+  if (more === 0) return listed;
+  const problem = `${more} more problem${more > 1 ? 's' : ''}, not listed (at most ${BODY_PROBLEMS} are listed per body)`;
+  return [...listed, { where: 'body:', problem, count: more }];
 }

@@ -1,7 +1,4 @@
-// The document as data, and the walks over it that the suites, the proxy, live mode and the
-// webhook receiver share (document-file.ts loads it). Only local `#/...` refs exist in the
-// document, so a JSON-pointer resolver is all we need.
-
+// The document as data, and the walks over it (local `#/…` refs only) the suites, proxy, live mode and receiver share.
 export type Json = null | boolean | number | string | Json[] | JsonObject;
 export interface JsonObject {
   [key: string]: Json;
@@ -13,23 +10,18 @@ export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-export function escapePointerSegment(segment: string): string {
-  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
-}
+export const escapePointerSegment = (segment: string): string => segment.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** `['paths', '/a/{b}', 'get']` -> `/paths/~1a~1{b}/get` */
 export function pointer(segments: readonly string[]): string {
   return segments.map((s) => `/${escapePointerSegment(s)}`).join('');
 }
 
-/** Value at a local ref such as `#/components/schemas/User`, or undefined. */
 export function resolvePointer(doc: Json, ref: string): Json | undefined {
-  if (!ref.startsWith('#')) return undefined;
-  const path = ref.slice(1);
-  if (path === '') return doc;
-  if (!path.startsWith('/')) return undefined;
+  if (ref === '#') return doc;
+  if (!ref.startsWith('#/')) return undefined;
   let node: Json | undefined = doc;
-  for (const raw of path.slice(1).split('/')) {
+  for (const raw of ref.slice(2).split('/')) {
     const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
     if (Array.isArray(node)) node = node[Number(key)];
     else if (isObject(node)) node = Object.hasOwn(node, key) ? node[key] : undefined;
@@ -39,19 +31,8 @@ export function resolvePointer(doc: Json, ref: string): Json | undefined {
   return node;
 }
 
-export interface Resolved {
-  value: Json | undefined;
-  /** Where the value really lives (the last ref followed, or the starting location). */
-  location: string;
-  /** The refs followed, in order; empty when the value was inline. */
-  refs: string[];
-}
-
-/**
- * Follows `$ref` chains of reference objects (parameters, responses, examples, ...).
- * Schemas are not dereferenced with this: a schema `$ref` is meaningful and callers inspect it.
- */
-export function deref(doc: Json, value: Json | undefined, location: string): Resolved {
+/** Follows `$ref` chains of reference objects, not schemas' (callers inspect those): the value, its place, the refs. */
+export function deref(doc: Json, value: Json | undefined, location: string) {
   const refs: string[] = [];
   let current = value;
   let where = location;
@@ -62,7 +43,7 @@ export function deref(doc: Json, value: Json | undefined, location: string): Res
     where = ref.slice(1);
     current = resolvePointer(doc, ref);
   }
-  return { value: current, location: where, refs };
+  return { value: current as Json | undefined, location: where, refs };
 }
 
 export interface Operation {
@@ -70,7 +51,6 @@ export interface Operation {
   method: string;
   pathItem: JsonObject;
   operation: JsonObject;
-  /** JSON pointer of the operation object. */
   location: string;
 }
 
@@ -90,14 +70,9 @@ function operationsIn(doc: JsonObject, section: 'paths' | 'webhooks'): Operation
   return result;
 }
 
-export function listOperations(doc: JsonObject): Operation[] {
-  return operationsIn(doc, 'paths');
-}
+export const listOperations = (doc: JsonObject): Operation[] => operationsIn(doc, 'paths');
 
-/** The webhooks of the document (`webhooks:`), each as an operation whose `path` is the webhook's name. */
-export function listWebhooks(doc: JsonObject): Operation[] {
-  return operationsIn(doc, 'webhooks');
-}
+export const listWebhooks = (doc: JsonObject): Operation[] => operationsIn(doc, 'webhooks');
 
 /** Path-level and operation-level parameters, resolved; operation-level ones override by name+in. */
 export function operationParameters(
@@ -108,13 +83,8 @@ export function operationParameters(
   const add = (list: Json | undefined, base: string): void => {
     if (!Array.isArray(list)) return;
     list.forEach((entry, i) => {
-      const r = deref(doc, entry, `${base}/parameters/${i}`);
-      if (!isObject(r.value)) return;
-      merged.set(`${String(r.value.in)}:${String(r.value.name)}`, {
-        param: r.value,
-        location: r.location,
-        ref: r.refs.length > 0,
-      });
+      const { value, location, refs } = deref(doc, entry, `${base}/parameters/${i}`);
+      if (isObject(value)) merged.set(`${value.in}:${value.name}`, { param: value, location, ref: refs.length > 0 });
     });
   };
   add(op.pathItem.parameters, op.location.slice(0, op.location.lastIndexOf('/')));

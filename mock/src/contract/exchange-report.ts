@@ -1,46 +1,44 @@
-// What the exchanges checked against the document came to, per operation (or webhook): how many,
-// how many broke it, the violations by kind and each distinct violation with its count, redacted.
-// The proxy's report (`--report`) and the webhook receiver's are made of it.
+// What the exchanges checked came to, per operation or webhook, for the proxy's report and the webhook receiver's.
 import { redact } from '../common/redaction.js';
-import { clip } from './clip.js';
-import { kindOf } from './violation-kind.js';
 
-/** A violation as its line says it, and how many it stands for (more than 1 for the line that says how many of a body's were left out). */
+// Long texts in lines and reports: a peer's field name or value may be megabytes long.
+export const clip = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max)}…` : text);
+
+/** The kind of a violation line written `<side> <where> …`, such as `response.headers`, in the proxy's and live mode's reports. */
+export function kindOf(line: string): string {
+  const [side = '', part = ''] = line.split(' ');
+  const area = part.split(/[.:]/)[0] ?? '';
+  return `${side}.${({ header: 'headers', content: 'content-type' } as Record<string, string>)[area] ?? area}`;
+}
+
 export interface Found {
   line: string;
   count: number;
 }
 
-interface ExchangeStats {
+export interface ExchangeStats {
   exchanges: number;
   withViolations: number;
   /** Violations by kind, such as `response.body`. */
   violations: Record<string, number>;
-  /** Each distinct violation, redacted, as its line says it (`response body /shiny_new_field: unexpected field …`), with its count. */
+  /** Each distinct violation, redacted, as its line says it, with its count. */
   messages: Record<string, number>;
 }
 
-/** How many violations `found` stand for. */
 export const total = (found: readonly Found[]): number => found.reduce((sum, { count }) => sum + count, 0);
 
 /** Distinct violations listed per name; a server inventing a new field name in every answer cannot grow it without end. */
 const MESSAGES_PER_NAME = 100;
 const MORE_MESSAGES = '(further distinct violations, not listed)';
 
-export interface ExchangeReport {
-  /** Counts one exchange of `name` with its violations (none when it conforms), redacted of `secrets`. */
-  record(name: string, violations: readonly Found[], secrets: readonly string[]): void;
-  /** The stats so far, by name in alphabetical order. */
-  byName(): Record<string, ExchangeStats>;
-}
-
 /** The most characters of a violation's line that a line or a report shows, cut after it is redacted. */
 export const LINE_CHARS = 2_000;
 
-export function createExchangeReport(): ExchangeReport {
+export function createExchangeReport() {
   const stats = new Map<string, ExchangeStats>();
   return {
-    record(name, violations, secrets) {
+    /** Counts one exchange of `name` with its violations (none when it conforms), redacted of `secrets`. */
+    record(name: string, violations: readonly Found[], secrets: readonly string[]) {
       const entry = stats.get(name) ?? { exchanges: 0, withViolations: 0, violations: {}, messages: {} };
       entry.exchanges++;
       if (violations.length > 0) entry.withViolations++;
@@ -53,7 +51,7 @@ export function createExchangeReport(): ExchangeReport {
       }
       stats.set(name, entry);
     },
-    byName() {
+    byName(): Record<string, ExchangeStats> {
       return Object.fromEntries([...stats].sort(([a], [b]) => a.localeCompare(b)));
     },
   };

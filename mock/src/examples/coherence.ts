@@ -1,7 +1,4 @@
-// Dynamic answers are generated field by field: a user's `username` would not be its `login`, nor
-// the pull request answered for /pulls/43 number 43. Gitea derives such fields from the names and
-// the request; this does the same to a generated answer, in place: what the request's path names
-// (`agreeWithPath`), then, wherever a record sits in the answer, what its own names imply (`makeCoherent`).
+// Generated answers made coherent in place, as Gitea derives fields from the path and from a record's own names.
 import { pathParams } from '../front/operations.js';
 
 /** The host the document's examples and `x-faker` generators use. */
@@ -14,7 +11,7 @@ type PathValues = Record<string, string>;
 
 const isRecord = (value: unknown): value is Rec => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Sets the fields the record already has; a field the schema left out stays out, and so does an undefined value. */
+/** Sets the fields the record already has (one the schema left out stays out), but to undefined. */
 function derive(record: Rec, fields: Rec): void {
   for (const [key, value] of Object.entries(fields)) if (key in record && value !== undefined) record[key] = value;
 }
@@ -27,36 +24,29 @@ export function makeCoherent(value: unknown): void {
   if (!isRecord(value)) return;
   Object.values(value).forEach(makeCoherent);
   const { login, name, owner } = value;
+  const ownerLogin = isRecord(owner) ? owner.login : owner;
   if (typeof login === 'string') {
     // A user: `username` is `login` again (Gitea's User.MarshalJSON), the profile is at /{login}.
     derive(value, { username: login, html_url: `${ORIGIN}/${encodeURIComponent(login)}` });
   } else if (typeof name === 'string' && 'repo_admin_change_team_access' in value) {
     // An organization: `username` is its name again (deprecated, still sent).
     derive(value, { username: name });
-  } else if (
-    typeof name === 'string' &&
-    'full_name' in value &&
-    typeof (isRecord(owner) ? owner.login : owner) === 'string'
-  ) {
-    // A repository, its owner a user record or, in an issue's `repository`, a login: every address is built on `{owner}/{name}`.
-    const fullName = `${isRecord(owner) ? (owner.login as string) : (owner as string)}/${name}`;
+  } else if (typeof name === 'string' && 'full_name' in value && typeof ownerLogin === 'string') {
+    // A repository, its owner a user record or, in an issue's `repository`, a login: each address is on `{owner}/{name}`.
+    const fullName = `${ownerLogin}/${name}`;
     derive(value, {
       full_name: fullName,
       html_url: `${ORIGIN}/${fullName}`,
       clone_url: `${ORIGIN}/${fullName}.git`,
-      ssh_url: `git@${new URL(ORIGIN).host}:${fullName}.git`,
+      ssh_url: `git@gitea.example.org:${fullName}.git`,
       url: `${ORIGIN}/api/v1/repos/${fullName}`,
     });
   }
-  neverSet(value);
-}
-
-/** The times and fields Gitea leaves unset for what a record says did not happen (not archived, not a mirror, still open, not merged). */
-function neverSet(record: Rec): void {
-  if (record.archived === false) derive(record, { archived_at: EPOCH });
-  if (record.mirror === false) derive(record, { mirror_updated: ZERO_TIME, mirror_interval: '' });
-  if (record.state === 'open') derive(record, { closed_at: null });
-  if (record.merged === false) derive(record, { merged_at: null, merge_commit_sha: null, merged_by: null });
+  // The times and fields Gitea leaves unset for what did not happen (not archived, not a mirror, open, not merged).
+  if (value.archived === false) derive(value, { archived_at: EPOCH });
+  if (value.mirror === false) derive(value, { mirror_updated: ZERO_TIME, mirror_interval: '' });
+  if (value.state === 'open') derive(value, { closed_at: null });
+  if (value.merged === false) derive(value, { merged_at: null, merge_commit_sha: null, merged_by: null });
 }
 
 /** Makes `record` (a repository, or an issue's short `repository`) the repository a path names. */
@@ -67,20 +57,14 @@ function nameRepository(record: unknown, owner: string, name: string): void {
   derive(record, { name });
 }
 
-/** A numeric id from the path, or undefined for one that is not a safe integer (the generated id then stays). */
+/** A numeric id from the path, or undefined for one that is no safe integer (the generated id stays). */
 const idOf = (value: string): number | undefined => (/^\d{1,15}$/.test(value) ? Number(value) : undefined);
 
-/** `/{owner}/{repo}`, the stem of a repository's addresses. */
 const stem = (p: PathValues): string => `/${encodeURIComponent(p.owner!)}/${encodeURIComponent(p.repo!)}`;
 
-/**
- * What each operation's answer takes from its path, by path template: the id or number of the
- * record the path names, the repository it names, and the addresses Gitea builds on them (as
- * the document's examples write them). Operations without an entry answer lists or no body.
- */
-const FROM_PATH: Record<string, (answer: Rec, p: PathValues) => void> = {
-  '/repos/{owner}/{repo}/issues/{index}/assignees': (issue, p) => {
-    const at = stem(p);
+/** What each operation's answer takes from its path, by template: the record's id or number, its repository, their addresses. */
+const FROM_PATH: Record<string, (answer: Rec, p: PathValues, at: string) => void> = {
+  '/repos/{owner}/{repo}/issues/{index}/assignees': (issue, p, at) => {
     derive(issue, {
       number: idOf(p.index!),
       url: `${API}/repos${at}/issues/${p.index}`,
@@ -88,8 +72,7 @@ const FROM_PATH: Record<string, (answer: Rec, p: PathValues) => void> = {
     });
     nameRepository(issue.repository, p.owner!, p.repo!);
   },
-  '/repos/{owner}/{repo}/pulls/{index}': (pull, p) => {
-    const at = stem(p);
+  '/repos/{owner}/{repo}/pulls/{index}': (pull, p, at) => {
     const page = `${ORIGIN}${at}/pulls/${p.index}`;
     // Gitea's `url` of a pull request is its web address too.
     derive(pull, {
@@ -110,8 +93,7 @@ const FROM_PATH: Record<string, (answer: Rec, p: PathValues) => void> = {
       for (const count of ['additions', 'deletions', 'changed_files']) delete pull[count];
     }
   },
-  '/repos/{owner}/{repo}/keys/{id}': (key, p) => {
-    const at = stem(p);
+  '/repos/{owner}/{repo}/keys/{id}': (key, p, at) => {
     derive(key, { id: idOf(p.id!), url: `${API}/repos${at}/keys/${p.id}` });
     nameRepository(key.repository, p.owner!, p.repo!);
   },
@@ -119,8 +101,7 @@ const FROM_PATH: Record<string, (answer: Rec, p: PathValues) => void> = {
   // The path takes a milestone's id, or its name when no milestone has that id.
   '/repos/{owner}/{repo}/milestones/{id}': (milestone, p) =>
     derive(milestone, idOf(p.id!) === undefined ? { title: p.id } : { id: idOf(p.id!) }),
-  '/repos/{owner}/{repo}/actions/workflows/{workflow_id}': (workflow, p) => {
-    const at = stem(p);
+  '/repos/{owner}/{repo}/actions/workflows/{workflow_id}': (workflow, p, at) => {
     const id = p.workflow_id!;
     // The file in the code view of the default branch, and the badge of that branch.
     derive(workflow, {
@@ -155,14 +136,11 @@ const FROM_PATH: Record<string, (answer: Rec, p: PathValues) => void> = {
   },
 };
 
-/**
- * Makes a generated answer to `path` (below /api/v1) agree with it, in place, by the operation's
- * path `template`: each record of a list answer, or the one record answered.
- */
+/** Makes a generated answer to `path` (below /api/v1) agree with it, each record of a list or the one answered. */
 export function agreeWithPath(template: string, path: string, answer: unknown): void {
   const rule = FROM_PATH[template];
   if (!rule) return;
-  // The router matched `path` to `template`; the front refused broken escapes.
   const p = pathParams(template, path);
-  for (const record of Array.isArray(answer) ? answer : [answer]) if (isRecord(record)) rule(record, p);
+  // `at` is `/{owner}/{repo}`, for the rules of a repository's paths.
+  for (const record of Array.isArray(answer) ? answer : [answer]) if (isRecord(record)) rule(record, p, stem(p));
 }

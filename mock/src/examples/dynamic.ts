@@ -1,8 +1,4 @@
-// Generated answers (`--dynamic`, `Prefer: dynamic=true`): Prism's mocker in its dynamic mode,
-// json-schema-faker over the schemas, seeded with `--seed`; Node only (Prism's mocker loads
-// node-fetch and proxy agents). The seed covers the document's `x-faker` fields too: faker, which
-// json-schema-faker calls for them, has a generator nobody seeds, so it draws from
-// json-schema-faker's `random` instead, which Prism seeds for each answer.
+// Generated answers (`--dynamic`): Prism's mocker in its dynamic mode, Node only; faker draws from the seeded `random`.
 import { createRequire } from 'node:module';
 import type { IHttpConfig } from '@stoplight/prism-http';
 import type { Generator } from './examples.js';
@@ -17,7 +13,6 @@ const MOCK_ONLY = {
   isProxy: false,
 } as const;
 
-/** Makes Prism's faker draw from json-schema-faker's `random`. */
 function seedFaker(): void {
   const fromPrism = createRequire(createRequire(import.meta.url).resolve('@stoplight/prism-http'));
   // Faker 6, the instance Prism hands json-schema-faker.
@@ -35,10 +30,7 @@ function seedFaker(): void {
   };
 }
 
-/**
- * Prism's mocker, static or dynamic, answering one operation at a time as the examples source asks
- * (`Generator`). Its own logging, which would cost throughput and show request details, is silent.
- */
+/** Prism's mocker, static or dynamic, one operation at a time; silent, as its logging costs throughput and shows requests. */
 export async function loadPrismMocker(dynamic: boolean): Promise<Generator> {
   const [http, core] = await Promise.all([import('@stoplight/prism-http'), import('@stoplight/prism-core')]);
   seedFaker();
@@ -48,14 +40,10 @@ export async function loadPrismMocker(dynamic: boolean): Promise<Generator> {
   );
   return async (request, operation, { code, exampleKey, seed }) => {
     // A fresh config per request: Prism's mocker writes the request's Accept into it.
+    const mock = { dynamic, ...(seed === undefined ? {} : { seed }), ...(code === undefined ? {} : { code }) };
     const config: IHttpConfig = {
       ...MOCK_ONLY,
-      mock: {
-        dynamic,
-        ...(seed === undefined ? {} : { seed }),
-        ...(code === undefined ? {} : { code }),
-        ...(exampleKey === undefined ? {} : { exampleKey }),
-      },
+      mock: { ...mock, ...(exampleKey === undefined ? {} : { exampleKey }) },
     };
     const result = await prism.request(request, [operation], config)();
     if (result._tag === 'Left') {
@@ -67,5 +55,4 @@ export async function loadPrismMocker(dynamic: boolean): Promise<Generator> {
   };
 }
 
-/** The generator of dynamic answers. */
 export const loadGenerator = (): Promise<Generator> => loadPrismMocker(true);

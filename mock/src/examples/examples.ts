@@ -1,17 +1,13 @@
-// The examples answer source: each request answered with the document's own examples, chosen as
-// Prism's mocker chooses them (negotiation.ts), and list answers paged as Gitea pages them, in the
-// server and the MSW handlers, in Node and in a browser. Generated answers (`--dynamic`, `Prefer:
-// dynamic=true`) come from Prism's generator, which only Node loads (dynamic.ts, handed over as
-// `generator`); without one (the browser build), a request for them is answered 400, saying so.
+// The examples answer source, in Node and browsers; generated answers need Prism's generator, which only Node loads.
 import type { IHttpOperation } from '@stoplight/types';
 import type { IHttpRequest } from '@stoplight/prism-http';
 import { agreeWithPath, makeCoherent } from './coherence.js';
 import { apiError } from '../front/errors.js';
-import { namesNothing } from '../front/lenient.js';
+import { namesNothing } from '../front/validation.js';
 import { documentedAnswer, type Mocked, type Wanted } from './negotiation.js';
 import { paginate } from './pagination.js';
-import { codeOfExample } from '../front/prefer.js';
-import type { Answer, AnsweringSource, SourceContext, SourceRequest } from '../front/answer-source.js';
+import { codeOfExample } from '../front/conditions.js';
+import type { Answer, AnsweringSource, SourceContext, SourceRequest } from '../front/app.js';
 
 /** Generated answers for a request: Prism's mocker in its dynamic mode (dynamic.ts). */
 export type Generator = (
@@ -20,20 +16,15 @@ export type Generator = (
   wanted: Omit<Wanted, 'accept'> & { seed?: string },
 ) => Promise<Mocked>;
 
-export interface ExamplesOptions {
-  /** Generate data from the schemas instead of serving the examples. */
-  dynamic?: boolean;
-  /** Makes dynamic data repeatable. */
-  seed?: string;
-  /** The generator of dynamic data, where the runtime has one (Node); loaded on first use. */
-  generator?: () => Promise<Generator>;
-}
-
-/** Why a browser cannot generate data: said by the handlers' factory and by the answer to `Prefer: dynamic=true`. */
+/** Why a browser cannot generate data: said by the handlers' factory and the answer to `Prefer: dynamic=true`. */
 export const NO_GENERATOR =
   "answers generated from the schemas (dynamic) need gitea-mock in Node: they come from Prism's generator, which does not run in a browser; the documented examples answer here";
 
-export async function createExamples(context: SourceContext, options: ExamplesOptions = {}): Promise<AnsweringSource> {
+/** The source; `generator` loads the generator of dynamic data on first use, where the runtime has one (Node). */
+export async function createExamples(
+  context: SourceContext,
+  options: { dynamic?: boolean; seed?: string; generator?: () => Promise<Generator> } = {},
+): Promise<AnsweringSource> {
   let generator: Promise<Generator> | undefined;
   const generate = (): Promise<Generator> | undefined =>
     options.generator ? (generator ??= options.generator()) : undefined;
@@ -60,13 +51,10 @@ export async function createExamples(context: SourceContext, options: ExamplesOp
       const loading = dynamic ? generate() : undefined;
       if (dynamic && !loading) return { ...refusal(400, NO_GENERATOR), own: true };
       const accept = Object.entries(request.headers ?? {}).find(([name]) => name.toLowerCase() === 'accept')?.[1];
-      // json-schema-faker resolves references where they stand in the schemas it is given: a
-      // generated answer gets a copy, so the table the front validates with stays as it was.
+      // json-schema-faker resolves references in place: it gets a copy, so the front's table stays as it was.
+      const seed = options.seed === undefined ? {} : { seed: options.seed };
       const mocked: Mocked = loading
-        ? await (await loading)(request, structuredClone(op.operation), {
-            ...wanted,
-            ...(options.seed === undefined ? {} : { seed: options.seed }),
-          })
+        ? await (await loading)(request, structuredClone(op.operation), { ...wanted, ...seed })
         : documentedAnswer(op.operation, { ...wanted, ...(accept === undefined ? {} : { accept }) });
       // Refusals of the negotiation (406 for an Accept it cannot meet) in the service's dialect.
       if (!mocked.ok) return refusal(mocked.status, mocked.message);
@@ -90,11 +78,8 @@ export async function createExamples(context: SourceContext, options: ExamplesOp
         delete headers['X-Total-Count'];
         Object.assign(headers, page.headers);
       }
-      return {
-        status: output.statusCode,
-        headers,
-        ...(type === undefined || body === undefined ? {} : { type, body }),
-      };
+      const typed = type === undefined || body === undefined ? {} : { type, body };
+      return { status: output.statusCode, headers, ...typed };
     },
   };
 }

@@ -1,65 +1,29 @@
-// Which documented answer a request gets, and with which example: the choice Prism 5.12's mocker
-// makes in its static mode, made from the operation table alone, so that it runs in a browser too.
-// Without `Prefer: code`, the lowest 2xx response (else `default`, else the first); with one, that
-// status (or its `NXX` range, or `default`), and the rules without a code when Accept cannot be met
-// for it. Of the contents, the one Accept prefers (the `accepts` package, as Prism asks it; without
-// Accept, `*/*` or JSON first); the example asked for, else the first, else a sample of the schema
-// (json-schema-sampler, as Prism samples); each header from its first example or its schema. An
-// Accept that matches nothing answers 406, unless the status is 204 or Accept holds `*/*` (no body).
-// contract-tests/examples-negotiation.test.ts holds the 20 operations to Prism's own answers. One
-// difference: an Accept that is no media type (`garbage`) made Prism throw; here it answers 406.
+// The documented answer a request gets, as Prism 5.12's static mocker chooses it (examples-negotiation.test.ts).
 import { sample, SchemaSizeExceededError } from '@stoplight/json-schema-sampler';
 import type { IHttpOperation, IHttpOperationResponse, IMediaTypeContent, INodeExample } from '@stoplight/types';
 import accepts from 'accepts';
 import contentType from 'content-type';
 import { Refusal } from '../common/refusal.js';
 
-/** What an answer source makes of a request before the front writes it, as Prism's mocker gives it. */
-interface MockedOutput {
-  statusCode: number;
-  /** Declared headers (a value, or null when neither an example nor a schema gives one), `Content-type`, `deprecation`. */
-  headers: Record<string, unknown>;
-  body?: unknown;
-}
+/** An answer as Prism's mocker gives it (a declared header without a value is null), or why there is none. */
+export type Mocked =
+  | { ok: true; output: { statusCode: number; headers: Record<string, unknown>; body?: unknown } }
+  | { ok: false; status: number; message: string };
 
-/** An answer, or the reason there is none, with the status to answer it with. */
-export type Mocked = { ok: true; output: MockedOutput } | { ok: false; status: number; message: string };
+/** The status asked for (`Prefer: code`, or that of the example asked for), the example (`Prefer: example`), Accept. */
+export type Wanted = { code?: number; exampleKey?: string; accept?: string };
 
-export interface Wanted {
-  /** The status asked for (`Prefer: code`, or the status of the example asked for). */
-  code?: number;
-  /** The named example asked for (`Prefer: example`). */
-  exampleKey?: string;
-  /** The request's Accept header. */
-  accept?: string;
-}
-
-/**
- * A failure of negotiation as Prism words its ProblemJsonError: answered with its detail, or its
- * title where it has none; its cause is what Prism's `String(error)` reads, which one message quotes.
- */
+/** A failure as Prism words its ProblemJsonError: its detail, else its title; the cause is its `String(error)`. */
 function refusal(type: string, status: number, detail: string, title: string): Refusal {
   return new Refusal(status, detail || title, { cause: `https://stoplight.io/prism/errors#${type}: ${title}` });
 }
 
 const notFound = (detail: string): Refusal =>
   refusal('NOT_FOUND', 404, detail, 'The server cannot find the requested content');
-const notAcceptable = (detail: string): Refusal =>
-  refusal('NOT_ACCEPTABLE', 406, detail, 'The server cannot produce a representation for your accept header');
 
 /** A `2XX` range answered as 200, as Prism answers it. */
 function normalized(response: IHttpOperationResponse): IHttpOperationResponse {
   return /^\dXX$/.test(response.code) ? { ...response, code: `${response.code.charAt(0)}00` } : response;
-}
-
-function lowest2xx(responses: readonly IHttpOperationResponse[]): IHttpOperationResponse | undefined {
-  const lowest = responses
-    .filter((response) => /^2(\d\d|XX)$/.test(response.code))
-    .reduce<IHttpOperationResponse | undefined>(
-      (low, response) => (low && low.code <= response.code ? low : response),
-      undefined,
-    );
-  return lowest && normalized(lowest);
 }
 
 function byStatus(responses: readonly IHttpOperationResponse[], code: number): IHttpOperationResponse | undefined {
@@ -100,131 +64,102 @@ function bestContent(
   return bare.length > 0 ? bestContent(contents, bare) : undefined;
 }
 
-interface Choice {
+type Choice = {
   code: string;
   headers: IHttpOperationResponse['headers'];
   mediaType?: string;
   example?: INodeExample | { value?: undefined };
   schema?: IMediaTypeContent['schema'];
-}
-
-function fromContent(
-  code: string,
-  headers: Choice['headers'],
-  content: IMediaTypeContent,
-  exampleKey: string | undefined,
-): Choice {
-  const { mediaType, schema } = content;
-  const examples = (content.examples ?? []) as INodeExample[];
-  const example = exampleKey === undefined ? examples[0] : examples.find((candidate) => candidate.key === exampleKey);
-  if (exampleKey !== undefined && !example)
-    throw notFound(`Response for contentType: ${mediaType} and exampleKey: ${exampleKey} does not exist.`);
-  return { code, headers, mediaType, ...(example ? { example } : {}), ...(schema ? { schema } : {}) };
-}
-
-/** The content and example of one response for the Accept header's media types (none: the default media type). */
-function forResponse(
-  response: IHttpOperationResponse,
-  mediaTypes: readonly string[] | undefined,
-  exampleKey: string | undefined,
-): Choice {
-  const { code, headers = [], contents } = response;
-  if (mediaTypes === undefined) {
-    const content =
-      contents &&
-      (contents.find((candidate) => candidate.mediaType === '*/*') ??
-        bestContent(contents, ['application/json', '*/*']));
-    return content
-      ? fromContent(code, headers, content, exampleKey)
-      : { code, headers, mediaType: 'text/plain', example: { value: undefined } };
-  }
-  const content = contents && bestContent(contents, mediaTypes);
-  if (content) {
-    const choice = fromContent(code, headers, content, exampleKey);
-    return choice.mediaType === '*/*' ? { ...choice, mediaType: 'text/plain' } : choice;
-  }
-  if (contents && contents.length > 0) {
-    if (code === '204' || mediaTypes.some((mediaType) => mediaType.includes('*/*'))) return { code, headers };
-    throw notAcceptable(`Unable to find content for ${mediaTypes.join(',')}`);
-  }
-  return { code, headers };
-}
-
-function withoutCode(
-  operation: IHttpOperation,
-  mediaTypes: readonly string[] | undefined,
-  exampleKey: string | undefined,
-): Choice {
-  const response =
-    lowest2xx(operation.responses) ??
-    defaultResponse(operation.responses) ??
-    (operation.responses[0] && normalized(operation.responses[0]));
-  if (!response)
-    throw refusal('NO_RESPONSE_RESPONSE_DEFINED', 500, '', 'No response defined for the selected operation');
-  return forResponse(response, mediaTypes, exampleKey);
-}
-
-function choose(
-  operation: IHttpOperation,
-  { code, exampleKey }: Wanted,
-  mediaTypes: readonly string[] | undefined,
-): Choice {
-  if (code === undefined) return withoutCode(operation, mediaTypes, exampleKey);
-  const response = byStatus(operation.responses, code) ?? defaultResponse(operation.responses, code);
-  if (!response) throw notFound(`Requested status code ${code} is not defined in the document.`);
-  try {
-    return forResponse(response, mediaTypes, exampleKey);
-  } catch {
-    // Prism then tries the answer it gives without a code, and words a second failure this way.
-    try {
-      return withoutCode(operation, mediaTypes, exampleKey);
-    } catch (error) {
-      const said = error instanceof Refusal ? String(error.cause) : String(error);
-      throw new Error(`${said}. We tried default response, but we got ${said}`);
-    }
-  }
-}
-
-/** A sample of `schema` (references resolved in `operation`), as Prism's static generator makes one. */
-function sampled(
-  operation: IHttpOperation,
-  schema: NonNullable<IMediaTypeContent['schema']>,
-  what: 'body' | 'header',
-): unknown {
-  try {
-    return sample(schema as never, { ticks: 2500 }, operation);
-  } catch (error) {
-    if (error instanceof SchemaSizeExceededError)
-      throw refusal(
-        'SCHEMA_TOO_COMPLEX',
-        500,
-        `Unable to generate ${what} for response. The schema is too complex to generate.`,
-        'Schema too complex',
-      );
-    // Prism answers any other failure of the sampler with its message.
-    throw refusal('UNKNOWN', 500, '', error instanceof Error ? error.message : String(error));
-  }
-}
+};
 
 const scalar = (value: unknown): unknown => (typeof value === 'number' || typeof value === 'string' ? value : null);
 
-/** The documented answer to a request: what Prism's static mocker answers it. */
-export function documentedAnswer(operation: IHttpOperation, wanted: Wanted): Mocked {
+export function documentedAnswer(operation: IHttpOperation, { code, exampleKey, accept }: Wanted): Mocked {
   // Prism splits Accept at commas and keeps each piece as it is, spaces included.
-  const mediaTypes = wanted.accept ? wanted.accept.split(',') : undefined;
+  const mediaTypes = accept ? accept.split(',') : undefined;
+  const fromContent = (code: string, headers: Choice['headers'], content: IMediaTypeContent): Choice => {
+    const { mediaType, schema } = content;
+    const examples = (content.examples ?? []) as INodeExample[];
+    const example = exampleKey === undefined ? examples[0] : examples.find((candidate) => candidate.key === exampleKey);
+    if (exampleKey !== undefined && !example)
+      throw notFound(`Response for contentType: ${mediaType} and exampleKey: ${exampleKey} does not exist.`);
+    return { code, headers, mediaType, ...(example ? { example } : {}), ...(schema ? { schema } : {}) };
+  };
+  /** The content and example of one response for the Accept header's media types (none: the default media type). */
+  const forResponse = ({ code, headers = [], contents }: IHttpOperationResponse): Choice => {
+    if (mediaTypes === undefined) {
+      const content =
+        contents &&
+        (contents.find((candidate) => candidate.mediaType === '*/*') ??
+          bestContent(contents, ['application/json', '*/*']));
+      return content
+        ? fromContent(code, headers, content)
+        : { code, headers, mediaType: 'text/plain', example: { value: undefined } };
+    }
+    const content = contents && bestContent(contents, mediaTypes);
+    if (content) {
+      const choice = fromContent(code, headers, content);
+      return choice.mediaType === '*/*' ? { ...choice, mediaType: 'text/plain' } : choice;
+    }
+    if (!contents?.length || code === '204' || mediaTypes.some((type) => type.includes('*/*')))
+      return { code, headers };
+    const title = 'The server cannot produce a representation for your accept header';
+    throw refusal('NOT_ACCEPTABLE', 406, `Unable to find content for ${mediaTypes.join(',')}`, title);
+  };
+  const withoutCode = (): Choice => {
+    const { responses } = operation;
+    const lowest = responses
+      .filter((response) => /^2(\d\d|XX)$/.test(response.code))
+      .reduce<IHttpOperationResponse | undefined>(
+        (low, next) => (low && low.code <= next.code ? low : next),
+        undefined,
+      );
+    const response =
+      (lowest && normalized(lowest)) ?? defaultResponse(responses) ?? (responses[0] && normalized(responses[0]));
+    if (!response)
+      throw refusal('NO_RESPONSE_RESPONSE_DEFINED', 500, '', 'No response defined for the selected operation');
+    return forResponse(response);
+  };
+  const choose = (): Choice => {
+    if (code === undefined) return withoutCode();
+    const response = byStatus(operation.responses, code) ?? defaultResponse(operation.responses, code);
+    if (!response) throw notFound(`Requested status code ${code} is not defined in the document.`);
+    try {
+      return forResponse(response);
+    } catch {
+      // Prism then tries the answer it gives without a code, and words a second failure this way.
+      try {
+        return withoutCode();
+      } catch (error) {
+        const said = error instanceof Refusal ? String(error.cause) : String(error);
+        throw new Error(`${said}. We tried default response, but we got ${said}`);
+      }
+    }
+  };
+  /** A sample of `schema`, as Prism's static generator makes one. */
+  const sampled = (schema: NonNullable<IMediaTypeContent['schema']>, what: 'body' | 'header'): unknown => {
+    try {
+      return sample(schema as never, { ticks: 2500 }, operation);
+    } catch (error) {
+      const message = `Unable to generate ${what} for response. The schema is too complex to generate.`;
+      if (error instanceof SchemaSizeExceededError)
+        throw refusal('SCHEMA_TOO_COMPLEX', 500, message, 'Schema too complex');
+      // Prism answers any other failure of the sampler with its message.
+      throw refusal('UNKNOWN', 500, '', error instanceof Error ? error.message : String(error));
+    }
+  };
   try {
-    const choice = choose(operation, wanted, mediaTypes);
+    const choice = choose();
     const headers: Record<string, unknown> = {};
     for (const { name, schema, examples } of choice.headers ?? []) {
       const first = examples?.[0];
-      const made = schema && first === undefined ? sampled(operation, schema, 'header') : null;
+      const made = schema && first === undefined ? sampled(schema, 'header') : null;
       headers[name] = !schema ? null : first ? ('value' in first ? first.value : null) : scalar(made);
     }
     if (choice.mediaType) headers['Content-type'] = choice.mediaType;
     if (operation.deprecated) headers.deprecation = 'true';
     const exampleValue = choice.example?.value;
-    const body =
-      exampleValue !== undefined ? exampleValue : choice.schema ? sampled(operation, choice.schema, 'body') : undefined;
+    const body = exampleValue !== undefined ? exampleValue : choice.schema ? sampled(choice.schema, 'body') : undefined;
     return { ok: true, output: { statusCode: Number.parseInt(choice.code, 10), headers, body } };
   } catch (error) {
     if (error instanceof Refusal) return { ok: false, status: error.status, message: error.message };

@@ -1,21 +1,11 @@
-// Paging as Gitea does it for list operations: `page` from 1, `limit` defaulting to 30 and
-// clamped to 50, each read as `strconv.Atoi` reads it (anything but a sign and digits is 0, the
-// default), `X-Total-Count` and a `Link` header with next, last, first and prev pages.
-import { goDecimal } from '../front/lenient.js';
+// Paging as Gitea does it: `page` and `limit` read as `strconv.Atoi` reads them, `X-Total-Count` and a `Link`.
+import { goDecimal } from '../front/validation.js';
 
 const DEFAULT_LIMIT = 30;
 const MAX_LIMIT = 50;
 
-export interface Page<T> {
-  items: T[];
-  headers: Record<string, string>;
-}
-
-/**
- * Slices `all` for the request's `page` and `limit`. `requestUrl` is the public URL of the
- * request; its other query parameters are kept in the links, as Gitea keeps them.
- */
-export function paginate<T>(all: readonly T[], requestUrl: URL): Page<T> {
+/** `all` sliced for the request's `page` and `limit`; the links keep its other query parameters, as Gitea's. */
+export function paginate<T>(all: readonly T[], requestUrl: URL): { items: T[]; headers: Record<string, string> } {
   const query = requestUrl.searchParams;
   const page = Math.max(1, goDecimal(query.get('page')));
   const askedLimit = goDecimal(query.get('limit'));

@@ -1,135 +1,87 @@
-// The front over the Fetch API, under the node:http server and the MSW handlers alike: a Gitea host
-// whatever answers behind it: /api/v1 and its version, credentials, `Prefer`, requests and answers
-// checked against the document, CORS, the error dialect, conditions and the journal.
 import type { IHttpRequest } from '@stoplight/prism-http';
+import { utf8Bytes } from '../common/bytes.js';
 import { checkAuthorization } from './auth.js';
-import { readBody, type BodyBudget, type BodyResult } from './body.js';
-import type { Conditions } from './conditions.js';
+import { readBody, type BodyBudget, type BodyResult, type FormPart } from './body.js';
+import { checkPreference, faultAnswer, underConditions } from './conditions.js';
+import type { Conditions, Preference, PreferResult } from './conditions.js';
 import { corsHeaders, isPreflight, preflightHeaders, retryShortly, type HeaderOf } from './cors.js';
-import {
-  apiError,
-  bugMessage,
-  failureLine,
-  JSON_TYPE,
-  MOCK_FAILURE,
-  notAllowed,
-  notFound,
-  reasonPhrase,
-} from './errors.js';
+import { apiError, bugMessage, failureLine, JSON_TYPE, MOCK_FAILURE, notAllowed, reasonPhrase } from './errors.js';
 import { describeViolation } from '../contract/conformance.js';
-import { faultAnswer } from './faults.js';
 import { JOURNAL_PATH, journalAnswer, type Journal } from './journal.js';
-import { nameRefusal } from './name-rules.js';
 import type { MockOperation, OperationTable } from './operations.js';
-import { checkPreference, type PreferResult } from './prefer.js';
-import type { Answer, AnsweringSource } from './answer-source.js';
-import {
-  contentTypeFor,
-  decodedSegments,
-  describeViolations,
-  listViolations,
-  queryOf,
-  requestErrors,
-  type PrismMethod,
-} from './validation.js';
-import { VERSION_ANSWER, VERSION_PATH } from './version.js';
-import { underConditions } from './under-conditions.js';
+import { decodedSegments, listViolations, queryOf, requestRefusal } from './validation.js';
 
 export const BASE_PATH = '/api/v1';
+
+export interface SourceRequest {
+  op: MockOperation;
+  request: IHttpRequest;
+  form?: readonly FormPart[];
+  url: URL;
+  preference: Preference;
+  /** Never logged or stored. */
+  credential: string;
+}
+
+export interface Answer {
+  status: number;
+  headers?: Record<string, string>;
+  body?: unknown;
+  type?: string;
+  /** A failure of the mock itself: not held to the document. */
+  own?: true;
+}
+
+export interface AnsweringSource {
+  /** An answer that breaks the document is answered 500 instead of only warned of. */
+  strict: boolean;
+  answer(request: SourceRequest): Promise<Answer>;
+  /** A request outside /api/v1 (the sandbox's `/__sandbox/…`), or undefined when not its own. */
+  outside?(method: string, url: URL, credential: string | undefined, request: Request): Promise<Answer | undefined>;
+  close?(): Promise<void>;
+}
+
+export type SourceContext = Pick<AppParts, 'docsUrl'>;
+
+export const MOCK_VERSION = '1.27.0+gitea-contract-mock';
+const VERSION_ANSWER: Answer = { status: 200, type: 'application/json', body: { version: MOCK_VERSION } };
 
 export interface AppParts {
   table: OperationTable;
   source: AnsweringSource;
-  /** The URL of the server's API documentation, for the `url` of error bodies. */
   docsUrl(): string;
-  /** Problems of the mock itself, such as an answer that breaks the document. */
   warn(line: string): void;
-  /** The delays and faults requests are answered under. */
   conditions: Conditions;
-  /** Where each API request is recorded once answered. */
   journal: Journal;
-  /** The bytes of request bodies held at once (body.ts), shared with every reader of the server. */
   bodies: BodyBudget;
-  /**
-   * The Response class to answer with (default: the global one). The Node adapter gives srvx's,
-   * which is cheaper and can carry a body on a 205, as Gitea's notifyReadThread sends one.
-   */
+  /** srvx's on Node: cheaper, and it can carry a body on a 205. */
   Response?: ResponseClass;
 }
 
-/** What the front needs of a Response class. */
 export type ResponseClass = new (body: Uint8Array<ArrayBuffer> | null, init: ResponseInit) => Response;
 
 export interface GiteaApp {
-  /**
-   * Answers one request as a Gitea host would; never rejects (a failure of the mock is a 500 in
-   * the dialect). A network error (`Response.error()`) means the connection is to be reset.
-   */
+  /** Never rejects; `Response.error()` means the connection is to be reset. */
   fetch(request: Request): Promise<Response>;
 }
 
 type Headers = Record<string, string>;
 
-/** The request's headers as one value each, as Prism reads them. */
-function headerRecord(request: Request): Headers {
-  const result: Headers = {};
-  request.headers.forEach((value, name) => {
-    result[name] = value;
-  });
-  return result;
+/** As Gitea labels it: JSON without a space before the charset, text with one. */
+function contentTypeFor(prismType: string | undefined): string | undefined {
+  if (prismType === undefined) return undefined;
+  const mediaType = (prismType.split(';')[0] ?? '').trim();
+  if (mediaType.endsWith('json')) return JSON_TYPE;
+  return mediaType.startsWith('text/') ? `${mediaType}; charset=utf-8` : mediaType;
 }
 
-/** Answers whose check is remembered, and the size of the largest one: the examples repeat, and so do the sandbox's reads of a world that did not change. */
 const CHECKED_ANSWERS = 256;
 const CHECKED_ANSWER_CHARS = 16_384;
 
-/** Writes answers as Responses with the front's headers, as Gitea writes them; HEAD gets the headers only. */
-function writer(Answering: ResponseClass, docsUrl: () => string) {
-  /** `json` is the body as JSON text, when already written. */
-  function respond(method: string, answer: Answer, cors: Headers, json?: string): Response {
-    const headers: Headers = { ...cors, 'X-Content-Type-Options': 'nosniff', ...answer.headers };
-    const contentType = contentTypeFor(answer.type);
-    let bytes: Uint8Array<ArrayBuffer> | undefined;
-    if (contentType !== undefined && answer.body !== undefined) {
-      headers['Content-Type'] = contentType;
-      bytes = new TextEncoder().encode(
-        contentType === JSON_TYPE ? (json ?? JSON.stringify(answer.body)) : String(answer.body),
-      );
-    }
-    headers['Content-Length'] = String(bytes?.length ?? 0);
-    const init = { status: answer.status, statusText: reasonPhrase(answer.status), headers };
-    if (bytes === undefined || method === 'HEAD') return new Answering(null, init);
-    try {
-      return new Answering(bytes, init);
-    } catch {
-      // A Fetch Response carries no body on a 205, which Gitea's notifyReadThread sends (a socket server can).
-      return new Answering(null, { ...init, headers: { ...headers, 'Content-Length': '0' } });
-    }
-  }
-  /** An error in the service's dialect: `{message, url}` as JSON, compact, as Gitea's Go JSON writes it. */
-  const error = (method: string, status: number, message: string, headers: Headers): Response =>
-    respond(method, { status, type: 'application/json', body: apiError(docsUrl(), message) }, headers);
-  /** 405 with `Allow`; an OPTIONS request is told what is allowed with a 204. */
-  function notAllowedHere(method: string, pathname: string, allowed: readonly string[], cors: Headers): Response {
-    const answer = notAllowed(docsUrl(), method, pathname, [...allowed, 'OPTIONS']);
-    if (method !== 'OPTIONS') return respond(method, answer, cors);
-    const headers = { ...cors, ...answer.headers, 'Content-Length': '0' };
-    return new Answering(null, { status: 204, statusText: reasonPhrase(204), headers });
-  }
-  return { respond, error, notAllowedHere, Answering };
-}
-type Writer = ReturnType<typeof writer>;
-
-/**
- * The check of answers against the document (contract/conformance.ts), remembered by the answer:
- * the examples send the same few again and again, the sandbox the same world's, and a check costs
- * more than the rest of its request. It is a function of the operation and the answer alone, so a
- * remembered result is exact. Why the answer breaks the document, or undefined.
- */
+/** Remembered: a check costs more than the rest of its request, and the examples repeat. */
 function answerCheck(table: OperationTable): (op: MockOperation, answer: Answer, json?: string) => string | undefined {
   const checked = new Map<string, string | undefined>();
   return (op, answer, json) => {
-    // The mock's own answers are not the API's; an error status the document does not declare is not held to it.
     if (answer.own || (!op.responses.has(answer.status) && (answer.status < 200 || answer.status > 299))) return;
     const contentType = contentTypeFor(answer.type);
     const body = answer.body === undefined || contentType === undefined ? '' : (json ?? String(answer.body));
@@ -142,10 +94,8 @@ function answerCheck(table: OperationTable): (op: MockOperation, answer: Answer,
       body,
       ...(json === undefined ? {} : { value: answer.body }),
     });
-    const message =
-      found.length > 0
-        ? `${op.operationId} ${answer.status}: the answer breaks the document: ${listViolations(found.map(describeViolation))}`
-        : undefined;
+    const breaks = `${op.operationId} ${answer.status}: the answer breaks the document`;
+    const message = found.length > 0 ? `${breaks}: ${listViolations(found.map(describeViolation))}` : undefined;
     if (remembered) {
       if (checked.size >= CHECKED_ANSWERS) checked.delete(checked.keys().next().value!);
       checked.set(key, message);
@@ -154,50 +104,77 @@ function answerCheck(table: OperationTable): (op: MockOperation, answer: Answer,
   };
 }
 
-interface Operating {
-  source: AnsweringSource;
-  warn(line: string): void;
-  write: Writer;
-  check: ReturnType<typeof answerCheck>;
+type Front = AppParts & { check: ReturnType<typeof answerCheck>; Answering: ResponseClass };
+
+export function createApp(parts: AppParts): GiteaApp {
+  const front: Front = { ...parts, check: answerCheck(parts.table), Answering: parts.Response ?? Response };
+  return { fetch: (request) => guarded(front, request, () => handle(front, request)) };
 }
 
-/** An operation's request, routed: credentials, `Prefer`, the body, the request check, then the source's answer, checked. */
-async function answerOperation(
-  { source, warn, write, check }: Operating,
-  request: Request,
-  op: MockOperation,
-  url: URL,
-  prefer: PreferResult,
-  cors: Headers,
-  read: () => Promise<BodyResult>,
-): Promise<Response> {
+/** `json`: the body as JSON text, when already written. */
+function respond({ Answering }: Front, method: string, answer: Answer, cors: Headers, json?: string): Response {
+  const headers: Headers = { ...cors, 'X-Content-Type-Options': 'nosniff', ...answer.headers };
+  const contentType = contentTypeFor(answer.type);
+  let bytes: Uint8Array<ArrayBuffer> | undefined;
+  if (contentType !== undefined && answer.body !== undefined) {
+    headers['Content-Type'] = contentType;
+    bytes = utf8Bytes(contentType === JSON_TYPE ? (json ?? JSON.stringify(answer.body)) : String(answer.body));
+  }
+  headers['Content-Length'] = String(bytes?.length ?? 0);
+  const init = { status: answer.status, statusText: reasonPhrase(answer.status), headers };
+  if (bytes === undefined || method === 'HEAD') return new Answering(null, init);
+  try {
+    return new Answering(bytes, init);
+  } catch {
+    // A Fetch Response carries no body on a 205, which Gitea's notifyReadThread sends (a socket server can).
+    return new Answering(null, { ...init, headers: { ...headers, 'Content-Length': '0' } });
+  }
+}
+
+function error(front: Front, method: string, status: number, message: string, headers: Headers, more?: object) {
+  const body = { ...more, ...apiError(front.docsUrl(), message) };
+  return respond(front, method, { status, type: 'application/json', body }, headers);
+}
+
+const noContent = ({ Answering }: Front, headers: Headers) =>
+  new Answering(null, { status: 204, statusText: reasonPhrase(204), headers });
+
+function notAllowedHere(front: Front, method: string, pathname: string, allowed: readonly string[], cors: Headers) {
+  const answer = notAllowed(front.docsUrl(), method, pathname, [...allowed, 'OPTIONS']);
+  if (method !== 'OPTIONS') return respond(front, method, answer, cors);
+  return noContent(front, { ...cors, ...answer.headers, 'Content-Length': '0' });
+}
+
+// Gitea's `APIErrorNotFound` as 1.25 to 1.27.0-dev send it.
+const notFoundHere = (front: Front, method: string, cors: Headers) =>
+  error(front, method, 404, 'not found', cors, { errors: null });
+
+type Routed = { request: Request; url: URL; cors: Headers; op: MockOperation; read: () => Promise<BodyResult> };
+
+async function answerOperation(front: Front, routed: Routed, prefer: PreferResult): Promise<Response> {
+  const { request, url, cors, op } = routed;
   const { method } = request;
-  const { error, respond } = write;
-  const headers = headerRecord(request);
+  const headers: Headers = Object.fromEntries(request.headers);
   const auth = checkAuthorization(headers.authorization, headers['x-gitea-otp']);
   // Gitea sends no WWW-Authenticate, so browsers show no sign-in dialog for the API.
-  if (!auth.ok) return error(method, 401, auth.message, cors);
+  if (!auth.ok) return error(front, method, 401, auth.message, cors);
   const problem = prefer.ok ? checkPreference(op, prefer.preference) : prefer.message;
-  if (!prefer.ok || problem !== undefined) return error(method, 400, problem ?? 'invalid Prefer header', cors);
-  const body = await read();
+  if (!prefer.ok || problem !== undefined) return error(front, method, 400, problem ?? 'invalid Prefer header', cors);
+  const body = await routed.read();
   // A body refused while it was read is left unread: its connection goes with the answer.
   if (!body.ok) {
     const close = { ...(body.status === 503 ? retryShortly(cors) : cors), Connection: 'close' };
-    return error(method, body.status, body.message, body.status === 413 || body.status === 503 ? close : cors);
+    return error(front, method, body.status, body.message, body.status === 413 || body.status === 503 ? close : cors);
   }
   const input: IHttpRequest = {
-    method: op.method.toLowerCase() as PrismMethod,
+    method: op.method.toLowerCase() as IHttpRequest['method'],
     url: { path: url.pathname.slice(BASE_PATH.length) || '/', query: queryOf(url) },
-    // An untyped upload is read as bytes.
     headers: body.contentType === undefined ? headers : { ...headers, 'content-type': body.contentType },
     body: body.body,
   };
-  const inputErrors = requestErrors(op.operation, input, body.form);
-  if (inputErrors.length > 0) {
-    const refusal = nameRefusal(op, input, inputErrors) ?? { status: 422, message: describeViolations(inputErrors) };
-    return error(method, refusal.status, refusal.message, cors);
-  }
-  const answer = await source.answer({
+  const refusal = requestRefusal(op, input, body.form);
+  if (refusal) return error(front, method, refusal.status, refusal.message, cors);
+  const answer = await front.source.answer({
     op,
     request: input,
     ...(body.form ? { form: body.form } : {}),
@@ -205,117 +182,88 @@ async function answerOperation(
     preference: prefer.preference,
     credential: headers.authorization!,
   });
-  /** The body as JSON text, written once for the check's memory and the answer. */
   const json =
     answer.body === undefined || answer.own || contentTypeFor(answer.type) !== JSON_TYPE
       ? undefined
       : JSON.stringify(answer.body);
-  // A source that makes its answers up (the sandbox) must never break the document: checked
-  // before sending, and answered with the one 500 if it does.
-  if (source.strict) {
-    const message = check(op, answer, json);
-    if (message === undefined) return respond(method, answer, cors, json);
-    warn(message);
-    return error(method, 500, bugMessage(message), cors);
+  if (front.source.strict) {
+    const message = front.check(op, answer, json);
+    if (message === undefined) return respond(front, method, answer, cors, json);
+    front.warn(message);
+    return error(front, method, 500, bugMessage(message), cors);
   }
-  // The examples only earn a warning, so the check waits until the answer is on its way: the
-  // first check compiles the document's schemas, which the client would otherwise wait for.
+  // The examples only earn a warning, checked once the answer is on its way: the first check compiles the schemas.
   setTimeout(() => {
-    const message = check(op, answer, json);
-    if (message !== undefined) warn(message);
+    const message = front.check(op, answer, json);
+    if (message !== undefined) front.warn(message);
   });
-  return respond(method, answer, cors, json);
+  return respond(front, method, answer, cors, json);
 }
 
-export function createApp({
-  table,
-  source,
-  docsUrl,
-  warn,
-  conditions,
-  journal,
-  bodies,
-  Response: Answering = Response,
-}: AppParts): GiteaApp {
-  const write = writer(Answering, docsUrl);
-  const { respond, error, notAllowedHere } = write;
-  const operating: Operating = { source, warn, write, check: answerCheck(table) };
-
-  async function handle(request: Request): Promise<Response> {
-    const header: HeaderOf = (name) => request.headers.get(name) ?? undefined;
-    const cors = corsHeaders(header);
-    if (isPreflight(request.method, header))
-      return new Answering(null, { status: 204, statusText: reasonPhrase(204), headers: preflightHeaders(header) });
-    // WHATWG URL parsing also resolves dot segments, so `/api/v1/../x` leaves the API.
-    const url = URL.canParse(request.url) ? new URL(request.url) : undefined;
-    // Prism decodes every segment; a broken escape or bad UTF-8 is refused here instead.
-    if (url === undefined || decodedSegments(url.pathname) === undefined)
-      return error(request.method, 400, 'the request path is not a valid URL path', cors);
-    if (url.pathname === JOURNAL_PATH)
-      return respond(request.method, journalAnswer(journal, request.method, header('authorization'), docsUrl()), cors);
-    if (url.pathname !== BASE_PATH && !url.pathname.startsWith(`${BASE_PATH}/`)) {
-      const own = await source.outside?.(request.method, url, header('authorization'), request);
-      if (own) return respond(request.method, own, cors);
-      return respond(request.method, { status: 404, type: 'application/json', body: notFound(docsUrl()) }, cors);
-    }
-    const path = url.pathname.slice(BASE_PATH.length) || '/';
-    const method = request.method === 'HEAD' ? 'GET' : request.method;
-    const route = path === VERSION_PATH ? undefined : table.route(method, path);
-    const arrival = {
-      method: request.method,
-      url,
-      authorization: header('authorization'),
-      prefer: header('prefer'),
-      operationId: route?.kind === 'match' ? route.op.operationId : undefined,
-      signal: () => request.signal,
-    };
-    let bodyRead: Promise<BodyResult> | undefined;
-    // What the body holds is given back when the request is answered, however it ends.
-    const reading = bodies.reading();
-    return underConditions({ conditions, journal }, arrival, {
-      held: () => {
-        if (route?.kind !== 'match') return;
-        bodyRead = readBody(request, route.op.operation, reading);
-        // A request that faults never asks for it.
-        bodyRead.catch(() => {});
-      },
-      answer: (prefer) =>
-        guarded(request, () => {
-          // The host's version, for every answering source alike (version.ts says why it is here).
-          if (route === undefined)
-            return method === 'GET'
-              ? respond(request.method, VERSION_ANSWER, cors)
-              : notAllowedHere(method, url.pathname, ['GET'], cors);
-          if (route.kind === 'none')
-            return respond(request.method, { status: 404, type: 'application/json', body: notFound(docsUrl()) }, cors);
-          if (route.kind === 'method') return notAllowedHere(method, url.pathname, route.allowed, cors);
-          const body = () => bodyRead ?? readBody(request, route.op.operation, reading);
-          return answerOperation(operating, request, route.op, url, prefer, cors, body);
-        }),
-      fault: (fault) => {
-        const { status, statusText, headers, body } = faultAnswer(fault, cors);
-        const bytes = new TextEncoder().encode(body);
-        const init = { status, statusText, headers: { ...headers, 'Content-Length': String(bytes.length) } };
-        return new Answering(request.method === 'HEAD' ? null : bytes, init);
-      },
-      refuse: ({ status, message }) => error(request.method, status, message, retryShortly(cors)),
-      reset: () => Response.error(),
-      // `Response.error()`, read by its status 0: reading the `type` of srvx's response builds a Fetch one, which refuses a 205 with a body.
-      statusOf: (response) => (response.status === 0 ? null : response.status),
-    }).finally(() => reading.release());
+async function handle(front: Front, request: Request): Promise<Response> {
+  const { method: sent } = request;
+  const header: HeaderOf = (name) => request.headers.get(name) ?? undefined;
+  const cors = corsHeaders(header);
+  if (isPreflight(sent, header)) return noContent(front, preflightHeaders(header));
+  // WHATWG URL parsing also resolves dot segments, so `/api/v1/../x` leaves the API.
+  const url = URL.canParse(request.url) ? new URL(request.url) : undefined;
+  // Prism decodes every segment; a broken escape or bad UTF-8 is refused here instead.
+  if (url === undefined || decodedSegments(url.pathname) === undefined)
+    return error(front, sent, 400, 'the request path is not a valid URL path', cors);
+  const authorization = header('authorization');
+  if (url.pathname === JOURNAL_PATH)
+    return respond(front, sent, journalAnswer(front.journal, sent, authorization, front.docsUrl()), cors);
+  if (url.pathname !== BASE_PATH && !url.pathname.startsWith(`${BASE_PATH}/`)) {
+    const own = await front.source.outside?.(sent, url, authorization, request);
+    return own ? respond(front, sent, own, cors) : notFoundHere(front, sent, cors);
   }
-
-  /** `answer`'s response, or a 500 in the dialect when the mock fails. */
-  async function guarded(request: Request, answer: () => Response | Promise<Response>): Promise<Response> {
-    try {
-      return await answer();
-    } catch (failure) {
-      warn(failureLine(request.method, request.url, failure));
-      return error(request.method, 500, MOCK_FAILURE, {});
-    }
-  }
-
-  return {
-    fetch: (request) => guarded(request, () => handle(request)),
+  const path = url.pathname.slice(BASE_PATH.length) || '/';
+  const method = sent === 'HEAD' ? 'GET' : sent;
+  // GET /api/v1/version is a fact of the host, not an operation of the document.
+  const route = path === '/version' ? undefined : front.table.route(method, path);
+  const arrival = {
+    method: sent,
+    url,
+    authorization,
+    prefer: header('prefer'),
+    operationId: route?.kind === 'match' ? route.op.operationId : undefined,
+    signal: () => request.signal,
   };
+  let bodyRead: Promise<BodyResult> | undefined;
+  const reading = front.bodies.reading();
+  return underConditions(front, arrival, {
+    held: () => {
+      if (route?.kind !== 'match') return;
+      bodyRead = readBody(request, route.op.operation, reading);
+      bodyRead.catch(() => {}); // a request that faults never asks for it
+    },
+    answer: (prefer) =>
+      guarded(front, request, () => {
+        if (route === undefined)
+          return method === 'GET'
+            ? respond(front, sent, VERSION_ANSWER, cors)
+            : notAllowedHere(front, method, url.pathname, ['GET'], cors);
+        if (route.kind === 'none') return notFoundHere(front, sent, cors);
+        if (route.kind === 'method') return notAllowedHere(front, method, url.pathname, route.allowed, cors);
+        const read = () => bodyRead ?? readBody(request, route.op.operation, reading);
+        return answerOperation(front, { request, url, cors, op: route.op, read }, prefer);
+      }),
+    fault: (fault) => {
+      const { status, statusText, headers, body } = faultAnswer(fault, cors);
+      return new front.Answering(sent === 'HEAD' ? null : utf8Bytes(body), { status, statusText, headers });
+    },
+    refuse: ({ status, message }) => error(front, sent, status, message, retryShortly(cors)),
+    reset: () => Response.error(),
+    // Read by its status 0: reading the `type` of srvx's response builds a Fetch one, which refuses a 205 with a body.
+    statusOf: (response) => (response.status === 0 ? null : response.status),
+  }).finally(() => reading.release());
+}
+
+async function guarded(front: Front, request: Request, answer: () => Response | Promise<Response>) {
+  try {
+    return await answer();
+  } catch (failure) {
+    front.warn(failureLine(request.method, request.url, failure));
+    return error(front, request.method, 500, MOCK_FAILURE, {});
+  }
 }

@@ -1,5 +1,4 @@
-// Credential checks the real server makes before routing: the mock has no users, so any
-// well-formed credential is accepted, and anything malformed is refused as Gitea refuses it.
+// The mock has no users, so any well-formed credential is accepted.
 import { base64Text } from '../common/bytes.js';
 
 export type AuthResult = { ok: true } | { ok: false; message: string };
@@ -7,23 +6,18 @@ export type AuthResult = { ok: true } | { ok: false; message: string };
 const SCHEMES = new Set(['basic', 'token', 'bearer']);
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
-/**
- * Gitea splits `Authorization` into exactly two space-separated parts and compares the scheme
- * without regard to case. Basic must decode to `user:password` (a token may stand in for either).
- */
+/** Gitea splits `Authorization` in two at a space, the scheme in any case; Basic decodes to `user:password`. */
 export function checkAuthorization(header: string | undefined, otp: string | undefined): AuthResult {
   if (header === undefined || header.trim() === '') return { ok: false, message: 'token is required' };
   const invalid: AuthResult = { ok: false, message: 'invalid username, password or token' };
-  const parts = header.split(' ');
-  if (parts.length !== 2) return invalid;
-  const [scheme = '', credentials = ''] = parts;
-  if (!SCHEMES.has(scheme.toLowerCase()) || credentials === '') return invalid;
-  if (scheme.toLowerCase() === 'basic') {
-    if (credentials.length % 4 !== 0 || !BASE64.test(credentials)) return invalid;
-    const colon = base64Text(credentials)?.indexOf(':') ?? -1;
-    if (colon <= 0) return invalid;
+  const [scheme = '', credentials = '', ...more] = header.split(' ');
+  const kind = scheme.toLowerCase();
+  if (more.length > 0 || !SCHEMES.has(kind) || credentials === '') return invalid;
+  if (kind === 'basic') {
+    const decoded = credentials.length % 4 === 0 && BASE64.test(credentials) ? base64Text(credentials) : undefined;
+    if ((decoded?.indexOf(':') ?? -1) <= 0) return invalid;
   }
-  // A one-time code is six digits; a wrong one is a failed sign-in, not a validation error.
+  // A wrong one-time code is a failed sign-in, not a validation error.
   if (otp !== undefined && !/^[0-9]{6}$/.test(otp)) return invalid;
   return { ok: true };
 }

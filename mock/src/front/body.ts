@@ -1,55 +1,35 @@
-// Request bodies, each to at most MAX_BODY_BYTES, all in flight within one budget (the proxy takes
-// from it too): past it 503 with `Retry-After`, past the whole budget 413. Then read as Gitea's
-// binding reads them (content types, JSON, UTF-8), a multipart body as its parts (multipart.ts).
+// Request bodies within one budget, read as Gitea's binding reads them, a multipart body as Go's mime/multipart does.
 import type { IHttpOperation } from '@stoplight/types';
-import { latin1Text, readBounded } from '../common/bytes.js';
+import {
+  concatBytes,
+  indexOfBytes,
+  latin1Bytes,
+  latin1Text,
+  readBounded,
+  sameBytes,
+  utf8Bytes,
+  utf8Text,
+} from '../common/bytes.js';
 import { jsonShape, MAX_CHECKED_VALUES } from '../contract/json-shape.js';
-import { parseMediaType } from './media-type.js';
-import { parseForm, type FormPart } from './multipart.js';
 
-/** The most one request body may hold, in every mode. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
-/** Why a body's bytes were refused: its answer, in the service's error dialect. */
-interface BodyRefusal {
-  status: 413 | 503;
-  message: string;
-}
+type BodyRefusal = { status: 413 | 503; message: string };
+export type BodyBudget = ReturnType<typeof createBodyBudget>;
+export type BodyReading = ReturnType<BodyBudget['reading']>;
 
-/** One request's share of the budget. */
-export interface BodyReading {
-  /** Takes `bytes` more for this request; the refusal when they do not fit, and then this request holds nothing. */
-  take(bytes: number): BodyRefusal | undefined;
-  /** Gives back what this request holds, for good: it takes nothing after. */
-  release(): void;
-  /** The refusal of a body declared this long, which can never fit, before a byte of it is read. */
-  declared(length: number): BodyRefusal | undefined;
-}
-
-export interface BodyBudget {
-  /** The bytes all requests may hold together. */
-  readonly limit: number;
-  /** A share for one request, holding nothing yet. */
-  reading(): BodyReading;
-}
-
-/**
- * The default budget: an eighth of V8's heap, as the sandbox's writes in progress get another
- * eighth and its worlds half (sandbox-limits.ts), and never less than two bodies of
- * MAX_BODY_BYTES (the proxy reads a chunk past it before it streams the rest). Without a known
- * heap (a browser), bodies are bounded one by one only.
- */
+/** An eighth of V8's heap (sandbox-limits.ts has the rest), at least two bodies (the proxy reads a chunk past one). */
 export function defaultBodyBudget(heapLimit: number | undefined): number {
   return heapLimit === undefined ? Infinity : Math.max(2 * MAX_BODY_BYTES, Math.floor(heapLimit / 8));
 }
 
-export function createBodyBudget(limit: number): BodyBudget {
+export function createBodyBudget(limit: number) {
   if (!(limit >= 1)) throw new TypeError('the budget of request bodies in flight must be one byte or more');
   let held = 0;
-  const tooLarge = (): BodyRefusal => ({
+  const tooLarge: BodyRefusal = {
     status: 413,
     message: `request body exceeds the ${limit} bytes of request bodies this server holds at once`,
-  });
+  };
   const full: BodyRefusal = {
     status: 503,
     message: `request bodies being read or held take the ${limit} bytes this server holds at once; try again shortly`,
@@ -65,50 +45,46 @@ export function createBodyBudget(limit: number): BodyBudget {
         over = true;
       };
       return {
-        take(bytes) {
+        take(bytes: number): BodyRefusal | undefined {
           if (over) return full;
-          if (mine + bytes > limit) {
+          const refusal = mine + bytes > limit ? tooLarge : held + bytes > limit ? full : undefined;
+          if (refusal) {
             release();
-            return tooLarge();
-          }
-          if (held + bytes > limit) {
-            release();
-            return full;
+            return refusal;
           }
           mine += bytes;
           held += bytes;
           return undefined;
         },
         release,
-        declared: (length) => (length > limit ? tooLarge() : undefined),
+        declared: (length: number) => (length > limit ? tooLarge : undefined),
       };
     },
   };
 }
 
-/** Deepest nesting Go's encoding/json reads. */
+// Go's encoding/json
 export const GO_MAX_DEPTH = 10_000;
 
 export type BodyResult =
-  /**
-   * A multipart body comes as its parts (`form`), with no `body`; a body without a type that is
-   * read as bytes comes with the type it is read as.
-   */
   | { ok: true; body: unknown; form?: FormPart[]; contentType?: string }
   | { ok: false; status: 413 | 422 | 400 | 503; message: string };
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-type RawResult = { ok: true; data: Uint8Array } | { ok: false; status: 413 | 400 | 503; message: string };
+function strictUtf8(bytes: Uint8Array): string | undefined {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
 
 const TOO_LARGE: BodyRefusal = { status: 413, message: `request body exceeds ${MAX_BODY_BYTES} bytes` };
 
-/**
- * The whole body, up to MAX_BODY_BYTES, its bytes taken from the server's budget (`reading`) as
- * they arrive; a declared length past either is refused before reading. Past a bound the rest
- * stays unread: the answer must close the connection.
- */
-export async function readBodyBytes(request: Request, reading: BodyReading): Promise<RawResult> {
+export async function readBodyBytes(
+  request: Request,
+  reading: BodyReading,
+): Promise<{ ok: true; data: Uint8Array } | { ok: false; status: 413 | 400 | 503; message: string }> {
   const declared = Number(request.headers.get('content-length') ?? 0);
   const never = declared > MAX_BODY_BYTES ? TOO_LARGE : reading.declared(declared);
   if (never) return { ok: false, ...never };
@@ -122,101 +98,270 @@ export async function readBodyBytes(request: Request, reading: BodyReading): Pro
   }
 }
 
-/**
- * Which bound of every JSON body the mock reads a parsed `body` is past, if any: nested deeper
- * than GO_MAX_DEPTH levels, or more than MAX_CHECKED_VALUES values.
- */
 export function pastJsonBounds(body: unknown): 'depth' | 'values' | undefined {
   const shape = jsonShape(body, MAX_CHECKED_VALUES, GO_MAX_DEPTH);
   return shape.depth > GO_MAX_DEPTH ? 'depth' : shape.values > MAX_CHECKED_VALUES ? 'values' : undefined;
 }
 
-function isJson(mediaType: string): boolean {
-  return mediaType === 'application/json' || (mediaType.startsWith('application/') && mediaType.endsWith('+json'));
+const TOO_MANY_VALUES = `the request body holds more than ${MAX_CHECKED_VALUES} JSON values, more than the mock reads`;
+
+const isJson = (mediaType: string): boolean =>
+  mediaType === 'application/json' || (mediaType.startsWith('application/') && mediaType.endsWith('+json'));
+
+export function formContent(operation: IHttpOperation) {
+  return operation.request?.body?.contents?.find(({ mediaType }) => mediaType.toLowerCase() === 'multipart/form-data');
 }
 
-/** Whether Gitea binds the operation's body to an option struct: the operations that take JSON. */
-function isBound(operation: IHttpOperation): boolean {
-  return (operation.request?.body?.contents ?? []).some((content) => isJson(content.mediaType.toLowerCase()));
-}
+const refused = (status: 400 | 413 | 422, message: string) => ({ ok: false, status, message }) as const;
 
-const EMPTY_CONTENT_TYPE = { ok: false, status: 422, message: '[]: Empty Content-Type' } as const;
-
-/**
- * `undefined` when the request has no body. As Gitea's binding reads a body: a POST or PUT
- * without a `Content-Type` answers `422 "[]: Empty Content-Type"`, body or not, and a PATCH or
- * DELETE without one has its body ignored, read as `{}`; an empty body with a JSON type is `{}`
- * too, and malformed JSON answers `422 "[]: …"`. A multipart body is read as a form for an
- * `operation` that takes one; to another, Prism answers that it does not take the type.
- * Operations that bind nothing (an upload) get the body as it is.
- */
 export async function readBody(request: Request, operation: IHttpOperation, reading: BodyReading): Promise<BodyResult> {
   const contentType = request.headers.get('content-type')?.trim() || undefined;
-  const bound = isBound(operation);
+  const bound = (operation.request?.body?.contents ?? []).some((content) => isJson(content.mediaType.toLowerCase()));
   if (bound && contentType === undefined && (request.method === 'POST' || request.method === 'PUT'))
-    return EMPTY_CONTENT_TYPE;
+    return refused(422, '[]: Empty Content-Type');
   if (request.body === null) return { ok: true, body: undefined };
   const raw = await readBodyBytes(request, reading);
   if (!raw.ok) return raw;
+  const empty = raw.data.length === 0;
   if (contentType === undefined) {
     if (bound) return { ok: true, body: {} };
-    // An upload takes a body without a type as the file itself, as if it were sent as bytes.
-    if (raw.data.length === 0) return { ok: true, body: undefined };
-    return { ok: true, body: latin1Text(raw.data), contentType: 'application/octet-stream' };
+    return empty ? { ok: true, body: undefined } : { ok: true, body: latin1Text(raw.data), contentType: OCTETS };
   }
   const mime = parseMediaType(contentType);
-  // Prism's parser throws on it; Gitea's binding finds no type it reads in it.
-  if (!mime)
-    return {
-      ok: false,
-      status: 422,
-      message: `[]: Unsupported Content-Type (not a media type: ${JSON.stringify(contentType.slice(0, 100))})`,
-    };
-  const mediaType = mime.essence;
-  if (isJson(mediaType) && bound) {
-    // Go's decoder meets the end at once and binds nothing.
-    if (raw.data.length === 0) return { ok: true, body: {} };
-    let text: string;
-    try {
-      text = utf8.decode(raw.data);
-    } catch {
-      return { ok: false, status: 422, message: '[]: the request body is not valid UTF-8' };
-    }
+  const shown = JSON.stringify(contentType.slice(0, 100));
+  if (!mime) return refused(422, `[]: Unsupported Content-Type (not a media type: ${shown})`);
+  if (isJson(mime.essence) && bound) {
+    if (empty) return { ok: true, body: {} };
+    const text = strictUtf8(raw.data);
+    if (text === undefined) return refused(422, '[]: the request body is not valid UTF-8');
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch (error) {
-      return { ok: false, status: 422, message: `[]: ${error instanceof Error ? error.message : 'malformed JSON'}` };
+      return refused(422, `[]: ${error instanceof Error ? error.message : 'malformed JSON'}`);
     }
     const past = pastJsonBounds(body);
-    // Go's decoder refuses it as it reads, so Gitea's binding answers it so.
-    if (past === 'depth') return { ok: false, status: 422, message: '[]: exceeded max depth' };
-    if (past === 'values')
-      return {
-        ok: false,
-        status: 413,
-        message: `the request body holds more than ${MAX_CHECKED_VALUES} JSON values, more than the mock reads`,
-      };
+    if (past === 'depth') return refused(422, '[]: exceeded max depth');
+    if (past === 'values') return refused(413, TOO_MANY_VALUES);
     return { ok: true, body };
   }
-  if (raw.data.length === 0) return { ok: true, body: undefined };
-  // Without a boundary, or to an operation that takes no form, Prism's own answer (an unsupported
-  // content type) stands.
-  const boundary = mediaType === 'multipart/form-data' && formContent(operation) ? mime.params.get('boundary') : null;
-  if (boundary) {
-    const form = parseForm(raw.data, boundary);
-    // Gitea answers 500 (plain text); a 4xx in the dialect says what is wrong with the request.
-    if (!form.ok) return { ok: false, status: 400, message: `failed to parse request multipart form: ${form.message}` };
-    return { ok: true, body: undefined, form: form.parts };
-  }
-  // Other bodies go to Prism as text, which it validates; they may hold any bytes, so no strict
-  // decoding here.
+  if (empty) return { ok: true, body: undefined };
+  const form = readForm(raw.data, mime, operation);
+  // Gitea answers 500 (plain text); a 4xx says what is wrong with the request.
+  if (typeof form === 'string') return refused(400, form);
+  if (form) return { ok: true, body: undefined, form };
   return { ok: true, body: latin1Text(raw.data) };
 }
 
-/** The operation's multipart/form-data body, if it takes one. */
-export function formContent(operation: IHttpOperation) {
-  return operation.request?.body?.contents?.find(
-    (content) => content.mediaType.toLowerCase() === 'multipart/form-data',
-  );
+const OCTETS = 'application/octet-stream';
+
+export function readForm(data: Uint8Array, mime: MediaType | undefined, operation: IHttpOperation) {
+  const multipart = mime?.essence === 'multipart/form-data' && formContent(operation);
+  const boundary = multipart ? mime.params.get('boundary') : undefined;
+  if (!boundary) return undefined;
+  const form = parseForm(data, boundary);
+  return form.ok ? form.parts : `failed to parse request multipart form: ${form.message}`;
+}
+
+export type MediaType = { essence: string; params: Map<string, string> };
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const QUOTED = /^[\t\u0020-\u007e\u0080-\u00ff]*$/;
+const PARAMETER = /;[\t\n\r ]*([^;=]*)(?:=(?:"((?:[^"\\]|\\[\s\S])*)(\\?)"?[^;]*|([^;]*)))?/y;
+
+/** WHATWG MIME Sniffing's "parse a MIME type", as Node's util.MIMEType, which the browser build cannot import. */
+export function parseMediaType(header: string): MediaType | undefined {
+  const input = header.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
+  const head = /^([^/]*)\/([^;]*)/.exec(input);
+  const subtype = head?.[2]?.replace(/[\t\n\r ]+$/, '') ?? '';
+  if (!head || !TOKEN.test(head[1]!) || !TOKEN.test(subtype)) return undefined;
+  const params = new Map<string, string>();
+  for (PARAMETER.lastIndex = head[0].length; PARAMETER.lastIndex < input.length; ) {
+    const [, rawName, quoted, backslash, plain] = PARAMETER.exec(input)!;
+    const name = rawName!.toLowerCase();
+    const value =
+      quoted === undefined
+        ? plain?.replace(/[\t\n\r ]+$/, '') || undefined
+        : quoted.replace(/\\([\s\S])/g, '$1') + backslash;
+    if (value !== undefined && TOKEN.test(name) && QUOTED.test(value) && !params.has(name)) params.set(name, value);
+  }
+  return { essence: `${head[1]}/${subtype}`.toLowerCase(), params };
+}
+
+export interface FormPart {
+  name: string;
+  filename?: string;
+  type?: string;
+  data: Uint8Array;
+}
+
+// Go's GODEBUG multipartmaxparts
+const MAX_PARTS = 1000;
+
+// mime/grammar.go
+const GO_TOKEN = "[!#-'*+\\-.0-9A-Z^-~]";
+const TSPECIAL = '[()<>@,;:\\\\"/[\\]?=]';
+const GO_TOKENS = new RegExp(`^${GO_TOKEN}+$`);
+const DISPOSITION = new RegExp(`^${GO_TOKEN}+(/${GO_TOKEN}+)?$`);
+const DISPOSITION_END = /\s*;?$/y;
+// A quoted-string as Go reads it: a backslash escapes only a tspecial (MSIE sends `C:\dir\file` unescaped).
+const DISPOSITION_PARAMETER = new RegExp(
+  `\\s*;\\s*(${GO_TOKEN}+)\\s*=\\s*(?:"((?:\\\\${TSPECIAL}|\\\\(?!${TSPECIAL})|[^"\\r\\n\\\\])*)"|(${GO_TOKEN}+))`,
+  'y',
+);
+const ESCAPED = new RegExp(`\\\\(${TSPECIAL})`, 'g');
+
+/** Bytes as Go's JSON answers a string: valid UTF-8 as it is, and U+FFFD for each byte of anything else (utf8.DecodeRune). */
+function asGoWritesIt(bytes: Uint8Array): string {
+  let text = '';
+  for (let i = 0; i < bytes.length; ) {
+    const lead = bytes[i]!;
+    const length = lead < 0x80 ? 1 : lead < 0xc2 ? 0 : lead < 0xe0 ? 2 : lead < 0xf0 ? 3 : lead < 0xf5 ? 4 : 0;
+    const piece = length === 0 ? undefined : strictUtf8(bytes.subarray(i, i + length));
+    text += piece ?? '\ufffd';
+    i += piece === undefined ? 1 : length;
+  }
+  return text;
+}
+
+/** Go's mime.ParseMediaType, for Content-Disposition: the lower-cased disposition and its parameters (none when they do not parse). */
+function parseDisposition(header: string): { disposition: string; params: Map<string, string> } | undefined {
+  const base = header.split(';', 1)[0]!;
+  const disposition = base.trim().toLowerCase();
+  if (!DISPOSITION.test(disposition)) return undefined;
+  const params = new Map<string, string>();
+  const starred = new Map<string, string>();
+  for (let at = base.length; ; at = DISPOSITION_PARAMETER.lastIndex) {
+    DISPOSITION_END.lastIndex = at;
+    if (DISPOSITION_END.test(header)) break;
+    DISPOSITION_PARAMETER.lastIndex = at;
+    const [, key, quoted, token] = DISPOSITION_PARAMETER.exec(header) ?? [];
+    if (key === undefined) return { disposition, params: new Map() };
+    const name = key.toLowerCase();
+    const value = quoted?.replace(ESCAPED, '$1') ?? token!;
+    const into = name.includes('*') ? starred : params;
+    if (into.has(name) && into.get(name) !== value) return undefined;
+    into.set(name, value);
+  }
+  // `filename*=UTF-8''…` wins over `filename=…`; continuations (`filename*0`) are too rare to read.
+  for (const [key, value] of starred) {
+    if (!/^[^*]*\*$/.test(key)) continue;
+    // RFC 2231 `charset'language'percent-encoded`, UTF-8 or US-ASCII only.
+    const [charset, , encoded] = value.split("'", 3);
+    if (encoded === undefined || !['utf-8', 'us-ascii'].includes(charset!.toLowerCase())) continue;
+    if (/%(?![0-9A-Fa-f]{2})/.test(encoded)) continue;
+    const pieces = encoded.split(/(%[0-9A-Fa-f]{2})/);
+    const bytes = pieces.map((piece) =>
+      piece.startsWith('%') ? Uint8Array.of(parseInt(piece.slice(1), 16)) : utf8Bytes(piece),
+    );
+    params.set(key.slice(0, -1), asGoWritesIt(concatBytes(bytes)));
+  }
+  return { disposition, params };
+}
+
+/** A multipart/form-data body as Go's multipart reader (ReadForm) reads it, refusing what it refuses. */
+function parseForm(
+  raw: Uint8Array,
+  boundary: string,
+): { ok: true; parts: FormPart[] } | { ok: false; message: string } {
+  const fail = (message: string) => ({ ok: false, message }) as const;
+  if (boundary === '') return fail('the boundary is empty');
+  const quote = (line: Uint8Array) => JSON.stringify(latin1Text(line.subarray(0, 40)));
+  const dash = latin1Bytes(`--${boundary}`);
+  const dashDash = latin1Bytes(`--${boundary}--`);
+  let nl = latin1Bytes('\r\n');
+  const parts: FormPart[] = [];
+  let partsRead = 0;
+  let pos = 0;
+  const startsWith = (bytes: Uint8Array, prefix: Uint8Array, at = 0) =>
+    sameBytes(bytes.subarray(at, at + prefix.length), prefix);
+  const nextLine = (): { line: Uint8Array; eof: boolean } => {
+    const end = raw.indexOf(0x0a, pos);
+    const line = raw.subarray(pos, end < 0 ? raw.length : end + 1);
+    pos += line.length;
+    return { line, eof: end < 0 };
+  };
+  const delimits = (line: Uint8Array, prefix: Uint8Array, last: boolean): boolean => {
+    if (!startsWith(line, prefix)) return false;
+    let i = prefix.length;
+    while (line[i] === 0x20 || line[i] === 0x09) i++;
+    // As Go: a first delimiter ending in LF alone switches the whole body to LF line ends.
+    if (!last && partsRead === 0 && line.length - i === 1 && line[i] === 0x0a) nl = latin1Bytes('\n');
+    return (last && i === line.length) || sameBytes(line.subarray(i), nl);
+  };
+  /** Whether the bytes after a candidate delimiter at `at` make it one (Go's matchAfterPrefix). */
+  const endsPart = (at: number): boolean =>
+    at >= raw.length || [0x20, 0x09, 0x0d, 0x0a].includes(raw[at]!) || (raw[at] === 0x2d && raw[at + 1] === 0x2d);
+
+  for (;;) {
+    let expectNewPart = false;
+    for (;;) {
+      const { line, eof } = nextLine();
+      if (!eof && delimits(line, dash, false)) break;
+      if (delimits(line, dashDash, true)) return { ok: true, parts };
+      if (eof)
+        return fail(partsRead === 0 ? 'no part and no closing boundary' : 'the body ends before its closing boundary');
+      if (expectNewPart) return fail(`expected a boundary after a part, got ${quote(line)}`);
+      if (partsRead === 0) continue;
+      if (!sameBytes(line, nl)) return fail(`unexpected line after a part: ${quote(line)}`);
+      expectNewPart = true;
+    }
+    if (++partsRead > MAX_PARTS) return fail(`more than ${MAX_PARTS} parts`);
+
+    const headers: [string, string][] = [];
+    for (;;) {
+      const { line, eof } = nextLine();
+      if (eof) return fail('a part header is cut short');
+      const text = utf8Text(line).replace(/\r?\n$/, '');
+      if (text === '') break;
+      if ((text[0] === ' ' || text[0] === '\t') && headers.length > 0) {
+        headers[headers.length - 1]![1] += ` ${text.trim()}`;
+        continue;
+      }
+      const colon = text.indexOf(':');
+      if (colon < 0 || !GO_TOKENS.test(text.slice(0, colon)))
+        return fail(`malformed part header ${JSON.stringify(text.slice(0, 40))}`);
+      headers.push([text.slice(0, colon).toLowerCase(), text.slice(colon + 1).trim()]);
+    }
+
+    let end = pos;
+    if (!startsWith(raw, dash, pos) || !endsPart(pos + dash.length)) {
+      const nlDash = concatBytes([nl, dash]);
+      for (let from = pos; ; from = end + nlDash.length) {
+        end = indexOfBytes(raw, nlDash, from);
+        if (end < 0) return fail('the body ends before its closing boundary');
+        if (endsPart(end + nlDash.length)) break;
+      }
+    }
+    const data = raw.slice(pos, end);
+    pos = end;
+
+    const header = (name: string): string | undefined => headers.find(([key]) => key === name)?.[1];
+    const disposition = parseDisposition(header('content-disposition') ?? '');
+    const name = disposition?.disposition === 'form-data' ? disposition.params.get('name') : undefined;
+    if (!name) continue;
+    // Go's filepath.Base on a Unix server: RFC 7578 says to drop the directories.
+    const filename = disposition!.params.get('filename');
+    const base = filename?.replace(/\/+$/, '');
+    const type = header('content-type');
+    parts.push({
+      name,
+      ...(filename ? { filename: base ? base.slice(base.lastIndexOf('/') + 1) : '/' } : {}),
+      ...(type === undefined ? {} : { type }),
+      data,
+    });
+  }
+}
+
+const ENCODED = Array.from({ length: 256 }, (_, byte) => {
+  const char = String.fromCharCode(byte);
+  return /[A-Za-z0-9\-_.~]/.test(char) ? char : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+});
+
+/** A file part as an empty value: no schema describes its bytes. */
+export function formForPrism(parts: readonly FormPart[]): string {
+  const encoded = (bytes: Uint8Array): string => bytes.reduce((text, byte) => text + ENCODED[byte], '');
+  return parts
+    .map((part) => `${encoded(utf8Bytes(part.name))}=${part.filename === undefined ? encoded(part.data) : ''}`)
+    .join('&');
 }

@@ -1,61 +1,30 @@
-// Every answer the mock makes up itself uses the service's error bodies, so client code handles
-// the mock and a real Gitea the same way.
-import type { ServerResponse } from 'node:http';
-import type { Answer } from './answer-source.js';
+// Gitea's error dialect, for every answer the mock makes up itself.
+import type { Answer } from './app.js';
 
-export interface ErrorBody {
-  message: string;
-  url: string;
-}
-
-export interface NotFoundBody extends ErrorBody {
-  errors: string[] | null;
-}
-
-/** Gitea's `APIError`: `{message, url}` where `url` is the server's API documentation. */
-export function apiError(docsUrl: string, message: string): ErrorBody {
-  return { message, url: docsUrl };
-}
-
-/** Gitea's `APIErrorNotFound` as 1.25 to 1.27.0-dev send it. */
-export function notFound(docsUrl: string, message = 'not found'): NotFoundBody {
-  return { errors: null, message, url: docsUrl };
-}
+/** Gitea's `APIError`. */
+export const apiError = (docsUrl: string, message: string) => ({ message, url: docsUrl });
 
 export const JSON_TYPE = 'application/json;charset=utf-8';
 
-/** An error of the API in the dialect, as the mock answers it itself (not held to the document). */
-export function errorAnswer(
-  docsUrl: string,
-  status: number,
-  message: string,
-  headers?: Record<string, string>,
-): Answer {
-  return {
-    status,
-    type: 'application/json',
-    body: apiError(docsUrl, message),
-    own: true,
-    ...(headers ? { headers } : {}),
-  };
+export function errorAnswer(docsUrl: string, status: number, message: string, headers?: Answer['headers']): Answer {
+  const answer: Answer = { status, type: 'application/json', body: apiError(docsUrl, message), own: true };
+  return headers ? { ...answer, headers } : answer;
 }
 
-/** The one 405 of every path the mock serves, with `Allow`. */
 export function notAllowed(docsUrl: string, method: string, path: string, allowed: readonly string[]): Answer {
   const allow = allowed.join(', ');
   return errorAnswer(docsUrl, 405, `${method} is not allowed on ${path}; allowed: ${allow}`, { Allow: allow });
 }
 
-/** The one 500 of a failure of the mock itself: `problem`, and whose bug it is. */
 export const bugMessage = (problem: string): string => `${problem}; this is a bug in gitea-mock`;
 export const MOCK_FAILURE = bugMessage('the mock failed to answer');
 
-/** The warning of a failure of the mock: the request's path only (a query may carry `token=`), and the stack. */
+/** The path only: a query may carry `token=`. */
 export function failureLine(method: string | undefined, url: string | undefined, error: unknown): string {
   return `mock failure on ${method} ${url?.split('?')[0]}: ${error instanceof Error ? error.stack : String(error)}`;
 }
 
-/** Reason phrases as Go's net/http writes them (`http.StatusText`), for the statuses the mock answers itself. */
+// Go's net/http `http.StatusText`
 const REASONS: Record<number, string> = {
   200: 'OK',
   201: 'Created',
@@ -83,39 +52,4 @@ const REASONS: Record<number, string> = {
   503: 'Service Unavailable',
 };
 
-/** The reason phrase Go writes for `status`; empty for one the mock never answers itself. */
-export function reasonPhrase(status: number): string {
-  return REASONS[status] ?? '';
-}
-
-/** Sends a JSON body the way an official Gitea build does (Go's JSON v2): compact, no trailing newline, with nosniff. */
-export function sendJson(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string | string[]> = {},
-): void {
-  const payload = Buffer.from(JSON.stringify(body));
-  res.writeHead(status, {
-    ...headers,
-    'Content-Type': JSON_TYPE,
-    'Content-Length': String(payload.length),
-    'X-Content-Type-Options': 'nosniff',
-  });
-  res.end(payload);
-}
-
-/** A raw HTTP/1.1 error for sockets Node's parser gave up on, where no ServerResponse exists. */
-export function rawErrorResponse(status: number, body: ErrorBody, headers: readonly string[] = []): string {
-  const payload = JSON.stringify(body);
-  return [
-    `HTTP/1.1 ${status} ${reasonPhrase(status)}`,
-    ...headers,
-    `Content-Type: ${JSON_TYPE}`,
-    `Content-Length: ${Buffer.byteLength(payload)}`,
-    'X-Content-Type-Options: nosniff',
-    'Connection: close',
-    '',
-    payload,
-  ].join('\r\n');
-}
+export const reasonPhrase = (status: number): string => REASONS[status] ?? '';

@@ -1,73 +1,44 @@
-// The journal of the requests answered, per credential (a hash: credential-key.ts), without query
-// tokens: `GET /__mock/requests` lists them, `DELETE` clears them; bounded in entries, journals and
-// text. Requests without a well-formed credential are kept apart, for the MSW handlers' `requests()`.
+// The requests answered per credential (hashed), bounded: `GET /__mock/requests` lists them, `DELETE` clears them.
 import { keyOf } from '../common/credential-key.js';
-import type { Answer } from './answer-source.js';
+import type { Answer } from './app.js';
 import { checkAuthorization } from './auth.js';
-import type { Condition } from './conditions.js';
+import type { Condition, Fault } from './conditions.js';
 import { errorAnswer, notAllowed } from './errors.js';
-import type { Fault } from './prefer.js';
 
 export const JOURNAL_PATH = '/__mock/requests';
-/** Requests kept per credential; older ones go first. */
 export const JOURNAL_ENTRIES = 500;
-/** Credentials with a journal. */
 export const JOURNALS = 100;
-/** Characters of a path or query kept; a longer one is cut and ends in `…`. */
 const TEXT_LIMIT = 256;
-/** The journal of requests without a well-formed credential; no hash is empty. */
-const ANONYMOUS = '';
-/** Query parameters that carry credentials (Gitea's `?token=` and `?access_token=`). */
-const CREDENTIAL_PARAMETERS = ['token', 'access_token'];
 
 export interface JournalEntry {
-  /** As sent: `GET`, `PATCH` … */
   method: string;
-  /** Such as `/api/v1/repos/acme/rocket/keys/11001`. */
   path: string;
-  /** The query string without `?` and without credentials (`page=2&limit=1`); empty when none. */
+  /** Without `?` and without credentials (`page=2&limit=1`). */
   query: string;
-  /** The document's operation, or null (`/api/v1/version`, a path no operation has). */
   operationId: string | null;
-  /** The status answered, or null when no answer went out: the fault `reset`, or the client gave up first. */
+  /** Null when no answer went out: the fault `reset`, or the client gave up first. */
   status: number | null;
-  /** When the request arrived (ISO 8601). */
+  /** ISO 8601 */
   when: string;
-  /** Milliseconds from its arrival to its answer, the delay included. */
+  /** Milliseconds from arrival to answer, the delay included. */
   duration: number;
-  /** Milliseconds it was held before it was answered (0: none). */
   delay: number;
-  /** The fault it got instead of its answer, or null. */
   fault: Fault | null;
 }
 
-/** What became of a request, for its entry. */
-interface Outcome {
-  operationId?: string | undefined;
-  status: number | null;
-  condition: Condition;
-}
+type Outcome = { operationId?: string | undefined; status: number | null; condition: Condition };
 
 export interface Journal {
-  /** Notes the arrival of a request; the function it returns records it once answered. */
   begin(method: string, url: URL, authorization: string | undefined): (outcome: Outcome) => void;
-  /** The requests of a credential (an `Authorization` value), oldest first; of every credential, and of none, without one. */
+  /** Oldest first; of every credential, and of none, without one. */
   list(authorization?: string): JournalEntry[];
-  /** Forgets the requests of a credential; of all, without one. */
   clear(authorization?: string): void;
 }
 
 const cut = (text: string): string => (text.length > TEXT_LIMIT ? `${text.slice(0, TEXT_LIMIT - 1)}…` : text);
 
-/** The key of a request's journal: its credential's, or the anonymous one's. */
-function journalOf(authorization: string | undefined): string {
-  return authorization !== undefined && checkAuthorization(authorization, undefined).ok
-    ? keyOf(authorization)
-    : ANONYMOUS;
-}
-
 export function createJournal(): Journal {
-  /** Entries by journal, each with its place in the order of all; a Map keeps the least recently used journal first. */
+  // A Map keeps the least recently used journal first.
   const journals = new Map<string, { order: number; entry: JournalEntry }[]>();
   let recorded = 0;
   return {
@@ -75,9 +46,12 @@ export function createJournal(): Journal {
       const started = performance.now();
       const when = new Date().toISOString();
       return ({ operationId, status, condition }) => {
-        const key = journalOf(authorization);
+        // no hash is empty
+        const key =
+          authorization !== undefined && checkAuthorization(authorization, undefined).ok ? keyOf(authorization) : '';
         const query = new URLSearchParams(url.search);
-        for (const name of CREDENTIAL_PARAMETERS) query.delete(name);
+        // Gitea's `?token=` and `?access_token=` carry credentials.
+        for (const name of ['token', 'access_token']) query.delete(name);
         const entry: JournalEntry = {
           method,
           path: cut(url.pathname),
@@ -109,7 +83,6 @@ export function createJournal(): Journal {
   };
 }
 
-/** The answer of `/__mock/requests`: GET lists the credential's journal, DELETE clears it. */
 export function journalAnswer(
   journal: Journal,
   method: string,

@@ -1,40 +1,91 @@
-// The front on a `node:http` socket: the connections (bounded, idle ones closed), what Node's parser
-// refuses, `Expect`, `CONNECT`, a missing or doubled `Host`, a failure as the one 500, and the log
-// line. What answers a request whole is the caller's (`handler`): the Fetch front, or the proxy.
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+// The front on a `node:http` socket: bounded connections, what Node's parser refuses, `Expect`, `CONNECT`, `Host`.
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { OutgoingHttpHeaders } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { NodeRequest, sendNodeResponse } from 'srvx/node';
 import type { GiteaApp } from './app.js';
 import { DEFAULT_MAX_HELD } from './conditions.js';
-import { answerAndClose, defaultMaxConnections, IDLE_TIMEOUT_MS, limitConnections } from './connections.js';
-import { apiError, failureLine, MOCK_FAILURE, rawErrorResponse, sendJson } from './errors.js';
+import { apiError, failureLine, JSON_TYPE, MOCK_FAILURE, reasonPhrase } from './errors.js';
 
-/** What a handler sent, for the log line: a status, or `reset` for a connection closed without an answer. */
-export type Sent = number | 'reset';
-export type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<Sent>;
+export const IDLE_TIMEOUT_MS = 5_000;
 
-export interface Listening {
-  /** `http://host:port` */
-  origin: string;
-  close(): Promise<void>;
+/** Fewer where the process may open fewer files: past that, Node drops new connections before idle ones close. */
+export function defaultMaxConnections(): number {
+  let files = Infinity;
+  try {
+    const soft = /^Max open files\s+(\S+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1];
+    if (soft !== undefined && soft !== 'unlimited') files = Number(soft);
+  } catch {
+    // not Linux
+  }
+  return Math.max(16, Math.min(4_096, files - 128));
 }
 
-export interface SocketOptions {
+export function answerAndClose(socket: Duplex, answer: string): void {
+  socket.on('error', () => {});
+  if (socket.writable) socket.end(answer);
+  setTimeout(() => socket.destroy(), 1_000).unref();
+}
+
+export function limitConnections(server: Server, ceiling: number, refusal: () => string) {
+  // The longest idle first (a Map keeps insertion order).
+  const idle = new Map<Socket, true>();
+  const inProgress = new Map<Socket, number>();
+  const refused = new WeakSet<Socket>();
+  let open = 0;
+  server.on('connection', (socket: Socket) => {
+    open++;
+    socket.once('close', () => {
+      open--;
+      idle.delete(socket);
+      inProgress.delete(socket);
+    });
+    if (open > ceiling) {
+      const longest = idle.keys().next();
+      if (longest.done) {
+        refused.add(socket);
+        return answerAndClose(socket, refusal());
+      }
+      idle.delete(longest.value);
+      longest.value.destroy();
+    }
+    idle.set(socket, true);
+  });
+  const begin = (req: IncomingMessage, res: ServerResponse): void => {
+    const socket = req.socket;
+    if (refused.has(socket)) return;
+    idle.delete(socket);
+    inProgress.set(socket, (inProgress.get(socket) ?? 0) + 1);
+    res.once('close', () => {
+      const left = (inProgress.get(socket) ?? 1) - 1;
+      if (left > 0) inProgress.set(socket, left);
+      else {
+        inProgress.delete(socket);
+        if (!socket.destroyed) idle.set(socket, true);
+      }
+    });
+  };
+  server.on('request', begin);
+  server.on('checkExpectation', begin);
+  return { refused: (socket: Socket) => refused.has(socket) };
+}
+
+export type Sent = number | 'reset';
+type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<Sent>;
+
+interface SocketOptions {
   port?: number | undefined;
   host?: string | undefined;
-  /** Most connections open at once (connections.ts). */
   ceiling: number;
-  /** A proxy's uploads may take their time: no bound on a whole request. */
   slowRequests: boolean;
   docsUrl(): string;
   warn(line: string): void;
   onRequest?: ((line: string) => void) | undefined;
 }
 
-const SAFE_HOST = /^[A-Za-z0-9.-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$/;
-
-/** The connections kept open, and the requests held for a delay below them: half at most by default, so the others always find connections to answer on. */
+/** Held requests take half the connections at most by default, so the others always find connections. */
 export function connectionBounds(held: number | undefined): { ceiling: number; maxHeld: number } {
   const ceiling = defaultMaxConnections();
   const maxHeld = held ?? Math.min(DEFAULT_MAX_HELD, Math.floor(ceiling / 2));
@@ -45,41 +96,55 @@ export function connectionBounds(held: number | undefined): { ceiling: number; m
   return { ceiling, maxHeld };
 }
 
-export function singleValued(headers: IncomingMessage['headers']): Record<string, string> {
-  const result: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined) result[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return result;
+/** As an official Gitea build does (Go's JSON v2): compact, no trailing newline, with nosniff. */
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: OutgoingHttpHeaders = {}): void {
+  const payload = Buffer.from(JSON.stringify(body));
+  res.writeHead(status, { ...headers, ...jsonHeaders(payload.length) });
+  res.end(payload);
 }
 
-/** The fault `reset`, or a client that left while its request was held: the connection goes without an answer. */
+const jsonHeaders = (length: number) => ({
+  'Content-Type': JSON_TYPE,
+  'Content-Length': String(length),
+  'X-Content-Type-Options': 'nosniff',
+});
+
+const PARSER_REFUSALS: Record<string, [number, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'request headers are too large'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'the request took too long'],
+};
+
+const SAFE_HOST = /^[A-Za-z0-9.-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$/;
+
+export function singleValued(headers: IncomingMessage['headers']): Record<string, string> {
+  const values = Object.entries(headers).filter(([, value]) => value !== undefined);
+  return Object.fromEntries(values.map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : value!]));
+}
+
 export function reset(req: IncomingMessage): 'reset' {
   req.socket.resetAndDestroy();
   return 'reset';
 }
 
-/** The Fetch front as a handler; `origin` is this server's, for a Host that is no host name. */
 export function fetchHandler(app: GiteaApp, origin: () => string): Handler {
   return async (req, res) => {
     // Links in answers are built on the host the client used; a Host that is no host name gives this server's own.
     if (!SAFE_HOST.test(req.headers.host ?? '')) req.headers.host = new URL(origin()).host;
     const response = await app.fetch(new NodeRequest({ req, res }));
-    // `Response.error()`, the front's word for a reset, read by its status (see app.ts' statusOf).
+    // `Response.error()`, the front's word for a reset (see app.ts' statusOf).
     if (response.status === 0) return reset(req);
     await sendNodeResponse(res, response);
     return res.statusCode;
   };
 }
 
-/** Serves `handler` on a socket until `close`. */
-export async function listen(handler: Handler, options: SocketOptions): Promise<Listening> {
+export async function listen(handler: Handler, options: SocketOptions) {
   const { docsUrl } = options;
   const sendError = (res: ServerResponse, status: number, message: string, headers?: Record<string, string>) =>
     sendJson(res, status, apiError(docsUrl(), message), headers);
   const path = (req: IncomingMessage) => req.url?.split('?')[0];
 
-  /** Answers with `answer`, turning a failure into the one 500, and logs the line (the path only: a query may carry `token=`). */
+  // The path only: a query may carry `token=`.
   function respond(req: IncomingMessage, res: ServerResponse, answer: Handler): void {
     if (connections.refused(req.socket)) return;
     const started = performance.now();
@@ -91,7 +156,6 @@ export async function listen(handler: Handler, options: SocketOptions): Promise<
           res.statusMessage = '';
           sendError(res, 500, MOCK_FAILURE);
         } catch {
-          // The last resort: one connection goes, never the process.
           res.destroy();
         }
         return 500;
@@ -104,34 +168,28 @@ export async function listen(handler: Handler, options: SocketOptions): Promise<
   /** Node's own refusal (requireHostHeader) is an empty 400, and Node keeps the first of two Host headers; Go's net/http refuses both requests. */
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<Sent> {
     const hosts = req.rawHeaders.filter((name, index) => index % 2 === 0 && name.toLowerCase() === 'host').length;
-    const refusal =
-      req.httpVersion === '1.1' && hosts === 0
-        ? 'missing required Host header'
-        : hosts > 1
-          ? 'too many Host headers'
-          : undefined;
-    if (refusal === undefined) return handler(req, res);
+    if (hosts === 1 || (hosts === 0 && req.httpVersion !== '1.1')) return handler(req, res);
     req.resume();
-    sendError(res, 400, refusal, { Connection: 'close' });
+    sendError(res, 400, hosts ? 'too many Host headers' : 'missing required Host header', { Connection: 'close' });
     return 400;
   }
 
   const server = createServer(
     {
-      // A connection that sends no request head within IDLE_TIMEOUT_MS, or stays idle as long
-      // between requests, is closed, checked every second (Node's default is every 30 s).
       requestTimeout: options.slowRequests ? 0 : 30_000,
       headersTimeout: IDLE_TIMEOUT_MS,
       keepAliveTimeout: IDLE_TIMEOUT_MS,
       connectionsCheckingInterval: 1_000,
       maxHeaderSize: 16 * 1024,
-      // Refused by `handle` instead, in the dialect.
       requireHostHeader: false,
     },
     (req, res) => respond(req, res, handle),
   );
-  const raw = (status: number, message: string, headers?: string[]) =>
-    rawErrorResponse(status, apiError(docsUrl(), message), headers);
+  const raw = (status: number, message: string, headers: string[] = []) => {
+    const payload = JSON.stringify(apiError(docsUrl(), message));
+    const json = Object.entries(jsonHeaders(Buffer.byteLength(payload))).map(([name, value]) => `${name}: ${value}`);
+    return `HTTP/1.1 ${status} ${reasonPhrase(status)}\r\n${[...headers, ...json, 'Connection: close'].join('\r\n')}\r\n\r\n${payload}`;
+  };
   const connections = limitConnections(server, options.ceiling, () =>
     raw(503, 'too many connections are busy; try again shortly', ['Retry-After: 1']),
   );
@@ -144,27 +202,20 @@ export async function listen(handler: Handler, options: SocketOptions): Promise<
       return 417;
     }),
   );
-  // Without a listener Node closes a CONNECT's connection without a word. No tunnels here.
+  // Without a listener Node closes a CONNECT's connection without a word.
   server.on('connect', (req: IncomingMessage, socket: Duplex) => {
     answerAndClose(socket, raw(405, 'CONNECT is not allowed: this server opens no tunnels'));
     options.onRequest?.(`CONNECT ${path(req)} 405 0ms`);
   });
-  // Requests Node's parser refuses (bad bytes or oversized headers, timeouts) never reach the handler.
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     if (connections.refused(socket)) return;
     if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
-    const [status, message] =
-      error.code === 'HPE_HEADER_OVERFLOW'
-        ? [431, 'request headers are too large']
-        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? [408, 'the request took too long']
-          : [400, 'malformed HTTP request'];
+    const [status, message] = PARSER_REFUSALS[error.code ?? ''] ?? [400, 'malformed HTTP request'];
     answerAndClose(socket, raw(status, message));
   });
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    // A deep accept queue: bursts of thousands of connections are queued, not reset.
     server.listen({ port: options.port ?? 4010, host: options.host ?? '127.0.0.1', backlog: 4096 }, () => {
       server.off('error', reject);
       resolve();

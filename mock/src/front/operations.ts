@@ -1,41 +1,20 @@
-// The document's operations as the mock routes them: the document's operations in Stoplight's
-// IHttpOperation shape (contract/http-operations.ts, without Prism) plus what the front needs
-// (a matcher per path, the documented codes and examples, the statuses that may come bodiless).
-// The IHttpOperation list comes in made: from the build's twin of the document on Node, which then
-// never loads the transform, or from httpOperations() in the browser build and for other documents.
 import type { IHttpOperation } from '@stoplight/types';
 import { answerChecker, type Answer, type Violation } from '../contract/conformance.js';
-import type { JsonObject } from '../contract/document.js';
+import { deref, isObject, listOperations, type JsonObject } from '../contract/document.js';
 
 export interface MockOperation {
   operationId: string;
   method: string;
   path: string;
   matcher: RegExp;
-  /** Documented status → names of its examples, in document order. */
+  /** Status → names of its examples. */
   responses: Map<number, string[]>;
-  /** List operations that page with `page`/`limit` and answer `X-Total-Count` and `Link`. */
   paginated: boolean;
   operation: IHttpOperation;
 }
 
-export type RouteResult =
-  | { kind: 'match'; op: MockOperation }
-  | { kind: 'method'; allowed: string[] }
-  | { kind: 'none' };
-
-function matcherFor(template: string): RegExp {
-  const source = template
-    .split('/')
-    .map((segment) => (/^\{[^}]+\}$/.test(segment) ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-    .join('/');
-  return new RegExp(`^${source}$`);
-}
-
-/** The placeholders of each template, by the index of their segment: read once a template. */
 const placeholders = new Map<string, [index: number, name: string][]>();
 
-/** Values of the placeholders of `template` in a `path` it matched, decoded. */
 export function pathParams(template: string, path: string): Record<string, string> {
   let named = placeholders.get(template);
   if (!named) {
@@ -46,9 +25,7 @@ export function pathParams(template: string, path: string): Record<string, strin
     placeholders.set(template, named);
   }
   const values = path.split('/');
-  const params: Record<string, string> = {};
-  for (const [index, name] of named) params[name] = decodeURIComponent(values[index] ?? '');
-  return params;
+  return Object.fromEntries(named.map(([index, name]) => [name, decodeURIComponent(values[index] ?? '')]));
 }
 
 function describe(operation: IHttpOperation): MockOperation {
@@ -57,18 +34,20 @@ function describe(operation: IHttpOperation): MockOperation {
   for (const response of operation.responses) {
     const code = Number(response.code);
     if (!Number.isInteger(code)) continue;
-    const names = (response.contents ?? []).flatMap((content) =>
-      (content.examples ?? []).map((example) => example.key),
-    );
+    const names = (response.contents ?? []).flatMap(({ examples = [] }) => examples.map((example) => example.key));
     responses.set(code, names);
-    if (code === 200 && (response.headers ?? []).some((header) => header.name.toLowerCase() === 'x-total-count'))
-      paginated = true;
+    paginated ||=
+      code === 200 && (response.headers ?? []).some((header) => header.name.toLowerCase() === 'x-total-count');
   }
+  const matcher = operation.path
+    .split('/')
+    .map((segment) => (/^\{[^}]+\}$/.test(segment) ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('/');
   return {
     operationId: operation.iid ?? operation.id,
     method: operation.method.toUpperCase(),
     path: operation.path,
-    matcher: matcherFor(operation.path),
+    matcher: new RegExp(`^${matcher}$`),
     responses: new Map([...responses].sort(([a], [b]) => a - b)),
     paginated,
     operation,
@@ -76,49 +55,30 @@ function describe(operation: IHttpOperation): MockOperation {
 }
 
 export interface OperationTable {
-  /** The document as data, for what the table does not hold (the sandbox reads its `webhooks:`). */
+  /** For what the table does not hold (the sandbox reads its `webhooks:`). */
   document: Record<string, unknown>;
   operations: MockOperation[];
-  route(method: string, path: string): RouteResult;
-  /**
-   * Whether the response carries `x-body-optional: true`: Gitea may send it with no body even
-   * though a body is declared. The transform drops extensions, so this is read from the document.
-   */
+  route(
+    method: string,
+    path: string,
+  ): { kind: 'match'; op: MockOperation } | { kind: 'method'; allowed: string[] } | { kind: 'none' };
+  /** `x-body-optional: true` (Gitea may send no body), read from the document: the transform drops extensions. */
   isBodyOptional(operationId: string, status: number): boolean;
-  /** How an answer breaks the document (contract/conformance.ts), with one Ajv per table. */
   checkAnswer(operationId: string, answer: Answer): Violation[];
 }
 
-/** Statuses (as `operationId status`) whose response carries `x-body-optional: true`. */
-function bodyOptionalOf(doc: Record<string, any>): Set<string> {
-  const resolve = (node: any): any =>
-    typeof node?.$ref === 'string'
-      ? node.$ref
-          .slice(2)
-          .split('/')
-          .reduce((at: any, key: string) => at?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc)
-      : node;
-  const marked = new Set<string>();
-  for (const item of Object.values<Record<string, any>>(doc.paths ?? {})) {
-    for (const operation of Object.values<any>(item)) {
-      for (const [code, response] of Object.entries<any>(operation?.responses ?? {})) {
-        if (resolve(response)?.['x-body-optional'] === true) marked.add(`${operation.operationId} ${code}`);
-      }
-    }
-  }
-  return marked;
-}
-
-/**
- * The table of a document given as data (parsed YAML or JSON) and its operations in Stoplight's
- * shape (`httpOperations(document)`, or the build's twin of the document).
- */
+/** `parsed`: `httpOperations(document)`, or the build's twin. */
 export function operationTable(document: Record<string, unknown>, parsed: IHttpOperation[]): OperationTable {
   if (parsed.length === 0) throw new Error('the document describes no operations');
   // Paths with more literal segments first, so a literal never loses to a placeholder.
   const literals = (path: string): number => path.split('/').filter((s) => s !== '' && !s.startsWith('{')).length;
   const operations = parsed.map(describe).sort((a, b) => literals(b.path) - literals(a.path));
-  const bodyOptional = bodyOptionalOf(document);
+  const doc = document as JsonObject;
+  const bodyOptional = new Set<string>();
+  for (const { operation } of listOperations(doc))
+    for (const [code, response] of Object.entries(isObject(operation.responses) ? operation.responses : {}))
+      if ((deref(doc, response, '').value as JsonObject)?.['x-body-optional'] === true)
+        bodyOptional.add(`${operation.operationId} ${code}`);
   return {
     document,
     operations,
@@ -129,6 +89,6 @@ export function operationTable(document: Record<string, unknown>, parsed: IHttpO
       return op ? { kind: 'match', op } : { kind: 'method', allowed: onPath.map((candidate) => candidate.method) };
     },
     isBodyOptional: (operationId, status) => bodyOptional.has(`${operationId} ${status}`),
-    checkAnswer: answerChecker(document as JsonObject),
+    checkAnswer: answerChecker(doc),
   };
 }

@@ -1,10 +1,40 @@
-// A run's results as JUnit XML (`--junit`), as CI systems show tests: a test case per operation (or
-// delivery), a `<failure>` per mismatch, a `<skipped>` with its cause, and a `server` test case
-// holding an `<error>` when the run stopped, so a stopped run never shows green. Hand-written:
-// junit-report-builder allows one failure per test case and no message on a skip, and bundles
-// lodash and xmlbuilder (780 kB) for a few elements.
+// A run's results as JUnit XML (`--junit`): live mode's, the webhook receiver's and the proxy's.
 import { redact } from '../common/redaction.js';
-import type { Outcome, RunRecord } from './results.js';
+
+/** Why an operation was not checked, and what live mode's summary says after each kind's count, in its order. */
+export const REASONS = [
+  ['scope', 'refused for want of a token scope'],
+  ['timeout', 'ran out of time'],
+  ['network', 'got no answer: the connection failed'],
+  ['too-large', 'answered a body too large to check'],
+  ['input', 'lacked an id or a repository'],
+  ['stopped', 'not run: the run ended first'],
+  ['writes', 'change data: not run without --allow-writes --scratch-repo owner/name'],
+  ['never', 'never run by live mode: they change data outside a scratch repository'],
+] as const;
+/** `outside`, for the receiver: a delivery the contract does not describe. */
+export type SkipKind = (typeof REASONS)[number][0] | 'outside';
+
+/** `count` when its line stands for more (those left out of a body's list). */
+export type Problem = { kind: string; line: string; count?: number };
+
+/** `notChecked`: what of the answer could not be checked (a body too large to read whole). */
+type Checked = { operationId: string; checked: true; status: number | undefined; problems: Problem[]; ms: number };
+export type Outcome =
+  | (Checked & { notChecked?: string })
+  | { operationId: string; checked: false; kind: SkipKind; cause: string };
+
+export interface RunRecord {
+  baseUrl: string;
+  /** What answered GET /version, such as `Gitea 1.27.1`. */
+  server?: string | undefined;
+  started: Date;
+  finished: Date;
+  exitCode: number;
+  /** The line that ended the run with exit code 2, when one did. */
+  stopped?: string | undefined;
+  outcomes: Outcome[];
+}
 
 /** Markup characters as entities; a carriage return (a parser would drop it), and in attributes line breaks and tabs (it would make them spaces), as references. */
 const ESCAPED: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
@@ -22,47 +52,38 @@ function escapeXml(text: string, attribute: boolean): string {
 }
 
 /** An element: its attributes escaped, its children already written. */
-function element(name: string, attributes: Record<string, string | number>, children = ''): string {
+function element(name: string, attributes: Record<string, string | number>, children: string[] = []): string {
   const written = Object.entries(attributes)
     .map(([key, value]) => ` ${key}="${escapeXml(String(value), true)}"`)
     .join('');
-  return children === '' ? `<${name}${written}/>` : `<${name}${written}>${children}</${name}>`;
+  const inner = children.join('');
+  return inner === '' ? `<${name}${written}/>` : `<${name}${written}>${inner}</${name}>`;
 }
 
 const text = (content: string): string => escapeXml(content, false);
 const seconds = (ms: number): string => (ms / 1000).toFixed(3);
 
-function testCase(outcome: Outcome, clean: (text: string) => string, classname: string): string {
-  const name = outcome.operationId;
-  if (!outcome.checked)
-    return element(
-      'testcase',
-      { classname, name, time: seconds(0) },
-      element('skipped', { message: clean(outcome.cause) }),
-    );
-  const failures = outcome.problems.map(({ kind, line }) =>
-    element('failure', { message: clean(line), type: kind }, text(clean(line))),
-  );
-  const answered = `${outcome.status === undefined ? 'no answer' : `answered ${outcome.status}`}${outcome.notChecked ? `; ${clean(outcome.notChecked)}` : ''}`;
-  return element(
-    'testcase',
-    { classname, name, time: seconds(outcome.ms) },
-    [...failures, element('system-out', {}, text(answered))].join(''),
-  );
-}
-
 /** The JUnit XML of `run`, redacted of `secrets`; `classname` names the checker (`gitea-mock webhooks` for the receiver). */
 export function junitXml(run: RunRecord, secrets: readonly string[], classname = 'gitea-mock verify'): string {
   const clean = (content: string): string => redact(content, secrets);
+  const testCase = (name: string, ms: number, children: string[]) =>
+    element('testcase', { classname, name, time: seconds(ms) }, children);
+  const out = (content: string): string => element('system-out', {}, [text(content)]);
   const stopped = run.stopped
-    ? [element('error', { message: clean(run.stopped), type: 'stopped' }, text(clean(run.stopped)))]
+    ? [element('error', { message: clean(run.stopped), type: 'stopped' }, [text(clean(run.stopped))])]
     : [];
-  const server = element(
-    'testcase',
-    { classname, name: 'server', time: seconds(0) },
-    [...stopped, element('system-out', {}, text(clean(run.server ?? 'no Gitea API answered')))].join(''),
-  );
-  const cases = [server, ...run.outcomes.map((outcome) => testCase(outcome, clean, classname))];
+  const cases = [
+    testCase('server', 0, [...stopped, out(clean(run.server ?? 'no Gitea API answered'))]),
+    ...run.outcomes.map((outcome) => {
+      if (!outcome.checked)
+        return testCase(outcome.operationId, 0, [element('skipped', { message: clean(outcome.cause) })]);
+      const failures = outcome.problems.map(({ kind, line }) =>
+        element('failure', { message: clean(line), type: kind }, [text(clean(line))]),
+      );
+      const answered = `${outcome.status === undefined ? 'no answer' : `answered ${outcome.status}`}${outcome.notChecked ? `; ${clean(outcome.notChecked)}` : ''}`;
+      return testCase(outcome.operationId, outcome.ms, [...failures, out(answered)]);
+    }),
+  ];
   const counts = {
     tests: cases.length,
     failures: run.outcomes.filter((outcome) => outcome.checked && outcome.problems.length > 0).length,
@@ -71,18 +92,14 @@ export function junitXml(run: RunRecord, secrets: readonly string[], classname =
     time: seconds(run.finished.getTime() - run.started.getTime()),
   };
   const property = (name: string, value: string): string => element('property', { name, value: clean(value) });
-  const properties = element(
-    'properties',
-    {},
-    [property('base-url', run.baseUrl), ...(run.server ? [property('server', run.server)] : [])].join(''),
-  );
+  const properties = [property('base-url', run.baseUrl), ...(run.server ? [property('server', run.server)] : [])];
   // JUnit's timestamp is a local date and time without a zone: this one is UTC.
   const suite = element(
     'testsuite',
     { name: clean(`${classname} ${run.baseUrl}`), ...counts, timestamp: run.started.toISOString().slice(0, 19) },
-    `\n${[properties, ...cases].join('\n')}\n`,
+    [`\n${[element('properties', {}, properties), ...cases].join('\n')}\n`],
   );
   // Jenkins' junit-10.xsd allows `skipped` on <testsuite> only, and refuses the file for it on <testsuites>.
   const { skipped: _onTheSuiteOnly, ...totals } = counts;
-  return `<?xml version="1.0" encoding="UTF-8"?>\n${element('testsuites', { name: classname, ...totals }, `\n${suite}\n`)}\n`;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n${element('testsuites', { name: classname, ...totals }, [`\n${suite}\n`])}\n`;
 }

@@ -1,210 +1,632 @@
-// `gitea-mock verify --base-url https://host/api/v1`: checks that a Gitea API answers there, runs
-// checks.ts's operations against it, validates each answer against openapi.yaml and prints the
-// mismatches and why the others were not checked. Exit 1 on a mismatch; 2 when it could check
-// nothing (wrong options, no Gitea API, credentials refused, every operation skipped, timed out or
-// unanswered), or skipped any with --fail-on-skip: a request without an answer is never a mismatch.
-// Every line and file is redacted of the credentials, even echoed; at most 10 MB of an answer is
-// read, a redirect is judged, not followed, and the run keeps within --timeout.
+// `gitea-mock verify --base-url https://host/api/v1`: live mode, checking a real server's answers.
 import { writeFileSync } from 'node:fs';
 import { type Auth, createGiteaClient, type GiteaClient } from 'gitea-contract';
+import { authorization, prefixHint } from 'gitea-contract/internal';
+import { readBounded, utf8Text } from '../common/bytes.js';
+import { networkFailure } from '../common/network-failure.js';
+import { type Io, logger, parseCommand, refusing, usage } from '../common/options.js';
 import { redact } from '../common/redaction.js';
-import { Refusal } from '../common/refusal.js';
-import { describeViolation, mismatches } from '../contract/conformance.js';
-import { listOperations } from '../contract/document.js';
+import { usageError } from '../common/refusal.js';
+import { clip } from '../contract/exchange-report.js';
+import { type Answer, answerChecker, describeViolation } from '../contract/conformance.js';
 import { readDocumentFile } from '../contract/document-file.js';
-import { kindOf } from '../contract/violation-kind.js';
-import { type Check, checks, neverRun } from './checks.js';
-import { type Credentials, readCredentials, refusedLine } from './credentials.js';
-import { junitXml } from './junit.js';
-import { type Options, parseOptions, USAGE } from './options.js';
-import { probeServer } from './reachability.js';
-import {
-  jsonReport,
-  type Problem,
-  problemCount,
-  type RunRecord,
-  type SkipKind,
-  summaryLines,
-  uncheckedOf,
-  whyUnchecked,
-} from './results.js';
-import {
-  type Budget,
-  type Capture,
-  createBudget,
-  type CapturedAnswer,
-  createCapture,
-  failureCause,
-  lookUp,
-  refusalIn,
-  statusWithMessage,
-  TOO_LARGE,
-} from './wire.js';
+import { kindOf } from '../contract/exchange-report.js';
+import { junitXml, type Outcome, type Problem, REASONS, type RunRecord, type SkipKind } from './junit.js';
 
-/** Where live mode writes its report lines (stdout) and its one-line refusals and usage (stderr). */
-export interface VerifyOutput {
-  stdout(text: string): void;
-  stderr(text: string): void;
+/** The most of an answer live mode reads: a server may send without end. */
+const READ_LIMIT = 10 * 1024 * 1024;
+const TOO_LARGE = `body is larger than ${READ_LIMIT / 1024 / 1024} MB: not checked`;
+/** Statuses whose answers have no body (a Response of one refuses any). */
+const NULL_BODY = [204, 205, 304];
+
+type CapturedAnswer = Answer & { tooLarge: boolean };
+type MissingKind = 'input' | 'timeout' | 'network';
+
+/** Why a look-up found no record: the server's data (`input`, its `status`), or no answer (`timeout`, `network`). */
+type Missing = { missing: string; kind: MissingKind; status?: number };
+type Found = { record: Record<string, unknown> } | Missing;
+
+async function readText(response: Response, limit: number): Promise<{ text: string; complete: boolean }> {
+  const { bytes, complete } = await readBounded(response.body, limit);
+  return { text: utf8Text(bytes), complete };
 }
 
-/** The report's lines, redacted; held back until an answer shows the credentials work, so a refused run prints one line on stderr only. */
-interface Output {
-  say(line: string): void;
-  release(): void;
-  /** Drops the lines held and prints `gitea-mock verify: <message>` on stderr. */
-  warn(message: string, after?: string): void;
-}
-
-/** What each step of a run reads, and the record it fills. */
-interface Run {
-  options: Options;
-  credentials: Credentials;
-  out: Output;
-  record: RunRecord;
-}
-
-interface Live extends Run {
-  budget: Budget;
-  capture: Capture;
-  client: GiteaClient;
-  /** The signal of the request under way: its --request-timeout, within the run's --timeout. */
-  signal: AbortSignal | undefined;
-  judge: (operationId: string, answer: CapturedAnswer) => Problem[];
-}
-
-/**
- * Runs live mode with the arguments after `verify` and the environment it reads the credentials
- * from; resolves with the exit code. The `gitea-mock verify` command exits with it.
- */
-export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io: VerifyOutput): Promise<number> {
-  // The credentials first: every line printed and every file written from here on is redacted of them.
-  const credentials = readCredentials(env);
-  const out = createOutput(io, credentials.secrets);
-  /** A usage error: its line and the usage, and exit status 2. */
-  function fail(message: string): number {
-    out.warn(message, `\n${USAGE}`);
-    return 2;
-  }
-
-  let parsed: Options | undefined;
+function jsonString(body: string, field: string): string | undefined {
   try {
-    parsed = parseOptions([...args]);
-  } catch (error) {
-    if (!(error instanceof Refusal)) throw error;
-    return fail(error.message);
+    const value = (JSON.parse(body) as Record<string, unknown> | null)?.[field];
+    return typeof value === 'string' ? value : undefined;
+  } catch {
+    return undefined;
   }
-  if (!parsed) {
-    io.stdout(USAGE);
-    return 0;
-  }
-  const options = parsed;
-  const { baseUrl } = options;
-  const now = new Date();
-  const record: RunRecord = { baseUrl, started: now, finished: now, exitCode: 2, outcomes: [] };
-  const run: Run = { options, credentials, out, record };
-
-  const budget = createBudget(options.timeoutMs, options.requestTimeoutMs);
-  const capture = createCapture();
-  let client: GiteaClient;
-  try {
-    client = liveClient(options, credentials.auth, capture, () => live.signal);
-  } catch (error) {
-    return fail(error instanceof Error ? error.message : String(error));
-  }
-  const probe = await probeServer(baseUrl, {
-    headers: credentials.headers,
-    timeoutMs: Math.min(options.connectTimeoutMs, options.timeoutMs),
-    timeoutFlag: options.timeoutMs < options.connectTimeoutMs ? '--timeout' : '--connect-timeout',
-    secrets: credentials.secrets,
-    refused: (answered) => refusedLine(baseUrl, credentials, answered),
-  });
-  if (!probe.ok) return finish(run, 2, probe.problem);
-  record.server = probe.server;
-  const judge = await createJudge(credentials.secrets);
-  const live: Live = { ...run, budget, capture, client, signal: undefined, judge };
-  out.say(
-    `live contract check of ${baseUrl} (${options.allowWrites ? `writes allowed in ${options.scratchRepo}` : 'read-only'})`,
-  );
-  // The version comes from the server, which may echo a credential there too.
-  out.say(`server: ${probe.server}`);
-  for (const check of checks) {
-    const stopped = await runCheck(live, check);
-    if (stopped) return finish(run, 2, stopped);
-  }
-  return conclude(run);
 }
 
-function createOutput(io: VerifyOutput, secrets: readonly string[]): Output {
-  let held: string[] | undefined = [];
+/** From GITEA_TOKEN, else GITEA_USERNAME and GITEA_PASSWORD (and GITEA_OTP); a refusal's line names the variables
+ * `sent`, and those set but `unsent` and why, so the one to fix is plain. */
+export function readCredentials(env: Record<string, string | undefined>) {
+  const { GITEA_TOKEN: token, GITEA_USERNAME: username, GITEA_PASSWORD: password, GITEA_OTP: otp } = env;
+  const auth: Auth | undefined = token
+    ? { token }
+    : username && password
+      ? { username, password, ...(otp ? { otp } : {}) }
+      : undefined;
+  const header = auth && authorization(auth);
+  const headers: Record<string, string> = header ? { Authorization: header } : {};
+  const secrets = header ? [header, header.slice(6), token || password!, ...(!token && otp ? [otp] : [])] : [];
+  const basicNames = `GITEA_USERNAME${otp ? ', GITEA_PASSWORD and GITEA_OTP' : ' and GITEA_PASSWORD'}`;
+  let unsent: string | undefined;
+  if (token && (username || password))
+    unsent = `${[username && 'GITEA_USERNAME', password && 'GITEA_PASSWORD'].filter(Boolean).join(' and ')}, set too but not sent: GITEA_TOKEN goes first`;
+  else if (!auth && (username || password))
+    unsent = `${username ? 'GITEA_USERNAME' : 'GITEA_PASSWORD'} is set without ${username ? 'GITEA_PASSWORD' : 'GITEA_USERNAME'}, so neither was sent`;
+  return { auth, headers, secrets, sent: token ? 'GITEA_TOKEN' : auth ? basicNames : undefined, unsent };
+}
+
+type Credentials = ReturnType<typeof readCredentials>;
+
+export function refusedLine(baseUrl: string, credentials: Credentials, answered: string): string {
+  const { sent, unsent } = credentials;
+  if (!sent)
+    return `${baseUrl} asks for credentials and none were given (${unsent ? `${unsent}; ` : ''}set GITEA_TOKEN, or GITEA_USERNAME and GITEA_PASSWORD): ${answered}`;
+  return `${baseUrl} refused the credentials in ${sent}${unsent ? ` (${unsent})` : ''}: ${answered}`;
+}
+
+/** The whole run (--timeout) and each request (--request-timeout), whichever ends first; `spent` says why nothing
+ * more may be sent, a request's `timedOut` why its signal was aborted. */
+function createBudget(runMs: number, requestMs: number) {
+  const ends = performance.now() + runMs;
+  const ranOut = `the run's --timeout of ${runMs / 1000} s ran out`;
+  const left = (): number => Math.max(0, ends - performance.now());
   return {
-    say(line) {
-      const text = `${redact(line, secrets)}\n`;
-      if (held) held.push(text);
-      else io.stdout(text);
-    },
-    release() {
-      if (held) io.stdout(held.join(''));
-      held = undefined;
-    },
-    warn(message, after = '') {
-      held = undefined;
-      io.stderr(redact(`gitea-mock verify: ${message}\n${after}`, secrets));
+    spent: () => (left() > 0 ? undefined : ranOut),
+    request(): { signal: AbortSignal; timedOut(): string | undefined; done(): void } | undefined {
+      const remaining = left();
+      if (remaining <= 0) return undefined;
+      const reason = remaining < requestMs ? ranOut : `no answer within the --request-timeout of ${requestMs / 1000} s`;
+      const controller = new AbortController();
+      // Not AbortSignal.timeout: a fetch hung on a closed connection would let Node exit 13 without a word.
+      const timer = setTimeout(() => controller.abort(new Error(reason)), Math.min(remaining, requestMs));
+      return {
+        signal: controller.signal,
+        timedOut: () => (controller.signal.aborted ? reason : undefined),
+        done: () => clearTimeout(timer),
+      };
     },
   };
 }
 
-/**
- * The client the checks call. Each call hands a redirect back unfollowed (the 3xx is the answer,
- * checked against the document, and nothing goes where it points) and carries the signal of its
- * time limit.
- */
-function liveClient(
-  options: Options,
-  auth: Auth | undefined,
-  capture: Capture,
-  signal: () => AbortSignal | undefined,
-): GiteaClient {
-  const client = createGiteaClient({
-    baseUrl: options.baseUrl,
-    ...(auth ? { auth } : {}),
-    fetch: capture.fetch,
-    retry: 0,
-    allowInsecureHttp: options.allowInsecureHttp,
+const MEANINGS: Record<string, string> = {
+  ECONNREFUSED: 'the connection was refused: is the server running, on that port?',
+  ECONNRESET: 'the connection was reset before an answer',
+  EPIPE: 'the connection was closed while sending',
+  UND_ERR_SOCKET: 'the connection was closed before an answer',
+  ENOTFOUND: 'no such host',
+  EAI_AGAIN: 'the host name could not be looked up',
+  EHOSTUNREACH: 'the host is unreachable',
+  ENETUNREACH: 'the network is unreachable',
+  ETIMEDOUT: 'the connection timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
+};
+
+/** `ECONNREFUSED (the connection was refused: …)`, `TLS failed: CODE (reason)`, else the innermost message. */
+function failureCause(error: unknown, url?: URL): string {
+  const { code, tls, advice, message } = networkFailure(error);
+  // Fetch refuses, without a code, the ports the Fetch standard blocks (9, 25, 6000 …).
+  if (message === 'bad port' && url)
+    return `fetch refuses port ${url.port}, which the Fetch standard blocks: use another port`;
+  if (tls) return `TLS failed: ${code} (${tls}${advice ? `: ${advice}` : ''})`;
+  if (code) return `${code} (${MEANINGS[code] ?? message})`;
+  return message;
+}
+
+/** A version is a few bytes, a wrong address may be a large page. */
+const PROBE_READ_LIMIT = 64 * 1024;
+const QUOTE_LIMIT = 80;
+
+/** GET {baseUrl}/version: the server's name and version, or the one-line reason there is no Gitea API there. */
+async function probeServer(
+  baseUrl: string,
+  credentials: Credentials,
+  { timeoutMs: runMs, connectTimeoutMs }: Options,
+): Promise<{ ok: true; server: string } | { ok: false; problem: string }> {
+  const [timeoutMs, timeoutFlag] =
+    runMs < connectTimeoutMs ? [runMs, '--timeout'] : [connectTimeoutMs, '--connect-timeout'];
+  const hide = (text: string): string => redact(text, credentials.secrets);
+  // Redacted, then cut short: cut first, a secret's start would be left where it fell.
+  const cut = (text: string): string => clip(hide(text), QUOTE_LIMIT);
+  const quote = (text: string): string => JSON.stringify(cut(text.replace(/\s+/g, ' ').trim()));
+  const url = new URL(`${baseUrl.replace(/\/$/, '')}/version`);
+  const timer = createBudget(timeoutMs, timeoutMs).request()!;
+  let response: Response;
+  let body: string;
+  try {
+    // A redirect is reported, not followed: the base URL to give is the one it points to. With
+    // REQUIRE_SIGNIN_VIEW, Gitea refuses /version to anonymous callers: the credentials go along.
+    response = await fetch(url, { headers: credentials.headers, signal: timer.signal, redirect: 'manual' });
+    body = (await readText(response, PROBE_READ_LIMIT)).text;
+  } catch (error) {
+    const cause = timer.timedOut()
+      ? `ETIMEDOUT (no answer to GET /version within ${timeoutMs / 1000} s; ${timeoutFlag} waits longer)`
+      : failureCause(error, url);
+    return { ok: false, problem: hide(`cannot reach ${baseUrl}: ${cause}`) };
+  } finally {
+    timer.done();
+  }
+  const version = response.ok ? jsonString(body, 'version') : undefined;
+  if (version) {
+    // Forgejo 7 and later mark the Gitea release they track (`11.0.1+gitea-1.22.0`); older ones show as Gitea.
+    const name = /\+gitea-\d/.test(version) ? 'Forgejo' : 'Gitea';
+    return { ok: true, server: `${name} ${/^[\x21-\x7e]{1,100}$/.test(version) ? version : quote(version)}` };
+  }
+  const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim();
+  let instead: string;
+  if (response.status >= 300 && response.status < 400)
+    instead = `a redirect to ${cut(response.headers.get('location') ?? 'nowhere')}`;
+  else if (body.trim() === '') instead = `an empty body${type ? ` (${type})` : ''}`;
+  else if (type === 'text/html' || /^\s*</.test(body)) {
+    const title = /<title[^>]*>([^<]*)/i.exec(body)?.[1];
+    instead = `an HTML page${title?.trim() ? ` titled ${quote(title)}` : ''}`;
+  } else
+    try {
+      instead = `JSON ${cut(JSON.stringify(JSON.parse(body)))}`;
+    } catch {
+      instead = `${type || 'a body without a content type'}: ${quote(body)}`;
+    }
+  const answered = `GET /version answered ${response.status} with ${instead}`;
+  // 401 or 403: REQUIRE_SIGNIN_VIEW and a missing or wrong credential. Without /api/v1, /version is a web page.
+  const hint = prefixHint(baseUrl);
+  const problem =
+    response.status === 401 || response.status === 403
+      ? refusedLine(baseUrl, credentials, answered)
+      : `no Gitea API at ${baseUrl}: ${answered}, not {"version": "…"}${hint ? `; ${hint}` : ''}`;
+  return { ok: false, problem: hide(problem) };
+}
+
+/** The client's fetch, which reads each answer whole before the client sees it, and the last answer read. */
+function createCapture() {
+  let last: CapturedAnswer | undefined;
+  return {
+    last: () => last,
+    forget: () => void (last = undefined),
+    fetch: (async (input, init) => {
+      const response = await fetch(input, init);
+      const { status, statusText, headers, url } = response;
+      const { bytes, complete } = await readBounded(response.body, READ_LIMIT);
+      last = { status, headers, body: complete ? utf8Text(bytes) : '', tooLarge: !complete };
+      // The client gets the bytes read, never the stream: an answer too large to check is an error.
+      if (!complete) throw new Error(TOO_LARGE);
+      const answer = new Response(NULL_BODY.includes(status) ? null : bytes, { status, statusText, headers });
+      Object.defineProperty(answer, 'url', { value: url });
+      return answer;
+    }) as typeof fetch,
+  };
+}
+
+/** `401 "token is required"`, the message redacted, then cut short. */
+function statusWithMessage(status: number, body: string, secrets: readonly string[]): string {
+  const message = redact(jsonString(body, 'message') ?? '', secrets);
+  return message ? `${status} ${JSON.stringify(clip(message, 200))}` : String(status);
+}
+
+// Gitea answers 401 only for missing or wrong credentials, on every route, authenticating before routing
+// (routers/api/v1/api.go `apiAuth`, `reqToken`), and a few 403s refuse the account (`verifyAuthWithOptions`): the
+// run ends. A token without a scope gets a 403 for one operation (`tokenRequiresScopes`, `checkTokenPublicOnly`).
+const SCOPE = /^(token does not have at least one of required scope|token scope is limited to public )/;
+const ACCOUNT =
+  /^(This account is not activated\.|This account is prohibited from signing in|You must change your password\.|Only signed in user is allowed to call APIs\.)/;
+
+/** How `answer` refuses the credentials: `everywhere`, or for this `operation` (a scope); undefined: one to judge. */
+function refusalIn(answer: Answer): 'everywhere' | 'operation' | undefined {
+  if (answer.status === 401) return 'everywhere';
+  if (answer.status !== 403) return undefined;
+  const message = jsonString(answer.body, 'message') ?? '';
+  if (ACCOUNT.test(message)) return 'everywhere';
+  if (SCOPE.test(message)) return 'operation';
+  return undefined;
+}
+
+type Id = 'keyId' | 'teamId' | 'commentId' | 'issue' | 'pull' | 'milestoneId' | 'hookId' | 'releaseId';
+/** Given as options, or looked up on the server. */
+type Target = Partial<Record<Id, number> & Record<'owner' | 'repo' | 'workflow' | 'collaborator', string>> & {
+  package?: { owner: string; type: string; name: string };
+};
+
+interface Context {
+  target: Target;
+  /** The first record a route of the server outside the contract answers, or why there is none. */
+  lookUp(path: string): Promise<Found>;
+  /** Keeps a value the server holds as a secret (a hook's authorization header) out of every line and file. */
+  keepSecret(value: string): void;
+}
+
+type Call = (client: GiteaClient) => Promise<unknown>;
+type Skip = { skip: string; kind: MissingKind };
+type Check = { operationId: string; writes: boolean; prepare(ctx: Context): Promise<Call | Skip> };
+const check = (operationId: string, writes: boolean, prepare: Check['prepare']) => ({ operationId, writes, prepare });
+type Repo = { owner: string; repo: string };
+
+const needRepo: Skip = { skip: 'give --repo owner/name', kind: 'input' };
+const isSkip = (value: unknown): value is Skip => typeof value === 'object' && value !== null && 'skip' in value;
+
+/** What was sought, why it was not found, and the option that gives it (not when the look-up got no answer). */
+const notFound = (what: string, found: Missing, option: string): Skip => ({
+  skip: `no ${what} to use: ${found.missing}${found.kind === 'input' ? `; give ${option}` : ''}`,
+  kind: found.kind,
+});
+
+async function idAt(ctx: Context, path: string, what: string, option: string, field: string): Promise<number | Skip> {
+  const found = await ctx.lookUp(path);
+  if ('missing' in found) return notFound(what, found, option);
+  const id = found.record[field];
+  if (Number.isInteger(id)) return id as number;
+  const skip = `no ${what} to use: GET ${path} answered a record without an integer ${field}; give ${option}`;
+  return { skip, kind: 'input' };
+}
+
+/** A record by its id: the option `given`, else the `field` of the first one at `list` (below the repository but `/user`). */
+type ById = [operationId: string, writes: boolean, given: keyof Target, list: string, what: string, option: string];
+function byId(
+  [operationId, writes, given, list, what, option, field = 'id']: [...ById, field?: string],
+  call: (repo: Repo, id: number) => Call,
+): Check {
+  return check(operationId, writes, async (ctx) => {
+    const { owner, repo } = ctx.target;
+    const inRepo = !list.startsWith('/user');
+    if (inRepo && !writes && (!owner || !repo)) return needRepo;
+    const path = inRepo ? `/repos/${owner}/${repo}${list}` : list;
+    const id = (ctx.target[given] as number | undefined) ?? (await idAt(ctx, path, what, option, field));
+    return isSkip(id) ? id : call({ owner: owner!, repo: repo! }, id);
   });
-  return new Proxy(client, {
-    get: (target, name, receiver) => {
-      const value = Reflect.get(target, name, receiver) as unknown;
-      return typeof value === 'function' && typeof name === 'string' && /^[A-Z]+$/.test(name)
-        ? (path: string, init?: object) => value(path, { ...init, redirect: 'manual', signal: signal() })
-        : value;
+}
+
+/** A write that sends a record's own settings back (`body` of them), of the record `given`, else of the first listed.
+ * `{}` for a given id the server serves no such route for (404 or 405, as the mock): on Gitea that read answers
+ * whenever the edit would. */
+function edit(
+  [operationId, given, list, what, option]: [string, keyof Target, string, string, string],
+  body: (settings: Record<string, unknown>, ctx: Context) => Record<string, unknown>,
+  call: (repo: Repo, id: unknown, body: never) => Call,
+): Check {
+  return check(operationId, true, async (ctx) => {
+    const { owner, repo } = ctx.target as Repo;
+    const id = ctx.target[given] as number | undefined;
+    const listed = `/repos/${owner}/${repo}${list}`;
+    const found = await ctx.lookUp(id === undefined ? listed : `${listed.split('?')[0]}/${id}`);
+    if ('missing' in found && id === undefined) return notFound(what, found, option);
+    const unread = `the ${what}'s settings could not be read, to send them back`;
+    if ('missing' in found && found.status !== 404 && found.status !== 405)
+      return { skip: `${unread}: ${found.missing}`, kind: found.kind };
+    const settings = 'record' in found ? found.record : {};
+    return call({ owner, repo }, id ?? settings.id, body(settings, ctx) as never);
+  });
+}
+
+const FEW = { limit: 5 };
+
+const checks: Check[] = [
+  check('adminGetAllOrgs', false, async () => (client) => client.GET('/admin/orgs', { params: { query: FEW } })),
+  check('listPackageVersions', false, async (ctx) => {
+    let pkg = ctx.target.package;
+    const owner = ctx.target.owner;
+    if (!pkg) {
+      if (!owner) return { skip: 'give --package owner/type/name (or --repo whose owner has packages)', kind: 'input' };
+      const found = await ctx.lookUp(`/packages/${encodeURIComponent(owner)}`);
+      if ('missing' in found) return notFound('package', found, '--package owner/type/name');
+      pkg = { owner, type: String(found.record.type), name: String(found.record.name) };
+    }
+    const path = pkg as { owner: string; type: never; name: string };
+    return (client) => client.GET('/packages/{owner}/{type}/{name}', { params: { path } });
+  }),
+  byId(
+    ['repoGetKey', false, 'keyId', '/keys', 'deploy key', '--key-id'],
+    (repo, id) => (client) => client.GET('/repos/{owner}/{repo}/keys/{id}', { params: { path: { ...repo, id } } }),
+  ),
+  byId(
+    ['orgListTeamMembers', false, 'teamId', '/user/teams', 'team', '--team-id'],
+    (_, id) => (client) => client.GET('/teams/{id}/members', { params: { path: { id }, query: FEW } }),
+  ),
+  check('ActionsGetWorkflow', false, async (ctx) => {
+    const { owner, repo } = ctx.target;
+    if (!owner || !repo) return needRepo;
+    let workflow_id = ctx.target.workflow;
+    if (!workflow_id) {
+      const path = `/repos/${owner}/${repo}/actions/workflows`;
+      const found = await ctx.lookUp(path);
+      if ('missing' in found) return notFound('workflow', found, '--workflow file.yml');
+      const listed = (found.record as { workflows?: { id?: unknown }[] }).workflows?.[0]?.id;
+      if (typeof listed !== 'string')
+        return { skip: `no workflow to use: GET ${path} listed none; give --workflow file.yml`, kind: 'input' };
+      workflow_id = listed;
+    }
+    const path = { owner, repo, workflow_id };
+    return (client) => client.GET('/repos/{owner}/{repo}/actions/workflows/{workflow_id}', { params: { path } });
+  }),
+  byId(
+    ['issueListIssueCommentAttachments', false, 'commentId', '/issues/comments', 'comment', '--comment-id'],
+    (repo, id) => (client) =>
+      client.GET('/repos/{owner}/{repo}/issues/comments/{id}/assets', { params: { path: { ...repo, id } } }),
+  ),
+  // Renders and stores nothing, so it runs by default too.
+  check('renderMarkdown', false, async () => (client) => {
+    const body = { Text: '# Contract check\n\nIssue #1, **bold**.', Mode: 'markdown' as const };
+    return client.POST('/markdown', { body, parseAs: 'text' });
+  }),
+  check('repoAddCollaborator', true, async (ctx) => {
+    const { owner, repo, collaborator } = ctx.target as Repo & Target;
+    if (!collaborator)
+      return { skip: 'give --collaborator user (added to the scratch repository with read access)', kind: 'input' };
+    const path = { owner, repo, collaborator };
+    return (client) =>
+      client.PUT('/repos/{owner}/{repo}/collaborators/{collaborator}', {
+        params: { path },
+        body: { permission: 'read' },
+      });
+  }),
+  // Removing nobody changes nothing but is a full request.
+  byId(
+    ['issueRemoveAssignees', true, 'issue', '/issues?state=all&type=issues', 'issue', '--issue', 'number'],
+    (repo, index) => (client) =>
+      client.DELETE('/repos/{owner}/{repo}/issues/{index}/assignees', {
+        params: { path: { ...repo, index } },
+        body: { assignees: [] },
+      }),
+  ),
+  byId(
+    ['repoEditPullRequest', true, 'pull', '/pulls?state=all', 'pull request', '--pull', 'number'],
+    (repo, index) => (client) =>
+      client.PATCH('/repos/{owner}/{repo}/pulls/{index}', { params: { path: { ...repo, index } }, body: {} }),
+  ),
+  // Its own title again, and its deadline: the server clears the deadline when due_on is omitted.
+  edit(
+    ['issueEditMilestone', 'milestoneId', '/milestones?state=all', 'milestone', '--milestone-id'],
+    (milestone) => ({
+      ...(milestone.title ? { title: String(milestone.title) } : {}),
+      ...(milestone.due_on ? { due_on: String(milestone.due_on) } : {}),
+    }),
+    (repo, id, body) => (client) =>
+      client.PATCH('/repos/{owner}/{repo}/milestones/{id}', { params: { path: { ...repo, id: String(id) } }, body }),
+  ),
+  // Its own settings again: the server resets the events, the branch filter and the authorization
+  // header when they are omitted (it shows the header back in clear).
+  edit(
+    ['repoEditHook', 'hookId', '/hooks', 'webhook', '--hook-id'],
+    (hook, ctx) => {
+      if (typeof hook.authorization_header === 'string' && hook.authorization_header)
+        ctx.keepSecret(hook.authorization_header);
+      return {
+        ...(typeof hook.active === 'boolean' ? { active: hook.active } : {}),
+        ...(Array.isArray(hook.events) ? { events: hook.events } : {}),
+        ...(typeof hook.branch_filter === 'string' ? { branch_filter: hook.branch_filter } : {}),
+        ...(typeof hook.authorization_header === 'string' ? { authorization_header: hook.authorization_header } : {}),
+      };
     },
-  });
+    (repo, id, body) => (client) =>
+      client.PATCH('/repos/{owner}/{repo}/hooks/{id}', { params: { path: { ...repo, id: Number(id) } }, body }),
+  ),
+  byId(['repoCreateReleaseAttachment', true, 'releaseId', '/releases', 'release', '--release-id'], (repo, id) => {
+    const form = new FormData();
+    form.append('attachment', new Blob(['written by gitea-contract live mode\n']), 'gitea-contract-live-check.txt');
+    return (client) =>
+      client.POST('/repos/{owner}/{repo}/releases/{id}/assets', {
+        params: { path: { ...repo, id } },
+        body: form as never,
+        bodySerializer: (body: unknown) => body as FormData,
+      });
+  }),
+];
+
+/** Operations live mode never runs: they change data outside the scratch repository. */
+const neverRun = [
+  'userCreateOAuth2Application',
+  'repoMigrate',
+  'userCurrentPostGPGKey',
+  'notifyReadThread',
+  'orgEditLabel',
+  'updateUserSecret',
+  'adminRenameUser',
+];
+
+const USAGE = usage(
+  'verify',
+  'gitea-mock verify --base-url https://host/api/v1 [options]',
+  `
+Credentials come from the environment: GITEA_TOKEN, or GITEA_USERNAME and GITEA_PASSWORD
+(and GITEA_OTP for two-factor accounts).
+
+Exit code: 0 every operation checked conforms; 1 at least one has a mismatch; 2 nothing was
+checked (a wrong option, no Gitea API at the base URL, credentials refused, every operation
+skipped, timed out or without an answer; with --allow-writes, no write checked; with
+--fail-on-skip, any operation skipped).`,
+);
+
+function ownerRepo(value: string | undefined, name: string): { owner?: string; repo?: string } {
+  const [owner, repo, extra] = value?.split('/') ?? [];
+  if (value !== undefined && (!owner || !repo || extra !== undefined))
+    throw usageError(`--${name} takes owner/name, not "${value}"`);
+  return value === undefined ? {} : { owner: owner!, repo: repo! };
 }
 
-/**
- * What an answer breaks; of a body too large to read whole, its status and headers only. The
- * document and Ajv are loaded only now: a server that is not there is told in a blink.
- */
-async function createJudge(secrets: readonly string[]): Promise<Live['judge']> {
-  const doc = readDocumentFile().document;
-  const { createSchemaValidator } = await import('../contract/schema.js');
-  const schemas = createSchemaValidator(doc);
-  const operations = new Map(listOperations(doc).map((op) => [String(op.operation.operationId), op]));
-  return (operationId, answer) =>
-    mismatches(doc, schemas, operations.get(operationId)!, answer, {
-      body: !answer.tooLarge,
-      redact: (text) => redact(text, secrets),
-    }).map((violation) => {
-      const line = describeViolation(violation);
-      return { kind: kindOf(`response ${line}`), line, ...(violation.count ? { count: violation.count } : {}) };
+/** Undefined for --help; a wrong option is a usage error, told before anything is sent. */
+function parseOptions(argv: string[]) {
+  const args = parseCommand('verify', argv);
+  if (args.positionals.length > 0)
+    throw usageError(
+      'an argument that is no option was given (not repeated here, as it could be a credential): live mode takes options only, the base URL as --base-url, credentials from GITEA_TOKEN or GITEA_USERNAME and GITEA_PASSWORD',
+    );
+  if (args.help) return undefined;
+  const baseUrl = args.text('base-url');
+  if (!baseUrl) throw usageError('--base-url is required');
+  const scratchRepo = args.text('scratch-repo');
+  if (args.flag('allow-writes') && !scratchRepo) throw usageError('--allow-writes needs --scratch-repo owner/name');
+  const pkg = args.text('package');
+  const [owner, type, name, extra] = pkg?.split('/') ?? [];
+  if (pkg !== undefined && (!owner || !type || !name || extra !== undefined))
+    throw usageError(`--package takes owner/type/name, not "${pkg}"`);
+  const ids = ['key-id', 'team-id', 'comment-id', 'issue', 'pull', 'milestone-id', 'hook-id', 'release-id'].flatMap(
+    (option) => {
+      const value = args.text(option);
+      if (value !== undefined && !/^\d+$/.test(value)) throw usageError(`--${option} takes a number, not "${value}"`);
+      // keyId, teamId … as Target names them.
+      return value === undefined ? [] : [[option.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()), Number(value)]];
+    },
+  );
+  const [workflow, collaborator] = [args.text('workflow'), args.text('collaborator')];
+  const readTarget: Target = {
+    ...ownerRepo(args.text('repo'), 'repo'),
+    ...Object.fromEntries(ids),
+    ...(workflow ? { workflow } : {}),
+    ...(pkg ? { package: { owner: owner!, type: type!, name: name! } } : {}),
+    ...(collaborator ? { collaborator } : {}),
+  };
+  return {
+    baseUrl,
+    readTarget,
+    writeTarget: { ...readTarget, ...ownerRepo(scratchRepo, 'scratch-repo') },
+    allowWrites: args.flag('allow-writes'),
+    failOnSkip: args.flag('fail-on-skip'),
+    scratchRepo,
+    allowInsecureHttp: args.flag('allow-insecure-http'),
+    report: args.file('report'),
+    junit: args.file('junit'),
+    timeoutMs: args.seconds('timeout'),
+    requestTimeoutMs: args.seconds('request-timeout'),
+    connectTimeoutMs: args.seconds('connect-timeout'),
+  };
+}
+
+type Options = NonNullable<ReturnType<typeof parseOptions>>;
+
+/** Skips that leave unchecked an operation the run was asked to check: what `--fail-on-skip` fails. */
+const UNCHECKED: readonly SkipKind[] = ['scope', 'timeout', 'network', 'too-large', 'input'];
+
+type Skipped = Outcome & { checked: false };
+const byOperation = (a: Outcome, b: Outcome): number => a.operationId.localeCompare(b.operationId);
+
+const byReason = (outcomes: readonly Skipped[], describe: (kind: SkipKind, reason: string, of: Skipped[]) => string) =>
+  REASONS.flatMap(([kind, reason]) => {
+    const of = outcomes.filter((outcome) => outcome.kind === kind);
+    return of.length === 0 ? [] : [describe(kind, reason, of)];
+  }).join('; ');
+
+/** Per operation the proxy's counts and what live mode knows besides; redacted as text, where secrets are JSON-escaped too. */
+function jsonReport(run: RunRecord, skipped: Skipped[], secrets: readonly string[]): string {
+  const operations = run.outcomes
+    .filter((outcome) => outcome.checked)
+    .sort(byOperation)
+    .map(({ operationId, status, problems, notChecked }) => {
+      const violations: Record<string, number> = {};
+      for (const { kind, count = 1 } of problems) violations[kind] = (violations[kind] ?? 0) + count;
+      const mismatches = problems.map(({ line }) => line);
+      const stats = { exchanges: 1, withViolations: problems.length > 0 ? 1 : 0, violations, status: status ?? null };
+      return [operationId, { ...stats, mismatches, ...(notChecked ? { notChecked } : {}) }];
     });
+  const report = {
+    baseUrl: run.baseUrl,
+    server: run.server ?? null,
+    started: run.started.toISOString(),
+    finished: run.finished.toISOString(),
+    exitCode: run.exitCode,
+    ...(run.stopped ? { stopped: run.stopped } : {}),
+    operations: Object.fromEntries(operations),
+    skipped: Object.fromEntries(
+      skipped.sort(byOperation).map(({ operationId, kind, cause }) => [operationId, { kind, cause }]),
+    ),
+  };
+  return `${redact(JSON.stringify(report, null, 2), secrets)}\n`;
 }
 
-/** Runs one check, records its outcome and prints its lines; resolves with the line that stops the run, if it must stop. */
-async function runCheck(live: Live, check: Check): Promise<string | undefined> {
+/** The run's lines, redacted, held back until an answer shows the credentials work, so a refused run prints one line
+ * on stderr only. */
+function createOutput(io: Io, secrets: readonly string[]) {
+  let held: string[] | undefined = [];
+  const log = logger({ stdout: io.stdout, stderr: (text) => io.stderr(redact(text, secrets)) }, 'gitea-mock verify');
+  return {
+    log,
+    say(line: string): void {
+      const text = redact(line, secrets);
+      if (held) held.push(text);
+      else log.plain(text);
+    },
+    /** Prints the lines held, or drops them for the `error` that ends the run, on stderr. */
+    release(error?: string): void {
+      if (error) log.err(error);
+      else for (const line of held ?? []) log.plain(line);
+      held = undefined;
+    },
+  };
+}
+
+interface Run {
+  options: Options;
+  credentials: Credentials;
+  out: ReturnType<typeof createOutput>;
+  record: RunRecord;
+  budget: ReturnType<typeof createBudget>;
+  capture: ReturnType<typeof createCapture>;
+  client: GiteaClient;
+  /** The signal of the request under way: its --request-timeout, within the run's --timeout. */
+  signal?: AbortSignal | undefined;
+}
+
+/** With `stopped`, the one line on stderr saying why nothing (more) could be checked, the rest not run; the files. */
+function finish({ out, record, options, credentials }: Run, exitCode: number, stopped?: string): number {
+  out.release(stopped);
+  const taken = new Set(record.outcomes.map(({ operationId }) => operationId));
+  const cause = `not run: ${stopped ?? 'the run ended'}`;
+  for (const operationId of [...checks.map((check) => check.operationId), ...neverRun])
+    if (!taken.has(operationId)) record.outcomes.push({ operationId, checked: false, kind: 'stopped', cause });
+  Object.assign(record, { exitCode, stopped, finished: new Date() });
+  const skipped = record.outcomes.filter((outcome): outcome is Skipped => !outcome.checked);
+  try {
+    if (options.report) writeFileSync(options.report, jsonReport(record, skipped, credentials.secrets));
+    if (options.junit) writeFileSync(options.junit, junitXml(record, credentials.secrets));
+  } catch (error) {
+    out.release(`cannot write the results: ${error instanceof Error ? error.message : String(error)}`);
+    return 2;
+  }
+  return exitCode;
+}
+
+/** The first record `GET {baseUrl}{path}` answers (the first of a list, or the record itself). */
+async function lookUp({ options, credentials, budget }: Run, path: string): Promise<Found> {
+  const asked = `GET ${path}`;
+  const timer = budget.request();
+  if (!timer) return { missing: `${asked} was not sent: ${budget.spent()}`, kind: 'timeout' };
+  try {
+    const url = `${options.baseUrl.replace(/\/$/, '')}${path}${path.includes('?') ? '&' : '?'}limit=1`;
+    const response = await fetch(url, { headers: credentials.headers, signal: timer.signal, redirect: 'manual' });
+    const { text, complete } = await readText(response, READ_LIMIT);
+    const { status } = response;
+    if (!response.ok)
+      return {
+        missing: `${asked} answered ${statusWithMessage(status, complete ? text : '', credentials.secrets)}`,
+        kind: 'input',
+        status,
+      };
+    if (!complete) return { missing: `${asked} answered more than ${READ_LIMIT / 1024 / 1024} MB`, kind: 'input' };
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return { missing: `${asked} answered ${status} with a body that is not JSON`, kind: 'input' };
+    }
+    const record = Array.isArray(body) ? (body[0] as unknown) : body;
+    if (record === null || typeof record !== 'object') return { missing: `${asked} listed none`, kind: 'input' };
+    return { record: record as Record<string, unknown> };
+  } catch (error) {
+    const timedOut = timer.timedOut();
+    if (timedOut) return { missing: `${asked} timed out: ${timedOut}`, kind: 'timeout' };
+    return { missing: `${asked} failed: ${failureCause(error)}`, kind: 'network' };
+  } finally {
+    timer.done();
+  }
+}
+
+type Judge = (operationId: string, answer: CapturedAnswer) => Problem[];
+
+/** Resolves with the line that stops the run, if it must. */
+async function runCheck(run: Run, judge: Judge, check: Check): Promise<string | undefined> {
+  const { options, budget, record, credentials, out } = run;
   const { operationId } = check;
-  const { options, out, record, budget, capture } = live;
-  const { secrets } = live.credentials;
   const label = operationId.padEnd(34);
   const skip = (kind: SkipKind, cause: string, verb = 'skipped'): undefined => {
     record.outcomes.push({ operationId, checked: false, kind, cause });
@@ -218,23 +640,20 @@ async function runCheck(live: Live, check: Check): Promise<string | undefined> {
   const began = performance.now();
   const call = await check.prepare({
     target: check.writes ? options.writeTarget : options.readTarget,
-    lookUp: (path) => lookUp(options.baseUrl, path, live.credentials.headers, budget, secrets),
-    keepSecret: (value) => void secrets.push(value),
+    lookUp: (path) => lookUp(run, path),
+    keepSecret: (value) => void credentials.secrets.push(value),
   });
   if (typeof call !== 'function') return skip(call.kind, call.skip);
   const timer = budget.request();
   if (!timer) return skip('timeout', budget.spent()!, 'not run');
-  capture.forget();
-  live.signal = timer.signal;
-  let failure: unknown;
-  try {
-    await call(live.client);
-  } catch (error) {
-    failure = error;
-  } finally {
-    timer.done();
-  }
-  const answer = capture.last();
+  run.capture.forget();
+  run.signal = timer.signal;
+  const failure = await new Promise((resolve) => resolve(call(run.client))).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  timer.done();
+  const answer = run.capture.last();
   const timedOut = timer.timedOut();
   if (!answer && timedOut) return skip('timeout', `timed out: ${timedOut}`);
   // No answer at all (refused, reset, closed): nothing to judge, so no mismatch.
@@ -243,18 +662,18 @@ async function runCheck(live: Live, check: Check): Promise<string | undefined> {
       'network',
       failure === undefined ? 'no answer was received' : `the request failed: ${failureCause(failure)}`,
     );
-  const answered = (): string => `answered ${statusWithMessage(answer.status, answer.body, secrets)}`;
+  const answered = (): string => `answered ${statusWithMessage(answer.status, answer.body, credentials.secrets)}`;
   const refusal = refusalIn(answer);
   if (refusal === 'everywhere') {
     const cause = `the credentials were refused: ${answered()}`;
     record.outcomes.push({ operationId, checked: false, kind: 'stopped', cause });
-    return refusedLine(options.baseUrl, live.credentials, `${operationId} ${answered()}`);
+    return refusedLine(options.baseUrl, credentials, `${operationId} ${answered()}`);
   }
   if (refusal === 'operation') return skip('scope', `the token lacks a scope: ${answered()}`);
   out.release();
   let problems: Problem[];
   try {
-    problems = live.judge(operationId, answer);
+    problems = judge(operationId, answer);
   } catch (error) {
     // Live mode's own failure, not the server's: the run stops with it, its files written.
     const cause = error instanceof Error ? error.message : String(error);
@@ -276,73 +695,117 @@ async function runCheck(live: Live, check: Check): Promise<string | undefined> {
         : `nothing was read: ${answered()} (what this read names is not there: check the ids and the repository given)`,
     );
   const ms = performance.now() - began;
-  record.outcomes.push({
-    operationId,
-    checked: true,
-    status,
-    problems,
-    ms,
-    ...(answer.tooLarge ? { notChecked: TOO_LARGE } : {}),
-  });
+  const notChecked = answer.tooLarge ? { notChecked: TOO_LARGE } : {};
+  record.outcomes.push({ operationId, checked: true, status, problems, ms, ...notChecked });
   if (problems.length === 0) return void out.say(`✓ ${label} ${status} conforms`);
-  const count = problemCount(problems);
+  const count = problems.reduce((sum, problem) => sum + (problem.count ?? 1), 0);
   out.say(`✗ ${label} ${status} ${count} mismatch${count > 1 ? 'es' : ''}`);
   for (const { line } of problems) out.say(`    ${line}`);
   if (answer.tooLarge) out.say(`    (${TOO_LARGE})`);
   return undefined;
 }
 
-/** After the last check: the operations never run, the summary, and the exit code it comes to. */
-function conclude(run: Run): number {
-  const { options, out, record } = run;
+/** After every check: the summary, and the exit code (2 when nothing, no write, or with --fail-on-skip any was skipped). */
+function summarize(run: Run): number {
+  const { out, record, options } = run;
   out.release();
   out.say(`- not run by live mode (they change data outside a scratch repository): ${neverRun.join(', ')}`);
   const cause = 'never run by live mode: it changes data outside a scratch repository';
   for (const operationId of neverRun) record.outcomes.push({ operationId, checked: false, kind: 'never', cause });
   const checked = record.outcomes.filter((outcome) => outcome.checked);
   const failed = checked.filter((outcome) => outcome.problems.length > 0).length;
-  for (const line of summaryLines(record.outcomes, failed)) out.say(line);
-  const unchecked = uncheckedOf(record.outcomes);
-  /** Why the operations `among` could not be checked, by kind of skip, with the first of each. */
-  const nothing = (what: string, among = (_: string) => true): string =>
-    whyUnchecked(
-      what,
-      unchecked.filter(({ operationId }) => among(operationId)),
+  const skipped = record.outcomes.filter((outcome): outcome is Skipped => !outcome.checked);
+  out.say(`${checked.length} of ${record.outcomes.length} operations checked, ${failed} with mismatches`);
+  // Those the run was asked to check are named; writes and those never run are listed above.
+  if (skipped.length > 0) {
+    const parts = byReason(skipped, (kind, reason, of) =>
+      UNCHECKED.includes(kind)
+        ? `${of.length} ${reason} (${of.map(({ operationId }) => operationId).join(', ')})`
+        : `${of.length} ${reason}`,
     );
-  if (checked.length === 0) return finish(run, 2, nothing('no operation could be checked'));
+    out.say(`${skipped.length} not checked: ${parts}`);
+  }
+  const unchecked = skipped.filter((outcome) => UNCHECKED.includes(outcome.kind));
+  /** `what: ` and, per kind of skip among the operations `among`, how many and the first with its cause. */
+  const nothing = (what: string, among = (_: string) => true): string => {
+    const of = unchecked.filter(({ operationId }) => among(operationId));
+    return `${what}: ${byReason(of, (_, reason, each) => `${each.length} ${reason} (the first, ${each[0]!.operationId}: ${each[0]!.cause})`)}`;
+  };
   // With --allow-writes, a run that wrote nothing cannot pass.
   const writes = new Set(checks.filter((check) => check.writes).map((check) => check.operationId));
-  if (failed === 0 && options.allowWrites && !checked.some(({ operationId }) => writes.has(operationId)))
-    return finish(
-      run,
-      2,
-      nothing(`no write could be checked in ${options.scratchRepo}`, (id) => writes.has(id)),
-    );
   const many = unchecked.length;
-  if (failed === 0 && options.failOnSkip && many > 0)
-    return finish(run, 2, nothing(`${many} operation${many === 1 ? '' : 's'} could not be checked (--fail-on-skip)`));
-  return finish(run, failed > 0 ? 1 : 0);
+  const stopped =
+    checked.length === 0
+      ? nothing('no operation could be checked')
+      : failed > 0
+        ? undefined
+        : options.allowWrites && !checked.some(({ operationId }) => writes.has(operationId))
+          ? nothing(`no write could be checked in ${options.scratchRepo}`, (id) => writes.has(id))
+          : options.failOnSkip && many > 0
+            ? nothing(`${many} operation${many === 1 ? '' : 's'} could not be checked (--fail-on-skip)`)
+            : undefined;
+  return finish(run, stopped ? 2 : failed > 0 ? 1 : 0, stopped);
 }
 
-/**
- * Ends the run: with `stopped`, the one line on stderr that says why nothing (more) could be
- * checked, the operations not yet taken recorded as not run; then the files asked for, and the
- * exit status.
- */
-function finish({ options, credentials, out, record }: Run, exitCode: number, stopped?: string): number {
-  if (stopped) out.warn(stopped);
-  else out.release();
-  const taken = new Set(record.outcomes.map(({ operationId }) => operationId));
-  const cause = `not run: ${stopped ?? 'the run ended'}`;
-  for (const operationId of [...checks.map((check) => check.operationId), ...neverRun])
-    if (!taken.has(operationId)) record.outcomes.push({ operationId, checked: false, kind: 'stopped', cause });
-  Object.assign(record, { exitCode, stopped, finished: new Date() });
-  try {
-    if (options.report) writeFileSync(options.report, jsonReport(record, credentials.secrets));
-    if (options.junit) writeFileSync(options.junit, junitXml(record, credentials.secrets));
-  } catch (error) {
-    out.warn(`cannot write the results: ${error instanceof Error ? error.message : String(error)}`);
-    return 2;
+// Each call hands a redirect back unfollowed (the 3xx is the answer, checked against the document,
+// and nothing goes where it points) and carries the signal of its time limit.
+function unfollowing(client: GiteaClient, run: { signal?: AbortSignal | undefined }): GiteaClient {
+  return new Proxy(client, {
+    get: (target, name, receiver) => {
+      const value = Reflect.get(target, name, receiver) as unknown;
+      return typeof value === 'function' && typeof name === 'string' && /^[A-Z]+$/.test(name)
+        ? (path: string, init?: object) => value(path, { ...init, redirect: 'manual', signal: run.signal })
+        : value;
+    },
+  });
+}
+
+export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
+  // The credentials first: every line printed and every file written from here on is redacted of them.
+  const credentials = readCredentials(env);
+  const out = createOutput(io, credentials.secrets);
+  const capture = createCapture();
+  const parsed = await out.log.options(USAGE, () => {
+    const options = parseOptions([...args]);
+    if (!options) return undefined;
+    const { baseUrl, allowInsecureHttp } = options;
+    const auth = credentials.auth ? { auth: credentials.auth } : {};
+    // What the client refuses (such as http://) is a usage error too.
+    const client = refusing('', () =>
+      createGiteaClient({ baseUrl, ...auth, fetch: capture.fetch, retry: 0, allowInsecureHttp }),
+    );
+    return { options, client };
+  });
+  if (typeof parsed === 'number') return parsed;
+  const { options } = parsed;
+  const { baseUrl } = options;
+  const now = new Date();
+  const record: RunRecord = { baseUrl, started: now, finished: now, exitCode: 2, outcomes: [] };
+  const budget = createBudget(options.timeoutMs, options.requestTimeoutMs);
+  const run: Run = { options, credentials, out, record, budget, capture, client: parsed.client };
+  run.client = unfollowing(parsed.client, run);
+  const probe = await probeServer(baseUrl, credentials, options);
+  if (!probe.ok) return finish(run, 2, probe.problem);
+  record.server = probe.server;
+  // The document is read only now: a server that is not there is told in a blink.
+  const answerCheck = answerChecker(readDocumentFile().document);
+  /** What an answer breaks; of a body too large to read whole, its status and headers only. */
+  const judge: Judge = (operationId, answer) =>
+    answerCheck(operationId, answer, {
+      body: !answer.tooLarge,
+      redact: (text) => redact(text, credentials.secrets),
+    }).map((violation) => {
+      const line = describeViolation(violation);
+      return { kind: kindOf(`response ${line}`), line, ...(violation.count ? { count: violation.count } : {}) };
+    });
+  out.say(
+    `live contract check of ${baseUrl} (${options.allowWrites ? `writes allowed in ${options.scratchRepo}` : 'read-only'})`,
+  );
+  // The version comes from the server, which may echo a credential there too.
+  out.say(`server: ${probe.server}`);
+  for (const check of checks) {
+    const stopped = await runCheck(run, judge, check);
+    if (stopped) return finish(run, 2, stopped);
   }
-  return exitCode;
+  return summarize(run);
 }

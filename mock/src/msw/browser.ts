@@ -1,19 +1,16 @@
-// `gitea-mock/msw` in browsers (the `browser` export condition): the handlers of core.ts over the
-// answering mock (answering.ts) from the bundled document, markdown on the page's thread, worlds of
-// 16 MiB (or `maxWorldBytes`), no generator. One self-contained file, msw left to the app as a peer.
+// `gitea-mock/msw` in browsers: core.ts over answering.ts from the bundled document; msw is the app's peer.
 import bundledDocument from 'gitea-contract/openapi.yaml';
 import { httpOperations } from '../contract/http-operations.js';
 import { createAnswering, type AnsweringPlatform } from '../answering.js';
 import { operationTable, type OperationTable } from '../front/operations.js';
 import { NO_GENERATOR } from '../examples/examples.js';
-import { createInlineRenderer } from '../sandbox/markdown-inline.js';
+import { createInlineRenderer } from '../sandbox/markdown-render.js';
 import { createHandlersWith, type GiteaHandlers, type GiteaHandlersOptions } from './core.js';
 
 export type { DeliveryRecord, GiteaHandlers, GiteaHandlersOptions, JournalEntry, World } from './core.js';
 
 const BROWSER_PLATFORM: AnsweringPlatform = { markdown: createInlineRenderer, heapLimit: undefined };
 
-/** The package's own table, made once, on the first request of the first handlers. */
 let ownTable: OperationTable | undefined;
 
 export function createGiteaHandlers(options: GiteaHandlersOptions): GiteaHandlers {

@@ -1,40 +1,31 @@
-// `gitea-mock/msw`, what Node and browsers share: MSW handlers over the same Fetch front as the
-// server (front/app.ts), over the examples or the sandbox; handlers.ts and browser.ts differ only
-// in how the answering mock starts.
+// `gitea-mock/msw`, what Node and browsers share: MSW handlers over the server's Fetch front (front/app.ts).
 import { http, type HttpHandler } from 'msw';
 import { BASE_PATH } from '../front/app.js';
 import type { AnsweringMock, SandboxChoices } from '../answering.js';
-import { createConditions, type ConditionOptions } from '../front/conditions.js';
+import { createConditions, seedText, type ConditionOptions } from '../front/conditions.js';
 import { JOURNAL_PATH, type JournalEntry } from '../front/journal.js';
-import { seedText } from '../front/seed.js';
-import type { SandboxOptions } from '../sandbox/sandbox.js';
+import type { SandboxControl, SandboxOptions } from '../sandbox/sandbox.js';
 import { RESET_PATH } from '../sandbox/backend.js';
 import type { World } from '../sandbox/world.js';
 import { DELIVERIES_PATH, type DeliveryRecord } from '../webhooks/deliveries.js';
-import { MAX_WAIT_SECONDS, TRIGGER_PATH } from '../sandbox/hook-endpoints.js';
+import { MAX_WAIT_SECONDS, TRIGGER_PATH } from '../sandbox/hooks.js';
 
 export type { DeliveryRecord, JournalEntry, World };
+/** An `Authorization` header value (`token abc`, `Basic …`) or `{ token }`. */
+type Credential = string | { token: string };
 
 export interface GiteaHandlersOptions extends Omit<ConditionOptions, 'seed'> {
-  /**
-   * Where the app under test finds the API, ending in `/api/v1`: `https://gitea.example.org/api/v1`,
-   * or relative (`/api/v1`) for an app served from the same origin, which MSW reads against
-   * `location` in a browser.
-   */
+  /** Where the app finds the API, ending in `/api/v1`: absolute, or relative (`/api/v1`) for an app of the same origin. */
   baseUrl: string;
   /** Answer from a world per credential that remembers writes (`true`, or its options) instead of the examples. */
   sandbox?: boolean | SandboxChoices;
-  /**
-   * Each webhook delivery the sandbox's writes cause, as the server would send it (headers with
-   * the signatures, body), a copy of its own: the handlers record deliveries, they do not send them.
-   * One that throws or rejects (an `async` one) is told on `console.error` and stops nothing.
-   */
+  /** Each webhook delivery the sandbox's writes cause, a copy of its own (recorded, not sent); one that throws is told on `console.error`. */
   onDelivery?: (delivery: DeliveryRecord) => void;
-  /** Generate answers from the schemas instead of the examples (no sandbox). Node only: a browser has no generator. */
+  /** Generate answers from the schemas instead of the examples (no sandbox). Node only. */
   dynamic?: boolean;
-  /** Makes dynamic answers, random delays and random faults repeatable: `7` and `'7'` are one seed, as `--seed 7` is. */
+  /** Makes dynamic answers, random delays and random faults repeatable: `7` and `'7'` are one seed. */
   seed?: string | number;
-  /** Another OpenAPI document than the package's: the path of its file (Node only), or the document as data (parsed JSON or YAML). */
+  /** Another OpenAPI document: the path of its file (Node only), or the document as data. */
   document?: string | Record<string, unknown>;
   /** Problems of the mock itself, such as an answer that breaks the document (default: console.warn). */
   onWarning?: (line: string) => void;
@@ -45,79 +36,51 @@ export interface GiteaHandlers {
   handlers: HttpHandler[];
   /** Every sandbox world back to the seed, and every journal emptied. */
   reset(): Promise<void>;
-  /**
-   * The requests the handlers answered, oldest first: of one credential (an `Authorization` value
-   * or `{ token }`), or of all, and of none, without one.
-   */
-  requests(credential?: string | { token: string }): Promise<JournalEntry[]>;
-  /**
-   * A copy of the sandbox world of a credential as it is now: an `Authorization` header value
-   * (`token abc`, `Basic …`) or `{ token }`. The seed before its first write; undefined without the sandbox.
-   */
-  world(credential: string | { token: string }): Promise<World | undefined>;
-  /**
-   * Copies of the webhook deliveries the sandbox's writes caused, oldest first: of one credential's
-   * world, or of every world; the newest of each world are kept (up to 100), and `reset()` forgets them.
-   */
-  deliveries(credential?: string | { token: string }): Promise<DeliveryRecord[]>;
-  /**
-   * Fires an event in a credential's world on demand, as `POST /__sandbox/trigger` does: the
-   * payload built from that world, recorded for the hooks that take it and the system hooks;
-   * resolves with those deliveries. Rejects for an event type or action the document does not
-   * describe, or a repository the world does not hold.
-   */
+  /** The requests the handlers answered, oldest first: of one credential, or of all. */
+  requests(credential?: Credential): Promise<JournalEntry[]>;
+  /** A copy of a credential's sandbox world as it is now; undefined without the sandbox. */
+  world(credential: Credential): Promise<World | undefined>;
+  /** Copies of the webhook deliveries, oldest first, of one credential's world or all (the newest 100 of each). */
+  deliveries(credential?: Credential): Promise<DeliveryRecord[]>;
+  /** Fires an event in a credential's world, as `POST /__sandbox/trigger` does; resolves with its deliveries. */
   trigger(wanted: {
     event: string;
     action?: string;
     repository: string;
-    credential: string | { token: string };
+    credential: Credential;
   }): Promise<DeliveryRecord[]>;
-  /**
-   * Records the logged delivery `id` of a credential's world again, as Gitea's replay sends it:
-   * the same payload and signatures under a new delivery id, for the hook as it is now. Rejects when that world's log has no such delivery.
-   */
-  redeliver(credential: string | { token: string }, id: string): Promise<DeliveryRecord>;
-  /**
-   * The first delivery of this event type (`X-Gitea-Event-Type`) and action, each when given, to
-   * have settled (recorded, skipped), of one credential's world or of any, as soon as there is one;
-   * rejects after `timeoutMs` (default 5,000, at most 60,000) without one.
-   */
+  /** Records the logged delivery `id` again, as Gitea's replay sends it, under a new delivery id. */
+  redeliver(credential: Credential, id: string): Promise<DeliveryRecord>;
+  /** The first delivery of this event and action to settle, of one credential's world or any; rejects after `timeoutMs` (default 5,000, at most 60,000). */
   waitForDelivery(wanted: {
     event?: string;
     action?: string;
     timeoutMs?: number;
-    credential?: string | { token: string };
+    credential?: Credential;
   }): Promise<DeliveryRecord>;
   /** Stops what the mock started (the sandbox's markdown workers, in Node). */
   close(): Promise<void>;
 }
 
-/** The options the answering mock is started with. */
 export type StartOptions = Omit<GiteaHandlersOptions, 'baseUrl' | 'sandbox' | 'onWarning' | 'onDelivery' | 'seed'> & {
   seed?: string;
   sandbox?: SandboxOptions;
   onWarning: (line: string) => void;
 };
 
-/** `base` without `/api/v1` (`https://gitea.example.org`, or `` for a relative one), checked. */
+/** `base` without `/api/v1` (`` for a relative one), checked. */
 function originPart(baseUrl: string): string {
   const trimmed = baseUrl.replace(/\/+$/, '');
+  const given = JSON.stringify(baseUrl);
   if (!trimmed.endsWith(BASE_PATH))
-    throw new TypeError(
-      `baseUrl must end in ${BASE_PATH}, as a Gitea host serves its API there: ${JSON.stringify(baseUrl)}`,
-    );
+    throw new TypeError(`baseUrl must end in ${BASE_PATH}, as a Gitea host serves its API there: ${given}`);
   const prefix = trimmed.slice(0, -BASE_PATH.length);
   if (prefix !== '' && !/^https?:\/\/[^/?#]+$/.test(prefix))
-    throw new TypeError(
-      `baseUrl must be an http(s) origin followed by ${BASE_PATH}, or ${BASE_PATH} alone: ${JSON.stringify(baseUrl)}`,
-    );
+    throw new TypeError(`baseUrl must be an http(s) origin followed by ${BASE_PATH}, or ${BASE_PATH} alone: ${given}`);
   return prefix;
 }
 
-/**
- * What a handler matches: the path on the base URL's origin; for a relative base URL, on the page's
- * origin in a browser, and on any origin where there is no page (Node), as a test runner has none.
- */
+/** What a handler matches: the path on the base URL's origin, else the page's, else (Node) any origin. */
 function matching(origin: string, path: string): string | RegExp {
   if (origin !== '') return `${origin}${path}`;
   if (typeof location !== 'undefined') return `${location.origin}${path}`;
@@ -134,7 +97,8 @@ export function createHandlersWith(
   const { baseUrl: _, sandbox: wanted, onDelivery, onWarning, seed: given, ...choices } = options;
   // Checked now, not at the first request.
   const seed = seedText(given);
-  createConditions({ ...choices, ...(seed === undefined ? {} : { seed }) });
+  const seeded = { ...choices, ...(seed === undefined ? {} : { seed }) };
+  createConditions(seeded);
   const chosen = wanted === true ? {} : wanted || undefined;
   const sandbox: SandboxOptions | undefined = chosen && {
     ...chosen,
@@ -142,31 +106,22 @@ export function createHandlersWith(
   };
   let docsUrl = '';
   let mock: Promise<AnsweringMock> | undefined;
-  const ready = (): Promise<AnsweringMock> =>
-    (mock ??= start(
-      {
-        ...choices,
-        ...(seed === undefined ? {} : { seed }),
-        ...(sandbox === undefined ? {} : { sandbox }),
-        onWarning: onWarning ?? ((line) => console.warn(`gitea-mock: ${line}`)),
-      },
-      () => docsUrl,
-    ));
+  const warn = onWarning ?? ((line: string) => console.warn(`gitea-mock: ${line}`));
+  const started = { ...seeded, ...(sandbox === undefined ? {} : { sandbox }), onWarning: warn };
+  const ready = (): Promise<AnsweringMock> => (mock ??= start(started, () => docsUrl));
 
   const answer = async ({ request }: { request: Request }): Promise<Response> => {
     // Error bodies name the API documentation of the host the app talks to, as Gitea's do.
     docsUrl ||= `${new URL(request.url).origin}/api/swagger`;
     return (await ready()).app.fetch(request);
   };
-  const handlers = [
-    BASE_PATH,
-    `${BASE_PATH}/*`,
-    JOURNAL_PATH,
-    ...(sandbox ? [RESET_PATH, DELIVERIES_PATH, `${DELIVERIES_PATH}/*`, TRIGGER_PATH] : []),
-  ].map((path) => http.all(matching(origin, path), answer));
-  const credentialOf = (credential: string | { token: string }): string =>
+  const sandboxPaths = sandbox ? [RESET_PATH, DELIVERIES_PATH, `${DELIVERIES_PATH}/*`, TRIGGER_PATH] : [];
+  const paths = [BASE_PATH, `${BASE_PATH}/*`, JOURNAL_PATH, ...sandboxPaths];
+  const handlers = paths.map((path) => http.all(matching(origin, path), answer));
+  const credentialOf = (credential: Credential): string =>
     typeof credential === 'string' ? credential : `token ${credential.token}`;
-  const sandboxOf = async (what: string) => {
+  const anyOf = (credential?: Credential) => (credential === undefined ? undefined : credentialOf(credential));
+  const sandboxOf = async (what: string): Promise<SandboxControl> => {
     const started = (await ready()).sandbox;
     if (!started) throw new TypeError(`${what} needs the sandbox: createGiteaHandlers({ sandbox: true, … })`);
     return started;
@@ -180,23 +135,13 @@ export function createHandlersWith(
       started.journal.clear();
       await started.sandbox?.resetAll();
     },
-    async requests(credential) {
-      if (!mock) return [];
-      return (await mock).journal.list(credential === undefined ? undefined : credentialOf(credential));
-    },
-    async world(credential) {
-      return (await ready()).sandbox?.worldOf(credentialOf(credential));
-    },
-    async deliveries(credential) {
-      return (await ready()).sandbox?.deliveries(credential === undefined ? undefined : credentialOf(credential)) ?? [];
-    },
+    requests: async (credential) => (mock ? (await mock).journal.list(anyOf(credential)) : []),
+    world: async (credential) => (await ready()).sandbox?.worldOf(credentialOf(credential)),
+    deliveries: async (credential) => (await ready()).sandbox?.deliveries(anyOf(credential)) ?? [],
     async trigger({ event, action, repository, credential }) {
       const host = origin === '' ? 'localhost' : new URL(origin).hostname;
-      return (await sandboxOf('trigger')).trigger(
-        credentialOf(credential),
-        { event, repository, ...(action === undefined ? {} : { action }) },
-        host,
-      );
+      const wanted = { event, repository, ...(action === undefined ? {} : { action }) };
+      return (await sandboxOf('trigger')).trigger(credentialOf(credential), wanted, host);
     },
     async redeliver(credential, id) {
       const record = await (await sandboxOf('redeliver')).redeliver(credentialOf(credential), id);
@@ -207,12 +152,7 @@ export function createHandlersWith(
       if (!(timeoutMs >= 0 && timeoutMs <= MAX_WAIT_SECONDS * 1000))
         throw new RangeError(`timeoutMs must be from 0 to ${MAX_WAIT_SECONDS * 1000}: ${timeoutMs}`);
       const filter = { ...(event === undefined ? {} : { type: event }), ...(action === undefined ? {} : { action }) };
-      const sandbox = await sandboxOf('waitForDelivery');
-      const waited = await sandbox.waitForDeliveries(
-        credential === undefined ? undefined : credentialOf(credential),
-        filter,
-        timeoutMs,
-      );
+      const waited = await (await sandboxOf('waitForDelivery')).waitForDeliveries(anyOf(credential), filter, timeoutMs);
       if (typeof waited === 'object') return waited.deliveries[0]!;
       const what = [event, action].filter(Boolean).join(' ');
       throw new Error(

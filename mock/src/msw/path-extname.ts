@@ -1,7 +1,4 @@
-// What the MSW handlers' browser build gives for Node's `path`, which the one module of Prism's
-// validator that reaches it (mime-types, through type-is) uses for `extname` alone. The results of
-// Node's path.extname on Linux: from the last `.` of the last segment (trailing slashes aside),
-// nothing when that dot starts the segment, or when the segment is `..`.
+// Node's `path` in the MSW handlers' browser build, for mime-types' `extname` alone: Node's results on Linux.
 export function extname(path: string): string {
   const trimmed = path.replace(/\/+$/, '');
   const base = trimmed.slice(trimmed.lastIndexOf('/') + 1);

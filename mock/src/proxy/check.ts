@@ -1,27 +1,18 @@
-// The proxy's check of an exchange of the 20 operations: the request with the front's check
-// (Prism's validator, as the mock checks requests), the answer with the check live mode uses
-// (contract/conformance.ts). A check that found nothing is remembered by a SHA-256 of everything
-// it read, so that a byte-for-byte repeat (a suite polls, a client retries) is judged as the first
-// without checking it again; only digests are kept, never a credential or a body.
+// The proxy's check of an exchange; one that found nothing is remembered by a SHA-256 of all it read, not the bytes.
 import { createHash, hash } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { redact } from '../common/redaction.js';
-import { clip } from '../contract/clip.js';
-import { describeViolation, mismatches } from '../contract/conformance.js';
-import { listOperations, type Operation } from '../contract/document.js';
+import { answerChecker, describeViolation } from '../contract/conformance.js';
 import { readDocumentFile } from '../contract/document-file.js';
-import { createExchangeReport, LINE_CHARS, total, type Found } from '../contract/exchange-report.js';
-import { createSchemaValidator } from '../contract/schema.js';
+import { clip, createExchangeReport, LINE_CHARS, total, type Found } from '../contract/exchange-report.js';
 import { BASE_PATH } from '../front/app.js';
 import { checkAuthorization } from '../front/auth.js';
 import type { MockOperation } from '../front/operations.js';
 import { LISTED_VIOLATIONS, queryOf, requestViolations, type PrismMethod } from '../front/validation.js';
-import type { Collected } from './wire.js';
+import type { Collected } from './exchange.js';
 
 /** Header names whose values are credentials, as the client redacts them. */
 const CREDENTIAL_HEADER = /auth|token|secret|password|cookie|otp|key|session/i;
-/** Requests and answers whose check found nothing, remembered in each memory; the oldest goes first. */
-const PASSED_REMEMBERED = 1024;
 
 /** Every value a log line, report or header must not show: credentials, query tokens, secret fields of the body. */
 function secretsOf(headers: IncomingHttpHeaders, url: URL, body: unknown, op: MockOperation): string[] {
@@ -37,11 +28,10 @@ function secretsOf(headers: IncomingHttpHeaders, url: URL, body: unknown, op: Mo
   // One-time codes, cookies and other credential headers, each cookie's value on its own too.
   for (const [name, value] of Object.entries(headers)) {
     if (name === 'authorization' || !CREDENTIAL_HEADER.test(name)) continue;
-    for (const text of [value ?? []].flat())
-      secrets.push(
-        text,
-        ...(name === 'cookie' ? text.split(';').map((pair) => pair.slice(pair.indexOf('=') + 1).trim()) : []),
-      );
+    for (const text of [value ?? []].flat()) {
+      const cookies = name === 'cookie' ? text.split(';').map((pair) => pair.slice(pair.indexOf('=') + 1)) : [];
+      secrets.push(text, ...cookies.map((cookie) => cookie.trim()));
+    }
   }
   const schema = op.operation.request?.body?.contents?.[0]?.schema as
     | { properties?: Record<string, { writeOnly?: boolean }> }
@@ -59,59 +49,35 @@ function digest(parts: readonly string[], bytes?: Buffer): string {
   return bytes?.length ? createHash('sha256').update(text).update(bytes).digest('hex') : hash('sha256', text);
 }
 
-/** A set of digests that forgets its oldest past PASSED_REMEMBERED. */
+/** The digests of checks that found nothing, the oldest forgotten past 1024. */
 class Passed extends Set<string> {
   override add(key: string): this {
-    if (this.size >= PASSED_REMEMBERED && !this.has(key)) this.delete(this.values().next().value!);
+    if (this.size >= 1024 && !this.has(key)) this.delete(this.values().next().value!);
     return super.add(key);
   }
-}
-
-/** One exchange's check: its violations so far, and how to redact what is said of it. */
-export interface ExchangeCheck {
-  readonly violations: Found[];
-  /** Why the proxy's own check failed, if it did: its failure, not the peer's. */
-  readonly failure: string | undefined;
-  hide(text: string): string;
-  /** Checks the upstream's answer, its body `decoded` (undefined: not read, too large or in an unknown coding). */
-  answer(answer: IncomingMessage, decoded: string | undefined): void;
-  /** Counts the exchange in the report. */
-  record(): void;
-  /** Says the exchange's violations, if any, in one line. */
-  report(): void;
 }
 
 export type Checker = ReturnType<typeof createChecker>;
 
 export function createChecker(document: string, onViolations?: (line: string) => void) {
-  const doc = readDocumentFile(document).document;
-  const schemas = createSchemaValidator(doc);
-  const operations = new Map<string, Operation>(
-    listOperations(doc).map((op) => [String(op.operation.operationId), op]),
-  );
+  const checkAnswer = answerChecker(readDocumentFile(document).document);
   const stats = createExchangeReport();
   const passedRequests = new Passed();
   const passedAnswers = new Passed();
 
-  /** Checks the request to `op` (read whole, or `complete: false` when too large), and gives the exchange's check. */
-  function check(
-    op: MockOperation,
-    req: IncomingMessage,
-    url: URL,
-    headers: Record<string, string>,
-    { chunks, complete }: Collected,
-  ): ExchangeCheck {
+  function check(op: MockOperation, req: IncomingMessage, url: URL, headers: Record<string, string>, read: Collected) {
+    const { chunks, complete } = read;
     const raw = Buffer.concat(chunks);
-    let body: unknown;
+    let value: unknown;
     if (complete && raw.length > 0) {
       try {
-        body = /json/i.test(headers['content-type'] ?? '') ? JSON.parse(raw.toString('utf8')) : raw.toString('latin1');
+        value = /json/i.test(headers['content-type'] ?? '') ? JSON.parse(raw.toString('utf8')) : raw.toString('latin1');
       } catch {
-        body = raw.toString('latin1');
+        value = raw.toString('latin1');
       }
     }
     let secrets: string[] | undefined;
-    const secretsNow = (): string[] => (secrets ??= secretsOf(req.headers, url, body, op));
+    const secretsNow = (): string[] => (secrets ??= secretsOf(req.headers, url, value, op));
     const hide = (text: string): string => redact(text, secretsNow());
     let failure: string | undefined;
     const violations: Found[] = [];
@@ -138,27 +104,25 @@ export function createChecker(document: string, onViolations?: (line: string) =>
       if (!auth.ok) violations.push({ line: `request headers.authorization: ${auth.message}`, count: 1 });
     }
     const method = op.method.toLowerCase() as PrismMethod;
-    const path = url.pathname.slice(BASE_PATH.length);
-    const element = { method, url: { path, query: queryOf(url) }, headers, body };
-    const lines = remembered(
-      passedRequests,
-      requestKey,
-      'request',
-      () => requestViolations(op, element, complete),
-      violations,
-    );
-    violations.push(...lines.slice(0, LISTED_VIOLATIONS).map((line) => ({ line: `request ${line}`, count: 1 })));
-    if (lines.length > LISTED_VIOLATIONS) {
-      const more = lines.length - LISTED_VIOLATIONS;
+    const element = { method, url: { path: url.pathname.slice(BASE_PATH.length), query: queryOf(url) }, headers };
+    const request = () => requestViolations(op, { ...element, body: value }, complete);
+    const found = remembered(passedRequests, requestKey, 'request', request, violations);
+    violations.push(...found.slice(0, LISTED_VIOLATIONS).map((line) => ({ line: `request ${line}`, count: 1 })));
+    if (found.length > LISTED_VIOLATIONS) {
+      const more = found.length - LISTED_VIOLATIONS;
       violations.push({ line: `request: ${more} more violations, not listed`, count: more });
     }
+    // Redacted first, after every step that reshapes a value (lower-casing a content type …), and only then cut short.
+    const lines = (): string => violations.map(({ line }) => clip(hide(line), LINE_CHARS)).join('; ');
     return {
       violations,
+      /** Why the proxy's own check failed, if it did: its failure, not the peer's. */
       get failure() {
         return failure;
       },
       hide,
-      answer(answer, decoded) {
+      /** Checks the answer, its body `decoded` (undefined: not read, too large or in an unknown coding). */
+      answer(answer: IncomingMessage, decoded: string | undefined) {
         const key = digest([
           op.operationId,
           String(answer.statusCode),
@@ -166,37 +130,25 @@ export function createChecker(document: string, onViolations?: (line: string) =>
           decoded === undefined ? 'unread' : 'read',
           decoded ?? '',
         ]);
-        const found = remembered(passedAnswers, key, 'answer', () =>
-          mismatches(
-            doc,
-            schemas,
-            operations.get(op.operationId)!,
-            {
-              status: answer.statusCode ?? 0,
-              headers: new Headers(
-                Object.entries(answer.headers).flatMap(([name, value]) =>
-                  value === undefined ? [] : [[name, String(value)] as [string, string]],
-                ),
-              ),
-              body: decoded ?? '',
-            },
-            { body: decoded !== undefined, redact: hide },
-          ),
-        );
+        const found = remembered(passedAnswers, key, 'answer', () => {
+          const pairs = Object.entries(answer.headers).flatMap(([name, value]) =>
+            value === undefined ? [] : [[name, String(value)] as [string, string]],
+          );
+          const given = { status: answer.statusCode ?? 0, headers: new Headers(pairs), body: decoded ?? '' };
+          return checkAnswer(op.operationId, given, { body: decoded !== undefined, redact: hide });
+        });
         for (const violation of found)
           violations.push({ line: `response ${describeViolation(violation)}`, count: violation.count ?? 1 });
       },
+      lines,
       record() {
         stats.record(op.operationId, violations, violations.length > 0 ? secretsNow() : []);
       },
       report() {
         if (violations.length === 0) return;
         const count = total(violations);
-        // Redacted first, after every step that reshapes a value (lower-casing a content type …), and only then cut short.
-        const lines = violations.map(({ line }) => clip(hide(line), LINE_CHARS)).join('; ');
-        onViolations?.(
-          hide(`${op.operationId} ${req.method} ${url.pathname}: ${count} violation${count > 1 ? 's' : ''}: ${lines}`),
-        );
+        const said = `${count} violation${count > 1 ? 's' : ''}: ${lines()}`;
+        onViolations?.(hide(`${op.operationId} ${req.method} ${url.pathname}: ${said}`));
       },
     };
   }

@@ -1,210 +1,291 @@
-// One exchange through the proxy: the request forwarded as it came (raw header names, order and
-// bytes, its body streamed past what is read to be checked), within its bounds (the whole
-// exchange's length, an upload or an upstream that stalls, the server's budget of request bodies),
-// checked (check.ts) and relayed back, or answered by the proxy itself when a bound passes or the
-// upstream fails.
+// One exchange through the proxy: forwarded as it came, within its bounds, checked, relayed or answered itself.
 import * as http from 'node:http';
 import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
 import * as https from 'node:https';
-import { pipeline } from 'node:stream';
-import { clip } from '../contract/clip.js';
-import { LINE_CHARS, total } from '../contract/exchange-report.js';
+import { pipeline, type Readable } from 'node:stream';
+import { promisify } from 'node:util';
+import { brotliDecompress, gunzip, inflate } from 'node:zlib';
 import { networkFailure } from '../common/network-failure.js';
 import { Refusal } from '../common/refusal.js';
 import { originFormRefusal } from '../common/request-target.js';
+import { clip, LINE_CHARS, total } from '../contract/exchange-report.js';
 import type { BodyBudget, BodyReading } from '../front/body.js';
 import { exposing, retryShortly } from '../front/cors.js';
 import type { MockOperation } from '../front/operations.js';
 import type { Checker } from './check.js';
 import type { ProxyOptions } from './proxy.js';
-import { Busy, collect, decodedBody, endToEnd, Halt, headersProblem, requestFraming, statusProblem } from './wire.js';
 
 /** Bodies up to this size are read whole and checked; larger ones stream through unchecked. */
 const CHECK_LIMIT = 10 * 1024 * 1024;
-
 const seconds = (ms: number): string => `${ms / 1000} s`;
 
-/** What an exchange has of the front: the request's single-valued headers, its CORS, and its error dialect. */
 export interface Arrival {
   req: IncomingMessage;
   res: ServerResponse;
   url: URL | undefined;
   headers: Record<string, string>;
   cors: Record<string, string>;
-  /** The operation of the document, for a request to one. */
   op: MockOperation | undefined;
   sendError(status: number, message: string, headers: Record<string, string>): void;
 }
 
-/** The upstream, the connections kept to it, and the bounds of an exchange with it. */
-class Upstream {
-  readonly timeoutMs: number;
-  readonly exchangeTimeoutMs: number;
-  readonly send: typeof http.request;
-  // Connections to the upstream are kept and reused: a new TCP (and TLS) connection per request
-  // would cost more than everything else the proxy does. Their number has a ceiling, so that slow
-  // clients cannot take the upstream's; a connection after anything unexpected is destroyed, never reused.
-  readonly agent: http.Agent;
+export interface Collected {
+  chunks: Buffer[];
+  /** False past the limit: the rest is still in the stream, paused. */
+  complete: boolean;
+}
 
-  constructor(
-    readonly url: URL,
-    options: ProxyOptions,
-  ) {
-    this.timeoutMs = options.timeoutMs ?? 30_000;
-    this.exchangeTimeoutMs = options.exchangeTimeoutMs ?? 300_000;
-    const connections = options.upstreamConnections ?? 64;
-    const { request, Agent } = url.protocol === 'https:' ? https : http;
-    this.send = request as typeof http.request;
-    this.agent = new Agent({ keepAlive: true, maxSockets: connections, maxTotalSockets: connections });
+/** An exchange's halt: the first reason ends it, told once to each listener; an AbortController costs a tenth of the proxy's CPU. */
+class Halt {
+  reason: Error | undefined;
+  #listeners: ((reason: Error) => void)[] = [];
+  get aborted(): boolean {
+    return this.reason !== undefined;
   }
-
-  /**
-   * The upstream's answer to `req`, sent with `headers`, its body's first `head` chunks, and the
-   * rest of `req` streamed after them when `streamRest`. A halt ends it with the reason; so does
-   * the upstream's silence, with a 504.
-   */
-  forward(
-    req: IncomingMessage,
-    headers: string[],
-    head: Buffer[],
-    streamRest: boolean,
-    halt: Halt,
-    opened: (outgoing: ClientRequest) => void,
-  ): Promise<IncomingMessage> {
-    return new Promise((resolve, reject) => {
-      if (halt.reason) return reject(halt.reason);
-      // The path as the client sent it, not normalised: the upstream is the one to judge it.
-      const { protocol, hostname, port } = this.url;
-      const outgoing = this.send(
-        {
-          protocol,
-          hostname,
-          port,
-          path: req.url ?? '/',
-          agent: this.agent,
-          method: req.method,
-          headers,
-          timeout: this.timeoutMs,
-        },
-        resolve,
-      );
-      opened(outgoing);
-      // For the exchange's lifetime: an error after the answer came is the answer's stream's to report.
-      outgoing.on('error', reject);
-      outgoing.on('timeout', () =>
-        halt.halt(new Refusal(504, `the upstream ${this.url.host} sent nothing for ${seconds(this.timeoutMs)}`)),
-      );
-      halt.on((reason) => outgoing.destroy(reason));
-      for (const chunk of head) outgoing.write(chunk);
-      if (streamRest) req.pipe(outgoing);
-      else outgoing.end();
-    });
+  abort(reason: Error): void {
+    if (this.reason !== undefined) return;
+    this.reason = reason;
+    for (const listener of this.#listeners.splice(0)) listener(reason);
   }
-
-  /** The exchange failing, in the service's error dialect: the proxy's own refusal with its status and message, else 502 naming the network failure. */
-  failed({ req, res, cors, sendError }: Arrival, error: NodeJS.ErrnoException): number {
-    const status = error instanceof Refusal ? error.status : 502;
-    if (res.headersSent) {
-      // Part of the answer is out: the client must see it cut short, never wait for the rest.
-      res.destroy();
-      return status;
-    }
-    // For a TLS failure, OpenSSL's reason too, and what to try where there is one thing to try.
-    const { code, tls, advice } = networkFailure(error);
-    const message =
-      error instanceof Refusal
-        ? error.message
-        : `the upstream ${this.url.host} failed: ${code ?? error.message}${tls ? ` (TLS: ${tls}${advice ? `: ${advice}` : ''})` : ''}`;
-    // A request whose body was not read to its end leaves the connection unusable.
-    res.shouldKeepAlive &&= req.complete;
-    // A clean reason phrase: `writeHead` keeps the one it last stored, even one it refused.
-    res.statusMessage = '';
-    sendError(status, message, error instanceof Busy ? retryShortly(cors) : cors);
-    return status;
+  on(listener: (reason: Error) => void): void {
+    this.#listeners.push(listener);
   }
-
-  /** Sends the upstream's answer on: status, end-to-end headers and body as received, plus CORS and the violation count. */
-  relay(
-    res: ServerResponse,
-    answer: IncomingMessage,
-    head: Buffer[],
-    streamRest: boolean,
-    cors: Record<string, string>,
-  ): void {
-    // Checked before anything is written: `writeHead` throws on what Node's parser let through.
-    const problem = statusProblem(answer.statusCode, answer.statusMessage) ?? headersProblem(answer.rawHeaders);
-    if (problem)
-      throw new Refusal(502, `the upstream ${this.url.host} sent an answer that cannot be passed on: ${problem}`);
-    // The mock's own CORS answers stand in for the upstream's: the browser talks to the proxy's origin.
-    const headers = endToEnd(answer.rawHeaders, (name) => name.startsWith('access-control-'));
-    for (const [name, value] of Object.entries(cors)) headers.push(name, value);
-    res.writeHead(answer.statusCode!, answer.statusMessage, headers);
-    for (const chunk of head) res.write(chunk);
-    // A stream the upstream cuts, or the proxy halts, destroys the client's connection with it.
-    if (streamRest) pipeline(answer, res, () => {});
-    else res.end();
-  }
-
-  /** The bounds of an exchange: its whole length, and an upload that stalls; either halts it, and so does the client leaving. */
-  bound(
-    { req, res }: Arrival,
-    halt: Halt,
-    reading: BodyReading,
-    bodyless: boolean,
-  ): { opened(outgoing: ClientRequest): void; outgoing(): ClientRequest | undefined } {
-    let outgoing: ClientRequest | undefined;
-    const { timeoutMs } = this;
-    const whole = setTimeout(() => {
-      const message = req.complete
-        ? `the exchange with the upstream ${this.url.host} took longer than ${seconds(this.exchangeTimeoutMs)}`
-        : `the request took longer than ${seconds(this.exchangeTimeoutMs)}`;
-      halt.halt(new Refusal(req.complete ? 504 : 408, message));
-    }, this.exchangeTimeoutMs);
-    const upload = bodyless
-      ? undefined
-      : setTimeout(function stalled() {
-          // Paused, it waits for the upstream to read, which is the upstream's silence to judge.
-          if (req.isPaused()) upload?.refresh();
-          else halt.halt(new Refusal(408, `the request body stalled: no byte for ${seconds(timeoutMs)}`));
-        }, timeoutMs);
-    const refresh = (): void => void upload?.refresh();
-    if (upload) req.on('data', refresh).once('end', () => clearTimeout(upload));
-    halt.on(() => {
-      clearTimeout(upload);
-      if (res.headersSent) res.destroy();
-    });
-    res.once('close', () => {
-      reading.release();
-      clearTimeout(whole);
-      clearTimeout(upload);
-      req.off('data', refresh);
-      // The upstream connection goes with the client.
-      if (!res.writableFinished) outgoing?.destroy();
-    });
-    return { opened: (request) => void (outgoing = request), outgoing: () => outgoing };
+  off(listener: (reason: Error) => void): void {
+    const at = this.#listeners.indexOf(listener);
+    if (at >= 0) this.#listeners.splice(at, 1);
   }
 }
 
-/** With the violations' count, which the browser may read. */
+/** A body up to `limit` bytes, a request's taken from the server's budget (`reading`) as they arrive; rejects on a halt. */
+function collect(stream: Readable, limit: number, halt: Halt, reading?: BodyReading): Promise<Collected> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (then: () => void): void => {
+      stream.off('data', onData).off('end', onEnd).off('error', onError);
+      halt.off(onHalt);
+      then();
+    };
+    const onError = (error: Error): void => settle(() => reject(halt.reason ?? error));
+    const onHalt = (reason: Error): void => onError(reason);
+    const onEnd = (): void => settle(() => resolve({ chunks, complete: true }));
+    const onData = (chunk: Buffer): void => {
+      const refusal = reading?.take(chunk.length);
+      if (!refusal) chunks.push(chunk);
+      size += chunk.length;
+      if (!refusal && size <= limit) return;
+      stream.pause();
+      settle(() =>
+        refusal ? reject(new Refusal(refusal.status, refusal.message)) : resolve({ chunks, complete: false }),
+      );
+    };
+    if (halt.aborted) return reject(halt.reason);
+    halt.on(onHalt);
+    stream.on('data', onData).once('end', onEnd).once('error', onError);
+  });
+}
+
+/** The codings an answer is decoded from to be checked: gzip is Gitea's, the others Node's fetch asks for too. */
+const DECODERS = { gzip: gunzip, 'x-gzip': gunzip, deflate: inflate, br: brotliDecompress } as Record<
+  string,
+  typeof gunzip
+>;
+
+/** The body decoded (codings in the order applied) to at most `limit` bytes; undefined when it cannot be: unchecked. */
+async function decodedBody(bytes: Buffer, encoding: string, limit: number): Promise<string | undefined> {
+  let body: Buffer | undefined = bytes;
+  for (const coding of encoding.split(',').reverse()) {
+    const name = coding.trim().toLowerCase();
+    if (name === '' || name === 'identity') continue;
+    const decode = DECODERS[name];
+    body = decode && (await promisify(decode)(body, { maxOutputLength: limit }).catch(() => undefined));
+    if (!body) return undefined;
+  }
+  return body.toString('utf8');
+}
+
+/** Connection-level headers, which a proxy never passes on (RFC 9110 §7.6.1). */
+const HOP_BY_HOP = new Set(
+  'connection keep-alive proxy-authenticate proxy-authorization proxy-connection te trailer transfer-encoding upgrade'.split(
+    ' ',
+  ),
+);
+
+function endToEnd(raw: readonly string[], drop: (name: string) => boolean): string[] {
+  const named = new Set<string>();
+  for (let i = 0; i < raw.length; i += 2)
+    if (raw[i]!.toLowerCase() === 'connection')
+      for (const option of raw[i + 1]!.split(',')) named.add(option.trim().toLowerCase());
+  const kept: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    if (!HOP_BY_HOP.has(name) && !named.has(name) && !drop(name)) kept.push(raw[i]!, raw[i + 1]!);
+  }
+  return kept;
+}
+
+/** Why Node would refuse to write these headers (as `writeHead` checks); names the header, never its value. */
+function headersProblem(raw: readonly string[]): string | undefined {
+  for (let i = 0; i < raw.length; i += 2) {
+    const quoted = JSON.stringify(raw[i]!.length > 40 ? `${raw[i]!.slice(0, 40)}…` : raw[i]);
+    try {
+      http.validateHeaderName(raw[i]!);
+      http.validateHeaderValue(raw[i]!, raw[i + 1]!);
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'ERR_INVALID_HTTP_TOKEN'
+        ? `the header name ${quoted} is not an HTTP token`
+        : `the header ${quoted} holds a character HTTP does not allow`;
+    }
+  }
+  return undefined;
+}
+
+function statusProblem(status: number | undefined, reason: string | undefined): string | undefined {
+  if (status === undefined || status < 100 || status > 999)
+    return `the status ${status ?? '(none)'} is not a three-digit code`;
+  try {
+    // A reason phrase takes the characters of a header value (Node checks both alike).
+    http.validateHeaderValue('status', reason ?? '');
+  } catch {
+    return 'the reason phrase holds a character HTTP does not allow';
+  }
+  return undefined;
+}
+
 const counted = (cors: Record<string, string>, count: number): Record<string, string> => ({
   ...exposing(cors, 'X-Contract-Violations'),
   'X-Contract-Violations': String(count),
 });
 
-export function createExchanges(upstreamUrl: URL, options: ProxyOptions, checker: Checker, bodies: BodyBudget) {
-  const upstream = new Upstream(upstreamUrl, options);
+type Upstream = ReturnType<typeof upstreamOf>;
+
+function upstreamOf(upstream: URL, options: ProxyOptions, bodies: BodyBudget) {
+  const { host, protocol, hostname, port } = upstream;
+  const connections = options.upstreamConnections ?? 64;
+  const { request, Agent } = protocol === 'https:' ? https : http;
+  // Kept and reused, to a ceiling slow clients cannot take: a connection per request costs more than all else here.
+  const agent = new Agent({ keepAlive: true, maxSockets: connections, maxTotalSockets: connections });
+  const target = { protocol, hostname, port, agent, timeout: options.timeoutMs ?? 30_000 };
+  return { host, options, bodies, agent, target, send: request as typeof http.request };
+}
+
+/** The exchange failing: the proxy's own refusal, else 502 naming the network failure, in the error dialect. */
+function failed({ req, res, cors, sendError }: Arrival, host: string, error: NodeJS.ErrnoException): number {
+  const status = error instanceof Refusal ? error.status : 502;
+  if (res.headersSent) {
+    // Part of the answer is out: the client must see it cut short, never wait for the rest.
+    res.destroy();
+    return status;
+  }
+  const { code, tls, advice } = networkFailure(error);
+  const message =
+    error instanceof Refusal
+      ? error.message
+      : `the upstream ${host} failed: ${code ?? error.message}${tls ? ` (TLS: ${tls}${advice ? `: ${advice}` : ''})` : ''}`;
+  // A request whose body was not read to its end leaves the connection unusable.
+  res.shouldKeepAlive &&= req.complete;
+  // A clean reason phrase: `writeHead` keeps the one it last stored, even one it refused.
+  res.statusMessage = '';
+  // A 503 is the budget of bodies, which frees itself as other requests end.
+  sendError(status, message, status === 503 ? retryShortly(cors) : cors);
+  return status;
+}
+
+function relay(
+  host: string,
+  res: ServerResponse,
+  answer: IncomingMessage,
+  cors: Record<string, string>,
+  body?: Collected,
+) {
+  // Checked before anything is written: `writeHead` throws on what Node's parser let through.
+  const problem = statusProblem(answer.statusCode, answer.statusMessage) ?? headersProblem(answer.rawHeaders);
+  if (problem) throw new Refusal(502, `the upstream ${host} sent an answer that cannot be passed on: ${problem}`);
+  // The mock's CORS stands in for the upstream's: the browser talks to the proxy's origin.
+  const headers = endToEnd(answer.rawHeaders, (name) => name.startsWith('access-control-'));
+  for (const [name, value] of Object.entries(cors)) headers.push(name, value);
+  res.writeHead(answer.statusCode!, answer.statusMessage, headers);
+  for (const chunk of body?.chunks ?? []) res.write(chunk);
+  // A stream the upstream cuts, or the proxy halts, destroys the client's connection with it.
+  if (body?.complete) res.end();
+  else pipeline(answer, res, () => {});
+  return answer.statusCode!;
+}
+
+/** The exchange's bounds and its one upstream request: the whole length and a stalled upload each halt it, as does the client leaving. */
+function openExchange(up: Upstream, { req, res }: Arrival, chunked: boolean, bodyless: boolean) {
+  const { host, target } = up;
+  const exchangeTimeoutMs = up.options.exchangeTimeoutMs ?? 300_000;
+  const headers = [
+    ...endToEnd(req.rawHeaders, (name) => name === 'host' || (name === 'cookie' && !up.options.forwardCookies)),
+    ...['Host', host, ...(chunked ? ['Transfer-Encoding', 'chunked'] : [])],
+  ];
+  const halt = new Halt();
+  const reading = up.bodies.reading();
+  let outgoing: ClientRequest | undefined;
+  const whole = setTimeout(() => {
+    const message = req.complete
+      ? `the exchange with the upstream ${host} took longer than ${seconds(exchangeTimeoutMs)}`
+      : `the request took longer than ${seconds(exchangeTimeoutMs)}`;
+    halt.abort(new Refusal(req.complete ? 504 : 408, message));
+  }, exchangeTimeoutMs);
+  const upload = bodyless
+    ? undefined
+    : setTimeout(function stalled() {
+        // Paused, it waits for the upstream to read, which is the upstream's silence to judge.
+        if (req.isPaused()) upload?.refresh();
+        else halt.abort(new Refusal(408, `the request body stalled: no byte for ${seconds(target.timeout)}`));
+      }, target.timeout);
+  const refresh = (): void => void upload?.refresh();
+  if (upload) req.on('data', refresh).once('end', () => clearTimeout(upload));
+  halt.on(() => {
+    clearTimeout(upload);
+    if (res.headersSent) res.destroy();
+  });
+  res.once('close', () => {
+    reading.release();
+    clearTimeout(whole);
+    clearTimeout(upload);
+    req.off('data', refresh);
+    // The upstream connection goes with the client.
+    if (!res.writableFinished) outgoing?.destroy();
+  });
+  const forward = ({ chunks, complete }: Collected): Promise<IncomingMessage> =>
+    new Promise((resolve, reject) => {
+      if (halt.aborted) return reject(halt.reason);
+      // The path as the client sent it, not normalised: the upstream is the one to judge it.
+      const sent = up.send({ ...target, path: req.url ?? '/', method: req.method, headers }, resolve);
+      outgoing = sent;
+      // For the exchange's lifetime: an error after the answer came is the answer's stream's to report.
+      sent.on('error', reject);
+      sent.on('timeout', () =>
+        halt.abort(new Refusal(504, `the upstream ${host} sent nothing for ${seconds(target.timeout)}`)),
+      );
+      halt.on((reason) => sent.destroy(reason));
+      for (const chunk of chunks) sent.write(chunk);
+      if (complete) sent.end();
+      else req.pipe(sent);
+    });
+  return { halt, reading, forward, destroy: () => outgoing?.destroy() };
+}
+
+export function createExchanges(upstream: URL, options: ProxyOptions, checker: Checker, bodies: BodyBudget) {
+  const up = upstreamOf(upstream, options, bodies);
+  const { host } = up;
   let outside = 0;
-  /** Exchanges of the 20 operations the proxy answered itself: the upstream failed, or a bound passed. */
   let unanswered = 0;
 
-  /** Passes `arrival` on, checked when it is a request to one of the 20 operations; resolves with the status sent. */
   async function pass(arrival: Arrival): Promise<number> {
     const { req, res, cors, op, sendError } = arrival;
     const url = arrival.url ?? new URL(req.url ?? '/', 'http://proxy');
-    const framing = requestFraming(req.headers['transfer-encoding']);
+    // Chunked is set explicitly: Node frames no body of a GET or DELETE, which the upstream would read as a request.
+    const coding = req.headers['transfer-encoding'];
+    const chunked = coding?.trim().toLowerCase() === 'chunked';
     const refusal =
-      originFormRefusal(req.url, '/api/v1/version', { server: 'proxy', host: upstream.url.host }) ??
-      (typeof framing === 'string' ? framing : headersProblem(req.rawHeaders));
+      originFormRefusal(req.url, '/api/v1/version', { server: 'proxy', host }) ??
+      (coding !== undefined && !chunked
+        ? `the request's Transfer-Encoding is ${JSON.stringify(coding.slice(0, 40))}: the proxy forwards chunked alone or a Content-Length, so that the upstream reads the body as it was sent`
+        : headersProblem(req.rawHeaders));
     if (refusal !== undefined) {
       // Nothing of a request whose body cannot be framed is forwarded, nor is its connection kept.
       res.shouldKeepAlive = false;
@@ -212,32 +293,19 @@ export function createExchanges(upstreamUrl: URL, options: ProxyOptions, checker
       req.resume();
       return 400;
     }
-    const headers = [
-      ...endToEnd(req.rawHeaders, (name) => name === 'host' || (name === 'cookie' && !options.forwardCookies)),
-      'Host',
-      upstream.url.host,
-      ...(framing as string[]),
-    ];
-    const halt = new Halt();
-    // The body's bytes count against the server's budget until the exchange ends.
-    const reading = bodies.reading();
-    // Without Content-Length or Transfer-Encoding a request has no body (RFC 9112 §6.3): nothing to read or wait for.
-    const bodyless = framing.length === 0 && (req.headers['content-length'] ?? '0') === '0';
-    const { opened, outgoing } = upstream.bound(arrival, halt, reading, bodyless);
+    // Without Content-Length or Transfer-Encoding a request has no body (RFC 9112 §6.3).
+    const bodyless = coding === undefined && (req.headers['content-length'] ?? '0') === '0';
+    const { halt, reading, forward, destroy } = openExchange(up, arrival, chunked, bodyless);
     let checked = false;
     try {
-      // The body is read (up to CHECK_LIMIT) before an upstream connection is taken: a client that
-      // uploads a byte at a time then holds its own connection only, never one of the upstream's.
+      // Read before an upstream connection is taken: a client that uploads a byte at a time holds its own only.
       const declared = reading.declared(Math.min(Number(req.headers['content-length'] ?? 0), CHECK_LIMIT));
       if (declared) throw new Refusal(declared.status, declared.message);
       const requestBody = bodyless ? { chunks: [], complete: true } : await collect(req, CHECK_LIMIT, halt, reading);
       if (bodyless) req.resume();
       if (!op) {
-        // Not one of the 20 operations: through untouched, and only counted.
         outside++;
-        const answer = await upstream.forward(req, headers, requestBody.chunks, !requestBody.complete, halt, opened);
-        upstream.relay(res, answer, [], true, cors);
-        return answer.statusCode!;
+        return relay(host, res, await forward(requestBody), cors);
       }
       const check = checker.check(op, req, url, arrival.headers, requestBody);
       const { violations, hide } = check;
@@ -247,17 +315,15 @@ export function createExchanges(upstreamUrl: URL, options: ProxyOptions, checker
         options.onExchange?.(true);
         check.report();
         res.shouldKeepAlive &&= requestBody.complete;
-        const lines = violations.map(({ line }) => clip(hide(line), LINE_CHARS)).join('; ');
-        sendError(422, `the request breaks the document: ${lines}`, counted(cors, total(violations)));
+        sendError(422, `the request breaks the document: ${check.lines()}`, counted(cors, total(violations)));
         return 422;
       }
-      const answer = await upstream.forward(req, headers, requestBody.chunks, !requestBody.complete, halt, opened);
+      const answer = await forward(requestBody);
       const answerBody = await collect(answer, CHECK_LIMIT, halt);
       const bytes = Buffer.concat(answerBody.chunks);
-      const coding = answer.headers['content-encoding'];
-      // An answer read whole is checked, decoded first if it is coded.
+      const encoding = answer.headers['content-encoding'];
       let decoded = answerBody.complete ? bytes.toString('utf8') : undefined;
-      if (decoded !== undefined && coding !== undefined) decoded = await decodedBody(bytes, coding, CHECK_LIMIT);
+      if (decoded !== undefined && encoding !== undefined) decoded = await decodedBody(bytes, encoding, CHECK_LIMIT);
       check.answer(answer, decoded);
       check.record();
       checked = true;
@@ -266,23 +332,16 @@ export function createExchanges(upstreamUrl: URL, options: ProxyOptions, checker
       if (failure !== undefined) options.onWarning?.(clip(hide(bug), LINE_CHARS));
       options.onExchange?.(failure === undefined ? true : 'check failed');
       check.report();
-      upstream.relay(res, answer, answerBody.chunks, !answerBody.complete, counted(cors, total(violations)));
-      return answer.statusCode!;
+      return relay(host, res, answer, counted(cors, total(violations)), answerBody);
     } catch (error) {
-      // After anything unexpected, the upstream connection is not reused.
-      outgoing()?.destroy();
+      destroy();
       if (op && !checked) {
         unanswered++;
         options.onExchange?.(false);
       }
-      return upstream.failed(arrival, error as NodeJS.ErrnoException);
+      return failed(arrival, host, error as NodeJS.ErrnoException);
     }
   }
 
-  return {
-    pass,
-    /** The exchanges outside the document, and those of the 20 operations the proxy answered itself. */
-    counts: () => ({ outside, unanswered }),
-    close: () => upstream.agent.destroy(),
-  };
+  return { pass, counts: () => ({ outside, unanswered }), close: () => up.agent.destroy() };
 }

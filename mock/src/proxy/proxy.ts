@@ -1,27 +1,15 @@
-// The proxy (`gitea-mock proxy https://gitea.example.org`): every request goes to a real Gitea
-// or Forgejo unchanged, and every exchange of the 20 operations is checked against the document on
-// the way (check.ts). Violations are reported (a log line per exchange, an X-Contract-Violations
-// header, the report) and never change the answer, unless `strict` refuses a request that breaks
-// the document. It is served on node:http directly (the front's `Request` cannot carry header
-// names and order byte for byte), with the front's CORS, error dialect, conditions and journal.
-//
-// Prism has a proxy of its own (`prism proxy`), but it does not serve here: it parses and
-// re-serialises bodies, so answers are not byte for byte the upstream's; it reads whole answers
-// into memory, so a 50 MB download is buffered; and it cannot let requests outside the document
-// through untouched. What is used from Prism is its request validator.
+// The proxy (`gitea-mock proxy <url>`) on node:http, header names and order byte for byte (Prism's re-serialises).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isLoopbackHost } from 'gitea-contract/internal';
-import type { ExchangeReport } from '../contract/exchange-report.js';
+import type { createExchangeReport } from '../contract/exchange-report.js';
 import { BASE_PATH } from '../front/app.js';
 import type { BodyBudget } from '../front/body.js';
-import type { Conditions } from '../front/conditions.js';
+import { faultAnswer, underConditions, type Conditions } from '../front/conditions.js';
 import { allowList, corsHeaders, isPreflight, preflightHeaders, retryShortly, type HeaderOf } from '../front/cors.js';
-import { apiError, sendJson } from '../front/errors.js';
-import { faultAnswer } from '../front/faults.js';
+import { apiError } from '../front/errors.js';
 import { JOURNAL_PATH, journalAnswer, type Journal } from '../front/journal.js';
 import type { OperationTable } from '../front/operations.js';
-import { reset, type Sent, singleValued } from '../front/node-server.js';
-import { underConditions } from '../front/under-conditions.js';
+import { reset, sendJson, type Sent, singleValued } from '../front/node-server.js';
 import { createChecker } from './check.js';
 import { createExchanges, type Arrival } from './exchange.js';
 
@@ -32,55 +20,46 @@ export interface ProxyOptions {
   strict?: boolean;
   /** Allow a plain-http upstream on another machine (loopback is always allowed). */
   allowInsecureUpstream?: boolean;
-  /** Longest silence of the upstream or of a client's upload: before the answer, between chunks (default 30 000 ms). */
+  /** Longest silence of the upstream or of a client's upload (default 30 000 ms). */
   timeoutMs?: number;
   /** Longest exchange, from the request's arrival to the answer's last byte (default 300 000 ms). */
   exchangeTimeoutMs?: number;
   /** Most connections open to the upstream at once; further requests wait for one (default 64). */
   upstreamConnections?: number;
-  /** Browser origins answered with CORS besides this machine's (`http://localhost:5173` …); others are refused. */
+  /** Browser origins answered with CORS besides this machine's; others are refused. */
   corsOrigins?: readonly string[];
   /** Forward the `Cookie` header (a signed-in web session) to the upstream; off by default. */
   forwardCookies?: boolean;
   /** One line per exchange with violations; never holds a credential. */
   onViolations?: (line: string) => void;
-  /**
-   * Each exchange of the 20 operations: `true` once checked; `false` when the proxy answered it itself
-   * (`502`, `504`, `408`: the upstream failed or a bound passed); `'check failed'` when the proxy's check threw.
-   */
+  /** Each exchange of the 20 operations: checked, answered by the proxy itself (`false`), or its check threw. */
   onExchange?: (checked: boolean | 'check failed') => void;
   /** A failure of the proxy itself, such as a check that threw; never holds a credential. */
   onWarning?: (line: string) => void;
 }
 
-/** What the exchanges came to: per operation, and those the proxy answered itself or that were outside the document. */
+/** What the exchanges came to: per operation, those the proxy answered itself, and those outside the document. */
 export interface ProxyReport {
   upstream: string;
   started: string;
   finished: string;
-  operations: ReturnType<ExchangeReport['byName']>;
+  operations: ReturnType<ReturnType<typeof createExchangeReport>['byName']>;
   notAnswered: { exchanges: number };
   notInContract: { exchanges: number };
 }
 
-/** What the proxy has of the server it runs in: the front's router, conditions, journal and budget of bodies. */
 export interface ProxyFront {
   table: OperationTable;
   conditions: Conditions;
   journal: Journal;
   bodies: BodyBudget;
-  /** The URL of the server's API documentation, for the `url` of error bodies (known once listening). */
   docsUrl(): string;
 }
 
 /** The upstream origin, or why it cannot be one; credentials go to it, so it must be https unless allowed. */
 export function checkUpstream(upstream: string, allowInsecure = false): URL {
-  let url: URL;
-  try {
-    url = new URL(upstream);
-  } catch {
-    throw new Error('the upstream needs an absolute URL, such as https://gitea.example.org');
-  }
+  const url = URL.parse(upstream);
+  if (!url) throw new Error('the upstream needs an absolute URL, such as https://gitea.example.org');
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
     throw new Error('the upstream needs an http: or https: URL');
   if (url.username || url.password) throw new Error('the upstream must not carry credentials: clients send their own');
@@ -95,16 +74,6 @@ export function checkUpstream(upstream: string, allowInsecure = false): URL {
   return url;
 }
 
-/** The request target as a URL, or undefined where it is none. */
-function parsed(target: string): URL | undefined {
-  try {
-    return new URL(target, 'http://proxy');
-  } catch {
-    return undefined;
-  }
-}
-
-/** The proxy: `handle` answers a request whole, `report()` says what the exchanges came to, `close` ends it. */
 export async function createProxy(document: string, options: ProxyOptions, front: ProxyFront) {
   const upstream = checkUpstream(options.upstream, options.allowInsecureUpstream);
   const checker = createChecker(document, options.onViolations);
@@ -115,37 +84,23 @@ export async function createProxy(document: string, options: ProxyOptions, front
   const started = new Date().toISOString();
   const sendError = (res: ServerResponse, status: number, message: string, headers?: Record<string, string>): void =>
     sendJson(res, status, apiError(docsUrl(), message), headers);
-  /** The proxy's own refusal; the request's body is not read. */
-  const refused = (
-    req: IncomingMessage,
-    res: ServerResponse,
-    status: number,
-    message: string,
-    headers?: Record<string, string>,
-  ): number => {
+  const refused = (req: IncomingMessage, res: ServerResponse, status: number, message: string, headers = {}) => {
     req.resume();
     sendError(res, status, message, headers);
     return status;
   };
 
-  /**
-   * A request to the API, under its conditions as in the other modes (under-conditions.ts): one
-   * that faults never reaches the upstream.
-   */
+  /** A request to the API, under its conditions as in the other modes: one that faults never reaches the upstream. */
   function conditioned(arrival: Arrival & { url: URL }): Promise<Sent> {
     const { req, res, url, cors, op } = arrival;
-    const arrived = {
-      method: req.method ?? 'GET',
-      url,
-      authorization: req.headers.authorization,
-      prefer: arrival.headers.prefer,
-      operationId: op?.operationId,
-      signal: () => {
-        const left = new AbortController();
-        res.once('close', () => left.abort());
-        return left.signal;
-      },
+    const { authorization } = req.headers;
+    const { prefer } = arrival.headers;
+    const signal = (): AbortSignal => {
+      const left = new AbortController();
+      res.once('close', () => left.abort());
+      return left.signal;
     };
+    const arrived = { method: req.method ?? 'GET', url, authorization, prefer, operationId: op?.operationId, signal };
     return underConditions<Sent>({ conditions, journal }, arrived, {
       // The Prefer header is the mock's: one it cannot read is refused here, not passed on.
       answer: async (prefer) => (prefer.ok ? exchanges.pass(arrival) : refused(req, res, 400, prefer.message, cors)),
@@ -180,7 +135,7 @@ export async function createProxy(document: string, options: ProxyOptions, front
       return 204;
     }
     const cors = corsHeaders(header);
-    const url = parsed(req.url ?? '/');
+    const url = URL.parse(req.url ?? '/', 'http://proxy') ?? undefined;
     if (url?.pathname === JOURNAL_PATH) {
       const answer = journalAnswer(journal, method, req.headers.authorization, docsUrl());
       req.resume();
@@ -207,11 +162,5 @@ export async function createProxy(document: string, options: ProxyOptions, front
     };
   }
 
-  return {
-    handle,
-    report,
-    async close() {
-      exchanges.close();
-    },
-  };
+  return { handle, report, close: async () => exchanges.close() };
 }

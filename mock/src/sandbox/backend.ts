@@ -1,148 +1,87 @@
-// GiteaBackend: the twenty operations against a sandbox world, a method per operationId, each as a
-// Gitea 1.27 server answers it (the handlers at commit f26f71f1b2; README "How the document is
-// kept"): lookups, merges, the server's quirks (repoEditHook resets omitted events to push,
-// orgEditLabel un-archives when is_archived is omitted, issueEditMilestone clears an omitted
-// deadline), `null` read as a field left out. Refusals are thrown as SandboxErrors, answered in one
-// place (sandbox.ts). A method changes the world in one synchronous step after its checks and says
-// whether it did, so the sandbox knows when to save, and a refused one leaves the world as it was.
+// GiteaBackend: a sandbox world's answer to each operation, a method per operationId, as Gitea 1.27 answers it (the handlers at commit f26f71f1b2).
+// A method changes the world in one synchronous step after its checks; a refusal is a thrown SandboxError and changes nothing.
 import { sha1 } from '@noble/hashes/legacy';
 import type { operations, paths } from 'gitea-contract';
 import { hex, randomBytes, randomUuid, utf8Bytes, utf8Length, utf8Text } from '../common/bytes.js';
 import { Refusal } from '../common/refusal.js';
-import type { Answer } from '../front/answer-source.js';
+import type { Answer } from '../front/app.js';
 import { apiError } from '../front/errors.js';
-import { goDecimal } from '../front/lenient.js';
-import type { FormPart } from '../front/multipart.js';
+import { goDecimal } from '../front/validation.js';
+import type { FormPart } from '../front/body.js';
 import { paginate } from '../examples/pagination.js';
-import { sniffedType, type MarkdownRenderer } from './markdown-inline.js';
-import {
-  propagate,
-  type Application,
-  type Attachment,
-  type GPGKey,
-  type Hook,
-  type Issue,
-  type Organization,
-  type PullRequest,
-  type Repository,
-  type Templates,
-  type User,
-  type World,
-} from './world.js';
+import { sniffedType, type MarkdownRenderer } from './markdown-render.js';
+import { propagate, type Application, type Attachment, type GPGKey, type Issue, type PullRequest } from './world.js';
+import type { Hook, Organization, Repository, Templates, User, World } from './world.js';
 
 /** A refusal, as Gitea answers it: `{message, url}`, `{errors, message, url}` with `errors`, or `answer`'s body and type. */
 export class SandboxError extends Refusal {
   constructor(
     status: number,
     message: string,
-    readonly options: {
-      errors?: string[] | null;
-      answer?: Omit<Answer, 'status'>;
-      /** A sandbox limit, not an answer of the API: not held to the document. */
-      own?: true;
-      /** Gitea changed the world before it failed (it has no transaction). */
-      changed?: true;
-    } = {},
+    /** `own`: a sandbox limit, not an answer of the API, not held to the document; `changed`: Gitea changed the world before it failed (it has no transaction). */
+    readonly options: { errors?: string[] | null; answer?: Omit<Answer, 'status'>; own?: true; changed?: true } = {},
   ) {
     super(status, message);
   }
 }
-/** Gitea's APIErrorNotFound. */
-class NotFound extends SandboxError {
-  constructor() {
-    super(404, 'not found', { errors: null });
-  }
-}
-/** An owner, user or organization that is none: `GetUserByName`, `GetOrgByName`. */
-class NoSuchOwner extends SandboxError {
-  constructor(name: string, lookup = 'GetUserByName') {
-    super(404, lookup, { errors: [`user redirect does not exist [name: ${name.toLowerCase()}]`] });
-  }
-}
-/** What Gitea answers when a handler crashes: a plain-text 500, whatever it changed before. */
-class Crash extends SandboxError {
-  constructor() {
-    super(500, 'Internal Server Error', {
-      answer: { type: 'text/plain', body: 'Internal Server Error' },
-      changed: true,
-    });
-  }
-}
 
-/** The answer of a refusal. */
-export function errorAnswer(error: SandboxError, docsUrl: string): Answer {
+export function refusalAnswer(error: SandboxError, docsUrl: string): Answer {
   const { errors, answer, own } = error.options;
   const body =
     errors === undefined ? apiError(docsUrl, error.message) : { errors, message: error.message, url: docsUrl };
-  return { status: error.status, type: 'application/json', body, ...answer, ...(own ? { own } : {}) };
+  return { status: error.status, type: 'application/json', body, ...answer, ...(own && { own }) };
 }
 
-/** A call of an operation: the world it acts on and the request. */
+/** A call of an operation: the world it acts on and the request; `form` a multipart body's parts in place of `body`, `url` as the client addressed it (the host of new records' URLs), `caller` the Basic user name's user, else alice. */
 export interface Call {
   world: World;
   params: Record<string, string>;
   query: Record<string, string | string[]>;
   body: unknown;
-  /** A multipart/form-data body, as its parts, in place of `body`. */
   form?: readonly FormPart[];
-  /** The request's URL as the client addressed it: new records get URLs on this host. */
   url: URL;
-  /** The Basic user name when it names a user of the world, else alice. */
   caller: User;
 }
 
-export interface Reply {
-  answer: Answer;
-  changed: boolean;
-}
+export type Reply = { answer: Answer; changed: boolean };
 
 type Method = 'get' | 'put' | 'post' | 'delete' | 'patch';
 type PathOperation = { [P in keyof paths]: paths[P][Method & keyof paths[P]] }[keyof paths];
-/** The operationIds of the document's paths (its webhooks are operations too). */
 export type OperationId = {
   [K in keyof operations]: operations[K] extends PathOperation ? K : never;
 }[keyof operations];
 
-/** The alphabet of Gitea's OAuth2 client secrets. */
-const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
-const ZERO_TIME = '0001-01-01T00:00:00Z';
+export const ZERO_TIME = '0001-01-01T00:00:00Z';
 /** Longest new user name: a name is copied wherever its user appears, into every URL of their repositories too. */
 const MAX_NAME_BYTES = 255;
-/** Most bytes of a secret's value (`SecretDataMaxLength`). */
+/** `SecretDataMaxLength` */
 const MAX_SECRET_BYTES = 65_536;
-/** Where a credential's world goes back to the seed. */
 export const RESET_PATH = '/__sandbox/reset';
 const ARMOUR_BEGIN = '-----BEGIN PGP PUBLIC KEY BLOCK-----';
 const ARMOUR_END = '-----END PGP PUBLIC KEY BLOCK-----';
 
-/** Now, as Gitea writes times: RFC 3339 in seconds. */
-const now = (): string => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-/** A date-time kept as its date only, at 23:59:59 (Gitea's deadlines). */
+export const now = (): string => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 const endOfDay = (value: string): string => `${value.slice(0, 10)}T23:59:59Z`;
-/** Go's zero time, which Gitea reads as "no deadline". */
 const isZeroTime = (value: string): boolean => Date.parse(value) === Date.parse(ZERO_TIME);
-
 function freshId(world: World): number {
   world.created++;
   return world.nextId++;
 }
 
-/** What lies between the first armour's begin and end lines, or undefined; by indexOf, linear in the text however many begin lines it repeats. */
-function armouredPayload(text: string): string | undefined {
-  const begin = text.indexOf(ARMOUR_BEGIN);
-  const end = begin < 0 ? -1 : text.indexOf(ARMOUR_END, begin + ARMOUR_BEGIN.length);
-  return end < 0 ? undefined : text.slice(begin + ARMOUR_BEGIN.length, end);
-}
-
 const ok = (status: number, body: unknown, changed = false, headers?: Record<string, string>): Reply => ({
-  answer: { status, type: 'application/json', body, ...(headers ? { headers } : {}) },
+  answer: { status, type: 'application/json', body, ...(headers && { headers }) },
   changed,
 });
 const empty = (status: number, changed: boolean): Reply => ({ answer: { status }, changed });
 const refuse = (status: number, message: string): SandboxError => new SandboxError(status, message);
-/** The record, or Gitea's 404. */
+const noRedirect = (name: unknown): string => `user redirect does not exist [name: ${String(name).toLowerCase()}]`;
+/** `GetUserByName`, `GetOrgByName` */
+const noSuchOwner = (name: string, lookup = 'GetUserByName'): SandboxError =>
+  new SandboxError(404, lookup, { errors: [noRedirect(name)] });
+/** APIErrorNotFound */
+const notFound = (): SandboxError => new SandboxError(404, 'not found', { errors: null });
 function found<T>(record: T | undefined): T {
-  if (record === undefined) throw new NotFound();
+  if (record === undefined) throw notFound();
   return record;
 }
 
@@ -153,29 +92,29 @@ const fieldsOf = (call: Call): Fields =>
   typeof call.body === 'object' && call.body !== null ? (call.body as Fields) : {};
 const has = (body: Fields, name: string): boolean => Object.hasOwn(body, name) && body[name] !== null;
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+const firstOf = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 
 const userNamed = (world: World, login: unknown): User | undefined =>
   world.users.find((user) => same(user.login, login));
 const orgNamed = (world: World, name: unknown): Organization | undefined =>
   world.orgs.find((org) => same(org.name, name));
+const ownerNamed = (world: World, name: unknown): User | Organization | undefined =>
+  userNamed(world, name) ?? orgNamed(world, name);
+export const repoNamed = (world: World, owner: unknown, name: unknown): Repository | undefined =>
+  world.repos.find((each) => same(each.owner.login, owner) && same(each.name, name));
 
 /** The repository in the path; Gitea's 404 when unknown, where an unknown owner names itself. */
-function repoOf(call: Call): Repository {
-  const { owner, repo: name } = call.params;
-  const repo = call.world.repos.find((each) => same(each.owner.login, owner) && same(each.name, name));
+function repoOf({ world, params }: Call): Repository {
+  const repo = repoNamed(world, params.owner, params.repo);
   if (repo) return repo;
-  if (userNamed(call.world, owner) ?? orgNamed(call.world, owner)) throw new NotFound();
-  throw new NoSuchOwner(String(owner));
+  if (ownerNamed(world, params.owner)) throw notFound();
+  throw noSuchOwner(String(params.owner));
 }
 
-/**
- * The 307 Gitea answers when the owner named in the path is an old name of a renamed user: the
- * same request under the new name, with a relative Location (the path's first occurrence of the
- * old name replaced, the query kept). Undefined when the name is current or was never renamed.
- */
+/** The 307 Gitea answers when the path's owner is an old name of a renamed user: the path's first occurrence of it replaced, the query kept, relative. */
 export function ownerRedirect(world: World, params: Record<string, string>, url: URL): Answer | undefined {
   const name = params.owner ?? params.username ?? params.org;
-  if (name === undefined || userNamed(world, name) || orgNamed(world, name)) return undefined;
+  if (name === undefined || ownerNamed(world, name)) return undefined;
   const redirect = world.redirects.find((entry) => entry.name === name.toLowerCase());
   const user = redirect && world.users.find((candidate) => candidate.id === redirect.user);
   if (!user) return undefined;
@@ -183,48 +122,19 @@ export function ownerRedirect(world: World, params: Record<string, string>, url:
   return { status: 307, headers: { Location: location } };
 }
 
-/** A list answer paged as Gitea pages it. */
 function page(call: Call, all: unknown[]): Reply {
   const { items, headers } = paginate(all, call.url);
   return ok(200, items, false, headers);
 }
 
-/** issueRemoveAssignees on a pull request's index: the pull request as an issue. */
-function pullAsIssue(pull: PullRequest, repo: Repository): Issue {
-  const issue: Record<string, unknown> = {};
-  const fields =
-    'id url html_url number user title body labels milestone assignee assignees state is_locked comments created_at updated_at closed_at due_date pin_order content_version';
-  for (const name of fields.split(' ')) {
-    if (name in pull) issue[name] = pull[name as keyof PullRequest];
-  }
-  return {
-    ...(issue as Issue),
-    url: pull.url.replace(/\/pulls\/(\d+)$/, '/issues/$1'),
-    original_author: '',
-    original_author_id: 0,
-    ref: '',
-    assets: [],
-    time_estimate: 0,
-    repository: { id: repo.id, name: repo.name, owner: repo.owner.login, full_name: repo.full_name },
-    pull_request: {
-      draft: Boolean(pull.draft),
-      html_url: pull.html_url,
-      merged: Boolean(pull.merged),
-      merged_at: pull.merged_at ?? null,
-    },
-    projects: null,
-  };
-}
+const inRepo = <E extends { repo: number }>(list: E[], repo: Repository, id: unknown, pick: (entry: E) => unknown) =>
+  found(list.find((each) => each.repo === repo.id && pick(each) === id));
 
-/** Users for a list of names, or the name that is not one. */
 function usersNamed(world: World, names: unknown[], refuse: (name: string) => SandboxError): User[] {
-  const users: User[] = [];
-  for (const name of names) {
-    const user = userNamed(world, name);
-    if (!user) throw refuse(String(name));
-    if (!users.includes(user)) users.push(user);
-  }
-  return users;
+  const users = names.map((name) => userNamed(world, name));
+  const missing = users.indexOf(undefined);
+  if (missing >= 0) throw refuse(String(names[missing]));
+  return [...new Set(users as User[])];
 }
 
 /** A User-shaped owner for an organization, as repositories show their owners: the world's, or a new one for the caller to keep. */
@@ -258,17 +168,41 @@ function ownerView(world: World, org: Organization, url: URL): User {
   };
 }
 
-/** A colour as Gitea repeats it in its refusal: trimmed, lower-cased, with `#` added to three or six characters. */
-function colorAsWritten(color: string): string {
-  const text = color.trim().toLowerCase();
-  return text.length === 3 || text.length === 6 ? `#${text}` : text;
+/** issueRemoveAssignees on a pull request's index: the pull request as an issue, its fields in an issue's order. */
+function pullAsIssue(pull: PullRequest, repo: Repository): Issue {
+  const fields =
+    'id url html_url number user title body labels milestone assignee assignees state is_locked comments created_at updated_at closed_at due_date pin_order content_version';
+  const issue = Object.fromEntries(
+    fields.split(' ').flatMap((name) => (name in pull ? [[name, pull[name as keyof PullRequest]]] : [])),
+  ) as Issue;
+  return {
+    ...issue,
+    url: pull.url.replace(/\/pulls\/(\d+)$/, '/issues/$1'),
+    ...(pull.assignees?.length === 0 && { assignees: null }),
+    original_author: '',
+    original_author_id: 0,
+    ref: '',
+    assets: [],
+    time_estimate: 0,
+    repository: { id: repo.id, name: repo.name, owner: repo.owner.login, full_name: repo.full_name },
+    pull_request: {
+      draft: Boolean(pull.draft),
+      html_url: pull.html_url,
+      merged: Boolean(pull.merged),
+      merged_at: pull.merged_at ?? null,
+    },
+    projects: null,
+  };
 }
 
-/** Gitea's label colours: three or six hex digits, with or without `#`; `#abc` means `#aabbcc`. */
-function normalizeColor(color: string): string | undefined {
-  const hex = color.trim().toLowerCase().replace(/^#/, '');
+/** Gitea's label colours: three or six hex digits, with or without `#`, `#abc` meaning `#aabbcc`; else its refusal. */
+function labelColor(color: string): string {
+  const text = color.trim().toLowerCase();
+  const hex = text.replace(/^#/, '');
   if (/^[0-9a-f]{3}$/.test(hex)) return hex.replace(/./g, '$&$&');
-  return /^[0-9a-f]{6}$/.test(hex) ? hex : undefined;
+  if (/^[0-9a-f]{6}$/.test(hex)) return hex;
+  // The refusal repeats the colour trimmed and lower-cased, with `#` added to three or six characters.
+  throw refuse(422, `invalid color: ${text.length === 3 || text.length === 6 ? `#${text}` : text}`);
 }
 
 /** Go's strconv.ParseInt(s, 0, 64): a sign, 0x/0o/0b prefixes, a leading 0 for octal, underscores between digits. */
@@ -285,87 +219,50 @@ export function parseGoInt(text: string): number | undefined {
   return sign === '-' ? -value : value;
 }
 
-/** The first value of a query parameter, as Go's `FormValue` reads it. */
-function firstOf(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
-}
+const ISSUES = 'issues issue_assign issue_label issue_milestone issue_comment'.split(' ');
+const PULL_SUBS = 'assign label milestone comment review review_request sync'.split(' ');
+const PULLS = ['pull_request', ...PULL_SUBS.map((sub) => `pull_request_${sub}`)];
+const OTHERS = 'create push delete fork repository wiki release package status workflow_run workflow_job'.split(' ');
+/** The events each name Gitea reads sets: `issues` and `pull_request` also their sub-events, `…_only` not, any other itself. */
+const HOOK_EVENTS = new Map<string, string[]>([
+  ...[...OTHERS, ...ISSUES.slice(1), ...PULLS.slice(1)].map((name): [string, string[]] => [name, [name]]),
+  ['issues', ISSUES],
+  ['issues_only', ['issues']],
+  ['pull_request', PULLS],
+  ['pull_request_only', ['pull_request']],
+]);
 
-/** Gitea's webhook addresses: an absolute `http` or `https` URL (`validation.IsValidURL`). */
-function isHookUrl(value: string): boolean {
-  return URL.canParse(value) && ['http:', 'https:'].includes(new URL(value).protocol);
-}
-
-const HOOK_CONTENT_TYPES = ['json', 'form'];
-const ISSUE_SUB_EVENTS = ['issue_assign', 'issue_label', 'issue_milestone', 'issue_comment'];
-const PULL_REQUEST_SUB_EVENTS =
-  'pull_request_assign pull_request_label pull_request_milestone pull_request_comment pull_request_review pull_request_review_request pull_request_sync'.split(
-    ' ',
-  );
-/** The events Gitea sets for each name it reads (`issues` and `pull_request` stand for their sub-events). */
-const HOOK_EVENTS: Record<string, string[]> = {
-  issues: ['issues', ...ISSUE_SUB_EVENTS],
-  issues_only: ['issues'],
-  pull_request: ['pull_request', ...PULL_REQUEST_SUB_EVENTS],
-  pull_request_only: ['pull_request'],
-};
-/** The names that set only themselves. */
-const PLAIN_HOOK_EVENTS = [
-  ...'create push delete fork repository wiki release package status workflow_run workflow_job'.split(' '),
-  ...ISSUE_SUB_EVENTS,
-  ...PULL_REQUEST_SUB_EVENTS,
-];
-
-/** What Slack hooks keep besides the address (`SlackMeta`), all set together when `channel` is sent. */
-const SLACK_CONFIG = ['channel', 'username', 'icon_url', 'color'] as const;
-
-/**
- * A hook's config after an edit, as Gitea keeps and answers it (routers/api/v1/utils/hook.go
- * `editHook`, services/webhook/general.go `ToHook`): `url` and `content_type`, and Slack's
- * settings; any other key, `secret` and `http_method` among them, is dropped.
- */
-function hookConfig(hook: Hook, sent: Record<string, string>): Record<string, string> {
-  const kept = hook.config ?? {};
-  const config: Record<string, string> = {
-    url: sent.url ?? kept.url ?? '',
-    content_type: sent.content_type ?? kept.content_type ?? 'json',
-  };
-  if (hook.type !== 'slack') return config;
-  for (const name of SLACK_CONFIG) config[name] = sent.channel === undefined ? (kept[name] ?? '') : (sent[name] ?? '');
-  return config;
-}
-
-/** A hook's events after an edit: names matched without regard to case, unknown names dropped, none at all meaning push. */
-function hookEvents(names: unknown): string[] {
-  if (!Array.isArray(names) || names.length === 0) return ['push'];
-  const events = new Set<string>();
-  for (const name of names.map((value) => String(value).toLowerCase())) {
-    for (const event of HOOK_EVENTS[name] ?? (PLAIN_HOOK_EVENTS.includes(name) ? [name] : [])) events.add(event);
-  }
-  return [...events];
-}
-
-/** The operations, a method each, over a world given with each call. */
 export class GiteaBackend implements Record<OperationId, (call: Call) => Reply | Promise<Reply>> {
   constructor(
     private readonly templates: Templates,
-    /** renderMarkdown's renderer, bounded (markdown-inline.ts). */
     private readonly render: MarkdownRenderer['render'],
   ) {}
 
   repoEditHook(call: Call): Reply {
-    const repo = repoOf(call);
-    const { hook } = found(
-      call.world.hooks.find((each) => each.repo === repo.id && each.hook.id === goDecimal(call.params.id)),
-    );
+    const { hook } = inRepo(call.world.hooks, repoOf(call), goDecimal(call.params.id), (each) => each.hook.id);
     const body = fieldsOf(call);
-    const config = (has(body, 'config') ? body.config : {}) as Record<string, string>;
-    if (config.url !== undefined && !isHookUrl(config.url)) throw refuse(422, 'Invalid url');
-    if (config.content_type !== undefined && !HOOK_CONTENT_TYPES.includes(config.content_type))
+    const sent = (has(body, 'config') ? body.config : {}) as Record<string, string>;
+    // `validation.IsValidURL`: an absolute `http` or `https` URL.
+    if (sent.url !== undefined && !(URL.canParse(sent.url) && /^https?:$/.test(new URL(sent.url).protocol)))
+      throw refuse(422, 'Invalid url');
+    if (sent.content_type !== undefined && !['json', 'form'].includes(sent.content_type))
       throw refuse(422, 'Invalid content type');
-    hook.config = hookConfig(hook, config);
-    // As Gitea: no events means push only; branch_filter and the authorization header are always
-    // replaced (cleared when omitted or null), the header answered in clear; active and name only when sent.
-    hook.events = hookEvents(body.events);
+    // routers/api/v1/utils/hook.go `editHook`, services/webhook/general.go `ToHook`: `url`, `content_type` and Slack's settings are kept; any other key, `secret` and `http_method` among them, is dropped.
+    const kept = hook.config ?? {};
+    const config: Hook['config'] = {
+      url: sent.url ?? kept.url ?? '',
+      content_type: sent.content_type ?? kept.content_type ?? 'json',
+    };
+    // Slack's settings (`SlackMeta`) are set together when `channel` is sent.
+    if (hook.type === 'slack')
+      for (const name of ['channel', 'username', 'icon_url', 'color'] as const)
+        config[name] = sent.channel === undefined ? (kept[name] ?? '') : (sent[name] ?? '');
+    hook.config = config;
+    // As Gitea: names matched without regard to case, unknown names dropped, none at all meaning push.
+    const names = Array.isArray(body.events) ? body.events.map((value) => String(value).toLowerCase()) : [];
+    const events = names.flatMap((name) => HOOK_EVENTS.get(name) ?? []);
+    hook.events = names.length === 0 ? ['push'] : [...new Set(events)];
+    // branch_filter and the authorization header (answered in clear) are always replaced; active and name only when sent.
     hook.branch_filter = text(body.branch_filter) ?? '';
     hook.authorization_header = text(body.authorization_header) ?? '';
     if (typeof body.active === 'boolean') hook.active = body.active;
@@ -393,35 +290,26 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
       created: now(),
     };
     call.world.apps.push({ user: call.caller.id, app });
-    // The secret exists in this answer only, as on a real server, in Gitea's shape: 52 characters
-    // of lowercase base32, each a random byte modulo 32, so every letter is as likely.
-    const secret = Array.from(randomBytes(52), (byte) => BASE32[byte % 32]).join('');
+    // Only in this answer, as Gitea's: 52 characters of lowercase base32, each a random byte modulo 32, all equally likely.
+    const secret = Array.from(randomBytes(52), (byte) => 'abcdefghijklmnopqrstuvwxyz234567'[byte % 32]).join('');
     return ok(201, { ...app, client_secret: `gto_${secret}` }, true);
   }
 
   repoMigrate(call: Call): Reply {
     const body = fieldsOf(call);
     const { world, url } = call;
-    let owner: User | undefined;
-    let ownerName: string;
-    let isNewView = false;
+    let owner: User | undefined = call.caller;
+    let ownerName = owner.login;
+    const uid = typeof body.uid === 'number' ? body.uid : 0;
     if (typeof body.repo_owner === 'string' && body.repo_owner !== '') {
       ownerName = body.repo_owner;
       const org = orgNamed(world, ownerName);
       owner = org ? ownerView(world, org, url) : userNamed(world, ownerName);
-      isNewView = org !== undefined && !world.owners.includes(owner!);
-    } else if (typeof body.uid === 'number' && body.uid !== 0) {
+    } else if (uid !== 0) {
       ownerName = '';
-      owner = world.users.find((user) => user.id === body.uid) ?? world.owners.find((view) => view.id === body.uid);
-    } else {
-      owner = call.caller;
-      ownerName = owner.login;
+      owner = world.users.find((user) => user.id === uid) ?? world.owners.find((view) => view.id === uid);
     }
-    if (!owner)
-      throw refuse(
-        422,
-        `user does not exist [uid: ${typeof body.uid === 'number' ? body.uid : 0}, name: ${ownerName}]`,
-      );
+    if (!owner) throw refuse(422, `user does not exist [uid: ${uid}, name: ${ownerName}]`);
     const clone = String(body.clone_addr);
     if (!URL.canParse(clone)) throw refuse(422, 'The provided URL is invalid.');
     const name = String(body.repo_name);
@@ -431,7 +319,7 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
     const at = now();
     const mirror = body.mirror === true;
     // A new owner view is kept only with the repository: a refused creation changes nothing.
-    if (isNewView) world.owners.push(owner);
+    if (!world.users.includes(owner) && !world.owners.includes(owner)) world.owners.push(owner);
     const repo: Repository = {
       ...structuredClone(this.templates.repository),
       id: freshId(world),
@@ -470,27 +358,23 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
       : call.world.pulls.find((each) => each.repo === repo.id && each.pull.number === index)?.pull;
     const target = issue ?? pull;
     if (!target) throw refuse(404, `issue does not exist [id: 0, repo_id: ${repo.id}, index: ${index}]`);
-    const names = Array.isArray(fieldsOf(call).assignees) ? (fieldsOf(call).assignees as unknown[]) : [];
-    const users = usersNamed(call.world, names, (name) => refuse(404, `user does not exist [uid: 0, name: ${name}]`));
-    const removed = new Set(users.map((user) => user.id));
+    const names = fieldsOf(call).assignees;
+    const unknown = (name: string) => refuse(404, `user does not exist [uid: 0, name: ${name}]`);
+    const removed = new Set(usersNamed(call.world, Array.isArray(names) ? names : [], unknown).map((user) => user.id));
     const left = (target.assignees ?? []).filter((user) => !removed.has(user.id!));
     target.assignee = left[0] ?? null;
     // An issue answers null when nobody is assigned; a pull request's own record keeps a list.
     if (issue) issue.assignees = left.length === 0 ? null : left;
     else pull!.assignees = left;
     target.updated_at = now();
-    if (issue) return ok(200, issue, true);
-    const answer = pullAsIssue(pull!, repo);
-    if (left.length === 0) answer.assignees = null;
-    return ok(200, answer, true);
+    return ok(200, issue ?? pullAsIssue(pull!, repo), true);
   }
 
   repoEditPullRequest(call: Call): Reply {
     const repo = repoOf(call);
     const { world } = call;
-    const { pull } = found(
-      world.pulls.find((each) => each.repo === repo.id && each.pull.number === goDecimal(call.params.index)),
-    );
+    const index = goDecimal(call.params.index);
+    const { pull } = found(world.pulls.find((each) => each.repo === repo.id && each.pull.number === index));
     const body = fieldsOf(call);
     // Every check first: a refused edit changes nothing.
     if (has(body, 'content_version') && body.content_version !== pull.content_version)
@@ -498,27 +382,22 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
     if (has(body, 'state') && pull.merged)
       throw refuse(412, 'cannot change state of this pull request, it was already merged');
     const assignee = text(body.assignee) || undefined;
-    const assignees =
-      has(body, 'assignees') || assignee !== undefined
-        ? usersNamed(
-            world,
-            [...(assignee ? [assignee] : []), ...((body.assignees as unknown[] | undefined) ?? [])],
-            (name) => refuse(422, `Assignee does not exist: [name: ${name}]`),
-          )
-        : undefined;
-    const milestone =
-      typeof body.milestone === 'number' && body.milestone !== 0
-        ? world.milestones.find((each) => each.repo === repo.id && each.milestone.id === body.milestone)?.milestone
-        : undefined;
+    const names = [...(assignee ? [assignee] : []), ...((body.assignees as unknown[] | null | undefined) ?? [])];
+    const unknown = (name: string) => refuse(422, `Assignee does not exist: [name: ${name}]`);
+    const assignees = has(body, 'assignees') || assignee ? usersNamed(world, names, unknown) : undefined;
+    const milestoneId = typeof body.milestone === 'number' && body.milestone !== 0 ? body.milestone : undefined;
+    const milestone = world.milestones.find((each) => each.repo === repo.id && each.milestone.id === milestoneId);
     // Gitea does not map this error: a 500 whose message non-administrators see empty.
-    if (typeof body.milestone === 'number' && body.milestone !== 0 && !milestone) throw refuse(500, '');
+    if (milestoneId !== undefined && !milestone) throw refuse(500, '');
     if (typeof body.title === 'string' && body.title !== '') pull.title = body.title;
     // Only a new description bumps content_version, as Gitea's ChangeContent does.
     if (typeof body.body === 'string')
       Object.assign(pull, { body: body.body, content_version: Number(pull.content_version ?? 0) + 1 });
-    // Gitea dereferences a missing due_date when unset_due_date is false: a crash after the
-    // title and body were saved (it has no transaction).
-    if (body.unset_due_date === false && !has(body, 'due_date')) throw new Crash();
+    // Gitea dereferences a missing due_date when unset_due_date is false: a plain-text 500 after title and body were saved.
+    if (body.unset_due_date === false && !has(body, 'due_date')) {
+      const answer = { type: 'text/plain', body: 'Internal Server Error' };
+      throw new SandboxError(500, 'Internal Server Error', { answer, changed: true });
+    }
     if (typeof body.base === 'string' && body.base !== '')
       pull.base = { ...pull.base, ref: body.base, label: body.base };
     if (typeof body.allow_maintainer_edit === 'boolean') pull.allow_maintainer_edit = body.allow_maintainer_edit;
@@ -536,7 +415,7 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
       // Unknown label ids are dropped, as Gitea drops them.
       pull.labels = structuredClone(available.filter((each) => ids.has(each.label.id)).map((each) => each.label));
     }
-    if (milestone) pull.milestone = structuredClone(milestone);
+    if (milestone) pull.milestone = structuredClone(milestone.milestone);
     // The zero time removes the deadline, as unset_due_date does.
     if (typeof body.due_date === 'string') pull.due_date = isZeroTime(body.due_date) ? null : endOfDay(body.due_date);
     if (body.unset_due_date === true) pull.due_date = null;
@@ -553,34 +432,33 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
     const armored = String(body.armored_public_key ?? '').trim();
     // Signatures are not checked: any signature counts as a valid one, which makes the key verified.
     const signed = typeof body.armored_signature === 'string' && body.armored_signature.trim() !== '';
-    const payload = armouredPayload(armored);
-    if (payload === undefined) throw refuse(422, 'Failed to parse GPG key: no armored PGP public key block');
+    // The first armour's body, by indexOf: linear in the text however many begin lines it repeats.
+    const begin = armored.indexOf(ARMOUR_BEGIN);
+    const end = begin < 0 ? -1 : armored.indexOf(ARMOUR_END, begin + ARMOUR_BEGIN.length);
+    if (end < 0) throw refuse(422, 'Failed to parse GPG key: no armored PGP public key block');
     if (call.world.gpgKeys.some((each) => each.armored === armored))
       throw refuse(422, 'A key with the same id already exists');
     const at = now();
-    const base64 = payload
+    const base64 = armored
+      .slice(begin + ARMOUR_BEGIN.length, end)
       .split('\n')
       .filter((line) => line.trim() !== '' && !line.includes(':') && !line.startsWith('='))
       .join('')
       .trim();
-    const template = structuredClone(this.templates.gpgKey);
     // Keys are not parsed: the sample key answers its documented record; any other gets an id derived from its bytes.
-    const key: GPGKey =
-      armored === this.templates.sampleArmoredKey.trim()
-        ? { ...template, id: freshId(call.world), created_at: at, verified: signed }
-        : {
-            ...template,
-            id: freshId(call.world),
-            key_id: hex(sha1(utf8Bytes(base64)))
-              .slice(-16)
-              .toUpperCase(),
-            // Armored, as the service description has it (Gitea itself sends the bare base64).
-            public_key: `${armored}\n`,
-            emails: [{ email: call.caller.email!, verified: true }],
-            subkeys: [],
-            verified: signed,
-            created_at: at,
-          };
+    const key: GPGKey = {
+      ...structuredClone(this.templates.gpgKey),
+      id: freshId(call.world),
+      ...(armored !== this.templates.sampleArmoredKey.trim() && {
+        key_id: hex(sha1(utf8Bytes(base64)).slice(-8)).toUpperCase(),
+        // Armored, as the service description has it (Gitea itself sends the bare base64).
+        public_key: `${armored}\n`,
+        emails: [{ email: call.caller.email!, verified: true }],
+        subkeys: [],
+      }),
+      verified: signed,
+      created_at: at,
+    };
     // Gitea builds subkeys without their lists: both are null, and a subkey is never verified.
     for (const subkey of key.subkeys ?? [])
       Object.assign(subkey, { id: freshId(call.world), created_at: at, emails: null, subkeys: null, verified: false });
@@ -590,8 +468,7 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
 
   listPackageVersions(call: Call): Reply {
     const { owner, type, name } = call.params;
-    if (!userNamed(call.world, owner) && !orgNamed(call.world, owner))
-      throw refuse(404, `user redirect does not exist [name: ${String(owner).toLowerCase()}]`);
+    if (!ownerNamed(call.world, owner)) throw refuse(404, noRedirect(owner));
     // The package is looked up first, by its name in any case: an unknown one is a 404.
     const versions = call.world.packages.filter(
       (pkg) => same(pkg.owner.login, owner) && pkg.type === type && same(pkg.name, name),
@@ -604,10 +481,8 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
     const id = goDecimal(call.params.id);
     const thread = call.world.threads.find((each) => each.id === id);
     if (!thread) throw refuse(404, `notification does not exist [id: ${id}]`);
-    const wanted = String(firstOf(call.query['to-status']) ?? 'read')
-      .trim()
-      .toLowerCase();
     // One status of three; anything else means read.
+    const wanted = (firstOf(call.query['to-status']) ?? 'read').trim().toLowerCase();
     thread.unread = wanted === 'unread';
     thread.pinned = wanted === 'pinned';
     thread.updated_at = now();
@@ -615,23 +490,17 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
   }
 
   repoGetKey(call: Call): Reply {
-    const repo = repoOf(call);
     const id = goDecimal(call.params.id);
-    return ok(200, found(call.world.deployKeys.find((each) => each.repo === repo.id && each.key.id === id)).key);
+    return ok(200, inRepo(call.world.deployKeys, repoOf(call), id, (each) => each.key.id).key);
   }
 
   orgEditLabel(call: Call): Reply {
     const org = orgNamed(call.world, call.params.org);
-    if (!org) throw new NoSuchOwner(String(call.params.org), 'GetOrgByName');
+    if (!org) throw noSuchOwner(String(call.params.org), 'GetOrgByName');
     const id = goDecimal(call.params.id);
     const { label } = found(call.world.orgLabels.find((each) => each.org === org.id && each.label.id === id));
     const body = fieldsOf(call);
-    let color: string | undefined;
-    if (typeof body.color === 'string') {
-      color = normalizeColor(body.color);
-      if (color === undefined) throw refuse(422, `invalid color: ${colorAsWritten(body.color)}`);
-    }
-    if (color !== undefined) label.color = color;
+    if (typeof body.color === 'string') label.color = labelColor(body.color);
     if (typeof body.name === 'string') label.name = body.name;
     if (typeof body.description === 'string') label.description = body.description;
     if (typeof body.exclusive === 'boolean') label.exclusive = body.exclusive;
@@ -659,11 +528,8 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
       users,
     });
     if (!rendered.ok) {
-      const headers = rendered.status === 503 ? { 'Retry-After': String(rendered.retryAfter) } : undefined;
-      throw new SandboxError(rendered.status, rendered.message, {
-        own: true,
-        ...(headers ? { answer: { headers } } : {}),
-      });
+      const retry = rendered.status === 503 && { answer: { headers: { 'Retry-After': String(rendered.retryAfter) } } };
+      throw new SandboxError(rendered.status, rendered.message, { own: true, ...retry });
     }
     return { answer: { status: 200, type: sniffedType(rendered.html), body: rendered.html }, changed: false };
   }
@@ -682,7 +548,7 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
   }
 
   updateUserSecret(call: Call): Reply {
-    // The front refuses a name Gitea refuses (front/name-rules.ts), as the document's pattern says.
+    // The front refuses a name Gitea refuses (front/validation.ts), as the document's pattern says.
     const name = String(call.params.secretname).toUpperCase();
     const data = fieldsOf(call).data;
     if (typeof data === 'string' && utf8Length(data) > MAX_SECRET_BYTES) throw refuse(400, 'data too long');
@@ -718,26 +584,20 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
   }
 
   repoCreateReleaseAttachment(call: Call): Reply {
-    const repo = repoOf(call);
-    const id = goDecimal(call.params.id);
-    const release = found(call.world.releases.find((each) => each.repo === repo.id && each.id === id));
-    const queryName = firstOf(call.query.name) || undefined;
-    let name: string;
-    let size: number;
+    const release = inRepo(call.world.releases, repoOf(call), goDecimal(call.params.id), (each) => each.id);
+    let name = firstOf(call.query.name) || undefined;
+    let size = typeof call.body === 'string' ? call.body.length : 0;
     if (call.form) {
       const file = call.form.find((part) => part.name === 'attachment');
       // Gitea does not map a missing file part: a 500 whose message non-administrators see empty.
       if (file?.filename === undefined) throw refuse(500, '');
       const field = call.form.find((part) => part.name === 'name');
       const fieldName = field && field.filename === undefined ? utf8Text(field.data) : '';
-      name = queryName ?? (fieldName !== '' ? fieldName : file.filename);
+      name ??= fieldName !== '' ? fieldName : file.filename;
       size = file.data.length;
-    } else {
-      // Any other body is the file itself, and only the query can name it.
-      if (queryName === undefined) throw refuse(400, 'Could not determine name of attachment.');
-      name = queryName;
-      size = typeof call.body === 'string' ? call.body.length : 0;
     }
+    // Any other body is the file itself, and only the query can name it.
+    if (name === undefined) throw refuse(400, 'Could not determine name of attachment.');
     const uuid = randomUuid();
     const attachment: Attachment = {
       id: freshId(call.world),
@@ -767,18 +627,14 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
     const user = userNamed(world, username);
     if (!user) {
       if (orgNamed(world, username)) throw refuse(422, `${username} is an organization not a user`);
-      throw refuse(404, `user redirect does not exist [name: ${String(username).toLowerCase()}]`);
+      throw refuse(404, noRedirect(username));
     }
-    // A name Gitea refuses never gets here: the front answers it (front/name-rules.ts).
+    // A name Gitea refuses never gets here: the front answers it (front/validation.ts).
     const newName = String(fieldsOf(call).new_username);
     if (newName === user.login) return empty(204, false);
-    const nameBytes = utf8Length(newName);
-    if (nameBytes > MAX_NAME_BYTES)
-      throw new SandboxError(
-        413,
-        `body.new_username is ${nameBytes} bytes long, more than the ${MAX_NAME_BYTES} the sandbox keeps of a user name`,
-        { own: true },
-      );
+    const bytes = utf8Length(newName);
+    const tooLong = `body.new_username is ${bytes} bytes long, more than the ${MAX_NAME_BYTES} the sandbox keeps of a user name`;
+    if (bytes > MAX_NAME_BYTES) throw new SandboxError(413, tooLong, { own: true });
     if (world.users.some((other) => other !== user && same(other.login, newName)) || orgNamed(world, newName))
       throw refuse(422, `user already exists [name: ${newName}]`);
     const old = user.login;
@@ -787,7 +643,6 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
       world.redirects = world.redirects.filter((each) => each.name !== newName.toLowerCase());
       world.redirects.push({ name: old.toLowerCase(), user: user.id });
     }
-    /** `url` with the owner segment after `prefix` renamed. */
     const moved = (url: string | undefined, prefix: string): string | undefined => {
       if (url === undefined || !URL.canParse(url)) return url;
       const target = new URL(url);
@@ -798,7 +653,6 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
     };
     Object.assign(user, { login: newName, username: newName, html_url: moved(user.html_url, '') });
     propagate(world, user);
-    // The user's own repositories move with the name.
     for (const repo of world.repos.filter((each) => each.owner.id === user.id)) {
       Object.assign(repo, {
         full_name: `${newName}/${repo.name}`,
@@ -823,7 +677,7 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
     const repo = repoOf(call);
     const name = call.params.collaborator;
     // Gitea looks the name up among users and organizations alike, and takes either.
-    const user = userNamed(call.world, name) ?? orgNamed(call.world, name);
+    const user = ownerNamed(call.world, name);
     if (!user) throw refuse(422, `user does not exist [uid: 0, name: ${name}]`);
     const permission = text(fieldsOf(call).permission) ?? 'write';
     const entry = call.world.collaborators.find((each) => each.repo === repo.id && each.user === user.id);
@@ -836,7 +690,6 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
   }
 }
 
-/** Whether GiteaBackend answers the operation. */
 export const isOperation = (id: string): id is OperationId =>
   id !== 'constructor' && Object.hasOwn(GiteaBackend.prototype, id);
 

@@ -1,37 +1,53 @@
-// renderMarkdown's renderer: markdown-it (CommonMark with GitHub's tables, strikethrough and
-// autolinks, as Gitea reads them), raw HTML escaped; in comment mode hard line breaks, and `#42`
-// and `@user` linked as Gitea links them. Worker threads (markdown-worker.ts) or the calling thread run it.
-import markdownIt from 'markdown-it';
+// renderMarkdown's renderer (markdown-it, as Gitea reads markdown: GitHub's tables, strikethrough and autolinks, raw HTML escaped) and its byte bounds, 413 past them.
+import markdownIt, { type StateCore } from 'markdown-it';
 import { utf8Length } from '../common/bytes.js';
-import type { StateCore } from 'markdown-it';
+
+export interface MarkdownLimits {
+  /** Longest text rendered, in UTF-8 bytes (default 1 MiB: a 1 MiB table takes seconds). */
+  maxInputBytes: number;
+  /** Longest HTML answered, in bytes (default 10 MiB). */
+  maxOutputBytes: number;
+  /** Longest render, a worker's start included (past it 413), and longest wait for a free worker (past it 503), in ms (default 5 s; worker threads only). */
+  timeoutMs: number;
+}
+
+export const MARKDOWN_LIMITS: MarkdownLimits = {
+  maxInputBytes: 1024 * 1024,
+  maxOutputBytes: 10 * 1024 * 1024,
+  timeoutMs: 5_000,
+};
 
 export interface RenderTask {
   text: string;
   mode: string;
   /** The `Context` path, such as `/acme/rocket/src/branch/main`. */
   context: string | undefined;
-  /** The server's origin, for links. */
   origin: string;
   /** The world's logins, lower-cased: the mentions that are linked. */
   users: string[];
-  /** Longest HTML answered, in bytes. */
   maxOutputBytes: number;
 }
 
-export type RenderResult = { html: string } | { tooLarge: number };
+export type RenderOutcome =
+  | { ok: true; html: string }
+  | { ok: false; status: 413; message: string }
+  /** The sandbox is busy or stopping: `retryAfter` is the seconds to wait, for a `Retry-After` header. */
+  | { ok: false; status: 503; message: string; retryAfter: number };
+
+export interface MarkdownRenderer {
+  render(task: Omit<RenderTask, 'maxOutputBytes'>): Promise<RenderOutcome>;
+  close(): Promise<void>;
+}
 
 const REFERENCE = /(^|[\s(])(#(\d+)|@([\w.-]+))(?=$|[\s.,;:!?)])/g;
 
 /** What a comment's render is given (markdown-it's `env`). */
-interface References {
-  repoPath: string | undefined;
-  origin: string;
-  users: Set<string>;
-}
+type References = { repoPath: string | undefined; origin: string; users: Set<string> };
 
-/** Splits the text of comments into text and links for issue references and mentions. */
+/** Links the issue references and mentions in the text of comments. */
 function linkReferences(state: StateCore): void {
   const env = state.env as unknown as References;
+  const textToken = (content: string) => Object.assign(new state.Token('text', '', 0), { content });
   for (const block of state.tokens) {
     if (block.type !== 'inline' || !block.children) continue;
     const children = [];
@@ -54,24 +70,14 @@ function linkReferences(state: StateCore): void {
               : undefined;
         if (!href) continue;
         const start = match.index + lead.length;
-        const text = new state.Token('text', '', 0);
-        text.content = token.content.slice(last, start);
         const open = new state.Token('link_open', 'a', 1);
-        open.attrs = [
-          ['href', href],
-          ['class', issue ? 'ref-issue' : 'mention'],
-        ];
-        const inner = new state.Token('text', '', 0);
-        inner.content = label;
-        children.push(text, open, inner, new state.Token('link_close', 'a', -1));
+        open.attrSet('href', href);
+        open.attrSet('class', issue ? 'ref-issue' : 'mention');
+        children.push(textToken(token.content.slice(last, start)), open, textToken(label));
+        children.push(new state.Token('link_close', 'a', -1));
         last = start + label.length;
       }
-      if (last === 0) children.push(token);
-      else {
-        const rest = new state.Token('text', '', 0);
-        rest.content = token.content.slice(last);
-        children.push(rest);
-      }
+      children.push(last === 0 ? token : textToken(token.content.slice(last)));
     }
     block.children = children;
   }
@@ -81,7 +87,8 @@ const document = markdownIt({ html: false, linkify: true, breaks: false });
 const comment = markdownIt({ html: false, linkify: true, breaks: true });
 comment.core.ruler.push('gitea_references', linkReferences);
 
-export default function render({ text, mode, context, origin, users, maxOutputBytes }: RenderTask): RenderResult {
+/** Renders on this thread; only what the server may answer crosses back to it from a worker. */
+export default function render({ text, mode, context, origin, users, maxOutputBytes }: RenderTask): RenderOutcome {
   const html =
     mode === 'comment'
       ? comment.render(text, {
@@ -91,6 +98,36 @@ export default function render({ text, mode, context, origin, users, maxOutputBy
         } satisfies References)
       : document.render(text);
   const bytes = utf8Length(html);
-  // Only what the server may answer crosses back to it.
-  return bytes > maxOutputBytes ? { tooLarge: bytes } : { html };
+  if (bytes <= maxOutputBytes) return { ok: true, html };
+  return tooLarge(
+    `the rendered HTML would be ${bytes} bytes, more than the ${maxOutputBytes} the sandbox answers; send less text`,
+  );
 }
+
+export const tooLarge = (message: string): RenderOutcome => ({ ok: false, status: 413, message });
+
+/** A 503 to try again after the time bound, by which what is rendering now has finished or been ended. */
+export const busy = (message: string, limits: MarkdownLimits): RenderOutcome => ({
+  ok: false,
+  status: 503,
+  message: `${message}; try again`,
+  retryAfter: Math.max(1, Math.ceil(limits.timeoutMs / 1000)),
+});
+
+export function inputRefusal(text: string, limits: MarkdownLimits): { bytes: number; refusal?: RenderOutcome } {
+  const bytes = utf8Length(text);
+  const message = `the sandbox renders at most ${limits.maxInputBytes} bytes of markdown; this text has ${bytes}`;
+  return bytes <= limits.maxInputBytes ? { bytes } : { bytes, refusal: tooLarge(message) };
+}
+
+export const createInlineRenderer = (limits: MarkdownLimits = MARKDOWN_LIMITS): MarkdownRenderer => ({
+  render: async (task) =>
+    inputRefusal(task.text, limits).refusal ?? render({ ...task, maxOutputBytes: limits.maxOutputBytes }),
+  close: async () => {},
+});
+
+/** The media type Go's http.DetectContentType gives an answer Gitea sends without one: HTML only for these signatures. */
+const HTML_SIGNATURE =
+  /^[\t\n\x0c\r ]*(<!DOCTYPE HTML|<HTML|<HEAD|<SCRIPT|<IFRAME|<H1|<DIV|<FONT|<TABLE|<A|<STYLE|<TITLE|<B|<BODY|<BR|<P|<!--)[ >]/i;
+export const sniffedType = (html: string): 'text/html' | 'text/plain' =>
+  HTML_SIGNATURE.test(html) ? 'text/html' : 'text/plain';

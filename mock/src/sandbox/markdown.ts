@@ -1,43 +1,16 @@
-// renderMarkdown in Node (markdown-render.ts renders): a short text at once on the calling thread
-// (at INLINE_BYTES markdown-it's slowest known text takes a few milliseconds), a longer one in a
-// worker thread, bounded in time and memory as well as bytes; the worker of a text past a bound
-// is ended. Texts wait for a free worker here, not in Tinypool's queue, bounded by their bytes
-// (QUEUED_BYTES) and by time: past either the sandbox is busy (503 with Retry-After), which is not
-// the text's fault (413). The byte bounds and the renderer without threads are in markdown-inline.ts.
+// renderMarkdown in Node: a short text on the calling thread, a longer one in a worker thread bounded in time and memory, waiting for a free worker here, not in Tinypool's queue.
 import type Tinypool from 'tinypool';
-import type { RenderResult, RenderTask } from './markdown-render.js';
-import {
-  busy,
-  inputRefusal,
-  MARKDOWN_LIMITS,
-  outcomeOf,
-  renderInline,
-  tooLarge,
-  type MarkdownLimits,
-  type MarkdownRenderer,
-} from './markdown-inline.js';
-
-export {
-  MARKDOWN_LIMITS,
-  sniffedType,
-  type MarkdownLimits,
-  type MarkdownRenderer,
-} from './markdown-inline.js';
+import render, { busy, inputRefusal, MARKDOWN_LIMITS, tooLarge, type RenderOutcome } from './markdown-render.js';
+import type { MarkdownLimits, MarkdownRenderer, RenderTask } from './markdown-render.js';
 
 /** Texts up to this many UTF-8 bytes render on the calling thread. */
 const INLINE_BYTES = 2 * 1024;
-
 /** Bytes of text rendering in the workers or waiting for one, at most; a text past it is refused at once. */
 const QUEUED_BYTES = 4 * 1024 * 1024;
-
-/** Worker threads, so renders at once. */
 const THREADS = 2;
-
 /** Heap of one rendering worker: a 1 MiB text of emphasis takes about 250 MiB to render. */
 const WORKER_HEAP_MB = 384;
-
-// The worker is a file of its own: mock/dist/markdown-worker.mjs, beside the bundle that holds
-// this module. Run from source (the test suites), this module takes the built one, which their
+// mock/dist/markdown-worker.mjs, beside this module's bundle; run from source (the suites), the built one, which their
 // setup keeps current (scripts/build-if-stale.mjs): Node 20 cannot run a TypeScript worker.
 const WORKER = new URL(
   import.meta.url.endsWith('.ts') ? '../../dist/markdown-worker.mjs' : './markdown-worker.mjs',
@@ -51,12 +24,11 @@ export function createMarkdownRenderer(limits: MarkdownLimits = MARKDOWN_LIMITS)
     (pool ??= import('tinypool').then(({ default: Pool }) => {
       const started = new Pool({
         filename: WORKER.href,
-        // Two renders at once at most; idle workers go after a minute.
         minThreads: 0,
         maxThreads: THREADS,
         idleTimeout: 60_000,
-        // Never reached: at most THREADS tasks are given to Tinypool at once. Its own refusal must
-        // not happen, as it leaves the task's abort listener behind, whose time-out crashes the process.
+        // Never reached: at most THREADS tasks are given to Tinypool at once. Its own refusal must not happen, as it
+        // leaves the task's abort listener behind, whose time-out crashes the process.
         maxQueue: THREADS * 2,
         resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
       });
@@ -66,14 +38,12 @@ export function createMarkdownRenderer(limits: MarkdownLimits = MARKDOWN_LIMITS)
     }));
   const stopping = busy('the sandbox is stopping', limits);
   let closing = false;
-  /** Bytes of the texts rendering in the workers or waiting for one. */
   let queued = 0;
   /** Workers taken by a render; a finished render hands its worker to the first text waiting. */
   let taken = 0;
   /** Texts waiting for a free worker, first come first served: each is woken with its worker, or with false when the sandbox stops. */
   const waiting: ((go: boolean) => void)[] = [];
 
-  /** Takes a free worker, waiting for one at most the time bound; whether it got one. */
   const takeWorker = (): Promise<boolean> => {
     if (taken < THREADS) {
       taken++;
@@ -97,7 +67,6 @@ export function createMarkdownRenderer(limits: MarkdownLimits = MARKDOWN_LIMITS)
     else taken--;
   };
 
-  /** Renders in a worker once one is free; the text's bytes count against QUEUED_BYTES meanwhile. */
   async function renderInWorker(task: Omit<RenderTask, 'maxOutputBytes'>, bytes: number) {
     if (queued + bytes > QUEUED_BYTES)
       return busy(`the sandbox has ${queued} bytes of markdown to render before this text`, limits);
@@ -108,13 +77,12 @@ export function createMarkdownRenderer(limits: MarkdownLimits = MARKDOWN_LIMITS)
         return closing
           ? stopping
           : busy(`no worker was free to render this text within ${limits.timeoutMs} ms`, limits);
-      let result: RenderResult;
       try {
-        result = (await (
-          await poolOf()
-        ).run({ ...task, maxOutputBytes: limits.maxOutputBytes } satisfies RenderTask, {
-          signal: AbortSignal.timeout(limits.timeoutMs),
-        })) as RenderResult;
+        const pool = await poolOf();
+        const signal = AbortSignal.timeout(limits.timeoutMs);
+        return (await pool.run({ ...task, maxOutputBytes: limits.maxOutputBytes } satisfies RenderTask, {
+          signal,
+        })) as RenderOutcome;
       } catch (error) {
         const { name, code } = error as NodeJS.ErrnoException;
         // Aborted by the time bound: Tinypool ends the worker, so the render stops too.
@@ -132,7 +100,6 @@ export function createMarkdownRenderer(limits: MarkdownLimits = MARKDOWN_LIMITS)
       } finally {
         releaseWorker();
       }
-      return outcomeOf(result, limits);
     } finally {
       queued -= bytes;
     }
@@ -143,7 +110,8 @@ export function createMarkdownRenderer(limits: MarkdownLimits = MARKDOWN_LIMITS)
       const { bytes, refusal } = inputRefusal(task.text, limits);
       if (refusal) return refusal;
       if (closing) return stopping;
-      return bytes <= INLINE_BYTES ? renderInline(task, limits) : renderInWorker(task, bytes);
+      if (bytes > INLINE_BYTES) return renderInWorker(task, bytes);
+      return render({ ...task, maxOutputBytes: limits.maxOutputBytes });
     },
     async close() {
       closing = true;

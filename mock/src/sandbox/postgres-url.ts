@@ -1,33 +1,27 @@
 // `--state postgres://user:password@host:port/database`, read once: what may be shown of it (never
 // its password), and the password taken out of any text. PGPASSWORD or ~/.pgpass keep it off the command line.
+import { REDACTION_MARK } from '../common/redaction.js';
 
-/** Whether `--state` names a PostgreSQL database rather than a folder. */
 export const isPostgresUrl = (state: string): boolean => /^postgres(ql)?:\/\//i.test(state);
 
-export interface PostgresTarget {
-  /** The URL without its password and query: `postgres://alice@db.example:5432/sandbox`. */
-  shown: string;
-  /** Where the server is: `db.example:5432`. */
-  where: string;
-  /** The text with the password, in every spelling the URL gave it, replaced by `***`. */
-  redact(text: string): string;
-  /** The statement timeout the URL asks for (`?statement_timeout=ms`), if it asks. */
-  statementTimeoutMs: number | undefined;
-}
+export type PostgresTarget = ReturnType<typeof postgresTarget>;
 
-export function postgresTarget(url: string): PostgresTarget {
-  let parsed: URL;
+const safeDecode = (text: string): string => {
   try {
-    parsed = new URL(url);
+    return decodeURIComponent(text);
   } catch {
-    // URL's error carries the input, password included: a message of our own instead.
+    return text;
+  }
+};
+
+export function postgresTarget(url: string) {
+  // URL's error carries the input, password included: a message of our own instead.
+  if (!URL.canParse(url))
     throw new Error(
       '--state is not a PostgreSQL URL that can be read; give postgres://user@host:port/database (the password in PGPASSWORD, or after the user: user:password@)',
     );
-  }
-  const host = parsed.hostname || 'localhost';
-  const where = `${host}:${parsed.port || '5432'}`;
-  const user = parsed.username ? `${parsed.username}@` : '';
+  const parsed = new URL(url);
+  const where = `${parsed.hostname || 'localhost'}:${parsed.port || '5432'}`;
   const secrets = [parsed.password, parsed.searchParams.get('password') ?? '']
     .flatMap((secret) => [secret, safeDecode(secret), encodeURIComponent(safeDecode(secret))])
     .filter((secret) => secret.length > 0)
@@ -38,17 +32,11 @@ export function postgresTarget(url: string): PostgresTarget {
   if (timeout !== null && !/^[1-9][0-9]{0,8}$/.test(timeout))
     throw new Error(`--state: statement_timeout=${timeout} is not a whole number of milliseconds from 1`);
   return {
-    shown: `${parsed.protocol}//${user}${where}${parsed.pathname}`,
+    // `postgres://alice@db.example:5432/sandbox`, and `db.example:5432`.
+    shown: `${parsed.protocol}//${parsed.username ? `${parsed.username}@` : ''}${where}${parsed.pathname}`,
     where,
-    redact: (text) => secrets.reduce((result, secret) => result.split(secret).join('***'), text),
+    /** The text with the password, in every spelling the URL gave it, replaced by the redaction mark. */
+    redact: (text: string) => secrets.reduce((result, secret) => result.split(secret).join(REDACTION_MARK), text),
     statementTimeoutMs: timeout === null ? undefined : Number(timeout),
   };
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
 }

@@ -1,55 +1,41 @@
-// The sandbox's limits on what it keeps: a world's budget in bytes of JSON, and the longest string,
-// most keys and items a request may have it store; they bound the worlds' memory and a save's time.
+// The sandbox's limits on what it keeps, which bound the worlds' memory and a save's time: a world's
+// budget in bytes of JSON, and the longest string, most keys and items it stores from a request.
 import { utf8Length, utf8Text } from '../common/bytes.js';
-import type { FormPart } from '../front/multipart.js';
-
-/** Longest string the sandbox stores from a request. */
-const MAX_STRING_BYTES = 1024 * 1024;
-/** Most keys of an object, and items of a list, the sandbox stores from a request. */
-const MAX_KEYS = 64;
-const MAX_ITEMS = 100;
+import type { FormPart } from '../front/body.js';
 
 const MiB = 1024 * 1024;
+const MAX_STRING_BYTES = MiB;
+const MAX_KEYS = 64;
+const MAX_ITEMS = 100;
 const DEFAULT_WORLD_BYTES = 16 * MiB;
 /** Largest world budget: a world is one JSON string, and V8's strings end at 512 MiB. */
 const MAX_WORLD_BYTES = 256 * MiB;
 
-/**
- * A world's budget: the worlds together may take half of V8's heap (a byte of JSON is about a byte
- * of heap), the writes in progress an eighth (inFlightBudget), the deliveries an eighth
- * (deliveriesBudget), the rest left to Prism, requests and answers. Without `--max-world-bytes`, 16
- * MiB or a world's share of that half; a budget given that breaks it is refused. Where the runtime
- * does not tell its heap (a browser), 16 MiB or the budget given.
- */
-export function worldBudget(
-  maxWorlds: number,
-  maxWorldBytes: number | undefined,
-  heapLimit: number | undefined,
-): number {
-  const half = heapLimit === undefined ? Infinity : Math.floor(heapLimit / 2);
-  if (maxWorldBytes === undefined) return Math.min(DEFAULT_WORLD_BYTES, Math.floor(half / maxWorlds));
-  if (maxWorldBytes > MAX_WORLD_BYTES)
-    throw new Error(`--max-world-bytes ${maxWorldBytes} is more than the ${MAX_WORLD_BYTES} a world can be`);
-  if (maxWorlds * maxWorldBytes > half) {
+// A world's budget: the worlds may take half of V8's heap together (a byte of JSON is about a byte of heap), the writes
+// in progress and the deliveries an eighth each (inFlightBudget). Without one given, 16 MiB or a world's share of that
+// half; one given that breaks it or cannot hold the seed is refused.
+export function worldBudget(maxWorlds: number, given: number | undefined, heap: number | undefined, seedBytes: number) {
+  const half = heap === undefined ? Infinity : Math.floor(heap / 2);
+  if (given === undefined) {
+    const budget = Math.min(DEFAULT_WORLD_BYTES, Math.floor(half / maxWorlds));
+    if (budget >= seedBytes) return budget;
     throw new Error(
-      `--max-worlds ${maxWorlds} of --max-world-bytes ${maxWorldBytes} could take ${Math.ceil((maxWorlds * maxWorldBytes) / MiB)} MiB, more than half of this Node's heap (${Math.floor(half / MiB)} MiB of ${Math.floor((2 * half) / MiB)}): lower either, or give Node more with --max-old-space-size`,
+      `--max-worlds ${maxWorlds} is too many: that many worlds of the seed's ${seedBytes} bytes could take more than half of this Node's heap`,
     );
   }
-  return maxWorldBytes;
+  if (given > MAX_WORLD_BYTES)
+    throw new Error(`--max-world-bytes ${given} is more than the ${MAX_WORLD_BYTES} a world can be`);
+  if (maxWorlds * given > half) {
+    throw new Error(
+      `--max-worlds ${maxWorlds} of --max-world-bytes ${given} could take ${Math.ceil((maxWorlds * given) / MiB)} MiB, more than half of this Node's heap (${Math.floor(half / MiB)} MiB of ${Math.floor((2 * half) / MiB)}): lower either, or give Node more with --max-old-space-size`,
+    );
+  }
+  if (given < seedBytes) throw new Error(`--max-world-bytes ${given} cannot hold the seed world (${seedBytes} bytes)`);
+  return given;
 }
 
-/**
- * The bytes the batches of writes in progress may hold at once, across worlds: an eighth of the
- * heap. A batch counts twice its world (its copy, and its text while saved); one past the bound
- * waits for others, in arrival order, and one batch always runs, so 100 worlds of 2 MiB written at
- * once do not hold 100 copies and texts.
- */
+/** The bytes the batches of writes in progress may hold across worlds, and the webhook deliveries (half logged, half under way): an eighth of the heap each. */
 export function inFlightBudget(heapLimit: number | undefined): number {
-  return heapLimit === undefined ? Infinity : Math.floor(heapLimit / 8);
-}
-
-/** The bytes the webhook deliveries may hold, across worlds: an eighth of the heap, half for the logs and half for those waiting or under way. */
-export function deliveriesBudget(heapLimit: number | undefined): number {
   return heapLimit === undefined ? Infinity : Math.floor(heapLimit / 8);
 }
 

@@ -1,10 +1,6 @@
-// WorldStore: where the sandbox keeps its worlds, in memory, in a state folder (world-store.ts) or
-// in PostgreSQL (world-postgres.ts). Every store holds the worlds it uses here, the least recently
-// used dropped beyond --max-worlds, runs the writes of one world one at a time in arrival order,
-// and keeps a world only once it is saved. What differs is the Backing under it: a folder saves
-// each world atomically in its file; PostgreSQL shares the worlds with other processes, each held
-// here with its stored version, compared before a read and locked across processes for a write.
-// Imports no Node built-in: the MSW handlers' browser build keeps its worlds in memory.
+// The sandbox's worlds over a Backing (none: in memory; a folder, world-store.ts; PostgreSQL, world-postgres.ts,
+// shared: versions compared before a read, locked across processes for a write). The least recently used go beyond
+// --max-worlds, a world's writes run one at a time in arrival order, and a world is kept once saved. No Node built-in.
 import { Refusal } from '../common/refusal.js';
 import type { World } from './world.js';
 
@@ -18,73 +14,45 @@ export interface Stored {
 /** The world of a key as a shared store holds it now: the version the caller holds, another, or none (the seed). */
 export type Look = 'same' | 'none' | (Stored & { version: number });
 
-/** A world a write made: kept once its text is saved. */
-type Next = Stored & { text: readonly string[] };
-
-export interface WorldStore {
-  /** Where the worlds are, for messages (a folder, a URL without its password); undefined in memory. */
-  readonly path: string | undefined;
-  /** The world of `key` as stored now, which becomes the most recently used; undefined before its first write. */
-  read(key: string): Promise<Stored | undefined>;
-  /** The world of `key` held here, unasked and untouched (its size, a test's look). */
-  peek(key: string): Stored | undefined;
-  /**
-   * Runs `task` on the world of `key` as stored now, after every task of `key` queued before (and
-   * holding it across processes); the world it returns is saved, then kept, before this resolves.
-   */
-  write<T>(key: string, task: (now: Stored | undefined) => Promise<{ result: T; next?: Next }>): Promise<T>;
-  /** The world of `key` back to the seed, after the tasks queued for it. */
-  drop(key: string): Promise<void>;
-  /** Every world back to the seed, of every process. */
-  clear(): Promise<void>;
-  /** Waits for the tasks under way, then lets the folder or database go. */
-  close(): Promise<void>;
+/** A backing's --max-worlds, --max-world-bytes (a larger world is refused, unread), and the document its records match. */
+export interface OpenOptions {
+  maxWorlds: number;
+  maxWorldBytes: number;
+  document?: string | undefined;
 }
 
-/** What a store keeps its worlds on: the folder's files, or the database's rows. */
 export interface Backing {
+  /** Where the worlds are (a folder, a URL without its password). */
   readonly path: string;
   /** The worlds found at start, least recently written first. */
   readonly worlds: Map<string, Stored>;
   /** Writes a world's text; resolves once it is durable, with its new version (a number) where shared. */
   save(key: string, pieces: readonly string[]): Promise<unknown>;
-  /** Removes a world; resolves once that is durable. */
   drop(key: string): Promise<void>;
   close(): Promise<void>;
-  /** Set where other processes share the worlds: the world is then never dropped for --max-worlds. */
+  /** Set where other processes share the worlds: a world is then never dropped for --max-worlds. */
   readonly shared?: {
-    /** The world of `key` as stored now, against `version`; `held` is the world whose records a newer one is checked against. */
+    /** The world of `key` now, against `version`; a newer one's records are checked against those of `held`. */
     look(key: string, version: number | undefined, held: World): Promise<Look>;
     /** Runs `task` holding `key` across processes; what `save` saves meanwhile commits when it ends. */
     hold<T>(key: string, version: number | undefined, held: World, task: (now: Look) => Promise<T>): Promise<T>;
-    /** Removes every world. */
     clear(): Promise<void>;
   };
 }
 
-/** The store cannot be reached, or is too busy, for now: the sandbox answers 503 with Retry-After. */
-export class StateUnavailable extends Refusal {
-  /** Seconds a client should wait before trying again. */
-  readonly retryAfter = 1;
+/** The store cannot be reached, or is too busy, for now (a 503): the sandbox answers it with Retry-After: 1. */
+export class StateUnavailable extends Refusal {}
 
-  constructor(message: string) {
-    super(503, message);
-  }
-}
-
-interface Slot extends Stored {
-  /** Whether the backing has it (loaded from it, or saved). */
-  kept?: boolean;
-}
+/** `kept`: the backing has the world (loaded from it, or saved). */
+type Slot = Stored & { kept?: boolean };
 
 /** A store over `backing` (none: in memory); `seed` is the world of a key with none, trusted by the checks. */
-export function worldStore(backing: Backing | undefined, maxWorlds: number, seed: World): WorldStore {
+export function worldStore(backing: Backing | undefined, maxWorlds: number, seed: World) {
   // Insertion order is recency: a world used is moved to the end, the first is dropped first.
   const worlds = new Map<string, Slot>([...(backing?.worlds ?? [])].map(([key, s]) => [key, { ...s, kept: true }]));
   const tails = new Map<string, Promise<unknown>>();
   const shared = backing?.shared;
 
-  /** One task at a time per key, in arrival order. */
   function exclusive<T>(key: string, task: () => Promise<T>): Promise<T> {
     const run = (tails.get(key) ?? Promise.resolve()).then(task);
     const tail = run.catch(() => {});
@@ -94,10 +62,7 @@ export function worldStore(backing: Backing | undefined, maxWorlds: number, seed
   }
   function used(key: string): Slot | undefined {
     const slot = worlds.get(key);
-    if (slot) {
-      worlds.delete(key);
-      worlds.set(key, slot);
-    }
+    if (slot && worlds.delete(key)) worlds.set(key, slot);
     return slot;
   }
   function keep(key: string, slot: Slot): void {
@@ -113,16 +78,20 @@ export function worldStore(backing: Backing | undefined, maxWorlds: number, seed
         ).catch(() => {});
     }
   }
-  /** Takes a world as the shared store holds it now, in place of the copy held here. */
   function adopt(key: string, now: Look): void {
     if (now === 'same') return;
     worlds.delete(key);
     if (now !== 'none') keep(key, { ...now, kept: true });
   }
+  const drop = (key: string) =>
+    exclusive(key, async () => {
+      await backing?.drop(key);
+      worlds.delete(key);
+    });
 
   return {
-    path: backing?.path,
-    async read(key) {
+    /** The world of `key` as stored now, made the most recently used; undefined before its first write. */
+    async read(key: string) {
       if (shared) {
         const version = worlds.get(key)?.version;
         const now = await shared.look(key, version, worlds.get(key)?.world ?? seed);
@@ -131,8 +100,12 @@ export function worldStore(backing: Backing | undefined, maxWorlds: number, seed
       }
       return used(key);
     },
-    peek: (key) => worlds.get(key),
-    write(key, task) {
+    peek: (key: string) => worlds.get(key),
+    /** Runs `task` on the world of `key` after the tasks queued before (held across processes); what it returns is saved, then kept. */
+    write<T>(
+      key: string,
+      task: (now: Slot | undefined) => Promise<{ result: T; next?: Stored & { text: readonly string[] } }>,
+    ) {
       const apply = async () => {
         // Taken only now: a world taken before waiting could have been written or dropped meanwhile.
         const known = used(key);
@@ -159,13 +132,9 @@ export function worldStore(backing: Backing | undefined, maxWorlds: number, seed
         return result;
       });
     },
-    drop: (key) =>
-      exclusive(key, async () => {
-        await backing?.drop(key);
-        worlds.delete(key);
-      }),
+    drop,
     async clear() {
-      await Promise.all([...worlds.keys()].map((key) => this.drop(key)));
+      await Promise.all([...worlds.keys()].map(drop));
       // Worlds this process never held too.
       await shared?.clear();
     },

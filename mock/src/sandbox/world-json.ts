@@ -1,12 +1,12 @@
-// A world as JSON: copied for every batch of writes, written as text, measured and saved. A copy
-// shares the strings (immutable), so copying nine 1 MiB GPG keys copies a few hundred objects, not
-// 18 MiB as structuredClone would; the text comes in pieces, letting the event loop turn between.
+// A world as JSON: copied for every batch of writes (sharing the strings: nine 1 MiB GPG keys are not
+// copied as structuredClone would), written as text in pieces, letting the event loop turn between.
 import { utf8Length } from '../common/bytes.js';
 
 /** A copy of JSON data: new objects and lists, the same strings. */
 export function copyJson<T>(value: T): T {
   if (typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) return value.map(copyJson) as T;
+  // A loop, not Object.fromEntries: every write copies its world, and this is twice as fast.
   const copy: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
     const item = copyJson((value as Record<string, unknown>)[key]);
@@ -18,20 +18,13 @@ export function copyJson<T>(value: T): T {
   return copy as T;
 }
 
-/** The size of a world's text (worldText's pieces) in UTF-8 bytes: what its budget counts. */
-export function textBytes(pieces: readonly string[]): number {
-  let bytes = 0;
-  for (const piece of pieces) bytes += utf8Length(piece);
-  return bytes;
-}
+export const textBytes = (pieces: readonly string[]): number =>
+  pieces.reduce((bytes, piece) => bytes + utf8Length(piece), 0);
 
 /** Pieces of text at least this long, so a save writes a few large pieces, not one per record. */
 const PIECE = 256 * 1024;
 
-/**
- * `JSON.stringify(world)` in pieces: each record of a top-level list is stringified on its own,
- * and `pause` is awaited between them, so no single step takes longer than the largest record.
- */
+/** `JSON.stringify(world)` in pieces, each record of a top-level list on its own and `pause` awaited between them. */
 export async function worldText(world: object, pause: () => Promise<void>): Promise<string[]> {
   const pieces: string[] = [];
   let piece = '{';

@@ -1,56 +1,39 @@
-// `--state DIR`: the worlds in a folder, one file per world: `gitea-mock-sandbox.json` (the
-// folder's format), `lock` (held by the one process that uses it) and `<sha256>.json` (a world,
-// named by its credential's hash). A save writes a temporary file of a random name (created
-// exclusively, never through a link), flushes it, renames it over the world's and flushes the
-// folder: a crash leaves the old or the new world, never a broken one. Files are their owner's
-// only. At start the folder is locked, dead temporaries removed and every world checked deeply
-// (world-check.ts); anything that is not the sandbox's is refused and left as it is.
+// `--state`: a PostgreSQL URL (world-postgres.ts) or a folder of one process: `gitea-mock-sandbox.json` (its format),
+// `lock` and `<sha256 of the credential>.json` per world. A save writes a temporary of a random name exclusively,
+// flushes it, renames it over the world's and flushes the folder: a crash leaves the old or the new world. Files are
+// their owner's only. At start the folder is locked, dead temporaries removed, every world checked (world-check.ts),
+// and anything not the sandbox's refused and left as it is.
 import { randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  ftruncateSync,
-  lstatSync,
-  openSync,
-  readFileSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
-import { lstat, mkdir, open, readdir, readFile, readlink, realpath, rename, rm, stat, unlink } from 'node:fs/promises';
+import * as fs from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import type { Backing, Stored } from './store.js';
-import type { World } from './world.js';
-import type { WorldCheck } from './world-check.js';
+import { isPostgresUrl } from './postgres-url.js';
+import type { Backing, OpenOptions, Stored } from './store.js';
+
+const { lstat, mkdir, open, readdir, readFile, readlink, realpath, rename, stat, unlink, writeFile } = fs.promises;
 
 const MARKER = 'gitea-mock-sandbox';
 const MARKER_FILE = `${MARKER}.json`;
-/** The format of a state folder (one file per world), in its marker file. */
+/** The folder's format (one file per world), in its marker file. */
 const VERSION = 2;
 const LOCK = 'lock';
 const WORLD_FILE = /^([0-9a-f]{64})\.json$/;
 /** A temporary (`.` and 32 random hex digits): a save in progress, or one a killed process left. */
 const TEMPORARY = /^\.[0-9a-f]{32}\.(tmp|stale)$/;
 
-export interface OpenOptions {
-  /** Worlds kept: beyond it, the least recently written are removed at start. */
-  maxWorlds: number;
-  /** Bytes one world may hold (sandbox-limits.ts' worldBudget): a larger world file is refused, unread. */
-  maxWorldBytes: number;
-  /** The openapi.yaml whose schemas the records must match. */
-  document: string;
-}
-
 const codeOf = (error: unknown): string => (error as NodeJS.ErrnoException).code ?? String(error);
+/** Removes a file that may be gone already; unlink, not rm: rm answers a refusal (EPERM) by trying rmdir, and reports its ENOTDIR instead. */
+const remove = (file: string) =>
+  unlink(file).catch((error: unknown) => {
+    if (codeOf(error) !== 'ENOENT') throw error;
+  });
 
-/** Folders this process has open: the lock tells other processes, this set tells the process itself. */
-const openHere = new Set<string>();
-/** Releases of the locks this process holds, run on exit too (the sync API: exit handlers cannot wait). */
-const releases = new Set<() => void>();
-let exitHook = false;
+/** Releases of the locks this process holds, by real path, run on exit too (sync: exit handlers cannot wait). */
+const held = new Map<string, () => void>();
+process.on('exit', () => {
+  for (const each of held.values()) each();
+});
 
-/** Writes the pieces of text as `dir/name`, atomically and durably (see the top of this file). */
 async function writeAtomically(dir: string, name: string, pieces: readonly string[]): Promise<void> {
   const temporary = join(dir, `.${randomBytes(16).toString('hex')}.tmp`);
   // 'wx' is O_CREAT|O_EXCL: it fails on any existing path, a planted link included.
@@ -58,10 +41,7 @@ async function writeAtomically(dir: string, name: string, pieces: readonly strin
   try {
     try {
       // A piece at a time: encoding a whole large world at once would hold the event loop.
-      for (const piece of pieces) {
-        const bytes = Buffer.from(piece);
-        for (let written = 0; written < bytes.length; ) written += (await handle.write(bytes, written)).bytesWritten;
-      }
+      await writeFile(handle, pieces);
       await handle.sync();
     } finally {
       await handle.close();
@@ -78,32 +58,25 @@ async function writeAtomically(dir: string, name: string, pieces: readonly strin
 /** A rename or removal reaches the disk with its folder. */
 async function syncFolder(dir: string): Promise<void> {
   const folder = await open(dir, 'r');
-  try {
-    await folder.sync();
-  } catch {
-    // Not every platform can sync a folder; the rename is still atomic.
-  } finally {
-    await folder.close();
-  }
+  // Not every platform can sync a folder; the rename is still atomic.
+  await folder.sync().catch(() => {});
+  await folder.close();
 }
 
 /**
- * Takes `dir/lock`: an exclusive lock the kernel holds on the open file (an open file description
- * lock, fcntl F_OFD_SETLK, through fs-native-extensions) for as long as this process keeps it open,
- * and drops when the process ends, however it ends (a kill -9 too). No process id decides anything:
- * ids repeat across PID namespaces, as in two containers that are each PID 1. The file names its
- * holder, for the refusal's message only. The lock is on a file that `dir/lock` still names, so a
- * holder that removes the file as it leaves cannot leave a lock on a file no one else would open.
+ * Takes `dir/lock`, an open file description lock (fcntl F_OFD_SETLK, fs-native-extensions) the kernel drops however
+ * the process ends; no process id decides (ids repeat across PID namespaces), the file names its holder for the
+ * message only. The lock is on a file `dir/lock` still names: a holder removes the file as it leaves.
  */
 async function takeLock(dir: string, refuse: (why: string) => never): Promise<() => void> {
   const { tryLock } = await import('fs-native-extensions');
   const path = join(dir, LOCK);
-  // A plain descriptor, not a FileHandle: it is closed by the exit handler, which cannot wait.
+  // A plain descriptor: the exit handler, which cannot wait, closes it.
   const attempt = (): (() => void) | undefined => {
     let fd: number;
     try {
       // O_NOFOLLOW: never through a link planted where the lock goes.
-      fd = openSync(path, constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
+      fd = fs.openSync(path, fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, 0o600);
     } catch (error) {
       return refuse(`cannot be written (${codeOf(error)})`);
     }
@@ -116,35 +89,33 @@ async function takeLock(dir: string, refuse: (why: string) => never): Promise<()
         return refuse(`cannot be locked (${codeOf(error)})`);
       }
       if (!locked) {
-        const holder = /^([1-9][0-9]*) (.*)\n$/.exec(readFileSync(fd, 'utf8'));
+        const holder = /^([1-9][0-9]*) (.*)\n$/.exec(fs.readFileSync(fd, 'utf8'));
         return refuse(
           `is in use by ${holder ? `process ${holder[1]} on ${holder[2]}` : 'another process'} (its lock is ${path}); one process per state folder: stop that one, or give another folder`,
         );
       }
       // Locked a file the path no longer names (its holder removed it as it left): try again.
-      const held = fstatSync(fd);
-      const named = lstatSync(path, { throwIfNoEntry: false });
-      if (named?.ino !== held.ino || named.dev !== held.dev) return undefined;
+      const mine = fs.fstatSync(fd);
+      const named = fs.lstatSync(path, { throwIfNoEntry: false });
+      if (named?.ino !== mine.ino || named.dev !== mine.dev) return undefined;
       try {
-        ftruncateSync(fd);
-        writeSync(fd, `${process.pid} ${hostname()}\n`, 0);
+        fs.ftruncateSync(fd);
+        fs.writeSync(fd, `${process.pid} ${hostname()}\n`, 0);
       } catch (error) {
         // The lock is the first write: a folder that takes none is refused, and left as it was.
-        unlinkSync(path);
+        fs.unlinkSync(path);
         return refuse(`cannot be written (${codeOf(error)})`);
       }
       keep = true;
       return () => {
+        // Removed while still held, then let go (see above); gone already, or the folder is: nothing to remove.
         try {
-          // Removed while still held, then let go: see above.
-          unlinkSync(path);
-        } catch {
-          // Gone already, or the folder is: nothing to remove.
-        }
-        closeSync(fd);
+          fs.unlinkSync(path);
+        } catch {}
+        fs.closeSync(fd);
       };
     } finally {
-      if (!keep) closeSync(fd);
+      if (!keep) fs.closeSync(fd);
     }
   };
   for (let tries = 0; tries < 5; tries++) {
@@ -154,16 +125,16 @@ async function takeLock(dir: string, refuse: (why: string) => never): Promise<()
   return refuse(`has a lock (${path}) that keeps changing hands; one process per state folder`);
 }
 
-/** Opens (creating it if needed), locks and loads the state folder `path`; throws a clear error for anything else. */
-export async function openState(path: string, { maxWorlds, maxWorldBytes, document }: OpenOptions): Promise<Backing> {
+export async function openStateStore(path: string, options: OpenOptions): Promise<Backing> {
+  if (isPostgresUrl(path)) return (await import('./world-postgres.js')).openPostgresState(path, options);
+  const { maxWorlds, maxWorldBytes, document } = options;
   const refuse = (why: string): never => {
     throw new Error(`--state ${path} ${why}`);
   };
   const refuseLeft = (why: string): never =>
     refuse(`${why}; it is left as it is: move it away, or give another folder`);
 
-  // A link to a folder is followed: the folder it names is used, and the link stays.
-  // Not there (ENOTDIR: a parent is a file) is for mkdir to tell.
+  // A link to a folder is followed; not there (ENOTDIR: a parent is a file) is for mkdir to tell.
   const found = await stat(path).catch((error: unknown) =>
     ['ENOENT', 'ENOTDIR'].includes(codeOf(error)) ? undefined : refuse(`cannot be read (${codeOf(error)})`),
   );
@@ -174,23 +145,17 @@ export async function openState(path: string, { maxWorlds, maxWorldBytes, docume
       return refuse(`is a link to ${target}, which does not exist: create that folder, or give another`);
     // Its parent must exist (a recursive mkdir spins for ever on /proc in Node 20).
     await mkdir(path, { mode: 0o700 }).catch((error: unknown) => refuse(`cannot be created (${codeOf(error)})`));
-  } else if (found.isFile()) {
-    return refuseLeft('is a file, not a sandbox state folder');
   } else if (!found.isDirectory()) {
-    return refuseLeft('is not a folder');
+    return refuseLeft(found.isFile() ? 'is a file, not a sandbox state folder' : 'is not a folder');
   }
   const real = await realpath(path);
-  if (openHere.has(real)) return refuse('is in use by this process already; one sandbox per state folder');
+  if (held.has(real)) return refuse('is in use by this process already; one sandbox per state folder');
 
   const names = await readdir(path).catch((error: unknown) => refuse(`cannot be read (${codeOf(error)})`));
   if (names.includes(MARKER_FILE)) {
-    let marker: unknown;
-    try {
-      marker = JSON.parse(await readFile(join(path, MARKER_FILE), 'utf8'));
-    } catch {
-      return refuseLeft(`has a ${MARKER_FILE} that is not a gitea-mock sandbox's`);
-    }
-    const version = (marker as Record<string, unknown> | null)?.[MARKER];
+    const version = await readFile(join(path, MARKER_FILE), 'utf8')
+      .then((text) => (JSON.parse(text) as Record<string, unknown> | null)?.[MARKER])
+      .catch(() => undefined);
     if (version === undefined) return refuseLeft(`has a ${MARKER_FILE} that is not a gitea-mock sandbox's`);
     if (version !== VERSION)
       return refuseLeft(`is a sandbox state folder of format ${String(version)}, not ${VERSION}`);
@@ -200,37 +165,25 @@ export async function openState(path: string, { maxWorlds, maxWorldBytes, docume
 
   // Taking the lock is writing to the folder too: a folder that cannot be written is refused here, at start.
   const release = await takeLock(path, refuse);
-  openHere.add(real);
-  releases.add(release);
-  if (!exitHook) {
-    exitHook = true;
-    process.on('exit', () => {
-      for (const each of releases) each();
-    });
-  }
+  held.set(real, release);
   const unlock = (): void => {
-    releases.delete(release);
+    held.delete(real);
     release();
-    openHere.delete(real);
   };
 
   try {
     if (!names.includes(MARKER_FILE))
       await writeAtomically(path, MARKER_FILE, [`${JSON.stringify({ [MARKER]: VERSION })}\n`]);
     // Holding the lock, no save of another process is in progress: any temporary is a dead one's.
-    for (const name of names) {
-      if (!TEMPORARY.test(name)) continue;
+    for (const name of names.filter((name) => TEMPORARY.test(name))) {
       if ((await lstat(join(path, name))).isDirectory())
         return refuseLeft(`holds ${name}, a folder named like one of the sandbox's temporary files`);
-      await unlink(join(path, name)).catch((error: unknown) =>
-        codeOf(error) === 'ENOENT'
-          ? undefined
-          : refuse(`cannot remove ${name}, a temporary file a stopped sandbox left (${codeOf(error)})`),
+      await remove(join(path, name)).catch((error: unknown) =>
+        refuse(`cannot remove ${name}, a temporary file a stopped sandbox left (${codeOf(error)})`),
       );
     }
 
     const entries: { key: string; stored: Stored; time: number }[] = [];
-    let check: WorldCheck | undefined;
     for (const name of names) {
       const key = WORLD_FILE.exec(name)?.[1];
       if (key === undefined) continue;
@@ -244,39 +197,28 @@ export async function openState(path: string, { maxWorlds, maxWorldBytes, docume
         return refuseLeft(
           `holds ${name}, a world of ${info.size} bytes, more than the ${maxWorldBytes} one may hold (--max-world-bytes)`,
         );
-      const text = await readFile(file, 'utf8');
-      let world: unknown;
-      try {
-        world = JSON.parse(text);
-      } catch {
-        return refuseLeft(`holds ${name}, which is not JSON`);
-      }
       // Ajv and the document are loaded only when there is a world to check.
-      check ??= (await import('./world-check.js')).createWorldCheck(document);
-      const problem = check(world);
-      if (problem !== undefined) return refuseLeft(`holds ${name}, which is not a world the sandbox wrote: ${problem}`);
-      entries.push({ key, stored: { world: world as World, bytes: Buffer.byteLength(text) }, time: info.mtimeMs });
+      const stored = (await import('./world-check.js')).readWorld(await readFile(file, 'utf8'), document);
+      if (!('world' in stored))
+        return refuseLeft(
+          `holds ${name}, which is not ${stored.problem ? `a world the sandbox wrote: ${stored.problem}` : 'JSON'}`,
+        );
+      entries.push({ key, stored, time: info.mtimeMs });
     }
     entries.sort((a, b) => a.time - b.time);
     // Beyond --max-worlds, the least recently written go, as they would have gone in memory.
-    const kept = entries.slice(Math.max(0, entries.length - maxWorlds));
-    for (const { key } of entries.slice(0, entries.length - kept.length))
-      await rm(join(path, `${key}.json`), { force: true });
+    const gone = Math.max(0, entries.length - maxWorlds);
+    for (const { key } of entries.slice(0, gone)) await remove(join(path, `${key}.json`));
 
     return {
       path,
-      worlds: new Map(kept.map(({ key, stored }) => [key, stored])),
+      worlds: new Map(entries.slice(gone).map(({ key, stored }) => [key, stored])),
       save: (key, pieces) => writeAtomically(path, `${key}.json`, pieces),
       async drop(key) {
-        // unlink, not rm: rm answers a refusal (EPERM) by trying rmdir, and reports its ENOTDIR instead.
-        await unlink(join(path, `${key}.json`)).catch((error: unknown) => {
-          if (codeOf(error) !== 'ENOENT') throw error;
-        });
+        await remove(join(path, `${key}.json`));
         await syncFolder(path);
       },
-      async close() {
-        unlock();
-      },
+      close: async () => unlock(),
     };
   } catch (error) {
     unlock();

@@ -1,13 +1,7 @@
-// The sandbox's world: the records of a Gitea server as plain JSON, seeded from the document's own
-// examples (the organization acme, its repository acme/rocket, the users alice, bob and carol, their
-// hook, labels, milestones, issue, pull request, team, packages, keys…). Records are kept in the
-// shape the API answers with, so reading one is returning it; the answer is then validated
-// against the document by the front.
+// The sandbox's world: a Gitea server's records as plain JSON, in the shape the API answers with, seeded from the
+// document's examples (acme, acme/rocket, alice, bob, carol, their hook, labels, milestones, issue, pull request…).
 import type { IHttpOperation } from '@stoplight/types';
 import type { components } from 'gitea-contract';
-
-/** A JSON record the webhook payload builders still take loosely (events.ts, payloads.ts, trigger.ts). */
-export type Rec = Record<string, any>;
 
 type Schemas = components['schemas'];
 /** A record of a schema with the fields the sandbox finds it by (world-check.ts requires them). */
@@ -29,11 +23,9 @@ type Workflow = With<Schemas['ActionWorkflow'], 'id'>;
 export type Attachment = With<Schemas['Attachment'], 'id'>;
 export type Application = With<Schemas['OAuth2Application'], 'id'>;
 
-/** 2: worlds remember renamed users (`redirects`) and hooks keep their authorization header in the record. */
-export const WORLD_FORMAT = 2;
-
 export interface World {
-  format: typeof WORLD_FORMAT;
+  /** 2: worlds remember renamed users (`redirects`) and hooks keep their authorization header in the record. */
+  format: 2;
   /** The next fresh id; seed ids stay below it, so an id names one record of any kind. */
   nextId: number;
   /** Records created since the seed, for the size cap. */
@@ -65,52 +57,35 @@ export interface World {
   redirects: { name: string; user: number }[];
 }
 
-/** Templates for records the sandbox creates, taken from the document's examples too. */
-export interface Templates {
-  repository: Repository;
-  application: Application;
-  gpgKey: GPGKey;
-  /** The armored key of userCurrentPostGPGKey's request example, answered with its documented key. */
-  sampleArmoredKey: string;
-}
+export type Templates = ReturnType<typeof seedWorld>['templates'];
 
-function findOperation(operations: readonly IHttpOperation[], operationId: string): IHttpOperation {
-  const op = operations.find((candidate) => (candidate.iid ?? candidate.id) === operationId);
-  if (!op)
+export const WORLD_FORMAT: World['format'] = 2;
+
+const first = (examples: unknown[] | undefined) => (examples?.[0] as { value?: unknown } | undefined)?.value;
+
+const byId = <T extends { id: number }>(records: T[]): T[] =>
+  records.filter((record, index) => records.findIndex((other) => other.id === record.id) === index);
+
+export function seedWorld(operations: readonly IHttpOperation[]) {
+  const find = (operationId: string): IHttpOperation => {
+    const op = operations.find((candidate) => (candidate.iid ?? candidate.id) === operationId);
+    if (op) return op;
     throw new Error(
       `the sandbox seeds its world from the package's openapi.yaml, which has ${operationId}; this document does not`,
     );
-  return op;
-}
-
-/** The first example of an operation's response (or request body), as the document gives it. */
-function example<T>(operations: readonly IHttpOperation[], operationId: string, status: string | 'request'): T {
-  const op = findOperation(operations, operationId);
-  const contents =
-    status === 'request'
-      ? op.request?.body?.contents
-      : op.responses.find((response) => response.code === status)?.contents;
-  const value = (contents?.[0]?.examples?.[0] as { value?: unknown } | undefined)?.value;
-  if (value === undefined)
-    throw new Error(`the sandbox seeds its world from ${operationId} ${status}'s example, which this document lacks`);
-  return structuredClone(value) as T;
-}
-
-function pathExample(operations: readonly IHttpOperation[], operationId: string, name: string): unknown {
-  const param = findOperation(operations, operationId).request?.path?.find((candidate) => candidate.name === name);
-  return (param?.examples?.[0] as { value?: unknown } | undefined)?.value;
-}
-
-function byId<T extends { id: number }>(records: T[]): T[] {
-  const seen = new Map<number, T>();
-  for (const record of records) if (!seen.has(record.id)) seen.set(record.id, record);
-  return [...seen.values()];
-}
-
-/** The seed world and the creation templates, from the examples of `operations`. */
-export function seedWorld(operations: readonly IHttpOperation[]): { seed: World; templates: Templates } {
-  // The document's examples, which the front checks every answer against: the records' types.
-  const get = <T>(operationId: string, status: string | 'request'): T => example<T>(operations, operationId, status);
+  };
+  /** The first example of an operation's response (or request body): the front checks every answer against them. */
+  const get = <T>(operationId: string, status: string | 'request'): T => {
+    const op = find(operationId);
+    const contents =
+      status === 'request' ? op.request?.body?.contents : op.responses.find((r) => r.code === status)?.contents;
+    const value = first(contents?.[0]?.examples);
+    if (value === undefined)
+      throw new Error(`the sandbox seeds its world from ${operationId} ${status}'s example, which this document lacks`);
+    return structuredClone(value) as T;
+  };
+  const pathExample = (operationId: string, name: string) =>
+    first(find(operationId).request?.path?.find((candidate) => candidate.name === name)?.examples);
   const key = get<DeployKey>('repoGetKey', '200');
   const issue = get<Issue>('issueRemoveAssignees', '200');
   const pull = get<PullRequest & { base: { repo: Repository }; requested_reviewers: User[] }>(
@@ -119,6 +94,7 @@ export function seedWorld(operations: readonly IHttpOperation[]): { seed: World;
   );
   // The repository as its owner's members see it, with the caller's permissions.
   const rocket = structuredClone(pull.base.repo);
+  const repo = rocket.id;
   const team = structuredClone(pull.requested_reviewers_teams![0]!) as Team & { organization: Organization };
   const members = get<User[]>('orgListTeamMembers', '200');
   const thread = get<Thread>('notifyReadThread', '205');
@@ -133,9 +109,8 @@ export function seedWorld(operations: readonly IHttpOperation[]): { seed: World;
   ] as User[]);
   const bob = users.find((user) => user.login === 'bob');
 
-  // Before the documented requests: bob is still assigned to issue 42, milestone v1.1.0 still open,
-  // the thread still unread and the pull request at the version repoEditPullRequest's example sends, so each
-  // operation's request example, sent to a fresh world, answers its documented example.
+  // Before the documented requests (bob still assigned to issue 42, milestone v1.1.0 open, the thread unread, the
+  // pull request at the version repoEditPullRequest's example sends): each request example answers its example.
   if (bob) {
     issue.assignees = [bob, ...(issue.assignees ?? [])];
     issue.assignee = bob;
@@ -153,36 +128,27 @@ export function seedWorld(operations: readonly IHttpOperation[]): { seed: World;
     owners: [rocket.owner],
     orgs: get('adminGetAllOrgs', '200'),
     repos: [rocket],
-    hooks: [{ repo: rocket.id, hook: get('repoEditHook', '200') }],
-    issues: [{ repo: rocket.id, issue }],
-    pulls: [{ repo: rocket.id, pull }],
+    hooks: [{ repo, hook: get('repoEditHook', '200') }],
+    issues: [{ repo, issue }],
+    pulls: [{ repo, pull }],
     orgLabels: [{ org: team.organization.id, label: get('orgEditLabel', '200') }],
-    repoLabels: byId([...(issue.labels ?? []), ...(pull.labels ?? [])] as Label[]).map((label) => ({
-      repo: rocket.id,
-      label,
-    })),
+    repoLabels: byId([...(issue.labels ?? []), ...(pull.labels ?? [])] as Label[]).map((label) => ({ repo, label })),
     milestones: byId([closed, issue.milestone, pull.milestone].filter(Boolean) as Milestone[]).map((milestone) => ({
-      repo: rocket.id,
+      repo,
       milestone,
     })),
     gpgKeys: [],
     packages: get('listPackageVersions', '200'),
     threads: [thread],
-    deployKeys: [{ repo: rocket.id, key }],
+    deployKeys: [{ repo, key }],
     teams: [{ team, members: members.map((member) => member.id) }],
-    workflows: [{ repo: rocket.id, workflow: get('ActionsGetWorkflow', '200') }],
+    workflows: [{ repo, workflow: get('ActionsGetWorkflow', '200') }],
     secrets: [],
-    releases: [
-      {
-        repo: rocket.id,
-        id: Number(pathExample(operations, 'repoCreateReleaseAttachment', 'id') ?? 14001),
-        attachments: [],
-      },
-    ],
+    releases: [{ repo, id: Number(pathExample('repoCreateReleaseAttachment', 'id') ?? 14001), attachments: [] }],
     comments: [
       {
-        repo: rocket.id,
-        id: Number(pathExample(operations, 'issueListIssueCommentAttachments', 'id') ?? 15001),
+        repo,
+        id: Number(pathExample('issueListIssueCommentAttachments', 'id') ?? 15001),
         attachments: get('issueListIssueCommentAttachments', '200'),
       },
     ],
@@ -190,10 +156,11 @@ export function seedWorld(operations: readonly IHttpOperation[]): { seed: World;
     apps: [],
     redirects: [],
   };
-  const templates: Templates = {
-    repository: get('repoMigrate', '201'),
-    application: get('userCreateOAuth2Application', '201'),
-    gpgKey: get('userCurrentPostGPGKey', '201'),
+  const templates = {
+    repository: get<Repository>('repoMigrate', '201'),
+    application: get<Application>('userCreateOAuth2Application', '201'),
+    gpgKey: get<GPGKey>('userCurrentPostGPGKey', '201'),
+    /** The armored key of userCurrentPostGPGKey's request example, answered with its documented key. */
     sampleArmoredKey: String(
       get<{ armored_public_key?: string }>('userCurrentPostGPGKey', 'request').armored_public_key ?? '',
     ),
@@ -201,25 +168,15 @@ export function seedWorld(operations: readonly IHttpOperation[]): { seed: World;
   return { seed, templates };
 }
 
-/**
- * Replaces, everywhere in the world, the copies of the record `updated` (same id: an id names one
- * record) with its new fields: a renamed user shows under its new login in every issue, team and
- * package, an edited label or milestone in every issue and pull request that carries it.
- */
+/** Gives every copy of the record `updated` in the world (same id: an id names one record) its new fields: a renamed user, an edited label or milestone, everywhere. */
 export function propagate(world: World, updated: { id: number }): void {
   const visit = (node: unknown): void => {
-    if (Array.isArray(node)) {
-      node.forEach(visit);
-      return;
-    }
     if (typeof node !== 'object' || node === null) return;
     const record = node as Record<string, unknown>;
-    if (record !== updated && record.id === updated.id) {
+    if (record === updated || record.id !== updated.id) for (const value of Object.values(record)) visit(value);
+    else
       for (const name of Object.keys(record))
         if (name in updated) record[name] = structuredClone((updated as Record<string, unknown>)[name]);
-      return;
-    }
-    for (const value of Object.values(record)) visit(value);
   };
   visit(world);
 }

@@ -1,40 +1,86 @@
-// Webhook deliveries from the write that caused them to their end, knowing nothing of the world: the
-// sandbox hands over each event's payload with the hooks that take it (sandbox/hooks.ts). They are
-// signed, encoded, logged and sent in the turn after the API's answer (or when the log is read
-// first), so they never hold it up: a bounded number at once, the rest queued, bounded in count and
-// bytes, each within the transport's time. Each world keeps a bounded log (`GET
-// /__sandbox/deliveries`), the log and the queue sharing one budget of the heap. A receiver down,
-// slow, failing or not allowed, a request that cannot be made, a full queue: a failed entry, never
-// an error of the API nor of the process. Without a transport (MSW) they are logged, not sent.
-import { randomUuid, utf8Length } from '../common/bytes.js';
+// Webhook deliveries as Gitea makes them, from the write that caused them to their end; free of Node built-ins.
+import { hmac } from '@noble/hashes/hmac';
+import { sha1 } from '@noble/hashes/legacy';
+import { sha256 } from '@noble/hashes/sha2';
+import { hex, randomUuid, utf8Bytes, utf8Length } from '../common/bytes.js';
 import { GITEA_MASK, withoutPassword } from '../common/redaction.js';
-import {
-  deliveryRequest,
-  eventOf,
-  portableSigner,
-  signaturesOf,
-  type HookTarget,
-  type OutgoingRequest,
-  type Payload,
-  type Signatures,
-  type Signer,
-} from './request.js';
 
-/** Where the sandbox reads a world's delivery log. */
+/** `type` is `X-Gitea-Event-Type`. */
+export type Payload = { type: string; action: string; json: string };
+
+/** `X-Gitea-Event`: the event as Gitea groups the types (modules/webhook/type.go, `Event`). */
+const eventOf = (type: string): string =>
+  /^issue_(assign|label|milestone)$/.test(type)
+    ? 'issues'
+    : /^pull_request_(assign|label|milestone|sync|review_request)$/.test(type)
+      ? 'pull_request'
+      : type === 'pull_request_comment'
+        ? 'issue_comment'
+        : type.replace(/^pull_request_review_(approved|rejected|comment)$/, 'pull_request_$1');
+
+/** A hook as a delivery needs it: `type` is `gitea`, `gogs`, or one whose payload Gitea converts (slack …); `contentType` `json` or `form`; `authorization` sent when not empty. */
+export interface HookTarget {
+  id: number;
+  type: string;
+  target: 'repository' | 'system';
+  url: string;
+  contentType: string;
+  authorization: string;
+}
+
+type Signatures = { sha256: string; sha1: string };
+
+type Signer = (secret: string, payload: string) => Signatures;
+
+const portableSigner: Signer = (secret, payload) => {
+  const [key, data] = [utf8Bytes(secret), utf8Bytes(payload)];
+  return { sha256: hex(hmac(sha256, key, data)), sha1: hex(hmac(sha1, key, data)) };
+};
+
+type OutgoingRequest = { method: 'POST'; url: string; headers: Record<string, string>; body: string };
+
+function deliveryRequest(id: string, event: Payload, hook: HookTarget, signatures: Signatures): OutgoingRequest {
+  const { sha256: signature256, sha1: signature1 } = signatures;
+  const group = eventOf(event.type);
+  const form = hook.contentType === 'form';
+  const headers: Record<string, string> = {
+    'Content-Type': form ? 'application/x-www-form-urlencoded' : 'application/json',
+    'X-Gitea-Delivery': id,
+    'X-Gitea-Event': group,
+    'X-Gitea-Event-Type': event.type,
+    'X-Gitea-Signature': signature256,
+    'X-Gitea-Hook-Installation-Target-Type': hook.target,
+    'X-Gogs-Delivery': id,
+    'X-Gogs-Event': group,
+    'X-Gogs-Event-Type': event.type,
+    'X-Gogs-Signature': signature256,
+    'X-Hub-Signature': `sha1=${signature1}`,
+    'X-Hub-Signature-256': `sha256=${signature256}`,
+    'X-GitHub-Delivery': id,
+    'X-GitHub-Event': group,
+    'X-GitHub-Event-Type': event.type,
+    'X-GitHub-Hook-Installation-Target-Type': hook.target,
+    // Go's client names itself so when Gitea sets no User-Agent.
+    'User-Agent': 'Go-http-client/1.1',
+    ...(hook.authorization === '' ? {} : { Authorization: hook.authorization }),
+  };
+  // Go's url.Values.Encode is the form encoding but for `*` (escaped) and `~` (kept).
+  const body = form
+    ? new URLSearchParams({ payload: event.json }).toString().replace(/\*/g, '%2A').replace(/%7E/g, '~')
+    : event.json;
+  return { method: 'POST', url: hook.url, headers, body };
+}
+
 export const DELIVERIES_PATH = '/__sandbox/deliveries';
 
+/** As server.ts documents them; `secret` is every hook's (repoEditHook cannot set one, as on Gitea); `send: false` logs
+ * the deliveries without sending them (the MSW handlers). */
 export interface WebhookOptions {
-  /** The secret of every hook (`--webhook-secret`); repoEditHook cannot set one, as on Gitea. Without it deliveries go unsigned. */
   secret?: string;
-  /** System hooks (`--webhook <url>`): each gets every event of every world. */
   systemHooks?: readonly string[];
-  /** Hosts deliveries may go to, in the syntax of Gitea's `[webhook] ALLOWED_HOST_LIST` (default `loopback`). */
   allowedHosts?: string;
-  /** Longest a delivery may take, in milliseconds (default 5000, Gitea's `DELIVER_TIMEOUT`). */
   timeoutMs?: number;
-  /** Each delivery once settled, a copy; a callback that throws or rejects is told on the console. */
   onDelivery?: (delivery: DeliveryRecord) => unknown;
-  /** `false` logs the deliveries without sending them, where the runtime could (the MSW handlers). */
   send?: boolean;
 }
 
@@ -44,7 +90,7 @@ export interface DeliveryRecord {
   event: string;
   type: string;
   action: string;
-  hook: { id: number; type: string; target: HookTarget['target'] };
+  hook: { id: number; type: string; target: 'repository' | 'system' };
   url: string;
   method: 'POST';
   /** The request as sent, the hook's `Authorization` masked as Gitea logs it. */
@@ -60,34 +106,22 @@ export interface DeliveryRecord {
 
 export type Sent = { status: number } | { error: string };
 
-/** Sends one request (Node's in transport-node.ts); rejects never. `sign`: the runtime's own HMAC, faster than the portable one. */
+/** Sends one request (transport-node.ts); never rejects. `sign`: the runtime's own HMAC, faster than the portable one. */
 export type DeliveryTransport = {
   send(request: OutgoingRequest, signal: AbortSignal): Promise<Sent>;
   sign?: Signer;
 };
 
-/** Which deliveries a reader wants: of this event type and action, each when given. */
-export interface DeliveryFilter {
-  type?: string;
-  action?: string;
-}
+export type DeliveryFilter = { type?: string; action?: string };
 
-/** Whether `record` is one `filter` picks. */
-export function picks(filter: DeliveryFilter, record: DeliveryRecord): boolean {
-  return (
-    (filter.type === undefined || record.type === filter.type) &&
-    (filter.action === undefined || record.action === filter.action)
-  );
-}
+export const picks = (filter: DeliveryFilter, record: DeliveryRecord): boolean =>
+  (filter.type === undefined || record.type === filter.type) &&
+  (filter.action === undefined || record.action === filter.action);
 
-/** What a wait for a delivery came to: the settled ones it waited for, none within its time, or too many waiting. */
 type Waited = { deliveries: DeliveryRecord[] } | 'timeout' | 'busy';
 
-/** One event and the hooks that take it, in Gitea's order. */
-export interface Addressed {
-  payload: Payload;
-  hooks: readonly HookTarget[];
-}
+/** The hooks in Gitea's order. */
+export type Addressed = { payload: Payload; hooks: readonly HookTarget[] };
 
 const MiB = 1024 * 1024;
 /** Entries and bytes of bodies one world's log keeps, and worlds whose logs are kept: past each, the oldest go. */
@@ -97,12 +131,10 @@ const LOG_WORLDS = 100;
 /** Deliveries sent at once, and waiting; past that a delivery fails at once, as Gitea's full queue would hold it back. */
 const IN_FLIGHT = 16;
 const WAITING = 1000;
-/** Waits for a delivery under way at once, in the process; past it a wait is refused ('busy'). */
+/** Waits under way at once, in the process; past it a wait is refused ('busy'). */
 export const MAX_WAITS = 256;
 
-const DELIVERED_TYPES = new Set(['gitea', 'gogs']);
-
-/** One delivery: `event` until its request is built (the signatures shared by the event's deliveries); the heap its body takes (`bytes`, in the log) and what the queue counts for it. */
+/** `event` until its request is built, its signatures shared; `bytes` its body's heap in the log, `queued` in the queue. */
 interface Delivery {
   seq: number;
   record: DeliveryRecord;
@@ -115,133 +147,94 @@ interface Delivery {
 
 type Settle = (delivery: Delivery, outcome: Partial<DeliveryRecord>) => void;
 
-/** Heap a body's string takes: two bytes a character at most. */
-const stringBytes = (body: string): number => 2 * body.length;
+/** A record to hand out: an edit changes no other copy nor the log. */
+const copyOf = (rec: DeliveryRecord) => ({ ...rec, hook: { ...rec.hook }, headers: { ...rec.headers } });
 
-/** A record to hand out: its own headers and hook, so an edit changes no other copy nor the log. */
-const copyOf = (record: DeliveryRecord): DeliveryRecord => ({
-  ...record,
-  hook: { ...record.hook },
-  headers: { ...record.headers },
-});
-
-/** The JSON payload of a logged delivery: its body, or its form's field `payload`. */
-const payloadOf = (record: DeliveryRecord): string =>
-  record.headers['Content-Type'] === 'application/x-www-form-urlencoded'
-    ? (new URLSearchParams(record.body).get('payload') ?? '')
-    : record.body;
-
-/** A pending record of `type` to `hook`, its request not yet built. */
-const pendingRecord = (id: string, type: string, action: string, hook: HookTarget, at: string): DeliveryRecord => ({
-  id,
-  event: eventOf(type),
-  type,
-  action,
-  hook: { id: hook.id, type: hook.type, target: hook.target },
-  url: withoutPassword(hook.url),
-  method: 'POST',
-  headers: {},
-  body: '',
-  state: 'pending',
-  at,
-});
-
-/** The request's headers and body as the log shows them: its `Authorization` masked. */
-function shown(request: OutgoingRequest): Pick<DeliveryRecord, 'headers' | 'body'> {
-  const headers = { ...request.headers };
-  if (headers.Authorization !== undefined) headers.Authorization = GITEA_MASK;
-  return { headers, body: request.body };
-}
-
-/** What a failure says, without the hook's authorization header. */
 function messageOf(failure: unknown, hook: HookTarget): string {
   const text = failure instanceof Error ? failure.message : String(failure);
   return hook.authorization === '' ? text : text.split(hook.authorization).join(GITEA_MASK);
 }
 
-/** The worlds' logs: each bounded in entries and bytes, and all in `budgetBytes`, the worlds written least recently giving way first. */
-function createLog(budgetBytes: number, wake: () => void) {
+/** The worlds' logs, in half of `budgetBytes`, the worlds written least recently giving way first; the waits on them. */
+function createLog(budgetBytes: number) {
   const logs = new Map<string, Delivery[]>();
   let logBytes = 0;
+  const waits = new Map<() => void, (waited: Waited) => void>();
+  let waking = false;
+  const of = (key: string | undefined): Delivery[] =>
+    key === undefined ? [...logs.values()].flat().sort((a, b) => a.seq - b.seq) : (logs.get(key) ?? []);
   const dropOldest = (key: string): void => {
     const log = logs.get(key)!;
     logBytes -= log.shift()!.bytes;
     if (log.length === 0) logs.delete(key);
   };
-  return {
-    of: (key: string): Delivery[] => logs.get(key) ?? [],
-    all: (): Delivery[] => [...logs.values()].flat().sort((a, b) => a.seq - b.seq),
-    forget(key?: string): void {
-      for (const each of key === undefined ? [...logs.keys()] : [key]) while (logs.has(each)) dropOldest(each);
-    },
-    append(key: string, delivery: Delivery): void {
-      const log = logs.get(key) ?? [];
-      logs.delete(key);
-      logs.set(key, log);
-      log.push(delivery);
-      logBytes += delivery.bytes;
-      wake();
-      let bytes = log.reduce((sum, entry) => sum + entry.record.body.length, 0);
-      while (log.length > LOG_ENTRIES || (bytes > LOG_BYTES && log.length > 1)) {
-        bytes -= log[0]!.record.body.length;
-        dropOldest(key);
-      }
-      for (const oldest of logs.keys()) {
-        if (logs.size <= LOG_WORLDS) break;
-        while (logs.has(oldest)) dropOldest(oldest);
-      }
-      // The newest entry stays.
-      for (const oldest of [...logs.keys()]) {
-        while (logBytes > budgetBytes / 2 && logs.has(oldest) && !(oldest === key && log.length === 1))
-          dropOldest(oldest);
-        if (logBytes <= budgetBytes / 2) break;
-      }
-    },
+  const dropAll = (key: string): void => {
+    while (logs.has(key)) dropOldest(key);
   };
+
+  function wake(): void {
+    if (waking || waits.size === 0) return;
+    waking = true;
+    queueMicrotask(() => {
+      waking = false;
+      for (const check of [...waits.keys()]) check();
+    });
+  }
+
+  function append(key: string, delivery: Delivery): void {
+    const log = of(key);
+    logs.delete(key);
+    logs.set(key, log);
+    log.push(delivery);
+    logBytes += delivery.bytes;
+    wake();
+    let bytes = log.reduce((sum, entry) => sum + entry.record.body.length, 0);
+    while (log.length > LOG_ENTRIES || (bytes > LOG_BYTES && log.length > 1)) {
+      bytes -= log[0]!.record.body.length;
+      dropOldest(key);
+    }
+    for (const oldest of [...logs.keys()].slice(0, Math.max(0, logs.size - LOG_WORLDS))) dropAll(oldest);
+    // The newest entry stays.
+    for (const oldest of [...logs.keys()]) {
+      while (logBytes > budgetBytes / 2 && logs.has(oldest) && !(oldest === key && log.length === 1))
+        dropOldest(oldest);
+      if (logBytes <= budgetBytes / 2) break;
+    }
+  }
+
+  /** As soon as one has settled, at most `ms` later. */
+  function waitFor(key: string | undefined, filter: DeliveryFilter, ms: number, signal?: AbortSignal): Promise<Waited> {
+    if (waits.size >= MAX_WAITS) return Promise.resolve('busy');
+    return new Promise((resolve) => {
+      const finish = (waited: Waited): void => {
+        waits.delete(check);
+        clearTimeout(expiry);
+        signal?.removeEventListener('abort', onAbort);
+        resolve(waited);
+      };
+      const check = (): void => {
+        const records = of(key)
+          .map((each) => each.record)
+          .filter((record) => record.state !== 'pending' && picks(filter, record));
+        if (records.length > 0) finish({ deliveries: records.map(copyOf) });
+      };
+      const onAbort = (): void => finish('timeout');
+      const expiry = setTimeout(onAbort, ms);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      waits.set(check, finish);
+      if (signal?.aborted) onAbort();
+      else check();
+    });
+  }
+
+  const forget = (key?: string): void => (key === undefined ? [...logs.keys()] : [key]).forEach(dropAll);
+  const close = (): void => {
+    for (const finish of [...waits.values()]) finish('timeout');
+  };
+  return { of, append, wake, waitFor, forget, close };
 }
 
-/** The waits under way, each looking at the logs again once a delivery is logged or settles. */
-function createWaits() {
-  const waits = new Map<() => void, (waited: Waited) => void>();
-  let waking = false;
-  return {
-    /** Lets the waits look at the logs once the current task is done. */
-    wake(): void {
-      if (waking || waits.size === 0) return;
-      waking = true;
-      queueMicrotask(() => {
-        waking = false;
-        for (const check of [...waits.keys()]) check();
-      });
-    },
-    wait(found: () => DeliveryRecord[], ms: number, signal: AbortSignal | undefined): Promise<Waited> {
-      if (waits.size >= MAX_WAITS) return Promise.resolve('busy');
-      return new Promise((resolve) => {
-        const finish = (waited: Waited): void => {
-          waits.delete(check);
-          clearTimeout(timer);
-          signal?.removeEventListener('abort', onAbort);
-          resolve(waited);
-        };
-        const check = (): void => {
-          const records = found();
-          if (records.length > 0) finish({ deliveries: records.map(copyOf) });
-        };
-        const onAbort = (): void => finish('timeout');
-        const timer = setTimeout(onAbort, ms);
-        signal?.addEventListener('abort', onAbort, { once: true });
-        waits.set(check, finish);
-        if (signal?.aborted) onAbort();
-        else check();
-      });
-    },
-    close(): void {
-      for (const finish of [...waits.values()]) finish('timeout');
-    },
-  };
-}
-
-/** The sender: at most IN_FLIGHT deliveries under way, the rest waiting, all within half of `budgetBytes`. */
+/** Sends IN_FLIGHT deliveries at once and queues WAITING more, their bytes within half of `budgetBytes`. */
 function createSender(transport: DeliveryTransport | undefined, budgetBytes: number, settle: Settle) {
   const waiting: Delivery[] = [];
   let inFlight = 0;
@@ -254,23 +247,11 @@ function createSender(transport: DeliveryTransport | undefined, budgetBytes: num
     const durationMs = (): number => Math.round(performance.now() - started);
     try {
       const sent = await transport!.send(delivery.request!, control.signal);
-      settle(
-        delivery,
-        'status' in sent
-          ? {
-              state: sent.status >= 200 && sent.status < 300 ? 'delivered' : 'failed',
-              status: sent.status,
-              durationMs: durationMs(),
-            }
-          : { state: 'failed', error: sent.error, durationMs: durationMs() },
-      );
+      const ok = 'status' in sent && sent.status >= 200 && sent.status < 300;
+      settle(delivery, { state: ok ? 'delivered' : 'failed', ...sent, durationMs: durationMs() });
     } catch (failure) {
-      // Whatever goes wrong, the delivery ends failed and the process goes on.
-      settle(delivery, {
-        state: 'failed',
-        error: `the delivery failed: ${messageOf(failure, delivery.hook)}`,
-        durationMs: durationMs(),
-      });
+      const error = `the delivery failed: ${messageOf(failure, delivery.hook)}`;
+      settle(delivery, { state: 'failed', error, durationMs: durationMs() });
     } finally {
       inFlight--;
       queueBytes -= delivery.queued;
@@ -280,10 +261,9 @@ function createSender(transport: DeliveryTransport | undefined, budgetBytes: num
     }
   }
 
-  /** Why `delivery` is not sent, as its settled outcome; undefined when it is sent. */
   function unsent(delivery: Delivery, bytes: number): Partial<DeliveryRecord> | undefined {
     const { type } = delivery.record.hook;
-    if (!DELIVERED_TYPES.has(type))
+    if (type !== 'gitea' && type !== 'gogs')
       return {
         state: 'skipped',
         error: `not sent: Gitea converts the payload for ${type} hooks, which gitea-mock does not`,
@@ -300,85 +280,105 @@ function createSender(transport: DeliveryTransport | undefined, budgetBytes: num
   }
 
   return {
-    waiting,
-    abort: () => control.abort(new Error('the sandbox stopped')),
     dispatch(delivery: Delivery): void {
-      try {
-        // The string, and the bytes written for it while the receiver has not read them.
-        const bytes = delivery.bytes + utf8Length(delivery.record.body);
-        const outcome = unsent(delivery, bytes);
-        if (outcome) settle(delivery, outcome);
-        else {
-          delivery.queued = bytes;
-          queueBytes += bytes;
-          if (inFlight < IN_FLIGHT) void send(delivery);
-          else waiting.push(delivery);
-        }
-      } catch (failure) {
-        settle(delivery, { state: 'failed', error: `not sent: ${messageOf(failure, delivery.hook)}` });
-      }
+      // The string, and the bytes written for it while the receiver has not read them.
+      const bytes = delivery.bytes + utf8Length(delivery.record.body);
+      const outcome = unsent(delivery, bytes);
+      if (outcome) return void settle(delivery, outcome);
+      delivery.queued = bytes;
+      queueBytes += bytes;
+      if (inFlight < IN_FLIGHT) void send(delivery);
+      else waiting.push(delivery);
+    },
+    /** Those waiting are handed back; those under way end as their transport stops. */
+    stop(): Delivery[] {
+      const left = waiting.splice(0);
+      control.abort(new Error('the sandbox stopped'));
+      return left;
     },
   };
 }
 
-/** Settles a delivery: its outcome into its record, the waits woken, `onDelivery` told (a failure of it told on the console). */
-function settler(onDelivery: WebhookOptions['onDelivery'], wake: () => void): Settle {
-  return ({ record }, outcome) => {
+/** Signed once per event, after the write's answer; the log shows its `Authorization` masked. */
+function build(delivery: Delivery, secret: string, sign: Signer): void {
+  const pending = delivery.event!;
+  delivery.event = undefined;
+  // Empty without a secret, as Gitea sends them for a hook without one.
+  pending.signatures ??= secret === '' ? { sha256: '', sha1: '' } : sign(secret, pending.payload.json);
+  const request = deliveryRequest(delivery.record.id, pending.payload, delivery.hook, pending.signatures);
+  const headers = { ...request.headers };
+  if (headers.Authorization !== undefined) headers.Authorization = GITEA_MASK;
+  Object.assign(delivery.record, { headers, body: request.body });
+  delivery.request = request;
+  // Heap a body's string takes: two bytes a character at most.
+  delivery.bytes = 2 * request.body.length;
+}
+
+let seq = 0;
+
+function deliveriesOf(events: readonly Addressed[]): Delivery[] {
+  const at = new Date().toISOString();
+  return events.flatMap(({ payload, hooks }) => {
+    // One secret for every hook: the payload is signed once, when the first request is built.
+    const event = { payload };
+    return hooks.map(
+      (hook): Delivery => ({
+        seq: seq++,
+        record: {
+          id: randomUuid(),
+          event: eventOf(payload.type),
+          type: payload.type,
+          action: payload.action,
+          hook: { id: hook.id, type: hook.type, target: hook.target },
+          url: withoutPassword(hook.url),
+          method: 'POST',
+          headers: {},
+          body: '',
+          state: 'pending',
+          at,
+        },
+        hook,
+        event,
+        request: undefined,
+        bytes: 0,
+        queued: 0,
+      }),
+    );
+  });
+}
+
+/** `budgetBytes` (sandbox-limits.ts' deliveriesBudget): what the log and the queue hold together, half each. */
+export function createDeliveries(
+  { onDelivery, secret = '' }: WebhookOptions,
+  transport: DeliveryTransport | undefined,
+  budgetBytes = Infinity,
+) {
+  const sign = transport?.sign ?? portableSigner;
+  const logs = createLog(budgetBytes);
+  const unbuilt: { key: string; deliveries: Delivery[] }[] = [];
+  const toSend: Delivery[] = [];
+  let timer: ReturnType<typeof setTimeout> | undefined;
+
+  const settle: Settle = ({ record }, outcome) => {
     Object.assign(record, outcome);
-    wake();
+    logs.wake();
     if (!onDelivery) return;
     const told = (failure: unknown): void =>
       console.error(
         `gitea-mock: onDelivery failed for delivery ${record.id} (${record.type} ${record.action}):`,
         failure,
       );
-    try {
-      const result: unknown = onDelivery(copyOf(record));
-      if (typeof (result as PromiseLike<unknown> | undefined)?.then === 'function')
-        (result as PromiseLike<unknown>).then(undefined, told);
-    } catch (failure) {
-      told(failure);
-    }
+    // Called now; what it throws or rejects with is told.
+    new Promise((resolve) => resolve(onDelivery(copyOf(record)))).catch(told);
   };
-}
-
-/** `budgetBytes` (sandbox-limits.ts' deliveriesBudget): what the log and the queue hold together, half each. */
-export function createDeliveries(
-  options: WebhookOptions,
-  transport: DeliveryTransport | undefined,
-  budgetBytes = Infinity,
-) {
-  const secret = options.secret ?? '';
-  const sign = transport?.sign ?? portableSigner;
-  const waits = createWaits();
-  const logs = createLog(budgetBytes, waits.wake);
-  const settle = settler(options.onDelivery, waits.wake);
   const sender = createSender(transport, budgetBytes, settle);
-  let seq = 0;
-  /** The deliveries of writes that stood, not yet built; then built, to be sent by the turn that built them. */
-  const unbuilt: { key: string; deliveries: Delivery[] }[] = [];
-  const toSend: Delivery[] = [];
-  let timer: ReturnType<typeof setTimeout> | undefined;
 
-  /** Builds the request of `delivery`: signed once per event, after the write's answer. */
-  function build(delivery: Delivery): void {
-    const pending = delivery.event!;
-    delivery.event = undefined;
-    pending.signatures ??= signaturesOf(secret, pending.payload.json, sign);
-    const request = deliveryRequest(delivery.record.id, pending.payload, delivery.hook, pending.signatures);
-    Object.assign(delivery.record, shown(request));
-    delivery.request = request;
-    delivery.bytes = stringBytes(request.body);
-  }
-
-  /** Builds and logs the deliveries of the writes that stood, in their order. */
   function flush(): void {
     for (let batch = unbuilt.shift(); batch !== undefined; batch = unbuilt.shift()) {
       for (const delivery of batch.deliveries) {
         try {
-          build(delivery);
+          build(delivery, secret, sign);
         } catch (failure) {
-          delivery.request = undefined;
           const why = messageOf(failure, delivery.hook);
           settle(delivery, { state: 'failed', error: `not sent: its request could not be made (${why})` });
         }
@@ -388,63 +388,37 @@ export function createDeliveries(
     }
   }
 
-  /** The turn after the writes' answers: builds, logs and sends what they caused. */
-  function drain(): void {
-    timer = undefined;
-    flush();
-    for (let delivery = toSend.shift(); delivery !== undefined; delivery = toSend.shift()) sender.dispatch(delivery);
-  }
-
-  /** Queues the deliveries for the next turn, once the writes of this one are done. */
+  /** Built, logged and sent in the turn after the writes' answers. */
   function queue(key: string, deliveries: Delivery[]): void {
     unbuilt.push({ key, deliveries });
-    timer ??= setTimeout(drain, 0);
+    timer ??= setTimeout(() => {
+      timer = undefined;
+      flush();
+      for (let delivery = toSend.shift(); delivery !== undefined; delivery = toSend.shift()) sender.dispatch(delivery);
+    }, 0);
   }
 
-  function deliveriesOf(events: readonly Addressed[]): Delivery[] {
-    const at = new Date().toISOString();
-    return events.flatMap(({ payload, hooks }) => {
-      // One secret for every hook: the payload is signed once, when the first request is built.
-      const event = { payload };
-      return hooks.map((hook) => ({
-        seq: seq++,
-        record: pendingRecord(randomUuid(), payload.type, payload.action, hook, at),
-        hook,
-        event,
-        request: undefined,
-        bytes: 0,
-        queued: 0,
-      }));
-    });
-  }
-
-  const read = (deliveries: Delivery[]): DeliveryRecord[] => deliveries.map((each) => copyOf(each.record));
+  const read = (key: string | undefined): DeliveryRecord[] => {
+    flush();
+    return logs.of(key).map((each) => copyOf(each.record));
+  };
 
   return {
-    /** A pending delivery of each event to each of its hooks, made now; the function returned logs and sends them once the write stands. */
+    /** Made now; the function returned logs and sends them once the write stands. */
     prepare(key: string, events: readonly Addressed[]): (() => void) | undefined {
       const deliveries = deliveriesOf(events);
       return deliveries.length === 0 ? undefined : () => queue(key, deliveries);
     },
-    /** Logs the deliveries of `events` now, pending, and sends them in the next turn. */
+    /** Logged now, pending, for the answer to show them. */
     fire(key: string, events: readonly Addressed[]): DeliveryRecord[] {
       const deliveries = deliveriesOf(events);
       queue(key, deliveries);
-      // Logged now, for the answer to show them.
       flush();
-      return read(deliveries);
+      return deliveries.map((each) => copyOf(each.record));
     },
-    /** The log of the world of `key`, oldest first. */
-    log(key: string): DeliveryRecord[] {
-      flush();
-      return read(logs.of(key));
-    },
-    /** Every world's log together, oldest first. */
-    all(): DeliveryRecord[] {
-      flush();
-      return read(logs.all());
-    },
-    /** Sends the logged delivery `id` again, as Gitea's replay: the same payload and signatures under a new id; undefined when not logged. */
+    log: (key: string): DeliveryRecord[] => read(key),
+    all: (): DeliveryRecord[] => read(undefined),
+    /** Gitea's replay: the same payload and signatures under a new id. */
     redeliver(key: string, id: string, hookNow?: (id: number) => HookTarget | undefined): DeliveryRecord | undefined {
       flush();
       const original = logs.of(key).find((each) => each.record.id === id);
@@ -452,39 +426,31 @@ export function createDeliveries(
       const { record: first } = original;
       // Gitea's replay reads the hook by id (`Deliver`): a repository hook as it is now, a system hook as set.
       const hook = (first.hook.target === 'repository' ? hookNow?.(first.hook.id) : undefined) ?? original.hook;
-      // The same payload, so the same signatures (the secret is every hook's), under a new id.
-      const payload = { type: first.type, action: first.action, json: payloadOf(first) };
-      const [delivery] = deliveriesOf([{ payload, hooks: [hook] }]) as [Delivery];
+      // The same payload (the JSON body, or the form's field), so the same signatures: the secret is every hook's.
+      const form = first.headers['Content-Type'] === 'application/x-www-form-urlencoded';
+      const json = form ? (new URLSearchParams(first.body).get('payload') ?? '') : first.body;
+      const [delivery] = deliveriesOf([{ payload: { type: first.type, action: first.action, json }, hooks: [hook] }]);
       const built = Object.keys(first.headers).length > 0;
-      if (built) build(delivery);
-      logs.append(key, delivery);
-      if (built) sender.dispatch(delivery);
-      else settle(delivery, { state: 'failed', error: first.error ?? 'not sent: its request could not be made' });
-      return copyOf(delivery.record);
+      if (built) build(delivery!, secret, sign);
+      logs.append(key, delivery!);
+      if (built) sender.dispatch(delivery!);
+      else settle(delivery!, { state: 'failed', error: first.error ?? 'not sent: its request could not be made' });
+      return copyOf(delivery!.record);
     },
-    /** The settled deliveries `filter` picks of the log of `key` (or of all), as soon as there is one, at most `ms` later. */
-    waitFor(key: string | undefined, filter: DeliveryFilter, ms: number, signal?: AbortSignal): Promise<Waited> {
+    waitFor(...args: Parameters<typeof logs.waitFor>): Promise<Waited> {
       flush();
-      const found = (): DeliveryRecord[] =>
-        (key === undefined ? logs.all() : logs.of(key))
-          .map((each) => each.record)
-          .filter((record) => record.state !== 'pending' && picks(filter, record));
-      return waits.wait(found, ms, signal);
+      return logs.waitFor(...args);
     },
-    /** Forgets the log of `key`, or of every world. */
     forget(key?: string): void {
       flush();
       logs.forget(key);
     },
-    /** Stops what is being sent; what waits is dropped. */
     async close(): Promise<void> {
       if (timer !== undefined) clearTimeout(timer);
       flush();
-      // What was not sent yet ends now, said so; what is under way ends as its transport stops.
-      for (const delivery of [...toSend.splice(0), ...sender.waiting.splice(0)])
+      for (const delivery of [...toSend.splice(0), ...sender.stop()])
         settle(delivery, { state: 'failed', error: 'not sent: the sandbox stopped' });
-      sender.abort();
-      waits.close();
+      logs.close();
     },
   };
 }

@@ -1,233 +1,251 @@
-// `gitea-mock webhooks`: receives a real Gitea's webhook deliveries and checks each against the
-// document's `webhooks:` (check.ts): a line per delivery (violations always, the rest unless
-// --quiet), redacted of the secret and the hook's Authorization; a JSON report and JUnit XML when
-// stopped. It answers `200` with `X-Contract-Violations`, or with --forward passes the delivery to
-// the app's origin and answers with its answer; an app that refuses one fails the run, as Gitea
-// counts only a 2xx as delivered. Bodies, JSON, connections and time are bounded as the front's.
+// `gitea-mock webhooks`: receives a real Gitea's webhook deliveries and checks each against the document.
+import { timingSafeEqual } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { getHeapStatistics } from 'node:v8';
-import { redact } from '../common/redaction.js';
 import { NodeRequest } from 'srvx/node';
-import { networkFailure } from '../common/network-failure.js';
-import { Refusal } from '../common/refusal.js';
-import { joinedTarget, originFormRefusal } from '../common/request-target.js';
-import { describeViolation } from '../contract/conformance.js';
-import { readDocumentFile } from '../contract/document-file.js';
-import { createExchangeReport, type Found, total } from '../contract/exchange-report.js';
-import { createSchemaValidator } from '../contract/schema.js';
-import { kindOf } from '../contract/violation-kind.js';
-import { createBodyBudget, defaultBodyBudget, readBodyBytes } from '../front/body.js';
-import { answerAndClose, defaultMaxConnections, IDLE_TIMEOUT_MS, limitConnections } from '../front/connections.js';
-import { reasonPhrase } from '../front/errors.js';
-import { junitXml } from '../live/junit.js';
-import type { Outcome, Problem } from '../live/results.js';
-import { createDeliveryChecker, type DeliveryChecker } from './check.js';
-import { parseReceiverOptions, RECEIVER_USAGE, type ReceiverOptions } from './receiver-options.js';
 import { readBounded } from '../common/bytes.js';
+import { networkFailure } from '../common/network-failure.js';
+import { httpUrl, type Io, logger, parseCommand, usage } from '../common/options.js';
+import { redact } from '../common/redaction.js';
+import { usageError } from '../common/refusal.js';
+import { joinedTarget, originFormRefusal } from '../common/request-target.js';
+import { bodyViolations, describeViolation, headerViolations, type Violation } from '../contract/conformance.js';
+import { readDocumentFile } from '../contract/document-file.js';
+import { isObject, listWebhooks, operationParameters, resolvePointer } from '../contract/document.js';
+import type { JsonObject, Operation } from '../contract/document.js';
+import { createExchangeReport, type Found, kindOf, total } from '../contract/exchange-report.js';
+import { MAX_CHECKED_VALUES } from '../contract/json-shape.js';
+import { createSchemaValidator } from '../contract/schema.js';
+import { createBodyBudget, defaultBodyBudget, GO_MAX_DEPTH, pastJsonBounds, readBodyBytes } from '../front/body.js';
+import { answerAndClose, defaultMaxConnections, IDLE_TIMEOUT_MS, limitConnections } from '../front/node-server.js';
+import { reasonPhrase } from '../front/errors.js';
+import { junitXml, type Outcome, type Problem } from '../live/junit.js';
+import { ANSWER_LIMIT, nodeSign } from './transport-node.js';
 
-/** Where the receiver writes its lines. */
-export interface ReceiverOutput {
-  stdout(text: string): void;
-  stderr(text: string): void;
-}
+const USAGE = usage(
+  'webhooks',
+  'GITEA_WEBHOOK_SECRET=… gitea-mock webhooks [options]',
+  `
+Receives webhook deliveries (point a Gitea hook at it), checks each against the contract's
+webhooks (headers, signatures with the hook's secret from GITEA_WEBHOOK_SECRET, payload), prints
+a line per delivery and, when stopped, exits 2 if none of the contract was received, 1 if any
+broke the contract or the --forward app refused one (answered other than 2xx, or could not be
+reached), 0 otherwise.`,
+);
 
-/** Bytes of the app's answer passed back, as Gitea keeps them. */
-const ANSWER_LIMIT = 1024 * 1024;
 const FORWARD_TIMEOUT_MS = 30_000;
 /** Deliveries whose results the JUnit XML lists; past that they are counted only. */
 const OUTCOMES = 10_000;
 /** Headers not passed on to the app: they belong to each connection. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'host', 'content-length', 'upgrade']);
-/**
- * Connections open at once: thrice the 10 workers of the queue Gitea sends deliveries from
- * (modules/setting/queue.go, `MaxWorkers`); the bodies share the front's budget besides.
- */
+/** Thrice the 10 workers of the queue Gitea sends deliveries from (modules/setting/queue.go, `MaxWorkers`). */
 const MAX_CONNECTIONS = 32;
 const TEXT = 'text/plain; charset=utf-8';
+const BUSY = 'too many deliveries are being received at once; try again shortly\n';
 
-/** What the app behind --forward made of a delivery: its status, or why it could not be reached. */
-type AppAnswer = { status: number } | { unreachable: string };
-
-/** What the receiver has received so far, and what it needs to take more. */
-interface Tally {
-  options: ReceiverOptions;
-  io: ReceiverOutput;
-  check: DeliveryChecker;
-  stats: ReturnType<typeof createExchangeReport>;
-  bodies: ReturnType<typeof createBodyBudget>;
-  /** The origin of the app behind --forward. */
-  app: string | undefined;
-  started: Date;
-  outcomes: Outcome[];
-  counts: { outside: number; refused: number; broken: number; checked: number; appRefused: number };
-  /** What the app answered, by status (`unreachable` when it did not). */
-  appStatuses: Record<string, number>;
-  /** The secret: no line or file shows it, nor the Authorization a delivery carried (redacted with that delivery's lines). */
-  always: readonly string[];
-}
-
-interface Receiver {
-  /** `http://host:port`. */
-  origin: string;
-  /** The webhooks of the contract it checks against, by event type. */
-  webhooks: readonly string[];
-  /** Stops listening and writes the files asked for; resolves with the exit code. */
-  stop(): Promise<number>;
-}
-
-/**
- * The `gitea-mock webhooks` command: runs the receiver until SIGINT or SIGTERM; resolves with the
- * exit code (2 for a usage error or a port that cannot be had).
- */
-export async function receiveWebhooks(args: string[], env: NodeJS.ProcessEnv, io: ReceiverOutput): Promise<number> {
-  let options: ReceiverOptions | undefined;
-  try {
-    options = parseReceiverOptions(args, env);
-  } catch (error) {
-    if (!(error instanceof Refusal)) throw error;
-    io.stderr(`gitea-mock webhooks: ${error.message}\n\n${RECEIVER_USAGE}`);
-    return error.status;
-  }
-  if (!options) {
-    io.stdout(RECEIVER_USAGE);
-    return 0;
-  }
-  let receiver: Receiver;
-  try {
-    receiver = await startReceiver(options, io);
-  } catch (error) {
-    io.stderr(`gitea-mock webhooks: cannot start: ${(error as Error).message}\n`);
-    return 2;
-  }
-  const stopped = new Promise<number>((resolve) => {
-    const stop = (): void =>
-      void receiver.stop().then(resolve, (error: unknown) => {
-        io.stderr(`gitea-mock webhooks: the results were not written: ${(error as Error).message}\n`);
-        resolve(2);
-      });
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+/** The actions a webhook's JSON body declares (`allOf` of the payload and `{action: {enum}}`). */
+function actionsOf(webhook: Operation): string[] {
+  const parts = resolvePointer(webhook.operation, '#/requestBody/content/application~1json/schema/allOf');
+  return (Array.isArray(parts) ? parts : []).flatMap((part) => {
+    const actions = resolvePointer(part, '#/properties/action/enum');
+    return Array.isArray(actions) ? actions.map(String) : [];
   });
-  io.stdout(
-    `gitea-mock: receiving webhook deliveries on ${receiver.origin}/, checked against the contract's ${receiver.webhooks.length} webhooks; Ctrl-C stops\n`,
-  );
-  return stopped;
 }
 
-async function startReceiver(options: ReceiverOptions, io: ReceiverOutput): Promise<Receiver> {
-  const doc = readDocumentFile().document;
-  const tally: Tally = {
+/** An answer on a socket outside Node's HTTP handling; `extra` headers each end with CRLF. */
+const rawAnswer = (status: number, extra = '', message = ''): string =>
+  `HTTP/1.1 ${status} ${reasonPhrase(status)}\r\n${extra}Content-Length: ${Buffer.byteLength(message)}\r\nConnection: close\r\n\r\n${message}`;
+
+function sameText(a: string, b: string): boolean {
+  const [x, y] = [Buffer.from(a), Buffer.from(b)];
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** A delivery is the webhook of its `X-Gitea-Event-Type` with an action it declares, else outside the contract. */
+function createDeliveryChecker(doc: JsonObject) {
+  const schemas = createSchemaValidator(doc);
+  const webhooks = new Map(listWebhooks(doc).map((webhook) => [webhook.path, webhook]));
+  /** A payload past the bounds of every JSON body the mock reads is `refused`, as the front refuses such a body. */
+  const check = (
+    { method, url, headers, body }: { method: string; url: string; headers: Headers; body: string },
+    secret: string | undefined,
+  ) => {
+    const type = headers.get('x-gitea-event-type') ?? '';
+    const webhook = webhooks.get(type);
+    if (!webhook)
+      return {
+        outside: `${type ? `the event type ${JSON.stringify(type)}` : 'a request without X-Gitea-Event-Type'} is not in the contract (it describes ${[...webhooks.keys()].join(', ')})`,
+      };
+    const violations: Violation[] = [];
+    const media = headers.get('content-type')?.split(';')[0]?.trim().toLowerCase() ?? '';
+    const requestBody = webhook.operation.requestBody as JsonObject;
+    const declared = Object.keys(isObject(requestBody.content) ? requestBody.content : {});
+    let text: string | null = body;
+    if (method === 'GET') text = new URL(url, 'http://receiver').searchParams.get('payload');
+    else if (!declared.includes(media))
+      violations.push({
+        where: 'content type',
+        problem: `${media || '(none)'} is not declared (declared: ${declared.join(', ')})`,
+      });
+    else if (media === 'application/x-www-form-urlencoded') text = new URLSearchParams(body).get('payload');
+    let payload: unknown;
+    if (text === null) violations.push({ where: 'body', problem: 'has no payload field' });
+    else {
+      try {
+        payload = JSON.parse(text);
+      } catch {
+        violations.push({ where: 'body', problem: 'the payload is not valid JSON' });
+      }
+    }
+    const past = pastJsonBounds(payload);
+    if (past) {
+      const [status, beyond] =
+        past === 'values'
+          ? [413, `holds more than ${MAX_CHECKED_VALUES} JSON values`]
+          : [422, `nests deeper than ${GO_MAX_DEPTH} levels`];
+      return { refused: { status, message: `the payload ${beyond}, more than the receiver checks` } };
+    }
+    const action = isObject(payload) && typeof payload.action === 'string' ? payload.action : '';
+    const actions = actionsOf(webhook);
+    if (payload !== undefined && action !== '' && !actions.includes(action))
+      return {
+        outside: `${type} with the action ${JSON.stringify(action)} is not in the contract (it describes ${actions.join(', ')})`,
+      };
+    const declaredHeaders = operationParameters(doc, webhook)
+      .filter(({ param }) => param.in === 'header')
+      .map(({ param, location }) => ({ name: String(param.name), spec: param, location }));
+    violations.push(...headerViolations(schemas, declaredHeaders, headers));
+    if (secret !== undefined && text !== null) {
+      const { sha256, sha1 } = nodeSign(secret, text);
+      const expected: [string, string][] = [
+        ['X-Gitea-Signature', sha256],
+        ['X-Gogs-Signature', sha256],
+        ['X-Hub-Signature-256', `sha256=${sha256}`],
+        ['X-Hub-Signature', `sha1=${sha1}`],
+      ];
+      for (const [name, value] of expected) {
+        const sent = headers.get(name);
+        if (sent !== null && !sameText(sent, value))
+          violations.push({
+            where: `header ${name}:`,
+            problem: /^(sha1=|sha256=)?$/.test(sent)
+              ? 'is empty: the hook has no secret'
+              : 'does not match the payload signed with the secret given',
+          });
+      }
+    }
+    if (payload !== undefined)
+      violations.push(
+        ...bodyViolations(
+          schemas,
+          `${webhook.location}/requestBody/content/application~1json/schema`,
+          payload,
+          // What a violation quotes is redacted before it is cut.
+          (quoted) => redact(quoted, [secret ?? '', headers.get('authorization') ?? '']),
+        ),
+      );
+    return { webhook: type, action, violations: violations.map((one) => ({ ...one, where: `request ${one.where}` })) };
+  };
+  return { names: [...webhooks.keys()], check };
+}
+
+const headersOf = (req: IncomingMessage): Headers =>
+  new Headers(Object.entries(req.headers).flatMap(([name, value]) => [value ?? []].flat().map((each) => [name, each])));
+
+/** Undefined for --help; a wrong option is a usage error, told before anything listens. */
+function parseOptions(args: string[], env: NodeJS.ProcessEnv) {
+  const options = parseCommand('webhooks', args);
+  if (options.positionals.length > 0) throw usageError('gitea-mock webhooks takes options only');
+  if (options.help) return undefined;
+  const forward = options.text('forward');
+  const hint = `--forward ${forward}: give an http or https URL of your app`;
+  return {
+    port: options.port(env),
+    host: options.text('host')!,
+    secret: env.GITEA_WEBHOOK_SECRET || undefined,
+    forward: forward === undefined ? undefined : httpUrl(forward, hint),
+    report: options.file('report'),
+    junit: options.file('junit'),
+    quiet: options.flag('quiet'),
+  };
+}
+
+/** What the receiver has seen; no line or file shows the secret (`always`), nor the Authorization a delivery carried. */
+function createTally(options: NonNullable<ReturnType<typeof parseOptions>>, io: Io) {
+  const always = options.secret ? [options.secret] : [];
+  const outcomes: Outcome[] = [];
+  return {
     options,
-    io,
-    check: createDeliveryChecker(doc, createSchemaValidator(doc)),
+    app: options.forward?.origin,
+    checker: createDeliveryChecker(readDocumentFile().document),
     stats: createExchangeReport(),
     // The bytes of deliveries read or being handled at once, as the mock's front bounds its bodies.
     bodies: createBodyBudget(defaultBodyBudget(getHeapStatistics().heap_size_limit)),
-    app: options.forward?.origin,
     started: new Date(),
-    outcomes: [],
+    outcomes,
     counts: { outside: 0, refused: 0, broken: 0, checked: 0, appRefused: 0 },
-    appStatuses: {},
-    always: options.secret ? [options.secret] : [],
-  };
-  const server = await listen(options, (req, res) =>
-    handle(tally, req, res).catch((error: unknown) => {
-      say(tally, `gitea-mock: receiver failure: ${error instanceof Error ? error.message : String(error)}`);
-      if (!res.headersSent) res.writeHead(500);
-      res.end();
-    }),
-  );
-  const { address, port } = server.address() as AddressInfo;
-  const origin = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
-  return {
-    origin,
-    webhooks: tally.check.names,
-    async stop() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      return conclude(tally, origin);
-    },
+    /** What the app answered, by status (`unreachable` when it did not). */
+    appStatuses: {} as Record<string, number>,
+    always,
+    say: (line: string, secrets = always): void => io.stdout(`${redact(line, secrets)}\n`),
+    record: (outcome: Outcome): void => void (outcomes.length < OUTCOMES && outcomes.push(outcome)),
   };
 }
 
-/**
- * Listens with the front's bounds: a connection that sends no request head within
- * IDLE_TIMEOUT_MS, or stays idle as long between deliveries, is closed; a delivery must arrive
- * whole within 30 s; at most MAX_CONNECTIONS at once, the others answered 503.
- */
-async function listen(
-  options: ReceiverOptions,
-  handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
-): Promise<Server> {
-  const server = createServer(
-    {
-      requestTimeout: 30_000,
-      headersTimeout: IDLE_TIMEOUT_MS,
-      keepAliveTimeout: IDLE_TIMEOUT_MS,
-      connectionsCheckingInterval: 1_000,
-      maxHeaderSize: 16 * 1024,
-    },
-    (req, res) => void (connections.refused(req.socket) || handler(req, res)),
-  );
-  const connections = limitConnections(server, Math.min(MAX_CONNECTIONS, defaultMaxConnections()), () => {
-    const message = 'too many deliveries are being received at once; try again shortly\n';
-    const head = `HTTP/1.1 503 ${reasonPhrase(503)}\r\nRetry-After: 1\r\nContent-Type: ${TEXT}`;
-    return `${head}\r\nContent-Length: ${Buffer.byteLength(message)}\r\nConnection: close\r\n\r\n${message}`;
-  });
-  // Requests Node's parser refuses never reach the handler; neither do those of a refused socket.
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-    if (connections.refused(socket) || error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
-    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    answerAndClose(
-      socket,
-      `HTTP/1.1 ${status} ${reasonPhrase(status)}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`,
-    );
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => resolve());
-  });
-  return server;
-}
+type Tally = ReturnType<typeof createTally>;
 
-const say = (tally: Tally, line: string, secrets = tally.always): void => tally.io.stdout(`${redact(line, secrets)}\n`);
-const record = (tally: Tally, outcome: Outcome): void =>
-  void (tally.outcomes.length < OUTCOMES && tally.outcomes.push(outcome));
-
-function headersOf(req: IncomingMessage): Headers {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers))
-    for (const each of [value ?? []].flat()) headers.append(name, each);
-  return headers;
-}
-
-/** Refuses a request the receiver does not check, in plain text, and says so; the connection closes, what is left of the request unread. */
+/** The connection closes, what is left of the request unread. */
 function refuse(tally: Tally, req: IncomingMessage, res: ServerResponse, status: number, message: string): void {
   tally.counts.refused++;
   const path = (req.url?.split('?')[0] ?? '/').slice(0, 200);
-  say(tally, `gitea-mock: a delivery to ${path} was refused (${status}): ${message}`);
-  const cause = `refused (${status}): ${message}`;
-  record(tally, {
-    operationId: `delivery to ${path}`,
-    checked: false,
-    kind: status === 400 ? 'outside' : 'too-large',
-    cause,
-  });
+  tally.say(`gitea-mock: a delivery to ${path} was refused (${status}): ${message}`);
+  const [kind, cause] = [status === 400 ? 'outside' : 'too-large', `refused (${status}): ${message}`] as const;
+  tally.record({ operationId: `delivery to ${path}`, checked: false, kind, cause });
   const text = `${message}\n`;
-  res.writeHead(status, {
-    'Content-Type': TEXT,
-    'Content-Length': String(Buffer.byteLength(text)),
-    Connection: 'close',
-  });
+  res.writeHead(status, { 'Content-Type': TEXT, 'Content-Length': Buffer.byteLength(text), Connection: 'close' });
   res.end(text);
 }
 
+/** Passes the delivery on to the app and its answer back; `status` undefined when the app could not be reached. */
+async function forward(
+  { options, app }: Tally,
+  req: IncomingMessage,
+  res: ServerResponse,
+  delivery: { headers: Headers; body: Buffer; violations: Record<string, string> },
+): Promise<{ status: number | undefined; appLine: string }> {
+  try {
+    const answer = await fetch(joinedTarget(options.forward!, req.url ?? '/'), {
+      method: req.method!,
+      headers: new Headers([...delivery.headers].filter(([name]) => !HOP_BY_HOP.has(name))),
+      ...(req.method === 'GET' ? {} : { body: new Uint8Array(delivery.body) }),
+      redirect: 'manual',
+      signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
+    });
+    const bytes = (await readBounded(answer.body, ANSWER_LIMIT)).bytes.subarray(0, ANSWER_LIMIT);
+    const type = answer.headers.get('content-type');
+    res.writeHead(answer.status, {
+      ...(type ? { 'Content-Type': type } : {}),
+      'Content-Length': bytes.length,
+      ...delivery.violations,
+    });
+    res.end(bytes);
+    return { status: answer.status, appLine: `the app at ${app} answered ${answer.status}` };
+  } catch (error) {
+    const cause =
+      (error as Error).name === 'TimeoutError'
+        ? `no answer within ${FORWARD_TIMEOUT_MS / 1000} s`
+        : (networkFailure(error).code ?? (error as Error).message);
+    const appLine = `the app at ${app} could not be reached: ${cause}`;
+    res.writeHead(502, { 'Content-Type': TEXT, ...delivery.violations });
+    res.end(`${appLine}\n`);
+    return { status: undefined, appLine };
+  }
+}
+
 async function handle(tally: Tally, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const { options, app } = tally;
+  const { options, app, counts, say } = tally;
   if (req.method !== 'POST' && req.method !== 'GET') {
     req.resume();
     res.writeHead(405, { Allow: 'POST, GET', 'Content-Type': TEXT });
@@ -253,139 +271,66 @@ async function handle(tally: Tally, req: IncomingMessage, res: ServerResponse): 
   const authorization = headers.get('authorization');
   const secrets = authorization ? [...tally.always, authorization, ...authorization.split(' ').slice(1)] : tally.always;
   const delivered = { method: req.method, url: req.url ?? '/', headers, body: body.toString('utf8') };
-  const result = tally.check.check(delivered, options.secret);
+  const result = tally.checker.check(delivered, options.secret);
   if ('refused' in result) return refuse(tally, req, res, result.refused.status, result.refused.message);
   const found: Found[] =
     'outside' in result
       ? []
       : result.violations.map((violation) => ({ line: describeViolation(violation), count: violation.count ?? 1 }));
   const count = total(found);
-  let answer: AppAnswer = { status: 200 };
-  if (options.forward) answer = await forward(tally, req, body, res, count);
-  else {
-    res.writeHead(200, { 'Content-Type': 'application/json', 'X-Contract-Violations': String(count) });
-    res.end('{}\n');
-  }
-  tallyDelivery(tally, headers.get('x-gitea-delivery') ?? '(no X-Gitea-Delivery)', result, found, answer, secrets);
-}
-
-/** Counts a delivery of the contract (`webhook`), or one outside it, and what the app made of it; says so in its line. */
-function tallyDelivery(
-  tally: Tally,
-  delivery: string,
-  result: { outside: string } | { webhook: string; action: string },
-  found: Found[],
-  answer: AppAnswer,
-  secrets: readonly string[],
-): void {
-  const { app, counts, options } = tally;
-  const status = 'status' in answer ? answer.status : undefined;
-  // Gitea counts only a 2xx as delivered (services/webhook/deliver.go, `Deliver`).
-  const appFailed = app !== undefined && !(status !== undefined && status >= 200 && status < 300);
+  const violations = { 'X-Contract-Violations': String(count) };
+  let status: number | undefined = 200;
   let appLine: string | undefined;
-  if (app !== undefined) {
-    appLine =
-      'status' in answer
-        ? `the app at ${app} answered ${answer.status}`
-        : `the app at ${app} could not be reached: ${answer.unreachable}`;
+  if (options.forward) {
+    ({ status, appLine } = await forward(tally, req, res, { headers, body, violations }));
     const key = String(status ?? 'unreachable');
     tally.appStatuses[key] = (tally.appStatuses[key] ?? 0) + 1;
-    if (appFailed) counts.appRefused++;
+  } else {
+    res.writeHead(200, { 'Content-Type': 'application/json', ...violations });
+    res.end('{}\n');
   }
+  // Gitea counts only a 2xx as delivered (services/webhook/deliver.go, `Deliver`).
+  const appFailed = app !== undefined && !(status !== undefined && status >= 200 && status < 300);
+  if (appFailed) counts.appRefused++;
   const appProblems: Problem[] = appFailed ? [{ kind: 'app', line: appLine! }] : [];
   const suffix = appLine === undefined ? '' : `; ${appLine}`;
+  const delivery = headers.get('x-gitea-delivery') ?? '(no X-Gitea-Delivery)';
+  const loud = !options.quiet || appFailed;
   if ('outside' in result) {
     counts.outside++;
-    if (!options.quiet || appFailed)
-      say(tally, `gitea-mock: webhook ${delivery}: not checked: ${result.outside}${suffix}`, secrets);
+    if (loud) say(`gitea-mock: webhook ${delivery}: not checked: ${result.outside}${suffix}`, secrets);
     const operationId = redact(`delivery ${delivery}`, secrets);
     const cause = redact(result.outside, secrets);
-    record(
-      tally,
+    return tally.record(
       appFailed
         ? { operationId, checked: true, status, problems: appProblems, ms: 0, notChecked: `not checked: ${cause}` }
         : { operationId, checked: false, kind: 'outside', cause },
     );
-    return;
   }
   counts.checked++;
   tally.stats.record(result.webhook, found, secrets);
   const label = `webhook ${result.webhook} ${result.action} ${delivery}`;
-  const count = total(found);
   if (count > 0) {
     counts.broken++;
     const lines = found.map(({ line }) => line).join('; ');
-    say(tally, `gitea-mock: contract: ${label}: ${count} violation${count > 1 ? 's' : ''}: ${lines}${suffix}`, secrets);
-  } else if (!options.quiet || appFailed) say(tally, `gitea-mock: ${label}: conforms${suffix}`, secrets);
-  const problems = found.map(({ line, count: stands }) => ({
-    kind: kindOf(line),
-    line: redact(line, secrets),
-    count: stands,
-  }));
-  record(tally, {
-    operationId: redact(`${result.webhook} ${result.action} ${delivery}`, secrets),
-    checked: true,
-    status,
-    problems: [...problems, ...appProblems],
-    ms: 0,
-  });
+    say(`gitea-mock: contract: ${label}: ${count} violation${count > 1 ? 's' : ''}: ${lines}${suffix}`, secrets);
+  } else if (loud) say(`gitea-mock: ${label}: conforms${suffix}`, secrets);
+  const problems = found.map(({ line, count: of }) => ({ kind: kindOf(line), line: redact(line, secrets), count: of }));
+  const operationId = redact(`${result.webhook} ${result.action} ${delivery}`, secrets);
+  tally.record({ operationId, checked: true, status, problems: [...problems, ...appProblems], ms: 0 });
 }
 
-/** Passes the delivery on to the app's origin (the target, a path, joined below the app's path) and its answer back. */
-async function forward(
-  tally: Tally,
-  req: IncomingMessage,
-  body: Buffer,
-  res: ServerResponse,
-  count: number,
-): Promise<AppAnswer> {
-  const headers = new Headers();
-  for (const [name, value] of headersOf(req)) if (!HOP_BY_HOP.has(name)) headers.set(name, value);
-  const violations = { 'X-Contract-Violations': String(count) };
-  const target = joinedTarget(tally.options.forward!, req.url ?? '/');
-  try {
-    const answer = await fetch(target, {
-      method: req.method ?? 'POST',
-      headers,
-      ...(req.method === 'GET' || req.method === 'HEAD' ? {} : { body: new Uint8Array(body) }),
-      redirect: 'manual',
-      signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
-    });
-    const bytes = (await readBounded(answer.body, ANSWER_LIMIT)).bytes.subarray(0, ANSWER_LIMIT);
-    const type = answer.headers.get('content-type');
-    res.writeHead(answer.status, {
-      ...(type ? { 'Content-Type': type } : {}),
-      'Content-Length': String(bytes.length),
-      ...violations,
-    });
-    res.end(bytes);
-    return { status: answer.status };
-  } catch (error) {
-    const cause =
-      (error as Error).name === 'TimeoutError'
-        ? `no answer within ${FORWARD_TIMEOUT_MS / 1000} s`
-        : (networkFailure(error as NodeJS.ErrnoException).code ?? (error as Error).message);
-    res.writeHead(502, { 'Content-Type': TEXT, ...violations });
-    res.end(`the app at ${tally.app} could not be reached: ${cause}\n`);
-    return { unreachable: cause };
-  }
-}
-
-/** Once stopped: the files asked for, the lines on stderr, and the exit code. */
-function conclude(tally: Tally, origin: string): number {
-  const { options, app, counts, started, always } = tally;
+function conclude(tally: Tally, origin: string, io: Io): number {
+  const { options, app, counts, appStatuses, always, started } = tally;
   const { checked, outside, refused, broken, appRefused } = counts;
   const exitCode = checked === 0 ? 2 : broken > 0 || appRefused > 0 ? 1 : 0;
-  const notChecked = [
-    ...(outside > 0 ? [`${outside} outside it`] : []),
-    ...(refused > 0 ? [`${refused} refused`] : []),
-  ];
+  const notChecked = [outside > 0 && `${outside} outside it`, refused > 0 && `${refused} refused`].filter(Boolean);
   const stopped =
     checked === 0
       ? `no delivery of the contract was received${notChecked.length > 0 ? ` (${notChecked.join(', ')})` : ''}`
       : undefined;
   const finished = new Date();
-  const forwarded = Object.values(tally.appStatuses).reduce((sum, each) => sum + each, 0);
+  const forwarded = Object.values(appStatuses).reduce((sum, each) => sum + each, 0);
   if (options.report) {
     const report = {
       receiver: origin,
@@ -396,7 +341,7 @@ function conclude(tally: Tally, origin: string): number {
       refused: { deliveries: refused },
       ...(app === undefined
         ? {}
-        : { forwarded: { app, deliveries: forwarded, refused: appRefused, statuses: tally.appStatuses } }),
+        : { forwarded: { app, deliveries: forwarded, refused: appRefused, statuses: appStatuses } }),
     };
     writeFileSync(options.report, `${redact(JSON.stringify(report, null, 2), always)}\n`);
   }
@@ -405,7 +350,6 @@ function conclude(tally: Tally, origin: string): number {
     const run = { baseUrl: origin, server, started, finished, exitCode, stopped, outcomes: tally.outcomes };
     writeFileSync(options.junit, junitXml(run, always, 'gitea-mock webhooks'));
   }
-  const { io } = tally;
   if (stopped) io.stderr(`gitea-mock: ${stopped}: exit code 2\n`);
   if (!stopped && broken > 0)
     io.stderr(`gitea-mock: ${broken} of ${checked} deliveries broke the contract: exit code 1\n`);
@@ -414,4 +358,78 @@ function conclude(tally: Tally, origin: string): number {
       `gitea-mock: ${appRefused} of ${forwarded} deliveries ${appRefused === 1 ? 'was' : 'were'} refused by the app at ${app}: exit code 1\n`,
     );
   return exitCode;
+}
+
+// The front's bounds: a connection that sends no request head within IDLE_TIMEOUT_MS, or stays idle as long
+// between deliveries, is closed; a delivery must arrive whole within 30 s; past the connections, a 503.
+function createReceiverServer(tally: Tally): Server {
+  const server = createServer(
+    {
+      requestTimeout: 30_000,
+      headersTimeout: IDLE_TIMEOUT_MS,
+      keepAliveTimeout: IDLE_TIMEOUT_MS,
+      connectionsCheckingInterval: 1_000,
+      maxHeaderSize: 16 * 1024,
+    },
+    (req, res) =>
+      void (
+        connections.refused(req.socket) ||
+        handle(tally, req, res).catch((error: unknown) => {
+          tally.say(`gitea-mock: receiver failure: ${error instanceof Error ? error.message : String(error)}`);
+          if (!res.headersSent) res.writeHead(500);
+          res.end();
+        })
+      ),
+  );
+  const connections = limitConnections(server, Math.min(MAX_CONNECTIONS, defaultMaxConnections()), () =>
+    rawAnswer(503, `Retry-After: 1\r\nContent-Type: ${TEXT}\r\n`, BUSY),
+  );
+  // Requests Node's parser refuses never reach the handler; neither do those of a refused socket.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (connections.refused(socket) || error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    answerAndClose(socket, rawAnswer(status));
+  });
+  return server;
+}
+
+/** Until SIGINT or SIGTERM; resolves with the exit code. */
+export async function receiveWebhooks(args: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
+  const log = logger(io, 'gitea-mock webhooks');
+  const options = await log.options(USAGE, () => parseOptions(args, env));
+  if (typeof options === 'number') return options;
+  let tally: Tally;
+  let server: Server;
+  try {
+    tally = createTally(options, io);
+    server = createReceiverServer(tally);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port, options.host, () => resolve());
+    });
+  } catch (error) {
+    log.err(`cannot start: ${(error as Error).message}`);
+    return 2;
+  }
+  const { address, port } = server.address() as AddressInfo;
+  const origin = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+  // Listened for before the line that says the receiver is up: one sent once it is read must find them.
+  const stopped = new Promise((stop) => {
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  io.stdout(
+    `gitea-mock: receiving webhook deliveries on ${origin}/, checked against the contract's ${tally.checker.names.length} webhooks; Ctrl-C stops\n`,
+  );
+  await stopped;
+  await new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+  try {
+    return conclude(tally, origin, io);
+  } catch (error) {
+    log.err(`the results were not written: ${(error as Error).message}`);
+    return 2;
+  }
 }
