@@ -30,9 +30,9 @@ const remove = (file: string) =>
 
 /** Releases of the locks this process holds, by real path, run on exit too (sync: exit handlers cannot wait). */
 const held = new Map<string, () => void>();
-process.on('exit', () => {
+const releaseAll = (): void => {
   for (const each of held.values()) each();
-});
+};
 
 async function writeAtomically(dir: string, name: string, pieces: readonly string[]): Promise<void> {
   const temporary = join(dir, `.${randomBytes(16).toString('hex')}.tmp`);
@@ -166,6 +166,8 @@ export async function openStateStore(path: string, options: OpenOptions): Promis
   // Taking the lock is writing to the folder too: a folder that cannot be written is refused here, at start.
   const release = await takeLock(path, refuse);
   held.set(real, release);
+  // Hooked with the first lock, not at import: a process that never opens a state folder gets no listener.
+  if (!process.listeners('exit').includes(releaseAll)) process.on('exit', releaseAll);
   const unlock = (): void => {
     held.delete(real);
     release();
