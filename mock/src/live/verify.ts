@@ -7,10 +7,9 @@ import { networkFailure } from '../common/network-failure.js';
 import { type Io, logger, parseCommand, refusing, usage } from '../common/options.js';
 import { redact } from '../common/redaction.js';
 import { usageError } from '../common/refusal.js';
-import { clip } from '../contract/exchange-report.js';
 import { type Answer, answerChecker, describeViolation } from '../contract/conformance.js';
 import { readDocumentFile } from '../contract/document-file.js';
-import { kindOf } from '../contract/exchange-report.js';
+import { clip, kindOf } from '../contract/exchange-report.js';
 import { junitXml, type Outcome, type Problem, REASONS, type RunRecord, type SkipKind } from './junit.js';
 
 /** The most of an answer live mode reads: a server may send without end. */
@@ -26,18 +25,24 @@ type MissingKind = 'input' | 'timeout' | 'network';
 type Missing = { missing: string; kind: MissingKind; status?: number };
 type Found = { record: Record<string, unknown> } | Missing;
 
-async function readText(response: Response, limit: number): Promise<{ text: string; complete: boolean }> {
+/** GET `url` with the credentials, a redirect unfollowed, its answer read up to `limit` bytes. */
+async function get(url: string | URL, { headers }: Credentials, signal: AbortSignal, limit: number) {
+  const response = await fetch(url, { headers, signal, redirect: 'manual' });
   const { bytes, complete } = await readBounded(response.body, limit);
-  return { text: utf8Text(bytes), complete };
+  return { response, text: utf8Text(bytes), complete };
 }
 
-function jsonString(body: string, field: string): string | undefined {
+function parseJson(text: string): unknown {
   try {
-    const value = (JSON.parse(body) as Record<string, unknown> | null)?.[field];
-    return typeof value === 'string' ? value : undefined;
+    return JSON.parse(text);
   } catch {
     return undefined;
   }
+}
+
+function jsonString(body: string, field: string): string | undefined {
+  const value = (parseJson(body) as Record<string, unknown> | null)?.[field];
+  return typeof value === 'string' ? value : undefined;
 }
 
 /** From GITEA_TOKEN, else GITEA_USERNAME and GITEA_PASSWORD (and GITEA_OTP); a refusal's line names the variables
@@ -141,8 +146,7 @@ async function probeServer(
   try {
     // A redirect is reported, not followed: the base URL to give is the one it points to. With
     // REQUIRE_SIGNIN_VIEW, Gitea refuses /version to anonymous callers: the credentials go along.
-    response = await fetch(url, { headers: credentials.headers, signal: timer.signal, redirect: 'manual' });
-    body = (await readText(response, PROBE_READ_LIMIT)).text;
+    ({ response, text: body } = await get(url, credentials, timer.signal, PROBE_READ_LIMIT));
   } catch (error) {
     const cause = timer.timedOut()
       ? `ETIMEDOUT (no answer to GET /version within ${timeoutMs / 1000} s; ${timeoutFlag} waits longer)`
@@ -159,18 +163,15 @@ async function probeServer(
   }
   const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim();
   let instead: string;
+  const json = parseJson(body);
   if (response.status >= 300 && response.status < 400)
     instead = `a redirect to ${cut(response.headers.get('location') ?? 'nowhere')}`;
   else if (body.trim() === '') instead = `an empty body${type ? ` (${type})` : ''}`;
   else if (type === 'text/html' || /^\s*</.test(body)) {
     const title = /<title[^>]*>([^<]*)/i.exec(body)?.[1];
     instead = `an HTML page${title?.trim() ? ` titled ${quote(title)}` : ''}`;
-  } else
-    try {
-      instead = `JSON ${cut(JSON.stringify(JSON.parse(body)))}`;
-    } catch {
-      instead = `${type || 'a body without a content type'}: ${quote(body)}`;
-    }
+  } else if (json !== undefined) instead = `JSON ${cut(JSON.stringify(json))}`;
+  else instead = `${type || 'a body without a content type'}: ${quote(body)}`;
   const answered = `GET /version answered ${response.status} with ${instead}`;
   // 401 or 403: REQUIRE_SIGNIN_VIEW and a missing or wrong credential. Without /api/v1, /version is a web page.
   const hint = prefixHint(baseUrl);
@@ -224,8 +225,9 @@ function refusalIn(answer: Answer): 'everywhere' | 'operation' | undefined {
   return undefined;
 }
 
-type Id = 'keyId' | 'teamId' | 'commentId' | 'issue' | 'pull' | 'milestoneId' | 'hookId' | 'releaseId';
-/** Given as options, or looked up on the server. */
+const IDS = ['key-id', 'team-id', 'comment-id', 'issue', 'pull', 'milestone-id', 'hook-id', 'release-id'] as const;
+type Id = (typeof IDS)[number];
+/** Given as options (an id by its option's name), or looked up on the server. */
 type Target = Partial<Record<Id, number> & Record<'owner' | 'repo' | 'workflow' | 'collaborator', string>> & {
   package?: { owner: string; type: string; name: string };
 };
@@ -245,27 +247,16 @@ const check = (operationId: string, writes: boolean, prepare: Check['prepare']) 
 type Repo = { owner: string; repo: string };
 
 const needRepo: Skip = { skip: 'give --repo owner/name', kind: 'input' };
-const isSkip = (value: unknown): value is Skip => typeof value === 'object' && value !== null && 'skip' in value;
 
 /** What was sought, why it was not found, and the option that gives it (not when the look-up got no answer). */
 const notFound = (what: string, found: Missing, option: string): Skip => ({
-  skip: `no ${what} to use: ${found.missing}${found.kind === 'input' ? `; give ${option}` : ''}`,
+  skip: `no ${what} to use: ${found.missing}${found.kind === 'input' ? `; give --${option}` : ''}`,
   kind: found.kind,
 });
 
-async function idAt(ctx: Context, path: string, what: string, option: string, field: string): Promise<number | Skip> {
-  const found = await ctx.lookUp(path);
-  if ('missing' in found) return notFound(what, found, option);
-  const id = found.record[field];
-  if (Number.isInteger(id)) return id as number;
-  const skip = `no ${what} to use: GET ${path} answered a record without an integer ${field}; give ${option}`;
-  return { skip, kind: 'input' };
-}
-
 /** A record by its id: the option `given`, else the `field` of the first one at `list` (below the repository but `/user`). */
-type ById = [operationId: string, writes: boolean, given: keyof Target, list: string, what: string, option: string];
 function byId(
-  [operationId, writes, given, list, what, option, field = 'id']: [...ById, field?: string],
+  [operationId, writes, given, list, what, field = 'id']: [string, boolean, Id, string, string, field?: string],
   call: (repo: Repo, id: number) => Call,
 ): Check {
   return check(operationId, writes, async (ctx) => {
@@ -273,8 +264,17 @@ function byId(
     const inRepo = !list.startsWith('/user');
     if (inRepo && !writes && (!owner || !repo)) return needRepo;
     const path = inRepo ? `/repos/${owner}/${repo}${list}` : list;
-    const id = (ctx.target[given] as number | undefined) ?? (await idAt(ctx, path, what, option, field));
-    return isSkip(id) ? id : call({ owner: owner!, repo: repo! }, id);
+    let id: unknown = ctx.target[given];
+    if (id === undefined) {
+      const found = await ctx.lookUp(path);
+      if ('missing' in found) return notFound(what, found, given);
+      id = found.record[field];
+    }
+    if (!Number.isInteger(id)) {
+      const skip = `no ${what} to use: GET ${path} answered a record without an integer ${field}; give --${given}`;
+      return { skip, kind: 'input' };
+    }
+    return call({ owner: owner!, repo: repo! }, id as number);
   });
 }
 
@@ -282,16 +282,16 @@ function byId(
  * `{}` for a given id the server serves no such route for (404 or 405, as the mock): on Gitea that read answers
  * whenever the edit would. */
 function edit(
-  [operationId, given, list, what, option]: [string, keyof Target, string, string, string],
+  [operationId, given, list, what]: [string, Id, string, string],
   body: (settings: Record<string, unknown>, ctx: Context) => Record<string, unknown>,
   call: (repo: Repo, id: unknown, body: never) => Call,
 ): Check {
   return check(operationId, true, async (ctx) => {
     const { owner, repo } = ctx.target as Repo;
-    const id = ctx.target[given] as number | undefined;
+    const id = ctx.target[given];
     const listed = `/repos/${owner}/${repo}${list}`;
     const found = await ctx.lookUp(id === undefined ? listed : `${listed.split('?')[0]}/${id}`);
-    if ('missing' in found && id === undefined) return notFound(what, found, option);
+    if ('missing' in found && id === undefined) return notFound(what, found, given);
     const unread = `the ${what}'s settings could not be read, to send them back`;
     if ('missing' in found && found.status !== 404 && found.status !== 405)
       return { skip: `${unread}: ${found.missing}`, kind: found.kind };
@@ -310,18 +310,18 @@ const checks: Check[] = [
     if (!pkg) {
       if (!owner) return { skip: 'give --package owner/type/name (or --repo whose owner has packages)', kind: 'input' };
       const found = await ctx.lookUp(`/packages/${encodeURIComponent(owner)}`);
-      if ('missing' in found) return notFound('package', found, '--package owner/type/name');
+      if ('missing' in found) return notFound('package', found, 'package owner/type/name');
       pkg = { owner, type: String(found.record.type), name: String(found.record.name) };
     }
     const path = pkg as { owner: string; type: never; name: string };
     return (client) => client.GET('/packages/{owner}/{type}/{name}', { params: { path } });
   }),
   byId(
-    ['repoGetKey', false, 'keyId', '/keys', 'deploy key', '--key-id'],
+    ['repoGetKey', false, 'key-id', '/keys', 'deploy key'],
     (repo, id) => (client) => client.GET('/repos/{owner}/{repo}/keys/{id}', { params: { path: { ...repo, id } } }),
   ),
   byId(
-    ['orgListTeamMembers', false, 'teamId', '/user/teams', 'team', '--team-id'],
+    ['orgListTeamMembers', false, 'team-id', '/user/teams', 'team'],
     (_, id) => (client) => client.GET('/teams/{id}/members', { params: { path: { id }, query: FEW } }),
   ),
   check('ActionsGetWorkflow', false, async (ctx) => {
@@ -331,7 +331,7 @@ const checks: Check[] = [
     if (!workflow_id) {
       const path = `/repos/${owner}/${repo}/actions/workflows`;
       const found = await ctx.lookUp(path);
-      if ('missing' in found) return notFound('workflow', found, '--workflow file.yml');
+      if ('missing' in found) return notFound('workflow', found, 'workflow file.yml');
       const listed = (found.record as { workflows?: { id?: unknown }[] }).workflows?.[0]?.id;
       if (typeof listed !== 'string')
         return { skip: `no workflow to use: GET ${path} listed none; give --workflow file.yml`, kind: 'input' };
@@ -341,7 +341,7 @@ const checks: Check[] = [
     return (client) => client.GET('/repos/{owner}/{repo}/actions/workflows/{workflow_id}', { params: { path } });
   }),
   byId(
-    ['issueListIssueCommentAttachments', false, 'commentId', '/issues/comments', 'comment', '--comment-id'],
+    ['issueListIssueCommentAttachments', false, 'comment-id', '/issues/comments', 'comment'],
     (repo, id) => (client) =>
       client.GET('/repos/{owner}/{repo}/issues/comments/{id}/assets', { params: { path: { ...repo, id } } }),
   ),
@@ -363,7 +363,7 @@ const checks: Check[] = [
   }),
   // Removing nobody changes nothing but is a full request.
   byId(
-    ['issueRemoveAssignees', true, 'issue', '/issues?state=all&type=issues', 'issue', '--issue', 'number'],
+    ['issueRemoveAssignees', true, 'issue', '/issues?state=all&type=issues', 'issue', 'number'],
     (repo, index) => (client) =>
       client.DELETE('/repos/{owner}/{repo}/issues/{index}/assignees', {
         params: { path: { ...repo, index } },
@@ -371,13 +371,13 @@ const checks: Check[] = [
       }),
   ),
   byId(
-    ['repoEditPullRequest', true, 'pull', '/pulls?state=all', 'pull request', '--pull', 'number'],
+    ['repoEditPullRequest', true, 'pull', '/pulls?state=all', 'pull request', 'number'],
     (repo, index) => (client) =>
       client.PATCH('/repos/{owner}/{repo}/pulls/{index}', { params: { path: { ...repo, index } }, body: {} }),
   ),
   // Its own title again, and its deadline: the server clears the deadline when due_on is omitted.
   edit(
-    ['issueEditMilestone', 'milestoneId', '/milestones?state=all', 'milestone', '--milestone-id'],
+    ['issueEditMilestone', 'milestone-id', '/milestones?state=all', 'milestone'],
     (milestone) => ({
       ...(milestone.title ? { title: String(milestone.title) } : {}),
       ...(milestone.due_on ? { due_on: String(milestone.due_on) } : {}),
@@ -388,7 +388,7 @@ const checks: Check[] = [
   // Its own settings again: the server resets the events, the branch filter and the authorization
   // header when they are omitted (it shows the header back in clear).
   edit(
-    ['repoEditHook', 'hookId', '/hooks', 'webhook', '--hook-id'],
+    ['repoEditHook', 'hook-id', '/hooks', 'webhook'],
     (hook, ctx) => {
       if (typeof hook.authorization_header === 'string' && hook.authorization_header)
         ctx.keepSecret(hook.authorization_header);
@@ -402,7 +402,7 @@ const checks: Check[] = [
     (repo, id, body) => (client) =>
       client.PATCH('/repos/{owner}/{repo}/hooks/{id}', { params: { path: { ...repo, id: Number(id) } }, body }),
   ),
-  byId(['repoCreateReleaseAttachment', true, 'releaseId', '/releases', 'release', '--release-id'], (repo, id) => {
+  byId(['repoCreateReleaseAttachment', true, 'release-id', '/releases', 'release'], (repo, id) => {
     const form = new FormData();
     form.append('attachment', new Blob(['written by gitea-contract live mode\n']), 'gitea-contract-live-check.txt');
     return (client) =>
@@ -461,14 +461,11 @@ function parseOptions(argv: string[]) {
   const [owner, type, name, extra] = pkg?.split('/') ?? [];
   if (pkg !== undefined && (!owner || !type || !name || extra !== undefined))
     throw usageError(`--package takes owner/type/name, not "${pkg}"`);
-  const ids = ['key-id', 'team-id', 'comment-id', 'issue', 'pull', 'milestone-id', 'hook-id', 'release-id'].flatMap(
-    (option) => {
-      const value = args.text(option);
-      if (value !== undefined && !/^\d+$/.test(value)) throw usageError(`--${option} takes a number, not "${value}"`);
-      // keyId, teamId … as Target names them.
-      return value === undefined ? [] : [[option.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()), Number(value)]];
-    },
-  );
+  const ids = IDS.flatMap((option) => {
+    const value = args.text(option);
+    if (value !== undefined && !/^\d+$/.test(value)) throw usageError(`--${option} takes a number, not "${value}"`);
+    return value === undefined ? [] : [[option, Number(value)]];
+  });
   const [workflow, collaborator] = [args.text('workflow'), args.text('collaborator')];
   const readTarget: Target = {
     ...ownerRepo(args.text('repo'), 'repo'),
@@ -499,7 +496,6 @@ type Options = NonNullable<ReturnType<typeof parseOptions>>;
 const UNCHECKED: readonly SkipKind[] = ['scope', 'timeout', 'network', 'too-large', 'input'];
 
 type Skipped = Outcome & { checked: false };
-const byOperation = (a: Outcome, b: Outcome): number => a.operationId.localeCompare(b.operationId);
 
 const byReason = (outcomes: readonly Skipped[], describe: (kind: SkipKind, reason: string, of: Skipped[]) => string) =>
   REASONS.flatMap(([kind, reason]) => {
@@ -508,29 +504,24 @@ const byReason = (outcomes: readonly Skipped[], describe: (kind: SkipKind, reaso
   }).join('; ');
 
 /** Per operation the proxy's counts and what live mode knows besides; redacted as text, where secrets are JSON-escaped too. */
-function jsonReport(run: RunRecord, skipped: Skipped[], secrets: readonly string[]): string {
-  const operations = run.outcomes
-    .filter((outcome) => outcome.checked)
-    .sort(byOperation)
-    .map(({ operationId, status, problems, notChecked }) => {
-      const violations: Record<string, number> = {};
-      for (const { kind, count = 1 } of problems) violations[kind] = (violations[kind] ?? 0) + count;
-      const mismatches = problems.map(({ line }) => line);
-      const stats = { exchanges: 1, withViolations: problems.length > 0 ? 1 : 0, violations, status: status ?? null };
-      return [operationId, { ...stats, mismatches, ...(notChecked ? { notChecked } : {}) }];
-    });
-  const report = {
-    baseUrl: run.baseUrl,
-    server: run.server ?? null,
-    started: run.started.toISOString(),
-    finished: run.finished.toISOString(),
-    exitCode: run.exitCode,
-    ...(run.stopped ? { stopped: run.stopped } : {}),
-    operations: Object.fromEntries(operations),
-    skipped: Object.fromEntries(
-      skipped.sort(byOperation).map(({ operationId, kind, cause }) => [operationId, { kind, cause }]),
-    ),
-  };
+function jsonReport(run: RunRecord, secrets: readonly string[]): string {
+  const operations: Record<string, object> = {};
+  const skipped: Record<string, object> = {};
+  for (const outcome of [...run.outcomes].sort((a, b) => a.operationId.localeCompare(b.operationId))) {
+    if (!outcome.checked) {
+      skipped[outcome.operationId] = { kind: outcome.kind, cause: outcome.cause };
+      continue;
+    }
+    const { status, problems, notChecked } = outcome;
+    const violations: Record<string, number> = {};
+    for (const { kind, count = 1 } of problems) violations[kind] = (violations[kind] ?? 0) + count;
+    const stats = { exchanges: 1, withViolations: problems.length > 0 ? 1 : 0, violations, status: status ?? null };
+    const mismatches = problems.map(({ line }) => line);
+    operations[outcome.operationId] = { ...stats, mismatches, ...(notChecked ? { notChecked } : {}) };
+  }
+  const { baseUrl, server = null, started, finished, exitCode, stopped } = run;
+  const dates = { started: started.toISOString(), finished: finished.toISOString() };
+  const report = { baseUrl, server, ...dates, exitCode, ...(stopped ? { stopped } : {}), operations, skipped };
   return `${redact(JSON.stringify(report, null, 2), secrets)}\n`;
 }
 
@@ -575,9 +566,8 @@ function finish({ out, record, options, credentials }: Run, exitCode: number, st
   for (const operationId of [...checks.map((check) => check.operationId), ...neverRun])
     if (!taken.has(operationId)) record.outcomes.push({ operationId, checked: false, kind: 'stopped', cause });
   Object.assign(record, { exitCode, stopped, finished: new Date() });
-  const skipped = record.outcomes.filter((outcome): outcome is Skipped => !outcome.checked);
   try {
-    if (options.report) writeFileSync(options.report, jsonReport(record, skipped, credentials.secrets));
+    if (options.report) writeFileSync(options.report, jsonReport(record, credentials.secrets));
     if (options.junit) writeFileSync(options.junit, junitXml(record, credentials.secrets));
   } catch (error) {
     out.release(`cannot write the results: ${error instanceof Error ? error.message : String(error)}`);
@@ -593,24 +583,16 @@ async function lookUp({ options, credentials, budget }: Run, path: string): Prom
   if (!timer) return { missing: `${asked} was not sent: ${budget.spent()}`, kind: 'timeout' };
   try {
     const url = `${options.baseUrl.replace(/\/$/, '')}${path}${path.includes('?') ? '&' : '?'}limit=1`;
-    const response = await fetch(url, { headers: credentials.headers, signal: timer.signal, redirect: 'manual' });
-    const { text, complete } = await readText(response, READ_LIMIT);
+    const { response, text, complete } = await get(url, credentials, timer.signal, READ_LIMIT);
     const { status } = response;
+    const missing = (why: string): Found => ({ missing: `${asked} ${why}`, kind: 'input', status });
     if (!response.ok)
-      return {
-        missing: `${asked} answered ${statusWithMessage(status, complete ? text : '', credentials.secrets)}`,
-        kind: 'input',
-        status,
-      };
-    if (!complete) return { missing: `${asked} answered more than ${READ_LIMIT / 1024 / 1024} MB`, kind: 'input' };
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      return { missing: `${asked} answered ${status} with a body that is not JSON`, kind: 'input' };
-    }
+      return missing(`answered ${statusWithMessage(status, complete ? text : '', credentials.secrets)}`);
+    if (!complete) return missing(`answered more than ${READ_LIMIT / 1024 / 1024} MB`);
+    const body = parseJson(text);
+    if (body === undefined) return missing(`answered ${status} with a body that is not JSON`);
     const record = Array.isArray(body) ? (body[0] as unknown) : body;
-    if (record === null || typeof record !== 'object') return { missing: `${asked} listed none`, kind: 'input' };
+    if (record === null || typeof record !== 'object') return missing('listed none');
     return { record: record as Record<string, unknown> };
   } catch (error) {
     const timedOut = timer.timedOut();
