@@ -75,26 +75,34 @@ export function refusedLine(baseUrl: string, credentials: Credentials, answered:
   return `${baseUrl} refused the credentials in ${sent}${unsent ? ` (${unsent})` : ''}: ${answered}`;
 }
 
+/** What a request's `work` resolved with or threw, and `timedOut`, why its signal was aborted. */
+type Sent<T> = { timedOut: string | undefined } & ({ ok: true; value: T } | { ok: false; error: unknown });
+
 /** The whole run (--timeout) and each request (--request-timeout), whichever ends first; `spent` says why nothing
- * more may be sent, a request's `timedOut` why its signal was aborted. */
+ * more may be sent. */
 function createBudget(runMs: number, requestMs: number) {
   const ends = performance.now() + runMs;
   const ranOut = `the run's --timeout of ${runMs / 1000} s ran out`;
   const left = (): number => Math.max(0, ends - performance.now());
   return {
     spent: () => (left() > 0 ? undefined : ranOut),
-    request(): { signal: AbortSignal; timedOut(): string | undefined; done(): void } | undefined {
+    /** `work` with the signal of a request's time limit; undefined when no time is left to send it. */
+    async send<T>(work: (signal: AbortSignal) => Promise<T>): Promise<Sent<T> | undefined> {
       const remaining = left();
       if (remaining <= 0) return undefined;
       const reason = remaining < requestMs ? ranOut : `no answer within the --request-timeout of ${requestMs / 1000} s`;
       const controller = new AbortController();
       // Not AbortSignal.timeout: a fetch hung on a closed connection would let Node exit 13 without a word.
       const timer = setTimeout(() => controller.abort(new Error(reason)), Math.min(remaining, requestMs));
-      return {
-        signal: controller.signal,
-        timedOut: () => (controller.signal.aborted ? reason : undefined),
-        done: () => clearTimeout(timer),
-      };
+      const timedOut = () => (controller.signal.aborted ? reason : undefined);
+      try {
+        const value = await work(controller.signal);
+        return { ok: true, value, timedOut: timedOut() };
+      } catch (error) {
+        return { ok: false, error, timedOut: timedOut() };
+      } finally {
+        clearTimeout(timer);
+      }
     },
   };
 }
@@ -140,21 +148,18 @@ async function probeServer(
   const cut = (text: string): string => clip(hide(text), QUOTE_LIMIT);
   const quote = (text: string): string => JSON.stringify(cut(text.replace(/\s+/g, ' ').trim()));
   const url = new URL(`${baseUrl.replace(/\/$/, '')}/version`);
-  const timer = createBudget(timeoutMs, timeoutMs).request()!;
-  let response: Response;
-  let body: string;
-  try {
-    // A redirect is reported, not followed: the base URL to give is the one it points to. With
-    // REQUIRE_SIGNIN_VIEW, Gitea refuses /version to anonymous callers: the credentials go along.
-    ({ response, text: body } = await get(url, credentials, timer.signal, PROBE_READ_LIMIT));
-  } catch (error) {
-    const cause = timer.timedOut()
+  // A redirect is reported, not followed: the base URL to give is the one it points to. With
+  // REQUIRE_SIGNIN_VIEW, Gitea refuses /version to anonymous callers: the credentials go along.
+  const sent = (await createBudget(timeoutMs, timeoutMs).send((signal) =>
+    get(url, credentials, signal, PROBE_READ_LIMIT),
+  ))!;
+  if (!sent.ok) {
+    const cause = sent.timedOut
       ? `ETIMEDOUT (no answer to GET /version within ${timeoutMs / 1000} s; ${timeoutFlag} waits longer)`
-      : failureCause(error, url);
+      : failureCause(sent.error, url);
     return { ok: false, problem: hide(`cannot reach ${baseUrl}: ${cause}`) };
-  } finally {
-    timer.done();
   }
+  const { response, text: body } = sent.value;
   const version = response.ok ? jsonString(body, 'version') : undefined;
   if (version) {
     // Forgejo 7 and later mark the Gitea release they track (`11.0.1+gitea-1.22.0`); older ones show as Gitea.
@@ -554,8 +559,6 @@ interface Run {
   budget: ReturnType<typeof createBudget>;
   capture: ReturnType<typeof createCapture>;
   client: GiteaClient;
-  /** The signal of the request under way: its --request-timeout, within the run's --timeout. */
-  signal?: AbortSignal | undefined;
 }
 
 /** With `stopped`, the one line on stderr saying why nothing (more) could be checked, the rest not run; the files. */
@@ -579,28 +582,21 @@ function finish({ out, record, options, credentials }: Run, exitCode: number, st
 /** The first record `GET {baseUrl}{path}` answers (the first of a list, or the record itself). */
 async function lookUp({ options, credentials, budget }: Run, path: string): Promise<Found> {
   const asked = `GET ${path}`;
-  const timer = budget.request();
-  if (!timer) return { missing: `${asked} was not sent: ${budget.spent()}`, kind: 'timeout' };
-  try {
-    const url = `${options.baseUrl.replace(/\/$/, '')}${path}${path.includes('?') ? '&' : '?'}limit=1`;
-    const { response, text, complete } = await get(url, credentials, timer.signal, READ_LIMIT);
-    const { status } = response;
-    const missing = (why: string): Found => ({ missing: `${asked} ${why}`, kind: 'input', status });
-    if (!response.ok)
-      return missing(`answered ${statusWithMessage(status, complete ? text : '', credentials.secrets)}`);
-    if (!complete) return missing(`answered more than ${READ_LIMIT / 1024 / 1024} MB`);
-    const body = parseJson(text);
-    if (body === undefined) return missing(`answered ${status} with a body that is not JSON`);
-    const record = Array.isArray(body) ? (body[0] as unknown) : body;
-    if (record === null || typeof record !== 'object') return missing('listed none');
-    return { record: record as Record<string, unknown> };
-  } catch (error) {
-    const timedOut = timer.timedOut();
-    if (timedOut) return { missing: `${asked} timed out: ${timedOut}`, kind: 'timeout' };
-    return { missing: `${asked} failed: ${failureCause(error)}`, kind: 'network' };
-  } finally {
-    timer.done();
-  }
+  const url = `${options.baseUrl.replace(/\/$/, '')}${path}${path.includes('?') ? '&' : '?'}limit=1`;
+  const sent = await budget.send((signal) => get(url, credentials, signal, READ_LIMIT));
+  if (!sent) return { missing: `${asked} was not sent: ${budget.spent()}`, kind: 'timeout' };
+  if (!sent.ok && sent.timedOut) return { missing: `${asked} timed out: ${sent.timedOut}`, kind: 'timeout' };
+  if (!sent.ok) return { missing: `${asked} failed: ${failureCause(sent.error)}`, kind: 'network' };
+  const { response, text, complete } = sent.value;
+  const { status } = response;
+  const missing = (why: string): Found => ({ missing: `${asked} ${why}`, kind: 'input', status });
+  if (!response.ok) return missing(`answered ${statusWithMessage(status, complete ? text : '', credentials.secrets)}`);
+  if (!complete) return missing(`answered more than ${READ_LIMIT / 1024 / 1024} MB`);
+  const body = parseJson(text);
+  if (body === undefined) return missing(`answered ${status} with a body that is not JSON`);
+  const record = Array.isArray(body) ? (body[0] as unknown) : body;
+  if (record === null || typeof record !== 'object') return missing('listed none');
+  return { record: record as Record<string, unknown> };
 }
 
 type Judge = (operationId: string, answer: CapturedAnswer) => Problem[];
@@ -626,24 +622,14 @@ async function runCheck(run: Run, judge: Judge, check: Check): Promise<string | 
     keepSecret: (value) => void credentials.secrets.push(value),
   });
   if (typeof call !== 'function') return skip(call.kind, call.skip);
-  const timer = budget.request();
-  if (!timer) return skip('timeout', budget.spent()!, 'not run');
   run.capture.forget();
-  run.signal = timer.signal;
-  const failure = await new Promise((resolve) => resolve(call(run.client))).then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-  timer.done();
+  const sent = await budget.send((signal) => call(unfollowing(run.client, signal)));
+  if (!sent) return skip('timeout', budget.spent()!, 'not run');
   const answer = run.capture.last();
-  const timedOut = timer.timedOut();
-  if (!answer && timedOut) return skip('timeout', `timed out: ${timedOut}`);
+  if (!answer && sent.timedOut) return skip('timeout', `timed out: ${sent.timedOut}`);
   // No answer at all (refused, reset, closed): nothing to judge, so no mismatch.
   if (!answer)
-    return skip(
-      'network',
-      failure === undefined ? 'no answer was received' : `the request failed: ${failureCause(failure)}`,
-    );
+    return skip('network', sent.ok ? 'no answer was received' : `the request failed: ${failureCause(sent.error)}`);
   const answered = (): string => `answered ${statusWithMessage(answer.status, answer.body, credentials.secrets)}`;
   const refusal = refusalIn(answer);
   if (refusal === 'everywhere') {
@@ -730,13 +716,13 @@ function summarize(run: Run): number {
 }
 
 // Each call hands a redirect back unfollowed (the 3xx is the answer, checked against the document,
-// and nothing goes where it points) and carries the signal of its time limit.
-function unfollowing(client: GiteaClient, run: { signal?: AbortSignal | undefined }): GiteaClient {
+// and nothing goes where it points) and carries the signal of its time limit (--request-timeout, within --timeout).
+function unfollowing(client: GiteaClient, signal: AbortSignal): GiteaClient {
   return new Proxy(client, {
     get: (target, name, receiver) => {
       const value = Reflect.get(target, name, receiver) as unknown;
       return typeof value === 'function' && typeof name === 'string' && /^[A-Z]+$/.test(name)
-        ? (path: string, init?: object) => value(path, { ...init, redirect: 'manual', signal: run.signal })
+        ? (path: string, init?: object) => value(path, { ...init, redirect: 'manual', signal })
         : value;
     },
   });
@@ -765,7 +751,6 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
   const record: RunRecord = { baseUrl, started: now, finished: now, exitCode: 2, outcomes: [] };
   const budget = createBudget(options.timeoutMs, options.requestTimeoutMs);
   const run: Run = { options, credentials, out, record, budget, capture, client: parsed.client };
-  run.client = unfollowing(parsed.client, run);
   const probe = await probeServer(baseUrl, credentials, options);
   if (!probe.ok) return finish(run, 2, probe.problem);
   record.server = probe.server;
