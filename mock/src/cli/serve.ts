@@ -133,13 +133,10 @@ function proxyJunit({ upstream, started, finished, operations }: ProxyReport): s
 const plural = (count: number): string => `${count} exchange${count === 1 ? '' : 's'}`;
 
 /** --fail-on-violation's exit code and its line, said last: CI reads the reason next to the code. */
-function verdict(counts: Record<'broken' | 'checked' | 'unanswered' | 'failed', number>): [number, string] {
+function verdict(counts: Record<'broken' | 'checked' | 'unanswered' | 'failed', number>): readonly [number, string] {
   const { broken, checked, unanswered, failed } = counts;
   const notAnswered = `${plural(unanswered)} of the contract got no answer from the upstream (the proxy answered ${unanswered === 1 ? 'it' : 'them'} itself)`;
-  const exit = (code: number, why: string): [number, string] => [
-    code,
-    `${why}: exit code ${code} (--fail-on-violation)`,
-  ];
+  const exit = (code: number, why: string) => [code, `${why}: exit code ${code} (--fail-on-violation)`] as const;
   if (broken > 0) return exit(1, `${plural(broken)} broke the contract`);
   // A check that failed is the proxy's failure: the traffic is neither passed nor failed.
   if (failed > 0)
@@ -150,7 +147,7 @@ function verdict(counts: Record<'broken' | 'checked' | 'unanswered' | 'failed', 
   // A job whose traffic never reached the upstream, or never came, checked nothing: it must not pass.
   const none = unanswered > 0 ? notAnswered : 'none went through the proxy';
   if (checked === 0) return exit(2, `no exchange of the contract was checked: ${none}`);
-  return [0, unanswered > 0 ? `${notAnswered}, not checked; ${plural(checked)} checked, each conforms` : ''];
+  return [0, unanswered > 0 ? `${notAnswered}, not checked; ${plural(checked)} checked, each conforms` : ''] as const;
 }
 
 /** Runs `gitea-mock [sandbox|proxy <url>] …` until `stop` aborts; resolves with the exit code. */

@@ -19,11 +19,10 @@ const TOO_LARGE = `body is larger than ${READ_LIMIT / 1024 / 1024} MB: not check
 const NULL_BODY = [204, 205, 304];
 
 type CapturedAnswer = Answer & { tooLarge: boolean };
-type MissingKind = 'input' | 'timeout' | 'network';
-
-/** Why a look-up found no record: the server's data (`input`, its `status`), or no answer (`timeout`, `network`). */
-type Missing = { missing: string; kind: MissingKind; status?: number };
-type Found = { record: Record<string, unknown> } | Missing;
+/** Why a check or a look-up has nothing to go on: the server's data or the options (`input`), or no answer. */
+type Skip = { skip: string; kind: 'input' | 'timeout' | 'network' };
+/** A look-up's record, or why it found none (with `input`, the `status` the server answered). */
+type Found = { record: Record<string, unknown> } | (Skip & { status?: number });
 
 /** GET `url` with the credentials, a redirect unfollowed, its answer read up to `limit` bytes. */
 async function get(url: string | URL, { headers }: Credentials, signal: AbortSignal, limit: number) {
@@ -222,7 +221,6 @@ interface Context {
 }
 
 type Call = (client: GiteaClient) => Promise<unknown>;
-type Skip = { skip: string; kind: MissingKind };
 type Check = { operationId: string; writes: boolean; prepare(ctx: Context): Promise<Call | Skip> };
 const check = (operationId: string, writes: boolean, prepare: Check['prepare']) => ({ operationId, writes, prepare });
 type Repo = { owner: string; repo: string };
@@ -230,8 +228,8 @@ type Repo = { owner: string; repo: string };
 const needRepo: Skip = { skip: 'give --repo owner/name', kind: 'input' };
 
 /** What was sought, why it was not found, and the option that gives it (not when the look-up got no answer). */
-const notFound = (what: string, found: Missing, option: string): Skip => ({
-  skip: `no ${what} to use: ${found.missing}${found.kind === 'input' ? `; give --${option}` : ''}`,
+const notFound = (what: string, found: Skip, option: string): Skip => ({
+  skip: `no ${what} to use: ${found.skip}${found.kind === 'input' ? `; give --${option}` : ''}`,
   kind: found.kind,
 });
 
@@ -248,7 +246,7 @@ function byId(
     let id: unknown = ctx.target[given];
     if (id === undefined) {
       const found = await ctx.lookUp(path);
-      if ('missing' in found) return notFound(what, found, given);
+      if ('skip' in found) return notFound(what, found, given);
       id = found.record[field];
     }
     if (!Number.isInteger(id)) {
@@ -272,10 +270,10 @@ function edit(
     const id = ctx.target[given];
     const listed = `/repos/${owner}/${repo}${list}`;
     const found = await ctx.lookUp(id === undefined ? listed : `${listed.split('?')[0]}/${id}`);
-    if ('missing' in found && id === undefined) return notFound(what, found, given);
+    if ('skip' in found && id === undefined) return notFound(what, found, given);
     const unread = `the ${what}'s settings could not be read, to send them back`;
-    if ('missing' in found && found.status !== 404 && found.status !== 405)
-      return { skip: `${unread}: ${found.missing}`, kind: found.kind };
+    if ('skip' in found && found.status !== 404 && found.status !== 405)
+      return { skip: `${unread}: ${found.skip}`, kind: found.kind };
     const settings = 'record' in found ? found.record : {};
     return call({ owner, repo }, id ?? settings.id, body(settings, ctx) as never);
   });
@@ -291,7 +289,7 @@ const checks: Check[] = [
     if (!pkg) {
       if (!owner) return { skip: 'give --package owner/type/name (or --repo whose owner has packages)', kind: 'input' };
       const found = await ctx.lookUp(`/packages/${encodeURIComponent(owner)}`);
-      if ('missing' in found) return notFound('package', found, 'package owner/type/name');
+      if ('skip' in found) return notFound('package', found, 'package owner/type/name');
       pkg = { owner, type: String(found.record.type), name: String(found.record.name) };
     }
     const path = pkg as { owner: string; type: never; name: string };
@@ -312,7 +310,7 @@ const checks: Check[] = [
     if (!workflow_id) {
       const path = `/repos/${owner}/${repo}/actions/workflows`;
       const found = await ctx.lookUp(path);
-      if ('missing' in found) return notFound('workflow', found, 'workflow file.yml');
+      if ('skip' in found) return notFound('workflow', found, 'workflow file.yml');
       const listed = (found.record as { workflows?: { id?: unknown }[] }).workflows?.[0]?.id;
       if (typeof listed !== 'string')
         return { skip: `no workflow to use: GET ${path} listed none; give --workflow file.yml`, kind: 'input' };
@@ -560,12 +558,12 @@ async function lookUp({ options, credentials, budget }: Run, path: string): Prom
   const asked = `GET ${path}`;
   const url = `${options.baseUrl.replace(/\/$/, '')}${path}${path.includes('?') ? '&' : '?'}limit=1`;
   const sent = await budget.send((signal) => get(url, credentials, signal, READ_LIMIT));
-  if (!sent) return { missing: `${asked} was not sent: ${budget.spent()}`, kind: 'timeout' };
-  if (!sent.ok && sent.timedOut) return { missing: `${asked} timed out: ${sent.timedOut}`, kind: 'timeout' };
-  if (!sent.ok) return { missing: `${asked} failed: ${failureCause(sent.error)}`, kind: 'network' };
+  if (!sent) return { skip: `${asked} was not sent: ${budget.spent()}`, kind: 'timeout' };
+  if (!sent.ok && sent.timedOut) return { skip: `${asked} timed out: ${sent.timedOut}`, kind: 'timeout' };
+  if (!sent.ok) return { skip: `${asked} failed: ${failureCause(sent.error)}`, kind: 'network' };
   const { response, text, complete } = sent.value;
   const { status } = response;
-  const missing = (why: string): Found => ({ missing: `${asked} ${why}`, kind: 'input', status });
+  const missing = (why: string): Found => ({ skip: `${asked} ${why}`, kind: 'input', status });
   if (!response.ok) return missing(`answered ${statusWithMessage(status, complete ? text : '', credentials.secrets)}`);
   if (!complete) return missing(`answered more than ${READ_LIMIT / 1024 / 1024} MB`);
   const body = parseJson(text);
@@ -638,9 +636,8 @@ async function runCheck(run: Run, judge: Judge, check: Check): Promise<string | 
         ? `nothing was written: ${answered()} (the scratch repository ${options.scratchRepo}, or what this write names in it, is not there)`
         : `nothing was read: ${answered()} (what this read names is not there: check the ids and the repository given)`,
     );
-  const ms = performance.now() - began;
   const notChecked = answer.tooLarge ? { notChecked: TOO_LARGE } : {};
-  record.outcomes.push({ operationId, checked: true, status, problems, ms, ...notChecked });
+  record.outcomes.push({ operationId, checked: true, status, problems, ms: performance.now() - began, ...notChecked });
   if (problems.length === 0) return void out.say(`✓ ${label} ${status} conforms`);
   const count = problems.reduce((sum, problem) => sum + (problem.count ?? 1), 0);
   out.say(`✗ ${label} ${status} ${count} mismatch${count > 1 ? 'es' : ''}`);
