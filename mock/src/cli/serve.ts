@@ -46,9 +46,9 @@ const some = <K extends string, V>(key: K, value: V | undefined) =>
 async function parseServe(mode: Mode, argv: readonly string[], env: NodeJS.ProcessEnv) {
   const args = parseCommand(mode, mode === 'mock' ? argv : argv.slice(1));
   const state = args.text('state');
+  const database = state !== undefined && isPostgresUrl(state) ? refusing('', () => postgresTarget(state)) : undefined;
   // `ps` shows a process's command line to every user: without the database's password from here on.
-  if (state !== undefined && isPostgresUrl(state))
-    process.title = ['gitea-mock', ...argv].map(refusing('', () => postgresTarget(state)).redact).join(' ');
+  if (database) process.title = ['gitea-mock', ...argv].map(database.redact).join(' ');
   if (args.help) return undefined;
   const upstream = mode === 'proxy' ? args.positionals.shift() : undefined;
   if (mode === 'proxy' && upstream === undefined)
@@ -116,6 +116,7 @@ async function parseServe(mode: Mode, argv: readonly string[], env: NodeJS.Proce
     report: args.file('report'),
     junit: args.file('junit'),
     sandbox: mode === 'sandbox' ? sandbox : undefined,
+    shownState: database?.shown ?? state,
   };
 }
 
@@ -191,17 +192,15 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv, io:
       ...(quiet ? {} : { onRequest: log.plain }),
       onWarning: warn,
     });
-    const seed = args.text('seed');
-    const state = sandbox?.state;
-    const shown = state !== undefined && isPostgresUrl(state) ? postgresTarget(state).shown : state;
+    const { seed, dynamic } = options.server;
     const [latency, faults] = [args.text('latency'), args.text('faults')];
     const conditions = [...(latency ? [`latency ${latency} ms`] : []), ...(faults ? [`faults ${faults}`] : [])];
-    if (conditions.length > 0 && seed !== undefined && !args.flag('dynamic')) conditions.push(`seed ${seed}`);
+    if (conditions.length > 0 && seed !== undefined && !dynamic) conditions.push(`seed ${seed}`);
     const mode = proxy
       ? `proxy to ${new URL(proxy.upstream).origin}${proxy.strict ? ', strict' : ''}`
       : sandbox
-        ? `sandbox${shown === undefined ? '' : `, state in ${shown}`}`
-        : args.flag('dynamic')
+        ? `sandbox${options.shownState === undefined ? '' : `, state in ${options.shownState}`}`
+        : dynamic
           ? `dynamic data${seed === undefined ? '' : `, seed ${seed}`}`
           : 'examples';
     log.out(

@@ -476,10 +476,11 @@ const UNCHECKED: readonly SkipKind[] = ['scope', 'timeout', 'network', 'too-larg
 
 type Skipped = Outcome & { checked: false };
 
-const byReason = (outcomes: readonly Skipped[], describe: (kind: SkipKind, reason: string, of: Skipped[]) => string) =>
+/** Per kind of skip, in REASONS' order, how many and why, then what `detail` adds about them. */
+const byReason = (outcomes: readonly Skipped[], detail: (kind: SkipKind, of: Skipped[]) => string) =>
   REASONS.flatMap(([kind, reason]) => {
     const of = outcomes.filter((outcome) => outcome.kind === kind);
-    return of.length === 0 ? [] : [describe(kind, reason, of)];
+    return of.length === 0 ? [] : [`${of.length} ${reason}${detail(kind, of)}`];
   }).join('; ');
 
 /** Per operation the proxy's counts and what live mode knows besides; redacted as text, where secrets are JSON-escaped too. */
@@ -587,8 +588,7 @@ async function runCheck(run: Run, judge: Judge, check: Check): Promise<string | 
   };
   if (check.writes && !options.allowWrites)
     return skip('writes', 'it writes (use --allow-writes --scratch-repo owner/name)', 'not run');
-  const spent = budget.spent();
-  if (spent) return skip('timeout', spent, 'not run');
+  if (budget.spent()) return skip('timeout', budget.spent()!, 'not run');
   const began = performance.now();
   const call = await check.prepare({
     target: check.writes ? options.writeTarget : options.readTarget,
@@ -658,19 +658,14 @@ function summarize(run: Run): number {
   const skipped = record.outcomes.filter((outcome): outcome is Skipped => !outcome.checked);
   out.say(`${checked.length} of ${record.outcomes.length} operations checked, ${failed} with mismatches`);
   // Those the run was asked to check are named; writes and those never run are listed above.
-  if (skipped.length > 0) {
-    const parts = byReason(skipped, (kind, reason, of) =>
-      UNCHECKED.includes(kind)
-        ? `${of.length} ${reason} (${of.map(({ operationId }) => operationId).join(', ')})`
-        : `${of.length} ${reason}`,
-    );
-    out.say(`${skipped.length} not checked: ${parts}`);
-  }
+  const names = (kind: SkipKind, of: Skipped[]) =>
+    UNCHECKED.includes(kind) ? ` (${of.map(({ operationId }) => operationId).join(', ')})` : '';
+  if (skipped.length > 0) out.say(`${skipped.length} not checked: ${byReason(skipped, names)}`);
   const unchecked = skipped.filter((outcome) => UNCHECKED.includes(outcome.kind));
   /** `what: ` and, per kind of skip among the operations `among`, how many and the first with its cause. */
   const nothing = (what: string, among = (_: string) => true): string => {
     const of = unchecked.filter(({ operationId }) => among(operationId));
-    return `${what}: ${byReason(of, (_, reason, each) => `${each.length} ${reason} (the first, ${each[0]!.operationId}: ${each[0]!.cause})`)}`;
+    return `${what}: ${byReason(of, (_, [first]) => ` (the first, ${first!.operationId}: ${first!.cause})`)}`;
   };
   // With --allow-writes, a run that wrote nothing cannot pass.
   const writes = new Set(checks.filter((check) => check.writes).map((check) => check.operationId));
