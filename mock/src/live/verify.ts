@@ -522,15 +522,24 @@ function createOutput(io: Io, secrets: readonly string[]) {
   };
 }
 
-interface Run {
-  options: Options;
-  credentials: Credentials;
-  out: ReturnType<typeof createOutput>;
-  record: RunRecord;
-  budget: ReturnType<typeof createBudget>;
-  capture: ReturnType<typeof createCapture>;
-  client: GiteaClient;
+/** Undefined for --help: the options, the client, whose fetch captures each answer, the run's record and budget. */
+function startRun(args: readonly string[], credentials: Credentials, out: ReturnType<typeof createOutput>) {
+  const options = parseOptions([...args]);
+  if (!options) return undefined;
+  const { baseUrl, allowInsecureHttp } = options;
+  const auth = credentials.auth ? { auth: credentials.auth } : {};
+  const capture = createCapture();
+  // What the client refuses (such as http://) is a usage error too.
+  const client = refusing('', () =>
+    createGiteaClient({ baseUrl, ...auth, fetch: capture.fetch, retry: 0, allowInsecureHttp }),
+  );
+  const now = new Date();
+  const record: RunRecord = { baseUrl, started: now, finished: now, exitCode: 2, outcomes: [] };
+  const budget = createBudget(options.timeoutMs, options.requestTimeoutMs);
+  return { options, credentials, out, record, budget, capture, client };
 }
+
+type Run = NonNullable<ReturnType<typeof startRun>>;
 
 /** With `stopped`, the one line on stderr saying why nothing (more) could be checked, the rest not run; the files. */
 function finish({ out, record, options, credentials }: Run, exitCode: number, stopped?: string): number {
@@ -696,25 +705,10 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
   // The credentials first: every line printed and every file written from here on is redacted of them.
   const credentials = readCredentials(env);
   const out = createOutput(io, credentials.secrets);
-  const capture = createCapture();
-  const parsed = await out.log.options(USAGE, () => {
-    const options = parseOptions([...args]);
-    if (!options) return undefined;
-    const { baseUrl, allowInsecureHttp } = options;
-    const auth = credentials.auth ? { auth: credentials.auth } : {};
-    // What the client refuses (such as http://) is a usage error too.
-    const client = refusing('', () =>
-      createGiteaClient({ baseUrl, ...auth, fetch: capture.fetch, retry: 0, allowInsecureHttp }),
-    );
-    return { options, client };
-  });
-  if (typeof parsed === 'number') return parsed;
-  const { options } = parsed;
+  const run = await out.log.options(USAGE, () => startRun(args, credentials, out));
+  if (typeof run === 'number') return run;
+  const { options, record } = run;
   const { baseUrl } = options;
-  const now = new Date();
-  const record: RunRecord = { baseUrl, started: now, finished: now, exitCode: 2, outcomes: [] };
-  const budget = createBudget(options.timeoutMs, options.requestTimeoutMs);
-  const run: Run = { options, credentials, out, record, budget, capture, client: parsed.client };
   const probe = await probeServer(baseUrl, credentials, options);
   if (!probe.ok) return finish(run, 2, probe.problem);
   record.server = probe.server;
