@@ -77,8 +77,7 @@ export function refusedLine(baseUrl: string, credentials: Credentials, answered:
 /** What a request's `work` resolved with or threw, and `timedOut`, why its signal was aborted. */
 type Sent<T> = { timedOut: string | undefined } & ({ ok: true; value: T } | { ok: false; error: unknown });
 
-/** The whole run (--timeout) and each request (--request-timeout), whichever ends first; `spent` says why nothing
- * more may be sent. */
+/** The run's --timeout and each request's --request-timeout, whichever ends first; `spent`: why no more may be sent. */
 function createBudget(runMs: number, requestMs: number) {
   const ends = performance.now() + runMs;
   const ranOut = `the run's --timeout of ${runMs / 1000} s ran out`;
@@ -111,11 +110,9 @@ const PROBE_READ_LIMIT = 64 * 1024;
 const QUOTE_LIMIT = 80;
 
 /** GET {baseUrl}/version: the server's name and version, or the one-line reason there is no Gitea API there. */
-async function probeServer(
-  baseUrl: string,
-  credentials: Credentials,
-  { timeoutMs: runMs, connectTimeoutMs }: Options,
-): Promise<{ ok: true; server: string } | { ok: false; problem: string }> {
+async function probeServer(run: Run): Promise<{ ok: true; server: string } | { ok: false; problem: string }> {
+  const { baseUrl, timeoutMs: runMs, connectTimeoutMs } = run.options;
+  const { credentials } = run;
   const [timeoutMs, timeoutFlag] =
     runMs < connectTimeoutMs ? [runMs, '--timeout'] : [connectTimeoutMs, '--connect-timeout'];
   const hide = (text: string): string => redact(text, credentials.secrets);
@@ -465,8 +462,6 @@ function parseOptions(argv: string[]) {
   };
 }
 
-type Options = NonNullable<ReturnType<typeof parseOptions>>;
-
 /** Skips that leave unchecked an operation the run was asked to check: what `--fail-on-skip` fails. */
 const UNCHECKED: readonly SkipKind[] = ['scope', 'timeout', 'network', 'too-large', 'input'];
 
@@ -501,8 +496,7 @@ function jsonReport(run: RunRecord, secrets: readonly string[]): string {
   return `${redact(JSON.stringify(report, null, 2), secrets)}\n`;
 }
 
-/** The run's lines, redacted, held back until an answer shows the credentials work, so a refused run prints one line
- * on stderr only. */
+/** The run's lines, redacted, held until an answer shows the credentials work: a refused run prints one stderr line. */
 function createOutput(io: Io, secrets: readonly string[]) {
   let held: string[] | undefined = [];
   const log = logger({ stdout: io.stdout, stderr: (text) => io.stderr(redact(text, secrets)) }, 'gitea-mock verify');
@@ -708,8 +702,7 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
   const run = await out.log.options(USAGE, () => startRun(args, credentials, out));
   if (typeof run === 'number') return run;
   const { options, record } = run;
-  const { baseUrl } = options;
-  const probe = await probeServer(baseUrl, credentials, options);
+  const probe = await probeServer(run);
   if (!probe.ok) return finish(run, 2, probe.problem);
   record.server = probe.server;
   // The document is read only now: a server that is not there is told in a blink.
@@ -724,7 +717,7 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
       return { kind: kindOf(`response ${line}`), line, ...(violation.count ? { count: violation.count } : {}) };
     });
   out.say(
-    `live contract check of ${baseUrl} (${options.allowWrites ? `writes allowed in ${options.scratchRepo}` : 'read-only'})`,
+    `live contract check of ${options.baseUrl} (${options.allowWrites ? `writes allowed in ${options.scratchRepo}` : 'read-only'})`,
   );
   // The version comes from the server, which may echo a credential there too.
   out.say(`server: ${probe.server}`);
