@@ -209,16 +209,8 @@ type Target = Partial<Record<Id, number> & Record<'owner' | 'repo' | 'workflow' 
   package?: { owner: string; type: string; name: string };
 };
 
-interface Context {
-  target: Target;
-  /** The first record a route of the server outside the contract answers, or why there is none. */
-  lookUp(path: string): Promise<Found>;
-  /** Keeps a value the server holds as a secret (a hook's authorization header) out of every line and file. */
-  keepSecret(value: string): void;
-}
-
 type Call = (client: GiteaClient) => Promise<unknown>;
-type Check = { operationId: string; writes: boolean; prepare(ctx: Context): Promise<Call | Skip> };
+type Check = { operationId: string; writes: boolean; prepare(target: Target, run: Run): Promise<Call | Skip> };
 const check = (operationId: string, writes: boolean, prepare: Check['prepare']) => ({ operationId, writes, prepare });
 type Repo = { owner: string; repo: string };
 
@@ -235,14 +227,14 @@ function byId(
   [operationId, writes, given, list, what, field = 'id']: [string, boolean, Id, string, string, field?: string],
   call: (repo: Repo, id: number) => Call,
 ): Check {
-  return check(operationId, writes, async (ctx) => {
-    const { owner, repo } = ctx.target;
+  return check(operationId, writes, async (target, run) => {
+    const { owner, repo } = target;
     const inRepo = !list.startsWith('/user');
     if (inRepo && !writes && (!owner || !repo)) return needRepo;
     const path = inRepo ? `/repos/${owner}/${repo}${list}` : list;
-    let id: unknown = ctx.target[given];
+    let id: unknown = target[given];
     if (id === undefined) {
-      const found = await ctx.lookUp(path);
+      const found = await lookUp(run, path);
       if ('skip' in found) return notFound(what, found, given);
       id = found.record[field];
     }
@@ -259,20 +251,20 @@ function byId(
  * whenever the edit would. */
 function edit(
   [operationId, given, list, what]: [string, Id, string, string],
-  body: (settings: Record<string, unknown>, ctx: Context) => Record<string, unknown>,
+  body: (settings: Record<string, unknown>, run: Run) => Record<string, unknown>,
   call: (repo: Repo, id: unknown, body: never) => Call,
 ): Check {
-  return check(operationId, true, async (ctx) => {
-    const { owner, repo } = ctx.target as Repo;
-    const id = ctx.target[given];
+  return check(operationId, true, async (target, run) => {
+    const { owner, repo } = target as Repo;
+    const id = target[given];
     const listed = `/repos/${owner}/${repo}${list}`;
-    const found = await ctx.lookUp(id === undefined ? listed : `${listed.split('?')[0]}/${id}`);
+    const found = await lookUp(run, id === undefined ? listed : `${listed.split('?')[0]}/${id}`);
     if ('skip' in found && id === undefined) return notFound(what, found, given);
     const unread = `the ${what}'s settings could not be read, to send them back`;
     if ('skip' in found && found.status !== 404 && found.status !== 405)
       return { skip: `${unread}: ${found.skip}`, kind: found.kind };
     const settings = 'record' in found ? found.record : {};
-    return call({ owner, repo }, id ?? settings.id, body(settings, ctx) as never);
+    return call({ owner, repo }, id ?? settings.id, body(settings, run) as never);
   });
 }
 
@@ -280,12 +272,12 @@ const FEW = { limit: 5 };
 
 const checks: Check[] = [
   check('adminGetAllOrgs', false, async () => (client) => client.GET('/admin/orgs', { params: { query: FEW } })),
-  check('listPackageVersions', false, async (ctx) => {
-    let pkg = ctx.target.package;
-    const owner = ctx.target.owner;
+  check('listPackageVersions', false, async (target, run) => {
+    let pkg = target.package;
+    const { owner } = target;
     if (!pkg) {
       if (!owner) return { skip: 'give --package owner/type/name (or --repo whose owner has packages)', kind: 'input' };
-      const found = await ctx.lookUp(`/packages/${encodeURIComponent(owner)}`);
+      const found = await lookUp(run, `/packages/${encodeURIComponent(owner)}`);
       if ('skip' in found) return notFound('package', found, 'package owner/type/name');
       pkg = { owner, type: String(found.record.type), name: String(found.record.name) };
     }
@@ -300,13 +292,13 @@ const checks: Check[] = [
     ['orgListTeamMembers', false, 'team-id', '/user/teams', 'team'],
     (_, id) => (client) => client.GET('/teams/{id}/members', { params: { path: { id }, query: FEW } }),
   ),
-  check('ActionsGetWorkflow', false, async (ctx) => {
-    const { owner, repo } = ctx.target;
+  check('ActionsGetWorkflow', false, async (target, run) => {
+    const { owner, repo } = target;
     if (!owner || !repo) return needRepo;
-    let workflow_id = ctx.target.workflow;
+    let workflow_id = target.workflow;
     if (!workflow_id) {
       const path = `/repos/${owner}/${repo}/actions/workflows`;
-      const found = await ctx.lookUp(path);
+      const found = await lookUp(run, path);
       if ('skip' in found) return notFound('workflow', found, 'workflow file.yml');
       const listed = (found.record as { workflows?: { id?: unknown }[] }).workflows?.[0]?.id;
       if (typeof listed !== 'string')
@@ -326,8 +318,8 @@ const checks: Check[] = [
     const body = { Text: '# Contract check\n\nIssue #1, **bold**.', Mode: 'markdown' as const };
     return client.POST('/markdown', { body, parseAs: 'text' });
   }),
-  check('repoAddCollaborator', true, async (ctx) => {
-    const { owner, repo, collaborator } = ctx.target as Repo & Target;
+  check('repoAddCollaborator', true, async (target) => {
+    const { owner, repo, collaborator } = target as Repo & Target;
     if (!collaborator)
       return { skip: 'give --collaborator user (added to the scratch repository with read access)', kind: 'input' };
     const path = { owner, repo, collaborator };
@@ -359,11 +351,12 @@ const checks: Check[] = [
       client.PATCH('/repos/{owner}/{repo}/milestones/{id}', { params: { path: { ...repo, id: String(id) } }, body }),
   ),
   // Its own settings again: the server resets the events, the branch filter and the authorization
-  // header when they are omitted (it shows the header back in clear).
+  // header when they are omitted (it shows the header back in clear: kept out of every line and file).
   edit(
     ['repoEditHook', 'hook-id', '/hooks', 'webhook'],
-    ({ active, events, branch_filter, authorization_header }, ctx) => {
-      if (typeof authorization_header === 'string' && authorization_header) ctx.keepSecret(authorization_header);
+    ({ active, events, branch_filter, authorization_header }, run) => {
+      if (typeof authorization_header === 'string' && authorization_header)
+        run.credentials.secrets.push(authorization_header);
       return {
         ...(typeof active === 'boolean' ? { active } : {}),
         ...(Array.isArray(events) ? { events } : {}),
@@ -553,7 +546,7 @@ function finish({ out, record, options, credentials }: Run, exitCode: number, st
   return exitCode;
 }
 
-/** The first record `GET {baseUrl}{path}` answers (the first of a list, or the record itself). */
+/** The first record `GET {baseUrl}{path}` answers (the first of a list, or the record itself), outside the contract. */
 async function lookUp({ options, credentials, budget }: Run, path: string): Promise<Found> {
   const asked = `GET ${path}`;
   const url = `${options.baseUrl.replace(/\/$/, '')}${path}${path.includes('?') ? '&' : '?'}limit=1`;
@@ -589,11 +582,7 @@ async function runCheck(run: Run, judge: Judge, check: Check): Promise<string | 
     return skip('writes', 'it writes (use --allow-writes --scratch-repo owner/name)', 'not run');
   if (budget.spent()) return skip('timeout', budget.spent()!, 'not run');
   const began = performance.now();
-  const call = await check.prepare({
-    target: check.writes ? options.writeTarget : options.readTarget,
-    lookUp: (path) => lookUp(run, path),
-    keepSecret: (value) => void credentials.secrets.push(value),
-  });
+  const call = await check.prepare(check.writes ? options.writeTarget : options.readTarget, run);
   if (typeof call !== 'function') return skip(call.kind, call.skip);
   run.capture.forget();
   const sent = await budget.send((signal) => call(unfollowing(run.client, signal)));
