@@ -134,14 +134,10 @@ export async function startLocalPostgres(options: LocalPostgresOptions) {
         const passwordFile = join(secrets, 'password');
         await writeFile(passwordFile, `${options.password}\n`, { mode: 0o600 });
         if (user) await Promise.all([chown(secrets, user.uid, user.gid), chown(passwordFile, user.uid, user.gid)]);
+        const auth = ['--auth=scram-sha-256', `--username=${SUPERUSER}`, `--pwfile=${passwordFile}`];
         // Machines without an en_US locale have C.
-        const initdb = run(
-          bin.initdb,
-          [`--pgdata=${dataDir}`, '--auth=scram-sha-256', `--username=${SUPERUSER}`, `--pwfile=${passwordFile}`].concat(
-            ['--locale=C', '--lc-messages=C', '--encoding=UTF8'],
-          ),
-          as,
-        );
+        const locale = ['--locale=C', '--lc-messages=C', '--encoding=UTF8'];
+        const initdb = run(bin.initdb, [`--pgdata=${dataDir}`, ...auth, ...locale], as);
         const code = await bounded('initdb', initdb.closed);
         if (code !== 0) throw new Error(`PostgreSQL: initdb failed (exit ${code}): ${initdb.tail().slice(-2000)}`);
       } finally {
@@ -150,11 +146,8 @@ export async function startLocalPostgres(options: LocalPostgresOptions) {
     }
     const version = (await readFile(join(dataDir, 'PG_VERSION'), 'utf8')).trim();
     const listen = `listen_addresses=${options.host ?? '127.0.0.1'}`;
-    const { child, tail, closed } = run(
-      bin.postgres,
-      ['-D', dataDir, '-p', String(options.port), '-c', listen, '-c', 'unix_socket_directories='],
-      as,
-    );
+    const args = ['-D', dataDir, '-p', String(options.port), '-c', listen, '-c', 'unix_socket_directories='];
+    const { child, tail, closed } = run(bin.postgres, args, as);
     const stopWithUs = () => void child.kill('SIGINT');
     process.once('exit', stopWithUs);
     const exited = closed.then(tail, tail).finally(() => process.removeListener('exit', stopWithUs));
