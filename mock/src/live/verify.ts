@@ -122,9 +122,8 @@ async function probeServer(run: Run): Promise<{ ok: true; server: string } | { o
   const url = new URL(`${baseUrl.replace(/\/$/, '')}/version`);
   // A redirect is reported, not followed: the base URL to give is the one it points to. With
   // REQUIRE_SIGNIN_VIEW, Gitea refuses /version to anonymous callers: the credentials go along.
-  const sent = (await createBudget(timeoutMs, timeoutMs).send((signal) =>
-    get(url, credentials, signal, PROBE_READ_LIMIT),
-  ))!;
+  const budget = createBudget(timeoutMs, timeoutMs);
+  const sent = (await budget.send((signal) => get(url, credentials, signal, PROBE_READ_LIMIT)))!;
   if (!sent.ok) {
     const cause = sent.timedOut
       ? `ETIMEDOUT (no answer to GET /version within ${timeoutMs / 1000} s; ${timeoutFlag} waits longer)`
@@ -516,10 +515,9 @@ function startRun(args: readonly string[], credentials: Credentials, out: Return
   const { baseUrl, allowInsecureHttp } = options;
   const auth = credentials.auth ? { auth: credentials.auth } : {};
   const capture = createCapture();
+  const settings = { baseUrl, ...auth, fetch: capture.fetch, retry: 0, allowInsecureHttp };
   // What the client refuses (such as http://) is a usage error too.
-  const client = refusing('', () =>
-    createGiteaClient({ baseUrl, ...auth, fetch: capture.fetch, retry: 0, allowInsecureHttp }),
-  );
+  const client = refusing('', () => createGiteaClient(settings));
   const now = new Date();
   const record: RunRecord = { baseUrl, started: now, finished: now, exitCode: 2, outcomes: [] };
   const budget = createBudget(options.timeoutMs, options.requestTimeoutMs);
@@ -696,18 +694,15 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
   record.server = probe.server;
   // The document is read only now: a server that is not there is told in a blink.
   const answerCheck = answerChecker(readDocumentFile().document);
+  const hide = (text: string): string => redact(text, credentials.secrets);
   /** What an answer breaks; of a body too large to read whole, its status and headers only. */
   const judge: Judge = (operationId, answer) =>
-    answerCheck(operationId, answer, {
-      body: !answer.tooLarge,
-      redact: (text) => redact(text, credentials.secrets),
-    }).map((violation) => {
+    answerCheck(operationId, answer, { body: !answer.tooLarge, redact: hide }).map((violation) => {
       const line = describeViolation(violation);
       return { kind: kindOf(`response ${line}`), line, ...(violation.count ? { count: violation.count } : {}) };
     });
-  out.say(
-    `live contract check of ${options.baseUrl} (${options.allowWrites ? `writes allowed in ${options.scratchRepo}` : 'read-only'})`,
-  );
+  const mode = options.allowWrites ? `writes allowed in ${options.scratchRepo}` : 'read-only';
+  out.say(`live contract check of ${options.baseUrl} (${mode})`);
   // The version comes from the server, which may echo a credential there too.
   out.say(`server: ${probe.server}`);
   for (const check of checks) {
