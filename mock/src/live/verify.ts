@@ -326,14 +326,11 @@ const checks: Check[] = [
     return (client) => client.PUT('/repos/{owner}/{repo}/collaborators/{collaborator}', { params: { path }, body });
   }),
   // Removing nobody changes nothing but is a full request.
-  byId(
-    ['issueRemoveAssignees', true, 'issue', '/issues?state=all&type=issues', 'issue', 'number'],
-    (repo, index) => (client) =>
-      client.DELETE('/repos/{owner}/{repo}/issues/{index}/assignees', {
-        params: { path: { ...repo, index } },
-        body: { assignees: [] },
-      }),
-  ),
+  byId(['issueRemoveAssignees', true, 'issue', '/issues?state=all&type=issues', 'issue', 'number'], (repo, index) => {
+    const body = { assignees: [] };
+    return (client) =>
+      client.DELETE('/repos/{owner}/{repo}/issues/{index}/assignees', { params: { path: { ...repo, index } }, body });
+  }),
   byId(
     ['repoEditPullRequest', true, 'pull', '/pulls?state=all', 'pull request', 'number'],
     (repo, index) => (client) =>
