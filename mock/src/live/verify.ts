@@ -245,9 +245,8 @@ function byId(
   });
 }
 
-/** A write that sends a record's own settings back (`body` of them), of the record `given`, else of the first listed.
- * `{}` for a given id the server serves no such route for (404 or 405, as the mock): on Gitea that read answers
- * whenever the edit would. */
+/** A write sending a record's own settings back (`body` of them): the record `given`, else the first listed; `{}` when
+ * the server has no read of a given id (404 or 405, as the mock): on Gitea that read answers whenever the edit does. */
 function edit(
   [operationId, given, list, what]: [string, Id, string, string],
   body: (settings: Record<string, unknown>, run: Run) => Record<string, unknown>,
