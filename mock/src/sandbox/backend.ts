@@ -94,12 +94,9 @@ const has = (body: Fields, name: string): boolean => Object.hasOwn(body, name) &
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 const firstOf = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 
-const userNamed = (world: World, login: unknown): User | undefined =>
-  world.users.find((user) => same(user.login, login));
-const orgNamed = (world: World, name: unknown): Organization | undefined =>
-  world.orgs.find((org) => same(org.name, name));
-const ownerNamed = (world: World, name: unknown): User | Organization | undefined =>
-  userNamed(world, name) ?? orgNamed(world, name);
+const userNamed = (world: World, login: unknown) => world.users.find((user) => same(user.login, login));
+const orgNamed = (world: World, name: unknown) => world.orgs.find((org) => same(org.name, name));
+const ownerNamed = (world: World, name: unknown) => userNamed(world, name) ?? orgNamed(world, name);
 export const repoNamed = (world: World, owner: unknown, name: unknown): Repository | undefined =>
   world.repos.find((each) => same(each.owner.login, owner) && same(each.name, name));
 
@@ -353,9 +350,7 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
     const repo = repoOf(call);
     const index = goDecimal(call.params.index);
     const issue = call.world.issues.find((each) => each.repo === repo.id && each.issue.number === index)?.issue;
-    const pull = issue
-      ? undefined
-      : call.world.pulls.find((each) => each.repo === repo.id && each.pull.number === index)?.pull;
+    const pull = call.world.pulls.find((each) => each.repo === repo.id && each.pull.number === index)?.pull;
     const target = issue ?? pull;
     if (!target) throw refuse(404, `issue does not exist [id: 0, repo_id: ${repo.id}, index: ${index}]`);
     const names = fieldsOf(call).assignees;
@@ -439,12 +434,9 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
     if (call.world.gpgKeys.some((each) => each.armored === armored))
       throw refuse(422, 'A key with the same id already exists');
     const at = now();
-    const base64 = armored
-      .slice(begin + ARMOUR_BEGIN.length, end)
-      .split('\n')
-      .filter((line) => line.trim() !== '' && !line.includes(':') && !line.startsWith('='))
-      .join('')
-      .trim();
+    const lines = armored.slice(begin + ARMOUR_BEGIN.length, end).split('\n');
+    const kept = lines.filter((line) => line.trim() !== '' && !line.includes(':') && !line.startsWith('='));
+    const base64 = kept.join('').trim();
     // Keys are not parsed: the sample key answers its documented record; any other gets an id derived from its bytes.
     const key: GPGKey = {
       ...structuredClone(this.templates.gpgKey),
@@ -667,10 +659,8 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
   }
 
   adminGetAllOrgs(call: Call): Reply {
-    return page(
-      call,
-      [...call.world.orgs].sort((a, b) => a.name.localeCompare(b.name)),
-    );
+    const orgs = [...call.world.orgs].sort((a, b) => a.name.localeCompare(b.name));
+    return page(call, orgs);
   }
 
   repoAddCollaborator(call: Call): Reply {

@@ -217,26 +217,17 @@ export function triggeredEvent(templates: EventTemplates, world: World, request:
   if (!repo) throw new Refusal(404, `no repository ${request.repository} in this credential's sandbox world`);
   const sender = anonymousUser(context.caller, context.host);
   const event = { type: request.event, payload: copyJson(example) } as Event;
-  const needed = <T>(found: T | undefined, what: string): T => {
-    if (found === undefined) throw unfit(`${request.repository} has no ${what} for a ${event.type} delivery`);
-    return found;
+  const lacking = (what: string): never => {
+    throw unfit(`${request.repository} has no ${what} for a ${event.type} delivery`);
   };
-  const issue = () => needed(world.issues.find((entry) => entry.repo === repo.id)?.issue, 'issue');
-  const pull = () => needed(world.pulls.find((entry) => entry.repo === repo.id)?.pull, 'pull request');
+  const issue = () => world.issues.find((entry) => entry.repo === repo.id)?.issue ?? lacking('issue');
+  const pull = () => world.pulls.find((entry) => entry.repo === repo.id)?.pull ?? lacking('pull request');
 
   if (action !== undefined) Object.assign(event.payload, { action });
   // A package's payload has no repository (`notifyPackage` leaves it out): it keeps its null.
   if (event.type !== 'package') event.payload.repository = repo;
   event.payload.sender = sender;
   switch (event.type) {
-    case 'issues':
-    case 'issue_assign':
-    case 'issue_label':
-    case 'issue_milestone': {
-      const found = issue();
-      Object.assign(event.payload, { issue: found, number: found.number });
-      break;
-    }
     case 'issue_comment':
       event.payload.issue = issue();
       event.payload.comment.issue_url = event.payload.issue.url ?? '';
@@ -274,15 +265,15 @@ export function triggeredEvent(templates: EventTemplates, world: World, request:
       break;
     case 'status': {
       const head = world.pulls.find((entry) => entry.repo === repo.id)?.pull.head?.sha;
-      if (head !== undefined) {
-        event.payload.sha = head;
-        event.payload.commit.id = head;
-      }
+      if (head !== undefined) event.payload.sha = event.payload.commit.id = head;
       break;
     }
     default:
-      // The other pull request events (`PullRequestPayload`): release and wiki take nothing of the world.
-      if (event.type.startsWith('pull_request')) {
+      // The other issue and pull request events (`IssuePayload`, `PullRequestPayload`): release and wiki take nothing of the world.
+      if (event.type.startsWith('issue')) {
+        const found = issue();
+        Object.assign(event.payload, { issue: found, number: found.number });
+      } else if (event.type.startsWith('pull_request')) {
         const found = pull();
         Object.assign(event.payload, { pull_request: found, number: found.number, commit_id: found.head?.sha ?? '' });
       }
@@ -309,11 +300,8 @@ function push(repo: Repository, sender: User, context: Context): Omit<PushPayloa
   const after = sha(`${repo.full_name}\0${branch}\0${count}`);
   context.heads.delete(where);
   context.heads.set(where, { head: after, count });
-  // The branches pushed to least recently are forgotten first: their next push starts afresh.
-  for (const oldest of context.heads.keys()) {
-    if (context.heads.size <= MAX_PUSH_HEADS) break;
-    context.heads.delete(oldest);
-  }
+  // The branch pushed to least recently is forgotten (one a push, as one is added): its next push starts afresh.
+  if (context.heads.size > MAX_PUSH_HEADS) context.heads.delete(context.heads.keys().next().value!);
   const person = { name: sender.full_name || sender.login, email: sender.email ?? '', username: sender.login };
   const commit = {
     id: after,

@@ -78,22 +78,15 @@ export function createMarkdownRenderer(limits: MarkdownLimits = MARKDOWN_LIMITS)
           ? stopping
           : busy(`no worker was free to render this text within ${limits.timeoutMs} ms`, limits);
       try {
-        const pool = await poolOf();
-        const signal = AbortSignal.timeout(limits.timeoutMs);
-        return (await pool.run({ ...task, maxOutputBytes: limits.maxOutputBytes } satisfies RenderTask, {
-          signal,
-        })) as RenderOutcome;
+        const full = { ...task, maxOutputBytes: limits.maxOutputBytes } satisfies RenderTask;
+        return (await (await poolOf()).run(full, { signal: AbortSignal.timeout(limits.timeoutMs) })) as RenderOutcome;
       } catch (error) {
         const { name, code } = error as NodeJS.ErrnoException;
         // Aborted by the time bound: Tinypool ends the worker, so the render stops too.
         if (name === 'AbortError')
-          return tooLarge(
-            `this text was not rendered within the ${limits.timeoutMs} ms the sandbox allows; send less text`,
-          );
+          return tooLarge(`this text was not rendered within the ${limits.timeoutMs} ms the sandbox allows`);
         if (code === 'ERR_WORKER_OUT_OF_MEMORY')
-          return tooLarge(
-            `rendering this text needed more than the ${WORKER_HEAP_MB} MiB the sandbox allows; send less text`,
-          );
+          return tooLarge(`rendering this text needed more than the ${WORKER_HEAP_MB} MiB the sandbox allows`);
         // Renders cut short by close(): the server is stopping, and no one reads the answer.
         if (closing) return stopping;
         throw error;

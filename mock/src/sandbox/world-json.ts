@@ -18,8 +18,7 @@ export function copyJson<T>(value: T): T {
   return copy as T;
 }
 
-export const textBytes = (pieces: readonly string[]): number =>
-  pieces.reduce((bytes, piece) => bytes + utf8Length(piece), 0);
+export const textBytes = (pieces: readonly string[]) => pieces.reduce((bytes, piece) => bytes + utf8Length(piece), 0);
 
 /** Pieces of text at least this long, so a save writes a few large pieces, not one per record. */
 const PIECE = 256 * 1024;
