@@ -41,25 +41,9 @@ const eventOf = (type: string, payload: IssuePayload | PullRequestPayload | Repo
   json: written(payload, type),
 });
 
-type Common = { repository: Repository; sender: User };
 type Changes = Pick<ChangesPayload, 'title' | 'body' | 'ref'>;
-const pullRequestEvent = (
-  type: string,
-  action: PullRequestPayload['action'],
-  pull: PullRequest,
-  common: Common,
-  changes?: Changes,
-): HookEvent =>
-  eventOf(type, {
-    action,
-    number: pull.number,
-    ...(changes && { changes: { ...changes, added_labels: null, removed_labels: null } }),
-    pull_request: pull,
-    requested_reviewer: null,
-    ...common,
-    commit_id: '',
-    review: null,
-  });
+/** A pull request event's type, action and, for an edit, what changed. */
+type Fired = [type: string, action: PullRequestPayload['action'], changes?: Changes];
 
 /** What a write may change that a webhook reports, copied before the write. */
 export type Watch =
@@ -74,11 +58,9 @@ export function watch(operationId: string, world: World, params: Record<string, 
   const repo = repoNamed(world, params.owner, params.repo)?.id;
   const index = goDecimal(params.index);
   const issue = world.issues.find((entry) => entry.repo === repo && entry.issue.number === index)?.issue;
-  if (repo === undefined) return undefined;
-  if (issue)
-    return operationId === 'issueRemoveAssignees'
-      ? { operationId, repo, kind: 'issue', record: copyJson(issue) }
-      : undefined;
+  // repoEditPullRequest on an issue's number fires nothing.
+  if (repo === undefined || (issue && operationId === 'repoEditPullRequest')) return undefined;
+  if (issue) return { operationId: 'issueRemoveAssignees', repo, kind: 'issue', record: copyJson(issue) };
   const pull = world.pulls.find((entry) => entry.repo === repo && entry.pull.number === index)?.pull;
   return pull && { operationId, repo, kind: 'pull', record: copyJson(pull) };
 }
@@ -104,32 +86,36 @@ export function eventsOf(watched: Watch, world: World, { caller, host }: { calle
   const repository = world.repos.find((candidate) => candidate.id === watched.repo);
   if (!repository) return [];
   // Each event's payload is written out as JSON when it is made: the records need no copies.
-  const common = { repository, sender };
+  const common = { repository, sender, commit_id: '' };
+  const pullEvent = (pull: PullRequest, ...[type, action, changes]: Fired) =>
+    eventOf(type, {
+      action,
+      number: pull.number,
+      ...(changes && { changes: { ...changes, added_labels: null, removed_labels: null } }),
+      pull_request: pull,
+      requested_reviewer: null,
+      ...common,
+      review: null,
+    });
   if (watched.kind === 'issue') {
     const before = watched.record;
     const now = world.issues.find((entry) => entry.repo === watched.repo && entry.issue.id === before.id)?.issue;
-    const event =
-      now &&
-      eventOf('issue_assign', { action: 'unassigned', number: now.number, issue: now, ...common, commit_id: '' });
-    return event ? removed(before.assignees, now.assignees).map(() => event) : [];
+    if (!now) return [];
+    const event = eventOf('issue_assign', { action: 'unassigned', number: now.number, issue: now, ...common });
+    return removed(before.assignees, now.assignees).map(() => event);
   }
   const before = watched.record;
   const now = world.pulls.find((entry) => entry.repo === watched.repo && entry.pull.id === before.id)?.pull;
   if (!now) return [];
   if (watched.operationId === 'issueRemoveAssignees')
-    return removed(before.assignees, now.assignees).map(() =>
-      pullRequestEvent('pull_request_assign', 'unassigned', now, common),
-    );
+    return removed(before.assignees, now.assignees).map(() => pullEvent(now, 'pull_request_assign', 'unassigned'));
 
   // repoEditPullRequest: the pull request as it stood at each event, `before` with the parts of `now` set by then.
   const events: HookEvent[] = [];
   let current: PullRequest = { ...before, ...pick(now, 'updated_at') };
-  const step = (
-    part: Partial<PullRequest>,
-    fire?: [type: string, action: PullRequestPayload['action'], changes?: Changes],
-  ) => {
+  const step = (part: Partial<PullRequest>, fire?: Fired) => {
     current = { ...current, ...part };
-    if (fire) events.push(pullRequestEvent(fire[0], fire[1], current, common, fire[2]));
+    if (fire) events.push(pullEvent(current, ...fire));
   };
   if (now.title !== before.title)
     step(pick(now, 'title'), ['pull_request', 'edited', { title: { from: String(before.title) } }]);
