@@ -220,14 +220,11 @@ const ISSUES = 'issues issue_assign issue_label issue_milestone issue_comment'.s
 const PULL_SUBS = 'assign label milestone comment review review_request sync'.split(' ');
 const PULLS = ['pull_request', ...PULL_SUBS.map((sub) => `pull_request_${sub}`)];
 const OTHERS = 'create push delete fork repository wiki release package status workflow_run workflow_job'.split(' ');
+const single = (name: string): [string, string[]] => [name, [name.replace(/_only$/, '')]];
 /** The events each name Gitea reads sets: `issues` and `pull_request` also their sub-events, `…_only` not, any other itself. */
-const HOOK_EVENTS = new Map<string, string[]>([
-  ...[...OTHERS, ...ISSUES.slice(1), ...PULLS.slice(1)].map((name): [string, string[]] => [name, [name]]),
-  ['issues', ISSUES],
-  ['issues_only', ['issues']],
-  ['pull_request', PULLS],
-  ['pull_request_only', ['pull_request']],
-]);
+const HOOK_EVENTS = new Map([...OTHERS, ...ISSUES, ...PULLS, 'issues_only', 'pull_request_only'].map(single))
+  .set('issues', ISSUES)
+  .set('pull_request', PULLS);
 
 export class GiteaBackend implements Record<OperationId, (call: Call) => Reply | Promise<Reply>> {
   constructor(

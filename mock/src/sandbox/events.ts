@@ -164,9 +164,8 @@ export function eventTemplates(document: Record<string, unknown>): EventTemplate
     const example = resolve(Object.values(content?.examples ?? {})[0])?.value;
     if (typeof example !== 'object' || example === null) continue;
     // The event's own list narrows the payload's: it comes after the payload in `allOf`.
-    const narrowed = [...(content?.schema?.allOf ?? [])].reverse().map(resolve);
-    const actions = (narrowed.find((part) => part?.properties?.action?.enum) ?? resolve(content?.schema))?.properties
-      ?.action?.enum;
+    const narrowed = (content?.schema?.allOf ?? []).map(resolve).findLast((part) => part?.properties?.action?.enum);
+    const actions = (narrowed ?? resolve(content?.schema))?.properties?.action?.enum;
     templates.set(type, { actions, example: example as Event['payload'] });
   }
   return templates;

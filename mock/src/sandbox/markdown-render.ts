@@ -106,14 +106,6 @@ export function tooLarge(what: string): RenderOutcome {
   return { ok: false, status: 413, message: `${what}; send less text` };
 }
 
-/** A 503 to try again after the time bound, by which what is rendering now has finished or been ended. */
-export const busy = (message: string, limits: MarkdownLimits): RenderOutcome => ({
-  ok: false,
-  status: 503,
-  message: `${message}; try again`,
-  retryAfter: Math.max(1, Math.ceil(limits.timeoutMs / 1000)),
-});
-
 export function inputRefusal(text: string, limits: MarkdownLimits): { bytes: number; refusal?: RenderOutcome } {
   const bytes = utf8Length(text);
   const message = `the sandbox renders at most ${limits.maxInputBytes} bytes of markdown; this text has ${bytes}`;
