@@ -508,13 +508,12 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
     const markdown = text(body.Text) ?? '';
     // Gitea writes nothing, so the answer has neither body nor media type.
     if (markdown === '') return empty(200, false);
-    const users = call.world.users.map((user) => user.login.toLowerCase());
     const rendered = await this.render({
       text: markdown,
       mode,
       context: text(body.Context),
       origin: call.url.origin,
-      users,
+      users: call.world.users.map((user) => user.login.toLowerCase()),
     });
     if (!rendered.ok) {
       const retry = rendered.status === 503 && { answer: { headers: { 'Retry-After': String(rendered.retryAfter) } } };
