@@ -20,6 +20,7 @@ import { createSchemaValidator } from '../contract/schema.js';
 import { createBodyBudget, defaultBodyBudget, GO_MAX_DEPTH, pastJsonBounds, readBodyBytes } from '../front/body.js';
 import { defaultMaxConnections, listen, TEXT } from '../front/node-server.js';
 import { junitXml, type Outcome, type Problem } from '../live/junit.js';
+import { signatureHeaders } from './deliveries.js';
 import { ANSWER_LIMIT, nodeSign } from './transport-node.js';
 
 const USAGE = usage(
@@ -111,14 +112,7 @@ function createDeliveryChecker(doc: JsonObject) {
       .map(({ param, location }) => ({ name: String(param.name), spec: param, location }));
     violations.push(...headerViolations(schemas, declaredHeaders, headers));
     if (secret !== undefined && text !== null) {
-      const { sha256, sha1 } = nodeSign(secret, text);
-      const expected: [string, string][] = [
-        ['X-Gitea-Signature', sha256],
-        ['X-Gogs-Signature', sha256],
-        ['X-Hub-Signature-256', `sha256=${sha256}`],
-        ['X-Hub-Signature', `sha1=${sha1}`],
-      ];
-      for (const [name, value] of expected) {
+      for (const [name, value] of Object.entries(signatureHeaders(nodeSign(secret, text)))) {
         const sent = headers.get(name);
         if (sent !== null && !sameText(sent, value))
           violations.push({
