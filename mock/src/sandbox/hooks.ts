@@ -52,14 +52,14 @@ const targetOf = (hook: Hook, target: HookTarget['target'] = 'repository'): Hook
   authorization: hook.authorization_header ?? '',
 });
 
-/** `budgetBytes`: sandbox-limits.ts' deliveriesBudget; `document`: whose `webhooks:` the triggered events follow. */
+/** `transport`: the platform's, unless `send` is false; `budgetBytes`: sandbox-limits.ts' inFlightBudget; `document`: whose `webhooks:` the triggered events follow. */
 export function createWebhooks(
   options: WebhookOptions,
-  transport: DeliveryTransport | undefined,
+  transport: ((options: WebhookOptions) => DeliveryTransport) | undefined,
   budgetBytes: number,
   document: Record<string, unknown>,
 ) {
-  const deliveries = createDeliveries(options, transport, budgetBytes);
+  const deliveries = createDeliveries(options, options.send === false ? undefined : transport?.(options), budgetBytes);
   const systemHooks = (options.systemHooks ?? []).map((url, i) => targetOf({ id: i + 1, config: { url } }, 'system'));
   const templates = eventTemplates(document);
   const pushHeads: PushHeads = new Map();

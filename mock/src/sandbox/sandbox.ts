@@ -6,18 +6,8 @@ import { keyOf } from '../common/credential-key.js';
 import type { Answer, AnsweringSource, SourceContext, SourceRequest } from '../front/app.js';
 import { pathParams, type OperationTable } from '../front/operations.js';
 import type { DeliveryFilter, DeliveryTransport, WebhookOptions } from '../webhooks/deliveries.js';
-import {
-  refusalAnswer,
-  GiteaBackend,
-  isOperation,
-  ownerRedirect,
-  READ_ONLY,
-  RESET_PATH,
-  SandboxError,
-  type Call,
-  type OperationId,
-  type Reply,
-} from './backend.js';
+import { GiteaBackend, isOperation, ownerRedirect, READ_ONLY, RESET_PATH } from './backend.js';
+import { refusalAnswer, SandboxError, type Call, type OperationId, type Reply } from './backend.js';
 import { createWebhooks, deliveriesAnswer, json, refused, triggerAnswer } from './hooks.js';
 import { MARKDOWN_LIMITS, type MarkdownLimits, type MarkdownRenderer } from './markdown-render.js';
 import { inFlightBudget, oversized, worldBudget } from './sandbox-limits.js';
@@ -97,7 +87,6 @@ async function openParts(...[table, examples, context, platform, options = {}]: 
   if (state !== undefined && !options.store && !open)
     throw new Error('the sandbox keeps worlds in a state folder only where it was opened (Node: answering-node.ts)');
   const renderer = platform.markdown({ ...MARKDOWN_LIMITS, ...options.markdown });
-  const webhookOptions = options.webhooks ?? {};
   return {
     seed,
     seedBytes,
@@ -111,8 +100,8 @@ async function openParts(...[table, examples, context, platform, options = {}]: 
       refusalAnswer(new SandboxError(status, message, { own: true }), context.docsUrl()),
     backend: new GiteaBackend(seeded.templates, renderer.render),
     webhooks: createWebhooks(
-      webhookOptions,
-      webhookOptions.send === false ? undefined : platform.webhookTransport?.(webhookOptions),
+      options.webhooks ?? {},
+      platform.webhookTransport,
       inFlightBudget(platform.heapLimit),
       table.document,
     ),
