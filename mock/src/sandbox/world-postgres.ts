@@ -84,9 +84,6 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
   /** Calls of `look` waiting for the next query of a key and version, and whether one runs. */
   const lines = new Map<string, { running: boolean; next: ((looked: Promise<Look>) => void)[] }>();
   return {
-    path: target.shown,
-    // None at start: a world is read when a request names it.
-    worlds: new Map(),
     async save(key, pieces) {
       const held = holds.get(key);
       if (!held) throw new Error('a world is saved in PostgreSQL only while it is held');

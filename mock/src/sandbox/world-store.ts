@@ -208,7 +208,6 @@ export async function openStateStore(path: string, options: OpenOptions): Promis
     for (const { key } of entries.slice(0, gone)) await remove(join(path, `${key}.json`));
 
     return {
-      path,
       worlds: new Map(entries.slice(gone).map(({ key, stored }) => [key, stored])),
       save: (key, pieces) => writeAtomically(path, `${key}.json`, pieces),
       async drop(key) {
