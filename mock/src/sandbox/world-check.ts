@@ -127,12 +127,7 @@ function makeWorldCheck(document: string | undefined): WorldCheck {
   const schemas = createSchemaValidator(readDocumentFile(document).document);
   if (schemas.error !== undefined) throw new Error(schemas.error);
 
-  const recordProblem = (
-    schema: string,
-    value: unknown,
-    where: string,
-    needs = NEEDS[schema] ?? {},
-  ): string | undefined => {
+  const recordProblem = (schema: string, value: unknown, where: string, needs = NEEDS[schema] ?? {}) => {
     if (!isObject(value))
       return `${where} is ${value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value}, not a record`;
     const [problem] = schemas.check(`/components/schemas/${schema}`, value);
