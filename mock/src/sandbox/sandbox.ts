@@ -16,7 +16,7 @@ import type { TriggerRequest } from './events.js';
 import { seedWorld, type User, type World } from './world.js';
 import { copyJson, textBytes, worldText } from './world-json.js';
 
-/** The sandbox's bounds and seed (SandboxChoices, answering.ts, has those both entries take), and where the worlds are kept. */
+/** The sandbox's bounds and seed (those both entries take: SandboxChoices, answering.ts), and where the worlds are kept. */
 export interface SandboxOptions {
   /** A folder, a file per world, or the PostgreSQL database of a `postgres://…` URL. */
   state?: string;
