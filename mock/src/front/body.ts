@@ -2,11 +2,11 @@
 import type { IHttpOperation } from '@stoplight/types';
 import {
   concatBytes,
+  bytesAt,
   indexOfBytes,
   latin1Bytes,
   latin1Text,
   readBounded,
-  sameBytes,
   utf8Bytes,
   utf8Text,
 } from '../common/bytes.js';
@@ -35,7 +35,6 @@ export function createBodyBudget(limit: number) {
     message: `request bodies being read or held take the ${limit} bytes this server holds at once; try again shortly`,
   };
   return {
-    limit,
     reading() {
       let mine = 0;
       let over = false;
@@ -112,6 +111,8 @@ export function formContent(operation: IHttpOperation) {
   return operation.request?.body?.contents?.find(({ mediaType }) => mediaType.toLowerCase() === 'multipart/form-data');
 }
 
+const OCTETS = 'application/octet-stream';
+
 const refused = (status: 400 | 413 | 422, message: string) => ({ ok: false, status, message }) as const;
 
 export async function readBody(request: Request, operation: IHttpOperation, reading: BodyReading): Promise<BodyResult> {
@@ -153,14 +154,10 @@ export async function readBody(request: Request, operation: IHttpOperation, read
   return { ok: true, body: latin1Text(raw.data) };
 }
 
-const OCTETS = 'application/octet-stream';
-
 export function readForm(data: Uint8Array, mime: MediaType | undefined, operation: IHttpOperation) {
   const multipart = mime?.essence === 'multipart/form-data' && formContent(operation);
   const boundary = multipart ? mime.params.get('boundary') : undefined;
-  if (!boundary) return undefined;
-  const form = parseForm(data, boundary);
-  return form.ok ? form.parts : `failed to parse request multipart form: ${form.message}`;
+  return boundary ? parseForm(data, boundary) : undefined;
 }
 
 export type MediaType = { essence: string; params: Map<string, string> };
@@ -250,22 +247,17 @@ function parseDisposition(header: string): { disposition: string; params: Map<st
     const [charset, , encoded] = value.split("'", 3);
     if (encoded === undefined || !['utf-8', 'us-ascii'].includes(charset!.toLowerCase())) continue;
     if (/%(?![0-9A-Fa-f]{2})/.test(encoded)) continue;
-    const pieces = encoded.split(/(%[0-9A-Fa-f]{2})/);
-    const bytes = pieces.map((piece) =>
-      piece.startsWith('%') ? Uint8Array.of(parseInt(piece.slice(1), 16)) : utf8Bytes(piece),
-    );
+    const bytes = encoded
+      .split(/(%[0-9A-Fa-f]{2})/)
+      .map((piece) => (piece.startsWith('%') ? Uint8Array.of(parseInt(piece.slice(1), 16)) : utf8Bytes(piece)));
     params.set(key.slice(0, -1), asGoWritesIt(concatBytes(bytes)));
   }
   return { disposition, params };
 }
 
-/** A multipart/form-data body as Go's multipart reader (ReadForm) reads it, refusing what it refuses. */
-function parseForm(
-  raw: Uint8Array,
-  boundary: string,
-): { ok: true; parts: FormPart[] } | { ok: false; message: string } {
-  const fail = (message: string) => ({ ok: false, message }) as const;
-  if (boundary === '') return fail('the boundary is empty');
+/** A multipart/form-data body as Go's multipart reader (ReadForm) reads it, or why it refuses it. */
+function parseForm(raw: Uint8Array, boundary: string): FormPart[] | string {
+  const fail = (message: string) => `failed to parse request multipart form: ${message}`;
   const quote = (line: Uint8Array) => JSON.stringify(latin1Text(line.subarray(0, 40)));
   const dash = latin1Bytes(`--${boundary}`);
   const dashDash = latin1Bytes(`--${boundary}--`);
@@ -273,8 +265,6 @@ function parseForm(
   const parts: FormPart[] = [];
   let partsRead = 0;
   let pos = 0;
-  const startsWith = (bytes: Uint8Array, prefix: Uint8Array, at = 0) =>
-    sameBytes(bytes.subarray(at, at + prefix.length), prefix);
   const nextLine = (): { line: Uint8Array; eof: boolean } => {
     const end = raw.indexOf(0x0a, pos);
     const line = raw.subarray(pos, end < 0 ? raw.length : end + 1);
@@ -282,12 +272,12 @@ function parseForm(
     return { line, eof: end < 0 };
   };
   const delimits = (line: Uint8Array, prefix: Uint8Array, last: boolean): boolean => {
-    if (!startsWith(line, prefix)) return false;
+    if (!bytesAt(line, prefix)) return false;
     let i = prefix.length;
     while (line[i] === 0x20 || line[i] === 0x09) i++;
     // As Go: a first delimiter ending in LF alone switches the whole body to LF line ends.
     if (!last && partsRead === 0 && line.length - i === 1 && line[i] === 0x0a) nl = latin1Bytes('\n');
-    return (last && i === line.length) || sameBytes(line.subarray(i), nl);
+    return (last && i === line.length) || (line.length - i === nl.length && bytesAt(line, nl, i));
   };
   /** Whether the bytes after a candidate delimiter at `at` make it one (Go's matchAfterPrefix). */
   const endsPart = (at: number): boolean =>
@@ -298,12 +288,12 @@ function parseForm(
     for (;;) {
       const { line, eof } = nextLine();
       if (!eof && delimits(line, dash, false)) break;
-      if (delimits(line, dashDash, true)) return { ok: true, parts };
+      if (delimits(line, dashDash, true)) return parts;
       if (eof)
         return fail(partsRead === 0 ? 'no part and no closing boundary' : 'the body ends before its closing boundary');
       if (expectNewPart) return fail(`expected a boundary after a part, got ${quote(line)}`);
       if (partsRead === 0) continue;
-      if (!sameBytes(line, nl)) return fail(`unexpected line after a part: ${quote(line)}`);
+      if (line.length !== nl.length || !bytesAt(line, nl)) return fail(`unexpected line after a part: ${quote(line)}`);
       expectNewPart = true;
     }
     if (++partsRead > MAX_PARTS) return fail(`more than ${MAX_PARTS} parts`);
@@ -325,7 +315,7 @@ function parseForm(
     }
 
     let end = pos;
-    if (!startsWith(raw, dash, pos) || !endsPart(pos + dash.length)) {
+    if (!bytesAt(raw, dash, pos) || !endsPart(pos + dash.length)) {
       const nlDash = concatBytes([nl, dash]);
       for (let from = pos; ; from = end + nlDash.length) {
         end = indexOfBytes(raw, nlDash, from);
