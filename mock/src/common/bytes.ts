@@ -75,12 +75,7 @@ export function bytesAt(bytes: Uint8Array, part: Uint8Array, at = 0): boolean {
   return true;
 }
 
-export function indexOfBytes(
-  haystack: Uint8Array,
-  needle: Uint8Array,
-  from = 0,
-  portable = NodeBuffer === undefined,
-): number {
+export function indexOfBytes(haystack: Uint8Array, needle: Uint8Array, from = 0, portable = NodeBuffer === undefined) {
   if (!portable)
     return NodeBuffer!.from(haystack.buffer, haystack.byteOffset, haystack.byteLength).indexOf(needle, from);
   if (needle.length === 0) return Math.min(from, haystack.length);
@@ -114,6 +109,5 @@ export function randomUuid(): string {
   const bytes = randomBytes(16);
   bytes[6] = (bytes[6]! & 0x0f) | 0x40;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const text = hex(bytes);
-  return `${text.slice(0, 8)}-${text.slice(8, 12)}-${text.slice(12, 16)}-${text.slice(16, 20)}-${text.slice(20)}`;
+  return hex(bytes).replace(/^(.{8})(.{4})(.{4})(.{4})/, '$1-$2-$3-$4-');
 }

@@ -80,20 +80,17 @@ function strictUtf8(bytes: Uint8Array): string | undefined {
 
 const TOO_LARGE: BodyRefusal = { status: 413, message: `request body exceeds ${MAX_BODY_BYTES} bytes` };
 
-export async function readBodyBytes(
-  request: Request,
-  reading: BodyReading,
-): Promise<{ ok: true; data: Uint8Array } | { ok: false; status: 413 | 400 | 503; message: string }> {
+export async function readBodyBytes(request: Request, reading: BodyReading) {
   const declared = Number(request.headers.get('content-length') ?? 0);
   const never = declared > MAX_BODY_BYTES ? TOO_LARGE : reading.declared(declared);
-  if (never) return { ok: false, ...never };
+  if (never) return { ok: false, ...never } as const;
   try {
     const read = await readBounded(request.body, MAX_BODY_BYTES, { take: reading.take, keep: true });
-    if (read.complete) return { ok: true, data: read.bytes };
+    if (read.complete) return { ok: true, data: read.bytes } as const;
     reading.release();
-    return { ok: false, ...(read.refused ?? TOO_LARGE) };
+    return { ok: false, ...(read.refused ?? TOO_LARGE) } as const;
   } catch {
-    return { ok: false, status: 400, message: 'the request body was cut short' };
+    return { ok: false, status: 400, message: 'the request body was cut short' } as const;
   }
 }
 
@@ -154,20 +151,18 @@ export async function readBody(request: Request, operation: IHttpOperation, read
   return { ok: true, body: latin1Text(raw.data) };
 }
 
-export function readForm(data: Uint8Array, mime: MediaType | undefined, operation: IHttpOperation) {
+export function readForm(data: Uint8Array, mime: ReturnType<typeof parseMediaType>, operation: IHttpOperation) {
   const multipart = mime?.essence === 'multipart/form-data' && formContent(operation);
   const boundary = multipart ? mime.params.get('boundary') : undefined;
   return boundary ? parseForm(data, boundary) : undefined;
 }
-
-export type MediaType = { essence: string; params: Map<string, string> };
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const QUOTED = /^[\t\u0020-\u007e\u0080-\u00ff]*$/;
 const PARAMETER = /;[\t\n\r ]*([^;=]*)(?:=(?:"((?:[^"\\]|\\[\s\S])*)(\\?)"?[^;]*|([^;]*)))?/y;
 
 /** WHATWG MIME Sniffing's "parse a MIME type", as Node's util.MIMEType, which the browser build cannot import. */
-export function parseMediaType(header: string): MediaType | undefined {
+export function parseMediaType(header: string) {
   const input = header.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
   const head = /^([^/]*)\/([^;]*)/.exec(input);
   const subtype = head?.[2]?.replace(/[\t\n\r ]+$/, '') ?? '';

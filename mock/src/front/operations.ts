@@ -2,16 +2,7 @@ import type { IHttpOperation } from '@stoplight/types';
 import { answerChecker } from '../contract/conformance.js';
 import { deref, isObject, listOperations, type JsonObject } from '../contract/document.js';
 
-export interface MockOperation {
-  operationId: string;
-  method: string;
-  path: string;
-  matcher: RegExp;
-  /** Status → names of its examples. */
-  responses: Map<number, string[]>;
-  paginated: boolean;
-  operation: IHttpOperation;
-}
+export type MockOperation = ReturnType<typeof describe>;
 
 const placeholders = new Map<string, [index: number, name: string][]>();
 
@@ -28,7 +19,7 @@ export function pathParams(template: string, path: string): Record<string, strin
   return Object.fromEntries(named.map(([index, name]) => [name, decodeURIComponent(values[index] ?? '')]));
 }
 
-function describe(operation: IHttpOperation): MockOperation {
+function describe(operation: IHttpOperation) {
   const responses = new Map<number, string[]>();
   let paginated = false;
   for (const response of operation.responses) {
@@ -48,6 +39,7 @@ function describe(operation: IHttpOperation): MockOperation {
     method: operation.method.toUpperCase(),
     path: operation.path,
     matcher: new RegExp(`^${matcher}$`),
+    /** Status → names of its examples. */
     responses: new Map([...responses].sort(([a], [b]) => a - b)),
     paginated,
     operation,
