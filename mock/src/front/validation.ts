@@ -33,7 +33,7 @@ function relaxBody(node: unknown, done: Map<object, unknown>): unknown {
   }
   if (isLenient(node)) for (const keyword of ASSERTIONS.split(' ')) delete (copy as Schema)[keyword];
   done.set(node, changed ? copy : node);
-  return done.get(node);
+  return changed ? copy : node;
 }
 
 function lenientView(operation: IHttpOperation): IHttpOperation {
