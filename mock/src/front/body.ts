@@ -101,8 +101,7 @@ export function pastJsonBounds(body: unknown): 'depth' | 'values' | undefined {
 
 const TOO_MANY_VALUES = `the request body holds more than ${MAX_CHECKED_VALUES} JSON values, more than the mock reads`;
 
-const isJson = (mediaType: string): boolean =>
-  mediaType === 'application/json' || (mediaType.startsWith('application/') && mediaType.endsWith('+json'));
+const isJson = (mediaType: string): boolean => /^application\/([\s\S]*\+)?json$/.test(mediaType);
 
 export function formContent(operation: IHttpOperation) {
   return operation.request?.body?.contents?.find(({ mediaType }) => mediaType.toLowerCase() === 'multipart/form-data');
