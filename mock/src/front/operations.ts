@@ -1,5 +1,5 @@
 import type { IHttpOperation } from '@stoplight/types';
-import { answerChecker, type Answer, type Violation } from '../contract/conformance.js';
+import { answerChecker } from '../contract/conformance.js';
 import { deref, isObject, listOperations, type JsonObject } from '../contract/document.js';
 
 export interface MockOperation {
@@ -64,7 +64,7 @@ export interface OperationTable {
   ): { kind: 'match'; op: MockOperation } | { kind: 'method'; allowed: string[] } | { kind: 'none' };
   /** `x-body-optional: true` (Gitea may send no body), read from the document: the transform drops extensions. */
   isBodyOptional(operationId: string, status: number): boolean;
-  checkAnswer(operationId: string, answer: Answer): Violation[];
+  checkAnswer: ReturnType<typeof answerChecker>;
 }
 
 /** `parsed`: `httpOperations(document)`, or the build's twin. */

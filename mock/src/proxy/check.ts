@@ -2,14 +2,14 @@
 import { createHash, hash } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { redact } from '../common/redaction.js';
-import { answerChecker, describeViolation } from '../contract/conformance.js';
-import { readDocumentFile } from '../contract/document-file.js';
+import { describeViolation } from '../contract/conformance.js';
 import { clip, createExchangeReport, LINE_CHARS, total, type Found } from '../contract/exchange-report.js';
 import { BASE_PATH } from '../front/app.js';
 import { checkAuthorization } from '../front/auth.js';
-import type { MockOperation } from '../front/operations.js';
+import type { MockOperation, OperationTable } from '../front/operations.js';
 import { LISTED_VIOLATIONS, queryOf, requestViolations, type PrismMethod } from '../front/validation.js';
 import type { Collected } from './exchange.js';
+import type { ProxyOptions } from './proxy.js';
 
 /** Header names whose values are credentials, as the client redacts them. */
 const CREDENTIAL_HEADER = /auth|token|secret|password|cookie|otp|key|session/i;
@@ -59,8 +59,8 @@ class Passed extends Set<string> {
 
 export type Checker = ReturnType<typeof createChecker>;
 
-export function createChecker(document: string, onViolations?: (line: string) => void) {
-  const checkAnswer = answerChecker(readDocumentFile(document).document);
+/** The table's `checkAnswer` is the one check of answers, the proxy's and the mock's own. */
+export function createChecker(checkAnswer: OperationTable['checkAnswer'], options: ProxyOptions) {
   const stats = createExchangeReport();
   const passedRequests = new Passed();
   const passedAnswers = new Passed();
@@ -116,11 +116,6 @@ export function createChecker(document: string, onViolations?: (line: string) =>
     const lines = (): string => violations.map(({ line }) => clip(hide(line), LINE_CHARS)).join('; ');
     return {
       violations,
-      /** Why the proxy's own check failed, if it did: its failure, not the peer's. */
-      get failure() {
-        return failure;
-      },
-      hide,
       /** Checks the answer, its body `decoded` (undefined: not read, too large or in an unknown coding). */
       answer(answer: IncomingMessage, decoded: string | undefined) {
         const key = digest([
@@ -141,14 +136,16 @@ export function createChecker(document: string, onViolations?: (line: string) =>
           violations.push({ line: `response ${describeViolation(violation)}`, count: violation.count ?? 1 });
       },
       lines,
-      record() {
+      /** Counts the exchange and tells it; `answered`: the upstream's answer was checked, so a failure of the check is a bug to warn of. */
+      conclude(answered: boolean) {
         stats.record(op.operationId, violations, violations.length > 0 ? secretsNow() : []);
-      },
-      report() {
+        const where = `${op.operationId} ${req.method} ${url.pathname}`;
+        const failed = answered && failure !== undefined;
+        if (failed) options.onWarning?.(clip(hide(`${where}: ${failure}; this is a bug in gitea-mock`), LINE_CHARS));
+        options.onExchange?.(failed ? 'check failed' : true);
         if (violations.length === 0) return;
         const count = total(violations);
-        const said = `${count} violation${count > 1 ? 's' : ''}: ${lines()}`;
-        onViolations?.(hide(`${op.operationId} ${req.method} ${url.pathname}: ${said}`));
+        options.onViolations?.(hide(`${where}: ${count} violation${count > 1 ? 's' : ''}: ${lines()}`));
       },
     };
   }

@@ -74,9 +74,9 @@ export function checkUpstream(upstream: string, allowInsecure = false): URL {
   return url;
 }
 
-export async function createProxy(document: string, options: ProxyOptions, front: ProxyFront) {
+export async function createProxy(options: ProxyOptions, front: ProxyFront) {
   const upstream = checkUpstream(options.upstream, options.allowInsecureUpstream);
-  const checker = createChecker(document, options.onViolations);
+  const checker = createChecker(front.table.checkAnswer, options);
   // In front of a real server, CORS from an allow-list only (cors.ts says why).
   const originAllowed = allowList(options.corsOrigins ?? []);
   const exchanges = createExchanges(upstream, options, checker, front.bodies);
