@@ -3,7 +3,6 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { IHttpOperation } from '@stoplight/types';
 import type { JsonObject } from './document.js';
 
@@ -83,18 +82,6 @@ export function loadOperations(path: string = DOCUMENT): Promise<IHttpOperation[
   if (file.operations) return Promise.resolve(file.operations);
   if (!operationsByText.has(file.sha256)) operationsByText.set(file.sha256, operationsOf(file.document));
   return operationsByText.get(file.sha256)!;
-}
-
-/** The document in a file, as a copy of its own to change at will. */
-export const loadDocument = (url: URL): JsonObject => structuredClone(readDocumentFile(fileURLToPath(url)).document);
-
-/** The document for a test file: a load failure is returned, not thrown, so each test can report it. */
-export function tryLoadDocument(url: URL): { doc: JsonObject; error?: string } {
-  try {
-    return { doc: loadDocument(url) };
-  } catch (error) {
-    return { doc: {}, error: message(error) };
-  }
 }
 
 /** The build's twin of a document's YAML text, as JSON: everything in it is what a start would make itself. */

@@ -64,23 +64,17 @@ function compiler(doc: JsonObject, allErrors: boolean) {
   return { error, at };
 }
 
-export interface SchemaValidator {
-  error?: string;
-  at(pointer: string): ValidateFunction | string;
-  /** The same, stopping at the first problem: a handful of errors however large the value. */
-  firstProblemAt(pointer: string): ValidateFunction | string;
-  check(pointer: string, value: unknown): string[];
-}
+export type SchemaValidator = ReturnType<typeof createSchemaValidator>;
 
-export function createSchemaValidator(doc: JsonObject): SchemaValidator {
+export function createSchemaValidator(doc: JsonObject) {
   const { error, at } = compiler(doc, true);
   let firstProblem: ReturnType<typeof compiler> | undefined;
   return {
     ...(error === undefined ? {} : { error }),
     at,
-    // Made on first use: only an answer too large to list every problem of needs it.
-    firstProblemAt: (pointer) => (firstProblem ??= compiler(doc, false)).at(pointer),
-    check(pointer, value) {
+    /** `at`, stopping at the first problem: a handful of errors however large the value; made on first use, as only an answer too large to list every problem of needs it. */
+    firstProblemAt: (pointer: string) => (firstProblem ??= compiler(doc, false)).at(pointer),
+    check(pointer: string, value: unknown): string[] {
       const v = at(pointer);
       if (typeof v === 'string') return [`schema ${pointer} does not compile: ${v}`];
       if (v(value)) return [];

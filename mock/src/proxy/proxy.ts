@@ -107,9 +107,7 @@ export async function createProxy(options: ProxyOptions, front: ProxyFront) {
       fault: (fault) => {
         req.resume();
         const { status, statusText, headers, body } = faultAnswer(fault, cors);
-        const bytes = Buffer.from(body);
-        res.writeHead(status, statusText, { ...headers, 'Content-Length': String(bytes.length) });
-        res.end(bytes);
+        res.writeHead(status, statusText, headers).end(body);
         return status;
       },
       refuse: ({ status, message }) => refused(req, res, status, message, retryShortly(cors)),
