@@ -6,13 +6,6 @@ import { resolvePointer, type Json } from './document.js';
 
 type Node = Record<string, unknown> | unknown[];
 
-function pointerTarget(root: unknown, ref: string): unknown {
-  if (!ref.startsWith('#')) throw new Error(`only local references are supported, not ${JSON.stringify(ref)}`);
-  const target = resolvePointer(root as Json, ref);
-  if (target === undefined) throw new Error(`the reference ${ref} leads nowhere`);
-  return target;
-}
-
 /** A copy of `document`, each `$ref` replaced by its one object per target, as Prism's ref parser gives it. */
 function dereference<T>(document: T): T {
   const done = new Map<unknown, unknown>();
@@ -21,7 +14,9 @@ function dereference<T>(document: T): T {
     if (typeof node !== 'object' || node === null) return node;
     const ref = (node as { $ref?: unknown }).$ref;
     if (typeof ref === 'string') {
-      const target = pointerTarget(document, ref);
+      if (!ref.startsWith('#')) throw new Error(`only local references are supported, not ${JSON.stringify(ref)}`);
+      const target = resolvePointer(document as Json, ref);
+      if (target === undefined) throw new Error(`the reference ${ref} leads nowhere`);
       // A schema that contains itself becomes a cycle of objects, as the ref parser makes it.
       if (resolving.has(target)) return done.get(target);
       const siblings = Object.keys(node).filter((key) => key !== '$ref');

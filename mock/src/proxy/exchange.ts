@@ -29,11 +29,8 @@ export interface Arrival {
   sendError(status: number, message: string, headers: Record<string, string>): void;
 }
 
-export interface Collected {
-  chunks: Buffer[];
-  /** False past the limit: the rest is still in the stream, paused. */
-  complete: boolean;
-}
+/** A body read; `complete` is false past the limit, the rest still in the stream, paused. */
+export type Collected = { chunks: Buffer[]; complete: boolean };
 
 /** An exchange's halt: the first reason ends it, told once to each listener; an AbortController costs a tenth of the proxy's CPU. */
 class Halt {
@@ -56,8 +53,8 @@ class Halt {
   }
 }
 
-/** A body up to `limit` bytes, a request's taken from the server's budget (`reading`) as they arrive; rejects on a halt. */
-function collect(stream: Readable, limit: number, halt: Halt, reading?: BodyReading): Promise<Collected> {
+/** A body up to CHECK_LIMIT bytes, a request's taken from the server's budget (`reading`) as they arrive; rejects on a halt. */
+function collect(stream: Readable, halt: Halt, reading?: BodyReading): Promise<Collected> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -73,7 +70,7 @@ function collect(stream: Readable, limit: number, halt: Halt, reading?: BodyRead
       const refusal = reading?.take(chunk.length);
       if (!refusal) chunks.push(chunk);
       size += chunk.length;
-      if (!refusal && size <= limit) return;
+      if (!refusal && size <= CHECK_LIMIT) return;
       stream.pause();
       settle(() =>
         refusal ? reject(new Refusal(refusal.status, refusal.message)) : resolve({ chunks, complete: false }),
@@ -93,14 +90,14 @@ const DECODERS: Record<string, typeof gunzip> = {
   br: brotliDecompress,
 };
 
-/** The body decoded (codings in the order applied) to at most `limit` bytes; undefined when it cannot be: unchecked. */
-async function decodedBody(bytes: Buffer, encoding: string, limit: number): Promise<string | undefined> {
+/** The body decoded (codings in the order applied) to at most CHECK_LIMIT bytes; undefined when it cannot be: unchecked. */
+async function decodedBody(bytes: Buffer, encoding: string): Promise<string | undefined> {
   let body: Buffer | undefined = bytes;
   for (const coding of encoding.split(',').reverse()) {
     const name = coding.trim().toLowerCase();
     if (name === '' || name === 'identity') continue;
     const decode = DECODERS[name];
-    body = decode && (await promisify(decode)(body, { maxOutputLength: limit }).catch(() => undefined));
+    body = decode && (await promisify(decode)(body, { maxOutputLength: CHECK_LIMIT }).catch(() => undefined));
     if (!body) return undefined;
   }
   return body.toString('utf8');
@@ -218,10 +215,8 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
     const reading = bodies.reading();
     let outgoing: ClientRequest | undefined;
     const whole = setTimeout(() => {
-      const message = req.complete
-        ? `the exchange with the upstream ${host} took longer than ${seconds(exchangeTimeoutMs)}`
-        : `the request took longer than ${seconds(exchangeTimeoutMs)}`;
-      halt.abort(new Refusal(req.complete ? 504 : 408, message));
+      const what = req.complete ? `the exchange with the upstream ${host}` : 'the request';
+      halt.abort(new Refusal(req.complete ? 504 : 408, `${what} took longer than ${seconds(exchangeTimeoutMs)}`));
     }, exchangeTimeoutMs);
     const upload = bodyless
       ? undefined
@@ -289,7 +284,7 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
       // Read before an upstream connection is taken: a client that uploads a byte at a time holds its own only.
       const declared = reading.declared(Math.min(Number(req.headers['content-length'] ?? 0), CHECK_LIMIT));
       if (declared) throw new Refusal(declared.status, declared.message);
-      const requestBody = bodyless ? { chunks: [], complete: true } : await collect(req, CHECK_LIMIT, halt, reading);
+      const requestBody = bodyless ? { chunks: [], complete: true } : await collect(req, halt, reading);
       if (bodyless) req.resume();
       if (!op) {
         outside++;
@@ -305,11 +300,11 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
         return 422;
       }
       const answer = await forward(requestBody);
-      const answerBody = await collect(answer, CHECK_LIMIT, halt);
+      const answerBody = await collect(answer, halt);
       const bytes = Buffer.concat(answerBody.chunks);
       const encoding = answer.headers['content-encoding'];
       let decoded = answerBody.complete ? bytes.toString('utf8') : undefined;
-      if (decoded !== undefined && encoding !== undefined) decoded = await decodedBody(bytes, encoding, CHECK_LIMIT);
+      if (decoded !== undefined && encoding !== undefined) decoded = await decodedBody(bytes, encoding);
       check.answer(answer, decoded);
       checked = true;
       check.conclude(true);
