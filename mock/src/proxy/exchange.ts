@@ -8,7 +8,7 @@ import { brotliDecompress, gunzip, inflate } from 'node:zlib';
 import { networkFailure } from '../common/network-failure.js';
 import { Refusal } from '../common/refusal.js';
 import { originFormRefusal } from '../common/request-target.js';
-import { total } from '../contract/exchange-report.js';
+import { clip, total } from '../contract/exchange-report.js';
 import type { BodyBudget, BodyReading } from '../front/body.js';
 import { exposing, retryShortly } from '../front/cors.js';
 import type { MockOperation } from '../front/operations.js';
@@ -126,11 +126,11 @@ function endToEnd(raw: readonly string[], drop: (name: string) => boolean): stri
 /** Why Node would refuse to write these headers (as `writeHead` checks); names the header, never its value. */
 function headersProblem(raw: readonly string[]): string | undefined {
   for (let i = 0; i < raw.length; i += 2) {
-    const quoted = JSON.stringify(raw[i]!.length > 40 ? `${raw[i]!.slice(0, 40)}…` : raw[i]);
     try {
       http.validateHeaderName(raw[i]!);
       http.validateHeaderValue(raw[i]!, raw[i + 1]!);
     } catch (error) {
+      const quoted = JSON.stringify(clip(raw[i]!, 40));
       return (error as NodeJS.ErrnoException).code === 'ERR_INVALID_HTTP_TOKEN'
         ? `the header name ${quoted} is not an HTTP token`
         : `the header ${quoted} holds a character HTTP does not allow`;
