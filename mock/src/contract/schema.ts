@@ -23,7 +23,8 @@ function collectExtensionKeys(node: Json | undefined, into: Set<string>, seen = 
 /** The document in an Ajv, and the validator of the schema at a JSON pointer, compiled on first use, or its compile error. */
 function compiler(doc: JsonObject, allErrors: boolean) {
   // Strict, so a typo in a schema surfaces; strictTypes off for the document's uniqueItems on strings and nullable unions.
-  const ajv = new Ajv2020({ allErrors, strictTypes: false, allowUnionTypes: true });
+  // Verbose, so that an error holds the value it is about (a body's enum error quotes it).
+  const ajv = new Ajv2020({ allErrors, strictTypes: false, allowUnionTypes: true, verbose: true });
   ajvFormats.default(ajv);
   // OpenAPI's format registry: ajv-formats does not know these, and strict mode rejects unknown formats.
   const inRange = (min: number, max: number) => (n: number) => Number.isInteger(n) && n >= min && n <= max;

@@ -291,12 +291,11 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
         return relay(host, res, await forward(requestBody), cors);
       }
       const check = checker.check(op, req, url, arrival.headers, requestBody);
-      const { violations } = check;
-      if (options.strict && violations.length > 0) {
+      if (options.strict && check.violations.length > 0) {
         checked = true;
         check.conclude(false);
         res.shouldKeepAlive &&= requestBody.complete;
-        sendError(422, `the request breaks the document: ${check.lines()}`, counted(cors, total(violations)));
+        sendError(422, `the request breaks the document: ${check.lines()}`, counted(cors, total(check.violations)));
         return 422;
       }
       const answer = await forward(requestBody);
@@ -308,7 +307,7 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
       check.answer(answer, decoded);
       checked = true;
       check.conclude(true);
-      return relay(host, res, answer, counted(cors, total(violations)), answerBody);
+      return relay(host, res, answer, counted(cors, total(check.violations)), answerBody);
     } catch (error) {
       destroy();
       if (op && !checked) {

@@ -127,8 +127,7 @@ export async function createProxy(options: ProxyOptions, front: ProxyFront) {
     const headers = singleValued(req.headers);
     const header: HeaderOf = (name) => headers[name];
     if (isPreflight(method, header)) {
-      res.writeHead(204, preflightHeaders(header));
-      res.end();
+      res.writeHead(204, preflightHeaders(header)).end();
       req.resume();
       return 204;
     }
