@@ -36,9 +36,6 @@ export type Collected = { chunks: Buffer[]; complete: boolean };
 class Halt {
   reason: Error | undefined;
   #listeners: ((reason: Error) => void)[] = [];
-  get aborted(): boolean {
-    return this.reason !== undefined;
-  }
   abort(reason: Error): void {
     if (this.reason !== undefined) return;
     this.reason = reason;
@@ -60,11 +57,10 @@ function collect(stream: Readable, halt: Halt, reading?: BodyReading): Promise<C
     let size = 0;
     const settle = (then: () => void): void => {
       stream.off('data', onData).off('end', onEnd).off('error', onError);
-      halt.off(onHalt);
+      halt.off(onError);
       then();
     };
     const onError = (error: Error): void => settle(() => reject(halt.reason ?? error));
-    const onHalt = (reason: Error): void => onError(reason);
     const onEnd = (): void => settle(() => resolve({ chunks, complete: true }));
     const onData = (chunk: Buffer): void => {
       const refusal = reading?.take(chunk.length);
@@ -76,8 +72,8 @@ function collect(stream: Readable, halt: Halt, reading?: BodyReading): Promise<C
         refusal ? reject(new Refusal(refusal.status, refusal.message)) : resolve({ chunks, complete: false }),
       );
     };
-    if (halt.aborted) return reject(halt.reason);
-    halt.on(onHalt);
+    if (halt.reason) return reject(halt.reason);
+    halt.on(onError);
     stream.on('data', onData).once('end', onEnd).once('error', onError);
   });
 }
@@ -241,7 +237,7 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
     });
     const forward = ({ chunks, complete }: Collected): Promise<IncomingMessage> =>
       new Promise((resolve, reject) => {
-        if (halt.aborted) return reject(halt.reason);
+        if (halt.reason) return reject(halt.reason);
         // The path as the client sent it, not normalised: the upstream is the one to judge it.
         const sent = send({ ...target, path: req.url ?? '/', method: req.method, headers }, resolve);
         outgoing = sent;
