@@ -79,12 +79,8 @@ function collect(stream: Readable, halt: Halt, reading?: BodyReading): Promise<C
 }
 
 /** The codings an answer is decoded from to be checked: gzip is Gitea's, the others Node's fetch asks for too. */
-const DECODERS: Record<string, typeof gunzip> = {
-  gzip: gunzip,
-  'x-gzip': gunzip,
-  deflate: inflate,
-  br: brotliDecompress,
-};
+type Decoder = typeof gunzip;
+const DECODERS: Record<string, Decoder> = { gzip: gunzip, 'x-gzip': gunzip, deflate: inflate, br: brotliDecompress };
 
 /** The body decoded (codings in the order applied) to at most CHECK_LIMIT bytes; undefined when it cannot be: unchecked. */
 async function decodedBody(bytes: Buffer, encoding: string): Promise<string | undefined> {

@@ -93,8 +93,7 @@ export async function createProxy(options: ProxyOptions, front: ProxyFront) {
   /** A request to the API, under its conditions as in the other modes: one that faults never reaches the upstream. */
   function conditioned(arrival: Arrival & { url: URL }): Promise<Sent> {
     const { req, res, url, cors, op } = arrival;
-    const { authorization } = req.headers;
-    const { prefer } = arrival.headers;
+    const { authorization, prefer } = arrival.headers;
     const signal = (): AbortSignal => {
       const left = new AbortController();
       res.once('close', () => left.abort());
