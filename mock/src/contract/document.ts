@@ -1,8 +1,6 @@
 // The document as data, and the walks over it (local `#/…` refs only) the suites, proxy, live mode and receiver share.
 export type Json = null | boolean | number | string | Json[] | JsonObject;
-export interface JsonObject {
-  [key: string]: Json;
-}
+export type JsonObject = { [key: string]: Json };
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
