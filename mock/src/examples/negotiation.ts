@@ -46,9 +46,7 @@ function bestContent(
   contents: readonly IMediaTypeContent[],
   mediaTypes: readonly string[],
 ): IMediaTypeContent | undefined {
-  const best = accepts({ headers: { accept: mediaTypes.join(',') } }).type(
-    contents.map((content) => content.mediaType),
-  );
+  const best = accepts({ headers: { accept: mediaTypes.join(',') } }).type(contents.map(({ mediaType }) => mediaType));
   const found = best ? contents.find((content) => content.mediaType === best) : undefined;
   if (found) return found;
   const bare = mediaTypes.flatMap((mediaType) => withoutParameters(mediaType) ?? []);

@@ -17,7 +17,6 @@ import type { ProxyOptions } from './proxy.js';
 
 /** Bodies up to this size are read whole and checked; larger ones stream through unchecked. */
 const CHECK_LIMIT = 10 * 1024 * 1024;
-const seconds = (ms: number): string => `${ms / 1000} s`;
 
 export interface Arrival {
   req: IncomingMessage;
@@ -194,6 +193,8 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
   const agent = new Agent({ keepAlive: true, maxSockets: connections, maxTotalSockets: connections });
   const target = { protocol, hostname, port, agent, timeout: options.timeoutMs ?? 30_000 };
   const exchangeTimeoutMs = options.exchangeTimeoutMs ?? 300_000;
+  const longest = `${exchangeTimeoutMs / 1000} s`;
+  const silence = `${target.timeout / 1000} s`;
   let outside = 0;
   let unanswered = 0;
 
@@ -208,14 +209,14 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
     let outgoing: ClientRequest | undefined;
     const whole = setTimeout(() => {
       const what = req.complete ? `the exchange with the upstream ${host}` : 'the request';
-      halt.abort(new Refusal(req.complete ? 504 : 408, `${what} took longer than ${seconds(exchangeTimeoutMs)}`));
+      halt.abort(new Refusal(req.complete ? 504 : 408, `${what} took longer than ${longest}`));
     }, exchangeTimeoutMs);
     const upload = bodyless
       ? undefined
       : setTimeout(function stalled() {
           // Paused, it waits for the upstream to read, which is the upstream's silence to judge.
           if (req.isPaused()) upload?.refresh();
-          else halt.abort(new Refusal(408, `the request body stalled: no byte for ${seconds(target.timeout)}`));
+          else halt.abort(new Refusal(408, `the request body stalled: no byte for ${silence}`));
         }, target.timeout);
     const refresh = (): void => void upload?.refresh();
     if (upload) req.on('data', refresh).once('end', () => clearTimeout(upload));
@@ -239,9 +240,7 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
         outgoing = sent;
         // For the exchange's lifetime: an error after the answer came is the answer's stream's to report.
         sent.on('error', reject);
-        sent.on('timeout', () =>
-          halt.abort(new Refusal(504, `the upstream ${host} sent nothing for ${seconds(target.timeout)}`)),
-        );
+        sent.on('timeout', () => halt.abort(new Refusal(504, `the upstream ${host} sent nothing for ${silence}`)));
         halt.on((reason) => sent.destroy(reason));
         for (const chunk of chunks) sent.write(chunk);
         if (complete) sent.end();
