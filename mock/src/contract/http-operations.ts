@@ -4,8 +4,6 @@ import { bundleTarget, decycle } from '@stoplight/json';
 import type { IHttpOperation } from '@stoplight/types';
 import { resolvePointer, type Json } from './document.js';
 
-type Node = Record<string, unknown> | unknown[];
-
 /** A copy of `document`, each `$ref` replaced by its one object per target, as Prism's ref parser gives it. */
 function dereference<T>(document: T): T {
   const done = new Map<unknown, unknown>();
@@ -30,10 +28,9 @@ function dereference<T>(document: T): T {
     const seen = done.get(node);
     if (seen !== undefined) return seen;
     resolving.add(node);
-    const copy: Node = Array.isArray(node) ? [] : {};
+    const copy = (Array.isArray(node) ? [] : {}) as Record<string, unknown>;
     done.set(node, copy);
-    if (Array.isArray(node)) for (const item of node) (copy as unknown[]).push(visit(item));
-    else for (const [key, value] of Object.entries(node)) (copy as Record<string, unknown>)[key] = visit(value);
+    for (const [key, value] of Object.entries(node)) copy[key] = visit(value);
     resolving.delete(node);
     return copy;
   };
