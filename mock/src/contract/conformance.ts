@@ -145,11 +145,8 @@ function withoutBranchNoise(errors: readonly ErrorObject[]): ErrorObject[] {
   }
   const above = new Set<string>();
   for (const place of byPlace.keys()) {
-    let at = '';
-    for (const part of place.split('/').slice(1)) {
-      above.add(at);
-      at += `/${part}`;
-    }
+    const parts = place.split('/');
+    for (let i = 1; i < parts.length; i++) above.add(parts.slice(0, i).join('/'));
   }
   const noise = new Set<ErrorObject>();
   for (const union of errors) {
