@@ -126,10 +126,10 @@ export function createChecker(checkAnswer: OperationTable['checkAnswer'], option
           decoded ?? '',
         ]);
         const found = remembered(passedAnswers, key, 'answer', () => {
-          const pairs = Object.entries(answer.headers).flatMap(([name, value]) =>
-            value === undefined ? [] : [[name, String(value)] as [string, string]],
-          );
-          const given = { status: answer.statusCode ?? 0, headers: new Headers(pairs), body: decoded ?? '' };
+          const headers = new Headers();
+          for (const [name, value] of Object.entries(answer.headers))
+            if (value !== undefined) headers.set(name, `${value}`);
+          const given = { status: answer.statusCode ?? 0, headers, body: decoded ?? '' };
           return checkAnswer(op.operationId, given, { body: decoded !== undefined, redact: hide });
         });
         for (const violation of found)
