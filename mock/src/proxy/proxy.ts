@@ -60,8 +60,7 @@ export interface ProxyFront {
 export function checkUpstream(upstream: string, allowInsecure = false): URL {
   const url = URL.parse(upstream);
   if (!url) throw new Error('the upstream needs an absolute URL, such as https://gitea.example.org');
-  if (url.protocol !== 'https:' && url.protocol !== 'http:')
-    throw new Error('the upstream needs an http: or https: URL');
+  if (!/^https?:$/.test(url.protocol)) throw new Error('the upstream needs an http: or https: URL');
   if (url.username || url.password) throw new Error('the upstream must not carry credentials: clients send their own');
   if (url.pathname !== '/' || url.search || url.hash)
     throw new Error(
