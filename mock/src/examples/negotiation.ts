@@ -22,9 +22,8 @@ const notFound = (detail: string): Refusal =>
   refusal('NOT_FOUND', 404, detail, 'The server cannot find the requested content');
 
 /** A `2XX` range answered as 200, as Prism answers it. */
-function normalized(response: IHttpOperationResponse): IHttpOperationResponse {
-  return /^\dXX$/.test(response.code) ? { ...response, code: `${response.code.charAt(0)}00` } : response;
-}
+const normalized = (response?: IHttpOperationResponse): IHttpOperationResponse | undefined =>
+  response && /^\dXX$/.test(response.code) ? { ...response, code: `${response.code.charAt(0)}00` } : response;
 
 /** A range (`2XX`) or `default` answered with the status it stands for. */
 const answeredAs = (response: IHttpOperationResponse | undefined, code: string) => response && { ...response, code };
@@ -100,10 +99,7 @@ export function documentedAnswer(operation: IHttpOperation, { code, exampleKey, 
   const withoutCode = (): Choice => {
     const twos = responses.filter((response) => /^2(\d\d|XX)$/.test(response.code));
     const lowest = twos.length > 0 ? twos.reduce((low, next) => (low.code <= next.code ? low : next)) : undefined;
-    const response =
-      (lowest && normalized(lowest)) ??
-      answeredAs(coded('default'), '200') ??
-      (responses[0] && normalized(responses[0]));
+    const response = normalized(lowest) ?? answeredAs(coded('default'), '200') ?? normalized(responses[0]);
     if (!response)
       throw refusal('NO_RESPONSE_RESPONSE_DEFINED', 500, '', 'No response defined for the selected operation');
     return forResponse(response);
@@ -112,9 +108,7 @@ export function documentedAnswer(operation: IHttpOperation, { code, exampleKey, 
     if (code === undefined) return withoutCode();
     const status = String(code);
     const response =
-      responses.find((candidate) => candidate.code.toLowerCase() === status) ??
-      answeredAs(coded(`${status.charAt(0)}XX`), status) ??
-      answeredAs(coded('default'), status);
+      coded(status) ?? answeredAs(coded(`${status.charAt(0)}XX`), status) ?? answeredAs(coded('default'), status);
     if (!response) throw notFound(`Requested status code ${code} is not defined in the document.`);
     try {
       return forResponse(response);
