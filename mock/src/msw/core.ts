@@ -151,12 +151,8 @@ export function createHandlersWith(
       const filter = { ...(event === undefined ? {} : { type: event }), ...(action === undefined ? {} : { action }) };
       const waited = await (await sandboxOf('waitForDelivery')).waitForDeliveries(anyOf(credential), filter, timeoutMs);
       if (typeof waited === 'object') return waited.deliveries[0]!;
-      const what = [event, action].filter(Boolean).join(' ');
-      throw new Error(
-        waited === 'busy'
-          ? 'too many waits for deliveries are under way'
-          : `no ${what === '' ? '' : `${what} `}delivery settled within ${timeoutMs} ms`,
-      );
+      const none = ['no', event, action, 'delivery settled within'].filter(Boolean).join(' ');
+      throw new Error(waited === 'busy' ? 'too many waits for deliveries are under way' : `${none} ${timeoutMs} ms`);
     },
     async close() {
       if (mock) await (await mock).close();

@@ -108,10 +108,8 @@ export function createChecker(checkAnswer: OperationTable['checkAnswer'], option
     const request = () => requestViolations(op, { ...element, body: value }, complete);
     const found = remembered(passedRequests, requestKey, 'request', request, violations);
     violations.push(...found.slice(0, LISTED_VIOLATIONS).map((line) => ({ line: `request ${line}`, count: 1 })));
-    if (found.length > LISTED_VIOLATIONS) {
-      const more = found.length - LISTED_VIOLATIONS;
-      violations.push({ line: `request: ${more} more violations, not listed`, count: more });
-    }
+    const more = found.length - LISTED_VIOLATIONS;
+    if (more > 0) violations.push({ line: `request: ${more} more violations, not listed`, count: more });
     // Redacted first, after every step that reshapes a value (lower-casing a content type …), and only then cut short.
     const lines = (): string => violations.map(({ line }) => clip(hide(line), LINE_CHARS)).join('; ');
     return {
