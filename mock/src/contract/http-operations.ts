@@ -42,12 +42,7 @@ export function httpOperations(document: Record<string, unknown>): IHttpOperatio
     throw new Error('the document is not an OpenAPI 3 document (no `openapi` field)');
   // As Prism makes its table: cycles turned back into references, which each operation (a copy) holds in `__bundled__`.
   const resolved = decycle(dereference(document)) as Record<string, unknown>;
-  return transformOas3Operations(resolved).map(
-    (operation) =>
-      bundleTarget({
-        document: { ...resolved, __target__: operation } as Record<string, unknown>,
-        path: '#/__target__',
-        cloneDocument: true,
-      }) as IHttpOperation,
+  return transformOas3Operations(resolved).map((operation) =>
+    bundleTarget({ document: { ...resolved, __target__: operation }, path: '#/__target__', cloneDocument: true }),
   );
 }
