@@ -31,7 +31,8 @@ export interface Arrival {
 /** A body read; `complete` is false past the limit, the rest still in the stream, paused. */
 export type Collected = { chunks: Buffer[]; complete: boolean };
 
-/** An exchange's halt: the first reason ends it, told once to each listener; an AbortController costs a tenth of the proxy's CPU. */
+/** An exchange's halt: the first reason ends it, told once to each listener; an AbortController costs a tenth of the proxy's CPU.
+ * Listeners stay until then, as the exchange's requests do: one whose work is done does nothing. */
 class Halt {
   reason: Error | undefined;
   #listeners: ((reason: Error) => void)[] = [];
@@ -43,10 +44,6 @@ class Halt {
   on(listener: (reason: Error) => void): void {
     this.#listeners.push(listener);
   }
-  off(listener: (reason: Error) => void): void {
-    const at = this.#listeners.indexOf(listener);
-    if (at >= 0) this.#listeners.splice(at, 1);
-  }
 }
 
 /** A body up to CHECK_LIMIT bytes, a request's taken from the server's budget (`reading`) as they arrive; rejects on a halt. */
@@ -56,7 +53,6 @@ function collect(stream: Readable, halt: Halt, reading?: BodyReading): Promise<C
     let size = 0;
     const settle = (then: () => void): void => {
       stream.off('data', onData).off('end', onEnd).off('error', onError);
-      halt.off(onError);
       then();
     };
     const onError = (error: Error): void => settle(() => reject(halt.reason ?? error));
