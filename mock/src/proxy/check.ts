@@ -6,6 +6,7 @@ import { describeViolation } from '../contract/conformance.js';
 import { clip, createExchangeReport, LINE_CHARS, total, type Found } from '../contract/exchange-report.js';
 import { BASE_PATH } from '../front/app.js';
 import { checkAuthorization } from '../front/auth.js';
+import { bugMessage } from '../front/errors.js';
 import type { MockOperation, OperationTable } from '../front/operations.js';
 import { LISTED_VIOLATIONS, queryOf, requestViolations, type PrismMethod } from '../front/validation.js';
 import type { Collected } from './exchange.js';
@@ -139,7 +140,7 @@ export function createChecker(checkAnswer: OperationTable['checkAnswer'], option
         stats.record(op.operationId, violations, violations.length > 0 ? secretsNow() : []);
         const where = `${op.operationId} ${req.method} ${url.pathname}`;
         const failed = answered && failure !== undefined;
-        if (failed) options.onWarning?.(clip(hide(`${where}: ${failure}; this is a bug in gitea-mock`), LINE_CHARS));
+        if (failed) options.onWarning?.(clip(hide(bugMessage(`${where}: ${failure}`)), LINE_CHARS));
         options.onExchange?.(failed ? 'check failed' : true);
         if (violations.length === 0) return;
         const count = total(violations);
