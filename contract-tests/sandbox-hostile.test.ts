@@ -369,7 +369,6 @@ describe('2. a save writes the world that changed, not every world', () => {
     let most = 0;
     const saved: string[] = [];
     const store: Backing = {
-      path: join(folder, 'held'),
       worlds,
       async save(key, pieces) {
         most = Math.max(most, ++saving);

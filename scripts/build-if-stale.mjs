@@ -45,6 +45,7 @@ export const OUTPUTS = [
   'mock/dist/cli.d.mts',
   'mock/dist/cli.mjs',
   'mock/dist/conditions.mjs',
+  'mock/dist/document-file.mjs',
   'mock/dist/document.json',
   'mock/dist/document.mjs',
   'mock/dist/errors.mjs',

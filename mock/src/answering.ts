@@ -1,30 +1,18 @@
 // The answering mock put together over the Fetch front, with no Node built-in: the browser build starts here.
-import { createApp, type ResponseClass } from './front/app.js';
+import { createApp, type AnsweringSource, type ResponseClass } from './front/app.js';
 import { createBodyBudget, defaultBodyBudget } from './front/body.js';
 import { createConditions, type ConditionOptions } from './front/conditions.js';
 import { createJournal } from './front/journal.js';
 import type { OperationTable } from './front/operations.js';
 import { createExamples, type Generator } from './examples/examples.js';
 import { createSandbox, type SandboxOptions, type SandboxPlatform } from './sandbox/sandbox.js';
-import type { AnsweringSource } from './front/app.js';
-import type { MarkdownLimits } from './sandbox/markdown-render.js';
-import type { World } from './sandbox/world.js';
+import type { WebhookOptions } from './webhooks/deliveries.js';
 
 /** The sandbox's bounds and seed, as both entries take them. */
-export interface SandboxChoices {
-  /** Most worlds kept; beyond it the least recently used is dropped (default 100). */
-  maxWorlds?: number;
-  /** Most records one world may create beyond its seed (default 1,000). */
-  maxRecords?: number;
-  /** Most bytes one world may hold, as JSON (default 16 MiB, or less where the heap is small). */
-  maxWorldBytes?: number;
-  /** The bounds of markdown rendering (renderMarkdown's). */
-  markdown?: Partial<MarkdownLimits>;
-  /** Edits the seed before any world is made from it: every world, and every reset, starts from the edited seed. */
-  prepare?: (seed: World) => void;
+export type SandboxChoices = Omit<SandboxOptions, 'state' | 'store' | 'document' | 'webhooks'> & {
   /** The hooks' secret, which signs the deliveries, and system hooks that get every event. */
-  webhooks?: { secret?: string; systemHooks?: readonly string[] };
-}
+  webhooks?: Pick<WebhookOptions, 'secret' | 'systemHooks'>;
+};
 
 /** What differs by runtime: with Prism's generator of dynamic answers where it loads (Node). */
 export type AnsweringPlatform = SandboxPlatform & { generator?: () => Promise<Generator> };
@@ -58,9 +46,7 @@ export async function createAnswering(
   const context = { docsUrl };
   const { generator } = platform;
   const examples = await createExamples(context, { ...options, ...(generator ? { generator } : {}) });
-  const sandbox = options.sandbox
-    ? await createSandbox(table, examples, context, platform, options.sandbox)
-    : undefined;
+  const sandbox = options.sandbox && (await createSandbox(table, examples, context, platform, options.sandbox));
   const source: AnsweringSource = sandbox ?? examples;
   const journal = createJournal();
   const shared = { table, conditions, journal, bodies };

@@ -63,9 +63,7 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
   let docsUrl = '';
   const mock = await createAnsweringMock({ ...options, maxHeld }, () => docsUrl, FastResponse);
   const front = { ...mock, docsUrl: () => docsUrl };
-  const proxy = options.proxy
-    ? await (await import('./proxy/proxy.js')).createProxy(document as string, options.proxy, front)
-    : undefined;
+  const proxy = options.proxy ? await (await import('./proxy/proxy.js')).createProxy(options.proxy, front) : undefined;
 
   const { port, host, onRequest, onWarning: warn = () => {} } = options;
   const handler = proxy ? proxy.handle : fetchHandler(mock.app, () => origin);

@@ -1,5 +1,8 @@
 // The mock's modules that the suites reach beyond its entry points (server.ts, msw/handlers.ts),
 // in one place: a module that moves inside mock/src changes this file, not the suites.
+import { fileURLToPath } from 'node:url';
+import { readDocumentFile } from '../../mock/src/contract/document-file.js';
+import type { JsonObject } from '../../mock/src/contract/document.js';
 export { createAnsweringMock, heapLimit, operationTableOf } from '../../mock/src/answering-node.js';
 export {
   base64Text,
@@ -12,12 +15,7 @@ export {
 export { keyOf } from '../../mock/src/common/credential-key.js';
 export { outputFileProblem } from '../../mock/src/common/options.js';
 export { describeViolation, mismatches } from '../../mock/src/contract/conformance.js';
-export {
-  loadDocument,
-  loadOperations,
-  readDocumentFile,
-  tryLoadDocument,
-} from '../../mock/src/contract/document-file.js';
+export { loadOperations, readDocumentFile } from '../../mock/src/contract/document-file.js';
 export {
   deref,
   escapePointerSegment,
@@ -56,3 +54,15 @@ export { copyJson, textBytes, worldText } from '../../mock/src/sandbox/world-jso
 export { seedWorld, type World } from '../../mock/src/sandbox/world.js';
 export { hostMatcher } from '../../mock/src/webhooks/allowed-hosts.js';
 export type { DeliveryRecord } from '../../mock/src/webhooks/deliveries.js';
+
+/** The document in a file, as a copy of its own to change at will. */
+export const loadDocument = (url: URL): JsonObject => structuredClone(readDocumentFile(fileURLToPath(url)).document);
+
+/** The document for a test file: a load failure is returned, not thrown, so each test can report it. */
+export function tryLoadDocument(url: URL): { doc: JsonObject; error?: string } {
+  try {
+    return { doc: loadDocument(url) };
+  } catch (error) {
+    return { doc: {}, error: error instanceof Error ? error.message : String(error) };
+  }
+}

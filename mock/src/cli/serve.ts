@@ -46,9 +46,9 @@ const some = <K extends string, V>(key: K, value: V | undefined) =>
 async function parseServe(mode: Mode, argv: readonly string[], env: NodeJS.ProcessEnv) {
   const args = parseCommand(mode, mode === 'mock' ? argv : argv.slice(1));
   const state = args.text('state');
+  const database = state !== undefined && isPostgresUrl(state) ? refusing('', () => postgresTarget(state)) : undefined;
   // `ps` shows a process's command line to every user: without the database's password from here on.
-  if (state !== undefined && isPostgresUrl(state))
-    process.title = ['gitea-mock', ...argv].map(refusing('', () => postgresTarget(state)).redact).join(' ');
+  if (database) process.title = ['gitea-mock', ...argv].map(database.redact).join(' ');
   if (args.help) return undefined;
   const upstream = mode === 'proxy' ? args.positionals.shift() : undefined;
   if (mode === 'proxy' && upstream === undefined)
@@ -116,6 +116,7 @@ async function parseServe(mode: Mode, argv: readonly string[], env: NodeJS.Proce
     report: args.file('report'),
     junit: args.file('junit'),
     sandbox: mode === 'sandbox' ? sandbox : undefined,
+    shownState: database?.shown ?? state,
   };
 }
 
@@ -133,13 +134,10 @@ function proxyJunit({ upstream, started, finished, operations }: ProxyReport): s
 const plural = (count: number): string => `${count} exchange${count === 1 ? '' : 's'}`;
 
 /** --fail-on-violation's exit code and its line, said last: CI reads the reason next to the code. */
-function verdict(counts: Record<'broken' | 'checked' | 'unanswered' | 'failed', number>): [number, string] {
+function verdict(counts: Record<'broken' | 'checked' | 'unanswered' | 'failed', number>): readonly [number, string] {
   const { broken, checked, unanswered, failed } = counts;
   const notAnswered = `${plural(unanswered)} of the contract got no answer from the upstream (the proxy answered ${unanswered === 1 ? 'it' : 'them'} itself)`;
-  const exit = (code: number, why: string): [number, string] => [
-    code,
-    `${why}: exit code ${code} (--fail-on-violation)`,
-  ];
+  const exit = (code: number, why: string) => [code, `${why}: exit code ${code} (--fail-on-violation)`] as const;
   if (broken > 0) return exit(1, `${plural(broken)} broke the contract`);
   // A check that failed is the proxy's failure: the traffic is neither passed nor failed.
   if (failed > 0)
@@ -150,7 +148,7 @@ function verdict(counts: Record<'broken' | 'checked' | 'unanswered' | 'failed', 
   // A job whose traffic never reached the upstream, or never came, checked nothing: it must not pass.
   const none = unanswered > 0 ? notAnswered : 'none went through the proxy';
   if (checked === 0) return exit(2, `no exchange of the contract was checked: ${none}`);
-  return [0, unanswered > 0 ? `${notAnswered}, not checked; ${plural(checked)} checked, each conforms` : ''];
+  return [0, unanswered > 0 ? `${notAnswered}, not checked; ${plural(checked)} checked, each conforms` : ''] as const;
 }
 
 /** Runs `gitea-mock [sandbox|proxy <url>] …` until `stop` aborts; resolves with the exit code. */
@@ -194,17 +192,15 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv, io:
       ...(quiet ? {} : { onRequest: log.plain }),
       onWarning: warn,
     });
-    const seed = args.text('seed');
-    const state = sandbox?.state;
-    const shown = state !== undefined && isPostgresUrl(state) ? postgresTarget(state).shown : state;
+    const { seed, dynamic } = options.server;
     const [latency, faults] = [args.text('latency'), args.text('faults')];
     const conditions = [...(latency ? [`latency ${latency} ms`] : []), ...(faults ? [`faults ${faults}`] : [])];
-    if (conditions.length > 0 && seed !== undefined && !args.flag('dynamic')) conditions.push(`seed ${seed}`);
+    if (conditions.length > 0 && seed !== undefined && !dynamic) conditions.push(`seed ${seed}`);
     const mode = proxy
       ? `proxy to ${new URL(proxy.upstream).origin}${proxy.strict ? ', strict' : ''}`
       : sandbox
-        ? `sandbox${shown === undefined ? '' : `, state in ${shown}`}`
-        : args.flag('dynamic')
+        ? `sandbox${options.shownState === undefined ? '' : `, state in ${options.shownState}`}`
+        : dynamic
           ? `dynamic data${seed === undefined ? '' : `, seed ${seed}`}`
           : 'examples';
     log.out(

@@ -68,29 +68,21 @@ export async function readBounded<R>(
   }
 }
 
-export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+/** Whether `bytes` holds `part` from `at` on. */
+export function bytesAt(bytes: Uint8Array, part: Uint8Array, at = 0): boolean {
+  if (bytes.length - at < part.length) return false;
+  for (let i = 0; i < part.length; i++) if (bytes[at + i] !== part[i]) return false;
   return true;
 }
 
-export function indexOfBytes(
-  haystack: Uint8Array,
-  needle: Uint8Array,
-  from = 0,
-  portable = NodeBuffer === undefined,
-): number {
+export function indexOfBytes(haystack: Uint8Array, needle: Uint8Array, from = 0, portable = NodeBuffer === undefined) {
   if (!portable)
     return NodeBuffer!.from(haystack.buffer, haystack.byteOffset, haystack.byteLength).indexOf(needle, from);
   if (needle.length === 0) return Math.min(from, haystack.length);
   const first = needle[0]!;
-  const last = haystack.length - needle.length;
   // The first byte by the native search, then the rest compared.
-  for (let at = haystack.indexOf(first, from); at >= 0 && at <= last; at = haystack.indexOf(first, at + 1)) {
-    let i = 1;
-    while (i < needle.length && haystack[at + i] === needle[i]) i++;
-    if (i === needle.length) return at;
-  }
+  for (let at = haystack.indexOf(first, from); at >= 0; at = haystack.indexOf(first, at + 1))
+    if (bytesAt(haystack, needle, at)) return at;
   return -1;
 }
 
@@ -102,13 +94,11 @@ export function hex(bytes: Uint8Array): string {
 
 /** The UTF-8 text of standard base64 (already checked to be well formed), or undefined when it is not base64. */
 export function base64Text(base64: string): string | undefined {
-  let binary: string;
   try {
-    binary = atob(base64);
+    return utf8Text(latin1Bytes(atob(base64)));
   } catch {
     return undefined;
   }
-  return utf8Text(latin1Bytes(binary));
 }
 
 /** `length` bytes from Web Crypto's generator, which every browser has, secure context or not. */
@@ -119,6 +109,5 @@ export function randomUuid(): string {
   const bytes = randomBytes(16);
   bytes[6] = (bytes[6]! & 0x0f) | 0x40;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const text = hex(bytes);
-  return `${text.slice(0, 8)}-${text.slice(8, 12)}-${text.slice(12, 16)}-${text.slice(16, 20)}-${text.slice(20)}`;
+  return hex(bytes).replace(/^(.{8})(.{4})(.{4})(.{4})/, '$1-$2-$3-$4-');
 }

@@ -35,3 +35,27 @@ export function networkFailure(error: unknown) {
       : undefined;
   return { code, tls: tls as string | undefined, advice, message };
 }
+
+const MEANINGS: Record<string, string> = {
+  ECONNREFUSED: 'the connection was refused: is the server running, on that port?',
+  ECONNRESET: 'the connection was reset before an answer',
+  EPIPE: 'the connection was closed while sending',
+  UND_ERR_SOCKET: 'the connection was closed before an answer',
+  ENOTFOUND: 'no such host',
+  EAI_AGAIN: 'the host name could not be looked up',
+  EHOSTUNREACH: 'the host is unreachable',
+  ENETUNREACH: 'the network is unreachable',
+  ETIMEDOUT: 'the connection timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
+};
+
+/** `ECONNREFUSED (the connection was refused: …)`, `TLS failed: CODE (reason)`, else the innermost message. */
+export function failureCause(error: unknown, url?: URL): string {
+  const { code, tls, advice, message } = networkFailure(error);
+  // Fetch refuses, without a code, the ports the Fetch standard blocks (9, 25, 6000 …).
+  if (message === 'bad port' && url)
+    return `fetch refuses port ${url.port}, which the Fetch standard blocks: use another port`;
+  if (tls) return `TLS failed: ${code} (${tls}${advice ? `: ${advice}` : ''})`;
+  if (code) return `${code} (${MEANINGS[code] ?? message})`;
+  return message;
+}

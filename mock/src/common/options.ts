@@ -101,14 +101,13 @@ const CREDENTIAL_OPTION = /token|pass|secret|user|login|otp|auth|cred|api-?key/i
 /** The usage error for what parseArgs refused; an argument that is no option is never quoted (it may be a secret). */
 function refusal(error: unknown, command: Command): Refusal {
   const { code, message = String(error) } = error as { code?: string; message?: string };
-  const option = /^Unknown option '([^']+)'/.exec(message)?.[1];
-  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option && CREDENTIAL_OPTION.test(option))
+  const option = code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /^Unknown option '([^']+)'/.exec(message)?.[1] : undefined;
+  if (option && CREDENTIAL_OPTION.test(option))
     return usageError(
       `${option} is not an option: ${command === 'verify' ? 'credentials' : 'secrets'} come from the environment only, never the command line (where process lists and CI logs show them): ${SECRETS[command]}`,
     );
   const other = option?.slice(2) as Command;
-  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && other in SECRETS)
-    return usageError(`${option} is not an option: run ${commandName(other)}`);
+  if (other in SECRETS) return usageError(`${option} is not an option: run ${commandName(other)}`);
   return usageError(message);
 }
 
@@ -160,12 +159,6 @@ export function parseCommand(command: Command, argv: readonly string[]) {
         `--${name} is an option of ${spec.commands.map(commandName).join(', ')}, not of ${commandName(command)}`,
       );
   const text = (name: string): string | undefined => (values[name] as string | undefined) ?? OPTIONS[name]!.fallback;
-  const count = (name: string, digits = 6): number | undefined => {
-    const value = text(name);
-    if (value !== undefined && !new RegExp(`^[1-9][0-9]{0,${digits - 1}}$`).test(value))
-      throw usageError(`invalid --${name} "${value}": give a whole number from 1`);
-    return value === undefined ? undefined : Number(value);
-  };
   return {
     positionals,
     help: values.help === true,
@@ -173,7 +166,12 @@ export function parseCommand(command: Command, argv: readonly string[]) {
     flag: (name: string): boolean => values[name] === true,
     list: (name: string): string[] => (values[name] as string[] | undefined) ?? [],
     given: (name: string): boolean => values[name] !== undefined,
-    count,
+    count(name: string, digits = 6): number | undefined {
+      const value = text(name);
+      if (value !== undefined && !new RegExp(`^[1-9][0-9]{0,${digits - 1}}$`).test(value))
+        throw usageError(`invalid --${name} "${value}": give a whole number from 1`);
+      return value === undefined ? undefined : Number(value);
+    },
     /** Seconds, decimals allowed, above 0 and at most a day: in milliseconds. */
     seconds(name: string): number {
       const value = text(name) ?? '';

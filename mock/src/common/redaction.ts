@@ -11,9 +11,8 @@ export const GITEA_MASK = '******';
 
 /** `url` with its password masked as the delivery log shows it; a text that is no URL as it is. */
 export function withoutPassword(url: string): string {
-  if (!URL.canParse(url)) return url;
-  const parsed = new URL(url);
-  if (parsed.password === '') return url;
+  const parsed = URL.canParse(url) ? new URL(url) : undefined;
+  if (!parsed?.password) return url;
   parsed.password = GITEA_MASK;
   return parsed.href;
 }

@@ -1,6 +1,7 @@
 // Checks one real answer against the document: status, required headers and their values, media type and body.
 import type { ErrorObject } from 'ajv';
 import { deref, isObject, listOperations, pointer, type JsonObject, type Operation } from './document.js';
+import { clip } from './exchange-report.js';
 import { jsonShape, MAX_CHECKED_VALUES } from './json-shape.js';
 import { createSchemaValidator, type SchemaValidator } from './schema.js';
 
@@ -110,23 +111,10 @@ export function headerViolations(
 /** At most this many problems of one body: a list of 50 records with one new field would otherwise say it 50 times. */
 const BODY_PROBLEMS = 6;
 
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+const escaped = (char: string): string => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
 /** `text` for one line: control characters escaped (a newline in a server's field name would forge a line), cut short. */
-function printable(text: string, max = 120): string {
-  const escaped = text.replace(
-    /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g,
-    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
-  return escaped.length > max ? `${escaped.slice(0, max)}…` : escaped;
-}
-
-function valueAt(body: unknown, instancePath: string): unknown {
-  let value = body;
-  for (const segment of instancePath.split('/').slice(1)) {
-    const key = segment.replace(/~1/g, '/').replace(/~0/g, '~');
-    value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
-  }
-  return value;
-}
+const printable = (text: string, max = 120): string => clip(text.replace(CONTROL, escaped), max);
 
 /** The JSON of `value` to its first `max` characters or a little past, each string redacted whole: a value of megabytes costs no more. */
 function preview(value: unknown, max: number, redact: Redact): string {
@@ -157,11 +145,8 @@ function withoutBranchNoise(errors: readonly ErrorObject[]): ErrorObject[] {
   }
   const above = new Set<string>();
   for (const place of byPlace.keys()) {
-    let at = '';
-    for (const part of place.split('/').slice(1)) {
-      above.add(at);
-      at += `/${part}`;
-    }
+    const parts = place.split('/');
+    for (let i = 1; i < parts.length; i++) above.add(parts.slice(0, i).join('/'));
   }
   const noise = new Set<ErrorObject>();
   for (const union of errors) {
@@ -176,9 +161,9 @@ function withoutBranchNoise(errors: readonly ErrorObject[]): ErrorObject[] {
 }
 
 /** One body error naming what broke by its JSON pointer (an unexpected field, a missing one, a value no enum allows), else in Ajv's words. */
-function describeBodyError(error: ErrorObject, body: unknown, redact: Redact): Violation {
+function describeBodyError(error: ErrorObject, redact: Redact): Violation {
   const at = error.instancePath;
-  const shown = (text: string, max?: number): string => printable(redact(text), max);
+  const shown = (text: string): string => printable(redact(text));
   const field = (name: unknown): string => `body ${shown(`${at}/${pointer([String(name)]).slice(1)}`)}:`;
   switch (error.keyword) {
     case 'additionalProperties':
@@ -187,7 +172,7 @@ function describeBodyError(error: ErrorObject, body: unknown, redact: Redact): V
       return { where: field(error.params.missingProperty), problem: 'missing (required by the document)' };
     case 'enum': {
       const allowed = (error.params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ');
-      const value = printable(preview(valueAt(body, at), 60, redact), 60);
+      const value = printable(preview(error.data, 60, redact), 60);
       return {
         where: `body ${shown(at) || '(root)'}:`,
         problem: `${value} is not an allowed value (allowed: ${printable(allowed, 300)})`,
@@ -212,7 +197,7 @@ export function bodyViolations(schemas: SchemaValidator, schemaAt: string, body:
     return [{ where: 'body', problem: `schema ${schemaAt} does not compile: ${validate}` }];
   if (validate(body)) return [];
   const errors = withoutBranchNoise(validate.errors ?? []);
-  const listed = errors.slice(0, BODY_PROBLEMS).map((error) => describeBodyError(error, body, redact));
+  const listed = errors.slice(0, BODY_PROBLEMS).map((error) => describeBodyError(error, redact));
   if (large) {
     const problem = `more problems may follow, not looked for (it holds more than ${MAX_CHECKED_VALUES} values, and past that only its first problem is named)`;
     return [...listed.slice(0, 1), { where: 'body:', problem }];

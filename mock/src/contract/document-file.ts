@@ -3,9 +3,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { IHttpOperation } from '@stoplight/types';
-import type { JsonObject } from './document.js';
+import { isObject, type JsonObject } from './document.js';
 
 const require = createRequire(import.meta.url);
 
@@ -33,16 +32,18 @@ function parseYaml(text: string, prettyErrors: boolean): unknown {
   return (require('yaml') as typeof import('yaml')).parse(text, { prettyErrors, maxAliasCount: -1 });
 }
 
-const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+/** What `make` returns, or an Error saying what failed (`failed`) and why. */
+function attempt<T>(failed: string, make: () => T): T {
+  try {
+    return make();
+  } catch (error) {
+    throw new Error(`${failed}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
 
 /** The document in the file at `path` (YAML or JSON), parsed once per distinct text; throws an Error naming the file. */
 export function readDocumentFile(path: string = DOCUMENT): DocumentFile {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new Error(`cannot read the document ${path}: ${message(error)}`);
-  }
+  const text = attempt(`cannot read the document ${path}`, () => readFileSync(path, 'utf8'));
   const sha256 = sha256Of(text);
   const known = byText.get(sha256);
   if (known) return known;
@@ -58,15 +59,9 @@ export function readDocumentFile(path: string = DOCUMENT): DocumentFile {
   let file: DocumentFile;
   if (twin?.sha256 === sha256) file = twin;
   else {
-    let document: unknown;
-    try {
-      document = parseYaml(text, true);
-    } catch (error) {
-      throw new Error(`cannot parse ${path}: ${message(error)}`);
-    }
-    if (typeof document !== 'object' || document === null || Array.isArray(document))
-      throw new Error(`${path} is not an OpenAPI document (not a YAML mapping)`);
-    file = { document: document as JsonObject, sha256 };
+    const document = attempt(`cannot parse ${path}`, () => parseYaml(text, true));
+    if (!isObject(document)) throw new Error(`${path} is not an OpenAPI document (not a YAML mapping)`);
+    file = { document, sha256 };
   }
   byText.set(sha256, file);
   return file;
@@ -79,22 +74,9 @@ export async function operationsOf(document: Record<string, unknown>): Promise<I
 }
 
 export function loadOperations(path: string = DOCUMENT): Promise<IHttpOperation[]> {
-  const file = readDocumentFile(path);
-  if (file.operations) return Promise.resolve(file.operations);
-  if (!operationsByText.has(file.sha256)) operationsByText.set(file.sha256, operationsOf(file.document));
-  return operationsByText.get(file.sha256)!;
-}
-
-/** The document in a file, as a copy of its own to change at will. */
-export const loadDocument = (url: URL): JsonObject => structuredClone(readDocumentFile(fileURLToPath(url)).document);
-
-/** The document for a test file: a load failure is returned, not thrown, so each test can report it. */
-export function tryLoadDocument(url: URL): { doc: JsonObject; error?: string } {
-  try {
-    return { doc: loadDocument(url) };
-  } catch (error) {
-    return { doc: {}, error: message(error) };
-  }
+  const { document, operations, sha256 } = readDocumentFile(path);
+  if (operations) return Promise.resolve(operations);
+  return operationsByText.get(sha256) ?? operationsByText.set(sha256, operationsOf(document)).get(sha256)!;
 }
 
 /** The build's twin of a document's YAML text, as JSON: everything in it is what a start would make itself. */

@@ -1,8 +1,6 @@
 // The document as data, and the walks over it (local `#/…` refs only) the suites, proxy, live mode and receiver share.
 export type Json = null | boolean | number | string | Json[] | JsonObject;
-export interface JsonObject {
-  [key: string]: Json;
-}
+export type JsonObject = { [key: string]: Json };
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
@@ -46,13 +44,7 @@ export function deref(doc: Json, value: Json | undefined, location: string) {
   return { value: current as Json | undefined, location: where, refs };
 }
 
-export interface Operation {
-  path: string;
-  method: string;
-  pathItem: JsonObject;
-  operation: JsonObject;
-  location: string;
-}
+export type Operation = { path: string; method: string; pathItem: JsonObject; operation: JsonObject; location: string };
 
 /** The operations of the path items under `section` (`paths` or `webhooks`), each with the key it stands under as its `path`. */
 function operationsIn(doc: JsonObject, section: 'paths' | 'webhooks'): Operation[] {
@@ -75,10 +67,7 @@ export const listOperations = (doc: JsonObject): Operation[] => operationsIn(doc
 export const listWebhooks = (doc: JsonObject): Operation[] => operationsIn(doc, 'webhooks');
 
 /** Path-level and operation-level parameters, resolved; operation-level ones override by name+in. */
-export function operationParameters(
-  doc: JsonObject,
-  op: Operation,
-): { param: JsonObject; location: string; ref: boolean }[] {
+export function operationParameters(doc: JsonObject, op: Operation) {
   const merged = new Map<string, { param: JsonObject; location: string; ref: boolean }>();
   const add = (list: Json | undefined, base: string): void => {
     if (!Array.isArray(list)) return;

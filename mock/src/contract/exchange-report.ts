@@ -11,10 +11,7 @@ export function kindOf(line: string): string {
   return `${side}.${({ header: 'headers', content: 'content-type' } as Record<string, string>)[area] ?? area}`;
 }
 
-export interface Found {
-  line: string;
-  count: number;
-}
+export type Found = { line: string; count: number };
 
 export interface ExchangeStats {
   exchanges: number;

@@ -4,15 +4,6 @@ import { bundleTarget, decycle } from '@stoplight/json';
 import type { IHttpOperation } from '@stoplight/types';
 import { resolvePointer, type Json } from './document.js';
 
-type Node = Record<string, unknown> | unknown[];
-
-function pointerTarget(root: unknown, ref: string): unknown {
-  if (!ref.startsWith('#')) throw new Error(`only local references are supported, not ${JSON.stringify(ref)}`);
-  const target = resolvePointer(root as Json, ref);
-  if (target === undefined) throw new Error(`the reference ${ref} leads nowhere`);
-  return target;
-}
-
 /** A copy of `document`, each `$ref` replaced by its one object per target, as Prism's ref parser gives it. */
 function dereference<T>(document: T): T {
   const done = new Map<unknown, unknown>();
@@ -21,7 +12,9 @@ function dereference<T>(document: T): T {
     if (typeof node !== 'object' || node === null) return node;
     const ref = (node as { $ref?: unknown }).$ref;
     if (typeof ref === 'string') {
-      const target = pointerTarget(document, ref);
+      if (!ref.startsWith('#')) throw new Error(`only local references are supported, not ${JSON.stringify(ref)}`);
+      const target = resolvePointer(document as Json, ref);
+      if (target === undefined) throw new Error(`the reference ${ref} leads nowhere`);
       // A schema that contains itself becomes a cycle of objects, as the ref parser makes it.
       if (resolving.has(target)) return done.get(target);
       const siblings = Object.keys(node).filter((key) => key !== '$ref');
@@ -35,10 +28,9 @@ function dereference<T>(document: T): T {
     const seen = done.get(node);
     if (seen !== undefined) return seen;
     resolving.add(node);
-    const copy: Node = Array.isArray(node) ? [] : {};
+    const copy = (Array.isArray(node) ? [] : {}) as Record<string, unknown>;
     done.set(node, copy);
-    if (Array.isArray(node)) for (const item of node) (copy as unknown[]).push(visit(item));
-    else for (const [key, value] of Object.entries(node)) (copy as Record<string, unknown>)[key] = visit(value);
+    for (const [key, value] of Object.entries(node)) copy[key] = visit(value);
     resolving.delete(node);
     return copy;
   };
@@ -50,12 +42,7 @@ export function httpOperations(document: Record<string, unknown>): IHttpOperatio
     throw new Error('the document is not an OpenAPI 3 document (no `openapi` field)');
   // As Prism makes its table: cycles turned back into references, which each operation (a copy) holds in `__bundled__`.
   const resolved = decycle(dereference(document)) as Record<string, unknown>;
-  return transformOas3Operations(resolved).map(
-    (operation) =>
-      bundleTarget({
-        document: { ...resolved, __target__: operation } as Record<string, unknown>,
-        path: '#/__target__',
-        cloneDocument: true,
-      }) as IHttpOperation,
+  return transformOas3Operations(resolved).map((operation) =>
+    bundleTarget({ document: { ...resolved, __target__: operation }, path: '#/__target__', cloneDocument: true }),
   );
 }

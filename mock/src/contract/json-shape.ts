@@ -9,7 +9,6 @@ export function jsonShape(value: unknown, maxValues: number, maxDepth: number): 
   let depth = 0;
   while (stack.length > 0) {
     const [item, level] = stack.pop()!;
-    if (level > depth) depth = level;
     if (depth > maxDepth) break;
     if (typeof item !== 'object' || item === null) continue;
     const children: unknown[] = Array.isArray(item) ? item : [];

@@ -23,7 +23,8 @@ function collectExtensionKeys(node: Json | undefined, into: Set<string>, seen = 
 /** The document in an Ajv, and the validator of the schema at a JSON pointer, compiled on first use, or its compile error. */
 function compiler(doc: JsonObject, allErrors: boolean) {
   // Strict, so a typo in a schema surfaces; strictTypes off for the document's uniqueItems on strings and nullable unions.
-  const ajv = new Ajv2020({ allErrors, strictTypes: false, allowUnionTypes: true });
+  // Verbose, so that an error holds the value it is about (a body's enum error quotes it).
+  const ajv = new Ajv2020({ allErrors, strictTypes: false, allowUnionTypes: true, verbose: true });
   ajvFormats.default(ajv);
   // OpenAPI's format registry: ajv-formats does not know these, and strict mode rejects unknown formats.
   const inRange = (min: number, max: number) => (n: number) => Number.isInteger(n) && n >= min && n <= max;
@@ -64,23 +65,17 @@ function compiler(doc: JsonObject, allErrors: boolean) {
   return { error, at };
 }
 
-export interface SchemaValidator {
-  error?: string;
-  at(pointer: string): ValidateFunction | string;
-  /** The same, stopping at the first problem: a handful of errors however large the value. */
-  firstProblemAt(pointer: string): ValidateFunction | string;
-  check(pointer: string, value: unknown): string[];
-}
+export type SchemaValidator = ReturnType<typeof createSchemaValidator>;
 
-export function createSchemaValidator(doc: JsonObject): SchemaValidator {
+export function createSchemaValidator(doc: JsonObject) {
   const { error, at } = compiler(doc, true);
   let firstProblem: ReturnType<typeof compiler> | undefined;
   return {
     ...(error === undefined ? {} : { error }),
     at,
-    // Made on first use: only an answer too large to list every problem of needs it.
-    firstProblemAt: (pointer) => (firstProblem ??= compiler(doc, false)).at(pointer),
-    check(pointer, value) {
+    /** `at`, stopping at the first problem: a handful of errors however large the value; made on first use, as only an answer too large to list every problem of needs it. */
+    firstProblemAt: (pointer: string) => (firstProblem ??= compiler(doc, false)).at(pointer),
+    check(pointer: string, value: unknown): string[] {
       const v = at(pointer);
       if (typeof v === 'string') return [`schema ${pointer} does not compile: ${v}`];
       if (v(value)) return [];

@@ -17,12 +17,8 @@ function derive(record: Rec, fields: Rec): void {
 }
 
 export function makeCoherent(value: unknown): void {
-  if (Array.isArray(value)) {
-    value.forEach(makeCoherent);
-    return;
-  }
+  if (typeof value === 'object' && value !== null) Object.values(value).forEach(makeCoherent);
   if (!isRecord(value)) return;
-  Object.values(value).forEach(makeCoherent);
   const { login, name, owner } = value;
   const ownerLogin = isRecord(owner) ? owner.login : owner;
   if (typeof login === 'string') {

@@ -38,13 +38,9 @@ export async function loadPrismMocker(dynamic: boolean): Promise<Generator> {
     { ...MOCK_ONLY, mock: { dynamic } },
     { logger: core.createLogger('gitea-mock', { level: 'silent' }) },
   );
-  return async (request, operation, { code, exampleKey, seed }) => {
+  return async (request, operation, wanted) => {
     // A fresh config per request: Prism's mocker writes the request's Accept into it.
-    const mock = { dynamic, ...(seed === undefined ? {} : { seed }), ...(code === undefined ? {} : { code }) };
-    const config: IHttpConfig = {
-      ...MOCK_ONLY,
-      mock: { ...mock, ...(exampleKey === undefined ? {} : { exampleKey }) },
-    };
+    const config: IHttpConfig = { ...MOCK_ONLY, mock: { dynamic, ...wanted } };
     const result = await prism.request(request, [operation], config)();
     if (result._tag === 'Left') {
       const error = result.left as Error & { status?: number; detail?: string };

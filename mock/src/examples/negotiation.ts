@@ -22,21 +22,11 @@ const notFound = (detail: string): Refusal =>
   refusal('NOT_FOUND', 404, detail, 'The server cannot find the requested content');
 
 /** A `2XX` range answered as 200, as Prism answers it. */
-function normalized(response: IHttpOperationResponse): IHttpOperationResponse {
-  return /^\dXX$/.test(response.code) ? { ...response, code: `${response.code.charAt(0)}00` } : response;
-}
+const normalized = (response?: IHttpOperationResponse): IHttpOperationResponse | undefined =>
+  response && /^\dXX$/.test(response.code) ? { ...response, code: `${response.code.charAt(0)}00` } : response;
 
-function byStatus(responses: readonly IHttpOperationResponse[], code: number): IHttpOperationResponse | undefined {
-  const exact = responses.find((response) => response.code.toLowerCase() === String(code));
-  if (exact) return exact;
-  const range = responses.find((response) => response.code === `${String(code).charAt(0)}XX`);
-  return range && { ...range, code: String(code) };
-}
-
-function defaultResponse(responses: readonly IHttpOperationResponse[], code = 200): IHttpOperationResponse | undefined {
-  const found = responses.find((response) => response.code === 'default');
-  return found && { ...found, code: String(code) };
-}
+/** A range (`2XX`) or `default` answered with the status it stands for. */
+const answeredAs = (response: IHttpOperationResponse | undefined, code: string) => response && { ...response, code };
 
 /** `type/subtype` with only its `q`, or undefined for what is no media type. */
 function withoutParameters(mediaType: string): string | undefined {
@@ -55,9 +45,7 @@ function bestContent(
   contents: readonly IMediaTypeContent[],
   mediaTypes: readonly string[],
 ): IMediaTypeContent | undefined {
-  const best = accepts({ headers: { accept: mediaTypes.join(',') } }).type(
-    contents.map((content) => content.mediaType),
-  );
+  const best = accepts({ headers: { accept: mediaTypes.join(',') } }).type(contents.map(({ mediaType }) => mediaType));
   const found = best ? contents.find((content) => content.mediaType === best) : undefined;
   if (found) return found;
   const bare = mediaTypes.flatMap((mediaType) => withoutParameters(mediaType) ?? []);
@@ -106,23 +94,21 @@ export function documentedAnswer(operation: IHttpOperation, { code, exampleKey, 
     const title = 'The server cannot produce a representation for your accept header';
     throw refusal('NOT_ACCEPTABLE', 406, `Unable to find content for ${mediaTypes.join(',')}`, title);
   };
+  const { responses } = operation;
+  const coded = (wanted: string) => responses.find((response) => response.code === wanted);
   const withoutCode = (): Choice => {
-    const { responses } = operation;
-    const lowest = responses
-      .filter((response) => /^2(\d\d|XX)$/.test(response.code))
-      .reduce<IHttpOperationResponse | undefined>(
-        (low, next) => (low && low.code <= next.code ? low : next),
-        undefined,
-      );
-    const response =
-      (lowest && normalized(lowest)) ?? defaultResponse(responses) ?? (responses[0] && normalized(responses[0]));
+    const twos = responses.filter((response) => /^2(\d\d|XX)$/.test(response.code));
+    const lowest = twos.length > 0 ? twos.reduce((low, next) => (low.code <= next.code ? low : next)) : undefined;
+    const response = normalized(lowest) ?? answeredAs(coded('default'), '200') ?? normalized(responses[0]);
     if (!response)
       throw refusal('NO_RESPONSE_RESPONSE_DEFINED', 500, '', 'No response defined for the selected operation');
     return forResponse(response);
   };
   const choose = (): Choice => {
     if (code === undefined) return withoutCode();
-    const response = byStatus(operation.responses, code) ?? defaultResponse(operation.responses, code);
+    const status = String(code);
+    const response =
+      coded(status) ?? answeredAs(coded(`${status.charAt(0)}XX`), status) ?? answeredAs(coded('default'), status);
     if (!response) throw notFound(`Requested status code ${code} is not defined in the document.`);
     try {
       return forResponse(response);

@@ -10,8 +10,7 @@ export function paginate<T>(all: readonly T[], requestUrl: URL): { items: T[]; h
   const page = Math.max(1, goDecimal(query.get('page')));
   const askedLimit = goDecimal(query.get('limit'));
   const limit = askedLimit <= 0 ? DEFAULT_LIMIT : Math.min(askedLimit, MAX_LIMIT);
-  const total = all.length;
-  const lastPage = Math.max(1, Math.ceil(total / limit));
+  const lastPage = Math.max(1, Math.ceil(all.length / limit));
   const items = all.slice((page - 1) * limit, page * limit);
 
   // Links are computed from the page clamped to the last one, as Gitea's paginator does.
@@ -25,7 +24,7 @@ export function paginate<T>(all: readonly T[], requestUrl: URL): { items: T[]; h
   if (current < lastPage) links.push(link(current + 1, 'next'), link(lastPage, 'last'));
   if (current > 1) links.push(link(1, 'first'), link(current - 1, 'prev'));
 
-  const headers: Record<string, string> = { 'X-Total-Count': String(total) };
+  const headers: Record<string, string> = { 'X-Total-Count': String(all.length) };
   if (links.length > 0) headers.Link = links.join(',');
   return { items, headers };
 }

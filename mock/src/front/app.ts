@@ -45,6 +45,8 @@ export type SourceContext = Pick<AppParts, 'docsUrl'>;
 
 export const MOCK_VERSION = '1.27.0+gitea-contract-mock';
 const VERSION_ANSWER: Answer = { status: 200, type: 'application/json', body: { version: MOCK_VERSION } };
+// GET /api/v1/version is a fact of the host, not an operation of the document.
+const VERSION_ROUTE = { kind: 'method', allowed: ['GET'] } as const;
 
 export interface AppParts {
   table: OperationTable;
@@ -60,10 +62,7 @@ export interface AppParts {
 
 export type ResponseClass = new (body: Uint8Array<ArrayBuffer> | null, init: ResponseInit) => Response;
 
-export interface GiteaApp {
-  /** Never rejects; `Response.error()` means the connection is to be reset. */
-  fetch(request: Request): Promise<Response>;
-}
+export type GiteaApp = ReturnType<typeof createApp>;
 
 type Headers = Record<string, string>;
 
@@ -106,9 +105,10 @@ function answerCheck(table: OperationTable): (op: MockOperation, answer: Answer,
 
 type Front = AppParts & { check: ReturnType<typeof answerCheck>; Answering: ResponseClass };
 
-export function createApp(parts: AppParts): GiteaApp {
+/** Its fetch never rejects; `Response.error()` means the connection is to be reset. */
+export function createApp(parts: AppParts) {
   const front: Front = { ...parts, check: answerCheck(parts.table), Answering: parts.Response ?? Response };
-  return { fetch: (request) => guarded(front, request, () => handle(front, request)) };
+  return { fetch: (request: Request) => guarded(front, request, () => handle(front, request)) };
 }
 
 /** `json`: the body as JSON text, when already written. */
@@ -219,30 +219,26 @@ async function handle(front: Front, request: Request): Promise<Response> {
   }
   const path = url.pathname.slice(BASE_PATH.length) || '/';
   const method = sent === 'HEAD' ? 'GET' : sent;
-  // GET /api/v1/version is a fact of the host, not an operation of the document.
-  const route = path === '/version' ? undefined : front.table.route(method, path);
+  const route = path === '/version' ? VERSION_ROUTE : front.table.route(method, path);
   const arrival = {
     method: sent,
     url,
     authorization,
     prefer: header('prefer'),
-    operationId: route?.kind === 'match' ? route.op.operationId : undefined,
+    operationId: route.kind === 'match' ? route.op.operationId : undefined,
     signal: () => request.signal,
   };
   let bodyRead: Promise<BodyResult> | undefined;
   const reading = front.bodies.reading();
   return underConditions(front, arrival, {
     held: () => {
-      if (route?.kind !== 'match') return;
+      if (route.kind !== 'match') return;
       bodyRead = readBody(request, route.op.operation, reading);
       bodyRead.catch(() => {}); // a request that faults never asks for it
     },
     answer: (prefer) =>
       guarded(front, request, () => {
-        if (route === undefined)
-          return method === 'GET'
-            ? respond(front, sent, VERSION_ANSWER, cors)
-            : notAllowedHere(front, method, url.pathname, ['GET'], cors);
+        if (route === VERSION_ROUTE && method === 'GET') return respond(front, sent, VERSION_ANSWER, cors);
         if (route.kind === 'none') return notFoundHere(front, sent, cors);
         if (route.kind === 'method') return notAllowedHere(front, method, url.pathname, route.allowed, cors);
         const read = () => bodyRead ?? readBody(request, route.op.operation, reading);

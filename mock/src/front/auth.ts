@@ -5,19 +5,19 @@ export type AuthResult = { ok: true } | { ok: false; message: string };
 
 const SCHEMES = new Set(['basic', 'token', 'bearer']);
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+const INVALID: AuthResult = { ok: false, message: 'invalid username, password or token' };
 
 /** Gitea splits `Authorization` in two at a space, the scheme in any case; Basic decodes to `user:password`. */
 export function checkAuthorization(header: string | undefined, otp: string | undefined): AuthResult {
   if (header === undefined || header.trim() === '') return { ok: false, message: 'token is required' };
-  const invalid: AuthResult = { ok: false, message: 'invalid username, password or token' };
   const [scheme = '', credentials = '', ...more] = header.split(' ');
   const kind = scheme.toLowerCase();
-  if (more.length > 0 || !SCHEMES.has(kind) || credentials === '') return invalid;
+  if (more.length > 0 || !SCHEMES.has(kind) || credentials === '') return INVALID;
   if (kind === 'basic') {
     const decoded = credentials.length % 4 === 0 && BASE64.test(credentials) ? base64Text(credentials) : undefined;
-    if ((decoded?.indexOf(':') ?? -1) <= 0) return invalid;
+    if ((decoded?.indexOf(':') ?? -1) <= 0) return INVALID;
   }
   // A wrong one-time code is a failed sign-in, not a validation error.
-  if (otp !== undefined && !/^[0-9]{6}$/.test(otp)) return invalid;
+  if (otp !== undefined && !/^[0-9]{6}$/.test(otp)) return INVALID;
   return { ok: true };
 }

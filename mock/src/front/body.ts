@@ -2,11 +2,11 @@
 import type { IHttpOperation } from '@stoplight/types';
 import {
   concatBytes,
+  bytesAt,
   indexOfBytes,
   latin1Bytes,
   latin1Text,
   readBounded,
-  sameBytes,
   utf8Bytes,
   utf8Text,
 } from '../common/bytes.js';
@@ -35,7 +35,6 @@ export function createBodyBudget(limit: number) {
     message: `request bodies being read or held take the ${limit} bytes this server holds at once; try again shortly`,
   };
   return {
-    limit,
     reading() {
       let mine = 0;
       let over = false;
@@ -81,20 +80,17 @@ function strictUtf8(bytes: Uint8Array): string | undefined {
 
 const TOO_LARGE: BodyRefusal = { status: 413, message: `request body exceeds ${MAX_BODY_BYTES} bytes` };
 
-export async function readBodyBytes(
-  request: Request,
-  reading: BodyReading,
-): Promise<{ ok: true; data: Uint8Array } | { ok: false; status: 413 | 400 | 503; message: string }> {
+export async function readBodyBytes(request: Request, reading: BodyReading) {
   const declared = Number(request.headers.get('content-length') ?? 0);
   const never = declared > MAX_BODY_BYTES ? TOO_LARGE : reading.declared(declared);
-  if (never) return { ok: false, ...never };
+  if (never) return { ok: false, ...never } as const;
   try {
     const read = await readBounded(request.body, MAX_BODY_BYTES, { take: reading.take, keep: true });
-    if (read.complete) return { ok: true, data: read.bytes };
+    if (read.complete) return { ok: true, data: read.bytes } as const;
     reading.release();
-    return { ok: false, ...(read.refused ?? TOO_LARGE) };
+    return { ok: false, ...(read.refused ?? TOO_LARGE) } as const;
   } catch {
-    return { ok: false, status: 400, message: 'the request body was cut short' };
+    return { ok: false, status: 400, message: 'the request body was cut short' } as const;
   }
 }
 
@@ -105,12 +101,13 @@ export function pastJsonBounds(body: unknown): 'depth' | 'values' | undefined {
 
 const TOO_MANY_VALUES = `the request body holds more than ${MAX_CHECKED_VALUES} JSON values, more than the mock reads`;
 
-const isJson = (mediaType: string): boolean =>
-  mediaType === 'application/json' || (mediaType.startsWith('application/') && mediaType.endsWith('+json'));
+const isJson = (mediaType: string): boolean => /^application\/([\s\S]*\+)?json$/.test(mediaType);
 
 export function formContent(operation: IHttpOperation) {
   return operation.request?.body?.contents?.find(({ mediaType }) => mediaType.toLowerCase() === 'multipart/form-data');
 }
+
+const OCTETS = 'application/octet-stream';
 
 const refused = (status: 400 | 413 | 422, message: string) => ({ ok: false, status, message }) as const;
 
@@ -153,24 +150,18 @@ export async function readBody(request: Request, operation: IHttpOperation, read
   return { ok: true, body: latin1Text(raw.data) };
 }
 
-const OCTETS = 'application/octet-stream';
-
-export function readForm(data: Uint8Array, mime: MediaType | undefined, operation: IHttpOperation) {
+export function readForm(data: Uint8Array, mime: ReturnType<typeof parseMediaType>, operation: IHttpOperation) {
   const multipart = mime?.essence === 'multipart/form-data' && formContent(operation);
   const boundary = multipart ? mime.params.get('boundary') : undefined;
-  if (!boundary) return undefined;
-  const form = parseForm(data, boundary);
-  return form.ok ? form.parts : `failed to parse request multipart form: ${form.message}`;
+  return boundary ? parseForm(data, boundary) : undefined;
 }
-
-export type MediaType = { essence: string; params: Map<string, string> };
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const QUOTED = /^[\t\u0020-\u007e\u0080-\u00ff]*$/;
 const PARAMETER = /;[\t\n\r ]*([^;=]*)(?:=(?:"((?:[^"\\]|\\[\s\S])*)(\\?)"?[^;]*|([^;]*)))?/y;
 
 /** WHATWG MIME Sniffing's "parse a MIME type", as Node's util.MIMEType, which the browser build cannot import. */
-export function parseMediaType(header: string): MediaType | undefined {
+export function parseMediaType(header: string) {
   const input = header.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
   const head = /^([^/]*)\/([^;]*)/.exec(input);
   const subtype = head?.[2]?.replace(/[\t\n\r ]+$/, '') ?? '';
@@ -250,22 +241,17 @@ function parseDisposition(header: string): { disposition: string; params: Map<st
     const [charset, , encoded] = value.split("'", 3);
     if (encoded === undefined || !['utf-8', 'us-ascii'].includes(charset!.toLowerCase())) continue;
     if (/%(?![0-9A-Fa-f]{2})/.test(encoded)) continue;
-    const pieces = encoded.split(/(%[0-9A-Fa-f]{2})/);
-    const bytes = pieces.map((piece) =>
-      piece.startsWith('%') ? Uint8Array.of(parseInt(piece.slice(1), 16)) : utf8Bytes(piece),
-    );
+    const bytes = encoded
+      .split(/(%[0-9A-Fa-f]{2})/)
+      .map((piece) => (piece.startsWith('%') ? Uint8Array.of(parseInt(piece.slice(1), 16)) : utf8Bytes(piece)));
     params.set(key.slice(0, -1), asGoWritesIt(concatBytes(bytes)));
   }
   return { disposition, params };
 }
 
-/** A multipart/form-data body as Go's multipart reader (ReadForm) reads it, refusing what it refuses. */
-function parseForm(
-  raw: Uint8Array,
-  boundary: string,
-): { ok: true; parts: FormPart[] } | { ok: false; message: string } {
-  const fail = (message: string) => ({ ok: false, message }) as const;
-  if (boundary === '') return fail('the boundary is empty');
+/** A multipart/form-data body as Go's multipart reader (ReadForm) reads it, or why it refuses it. */
+function parseForm(raw: Uint8Array, boundary: string): FormPart[] | string {
+  const fail = (message: string) => `failed to parse request multipart form: ${message}`;
   const quote = (line: Uint8Array) => JSON.stringify(latin1Text(line.subarray(0, 40)));
   const dash = latin1Bytes(`--${boundary}`);
   const dashDash = latin1Bytes(`--${boundary}--`);
@@ -273,8 +259,6 @@ function parseForm(
   const parts: FormPart[] = [];
   let partsRead = 0;
   let pos = 0;
-  const startsWith = (bytes: Uint8Array, prefix: Uint8Array, at = 0) =>
-    sameBytes(bytes.subarray(at, at + prefix.length), prefix);
   const nextLine = (): { line: Uint8Array; eof: boolean } => {
     const end = raw.indexOf(0x0a, pos);
     const line = raw.subarray(pos, end < 0 ? raw.length : end + 1);
@@ -282,12 +266,12 @@ function parseForm(
     return { line, eof: end < 0 };
   };
   const delimits = (line: Uint8Array, prefix: Uint8Array, last: boolean): boolean => {
-    if (!startsWith(line, prefix)) return false;
+    if (!bytesAt(line, prefix)) return false;
     let i = prefix.length;
     while (line[i] === 0x20 || line[i] === 0x09) i++;
     // As Go: a first delimiter ending in LF alone switches the whole body to LF line ends.
     if (!last && partsRead === 0 && line.length - i === 1 && line[i] === 0x0a) nl = latin1Bytes('\n');
-    return (last && i === line.length) || sameBytes(line.subarray(i), nl);
+    return (last && i === line.length) || (line.length - i === nl.length && bytesAt(line, nl, i));
   };
   /** Whether the bytes after a candidate delimiter at `at` make it one (Go's matchAfterPrefix). */
   const endsPart = (at: number): boolean =>
@@ -298,12 +282,12 @@ function parseForm(
     for (;;) {
       const { line, eof } = nextLine();
       if (!eof && delimits(line, dash, false)) break;
-      if (delimits(line, dashDash, true)) return { ok: true, parts };
+      if (delimits(line, dashDash, true)) return parts;
       if (eof)
         return fail(partsRead === 0 ? 'no part and no closing boundary' : 'the body ends before its closing boundary');
       if (expectNewPart) return fail(`expected a boundary after a part, got ${quote(line)}`);
       if (partsRead === 0) continue;
-      if (!sameBytes(line, nl)) return fail(`unexpected line after a part: ${quote(line)}`);
+      if (line.length !== nl.length || !bytesAt(line, nl)) return fail(`unexpected line after a part: ${quote(line)}`);
       expectNewPart = true;
     }
     if (++partsRead > MAX_PARTS) return fail(`more than ${MAX_PARTS} parts`);
@@ -325,7 +309,7 @@ function parseForm(
     }
 
     let end = pos;
-    if (!startsWith(raw, dash, pos) || !endsPart(pos + dash.length)) {
+    if (!bytesAt(raw, dash, pos) || !endsPart(pos + dash.length)) {
       const nlDash = concatBytes([nl, dash]);
       for (let from = pos; ; from = end + nlDash.length) {
         end = indexOfBytes(raw, nlDash, from);

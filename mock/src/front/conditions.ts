@@ -184,9 +184,9 @@ export function latencyOption(text: string): number | [number, number] | string 
 
 export function faultsOption(text: string): { rate: number; kinds?: Fault[] } | string {
   const [share = '', names] = text.split(':');
-  const rate = /^(0|1)?(\.[0-9]+)?$/.test(share) && share !== '' && share !== '.' ? Number(share) : NaN;
+  const rate = /^(0|1)?(\.[0-9]+)?$/.test(share) ? Number(share) : NaN;
   const kinds = names?.split(',').map((name) => faultNamed(name.trim()));
-  if (!(rate > 0 && rate <= 1) || kinds?.some((kind) => kind === undefined) || kinds?.length === 0)
+  if (!(rate > 0 && rate <= 1) || kinds?.some((kind) => kind === undefined))
     return `invalid --faults "${text}": give a share of requests above 0 and at most 1, such as 0.1, optionally followed by :reset,502,503,504 or some of them`;
   return kinds === undefined ? { rate } : { rate, kinds: kinds as Fault[] };
 }

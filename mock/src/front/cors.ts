@@ -4,17 +4,19 @@ import { isLoopbackHost } from 'gitea-contract/internal';
 export type HeaderOf = (name: string) => string | undefined;
 
 const ALLOWED_HEADERS = 'Authorization, Content-Type, X-Gitea-OTP, Sudo, Prefer, Accept';
+const LISTED = new Set(ALLOWED_HEADERS.toLowerCase().split(', '));
 /** Far above any app's (a browser lists each name once). */
 const REQUEST_HEADERS_LIMIT = 2048;
 // RFC 9110 `token`
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-const parsed = (value: string) => (URL.canParse(value) ? new URL(value) : undefined);
-const isOrigin = (url: URL | undefined, value: string) =>
-  !!url && /^https?:$/.test(url.protocol) && url.origin === value;
+function originUrl(value: string): URL | undefined {
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  return url && /^https?:$/.test(url.protocol) && url.origin === value ? url : undefined;
+}
 
 export function checkOrigin(value: string): string {
-  if (!isOrigin(parsed(value), value))
+  if (!originUrl(value))
     throw new Error(
       `"${value}" is not an origin: give the scheme, host and port only, such as https://app.example.org`,
     );
@@ -24,11 +26,8 @@ export function checkOrigin(value: string): string {
 /** This machine's origins (a dev server on localhost), and `origins`. */
 export function allowList(origins: readonly string[]): (origin: string) => boolean {
   const named = new Set(origins.map(checkOrigin));
-  return (origin) => {
-    const url = parsed(origin);
-    // `null` (a file or a sandboxed frame) is no origin.
-    return named.has(origin) || (isOrigin(url, origin) && isLoopbackHost(url!.hostname));
-  };
+  // `null` (a file or a sandboxed frame) is no origin.
+  return (origin) => named.has(origin) || isLoopbackHost(originUrl(origin)?.hostname ?? '');
 }
 
 export function corsHeaders(header: HeaderOf): Record<string, string> {
@@ -58,9 +57,8 @@ export const isPreflight = (method: string, header: HeaderOf): boolean =>
 export function preflightHeaders(header: HeaderOf): Record<string, string> {
   const requested = header('access-control-request-headers') ?? '';
   const names = requested.split(',').flatMap((name) => name.trim() || []);
-  const known = new Set(ALLOWED_HEADERS.toLowerCase().split(', '));
   const echoed = requested.length <= REQUEST_HEADERS_LIMIT && names.every((name) => HEADER_NAME.test(name));
-  const more = echoed ? [...new Set(names.map((name) => name.toLowerCase()))].filter((name) => !known.has(name)) : [];
+  const more = echoed ? [...new Set(names.map((name) => name.toLowerCase()))].filter((name) => !LISTED.has(name)) : [];
   return {
     ...corsHeaders(header),
     'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS',

@@ -7,8 +7,7 @@ export const apiError = (docsUrl: string, message: string) => ({ message, url: d
 export const JSON_TYPE = 'application/json;charset=utf-8';
 
 export function errorAnswer(docsUrl: string, status: number, message: string, headers?: Answer['headers']): Answer {
-  const answer: Answer = { status, type: 'application/json', body: apiError(docsUrl, message), own: true };
-  return headers ? { ...answer, headers } : answer;
+  return { status, type: 'application/json', body: apiError(docsUrl, message), own: true, ...(headers && { headers }) };
 }
 
 export function notAllowed(docsUrl: string, method: string, path: string, allowed: readonly string[]): Answer {
@@ -25,31 +24,14 @@ export function failureLine(method: string | undefined, url: string | undefined,
 }
 
 // Go's net/http `http.StatusText`
-const REASONS: Record<number, string> = {
-  200: 'OK',
-  201: 'Created',
-  202: 'Accepted',
-  204: 'No Content',
-  205: 'Reset Content',
-  301: 'Moved Permanently',
-  302: 'Found',
-  307: 'Temporary Redirect',
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  406: 'Not Acceptable',
-  408: 'Request Timeout',
-  409: 'Conflict',
-  413: 'Request Entity Too Large',
-  415: 'Unsupported Media Type',
-  417: 'Expectation Failed',
-  422: 'Unprocessable Entity',
-  423: 'Locked',
-  431: 'Request Header Fields Too Large',
-  500: 'Internal Server Error',
-  503: 'Service Unavailable',
-};
+const REASONS = new Map(
+  `200 OK, 201 Created, 202 Accepted, 204 No Content, 205 Reset Content, 301 Moved Permanently, 302 Found,
+  307 Temporary Redirect, 400 Bad Request, 401 Unauthorized, 403 Forbidden, 404 Not Found, 405 Method Not Allowed,
+  406 Not Acceptable, 408 Request Timeout, 409 Conflict, 413 Request Entity Too Large, 415 Unsupported Media Type,
+  417 Expectation Failed, 422 Unprocessable Entity, 423 Locked, 431 Request Header Fields Too Large,
+  500 Internal Server Error, 503 Service Unavailable`
+    .split(/,\s+/)
+    .map((entry): [number, string] => [Number(entry.slice(0, 3)), entry.slice(4)]),
+);
 
-export const reasonPhrase = (status: number): string => REASONS[status] ?? '';
+export const reasonPhrase = (status: number): string => REASONS.get(status) ?? '';

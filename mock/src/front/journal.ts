@@ -28,24 +28,19 @@ export interface JournalEntry {
 
 type Outcome = { operationId?: string | undefined; status: number | null; condition: Condition };
 
-export interface Journal {
-  begin(method: string, url: URL, authorization: string | undefined): (outcome: Outcome) => void;
-  /** Oldest first; of every credential, and of none, without one. */
-  list(authorization?: string): JournalEntry[];
-  clear(authorization?: string): void;
-}
+export type Journal = ReturnType<typeof createJournal>;
 
 const cut = (text: string): string => (text.length > TEXT_LIMIT ? `${text.slice(0, TEXT_LIMIT - 1)}…` : text);
 
-export function createJournal(): Journal {
+export function createJournal() {
   // A Map keeps the least recently used journal first.
   const journals = new Map<string, { order: number; entry: JournalEntry }[]>();
   let recorded = 0;
   return {
-    begin(method, url, authorization) {
+    begin(method: string, url: URL, authorization: string | undefined) {
       const started = performance.now();
       const when = new Date().toISOString();
-      return ({ operationId, status, condition }) => {
+      return ({ operationId, status, condition }: Outcome): void => {
         // no hash is empty
         const key =
           authorization !== undefined && checkAuthorization(authorization, undefined).ok ? keyOf(authorization) : '';
@@ -71,12 +66,13 @@ export function createJournal(): Journal {
         if (journals.size > JOURNALS) journals.delete(journals.keys().next().value!);
       };
     },
-    list(authorization) {
+    /** Oldest first; of every credential, and of none, without one. */
+    list(authorization?: string): JournalEntry[] {
       const entries =
         authorization === undefined ? [...journals.values()].flat() : (journals.get(keyOf(authorization)) ?? []);
       return entries.toSorted((a, b) => a.order - b.order).map(({ entry }) => ({ ...entry }));
     },
-    clear(authorization) {
+    clear(authorization?: string): void {
       if (authorization === undefined) journals.clear();
       else journals.delete(keyOf(authorization));
     },

@@ -9,7 +9,8 @@ import type { GiteaApp } from './app.js';
 import { DEFAULT_MAX_HELD } from './conditions.js';
 import { apiError, failureLine, JSON_TYPE, MOCK_FAILURE, reasonPhrase } from './errors.js';
 
-export const IDLE_TIMEOUT_MS = 5_000;
+const IDLE_TIMEOUT_MS = 5_000;
+export const TEXT = 'text/plain; charset=utf-8';
 
 /** Fewer where the process may open fewer files: past that, Node drops new connections before idle ones close. */
 export function defaultMaxConnections(): number {
@@ -23,13 +24,13 @@ export function defaultMaxConnections(): number {
   return Math.max(16, Math.min(4_096, files - 128));
 }
 
-export function answerAndClose(socket: Duplex, answer: string): void {
+function answerAndClose(socket: Duplex, answer: string): void {
   socket.on('error', () => {});
   if (socket.writable) socket.end(answer);
   setTimeout(() => socket.destroy(), 1_000).unref();
 }
 
-export function limitConnections(server: Server, ceiling: number, refusal: () => string) {
+function limitConnections(server: Server, ceiling: number, refusal: () => string) {
   // The longest idle first (a Map keeps insertion order).
   const idle = new Map<Socket, true>();
   const inProgress = new Map<Socket, number>();
@@ -80,7 +81,10 @@ interface SocketOptions {
   host?: string | undefined;
   ceiling: number;
   slowRequests: boolean;
-  docsUrl(): string;
+  /** The link of a refusal's `APIError`; without one a refusal is a line of text (the webhook receiver's). */
+  docsUrl?(): string;
+  /** The 503's message past `ceiling` connections. */
+  busy?: string;
   warn(line: string): void;
   onRequest?: ((line: string) => void) | undefined;
 }
@@ -140,8 +144,16 @@ export function fetchHandler(app: GiteaApp, origin: () => string): Handler {
 
 export async function listen(handler: Handler, options: SocketOptions) {
   const { docsUrl } = options;
-  const sendError = (res: ServerResponse, status: number, message: string, headers?: Record<string, string>) =>
-    sendJson(res, status, apiError(docsUrl(), message), headers);
+  const refusal = (message: string): [string, Record<string, string>] => {
+    const payload = docsUrl ? JSON.stringify(apiError(docsUrl(), message)) : `${message}\n`;
+    const length = Buffer.byteLength(payload);
+    return [payload, docsUrl ? jsonHeaders(length) : { 'Content-Type': TEXT, 'Content-Length': String(length) }];
+  };
+  const sendError = (res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}) => {
+    const [payload, own] = refusal(message);
+    res.writeHead(status, { ...headers, ...own });
+    res.end(payload);
+  };
   const path = (req: IncomingMessage) => req.url?.split('?')[0];
 
   // The path only: a query may carry `token=`.
@@ -186,13 +198,12 @@ export async function listen(handler: Handler, options: SocketOptions) {
     (req, res) => respond(req, res, handle),
   );
   const raw = (status: number, message: string, headers: string[] = []) => {
-    const payload = JSON.stringify(apiError(docsUrl(), message));
-    const json = Object.entries(jsonHeaders(Buffer.byteLength(payload))).map(([name, value]) => `${name}: ${value}`);
-    return `HTTP/1.1 ${status} ${reasonPhrase(status)}\r\n${[...headers, ...json, 'Connection: close'].join('\r\n')}\r\n\r\n${payload}`;
+    const [payload, own] = refusal(message);
+    const lines = Object.entries(own).map(([name, value]) => `${name}: ${value}`);
+    return `HTTP/1.1 ${status} ${reasonPhrase(status)}\r\n${[...headers, ...lines, 'Connection: close'].join('\r\n')}\r\n\r\n${payload}`;
   };
-  const connections = limitConnections(server, options.ceiling, () =>
-    raw(503, 'too many connections are busy; try again shortly', ['Retry-After: 1']),
-  );
+  const busy = options.busy ?? 'too many connections are busy; try again shortly';
+  const connections = limitConnections(server, options.ceiling, () => raw(503, busy, ['Retry-After: 1']));
   // Node answers any Expect but 100-continue with an empty 417; Go's net/http refuses it too.
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) =>
     respond(req, res, async () => {

@@ -1,17 +1,8 @@
 import type { IHttpOperation } from '@stoplight/types';
-import { answerChecker, type Answer, type Violation } from '../contract/conformance.js';
+import { answerChecker } from '../contract/conformance.js';
 import { deref, isObject, listOperations, type JsonObject } from '../contract/document.js';
 
-export interface MockOperation {
-  operationId: string;
-  method: string;
-  path: string;
-  matcher: RegExp;
-  /** Status → names of its examples. */
-  responses: Map<number, string[]>;
-  paginated: boolean;
-  operation: IHttpOperation;
-}
+export type MockOperation = ReturnType<typeof describe>;
 
 const placeholders = new Map<string, [index: number, name: string][]>();
 
@@ -28,7 +19,7 @@ export function pathParams(template: string, path: string): Record<string, strin
   return Object.fromEntries(named.map(([index, name]) => [name, decodeURIComponent(values[index] ?? '')]));
 }
 
-function describe(operation: IHttpOperation): MockOperation {
+function describe(operation: IHttpOperation) {
   const responses = new Map<number, string[]>();
   let paginated = false;
   for (const response of operation.responses) {
@@ -48,27 +39,17 @@ function describe(operation: IHttpOperation): MockOperation {
     method: operation.method.toUpperCase(),
     path: operation.path,
     matcher: new RegExp(`^${matcher}$`),
+    /** Status → names of its examples. */
     responses: new Map([...responses].sort(([a], [b]) => a - b)),
     paginated,
     operation,
   };
 }
 
-export interface OperationTable {
-  /** For what the table does not hold (the sandbox reads its `webhooks:`). */
-  document: Record<string, unknown>;
-  operations: MockOperation[];
-  route(
-    method: string,
-    path: string,
-  ): { kind: 'match'; op: MockOperation } | { kind: 'method'; allowed: string[] } | { kind: 'none' };
-  /** `x-body-optional: true` (Gitea may send no body), read from the document: the transform drops extensions. */
-  isBodyOptional(operationId: string, status: number): boolean;
-  checkAnswer(operationId: string, answer: Answer): Violation[];
-}
+export type OperationTable = ReturnType<typeof operationTable>;
 
 /** `parsed`: `httpOperations(document)`, or the build's twin. */
-export function operationTable(document: Record<string, unknown>, parsed: IHttpOperation[]): OperationTable {
+export function operationTable(document: Record<string, unknown>, parsed: IHttpOperation[]) {
   if (parsed.length === 0) throw new Error('the document describes no operations');
   // Paths with more literal segments first, so a literal never loses to a placeholder.
   const literals = (path: string): number => path.split('/').filter((s) => s !== '' && !s.startsWith('{')).length;
@@ -80,15 +61,19 @@ export function operationTable(document: Record<string, unknown>, parsed: IHttpO
       if ((deref(doc, response, '').value as JsonObject)?.['x-body-optional'] === true)
         bodyOptional.add(`${operation.operationId} ${code}`);
   return {
+    /** For what the table does not hold (the sandbox reads its `webhooks:`). */
     document,
     operations,
-    route(method, path) {
+    route(method: string, path: string) {
       const onPath = operations.filter((op) => op.matcher.test(path));
-      if (onPath.length === 0) return { kind: 'none' };
+      if (onPath.length === 0) return { kind: 'none' } as const;
       const op = onPath.find((candidate) => candidate.method === method);
-      return op ? { kind: 'match', op } : { kind: 'method', allowed: onPath.map((candidate) => candidate.method) };
+      return op
+        ? ({ kind: 'match', op } as const)
+        : ({ kind: 'method', allowed: onPath.map((candidate) => candidate.method) } as const);
     },
-    isBodyOptional: (operationId, status) => bodyOptional.has(`${operationId} ${status}`),
+    /** `x-body-optional: true` (Gitea may send no body), read from the document: the transform drops extensions. */
+    isBodyOptional: (operationId: string, status: number): boolean => bodyOptional.has(`${operationId} ${status}`),
     checkAnswer: answerChecker(doc),
   };
 }

@@ -32,9 +32,8 @@ function relaxBody(node: unknown, done: Map<object, unknown>): unknown {
     (copy as Record<string, unknown>)[key] = relaxed;
   }
   if (isLenient(node)) for (const keyword of ASSERTIONS.split(' ')) delete (copy as Schema)[keyword];
-  const result = changed ? copy : node;
-  done.set(node, result);
-  return result;
+  done.set(node, changed ? copy : node);
+  return changed ? copy : node;
 }
 
 function lenientView(operation: IHttpOperation): IHttpOperation {
@@ -224,27 +223,19 @@ export function usernameProblem(name: string): string | undefined {
 // services/secrets/validation.go ValidateName
 export function secretNameProblem(name: string): string | undefined {
   // Go's `(?i)` folds case as Unicode's simple folding does (`ſ` is an `s`), as the `u` flag does.
-  if (!/^[A-Z_][A-Z0-9_]*$/iu.test(name) || /^GIT(EA|HUB)_/iu.test(name) || /^CI$/iu.test(name))
-    return 'invalid variable or secret name';
-  return undefined;
+  const valid = /^[A-Z_][A-Z0-9_]*$/iu.test(name) && !/^(GIT(EA|HUB)_|CI$)/iu.test(name);
+  return valid ? undefined : 'invalid variable or secret name';
 }
 
-const NAME_RULES: Record<
-  string,
-  { at: readonly ['path' | 'body', string]; status: number; problem: typeof usernameProblem }
-> = {
-  updateUserSecret: { at: ['path', 'secretname'], status: 400, problem: secretNameProblem },
-  adminRenameUser: { at: ['body', 'new_username'], status: 422, problem: usernameProblem },
-};
+const NAME_RULES = new Map([
+  ['updateUserSecret', { where: 'path', name: 'secretname', status: 400, problem: secretNameProblem }],
+  ['adminRenameUser', { where: 'body', name: 'new_username', status: 422, problem: usernameProblem }],
+]);
 
-function nameRefusal(
-  op: MockOperation,
-  request: IHttpRequest,
-  violations: readonly Diagnostic[],
-): { status: number; message: string } | undefined {
-  const rule = NAME_RULES[op.operationId];
+function nameRefusal(op: MockOperation, request: IHttpRequest, violations: readonly Diagnostic[]) {
+  const rule = NAME_RULES.get(op.operationId);
   if (!rule) return undefined;
-  const [where, name] = rule.at;
+  const { where, name } = rule;
   if (!violations.every((violation) => violation.path?.[0] === where && violation.path[1] === name)) return undefined;
   const value =
     where === 'path'

@@ -3,14 +3,13 @@ import { writeFileSync } from 'node:fs';
 import { type Auth, createGiteaClient, type GiteaClient } from 'gitea-contract';
 import { authorization, prefixHint } from 'gitea-contract/internal';
 import { readBounded, utf8Text } from '../common/bytes.js';
-import { networkFailure } from '../common/network-failure.js';
+import { failureCause } from '../common/network-failure.js';
 import { type Io, logger, parseCommand, refusing, usage } from '../common/options.js';
 import { redact } from '../common/redaction.js';
 import { usageError } from '../common/refusal.js';
-import { clip } from '../contract/exchange-report.js';
 import { type Answer, answerChecker, describeViolation } from '../contract/conformance.js';
 import { readDocumentFile } from '../contract/document-file.js';
-import { kindOf } from '../contract/exchange-report.js';
+import { clip, kindOf } from '../contract/exchange-report.js';
 import { junitXml, type Outcome, type Problem, REASONS, type RunRecord, type SkipKind } from './junit.js';
 
 /** The most of an answer live mode reads: a server may send without end. */
@@ -20,24 +19,29 @@ const TOO_LARGE = `body is larger than ${READ_LIMIT / 1024 / 1024} MB: not check
 const NULL_BODY = [204, 205, 304];
 
 type CapturedAnswer = Answer & { tooLarge: boolean };
-type MissingKind = 'input' | 'timeout' | 'network';
+/** Why a check or a look-up has nothing to go on: the server's data or the options (`input`), or no answer. */
+type Skip = { skip: string; kind: 'input' | 'timeout' | 'network' };
+/** A look-up's record, or why it found none (with `input`, the `status` the server answered). */
+type Found = { record: Record<string, unknown> } | (Skip & { status?: number });
 
-/** Why a look-up found no record: the server's data (`input`, its `status`), or no answer (`timeout`, `network`). */
-type Missing = { missing: string; kind: MissingKind; status?: number };
-type Found = { record: Record<string, unknown> } | Missing;
-
-async function readText(response: Response, limit: number): Promise<{ text: string; complete: boolean }> {
+/** GET `url` with the credentials, a redirect unfollowed, its answer read up to `limit` bytes. */
+async function get(url: string | URL, { headers }: Credentials, signal: AbortSignal, limit: number) {
+  const response = await fetch(url, { headers, signal, redirect: 'manual' });
   const { bytes, complete } = await readBounded(response.body, limit);
-  return { text: utf8Text(bytes), complete };
+  return { response, text: utf8Text(bytes), complete };
 }
 
-function jsonString(body: string, field: string): string | undefined {
+function parseJson(text: string): unknown {
   try {
-    const value = (JSON.parse(body) as Record<string, unknown> | null)?.[field];
-    return typeof value === 'string' ? value : undefined;
+    return JSON.parse(text);
   } catch {
     return undefined;
   }
+}
+
+function jsonString(body: string, field: string): string | undefined {
+  const value = (parseJson(body) as Record<string, unknown> | null)?.[field];
+  return typeof value === 'string' ? value : undefined;
 }
 
 /** From GITEA_TOKEN, else GITEA_USERNAME and GITEA_PASSWORD (and GITEA_OTP); a refusal's line names the variables
@@ -70,52 +74,35 @@ export function refusedLine(baseUrl: string, credentials: Credentials, answered:
   return `${baseUrl} refused the credentials in ${sent}${unsent ? ` (${unsent})` : ''}: ${answered}`;
 }
 
-/** The whole run (--timeout) and each request (--request-timeout), whichever ends first; `spent` says why nothing
- * more may be sent, a request's `timedOut` why its signal was aborted. */
+/** What a request's `work` resolved with or threw, and `timedOut`, why its signal was aborted. */
+type Sent<T> = { timedOut: string | undefined } & ({ ok: true; value: T } | { ok: false; error: unknown });
+
+/** The run's --timeout and each request's --request-timeout, whichever ends first; `spent`: why no more may be sent. */
 function createBudget(runMs: number, requestMs: number) {
   const ends = performance.now() + runMs;
   const ranOut = `the run's --timeout of ${runMs / 1000} s ran out`;
   const left = (): number => Math.max(0, ends - performance.now());
   return {
     spent: () => (left() > 0 ? undefined : ranOut),
-    request(): { signal: AbortSignal; timedOut(): string | undefined; done(): void } | undefined {
+    /** `work` with the signal of a request's time limit; undefined when no time is left to send it. */
+    async send<T>(work: (signal: AbortSignal) => Promise<T>): Promise<Sent<T> | undefined> {
       const remaining = left();
       if (remaining <= 0) return undefined;
       const reason = remaining < requestMs ? ranOut : `no answer within the --request-timeout of ${requestMs / 1000} s`;
       const controller = new AbortController();
       // Not AbortSignal.timeout: a fetch hung on a closed connection would let Node exit 13 without a word.
       const timer = setTimeout(() => controller.abort(new Error(reason)), Math.min(remaining, requestMs));
-      return {
-        signal: controller.signal,
-        timedOut: () => (controller.signal.aborted ? reason : undefined),
-        done: () => clearTimeout(timer),
-      };
+      const timedOut = () => (controller.signal.aborted ? reason : undefined);
+      try {
+        const value = await work(controller.signal);
+        return { ok: true, value, timedOut: timedOut() };
+      } catch (error) {
+        return { ok: false, error, timedOut: timedOut() };
+      } finally {
+        clearTimeout(timer);
+      }
     },
   };
-}
-
-const MEANINGS: Record<string, string> = {
-  ECONNREFUSED: 'the connection was refused: is the server running, on that port?',
-  ECONNRESET: 'the connection was reset before an answer',
-  EPIPE: 'the connection was closed while sending',
-  UND_ERR_SOCKET: 'the connection was closed before an answer',
-  ENOTFOUND: 'no such host',
-  EAI_AGAIN: 'the host name could not be looked up',
-  EHOSTUNREACH: 'the host is unreachable',
-  ENETUNREACH: 'the network is unreachable',
-  ETIMEDOUT: 'the connection timed out',
-  UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
-};
-
-/** `ECONNREFUSED (the connection was refused: …)`, `TLS failed: CODE (reason)`, else the innermost message. */
-function failureCause(error: unknown, url?: URL): string {
-  const { code, tls, advice, message } = networkFailure(error);
-  // Fetch refuses, without a code, the ports the Fetch standard blocks (9, 25, 6000 …).
-  if (message === 'bad port' && url)
-    return `fetch refuses port ${url.port}, which the Fetch standard blocks: use another port`;
-  if (tls) return `TLS failed: ${code} (${tls}${advice ? `: ${advice}` : ''})`;
-  if (code) return `${code} (${MEANINGS[code] ?? message})`;
-  return message;
 }
 
 /** A version is a few bytes, a wrong address may be a large page. */
@@ -123,11 +110,9 @@ const PROBE_READ_LIMIT = 64 * 1024;
 const QUOTE_LIMIT = 80;
 
 /** GET {baseUrl}/version: the server's name and version, or the one-line reason there is no Gitea API there. */
-async function probeServer(
-  baseUrl: string,
-  credentials: Credentials,
-  { timeoutMs: runMs, connectTimeoutMs }: Options,
-): Promise<{ ok: true; server: string } | { ok: false; problem: string }> {
+async function probeServer(run: Run): Promise<{ ok: true; server: string } | { ok: false; problem: string }> {
+  const { baseUrl, timeoutMs: runMs, connectTimeoutMs } = run.options;
+  const { credentials } = run;
   const [timeoutMs, timeoutFlag] =
     runMs < connectTimeoutMs ? [runMs, '--timeout'] : [connectTimeoutMs, '--connect-timeout'];
   const hide = (text: string): string => redact(text, credentials.secrets);
@@ -135,22 +120,17 @@ async function probeServer(
   const cut = (text: string): string => clip(hide(text), QUOTE_LIMIT);
   const quote = (text: string): string => JSON.stringify(cut(text.replace(/\s+/g, ' ').trim()));
   const url = new URL(`${baseUrl.replace(/\/$/, '')}/version`);
-  const timer = createBudget(timeoutMs, timeoutMs).request()!;
-  let response: Response;
-  let body: string;
-  try {
-    // A redirect is reported, not followed: the base URL to give is the one it points to. With
-    // REQUIRE_SIGNIN_VIEW, Gitea refuses /version to anonymous callers: the credentials go along.
-    response = await fetch(url, { headers: credentials.headers, signal: timer.signal, redirect: 'manual' });
-    body = (await readText(response, PROBE_READ_LIMIT)).text;
-  } catch (error) {
-    const cause = timer.timedOut()
+  // A redirect is reported, not followed: the base URL to give is the one it points to. With
+  // REQUIRE_SIGNIN_VIEW, Gitea refuses /version to anonymous callers: the credentials go along.
+  const budget = createBudget(timeoutMs, timeoutMs);
+  const sent = (await budget.send((signal) => get(url, credentials, signal, PROBE_READ_LIMIT)))!;
+  if (!sent.ok) {
+    const cause = sent.timedOut
       ? `ETIMEDOUT (no answer to GET /version within ${timeoutMs / 1000} s; ${timeoutFlag} waits longer)`
-      : failureCause(error, url);
+      : failureCause(sent.error, url);
     return { ok: false, problem: hide(`cannot reach ${baseUrl}: ${cause}`) };
-  } finally {
-    timer.done();
   }
+  const { response, text: body } = sent.value;
   const version = response.ok ? jsonString(body, 'version') : undefined;
   if (version) {
     // Forgejo 7 and later mark the Gitea release they track (`11.0.1+gitea-1.22.0`); older ones show as Gitea.
@@ -159,18 +139,15 @@ async function probeServer(
   }
   const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim();
   let instead: string;
+  const json = parseJson(body);
   if (response.status >= 300 && response.status < 400)
     instead = `a redirect to ${cut(response.headers.get('location') ?? 'nowhere')}`;
   else if (body.trim() === '') instead = `an empty body${type ? ` (${type})` : ''}`;
   else if (type === 'text/html' || /^\s*</.test(body)) {
     const title = /<title[^>]*>([^<]*)/i.exec(body)?.[1];
     instead = `an HTML page${title?.trim() ? ` titled ${quote(title)}` : ''}`;
-  } else
-    try {
-      instead = `JSON ${cut(JSON.stringify(JSON.parse(body)))}`;
-    } catch {
-      instead = `${type || 'a body without a content type'}: ${quote(body)}`;
-    }
+  } else if (json !== undefined) instead = `JSON ${cut(JSON.stringify(json))}`;
+  else instead = `${type || 'a body without a content type'}: ${quote(body)}`;
   const answered = `GET /version answered ${response.status} with ${instead}`;
   // 401 or 403: REQUIRE_SIGNIN_VIEW and a missing or wrong credential. Without /api/v1, /version is a web page.
   const hint = prefixHint(baseUrl);
@@ -224,79 +201,68 @@ function refusalIn(answer: Answer): 'everywhere' | 'operation' | undefined {
   return undefined;
 }
 
-type Id = 'keyId' | 'teamId' | 'commentId' | 'issue' | 'pull' | 'milestoneId' | 'hookId' | 'releaseId';
-/** Given as options, or looked up on the server. */
+const IDS = ['key-id', 'team-id', 'comment-id', 'issue', 'pull', 'milestone-id', 'hook-id', 'release-id'] as const;
+type Id = (typeof IDS)[number];
+/** Given as options (an id by its option's name), or looked up on the server. */
 type Target = Partial<Record<Id, number> & Record<'owner' | 'repo' | 'workflow' | 'collaborator', string>> & {
   package?: { owner: string; type: string; name: string };
 };
 
-interface Context {
-  target: Target;
-  /** The first record a route of the server outside the contract answers, or why there is none. */
-  lookUp(path: string): Promise<Found>;
-  /** Keeps a value the server holds as a secret (a hook's authorization header) out of every line and file. */
-  keepSecret(value: string): void;
-}
-
 type Call = (client: GiteaClient) => Promise<unknown>;
-type Skip = { skip: string; kind: MissingKind };
-type Check = { operationId: string; writes: boolean; prepare(ctx: Context): Promise<Call | Skip> };
+type Check = { operationId: string; writes: boolean; prepare(target: Target, run: Run): Promise<Call | Skip> };
 const check = (operationId: string, writes: boolean, prepare: Check['prepare']) => ({ operationId, writes, prepare });
 type Repo = { owner: string; repo: string };
 
 const needRepo: Skip = { skip: 'give --repo owner/name', kind: 'input' };
-const isSkip = (value: unknown): value is Skip => typeof value === 'object' && value !== null && 'skip' in value;
 
 /** What was sought, why it was not found, and the option that gives it (not when the look-up got no answer). */
-const notFound = (what: string, found: Missing, option: string): Skip => ({
-  skip: `no ${what} to use: ${found.missing}${found.kind === 'input' ? `; give ${option}` : ''}`,
+const notFound = (what: string, found: Skip, option: string): Skip => ({
+  skip: `no ${what} to use: ${found.skip}${found.kind === 'input' ? `; give --${option}` : ''}`,
   kind: found.kind,
 });
 
-async function idAt(ctx: Context, path: string, what: string, option: string, field: string): Promise<number | Skip> {
-  const found = await ctx.lookUp(path);
-  if ('missing' in found) return notFound(what, found, option);
-  const id = found.record[field];
-  if (Number.isInteger(id)) return id as number;
-  const skip = `no ${what} to use: GET ${path} answered a record without an integer ${field}; give ${option}`;
-  return { skip, kind: 'input' };
-}
-
 /** A record by its id: the option `given`, else the `field` of the first one at `list` (below the repository but `/user`). */
-type ById = [operationId: string, writes: boolean, given: keyof Target, list: string, what: string, option: string];
 function byId(
-  [operationId, writes, given, list, what, option, field = 'id']: [...ById, field?: string],
+  [operationId, writes, given, list, what, field = 'id']: [string, boolean, Id, string, string, field?: string],
   call: (repo: Repo, id: number) => Call,
 ): Check {
-  return check(operationId, writes, async (ctx) => {
-    const { owner, repo } = ctx.target;
+  return check(operationId, writes, async (target, run) => {
+    const { owner, repo } = target;
     const inRepo = !list.startsWith('/user');
     if (inRepo && !writes && (!owner || !repo)) return needRepo;
     const path = inRepo ? `/repos/${owner}/${repo}${list}` : list;
-    const id = (ctx.target[given] as number | undefined) ?? (await idAt(ctx, path, what, option, field));
-    return isSkip(id) ? id : call({ owner: owner!, repo: repo! }, id);
+    let id: unknown = target[given];
+    if (id === undefined) {
+      const found = await lookUp(run, path);
+      if ('skip' in found) return notFound(what, found, given);
+      id = found.record[field];
+    }
+    if (!Number.isInteger(id)) {
+      const skip = `no ${what} to use: GET ${path} answered a record without an integer ${field}; give --${given}`;
+      return { skip, kind: 'input' };
+    }
+    return call({ owner: owner!, repo: repo! }, id as number);
   });
 }
 
-/** A write that sends a record's own settings back (`body` of them), of the record `given`, else of the first listed.
- * `{}` for a given id the server serves no such route for (404 or 405, as the mock): on Gitea that read answers
- * whenever the edit would. */
+/** A write sending a record's own settings back (`body` of them): the record `given`, else the first listed; `{}` when
+ * the server has no read of a given id (404 or 405, as the mock): on Gitea that read answers whenever the edit does. */
 function edit(
-  [operationId, given, list, what, option]: [string, keyof Target, string, string, string],
-  body: (settings: Record<string, unknown>, ctx: Context) => Record<string, unknown>,
+  [operationId, given, list, what]: [string, Id, string, string],
+  body: (settings: Record<string, unknown>, run: Run) => Record<string, unknown>,
   call: (repo: Repo, id: unknown, body: never) => Call,
 ): Check {
-  return check(operationId, true, async (ctx) => {
-    const { owner, repo } = ctx.target as Repo;
-    const id = ctx.target[given] as number | undefined;
+  return check(operationId, true, async (target, run) => {
+    const { owner, repo } = target as Repo;
+    const id = target[given];
     const listed = `/repos/${owner}/${repo}${list}`;
-    const found = await ctx.lookUp(id === undefined ? listed : `${listed.split('?')[0]}/${id}`);
-    if ('missing' in found && id === undefined) return notFound(what, found, option);
+    const found = await lookUp(run, id === undefined ? listed : `${listed.split('?')[0]}/${id}`);
+    if ('skip' in found && id === undefined) return notFound(what, found, given);
     const unread = `the ${what}'s settings could not be read, to send them back`;
-    if ('missing' in found && found.status !== 404 && found.status !== 405)
-      return { skip: `${unread}: ${found.missing}`, kind: found.kind };
+    if ('skip' in found && found.status !== 404 && found.status !== 405)
+      return { skip: `${unread}: ${found.skip}`, kind: found.kind };
     const settings = 'record' in found ? found.record : {};
-    return call({ owner, repo }, id ?? settings.id, body(settings, ctx) as never);
+    return call({ owner, repo }, id ?? settings.id, body(settings, run) as never);
   });
 }
 
@@ -304,34 +270,34 @@ const FEW = { limit: 5 };
 
 const checks: Check[] = [
   check('adminGetAllOrgs', false, async () => (client) => client.GET('/admin/orgs', { params: { query: FEW } })),
-  check('listPackageVersions', false, async (ctx) => {
-    let pkg = ctx.target.package;
-    const owner = ctx.target.owner;
+  check('listPackageVersions', false, async (target, run) => {
+    let pkg = target.package;
+    const { owner } = target;
     if (!pkg) {
       if (!owner) return { skip: 'give --package owner/type/name (or --repo whose owner has packages)', kind: 'input' };
-      const found = await ctx.lookUp(`/packages/${encodeURIComponent(owner)}`);
-      if ('missing' in found) return notFound('package', found, '--package owner/type/name');
+      const found = await lookUp(run, `/packages/${encodeURIComponent(owner)}`);
+      if ('skip' in found) return notFound('package', found, 'package owner/type/name');
       pkg = { owner, type: String(found.record.type), name: String(found.record.name) };
     }
     const path = pkg as { owner: string; type: never; name: string };
     return (client) => client.GET('/packages/{owner}/{type}/{name}', { params: { path } });
   }),
   byId(
-    ['repoGetKey', false, 'keyId', '/keys', 'deploy key', '--key-id'],
+    ['repoGetKey', false, 'key-id', '/keys', 'deploy key'],
     (repo, id) => (client) => client.GET('/repos/{owner}/{repo}/keys/{id}', { params: { path: { ...repo, id } } }),
   ),
   byId(
-    ['orgListTeamMembers', false, 'teamId', '/user/teams', 'team', '--team-id'],
+    ['orgListTeamMembers', false, 'team-id', '/user/teams', 'team'],
     (_, id) => (client) => client.GET('/teams/{id}/members', { params: { path: { id }, query: FEW } }),
   ),
-  check('ActionsGetWorkflow', false, async (ctx) => {
-    const { owner, repo } = ctx.target;
+  check('ActionsGetWorkflow', false, async (target, run) => {
+    const { owner, repo } = target;
     if (!owner || !repo) return needRepo;
-    let workflow_id = ctx.target.workflow;
+    let workflow_id = target.workflow;
     if (!workflow_id) {
       const path = `/repos/${owner}/${repo}/actions/workflows`;
-      const found = await ctx.lookUp(path);
-      if ('missing' in found) return notFound('workflow', found, '--workflow file.yml');
+      const found = await lookUp(run, path);
+      if ('skip' in found) return notFound('workflow', found, 'workflow file.yml');
       const listed = (found.record as { workflows?: { id?: unknown }[] }).workflows?.[0]?.id;
       if (typeof listed !== 'string')
         return { skip: `no workflow to use: GET ${path} listed none; give --workflow file.yml`, kind: 'input' };
@@ -341,7 +307,7 @@ const checks: Check[] = [
     return (client) => client.GET('/repos/{owner}/{repo}/actions/workflows/{workflow_id}', { params: { path } });
   }),
   byId(
-    ['issueListIssueCommentAttachments', false, 'commentId', '/issues/comments', 'comment', '--comment-id'],
+    ['issueListIssueCommentAttachments', false, 'comment-id', '/issues/comments', 'comment'],
     (repo, id) => (client) =>
       client.GET('/repos/{owner}/{repo}/issues/comments/{id}/assets', { params: { path: { ...repo, id } } }),
   ),
@@ -350,34 +316,28 @@ const checks: Check[] = [
     const body = { Text: '# Contract check\n\nIssue #1, **bold**.', Mode: 'markdown' as const };
     return client.POST('/markdown', { body, parseAs: 'text' });
   }),
-  check('repoAddCollaborator', true, async (ctx) => {
-    const { owner, repo, collaborator } = ctx.target as Repo & Target;
+  check('repoAddCollaborator', true, async (target) => {
+    const { owner, repo, collaborator } = target as Repo & Target;
     if (!collaborator)
       return { skip: 'give --collaborator user (added to the scratch repository with read access)', kind: 'input' };
     const path = { owner, repo, collaborator };
-    return (client) =>
-      client.PUT('/repos/{owner}/{repo}/collaborators/{collaborator}', {
-        params: { path },
-        body: { permission: 'read' },
-      });
+    const body = { permission: 'read' as const };
+    return (client) => client.PUT('/repos/{owner}/{repo}/collaborators/{collaborator}', { params: { path }, body });
   }),
   // Removing nobody changes nothing but is a full request.
+  byId(['issueRemoveAssignees', true, 'issue', '/issues?state=all&type=issues', 'issue', 'number'], (repo, index) => {
+    const body = { assignees: [] };
+    return (client) =>
+      client.DELETE('/repos/{owner}/{repo}/issues/{index}/assignees', { params: { path: { ...repo, index } }, body });
+  }),
   byId(
-    ['issueRemoveAssignees', true, 'issue', '/issues?state=all&type=issues', 'issue', '--issue', 'number'],
-    (repo, index) => (client) =>
-      client.DELETE('/repos/{owner}/{repo}/issues/{index}/assignees', {
-        params: { path: { ...repo, index } },
-        body: { assignees: [] },
-      }),
-  ),
-  byId(
-    ['repoEditPullRequest', true, 'pull', '/pulls?state=all', 'pull request', '--pull', 'number'],
+    ['repoEditPullRequest', true, 'pull', '/pulls?state=all', 'pull request', 'number'],
     (repo, index) => (client) =>
       client.PATCH('/repos/{owner}/{repo}/pulls/{index}', { params: { path: { ...repo, index } }, body: {} }),
   ),
   // Its own title again, and its deadline: the server clears the deadline when due_on is omitted.
   edit(
-    ['issueEditMilestone', 'milestoneId', '/milestones?state=all', 'milestone', '--milestone-id'],
+    ['issueEditMilestone', 'milestone-id', '/milestones?state=all', 'milestone'],
     (milestone) => ({
       ...(milestone.title ? { title: String(milestone.title) } : {}),
       ...(milestone.due_on ? { due_on: String(milestone.due_on) } : {}),
@@ -386,23 +346,23 @@ const checks: Check[] = [
       client.PATCH('/repos/{owner}/{repo}/milestones/{id}', { params: { path: { ...repo, id: String(id) } }, body }),
   ),
   // Its own settings again: the server resets the events, the branch filter and the authorization
-  // header when they are omitted (it shows the header back in clear).
+  // header when they are omitted (it shows the header back in clear: kept out of every line and file).
   edit(
-    ['repoEditHook', 'hookId', '/hooks', 'webhook', '--hook-id'],
-    (hook, ctx) => {
-      if (typeof hook.authorization_header === 'string' && hook.authorization_header)
-        ctx.keepSecret(hook.authorization_header);
+    ['repoEditHook', 'hook-id', '/hooks', 'webhook'],
+    ({ active, events, branch_filter, authorization_header }, run) => {
+      if (typeof authorization_header === 'string' && authorization_header)
+        run.credentials.secrets.push(authorization_header);
       return {
-        ...(typeof hook.active === 'boolean' ? { active: hook.active } : {}),
-        ...(Array.isArray(hook.events) ? { events: hook.events } : {}),
-        ...(typeof hook.branch_filter === 'string' ? { branch_filter: hook.branch_filter } : {}),
-        ...(typeof hook.authorization_header === 'string' ? { authorization_header: hook.authorization_header } : {}),
+        ...(typeof active === 'boolean' ? { active } : {}),
+        ...(Array.isArray(events) ? { events } : {}),
+        ...(typeof branch_filter === 'string' ? { branch_filter } : {}),
+        ...(typeof authorization_header === 'string' ? { authorization_header } : {}),
       };
     },
     (repo, id, body) => (client) =>
       client.PATCH('/repos/{owner}/{repo}/hooks/{id}', { params: { path: { ...repo, id: Number(id) } }, body }),
   ),
-  byId(['repoCreateReleaseAttachment', true, 'releaseId', '/releases', 'release', '--release-id'], (repo, id) => {
+  byId(['repoCreateReleaseAttachment', true, 'release-id', '/releases', 'release'], (repo, id) => {
     const form = new FormData();
     form.append('attachment', new Blob(['written by gitea-contract live mode\n']), 'gitea-contract-live-check.txt');
     return (client) =>
@@ -461,14 +421,11 @@ function parseOptions(argv: string[]) {
   const [owner, type, name, extra] = pkg?.split('/') ?? [];
   if (pkg !== undefined && (!owner || !type || !name || extra !== undefined))
     throw usageError(`--package takes owner/type/name, not "${pkg}"`);
-  const ids = ['key-id', 'team-id', 'comment-id', 'issue', 'pull', 'milestone-id', 'hook-id', 'release-id'].flatMap(
-    (option) => {
-      const value = args.text(option);
-      if (value !== undefined && !/^\d+$/.test(value)) throw usageError(`--${option} takes a number, not "${value}"`);
-      // keyId, teamId … as Target names them.
-      return value === undefined ? [] : [[option.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()), Number(value)]];
-    },
-  );
+  const ids = IDS.flatMap((option) => {
+    const value = args.text(option);
+    if (value !== undefined && !/^\d+$/.test(value)) throw usageError(`--${option} takes a number, not "${value}"`);
+    return value === undefined ? [] : [[option, Number(value)]];
+  });
   const [workflow, collaborator] = [args.text('workflow'), args.text('collaborator')];
   const readTarget: Target = {
     ...ownerRepo(args.text('repo'), 'repo'),
@@ -493,49 +450,41 @@ function parseOptions(argv: string[]) {
   };
 }
 
-type Options = NonNullable<ReturnType<typeof parseOptions>>;
-
 /** Skips that leave unchecked an operation the run was asked to check: what `--fail-on-skip` fails. */
 const UNCHECKED: readonly SkipKind[] = ['scope', 'timeout', 'network', 'too-large', 'input'];
 
 type Skipped = Outcome & { checked: false };
-const byOperation = (a: Outcome, b: Outcome): number => a.operationId.localeCompare(b.operationId);
 
-const byReason = (outcomes: readonly Skipped[], describe: (kind: SkipKind, reason: string, of: Skipped[]) => string) =>
+/** Per kind of skip, in REASONS' order, how many and why, then what `detail` adds about them. */
+const byReason = (outcomes: readonly Skipped[], detail: (kind: SkipKind, of: Skipped[]) => string) =>
   REASONS.flatMap(([kind, reason]) => {
     const of = outcomes.filter((outcome) => outcome.kind === kind);
-    return of.length === 0 ? [] : [describe(kind, reason, of)];
+    return of.length === 0 ? [] : [`${of.length} ${reason}${detail(kind, of)}`];
   }).join('; ');
 
 /** Per operation the proxy's counts and what live mode knows besides; redacted as text, where secrets are JSON-escaped too. */
-function jsonReport(run: RunRecord, skipped: Skipped[], secrets: readonly string[]): string {
-  const operations = run.outcomes
-    .filter((outcome) => outcome.checked)
-    .sort(byOperation)
-    .map(({ operationId, status, problems, notChecked }) => {
-      const violations: Record<string, number> = {};
-      for (const { kind, count = 1 } of problems) violations[kind] = (violations[kind] ?? 0) + count;
-      const mismatches = problems.map(({ line }) => line);
-      const stats = { exchanges: 1, withViolations: problems.length > 0 ? 1 : 0, violations, status: status ?? null };
-      return [operationId, { ...stats, mismatches, ...(notChecked ? { notChecked } : {}) }];
-    });
-  const report = {
-    baseUrl: run.baseUrl,
-    server: run.server ?? null,
-    started: run.started.toISOString(),
-    finished: run.finished.toISOString(),
-    exitCode: run.exitCode,
-    ...(run.stopped ? { stopped: run.stopped } : {}),
-    operations: Object.fromEntries(operations),
-    skipped: Object.fromEntries(
-      skipped.sort(byOperation).map(({ operationId, kind, cause }) => [operationId, { kind, cause }]),
-    ),
-  };
+function jsonReport(run: RunRecord, secrets: readonly string[]): string {
+  const operations: Record<string, object> = {};
+  const skipped: Record<string, object> = {};
+  for (const outcome of [...run.outcomes].sort((a, b) => a.operationId.localeCompare(b.operationId))) {
+    if (!outcome.checked) {
+      skipped[outcome.operationId] = { kind: outcome.kind, cause: outcome.cause };
+      continue;
+    }
+    const { status, problems, notChecked } = outcome;
+    const violations: Record<string, number> = {};
+    for (const { kind, count = 1 } of problems) violations[kind] = (violations[kind] ?? 0) + count;
+    const stats = { exchanges: 1, withViolations: problems.length > 0 ? 1 : 0, violations, status: status ?? null };
+    const mismatches = problems.map(({ line }) => line);
+    operations[outcome.operationId] = { ...stats, mismatches, ...(notChecked ? { notChecked } : {}) };
+  }
+  const { baseUrl, server = null, started, finished, exitCode, stopped } = run;
+  const dates = { started: started.toISOString(), finished: finished.toISOString() };
+  const report = { baseUrl, server, ...dates, exitCode, ...(stopped ? { stopped } : {}), operations, skipped };
   return `${redact(JSON.stringify(report, null, 2), secrets)}\n`;
 }
 
-/** The run's lines, redacted, held back until an answer shows the credentials work, so a refused run prints one line
- * on stderr only. */
+/** The run's lines, redacted, held until an answer shows the credentials work: a refused run prints one stderr line. */
 function createOutput(io: Io, secrets: readonly string[]) {
   let held: string[] | undefined = [];
   const log = logger({ stdout: io.stdout, stderr: (text) => io.stderr(redact(text, secrets)) }, 'gitea-mock verify');
@@ -555,17 +504,23 @@ function createOutput(io: Io, secrets: readonly string[]) {
   };
 }
 
-interface Run {
-  options: Options;
-  credentials: Credentials;
-  out: ReturnType<typeof createOutput>;
-  record: RunRecord;
-  budget: ReturnType<typeof createBudget>;
-  capture: ReturnType<typeof createCapture>;
-  client: GiteaClient;
-  /** The signal of the request under way: its --request-timeout, within the run's --timeout. */
-  signal?: AbortSignal | undefined;
+/** Undefined for --help: the options, the client, whose fetch captures each answer, the run's record and budget. */
+function startRun(args: readonly string[], credentials: Credentials, out: ReturnType<typeof createOutput>) {
+  const options = parseOptions([...args]);
+  if (!options) return undefined;
+  const { baseUrl, allowInsecureHttp } = options;
+  const auth = credentials.auth ? { auth: credentials.auth } : {};
+  const capture = createCapture();
+  const settings = { baseUrl, ...auth, fetch: capture.fetch, retry: 0, allowInsecureHttp };
+  // What the client refuses (such as http://) is a usage error too.
+  const client = refusing('', () => createGiteaClient(settings));
+  const now = new Date();
+  const record: RunRecord = { baseUrl, started: now, finished: now, exitCode: 2, outcomes: [] };
+  const budget = createBudget(options.timeoutMs, options.requestTimeoutMs);
+  return { options, credentials, out, record, budget, capture, client };
 }
+
+type Run = NonNullable<ReturnType<typeof startRun>>;
 
 /** With `stopped`, the one line on stderr saying why nothing (more) could be checked, the rest not run; the files. */
 function finish({ out, record, options, credentials }: Run, exitCode: number, stopped?: string): number {
@@ -575,9 +530,8 @@ function finish({ out, record, options, credentials }: Run, exitCode: number, st
   for (const operationId of [...checks.map((check) => check.operationId), ...neverRun])
     if (!taken.has(operationId)) record.outcomes.push({ operationId, checked: false, kind: 'stopped', cause });
   Object.assign(record, { exitCode, stopped, finished: new Date() });
-  const skipped = record.outcomes.filter((outcome): outcome is Skipped => !outcome.checked);
   try {
-    if (options.report) writeFileSync(options.report, jsonReport(record, skipped, credentials.secrets));
+    if (options.report) writeFileSync(options.report, jsonReport(record, credentials.secrets));
     if (options.junit) writeFileSync(options.junit, junitXml(record, credentials.secrets));
   } catch (error) {
     out.release(`cannot write the results: ${error instanceof Error ? error.message : String(error)}`);
@@ -586,39 +540,24 @@ function finish({ out, record, options, credentials }: Run, exitCode: number, st
   return exitCode;
 }
 
-/** The first record `GET {baseUrl}{path}` answers (the first of a list, or the record itself). */
+/** The first record `GET {baseUrl}{path}` answers (the first of a list, or the record itself), outside the contract. */
 async function lookUp({ options, credentials, budget }: Run, path: string): Promise<Found> {
   const asked = `GET ${path}`;
-  const timer = budget.request();
-  if (!timer) return { missing: `${asked} was not sent: ${budget.spent()}`, kind: 'timeout' };
-  try {
-    const url = `${options.baseUrl.replace(/\/$/, '')}${path}${path.includes('?') ? '&' : '?'}limit=1`;
-    const response = await fetch(url, { headers: credentials.headers, signal: timer.signal, redirect: 'manual' });
-    const { text, complete } = await readText(response, READ_LIMIT);
-    const { status } = response;
-    if (!response.ok)
-      return {
-        missing: `${asked} answered ${statusWithMessage(status, complete ? text : '', credentials.secrets)}`,
-        kind: 'input',
-        status,
-      };
-    if (!complete) return { missing: `${asked} answered more than ${READ_LIMIT / 1024 / 1024} MB`, kind: 'input' };
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      return { missing: `${asked} answered ${status} with a body that is not JSON`, kind: 'input' };
-    }
-    const record = Array.isArray(body) ? (body[0] as unknown) : body;
-    if (record === null || typeof record !== 'object') return { missing: `${asked} listed none`, kind: 'input' };
-    return { record: record as Record<string, unknown> };
-  } catch (error) {
-    const timedOut = timer.timedOut();
-    if (timedOut) return { missing: `${asked} timed out: ${timedOut}`, kind: 'timeout' };
-    return { missing: `${asked} failed: ${failureCause(error)}`, kind: 'network' };
-  } finally {
-    timer.done();
-  }
+  const url = `${options.baseUrl.replace(/\/$/, '')}${path}${path.includes('?') ? '&' : '?'}limit=1`;
+  const sent = await budget.send((signal) => get(url, credentials, signal, READ_LIMIT));
+  if (!sent) return { skip: `${asked} was not sent: ${budget.spent()}`, kind: 'timeout' };
+  if (!sent.ok && sent.timedOut) return { skip: `${asked} timed out: ${sent.timedOut}`, kind: 'timeout' };
+  if (!sent.ok) return { skip: `${asked} failed: ${failureCause(sent.error)}`, kind: 'network' };
+  const { response, text, complete } = sent.value;
+  const { status } = response;
+  const missing = (why: string): Found => ({ skip: `${asked} ${why}`, kind: 'input', status });
+  if (!response.ok) return missing(`answered ${statusWithMessage(status, complete ? text : '', credentials.secrets)}`);
+  if (!complete) return missing(`answered more than ${READ_LIMIT / 1024 / 1024} MB`);
+  const body = parseJson(text);
+  if (body === undefined) return missing(`answered ${status} with a body that is not JSON`);
+  const record = Array.isArray(body) ? (body[0] as unknown) : body;
+  if (record === null || typeof record !== 'object') return missing('listed none');
+  return { record: record as Record<string, unknown> };
 }
 
 type Judge = (operationId: string, answer: CapturedAnswer) => Problem[];
@@ -635,33 +574,18 @@ async function runCheck(run: Run, judge: Judge, check: Check): Promise<string | 
   };
   if (check.writes && !options.allowWrites)
     return skip('writes', 'it writes (use --allow-writes --scratch-repo owner/name)', 'not run');
-  const spent = budget.spent();
-  if (spent) return skip('timeout', spent, 'not run');
+  if (budget.spent()) return skip('timeout', budget.spent()!, 'not run');
   const began = performance.now();
-  const call = await check.prepare({
-    target: check.writes ? options.writeTarget : options.readTarget,
-    lookUp: (path) => lookUp(run, path),
-    keepSecret: (value) => void credentials.secrets.push(value),
-  });
+  const call = await check.prepare(check.writes ? options.writeTarget : options.readTarget, run);
   if (typeof call !== 'function') return skip(call.kind, call.skip);
-  const timer = budget.request();
-  if (!timer) return skip('timeout', budget.spent()!, 'not run');
   run.capture.forget();
-  run.signal = timer.signal;
-  const failure = await new Promise((resolve) => resolve(call(run.client))).then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-  timer.done();
+  const sent = await budget.send((signal) => call(unfollowing(run.client, signal)));
+  if (!sent) return skip('timeout', budget.spent()!, 'not run');
   const answer = run.capture.last();
-  const timedOut = timer.timedOut();
-  if (!answer && timedOut) return skip('timeout', `timed out: ${timedOut}`);
+  if (!answer && sent.timedOut) return skip('timeout', `timed out: ${sent.timedOut}`);
   // No answer at all (refused, reset, closed): nothing to judge, so no mismatch.
   if (!answer)
-    return skip(
-      'network',
-      failure === undefined ? 'no answer was received' : `the request failed: ${failureCause(failure)}`,
-    );
+    return skip('network', sent.ok ? 'no answer was received' : `the request failed: ${failureCause(sent.error)}`);
   const answered = (): string => `answered ${statusWithMessage(answer.status, answer.body, credentials.secrets)}`;
   const refusal = refusalIn(answer);
   if (refusal === 'everywhere') {
@@ -694,9 +618,8 @@ async function runCheck(run: Run, judge: Judge, check: Check): Promise<string | 
         ? `nothing was written: ${answered()} (the scratch repository ${options.scratchRepo}, or what this write names in it, is not there)`
         : `nothing was read: ${answered()} (what this read names is not there: check the ids and the repository given)`,
     );
-  const ms = performance.now() - began;
   const notChecked = answer.tooLarge ? { notChecked: TOO_LARGE } : {};
-  record.outcomes.push({ operationId, checked: true, status, problems, ms, ...notChecked });
+  record.outcomes.push({ operationId, checked: true, status, problems, ms: performance.now() - began, ...notChecked });
   if (problems.length === 0) return void out.say(`✓ ${label} ${status} conforms`);
   const count = problems.reduce((sum, problem) => sum + (problem.count ?? 1), 0);
   out.say(`✗ ${label} ${status} ${count} mismatch${count > 1 ? 'es' : ''}`);
@@ -717,19 +640,14 @@ function summarize(run: Run): number {
   const skipped = record.outcomes.filter((outcome): outcome is Skipped => !outcome.checked);
   out.say(`${checked.length} of ${record.outcomes.length} operations checked, ${failed} with mismatches`);
   // Those the run was asked to check are named; writes and those never run are listed above.
-  if (skipped.length > 0) {
-    const parts = byReason(skipped, (kind, reason, of) =>
-      UNCHECKED.includes(kind)
-        ? `${of.length} ${reason} (${of.map(({ operationId }) => operationId).join(', ')})`
-        : `${of.length} ${reason}`,
-    );
-    out.say(`${skipped.length} not checked: ${parts}`);
-  }
+  const names = (kind: SkipKind, of: Skipped[]) =>
+    UNCHECKED.includes(kind) ? ` (${of.map(({ operationId }) => operationId).join(', ')})` : '';
+  if (skipped.length > 0) out.say(`${skipped.length} not checked: ${byReason(skipped, names)}`);
   const unchecked = skipped.filter((outcome) => UNCHECKED.includes(outcome.kind));
   /** `what: ` and, per kind of skip among the operations `among`, how many and the first with its cause. */
   const nothing = (what: string, among = (_: string) => true): string => {
     const of = unchecked.filter(({ operationId }) => among(operationId));
-    return `${what}: ${byReason(of, (_, reason, each) => `${each.length} ${reason} (the first, ${each[0]!.operationId}: ${each[0]!.cause})`)}`;
+    return `${what}: ${byReason(of, (_, [first]) => ` (the first, ${first!.operationId}: ${first!.cause})`)}`;
   };
   // With --allow-writes, a run that wrote nothing cannot pass.
   const writes = new Set(checks.filter((check) => check.writes).map((check) => check.operationId));
@@ -748,13 +666,13 @@ function summarize(run: Run): number {
 }
 
 // Each call hands a redirect back unfollowed (the 3xx is the answer, checked against the document,
-// and nothing goes where it points) and carries the signal of its time limit.
-function unfollowing(client: GiteaClient, run: { signal?: AbortSignal | undefined }): GiteaClient {
+// and nothing goes where it points) and carries the signal of its time limit (--request-timeout, within --timeout).
+function unfollowing(client: GiteaClient, signal: AbortSignal): GiteaClient {
   return new Proxy(client, {
     get: (target, name, receiver) => {
       const value = Reflect.get(target, name, receiver) as unknown;
       return typeof value === 'function' && typeof name === 'string' && /^[A-Z]+$/.test(name)
-        ? (path: string, init?: object) => value(path, { ...init, redirect: 'manual', signal: run.signal })
+        ? (path: string, init?: object) => value(path, { ...init, redirect: 'manual', signal })
         : value;
     },
   });
@@ -764,43 +682,23 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
   // The credentials first: every line printed and every file written from here on is redacted of them.
   const credentials = readCredentials(env);
   const out = createOutput(io, credentials.secrets);
-  const capture = createCapture();
-  const parsed = await out.log.options(USAGE, () => {
-    const options = parseOptions([...args]);
-    if (!options) return undefined;
-    const { baseUrl, allowInsecureHttp } = options;
-    const auth = credentials.auth ? { auth: credentials.auth } : {};
-    // What the client refuses (such as http://) is a usage error too.
-    const client = refusing('', () =>
-      createGiteaClient({ baseUrl, ...auth, fetch: capture.fetch, retry: 0, allowInsecureHttp }),
-    );
-    return { options, client };
-  });
-  if (typeof parsed === 'number') return parsed;
-  const { options } = parsed;
-  const { baseUrl } = options;
-  const now = new Date();
-  const record: RunRecord = { baseUrl, started: now, finished: now, exitCode: 2, outcomes: [] };
-  const budget = createBudget(options.timeoutMs, options.requestTimeoutMs);
-  const run: Run = { options, credentials, out, record, budget, capture, client: parsed.client };
-  run.client = unfollowing(parsed.client, run);
-  const probe = await probeServer(baseUrl, credentials, options);
+  const run = await out.log.options(USAGE, () => startRun(args, credentials, out));
+  if (typeof run === 'number') return run;
+  const { options, record } = run;
+  const probe = await probeServer(run);
   if (!probe.ok) return finish(run, 2, probe.problem);
   record.server = probe.server;
   // The document is read only now: a server that is not there is told in a blink.
   const answerCheck = answerChecker(readDocumentFile().document);
+  const hide = (text: string): string => redact(text, credentials.secrets);
   /** What an answer breaks; of a body too large to read whole, its status and headers only. */
   const judge: Judge = (operationId, answer) =>
-    answerCheck(operationId, answer, {
-      body: !answer.tooLarge,
-      redact: (text) => redact(text, credentials.secrets),
-    }).map((violation) => {
+    answerCheck(operationId, answer, { body: !answer.tooLarge, redact: hide }).map((violation) => {
       const line = describeViolation(violation);
       return { kind: kindOf(`response ${line}`), line, ...(violation.count ? { count: violation.count } : {}) };
     });
-  out.say(
-    `live contract check of ${baseUrl} (${options.allowWrites ? `writes allowed in ${options.scratchRepo}` : 'read-only'})`,
-  );
+  const mode = options.allowWrites ? `writes allowed in ${options.scratchRepo}` : 'read-only';
+  out.say(`live contract check of ${options.baseUrl} (${mode})`);
   // The version comes from the server, which may echo a credential there too.
   out.say(`server: ${probe.server}`);
   for (const check of checks) {

@@ -1,7 +1,7 @@
 // `gitea-mock/msw`, what Node and browsers share: MSW handlers over the server's Fetch front (front/app.ts).
 import { http, type HttpHandler } from 'msw';
 import { BASE_PATH } from '../front/app.js';
-import type { AnsweringMock, SandboxChoices } from '../answering.js';
+import type { AnsweringChoices, AnsweringMock, SandboxChoices } from '../answering.js';
 import { createConditions, seedText, type ConditionOptions } from '../front/conditions.js';
 import { JOURNAL_PATH, type JournalEntry } from '../front/journal.js';
 import type { SandboxControl, SandboxOptions } from '../sandbox/sandbox.js';
@@ -62,11 +62,8 @@ export interface GiteaHandlers {
   close(): Promise<void>;
 }
 
-export type StartOptions = Omit<GiteaHandlersOptions, 'baseUrl' | 'sandbox' | 'onWarning' | 'onDelivery' | 'seed'> & {
-  seed?: string;
-  sandbox?: SandboxOptions;
-  onWarning: (line: string) => void;
-};
+/** What the mock starts with: the answering mock's choices, and the document (data, or a file in Node). */
+export type StartOptions = AnsweringChoices & Pick<GiteaHandlersOptions, 'document'>;
 
 /** `base` without `/api/v1` (`` for a relative one), checked. */
 function originPart(baseUrl: string): string {
@@ -154,12 +151,8 @@ export function createHandlersWith(
       const filter = { ...(event === undefined ? {} : { type: event }), ...(action === undefined ? {} : { action }) };
       const waited = await (await sandboxOf('waitForDelivery')).waitForDeliveries(anyOf(credential), filter, timeoutMs);
       if (typeof waited === 'object') return waited.deliveries[0]!;
-      const what = [event, action].filter(Boolean).join(' ');
-      throw new Error(
-        waited === 'busy'
-          ? 'too many waits for deliveries are under way'
-          : `no ${what === '' ? '' : `${what} `}delivery settled within ${timeoutMs} ms`,
-      );
+      const none = ['no', event, action, 'delivery settled within'].filter(Boolean).join(' ');
+      throw new Error(waited === 'busy' ? 'too many waits for deliveries are under way' : `${none} ${timeoutMs} ms`);
     },
     async close() {
       if (mock) await (await mock).close();

@@ -2,14 +2,15 @@
 import { createHash, hash } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { redact } from '../common/redaction.js';
-import { answerChecker, describeViolation } from '../contract/conformance.js';
-import { readDocumentFile } from '../contract/document-file.js';
+import { describeViolation } from '../contract/conformance.js';
 import { clip, createExchangeReport, LINE_CHARS, total, type Found } from '../contract/exchange-report.js';
 import { BASE_PATH } from '../front/app.js';
 import { checkAuthorization } from '../front/auth.js';
-import type { MockOperation } from '../front/operations.js';
+import { bugMessage } from '../front/errors.js';
+import type { MockOperation, OperationTable } from '../front/operations.js';
 import { LISTED_VIOLATIONS, queryOf, requestViolations, type PrismMethod } from '../front/validation.js';
 import type { Collected } from './exchange.js';
+import type { ProxyOptions } from './proxy.js';
 
 /** Header names whose values are credentials, as the client redacts them. */
 const CREDENTIAL_HEADER = /auth|token|secret|password|cookie|otp|key|session/i;
@@ -59,8 +60,8 @@ class Passed extends Set<string> {
 
 export type Checker = ReturnType<typeof createChecker>;
 
-export function createChecker(document: string, onViolations?: (line: string) => void) {
-  const checkAnswer = answerChecker(readDocumentFile(document).document);
+/** The table's `checkAnswer` is the one check of answers, the proxy's and the mock's own. */
+export function createChecker(checkAnswer: OperationTable['checkAnswer'], options: ProxyOptions) {
   const stats = createExchangeReport();
   const passedRequests = new Passed();
   const passedAnswers = new Passed();
@@ -108,19 +109,12 @@ export function createChecker(document: string, onViolations?: (line: string) =>
     const request = () => requestViolations(op, { ...element, body: value }, complete);
     const found = remembered(passedRequests, requestKey, 'request', request, violations);
     violations.push(...found.slice(0, LISTED_VIOLATIONS).map((line) => ({ line: `request ${line}`, count: 1 })));
-    if (found.length > LISTED_VIOLATIONS) {
-      const more = found.length - LISTED_VIOLATIONS;
-      violations.push({ line: `request: ${more} more violations, not listed`, count: more });
-    }
+    const more = found.length - LISTED_VIOLATIONS;
+    if (more > 0) violations.push({ line: `request: ${more} more violations, not listed`, count: more });
     // Redacted first, after every step that reshapes a value (lower-casing a content type …), and only then cut short.
     const lines = (): string => violations.map(({ line }) => clip(hide(line), LINE_CHARS)).join('; ');
     return {
       violations,
-      /** Why the proxy's own check failed, if it did: its failure, not the peer's. */
-      get failure() {
-        return failure;
-      },
-      hide,
       /** Checks the answer, its body `decoded` (undefined: not read, too large or in an unknown coding). */
       answer(answer: IncomingMessage, decoded: string | undefined) {
         const key = digest([
@@ -131,24 +125,26 @@ export function createChecker(document: string, onViolations?: (line: string) =>
           decoded ?? '',
         ]);
         const found = remembered(passedAnswers, key, 'answer', () => {
-          const pairs = Object.entries(answer.headers).flatMap(([name, value]) =>
-            value === undefined ? [] : [[name, String(value)] as [string, string]],
-          );
-          const given = { status: answer.statusCode ?? 0, headers: new Headers(pairs), body: decoded ?? '' };
+          const headers = new Headers();
+          for (const [name, value] of Object.entries(answer.headers))
+            if (value !== undefined) headers.set(name, `${value}`);
+          const given = { status: answer.statusCode ?? 0, headers, body: decoded ?? '' };
           return checkAnswer(op.operationId, given, { body: decoded !== undefined, redact: hide });
         });
         for (const violation of found)
           violations.push({ line: `response ${describeViolation(violation)}`, count: violation.count ?? 1 });
       },
       lines,
-      record() {
+      /** Counts the exchange and tells it; `answered`: the upstream's answer was checked, so a failure of the check is a bug to warn of. */
+      conclude(answered: boolean) {
         stats.record(op.operationId, violations, violations.length > 0 ? secretsNow() : []);
-      },
-      report() {
+        const where = `${op.operationId} ${req.method} ${url.pathname}`;
+        const failed = answered && failure !== undefined;
+        if (failed) options.onWarning?.(clip(hide(bugMessage(`${where}: ${failure}`)), LINE_CHARS));
+        options.onExchange?.(failed ? 'check failed' : true);
         if (violations.length === 0) return;
         const count = total(violations);
-        const said = `${count} violation${count > 1 ? 's' : ''}: ${lines()}`;
-        onViolations?.(hide(`${op.operationId} ${req.method} ${url.pathname}: ${said}`));
+        options.onViolations?.(hide(`${where}: ${count} violation${count > 1 ? 's' : ''}: ${lines()}`));
       },
     };
   }

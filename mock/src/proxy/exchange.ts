@@ -8,7 +8,7 @@ import { brotliDecompress, gunzip, inflate } from 'node:zlib';
 import { networkFailure } from '../common/network-failure.js';
 import { Refusal } from '../common/refusal.js';
 import { originFormRefusal } from '../common/request-target.js';
-import { clip, LINE_CHARS, total } from '../contract/exchange-report.js';
+import { clip, total } from '../contract/exchange-report.js';
 import type { BodyBudget, BodyReading } from '../front/body.js';
 import { exposing, retryShortly } from '../front/cors.js';
 import type { MockOperation } from '../front/operations.js';
@@ -17,7 +17,6 @@ import type { ProxyOptions } from './proxy.js';
 
 /** Bodies up to this size are read whole and checked; larger ones stream through unchecked. */
 const CHECK_LIMIT = 10 * 1024 * 1024;
-const seconds = (ms: number): string => `${ms / 1000} s`;
 
 export interface Arrival {
   req: IncomingMessage;
@@ -29,19 +28,14 @@ export interface Arrival {
   sendError(status: number, message: string, headers: Record<string, string>): void;
 }
 
-export interface Collected {
-  chunks: Buffer[];
-  /** False past the limit: the rest is still in the stream, paused. */
-  complete: boolean;
-}
+/** A body read; `complete` is false past the limit, the rest still in the stream, paused. */
+export type Collected = { chunks: Buffer[]; complete: boolean };
 
-/** An exchange's halt: the first reason ends it, told once to each listener; an AbortController costs a tenth of the proxy's CPU. */
+/** An exchange's halt: the first reason ends it, told once to each listener; an AbortController costs a tenth of the proxy's CPU.
+ * Listeners stay until then, as the exchange's requests do: one whose work is done does nothing. */
 class Halt {
   reason: Error | undefined;
   #listeners: ((reason: Error) => void)[] = [];
-  get aborted(): boolean {
-    return this.reason !== undefined;
-  }
   abort(reason: Error): void {
     if (this.reason !== undefined) return;
     this.reason = reason;
@@ -50,55 +44,47 @@ class Halt {
   on(listener: (reason: Error) => void): void {
     this.#listeners.push(listener);
   }
-  off(listener: (reason: Error) => void): void {
-    const at = this.#listeners.indexOf(listener);
-    if (at >= 0) this.#listeners.splice(at, 1);
-  }
 }
 
-/** A body up to `limit` bytes, a request's taken from the server's budget (`reading`) as they arrive; rejects on a halt. */
-function collect(stream: Readable, limit: number, halt: Halt, reading?: BodyReading): Promise<Collected> {
+/** A body up to CHECK_LIMIT bytes, a request's taken from the server's budget (`reading`) as they arrive; rejects on a halt. */
+function collect(stream: Readable, halt: Halt, reading?: BodyReading): Promise<Collected> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     const settle = (then: () => void): void => {
       stream.off('data', onData).off('end', onEnd).off('error', onError);
-      halt.off(onHalt);
       then();
     };
     const onError = (error: Error): void => settle(() => reject(halt.reason ?? error));
-    const onHalt = (reason: Error): void => onError(reason);
     const onEnd = (): void => settle(() => resolve({ chunks, complete: true }));
     const onData = (chunk: Buffer): void => {
       const refusal = reading?.take(chunk.length);
       if (!refusal) chunks.push(chunk);
       size += chunk.length;
-      if (!refusal && size <= limit) return;
+      if (!refusal && size <= CHECK_LIMIT) return;
       stream.pause();
       settle(() =>
         refusal ? reject(new Refusal(refusal.status, refusal.message)) : resolve({ chunks, complete: false }),
       );
     };
-    if (halt.aborted) return reject(halt.reason);
-    halt.on(onHalt);
+    if (halt.reason) return reject(halt.reason);
+    halt.on(onError);
     stream.on('data', onData).once('end', onEnd).once('error', onError);
   });
 }
 
 /** The codings an answer is decoded from to be checked: gzip is Gitea's, the others Node's fetch asks for too. */
-const DECODERS = { gzip: gunzip, 'x-gzip': gunzip, deflate: inflate, br: brotliDecompress } as Record<
-  string,
-  typeof gunzip
->;
+type Decoder = typeof gunzip;
+const DECODERS: Record<string, Decoder> = { gzip: gunzip, 'x-gzip': gunzip, deflate: inflate, br: brotliDecompress };
 
-/** The body decoded (codings in the order applied) to at most `limit` bytes; undefined when it cannot be: unchecked. */
-async function decodedBody(bytes: Buffer, encoding: string, limit: number): Promise<string | undefined> {
+/** The body decoded (codings in the order applied) to at most CHECK_LIMIT bytes; undefined when it cannot be: unchecked. */
+async function decodedBody(bytes: Buffer, encoding: string): Promise<string | undefined> {
   let body: Buffer | undefined = bytes;
   for (const coding of encoding.split(',').reverse()) {
     const name = coding.trim().toLowerCase();
     if (name === '' || name === 'identity') continue;
     const decode = DECODERS[name];
-    body = decode && (await promisify(decode)(body, { maxOutputLength: limit }).catch(() => undefined));
+    body = decode && (await promisify(decode)(body, { maxOutputLength: CHECK_LIMIT }).catch(() => undefined));
     if (!body) return undefined;
   }
   return body.toString('utf8');
@@ -127,11 +113,11 @@ function endToEnd(raw: readonly string[], drop: (name: string) => boolean): stri
 /** Why Node would refuse to write these headers (as `writeHead` checks); names the header, never its value. */
 function headersProblem(raw: readonly string[]): string | undefined {
   for (let i = 0; i < raw.length; i += 2) {
-    const quoted = JSON.stringify(raw[i]!.length > 40 ? `${raw[i]!.slice(0, 40)}…` : raw[i]);
     try {
       http.validateHeaderName(raw[i]!);
       http.validateHeaderValue(raw[i]!, raw[i + 1]!);
     } catch (error) {
+      const quoted = JSON.stringify(clip(raw[i]!, 40));
       return (error as NodeJS.ErrnoException).code === 'ERR_INVALID_HTTP_TOKEN'
         ? `the header name ${quoted} is not an HTTP token`
         : `the header ${quoted} holds a character HTTP does not allow`;
@@ -157,18 +143,6 @@ const counted = (cors: Record<string, string>, count: number): Record<string, st
   'X-Contract-Violations': String(count),
 });
 
-type Upstream = ReturnType<typeof upstreamOf>;
-
-function upstreamOf(upstream: URL, options: ProxyOptions, bodies: BodyBudget) {
-  const { host, protocol, hostname, port } = upstream;
-  const connections = options.upstreamConnections ?? 64;
-  const { request, Agent } = protocol === 'https:' ? https : http;
-  // Kept and reused, to a ceiling slow clients cannot take: a connection per request costs more than all else here.
-  const agent = new Agent({ keepAlive: true, maxSockets: connections, maxTotalSockets: connections });
-  const target = { protocol, hostname, port, agent, timeout: options.timeoutMs ?? 30_000 };
-  return { host, options, bodies, agent, target, send: request as typeof http.request };
-}
-
 /** The exchange failing: the proxy's own refusal, else 502 naming the network failure, in the error dialect. */
 function failed({ req, res, cors, sendError }: Arrival, host: string, error: NodeJS.ErrnoException): number {
   const status = error instanceof Refusal ? error.status : 502;
@@ -191,13 +165,7 @@ function failed({ req, res, cors, sendError }: Arrival, host: string, error: Nod
   return status;
 }
 
-function relay(
-  host: string,
-  res: ServerResponse,
-  answer: IncomingMessage,
-  cors: Record<string, string>,
-  body?: Collected,
-) {
+function relay(host: string, res: ServerResponse, answer: IncomingMessage, cors: Arrival['cors'], body?: Collected) {
   // Checked before anything is written: `writeHead` throws on what Node's parser let through.
   const problem = statusProblem(answer.statusCode, answer.statusMessage) ?? headersProblem(answer.rawHeaders);
   if (problem) throw new Refusal(502, `the upstream ${host} sent an answer that cannot be passed on: ${problem}`);
@@ -212,68 +180,70 @@ function relay(
   return answer.statusCode!;
 }
 
-/** The exchange's bounds and its one upstream request: the whole length and a stalled upload each halt it, as does the client leaving. */
-function openExchange(up: Upstream, { req, res }: Arrival, chunked: boolean, bodyless: boolean) {
-  const { host, target } = up;
-  const exchangeTimeoutMs = up.options.exchangeTimeoutMs ?? 300_000;
-  const headers = [
-    ...endToEnd(req.rawHeaders, (name) => name === 'host' || (name === 'cookie' && !up.options.forwardCookies)),
-    ...['Host', host, ...(chunked ? ['Transfer-Encoding', 'chunked'] : [])],
-  ];
-  const halt = new Halt();
-  const reading = up.bodies.reading();
-  let outgoing: ClientRequest | undefined;
-  const whole = setTimeout(() => {
-    const message = req.complete
-      ? `the exchange with the upstream ${host} took longer than ${seconds(exchangeTimeoutMs)}`
-      : `the request took longer than ${seconds(exchangeTimeoutMs)}`;
-    halt.abort(new Refusal(req.complete ? 504 : 408, message));
-  }, exchangeTimeoutMs);
-  const upload = bodyless
-    ? undefined
-    : setTimeout(function stalled() {
-        // Paused, it waits for the upstream to read, which is the upstream's silence to judge.
-        if (req.isPaused()) upload?.refresh();
-        else halt.abort(new Refusal(408, `the request body stalled: no byte for ${seconds(target.timeout)}`));
-      }, target.timeout);
-  const refresh = (): void => void upload?.refresh();
-  if (upload) req.on('data', refresh).once('end', () => clearTimeout(upload));
-  halt.on(() => {
-    clearTimeout(upload);
-    if (res.headersSent) res.destroy();
-  });
-  res.once('close', () => {
-    reading.release();
-    clearTimeout(whole);
-    clearTimeout(upload);
-    req.off('data', refresh);
-    // The upstream connection goes with the client.
-    if (!res.writableFinished) outgoing?.destroy();
-  });
-  const forward = ({ chunks, complete }: Collected): Promise<IncomingMessage> =>
-    new Promise((resolve, reject) => {
-      if (halt.aborted) return reject(halt.reason);
-      // The path as the client sent it, not normalised: the upstream is the one to judge it.
-      const sent = up.send({ ...target, path: req.url ?? '/', method: req.method, headers }, resolve);
-      outgoing = sent;
-      // For the exchange's lifetime: an error after the answer came is the answer's stream's to report.
-      sent.on('error', reject);
-      sent.on('timeout', () =>
-        halt.abort(new Refusal(504, `the upstream ${host} sent nothing for ${seconds(target.timeout)}`)),
-      );
-      halt.on((reason) => sent.destroy(reason));
-      for (const chunk of chunks) sent.write(chunk);
-      if (complete) sent.end();
-      else req.pipe(sent);
-    });
-  return { halt, reading, forward, destroy: () => outgoing?.destroy() };
-}
-
 export function createExchanges(upstream: URL, options: ProxyOptions, checker: Checker, bodies: BodyBudget) {
-  const up = upstreamOf(upstream, options, bodies);
-  const { host } = up;
+  const { host, protocol, hostname, port } = upstream;
+  const connections = options.upstreamConnections ?? 64;
+  const { request, Agent } = protocol === 'https:' ? https : http;
+  const send = request as typeof http.request;
+  // Kept and reused, to a ceiling slow clients cannot take: a connection per request costs more than all else here.
+  const agent = new Agent({ keepAlive: true, maxSockets: connections, maxTotalSockets: connections });
+  const target = { protocol, hostname, port, agent, timeout: options.timeoutMs ?? 30_000 };
+  const exchangeTimeoutMs = options.exchangeTimeoutMs ?? 300_000;
+  const longest = `${exchangeTimeoutMs / 1000} s`;
+  const silence = `${target.timeout / 1000} s`;
   let outside = 0;
   let unanswered = 0;
+
+  /** The exchange's bounds and its one upstream request: the whole length and a stalled upload each halt it, as does the client leaving. */
+  function openExchange({ req, res }: Arrival, chunked: boolean, bodyless: boolean) {
+    const headers = [
+      ...endToEnd(req.rawHeaders, (name) => name === 'host' || (name === 'cookie' && !options.forwardCookies)),
+      ...['Host', host, ...(chunked ? ['Transfer-Encoding', 'chunked'] : [])],
+    ];
+    const halt = new Halt();
+    const reading = bodies.reading();
+    let outgoing: ClientRequest | undefined;
+    const whole = setTimeout(() => {
+      const what = req.complete ? `the exchange with the upstream ${host}` : 'the request';
+      halt.abort(new Refusal(req.complete ? 504 : 408, `${what} took longer than ${longest}`));
+    }, exchangeTimeoutMs);
+    const upload = bodyless
+      ? undefined
+      : setTimeout(function stalled() {
+          // Paused, it waits for the upstream to read, which is the upstream's silence to judge.
+          if (req.isPaused()) upload?.refresh();
+          else halt.abort(new Refusal(408, `the request body stalled: no byte for ${silence}`));
+        }, target.timeout);
+    const refresh = (): void => void upload?.refresh();
+    if (upload) req.on('data', refresh).once('end', () => clearTimeout(upload));
+    halt.on(() => {
+      clearTimeout(upload);
+      if (res.headersSent) res.destroy();
+    });
+    res.once('close', () => {
+      reading.release();
+      clearTimeout(whole);
+      clearTimeout(upload);
+      req.off('data', refresh);
+      // The upstream connection goes with the client.
+      if (!res.writableFinished) outgoing?.destroy();
+    });
+    const forward = ({ chunks, complete }: Collected): Promise<IncomingMessage> =>
+      new Promise((resolve, reject) => {
+        if (halt.reason) return reject(halt.reason);
+        // The path as the client sent it, not normalised: the upstream is the one to judge it.
+        const sent = send({ ...target, path: req.url ?? '/', method: req.method, headers }, resolve);
+        outgoing = sent;
+        // For the exchange's lifetime: an error after the answer came is the answer's stream's to report.
+        sent.on('error', reject);
+        sent.on('timeout', () => halt.abort(new Refusal(504, `the upstream ${host} sent nothing for ${silence}`)));
+        halt.on((reason) => sent.destroy(reason));
+        for (const chunk of chunks) sent.write(chunk);
+        if (complete) sent.end();
+        else req.pipe(sent);
+      });
+    return { halt, reading, forward, destroy: () => outgoing?.destroy() };
+  }
 
   async function pass(arrival: Arrival): Promise<number> {
     const { req, res, cors, op, sendError } = arrival;
@@ -295,44 +265,36 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
     }
     // Without Content-Length or Transfer-Encoding a request has no body (RFC 9112 §6.3).
     const bodyless = coding === undefined && (req.headers['content-length'] ?? '0') === '0';
-    const { halt, reading, forward, destroy } = openExchange(up, arrival, chunked, bodyless);
+    const { halt, reading, forward, destroy } = openExchange(arrival, chunked, bodyless);
     let checked = false;
     try {
       // Read before an upstream connection is taken: a client that uploads a byte at a time holds its own only.
       const declared = reading.declared(Math.min(Number(req.headers['content-length'] ?? 0), CHECK_LIMIT));
       if (declared) throw new Refusal(declared.status, declared.message);
-      const requestBody = bodyless ? { chunks: [], complete: true } : await collect(req, CHECK_LIMIT, halt, reading);
+      const requestBody = bodyless ? { chunks: [], complete: true } : await collect(req, halt, reading);
       if (bodyless) req.resume();
       if (!op) {
         outside++;
         return relay(host, res, await forward(requestBody), cors);
       }
       const check = checker.check(op, req, url, arrival.headers, requestBody);
-      const { violations, hide } = check;
-      if (options.strict && violations.length > 0) {
-        check.record();
+      if (options.strict && check.violations.length > 0) {
         checked = true;
-        options.onExchange?.(true);
-        check.report();
+        check.conclude(false);
         res.shouldKeepAlive &&= requestBody.complete;
-        sendError(422, `the request breaks the document: ${check.lines()}`, counted(cors, total(violations)));
+        sendError(422, `the request breaks the document: ${check.lines()}`, counted(cors, total(check.violations)));
         return 422;
       }
       const answer = await forward(requestBody);
-      const answerBody = await collect(answer, CHECK_LIMIT, halt);
+      const answerBody = await collect(answer, halt);
       const bytes = Buffer.concat(answerBody.chunks);
       const encoding = answer.headers['content-encoding'];
       let decoded = answerBody.complete ? bytes.toString('utf8') : undefined;
-      if (decoded !== undefined && encoding !== undefined) decoded = await decodedBody(bytes, encoding, CHECK_LIMIT);
+      if (decoded !== undefined && encoding !== undefined) decoded = await decodedBody(bytes, encoding);
       check.answer(answer, decoded);
-      check.record();
       checked = true;
-      const { failure } = check;
-      const bug = `${op.operationId} ${req.method} ${url.pathname}: ${failure}; this is a bug in gitea-mock`;
-      if (failure !== undefined) options.onWarning?.(clip(hide(bug), LINE_CHARS));
-      options.onExchange?.(failure === undefined ? true : 'check failed');
-      check.report();
-      return relay(host, res, answer, counted(cors, total(violations)), answerBody);
+      check.conclude(true);
+      return relay(host, res, answer, counted(cors, total(check.violations)), answerBody);
     } catch (error) {
       destroy();
       if (op && !checked) {
@@ -343,5 +305,5 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
     }
   }
 
-  return { pass, counts: () => ({ outside, unanswered }), close: () => up.agent.destroy() };
+  return { pass, counts: () => ({ outside, unanswered }), close: () => agent.destroy() };
 }

@@ -11,7 +11,7 @@ import { JOURNAL_PATH, journalAnswer, type Journal } from '../front/journal.js';
 import type { OperationTable } from '../front/operations.js';
 import { reset, sendJson, type Sent, singleValued } from '../front/node-server.js';
 import { createChecker } from './check.js';
-import { createExchanges, type Arrival } from './exchange.js';
+import { createExchanges } from './exchange.js';
 
 export interface ProxyOptions {
   /** The upstream's origin, such as `https://gitea.example.org`; paths are kept, /api/v1 included. */
@@ -60,8 +60,7 @@ export interface ProxyFront {
 export function checkUpstream(upstream: string, allowInsecure = false): URL {
   const url = URL.parse(upstream);
   if (!url) throw new Error('the upstream needs an absolute URL, such as https://gitea.example.org');
-  if (url.protocol !== 'https:' && url.protocol !== 'http:')
-    throw new Error('the upstream needs an http: or https: URL');
+  if (!/^https?:$/.test(url.protocol)) throw new Error('the upstream needs an http: or https: URL');
   if (url.username || url.password) throw new Error('the upstream must not carry credentials: clients send their own');
   if (url.pathname !== '/' || url.search || url.hash)
     throw new Error(
@@ -74,9 +73,9 @@ export function checkUpstream(upstream: string, allowInsecure = false): URL {
   return url;
 }
 
-export async function createProxy(document: string, options: ProxyOptions, front: ProxyFront) {
+export async function createProxy(options: ProxyOptions, front: ProxyFront) {
   const upstream = checkUpstream(options.upstream, options.allowInsecureUpstream);
-  const checker = createChecker(document, options.onViolations);
+  const checker = createChecker(front.table.checkAnswer, options);
   // In front of a real server, CORS from an allow-list only (cors.ts says why).
   const originAllowed = allowList(options.corsOrigins ?? []);
   const exchanges = createExchanges(upstream, options, checker, front.bodies);
@@ -90,34 +89,6 @@ export async function createProxy(document: string, options: ProxyOptions, front
     return status;
   };
 
-  /** A request to the API, under its conditions as in the other modes: one that faults never reaches the upstream. */
-  function conditioned(arrival: Arrival & { url: URL }): Promise<Sent> {
-    const { req, res, url, cors, op } = arrival;
-    const { authorization } = req.headers;
-    const { prefer } = arrival.headers;
-    const signal = (): AbortSignal => {
-      const left = new AbortController();
-      res.once('close', () => left.abort());
-      return left.signal;
-    };
-    const arrived = { method: req.method ?? 'GET', url, authorization, prefer, operationId: op?.operationId, signal };
-    return underConditions<Sent>({ conditions, journal }, arrived, {
-      // The Prefer header is the mock's: one it cannot read is refused here, not passed on.
-      answer: async (prefer) => (prefer.ok ? exchanges.pass(arrival) : refused(req, res, 400, prefer.message, cors)),
-      fault: (fault) => {
-        req.resume();
-        const { status, statusText, headers, body } = faultAnswer(fault, cors);
-        const bytes = Buffer.from(body);
-        res.writeHead(status, statusText, { ...headers, 'Content-Length': String(bytes.length) });
-        res.end(bytes);
-        return status;
-      },
-      refuse: ({ status, message }) => refused(req, res, status, message, retryShortly(cors)),
-      reset: () => reset(req),
-      statusOf: (sent) => (sent === 'reset' ? null : sent),
-    });
-  }
-
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<Sent> {
     const method = req.method ?? 'GET';
     const requestOrigin = req.headers.origin;
@@ -129,15 +100,14 @@ export async function createProxy(document: string, options: ProxyOptions, front
     const headers = singleValued(req.headers);
     const header: HeaderOf = (name) => headers[name];
     if (isPreflight(method, header)) {
-      res.writeHead(204, preflightHeaders(header));
-      res.end();
+      res.writeHead(204, preflightHeaders(header)).end();
       req.resume();
       return 204;
     }
     const cors = corsHeaders(header);
     const url = URL.parse(req.url ?? '/', 'http://proxy') ?? undefined;
     if (url?.pathname === JOURNAL_PATH) {
-      const answer = journalAnswer(journal, method, req.headers.authorization, docsUrl());
+      const answer = journalAnswer(journal, method, headers.authorization, docsUrl());
       req.resume();
       const all = { ...cors, ...answer.headers };
       if (answer.body !== undefined) sendJson(res, answer.status, answer.body, all);
@@ -146,8 +116,30 @@ export async function createProxy(document: string, options: ProxyOptions, front
     }
     const arrival = { req, res, url, headers, cors, op: undefined, sendError: sendError.bind(null, res) };
     if (url?.pathname !== BASE_PATH && !url?.pathname.startsWith(`${BASE_PATH}/`)) return exchanges.pass(arrival);
+    // A request to the API, under its conditions as in the other modes: one that faults never reaches the upstream.
     const route = table.route(method === 'HEAD' ? 'GET' : method, url.pathname.slice(BASE_PATH.length) || '/');
-    return conditioned({ ...arrival, url, op: route.kind === 'match' ? route.op : undefined });
+    const op = route.kind === 'match' ? route.op : undefined;
+    const signal = (): AbortSignal => {
+      const left = new AbortController();
+      res.once('close', () => left.abort());
+      return left.signal;
+    };
+    const { authorization, prefer } = headers;
+    const arrived = { method, url, authorization, prefer, operationId: op?.operationId, signal };
+    return underConditions<Sent>({ conditions, journal }, arrived, {
+      // The Prefer header is the mock's: one it cannot read is refused here, not passed on.
+      answer: async (prefer) =>
+        prefer.ok ? exchanges.pass({ ...arrival, op }) : refused(req, res, 400, prefer.message, cors),
+      fault: (fault) => {
+        req.resume();
+        const { status, statusText, headers, body } = faultAnswer(fault, cors);
+        res.writeHead(status, statusText, headers).end(body);
+        return status;
+      },
+      refuse: ({ status, message }) => refused(req, res, status, message, retryShortly(cors)),
+      reset: () => reset(req),
+      statusOf: (sent) => (sent === 'reset' ? null : sent),
+    });
   }
 
   function report(): ProxyReport {

@@ -94,12 +94,9 @@ const has = (body: Fields, name: string): boolean => Object.hasOwn(body, name) &
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 const firstOf = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 
-const userNamed = (world: World, login: unknown): User | undefined =>
-  world.users.find((user) => same(user.login, login));
-const orgNamed = (world: World, name: unknown): Organization | undefined =>
-  world.orgs.find((org) => same(org.name, name));
-const ownerNamed = (world: World, name: unknown): User | Organization | undefined =>
-  userNamed(world, name) ?? orgNamed(world, name);
+const userNamed = (world: World, login: unknown) => world.users.find((user) => same(user.login, login));
+const orgNamed = (world: World, name: unknown) => world.orgs.find((org) => same(org.name, name));
+const ownerNamed = (world: World, name: unknown) => userNamed(world, name) ?? orgNamed(world, name);
 export const repoNamed = (world: World, owner: unknown, name: unknown): Repository | undefined =>
   world.repos.find((each) => same(each.owner.login, owner) && same(each.name, name));
 
@@ -223,14 +220,11 @@ const ISSUES = 'issues issue_assign issue_label issue_milestone issue_comment'.s
 const PULL_SUBS = 'assign label milestone comment review review_request sync'.split(' ');
 const PULLS = ['pull_request', ...PULL_SUBS.map((sub) => `pull_request_${sub}`)];
 const OTHERS = 'create push delete fork repository wiki release package status workflow_run workflow_job'.split(' ');
+const single = (name: string): [string, string[]] => [name, [name.replace(/_only$/, '')]];
 /** The events each name Gitea reads sets: `issues` and `pull_request` also their sub-events, `…_only` not, any other itself. */
-const HOOK_EVENTS = new Map<string, string[]>([
-  ...[...OTHERS, ...ISSUES.slice(1), ...PULLS.slice(1)].map((name): [string, string[]] => [name, [name]]),
-  ['issues', ISSUES],
-  ['issues_only', ['issues']],
-  ['pull_request', PULLS],
-  ['pull_request_only', ['pull_request']],
-]);
+const HOOK_EVENTS = new Map([...OTHERS, ...ISSUES, ...PULLS, 'issues_only', 'pull_request_only'].map(single))
+  .set('issues', ISSUES)
+  .set('pull_request', PULLS);
 
 export class GiteaBackend implements Record<OperationId, (call: Call) => Reply | Promise<Reply>> {
   constructor(
@@ -353,9 +347,7 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
     const repo = repoOf(call);
     const index = goDecimal(call.params.index);
     const issue = call.world.issues.find((each) => each.repo === repo.id && each.issue.number === index)?.issue;
-    const pull = issue
-      ? undefined
-      : call.world.pulls.find((each) => each.repo === repo.id && each.pull.number === index)?.pull;
+    const pull = call.world.pulls.find((each) => each.repo === repo.id && each.pull.number === index)?.pull;
     const target = issue ?? pull;
     if (!target) throw refuse(404, `issue does not exist [id: 0, repo_id: ${repo.id}, index: ${index}]`);
     const names = fieldsOf(call).assignees;
@@ -439,12 +431,9 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
     if (call.world.gpgKeys.some((each) => each.armored === armored))
       throw refuse(422, 'A key with the same id already exists');
     const at = now();
-    const base64 = armored
-      .slice(begin + ARMOUR_BEGIN.length, end)
-      .split('\n')
-      .filter((line) => line.trim() !== '' && !line.includes(':') && !line.startsWith('='))
-      .join('')
-      .trim();
+    const lines = armored.slice(begin + ARMOUR_BEGIN.length, end).split('\n');
+    const kept = lines.filter((line) => line.trim() !== '' && !line.includes(':') && !line.startsWith('='));
+    const base64 = kept.join('').trim();
     // Keys are not parsed: the sample key answers its documented record; any other gets an id derived from its bytes.
     const key: GPGKey = {
       ...structuredClone(this.templates.gpgKey),
@@ -519,13 +508,12 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
     const markdown = text(body.Text) ?? '';
     // Gitea writes nothing, so the answer has neither body nor media type.
     if (markdown === '') return empty(200, false);
-    const users = call.world.users.map((user) => user.login.toLowerCase());
     const rendered = await this.render({
       text: markdown,
       mode,
       context: text(body.Context),
       origin: call.url.origin,
-      users,
+      users: call.world.users.map((user) => user.login.toLowerCase()),
     });
     if (!rendered.ok) {
       const retry = rendered.status === 503 && { answer: { headers: { 'Retry-After': String(rendered.retryAfter) } } };
@@ -667,10 +655,8 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
   }
 
   adminGetAllOrgs(call: Call): Reply {
-    return page(
-      call,
-      [...call.world.orgs].sort((a, b) => a.name.localeCompare(b.name)),
-    );
+    const orgs = [...call.world.orgs].sort((a, b) => a.name.localeCompare(b.name));
+    return page(call, orgs);
   }
 
   repoAddCollaborator(call: Call): Reply {

@@ -41,25 +41,9 @@ const eventOf = (type: string, payload: IssuePayload | PullRequestPayload | Repo
   json: written(payload, type),
 });
 
-type Common = { repository: Repository; sender: User };
 type Changes = Pick<ChangesPayload, 'title' | 'body' | 'ref'>;
-const pullRequestEvent = (
-  type: string,
-  action: PullRequestPayload['action'],
-  pull: PullRequest,
-  common: Common,
-  changes?: Changes,
-): HookEvent =>
-  eventOf(type, {
-    action,
-    number: pull.number,
-    ...(changes && { changes: { ...changes, added_labels: null, removed_labels: null } }),
-    pull_request: pull,
-    requested_reviewer: null,
-    ...common,
-    commit_id: '',
-    review: null,
-  });
+/** A pull request event's type, action and, for an edit, what changed. */
+type Fired = [type: string, action: PullRequestPayload['action'], changes?: Changes];
 
 /** What a write may change that a webhook reports, copied before the write. */
 export type Watch =
@@ -74,11 +58,9 @@ export function watch(operationId: string, world: World, params: Record<string, 
   const repo = repoNamed(world, params.owner, params.repo)?.id;
   const index = goDecimal(params.index);
   const issue = world.issues.find((entry) => entry.repo === repo && entry.issue.number === index)?.issue;
-  if (repo === undefined) return undefined;
-  if (issue)
-    return operationId === 'issueRemoveAssignees'
-      ? { operationId, repo, kind: 'issue', record: copyJson(issue) }
-      : undefined;
+  // repoEditPullRequest on an issue's number fires nothing.
+  if (repo === undefined || (issue && operationId === 'repoEditPullRequest')) return undefined;
+  if (issue) return { operationId: 'issueRemoveAssignees', repo, kind: 'issue', record: copyJson(issue) };
   const pull = world.pulls.find((entry) => entry.repo === repo && entry.pull.number === index)?.pull;
   return pull && { operationId, repo, kind: 'pull', record: copyJson(pull) };
 }
@@ -104,32 +86,36 @@ export function eventsOf(watched: Watch, world: World, { caller, host }: { calle
   const repository = world.repos.find((candidate) => candidate.id === watched.repo);
   if (!repository) return [];
   // Each event's payload is written out as JSON when it is made: the records need no copies.
-  const common = { repository, sender };
+  const common = { repository, sender, commit_id: '' };
+  const pullEvent = (pull: PullRequest, ...[type, action, changes]: Fired) =>
+    eventOf(type, {
+      action,
+      number: pull.number,
+      ...(changes && { changes: { ...changes, added_labels: null, removed_labels: null } }),
+      pull_request: pull,
+      requested_reviewer: null,
+      ...common,
+      review: null,
+    });
   if (watched.kind === 'issue') {
     const before = watched.record;
     const now = world.issues.find((entry) => entry.repo === watched.repo && entry.issue.id === before.id)?.issue;
-    const event =
-      now &&
-      eventOf('issue_assign', { action: 'unassigned', number: now.number, issue: now, ...common, commit_id: '' });
-    return event ? removed(before.assignees, now.assignees).map(() => event) : [];
+    if (!now) return [];
+    const event = eventOf('issue_assign', { action: 'unassigned', number: now.number, issue: now, ...common });
+    return removed(before.assignees, now.assignees).map(() => event);
   }
   const before = watched.record;
   const now = world.pulls.find((entry) => entry.repo === watched.repo && entry.pull.id === before.id)?.pull;
   if (!now) return [];
   if (watched.operationId === 'issueRemoveAssignees')
-    return removed(before.assignees, now.assignees).map(() =>
-      pullRequestEvent('pull_request_assign', 'unassigned', now, common),
-    );
+    return removed(before.assignees, now.assignees).map(() => pullEvent(now, 'pull_request_assign', 'unassigned'));
 
   // repoEditPullRequest: the pull request as it stood at each event, `before` with the parts of `now` set by then.
   const events: HookEvent[] = [];
   let current: PullRequest = { ...before, ...pick(now, 'updated_at') };
-  const step = (
-    part: Partial<PullRequest>,
-    fire?: [type: string, action: PullRequestPayload['action'], changes?: Changes],
-  ) => {
+  const step = (part: Partial<PullRequest>, fire?: Fired) => {
     current = { ...current, ...part };
-    if (fire) events.push(pullRequestEvent(fire[0], fire[1], current, common, fire[2]));
+    if (fire) events.push(pullEvent(current, ...fire));
   };
   if (now.title !== before.title)
     step(pick(now, 'title'), ['pull_request', 'edited', { title: { from: String(before.title) } }]);
@@ -178,9 +164,8 @@ export function eventTemplates(document: Record<string, unknown>): EventTemplate
     const example = resolve(Object.values(content?.examples ?? {})[0])?.value;
     if (typeof example !== 'object' || example === null) continue;
     // The event's own list narrows the payload's: it comes after the payload in `allOf`.
-    const narrowed = [...(content?.schema?.allOf ?? [])].reverse().map(resolve);
-    const actions = (narrowed.find((part) => part?.properties?.action?.enum) ?? resolve(content?.schema))?.properties
-      ?.action?.enum;
+    const narrowed = (content?.schema?.allOf ?? []).map(resolve).findLast((part) => part?.properties?.action?.enum);
+    const actions = (narrowed ?? resolve(content?.schema))?.properties?.action?.enum;
     templates.set(type, { actions, example: example as Event['payload'] });
   }
   return templates;
@@ -217,26 +202,17 @@ export function triggeredEvent(templates: EventTemplates, world: World, request:
   if (!repo) throw new Refusal(404, `no repository ${request.repository} in this credential's sandbox world`);
   const sender = anonymousUser(context.caller, context.host);
   const event = { type: request.event, payload: copyJson(example) } as Event;
-  const needed = <T>(found: T | undefined, what: string): T => {
-    if (found === undefined) throw unfit(`${request.repository} has no ${what} for a ${event.type} delivery`);
-    return found;
+  const lacking = (what: string): never => {
+    throw unfit(`${request.repository} has no ${what} for a ${event.type} delivery`);
   };
-  const issue = () => needed(world.issues.find((entry) => entry.repo === repo.id)?.issue, 'issue');
-  const pull = () => needed(world.pulls.find((entry) => entry.repo === repo.id)?.pull, 'pull request');
+  const issue = () => world.issues.find((entry) => entry.repo === repo.id)?.issue ?? lacking('issue');
+  const pull = () => world.pulls.find((entry) => entry.repo === repo.id)?.pull ?? lacking('pull request');
 
   if (action !== undefined) Object.assign(event.payload, { action });
   // A package's payload has no repository (`notifyPackage` leaves it out): it keeps its null.
   if (event.type !== 'package') event.payload.repository = repo;
   event.payload.sender = sender;
   switch (event.type) {
-    case 'issues':
-    case 'issue_assign':
-    case 'issue_label':
-    case 'issue_milestone': {
-      const found = issue();
-      Object.assign(event.payload, { issue: found, number: found.number });
-      break;
-    }
     case 'issue_comment':
       event.payload.issue = issue();
       event.payload.comment.issue_url = event.payload.issue.url ?? '';
@@ -274,15 +250,15 @@ export function triggeredEvent(templates: EventTemplates, world: World, request:
       break;
     case 'status': {
       const head = world.pulls.find((entry) => entry.repo === repo.id)?.pull.head?.sha;
-      if (head !== undefined) {
-        event.payload.sha = head;
-        event.payload.commit.id = head;
-      }
+      if (head !== undefined) event.payload.sha = event.payload.commit.id = head;
       break;
     }
     default:
-      // The other pull request events (`PullRequestPayload`): release and wiki take nothing of the world.
-      if (event.type.startsWith('pull_request')) {
+      // The other issue and pull request events (`IssuePayload`, `PullRequestPayload`): release and wiki take nothing of the world.
+      if (event.type.startsWith('issue')) {
+        const found = issue();
+        Object.assign(event.payload, { issue: found, number: found.number });
+      } else if (event.type.startsWith('pull_request')) {
         const found = pull();
         Object.assign(event.payload, { pull_request: found, number: found.number, commit_id: found.head?.sha ?? '' });
       }
@@ -309,11 +285,8 @@ function push(repo: Repository, sender: User, context: Context): Omit<PushPayloa
   const after = sha(`${repo.full_name}\0${branch}\0${count}`);
   context.heads.delete(where);
   context.heads.set(where, { head: after, count });
-  // The branches pushed to least recently are forgotten first: their next push starts afresh.
-  for (const oldest of context.heads.keys()) {
-    if (context.heads.size <= MAX_PUSH_HEADS) break;
-    context.heads.delete(oldest);
-  }
+  // The branch pushed to least recently is forgotten (one a push, as one is added): its next push starts afresh.
+  if (context.heads.size > MAX_PUSH_HEADS) context.heads.delete(context.heads.keys().next().value!);
   const person = { name: sender.full_name || sender.login, email: sender.email ?? '', username: sender.login };
   const commit = {
     id: after,

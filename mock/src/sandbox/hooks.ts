@@ -52,14 +52,14 @@ const targetOf = (hook: Hook, target: HookTarget['target'] = 'repository'): Hook
   authorization: hook.authorization_header ?? '',
 });
 
-/** `budgetBytes`: sandbox-limits.ts' deliveriesBudget; `document`: whose `webhooks:` the triggered events follow. */
+/** `transport`: the platform's, unless `send` is false; `budgetBytes`: sandbox-limits.ts' inFlightBudget; `document`: whose `webhooks:` the triggered events follow. */
 export function createWebhooks(
   options: WebhookOptions,
-  transport: DeliveryTransport | undefined,
+  transport: ((options: WebhookOptions) => DeliveryTransport) | undefined,
   budgetBytes: number,
   document: Record<string, unknown>,
 ) {
-  const deliveries = createDeliveries(options, transport, budgetBytes);
+  const deliveries = createDeliveries(options, options.send === false ? undefined : transport?.(options), budgetBytes);
   const systemHooks = (options.systemHooks ?? []).map((url, i) => targetOf({ id: i + 1, config: { url } }, 'system'));
   const templates = eventTemplates(document);
   const pushHeads: PushHeads = new Map();
@@ -115,14 +115,14 @@ type ErrorAnswer = (status: number, message: string) => Answer;
 type Asked = { method: string; url: URL; credential: string | undefined; docsUrl: string };
 
 /** 405 unless `method` is `allowed`, 401 without a credential; undefined when the request may go on. */
-function refused(error: ErrorAnswer, { method, url, credential, docsUrl }: Asked, allowed: string): Answer | undefined {
+export function refused(error: ErrorAnswer, { method, url, credential, docsUrl }: Asked, allowed: string) {
   if (method !== allowed && !(allowed === 'GET' && method === 'HEAD'))
     return notAllowed(docsUrl, method, url.pathname, [allowed]);
   const auth = checkAuthorization(credential, undefined);
   return auth.ok ? undefined : error(401, auth.message);
 }
 
-const json = (status: number, body: unknown): Answer => ({ status, type: 'application/json', body });
+export const json = (status: number, body: unknown): Answer => ({ status, type: 'application/json', body });
 
 /** The answer of the deliveries endpoints; undefined for a path not theirs. `worldOf`: a key's world as it is now. */
 export async function deliveriesAnswer(

@@ -99,25 +99,17 @@ export default function render({ text, mode, context, origin, users, maxOutputBy
       : document.render(text);
   const bytes = utf8Length(html);
   if (bytes <= maxOutputBytes) return { ok: true, html };
-  return tooLarge(
-    `the rendered HTML would be ${bytes} bytes, more than the ${maxOutputBytes} the sandbox answers; send less text`,
-  );
+  return tooLarge(`the rendered HTML would be ${bytes} bytes, more than the ${maxOutputBytes} the sandbox answers`);
 }
 
-export const tooLarge = (message: string): RenderOutcome => ({ ok: false, status: 413, message });
-
-/** A 503 to try again after the time bound, by which what is rendering now has finished or been ended. */
-export const busy = (message: string, limits: MarkdownLimits): RenderOutcome => ({
-  ok: false,
-  status: 503,
-  message: `${message}; try again`,
-  retryAfter: Math.max(1, Math.ceil(limits.timeoutMs / 1000)),
-});
+export function tooLarge(what: string): RenderOutcome {
+  return { ok: false, status: 413, message: `${what}; send less text` };
+}
 
 export function inputRefusal(text: string, limits: MarkdownLimits): { bytes: number; refusal?: RenderOutcome } {
   const bytes = utf8Length(text);
   const message = `the sandbox renders at most ${limits.maxInputBytes} bytes of markdown; this text has ${bytes}`;
-  return bytes <= limits.maxInputBytes ? { bytes } : { bytes, refusal: tooLarge(message) };
+  return bytes <= limits.maxInputBytes ? { bytes } : { bytes, refusal: { ok: false, status: 413, message } };
 }
 
 export const createInlineRenderer = (limits: MarkdownLimits = MARKDOWN_LIMITS): MarkdownRenderer => ({

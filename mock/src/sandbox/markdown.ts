@@ -1,6 +1,6 @@
 // renderMarkdown in Node: a short text on the calling thread, a longer one in a worker thread bounded in time and memory, waiting for a free worker here, not in Tinypool's queue.
 import type Tinypool from 'tinypool';
-import render, { busy, inputRefusal, MARKDOWN_LIMITS, tooLarge, type RenderOutcome } from './markdown-render.js';
+import render, { inputRefusal, MARKDOWN_LIMITS, tooLarge, type RenderOutcome } from './markdown-render.js';
 import type { MarkdownLimits, MarkdownRenderer, RenderTask } from './markdown-render.js';
 
 /** Texts up to this many UTF-8 bytes render on the calling thread. */
@@ -36,7 +36,10 @@ export function createMarkdownRenderer(limits: MarkdownLimits = MARKDOWN_LIMITS)
       started.on('error', () => {});
       return started;
     }));
-  const stopping = busy('the sandbox is stopping', limits);
+  // A 503 to try again after the time bound, by which what is rendering now has finished or been ended.
+  const retryAfter = Math.max(1, Math.ceil(limits.timeoutMs / 1000));
+  const busy = (what: string): RenderOutcome => ({ ok: false, status: 503, message: `${what}; try again`, retryAfter });
+  const stopping = busy('the sandbox is stopping');
   let closing = false;
   let queued = 0;
   /** Workers taken by a render; a finished render hands its worker to the first text waiting. */
@@ -69,31 +72,22 @@ export function createMarkdownRenderer(limits: MarkdownLimits = MARKDOWN_LIMITS)
 
   async function renderInWorker(task: Omit<RenderTask, 'maxOutputBytes'>, bytes: number) {
     if (queued + bytes > QUEUED_BYTES)
-      return busy(`the sandbox has ${queued} bytes of markdown to render before this text`, limits);
+      return busy(`the sandbox has ${queued} bytes of markdown to render before this text`);
     queued += bytes;
     try {
       // The text did not get a worker in time: the sandbox is busy, which is no fault of the text.
       if (!(await takeWorker()))
-        return closing
-          ? stopping
-          : busy(`no worker was free to render this text within ${limits.timeoutMs} ms`, limits);
+        return closing ? stopping : busy(`no worker was free to render this text within ${limits.timeoutMs} ms`);
       try {
-        const pool = await poolOf();
-        const signal = AbortSignal.timeout(limits.timeoutMs);
-        return (await pool.run({ ...task, maxOutputBytes: limits.maxOutputBytes } satisfies RenderTask, {
-          signal,
-        })) as RenderOutcome;
+        const full = { ...task, maxOutputBytes: limits.maxOutputBytes } satisfies RenderTask;
+        return (await (await poolOf()).run(full, { signal: AbortSignal.timeout(limits.timeoutMs) })) as RenderOutcome;
       } catch (error) {
         const { name, code } = error as NodeJS.ErrnoException;
         // Aborted by the time bound: Tinypool ends the worker, so the render stops too.
         if (name === 'AbortError')
-          return tooLarge(
-            `this text was not rendered within the ${limits.timeoutMs} ms the sandbox allows; send less text`,
-          );
+          return tooLarge(`this text was not rendered within the ${limits.timeoutMs} ms the sandbox allows`);
         if (code === 'ERR_WORKER_OUT_OF_MEMORY')
-          return tooLarge(
-            `rendering this text needed more than the ${WORKER_HEAP_MB} MiB the sandbox allows; send less text`,
-          );
+          return tooLarge(`rendering this text needed more than the ${WORKER_HEAP_MB} MiB the sandbox allows`);
         // Renders cut short by close(): the server is stopping, and no one reads the answer.
         if (closing) return stopping;
         throw error;

@@ -4,23 +4,11 @@
 import { base64Text, utf8Length } from '../common/bytes.js';
 import { keyOf } from '../common/credential-key.js';
 import type { Answer, AnsweringSource, SourceContext, SourceRequest } from '../front/app.js';
-import { checkAuthorization } from '../front/auth.js';
-import { notAllowed } from '../front/errors.js';
 import { pathParams, type OperationTable } from '../front/operations.js';
 import type { DeliveryFilter, DeliveryTransport, WebhookOptions } from '../webhooks/deliveries.js';
-import {
-  refusalAnswer,
-  GiteaBackend,
-  isOperation,
-  ownerRedirect,
-  READ_ONLY,
-  RESET_PATH,
-  SandboxError,
-  type Call,
-  type OperationId,
-  type Reply,
-} from './backend.js';
-import { createWebhooks, deliveriesAnswer, triggerAnswer } from './hooks.js';
+import { GiteaBackend, isOperation, ownerRedirect, READ_ONLY, RESET_PATH } from './backend.js';
+import { refusalAnswer, SandboxError, type Call, type OperationId, type Reply } from './backend.js';
+import { createWebhooks, deliveriesAnswer, json, refused, triggerAnswer } from './hooks.js';
 import { MARKDOWN_LIMITS, type MarkdownLimits, type MarkdownRenderer } from './markdown-render.js';
 import { inFlightBudget, oversized, worldBudget } from './sandbox-limits.js';
 import { StateUnavailable, worldStore, type Backing, type OpenOptions, type Stored } from './store.js';
@@ -28,7 +16,7 @@ import type { TriggerRequest } from './events.js';
 import { seedWorld, type User, type World } from './world.js';
 import { copyJson, textBytes, worldText } from './world-json.js';
 
-/** The choices of SandboxChoices (answering.ts, defaults there), and where the worlds are kept. */
+/** The sandbox's bounds and seed (those both entries take: SandboxChoices, answering.ts), and where the worlds are kept. */
 export interface SandboxOptions {
   /** A folder, a file per world, or the PostgreSQL database of a `postgres://…` URL. */
   state?: string;
@@ -36,10 +24,15 @@ export interface SandboxOptions {
   store?: Backing;
   /** The document whose schemas the records of `state` must match (default: the package's). */
   document?: string;
+  /** Most worlds kept; beyond it the least recently used is dropped (default 100). */
   maxWorlds?: number;
+  /** Most records one world may create beyond its seed (default 1,000). */
   maxRecords?: number;
+  /** Most bytes one world may hold, as JSON (default 16 MiB, or less where the heap is small). */
   maxWorldBytes?: number;
+  /** The bounds of markdown rendering (renderMarkdown's). */
   markdown?: Partial<MarkdownLimits>;
+  /** Edits the seed before any world is made from it: every world, and every reset, starts from the edited seed. */
   prepare?: (seed: World) => void;
   webhooks?: WebhookOptions;
 }
@@ -94,13 +87,6 @@ async function openParts(...[table, examples, context, platform, options = {}]: 
   if (state !== undefined && !options.store && !open)
     throw new Error('the sandbox keeps worlds in a state folder only where it was opened (Node: answering-node.ts)');
   const renderer = platform.markdown({ ...MARKDOWN_LIMITS, ...options.markdown });
-  const webhookOptions = options.webhooks ?? {};
-  const webhooks = createWebhooks(
-    webhookOptions,
-    webhookOptions.send === false ? undefined : platform.webhookTransport?.(webhookOptions),
-    inFlightBudget(platform.heapLimit),
-    table.document,
-  );
   return {
     seed,
     seedBytes,
@@ -113,7 +99,12 @@ async function openParts(...[table, examples, context, platform, options = {}]: 
     refusal: (status: number, message: string): Answer =>
       refusalAnswer(new SandboxError(status, message, { own: true }), context.docsUrl()),
     backend: new GiteaBackend(seeded.templates, renderer.render),
-    webhooks,
+    webhooks: createWebhooks(
+      options.webhooks ?? {},
+      platform.webhookTransport,
+      inFlightBudget(platform.heapLimit),
+      table.document,
+    ),
     examples,
     renderer,
     // Opened last: nothing after it throws, so what it locks is let go by close().
@@ -332,9 +323,8 @@ async function outside(parts: Parts, method: string, url: URL, credential: strin
   }
   if (url.pathname !== RESET_PATH) return undefined;
   // Back to the seed is no world at all: the next request starts from the seed, and counts then.
-  if (method !== 'POST') return notAllowed(docsUrl, method, RESET_PATH, ['POST']);
-  const auth = checkAuthorization(credential, undefined);
-  if (!auth.ok) return parts.refusal(401, auth.message);
+  const refusal = refused(parts.refusal, asked, 'POST');
+  if (refusal) return refusal;
   const key = keyOf(credential!);
   try {
     parts.batches.delete(key);
@@ -343,11 +333,7 @@ async function outside(parts: Parts, method: string, url: URL, credential: strin
   } catch (failure) {
     return storeFailure(failure, 'save', docsUrl);
   }
-  return {
-    status: 200,
-    type: 'application/json',
-    body: { message: "this credential's sandbox world is back to the seed" },
-  };
+  return json(200, { message: "this credential's sandbox world is back to the seed" });
 }
 
 /** A write, applied in place to the world as the writes before it left it; `afterwards` is what it causes once it stands (its deliveries). */

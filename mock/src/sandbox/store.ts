@@ -22,10 +22,8 @@ export interface OpenOptions {
 }
 
 export interface Backing {
-  /** Where the worlds are (a folder, a URL without its password). */
-  readonly path: string;
-  /** The worlds found at start, least recently written first. */
-  readonly worlds: Map<string, Stored>;
+  /** The worlds found at start, least recently written first (none in a shared store: a world is read when a request names it). */
+  readonly worlds?: Map<string, Stored>;
   /** Writes a world's text; resolves once it is durable, with its new version (a number) where shared. */
   save(key: string, pieces: readonly string[]): Promise<unknown>;
   drop(key: string): Promise<void>;

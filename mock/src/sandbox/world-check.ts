@@ -2,8 +2,8 @@
 // every record valid against its schema (an answer that breaks the document is a 500) with what the sandbox finds
 // records by and builds answers from, and a nextId above every id.
 import { isDeepStrictEqual } from 'node:util';
+import { isObject } from '../contract/document.js';
 import { readDocumentFile } from '../contract/document-file.js';
-import { jsonShape } from '../contract/json-shape.js';
 import { createSchemaValidator } from '../contract/schema.js';
 import type { Stored } from './store.js';
 import { WORLD_FORMAT, type World } from './world.js';
@@ -16,12 +16,11 @@ const MAX_KEYS = 256;
 function walk(world: object): string | { id: number; at: string } | undefined {
   let largest: { id: number; at: string } | undefined;
   let crowded: string | undefined;
-  if (jsonShape(world, Number.POSITIVE_INFINITY, MAX_DEPTH).depth > MAX_DEPTH)
-    return `it nests deeper than the ${MAX_DEPTH} levels of any world the sandbox writes`;
   // A stack, not recursion: the depth of a world is what its file says.
-  const stack: [unknown, string][] = [[world, '']];
+  const stack: [unknown, string, number][] = [[world, '', 0]];
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    const [item, at] = next;
+    const [item, at, depth] = next;
+    if (depth > MAX_DEPTH) return `it nests deeper than the ${MAX_DEPTH} levels of any world the sandbox writes`;
     if (typeof item !== 'object' || item === null) continue;
     const entries = Object.entries(item);
     const list = Array.isArray(item);
@@ -29,12 +28,13 @@ function walk(world: object): string | { id: number; at: string } | undefined {
       crowded ??= `an object of it holds ${entries.length} keys, more than the ${MAX_KEYS} of any the sandbox writes`;
     const id: unknown = (item as { id?: unknown }).id;
     if (!list && typeof id === 'number' && (largest === undefined || id > largest.id)) largest = { id, at: `${at}.id` };
-    for (const [key, value] of entries) stack.push([value, list ? `${at}[${key}]` : at === '' ? key : `${at}.${key}`]);
+    for (const [key, value] of entries)
+      stack.push([value, list ? `${at}[${key}]` : at === '' ? key : `${at}.${key}`, depth + 1]);
   }
   return crowded ?? largest;
 }
 
-type Field = 'id' | 'text' | 'ids' | { record: string } | { records: string };
+type Field = Need | { record: string } | { records: string };
 
 /** Each collection of a world: records of a schema, or entries whose fields are given. */
 const COLLECTIONS: Record<string, string | Record<string, Field>> = {
@@ -62,7 +62,7 @@ const COLLECTIONS: Record<string, string | Record<string, Field>> = {
   redirects: { name: 'text', user: 'id' },
 };
 
-type Need = 'id' | 'count' | 'text' | 'boolean' | 'owner';
+type Need = 'id' | 'ids' | 'count' | 'text' | 'boolean' | 'owner';
 
 /** The fields the sandbox relies on, by schema: what it finds a record by, and what its answers are built from. */
 const NEEDS: Record<string, Record<string, Need>> = {
@@ -88,13 +88,12 @@ const NEEDS: Record<string, Record<string, Need>> = {
 /** Users act: userCurrentPostGPGKey names the caller's address in a new key. */
 const USER_NEEDS: Record<string, Need> = { ...NEEDS.User, email: 'text' };
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 const isId = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 0;
 
 /** Each need, as a message says it, and its test. */
 const MEETS: Record<Need, [string, (value: unknown) => boolean]> = {
   id: ['an id', isId],
+  ids: ['a list of ids', (value) => Array.isArray(value) && value.every(isId)],
   count: ['a count', isId],
   text: ['a text', (value) => typeof value === 'string'],
   boolean: ['true or false', (value) => typeof value === 'boolean'],
@@ -128,12 +127,7 @@ function makeWorldCheck(document: string | undefined): WorldCheck {
   const schemas = createSchemaValidator(readDocumentFile(document).document);
   if (schemas.error !== undefined) throw new Error(schemas.error);
 
-  const recordProblem = (
-    schema: string,
-    value: unknown,
-    where: string,
-    needs = NEEDS[schema] ?? {},
-  ): string | undefined => {
+  const recordProblem = (schema: string, value: unknown, where: string, needs = NEEDS[schema] ?? {}) => {
     if (!isObject(value))
       return `${where} is ${value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value}, not a record`;
     const [problem] = schemas.check(`/components/schemas/${schema}`, value);
@@ -146,9 +140,7 @@ function makeWorldCheck(document: string | undefined): WorldCheck {
   };
 
   const fieldProblem = (field: Field, value: unknown, where: string): string | undefined => {
-    if (field === 'id' || field === 'text')
-      return MEETS[field][1](value) ? undefined : `${where} is not ${MEETS[field][0]}`;
-    if (field === 'ids') return Array.isArray(value) && value.every(isId) ? undefined : `${where} is not a list of ids`;
+    if (typeof field === 'string') return MEETS[field][1](value) ? undefined : `${where} is not ${MEETS[field][0]}`;
     if ('record' in field) return recordProblem(field.record, value, where);
     if (!Array.isArray(value)) return `${where} is not a list`;
     for (const [index, item] of value.entries()) {

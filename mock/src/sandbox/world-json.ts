@@ -18,8 +18,7 @@ export function copyJson<T>(value: T): T {
   return copy as T;
 }
 
-export const textBytes = (pieces: readonly string[]): number =>
-  pieces.reduce((bytes, piece) => bytes + utf8Length(piece), 0);
+export const textBytes = (pieces: readonly string[]) => pieces.reduce((bytes, piece) => bytes + utf8Length(piece), 0);
 
 /** Pieces of text at least this long, so a save writes a few large pieces, not one per record. */
 const PIECE = 256 * 1024;
@@ -38,12 +37,9 @@ export async function worldText(world: object, pause: () => Promise<void>): Prom
   let fields = 0;
   for (const key of Object.keys(world)) {
     const value = (world as Record<string, unknown>)[key];
-    if (!Array.isArray(value)) {
-      const text = JSON.stringify(value) as string | undefined;
-      if (text !== undefined) add(`${fields++ === 0 ? '' : ','}${JSON.stringify(key)}:${text}`);
-      continue;
-    }
-    add(`${fields++ === 0 ? '' : ','}${JSON.stringify(key)}:[`);
+    const text = Array.isArray(value) ? '[' : (JSON.stringify(value) as string | undefined);
+    if (text !== undefined) add(`${fields++ === 0 ? '' : ','}${JSON.stringify(key)}:${text}`);
+    if (!Array.isArray(value)) continue;
     for (let index = 0; index < value.length; index++) {
       add(`${index === 0 ? '' : ','}${(JSON.stringify(value[index]) as string | undefined) ?? 'null'}`);
       await pause();

@@ -33,6 +33,13 @@ const ROW = `SELECT version, CASE WHEN version = $2 THEN NULL ELSE body END AS b
     used_at < clock_timestamp() - make_interval(secs => ${TOUCH_SECONDS}) AS idle
   FROM ${WORLDS} WHERE key = $1`;
 type Row = { version: string; body: string | null; empty: boolean; idle: boolean };
+const SAVE = `UPDATE ${WORLDS} SET body = $2, version = nextval('${VERSIONS}'), used_at = clock_timestamp()
+  WHERE key = $1 RETURNING version`;
+const MAKE = `INSERT INTO ${WORLDS} (key, version, used_at, body) VALUES ($1, 0, clock_timestamp(), NULL)
+  ON CONFLICT (key) DO NOTHING`;
+const TOUCH = `UPDATE ${WORLDS} SET used_at = clock_timestamp()
+  WHERE key = $1 AND used_at < clock_timestamp() - make_interval(secs => ${TOUCH_SECONDS})`;
+const DROP = `DELETE FROM ${WORLDS} WHERE key = $1`;
 
 /** SQLSTATE classes and codes that mean the database is away or busy for now, not that a statement is wrong. */
 const TRANSIENT = /^(08|53|57|58)|^(40001|40P01|55P03)$/;
@@ -71,31 +78,22 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
     throw new Error(target.redact(`--state ${target.shown}: ${why}`));
   });
 
-  const db: Db = { pool, target, document, touching: new Set() };
+  const { query, lookOf, touch, lock } = database(pool, target, document);
   /** Rows held by a write here: `empty` when its transaction made it, removed unless a world is saved in it. */
   const holds = new Map<string, { client: PoolClient; empty: boolean; saved: boolean }>();
   /** Calls of `look` waiting for the next query of a key and version, and whether one runs. */
   const lines = new Map<string, { running: boolean; next: ((looked: Promise<Look>) => void)[] }>();
   return {
-    path: target.shown,
-    // None at start: a world is read when a request names it.
-    worlds: new Map(),
     async save(key, pieces) {
       const held = holds.get(key);
       if (!held) throw new Error('a world is saved in PostgreSQL only while it is held');
-      const { rows } = await query<{ version: string }>(
-        db,
-        held.client,
-        `UPDATE ${WORLDS} SET body = $2, version = nextval('${VERSIONS}'), used_at = clock_timestamp()
-           WHERE key = $1 RETURNING version`,
-        [key, pieces.join('')],
-      );
+      const { rows } = await query<{ version: string }>(held.client, SAVE, [key, pieces.join('')]);
       held.saved = true;
       return Number(rows[0]!.version);
     },
     async drop(key) {
       // A reset waits for another process's write on the row; the next write finds none.
-      await query(db, pool, `DELETE FROM ${WORLDS} WHERE key = $1`, [key]);
+      await query(pool, DROP, [key]);
     },
     close: () => pool.end(),
     shared: {
@@ -112,9 +110,9 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
             while (line.next.length > 0) {
               const callers = line.next;
               line.next = [];
-              const looked = query<Row>(db, pool, ROW, [key, version ?? null]).then(({ rows: [row] }) => {
-                if (row?.idle && !row.empty) touch(db, key);
-                return lookOf(db, row, held);
+              const looked = query<Row>(pool, ROW, [key, version ?? null]).then(({ rows: [row] }) => {
+                if (row?.idle && !row.empty) touch(key);
+                return lookOf(row, held);
               });
               for (const resolve of callers) resolve(looked);
               await looked.catch(ignore);
@@ -127,16 +125,16 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
         const connected = pool.connect().catch((error: unknown) => Promise.reject(failed(target, error)));
         return transaction(connected, async (client) => {
           try {
-            await query(db, client, 'BEGIN');
-            const { now, empty } = await lock(db, client, key, version, world);
+            await query(client, 'BEGIN');
+            const { now, empty } = await lock(client, key, version, world);
             const held = { client, empty, saved: false };
             holds.set(key, held);
             const result = await task(now);
-            if (held.empty && !held.saved) await query(db, client, `DELETE FROM ${WORLDS} WHERE key = $1`, [key]);
-            await query(db, client, 'COMMIT');
+            if (held.empty && !held.saved) await query(client, DROP, [key]);
+            await query(client, 'COMMIT');
             // A new world: beyond --max-worlds the least recently used go, on this connection (one of the
             // pool could be waited for by every hold at once); the world is kept whatever the trim does.
-            if (held.empty && held.saved) await query(db, client, TRIM, [maxWorlds]).catch(ignore);
+            if (held.empty && held.saved) await query(client, TRIM, [maxWorlds]).catch(ignore);
             return result;
           } finally {
             holds.delete(key);
@@ -144,13 +142,11 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
         });
       },
       clear: async () => {
-        await query(db, pool, `DELETE FROM ${WORLDS}`);
+        await query(pool, `DELETE FROM ${WORLDS}`);
       },
     },
   };
 }
-
-type Db = { pool: Pool; target: PostgresTarget; document: string | undefined; touching: Set<string> };
 
 /** The database's failure: StateUnavailable unless a SQLSTATE says the server answered, and not that it is busy. */
 function failed({ redact, where }: PostgresTarget, error: unknown): Error {
@@ -161,57 +157,51 @@ function failed({ redact, where }: PostgresTarget, error: unknown): Error {
   return new Error(`the sandbox's database at ${where} refused a statement: ${reason}`);
 }
 
-async function query<R extends QueryResultRow>(db: Db, on: Pool | PoolClient, text: string, values: unknown[] = []) {
-  try {
-    return await on.query<R>(text, values);
-  } catch (error) {
-    throw failed(db.target, error);
+/** Statements on `pool` or a client of it, their failures as failed() says them, and the checks of the rows they read. */
+function database(pool: Pool, target: PostgresTarget, document: string | undefined) {
+  const touching = new Set<string>();
+  async function query<R extends QueryResultRow>(on: Pool | PoolClient, text: string, values: unknown[] = []) {
+    try {
+      return await on.query<R>(text, values);
+    } catch (error) {
+      throw failed(target, error);
+    }
   }
-}
-
-/** A row as a Look, its body checked as a folder's world is (records equal to those of `held` unchecked). */
-async function lookOf(db: Db, row: Row | undefined, held: World): Promise<Look> {
-  if (!row || row.empty) return 'none';
-  if (row.body === null) return 'same';
-  const stored = (await import('./world-check.js')).readWorld(row.body, db.document, held);
-  if (!('world' in stored))
-    throw new Error(
-      `the world of this credential in the database is not ${stored.problem ? `one the sandbox wrote: ${stored.problem}` : 'JSON'}`,
-    );
-  return { ...stored, version: Number(row.version) };
-}
-
-/** Writes when a world was last read (for --max-worlds), never holding up the read. */
-function touch(db: Db, key: string): void {
-  if (db.touching.has(key)) return;
-  db.touching.add(key);
-  void query(
-    db,
-    db.pool,
-    `UPDATE ${WORLDS} SET used_at = clock_timestamp() WHERE key = $1 AND used_at < clock_timestamp() - make_interval(secs => ${TOUCH_SECONDS})`,
-    [key],
-  )
-    .catch(ignore)
-    .finally(() => db.touching.delete(key));
-}
-
-async function lock(db: Db, client: PoolClient, key: string, version: number | undefined, held: World) {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const row = (await query<Row>(db, client, `${ROW} FOR UPDATE`, [key, version ?? null])).rows[0];
-    if (row) return { now: await lookOf(db, row, held), empty: false };
-    // Another process's first write of the world commits first: its row is then locked above.
-    const made = await query(
-      db,
-      client,
-      `INSERT INTO ${WORLDS} (key, version, used_at, body) VALUES ($1, 0, clock_timestamp(), NULL) ON CONFLICT (key) DO NOTHING`,
-      [key],
-    );
-    if (made.rowCount === 1) return { now: 'none' as const, empty: true };
+  /** A row as a Look, its body checked as a folder's world is (records equal to those of `held` unchecked). */
+  async function lookOf(row: Row | undefined, held: World): Promise<Look> {
+    if (!row || row.empty) return 'none';
+    if (row.body === null) return 'same';
+    const stored = (await import('./world-check.js')).readWorld(row.body, document, held);
+    if (!('world' in stored))
+      throw new Error(
+        `the world of this credential in the database is not ${stored.problem ? `one the sandbox wrote: ${stored.problem}` : 'JSON'}`,
+      );
+    return { ...stored, version: Number(row.version) };
   }
-  throw new StateUnavailable(
-    503,
-    `the sandbox's database at ${db.target.where} kept making and removing this world's row; try again`,
-  );
+  return {
+    query,
+    lookOf,
+    /** Writes when a world was last read (for --max-worlds), never holding up the read. */
+    touch(key: string): void {
+      if (touching.has(key)) return;
+      touching.add(key);
+      void query(pool, TOUCH, [key])
+        .catch(ignore)
+        .finally(() => touching.delete(key));
+    },
+    async lock(client: PoolClient, key: string, version: number | undefined, held: World) {
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const row = (await query<Row>(client, `${ROW} FOR UPDATE`, [key, version ?? null])).rows[0];
+        if (row) return { now: await lookOf(row, held), empty: false };
+        // Another process's first write of the world commits first: its row is then locked above.
+        if ((await query(client, MAKE, [key])).rowCount === 1) return { now: 'none' as const, empty: true };
+      }
+      throw new StateUnavailable(
+        503,
+        `the sandbox's database at ${target.where} kept making and removing this world's row; try again`,
+      );
+    },
+  };
 }
 
 // `work` on a connection of the pool, rolled back when it fails; a connection that cannot even roll back is closed.

@@ -71,24 +71,23 @@ async function syncFolder(dir: string): Promise<void> {
 async function takeLock(dir: string, refuse: (why: string) => never): Promise<() => void> {
   const { tryLock } = await import('fs-native-extensions');
   const path = join(dir, LOCK);
+  /** `action`'s result; else, `undo` done, the folder refused for `why` and the failure's code. */
+  const refusing = <T>(why: string, action: () => T, undo = (): void => {}): T => {
+    try {
+      return action();
+    } catch (error) {
+      undo();
+      return refuse(`${why} (${codeOf(error)})`);
+    }
+  };
   // A plain descriptor: the exit handler, which cannot wait, closes it.
   const attempt = (): (() => void) | undefined => {
-    let fd: number;
-    try {
-      // O_NOFOLLOW: never through a link planted where the lock goes.
-      fd = fs.openSync(path, fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, 0o600);
-    } catch (error) {
-      return refuse(`cannot be written (${codeOf(error)})`);
-    }
+    // O_NOFOLLOW: never through a link planted where the lock goes.
+    const flags = fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW;
+    const fd = refusing('cannot be written', () => fs.openSync(path, flags, 0o600));
     let keep = false;
     try {
-      let locked: boolean;
-      try {
-        locked = tryLock(fd);
-      } catch (error) {
-        return refuse(`cannot be locked (${codeOf(error)})`);
-      }
-      if (!locked) {
+      if (!refusing('cannot be locked', () => tryLock(fd))) {
         const holder = /^([1-9][0-9]*) (.*)\n$/.exec(fs.readFileSync(fd, 'utf8'));
         return refuse(
           `is in use by ${holder ? `process ${holder[1]} on ${holder[2]}` : 'another process'} (its lock is ${path}); one process per state folder: stop that one, or give another folder`,
@@ -98,14 +97,10 @@ async function takeLock(dir: string, refuse: (why: string) => never): Promise<()
       const mine = fs.fstatSync(fd);
       const named = fs.lstatSync(path, { throwIfNoEntry: false });
       if (named?.ino !== mine.ino || named.dev !== mine.dev) return undefined;
-      try {
-        fs.ftruncateSync(fd);
-        fs.writeSync(fd, `${process.pid} ${hostname()}\n`, 0);
-      } catch (error) {
-        // The lock is the first write: a folder that takes none is refused, and left as it was.
-        fs.unlinkSync(path);
-        return refuse(`cannot be written (${codeOf(error)})`);
-      }
+      // The lock is the first write: a folder that takes none is refused, and left as it was.
+      const unlink = () => fs.unlinkSync(path);
+      refusing('cannot be written', () => fs.ftruncateSync(fd), unlink);
+      refusing('cannot be written', () => fs.writeSync(fd, `${process.pid} ${hostname()}\n`, 0), unlink);
       keep = true;
       return () => {
         // Removed while still held, then let go (see above); gone already, or the folder is: nothing to remove.
@@ -213,7 +208,6 @@ export async function openStateStore(path: string, options: OpenOptions): Promis
     for (const { key } of entries.slice(0, gone)) await remove(join(path, `${key}.json`));
 
     return {
-      path,
       worlds: new Map(entries.slice(gone).map(({ key, stored }) => [key, stored])),
       save: (key, pieces) => writeAtomically(path, `${key}.json`, pieces),
       async drop(key) {

@@ -57,6 +57,7 @@ export interface World {
   redirects: { name: string; user: number }[];
 }
 
+type SeedPull = PullRequest & { base: { repo: Repository }; requested_reviewers: User[] };
 export type Templates = ReturnType<typeof seedWorld>['templates'];
 
 export const WORLD_FORMAT: World['format'] = 2;
@@ -84,14 +85,11 @@ export function seedWorld(operations: readonly IHttpOperation[]) {
       throw new Error(`the sandbox seeds its world from ${operationId} ${status}'s example, which this document lacks`);
     return structuredClone(value) as T;
   };
-  const pathExample = (operationId: string, name: string) =>
-    first(find(operationId).request?.path?.find((candidate) => candidate.name === name)?.examples);
+  const pathId = (operationId: string, fallback: number) =>
+    Number(first(find(operationId).request?.path?.find((candidate) => candidate.name === 'id')?.examples) ?? fallback);
   const key = get<DeployKey>('repoGetKey', '200');
   const issue = get<Issue>('issueRemoveAssignees', '200');
-  const pull = get<PullRequest & { base: { repo: Repository }; requested_reviewers: User[] }>(
-    'repoEditPullRequest',
-    '201',
-  );
+  const pull = get<SeedPull>('repoEditPullRequest', '201');
   // The repository as its owner's members see it, with the caller's permissions.
   const rocket = structuredClone(pull.base.repo);
   const repo = rocket.id;
@@ -99,14 +97,9 @@ export function seedWorld(operations: readonly IHttpOperation[]) {
   const members = get<User[]>('orgListTeamMembers', '200');
   const thread = get<Thread>('notifyReadThread', '205');
   const closed = get<Milestone>('issueEditMilestone', '200');
-  const users = byId([
-    ...members,
-    issue.user,
-    issue.assignee,
-    pull.user,
-    pull.assignee,
-    ...pull.requested_reviewers,
-  ] as User[]);
+  const listAttachments = 'issueListIssueCommentAttachments';
+  const people = [issue.user, issue.assignee, pull.user, pull.assignee, ...pull.requested_reviewers];
+  const users = byId([...members, ...people] as User[]);
   const bob = users.find((user) => user.login === 'bob');
 
   // Before the documented requests (bob still assigned to issue 42, milestone v1.1.0 open, the thread unread, the
@@ -117,6 +110,7 @@ export function seedWorld(operations: readonly IHttpOperation[]) {
   }
   Object.assign(closed, { state: 'open', closed_at: null });
   thread.unread = true;
+  const milestones = byId([closed, issue.milestone, pull.milestone].filter(Boolean) as Milestone[]);
   const request = get<{ content_version?: number }>('repoEditPullRequest', 'request');
   if (typeof request.content_version === 'number') pull.content_version = request.content_version;
 
@@ -133,10 +127,7 @@ export function seedWorld(operations: readonly IHttpOperation[]) {
     pulls: [{ repo, pull }],
     orgLabels: [{ org: team.organization.id, label: get('orgEditLabel', '200') }],
     repoLabels: byId([...(issue.labels ?? []), ...(pull.labels ?? [])] as Label[]).map((label) => ({ repo, label })),
-    milestones: byId([closed, issue.milestone, pull.milestone].filter(Boolean) as Milestone[]).map((milestone) => ({
-      repo,
-      milestone,
-    })),
+    milestones: milestones.map((milestone) => ({ repo, milestone })),
     gpgKeys: [],
     packages: get('listPackageVersions', '200'),
     threads: [thread],
@@ -144,14 +135,8 @@ export function seedWorld(operations: readonly IHttpOperation[]) {
     teams: [{ team, members: members.map((member) => member.id) }],
     workflows: [{ repo, workflow: get('ActionsGetWorkflow', '200') }],
     secrets: [],
-    releases: [{ repo, id: Number(pathExample('repoCreateReleaseAttachment', 'id') ?? 14001), attachments: [] }],
-    comments: [
-      {
-        repo,
-        id: Number(pathExample('issueListIssueCommentAttachments', 'id') ?? 15001),
-        attachments: get('issueListIssueCommentAttachments', '200'),
-      },
-    ],
+    releases: [{ repo, id: pathId('repoCreateReleaseAttachment', 14001), attachments: [] }],
+    comments: [{ repo, id: pathId(listAttachments, 15001), attachments: get(listAttachments, '200') }],
     collaborators: [],
     apps: [],
     redirects: [],

@@ -39,37 +39,13 @@ const portableSigner: Signer = (secret, payload) => {
 
 type OutgoingRequest = { method: 'POST'; url: string; headers: Record<string, string>; body: string };
 
-function deliveryRequest(id: string, event: Payload, hook: HookTarget, signatures: Signatures): OutgoingRequest {
-  const { sha256: signature256, sha1: signature1 } = signatures;
-  const group = eventOf(event.type);
-  const form = hook.contentType === 'form';
-  const headers: Record<string, string> = {
-    'Content-Type': form ? 'application/x-www-form-urlencoded' : 'application/json',
-    'X-Gitea-Delivery': id,
-    'X-Gitea-Event': group,
-    'X-Gitea-Event-Type': event.type,
-    'X-Gitea-Signature': signature256,
-    'X-Gitea-Hook-Installation-Target-Type': hook.target,
-    'X-Gogs-Delivery': id,
-    'X-Gogs-Event': group,
-    'X-Gogs-Event-Type': event.type,
-    'X-Gogs-Signature': signature256,
-    'X-Hub-Signature': `sha1=${signature1}`,
-    'X-Hub-Signature-256': `sha256=${signature256}`,
-    'X-GitHub-Delivery': id,
-    'X-GitHub-Event': group,
-    'X-GitHub-Event-Type': event.type,
-    'X-GitHub-Hook-Installation-Target-Type': hook.target,
-    // Go's client names itself so when Gitea sets no User-Agent.
-    'User-Agent': 'Go-http-client/1.1',
-    ...(hook.authorization === '' ? {} : { Authorization: hook.authorization }),
-  };
-  // Go's url.Values.Encode is the form encoding but for `*` (escaped) and `~` (kept).
-  const body = form
-    ? new URLSearchParams({ payload: event.json }).toString().replace(/\*/g, '%2A').replace(/%7E/g, '~')
-    : event.json;
-  return { method: 'POST', url: hook.url, headers, body };
-}
+/** The headers that carry the payload's signatures (services/webhook/deliver.go, `Deliver`). */
+export const signatureHeaders = ({ sha256: hex256, sha1: hex1 }: Signatures): Record<string, string> => ({
+  'X-Gitea-Signature': hex256,
+  'X-Gogs-Signature': hex256,
+  'X-Hub-Signature-256': `sha256=${hex256}`,
+  'X-Hub-Signature': `sha1=${hex1}`,
+});
 
 export const DELIVERIES_PATH = '/__sandbox/deliveries';
 
@@ -301,17 +277,40 @@ function createSender(transport: DeliveryTransport | undefined, budgetBytes: num
 
 /** Signed once per event, after the write's answer; the log shows its `Authorization` masked. */
 function build(delivery: Delivery, secret: string, sign: Signer): void {
+  const { record, hook } = delivery;
   const pending = delivery.event!;
+  const { payload } = pending;
   delivery.event = undefined;
   // Empty without a secret, as Gitea sends them for a hook without one.
-  pending.signatures ??= secret === '' ? { sha256: '', sha1: '' } : sign(secret, pending.payload.json);
-  const request = deliveryRequest(delivery.record.id, pending.payload, delivery.hook, pending.signatures);
-  const headers = { ...request.headers };
-  if (headers.Authorization !== undefined) headers.Authorization = GITEA_MASK;
-  Object.assign(delivery.record, { headers, body: request.body });
-  delivery.request = request;
+  pending.signatures ??= secret === '' ? { sha256: '', sha1: '' } : sign(secret, payload.json);
+  const form = hook.contentType === 'form';
+  const headers: Record<string, string> = {
+    'Content-Type': form ? 'application/x-www-form-urlencoded' : 'application/json',
+    'X-Gitea-Delivery': record.id,
+    'X-Gitea-Event': record.event,
+    'X-Gitea-Event-Type': payload.type,
+    'X-Gitea-Hook-Installation-Target-Type': hook.target,
+    'X-Gogs-Delivery': record.id,
+    'X-Gogs-Event': record.event,
+    'X-Gogs-Event-Type': payload.type,
+    ...signatureHeaders(pending.signatures),
+    'X-GitHub-Delivery': record.id,
+    'X-GitHub-Event': record.event,
+    'X-GitHub-Event-Type': payload.type,
+    'X-GitHub-Hook-Installation-Target-Type': hook.target,
+    // Go's client names itself so when Gitea sets no User-Agent.
+    'User-Agent': 'Go-http-client/1.1',
+    ...(hook.authorization === '' ? {} : { Authorization: hook.authorization }),
+  };
+  // Go's url.Values.Encode is the form encoding but for `*` (escaped) and `~` (kept).
+  const body = form
+    ? new URLSearchParams({ payload: payload.json }).toString().replace(/\*/g, '%2A').replace(/%7E/g, '~')
+    : payload.json;
+  delivery.request = { method: 'POST', url: hook.url, headers, body };
+  record.headers = { ...headers, ...(hook.authorization === '' ? {} : { Authorization: GITEA_MASK }) };
+  record.body = body;
   // Heap a body's string takes: two bytes a character at most.
-  delivery.bytes = 2 * request.body.length;
+  delivery.bytes = 2 * body.length;
 }
 
 let seq = 0;

@@ -1,8 +1,7 @@
 // `gitea-mock webhooks`: receives a real Gitea's webhook deliveries and checks each against the document.
 import { timingSafeEqual } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getHeapStatistics } from 'node:v8';
 import { NodeRequest } from 'srvx/node';
 import { readBounded } from '../common/bytes.js';
@@ -19,9 +18,9 @@ import { createExchangeReport, type Found, kindOf, total } from '../contract/exc
 import { MAX_CHECKED_VALUES } from '../contract/json-shape.js';
 import { createSchemaValidator } from '../contract/schema.js';
 import { createBodyBudget, defaultBodyBudget, GO_MAX_DEPTH, pastJsonBounds, readBodyBytes } from '../front/body.js';
-import { answerAndClose, defaultMaxConnections, IDLE_TIMEOUT_MS, limitConnections } from '../front/node-server.js';
-import { reasonPhrase } from '../front/errors.js';
+import { defaultMaxConnections, listen, TEXT } from '../front/node-server.js';
 import { junitXml, type Outcome, type Problem } from '../live/junit.js';
+import { signatureHeaders } from './deliveries.js';
 import { ANSWER_LIMIT, nodeSign } from './transport-node.js';
 
 const USAGE = usage(
@@ -42,8 +41,7 @@ const OUTCOMES = 10_000;
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'host', 'content-length', 'upgrade']);
 /** Thrice the 10 workers of the queue Gitea sends deliveries from (modules/setting/queue.go, `MaxWorkers`). */
 const MAX_CONNECTIONS = 32;
-const TEXT = 'text/plain; charset=utf-8';
-const BUSY = 'too many deliveries are being received at once; try again shortly\n';
+const BUSY = 'too many deliveries are being received at once; try again shortly';
 
 /** The actions a webhook's JSON body declares (`allOf` of the payload and `{action: {enum}}`). */
 function actionsOf(webhook: Operation): string[] {
@@ -53,10 +51,6 @@ function actionsOf(webhook: Operation): string[] {
     return Array.isArray(actions) ? actions.map(String) : [];
   });
 }
-
-/** An answer on a socket outside Node's HTTP handling; `extra` headers each end with CRLF. */
-const rawAnswer = (status: number, extra = '', message = ''): string =>
-  `HTTP/1.1 ${status} ${reasonPhrase(status)}\r\n${extra}Content-Length: ${Buffer.byteLength(message)}\r\nConnection: close\r\n\r\n${message}`;
 
 function sameText(a: string, b: string): boolean {
   const [x, y] = [Buffer.from(a), Buffer.from(b)];
@@ -118,14 +112,7 @@ function createDeliveryChecker(doc: JsonObject) {
       .map(({ param, location }) => ({ name: String(param.name), spec: param, location }));
     violations.push(...headerViolations(schemas, declaredHeaders, headers));
     if (secret !== undefined && text !== null) {
-      const { sha256, sha1 } = nodeSign(secret, text);
-      const expected: [string, string][] = [
-        ['X-Gitea-Signature', sha256],
-        ['X-Gogs-Signature', sha256],
-        ['X-Hub-Signature-256', `sha256=${sha256}`],
-        ['X-Hub-Signature', `sha1=${sha1}`],
-      ];
-      for (const [name, value] of expected) {
+      for (const [name, value] of Object.entries(signatureHeaders(nodeSign(secret, text)))) {
         const sent = headers.get(name);
         if (sent !== null && !sameText(sent, value))
           violations.push({
@@ -360,59 +347,29 @@ function conclude(tally: Tally, origin: string, io: Io): number {
   return exitCode;
 }
 
-// The front's bounds: a connection that sends no request head within IDLE_TIMEOUT_MS, or stays idle as long
-// between deliveries, is closed; a delivery must arrive whole within 30 s; past the connections, a 503.
-function createReceiverServer(tally: Tally): Server {
-  const server = createServer(
-    {
-      requestTimeout: 30_000,
-      headersTimeout: IDLE_TIMEOUT_MS,
-      keepAliveTimeout: IDLE_TIMEOUT_MS,
-      connectionsCheckingInterval: 1_000,
-      maxHeaderSize: 16 * 1024,
-    },
-    (req, res) =>
-      void (
-        connections.refused(req.socket) ||
-        handle(tally, req, res).catch((error: unknown) => {
-          tally.say(`gitea-mock: receiver failure: ${error instanceof Error ? error.message : String(error)}`);
-          if (!res.headersSent) res.writeHead(500);
-          res.end();
-        })
-      ),
-  );
-  const connections = limitConnections(server, Math.min(MAX_CONNECTIONS, defaultMaxConnections()), () =>
-    rawAnswer(503, `Retry-After: 1\r\nContent-Type: ${TEXT}\r\n`, BUSY),
-  );
-  // Requests Node's parser refuses never reach the handler; neither do those of a refused socket.
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-    if (connections.refused(socket) || error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
-    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    answerAndClose(socket, rawAnswer(status));
-  });
-  return server;
-}
-
 /** Until SIGINT or SIGTERM; resolves with the exit code. */
 export async function receiveWebhooks(args: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   const log = logger(io, 'gitea-mock webhooks');
   const options = await log.options(USAGE, () => parseOptions(args, env));
   if (typeof options === 'number') return options;
   let tally: Tally;
-  let server: Server;
+  let server: Awaited<ReturnType<typeof listen>>;
   try {
     tally = createTally(options, io);
-    server = createReceiverServer(tally);
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port, options.host, () => resolve());
+    // The front's bounds: a delivery must arrive whole within 30 s; past the connections, a 503.
+    server = await listen((req, res) => handle(tally, req, res).then(() => res.statusCode), {
+      port: options.port,
+      host: options.host,
+      ceiling: Math.min(MAX_CONNECTIONS, defaultMaxConnections()),
+      slowRequests: false,
+      busy: BUSY,
+      warn: (line) => tally.say(`gitea-mock: ${line}`),
     });
   } catch (error) {
     log.err(`cannot start: ${(error as Error).message}`);
     return 2;
   }
-  const { address, port } = server.address() as AddressInfo;
-  const origin = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+  const { origin } = server;
   // Listened for before the line that says the receiver is up: one sent once it is read must find them.
   const stopped = new Promise((stop) => {
     process.once('SIGINT', stop);
@@ -422,10 +379,7 @@ export async function receiveWebhooks(args: string[], env: NodeJS.ProcessEnv, io
     `gitea-mock: receiving webhook deliveries on ${origin}/, checked against the contract's ${tally.checker.names.length} webhooks; Ctrl-C stops\n`,
   );
   await stopped;
-  await new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
+  await server.close();
   try {
     return conclude(tally, origin, io);
   } catch (error) {
