@@ -5,6 +5,7 @@ import { defineConfig, type UserConfig } from 'tsdown';
 import { tsgoPath } from '../scripts/tsgo-path.mjs';
 import { parse } from 'yaml';
 import { documentTwin } from './src/contract/document-file.js';
+import { profileDocuments } from '../scripts/profiles.mjs';
 
 /**
  * The package's document as data for the browser build: `gitea-contract/openapi.yaml` parsed at
@@ -32,6 +33,20 @@ function documentTwinAsset(): NonNullable<UserConfig['plugins']> {
     async generateBundle() {
       const text = readFileSync(createRequire(import.meta.url).resolve('gitea-contract/openapi.yaml'), 'utf8');
       this.emitFile({ type: 'asset', fileName: 'document.json', source: await documentTwin(text) });
+    },
+  };
+}
+
+/**
+ * Each server profile's document (profiles/<name>.yaml applied to the base) as dist/profiles/<name>.json,
+ * which `--server <name>` serves; the same documents as Redocly's `bundle --overlay` (test/profiles.test.ts).
+ */
+function profileDocumentAssets(): NonNullable<UserConfig['plugins']> {
+  return {
+    name: 'gitea-mock:profile-documents',
+    async generateBundle() {
+      for (const { name, document } of await profileDocuments())
+        this.emitFile({ type: 'asset', fileName: `profiles/${name}.json`, source: JSON.stringify(document) });
     },
   };
 }
@@ -150,7 +165,7 @@ export default defineConfig([
     // Serving, live mode, the proxy (with Ajv for its answer check) and the sandbox's store are
     // chunks loaded only when used, under names that do not change from build to build.
     outputOptions: { chunkFileNames: '[name].mjs' },
-    plugins: [documentTwinAsset(), bundledLicences()],
+    plugins: [documentTwinAsset(), profileDocumentAssets(), bundledLicences()],
   },
   // `gitea-mock/msw` for browsers (the `browser` export condition): one self-contained ES module
   // with every dependency and the document inside, msw left out (the app's own, a peer). Its

@@ -24,6 +24,7 @@ export const SOURCES = [
   'package.json',
   'mock/package.json',
   'package-lock.json',
+  'profiles',
 ];
 
 /** What the two tsdown configs write; test/build-if-stale.test.ts keeps this list equal to it. */
@@ -68,6 +69,12 @@ export const OUTPUTS = [
   'mock/dist/postgres-server2.mjs',
   'mock/dist/postgres-url.mjs',
   'mock/dist/postgres.mjs',
+  'mock/dist/profiles/forgejo-11.json',
+  'mock/dist/profiles/forgejo-12.json',
+  'mock/dist/profiles/gitea-1.24.json',
+  'mock/dist/profiles/gitea-1.25.json',
+  'mock/dist/profiles/gitea-1.26.json',
+  'mock/dist/profiles/gitea-1.27.json',
   'mock/dist/proxy.mjs',
   'mock/dist/receiver.mjs',
   'mock/dist/redaction.mjs',

@@ -20,6 +20,8 @@ export interface Profile {
 export function loadBase(): Promise<JsonObject>;
 /** Every profile, in the table's order (Gitea by version, then Forgejo). */
 export function loadProfiles(): Promise<Profile[]>;
+/** Each profile's document (the base with its overlay applied), in the table's order. */
+export function profileDocuments(): Promise<{ name: string; document: JsonObject }[]>;
 /** The actions that select nothing, each with its index and target. */
 export function unmatchedActions(base: JsonObject, overlay: { actions: object[] }): { index: number; target: string }[];
 /** Bundles every profile with Redocly into `<outDir>/<name>.json`; the files written. */

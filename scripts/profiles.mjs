@@ -74,6 +74,12 @@ function applied() {
   return appliedOnce;
 }
 
+/** Each profile's document, the base with its overlay applied: what gitea-mock's build ships as dist/profiles/<name>.json. */
+export async function profileDocuments() {
+  const { profiles } = await applied();
+  return profiles.map(({ name, document }) => ({ name, document }));
+}
+
 /** The actions of an overlay that select nothing in the document as the earlier actions leave it. */
 export function unmatchedActions(base, overlay) {
   const { matches } = applyOverlay(base, overlay);

@@ -71,9 +71,11 @@ const MOCK = {
     'dist/verify.mjs',
     'dist/proxy.mjs',
     'dist/markdown-worker.mjs',
+    'dist/profiles/gitea-1.27.json',
+    'dist/profiles/forgejo-11.json',
   ],
   // Further chunks of the build, and of its type declarations.
-  allowed: [/^dist\/[\w-]+\.mjs$/, /^dist\/[\w-]+\.d\.mts$/],
+  allowed: [/^dist\/[\w-]+\.mjs$/, /^dist\/[\w-]+\.d\.mts$/, /^dist\/profiles\/[\w.-]+\.json$/],
 };
 
 /**
