@@ -24,7 +24,10 @@ export const SOURCES = [
   'package.json',
   'mock/package.json',
   'package-lock.json',
+  // The server profiles, which the mock's build applies to the document with these two scripts.
   'profiles',
+  'scripts/profiles.mjs',
+  'scripts/overlay.mjs',
 ];
 
 /** What the two tsdown configs write; test/build-if-stale.test.ts keeps this list equal to it. */
