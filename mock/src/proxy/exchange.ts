@@ -246,8 +246,7 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
   }
 
   async function pass(arrival: Arrival): Promise<number> {
-    const { req, res, cors, op, sendError } = arrival;
-    const url = arrival.url ?? new URL(req.url ?? '/', 'http://proxy');
+    const { req, res, cors, op, url, sendError } = arrival;
     // Chunked is set explicitly: Node frames no body of a GET or DELETE, which the upstream would read as a request.
     const coding = req.headers['transfer-encoding'];
     const chunked = coding?.trim().toLowerCase() === 'chunked';
@@ -273,7 +272,8 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
       if (declared) throw new Refusal(declared.status, declared.message);
       const requestBody = bodyless ? { chunks: [], complete: true } : await collect(req, halt, reading);
       if (bodyless) req.resume();
-      if (!op) {
+      // A target URL cannot parse (`//x:99999/`) names no operation either: the upstream answers it.
+      if (!op || !url) {
         outside++;
         return relay(host, res, await forward(requestBody), cors);
       }
