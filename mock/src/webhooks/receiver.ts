@@ -12,8 +12,7 @@ import { usageError } from '../common/refusal.js';
 import { joinedTarget, originFormRefusal } from '../common/request-target.js';
 import { bodyViolations, describeViolation, headerViolations, type Violation } from '../contract/conformance.js';
 import { readDocumentFile } from '../contract/document-file.js';
-import { isObject, listWebhooks, operationParameters, resolvePointer } from '../contract/document.js';
-import type { JsonObject, Operation } from '../contract/document.js';
+import { isObject, type JsonObject, listWebhooks, operationParameters, webhookActions } from '../contract/document.js';
 import { createExchangeReport, type Found, kindOf, total } from '../contract/exchange-report.js';
 import { MAX_CHECKED_VALUES } from '../contract/json-shape.js';
 import { createSchemaValidator } from '../contract/schema.js';
@@ -43,29 +42,17 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'ho
 const MAX_CONNECTIONS = 32;
 const BUSY = 'too many deliveries are being received at once; try again shortly';
 
-/** The actions a webhook's JSON body declares (`allOf` of the payload and `{action: {enum}}`). */
-function actionsOf(webhook: Operation): string[] {
-  const parts = resolvePointer(webhook.operation, '#/requestBody/content/application~1json/schema/allOf');
-  return (Array.isArray(parts) ? parts : []).flatMap((part) => {
-    const actions = resolvePointer(part, '#/properties/action/enum');
-    return Array.isArray(actions) ? actions.map(String) : [];
-  });
-}
-
 function sameText(a: string, b: string): boolean {
   const [x, y] = [Buffer.from(a), Buffer.from(b)];
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
 /** A delivery is the webhook of its `X-Gitea-Event-Type` with an action it declares, else outside the contract. */
-function createDeliveryChecker(doc: JsonObject) {
+function createDeliveryChecker(doc: JsonObject, secret: string | undefined) {
   const schemas = createSchemaValidator(doc);
   const webhooks = new Map(listWebhooks(doc).map((webhook) => [webhook.path, webhook]));
   /** A payload past the bounds of every JSON body the mock reads is `refused`, as the front refuses such a body. */
-  const check = (
-    { method, url, headers, body }: { method: string; url: string; headers: Headers; body: string },
-    secret: string | undefined,
-  ) => {
+  const check = ({ method, url, headers, body }: { method: string; url: string; headers: Headers; body: string }) => {
     const type = headers.get('x-gitea-event-type') ?? '';
     const webhook = webhooks.get(type);
     if (!webhook)
@@ -102,7 +89,7 @@ function createDeliveryChecker(doc: JsonObject) {
       return { refused: { status, message: `the payload ${beyond}, more than the receiver checks` } };
     }
     const action = isObject(payload) && typeof payload.action === 'string' ? payload.action : '';
-    const actions = actionsOf(webhook);
+    const actions = webhookActions(doc, type) ?? [];
     if (payload !== undefined && action !== '' && !actions.includes(action))
       return {
         outside: `${type} with the action ${JSON.stringify(action)} is not in the contract (it describes ${actions.join(', ')})`,
@@ -133,7 +120,8 @@ function createDeliveryChecker(doc: JsonObject) {
           (quoted) => redact(quoted, [secret ?? '', headers.get('authorization') ?? '']),
         ),
       );
-    return { webhook: type, action, violations: violations.map((one) => ({ ...one, where: `request ${one.where}` })) };
+    const found = violations.map((one) => ({ line: `request ${describeViolation(one)}`, count: one.count ?? 1 }));
+    return { webhook: type, action, found };
   };
   return { names: [...webhooks.keys()], check };
 }
@@ -166,7 +154,7 @@ function createTally(options: NonNullable<ReturnType<typeof parseOptions>>, io: 
   return {
     options,
     app: options.forward?.origin,
-    checker: createDeliveryChecker(readDocumentFile().document),
+    checker: createDeliveryChecker(readDocumentFile().document, options.secret),
     stats: createExchangeReport(),
     // The bytes of deliveries read or being handled at once, as the mock's front bounds its bodies.
     bodies: createBodyBudget(defaultBodyBudget(getHeapStatistics().heap_size_limit)),
@@ -257,13 +245,9 @@ async function handle(tally: Tally, req: IncomingMessage, res: ServerResponse): 
   const headers = headersOf(req);
   const authorization = headers.get('authorization');
   const secrets = authorization ? [...tally.always, authorization, ...authorization.split(' ').slice(1)] : tally.always;
-  const delivered = { method: req.method, url: req.url ?? '/', headers, body: body.toString('utf8') };
-  const result = tally.checker.check(delivered, options.secret);
+  const result = tally.checker.check({ method: req.method, url: req.url ?? '/', headers, body: body.toString('utf8') });
   if ('refused' in result) return refuse(tally, req, res, result.refused.status, result.refused.message);
-  const found: Found[] =
-    'outside' in result
-      ? []
-      : result.violations.map((violation) => ({ line: describeViolation(violation), count: violation.count ?? 1 }));
+  const found: Found[] = 'outside' in result ? [] : result.found;
   const count = total(found);
   const violations = { 'X-Contract-Violations': String(count) };
   let status: number | undefined = 200;
