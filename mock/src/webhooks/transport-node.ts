@@ -28,7 +28,7 @@ export const nodeSign = (secret: string, payload: string) => ({
 export function createNodeTransport({
   allowedHosts = 'loopback',
   timeoutMs = 5000,
-}: WebhookOptions = {}): DeliveryTransport {
+}: WebhookOptions): DeliveryTransport {
   // Each address is checked as the connection is made, so a name cannot point elsewhere after the check.
   const allowed = hostMatcher(allowedHosts);
   const refusal = (host: string): string =>
