@@ -360,11 +360,9 @@ export function createDeliveries(
     Object.assign(record, outcome);
     logs.wake();
     if (!onDelivery) return;
+    const which = `${record.id} (${record.type} ${record.action})`;
     const told = (failure: unknown): void =>
-      console.error(
-        `gitea-mock: onDelivery failed for delivery ${record.id} (${record.type} ${record.action}):`,
-        failure,
-      );
+      console.error(`gitea-mock: onDelivery failed for delivery ${which}:`, failure);
     // Called now; what it throws or rejects with is told.
     new Promise((resolve) => resolve(onDelivery(copyOf(record)))).catch(told);
   };

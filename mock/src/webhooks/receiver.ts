@@ -60,34 +60,28 @@ function createDeliveryChecker(doc: JsonObject, secret: string | undefined) {
         outside: `${type ? `the event type ${JSON.stringify(type)}` : 'a request without X-Gitea-Event-Type'} is not in the contract (it describes ${[...webhooks.keys()].join(', ')})`,
       };
     const violations: Violation[] = [];
+    const add = (where: string, problem: string): void => void violations.push({ where, problem });
     const media = headers.get('content-type')?.split(';')[0]?.trim().toLowerCase() ?? '';
     const requestBody = webhook.operation.requestBody as JsonObject;
     const declared = Object.keys(isObject(requestBody.content) ? requestBody.content : {});
     let text: string | null = body;
     if (method === 'GET') text = new URL(url, 'http://receiver').searchParams.get('payload');
     else if (!declared.includes(media))
-      violations.push({
-        where: 'content type',
-        problem: `${media || '(none)'} is not declared (declared: ${declared.join(', ')})`,
-      });
+      add('content type', `${media || '(none)'} is not declared (declared: ${declared.join(', ')})`);
     else if (media === 'application/x-www-form-urlencoded') text = new URLSearchParams(body).get('payload');
     let payload: unknown;
-    if (text === null) violations.push({ where: 'body', problem: 'has no payload field' });
-    else {
-      try {
-        payload = JSON.parse(text);
-      } catch {
-        violations.push({ where: 'body', problem: 'the payload is not valid JSON' });
-      }
+    try {
+      if (text === null) add('body', 'has no payload field');
+      else payload = JSON.parse(text);
+    } catch {
+      add('body', 'the payload is not valid JSON');
     }
     const past = pastJsonBounds(payload);
-    if (past) {
-      const [status, beyond] =
-        past === 'values'
-          ? [413, `holds more than ${MAX_CHECKED_VALUES} JSON values`]
-          : [422, `nests deeper than ${GO_MAX_DEPTH} levels`];
-      return { refused: { status, message: `the payload ${beyond}, more than the receiver checks` } };
-    }
+    const refused = (status: number, beyond: string) => ({
+      refused: { status, message: `the payload ${beyond}, more than the receiver checks` },
+    });
+    if (past === 'values') return refused(413, `holds more than ${MAX_CHECKED_VALUES} JSON values`);
+    if (past === 'depth') return refused(422, `nests deeper than ${GO_MAX_DEPTH} levels`);
     const action = isObject(payload) && typeof payload.action === 'string' ? payload.action : '';
     const actions = webhookActions(doc, type) ?? [];
     if (payload !== undefined && action !== '' && !actions.includes(action))
@@ -102,24 +96,18 @@ function createDeliveryChecker(doc: JsonObject, secret: string | undefined) {
       for (const [name, value] of Object.entries(signatureHeaders(nodeSign(secret, text)))) {
         const sent = headers.get(name);
         if (sent !== null && !sameText(sent, value))
-          violations.push({
-            where: `header ${name}:`,
-            problem: /^(sha1=|sha256=)?$/.test(sent)
+          add(
+            `header ${name}:`,
+            /^(sha1=|sha256=)?$/.test(sent)
               ? 'is empty: the hook has no secret'
               : 'does not match the payload signed with the secret given',
-          });
+          );
       }
     }
-    if (payload !== undefined)
-      violations.push(
-        ...bodyViolations(
-          schemas,
-          `${webhook.location}/requestBody/content/application~1json/schema`,
-          payload,
-          // What a violation quotes is redacted before it is cut.
-          (quoted) => redact(quoted, [secret ?? '', headers.get('authorization') ?? '']),
-        ),
-      );
+    const schemaAt = `${webhook.location}/requestBody/content/application~1json/schema`;
+    // What a violation quotes is redacted before it is cut.
+    const redacted = (quote: string) => redact(quote, [secret ?? '', headers.get('authorization') ?? '']);
+    if (payload !== undefined) violations.push(...bodyViolations(schemas, schemaAt, payload, redacted));
     const found = violations.map((one) => ({ line: `request ${describeViolation(one)}`, count: one.count ?? 1 }));
     return { webhook: type, action, found };
   };
@@ -310,9 +298,8 @@ function conclude(tally: Tally, origin: string, io: Io): number {
       webhooks: tally.stats.byName(),
       notInContract: { deliveries: outside },
       refused: { deliveries: refused },
-      ...(app === undefined
-        ? {}
-        : { forwarded: { app, deliveries: forwarded, refused: appRefused, statuses: appStatuses } }),
+      // Left out without --forward: JSON has no undefined.
+      forwarded: options.forward && { app, deliveries: forwarded, refused: appRefused, statuses: appStatuses },
     };
     writeFileSync(options.report, `${redact(JSON.stringify(report, null, 2), always)}\n`);
   }
