@@ -5,7 +5,7 @@ import type { ChangesPayload, components, IssuePayload, PullRequestPayload, Push
 import type { RepositoryPayload, WebhookName, WebhookPayload } from 'gitea-contract';
 import { hex, utf8Bytes } from '../common/bytes.js';
 import { Refusal } from '../common/refusal.js';
-import { resolvePointer, type JsonObject } from '../contract/document.js';
+import { resolvePointer, type JsonObject, webhookActions } from '../contract/document.js';
 import { goDecimal } from '../front/validation.js';
 import type { Payload } from '../webhooks/deliveries.js';
 import { now, repoNamed, ZERO_TIME } from './backend.js';
@@ -150,9 +150,9 @@ type EventTemplate = { actions: readonly string[] | undefined; example: Event['p
 export type EventTemplates = ReadonlyMap<string, EventTemplate>;
 
 /** What is read of a webhook's JSON body in the document, any part of it a `$ref`. */
-type Node = { $ref?: string; value?: unknown; allOf?: Node[]; properties?: { action?: { enum?: string[] } } };
+type Node = { $ref?: string; value?: unknown };
 type Item = {
-  post?: { requestBody?: { content?: Record<string, { schema?: Node; examples?: Record<string, Node> }> } };
+  post?: { requestBody?: { content?: Record<string, { examples?: Record<string, Node> }> } };
 };
 
 export function eventTemplates(document: Record<string, unknown>): EventTemplates {
@@ -163,9 +163,7 @@ export function eventTemplates(document: Record<string, unknown>): EventTemplate
     const content = item.post?.requestBody?.content?.['application/json'];
     const example = resolve(Object.values(content?.examples ?? {})[0])?.value;
     if (typeof example !== 'object' || example === null) continue;
-    // The event's own list narrows the payload's: it comes after the payload in `allOf`.
-    const narrowed = (content?.schema?.allOf ?? []).map(resolve).findLast((part) => part?.properties?.action?.enum);
-    const actions = (narrowed ?? resolve(content?.schema))?.properties?.action?.enum;
+    const actions = webhookActions(document as JsonObject, type);
     templates.set(type, { actions, example: example as Event['payload'] });
   }
   return templates;
