@@ -1,7 +1,7 @@
 // The webhook events the sandbox sends: those a write causes, read from its records before and after, and those fired on demand.
 // routers/api/v1/repo/pull.go `EditPullRequest`, `DeleteIssueAssignees`, `Migrate`; services/webhook/notifier.go; modules/structs/hook.go (keys in the order of Go's structs)
 import { sha1 } from '@noble/hashes/legacy';
-import type { ChangesPayload, components, IssuePayload, PullRequestPayload, PushPayload } from 'gitea-contract';
+import type { ChangesPayload, IssuePayload, PullRequestPayload, PushPayload } from 'gitea-contract';
 import type { RepositoryPayload, WebhookName, WebhookPayload } from 'gitea-contract';
 import { hex, utf8Bytes } from '../common/bytes.js';
 import { Refusal } from '../common/refusal.js';
@@ -65,8 +65,7 @@ export function watch(operationId: string, world: World, params: Record<string, 
   return pull && { operationId, repo, kind: 'pull', record: copyJson(pull) };
 }
 
-type Users = readonly components['schemas']['User'][] | null | undefined;
-function removed(before: Users, after: Users): components['schemas']['User'][] {
+function removed(before: Issue['assignees'], after: Issue['assignees']) {
   const left = new Set((after ?? []).map((user) => user.id));
   return (before ?? []).filter((user) => !left.has(user.id));
 }
