@@ -100,8 +100,7 @@ function run(binary: string, args: string[], user: User | undefined) {
   });
   let output = '';
   const onData = (chunk: Buffer) => void (output = (output + chunk.toString()).slice(-4000));
-  child.stdout.on('data', onData);
-  child.stderr.on('data', onData);
+  for (const stream of [child.stdout, child.stderr]) stream.on('data', onData);
   const closed = once(child, 'close').then(([code]) => code as number | null);
   return { child, tail: () => output, closed };
 }
@@ -154,8 +153,7 @@ export async function startLocalPostgres(options: LocalPostgresOptions) {
       'start',
       new Promise<void>((ready, fail) => {
         const onData = () => tail().includes('database system is ready to accept connections') && ready();
-        child.stdout.on('data', onData);
-        child.stderr.on('data', onData);
+        for (const stream of [child.stdout, child.stderr]) stream.on('data', onData);
         child.once('error', fail);
         void exited.then((log) => fail(new Error(`PostgreSQL exited at its start: ${log}`)));
       }),

@@ -102,7 +102,6 @@ function createBudget(runMs: number, requestMs: number) {
 
 /** A version is a few bytes, a wrong address may be a large page. */
 const PROBE_READ_LIMIT = 64 * 1024;
-const QUOTE_LIMIT = 80;
 
 /** GET {baseUrl}/version: the server's name and version, or the one-line reason there is no Gitea API there. */
 async function probeServer(run: Run): Promise<{ ok: true; server: string } | { ok: false; problem: string }> {
@@ -111,7 +110,7 @@ async function probeServer(run: Run): Promise<{ ok: true; server: string } | { o
     runMs < connectTimeoutMs ? [runMs, '--timeout'] : [connectTimeoutMs, '--connect-timeout'];
   const hide = (text: string): string => redact(text, run.credentials.secrets);
   // Redacted, then cut short: cut first, a secret's start would be left where it fell.
-  const cut = (text: string): string => clip(hide(text), QUOTE_LIMIT);
+  const cut = (text: string): string => clip(hide(text), 80);
   const quote = (text: string): string => JSON.stringify(cut(text.replace(/\s+/g, ' ').trim()));
   const url = new URL(`${baseUrl.replace(/\/$/, '')}/version`);
   // A redirect is reported, not followed: the base URL to give is the one it points to. With
