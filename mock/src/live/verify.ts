@@ -67,8 +67,7 @@ export function readCredentials(env: Record<string, string | undefined>) {
 
 type Credentials = ReturnType<typeof readCredentials>;
 
-export function refusedLine(baseUrl: string, credentials: Credentials, answered: string): string {
-  const { sent, unsent } = credentials;
+export function refusedLine(baseUrl: string, { sent, unsent }: Credentials, answered: string): string {
   if (!sent)
     return `${baseUrl} asks for credentials and none were given (${unsent ? `${unsent}; ` : ''}set GITEA_TOKEN, or GITEA_USERNAME and GITEA_PASSWORD): ${answered}`;
   return `${baseUrl} refused the credentials in ${sent}${unsent ? ` (${unsent})` : ''}: ${answered}`;
@@ -216,7 +215,8 @@ type Check = { operationId: string; writes: boolean; prepare(target: Target, run
 const check = (operationId: string, writes: boolean, prepare: Check['prepare']) => ({ operationId, writes, prepare });
 type Repo = { owner: string; repo: string };
 
-const needRepo: Skip = { skip: 'give --repo owner/name', kind: 'input' };
+const lacking = (skip: string): Skip => ({ skip, kind: 'input' });
+const needRepo = lacking('give --repo owner/name');
 
 /** What was sought, why it was not found, and the option that gives it (not when the look-up got no answer). */
 const notFound = (what: string, found: Skip, option: string): Skip => ({
@@ -240,10 +240,8 @@ function byId(
       if ('skip' in found) return notFound(what, found, given);
       id = found.record[field];
     }
-    if (!Number.isInteger(id)) {
-      const skip = `no ${what} to use: GET ${path} answered a record without an integer ${field}; give --${given}`;
-      return { skip, kind: 'input' };
-    }
+    if (!Number.isInteger(id))
+      return lacking(`no ${what} to use: GET ${path} answered a record without an integer ${field}; give --${given}`);
     return call({ owner: owner!, repo: repo! }, id as number);
   });
 }
@@ -272,11 +270,10 @@ const FEW = { limit: 5 };
 
 const checks: Check[] = [
   check('adminGetAllOrgs', false, async () => (client) => client.GET('/admin/orgs', { params: { query: FEW } })),
-  check('listPackageVersions', false, async (target, run) => {
-    let pkg = target.package;
-    const { owner } = target;
+  check('listPackageVersions', false, async ({ package: given, owner }, run) => {
+    let pkg = given;
     if (!pkg) {
-      if (!owner) return { skip: 'give --package owner/type/name (or --repo whose owner has packages)', kind: 'input' };
+      if (!owner) return lacking('give --package owner/type/name (or --repo whose owner has packages)');
       const found = await lookUp(run, `/packages/${encodeURIComponent(owner)}`);
       if ('skip' in found) return notFound('package', found, 'package owner/type/name');
       pkg = { owner, type: String(found.record.type), name: String(found.record.name) };
@@ -292,17 +289,16 @@ const checks: Check[] = [
     ['orgListTeamMembers', false, 'team-id', '/user/teams', 'team'],
     (_, id) => (client) => client.GET('/teams/{id}/members', { params: { path: { id }, query: FEW } }),
   ),
-  check('ActionsGetWorkflow', false, async (target, run) => {
-    const { owner, repo } = target;
+  check('ActionsGetWorkflow', false, async ({ owner, repo, workflow }, run) => {
     if (!owner || !repo) return needRepo;
-    let workflow_id = target.workflow;
+    let workflow_id = workflow;
     if (!workflow_id) {
       const path = `/repos/${owner}/${repo}/actions/workflows`;
       const found = await lookUp(run, path);
       if ('skip' in found) return notFound('workflow', found, 'workflow file.yml');
       const listed = (found.record as { workflows?: { id?: unknown }[] }).workflows?.[0]?.id;
       if (typeof listed !== 'string')
-        return { skip: `no workflow to use: GET ${path} listed none; give --workflow file.yml`, kind: 'input' };
+        return lacking(`no workflow to use: GET ${path} listed none; give --workflow file.yml`);
       workflow_id = listed;
     }
     const path = { owner, repo, workflow_id };
@@ -320,8 +316,7 @@ const checks: Check[] = [
   }),
   check('repoAddCollaborator', true, async (target) => {
     const { owner, repo, collaborator } = target as Repo & Target;
-    if (!collaborator)
-      return { skip: 'give --collaborator user (added to the scratch repository with read access)', kind: 'input' };
+    if (!collaborator) return lacking('give --collaborator user (added to the scratch repository with read access)');
     const path = { owner, repo, collaborator };
     const body = { permission: 'read' as const };
     return (client) => client.PUT('/repos/{owner}/{repo}/collaborators/{collaborator}', { params: { path }, body });
@@ -481,8 +476,7 @@ function jsonReport(run: RunRecord, secrets: readonly string[]): string {
     operations[outcome.operationId] = { ...stats, mismatches, ...(notChecked ? { notChecked } : {}) };
   }
   const { baseUrl, server = null, started, finished, exitCode, stopped } = run;
-  const dates = { started: started.toISOString(), finished: finished.toISOString() };
-  const report = { baseUrl, server, ...dates, exitCode, ...(stopped ? { stopped } : {}), operations, skipped };
+  const report = { baseUrl, server, started, finished, exitCode, ...(stopped ? { stopped } : {}), operations, skipped };
   return `${redact(JSON.stringify(report, null, 2), secrets)}\n`;
 }
 
@@ -563,19 +557,18 @@ async function lookUp({ options, credentials, budget }: Run, path: string): Prom
 type Judge = (operationId: string, answer: CapturedAnswer) => Problem[];
 
 /** Resolves with the line that stops the run, if it must. */
-async function runCheck(run: Run, judge: Judge, check: Check): Promise<string | undefined> {
+async function runCheck(run: Run, judge: Judge, { operationId, writes, prepare }: Check): Promise<string | undefined> {
   const { options, budget, record, credentials, out } = run;
-  const { operationId } = check;
   const label = operationId.padEnd(34);
   const skip = (kind: SkipKind, cause: string, verb = 'skipped'): undefined => {
     record.outcomes.push({ operationId, checked: false, kind, cause });
     out.say(`- ${label} ${verb}: ${cause}`);
   };
-  if (check.writes && !options.allowWrites)
+  if (writes && !options.allowWrites)
     return skip('writes', 'it writes (use --allow-writes --scratch-repo owner/name)', 'not run');
   if (budget.spent()) return skip('timeout', budget.spent()!, 'not run');
   const began = performance.now();
-  const call = await check.prepare(check.writes ? options.writeTarget : options.readTarget, run);
+  const call = await prepare(writes ? options.writeTarget : options.readTarget, run);
   if (typeof call !== 'function') return skip(call.kind, call.skip);
   const sent = await budget.send((signal) => call(run.capture.client(signal)));
   if (!sent) return skip('timeout', budget.spent()!, 'not run');
@@ -612,7 +605,7 @@ async function runCheck(run: Run, judge: Judge, check: Check): Promise<string | 
   if (problems.length === 0 && status === 404)
     return skip(
       'input',
-      check.writes
+      writes
         ? `nothing was written: ${answered()} (the scratch repository ${options.scratchRepo}, or what this write names in it, is not there)`
         : `nothing was read: ${answered()} (what this read names is not there: check the ids and the repository given)`,
     );
