@@ -1,13 +1,14 @@
 // The proxy (`gitea-mock proxy <url>`) on node:http, header names and order byte for byte (Prism's re-serialises).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isLoopbackHost } from 'gitea-contract/internal';
-import type { AnsweringMock } from '../answering.js';
 import type { createExchangeReport } from '../contract/exchange-report.js';
 import { BASE_PATH } from '../front/app.js';
-import { faultAnswer, underConditions } from '../front/conditions.js';
+import type { BodyBudget } from '../front/body.js';
+import { type Conditions, faultAnswer, underConditions } from '../front/conditions.js';
 import { allowList, corsHeaders, isPreflight, preflightHeaders, retryShortly, type HeaderOf } from '../front/cors.js';
 import { apiError } from '../front/errors.js';
-import { JOURNAL_PATH, journalAnswer } from '../front/journal.js';
+import { type Journal, JOURNAL_PATH, journalAnswer } from '../front/journal.js';
+import type { OperationTable } from '../front/operations.js';
 import { reset, sendJson, type Sent, singleValued } from '../front/node-server.js';
 import { createChecker } from './check.js';
 import { createExchanges } from './exchange.js';
@@ -47,7 +48,13 @@ export interface ProxyReport {
   notInContract: { exchanges: number };
 }
 
-type ProxyFront = Pick<AnsweringMock, 'table' | 'conditions' | 'journal' | 'bodies'> & { docsUrl(): string };
+type ProxyFront = {
+  table: OperationTable;
+  conditions: Conditions;
+  journal: Journal;
+  bodies: BodyBudget;
+  docsUrl(): string;
+};
 
 /** The upstream origin, or why it cannot be one; credentials go to it, so it must be https unless allowed. */
 export function checkUpstream(upstream: string, allowInsecure = false): URL {
