@@ -194,6 +194,19 @@ describe('request framing', () => {
     },
   );
 
+  it('a target the URL parser refuses (`//x:99999/`) is forwarded as sent, as any request outside the contract', async () => {
+    received.length = 0;
+    const { proxy, lines } = await proxyTo(upstream.origin);
+    try {
+      const answer = await exchangeRaw(proxy.origin, 'GET //x:99999/ HTTP/1.1\r\nHost: p\r\nConnection: close\r\n\r\n');
+      expect(answer.toString('latin1')).toMatch(/^HTTP\/1\.1 200 /);
+      expect(received.map(({ method, url }) => `${method} ${url}`)).toEqual(['GET //x:99999/']);
+      expect(lines).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('a client that leaves mid-upload: nothing of its request reaches the upstream', async () => {
     await throughRaw(
       () => {},

@@ -45,6 +45,7 @@ export const OUTPUTS = [
   'mock/dist/answering-node.mjs',
   'mock/dist/answering.d.mts',
   'mock/dist/app.mjs',
+  'mock/dist/attempt.mjs',
   'mock/dist/bytes.mjs',
   'mock/dist/cli.d.mts',
   'mock/dist/cli.mjs',

@@ -6,7 +6,7 @@ import type { ServerProfile } from '../generated/profiles.js';
 import { prefixHint } from './api-prefix.js';
 import { authorization, check, checkAuth, checkBaseUrl, FIELD, WORD, type Auth } from './auth.js';
 import { ApiError, TimeoutError } from './errors.js';
-import { scrub } from './redact.js';
+import { CREDENTIAL_HEADER, scrub } from './redact.js';
 import type { GiteaClient } from './strict.js';
 import {
   BodyTooLarge,
@@ -76,8 +76,6 @@ const failures = new WeakMap<Response, () => ApiError>();
  * the one-time codes and credential headers it sent).
  */
 const clientFacts = new WeakMap<object, { baseUrl: string; secrets: string[] }>();
-/** Header names whose values are credentials. */
-const CREDENTIAL_HEADER = /auth|token|secret|password|cookie|otp|key|session/i;
 
 /** `error` as it may leave a helper of `client`: every secret the client knows redacted. */
 export function scrubFor(client: AnyClient, error: unknown): unknown {

@@ -4,4 +4,4 @@
 // is promised to anyone else, and the package's entry does not export it.
 export { authorization, isLoopbackHost } from './auth.js';
 export { prefixHint } from './api-prefix.js';
-export { redact } from './redact.js';
+export { CREDENTIAL_HEADER, redact } from './redact.js';

@@ -3,6 +3,9 @@
 
 const MARK = '[REDACTED]';
 
+/** Header names whose values are credentials. */
+export const CREDENTIAL_HEADER = /auth|token|secret|password|cookie|otp|key|session/i;
+
 /** Each secret's pattern, made once. Per-call secrets come and go: past 256 it starts over. */
 const patterns = new Map<string, RegExp>();
 

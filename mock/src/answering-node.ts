@@ -4,13 +4,11 @@ import { createAnswering, type AnsweringChoices, type AnsweringMock, type Answer
 import type { ResponseClass } from './front/app.js';
 import { operationTable, type OperationTable } from './front/operations.js';
 import { seedText } from './front/conditions.js';
-import { loadGenerator } from './examples/dynamic.js';
+import { loadPrismMocker } from './examples/dynamic.js';
 import { getHeapStatistics } from 'node:v8';
 import { createMarkdownRenderer } from './sandbox/markdown.js';
 import { openStateStore } from './sandbox/world-store.js';
 import { createNodeTransport } from './webhooks/transport-node.js';
-
-export type { AnsweringMock };
 
 export interface AnsweringOptions extends Omit<AnsweringChoices, 'seed'> {
   /** Makes dynamic data, random delays and random faults repeatable: `7` and `'7'` are one seed, as `--seed 7` is. */
@@ -25,7 +23,7 @@ export const heapLimit = (): number => getHeapStatistics().heap_size_limit;
 const NODE_PLATFORM: AnsweringPlatform = {
   markdown: createMarkdownRenderer,
   heapLimit: heapLimit(),
-  generator: loadGenerator,
+  generator: () => loadPrismMocker(true),
   webhookTransport: createNodeTransport,
   openStore: openStateStore,
 };

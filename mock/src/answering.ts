@@ -44,8 +44,7 @@ export async function createAnswering(
   const conditions = createConditions(options);
   const bodies = createBodyBudget(options.maxBodyBytesInFlight ?? defaultBodyBudget(platform.heapLimit));
   const context = { docsUrl };
-  const { generator } = platform;
-  const examples = await createExamples(context, { ...options, ...(generator ? { generator } : {}) });
+  const examples = await createExamples(context, { ...options, generator: platform.generator });
   const sandbox = options.sandbox && (await createSandbox(table, examples, context, platform, options.sandbox));
   const source: AnsweringSource = sandbox ?? examples;
   const journal = createJournal();

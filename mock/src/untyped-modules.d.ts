@@ -1,23 +1,4 @@
 // Types of the small packages that ship none, and of the bundled document: only what is used.
-declare module 'accepts' {
-  interface Accepts {
-    type(types: string[]): string | false;
-  }
-  export default function accepts(request: { headers: Record<string, string | undefined> }): Accepts;
-}
-
-declare module 'content-type' {
-  interface ContentType {
-    type: string;
-    parameters: Record<string, string>;
-  }
-  const contentType: {
-    parse(value: string): ContentType;
-    format(value: ContentType): string;
-  };
-  export default contentType;
-}
-
 declare module 'uri-template-lite' {
   /** RFC 6570 templates, as Prism's request check matches paths with them. */
   const uriTemplate: {

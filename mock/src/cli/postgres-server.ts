@@ -92,7 +92,7 @@ async function reachableBinaries(found: Binaries, user: User | undefined): Promi
   throw new Refusal(1, `the ${SUPERUSER} user cannot run PostgreSQL's binaries even from ${copy}`);
 }
 
-function run(binary: string, args: string[], user: object) {
+function run(binary: string, args: string[], user: User | undefined) {
   const child = spawn(binary, args, {
     ...user,
     env: { ...process.env, LC_ALL: 'C' },
@@ -100,8 +100,7 @@ function run(binary: string, args: string[], user: object) {
   });
   let output = '';
   const onData = (chunk: Buffer) => void (output = (output + chunk.toString()).slice(-4000));
-  child.stdout.on('data', onData);
-  child.stderr.on('data', onData);
+  for (const stream of [child.stdout, child.stderr]) stream.on('data', onData);
   const closed = once(child, 'close').then(([code]) => code as number | null);
   return { child, tail: () => output, closed };
 }
@@ -112,7 +111,6 @@ export async function startLocalPostgres(options: LocalPostgresOptions) {
   const user = process.getuid?.() === 0 ? await serverUser() : undefined;
   const { bin, copy } = await reachableBinaries(found, user);
   const cleanUp = () => (copy ? rm(copy, { recursive: true, force: true }) : Promise.resolve());
-  const as = user ?? {};
   try {
     if (!(await stat(join(dataDir, 'PG_VERSION')).catch(() => undefined))) {
       // The parents as any folder is made, so that the server's user can reach through them.
@@ -137,7 +135,7 @@ export async function startLocalPostgres(options: LocalPostgresOptions) {
         const auth = ['--auth=scram-sha-256', `--username=${SUPERUSER}`, `--pwfile=${passwordFile}`];
         // Machines without an en_US locale have C.
         const locale = ['--locale=C', '--lc-messages=C', '--encoding=UTF8'];
-        const initdb = run(bin.initdb, [`--pgdata=${dataDir}`, ...auth, ...locale], as);
+        const initdb = run(bin.initdb, [`--pgdata=${dataDir}`, ...auth, ...locale], user);
         const code = await bounded('initdb', initdb.closed);
         if (code !== 0) throw new Error(`PostgreSQL: initdb failed (exit ${code}): ${initdb.tail().slice(-2000)}`);
       } finally {
@@ -147,7 +145,7 @@ export async function startLocalPostgres(options: LocalPostgresOptions) {
     const version = (await readFile(join(dataDir, 'PG_VERSION'), 'utf8')).trim();
     const listen = `listen_addresses=${options.host ?? '127.0.0.1'}`;
     const args = ['-D', dataDir, '-p', String(options.port), '-c', listen, '-c', 'unix_socket_directories='];
-    const { child, tail, closed } = run(bin.postgres, args, as);
+    const { child, tail, closed } = run(bin.postgres, args, user);
     const stopWithUs = () => void child.kill('SIGINT');
     process.once('exit', stopWithUs);
     const exited = closed.then(tail, tail).finally(() => process.removeListener('exit', stopWithUs));
@@ -155,8 +153,7 @@ export async function startLocalPostgres(options: LocalPostgresOptions) {
       'start',
       new Promise<void>((ready, fail) => {
         const onData = () => tail().includes('database system is ready to accept connections') && ready();
-        child.stdout.on('data', onData);
-        child.stderr.on('data', onData);
+        for (const stream of [child.stdout, child.stderr]) stream.on('data', onData);
         child.once('error', fail);
         void exited.then((log) => fail(new Error(`PostgreSQL exited at its start: ${log}`)));
       }),

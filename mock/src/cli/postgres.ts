@@ -41,9 +41,8 @@ export async function postgresCommand(args: string[], env: NodeJS.ProcessEnv, io
   let server: Awaited<ReturnType<typeof startLocalPostgres>> | undefined;
   try {
     server = await startLocalPostgres(options);
-    const local = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
     const client = new pg.Client({
-      host: local,
+      host: host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host,
       port,
       user: 'postgres',
       password,

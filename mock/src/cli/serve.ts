@@ -96,19 +96,16 @@ async function parseServe(mode: Mode, argv: readonly string[], env: NodeJS.Proce
     ...some('maxHeldPerCredential', maxHeldPerCredential),
     ...some('maxBodyBytesInFlight', args.bytes('max-body-bytes-in-flight', '256M')),
   };
-  const proxy =
-    upstream === undefined
-      ? undefined
-      : {
-          upstream,
-          strict: args.flag('strict'),
-          allowInsecureUpstream: args.flag('allow-insecure-http'),
-          timeoutMs: args.seconds('upstream-timeout'),
-          exchangeTimeoutMs: args.seconds('exchange-timeout'),
-          upstreamConnections: args.count('upstream-connections', 4)!,
-          corsOrigins,
-          forwardCookies: args.flag('forward-cookies'),
-        };
+  const proxy = upstream !== undefined && {
+    upstream,
+    strict: args.flag('strict'),
+    allowInsecureUpstream: args.flag('allow-insecure-http'),
+    timeoutMs: args.seconds('upstream-timeout'),
+    exchangeTimeoutMs: args.seconds('exchange-timeout'),
+    upstreamConnections: args.count('upstream-connections', 4)!,
+    corsOrigins,
+    forwardCookies: args.flag('forward-cookies'),
+  };
   return {
     args,
     server,

@@ -34,18 +34,13 @@ export async function triggerCommand(args: string[], env: NodeJS.ProcessEnv, io:
   const options = await log.options(TRIGGER_USAGE, () => parseTriggerOptions(args, env));
   if (typeof options === 'number') return options;
   const { event, repository, action, origin, token } = options;
-  let answer: Response;
-  try {
-    answer = await fetch(`${origin}/__sandbox/trigger`, {
-      method: 'POST',
-      headers: { Authorization: `token ${token}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ event, repository, action }),
-      signal: AbortSignal.timeout(30_000),
-    });
-  } catch (error) {
-    log.err(`${origin} could not be reached (${(error as Error).cause ?? (error as Error).message})`);
-    return 1;
-  }
+  const answer = await fetch(`${origin}/__sandbox/trigger`, {
+    method: 'POST',
+    headers: { Authorization: `token ${token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ event, repository, action }),
+    signal: AbortSignal.timeout(30_000),
+  }).catch((error: Error) => void log.err(`${origin} could not be reached (${error.cause ?? error.message})`));
+  if (!answer) return 1;
   const text = await answer.text();
   // Not JSON is not the sandbox: said below with the status.
   const body: { deliveries?: DeliveryRecord[]; message?: string } = await new Response(text).json().catch(() => ({}));

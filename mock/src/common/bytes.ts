@@ -1,4 +1,6 @@
 // Bytes, text, randomness and the one bounded body reader over what every runtime has; Node's Buffer where there is.
+import { attempt } from './attempt.js';
+
 /** Node's Buffer, where there is one; read once, so a page cannot add it later by accident. */
 const NodeBuffer = (globalThis as { Buffer?: typeof Buffer }).Buffer;
 
@@ -70,15 +72,12 @@ export async function readBounded<R>(
 
 /** Whether `bytes` holds `part` from `at` on. */
 export function bytesAt(bytes: Uint8Array, part: Uint8Array, at = 0): boolean {
-  if (bytes.length - at < part.length) return false;
-  for (let i = 0; i < part.length; i++) if (bytes[at + i] !== part[i]) return false;
-  return true;
+  return bytes.length - at >= part.length && part.every((byte, i) => bytes[at + i] === byte);
 }
 
 export function indexOfBytes(haystack: Uint8Array, needle: Uint8Array, from = 0, portable = NodeBuffer === undefined) {
   if (!portable)
     return NodeBuffer!.from(haystack.buffer, haystack.byteOffset, haystack.byteLength).indexOf(needle, from);
-  if (needle.length === 0) return Math.min(from, haystack.length);
   const first = needle[0]!;
   // The first byte by the native search, then the rest compared.
   for (let at = haystack.indexOf(first, from); at >= 0; at = haystack.indexOf(first, at + 1))
@@ -86,20 +85,11 @@ export function indexOfBytes(haystack: Uint8Array, needle: Uint8Array, from = 0,
   return -1;
 }
 
-export function hex(bytes: Uint8Array): string {
-  let text = '';
-  for (const byte of bytes) text += byte.toString(16).padStart(2, '0');
-  return text;
-}
+export const hex = (bytes: Uint8Array): string =>
+  Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
 
 /** The UTF-8 text of standard base64 (already checked to be well formed), or undefined when it is not base64. */
-export function base64Text(base64: string): string | undefined {
-  try {
-    return utf8Text(latin1Bytes(atob(base64)));
-  } catch {
-    return undefined;
-  }
-}
+export const base64Text = (base64: string): string | undefined => attempt(() => utf8Text(latin1Bytes(atob(base64))));
 
 /** `length` bytes from Web Crypto's generator, which every browser has, secure context or not. */
 export const randomBytes = (length: number): Uint8Array<ArrayBuffer> => crypto.getRandomValues(new Uint8Array(length));

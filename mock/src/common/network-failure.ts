@@ -20,8 +20,7 @@ export function networkFailure(error: unknown) {
     layer = (layer.cause ?? (Array.isArray(layer.errors) ? layer.errors[0] : undefined)) as Layer | undefined;
   }
   const code = coded?.code as string | undefined;
-  if (!coded || !TLS_CODE.test(code!))
-    return { code, tls: undefined, advice: undefined as string | undefined, message };
+  if (!coded || !TLS_CODE.test(code!)) return { code, message };
   // OpenSSL's reason: on `reason`, in a handshake message, or a certificate error's message (ending in a colon).
   const reason =
     typeof coded.reason === 'string'
@@ -33,7 +32,7 @@ export function networkFailure(error: unknown) {
     : UNTRUSTED.test(code!)
       ? 'if you trust the server, set NODE_EXTRA_CA_CERTS to a PEM file of its CA certificate and start again'
       : undefined;
-  return { code, tls: tls as string | undefined, advice, message };
+  return { code, tls, advice, message };
 }
 
 const MEANINGS: Record<string, string> = {

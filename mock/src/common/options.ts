@@ -2,6 +2,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { attempt } from './attempt.js';
 import { Refusal, usageError } from './refusal.js';
 
 export type Command = 'mock' | 'sandbox' | 'proxy' | 'verify' | 'webhooks' | 'trigger' | 'postgres';
@@ -98,17 +99,22 @@ const SECRETS: Record<Command, string> = {
 };
 const CREDENTIAL_OPTION = /token|pass|secret|user|login|otp|auth|cred|api-?key/i;
 
-/** The usage error for what parseArgs refused; an argument that is no option is never quoted (it may be a secret). */
-function refusal(error: unknown, command: Command): Refusal {
-  const { code, message = String(error) } = error as { code?: string; message?: string };
-  const option = code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /^Unknown option '([^']+)'/.exec(message)?.[1] : undefined;
-  if (option && CREDENTIAL_OPTION.test(option))
-    return usageError(
-      `${option} is not an option: ${command === 'verify' ? 'credentials' : 'secrets'} come from the environment only, never the command line (where process lists and CI logs show them): ${SECRETS[command]}`,
-    );
-  const other = option?.slice(2) as Command;
-  if (other in SECRETS) return usageError(`${option} is not an option: run ${commandName(other)}`);
-  return usageError(message);
+/** `argv` parsed; what parseArgs refuses, a usage error that never quotes an argument that is no option (it may be a secret). */
+function parsedArgs(command: Command, argv: readonly string[]) {
+  try {
+    return parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    const { code, message = String(error) } = error as { code?: string; message?: string };
+    const option =
+      code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /^Unknown option '([^']+)'/.exec(message)?.[1] : undefined;
+    if (option && CREDENTIAL_OPTION.test(option))
+      throw usageError(
+        `${option} is not an option: ${command === 'verify' ? 'credentials' : 'secrets'} come from the environment only, never the command line (where process lists and CI logs show them): ${SECRETS[command]}`,
+      );
+    const other = option?.slice(2) as Command;
+    if (other in SECRETS) throw usageError(`${option} is not an option: run ${commandName(other)}`);
+    throw usageError(message);
+  }
 }
 
 /** Runs `check`; what it throws becomes a usage error after `what`. */
@@ -136,23 +142,13 @@ export function outputFileProblem(file: string): string | undefined {
   } catch (error) {
     return `cannot write in ${folder} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
   }
-  try {
-    if (statSync(path).isDirectory()) return `${path} is a folder`;
-  } catch {
-    // Not there yet: it will be made.
-  }
-  return undefined;
+  // A file not there yet will be made.
+  return attempt(() => statSync(path))?.isDirectory() ? `${path} is a folder` : undefined;
 }
 
 /** `argv` parsed for `command`, an option of another command refused by name; each value read checked. */
 export function parseCommand(command: Command, argv: readonly string[]) {
-  let parsed: { values: Record<string, unknown>; positionals: string[] };
-  try {
-    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw refusal(error, command);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parsedArgs(command, argv);
   for (const [name, spec] of Object.entries(OPTIONS))
     if (values[name] !== undefined && !spec.commands.includes(command))
       throw usageError(

@@ -1,5 +1,5 @@
 // The one way to load a document in Node, each text parsed once; the shipped one's twin is prebuilt (document.json).
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -25,8 +25,6 @@ const byText = new Map<string, DocumentFile>();
 const operationsByText = new Map<string, Promise<IHttpOperation[]>>();
 let twin: DocumentTwin | null | undefined;
 
-const sha256Of = (text: string): string => createHash('sha256').update(text).digest('hex');
-
 /** YAML (or JSON) text as a document, loading the parser only then; no alias-expansion cap (examples share anchors). */
 function parseYaml(text: string, prettyErrors: boolean): unknown {
   return (require('yaml') as typeof import('yaml')).parse(text, { prettyErrors, maxAliasCount: -1 });
@@ -44,7 +42,7 @@ function attempt<T>(failed: string, make: () => T): T {
 /** The document in the file at `path` (YAML or JSON), parsed once per distinct text; throws an Error naming the file. */
 export function readDocumentFile(path: string = DOCUMENT): DocumentFile {
   const text = attempt(`cannot read the document ${path}`, () => readFileSync(path, 'utf8'));
-  const sha256 = sha256Of(text);
+  const sha256 = hash('sha256', text);
   const known = byText.get(sha256);
   if (known) return known;
   // By the package's own name: the same file from src/ (the suites) and from dist/ (users); none before a build.
@@ -69,8 +67,7 @@ export function readDocumentFile(path: string = DOCUMENT): DocumentFile {
 
 /** The operations of a document given as data; the transform (http-spec and lodash) loads only for a document not twinned. */
 export async function operationsOf(document: Record<string, unknown>): Promise<IHttpOperation[]> {
-  const { httpOperations } = await import('./http-operations.js');
-  return httpOperations(document);
+  return (await import('./http-operations.js')).httpOperations(document);
 }
 
 export function loadOperations(path: string = DOCUMENT): Promise<IHttpOperation[]> {
@@ -82,6 +79,6 @@ export function loadOperations(path: string = DOCUMENT): Promise<IHttpOperation[
 /** The build's twin of a document's YAML text, as JSON: everything in it is what a start would make itself. */
 export async function documentTwin(text: string): Promise<string> {
   const document = parseYaml(text, false) as JsonObject;
-  const made: DocumentTwin = { sha256: sha256Of(text), document, operations: await operationsOf(document) };
+  const made: DocumentTwin = { sha256: hash('sha256', text), document, operations: await operationsOf(document) };
   return JSON.stringify(made);
 }

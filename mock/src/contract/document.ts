@@ -66,6 +66,19 @@ export const listOperations = (doc: JsonObject): Operation[] => operationsIn(doc
 
 export const listWebhooks = (doc: JsonObject): Operation[] => operationsIn(doc, 'webhooks');
 
+/** The actions the JSON body of the webhook `type` declares: the `action` enum of the last part of its `allOf` with one
+ * (the event's own list, after the payload, narrows the payload's), else the schema's; undefined without (push …). */
+export function webhookActions(doc: JsonObject, type: string): string[] | undefined {
+  const item = isObject(doc.webhooks) ? doc.webhooks[type] : undefined;
+  const schema = resolvePointer(item ?? null, '#/post/requestBody/content/application~1json/schema');
+  const actionsIn = (node: Json | undefined) => {
+    const part = isObject(node) && typeof node.$ref === 'string' ? resolvePointer(doc, node.$ref) : node;
+    return resolvePointer(part ?? null, '#/properties/action/enum') as string[] | undefined;
+  };
+  const parts = isObject(schema) && Array.isArray(schema.allOf) ? schema.allOf : [];
+  return parts.map(actionsIn).findLast(Boolean) ?? actionsIn(schema);
+}
+
 /** Path-level and operation-level parameters, resolved; operation-level ones override by name+in. */
 export function operationParameters(doc: JsonObject, op: Operation) {
   const merged = new Map<string, { param: JsonObject; location: string; ref: boolean }>();

@@ -13,7 +13,9 @@ const MOCK_ONLY = {
   isProxy: false,
 } as const;
 
-function seedFaker(): void {
+/** Prism's mocker, static or dynamic, one operation at a time; silent, as its logging costs throughput and shows requests. */
+export async function loadPrismMocker(dynamic: boolean): Promise<Generator> {
+  const [http, core] = await Promise.all([import('@stoplight/prism-http'), import('@stoplight/prism-core')]);
   const fromPrism = createRequire(createRequire(import.meta.url).resolve('@stoplight/prism-http'));
   // Faker 6, the instance Prism hands json-schema-faker.
   const { faker } = fromPrism('@faker-js/faker') as {
@@ -28,12 +30,6 @@ function seedFaker(): void {
     const [low, high] = min > max ? [max, min] : [min, max];
     return Math.floor(jsf.option('random')() * (high - low) + low);
   };
-}
-
-/** Prism's mocker, static or dynamic, one operation at a time; silent, as its logging costs throughput and shows requests. */
-export async function loadPrismMocker(dynamic: boolean): Promise<Generator> {
-  const [http, core] = await Promise.all([import('@stoplight/prism-http'), import('@stoplight/prism-core')]);
-  seedFaker();
   const prism = http.createInstance(
     { ...MOCK_ONLY, mock: { dynamic } },
     { logger: core.createLogger('gitea-mock', { level: 'silent' }) },
@@ -50,5 +46,3 @@ export async function loadPrismMocker(dynamic: boolean): Promise<Generator> {
     return { ok: true, output: { statusCode, headers: headers ?? {}, body } };
   };
 }
-
-export const loadGenerator = (): Promise<Generator> => loadPrismMocker(true);

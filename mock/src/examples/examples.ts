@@ -2,7 +2,7 @@
 import type { IHttpOperation } from '@stoplight/types';
 import type { IHttpRequest } from '@stoplight/prism-http';
 import { agreeWithPath, makeCoherent } from './coherence.js';
-import { apiError } from '../front/errors.js';
+import { apiError, errorAnswer } from '../front/errors.js';
 import { namesNothing } from '../front/validation.js';
 import { documentedAnswer, type Mocked, type Wanted } from './negotiation.js';
 import { paginate } from './pagination.js';
@@ -23,18 +23,13 @@ export const NO_GENERATOR =
 /** The source; `generator` loads the generator of dynamic data on first use, where the runtime has one (Node). */
 export async function createExamples(
   context: SourceContext,
-  options: { dynamic?: boolean; seed?: string; generator?: () => Promise<Generator> } = {},
+  options: { dynamic?: boolean; seed?: string; generator?: (() => Promise<Generator>) | undefined } = {},
 ): Promise<AnsweringSource> {
   let generator: Promise<Generator> | undefined;
   const generate = (): Promise<Generator> | undefined =>
     options.generator ? (generator ??= options.generator()) : undefined;
   // Serving generated data, it loads now so the first answer does not wait; else on the first `Prefer: dynamic=true`.
   if (options.dynamic) await generate();
-  const refusal = (status: number, message: string): Answer => ({
-    status,
-    type: 'application/json',
-    body: apiError(context.docsUrl(), message),
-  });
 
   return {
     strict: false,
@@ -49,7 +44,7 @@ export async function createExamples(
       };
       const dynamic = preference.dynamic ?? options.dynamic ?? false;
       const loading = dynamic ? generate() : undefined;
-      if (dynamic && !loading) return { ...refusal(400, NO_GENERATOR), own: true };
+      if (dynamic && !loading) return errorAnswer(context.docsUrl(), 400, NO_GENERATOR);
       const accept = Object.entries(request.headers ?? {}).find(([name]) => name.toLowerCase() === 'accept')?.[1];
       // json-schema-faker resolves references in place: it gets a copy, so the front's table stays as it was.
       const seed = options.seed === undefined ? {} : { seed: options.seed };
@@ -57,7 +52,8 @@ export async function createExamples(
         ? await (await loading)(request, structuredClone(op.operation), { ...wanted, ...seed })
         : documentedAnswer(op.operation, { ...wanted, ...(accept === undefined ? {} : { accept }) });
       // Refusals of the negotiation (406 for an Accept it cannot meet) in the service's dialect.
-      if (!mocked.ok) return refusal(mocked.status, mocked.message);
+      if (!mocked.ok)
+        return { status: mocked.status, type: 'application/json', body: apiError(context.docsUrl(), mocked.message) };
       const { output } = mocked;
       const headers: Record<string, string> = {};
       let type: string | undefined;

@@ -45,7 +45,8 @@ function bestContent(
   contents: readonly IMediaTypeContent[],
   mediaTypes: readonly string[],
 ): IMediaTypeContent | undefined {
-  const best = accepts({ headers: { accept: mediaTypes.join(',') } }).type(contents.map(({ mediaType }) => mediaType));
+  const offered = contents.map(({ mediaType }) => mediaType);
+  const best = accepts({ headers: { accept: mediaTypes.join(',') } } as never).type(offered);
   const found = best ? contents.find((content) => content.mediaType === best) : undefined;
   if (found) return found;
   const bare = mediaTypes.flatMap((mediaType) => withoutParameters(mediaType) ?? []);

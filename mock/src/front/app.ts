@@ -139,12 +139,6 @@ function error(front: Front, method: string, status: number, message: string, he
 const noContent = ({ Answering }: Front, headers: Headers) =>
   new Answering(null, { status: 204, statusText: reasonPhrase(204), headers });
 
-function notAllowedHere(front: Front, method: string, pathname: string, allowed: readonly string[], cors: Headers) {
-  const answer = notAllowed(front.docsUrl(), method, pathname, [...allowed, 'OPTIONS']);
-  if (method !== 'OPTIONS') return respond(front, method, answer, cors);
-  return noContent(front, { ...cors, ...answer.headers, 'Content-Length': '0' });
-}
-
 // Gitea's `APIErrorNotFound` as 1.25 to 1.27.0-dev send it.
 const notFoundHere = (front: Front, method: string, cors: Headers) =>
   error(front, method, 404, 'not found', cors, { errors: null });
@@ -230,19 +224,21 @@ async function handle(front: Front, request: Request): Promise<Response> {
   };
   let bodyRead: Promise<BodyResult> | undefined;
   const reading = front.bodies.reading();
+  const read = (op: MockOperation) => (bodyRead ??= readBody(request, op.operation, reading));
   return underConditions(front, arrival, {
     held: () => {
-      if (route.kind !== 'match') return;
-      bodyRead = readBody(request, route.op.operation, reading);
-      bodyRead.catch(() => {}); // a request that faults never asks for it
+      if (route.kind === 'match') read(route.op).catch(() => {}); // a request that faults never asks for it
     },
     answer: (prefer) =>
       guarded(front, request, () => {
         if (route === VERSION_ROUTE && method === 'GET') return respond(front, sent, VERSION_ANSWER, cors);
         if (route.kind === 'none') return notFoundHere(front, sent, cors);
-        if (route.kind === 'method') return notAllowedHere(front, method, url.pathname, route.allowed, cors);
-        const read = () => bodyRead ?? readBody(request, route.op.operation, reading);
-        return answerOperation(front, { request, url, cors, op: route.op, read }, prefer);
+        if (route.kind === 'method') {
+          const answer = notAllowed(front.docsUrl(), method, url.pathname, [...route.allowed, 'OPTIONS']);
+          if (method !== 'OPTIONS') return respond(front, method, answer, cors);
+          return noContent(front, { ...cors, ...answer.headers, 'Content-Length': '0' });
+        }
+        return answerOperation(front, { request, url, cors, op: route.op, read: () => read(route.op) }, prefer);
       }),
     fault: (fault) => {
       const { status, statusText, headers, body } = faultAnswer(fault, cors);

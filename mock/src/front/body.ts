@@ -1,5 +1,6 @@
 // Request bodies within one budget, read as Gitea's binding reads them, a multipart body as Go's mime/multipart does.
 import type { IHttpOperation } from '@stoplight/types';
+import { attempt } from '../common/attempt.js';
 import {
   concatBytes,
   bytesAt,
@@ -47,13 +48,12 @@ export function createBodyBudget(limit: number) {
         take(bytes: number): BodyRefusal | undefined {
           if (over) return full;
           const refusal = mine + bytes > limit ? tooLarge : held + bytes > limit ? full : undefined;
-          if (refusal) {
-            release();
-            return refusal;
+          if (refusal) release();
+          else {
+            mine += bytes;
+            held += bytes;
           }
-          mine += bytes;
-          held += bytes;
-          return undefined;
+          return refusal;
         },
         release,
         declared: (length: number) => (length > limit ? tooLarge : undefined),
@@ -70,13 +70,7 @@ export type BodyResult =
   | { ok: false; status: 413 | 422 | 400 | 503; message: string };
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
-function strictUtf8(bytes: Uint8Array): string | undefined {
-  try {
-    return utf8.decode(bytes);
-  } catch {
-    return undefined;
-  }
-}
+const strictUtf8 = (bytes: Uint8Array): string | undefined => attempt(() => utf8.decode(bytes));
 
 const TOO_LARGE: BodyRefusal = { status: 413, message: `request body exceeds ${MAX_BODY_BYTES} bytes` };
 

@@ -260,12 +260,9 @@ export async function underConditions<T>(
     if (typeof admitted === 'object') return ways.refuse(admitted);
     if (admitted) {
       const signal = request.signal();
-      try {
-        ways.held?.();
-        await hold(condition.delay, signal);
-      } finally {
-        admitted();
-      }
+      ways.held?.();
+      await hold(condition.delay, signal);
+      admitted();
       if (signal.aborted) return ways.reset();
     }
     if (condition.fault === undefined) return ways.answer(prefer);

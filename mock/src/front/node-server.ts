@@ -1,10 +1,12 @@
 // The front on a `node:http` socket: bounded connections, what Node's parser refuses, `Expect`, `CONNECT`, `Host`.
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { NodeRequest, sendNodeResponse } from 'srvx/node';
+import { attempt } from '../common/attempt.js';
 import type { GiteaApp } from './app.js';
 import { DEFAULT_MAX_HELD } from './conditions.js';
 import { apiError, failureLine, JSON_TYPE, MOCK_FAILURE, reasonPhrase } from './errors.js';
@@ -14,13 +16,10 @@ export const TEXT = 'text/plain; charset=utf-8';
 
 /** Fewer where the process may open fewer files: past that, Node drops new connections before idle ones close. */
 export function defaultMaxConnections(): number {
-  let files = Infinity;
-  try {
-    const soft = /^Max open files\s+(\S+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1];
-    if (soft !== undefined && soft !== 'unlimited') files = Number(soft);
-  } catch {
-    // not Linux
-  }
+  // /proc is Linux's; elsewhere no file limit is read.
+  const limits = attempt(() => readFileSync('/proc/self/limits', 'utf8'));
+  const soft = /^Max open files\s+(\S+)/m.exec(limits ?? '')?.[1];
+  const files = soft === undefined || soft === 'unlimited' ? Infinity : Number(soft);
   return Math.max(16, Math.min(4_096, files - 128));
 }
 
@@ -103,8 +102,7 @@ export function connectionBounds(held: number | undefined): { ceiling: number; m
 /** As an official Gitea build does (Go's JSON v2): compact, no trailing newline, with nosniff. */
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: OutgoingHttpHeaders = {}): void {
   const payload = Buffer.from(JSON.stringify(body));
-  res.writeHead(status, { ...headers, ...jsonHeaders(payload.length) });
-  res.end(payload);
+  res.writeHead(status, { ...headers, ...jsonHeaders(payload.length) }).end(payload);
 }
 
 const jsonHeaders = (length: number) => ({
@@ -151,8 +149,7 @@ export async function listen(handler: Handler, options: SocketOptions) {
   };
   const sendError = (res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}) => {
     const [payload, own] = refusal(message);
-    res.writeHead(status, { ...headers, ...own });
-    res.end(payload);
+    res.writeHead(status, { ...headers, ...own }).end(payload);
   };
   const path = (req: IncomingMessage) => req.url?.split('?')[0];
 
@@ -225,13 +222,8 @@ export async function listen(handler: Handler, options: SocketOptions) {
     answerAndClose(socket, raw(status, message));
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen({ port: options.port ?? 4010, host: options.host ?? '127.0.0.1', backlog: 4096 }, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  server.listen({ port: options.port ?? 4010, host: options.host ?? '127.0.0.1', backlog: 4096 });
+  await once(server, 'listening');
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {

@@ -7,29 +7,27 @@ export type MockOperation = ReturnType<typeof describe>;
 const placeholders = new Map<string, [index: number, name: string][]>();
 
 export function pathParams(template: string, path: string): Record<string, string> {
-  let named = placeholders.get(template);
-  if (!named) {
-    named = template.split('/').flatMap((segment, index): [number, string][] => {
+  const named =
+    placeholders.get(template) ??
+    template.split('/').flatMap((segment, index): [number, string][] => {
       const name = /^\{(.+)\}$/.exec(segment)?.[1];
       return name === undefined ? [] : [[index, name]];
     });
-    placeholders.set(template, named);
-  }
+  placeholders.set(template, named);
   const values = path.split('/');
   return Object.fromEntries(named.map(([index, name]) => [name, decodeURIComponent(values[index] ?? '')]));
 }
 
 function describe(operation: IHttpOperation) {
   const responses = new Map<number, string[]>();
-  let paginated = false;
-  for (const response of operation.responses) {
-    const code = Number(response.code);
-    if (!Number.isInteger(code)) continue;
-    const names = (response.contents ?? []).flatMap(({ examples = [] }) => examples.map((example) => example.key));
-    responses.set(code, names);
-    paginated ||=
-      code === 200 && (response.headers ?? []).some((header) => header.name.toLowerCase() === 'x-total-count');
+  for (const { code, contents } of operation.responses) {
+    const names = (contents ?? []).flatMap(({ examples = [] }) => examples.map((example) => example.key));
+    if (Number.isInteger(Number(code))) responses.set(Number(code), names);
   }
+  const paginated = operation.responses.some(
+    ({ code, headers }) =>
+      Number(code) === 200 && (headers ?? []).some((header) => header.name.toLowerCase() === 'x-total-count'),
+  );
   const matcher = operation.path
     .split('/')
     .map((segment) => (/^\{[^}]+\}$/.test(segment) ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))

@@ -4,6 +4,7 @@ import { validateInput } from '@stoplight/prism-http/dist/validator/index.js';
 import validators from '@stoplight/prism-http/dist/validator/validators/index.js';
 import type { IHttpOperation, IHttpParam, IMediaTypeContent } from '@stoplight/types';
 import uriTemplate from 'uri-template-lite';
+import { attempt } from '../common/attempt.js';
 import { latin1Bytes } from '../common/bytes.js';
 import { clip } from '../contract/exchange-report.js';
 import { jsonShape, MAX_CHECKED_VALUES } from '../contract/json-shape.js';
@@ -16,8 +17,7 @@ type Schema = Record<string, unknown>;
 // `x-lenient: true` lists what to send, but Gitea takes any value there (an id that is no number as 0, and so on).
 const ASSERTIONS =
   'enum const minimum maximum exclusiveMinimum exclusiveMaximum multipleOf pattern format minLength maxLength';
-const isLenient = (schema: unknown): boolean =>
-  typeof schema === 'object' && schema !== null && (schema as Schema)['x-lenient'] === true;
+const isLenient = (schema: unknown): boolean => (schema as Schema | null | undefined)?.['x-lenient'] === true;
 
 function relaxBody(node: unknown, done: Map<object, unknown>): unknown {
   if (typeof node !== 'object' || node === null) return node;
@@ -106,14 +106,13 @@ function requestCheckOf(operation: IHttpOperation, asForm: boolean): Check {
   const { request } = resource;
   const bodyOnly = request ? { ...resource, request: request.body ? { body: request.body } : {} } : resource;
   const bundle = (resource as { __bundled__?: unknown }).__bundled__;
-  const template = request?.path ? new uriTemplate.URI.Template(resource.path) : undefined;
   const parts: Check[] = [
     (element) => errorsOf(validateInput({ resource: bodyOnly, element })),
     groupCheck(request?.headers, (element) => element.headers ?? {}, validators.validateHeaders, bundle),
     groupCheck(request?.query, (element) => element.url.query ?? {}, validators.validateQuery as ParamCheck, bundle),
   ];
-  if (template) {
-    const specs = request!.path as never;
+  if (request?.path) {
+    const [template, specs] = [new uriTemplate.URI.Template(resource.path), request.path as never];
     const matched = (path: string) => (template.match(path) ?? {}) as Record<string, string>;
     parts.push((element) => errorsOf(validators.validatePath(matched(element.url.path), specs, INPUT, bundle)));
   }
@@ -134,7 +133,7 @@ function requestErrors(operation: IHttpOperation, element: IHttpRequest, form?: 
 export function requestViolations(op: MockOperation, element: IHttpRequest, bodyRead: boolean): string[] {
   // Prism's path matcher would throw on it; Gitea answers it 400, which the proxy passes on.
   if (decodedSegments(element.url.path) === undefined) return ['path: the request path is not a valid URL path'];
-  const { body } = element;
+  const { body, ...bare } = element;
   const headers = { ...element.headers };
   const problems: string[] = [];
   // What readBody refuses, the proxy reports, and leaves the body out; so a body of more values than the mock validates.
@@ -151,9 +150,7 @@ export function requestViolations(op: MockOperation, element: IHttpRequest, body
   const { body: _omitted, ...request } = op.operation.request ?? {};
   const resource = withBody ? op.operation : { ...op.operation, request };
   if (!withBody) delete headers['content-length'];
-  const checked: IHttpRequest = withBody
-    ? { ...element, headers }
-    : { method: element.method, url: element.url, headers };
+  const checked: IHttpRequest = withBody ? { ...element, headers } : { ...bare, headers };
   const where = (d: Diagnostic) => (String(d.code) === '415' ? 'headers.content-type' : d.path?.join('.') || 'request');
   const errors = requestErrors(resource, checked, typeof form === 'object' ? form : undefined);
   return [...problems, ...errors.map((d) => `${where(d)}: ${namingNull(d.message)}`)];
@@ -172,22 +169,9 @@ export function listViolations(items: readonly string[], total = items.length): 
   return more > 0 ? `${listed.join('; ')}; and ${more} more` : listed.join('; ');
 }
 
-function describeViolations(violations: readonly Diagnostic[]): string {
-  const named = violations.slice(0, LISTED_VIOLATIONS).map((v) => {
-    if (String(v.code) === '415') return `[]: Unsupported Content-Type (${v.message})`;
-    return v.path && v.path.length > 0 ? `${v.path.join('.')}: ${namingNull(v.message)}` : namingNull(v.message);
-  });
-  return listViolations(named, violations.length);
-}
-
 /** Returned, as a bundler drops an unused decode. */
-export function decodedSegments(pathname: string): string[] | undefined {
-  try {
-    return pathname.split('/').map((segment) => decodeURIComponent(segment));
-  } catch {
-    return undefined;
-  }
-}
+export const decodedSegments = (pathname: string): string[] | undefined =>
+  attempt(() => pathname.split('/').map((segment) => decodeURIComponent(segment)));
 
 export function queryOf(url: URL): Record<string, string | string[]> {
   const query: Record<string, string | string[]> = {};
@@ -248,5 +232,9 @@ function nameRefusal(op: MockOperation, request: IHttpRequest, violations: reado
 export function requestRefusal(op: MockOperation, request: IHttpRequest, form: readonly FormPart[] | undefined) {
   const errors = requestErrors(op.operation, request, form);
   if (errors.length === 0) return undefined;
-  return nameRefusal(op, request, errors) ?? { status: 422, message: describeViolations(errors) };
+  const named = errors.slice(0, LISTED_VIOLATIONS).map((v) => {
+    if (String(v.code) === '415') return `[]: Unsupported Content-Type (${v.message})`;
+    return v.path && v.path.length > 0 ? `${v.path.join('.')}: ${namingNull(v.message)}` : namingNull(v.message);
+  });
+  return nameRefusal(op, request, errors) ?? { status: 422, message: listViolations(named, errors.length) };
 }

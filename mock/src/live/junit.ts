@@ -69,17 +69,15 @@ export function junitXml(run: RunRecord, secrets: readonly string[], classname =
   const testCase = (name: string, ms: number, children: string[]) =>
     element('testcase', { classname, name, time: seconds(ms) }, children);
   const out = (content: string): string => element('system-out', {}, [text(content)]);
-  const stopped = run.stopped
-    ? [element('error', { message: clean(run.stopped), type: 'stopped' }, [text(clean(run.stopped))])]
-    : [];
+  const fault = (name: string, type: string, line: string): string =>
+    element(name, { message: clean(line), type }, [text(clean(line))]);
+  const stopped = run.stopped ? [fault('error', 'stopped', run.stopped)] : [];
   const cases = [
     testCase('server', 0, [...stopped, out(clean(run.server ?? 'no Gitea API answered'))]),
     ...run.outcomes.map((outcome) => {
       if (!outcome.checked)
         return testCase(outcome.operationId, 0, [element('skipped', { message: clean(outcome.cause) })]);
-      const failures = outcome.problems.map(({ kind, line }) =>
-        element('failure', { message: clean(line), type: kind }, [text(clean(line))]),
-      );
+      const failures = outcome.problems.map(({ kind, line }) => fault('failure', kind, line));
       const answered = `${outcome.status === undefined ? 'no answer' : `answered ${outcome.status}`}${outcome.notChecked ? `; ${clean(outcome.notChecked)}` : ''}`;
       return testCase(outcome.operationId, outcome.ms, [...failures, out(answered)]);
     }),

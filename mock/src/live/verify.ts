@@ -1,6 +1,6 @@
 // `gitea-mock verify --base-url https://host/api/v1`: live mode, checking a real server's answers.
 import { writeFileSync } from 'node:fs';
-import { type Auth, createGiteaClient, type GiteaClient } from 'gitea-contract';
+import { type Auth, createGiteaClient, type GiteaClient, type GiteaClientOptions } from 'gitea-contract';
 import { authorization, prefixHint } from 'gitea-contract/internal';
 import { readBounded, utf8Text } from '../common/bytes.js';
 import { failureCause } from '../common/network-failure.js';
@@ -67,15 +67,11 @@ export function readCredentials(env: Record<string, string | undefined>) {
 
 type Credentials = ReturnType<typeof readCredentials>;
 
-export function refusedLine(baseUrl: string, credentials: Credentials, answered: string): string {
-  const { sent, unsent } = credentials;
+export function refusedLine(baseUrl: string, { sent, unsent }: Credentials, answered: string): string {
   if (!sent)
     return `${baseUrl} asks for credentials and none were given (${unsent ? `${unsent}; ` : ''}set GITEA_TOKEN, or GITEA_USERNAME and GITEA_PASSWORD): ${answered}`;
   return `${baseUrl} refused the credentials in ${sent}${unsent ? ` (${unsent})` : ''}: ${answered}`;
 }
-
-/** What a request's `work` resolved with or threw, and `timedOut`, why its signal was aborted. */
-type Sent<T> = { timedOut: string | undefined } & ({ ok: true; value: T } | { ok: false; error: unknown });
 
 /** The run's --timeout and each request's --request-timeout, whichever ends first; `spent`: why no more may be sent. */
 function createBudget(runMs: number, requestMs: number) {
@@ -84,46 +80,42 @@ function createBudget(runMs: number, requestMs: number) {
   const left = (): number => Math.max(0, ends - performance.now());
   return {
     spent: () => (left() > 0 ? undefined : ranOut),
-    /** `work` with the signal of a request's time limit; undefined when no time is left to send it. */
-    async send<T>(work: (signal: AbortSignal) => Promise<T>): Promise<Sent<T> | undefined> {
+    /** What `work`, given the signal of a request's time limit, resolved with or threw, and `timedOut`, why that
+     * signal was aborted; undefined when no time is left to send it. */
+    async send<T>(work: (signal: AbortSignal) => Promise<T>) {
       const remaining = left();
       if (remaining <= 0) return undefined;
       const reason = remaining < requestMs ? ranOut : `no answer within the --request-timeout of ${requestMs / 1000} s`;
       const controller = new AbortController();
       // Not AbortSignal.timeout: a fetch hung on a closed connection would let Node exit 13 without a word.
       const timer = setTimeout(() => controller.abort(new Error(reason)), Math.min(remaining, requestMs));
-      const timedOut = () => (controller.signal.aborted ? reason : undefined);
-      try {
-        const value = await work(controller.signal);
-        return { ok: true, value, timedOut: timedOut() };
-      } catch (error) {
-        return { ok: false, error, timedOut: timedOut() };
-      } finally {
-        clearTimeout(timer);
-      }
+      const settled = await work(controller.signal).then(
+        (value) => ({ ok: true as const, value }),
+        (error: unknown) => ({ ok: false as const, error }),
+      );
+      clearTimeout(timer);
+      return { ...settled, timedOut: controller.signal.aborted ? reason : undefined };
     },
   };
 }
 
 /** A version is a few bytes, a wrong address may be a large page. */
 const PROBE_READ_LIMIT = 64 * 1024;
-const QUOTE_LIMIT = 80;
 
 /** GET {baseUrl}/version: the server's name and version, or the one-line reason there is no Gitea API there. */
 async function probeServer(run: Run): Promise<{ ok: true; server: string } | { ok: false; problem: string }> {
   const { baseUrl, timeoutMs: runMs, connectTimeoutMs } = run.options;
-  const { credentials } = run;
   const [timeoutMs, timeoutFlag] =
     runMs < connectTimeoutMs ? [runMs, '--timeout'] : [connectTimeoutMs, '--connect-timeout'];
-  const hide = (text: string): string => redact(text, credentials.secrets);
+  const hide = (text: string): string => redact(text, run.credentials.secrets);
   // Redacted, then cut short: cut first, a secret's start would be left where it fell.
-  const cut = (text: string): string => clip(hide(text), QUOTE_LIMIT);
+  const cut = (text: string): string => clip(hide(text), 80);
   const quote = (text: string): string => JSON.stringify(cut(text.replace(/\s+/g, ' ').trim()));
   const url = new URL(`${baseUrl.replace(/\/$/, '')}/version`);
   // A redirect is reported, not followed: the base URL to give is the one it points to. With
   // REQUIRE_SIGNIN_VIEW, Gitea refuses /version to anonymous callers: the credentials go along.
   const budget = createBudget(timeoutMs, timeoutMs);
-  const sent = (await budget.send((signal) => get(url, credentials, signal, PROBE_READ_LIMIT)))!;
+  const sent = (await budget.send((signal) => get(url, run.credentials, signal, PROBE_READ_LIMIT)))!;
   if (!sent.ok) {
     const cause = sent.timedOut
       ? `ETIMEDOUT (no answer to GET /version within ${timeoutMs / 1000} s; ${timeoutFlag} waits longer)`
@@ -153,28 +145,42 @@ async function probeServer(run: Run): Promise<{ ok: true; server: string } | { o
   const hint = prefixHint(baseUrl);
   const problem =
     response.status === 401 || response.status === 403
-      ? refusedLine(baseUrl, credentials, answered)
+      ? refusedLine(baseUrl, run.credentials, answered)
       : `no Gitea API at ${baseUrl}: ${answered}, not {"version": "…"}${hint ? `; ${hint}` : ''}`;
   return { ok: false, problem: hide(problem) };
 }
 
-/** The client's fetch, which reads each answer whole before the client sees it, and the last answer read. */
-function createCapture() {
+/** The client, whose fetch reads each answer whole before the client sees it, and the last answer read. */
+function createCapture(settings: Omit<GiteaClientOptions, 'fetch'>) {
   let last: CapturedAnswer | undefined;
+  const fetchWhole = (async (input, init) => {
+    const response = await fetch(input, init);
+    const { status, statusText, headers, url } = response;
+    const { bytes, complete } = await readBounded(response.body, READ_LIMIT);
+    last = { status, headers, body: complete ? utf8Text(bytes) : '', tooLarge: !complete };
+    // The client gets the bytes read, never the stream: an answer too large to check is an error.
+    if (!complete) throw new Error(TOO_LARGE);
+    const answer = new Response(NULL_BODY.includes(status) ? null : bytes, { status, statusText, headers });
+    Object.defineProperty(answer, 'url', { value: url });
+    return answer;
+  }) as typeof fetch;
+  const client = createGiteaClient({ ...settings, fetch: fetchWhole });
   return {
     last: () => last,
-    forget: () => void (last = undefined),
-    fetch: (async (input, init) => {
-      const response = await fetch(input, init);
-      const { status, statusText, headers, url } = response;
-      const { bytes, complete } = await readBounded(response.body, READ_LIMIT);
-      last = { status, headers, body: complete ? utf8Text(bytes) : '', tooLarge: !complete };
-      // The client gets the bytes read, never the stream: an answer too large to check is an error.
-      if (!complete) throw new Error(TOO_LARGE);
-      const answer = new Response(NULL_BODY.includes(status) ? null : bytes, { status, statusText, headers });
-      Object.defineProperty(answer, 'url', { value: url });
-      return answer;
-    }) as typeof fetch,
+    /** The client for one call, the answer before it forgotten: it hands a redirect back unfollowed (the 3xx is the
+     * answer, checked against the document, and nothing goes where it points) and carries the signal of its time
+     * limit (--request-timeout, within --timeout). */
+    client(signal: AbortSignal): GiteaClient {
+      last = undefined;
+      return new Proxy(client, {
+        get: (target, name, receiver) => {
+          const value = Reflect.get(target, name, receiver) as unknown;
+          return typeof value === 'function' && typeof name === 'string' && /^[A-Z]+$/.test(name)
+            ? (path: string, init?: object) => value(path, { ...init, redirect: 'manual', signal })
+            : value;
+        },
+      });
+    },
   };
 }
 
@@ -192,13 +198,9 @@ const ACCOUNT =
   /^(This account is not activated\.|This account is prohibited from signing in|You must change your password\.|Only signed in user is allowed to call APIs\.)/;
 
 /** How `answer` refuses the credentials: `everywhere`, or for this `operation` (a scope); undefined: one to judge. */
-function refusalIn(answer: Answer): 'everywhere' | 'operation' | undefined {
-  if (answer.status === 401) return 'everywhere';
-  if (answer.status !== 403) return undefined;
-  const message = jsonString(answer.body, 'message') ?? '';
-  if (ACCOUNT.test(message)) return 'everywhere';
-  if (SCOPE.test(message)) return 'operation';
-  return undefined;
+function refusalIn({ status, body }: Answer): 'everywhere' | 'operation' | undefined {
+  const message = status === 403 ? (jsonString(body, 'message') ?? '') : '';
+  return status === 401 || ACCOUNT.test(message) ? 'everywhere' : SCOPE.test(message) ? 'operation' : undefined;
 }
 
 const IDS = ['key-id', 'team-id', 'comment-id', 'issue', 'pull', 'milestone-id', 'hook-id', 'release-id'] as const;
@@ -213,7 +215,8 @@ type Check = { operationId: string; writes: boolean; prepare(target: Target, run
 const check = (operationId: string, writes: boolean, prepare: Check['prepare']) => ({ operationId, writes, prepare });
 type Repo = { owner: string; repo: string };
 
-const needRepo: Skip = { skip: 'give --repo owner/name', kind: 'input' };
+const lacking = (skip: string): Skip => ({ skip, kind: 'input' });
+const needRepo = lacking('give --repo owner/name');
 
 /** What was sought, why it was not found, and the option that gives it (not when the look-up got no answer). */
 const notFound = (what: string, found: Skip, option: string): Skip => ({
@@ -237,10 +240,8 @@ function byId(
       if ('skip' in found) return notFound(what, found, given);
       id = found.record[field];
     }
-    if (!Number.isInteger(id)) {
-      const skip = `no ${what} to use: GET ${path} answered a record without an integer ${field}; give --${given}`;
-      return { skip, kind: 'input' };
-    }
+    if (!Number.isInteger(id))
+      return lacking(`no ${what} to use: GET ${path} answered a record without an integer ${field}; give --${given}`);
     return call({ owner: owner!, repo: repo! }, id as number);
   });
 }
@@ -258,9 +259,8 @@ function edit(
     const listed = `/repos/${owner}/${repo}${list}`;
     const found = await lookUp(run, id === undefined ? listed : `${listed.split('?')[0]}/${id}`);
     if ('skip' in found && id === undefined) return notFound(what, found, given);
-    const unread = `the ${what}'s settings could not be read, to send them back`;
     if ('skip' in found && found.status !== 404 && found.status !== 405)
-      return { skip: `${unread}: ${found.skip}`, kind: found.kind };
+      return { skip: `the ${what}'s settings could not be read, to send them back: ${found.skip}`, kind: found.kind };
     const settings = 'record' in found ? found.record : {};
     return call({ owner, repo }, id ?? settings.id, body(settings, run) as never);
   });
@@ -270,11 +270,10 @@ const FEW = { limit: 5 };
 
 const checks: Check[] = [
   check('adminGetAllOrgs', false, async () => (client) => client.GET('/admin/orgs', { params: { query: FEW } })),
-  check('listPackageVersions', false, async (target, run) => {
-    let pkg = target.package;
-    const { owner } = target;
+  check('listPackageVersions', false, async ({ package: given, owner }, run) => {
+    let pkg = given;
     if (!pkg) {
-      if (!owner) return { skip: 'give --package owner/type/name (or --repo whose owner has packages)', kind: 'input' };
+      if (!owner) return lacking('give --package owner/type/name (or --repo whose owner has packages)');
       const found = await lookUp(run, `/packages/${encodeURIComponent(owner)}`);
       if ('skip' in found) return notFound('package', found, 'package owner/type/name');
       pkg = { owner, type: String(found.record.type), name: String(found.record.name) };
@@ -290,17 +289,16 @@ const checks: Check[] = [
     ['orgListTeamMembers', false, 'team-id', '/user/teams', 'team'],
     (_, id) => (client) => client.GET('/teams/{id}/members', { params: { path: { id }, query: FEW } }),
   ),
-  check('ActionsGetWorkflow', false, async (target, run) => {
-    const { owner, repo } = target;
+  check('ActionsGetWorkflow', false, async ({ owner, repo, workflow }, run) => {
     if (!owner || !repo) return needRepo;
-    let workflow_id = target.workflow;
+    let workflow_id = workflow;
     if (!workflow_id) {
       const path = `/repos/${owner}/${repo}/actions/workflows`;
       const found = await lookUp(run, path);
       if ('skip' in found) return notFound('workflow', found, 'workflow file.yml');
       const listed = (found.record as { workflows?: { id?: unknown }[] }).workflows?.[0]?.id;
       if (typeof listed !== 'string')
-        return { skip: `no workflow to use: GET ${path} listed none; give --workflow file.yml`, kind: 'input' };
+        return lacking(`no workflow to use: GET ${path} listed none; give --workflow file.yml`);
       workflow_id = listed;
     }
     const path = { owner, repo, workflow_id };
@@ -318,8 +316,7 @@ const checks: Check[] = [
   }),
   check('repoAddCollaborator', true, async (target) => {
     const { owner, repo, collaborator } = target as Repo & Target;
-    if (!collaborator)
-      return { skip: 'give --collaborator user (added to the scratch repository with read access)', kind: 'input' };
+    if (!collaborator) return lacking('give --collaborator user (added to the scratch repository with read access)');
     const path = { owner, repo, collaborator };
     const body = { permission: 'read' as const };
     return (client) => client.PUT('/repos/{owner}/{repo}/collaborators/{collaborator}', { params: { path }, body });
@@ -479,8 +476,7 @@ function jsonReport(run: RunRecord, secrets: readonly string[]): string {
     operations[outcome.operationId] = { ...stats, mismatches, ...(notChecked ? { notChecked } : {}) };
   }
   const { baseUrl, server = null, started, finished, exitCode, stopped } = run;
-  const dates = { started: started.toISOString(), finished: finished.toISOString() };
-  const report = { baseUrl, server, ...dates, exitCode, ...(stopped ? { stopped } : {}), operations, skipped };
+  const report = { baseUrl, server, started, finished, exitCode, ...(stopped ? { stopped } : {}), operations, skipped };
   return `${redact(JSON.stringify(report, null, 2), secrets)}\n`;
 }
 
@@ -510,14 +506,12 @@ function startRun(args: readonly string[], credentials: Credentials, out: Return
   if (!options) return undefined;
   const { baseUrl, allowInsecureHttp } = options;
   const auth = credentials.auth ? { auth: credentials.auth } : {};
-  const capture = createCapture();
-  const settings = { baseUrl, ...auth, fetch: capture.fetch, retry: 0, allowInsecureHttp };
   // What the client refuses (such as http://) is a usage error too.
-  const client = refusing('', () => createGiteaClient(settings));
+  const capture = refusing('', () => createCapture({ baseUrl, ...auth, retry: 0, allowInsecureHttp }));
   const now = new Date();
   const record: RunRecord = { baseUrl, started: now, finished: now, exitCode: 2, outcomes: [] };
   const budget = createBudget(options.timeoutMs, options.requestTimeoutMs);
-  return { options, credentials, out, record, budget, capture, client };
+  return { options, credentials, out, record, budget, capture };
 }
 
 type Run = NonNullable<ReturnType<typeof startRun>>;
@@ -563,23 +557,20 @@ async function lookUp({ options, credentials, budget }: Run, path: string): Prom
 type Judge = (operationId: string, answer: CapturedAnswer) => Problem[];
 
 /** Resolves with the line that stops the run, if it must. */
-async function runCheck(run: Run, judge: Judge, check: Check): Promise<string | undefined> {
+async function runCheck(run: Run, judge: Judge, { operationId, writes, prepare }: Check): Promise<string | undefined> {
   const { options, budget, record, credentials, out } = run;
-  const { operationId } = check;
   const label = operationId.padEnd(34);
   const skip = (kind: SkipKind, cause: string, verb = 'skipped'): undefined => {
     record.outcomes.push({ operationId, checked: false, kind, cause });
     out.say(`- ${label} ${verb}: ${cause}`);
-    return undefined;
   };
-  if (check.writes && !options.allowWrites)
+  if (writes && !options.allowWrites)
     return skip('writes', 'it writes (use --allow-writes --scratch-repo owner/name)', 'not run');
   if (budget.spent()) return skip('timeout', budget.spent()!, 'not run');
   const began = performance.now();
-  const call = await check.prepare(check.writes ? options.writeTarget : options.readTarget, run);
+  const call = await prepare(writes ? options.writeTarget : options.readTarget, run);
   if (typeof call !== 'function') return skip(call.kind, call.skip);
-  run.capture.forget();
-  const sent = await budget.send((signal) => call(unfollowing(run.client, signal)));
+  const sent = await budget.send((signal) => call(run.capture.client(signal)));
   if (!sent) return skip('timeout', budget.spent()!, 'not run');
   const answer = run.capture.last();
   if (!answer && sent.timedOut) return skip('timeout', `timed out: ${sent.timedOut}`);
@@ -614,7 +605,7 @@ async function runCheck(run: Run, judge: Judge, check: Check): Promise<string | 
   if (problems.length === 0 && status === 404)
     return skip(
       'input',
-      check.writes
+      writes
         ? `nothing was written: ${answered()} (the scratch repository ${options.scratchRepo}, or what this write names in it, is not there)`
         : `nothing was read: ${answered()} (what this read names is not there: check the ids and the repository given)`,
     );
@@ -625,7 +616,6 @@ async function runCheck(run: Run, judge: Judge, check: Check): Promise<string | 
   out.say(`✗ ${label} ${status} ${count} mismatch${count > 1 ? 'es' : ''}`);
   for (const { line } of problems) out.say(`    ${line}`);
   if (answer.tooLarge) out.say(`    (${TOO_LARGE})`);
-  return undefined;
 }
 
 /** After every check: the summary, and the exit code (2 when nothing, no write, or with --fail-on-skip any was skipped). */
@@ -663,19 +653,6 @@ function summarize(run: Run): number {
             ? nothing(`${many} operation${many === 1 ? '' : 's'} could not be checked (--fail-on-skip)`)
             : undefined;
   return finish(run, stopped ? 2 : failed > 0 ? 1 : 0, stopped);
-}
-
-// Each call hands a redirect back unfollowed (the 3xx is the answer, checked against the document,
-// and nothing goes where it points) and carries the signal of its time limit (--request-timeout, within --timeout).
-function unfollowing(client: GiteaClient, signal: AbortSignal): GiteaClient {
-  return new Proxy(client, {
-    get: (target, name, receiver) => {
-      const value = Reflect.get(target, name, receiver) as unknown;
-      return typeof value === 'function' && typeof name === 'string' && /^[A-Z]+$/.test(name)
-        ? (path: string, init?: object) => value(path, { ...init, redirect: 'manual', signal })
-        : value;
-    },
-  });
 }
 
 export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {

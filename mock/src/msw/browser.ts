@@ -1,15 +1,13 @@
 // `gitea-mock/msw` in browsers: core.ts over answering.ts from the bundled document; msw is the app's peer.
 import bundledDocument from 'gitea-contract/openapi.yaml';
 import { httpOperations } from '../contract/http-operations.js';
-import { createAnswering, type AnsweringPlatform } from '../answering.js';
+import { createAnswering } from '../answering.js';
 import { operationTable, type OperationTable } from '../front/operations.js';
 import { NO_GENERATOR } from '../examples/examples.js';
 import { createInlineRenderer } from '../sandbox/markdown-render.js';
 import { createHandlersWith, type GiteaHandlers, type GiteaHandlersOptions } from './core.js';
 
 export type { DeliveryRecord, GiteaHandlers, GiteaHandlersOptions, JournalEntry, World } from './core.js';
-
-const BROWSER_PLATFORM: AnsweringPlatform = { markdown: createInlineRenderer, heapLimit: undefined };
 
 let ownTable: OperationTable | undefined;
 
@@ -23,6 +21,6 @@ export function createGiteaHandlers(options: GiteaHandlersOptions): GiteaHandler
   return createHandlersWith(options, async (start, docsUrl) => {
     const tableOf = (data: Record<string, unknown>): OperationTable => operationTable(data, httpOperations(data));
     const table = document === undefined ? (ownTable ??= tableOf(bundledDocument)) : tableOf(document);
-    return createAnswering(table, BROWSER_PLATFORM, start, docsUrl);
+    return createAnswering(table, { markdown: createInlineRenderer, heapLimit: undefined }, start, docsUrl);
   });
 }

@@ -114,7 +114,6 @@ export function createHandlersWith(
   };
   const sandboxPaths = sandbox ? [RESET_PATH, DELIVERIES_PATH, `${DELIVERIES_PATH}/*`, TRIGGER_PATH] : [];
   const paths = [BASE_PATH, `${BASE_PATH}/*`, JOURNAL_PATH, ...sandboxPaths];
-  const handlers = paths.map((path) => http.all(matching(origin, path), answer));
   const credentialOf = (credential: Credential): string =>
     typeof credential === 'string' ? credential : `token ${credential.token}`;
   const anyOf = (credential?: Credential) => (credential === undefined ? undefined : credentialOf(credential));
@@ -125,7 +124,7 @@ export function createHandlersWith(
   };
 
   return {
-    handlers,
+    handlers: paths.map((path) => http.all(matching(origin, path), answer)),
     async reset() {
       if (!mock) return;
       const started = await mock;

@@ -1,6 +1,7 @@
 // The proxy's check of an exchange; one that found nothing is remembered by a SHA-256 of all it read, not the bytes.
 import { createHash, hash } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { CREDENTIAL_HEADER } from 'gitea-contract/internal';
 import { redact } from '../common/redaction.js';
 import { describeViolation } from '../contract/conformance.js';
 import { clip, createExchangeReport, LINE_CHARS, total, type Found } from '../contract/exchange-report.js';
@@ -11,9 +12,6 @@ import type { MockOperation, OperationTable } from '../front/operations.js';
 import { LISTED_VIOLATIONS, queryOf, requestViolations, type PrismMethod } from '../front/validation.js';
 import type { Collected } from './exchange.js';
 import type { ProxyOptions } from './proxy.js';
-
-/** Header names whose values are credentials, as the client redacts them. */
-const CREDENTIAL_HEADER = /auth|token|secret|password|cookie|otp|key|session/i;
 
 /** Every value a log line, report or header must not show: credentials, query tokens, secret fields of the body. */
 function secretsOf(headers: IncomingHttpHeaders, url: URL, body: unknown, op: MockOperation): string[] {

@@ -78,7 +78,7 @@ type Decoder = typeof gunzip;
 const DECODERS: Record<string, Decoder> = { gzip: gunzip, 'x-gzip': gunzip, deflate: inflate, br: brotliDecompress };
 
 /** The body decoded (codings in the order applied) to at most CHECK_LIMIT bytes; undefined when it cannot be: unchecked. */
-async function decodedBody(bytes: Buffer, encoding: string): Promise<string | undefined> {
+async function decodedBody(bytes: Buffer, encoding = ''): Promise<string | undefined> {
   let body: Buffer | undefined = bytes;
   for (const coding of encoding.split(',').reverse()) {
     const name = coding.trim().toLowerCase();
@@ -246,8 +246,7 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
   }
 
   async function pass(arrival: Arrival): Promise<number> {
-    const { req, res, cors, op, sendError } = arrival;
-    const url = arrival.url ?? new URL(req.url ?? '/', 'http://proxy');
+    const { req, res, cors, op, url, sendError } = arrival;
     // Chunked is set explicitly: Node frames no body of a GET or DELETE, which the upstream would read as a request.
     const coding = req.headers['transfer-encoding'];
     const chunked = coding?.trim().toLowerCase() === 'chunked';
@@ -273,7 +272,8 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
       if (declared) throw new Refusal(declared.status, declared.message);
       const requestBody = bodyless ? { chunks: [], complete: true } : await collect(req, halt, reading);
       if (bodyless) req.resume();
-      if (!op) {
+      // A target URL cannot parse (`//x:99999/`) names no operation either: the upstream answers it.
+      if (!op || !url) {
         outside++;
         return relay(host, res, await forward(requestBody), cors);
       }
@@ -288,9 +288,7 @@ export function createExchanges(upstream: URL, options: ProxyOptions, checker: C
       const answer = await forward(requestBody);
       const answerBody = await collect(answer, halt);
       const bytes = Buffer.concat(answerBody.chunks);
-      const encoding = answer.headers['content-encoding'];
-      let decoded = answerBody.complete ? bytes.toString('utf8') : undefined;
-      if (decoded !== undefined && encoding !== undefined) decoded = await decodedBody(bytes, encoding);
+      const decoded = answerBody.complete ? await decodedBody(bytes, answer.headers['content-encoding']) : undefined;
       check.answer(answer, decoded);
       checked = true;
       check.conclude(true);

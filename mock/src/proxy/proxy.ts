@@ -4,10 +4,10 @@ import { isLoopbackHost } from 'gitea-contract/internal';
 import type { createExchangeReport } from '../contract/exchange-report.js';
 import { BASE_PATH } from '../front/app.js';
 import type { BodyBudget } from '../front/body.js';
-import { faultAnswer, underConditions, type Conditions } from '../front/conditions.js';
+import { type Conditions, faultAnswer, underConditions } from '../front/conditions.js';
 import { allowList, corsHeaders, isPreflight, preflightHeaders, retryShortly, type HeaderOf } from '../front/cors.js';
 import { apiError } from '../front/errors.js';
-import { JOURNAL_PATH, journalAnswer, type Journal } from '../front/journal.js';
+import { type Journal, JOURNAL_PATH, journalAnswer } from '../front/journal.js';
 import type { OperationTable } from '../front/operations.js';
 import { reset, sendJson, type Sent, singleValued } from '../front/node-server.js';
 import { createChecker } from './check.js';
@@ -48,13 +48,13 @@ export interface ProxyReport {
   notInContract: { exchanges: number };
 }
 
-export interface ProxyFront {
+type ProxyFront = {
   table: OperationTable;
   conditions: Conditions;
   journal: Journal;
   bodies: BodyBudget;
   docsUrl(): string;
-}
+};
 
 /** The upstream origin, or why it cannot be one; credentials go to it, so it must be https unless allowed. */
 export function checkUpstream(upstream: string, allowInsecure = false): URL {

@@ -32,11 +32,10 @@ export function refusalAnswer(error: SandboxError, docsUrl: string): Answer {
   return { status: error.status, type: 'application/json', body, ...answer, ...(own && { own }) };
 }
 
-/** A call of an operation: the world it acts on and the request; `form` a multipart body's parts in place of `body`, `url` as the client addressed it (the host of new records' URLs), `caller` the Basic user name's user, else alice. */
+/** A call of an operation: the world it acts on and the request; `form` a multipart body's parts in place of `body`, `url` as the client addressed it (its query, and the host of new records' URLs), `caller` the Basic user name's user, else alice. */
 export interface Call {
   world: World;
   params: Record<string, string>;
-  query: Record<string, string | string[]>;
   body: unknown;
   form?: readonly FormPart[];
   url: URL;
@@ -92,7 +91,6 @@ const fieldsOf = (call: Call): Fields =>
   typeof call.body === 'object' && call.body !== null ? (call.body as Fields) : {};
 const has = (body: Fields, name: string): boolean => Object.hasOwn(body, name) && body[name] !== null;
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
-const firstOf = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 
 const userNamed = (world: World, login: unknown) => world.users.find((user) => same(user.login, login));
 const orgNamed = (world: World, name: unknown) => world.orgs.find((org) => same(org.name, name));
@@ -195,9 +193,8 @@ function pullAsIssue(pull: PullRequest, repo: Repository): Issue {
 /** Gitea's label colours: three or six hex digits, with or without `#`, `#abc` meaning `#aabbcc`; else its refusal. */
 function labelColor(color: string): string {
   const text = color.trim().toLowerCase();
-  const hex = text.replace(/^#/, '');
-  if (/^[0-9a-f]{3}$/.test(hex)) return hex.replace(/./g, '$&$&');
-  if (/^[0-9a-f]{6}$/.test(hex)) return hex;
+  const hex = /^#?([0-9a-f]{3}|[0-9a-f]{6})$/.exec(text)?.[1];
+  if (hex) return hex.length === 3 ? hex.replace(/./g, '$&$&') : hex;
   // The refusal repeats the colour trimmed and lower-cased, with `#` added to three or six characters.
   throw refuse(422, `invalid color: ${text.length === 3 || text.length === 6 ? `#${text}` : text}`);
 }
@@ -471,7 +468,7 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
     const thread = call.world.threads.find((each) => each.id === id);
     if (!thread) throw refuse(404, `notification does not exist [id: ${id}]`);
     // One status of three; anything else means read.
-    const wanted = (firstOf(call.query['to-status']) ?? 'read').trim().toLowerCase();
+    const wanted = (call.url.searchParams.get('to-status') ?? 'read').trim().toLowerCase();
     thread.unread = wanted === 'unread';
     thread.pinned = wanted === 'pinned';
     thread.updated_at = now();
@@ -573,7 +570,7 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
 
   repoCreateReleaseAttachment(call: Call): Reply {
     const release = inRepo(call.world.releases, repoOf(call), goDecimal(call.params.id), (each) => each.id);
-    let name = firstOf(call.query.name) || undefined;
+    let name = call.url.searchParams.get('name') || undefined;
     let size = typeof call.body === 'string' ? call.body.length : 0;
     if (call.form) {
       const file = call.form.find((part) => part.name === 'attachment');
@@ -678,14 +675,3 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
 
 export const isOperation = (id: string): id is OperationId =>
   id !== 'constructor' && Object.hasOwn(GiteaBackend.prototype, id);
-
-/** Operations that only read the world: answered from it as it is, without a copy. */
-export const READ_ONLY: ReadonlySet<string> = new Set<OperationId>([
-  'listPackageVersions',
-  'repoGetKey',
-  'renderMarkdown',
-  'orgListTeamMembers',
-  'ActionsGetWorkflow',
-  'issueListIssueCommentAttachments',
-  'adminGetAllOrgs',
-]);

@@ -1,11 +1,11 @@
 // The webhook events the sandbox sends: those a write causes, read from its records before and after, and those fired on demand.
 // routers/api/v1/repo/pull.go `EditPullRequest`, `DeleteIssueAssignees`, `Migrate`; services/webhook/notifier.go; modules/structs/hook.go (keys in the order of Go's structs)
 import { sha1 } from '@noble/hashes/legacy';
-import type { ChangesPayload, components, IssuePayload, PullRequestPayload, PushPayload } from 'gitea-contract';
+import type { ChangesPayload, IssuePayload, PullRequestPayload, PushPayload } from 'gitea-contract';
 import type { RepositoryPayload, WebhookName, WebhookPayload } from 'gitea-contract';
 import { hex, utf8Bytes } from '../common/bytes.js';
 import { Refusal } from '../common/refusal.js';
-import { resolvePointer, type JsonObject } from '../contract/document.js';
+import { resolvePointer, type JsonObject, webhookActions } from '../contract/document.js';
 import { goDecimal } from '../front/validation.js';
 import type { Payload } from '../webhooks/deliveries.js';
 import { now, repoNamed, ZERO_TIME } from './backend.js';
@@ -65,8 +65,7 @@ export function watch(operationId: string, world: World, params: Record<string, 
   return pull && { operationId, repo, kind: 'pull', record: copyJson(pull) };
 }
 
-type Users = readonly components['schemas']['User'][] | null | undefined;
-function removed(before: Users, after: Users): components['schemas']['User'][] {
+function removed(before: Issue['assignees'], after: Issue['assignees']) {
   const left = new Set((after ?? []).map((user) => user.id));
   return (before ?? []).filter((user) => !left.has(user.id));
 }
@@ -150,9 +149,9 @@ type EventTemplate = { actions: readonly string[] | undefined; example: Event['p
 export type EventTemplates = ReadonlyMap<string, EventTemplate>;
 
 /** What is read of a webhook's JSON body in the document, any part of it a `$ref`. */
-type Node = { $ref?: string; value?: unknown; allOf?: Node[]; properties?: { action?: { enum?: string[] } } };
+type Node = { $ref?: string; value?: unknown };
 type Item = {
-  post?: { requestBody?: { content?: Record<string, { schema?: Node; examples?: Record<string, Node> }> } };
+  post?: { requestBody?: { content?: Record<string, { examples?: Record<string, Node> }> } };
 };
 
 export function eventTemplates(document: Record<string, unknown>): EventTemplates {
@@ -163,9 +162,7 @@ export function eventTemplates(document: Record<string, unknown>): EventTemplate
     const content = item.post?.requestBody?.content?.['application/json'];
     const example = resolve(Object.values(content?.examples ?? {})[0])?.value;
     if (typeof example !== 'object' || example === null) continue;
-    // The event's own list narrows the payload's: it comes after the payload in `allOf`.
-    const narrowed = (content?.schema?.allOf ?? []).map(resolve).findLast((part) => part?.properties?.action?.enum);
-    const actions = (narrowed ?? resolve(content?.schema))?.properties?.action?.enum;
+    const actions = webhookActions(document as JsonObject, type);
     templates.set(type, { actions, example: example as Event['payload'] });
   }
   return templates;

@@ -1,18 +1,15 @@
 // The sandbox's webhooks: the hooks that hear an event (PrepareWebhooks: the repository's active hooks that take it, then `--webhook`'s), and the endpoints of the deliveries and the trigger.
 import { readBounded, utf8Text } from '../common/bytes.js';
-import { keyOf } from '../common/credential-key.js';
 import { Refusal } from '../common/refusal.js';
 import type { Answer } from '../front/app.js';
 import { checkAuthorization } from '../front/auth.js';
 import { notAllowed } from '../front/errors.js';
 import { createDeliveries, DELIVERIES_PATH, MAX_WAITS, picks } from '../webhooks/deliveries.js';
-import type { DeliveryFilter, DeliveryRecord, DeliveryTransport } from '../webhooks/deliveries.js';
-import type { HookTarget, WebhookOptions } from '../webhooks/deliveries.js';
+import type { DeliveryFilter, DeliveryTransport, HookTarget, WebhookOptions } from '../webhooks/deliveries.js';
 import { EVENT_TYPES, eventsOf, eventTemplates, triggeredEvent, watch as watchWrite } from './events.js';
 import type { HookEvent, PushHeads, TriggerRequest, Watch } from './events.js';
+import type { SandboxControl } from './sandbox.js';
 import type { Hook, User, World } from './world.js';
-
-export type Webhooks = ReturnType<typeof createWebhooks>;
 
 /** The review event types a hook takes with `pull_request_review` (models/webhook/webhook.go `HasEvent`). */
 const REVIEW_TYPE = /^pull_request_review_(approved|rejected|comment)$/;
@@ -110,9 +107,9 @@ export const MAX_WAIT_SECONDS = 60;
 const MAX_TRIGGER_BYTES = 64 * 1024;
 const REDELIVER = new RegExp(`^${DELIVERIES_PATH}/([^/]+)/redeliver$`);
 
-type ErrorAnswer = (status: number, message: string) => Answer;
+type ErrorAnswer = (status: number, message: string, answer?: Omit<Answer, 'status'>) => Answer;
 /** A request to an endpoint; `docsUrl` for the `url` of error bodies. */
-type Asked = { method: string; url: URL; credential: string | undefined; docsUrl: string };
+type Asked = { method: string; url: URL; credential: string | undefined; request: Request; docsUrl: string };
 
 /** 405 unless `method` is `allowed`, 401 without a credential; undefined when the request may go on. */
 export function refused(error: ErrorAnswer, { method, url, credential, docsUrl }: Asked, allowed: string) {
@@ -124,22 +121,17 @@ export function refused(error: ErrorAnswer, { method, url, credential, docsUrl }
 
 export const json = (status: number, body: unknown): Answer => ({ status, type: 'application/json', body });
 
-/** The answer of the deliveries endpoints; undefined for a path not theirs. `worldOf`: a key's world as it is now. */
-export async function deliveriesAnswer(
-  webhooks: Webhooks,
-  worldOf: (key: string) => Promise<World>,
-  error: ErrorAnswer,
-  request: Asked & { signal: AbortSignal },
-): Promise<Answer | undefined> {
-  const { url } = request;
+/** The answer of the deliveries endpoints; undefined for a path not theirs. */
+export async function deliveriesAnswer(control: SandboxControl, error: ErrorAnswer, asked: Asked) {
+  const { url } = asked;
   const redeliver = REDELIVER.exec(url.pathname);
   if (url.pathname !== DELIVERIES_PATH && !redeliver) return undefined;
-  const refusal = refused(error, request, redeliver ? 'POST' : 'GET');
+  const refusal = refused(error, asked, redeliver ? 'POST' : 'GET');
   if (refusal) return refusal;
-  const key = keyOf(request.credential!);
+  const credential = asked.credential!;
   if (redeliver) {
     const id = decodeURIComponent(redeliver[1]!);
-    const record = webhooks.redeliver(key, id, await worldOf(key));
+    const record = await control.redeliver(credential, id);
     return record ? json(201, record) : error(404, `no delivery ${id} in this credential's log`);
   }
   const query = url.searchParams;
@@ -148,16 +140,16 @@ export async function deliveriesAnswer(
     ...(query.has('action') && { action: query.get('action')! }),
   };
   const wait = query.get('wait');
-  if (wait === null) return json(200, { deliveries: webhooks.log(key).filter((record) => picks(filter, record)) });
+  if (wait === null)
+    return json(200, { deliveries: control.deliveries(credential).filter((record) => picks(filter, record)) });
   const seconds = /^\d+(\.\d+)?$/.test(wait) ? Number(wait) : Number.NaN;
   if (!(seconds <= MAX_WAIT_SECONDS))
     return error(422, `wait must be a number of seconds from 0 to ${MAX_WAIT_SECONDS}: ${JSON.stringify(wait)}`);
-  const waited = await webhooks.waitFor(key, filter, seconds * 1000, request.signal);
+  const waited = await control.waitForDeliveries(credential, filter, seconds * 1000, asked.request.signal);
   if (waited === 'busy')
-    return {
-      ...error(503, `${MAX_WAITS} waits for deliveries are under way; try again shortly`),
+    return error(503, `${MAX_WAITS} waits for deliveries are under way; try again shortly`, {
       headers: { 'Retry-After': '1' },
-    };
+    });
   if (waited !== 'timeout') return json(200, waited);
   const what = [filter.type, filter.action].filter(Boolean).join(' ');
   return error(408, `no ${what === '' ? '' : `${what} `}delivery settled within ${wait} s`);
@@ -174,15 +166,11 @@ function triggerRequest(value: unknown): TriggerRequest | string {
 }
 
 /** The answer of `POST /__sandbox/trigger`; undefined for another path. */
-export async function triggerAnswer(
-  fire: (key: string, credential: string, request: TriggerRequest, host: string) => Promise<DeliveryRecord[]>,
-  error: ErrorAnswer,
-  request: Asked & { request: Request },
-): Promise<Answer | undefined> {
-  if (request.url.pathname !== TRIGGER_PATH) return undefined;
-  const refusal = refused(error, request, 'POST');
+export async function triggerAnswer(control: SandboxControl, error: ErrorAnswer, asked: Asked) {
+  if (asked.url.pathname !== TRIGGER_PATH) return undefined;
+  const refusal = refused(error, asked, 'POST');
   if (refusal) return refusal;
-  const read = await readBounded(request.request.body, MAX_TRIGGER_BYTES);
+  const read = await readBounded(asked.request.body, MAX_TRIGGER_BYTES);
   if (!read.complete) return error(413, `a trigger's body is at most ${MAX_TRIGGER_BYTES} bytes`);
   let parsed: unknown;
   try {
@@ -193,8 +181,7 @@ export async function triggerAnswer(
   const wanted = triggerRequest(parsed);
   if (typeof wanted === 'string') return error(422, wanted);
   try {
-    const credential = request.credential!;
-    return json(201, { deliveries: await fire(keyOf(credential), credential, wanted, request.url.hostname) });
+    return json(201, { deliveries: await control.trigger(asked.credential!, wanted, asked.url.hostname) });
   } catch (failure) {
     if (failure instanceof Refusal) return error(failure.status, failure.message);
     throw failure;

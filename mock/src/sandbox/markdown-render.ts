@@ -2,20 +2,16 @@
 import markdownIt, { type StateCore } from 'markdown-it';
 import { utf8Length } from '../common/bytes.js';
 
-export interface MarkdownLimits {
+export const MARKDOWN_LIMITS = {
   /** Longest text rendered, in UTF-8 bytes (default 1 MiB: a 1 MiB table takes seconds). */
-  maxInputBytes: number;
-  /** Longest HTML answered, in bytes (default 10 MiB). */
-  maxOutputBytes: number;
-  /** Longest render, a worker's start included (past it 413), and longest wait for a free worker (past it 503), in ms (default 5 s; worker threads only). */
-  timeoutMs: number;
-}
-
-export const MARKDOWN_LIMITS: MarkdownLimits = {
   maxInputBytes: 1024 * 1024,
+  /** Longest HTML answered, in bytes (default 10 MiB). */
   maxOutputBytes: 10 * 1024 * 1024,
+  /** Longest render, a worker's start included (past it 413), and longest wait for a free worker (past it 503), in ms (default 5 s; worker threads only). */
   timeoutMs: 5_000,
 };
+
+export type MarkdownLimits = typeof MARKDOWN_LIMITS;
 
 export interface RenderTask {
   text: string;

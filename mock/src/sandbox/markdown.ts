@@ -64,11 +64,6 @@ export function createMarkdownRenderer(limits: MarkdownLimits = MARKDOWN_LIMITS)
       waiting.push(wake);
     });
   };
-  const releaseWorker = (): void => {
-    const next = closing ? undefined : waiting.shift();
-    if (next) next(true);
-    else taken--;
-  };
 
   async function renderInWorker(task: Omit<RenderTask, 'maxOutputBytes'>, bytes: number) {
     if (queued + bytes > QUEUED_BYTES)
@@ -92,7 +87,9 @@ export function createMarkdownRenderer(limits: MarkdownLimits = MARKDOWN_LIMITS)
         if (closing) return stopping;
         throw error;
       } finally {
-        releaseWorker();
+        const next = closing ? undefined : waiting.shift();
+        if (next) next(true);
+        else taken--;
       }
     } finally {
       queued -= bytes;

@@ -6,7 +6,7 @@ import { keyOf } from '../common/credential-key.js';
 import type { Answer, AnsweringSource, SourceContext, SourceRequest } from '../front/app.js';
 import { pathParams, type OperationTable } from '../front/operations.js';
 import type { DeliveryFilter, DeliveryTransport, WebhookOptions } from '../webhooks/deliveries.js';
-import { GiteaBackend, isOperation, ownerRedirect, READ_ONLY, RESET_PATH } from './backend.js';
+import { GiteaBackend, isOperation, ownerRedirect, RESET_PATH } from './backend.js';
 import { refusalAnswer, SandboxError, type Call, type OperationId, type Reply } from './backend.js';
 import { createWebhooks, deliveriesAnswer, json, refused, triggerAnswer } from './hooks.js';
 import { MARKDOWN_LIMITS, type MarkdownLimits, type MarkdownRenderer } from './markdown-render.js';
@@ -56,21 +56,14 @@ export interface SandboxPlatform {
 /** Who is calling: the Basic user name when it names a user of the world, else the first user (alice). */
 function callerOf(world: World, credential: string): User {
   const [scheme = '', value = ''] = credential.split(' ');
-  if (scheme.toLowerCase() === 'basic') {
-    const login = base64Text(value)?.split(':')[0]?.toLowerCase();
-    const user = world.users.find((candidate) => candidate.login.toLowerCase() === login);
-    if (user) return user;
-  }
-  return world.users[0]!;
+  const login = scheme.toLowerCase() === 'basic' ? base64Text(value)?.split(':')[0]?.toLowerCase() : undefined;
+  return world.users.find((candidate) => candidate.login.toLowerCase() === login) ?? world.users[0]!;
 }
 
-function storeFailure(failure: unknown, doing: 'save' | 'read', docsUrl: string): Answer {
+function storeFailure(failure: unknown, doing: 'save' | 'read', refusal: Parts['refusal']): Answer {
+  if (failure instanceof StateUnavailable) return refusal(503, failure.message, { headers: { 'Retry-After': '1' } });
   const cause = doing === 'save' ? ((failure as { code?: string }).code ?? String(failure)) : String(failure);
-  const error =
-    failure instanceof StateUnavailable
-      ? new SandboxError(503, failure.message, { own: true, answer: { headers: { 'Retry-After': '1' } } })
-      : new SandboxError(500, `the sandbox could not ${doing} its state (${cause})`, { own: true });
-  return refusalAnswer(error, docsUrl);
+  return refusal(500, `the sandbox could not ${doing} its state (${cause})`);
 }
 
 type Parts = Awaited<ReturnType<typeof openParts>>;
@@ -87,24 +80,20 @@ async function openParts(...[table, examples, context, platform, options = {}]: 
   if (state !== undefined && !options.store && !open)
     throw new Error('the sandbox keeps worlds in a state folder only where it was opened (Node: answering-node.ts)');
   const renderer = platform.markdown({ ...MARKDOWN_LIMITS, ...options.markdown });
+  const inFlight = inFlightBudget(platform.heapLimit);
   return {
     seed,
     seedBytes,
     maxWorldBytes,
     maxRecords,
     // Batches hold a copy and a text of their world, about twice its bytes, within an eighth of the heap together.
-    admit: admission(inFlightBudget(platform.heapLimit)),
+    admit: admission(inFlight),
     batches: new Map<string, Job[]>(),
     docsUrl: () => context.docsUrl(),
-    refusal: (status: number, message: string): Answer =>
-      refusalAnswer(new SandboxError(status, message, { own: true }), context.docsUrl()),
+    refusal: (status: number, message: string, answer?: Omit<Answer, 'status'>): Answer =>
+      refusalAnswer(new SandboxError(status, message, { own: true, ...(answer && { answer }) }), context.docsUrl()),
     backend: new GiteaBackend(seeded.templates, renderer.render),
-    webhooks: createWebhooks(
-      options.webhooks ?? {},
-      platform.webhookTransport,
-      inFlightBudget(platform.heapLimit),
-      table.document,
-    ),
+    webhooks: createWebhooks(options.webhooks ?? {}, platform.webhookTransport, inFlight, table.document),
     examples,
     renderer,
     // Opened last: nothing after it throws, so what it locks is let go by close().
@@ -146,24 +135,21 @@ function controlOf(parts: Parts) {
     deliveries: (authorization?: string) =>
       authorization === undefined ? webhooks.all() : webhooks.log(keyOf(authorization)),
     /** Throws a Refusal (404, 422) for an event it cannot fire. */
-    trigger: (authorization: string, request: TriggerRequest, host: string) =>
-      fire(parts, keyOf(authorization), authorization, request, host),
+    async trigger(authorization: string, request: TriggerRequest, host: string) {
+      const key = keyOf(authorization);
+      const world = await worldNow(parts, key);
+      return webhooks.trigger(key, world, request, { caller: callerOf(world, authorization), host });
+    },
     async redeliver(authorization: string, id: string) {
       const key = keyOf(authorization);
       return webhooks.redeliver(key, id, await worldNow(parts, key));
     },
-    waitForDeliveries: (authorization: string | undefined, filter: DeliveryFilter, ms: number) =>
-      webhooks.waitFor(authorization === undefined ? undefined : keyOf(authorization), filter, ms),
+    waitForDeliveries: (authorization: string | undefined, filter: DeliveryFilter, ms: number, signal?: AbortSignal) =>
+      webhooks.waitFor(authorization === undefined ? undefined : keyOf(authorization), filter, ms, signal),
   };
 }
 
-const worldNow = async (parts: Parts, key: string): Promise<World> =>
-  (await parts.store.read(key))?.world ?? parts.seed;
-
-async function fire(parts: Parts, key: string, credential: string, wanted: TriggerRequest, host: string) {
-  const world = await worldNow(parts, key);
-  return parts.webhooks.trigger(key, world, wanted, { caller: callerOf(world, credential), host });
-}
+const worldNow = async (parts: Parts, key: string) => (await parts.store.read(key))?.world ?? parts.seed;
 
 // The write guard: a write joins its world's open batch or opens the next, which the store runs in its turn (a
 // reset ends it). A batch is applied to one copy, measured and saved once; again one write at a time when one fails
@@ -189,14 +175,12 @@ async function run(parts: Parts, key: string, jobs: Job[]): Promise<void> {
       close();
       const slot = now ?? { world: seed, bytes: seedBytes };
       const pause = pacer();
-      const { outcomes, next } =
-        (await apply(parts, slot, jobs, pause)) ?? (await apply(parts, slot, jobs, pause, true))!;
-      return { result: outcomes, ...(next ? { next } : {}) };
+      return (await apply(parts, slot, jobs, pause)) ?? (await apply(parts, slot, jobs, pause, true))!;
     });
   } catch (failure) {
     close();
     // Nothing of the batch was kept, and its answers may have read what was not: none stands.
-    const answer = storeFailure(failure, 'save', parts.docsUrl());
+    const answer = storeFailure(failure, 'save', parts.refusal);
     outcomes = jobs.map(() => ({ answer }));
   } finally {
     release();
@@ -252,9 +236,9 @@ async function apply(parts: Parts, slot: Stored, jobs: Job[], pause: () => Promi
     // The answer may be a record of the copy, which the next writes change: it is kept as it is now.
     outcomes.push({ answer: copyJson(answer), ...(afterwards ? { afterwards } : {}) });
   }
-  if (alone || !wrote) return { outcomes, ...(next ? { next } : {}) };
+  if (alone || !wrote) return { result: outcomes, ...(next ? { next } : {}) };
   const measured = await measure();
-  return typeof measured === 'number' ? undefined : { outcomes, next: measured };
+  return typeof measured === 'number' ? undefined : { result: outcomes, next: measured };
 }
 
 async function invoke(parts: Parts, operationId: OperationId, call: Call): Promise<Reply> {
@@ -273,7 +257,8 @@ async function answer(parts: Parts, source: SourceRequest): Promise<Answer> {
   // A documented example on request, so error screens can be built in the sandbox too.
   const prefers = preference.code !== undefined || preference.example !== undefined || preference.dynamic !== undefined;
   if (prefers || !isOperation(operationId)) return parts.examples.answer(source);
-  const readOnly = READ_ONLY.has(operationId);
+  // Operations that only read the world, the GETs and renderMarkdown: answered from it as it is, without a copy.
+  const readOnly = op.method === 'GET' || operationId === 'renderMarkdown';
   // A raw upload is stored as its size only, and so is a form's file.
   const tooMuch = readOnly || typeof request.body === 'string' ? undefined : oversized(request.body, source.form);
   if (tooMuch !== undefined) return parts.refusal(413, tooMuch);
@@ -282,7 +267,6 @@ async function answer(parts: Parts, source: SourceRequest): Promise<Answer> {
   const call = (world: World): Call => ({
     world,
     params,
-    query: (request.url.query ?? {}) as Record<string, string | string[]>,
     body: request.body,
     ...(source.form ? { form: source.form } : {}),
     url: source.url,
@@ -292,9 +276,7 @@ async function answer(parts: Parts, source: SourceRequest): Promise<Answer> {
   const redirect = (world: World) => (op.responses.has(307) ? ownerRedirect(world, params, source.url) : undefined);
   if (readOnly) {
     // A read makes no world: a credential without one reads the seed, and drops no other world for it.
-    const world = await worldNow(parts, key).catch((failure: unknown) =>
-      storeFailure(failure, 'read', parts.docsUrl()),
-    );
+    const world = await worldNow(parts, key).catch((failure: unknown) => storeFailure(failure, 'read', parts.refusal));
     if ('status' in world) return world;
     return redirect(world) ?? (await invoke(parts, operationId, call(world))).answer;
   }
@@ -310,16 +292,16 @@ async function answer(parts: Parts, source: SourceRequest): Promise<Answer> {
 }
 
 async function outside(parts: Parts, method: string, url: URL, credential: string | undefined, request: Request) {
-  const docsUrl = parts.docsUrl();
-  const asked = { method, url, credential, request, signal: request.signal, docsUrl };
+  const asked = { method, url, credential, request, docsUrl: parts.docsUrl() };
+  // The endpoints do what a test's control does.
+  const control = controlOf(parts);
   try {
     const hooked =
-      (await deliveriesAnswer(parts.webhooks, (key) => worldNow(parts, key), parts.refusal, asked)) ??
-      (await triggerAnswer((...args) => fire(parts, ...args), parts.refusal, asked));
+      (await deliveriesAnswer(control, parts.refusal, asked)) ?? (await triggerAnswer(control, parts.refusal, asked));
     if (hooked) return hooked;
   } catch (failure) {
     // The world could not be read (a database away): as for any read.
-    return storeFailure(failure, 'read', docsUrl);
+    return storeFailure(failure, 'read', parts.refusal);
   }
   if (url.pathname !== RESET_PATH) return undefined;
   // Back to the seed is no world at all: the next request starts from the seed, and counts then.
@@ -331,7 +313,7 @@ async function outside(parts: Parts, method: string, url: URL, credential: strin
     await parts.store.drop(key);
     parts.webhooks.forget(key);
   } catch (failure) {
-    return storeFailure(failure, 'save', docsUrl);
+    return storeFailure(failure, 'save', parts.refusal);
   }
   return json(200, { message: "this credential's sandbox world is back to the seed" });
 }

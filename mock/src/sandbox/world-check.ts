@@ -64,26 +64,19 @@ const COLLECTIONS: Record<string, string | Record<string, Field>> = {
 
 type Need = 'id' | 'ids' | 'count' | 'text' | 'boolean' | 'owner';
 
-/** The fields the sandbox relies on, by schema: what it finds a record by, and what its answers are built from. */
+/** The fields the sandbox relies on, by schema: what it finds a record by, and what its answers are built from (only an id where none are given). */
 const NEEDS: Record<string, Record<string, Need>> = {
   User: { id: 'id', login: 'text' },
   Organization: { id: 'id', name: 'text' },
   Repository: { id: 'id', name: 'text', full_name: 'text', owner: 'owner' },
-  Hook: { id: 'id' },
   Issue: { id: 'id', number: 'count' },
   // issueRemoveAssignees answers a pull request as an issue, with its addresses.
   PullRequest: { id: 'id', number: 'count', url: 'text', html_url: 'text' },
   // An edit reaches every copy of a label or milestone by its id and these fields.
   Label: { id: 'id', color: 'text', exclusive: 'boolean' },
   Milestone: { id: 'id', title: 'text', open_issues: 'count', closed_issues: 'count' },
-  GPGKey: { id: 'id' },
   Package: { id: 'id', type: 'text', name: 'text', owner: 'owner' },
-  NotificationThread: { id: 'id' },
-  DeployKey: { id: 'id' },
-  Team: { id: 'id' },
   ActionWorkflow: { id: 'text' },
-  Attachment: { id: 'id' },
-  OAuth2Application: { id: 'id' },
 };
 /** Users act: userCurrentPostGPGKey names the caller's address in a new key. */
 const USER_NEEDS: Record<string, Need> = { ...NEEDS.User, email: 'text' };
@@ -127,7 +120,7 @@ function makeWorldCheck(document: string | undefined): WorldCheck {
   const schemas = createSchemaValidator(readDocumentFile(document).document);
   if (schemas.error !== undefined) throw new Error(schemas.error);
 
-  const recordProblem = (schema: string, value: unknown, where: string, needs = NEEDS[schema] ?? {}) => {
+  const recordProblem = (schema: string, value: unknown, where: string, needs = NEEDS[schema] ?? { id: 'id' }) => {
     if (!isObject(value))
       return `${where} is ${value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value}, not a record`;
     const [problem] = schemas.check(`/components/schemas/${schema}`, value);
@@ -143,11 +136,7 @@ function makeWorldCheck(document: string | undefined): WorldCheck {
     if (typeof field === 'string') return MEETS[field][1](value) ? undefined : `${where} is not ${MEETS[field][0]}`;
     if ('record' in field) return recordProblem(field.record, value, where);
     if (!Array.isArray(value)) return `${where} is not a list`;
-    for (const [index, item] of value.entries()) {
-      const problem = recordProblem(field.records, item, `${where}[${index}]`);
-      if (problem) return problem;
-    }
-    return undefined;
+    return value.map((item, index) => recordProblem(field.records, item, `${where}[${index}]`)).find(Boolean);
   };
 
   return (world, trusted) => {

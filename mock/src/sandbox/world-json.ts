@@ -35,8 +35,7 @@ export async function worldText(world: object, pause: () => Promise<void>): Prom
     }
   };
   let fields = 0;
-  for (const key of Object.keys(world)) {
-    const value = (world as Record<string, unknown>)[key];
+  for (const [key, value] of Object.entries(world)) {
     const text = Array.isArray(value) ? '[' : (JSON.stringify(value) as string | undefined);
     if (text !== undefined) add(`${fields++ === 0 ? '' : ','}${JSON.stringify(key)}:${text}`);
     if (!Array.isArray(value)) continue;

@@ -78,11 +78,50 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
     throw new Error(target.redact(`--state ${target.shown}: ${why}`));
   });
 
-  const { query, lookOf, touch, lock } = database(pool, target, document);
+  /** A statement on `pool` or a client of it, its failure as failed() says it. */
+  async function query<R extends QueryResultRow>(on: Pool | PoolClient, text: string, values: unknown[] = []) {
+    try {
+      return await on.query<R>(text, values);
+    } catch (error) {
+      throw failed(target, error);
+    }
+  }
+  /** A row as a Look, its body checked as a folder's world is (records equal to those of `held` unchecked). */
+  async function lookOf(row: Row | undefined, held: World): Promise<Look> {
+    if (!row || row.empty) return 'none';
+    if (row.body === null) return 'same';
+    const stored = (await import('./world-check.js')).readWorld(row.body, document, held);
+    if (!('world' in stored))
+      throw new Error(
+        `the world of this credential in the database is not ${stored.problem ? `one the sandbox wrote: ${stored.problem}` : 'JSON'}`,
+      );
+    return { ...stored, version: Number(row.version) };
+  }
+  const touching = new Set<string>();
+  /** Writes when a world was last read (for --max-worlds), never holding up the read. */
+  function touch(key: string): void {
+    if (touching.has(key)) return;
+    touching.add(key);
+    void query(pool, TOUCH, [key])
+      .catch(ignore)
+      .finally(() => touching.delete(key));
+  }
+  async function lock(client: PoolClient, key: string, version: number | undefined, held: World) {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const row = (await query<Row>(client, `${ROW} FOR UPDATE`, [key, version ?? null])).rows[0];
+      if (row) return { now: await lookOf(row, held), empty: false };
+      // Another process's first write of the world commits first: its row is then locked above.
+      if ((await query(client, MAKE, [key])).rowCount === 1) return { now: 'none' as const, empty: true };
+    }
+    throw new StateUnavailable(
+      503,
+      `the sandbox's database at ${target.where} kept making and removing this world's row; try again`,
+    );
+  }
   /** Rows held by a write here: `empty` when its transaction made it, removed unless a world is saved in it. */
   const holds = new Map<string, { client: PoolClient; empty: boolean; saved: boolean }>();
-  /** Calls of `look` waiting for the next query of a key and version, and whether one runs. */
-  const lines = new Map<string, { running: boolean; next: ((looked: Promise<Look>) => void)[] }>();
+  /** Calls of `look` waiting for the next query of a key and version, while one runs. */
+  const lines = new Map<string, ((looked: Promise<Look>) => void)[]>();
   return {
     async save(key, pieces) {
       const held = holds.get(key);
@@ -101,24 +140,22 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
         // A call joins the next query of its key and version, never one under way (it may have started
         // before a write answered before this call): reads at once share a query, and see every write.
         const id = `${key}:${version ?? ''}`;
-        const line = lines.get(id) ?? { running: false, next: [] };
-        lines.set(id, line);
-        const found = new Promise<Look>((resolve) => line.next.push(resolve));
-        if (!line.running)
+        const line = lines.get(id) ?? [];
+        const found = new Promise<Look>((resolve) => line.push(resolve));
+        if (!lines.has(id)) {
+          lines.set(id, line);
           void (async () => {
-            line.running = true;
-            while (line.next.length > 0) {
-              const callers = line.next;
-              line.next = [];
+            while (line.length > 0) {
               const looked = query<Row>(pool, ROW, [key, version ?? null]).then(({ rows: [row] }) => {
                 if (row?.idle && !row.empty) touch(key);
                 return lookOf(row, held);
               });
-              for (const resolve of callers) resolve(looked);
+              for (const resolve of line.splice(0)) resolve(looked);
               await looked.catch(ignore);
             }
             lines.delete(id);
           })();
+        }
         return found;
       },
       async hold(key, version, world, task) {
@@ -155,53 +192,6 @@ function failed({ redact, where }: PostgresTarget, error: unknown): Error {
   if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code) || TRANSIENT.test(code))
     return new StateUnavailable(503, `the sandbox's database at ${where} is unavailable: ${reason}; try again`);
   return new Error(`the sandbox's database at ${where} refused a statement: ${reason}`);
-}
-
-/** Statements on `pool` or a client of it, their failures as failed() says them, and the checks of the rows they read. */
-function database(pool: Pool, target: PostgresTarget, document: string | undefined) {
-  const touching = new Set<string>();
-  async function query<R extends QueryResultRow>(on: Pool | PoolClient, text: string, values: unknown[] = []) {
-    try {
-      return await on.query<R>(text, values);
-    } catch (error) {
-      throw failed(target, error);
-    }
-  }
-  /** A row as a Look, its body checked as a folder's world is (records equal to those of `held` unchecked). */
-  async function lookOf(row: Row | undefined, held: World): Promise<Look> {
-    if (!row || row.empty) return 'none';
-    if (row.body === null) return 'same';
-    const stored = (await import('./world-check.js')).readWorld(row.body, document, held);
-    if (!('world' in stored))
-      throw new Error(
-        `the world of this credential in the database is not ${stored.problem ? `one the sandbox wrote: ${stored.problem}` : 'JSON'}`,
-      );
-    return { ...stored, version: Number(row.version) };
-  }
-  return {
-    query,
-    lookOf,
-    /** Writes when a world was last read (for --max-worlds), never holding up the read. */
-    touch(key: string): void {
-      if (touching.has(key)) return;
-      touching.add(key);
-      void query(pool, TOUCH, [key])
-        .catch(ignore)
-        .finally(() => touching.delete(key));
-    },
-    async lock(client: PoolClient, key: string, version: number | undefined, held: World) {
-      for (let attempt = 0; attempt < 3; attempt++) {
-        const row = (await query<Row>(client, `${ROW} FOR UPDATE`, [key, version ?? null])).rows[0];
-        if (row) return { now: await lookOf(row, held), empty: false };
-        // Another process's first write of the world commits first: its row is then locked above.
-        if ((await query(client, MAKE, [key])).rowCount === 1) return { now: 'none' as const, empty: true };
-      }
-      throw new StateUnavailable(
-        503,
-        `the sandbox's database at ${target.where} kept making and removing this world's row; try again`,
-      );
-    },
-  };
 }
 
 // `work` on a connection of the pool, rolled back when it fails; a connection that cannot even roll back is closed.

@@ -15,11 +15,9 @@ export type PullRequest = With<Schemas['PullRequest'], 'id' | 'number' | 'url' |
 type Label = With<Schemas['Label'], 'id' | 'color' | 'exclusive'>;
 type Milestone = With<Schemas['Milestone'], 'id' | 'title' | 'open_issues' | 'closed_issues'>;
 export type GPGKey = With<Schemas['GPGKey'], 'id'>;
-type Package = With<Schemas['Package'], 'id' | 'name' | 'type'> & { owner: User };
 type Thread = With<Schemas['NotificationThread'], 'id'>;
 type DeployKey = With<Schemas['DeployKey'], 'id'>;
 type Team = With<Schemas['Team'], 'id'>;
-type Workflow = With<Schemas['ActionWorkflow'], 'id'>;
 export type Attachment = With<Schemas['Attachment'], 'id'>;
 export type Application = With<Schemas['OAuth2Application'], 'id'>;
 
@@ -42,11 +40,11 @@ export interface World {
   repoLabels: { repo: number; label: Label }[];
   milestones: { repo: number; milestone: Milestone }[];
   gpgKeys: { user: number; armored: string; key: GPGKey }[];
-  packages: Package[];
+  packages: (With<Schemas['Package'], 'id' | 'name' | 'type'> & { owner: User })[];
   threads: Thread[];
   deployKeys: { repo: number; key: DeployKey }[];
   teams: { team: Team; members: number[] }[];
-  workflows: { repo: number; workflow: Workflow }[];
+  workflows: { repo: number; workflow: With<Schemas['ActionWorkflow'], 'id'> }[];
   /** Secret names per user; the values are never kept. */
   secrets: { user: number; name: string }[];
   releases: { repo: number; id: number; attachments: Attachment[] }[];
@@ -104,10 +102,7 @@ export function seedWorld(operations: readonly IHttpOperation[]) {
 
   // Before the documented requests (bob still assigned to issue 42, milestone v1.1.0 open, the thread unread, the
   // pull request at the version repoEditPullRequest's example sends): each request example answers its example.
-  if (bob) {
-    issue.assignees = [bob, ...(issue.assignees ?? [])];
-    issue.assignee = bob;
-  }
+  if (bob) Object.assign(issue, { assignees: [bob, ...(issue.assignees ?? [])], assignee: bob });
   Object.assign(closed, { state: 'open', closed_at: null });
   thread.unread = true;
   const milestones = byId([closed, issue.milestone, pull.milestone].filter(Boolean) as Milestone[]);

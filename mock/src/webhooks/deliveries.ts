@@ -189,10 +189,8 @@ function createLog(budgetBytes: number) {
         resolve(waited);
       };
       const check = (): void => {
-        const records = of(key)
-          .map((each) => each.record)
-          .filter((record) => record.state !== 'pending' && picks(filter, record));
-        if (records.length > 0) finish({ deliveries: records.map(copyOf) });
+        const settled = of(key).filter(({ record }) => record.state !== 'pending' && picks(filter, record));
+        if (settled.length > 0) finish({ deliveries: settled.map((each) => copyOf(each.record)) });
       };
       const onAbort = (): void => finish('timeout');
       const expiry = setTimeout(onAbort, ms);
@@ -362,11 +360,9 @@ export function createDeliveries(
     Object.assign(record, outcome);
     logs.wake();
     if (!onDelivery) return;
+    const which = `${record.id} (${record.type} ${record.action})`;
     const told = (failure: unknown): void =>
-      console.error(
-        `gitea-mock: onDelivery failed for delivery ${record.id} (${record.type} ${record.action}):`,
-        failure,
-      );
+      console.error(`gitea-mock: onDelivery failed for delivery ${which}:`, failure);
     // Called now; what it throws or rejects with is told.
     new Promise((resolve) => resolve(onDelivery(copyOf(record)))).catch(told);
   };
@@ -397,10 +393,14 @@ export function createDeliveries(
     }, 0);
   }
 
-  const read = (key: string | undefined): DeliveryRecord[] => {
-    flush();
-    return logs.of(key).map((each) => copyOf(each.record));
-  };
+  /** `act`, once what was queued is built and logged. */
+  const flushed =
+    <A extends unknown[], R>(act: (...args: A) => R) =>
+    (...args: A): R => {
+      flush();
+      return act(...args);
+    };
+  const read = flushed((key: string | undefined) => logs.of(key).map((each) => copyOf(each.record)));
 
   return {
     /** Made now; the function returned logs and sends them once the write stands. */
@@ -418,8 +418,7 @@ export function createDeliveries(
     log: (key: string): DeliveryRecord[] => read(key),
     all: (): DeliveryRecord[] => read(undefined),
     /** Gitea's replay: the same payload and signatures under a new id. */
-    redeliver(key: string, id: string, hookNow?: (id: number) => HookTarget | undefined): DeliveryRecord | undefined {
-      flush();
+    redeliver: flushed((key: string, id: string, hookNow?: (id: number) => HookTarget | undefined) => {
       const original = logs.of(key).find((each) => each.record.id === id);
       if (!original) return undefined;
       const { record: first } = original;
@@ -435,21 +434,14 @@ export function createDeliveries(
       if (built) sender.dispatch(delivery!);
       else settle(delivery!, { state: 'failed', error: first.error ?? 'not sent: its request could not be made' });
       return copyOf(delivery!.record);
-    },
-    waitFor(...args: Parameters<typeof logs.waitFor>): Promise<Waited> {
-      flush();
-      return logs.waitFor(...args);
-    },
-    forget(key?: string): void {
-      flush();
-      logs.forget(key);
-    },
-    async close(): Promise<void> {
+    }),
+    waitFor: flushed(logs.waitFor),
+    forget: flushed(logs.forget),
+    close: flushed(async () => {
       if (timer !== undefined) clearTimeout(timer);
-      flush();
       for (const delivery of [...toSend.splice(0), ...sender.stop()])
         settle(delivery, { state: 'failed', error: 'not sent: the sandbox stopped' });
       logs.close();
-    },
+    }),
   };
 }

@@ -12,8 +12,7 @@ import { usageError } from '../common/refusal.js';
 import { joinedTarget, originFormRefusal } from '../common/request-target.js';
 import { bodyViolations, describeViolation, headerViolations, type Violation } from '../contract/conformance.js';
 import { readDocumentFile } from '../contract/document-file.js';
-import { isObject, listWebhooks, operationParameters, resolvePointer } from '../contract/document.js';
-import type { JsonObject, Operation } from '../contract/document.js';
+import { isObject, type JsonObject, listWebhooks, operationParameters, webhookActions } from '../contract/document.js';
 import { createExchangeReport, type Found, kindOf, total } from '../contract/exchange-report.js';
 import { MAX_CHECKED_VALUES } from '../contract/json-shape.js';
 import { createSchemaValidator } from '../contract/schema.js';
@@ -43,29 +42,17 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'ho
 const MAX_CONNECTIONS = 32;
 const BUSY = 'too many deliveries are being received at once; try again shortly';
 
-/** The actions a webhook's JSON body declares (`allOf` of the payload and `{action: {enum}}`). */
-function actionsOf(webhook: Operation): string[] {
-  const parts = resolvePointer(webhook.operation, '#/requestBody/content/application~1json/schema/allOf');
-  return (Array.isArray(parts) ? parts : []).flatMap((part) => {
-    const actions = resolvePointer(part, '#/properties/action/enum');
-    return Array.isArray(actions) ? actions.map(String) : [];
-  });
-}
-
 function sameText(a: string, b: string): boolean {
   const [x, y] = [Buffer.from(a), Buffer.from(b)];
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
 /** A delivery is the webhook of its `X-Gitea-Event-Type` with an action it declares, else outside the contract. */
-function createDeliveryChecker(doc: JsonObject) {
+function createDeliveryChecker(doc: JsonObject, secret: string | undefined) {
   const schemas = createSchemaValidator(doc);
   const webhooks = new Map(listWebhooks(doc).map((webhook) => [webhook.path, webhook]));
   /** A payload past the bounds of every JSON body the mock reads is `refused`, as the front refuses such a body. */
-  const check = (
-    { method, url, headers, body }: { method: string; url: string; headers: Headers; body: string },
-    secret: string | undefined,
-  ) => {
+  const check = ({ method, url, headers, body }: { method: string; url: string; headers: Headers; body: string }) => {
     const type = headers.get('x-gitea-event-type') ?? '';
     const webhook = webhooks.get(type);
     if (!webhook)
@@ -73,36 +60,30 @@ function createDeliveryChecker(doc: JsonObject) {
         outside: `${type ? `the event type ${JSON.stringify(type)}` : 'a request without X-Gitea-Event-Type'} is not in the contract (it describes ${[...webhooks.keys()].join(', ')})`,
       };
     const violations: Violation[] = [];
+    const add = (where: string, problem: string): void => void violations.push({ where, problem });
     const media = headers.get('content-type')?.split(';')[0]?.trim().toLowerCase() ?? '';
     const requestBody = webhook.operation.requestBody as JsonObject;
     const declared = Object.keys(isObject(requestBody.content) ? requestBody.content : {});
     let text: string | null = body;
     if (method === 'GET') text = new URL(url, 'http://receiver').searchParams.get('payload');
     else if (!declared.includes(media))
-      violations.push({
-        where: 'content type',
-        problem: `${media || '(none)'} is not declared (declared: ${declared.join(', ')})`,
-      });
+      add('content type', `${media || '(none)'} is not declared (declared: ${declared.join(', ')})`);
     else if (media === 'application/x-www-form-urlencoded') text = new URLSearchParams(body).get('payload');
     let payload: unknown;
-    if (text === null) violations.push({ where: 'body', problem: 'has no payload field' });
-    else {
-      try {
-        payload = JSON.parse(text);
-      } catch {
-        violations.push({ where: 'body', problem: 'the payload is not valid JSON' });
-      }
+    try {
+      if (text === null) add('body', 'has no payload field');
+      else payload = JSON.parse(text);
+    } catch {
+      add('body', 'the payload is not valid JSON');
     }
     const past = pastJsonBounds(payload);
-    if (past) {
-      const [status, beyond] =
-        past === 'values'
-          ? [413, `holds more than ${MAX_CHECKED_VALUES} JSON values`]
-          : [422, `nests deeper than ${GO_MAX_DEPTH} levels`];
-      return { refused: { status, message: `the payload ${beyond}, more than the receiver checks` } };
-    }
+    const refused = (status: number, beyond: string) => ({
+      refused: { status, message: `the payload ${beyond}, more than the receiver checks` },
+    });
+    if (past === 'values') return refused(413, `holds more than ${MAX_CHECKED_VALUES} JSON values`);
+    if (past === 'depth') return refused(422, `nests deeper than ${GO_MAX_DEPTH} levels`);
     const action = isObject(payload) && typeof payload.action === 'string' ? payload.action : '';
-    const actions = actionsOf(webhook);
+    const actions = webhookActions(doc, type) ?? [];
     if (payload !== undefined && action !== '' && !actions.includes(action))
       return {
         outside: `${type} with the action ${JSON.stringify(action)} is not in the contract (it describes ${actions.join(', ')})`,
@@ -115,25 +96,20 @@ function createDeliveryChecker(doc: JsonObject) {
       for (const [name, value] of Object.entries(signatureHeaders(nodeSign(secret, text)))) {
         const sent = headers.get(name);
         if (sent !== null && !sameText(sent, value))
-          violations.push({
-            where: `header ${name}:`,
-            problem: /^(sha1=|sha256=)?$/.test(sent)
+          add(
+            `header ${name}:`,
+            /^(sha1=|sha256=)?$/.test(sent)
               ? 'is empty: the hook has no secret'
               : 'does not match the payload signed with the secret given',
-          });
+          );
       }
     }
-    if (payload !== undefined)
-      violations.push(
-        ...bodyViolations(
-          schemas,
-          `${webhook.location}/requestBody/content/application~1json/schema`,
-          payload,
-          // What a violation quotes is redacted before it is cut.
-          (quoted) => redact(quoted, [secret ?? '', headers.get('authorization') ?? '']),
-        ),
-      );
-    return { webhook: type, action, violations: violations.map((one) => ({ ...one, where: `request ${one.where}` })) };
+    const schemaAt = `${webhook.location}/requestBody/content/application~1json/schema`;
+    // What a violation quotes is redacted before it is cut.
+    const redacted = (quote: string) => redact(quote, [secret ?? '', headers.get('authorization') ?? '']);
+    if (payload !== undefined) violations.push(...bodyViolations(schemas, schemaAt, payload, redacted));
+    const found = violations.map((one) => ({ line: `request ${describeViolation(one)}`, count: one.count ?? 1 }));
+    return { webhook: type, action, found };
   };
   return { names: [...webhooks.keys()], check };
 }
@@ -166,7 +142,7 @@ function createTally(options: NonNullable<ReturnType<typeof parseOptions>>, io: 
   return {
     options,
     app: options.forward?.origin,
-    checker: createDeliveryChecker(readDocumentFile().document),
+    checker: createDeliveryChecker(readDocumentFile().document, options.secret),
     stats: createExchangeReport(),
     // The bytes of deliveries read or being handled at once, as the mock's front bounds its bodies.
     bodies: createBodyBudget(defaultBodyBudget(getHeapStatistics().heap_size_limit)),
@@ -257,13 +233,9 @@ async function handle(tally: Tally, req: IncomingMessage, res: ServerResponse): 
   const headers = headersOf(req);
   const authorization = headers.get('authorization');
   const secrets = authorization ? [...tally.always, authorization, ...authorization.split(' ').slice(1)] : tally.always;
-  const delivered = { method: req.method, url: req.url ?? '/', headers, body: body.toString('utf8') };
-  const result = tally.checker.check(delivered, options.secret);
+  const result = tally.checker.check({ method: req.method, url: req.url ?? '/', headers, body: body.toString('utf8') });
   if ('refused' in result) return refuse(tally, req, res, result.refused.status, result.refused.message);
-  const found: Found[] =
-    'outside' in result
-      ? []
-      : result.violations.map((violation) => ({ line: describeViolation(violation), count: violation.count ?? 1 }));
+  const found: Found[] = 'outside' in result ? [] : result.found;
   const count = total(found);
   const violations = { 'X-Contract-Violations': String(count) };
   let status: number | undefined = 200;
@@ -326,9 +298,8 @@ function conclude(tally: Tally, origin: string, io: Io): number {
       webhooks: tally.stats.byName(),
       notInContract: { deliveries: outside },
       refused: { deliveries: refused },
-      ...(app === undefined
-        ? {}
-        : { forwarded: { app, deliveries: forwarded, refused: appRefused, statuses: appStatuses } }),
+      // Left out without --forward: JSON has no undefined.
+      forwarded: options.forward && { app, deliveries: forwarded, refused: appRefused, statuses: appStatuses },
     };
     writeFileSync(options.report, `${redact(JSON.stringify(report, null, 2), always)}\n`);
   }

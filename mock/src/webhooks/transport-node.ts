@@ -28,7 +28,7 @@ export const nodeSign = (secret: string, payload: string) => ({
 export function createNodeTransport({
   allowedHosts = 'loopback',
   timeoutMs = 5000,
-}: WebhookOptions = {}): DeliveryTransport {
+}: WebhookOptions): DeliveryTransport {
   // Each address is checked as the connection is made, so a name cannot point elsewhere after the check.
   const allowed = hostMatcher(allowedHosts);
   const refusal = (host: string): string =>
@@ -68,7 +68,6 @@ export function createNodeTransport({
       }
       // A timer of its own, not AbortSignal.timeout in AbortSignal.any: the GC may take that before it fires (nodejs/node#57736).
       const control = new AbortController();
-      const { signal } = control;
       const stop = (): void => control.abort();
       const timer = setTimeout(stop, timeoutMs);
       // One listener a delivery under way on the sender's one signal (the sender bounds them), each removed as it ends.
@@ -83,7 +82,7 @@ export function createNodeTransport({
             method: outgoing.method,
             headers: { ...headers, 'Content-Length': String(body.length) },
             lookup,
-            signal,
+            signal: control.signal,
             agent: false,
           });
           request.on('error', (error: unknown) => {
@@ -91,7 +90,7 @@ export function createNodeTransport({
             resolve({
               error: stopped.aborted
                 ? 'not finished: the sandbox stopped'
-                : signal.aborted
+                : control.signal.aborted
                   ? `no answer within the delivery timeout of ${timeoutMs / 1000} s`
                   : code === NOT_ALLOWED
                     ? message
