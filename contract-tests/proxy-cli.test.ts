@@ -64,7 +64,8 @@ describe('gitea-mock proxy', () => {
   it('streams a 50 MB download without holding it, prints violations under --quiet, and writes the report on exit', async () => {
     const report = join(folder, 'report.json');
     const proxy = await launch(process.execPath, [CLI, 'proxy', origin, '--port', '0', '--quiet', '--report', report]);
-    expect(proxy.output()).toContain(`(proxy to ${origin})`);
+    // This upstream answers no version: the proxy says so, and checks against the base.
+    expect(proxy.output()).toContain(`(proxy to ${origin}, checked as gitea-1.27)`);
     const before = await memory(proxy.child.pid!);
     const hash = createHash('sha256');
     let received = 0;
@@ -227,6 +228,8 @@ describe('gitea-mock proxy', () => {
       CLI,
       'proxy',
       origin,
+      '--server',
+      'gitea-1.27',
       '--port',
       '0',
       '--quiet',
@@ -279,6 +282,8 @@ describe('gitea-mock proxy', () => {
         CLI,
         'proxy',
         broken.origin,
+        '--server',
+        'gitea-1.27',
         '--port',
         '0',
         '--quiet',

@@ -29,6 +29,7 @@ import {
   heapLimit,
   inFlightBudget,
   loadOperations,
+  readDocumentFile,
   MARKDOWN_LIMITS,
   type SandboxOptions,
   seedWorld,
@@ -357,7 +358,7 @@ describe('2. a save writes the world that changed, not every world', () => {
   it('saves different worlds at once only while their copies and texts fit in an eighth of the heap', async () => {
     // A store that holds each save for a while, so that every save in progress shows, and that
     // says each world is as large as a quarter of that eighth: two batches at once at most.
-    const { seed } = seedWorld(await loadOperations());
+    const { seed } = seedWorld(await loadOperations(), readDocumentFile().document);
     const keyOf = (n: number): string => createHash('sha256').update(`token w${n}`).digest('hex');
     const worlds = new Map(
       Array.from({ length: 10 }, (_, n) => [

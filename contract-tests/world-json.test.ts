@@ -3,7 +3,14 @@
 // world, with odd strings (escapes, lone surrogates, "__proto__" keys) included.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { copyJson, loadOperations, seedWorld, textBytes, worldText } from '../test/support/mock-internals.js';
+import {
+  copyJson,
+  loadOperations,
+  readDocumentFile,
+  seedWorld,
+  textBytes,
+  worldText,
+} from '../test/support/mock-internals.js';
 
 const SEED = Number(process.env.FC_SEED ?? 20261126);
 const noPause = async (): Promise<void> => {};
@@ -46,7 +53,7 @@ describe('a world as JSON', () => {
   });
 
   it('copies the seed world with new objects and the same strings, and writes it in pieces of its records', async () => {
-    const { seed } = seedWorld(await loadOperations());
+    const { seed } = seedWorld(await loadOperations(), readDocumentFile().document);
     const copy = copyJson(seed);
     expect(copy).toEqual(seed);
     expect(copy.users[0]).not.toBe(seed.users[0]);

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig, type UserConfig } from 'tsdown';
 import { tsgoPath } from '../scripts/tsgo-path.mjs';
 import { parse } from 'yaml';
-import { documentTwin } from './src/contract/document-file.js';
+import { documentTwin, operationsTwin } from './src/contract/document-file.js';
 import { profileDocuments } from '../scripts/profiles.mjs';
 
 /**
@@ -40,13 +40,21 @@ function documentTwinAsset(): NonNullable<UserConfig['plugins']> {
 /**
  * Each server profile's document (profiles/<name>.yaml applied to the base) as dist/profiles/<name>.json,
  * which `--server <name>` serves; the same documents as Redocly's `bundle --overlay` (test/profiles.test.ts).
+ * Beside each, its operations (`<name>.operations.json`), which a start would take seconds to make.
  */
 function profileDocumentAssets(): NonNullable<UserConfig['plugins']> {
   return {
     name: 'gitea-mock:profile-documents',
     async generateBundle() {
-      for (const { name, document } of await profileDocuments())
-        this.emitFile({ type: 'asset', fileName: `profiles/${name}.json`, source: JSON.stringify(document) });
+      for (const { name, document } of await profileDocuments()) {
+        const text = JSON.stringify(document);
+        this.emitFile({ type: 'asset', fileName: `profiles/${name}.json`, source: text });
+        this.emitFile({
+          type: 'asset',
+          fileName: `profiles/${name}.operations.json`,
+          source: await operationsTwin(text),
+        });
+      }
     },
   };
 }

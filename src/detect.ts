@@ -42,7 +42,10 @@ function compare(a: number[], b: number[]): number {
 }
 
 /** The profile for a family's version: its own, else the newest older one, else the family's oldest. */
-function profileFor(family: DetectedServer['family'], version: string): Omit<DetectedServer, 'family' | 'version'> {
+export function profileFor(
+  family: DetectedServer['family'],
+  version: string,
+): Omit<DetectedServer, 'family' | 'version'> {
   const name = family === 'gitea' ? 'Gitea' : 'Forgejo';
   const known = profilesOf(family);
   const newest = known.at(-1)!;

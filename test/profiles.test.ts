@@ -292,10 +292,12 @@ describe('server profiles', () => {
     expect(await readFile(join(ROOT, 'docs', 'profiles.md'), 'utf8')).toBe(await profileTable());
   });
 
-  it("ships in no package yet: the mock's --server is the first to read them", async () => {
+  it('ship in gitea-mock, which serves them (--server), not in the client', async () => {
     const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8'));
     expect(pkg.exports['./profiles/*']).toBeUndefined();
     expect(pkg.files).toContain('!dist/profiles/');
     expect(pkg.scripts.prepack).not.toContain('scripts/profiles.mjs');
+    const mock = JSON.parse(await readFile(join(ROOT, 'mock', 'package.json'), 'utf8'));
+    expect(mock.exports['./profiles/*.json']).toBe('./dist/profiles/*.json');
   });
 });

@@ -1,5 +1,6 @@
 // The answering mock in Node: the document from its file, markdown workers, the heap, the generator, the store.
-import { DOCUMENT, loadOperations, operationsOf, readDocumentFile } from './contract/document-file.js';
+import type { ServerProfile } from 'gitea-contract';
+import { DOCUMENT, loadOperations, operationsOf, profileDocument, readDocumentFile } from './contract/document-file.js';
 import { createAnswering, type AnsweringChoices, type AnsweringMock, type AnsweringPlatform } from './answering.js';
 import type { ResponseClass } from './front/app.js';
 import { operationTable, type OperationTable } from './front/operations.js';
@@ -15,6 +16,15 @@ export interface AnsweringOptions extends Omit<AnsweringChoices, 'seed'> {
   seed?: string | number;
   /** The OpenAPI document to serve: a file (YAML or JSON) or the document as data; the package's `openapi.yaml` by default. */
   document?: string | Record<string, unknown>;
+  /** The server to be (`forgejo-11`, `gitea-1.24` …: SERVER_PROFILES): its profile's document, version endpoints and router. */
+  server?: ServerProfile;
+}
+
+/** The document `options` name: the server's profile, the document given, or the package's. */
+export function documentOf({ document, server }: Pick<AnsweringOptions, 'document' | 'server'>) {
+  if (server === undefined) return document ?? DOCUMENT;
+  if (document !== undefined) throw new TypeError('give server or document, not both: a server names its own document');
+  return profileDocument(server);
 }
 
 /** V8's heap limit, which bounds the sandbox's worlds together (sandbox-limits.ts). */
@@ -49,14 +59,12 @@ export async function createAnsweringMock(
   docsUrl: () => string,
   Response?: ResponseClass,
 ): Promise<AnsweringMock> {
-  const { seed: given, ...choices } = options;
+  const { seed: given, server: _named, document: _given, ...choices } = options;
   const seed = seedText(given);
-  const table = await operationTableOf(options.document);
+  const document = documentOf(options);
+  const table = await operationTableOf(document);
   // The state store holds records of the served document's schemas.
-  const sandbox = options.sandbox && {
-    ...options.sandbox,
-    ...(typeof options.document === 'string' ? { document: options.document } : {}),
-  };
+  const sandbox = options.sandbox && { ...options.sandbox, ...(typeof document === 'string' ? { document } : {}) };
   const chosen = { ...choices, ...(seed === undefined ? {} : { seed }), ...(sandbox ? { sandbox } : {}) };
   return createAnswering(table, NODE_PLATFORM, chosen, docsUrl, Response);
 }

@@ -1,7 +1,7 @@
 // `gitea-mock`, the package's entry: the answering mock or the proxy on a `node:http` server, composed top-down.
 import { FastResponse } from 'srvx/node';
-import { createAnsweringMock, type AnsweringOptions } from './answering-node.js';
-import { DOCUMENT } from './contract/document-file.js';
+import { createAnsweringMock, documentOf, type AnsweringOptions } from './answering-node.js';
+import { BASE_PROFILE, DOCUMENT } from './contract/document-file.js';
 import { BASE_PATH } from './front/app.js';
 import { connectionBounds, fetchHandler, listen } from './front/node-server.js';
 import type { SandboxChoices } from './answering.js';
@@ -56,16 +56,19 @@ export interface MockServer {
 }
 
 export async function startMockServer(options: MockOptions = {}): Promise<MockServer> {
-  const document = options.document ?? DEFAULT_DOCUMENT;
+  const { port, host, onRequest, onWarning: warn = () => {} } = options;
+  const document = documentOf(options);
   const { ceiling, maxHeld } = connectionBounds(options.maxHeld);
   if (options.proxy && typeof document !== 'string') throw new TypeError('the proxy reads its document from a file');
   let origin = '';
   let docsUrl = '';
   const mock = await createAnsweringMock({ ...options, maxHeld }, () => docsUrl, FastResponse);
   const front = { ...mock, docsUrl: () => docsUrl };
-  const proxy = options.proxy ? await (await import('./proxy/proxy.js')).createProxy(options.proxy, front) : undefined;
+  const { createProxy } = options.proxy ? await import('./proxy/proxy.js') : {};
+  // The profile checked against, unless a document of the user's is.
+  const checkedAs = options.document === undefined ? (options.server ?? BASE_PROFILE) : undefined;
+  const proxy = options.proxy && (await createProxy!(options.proxy, front, checkedAs));
 
-  const { port, host, onRequest, onWarning: warn = () => {} } = options;
   const handler = proxy ? proxy.handle : fetchHandler(mock.app, () => origin);
   const bounds = { ceiling, slowRequests: !!proxy, docsUrl: front.docsUrl };
   const listening = await listen(handler, { port, host, ...bounds, warn, onRequest });

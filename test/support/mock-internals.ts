@@ -34,7 +34,7 @@ export { createSchemaValidator } from '../../mock/src/contract/schema.js';
 export { loadPrismMocker } from '../../mock/src/examples/dynamic.js';
 export { NO_GENERATOR } from '../../mock/src/examples/examples.js';
 export { documentedAnswer, type Mocked, type Wanted } from '../../mock/src/examples/negotiation.js';
-export { MOCK_VERSION } from '../../mock/src/front/app.js';
+export { MOCK_VERSION } from '../../mock/src/front/server-profile.js';
 export { createBodyBudget, defaultBodyBudget, MAX_BODY_BYTES, parseMediaType } from '../../mock/src/front/body.js';
 export { createConditions, faultsOption, latencyOption } from '../../mock/src/front/conditions.js';
 export { createJournal, JOURNAL_ENTRIES, type JournalEntry, JOURNALS } from '../../mock/src/front/journal.js';

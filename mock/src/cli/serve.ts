@@ -54,6 +54,8 @@ async function parseServe(mode: Mode, argv: readonly string[], env: NodeJS.Proce
   if (mode === 'proxy' && upstream === undefined)
     throw usageError("give the upstream's URL, such as https://gitea.example.org");
   if (args.positionals.length > 1) throw usageError('give at most one document');
+  const named = args.server();
+  if (named && args.positionals.length > 0) throw usageError('give --server or a document, not both');
   const [maxHeld, maxHeldPerCredential] = [args.count('max-held'), args.count('max-held-per-credential')];
   if (maxHeldPerCredential !== undefined && maxHeldPerCredential > (maxHeld ?? Infinity))
     throw usageError(`--max-held-per-credential ${maxHeldPerCredential} is more than --max-held ${maxHeld}`);
@@ -86,6 +88,7 @@ async function parseServe(mode: Mode, argv: readonly string[], env: NodeJS.Proce
   };
   const server = {
     ...some('document', args.positionals[0]),
+    ...some('server', named),
     port: args.port(env),
     host: args.text('host')!,
     dynamic: args.flag('dynamic'),
@@ -166,13 +169,19 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv, io:
         `webhook ${type} ${action} to ${url}: ${status ?? `${state}${error ? ` (${error})` : ''}`}${durationMs === undefined ? '' : ` ${durationMs}ms`}`,
       );
     const { webhooks } = sandbox ?? {};
+    // Asked first, unless named: the server behind the proxy says which it is, and its profile checks it.
+    const asked = proxy && !options.server.server && !options.server.document;
+    const detected = asked ? await (await import('../proxy/upstream-server.js')).upstreamServer(proxy) : undefined;
+    if (detected?.warning) warn(detected.warning);
     // Loaded after the arguments are checked: Prism takes most of the start-up time.
     const { startMockServer } = await import('../server.js');
     mock = await startMockServer({
       ...options.server,
+      ...some('server', detected?.profile),
       ...(proxy && {
         proxy: {
           ...proxy,
+          ...some('upstreamServer', detected?.server),
           // The point of the proxy: shown even with --quiet.
           onViolations: (line: string) => {
             counts.broken++;
@@ -200,8 +209,13 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv, io:
         : dynamic
           ? `dynamic data${seed === undefined ? '' : `, seed ${seed}`}`
           : 'examples';
+    const profile = detected?.profile ?? options.server.server;
+    const as =
+      profile === undefined
+        ? []
+        : [proxy ? `checked as ${profile}${detected?.server ? ` (${detected.server})` : ''}` : `as ${profile}`];
     log.out(
-      `${mock.operations.length} operations on ${mock.baseUrl} (${[mode, ...conditions].join(', ')}); Ctrl-C stops`,
+      `${mock.operations.length} operations on ${mock.baseUrl} (${[mode, ...as, ...conditions].join(', ')}); Ctrl-C stops`,
     );
   } catch (error) {
     // A package the install left out (a copied or pruned node_modules) is named, with the way back.

@@ -2,6 +2,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { SERVER_PROFILES, type ServerProfile } from 'gitea-contract';
 import { attempt } from './attempt.js';
 import { Refusal, usageError } from './refusal.js';
 
@@ -58,6 +59,7 @@ const TABLE = `
 --url <url> =http://127.0.0.1:4010 | trigger               | the sandbox
 --data <dir>                       | postgres              | the cluster's folder (kept; made on the first start)
 --database <name> =gitea_sandbox   | postgres              | the database made for the sandbox
+--server <profile>                 | serve verify webhooks | the server to be (gitea-mock, sandbox) or to check against (proxy, verify, webhooks): ${SERVER_PROFILES.join(', ')} (default: gitea-1.27; the proxy and verify ask the server, the receiver reads each delivery's headers)
 --quiet -q                         | serve webhooks        | no line per request or delivery (webhooks: but those that break the contract)
 --help                             | all                   | show this help
 `;
@@ -190,6 +192,12 @@ export function parseCommand(command: Command, argv: readonly string[]) {
       const problem = file === undefined ? undefined : outputFileProblem(file);
       if (problem) throw usageError(`--${name} ${file}: ${problem}`);
       return file;
+    },
+    server(): ServerProfile | undefined {
+      const value = text('server');
+      if (value !== undefined && !(SERVER_PROFILES as readonly string[]).includes(value))
+        throw usageError(`--server takes one of ${SERVER_PROFILES.join(', ')}, not "${value.slice(0, 40)}"`);
+      return value as ServerProfile | undefined;
     },
     port(env: NodeJS.ProcessEnv): number {
       const [variable, fallback] = PORTS[command] ?? ['PORT', '4010'];

@@ -73,16 +73,29 @@ export function mismatches(
   return [...problems, ...bodyViolations(schemas, schemaAt, body, redact)];
 }
 
-/** The one check of answers against `doc`, the proxy's and the mock's own: its Ajv made on first use. */
-export function answerChecker(doc: JsonObject) {
+/** The one check of answers against `doc`, the proxy's and the mock's own, and its shape of a body: its Ajv made on first use. */
+export function answerChecks(doc: JsonObject) {
   let made: { schemas: SchemaValidator; operations: Map<string, Operation> } | undefined;
-  return (operationId: string, answer: Answer, options?: CheckOptions): Violation[] => {
-    made ??= {
+  const parts = () =>
+    (made ??= {
       schemas: createSchemaValidator(doc),
       operations: new Map(listOperations(doc).map((op) => [String(op.operation.operationId), op])),
-    };
-    const op = made.operations.get(operationId);
-    return op ? mismatches(doc, made.schemas, op, answer, options) : [];
+    });
+  return {
+    check(operationId: string, answer: Answer, options?: CheckOptions): Violation[] {
+      const { schemas, operations } = parts();
+      const op = operations.get(operationId);
+      return op ? mismatches(doc, schemas, op, answer, options) : [];
+    },
+    /** A JSON body as `doc` shapes the records of its status: a profile's, where the sandbox's model holds more. */
+    fit<T>(operationId: string, status: number, body: T): T {
+      const { schemas, operations } = parts();
+      const op = operations.get(operationId);
+      const responses = isObject(op?.operation.responses) ? op.operation.responses : {};
+      if (!op || !Object.hasOwn(responses, String(status))) return body;
+      const { location } = deref(doc, responses[String(status)], `${op.location}/responses/${status}`);
+      return schemas.fitted(`${location}/content/application~1json/schema`, body);
+    },
   };
 }
 

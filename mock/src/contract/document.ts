@@ -93,3 +93,9 @@ export function operationParameters(doc: JsonObject, op: Operation) {
   add(op.operation.parameters, op.location);
   return [...merged.values()];
 }
+
+/** The server profile a document is (`info.x-profile`, set by profiles/<name>.yaml), or undefined for another. */
+export function profileOf(document: Record<string, unknown>): string | undefined {
+  const profile = isObject(document.info) ? document.info['x-profile'] : undefined;
+  return typeof profile === 'string' ? profile : undefined;
+}

@@ -21,10 +21,10 @@ function collectExtensionKeys(node: Json | undefined, into: Set<string>, seen = 
 }
 
 /** The document in an Ajv, and the validator of the schema at a JSON pointer, compiled on first use, or its compile error. */
-function compiler(doc: JsonObject, allErrors: boolean) {
+function compiler(doc: JsonObject, allErrors: boolean, removeAdditional = false) {
   // Strict, so a typo in a schema surfaces; strictTypes off for the document's uniqueItems on strings and nullable unions.
   // Verbose, so that an error holds the value it is about (a body's enum error quotes it).
-  const ajv = new Ajv2020({ allErrors, strictTypes: false, allowUnionTypes: true, verbose: true });
+  const ajv = new Ajv2020({ allErrors, removeAdditional, strictTypes: false, allowUnionTypes: true, verbose: true });
   ajvFormats.default(ajv);
   // OpenAPI's format registry: ajv-formats does not know these, and strict mode rejects unknown formats.
   const inRange = (min: number, max: number) => (n: number) => Number.isInteger(n) && n >= min && n <= max;
@@ -70,11 +70,19 @@ export type SchemaValidator = ReturnType<typeof createSchemaValidator>;
 export function createSchemaValidator(doc: JsonObject) {
   const { error, at } = compiler(doc, true);
   let firstProblem: ReturnType<typeof compiler> | undefined;
+  let fitting: ReturnType<typeof compiler> | undefined;
   return {
     ...(error === undefined ? {} : { error }),
     at,
     /** `at`, stopping at the first problem: a handful of errors however large the value; made on first use, as only an answer too large to list every problem of needs it. */
     firstProblemAt: (pointer: string) => (firstProblem ??= compiler(doc, false)).at(pointer),
+    /** A copy of `value` without the fields its schema leaves out of a closed record (`additionalProperties: false`). */
+    fitted<T>(pointer: string, value: T): T {
+      const copy = structuredClone(value);
+      const validate = (fitting ??= compiler(doc, true, true)).at(pointer);
+      if (typeof validate !== 'string') validate(copy);
+      return copy;
+    },
     check(pointer: string, value: unknown): string[] {
       const v = at(pointer);
       if (typeof v === 'string') return [`schema ${pointer} does not compile: ${v}`];

@@ -8,6 +8,7 @@ import { corsHeaders, isPreflight, preflightHeaders, retryShortly, type HeaderOf
 import { apiError, bugMessage, failureLine, JSON_TYPE, MOCK_FAILURE, notAllowed, reasonPhrase } from './errors.js';
 import { describeViolation } from '../contract/conformance.js';
 import { JOURNAL_PATH, journalAnswer, type Journal } from './journal.js';
+import { FORGEJO_VERSION_PATH, serverAnswers, type ServerAnswers } from './server-profile.js';
 import type { MockOperation, OperationTable } from './operations.js';
 import { decodedSegments, listViolations, queryOf, requestRefusal } from './validation.js';
 
@@ -43,8 +44,6 @@ export interface AnsweringSource {
 
 export type SourceContext = Pick<AppParts, 'docsUrl'>;
 
-export const MOCK_VERSION = '1.27.0+gitea-contract-mock';
-const VERSION_ANSWER: Answer = { status: 200, type: 'application/json', body: { version: MOCK_VERSION } };
 // GET /api/v1/version is a fact of the host, not an operation of the document.
 const VERSION_ROUTE = { kind: 'method', allowed: ['GET'] } as const;
 
@@ -103,11 +102,12 @@ function answerCheck(table: OperationTable): (op: MockOperation, answer: Answer,
   };
 }
 
-type Front = AppParts & { check: ReturnType<typeof answerCheck>; Answering: ResponseClass };
+type Front = AppParts & { check: ReturnType<typeof answerCheck>; Answering: ResponseClass; server: ServerAnswers };
 
 /** Its fetch never rejects; `Response.error()` means the connection is to be reset. */
 export function createApp(parts: AppParts) {
-  const front: Front = { ...parts, check: answerCheck(parts.table), Answering: parts.Response ?? Response };
+  const server = serverAnswers(parts.table.document);
+  const front: Front = { ...parts, check: answerCheck(parts.table), Answering: parts.Response ?? Response, server };
   return { fetch: (request: Request) => guarded(front, request, () => handle(front, request)) };
 }
 
@@ -139,9 +139,11 @@ function error(front: Front, method: string, status: number, message: string, he
 const noContent = ({ Answering }: Front, headers: Headers) =>
   new Answering(null, { status: 204, statusText: reasonPhrase(204), headers });
 
-// Gitea's `APIErrorNotFound` as 1.25 to 1.27.0-dev send it.
+// A server's router, where the document names one; else Gitea's `APIErrorNotFound` as 1.25 to 1.27.0-dev send it.
 const notFoundHere = (front: Front, method: string, cors: Headers) =>
-  error(front, method, 404, 'not found', cors, { errors: null });
+  front.server.notFound
+    ? respond(front, method, front.server.notFound, cors)
+    : error(front, method, 404, 'not found', cors, { errors: null });
 
 type Routed = { request: Request; url: URL; cors: Headers; op: MockOperation; read: () => Promise<BodyResult> };
 
@@ -168,7 +170,7 @@ async function answerOperation(front: Front, routed: Routed, prefer: PreferResul
   };
   const refusal = requestRefusal(op, input, body.form);
   if (refusal) return error(front, method, refusal.status, refusal.message, cors);
-  const answer = await front.source.answer({
+  const answered = await front.source.answer({
     op,
     request: input,
     ...(body.form ? { form: body.form } : {}),
@@ -176,6 +178,11 @@ async function answerOperation(front: Front, routed: Routed, prefer: PreferResul
     preference: prefer.preference,
     credential: headers.authorization!,
   });
+  // A profile's records are closed: what the sandbox's model holds besides (a field of another server) is not sent.
+  const answer =
+    front.server.profile && !answered.own && typeof answered.body === 'object'
+      ? { ...answered, body: front.table.fitAnswer(op.operationId, answered.status, answered.body) }
+      : answered;
   const json =
     answer.body === undefined || answer.own || contentTypeFor(answer.type) !== JSON_TYPE
       ? undefined
@@ -207,6 +214,9 @@ async function handle(front: Front, request: Request): Promise<Response> {
   const authorization = header('authorization');
   if (url.pathname === JOURNAL_PATH)
     return respond(front, sent, journalAnswer(front.journal, sent, authorization, front.docsUrl()), cors);
+  const { forgejoVersion } = front.server;
+  if (forgejoVersion && url.pathname === FORGEJO_VERSION_PATH && (sent === 'GET' || sent === 'HEAD'))
+    return respond(front, sent, forgejoVersion, cors);
   if (url.pathname !== BASE_PATH && !url.pathname.startsWith(`${BASE_PATH}/`)) {
     const own = await front.source.outside?.(sent, url, authorization, request);
     return own ? respond(front, sent, own, cors) : notFoundHere(front, sent, cors);
@@ -231,7 +241,7 @@ async function handle(front: Front, request: Request): Promise<Response> {
     },
     answer: (prefer) =>
       guarded(front, request, () => {
-        if (route === VERSION_ROUTE && method === 'GET') return respond(front, sent, VERSION_ANSWER, cors);
+        if (route === VERSION_ROUTE && method === 'GET') return respond(front, sent, front.server.version, cors);
         if (route.kind === 'none') return notFoundHere(front, sent, cors);
         if (route.kind === 'method') {
           const answer = notAllowed(front.docsUrl(), method, url.pathname, [...route.allowed, 'OPTIONS']);

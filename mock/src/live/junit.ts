@@ -11,6 +11,7 @@ export const REASONS = [
   ['stopped', 'not run: the run ended first'],
   ['writes', 'change data: not run without --allow-writes --scratch-repo owner/name'],
   ['never', 'never run by live mode: they change data outside a scratch repository'],
+  ['absent', 'are not on this server: its profile has no route for them'],
 ] as const;
 /** `outside`, for the receiver: a delivery the contract does not describe. */
 export type SkipKind = (typeof REASONS)[number][0] | 'outside';
@@ -28,6 +29,8 @@ export interface RunRecord {
   baseUrl: string;
   /** What answered GET /version, such as `Gitea 1.27.1`. */
   server?: string | undefined;
+  /** The server profile the answers were checked against, such as `forgejo-11`. */
+  profile?: string | undefined;
   started: Date;
   finished: Date;
   exitCode: number;
@@ -90,7 +93,11 @@ export function junitXml(run: RunRecord, secrets: readonly string[], classname =
     time: seconds(run.finished.getTime() - run.started.getTime()),
   };
   const property = (name: string, value: string): string => element('property', { name, value: clean(value) });
-  const properties = [property('base-url', run.baseUrl), ...(run.server ? [property('server', run.server)] : [])];
+  const properties = [
+    property('base-url', run.baseUrl),
+    ...(run.server ? [property('server', run.server)] : []),
+    ...(run.profile ? [property('profile', run.profile)] : []),
+  ];
   // JUnit's timestamp is a local date and time without a zone: this one is UTC.
   const suite = element(
     'testsuite',

@@ -1,14 +1,15 @@
 // `gitea-mock verify --base-url https://host/api/v1`: live mode, checking a real server's answers.
 import { writeFileSync } from 'node:fs';
 import { type Auth, createGiteaClient, type GiteaClient, type GiteaClientOptions } from 'gitea-contract';
-import { authorization, prefixHint } from 'gitea-contract/internal';
+import { authorization, prefixHint, profileFor } from 'gitea-contract/internal';
 import { readBounded, utf8Text } from '../common/bytes.js';
 import { failureCause } from '../common/network-failure.js';
 import { type Io, logger, parseCommand, refusing, usage } from '../common/options.js';
 import { redact } from '../common/redaction.js';
 import { usageError } from '../common/refusal.js';
-import { type Answer, answerChecker, describeViolation } from '../contract/conformance.js';
-import { readDocumentFile } from '../contract/document-file.js';
+import { type Answer, answerChecks, describeViolation } from '../contract/conformance.js';
+import { listOperations } from '../contract/document.js';
+import { profileDocument, readDocumentFile } from '../contract/document-file.js';
 import { clip, kindOf } from '../contract/exchange-report.js';
 import { junitXml, type Outcome, type Problem, REASONS, type RunRecord, type SkipKind } from './junit.js';
 
@@ -103,7 +104,11 @@ function createBudget(runMs: number, requestMs: number) {
 const PROBE_READ_LIMIT = 64 * 1024;
 
 /** GET {baseUrl}/version: the server's name and version, or the one-line reason there is no Gitea API there. */
-async function probeServer(run: Run): Promise<{ ok: true; server: string } | { ok: false; problem: string }> {
+type Probe =
+  | { ok: true; server: string; family: 'gitea' | 'forgejo'; version: string }
+  | { ok: false; problem: string };
+
+async function probeServer(run: Run): Promise<Probe> {
   const { baseUrl, timeoutMs: runMs, connectTimeoutMs } = run.options;
   const [timeoutMs, timeoutFlag] =
     runMs < connectTimeoutMs ? [runMs, '--timeout'] : [connectTimeoutMs, '--connect-timeout'];
@@ -126,8 +131,10 @@ async function probeServer(run: Run): Promise<{ ok: true; server: string } | { o
   const version = response.ok ? jsonString(body, 'version') : undefined;
   if (version) {
     // Forgejo 7 and later mark the Gitea release they track (`11.0.1+gitea-1.22.0`); older ones show as Gitea.
-    const name = /\+gitea-\d/.test(version) ? 'Forgejo' : 'Gitea';
-    return { ok: true, server: `${name} ${/^[\x21-\x7e]{1,100}$/.test(version) ? version : quote(version)}` };
+    const family = /\+gitea-\d/.test(version) ? 'forgejo' : 'gitea';
+    const name = family === 'forgejo' ? 'Forgejo' : 'Gitea';
+    const server = `${name} ${/^[\x21-\x7e]{1,100}$/.test(version) ? version : quote(version)}`;
+    return { ok: true, server, family, version };
   }
   const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim();
   let instead: string;
@@ -444,6 +451,7 @@ function parseOptions(argv: string[]) {
     timeoutMs: args.seconds('timeout'),
     requestTimeoutMs: args.seconds('request-timeout'),
     connectTimeoutMs: args.seconds('connect-timeout'),
+    server: args.server(),
   };
 }
 
@@ -475,8 +483,12 @@ function jsonReport(run: RunRecord, secrets: readonly string[]): string {
     const mismatches = problems.map(({ line }) => line);
     operations[outcome.operationId] = { ...stats, mismatches, ...(notChecked ? { notChecked } : {}) };
   }
-  const { baseUrl, server = null, started, finished, exitCode, stopped } = run;
-  const report = { baseUrl, server, started, finished, exitCode, ...(stopped ? { stopped } : {}), operations, skipped };
+  const { baseUrl, server = null, profile = null, started, finished, exitCode, stopped } = run;
+  const report = {
+    ...{ baseUrl, server, profile, started, finished, exitCode },
+    ...(stopped ? { stopped } : {}),
+    ...{ operations, skipped },
+  };
   return `${redact(JSON.stringify(report, null, 2), secrets)}\n`;
 }
 
@@ -557,13 +569,16 @@ async function lookUp({ options, credentials, budget }: Run, path: string): Prom
 type Judge = (operationId: string, answer: CapturedAnswer) => Problem[];
 
 /** Resolves with the line that stops the run, if it must. */
-async function runCheck(run: Run, judge: Judge, { operationId, writes, prepare }: Check): Promise<string | undefined> {
+/** `absentFrom`: the profile of a server without the operation, which is then not run. */
+async function runCheck(run: Run, judge: Judge, check: Check, absentFrom?: string): Promise<string | undefined> {
+  const { operationId, writes, prepare } = check;
   const { options, budget, record, credentials, out } = run;
   const label = operationId.padEnd(34);
   const skip = (kind: SkipKind, cause: string, verb = 'skipped'): undefined => {
     record.outcomes.push({ operationId, checked: false, kind, cause });
     out.say(`- ${label} ${verb}: ${cause}`);
   };
+  if (absentFrom) return skip('absent', `${absentFrom} has no route for it`, 'not run');
   if (writes && !options.allowWrites)
     return skip('writes', 'it writes (use --allow-writes --scratch-repo owner/name)', 'not run');
   if (budget.spent()) return skip('timeout', budget.spent()!, 'not run');
@@ -665,8 +680,13 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
   const probe = await probeServer(run);
   if (!probe.ok) return finish(run, 2, probe.problem);
   record.server = probe.server;
+  // The server's own contract: the profile named, else that of the version it answered.
+  const { profile, warning } = options.server ? { profile: options.server } : profileFor(probe.family, probe.version);
+  record.profile = profile;
   // The document is read only now: a server that is not there is told in a blink.
-  const answerCheck = answerChecker(readDocumentFile().document);
+  const document = readDocumentFile(profileDocument(profile)).document;
+  const present = new Set(listOperations(document).map(({ operation }) => String(operation.operationId)));
+  const answerCheck = answerChecks(document).check;
   const hide = (text: string): string => redact(text, credentials.secrets);
   /** What an answer breaks; of a body too large to read whole, its status and headers only. */
   const judge: Judge = (operationId, answer) =>
@@ -678,8 +698,9 @@ export async function verify(args: readonly string[], env: NodeJS.ProcessEnv, io
   out.say(`live contract check of ${options.baseUrl} (${mode})`);
   // The version comes from the server, which may echo a credential there too.
   out.say(`server: ${probe.server}`);
+  out.say(`profile: ${profile}${warning ? ` (${warning})` : ''}`);
   for (const check of checks) {
-    const stopped = await runCheck(run, judge, check);
+    const stopped = await runCheck(run, judge, check, present.has(check.operationId) ? undefined : profile);
     if (stopped) return finish(run, 2, stopped);
   }
   return summarize(run);

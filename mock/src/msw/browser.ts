@@ -13,6 +13,10 @@ let ownTable: OperationTable | undefined;
 
 export function createGiteaHandlers(options: GiteaHandlersOptions): GiteaHandlers {
   if (options.dynamic) throw new TypeError(`gitea-mock/msw: ${NO_GENERATOR}`);
+  if (options.server !== undefined)
+    throw new TypeError(
+      `gitea-mock/msw: in a browser, give the profile's document as data: import document from 'gitea-mock/profiles/${options.server}.json'`,
+    );
   if (typeof options.document === 'string')
     throw new TypeError(
       'gitea-mock/msw: in a browser, give `document` as data (the parsed JSON or YAML), not a file path',

@@ -1,9 +1,12 @@
 // `gitea-mock/msw`, what Node and browsers share: MSW handlers over the server's Fetch front (front/app.ts).
+import type { ServerProfile } from 'gitea-contract';
 import { http, type HttpHandler } from 'msw';
 import { BASE_PATH } from '../front/app.js';
 import type { AnsweringChoices, AnsweringMock, SandboxChoices } from '../answering.js';
 import { createConditions, seedText, type ConditionOptions } from '../front/conditions.js';
 import { JOURNAL_PATH, type JournalEntry } from '../front/journal.js';
+import { FORGEJO_VERSION_PATH } from '../front/server-profile.js';
+import { profileOf } from '../contract/document.js';
 import type { SandboxControl, SandboxOptions } from '../sandbox/sandbox.js';
 import { RESET_PATH } from '../sandbox/backend.js';
 import type { World } from '../sandbox/world.js';
@@ -27,6 +30,8 @@ export interface GiteaHandlersOptions extends Omit<ConditionOptions, 'seed'> {
   seed?: string | number;
   /** Another OpenAPI document: the path of its file (Node only), or the document as data. */
   document?: string | Record<string, unknown>;
+  /** The server to be (SERVER_PROFILES), its profile's document from this package; Node only (browsers: `document`). */
+  server?: ServerProfile;
   /** Problems of the mock itself, such as an answer that breaks the document (default: console.warn). */
   onWarning?: (line: string) => void;
 }
@@ -63,7 +68,7 @@ export interface GiteaHandlers {
 }
 
 /** What the mock starts with: the answering mock's choices, and the document (data, or a file in Node). */
-export type StartOptions = AnsweringChoices & Pick<GiteaHandlersOptions, 'document'>;
+export type StartOptions = AnsweringChoices & Pick<GiteaHandlersOptions, 'document' | 'server'>;
 
 /** `base` without `/api/v1` (`` for a relative one), checked. */
 function originPart(baseUrl: string): string {
@@ -113,7 +118,10 @@ export function createHandlersWith(
     return (await ready()).app.fetch(request);
   };
   const sandboxPaths = sandbox ? [RESET_PATH, DELIVERIES_PATH, `${DELIVERIES_PATH}/*`, TRIGGER_PATH] : [];
-  const paths = [BASE_PATH, `${BASE_PATH}/*`, JOURNAL_PATH, ...sandboxPaths];
+  // Forgejo's own version endpoint, for a Forgejo profile named or given as data.
+  const profile = options.server ?? (typeof options.document === 'object' ? profileOf(options.document) : undefined);
+  const forgejo = profile?.startsWith('forgejo-') ? [FORGEJO_VERSION_PATH] : [];
+  const paths = [BASE_PATH, `${BASE_PATH}/*`, JOURNAL_PATH, ...forgejo, ...sandboxPaths];
   const credentialOf = (credential: Credential): string =>
     typeof credential === 'string' ? credential : `token ${credential.token}`;
   const anyOf = (credential?: Credential) => (credential === undefined ? undefined : credentialOf(credential));

@@ -12,6 +12,7 @@ import type { OperationTable } from '../front/operations.js';
 import { reset, sendJson, type Sent, singleValued } from '../front/node-server.js';
 import { createChecker } from './check.js';
 import { createExchanges } from './exchange.js';
+import type { ServerProfile } from 'gitea-contract';
 
 export interface ProxyOptions {
   /** The upstream's origin, such as `https://gitea.example.org`; paths are kept, /api/v1 included. */
@@ -30,6 +31,8 @@ export interface ProxyOptions {
   corsOrigins?: readonly string[];
   /** Forward the `Cookie` header (a signed-in web session) to the upstream; off by default. */
   forwardCookies?: boolean;
+  /** What the upstream says it is (`Forgejo 11.0.3+gitea-1.22.0`, detectServer's), for the report. */
+  upstreamServer?: string;
   /** One line per exchange with violations; never holds a credential. */
   onViolations?: (line: string) => void;
   /** Each exchange of the 20 operations: checked, answered by the proxy itself (`false`), or its check threw. */
@@ -41,6 +44,8 @@ export interface ProxyOptions {
 /** What the exchanges came to: per operation, those the proxy answered itself, and those outside the document. */
 export interface ProxyReport {
   upstream: string;
+  /** The profile the exchanges were checked against, and what the upstream said it is. */
+  checkedAs?: { profile: ServerProfile; server?: string };
   started: string;
   finished: string;
   operations: ReturnType<ReturnType<typeof createExchangeReport>['byName']>;
@@ -73,7 +78,8 @@ export function checkUpstream(upstream: string, allowInsecure = false): URL {
   return url;
 }
 
-export async function createProxy(options: ProxyOptions, front: ProxyFront) {
+/** `checkedAs`: the server profile its document is, unless a document of the user's is. */
+export async function createProxy(options: ProxyOptions, front: ProxyFront, checkedAs?: ServerProfile) {
   const upstream = checkUpstream(options.upstream, options.allowInsecureUpstream);
   const checker = createChecker(front.table.checkAnswer, options);
   // In front of a real server, CORS from an allow-list only (cors.ts says why).
@@ -146,6 +152,9 @@ export async function createProxy(options: ProxyOptions, front: ProxyFront) {
     const { outside, unanswered } = exchanges.counts();
     return {
       upstream: upstream.origin,
+      ...(checkedAs && {
+        checkedAs: { profile: checkedAs, ...(options.upstreamServer && { server: options.upstreamServer }) },
+      }),
       started,
       finished: new Date().toISOString(),
       operations: checker.stats.byName(),

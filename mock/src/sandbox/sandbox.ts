@@ -3,6 +3,7 @@
 // answers the examples. Writes go through one guard (`write`); reads do not wait. No Node built-in.
 import { base64Text, utf8Length } from '../common/bytes.js';
 import { keyOf } from '../common/credential-key.js';
+import type { JsonObject } from '../contract/document.js';
 import type { Answer, AnsweringSource, SourceContext, SourceRequest } from '../front/app.js';
 import { pathParams, type OperationTable } from '../front/operations.js';
 import type { DeliveryFilter, DeliveryTransport, WebhookOptions } from '../webhooks/deliveries.js';
@@ -69,7 +70,10 @@ function storeFailure(failure: unknown, doing: 'save' | 'read', refusal: Parts['
 type Parts = Awaited<ReturnType<typeof openParts>>;
 
 async function openParts(...[table, examples, context, platform, options = {}]: Parameters<typeof createSandbox>) {
-  const seeded = seedWorld(table.operations.map((op) => op.operation));
+  const seeded = seedWorld(
+    table.operations.map((op) => op.operation),
+    table.document as JsonObject,
+  );
   // A copy to edit: the seed may share records with the operation table, which servers in one process share.
   const seed = options.prepare ? structuredClone(seeded.seed) : seeded.seed;
   options.prepare?.(seed);

@@ -2,6 +2,7 @@
 // document's examples (acme, acme/rocket, alice, bob, carol, their hook, labels, milestones, issue, pull request…).
 import type { IHttpOperation } from '@stoplight/types';
 import type { components } from 'gitea-contract';
+import { deref, type JsonObject } from '../contract/document.js';
 
 type Schemas = components['schemas'];
 /** A record of a schema with the fields the sandbox finds it by (world-check.ts requires them). */
@@ -60,12 +61,28 @@ export type Templates = ReturnType<typeof seedWorld>['templates'];
 
 export const WORLD_FORMAT: World['format'] = 2;
 
+/** The first example of the delivery of webhook `type`, resolved. */
+function exampleDelivery(document: JsonObject, type: string): unknown {
+  const hook = deref(document, (document.webhooks as JsonObject | undefined)?.[type], '').value as
+    | JsonObject
+    | undefined;
+  const body = deref(document, (hook?.post as JsonObject | undefined)?.requestBody, '').value as JsonObject | undefined;
+  const media = Object.values((body?.content as JsonObject | undefined) ?? {})[0] as JsonObject | undefined;
+  const example = Object.values((media?.examples as JsonObject | undefined) ?? {})[0];
+  const value = (deref(document, example, '').value as JsonObject | undefined)?.value;
+  if (value === undefined)
+    throw new Error(`the sandbox seeds its world from the ${type} delivery's example, which this document lacks`);
+  return structuredClone(value);
+}
+
 const first = (examples: unknown[] | undefined) => (examples?.[0] as { value?: unknown } | undefined)?.value;
 
 const byId = <T extends { id: number }>(records: T[]): T[] =>
   records.filter((record, index) => records.findIndex((other) => other.id === record.id) === index);
 
-export function seedWorld(operations: readonly IHttpOperation[]) {
+/** `document`: for what a server profile without E4, E7 or E13 (profiles/*.yaml) keeps elsewhere or lacks. */
+export function seedWorld(operations: readonly IHttpOperation[], document: JsonObject) {
+  const has = (operationId: string): boolean => operations.some((op) => (op.iid ?? op.id) === operationId);
   const find = (operationId: string): IHttpOperation => {
     const op = operations.find((candidate) => (candidate.iid ?? candidate.id) === operationId);
     if (op) return op;
@@ -86,7 +103,10 @@ export function seedWorld(operations: readonly IHttpOperation[]) {
   const pathId = (operationId: string, fallback: number) =>
     Number(first(find(operationId).request?.path?.find((candidate) => candidate.name === 'id')?.examples) ?? fallback);
   const key = get<DeployKey>('repoGetKey', '200');
-  const issue = get<Issue>('issueRemoveAssignees', '200');
+  // E4's answer is issue_assign's example delivery's issue, which every profile keeps.
+  const issue = has('issueRemoveAssignees')
+    ? get<Issue>('issueRemoveAssignees', '200')
+    : (exampleDelivery(document, 'issue_assign') as { issue: Issue }).issue;
   const pull = get<SeedPull>('repoEditPullRequest', '201');
   // The repository as its owner's members see it, with the caller's permissions.
   const rocket = structuredClone(pull.base.repo);
@@ -124,11 +144,11 @@ export function seedWorld(operations: readonly IHttpOperation[]) {
     repoLabels: byId([...(issue.labels ?? []), ...(pull.labels ?? [])] as Label[]).map((label) => ({ repo, label })),
     milestones: milestones.map((milestone) => ({ repo, milestone })),
     gpgKeys: [],
-    packages: get('listPackageVersions', '200'),
+    packages: has('listPackageVersions') ? get('listPackageVersions', '200') : [],
     threads: [thread],
     deployKeys: [{ repo, key }],
     teams: [{ team, members: members.map((member) => member.id) }],
-    workflows: [{ repo, workflow: get('ActionsGetWorkflow', '200') }],
+    workflows: has('ActionsGetWorkflow') ? [{ repo, workflow: get('ActionsGetWorkflow', '200') }] : [],
     secrets: [],
     releases: [{ repo, id: pathId('repoCreateReleaseAttachment', 14001), attachments: [] }],
     comments: [{ repo, id: pathId(listAttachments, 15001), attachments: get(listAttachments, '200') }],

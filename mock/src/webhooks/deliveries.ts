@@ -8,15 +8,20 @@ import { GITEA_MASK, withoutPassword } from '../common/redaction.js';
 /** `type` is `X-Gitea-Event-Type`. */
 export type Payload = { type: string; action: string; json: string };
 
-/** `X-Gitea-Event`: the event as Gitea groups the types (modules/webhook/type.go, `Event`). */
-const eventOf = (type: string): string =>
-  /^issue_(assign|label|milestone)$/.test(type)
-    ? 'issues'
-    : /^pull_request_(assign|label|milestone|sync|review_request)$/.test(type)
-      ? 'pull_request'
-      : type === 'pull_request_comment'
-        ? 'issue_comment'
-        : type.replace(/^pull_request_review_(approved|rejected|comment)$/, 'pull_request_$1');
+/**
+ * `X-Gitea-Event`: the event as Gitea groups the types (modules/webhook/type.go, `Event`); Forgejo's
+ * (the same function @ v11.0/forgejo) has no group for `package`, and sends it empty.
+ */
+const eventOf = (type: string, forgejo: boolean): string =>
+  forgejo && type === 'package'
+    ? ''
+    : /^issue_(assign|label|milestone)$/.test(type)
+      ? 'issues'
+      : /^pull_request_(assign|label|milestone|sync|review_request)$/.test(type)
+        ? 'pull_request'
+        : type === 'pull_request_comment'
+          ? 'issue_comment'
+          : type.replace(/^pull_request_review_(approved|rejected|comment)$/, 'pull_request_$1');
 
 /** A hook as a delivery needs it: `type` is `gitea`, `gogs`, or one whose payload Gitea converts (slack …); `contentType` `json` or `form`; `authorization` sent when not empty. */
 export interface HookTarget {
@@ -58,6 +63,8 @@ export interface WebhookOptions {
   timeoutMs?: number;
   onDelivery?: (delivery: DeliveryRecord) => unknown;
   send?: boolean;
+  /** Sent as Forgejo sends them: the sandbox of a Forgejo profile. */
+  forgejo?: boolean;
 }
 
 /** One delivery, as the log and `onDelivery` show it; `id` is `X-Gitea-Delivery`. */
@@ -274,7 +281,7 @@ function createSender(transport: DeliveryTransport | undefined, budgetBytes: num
 }
 
 /** Signed once per event, after the write's answer; the log shows its `Authorization` masked. */
-function build(delivery: Delivery, secret: string, sign: Signer): void {
+function build(delivery: Delivery, secret: string, sign: Signer, forgejo: boolean): void {
   const { record, hook } = delivery;
   const pending = delivery.event!;
   const { payload } = pending;
@@ -284,10 +291,18 @@ function build(delivery: Delivery, secret: string, sign: Signer): void {
   const form = hook.contentType === 'form';
   const headers: Record<string, string> = {
     'Content-Type': form ? 'application/x-www-form-urlencoded' : 'application/json',
+    // Forgejo's AddDefaultHeaders (services/webhook/shared/payloader.go @ v11.0/forgejo, line 143) adds four of its own.
+    ...(forgejo && {
+      'X-Forgejo-Delivery': record.id,
+      'X-Forgejo-Event': record.event,
+      'X-Forgejo-Event-Type': payload.type,
+      'X-Forgejo-Signature': pending.signatures.sha256,
+    }),
     'X-Gitea-Delivery': record.id,
     'X-Gitea-Event': record.event,
     'X-Gitea-Event-Type': payload.type,
-    'X-Gitea-Hook-Installation-Target-Type': hook.target,
+    // Gitea's alone: Forgejo names no installation target.
+    ...(!forgejo && { 'X-Gitea-Hook-Installation-Target-Type': hook.target }),
     'X-Gogs-Delivery': record.id,
     'X-Gogs-Event': record.event,
     'X-Gogs-Event-Type': payload.type,
@@ -295,7 +310,7 @@ function build(delivery: Delivery, secret: string, sign: Signer): void {
     'X-GitHub-Delivery': record.id,
     'X-GitHub-Event': record.event,
     'X-GitHub-Event-Type': payload.type,
-    'X-GitHub-Hook-Installation-Target-Type': hook.target,
+    ...(!forgejo && { 'X-GitHub-Hook-Installation-Target-Type': hook.target }),
     // Go's client names itself so when Gitea sets no User-Agent.
     'User-Agent': 'Go-http-client/1.1',
     ...(hook.authorization === '' ? {} : { Authorization: hook.authorization }),
@@ -313,7 +328,7 @@ function build(delivery: Delivery, secret: string, sign: Signer): void {
 
 let seq = 0;
 
-function deliveriesOf(events: readonly Addressed[]): Delivery[] {
+function deliveriesOf(events: readonly Addressed[], forgejo: boolean): Delivery[] {
   const at = new Date().toISOString();
   return events.flatMap(({ payload, hooks }) => {
     // One secret for every hook: the payload is signed once, when the first request is built.
@@ -323,7 +338,7 @@ function deliveriesOf(events: readonly Addressed[]): Delivery[] {
         seq: seq++,
         record: {
           id: randomUuid(),
-          event: eventOf(payload.type),
+          event: eventOf(payload.type, forgejo),
           type: payload.type,
           action: payload.action,
           hook: { id: hook.id, type: hook.type, target: hook.target },
@@ -346,7 +361,7 @@ function deliveriesOf(events: readonly Addressed[]): Delivery[] {
 
 /** `budgetBytes` (sandbox-limits.ts' deliveriesBudget): what the log and the queue hold together, half each. */
 export function createDeliveries(
-  { onDelivery, secret = '' }: WebhookOptions,
+  { onDelivery, secret = '', forgejo = false }: WebhookOptions,
   transport: DeliveryTransport | undefined,
   budgetBytes = Infinity,
 ) {
@@ -372,7 +387,7 @@ export function createDeliveries(
     for (let batch = unbuilt.shift(); batch !== undefined; batch = unbuilt.shift()) {
       for (const delivery of batch.deliveries) {
         try {
-          build(delivery, secret, sign);
+          build(delivery, secret, sign, forgejo);
         } catch (failure) {
           const why = messageOf(failure, delivery.hook);
           settle(delivery, { state: 'failed', error: `not sent: its request could not be made (${why})` });
@@ -405,12 +420,12 @@ export function createDeliveries(
   return {
     /** Made now; the function returned logs and sends them once the write stands. */
     prepare(key: string, events: readonly Addressed[]): (() => void) | undefined {
-      const deliveries = deliveriesOf(events);
+      const deliveries = deliveriesOf(events, forgejo);
       return deliveries.length === 0 ? undefined : () => queue(key, deliveries);
     },
     /** Logged now, pending, for the answer to show them. */
     fire(key: string, events: readonly Addressed[]): DeliveryRecord[] {
-      const deliveries = deliveriesOf(events);
+      const deliveries = deliveriesOf(events, forgejo);
       queue(key, deliveries);
       flush();
       return deliveries.map((each) => copyOf(each.record));
@@ -427,9 +442,12 @@ export function createDeliveries(
       // The same payload (the JSON body, or the form's field), so the same signatures: the secret is every hook's.
       const form = first.headers['Content-Type'] === 'application/x-www-form-urlencoded';
       const json = form ? (new URLSearchParams(first.body).get('payload') ?? '') : first.body;
-      const [delivery] = deliveriesOf([{ payload: { type: first.type, action: first.action, json }, hooks: [hook] }]);
+      const [delivery] = deliveriesOf(
+        [{ payload: { type: first.type, action: first.action, json }, hooks: [hook] }],
+        forgejo,
+      );
       const built = Object.keys(first.headers).length > 0;
-      if (built) build(delivery!, secret, sign);
+      if (built) build(delivery!, secret, sign, forgejo);
       logs.append(key, delivery!);
       if (built) sender.dispatch(delivery!);
       else settle(delivery!, { state: 'failed', error: first.error ?? 'not sent: its request could not be made' });

@@ -11,7 +11,8 @@ import { redact } from '../common/redaction.js';
 import { usageError } from '../common/refusal.js';
 import { joinedTarget, originFormRefusal } from '../common/request-target.js';
 import { bodyViolations, describeViolation, headerViolations, type Violation } from '../contract/conformance.js';
-import { readDocumentFile } from '../contract/document-file.js';
+import type { ServerProfile } from 'gitea-contract';
+import { BASE_PROFILE, profileDocument, readDocumentFile } from '../contract/document-file.js';
 import { isObject, type JsonObject, listWebhooks, operationParameters, webhookActions } from '../contract/document.js';
 import { createExchangeReport, type Found, kindOf, total } from '../contract/exchange-report.js';
 import { MAX_CHECKED_VALUES } from '../contract/json-shape.js';
@@ -34,6 +35,8 @@ reached), 0 otherwise.`,
 );
 
 const FORWARD_TIMEOUT_MS = 30_000;
+/** A delivery names no release: Forgejo's is checked against its long-term-support line's profile. */
+const FORGEJO_DELIVERIES: ServerProfile = 'forgejo-11';
 /** Deliveries whose results the JUnit XML lists; past that they are counted only. */
 const OUTCOMES = 10_000;
 /** Headers not passed on to the app: they belong to each connection. */
@@ -93,7 +96,10 @@ function createDeliveryChecker(doc: JsonObject, secret: string | undefined) {
       .map(({ param, location }) => ({ name: String(param.name), spec: param, location }));
     violations.push(...headerViolations(schemas, declaredHeaders, headers));
     if (secret !== undefined && text !== null) {
-      for (const [name, value] of Object.entries(signatureHeaders(nodeSign(secret, text)))) {
+      const signatures = nodeSign(secret, text);
+      // Forgejo's own beside Gitea's, where it is sent.
+      const expected = { ...signatureHeaders(signatures), 'X-Forgejo-Signature': signatures.sha256 };
+      for (const [name, value] of Object.entries(expected)) {
         const sent = headers.get(name);
         if (sent !== null && !sameText(sent, value))
           add(
@@ -132,6 +138,7 @@ function parseOptions(args: string[], env: NodeJS.ProcessEnv) {
     report: options.file('report'),
     junit: options.file('junit'),
     quiet: options.flag('quiet'),
+    server: options.server(),
   };
 }
 
@@ -139,10 +146,21 @@ function parseOptions(args: string[], env: NodeJS.ProcessEnv) {
 function createTally(options: NonNullable<ReturnType<typeof parseOptions>>, io: Io) {
   const always = options.secret ? [options.secret] : [];
   const outcomes: Outcome[] = [];
+  const checkers = new Map<ServerProfile, ReturnType<typeof createDeliveryChecker>>();
   return {
     options,
     app: options.forward?.origin,
-    checker: createDeliveryChecker(readDocumentFile().document, options.secret),
+    checkers,
+    /** The checker of a delivery's server: the one named, else Forgejo's for a delivery with X-Forgejo-Event, else the base. */
+    checkerOf(headers: Headers) {
+      const profile = options.server ?? (headers.has('x-forgejo-event') ? FORGEJO_DELIVERIES : BASE_PROFILE);
+      const document = () => readDocumentFile(profileDocument(profile)).document;
+      const checker =
+        checkers.get(profile) ?? checkers.set(profile, createDeliveryChecker(document(), options.secret)).get(profile)!;
+      return { profile, checker };
+    },
+    /** Deliveries checked, by the profile they were checked against. */
+    profiles: {} as Record<string, number>,
     stats: createExchangeReport(),
     // The bytes of deliveries read or being handled at once, as the mock's front bounds its bodies.
     bodies: createBodyBudget(defaultBodyBudget(getHeapStatistics().heap_size_limit)),
@@ -233,7 +251,8 @@ async function handle(tally: Tally, req: IncomingMessage, res: ServerResponse): 
   const headers = headersOf(req);
   const authorization = headers.get('authorization');
   const secrets = authorization ? [...tally.always, authorization, ...authorization.split(' ').slice(1)] : tally.always;
-  const result = tally.checker.check({ method: req.method, url: req.url ?? '/', headers, body: body.toString('utf8') });
+  const { profile, checker } = tally.checkerOf(headers);
+  const result = checker.check({ method: req.method, url: req.url ?? '/', headers, body: body.toString('utf8') });
   if ('refused' in result) return refuse(tally, req, res, result.refused.status, result.refused.message);
   const found: Found[] = 'outside' in result ? [] : result.found;
   const count = total(found);
@@ -267,8 +286,9 @@ async function handle(tally: Tally, req: IncomingMessage, res: ServerResponse): 
     );
   }
   counts.checked++;
+  tally.profiles[profile] = (tally.profiles[profile] ?? 0) + 1;
   tally.stats.record(result.webhook, found, secrets);
-  const label = `webhook ${result.webhook} ${result.action} ${delivery}`;
+  const label = `webhook ${result.webhook} ${result.action} ${delivery}${profile === BASE_PROFILE ? '' : ` (${profile})`}`;
   if (count > 0) {
     counts.broken++;
     const lines = found.map(({ line }) => line).join('; ');
@@ -296,6 +316,7 @@ function conclude(tally: Tally, origin: string, io: Io): number {
       started: started.toISOString(),
       finished: finished.toISOString(),
       webhooks: tally.stats.byName(),
+      profiles: tally.profiles,
       notInContract: { deliveries: outside },
       refused: { deliveries: refused },
       // Left out without --forward: JSON has no undefined.
@@ -341,13 +362,15 @@ export async function receiveWebhooks(args: string[], env: NodeJS.ProcessEnv, io
     return 2;
   }
   const { origin } = server;
+  const { names } = tally.checkerOf(new Headers()).checker;
+  const against = options.server ?? `${BASE_PROFILE}, or ${FORGEJO_DELIVERIES} for a delivery with X-Forgejo-Event`;
   // Listened for before the line that says the receiver is up: one sent once it is read must find them.
   const stopped = new Promise((stop) => {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
   io.stdout(
-    `gitea-mock: receiving webhook deliveries on ${origin}/, checked against the contract's ${tally.checker.names.length} webhooks; Ctrl-C stops\n`,
+    `gitea-mock: receiving webhook deliveries on ${origin}/, checked against the contract's ${names.length} webhooks (${against}); Ctrl-C stops\n`,
   );
   await stopped;
   await server.close();
