@@ -122,6 +122,20 @@ describe('server forgejo-11', () => {
     }
   });
 
+  it('reads X-Forgejo-OTP as the one-time code, before X-Gitea-OTP, as Forgejo does', async () => {
+    const orgs = (headers: Record<string, string>) => call(`${mock.baseUrl}/admin/orgs`, 'GET', { token, headers });
+    expect((await orgs({ 'x-forgejo-otp': '123456' })).status).toBe(200);
+    const refused = await orgs({ 'x-forgejo-otp': 'not-a-code', 'x-gitea-otp': '123456' });
+    expect([refused.status, refused.json.message]).toEqual([401, 'invalid username, password or token']);
+    // Gitea reads its own header only.
+    const { mock: gitea } = await serve({});
+    const ignored = await call(`${gitea.baseUrl}/admin/orgs`, 'GET', {
+      token,
+      headers: { 'x-forgejo-otp': 'not-a-code' },
+    });
+    expect(ignored.status).toBe(200);
+  });
+
   it('sends the records Forgejo sends: a user with pronouns, a repository without branch_count', async () => {
     const gitea = createGiteaClient({ baseUrl: mock.baseUrl, auth: { token }, retry: 0 });
     const members = await unwrap(gitea.GET('/teams/{id}/members', { params: { path: { id: 7001 } } }));
@@ -255,6 +269,12 @@ describe('gitea-mock proxy in front of Forgejo 11', () => {
     expect(valid.status).toBe(200);
     expect(valid.json[0]).toHaveProperty('pronouns');
     expect(valid.headers['x-contract-violations']).toBe('0');
+    const badCode = await call(`${proxy.baseUrl}/teams/7001/members`, 'GET', {
+      token: 'proxy-forgejo',
+      headers: { 'x-forgejo-otp': 'not-a-code' },
+    });
+    // Refused as Forgejo refuses it, and a breach of the header's declared pattern.
+    expect(badCode.headers['x-contract-violations']).toBe('2');
     const broken = await call(`${proxy.baseUrl}/teams/7001/members?broken`, 'GET', { token: 'proxy-forgejo' });
     expect(broken.headers['x-contract-violations']).toBe('1');
     expect(await proxy.stop('SIGTERM')).toBe(0);
@@ -263,7 +283,7 @@ describe('gitea-mock proxy in front of Forgejo 11', () => {
     );
     expect(JSON.parse(await readFile(report, 'utf8'))).toMatchObject({
       checkedAs: { profile: 'forgejo-11', server: 'Forgejo 11.0.3+gitea-1.22.0' },
-      operations: { orgListTeamMembers: { exchanges: 2, withViolations: 1 } },
+      operations: { orgListTeamMembers: { exchanges: 3, withViolations: 2 } },
     });
   });
 

@@ -1,6 +1,6 @@
 import type { IHttpRequest } from '@stoplight/prism-http';
 import { utf8Bytes } from '../common/bytes.js';
-import { checkAuthorization } from './auth.js';
+import { checkAuthorization, oneTimeCode } from './auth.js';
 import { readBody, type BodyBudget, type BodyResult, type FormPart } from './body.js';
 import { checkPreference, faultAnswer, underConditions } from './conditions.js';
 import type { Conditions, Preference, PreferResult } from './conditions.js';
@@ -151,7 +151,11 @@ async function answerOperation(front: Front, routed: Routed, prefer: PreferResul
   const { request, url, cors, op } = routed;
   const { method } = request;
   const headers: Headers = Object.fromEntries(request.headers);
-  const auth = checkAuthorization(headers.authorization, headers['x-gitea-otp']);
+  const forgejo = front.server.profile?.startsWith('forgejo-') === true;
+  const auth = checkAuthorization(
+    headers.authorization,
+    oneTimeCode((name) => headers[name], forgejo),
+  );
   // Gitea sends no WWW-Authenticate, so browsers show no sign-in dialog for the API.
   if (!auth.ok) return error(front, method, 401, auth.message, cors);
   const problem = prefer.ok ? checkPreference(op, prefer.preference) : prefer.message;

@@ -7,6 +7,11 @@ const SCHEMES = new Set(['basic', 'token', 'bearer']);
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 const INVALID: AuthResult = { ok: false, message: 'invalid username, password or token' };
 
+/** The one-time code sent: on Forgejo its own header, where not empty, before Gitea's (services/auth/basic.go @ v11.0/forgejo, line 159). */
+export function oneTimeCode(header: (name: string) => string | undefined, forgejo: boolean): string | undefined {
+  return (forgejo && header('x-forgejo-otp')) || header('x-gitea-otp');
+}
+
 /** Gitea splits `Authorization` in two at a space, the scheme in any case; Basic decodes to `user:password`. */
 export function checkAuthorization(header: string | undefined, otp: string | undefined): AuthResult {
   if (header === undefined || header.trim() === '') return { ok: false, message: 'token is required' };

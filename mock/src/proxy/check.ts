@@ -6,7 +6,7 @@ import { redact } from '../common/redaction.js';
 import { describeViolation } from '../contract/conformance.js';
 import { clip, createExchangeReport, LINE_CHARS, total, type Found } from '../contract/exchange-report.js';
 import { BASE_PATH } from '../front/app.js';
-import { checkAuthorization } from '../front/auth.js';
+import { checkAuthorization, oneTimeCode } from '../front/auth.js';
 import { bugMessage } from '../front/errors.js';
 import type { MockOperation, OperationTable } from '../front/operations.js';
 import { LISTED_VIOLATIONS, queryOf, requestViolations, type PrismMethod } from '../front/validation.js';
@@ -59,7 +59,8 @@ class Passed extends Set<string> {
 export type Checker = ReturnType<typeof createChecker>;
 
 /** The table's `checkAnswer` is the one check of answers, the proxy's and the mock's own. */
-export function createChecker(checkAnswer: OperationTable['checkAnswer'], options: ProxyOptions) {
+/** `forgejo`: the upstream is checked as Forgejo, which reads its own one-time code header too. */
+export function createChecker(checkAnswer: OperationTable['checkAnswer'], options: ProxyOptions, forgejo: boolean) {
   const stats = createExchangeReport();
   const passedRequests = new Passed();
   const passedAnswers = new Passed();
@@ -99,7 +100,8 @@ export function createChecker(checkAnswer: OperationTable['checkAnswer'], option
     );
     // The credentials are in the key too: a request remembered had none Gitea would refuse.
     if (!passedRequests.has(requestKey)) {
-      const auth = checkAuthorization(req.headers.authorization, req.headers['x-gitea-otp'] as string | undefined);
+      const otp = oneTimeCode((name) => [req.headers[name] ?? []].flat()[0], forgejo);
+      const auth = checkAuthorization(req.headers.authorization, otp);
       if (!auth.ok) violations.push({ line: `request headers.authorization: ${auth.message}`, count: 1 });
     }
     const method = op.method.toLowerCase() as PrismMethod;

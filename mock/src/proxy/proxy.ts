@@ -81,7 +81,7 @@ export function checkUpstream(upstream: string, allowInsecure = false): URL {
 /** `checkedAs`: the server profile its document is, unless a document of the user's is. */
 export async function createProxy(options: ProxyOptions, front: ProxyFront, checkedAs?: ServerProfile) {
   const upstream = checkUpstream(options.upstream, options.allowInsecureUpstream);
-  const checker = createChecker(front.table.checkAnswer, options);
+  const checker = createChecker(front.table.checkAnswer, options, checkedAs?.startsWith('forgejo-') === true);
   // In front of a real server, CORS from an allow-list only (cors.ts says why).
   const originAllowed = allowList(options.corsOrigins ?? []);
   const exchanges = createExchanges(upstream, options, checker, front.bodies);
