@@ -26,6 +26,15 @@ export interface Violation {
 
 export const describeViolation = ({ where, problem }: Violation): string => `${where} ${problem}`;
 
+const responsesOf = (op: Operation): JsonObject => (isObject(op.operation.responses) ? op.operation.responses : {});
+
+/** The response `op` declares for `status` (its own, else `default`), resolved, with where it stands. */
+function declaredResponse(doc: JsonObject, op: Operation, status: number) {
+  const responses = responsesOf(op);
+  const code = [String(status), 'default'].find((each) => Object.hasOwn(responses, each));
+  return code === undefined ? undefined : deref(doc, responses[code], `${op.location}/responses/${code}`);
+}
+
 /** Whether to check the body (not one too large to read whole), and what to redact before a quote is cut short. */
 type CheckOptions = { body?: boolean; redact?: Redact };
 
@@ -36,12 +45,11 @@ export function mismatches(
   answer: Answer,
   { body: checkBody = true, redact = (text: string) => text }: CheckOptions = {},
 ): Violation[] {
-  const responses = isObject(op.operation.responses) ? op.operation.responses : {};
   const status = `status ${answer.status}`;
-  const declared = [String(answer.status), 'default'].find((code) => Object.hasOwn(responses, code));
+  const declared = declaredResponse(doc, op, answer.status);
   if (declared === undefined)
-    return [{ where: status, problem: `is not declared (declared: ${Object.keys(responses).join(', ')})` }];
-  const { value, location } = deref(doc, responses[declared], `${op.location}/responses/${declared}`);
+    return [{ where: status, problem: `is not declared (declared: ${Object.keys(responsesOf(op)).join(', ')})` }];
+  const { value, location } = declared;
   const response = value as JsonObject;
   const declaredHeaders = Object.entries(isObject(response.headers) ? response.headers : {}).map(([name, header]) => {
     const resolved = deref(doc, header, `${location}/headers/${name}`);
@@ -91,10 +99,8 @@ export function answerChecks(doc: JsonObject) {
     fit<T>(operationId: string, status: number, body: T): T {
       const { schemas, operations } = parts();
       const op = operations.get(operationId);
-      const responses = isObject(op?.operation.responses) ? op.operation.responses : {};
-      if (!op || !Object.hasOwn(responses, String(status))) return body;
-      const { location } = deref(doc, responses[String(status)], `${op.location}/responses/${status}`);
-      return schemas.fitted(`${location}/content/application~1json/schema`, body);
+      const declared = op && declaredResponse(doc, op, status);
+      return declared ? schemas.fitted(`${declared.location}/content/application~1json/schema`, body) : body;
     },
   };
 }

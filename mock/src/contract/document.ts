@@ -94,6 +94,9 @@ export function operationParameters(doc: JsonObject, op: Operation) {
   return [...merged.values()];
 }
 
+/** Whether a server profile is one of Forgejo's (`forgejo-11` …), whose headers and version differ from Gitea's. */
+export const isForgejo = (profile: string | undefined): boolean => profile?.startsWith('forgejo-') === true;
+
 /** The server profile a document is (`info.x-profile`, set by profiles/<name>.yaml), or undefined for another. */
 export function profileOf(document: Record<string, unknown>): string | undefined {
   const profile = isObject(document.info) ? document.info['x-profile'] : undefined;

@@ -151,10 +151,9 @@ async function answerOperation(front: Front, routed: Routed, prefer: PreferResul
   const { request, url, cors, op } = routed;
   const { method } = request;
   const headers: Headers = Object.fromEntries(request.headers);
-  const forgejo = front.server.profile?.startsWith('forgejo-') === true;
   const auth = checkAuthorization(
     headers.authorization,
-    oneTimeCode((name) => headers[name], forgejo),
+    oneTimeCode((name) => headers[name], front.server.forgejo),
   );
   // Gitea sends no WWW-Authenticate, so browsers show no sign-in dialog for the API.
   if (!auth.ok) return error(front, method, 401, auth.message, cors);

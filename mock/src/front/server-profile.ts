@@ -1,6 +1,6 @@
 // The server a profile's document names (`info.x-profile`, from profiles/<name>.yaml), as the mock answers for it:
 // its version endpoints and its router's 404. Without a profile: the mock's own version and Gitea's JSON 404.
-import { isObject, profileOf } from '../contract/document.js';
+import { isForgejo, isObject, profileOf } from '../contract/document.js';
 import type { Answer } from './app.js';
 
 export const MOCK_VERSION = '1.27.0+gitea-contract-mock';
@@ -11,6 +11,7 @@ const GITEA_COMPATIBILITY = 'gitea-1.22.0';
 export interface ServerAnswers {
   /** The profile's name, where the document is one. */
   profile?: string;
+  forgejo: boolean;
   version: Answer;
   forgejoVersion?: Answer;
   notFound?: Answer;
@@ -20,11 +21,12 @@ export function serverAnswers(document: Record<string, unknown>): ServerAnswers 
   const info = isObject(document.info) ? document.info : {};
   const profile = profileOf(document);
   const json = (version: string): Answer => ({ status: 200, type: 'application/json', body: { version } });
-  if (profile === undefined) return { version: json(MOCK_VERSION) };
-  const forgejo = profile.startsWith('forgejo-');
+  if (profile === undefined) return { version: json(MOCK_VERSION), forgejo: false };
+  const forgejo = isForgejo(profile);
   const version = forgejo ? `${info.version}+${GITEA_COMPATIBILITY}` : String(info.version);
   return {
     profile,
+    forgejo,
     version: json(version),
     // routers/api/forgejo/v1/forgejo.go, GetVersion: json.NewEncoder without a Content-Type, which Go sniffs as text.
     ...(forgejo

@@ -6,7 +6,7 @@ import type { AnsweringChoices, AnsweringMock, SandboxChoices } from '../answeri
 import { createConditions, seedText, type ConditionOptions } from '../front/conditions.js';
 import { JOURNAL_PATH, type JournalEntry } from '../front/journal.js';
 import { FORGEJO_VERSION_PATH } from '../front/server-profile.js';
-import { profileOf } from '../contract/document.js';
+import { isForgejo, profileOf } from '../contract/document.js';
 import type { SandboxControl, SandboxOptions } from '../sandbox/sandbox.js';
 import { RESET_PATH } from '../sandbox/backend.js';
 import type { World } from '../sandbox/world.js';
@@ -120,7 +120,7 @@ export function createHandlersWith(
   const sandboxPaths = sandbox ? [RESET_PATH, DELIVERIES_PATH, `${DELIVERIES_PATH}/*`, TRIGGER_PATH] : [];
   // Forgejo's own version endpoint, for a Forgejo profile named or given as data.
   const profile = options.server ?? (typeof options.document === 'object' ? profileOf(options.document) : undefined);
-  const forgejo = profile?.startsWith('forgejo-') ? [FORGEJO_VERSION_PATH] : [];
+  const forgejo = isForgejo(profile) ? [FORGEJO_VERSION_PATH] : [];
   const paths = [BASE_PATH, `${BASE_PATH}/*`, JOURNAL_PATH, ...forgejo, ...sandboxPaths];
   const credentialOf = (credential: Credential): string =>
     typeof credential === 'string' ? credential : `token ${credential.token}`;

@@ -1,6 +1,7 @@
 // The proxy (`gitea-mock proxy <url>`) on node:http, header names and order byte for byte (Prism's re-serialises).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isLoopbackHost } from 'gitea-contract/internal';
+import { isForgejo } from '../contract/document.js';
 import type { createExchangeReport } from '../contract/exchange-report.js';
 import { BASE_PATH } from '../front/app.js';
 import type { BodyBudget } from '../front/body.js';
@@ -81,7 +82,7 @@ export function checkUpstream(upstream: string, allowInsecure = false): URL {
 /** `checkedAs`: the server profile its document is, unless a document of the user's is. */
 export async function createProxy(options: ProxyOptions, front: ProxyFront, checkedAs?: ServerProfile) {
   const upstream = checkUpstream(options.upstream, options.allowInsecureUpstream);
-  const checker = createChecker(front.table.checkAnswer, options, checkedAs?.startsWith('forgejo-') === true);
+  const checker = createChecker(front.table.checkAnswer, options, isForgejo(checkedAs));
   // In front of a real server, CORS from an allow-list only (cors.ts says why).
   const originAllowed = allowList(options.corsOrigins ?? []);
   const exchanges = createExchanges(upstream, options, checker, front.bodies);

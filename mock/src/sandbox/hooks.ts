@@ -1,7 +1,7 @@
 // The sandbox's webhooks: the hooks that hear an event (PrepareWebhooks: the repository's active hooks that take it, then `--webhook`'s), and the endpoints of the deliveries and the trigger.
 import { readBounded, utf8Text } from '../common/bytes.js';
 import { Refusal } from '../common/refusal.js';
-import { profileOf } from '../contract/document.js';
+import { isForgejo, profileOf } from '../contract/document.js';
 import type { Answer } from '../front/app.js';
 import { checkAuthorization } from '../front/auth.js';
 import { notAllowed } from '../front/errors.js';
@@ -57,7 +57,7 @@ export function createWebhooks(
   budgetBytes: number,
   document: Record<string, unknown>,
 ) {
-  const forgejo = profileOf(document)?.startsWith('forgejo-') === true;
+  const forgejo = isForgejo(profileOf(document));
   const sending = options.send === false ? undefined : transport?.(options);
   const deliveries = createDeliveries({ ...options, forgejo }, sending, budgetBytes);
   const systemHooks = (options.systemHooks ?? []).map((url, i) => targetOf({ id: i + 1, config: { url } }, 'system'));
