@@ -2,7 +2,6 @@
 // version endpoints, the 404 of its router for the operations it lacks, its records and its
 // deliveries' headers, each profile's examples and sandbox answers checked against that profile's
 // own document (mock/dist/profiles/<name>.json, the overlay of profiles/<name>.yaml applied).
-import { spawn } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
@@ -24,6 +23,7 @@ import { call } from './support/call.js';
 import { startHookReceiver, type HookReceiver } from './support/hook-receiver.js';
 import { exampleRequest, firstExample } from './support/http.js';
 import { launch } from './support/launch.js';
+import { startReceiverBin } from './support/receiver-bin.js';
 import { SEED_IDS } from './support/seed-ids.js';
 import { close, listen } from './support/upstream.js';
 
@@ -352,33 +352,8 @@ describe('gitea-mock verify against Forgejo 11', () => {
 describe('gitea-mock webhooks receiving from Forgejo 11', () => {
   const SECRET = 'forgejo-receiver-secret';
 
-  /** The built receiver, stopped after the test; `stop` resolves with its exit code. */
-  async function receiver() {
-    const child = spawn(process.execPath, [cli, 'webhooks', '--port', '0'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, GITEA_WEBHOOK_SECRET: SECRET },
-    });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    const stop = (): Promise<number | null> => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      return exited;
-    };
-    started.push({ close: stop });
-    let output = '';
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const origin = await new Promise<string>((resolve, reject) => {
-      child.stdout.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        const match = /receiving webhook deliveries on (http:\/\/\S+)\//.exec(output);
-        if (match) resolve(match[1]!);
-      });
-      void exited.then((code) => reject(new Error(`exited with ${code}:\n${output}`)));
-    });
-    return { origin, output: () => output, stop };
-  }
-
   it("takes the sandbox's Forgejo deliveries as Forgejo's, and finds a wrong type in one", async () => {
-    const bin = await receiver();
+    const bin = await startReceiverBin([], SECRET);
     const delivered: DeliveryRecord[] = [];
     const { mock } = await serve({
       server: 'forgejo-11',

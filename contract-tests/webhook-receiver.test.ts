@@ -5,7 +5,7 @@
 // the delivery reaches the app unchanged, on the app's origin only, and the app's answer goes back
 // and is recorded: an app that refuses fails the run. What a peer sends is bounded as the front
 // bounds it. Everything a test starts stops after it, whatever its outcome.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -21,49 +21,18 @@ import { serveOnLoopback } from '../test/support/loopback.js';
 import { startHookReceiver, type Answering, type HookReceiver } from './support/hook-receiver.js';
 import { call, type Reply } from './support/call.js';
 import { exchangeRaw } from './support/http.js';
+import { startReceiverBin } from './support/receiver-bin.js';
 
 const CLI = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
 const SECRET = 'receiver-secret-31337';
 const HOOK_TOKEN = 'Bearer hook-token-8c2f';
 const rocket = { owner: 'acme', repo: 'rocket' } as const;
 
-interface Bin {
-  child: ChildProcess;
-  origin: string;
-  output(): string;
-  /** SIGTERM, then the exit code (again the same code once it has exited). */
-  stop(): Promise<number | null>;
-}
-
 /** What a test started, stopped after it whatever its outcome. */
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
 });
-
-async function receiver(args: string[], secret = ''): Promise<Bin> {
-  const child = spawn(process.execPath, [CLI, 'webhooks', '--port', '0', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, GITEA_WEBHOOK_SECRET: secret },
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const stop = (): Promise<number | null> => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    return exited;
-  };
-  cleanups.push(stop);
-  let output = '';
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const origin = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /receiving webhook deliveries on (http:\/\/\S+)\//.exec(output);
-      if (match) resolve(match[1]!);
-    });
-    void exited.then((code) => reject(new Error(`exited with ${code}:\n${output}`)));
-  });
-  return { child, origin, output: () => output, stop };
-}
 
 /** A hook receiver (the app behind --forward), closed after the test. */
 async function app(answering?: Answering): Promise<HookReceiver> {
@@ -165,7 +134,7 @@ describe('gitea-mock webhooks', { timeout: 120_000 }, () => {
   it("checks the sandbox's deliveries, all conforming, and reports each broken one", async () => {
     const report = join(dir, 'report.json');
     const junit = join(dir, 'junit.xml');
-    const bin = await receiver(['--report', report, '--junit', junit], SECRET);
+    const bin = await startReceiverBin(['--report', report, '--junit', junit], SECRET);
     const { server, settled } = await sandbox([`${bin.origin}/system`]);
     const token = `receiver-${randomUUID()}`;
     const gitea = createGiteaClient({ baseUrl: server.baseUrl, auth: { token }, retry: 0 });
@@ -274,7 +243,7 @@ describe('gitea-mock webhooks', { timeout: 120_000 }, () => {
       ...payload,
       release: { ...(payload.release as object), tag_name: undefined },
     });
-    const bin = await receiver([], SECRET);
+    const bin = await startReceiverBin([], SECRET);
     let code: number | null = null;
     try {
       const sent = [
@@ -316,7 +285,7 @@ describe('gitea-mock webhooks', { timeout: 120_000 }, () => {
 
   it('passes each delivery on to the app with --forward, unchanged, and answers with its answer', async () => {
     const forwardedTo = await app();
-    const bin = await receiver(['--forward', `${forwardedTo.origin}/app`, '--quiet'], SECRET);
+    const bin = await startReceiverBin(['--forward', `${forwardedTo.origin}/app`, '--quiet'], SECRET);
     const body = '{"action":"created"}';
     const sha256 = createHmac('sha256', SECRET).update(body).digest('hex');
     const answer = await fetch(`${bin.origin}/hook?x=1`, {
@@ -353,7 +322,7 @@ describe('gitea-mock webhooks', { timeout: 120_000 }, () => {
     elsewhere.on('connection', () => reached++);
     const other = await serveOnLoopback(elsewhere, () => elsewhere.closeAllConnections());
     cleanups.push(() => other.close());
-    const bin = await receiver(['--forward', `${forwardedTo.origin}/app`, '--quiet']);
+    const bin = await startReceiverBin(['--forward', `${forwardedTo.origin}/app`, '--quiet']);
     const head = (target: string, id: string): string =>
       [
         `POST ${target} HTTP/1.1`,
@@ -384,7 +353,7 @@ describe('gitea-mock webhooks', { timeout: 120_000 }, () => {
     const report = join(dir, 'forward-report.json');
     const junit = join(dir, 'forward-junit.xml');
     const failing = await app('fail');
-    const bin = await receiver(['--forward', failing.origin, '--report', report, '--junit', junit], SECRET);
+    const bin = await startReceiverBin(['--forward', failing.origin, '--report', report, '--junit', junit], SECRET);
     const { server, settled } = await sandbox([`${bin.origin}/system`]);
     const token = `forward-${randomUUID()}`;
     const gitea = createGiteaClient({ baseUrl: server.baseUrl, auth: { token }, retry: 0 });
@@ -411,7 +380,7 @@ describe('gitea-mock webhooks', { timeout: 120_000 }, () => {
   });
 
   it('refuses a payload past the JSON bounds, naming the bound, and goes on receiving', async () => {
-    const bin = await receiver([]);
+    const bin = await startReceiverBin([]);
     const post = (body: string): Promise<Reply> =>
       call(`${bin.origin}/hook`, 'POST', {
         headers: { 'Content-Type': 'application/json', 'X-Gitea-Event-Type': 'repository' },
@@ -447,7 +416,7 @@ describe('gitea-mock webhooks', { timeout: 120_000 }, () => {
   });
 
   it('bounds its connections: past 32 busy ones a new one is refused, and the longest idle is closed first', async () => {
-    const bin = await receiver([]);
+    const bin = await startReceiverBin([]);
     const { hostname, port } = new URL(bin.origin);
     const open = (): Promise<Socket> =>
       new Promise((resolve, reject) => {
@@ -501,7 +470,7 @@ describe('gitea-mock webhooks', { timeout: 120_000 }, () => {
       2,
       'gitea-mock webhooks: --forward ftp://app: give an http or https URL of your app',
     ]);
-    const idle = await receiver([]);
+    const idle = await startReceiverBin([]);
     expect(await idle.stop()).toBe(2);
     expect(idle.output()).toMatch(/no delivery of the contract was received: exit code 2/);
   });
