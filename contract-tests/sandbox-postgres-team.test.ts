@@ -14,6 +14,7 @@ import { freePort } from '../scripts/free-port.mjs';
 import { launch, type Launched } from './support/launch.js';
 import { startPostgres, type TestPostgres } from '../scripts/postgres.mjs';
 import { call, type Reply } from './support/call.js';
+import { readChanges, worldParts } from '../test/support/mock-internals.js';
 
 const CLI = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
 const POOL_SIZE = 10;
@@ -67,8 +68,18 @@ async function stored(
   | undefined
 > {
   const key = createHash('sha256').update(`token ${token}`).digest('hex');
-  const [row] = await pg.query<{ body: string }>('team', 'SELECT body FROM gitea_mock_worlds WHERE key = $1', [key]);
-  return row ? JSON.parse(row.body) : undefined;
+  // The body is the world as of body_version; the changes after it make the world as it is.
+  const [row] = await pg.query<{ body: string; changes: string[] | null }>(
+    'team',
+    `SELECT body, CASE WHEN changes_end = version THEN changes[array_position(change_from, body_version):] END AS changes
+      FROM gitea_mock_worlds WHERE key = $1`,
+    [key],
+  );
+  if (!row) return undefined;
+  const world = JSON.parse(row.body);
+  const now = readChanges({ world, bytes: row.body.length, parts: worldParts(world) }, row.changes ?? []);
+  if (!('world' in now)) throw new Error(`the world in the database does not read: ${now.problem}`);
+  return now.world as never;
 }
 
 /**
@@ -380,14 +391,14 @@ describe('the URL and its password', () => {
 
   it('creates its tables on first start, and refuses a database whose tables are of another version', async () => {
     const [schema] = await pg.query<{ version: number }>('team', 'SELECT version FROM gitea_mock_schema');
-    expect(schema?.version).toBe(1);
+    expect(schema?.version).toBe(2);
     const future = await pg.createDatabase('future');
     await pg.query('future', 'CREATE TABLE gitea_mock_schema (version integer NOT NULL)');
-    await pg.query('future', 'INSERT INTO gitea_mock_schema VALUES (2)');
+    await pg.query('future', 'INSERT INTO gitea_mock_schema VALUES (3)');
     const refused = await runToEnd('--state', future, '--port', '0');
     expect(refused.code).toBe(1);
     expect(refused.output).toContain(
-      `holds gitea-mock tables of schema version 2, not 1; it is left as it is: give another database, or use the gitea-mock that made them`,
+      `holds gitea-mock tables of schema version 3, not 2; it is left as it is: give another database, or use the gitea-mock that made them`,
     );
     expect(await pg.query('future', "SELECT to_regclass('gitea_mock_worlds') AS worlds")).toEqual([{ worlds: null }]);
   });

@@ -109,6 +109,55 @@ describe('--state postgres://…', () => {
     expect(await members(mock, 'slow')).toEqual(['alice', 'bobby', 'carol']);
   });
 
+  it('sends a small write to the other processes as what it changed, rewriting the whole world after eight changes', async () => {
+    const url = await server.createDatabase('changes');
+    const [one, two] = await Promise.all([sandbox(url), sandbox(url)]);
+    const edit = (mock: MockServer, json: object) =>
+      call(`${mock.baseUrl}/orgs/acme/labels/5001`, 'PATCH', { token: 'log', json });
+    expect((await edit(one, { name: 'label-0' })).status).toBe(200);
+    // Names through one, colours through the other: each answer has what the other wrote last.
+    for (let n = 1; n <= 9; n++) {
+      const colour = `00000${n}`;
+      const coloured = await edit(two, { color: colour });
+      expect(coloured.json).toMatchObject({ name: `label-${n - 1}`, color: colour });
+      const named = await edit(one, { name: `label-${n}` });
+      expect(named.json).toMatchObject({ name: `label-${n}`, color: colour });
+    }
+    const [row] = await server.query<{ fresh: boolean; pending: number; chain: number }>(
+      'changes',
+      `SELECT body_version = version AS fresh, cardinality(changes) AS chain,
+        cardinality(change_from) + 1 - array_position(change_from, body_version) AS pending
+        FROM gitea_mock_worlds WHERE key = $1`,
+      [keyOf('log')],
+    );
+    // 19 writes: the 1st made the world, the 2nd began the chain, the 11th rewrote the body, eight changes follow it;
+    // the chain keeps the last 16.
+    expect(row).toEqual({ fresh: false, pending: 8, chain: 16 });
+    // A process that starts now reads the body and the changes after it.
+    const three = await sandbox(url);
+    expect((await edit(three, { description: 'read anew' })).json).toMatchObject({ name: 'label-9', color: '000009' });
+  });
+
+  it('refuses a change in the database that the sandbox did not write, naming the problem', async () => {
+    const url = await server.createDatabase('forged');
+    const [one, two] = await Promise.all([sandbox(url), sandbox(url)]);
+    const edit = (mock: MockServer, json: object) =>
+      call(`${mock.baseUrl}/orgs/acme/labels/5001`, 'PATCH', { token: 'forged', json });
+    expect((await edit(one, { name: 'first' })).status).toBe(200);
+    expect((await edit(two, { name: 'second' })).status).toBe(200);
+    expect((await edit(one, { name: 'third' })).status).toBe(200);
+    // The last change now sets a user's login to a number.
+    await server.query(
+      'forged',
+      `UPDATE gitea_mock_worlds SET changes[cardinality(changes)] = '{"bytes":10,"fields":{},"lists":{"users":[3,[1,{"id":2,"login":5}]]}}'`,
+    );
+    const read = await call(`${two.baseUrl}/teams/12001/members`, 'GET', { token: 'forged' });
+    expect(read.status).toBe(500);
+    expect(read.json.message).toBe(
+      'the sandbox could not read its state (Error: the world of this credential in the database is not one the sandbox wrote: users[1] is not a User: /login must be string)',
+    );
+  });
+
   it('answers 500 naming the problem for a world in the database that the sandbox did not write', async () => {
     const url = await server.createDatabase('foreign');
     const mock = await sandbox(url);

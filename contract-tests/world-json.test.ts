@@ -6,9 +6,12 @@ import { describe, expect, it } from 'vitest';
 import {
   copyJson,
   loadOperations,
+  readChanges,
   readDocumentFile,
   seedWorld,
   textBytes,
+  worldChange,
+  worldParts,
   worldText,
 } from '../test/support/mock-internals.js';
 
@@ -44,7 +47,7 @@ describe('a world as JSON', () => {
         const expected = JSON.stringify(value);
         const copy = copyJson(value);
         expect(JSON.stringify(copy)).toBe(expected);
-        const text = await worldText(value, noPause);
+        const { pieces: text } = await worldText(value, noPause);
         expect(text.join('')).toBe(expected);
         expect(textBytes(text)).toBe(Buffer.byteLength(expected));
       }),
@@ -59,8 +62,72 @@ describe('a world as JSON', () => {
     expect(copy.users[0]).not.toBe(seed.users[0]);
     copy.users[0]!.login = 'changed';
     expect(seed.users[0]!.login).toBe('alice');
-    const pieces = await worldText(seed, noPause);
+    const { pieces } = await worldText(seed, noPause);
     expect(pieces.join('')).toBe(JSON.stringify(seed));
     expect(textBytes(pieces)).toBe(Buffer.byteLength(JSON.stringify(seed)));
+  });
+});
+
+describe("a world's changes, as a shared store sends them", () => {
+  /** An edit of the seed world the sandbox could make: a label renamed, entries removed from a list's end, one added. */
+  const edit = fc.record({
+    label: fc.option(fc.string({ unit: 'binary', maxLength: 40 }), { nil: undefined }),
+    dropHooks: fc.nat({ max: 3 }),
+    addIssue: fc.boolean(),
+    nextId: fc.nat({ max: 1000 }),
+  });
+
+  it(`applies what changed, as the writer's world, checking only the changed records (seed ${SEED})`, async () => {
+    const { seed } = seedWorld(await loadOperations(), readDocumentFile().document);
+    const held = { world: seed, bytes: Buffer.byteLength(JSON.stringify(seed)), parts: worldParts(seed) };
+    await fc.assert(
+      fc.asyncProperty(fc.array(edit, { minLength: 1, maxLength: 4 }), async (edits) => {
+        let before = held;
+        const changes: string[] = [];
+        for (const { label, dropHooks, addIssue, nextId } of edits) {
+          const next = copyJson(before.world);
+          if (label !== undefined && next.orgLabels[0]) next.orgLabels[0].label.name = label;
+          next.hooks.splice(Math.max(0, next.hooks.length - dropHooks));
+          next.nextId += nextId;
+          if (addIssue)
+            next.issues.push({ ...next.issues[0]!, issue: { ...next.issues[0]!.issue, id: next.nextId++ } });
+          const { pieces, parts } = await worldText(next, noPause);
+          changes.push(worldChange(before.parts, parts, textBytes(pieces)));
+          before = { world: next, bytes: textBytes(pieces), parts };
+        }
+        const read = readChanges(held, changes);
+        expect(read).toEqual(before);
+      }),
+      { seed: SEED, numRuns: 50 },
+    );
+  });
+
+  it('refuses a change the sandbox did not write, naming what is wrong', async () => {
+    const { seed } = seedWorld(await loadOperations(), readDocumentFile().document);
+    const held = { world: seed, bytes: 1, parts: worldParts(seed) };
+    const change = (lists: string, fields = '{}') => `{"bytes":10,"fields":${fields},"lists":${lists}}`;
+    expect(readChanges(held, ['{'])).toEqual({});
+    expect(readChanges(held, [change('{"users":[3,[1,{"id":2,"login":5}]]}')])).toEqual({
+      problem: 'users[1] is not a User: /login must be string',
+    });
+    expect(readChanges(held, [change('{}', '{"__proto__":{"polluted":true}}')])).toEqual({
+      problem: 'a change of it sets __proto__, which is not a field of a world',
+    });
+    expect(readChanges(held, [change('{"hooks":[99]}')])).toEqual({
+      problem: 'a change of it to hooks is not one the sandbox wrote',
+    });
+    expect(readChanges(held, [change('{}', '{"nextId":1}')])).toEqual({
+      problem: `nextId went down from ${seed.nextId} to 1`,
+    });
+    const fresh = seed.nextId;
+    expect(
+      readChanges(held, [
+        change(
+          `{"repoLabels":[1,[0,{"repo":1,"label":{"id":${fresh},"name":"x","color":"ffffff","exclusive":false}}]]}`,
+        ),
+      ]),
+    ).toMatchObject({
+      problem: `nextId is ${fresh}, not above the ids in use (${fresh}, at repoLabels[0].label.id)`,
+    });
   });
 });

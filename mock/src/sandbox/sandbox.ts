@@ -207,9 +207,9 @@ async function apply(parts: Parts, slot: Stored, jobs: Job[], pause: () => Promi
   let next: (Stored & { text: string[] }) | undefined;
   const outcomes: Outcome[] = [];
   const measure = async () => {
-    const text = await worldText(copy, pause);
+    const { pieces: text, parts } = await worldText(copy, pause);
     const size = textBytes(text);
-    return size > maxWorldBytes && size > bytes ? size : { world: copy, bytes: size, text };
+    return size > maxWorldBytes && size > bytes ? size : { world: copy, bytes: size, text, parts };
   };
   for (const job of jobs) {
     if (alone || copy === world) copy = copyJson(world);

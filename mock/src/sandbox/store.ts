@@ -3,12 +3,15 @@
 // --max-worlds, a world's writes run one at a time in arrival order, and a world is kept once saved. No Node built-in.
 import { Refusal } from '../common/refusal.js';
 import type { World } from './world.js';
+import { type WorldParts, worldChange } from './world-json.js';
 
-/** A world as stored, its size as JSON (what the budget counts) and, in a shared store, its version. */
+/** A world as stored, its size as JSON (what the budget counts) and, in a shared store, its version and parts. */
 export interface Stored {
   world: World;
   bytes: number;
   version?: number;
+  /** What its next save is compared with, to tell other processes only what changed. */
+  parts?: WorldParts;
 }
 
 /** The world of a key as a shared store holds it now: the version the caller holds, another, or none (the seed). */
@@ -24,22 +27,25 @@ export interface OpenOptions {
 export interface Backing {
   /** The worlds found at start, least recently written first (none in a shared store: a world is read when a request names it). */
   readonly worlds?: Map<string, Stored>;
-  /** Writes a world's text; resolves once it is durable, with its new version (a number) where shared. */
-  save(key: string, pieces: readonly string[]): Promise<unknown>;
+  /** Writes a world's text (and, where shared, what changed since the version held); resolves once it is durable, with its new version (a number) where shared. */
+  save(key: string, pieces: readonly string[], change?: string): Promise<unknown>;
   drop(key: string): Promise<void>;
   close(): Promise<void>;
   /** Set where other processes share the worlds: a world is then never dropped for --max-worlds. */
   readonly shared?: {
-    /** The world of `key` now, against `version`; a newer one's records are checked against those of `held`. */
-    look(key: string, version: number | undefined, held: World): Promise<Look>;
+    /** The world of `key` now, against `held` (of `version`): a newer one is `held` changed, or read whole and its records checked against those of `held`. */
+    look(key: string, version: number | undefined, held: Stored): Promise<Look>;
     /** Runs `task` holding `key` across processes; what `save` saves meanwhile commits when it ends. */
-    hold<T>(key: string, version: number | undefined, held: World, task: (now: Look) => Promise<T>): Promise<T>;
+    hold<T>(key: string, version: number | undefined, held: Stored, task: (now: Look) => Promise<T>): Promise<T>;
     clear(): Promise<void>;
   };
 }
 
 /** The store cannot be reached, or is too busy, for now (a 503): the sandbox answers it with Retry-After: 1. */
 export class StateUnavailable extends Refusal {}
+
+/** A shared store keeps this many of a world's latest changes: a process that many writes behind reads only what changed. */
+export const CHANGES_KEPT = 8;
 
 /** `kept`: the backing has the world (loaded from it, or saved). */
 type Slot = Stored & { kept?: boolean };
@@ -81,6 +87,12 @@ export function worldStore(backing: Backing | undefined, maxWorlds: number, seed
     worlds.delete(key);
     if (now !== 'none') keep(key, { ...now, kept: true });
   }
+  /** What changed from `known` (held at the stored version) to `next`, for other processes; none when it would cost them more than the world. */
+  function changeOf(known: Slot | undefined, next: Stored): string | undefined {
+    if (!shared || !known?.parts || !next.parts) return undefined;
+    const change = worldChange(known.parts, next.parts, next.bytes);
+    return change.length * CHANGES_KEPT <= next.bytes ? change : undefined;
+  }
   const drop = (key: string) =>
     exclusive(key, async () => {
       await backing?.drop(key);
@@ -92,7 +104,7 @@ export function worldStore(backing: Backing | undefined, maxWorlds: number, seed
     async read(key: string) {
       if (shared) {
         const version = worlds.get(key)?.version;
-        const now = await shared.look(key, version, worlds.get(key)?.world ?? seed);
+        const now = await shared.look(key, version, worlds.get(key) ?? { world: seed, bytes: 0 });
         // A write of this process committed meanwhile is newer than what the look found.
         if (worlds.get(key)?.version === version) adopt(key, now);
       }
@@ -108,13 +120,13 @@ export function worldStore(backing: Backing | undefined, maxWorlds: number, seed
         // Taken only now: a world taken before waiting could have been written or dropped meanwhile.
         const known = used(key);
         const { result, next } = await task(known);
-        const version = next && backing ? await backing.save(key, next.text) : undefined;
+        const version = next && backing ? await backing.save(key, next.text, changeOf(known, next)) : undefined;
         return { result, next, known, version };
       };
       return exclusive(key, async () => {
         const slot = worlds.get(key);
         const { result, next, known, version } = shared
-          ? await shared.hold(key, slot?.version, slot?.world ?? seed, (now) => {
+          ? await shared.hold(key, slot?.version, slot ?? { world: seed, bytes: 0 }, (now) => {
               adopt(key, now);
               return apply();
             })
@@ -123,6 +135,8 @@ export function worldStore(backing: Backing | undefined, maxWorlds: number, seed
         if (next) {
           const kept: Slot = { world: next.world, bytes: next.bytes, kept: backing !== undefined };
           if (typeof version === 'number') kept.version = version;
+          // Kept where shared only: they are as large as the world's text.
+          if (shared && next.parts) kept.parts = next.parts;
           // A world dropped meanwhile stays dropped, as if dropped just after (its removal is queued after this).
           if (known) Object.assign(known, kept);
           else keep(key, kept);

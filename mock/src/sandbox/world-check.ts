@@ -6,6 +6,7 @@ import { isObject } from '../contract/document.js';
 import { readDocumentFile } from '../contract/document-file.js';
 import { createSchemaValidator } from '../contract/schema.js';
 import type { Stored } from './store.js';
+import type { WorldParts } from './world-json.js';
 import { WORLD_FORMAT, type World } from './world.js';
 
 /** Past the nesting and keys of any world the sandbox writes (a hook's config holds 64), a check would recurse or loop as far as the world goes. */
@@ -13,11 +14,11 @@ const MAX_DEPTH = 32;
 const MAX_KEYS = 256;
 
 /** Where `world` passes the bounds above, said in a sentence; else the largest numeric `id` in it, and where. */
-function walk(world: object): string | { id: number; at: string } | undefined {
+function walk(world: object, at = '', depth = 0): string | { id: number; at: string } | undefined {
   let largest: { id: number; at: string } | undefined;
   let crowded: string | undefined;
   // A stack, not recursion: the depth of a world is what its file says.
-  const stack: [unknown, string, number][] = [[world, '', 0]];
+  const stack: [unknown, string, number][] = [[world, at, depth]];
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
     const [item, at, depth] = next;
     if (depth > MAX_DEPTH) return `it nests deeper than the ${MAX_DEPTH} levels of any world the sandbox writes`;
@@ -98,9 +99,16 @@ const MEETS: Record<Need, [string, (value: unknown) => boolean]> = {
 
 /** What is wrong with a world, or undefined; an entry equal to the one at its place in `trusted` (a world that passed) passes unchecked. */
 type WorldCheck = (world: unknown, trusted?: unknown) => string | undefined;
+/** What is wrong with a world where only the entries of `touched` (by collection, their indexes) may have changed. */
+type ChangeCheck = (world: Record<string, unknown>, touched: Map<string, Set<number>>) => string | undefined;
 
 /** Checks made, by document: Ajv compiles the schemas once a process. */
-const made = new Map<string, WorldCheck>();
+const made = new Map<string, { whole: WorldCheck; changed: ChangeCheck }>();
+const checksOf = (document: string | undefined) => {
+  let checks = made.get(document ?? '');
+  if (!checks) made.set(document ?? '', (checks = makeWorldCheck(document)));
+  return checks;
+};
 
 /** `text` as a stored world, checked against the schemas of `document`; else what is wrong (none: it is not JSON). */
 export function readWorld(text: string, document?: string, trusted?: World): Stored | { problem?: string } {
@@ -110,13 +118,73 @@ export function readWorld(text: string, document?: string, trusted?: World): Sto
   } catch {
     return {};
   }
-  let check = made.get(document ?? '');
-  if (!check) made.set(document ?? '', (check = makeWorldCheck(document)));
-  const problem = check(world, trusted);
+  const problem = checksOf(document).whole(world, trusted);
   return problem === undefined ? { world: world as World, bytes: Buffer.byteLength(text) } : { problem };
 }
 
-function makeWorldCheck(document: string | undefined): WorldCheck {
+/**
+ * `held` (a world that passed, with its parts) changed by `changes` (worldChange's texts, oldest first), checked as
+ * `readWorld` checks a whole world but only where it changed; else what is wrong (none: a change is not JSON).
+ */
+export function readChanges(
+  held: Stored & { parts: WorldParts },
+  changes: readonly string[],
+  document?: string,
+): (Stored & { parts: WorldParts }) | { problem?: string } {
+  const checks = checksOf(document);
+  const world: Record<string, unknown> = { ...held.world };
+  const parts: WorldParts = { fields: new Map(held.parts.fields), lists: new Map(held.parts.lists) };
+  const touched = new Map<string, Set<number>>();
+  let bytes = held.bytes;
+  for (const text of changes) {
+    let change: unknown;
+    try {
+      change = JSON.parse(text);
+    } catch {
+      return {};
+    }
+    if (!isObject(change) || !isId(change.bytes) || !isObject(change.fields) || !isObject(change.lists))
+      return { problem: 'a change of it is not one the sandbox wrote' };
+    bytes = change.bytes as number;
+    for (const [key, value] of Object.entries(change.fields)) {
+      // Own fields only: "__proto__" in a change is a key JSON.parse made, never the prototype.
+      if (key === '__proto__' || !Object.hasOwn(held.world, key) || Array.isArray(world[key]))
+        return { problem: `a change of it sets ${key}, which is not a field of a world` };
+      world[key] = value;
+      parts.fields.set(key, JSON.stringify(value));
+    }
+    for (const [name, value] of Object.entries(change.lists)) {
+      const list = world[name];
+      const texts = parts.lists.get(name);
+      const [length, ...set] = Array.isArray(value) ? (value as unknown[]) : [];
+      const wrong = { problem: `a change of it to ${name} is not one the sandbox wrote` };
+      if (!Object.hasOwn(COLLECTIONS, name) || !Array.isArray(list) || !texts || !isId(length)) return wrong;
+      const entries = list.slice(0, length as number);
+      const entryTexts = texts.slice(0, length as number);
+      const indexes = touched.get(name) ?? new Set<number>();
+      for (const item of set) {
+        const [index, entry] = Array.isArray(item) && item.length === 2 ? item : [];
+        if (!isId(index) || (index as number) >= (length as number)) return wrong;
+        entries[index as number] = entry;
+        entryTexts[index as number] = JSON.stringify(entry);
+        indexes.add(index as number);
+      }
+      // A longer list has each new entry given.
+      for (let index = list.length; index < (length as number); index++) if (!(index in entries)) return wrong;
+      world[name] = entries;
+      parts.lists.set(name, entryTexts);
+      touched.set(name, new Set([...indexes].filter((index) => index < (length as number))));
+    }
+  }
+  // Ids below the nextId the held world passed with stay below a nextId that never goes down.
+  if (isId(world.nextId) && (world.nextId as number) < held.world.nextId)
+    return { problem: `nextId went down from ${held.world.nextId} to ${String(world.nextId)}` };
+  const problem = checks.changed(world, touched);
+  if (problem !== undefined) return { problem };
+  return { world: world as unknown as World, bytes, parts };
+}
+
+function makeWorldCheck(document: string | undefined): { whole: WorldCheck; changed: ChangeCheck } {
   const schemas = createSchemaValidator(readDocumentFile(document).document);
   if (schemas.error !== undefined) throw new Error(schemas.error);
 
@@ -139,36 +207,63 @@ function makeWorldCheck(document: string | undefined): WorldCheck {
     return value.map((item, index) => recordProblem(field.records, item, `${where}[${index}]`)).find(Boolean);
   };
 
-  return (world, trusted) => {
-    if (!isObject(world)) return 'it is not a JSON object';
-    const walked = walk(world);
-    if (typeof walked === 'string') return walked;
+  /** What is wrong with entry `index` of the collection `name`. */
+  const entryProblem = (name: string, entry: unknown, index: number): string | undefined => {
+    const shape = COLLECTIONS[name]!;
+    const where = `${name}[${index}]`;
+    if (typeof shape === 'string') return recordProblem(shape, entry, where, name === 'users' ? USER_NEEDS : undefined);
+    if (!isObject(entry)) return `${where} is ${entry === null ? 'null' : typeof entry}, not an entry`;
+    return Object.entries(shape)
+      .map(([field, kind]) => fieldProblem(kind, entry[field], `${where}.${field}`))
+      .find((found) => found !== undefined);
+  };
+  /** What is wrong with the fields of `world` that are not its entries. */
+  const frameProblem = (world: Record<string, unknown>): string | undefined => {
     if (world.format !== WORLD_FORMAT) return `its format is ${JSON.stringify(world.format)}, not ${WORLD_FORMAT}`;
     if (!isId(world.nextId) || (world.nextId as number) < 1) return 'nextId is not a positive id';
     if (!isId(world.created)) return 'created is not a count';
-    for (const [name, shape] of Object.entries(COLLECTIONS)) {
-      const list = world[name];
-      if (!Array.isArray(list)) return `${name} is not a list`;
+    const missing = Object.keys(COLLECTIONS).find((name) => !Array.isArray(world[name]));
+    if (missing !== undefined) return `${missing} is not a list`;
+    // Every request acts as one of the users (a token as the first): there is always one.
+    if ((world.users as unknown[]).length === 0) return 'users is empty';
+    return undefined;
+  };
+  /** A new record takes nextId: one in use would name two records. */
+  const idProblem = (world: Record<string, unknown>, largest: { id: number; at: string } | undefined) =>
+    largest !== undefined && largest.id >= (world.nextId as number)
+      ? `nextId is ${String(world.nextId)}, not above the ids in use (${largest.id}, at ${largest.at})`
+      : undefined;
+
+  const whole: WorldCheck = (world, trusted) => {
+    if (!isObject(world)) return 'it is not a JSON object';
+    const walked = walk(world);
+    if (typeof walked === 'string') return walked;
+    const framed = frameProblem(world);
+    if (framed !== undefined) return framed;
+    for (const name of Object.keys(COLLECTIONS)) {
       const known = isObject(trusted) && Array.isArray(trusted[name]) ? (trusted[name] as unknown[]) : [];
-      for (const [index, entry] of list.entries()) {
+      for (const [index, entry] of (world[name] as unknown[]).entries()) {
         if (index < known.length && isDeepStrictEqual(entry, known[index])) continue;
-        const where = `${name}[${index}]`;
-        const problem =
-          typeof shape === 'string'
-            ? recordProblem(shape, entry, where, name === 'users' ? USER_NEEDS : undefined)
-            : !isObject(entry)
-              ? `${where} is ${entry === null ? 'null' : typeof entry}, not an entry`
-              : Object.entries(shape)
-                  .map(([field, kind]) => fieldProblem(kind, entry[field], `${where}.${field}`))
-                  .find((found) => found !== undefined);
+        const problem = entryProblem(name, entry, index);
         if (problem) return problem;
       }
     }
-    // Every request acts as one of the users (a token as the first): there is always one.
-    if ((world.users as unknown[]).length === 0) return 'users is empty';
-    // A new record takes nextId: one in use would name two records.
-    if (walked !== undefined && walked.id >= (world.nextId as number))
-      return `nextId is ${String(world.nextId)}, not above the ids in use (${walked.id}, at ${walked.at})`;
+    return idProblem(world, walked);
+  };
+  const changed: ChangeCheck = (world, touched) => {
+    const framed = frameProblem(world);
+    if (framed !== undefined) return framed;
+    for (const [name, indexes] of touched) {
+      for (const index of indexes) {
+        const entry = (world[name] as unknown[])[index];
+        // At the depth it has in the world: the world, its list, the entry.
+        const walked = walk(entry as object, `${name}[${index}]`, 2);
+        const problem =
+          typeof walked === 'string' ? walked : (entryProblem(name, entry, index) ?? idProblem(world, walked));
+        if (problem !== undefined) return problem;
+      }
+    }
     return undefined;
   };
+  return { whole, changed };
 }

@@ -1,14 +1,17 @@
 // `--state postgres://…`: the worlds in PostgreSQL, shared by every gitea-mock on it (docs/sandbox-postgres.md): a row
 // per world, versions from a sequence so none repeats. A batch of writes holds its world's row (`SELECT … FOR UPDATE`)
-// in the transaction that saves it; a world with no row yet gets an empty one (body NULL) readers never see. A read
-// fetches the body only when the versions differ. A database away or too slow is StateUnavailable (503).
-import type { Pool, PoolClient, QueryResultRow } from 'pg';
+// in the transaction that saves it; a world with no row yet gets an empty one (body NULL) readers never see. A row
+// keeps its world's latest changes beside its body: a read fetches nothing when the versions are equal, the changes
+// since the version held when they reach back to it, the body otherwise. A database away or too slow is
+// StateUnavailable (503).
+import type { Pool, PoolClient, QueryResult, QueryResultRow } from 'pg';
 import { Refusal } from '../common/refusal.js';
 import { postgresTarget, type PostgresTarget } from './postgres-url.js';
-import type { World } from './world.js';
-import { StateUnavailable, type Backing, type Look, type OpenOptions } from './store.js';
+import { worldParts } from './world-json.js';
+import { CHANGES_KEPT, StateUnavailable, type Backing, type Look, type OpenOptions, type Stored } from './store.js';
 
-const SCHEMA_VERSION = 1;
+/** 2: a row keeps its world's latest changes. */
+const SCHEMA_VERSION = 2;
 const SCHEMA = 'gitea_mock_schema';
 const WORLDS = 'gitea_mock_worlds';
 const VERSIONS = 'gitea_mock_world_versions';
@@ -28,13 +31,52 @@ const TOUCH_SECONDS = 1;
 const TRIM = `DELETE FROM ${WORLDS} WHERE key IN (
   SELECT key FROM ${WORLDS} WHERE key IN (SELECT key FROM ${WORLDS} ORDER BY used_at DESC, key OFFSET $1)
   FOR UPDATE SKIP LOCKED)`;
-/** A world's row, its body only when its version is not $2; an empty row is one a first write is making. */
-const ROW = `SELECT version, CASE WHEN version = $2 THEN NULL ELSE body END AS body, body IS NULL AS empty,
-    used_at < clock_timestamp() - make_interval(secs => ${TOUCH_SECONDS}) AS idle
+/**
+ * A row's changes, kept beside its body: `changes[i]` takes the world from version `change_from[i]` to the next; the
+ * last ends at `changes_end`, which is the row's version while the chain is intact. The body is the world at
+ * `body_version`, a version of the chain: a save appends its change and rewrites the body only every
+ * CHANGES_KEPT changes, so most saves write a few hundred bytes, not the world.
+ */
+const INTACT = 'changes_end = version';
+/** INTACT where `version` could be next's too. */
+const ROW_INTACT = `${WORLDS}.changes_end = ${WORLDS}.version`;
+/** The chain runs from version $2, held by a caller that can apply changes ($3). */
+const CHAINED = `($3 AND $2 = ANY(change_from) AND ${INTACT})`;
+/** A world's row: nothing new at version $2; the changes since $2 where chained; else the body and the changes since it. */
+const ROW = `SELECT version, CASE WHEN version = $2 OR ${CHAINED} THEN NULL ELSE body END AS body,
+    CASE WHEN version = $2 THEN NULL WHEN ${CHAINED} THEN changes[array_position(change_from, $2):]
+      WHEN ${INTACT} THEN changes[array_position(change_from, body_version):] END AS changes,
+    CASE WHEN ${INTACT} THEN cardinality(change_from) + 1
+      - coalesce(array_position(change_from, body_version), cardinality(change_from) + 1) END AS pending,
+    body IS NULL AS empty, used_at < clock_timestamp() - make_interval(secs => ${TOUCH_SECONDS}) AS idle
   FROM ${WORLDS} WHERE key = $1`;
-type Row = { version: string; body: string | null; empty: boolean; idle: boolean };
-const SAVE = `UPDATE ${WORLDS} SET body = $2, version = nextval('${VERSIONS}'), used_at = clock_timestamp()
-  WHERE key = $1 RETURNING version`;
+/** `pending`: changes since the body (null: the chain is broken, the next save writes the body); `empty`: a first write is making it. */
+type Row = {
+  version: string;
+  body: string | null;
+  changes: string[] | null;
+  pending: number | null;
+  empty: boolean;
+  idle: boolean;
+};
+/** The chain's last entries, `added` after them: enough to reach back past the body. */
+const chained = (column: string, added: string) =>
+  `${column}[greatest(cardinality(${column}) - ${2 * CHANGES_KEPT - 2}, 1):] || ${added}`;
+const NEXT = `WITH next AS (SELECT nextval('${VERSIONS}') AS version)`;
+/** The world's text ($2) as its body, and its change from the version it replaces ($3; none: the chain starts afresh). */
+const SAVE = `${NEXT} UPDATE ${WORLDS} SET body = $2, body_version = next.version, version = next.version,
+    used_at = clock_timestamp(),
+    change_from = CASE WHEN $3::text IS NULL THEN '{}' WHEN ${ROW_INTACT}
+      THEN ${chained('change_from', `${WORLDS}.version`)} ELSE ARRAY[${WORLDS}.version] END,
+    changes = CASE WHEN $3::text IS NULL THEN '{}' WHEN ${ROW_INTACT}
+      THEN ${chained('changes', '$3::text')} ELSE ARRAY[$3::text] END,
+    changes_end = CASE WHEN $3::text IS NULL THEN NULL ELSE next.version END
+  FROM next WHERE key = $1 RETURNING next.version`;
+/** Only the change ($2) appended, the body kept: for a row whose chain is intact. */
+const APPEND = `${NEXT} UPDATE ${WORLDS} SET version = next.version, used_at = clock_timestamp(),
+    change_from = ${chained('change_from', `${WORLDS}.version`)}, changes = ${chained('changes', '$2::text')},
+    changes_end = next.version
+  FROM next WHERE key = $1 RETURNING next.version`;
 const MAKE = `INSERT INTO ${WORLDS} (key, version, used_at, body) VALUES ($1, 0, clock_timestamp(), NULL)
   ON CONFLICT (key) DO NOTHING`;
 const TOUCH = `UPDATE ${WORLDS} SET used_at = clock_timestamp()
@@ -51,6 +93,23 @@ function described(error: unknown): string {
   const { code, message } = error as { code?: unknown; message?: unknown };
   const text = typeof message === 'string' ? message : String(error);
   return typeof code === 'string' && !text.includes(code) ? `${text} (${code})` : text;
+}
+
+/** A statement's value, to be written into its text. */
+type Value = string | number | boolean | null;
+
+/**
+ * `text` with its parameters written in as literals (node-postgres's escapeLiteral for a text), so that it goes with
+ * another statement in one round trip: a query of several statements takes no parameters. A write pays two round
+ * trips, not four (BEGIN and its lock together, its save and COMMIT together).
+ */
+function withValues(text: string, values: readonly Value[], escapeLiteral: (text: string) => string): string {
+  return text.replace(/\$([1-9][0-9]*)/g, (_, n: string) => {
+    const value = values[Number(n) - 1];
+    if (value === undefined) throw new Error(`a statement names $${n}, which it is not given`);
+    if (typeof value === 'number' && !Number.isSafeInteger(value)) throw new Error(`${value} is not an integer`);
+    return value === null ? 'NULL' : typeof value === 'string' ? escapeLiteral(value) : String(value);
+  });
 }
 
 export async function openPostgresState(url: string, { maxWorlds, document }: OpenOptions): Promise<Backing> {
@@ -86,16 +145,11 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
       throw failed(target, error);
     }
   }
-  /** A row as a Look, its body checked as a folder's world is (records equal to those of `held` unchecked). */
-  async function lookOf(row: Row | undefined, held: World): Promise<Look> {
-    if (!row || row.empty) return 'none';
-    if (row.body === null) return 'same';
-    const stored = (await import('./world-check.js')).readWorld(row.body, document, held);
-    if (!('world' in stored))
-      throw new Error(
-        `the world of this credential in the database is not ${stored.problem ? `one the sandbox wrote: ${stored.problem}` : 'JSON'}`,
-      );
-    return { ...stored, version: Number(row.version) };
+  /** Statements in one round trip on `client`, their values written in: the result of each. */
+  async function inOneTrip(client: PoolClient, ...statements: [string, Value[]][]): Promise<QueryResult[]> {
+    const text = statements.map(([statement, values]) => withValues(statement, values, pg.escapeLiteral)).join('; ');
+    const results = (await query(client, text)) as QueryResult | QueryResult[];
+    return Array.isArray(results) ? results : [results];
   }
   const touching = new Set<string>();
   /** Writes when a world was last read (for --max-worlds), never holding up the read. */
@@ -106,27 +160,44 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
       .catch(ignore)
       .finally(() => touching.delete(key));
   }
-  async function lock(client: PoolClient, key: string, version: number | undefined, held: World) {
+  /** Begins the transaction that holds `key`'s row, made empty when there is none. */
+  async function lock(client: PoolClient, key: string, version: number | undefined, held: Stored) {
+    const values = [key, version ?? null, !!held.parts];
+    const [, first] = await inOneTrip(client, ['BEGIN', []], [`${ROW} FOR UPDATE`, values]);
+    let row = first?.rows[0] as Row | undefined;
     for (let attempt = 0; attempt < 3; attempt++) {
-      const row = (await query<Row>(client, `${ROW} FOR UPDATE`, [key, version ?? null])).rows[0];
-      if (row) return { now: await lookOf(row, held), empty: false };
-      // Another process's first write of the world commits first: its row is then locked above.
-      if ((await query(client, MAKE, [key])).rowCount === 1) return { now: 'none' as const, empty: true };
+      if (row) return { now: await lookOf(row, held, document), empty: false, pending: row.pending };
+      if ((await query(client, MAKE, [key])).rowCount === 1)
+        return { now: 'none' as const, empty: true, pending: null };
+      // Another process's first write of the world committed first: its row is locked now.
+      row = (await query<Row>(client, `${ROW} FOR UPDATE`, values)).rows[0];
     }
     throw new StateUnavailable(
       503,
       `the sandbox's database at ${target.where} kept making and removing this world's row; try again`,
     );
   }
-  /** Rows held by a write here: `empty` when its transaction made it, removed unless a world is saved in it. */
-  const holds = new Map<string, { client: PoolClient; empty: boolean; saved: boolean }>();
+  /** Rows held by a write here: `empty` when its transaction made it, removed unless a world is saved in it; `committed` by its save. */
+  const holds = new Map<
+    string,
+    { client: PoolClient; empty: boolean; pending: number | null; saved: boolean; committed: boolean }
+  >();
   /** Calls of `look` waiting for the next query of a key and version, while one runs. */
   const lines = new Map<string, ((looked: Promise<Look>) => void)[]>();
   return {
-    async save(key, pieces) {
+    async save(key, pieces, change) {
       const held = holds.get(key);
       if (!held) throw new Error('a world is saved in PostgreSQL only while it is held');
-      const { rows } = await query<{ version: string }>(held.client, SAVE, [key, pieces.join('')]);
+      let rows: { version: string }[];
+      if (change !== undefined && held.pending !== null && held.pending < CHANGES_KEPT) {
+        // The save is the transaction's last statement: COMMIT goes with it.
+        const [appended] = await inOneTrip(held.client, [APPEND, [key, change]], ['COMMIT', []]);
+        held.committed = true;
+        rows = appended!.rows as typeof rows;
+      } else {
+        // A body as a parameter: written in, a large world would be copied once more.
+        ({ rows } = await query<{ version: string }>(held.client, SAVE, [key, pieces.join(''), change ?? null]));
+      }
       held.saved = true;
       return Number(rows[0]!.version);
     },
@@ -146,9 +217,9 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
           lines.set(id, line);
           void (async () => {
             while (line.length > 0) {
-              const looked = query<Row>(pool, ROW, [key, version ?? null]).then(({ rows: [row] }) => {
+              const looked = query<Row>(pool, ROW, [key, version ?? null, !!held.parts]).then(({ rows: [row] }) => {
                 if (row?.idle && !row.empty) touch(key);
-                return lookOf(row, held);
+                return lookOf(row, held, document);
               });
               for (const resolve of line.splice(0)) resolve(looked);
               await looked.catch(ignore);
@@ -162,13 +233,12 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
         const connected = pool.connect().catch((error: unknown) => Promise.reject(failed(target, error)));
         return transaction(connected, async (client) => {
           try {
-            await query(client, 'BEGIN');
-            const { now, empty } = await lock(client, key, version, world);
-            const held = { client, empty, saved: false };
+            const { now, empty, pending } = await lock(client, key, version, world);
+            const held = { client, empty, pending, saved: false, committed: false };
             holds.set(key, held);
             const result = await task(now);
             if (held.empty && !held.saved) await query(client, DROP, [key]);
-            await query(client, 'COMMIT');
+            if (!held.committed) await query(client, 'COMMIT');
             // A new world: beyond --max-worlds the least recently used go, on this connection (one of the
             // pool could be waited for by every hold at once); the world is kept whatever the trim does.
             if (held.empty && held.saved) await query(client, TRIM, [maxWorlds]).catch(ignore);
@@ -183,6 +253,24 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
       },
     },
   };
+}
+
+/** A row as a Look: `held` changed, or its body (with its parts) and the changes after it, checked as a folder's world is. */
+async function lookOf(row: Row | undefined, held: Stored, document: string | undefined): Promise<Look> {
+  if (!row || row.empty) return 'none';
+  if (row.body === null && row.changes === null) return 'same';
+  const { readChanges, readWorld } = await import('./world-check.js');
+  let stored: ReturnType<typeof readChanges> = { world: held.world, bytes: held.bytes, parts: held.parts! };
+  if (row.body !== null) {
+    const body = readWorld(row.body, document, held.world);
+    stored = 'world' in body ? { ...body, parts: worldParts(body.world) } : body;
+  }
+  if ('world' in stored && row.changes !== null) stored = readChanges(stored, row.changes, document);
+  if (!('world' in stored))
+    throw new Error(
+      `the world of this credential in the database is not ${stored.problem ? `one the sandbox wrote: ${stored.problem}` : 'JSON'}`,
+    );
+  return { ...stored, version: Number(row.version) };
 }
 
 /** The database's failure: StateUnavailable unless a SQLSTATE says the server answered, and not that it is busy. */
@@ -233,7 +321,8 @@ async function createSchema(pool: Pool, target: PostgresTarget, maxWorlds: numbe
         INSERT INTO ${SCHEMA} (version) VALUES (${SCHEMA_VERSION});
         CREATE SEQUENCE ${VERSIONS} AS bigint START 1;
         CREATE TABLE ${WORLDS} (key text PRIMARY KEY CHECK (key ~ '^[0-9a-f]{64}$'), version bigint NOT NULL,
-          used_at timestamptz NOT NULL, body text);
+          used_at timestamptz NOT NULL, body text, body_version bigint, change_from bigint[] NOT NULL DEFAULT '{}',
+          changes text[] NOT NULL DEFAULT '{}', changes_end bigint);
         CREATE INDEX ${WORLDS}_used_at ON ${WORLDS} (used_at)`);
     }
     await client.query('COMMIT');
