@@ -45,6 +45,9 @@ async function sandbox(state: string, maxWorlds?: number): Promise<MockServer> {
 const rename = (mock: MockServer, token: string, from: string, to: string) =>
   call(`${mock.baseUrl}/admin/users/${from}/rename`, 'POST', { token, json: { new_username: to } });
 
+const editLabel = (mock: MockServer, token: string, json: object) =>
+  call(`${mock.baseUrl}/orgs/acme/labels/5001`, 'PATCH', { token, json });
+
 async function members(mock: MockServer, token: string): Promise<string[]> {
   const reply = await call(`${mock.baseUrl}/teams/12001/members`, 'GET', { token });
   expect(reply.status).toBe(200);
@@ -112,8 +115,7 @@ describe('--state postgres://…', () => {
   it('sends a small write to the other processes as what it changed, rewriting the whole world after eight changes', async () => {
     const url = await server.createDatabase('changes');
     const [one, two] = await Promise.all([sandbox(url), sandbox(url)]);
-    const edit = (mock: MockServer, json: object) =>
-      call(`${mock.baseUrl}/orgs/acme/labels/5001`, 'PATCH', { token: 'log', json });
+    const edit = (mock: MockServer, json: object) => editLabel(mock, 'log', json);
     expect((await edit(one, { name: 'label-0' })).status).toBe(200);
     // Names through one, colours through the other: each answer has what the other wrote last.
     for (let n = 1; n <= 9; n++) {
@@ -141,8 +143,7 @@ describe('--state postgres://…', () => {
   it('refuses a change in the database that the sandbox did not write, naming the problem', async () => {
     const url = await server.createDatabase('forged');
     const [one, two] = await Promise.all([sandbox(url), sandbox(url)]);
-    const edit = (mock: MockServer, json: object) =>
-      call(`${mock.baseUrl}/orgs/acme/labels/5001`, 'PATCH', { token: 'forged', json });
+    const edit = (mock: MockServer, json: object) => editLabel(mock, 'forged', json);
     expect((await edit(one, { name: 'first' })).status).toBe(200);
     expect((await edit(two, { name: 'second' })).status).toBe(200);
     expect((await edit(one, { name: 'third' })).status).toBe(200);

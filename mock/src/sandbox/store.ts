@@ -56,6 +56,8 @@ export function worldStore(backing: Backing | undefined, maxWorlds: number, seed
   const worlds = new Map<string, Slot>([...(backing?.worlds ?? [])].map(([key, s]) => [key, { ...s, kept: true }]));
   const tails = new Map<string, Promise<unknown>>();
   const shared = backing?.shared;
+  /** What a process holds of a world it has not read: the seed, at no version and without parts. */
+  const unheld: Stored = { world: seed, bytes: 0 };
 
   function exclusive<T>(key: string, task: () => Promise<T>): Promise<T> {
     const run = (tails.get(key) ?? Promise.resolve()).then(task);
@@ -104,7 +106,7 @@ export function worldStore(backing: Backing | undefined, maxWorlds: number, seed
     async read(key: string) {
       if (shared) {
         const version = worlds.get(key)?.version;
-        const now = await shared.look(key, version, worlds.get(key) ?? { world: seed, bytes: 0 });
+        const now = await shared.look(key, version, worlds.get(key) ?? unheld);
         // A write of this process committed meanwhile is newer than what the look found.
         if (worlds.get(key)?.version === version) adopt(key, now);
       }
@@ -126,7 +128,7 @@ export function worldStore(backing: Backing | undefined, maxWorlds: number, seed
       return exclusive(key, async () => {
         const slot = worlds.get(key);
         const { result, next, known, version } = shared
-          ? await shared.hold(key, slot?.version, slot ?? { world: seed, bytes: 0 }, (now) => {
+          ? await shared.hold(key, slot?.version, slot ?? unheld, (now) => {
               adopt(key, now);
               return apply();
             })

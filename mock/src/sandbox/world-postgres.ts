@@ -37,9 +37,8 @@ const TRIM = `DELETE FROM ${WORLDS} WHERE key IN (
  * `body_version`, a version of the chain: a save appends its change and rewrites the body only every
  * CHANGES_KEPT changes, so most saves write a few hundred bytes, not the world.
  */
-const INTACT = 'changes_end = version';
-/** INTACT where `version` could be next's too. */
-const ROW_INTACT = `${WORLDS}.changes_end = ${WORLDS}.version`;
+/** The row's own columns named: in a save, `version` could be next's too. */
+const INTACT = `${WORLDS}.changes_end = ${WORLDS}.version`;
 /** The chain runs from version $2, held by a caller that can apply changes ($3). */
 const CHAINED = `($3 AND $2 = ANY(change_from) AND ${INTACT})`;
 /** A world's row: nothing new at version $2; the changes since $2 where chained; else the body and the changes since it. */
@@ -66,9 +65,9 @@ const NEXT = `WITH next AS (SELECT nextval('${VERSIONS}') AS version)`;
 /** The world's text ($2) as its body, and its change from the version it replaces ($3; none: the chain starts afresh). */
 const SAVE = `${NEXT} UPDATE ${WORLDS} SET body = $2, body_version = next.version, version = next.version,
     used_at = clock_timestamp(),
-    change_from = CASE WHEN $3::text IS NULL THEN '{}' WHEN ${ROW_INTACT}
+    change_from = CASE WHEN $3::text IS NULL THEN '{}' WHEN ${INTACT}
       THEN ${chained('change_from', `${WORLDS}.version`)} ELSE ARRAY[${WORLDS}.version] END,
-    changes = CASE WHEN $3::text IS NULL THEN '{}' WHEN ${ROW_INTACT}
+    changes = CASE WHEN $3::text IS NULL THEN '{}' WHEN ${INTACT}
       THEN ${chained('changes', '$3::text')} ELSE ARRAY[$3::text] END,
     changes_end = CASE WHEN $3::text IS NULL THEN NULL ELSE next.version END
   FROM next WHERE key = $1 RETURNING next.version`;
