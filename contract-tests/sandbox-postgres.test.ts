@@ -167,7 +167,7 @@ describe('--state postgres://…', () => {
     const read = await call(`${mock.baseUrl}/teams/12001/members`, 'GET', { token: 'foreign' });
     expect(read.status).toBe(500);
     expect(read.json.message).toBe(
-      'the sandbox could not read its state (Error: the world of this credential in the database is not one the sandbox wrote: its format is 1, not 2)',
+      'the sandbox could not read its state (Error: the world of this credential in the database is not one the sandbox wrote: its format is 1, not 3)',
     );
     // A reset makes it usable again.
     const reset = await fetch(`${mock.origin}/__sandbox/reset`, {

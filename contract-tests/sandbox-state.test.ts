@@ -73,6 +73,51 @@ describe('--state DIR', () => {
     }
   });
 
+  it('reads a world of format 2, from before worlds knew branches, with the branches its repository and pull request name', async () => {
+    const state = join(folder, 'format-2');
+    const first = await start(state);
+    const gitea = client(first.baseUrl, 'old-world-token');
+    try {
+      await unwrap(
+        gitea.PUT('/user/actions/secrets/{secretname}', {
+          params: { path: { secretname: 'OLD' } },
+          body: { data: 'x' },
+        }),
+      );
+    } finally {
+      await first.stop();
+    }
+    const file = worldFile(state, 'token old-world-token');
+    const { branches: _, ...old } = JSON.parse(await readFile(file, 'utf8'));
+    await writeFile(file, JSON.stringify({ ...old, format: 2 }));
+    const second = await start(state);
+    try {
+      const again = client(second.baseUrl, 'old-world-token');
+      const retarget = (base: string) =>
+        again.PATCH('/repos/{owner}/{repo}/pulls/{index}', {
+          params: { path: { owner: 'acme', repo: 'rocket', index: 43 } },
+          body: { base },
+        });
+      // develop is a branch of the seed of format 3 only.
+      expect((await retarget('develop')).response.status).toBe(404);
+      const secret = await again.PUT('/user/actions/secrets/{secretname}', {
+        params: { path: { secretname: 'NEW' } },
+        body: { data: 'y' },
+      });
+      expect(secret.response.status).toBe(201);
+      const saved = JSON.parse(await readFile(file, 'utf8'));
+      expect([saved.format, saved.branches]).toEqual([
+        3,
+        [
+          { repo: 3001, name: 'main' },
+          { repo: 3001, name: 'fix/countdown' },
+        ],
+      ]);
+    } finally {
+      await second.stop();
+    }
+  });
+
   it('holds every answered write after a kill -9 in the middle of a burst, and still loads', async () => {
     const state = join(folder, 'burst');
     const mock = await start(state);
@@ -142,7 +187,7 @@ describe('--state DIR', () => {
     [
       'a world it did not write',
       { 'gitea-mock-sandbox.json': '{"gitea-mock-sandbox": 2}', [world]: '{"format": 1}' },
-      `holds ${world}, which is not a world the sandbox wrote: its format is 1, not 2`,
+      `holds ${world}, which is not a world the sandbox wrote: its format is 1, not 3`,
     ],
   ])('refuses %s at start with a clear message and leaves it as it is', async (_case, files, why) => {
     const state = join(folder, `refused-${Math.random().toString(36).slice(2)}`);

@@ -49,6 +49,11 @@ function tables(world: World): string[] {
       world.repos.map((each) => [each.id, each.full_name, each.default_branch, each.private]),
     ),
     table(
+      'Branches',
+      ['repository', 'branch'],
+      world.branches.map((branch) => [repo(branch.repo), branch.name]),
+    ),
+    table(
       'Issues',
       ['id', 'repository', 'number', 'title', 'state', 'assignees', 'labels', 'milestone'],
       world.issues.map(({ repo: id, issue }) => [

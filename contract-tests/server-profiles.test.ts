@@ -204,6 +204,85 @@ describe('server gitea-1.24', () => {
   });
 });
 
+describe('the sandbox follows the rules of the server it is', () => {
+  /** The sandbox as `server`, and a call of it with a credential of one world. */
+  async function sandboxOf(server: ServerProfile) {
+    const { mock, warnings } = await serve({ server, sandbox: {} });
+    const token = `rules-${randomUUID()}`;
+    const ask = (method: string, path: string, json?: unknown) =>
+      call(`${mock.baseUrl}${path}`, method, { token, ...(json === undefined ? {} : { json }) });
+    return { mock, warnings, ask };
+  }
+
+  it('gitea-1.25 stores any redirect URI and names a clone address that is no URL', async () => {
+    const { ask, warnings } = await sandboxOf('gitea-1.25');
+    const app = await ask('POST', '/user/applications/oauth2', { name: 'app', redirect_uris: ['not a uri'] });
+    expect([app.status, app.json.redirect_uris]).toEqual([201, ['not a uri']]);
+    const migrated = await ask('POST', '/repos/migrate', { clone_addr: 'not a url', repo_name: 'x' });
+    expect([migrated.status, migrated.json.message]).toEqual([
+      422,
+      "migration/cloning from 'not a url' is not allowed: the provided url is invalid",
+    ]);
+    // The request of a profile without content_version cannot carry one.
+    const stale = await ask('PATCH', '/repos/acme/rocket/pulls/43', { title: 'Stale', content_version: 0 });
+    expect(stale.status).toBe(422);
+    expect(warnings).toEqual([]);
+  });
+
+  it('gitea-1.27 refuses both, as the base does, and words a not-found answer as Gitea 1.27', async () => {
+    const { ask } = await sandboxOf('gitea-1.27');
+    const app = await ask('POST', '/user/applications/oauth2', { name: 'app', redirect_uris: ['not a uri'] });
+    expect([app.status, app.json.message]).toEqual([400, 'invalid redirect URI: not a uri']);
+    const migrated = await ask('POST', '/repos/migrate', { clone_addr: 'not a url', repo_name: 'x' });
+    expect([migrated.status, migrated.json.message]).toEqual([422, 'The provided URL is invalid.']);
+    const missing = await ask('GET', '/repos/acme/rocket/keys/99999');
+    expect([missing.status, missing.json.message, missing.json.errors]).toEqual([404, 'not found', null]);
+  });
+
+  it('gitea-1.24 words a not-found answer as 1.24 does', async () => {
+    const { ask } = await sandboxOf('gitea-1.24');
+    const missing = await ask('GET', '/repos/acme/rocket/keys/99999');
+    expect([missing.status, missing.json.message, missing.json.errors]).toEqual([
+      404,
+      "The target couldn't be found.",
+      null,
+    ]);
+  });
+
+  it('forgejo-11 stores a hook URL as given and shows it beside the config, renders any mode but comment and gfm as markdown, says not-found as Forgejo does', async () => {
+    const { ask, mock, warnings } = await sandboxOf('forgejo-11');
+    const hook = await ask('PATCH', '/repos/acme/rocket/hooks/4001', {
+      config: { url: 'not a url', content_type: 'form' },
+      events: ['push'],
+    });
+    expect([hook.status, hook.json.config, hook.json.url, hook.json.content_type]).toEqual([
+      200,
+      { url: 'not a url', content_type: 'form' },
+      'not a url',
+      'form',
+    ]);
+    const file = await ask('POST', '/markdown', { Text: '# Title', Mode: 'file' });
+    expect([file.status, file.body]).toEqual([200, '<h1>Title</h1>\n']);
+    const missing = await ask('GET', '/repos/acme/rocket/keys/99999');
+    expect([missing.status, missing.json.message, missing.json.errors]).toEqual([
+      404,
+      "The target couldn't be found.",
+      [],
+    ]);
+    const preflight = await call(`${mock.baseUrl}/user/gpg_keys`, 'OPTIONS', {
+      headers: { origin: 'http://127.0.0.1:5173', 'access-control-request-method': 'POST' },
+    });
+    expect(preflight.headers['access-control-allow-headers']).toContain('X-Forgejo-OTP');
+    expect(warnings).toEqual([]);
+  });
+
+  it('forgejo-12 checks the hook URL again', async () => {
+    const { ask } = await sandboxOf('forgejo-12');
+    const hook = await ask('PATCH', '/repos/acme/rocket/hooks/4001', { config: { url: 'not a url' } });
+    expect(hook.status).toBe(422);
+  });
+});
+
 describe('the server option refuses what names no profile', () => {
   it('an unknown name, listing the profiles', async () => {
     await expect(startMockServer({ port: 0, server: 'gitea-1.99' as ServerProfile })).rejects.toThrow(

@@ -156,9 +156,15 @@ describe('gitea-mock webhooks', { timeout: 120_000 }, () => {
           body: 'New text.',
           assignees: ['carol'],
           milestone: 6000,
-          state: 'closed',
           base: 'develop',
         },
+      }),
+    );
+    // Closed after the new base: Gitea refuses a new base for a closed pull request.
+    await unwrap(
+      gitea.PATCH('/repos/{owner}/{repo}/pulls/{index}', {
+        params: { path: { ...rocket, index: 43 } },
+        body: { state: 'closed' },
       }),
     );
     await unwrap(

@@ -8,6 +8,7 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,7 +26,13 @@ import {
   type DeliveryRecord,
   listOperations,
   loadDocument,
+  keyOf,
+  loadOperations,
+  seedWorld,
+  type Backing,
+  type SandboxOptions,
 } from '../test/support/mock-internals.js';
+import { apiErrorOf } from '../test/support/api-error.js';
 import { startMockServer, type MockServer } from '../mock/src/server.js';
 import {
   expectSignedBy,
@@ -72,16 +79,15 @@ interface World {
   during(write: () => Promise<unknown>): Promise<DeliveryRecord[]>;
 }
 
-function world(): World {
-  const token = `hooks-${randomUUID()}`;
-  const origin = new URL(server.baseUrl).origin;
+function world(on: MockServer = server, token = `hooks-${randomUUID()}`): World {
+  const origin = new URL(on.baseUrl).origin;
   const log = async (): Promise<DeliveryRecord[]> => {
     const answer = await call(`${origin}/__sandbox/deliveries`, 'GET', { token });
     expect(answer.status).toBe(200);
     return (answer.json as { deliveries: DeliveryRecord[] }).deliveries;
   };
   return {
-    gitea: createGiteaClient({ baseUrl: server.baseUrl, auth: { token }, retry: 0 }),
+    gitea: createGiteaClient({ baseUrl: on.baseUrl, auth: { token }, retry: 0 }),
     token,
     log,
     async during(write) {
@@ -223,7 +229,7 @@ describe('repoEditPullRequest', () => {
         milestone: 6000,
         labels: [],
         due_date: '2026-06-01T00:00:00Z',
-        state: 'closed',
+        state: 'open',
         base: 'develop',
         allow_maintainer_edit: false,
       }),
@@ -234,7 +240,6 @@ describe('repoEditPullRequest', () => {
       ['pull_request_assign', 'unassigned'],
       ['pull_request_assign', 'assigned'],
       ['pull_request_milestone', 'milestoned'],
-      ['pull_request', 'closed'],
       ['pull_request', 'edited'],
     ];
     // To the repository's hook and to the system hook, each in the same order.
@@ -248,13 +253,12 @@ describe('repoEditPullRequest', () => {
       undefined,
       undefined,
       undefined,
-      undefined,
       // Gitea fills `from` with the new base branch.
       { ref: { from: 'develop' }, added_labels: null, removed_labels: null },
     ]);
     expect(pulls.map((pull) => [pull.title, pull.body.slice(0, 5)])).toEqual([
       ['Fix the countdown', 'The c'],
-      ...Array(6).fill(['Fix the countdown', 'Every']),
+      ...Array(5).fill(['Fix the countdown', 'Every']),
     ]);
     expect(pulls.map((pull) => pull.assignees.map((user: { login: string }) => user.login))).toEqual([
       ['bob'],
@@ -263,16 +267,14 @@ describe('repoEditPullRequest', () => {
       ['carol'],
       ['carol'],
       ['carol'],
-      ['carol'],
     ]);
-    expect(pulls.map((pull) => [pull.milestone.id, pull.state, pull.base.ref])).toEqual([
-      [6001, 'open', 'main'],
-      [6001, 'open', 'main'],
-      [6001, 'open', 'main'],
-      [6001, 'open', 'main'],
-      [6000, 'open', 'main'],
-      [6000, 'closed', 'main'],
-      [6000, 'closed', 'develop'],
+    expect(pulls.map((pull) => [pull.milestone.id, pull.base.ref])).toEqual([
+      [6001, 'main'],
+      [6001, 'main'],
+      [6001, 'main'],
+      [6001, 'main'],
+      [6000, 'main'],
+      [6000, 'develop'],
     ]);
     for (const payload of payloads) {
       expect(payload).toMatchObject({ number: 43, commit_id: '', requested_reviewer: null, review: null });
@@ -305,6 +307,113 @@ describe('repoEditPullRequest', () => {
     expect(
       (await received(reopened.filter((entry) => entry.hook.target === 'repository')))[0]!.pull_request,
     ).toMatchObject({ state: 'open', closed_at: null });
+  });
+
+  it('keeps what it saved before a refusal, and sends its deliveries, as Gitea does without a transaction', async () => {
+    const w = world();
+    await listen(w, ['pull_request']);
+    const refused = async (body: EditPullRequestOption, status: number, message: string) => {
+      let answer = { status: 0, body: undefined as unknown };
+      const entries = await w.during(async () => {
+        answer = await apiErrorOf(editPull(w, body));
+      });
+      expect([answer.status, (answer.body as { message: string }).message]).toEqual([status, message]);
+      return kinds(entries);
+    };
+    // An unknown assignee: the title before it is saved and sent, the milestone after it is not.
+    expect(
+      await refused(
+        { title: 'Keep every second', assignees: ['dave'], milestone: 6000 },
+        422,
+        'Assignee does not exist: [name: user does not exist [uid: 0, name: dave]]',
+      ),
+    ).toEqual([['pull_request', 'edited']]);
+    // An unknown milestone: the body and the assignees before it are saved and sent.
+    expect(await refused({ body: 'Every second.', assignees: ['carol'], milestone: 6999 }, 500, '')).toEqual([
+      ['pull_request', 'edited'],
+      ['pull_request_assign', 'unassigned'],
+      ['pull_request_assign', 'assigned'],
+    ]);
+    // A new base on a pull request this request closed: closed it stays.
+    expect(
+      await refused(
+        { state: 'closed', base: 'develop' },
+        422,
+        'Pull Request [id: 7002, repo_id: 3001, index: 43] is already closed',
+      ),
+    ).toEqual([['pull_request', 'closed']]);
+    const now = await editPull(w, { state: 'open' });
+    expect(now).toMatchObject({ title: 'Keep every second', body: 'Every second.', state: 'open' });
+    expect([now.milestone?.id, now.assignees?.map((user) => user.login), now.base?.ref]).toEqual([
+      6001,
+      ['carol'],
+      'main',
+    ]);
+    // The base checks: a branch the repository lacks, and the head's own branch.
+    expect(await refused({ base: 'release/9.9' }, 404, "new base 'release/9.9' not exist")).toEqual([]);
+    expect(await refused({ title: 'Head', base: 'fix/countdown' }, 500, '')).toEqual([['pull_request', 'edited']]);
+    // allow_maintainer_edit from someone other than the poster, after the rest is saved.
+    const bob = createGiteaClient({ baseUrl: server.baseUrl, auth: { username: 'bob', password: 'x' }, retry: 0 });
+    const notPoster = await apiErrorOf(
+      unwrap(
+        bob.PATCH('/repos/{owner}/{repo}/pulls/{index}', {
+          params: { path: { ...rocket, index: 43 } },
+          body: { title: 'By bob', allow_maintainer_edit: false },
+        }),
+      ),
+    );
+    expect([notPoster.status, (notPoster.body as { message: string }).message]).toEqual([
+      403,
+      'SetAllowEdits: user not allowed to do this action',
+    ]);
+  });
+
+  it('ignores a new base on a merged pull request, and refuses one another open pull request from the same head has', async () => {
+    const { seed } = seedWorld(await loadOperations(), doc);
+    const seeded = (change: (world: typeof seed) => void) => {
+      const copy = structuredClone(seed);
+      change(copy);
+      return { world: copy, bytes: JSON.stringify(copy).length };
+    };
+    const pullOf = (world: typeof seed) => world.pulls[0]!.pull;
+    const ZERO = '2026-05-01T10:00:00Z';
+    const merged = seeded((world) =>
+      Object.assign(pullOf(world), { merged: true, state: 'closed', closed_at: ZERO, merged_at: ZERO }),
+    );
+    const twin = seeded((world) => {
+      const other = { ...structuredClone(pullOf(world)), id: 7003, number: 44 };
+      other.base = { ...other.base!, ref: 'develop', label: 'develop' };
+      world.pulls.push({ repo: 3001, pull: other });
+    });
+    const worlds = new Map([
+      [keyOf('token merged-world-token'), merged],
+      [keyOf('token twin-world-token'), twin],
+    ]);
+    const store: Backing = { worlds, save: async () => {}, drop: async () => {}, close: async () => {} };
+    // A test's backing, which startMockServer takes as the sandbox's own options do.
+    const sandbox: SandboxOptions = { store, webhooks: { secret: SECRET } };
+    const own = await startMockServer({ port: 0, sandbox });
+    try {
+      const onMerged = world(own, 'merged-world-token');
+      await listen(onMerged, ['pull_request']);
+      const entries = await onMerged.during(async () => {
+        const state = await apiErrorOf(editPull(onMerged, { title: 'After the merge', state: 'open' }));
+        expect([state.status, (state.body as { message: string }).message]).toEqual([
+          412,
+          'cannot change state of this pull request, it was already merged',
+        ]);
+        expect((await editPull(onMerged, { base: 'develop' })).base?.ref).toBe('main');
+      });
+      expect(kinds(entries)).toEqual([['pull_request', 'edited']]);
+      const onTwin = world(own, 'twin-world-token');
+      const taken = await apiErrorOf(editPull(onTwin, { base: 'develop' }));
+      expect([taken.status, (taken.body as { message: string }).message]).toEqual([
+        409,
+        'pull request already exists for these targets [id: 7003, issue_id: 44, head_repo_id: 3001, base_repo_id: 3001, head_branch: fix/countdown, base_branch: develop]',
+      ]);
+    } finally {
+      await own.close();
+    }
   });
 
   it('reaches a hook only through the events it takes', async () => {
@@ -546,6 +655,76 @@ describe('failed deliveries', () => {
       expect(read.status).toBe(200);
     } finally {
       await Promise.all([hanging.close(), failing.close()]);
+    }
+  }, 60_000);
+
+  it("follows a receiver's redirects as Go's client does: up to 10, each hop through the allow-list, the last answer judged", async () => {
+    type Hop = { method: string; path: string; headers: Record<string, string | string[] | undefined>; body: string };
+    const hops: Hop[] = [];
+    /** Each path answers its redirect (`/<status>/<next path>`), `/end/<status>` its status. */
+    const redirecting = createHttpServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const path = request.url ?? '/';
+        hops.push({ method: request.method!, path, headers: request.headers, body: Buffer.concat(chunks).toString() });
+        const [, first = '', ...rest] = path.split('/');
+        if (first === 'end') return response.writeHead(Number(rest[0])).end();
+        if (first === 'loop') return response.writeHead(302, { Location: '/loop' }).end();
+        response.writeHead(Number(first), { Location: decodeURIComponent(rest.join('/')) }).end('moved');
+      });
+    });
+    await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve));
+    const { port } = redirecting.address() as { port: number };
+    try {
+      const deliver = async (path: string, extra: { authorization_header?: string } = {}) => {
+        hops.length = 0;
+        const w = world();
+        await listen(w, ['pull_request'], { url: `http://127.0.0.1:${port}${path}` }, extra);
+        const [entry] = (await w.during(() => editPull(w, { state: 'closed' }))).filter(
+          (each) => each.hook.target === 'repository',
+        );
+        return settled(w, entry!.id, path);
+      };
+      // 307 repeats the POST with its body; 302 goes on as a GET without one; a relative Location resolves against the hop.
+      const chain = `/307/${encodeURIComponent(`/302/${encodeURIComponent('/end/204')}`)}`;
+      const followed = await deliver(chain, { authorization_header: 'Bearer hop-token' });
+      expect([followed.state, followed.status]).toEqual(['delivered', 204]);
+      expect(hops.map((hop) => [hop.method, hop.body === '' ? 'no body' : 'body'])).toEqual([
+        ['POST', 'body'],
+        ['POST', 'body'],
+        ['GET', 'no body'],
+      ]);
+      expect(hops[1]!.body).toBe(hops[0]!.body);
+      expect(hops[1]!.headers['x-gitea-signature']).toBe(hops[0]!.headers['x-gitea-signature']);
+      expect(hops.map((hop) => [hop.headers.authorization, hop.headers.referer])).toEqual([
+        ['Bearer hop-token', undefined],
+        ['Bearer hop-token', `http://127.0.0.1:${port}${chain}`],
+        ['Bearer hop-token', `http://127.0.0.1:${port}${decodeURIComponent(chain.slice(5))}`],
+      ]);
+      // Another host: the Authorization header stays behind, on that hop and every one after.
+      const away = `/308/${encodeURIComponent(`http://localhost:${port}/307/${encodeURIComponent(`http://127.0.0.1:${port}/end/200`)}`)}`;
+      expect((await deliver(away, { authorization_header: 'Bearer hop-token' })).state).toBe('delivered');
+      expect(hops.map((hop) => hop.headers.authorization)).toEqual(['Bearer hop-token', undefined, undefined]);
+      // The last answer is the result.
+      const lost = await deliver(`/301/${encodeURIComponent('/end/404')}`);
+      expect([lost.state, lost.status]).toEqual(['failed', 404]);
+      // An eleventh redirect is not followed.
+      const loop = await deliver('/loop');
+      expect([loop.state, loop.error, hops.length]).toEqual([
+        'failed',
+        'the request failed: stopped after 10 redirects',
+        11,
+      ]);
+      // A hop to a host the allow-list refuses is never dialled.
+      const outside = await deliver(`/302/${encodeURIComponent('http://10.1.2.3:8080/hook')}`);
+      expect([outside.state, outside.error, hops.length]).toEqual([
+        'failed',
+        'not sent on after 1 redirect, to http://10.1.2.3:8080: 10.1.2.3 is not an allowed host (allowed: loopback; --webhook-allowed-hosts names others)',
+        1,
+      ]);
+    } finally {
+      await new Promise((resolve) => redirecting.close(resolve));
     }
   }, 60_000);
 

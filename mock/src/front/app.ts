@@ -208,7 +208,7 @@ async function handle(front: Front, request: Request): Promise<Response> {
   const { method: sent } = request;
   const header: HeaderOf = (name) => request.headers.get(name) ?? undefined;
   const cors = corsHeaders(header);
-  if (isPreflight(sent, header)) return noContent(front, preflightHeaders(header));
+  if (isPreflight(sent, header)) return noContent(front, preflightHeaders(header, front.server.forgejo));
   // WHATWG URL parsing also resolves dot segments, so `/api/v1/../x` leaves the API.
   const url = URL.canParse(request.url) ? new URL(request.url) : undefined;
   // Prism decodes every segment; a broken escape or bad UTF-8 is refused here instead.

@@ -4,7 +4,9 @@ import { isLoopbackHost } from 'gitea-contract/internal';
 export type HeaderOf = (name: string) => string | undefined;
 
 const ALLOWED_HEADERS = 'Authorization, Content-Type, X-Gitea-OTP, Sudo, Prefer, Accept';
-const LISTED = new Set(ALLOWED_HEADERS.toLowerCase().split(', '));
+/** Forgejo reads its own one-time code header first (services/auth/basic.go). */
+const FORGEJO_HEADERS = `${ALLOWED_HEADERS}, X-Forgejo-OTP`;
+const LISTED = new Set(FORGEJO_HEADERS.toLowerCase().split(', '));
 /** Far above any app's (a browser lists each name once). */
 const REQUEST_HEADERS_LIMIT = 2048;
 // RFC 9110 `token`
@@ -53,8 +55,8 @@ export function retryShortly(cors: Record<string, string>): Record<string, strin
 export const isPreflight = (method: string, header: HeaderOf): boolean =>
   method === 'OPTIONS' && header('origin') !== undefined && header('access-control-request-method') !== undefined;
 
-/** Echoes the headers asked for when they are names only; else the browser refuses the request. */
-export function preflightHeaders(header: HeaderOf): Record<string, string> {
+/** Echoes the headers asked for when they are names only; else the browser refuses the request. `forgejo`: as a Forgejo profile, whose OTP header is listed too. */
+export function preflightHeaders(header: HeaderOf, forgejo = false): Record<string, string> {
   const requested = header('access-control-request-headers') ?? '';
   const names = requested.split(',').flatMap((name) => name.trim() || []);
   const echoed = requested.length <= REQUEST_HEADERS_LIMIT && names.every((name) => HEADER_NAME.test(name));
@@ -62,7 +64,7 @@ export function preflightHeaders(header: HeaderOf): Record<string, string> {
   return {
     ...corsHeaders(header),
     'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS',
-    'Access-Control-Allow-Headers': [ALLOWED_HEADERS, ...more].join(', '),
+    'Access-Control-Allow-Headers': [forgejo ? FORGEJO_HEADERS : ALLOWED_HEADERS, ...more].join(', '),
     'Access-Control-Max-Age': '600',
     Vary: 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers',
     'Content-Length': '0',

@@ -107,7 +107,8 @@ export async function createProxy(options: ProxyOptions, front: ProxyFront, chec
     const headers = singleValued(req.headers);
     const header: HeaderOf = (name) => headers[name];
     if (isPreflight(method, header)) {
-      res.writeHead(204, preflightHeaders(header)).end();
+      // The upstream may be a Forgejo: its OTP header is listed too.
+      res.writeHead(204, preflightHeaders(header, true)).end();
       req.resume();
       return 204;
     }

@@ -1,5 +1,6 @@
 // GiteaBackend: a sandbox world's answer to each operation, a method per operationId, as Gitea 1.27 answers it (the handlers at commit f26f71f1b2).
-// A method changes the world in one synchronous step after its checks; a refusal is a thrown SandboxError and changes nothing.
+// A method changes the world in one synchronous step after its checks; a refusal is a thrown SandboxError and changes nothing,
+// except where Gitea saves in turn (repoEditPullRequest), whose refusal keeps what it saved before.
 import { sha1 } from '@noble/hashes/legacy';
 import type { operations, paths } from 'gitea-contract';
 import { hex, randomBytes, randomUuid, utf8Bytes, utf8Length, utf8Text } from '../common/bytes.js';
@@ -10,6 +11,7 @@ import { goDecimal } from '../front/validation.js';
 import type { FormPart } from '../front/body.js';
 import { paginate } from '../examples/pagination.js';
 import { sniffedType, type MarkdownRenderer } from './markdown-render.js';
+import type { ServerRules } from './server-rules.js';
 import { propagate, type Application, type Attachment, type GPGKey, type Issue, type PullRequest } from './world.js';
 import type { Hook, Organization, Repository, Templates, User, World } from './world.js';
 
@@ -18,17 +20,26 @@ export class SandboxError extends Refusal {
   constructor(
     status: number,
     message: string,
-    /** `own`: a sandbox limit, not an answer of the API, not held to the document; `changed`: Gitea changed the world before it failed (it has no transaction). */
-    readonly options: { errors?: string[] | null; answer?: Omit<Answer, 'status'>; own?: true; changed?: true } = {},
+    /** `own`: a sandbox limit, not an answer of the API, not held to the document; `changed`: Gitea changed the world before it failed (it has no transaction); `notFound`: APIErrorNotFound, worded as the server's rules say. */
+    readonly options: {
+      errors?: string[] | null;
+      answer?: Omit<Answer, 'status'>;
+      own?: true;
+      changed?: true;
+      notFound?: true;
+    } = {},
   ) {
     super(status, message);
   }
 }
 
-export function refusalAnswer(error: SandboxError, docsUrl: string): Answer {
-  const { errors, answer, own } = error.options;
+export function refusalAnswer(error: SandboxError, docsUrl: string, rules?: ServerRules): Answer {
+  const { errors, answer, own, notFound } = error.options;
+  const said = notFound && rules ? rules.notFound : { message: error.message, errors };
   const body =
-    errors === undefined ? apiError(docsUrl, error.message) : { errors, message: error.message, url: docsUrl };
+    said.errors === undefined
+      ? apiError(docsUrl, said.message)
+      : { errors: said.errors, message: said.message, url: docsUrl };
   return { status: error.status, type: 'application/json', body, ...answer, ...(own && { own }) };
 }
 
@@ -78,7 +89,7 @@ const noRedirect = (name: unknown): string => `user redirect does not exist [nam
 const noSuchOwner = (name: string, lookup = 'GetUserByName'): SandboxError =>
   new SandboxError(404, lookup, { errors: [noRedirect(name)] });
 /** APIErrorNotFound */
-const notFound = (): SandboxError => new SandboxError(404, 'not found', { errors: null });
+const notFound = (): SandboxError => new SandboxError(404, 'not found', { errors: null, notFound: true });
 function found<T>(record: T | undefined): T {
   if (record === undefined) throw notFound();
   return record;
@@ -124,6 +135,38 @@ function page(call: Call, all: unknown[]): Reply {
 
 const inRepo = <E extends { repo: number }>(list: E[], repo: Repository, id: unknown, pick: (entry: E) => unknown) =>
   found(list.find((each) => each.repo === repo.id && pick(each) === id));
+
+/** Why `pull` cannot take `base` as its new base (services/pull/pull.go `ChangeTargetBranch`), as a status and message; none when it can. */
+function retargetRefusal(
+  world: World,
+  repo: Repository,
+  pull: PullRequest,
+  base: string,
+): [number, string] | undefined {
+  if (!world.branches.some((branch) => branch.repo === repo.id && branch.name === base))
+    return [404, `new base '${base}' not exist`];
+  if (pull.state === 'closed')
+    return [422, `Pull Request [id: ${pull.id}, repo_id: ${repo.id}, index: ${pull.number}] is already closed`];
+  const headRepo = pull.head?.repo_id ?? repo.id;
+  // The same branch as the head: no commits between them, an error Gitea does not map.
+  if (headRepo === repo.id && pull.head?.ref === base) return [500, ''];
+  const twin = world.pulls.find(
+    ({ pull: other }) =>
+      other.id !== pull.id &&
+      other.state === 'open' &&
+      !other.merged &&
+      (other.base?.repo_id ?? repo.id) === repo.id &&
+      other.base?.ref === base &&
+      (other.head?.repo_id ?? repo.id) === headRepo &&
+      other.head?.ref === pull.head?.ref,
+  )?.pull;
+  if (twin)
+    return [
+      409,
+      `pull request already exists for these targets [id: ${twin.id}, issue_id: ${twin.number}, head_repo_id: ${headRepo}, base_repo_id: ${repo.id}, head_branch: ${twin.head?.ref}, base_branch: ${base}]`,
+    ];
+  return undefined;
+}
 
 function usersNamed(world: World, names: unknown[], refuse: (name: string) => SandboxError): User[] {
   const users = names.map((name) => userNamed(world, name));
@@ -227,6 +270,7 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
   constructor(
     private readonly templates: Templates,
     private readonly render: MarkdownRenderer['render'],
+    private readonly rules: ServerRules,
   ) {}
 
   repoEditHook(call: Call): Reply {
@@ -234,8 +278,8 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
     const body = fieldsOf(call);
     const sent = (has(body, 'config') ? body.config : {}) as Record<string, string>;
     // `validation.IsValidURL`: an absolute `http` or `https` URL.
-    if (sent.url !== undefined && !(URL.canParse(sent.url) && /^https?:$/.test(new URL(sent.url).protocol)))
-      throw refuse(422, 'Invalid url');
+    const badUrl = sent.url !== undefined && !(URL.canParse(sent.url) && /^https?:$/.test(new URL(sent.url).protocol));
+    if (badUrl && this.rules.checksHookUrl) throw refuse(422, 'Invalid url');
     if (sent.content_type !== undefined && !['json', 'form'].includes(sent.content_type))
       throw refuse(422, 'Invalid content type');
     // routers/api/v1/utils/hook.go `editHook`, services/webhook/general.go `ToHook`: `url`, `content_type` and Slack's settings are kept; any other key, `secret` and `http_method` among them, is dropped.
@@ -249,6 +293,7 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
       for (const name of ['channel', 'username', 'icon_url', 'color'] as const)
         config[name] = sent.channel === undefined ? (kept[name] ?? '') : (sent[name] ?? '');
     hook.config = config;
+    if (this.rules.hookShowsConfig) Object.assign(hook, { url: config.url, content_type: config.content_type });
     // As Gitea: names matched without regard to case, unknown names dropped, none at all meaning push.
     const names = Array.isArray(body.events) ? body.events.map((value) => String(value).toLowerCase()) : [];
     const events = names.flatMap((name) => HOOK_EVENTS.get(name) ?? []);
@@ -268,7 +313,7 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
     const uris = Array.isArray(body.redirect_uris) ? (body.redirect_uris as string[]) : [];
     if (uris.length === 0) throw refuse(422, '[RedirectURIs]: Required');
     const invalid = uris.find((uri) => !URL.canParse(uri));
-    if (invalid !== undefined) throw refuse(400, `invalid redirect URI: ${invalid}`);
+    if (invalid !== undefined && this.rules.checksRedirectUris) throw refuse(400, `invalid redirect URI: ${invalid}`);
     const { client_secret: _, ...template } = this.templates.application;
     const app: Application = {
       ...template,
@@ -302,7 +347,13 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
     }
     if (!owner) throw refuse(422, `user does not exist [uid: ${uid}, name: ${ownerName}]`);
     const clone = String(body.clone_addr);
-    if (!URL.canParse(clone)) throw refuse(422, 'The provided URL is invalid.');
+    if (!URL.canParse(clone))
+      throw refuse(
+        422,
+        this.rules.namesInvalidCloneAddress
+          ? `migration/cloning from '${clone}' is not allowed: the provided url is invalid`
+          : 'The provided URL is invalid.',
+      );
     const name = String(body.repo_name);
     if (world.repos.some((repo) => repo.owner.id === owner.id && same(repo.name, name)))
       throw refuse(409, 'The repository with the same name already exists.');
@@ -337,6 +388,7 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
       updated_at: at,
     };
     world.repos.push(repo);
+    world.branches.push({ repo: repo.id, name: repo.default_branch || 'main' });
     return ok(201, repo, true);
   }
 
@@ -361,38 +413,46 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
 
   repoEditPullRequest(call: Call): Reply {
     const repo = repoOf(call);
-    const { world } = call;
+    const { world, caller } = call;
     const index = goDecimal(call.params.index);
     const { pull } = found(world.pulls.find((each) => each.repo === repo.id && each.pull.number === index));
     const body = fieldsOf(call);
-    // Every check first: a refused edit changes nothing.
     if (has(body, 'content_version') && body.content_version !== pull.content_version)
       throw refuse(409, 'the issue is already changed');
-    if (has(body, 'state') && pull.merged)
-      throw refuse(412, 'cannot change state of this pull request, it was already merged');
-    const assignee = text(body.assignee) || undefined;
-    const names = [...(assignee ? [assignee] : []), ...((body.assignees as unknown[] | null | undefined) ?? [])];
-    const unknown = (name: string) => refuse(422, `Assignee does not exist: [name: ${name}]`);
-    const assignees = has(body, 'assignees') || assignee ? usersNamed(world, names, unknown) : undefined;
-    const milestoneId = typeof body.milestone === 'number' && body.milestone !== 0 ? body.milestone : undefined;
-    const milestone = world.milestones.find((each) => each.repo === repo.id && each.milestone.id === milestoneId);
-    // Gitea does not map this error: a 500 whose message non-administrators see empty.
-    if (milestoneId !== undefined && !milestone) throw refuse(500, '');
-    if (typeof body.title === 'string' && body.title !== '') pull.title = body.title;
-    // Only a new description bumps content_version, as Gitea's ChangeContent does.
+    // Gitea saves each part in turn, without a transaction: a refusal keeps the parts saved before it, and their deliveries.
+    let changed = false;
+    const fail = (status: number, message: string, answer?: SandboxError['options']['answer']) =>
+      new SandboxError(status, message, { ...(answer && { answer }), ...(changed && { changed }) });
+    const save = (part: Partial<PullRequest>) => {
+      Object.assign(pull, part, { updated_at: now() });
+      changed = true;
+    };
+    if (typeof body.title === 'string' && body.title !== '' && body.title !== pull.title) save({ title: body.title });
+    // Every description bumps content_version, as Gitea's ChangeContent does, even one unchanged.
     if (typeof body.body === 'string')
-      Object.assign(pull, { body: body.body, content_version: Number(pull.content_version ?? 0) + 1 });
-    // Gitea dereferences a missing due_date when unset_due_date is false: a plain-text 500 after title and body were saved.
-    if (body.unset_due_date === false && !has(body, 'due_date')) {
-      const answer = { type: 'text/plain', body: 'Internal Server Error' };
-      throw new SandboxError(500, 'Internal Server Error', { answer, changed: true });
+      save({ body: body.body, content_version: Number(pull.content_version ?? 0) + 1 });
+    const deadline = text(body.due_date);
+    // Gitea dereferences a missing due_date when unset_due_date is false: a plain-text 500.
+    if (body.unset_due_date === false && deadline === undefined)
+      throw fail(500, 'Internal Server Error', { type: 'text/plain', body: 'Internal Server Error' });
+    // The zero time removes the deadline, as unset_due_date does.
+    if (deadline !== undefined || body.unset_due_date === true)
+      save({ due_date: body.unset_due_date === true || isZeroTime(deadline!) ? null : endOfDay(deadline!) });
+    const assignee = text(body.assignee) || undefined;
+    if (has(body, 'assignees') || assignee) {
+      const names = [...(assignee ? [assignee] : []), ...((body.assignees as unknown[] | null | undefined) ?? [])];
+      // Gitea nests the lookup's error in its message.
+      const unknown = (name: string) =>
+        fail(422, `Assignee does not exist: [name: user does not exist [uid: 0, name: ${name}]]`);
+      const assignees = structuredClone(usersNamed(world, names, unknown));
+      save({ assignees, assignee: assignees[0] ?? null });
     }
-    if (typeof body.base === 'string' && body.base !== '')
-      pull.base = { ...pull.base, ref: body.base, label: body.base };
-    if (typeof body.allow_maintainer_edit === 'boolean') pull.allow_maintainer_edit = body.allow_maintainer_edit;
-    if (assignees) {
-      pull.assignees = structuredClone(assignees);
-      pull.assignee = pull.assignees[0] ?? null;
+    if (typeof body.milestone === 'number' && body.milestone !== 0 && body.milestone !== pull.milestone?.id) {
+      const { milestone } =
+        world.milestones.find((each) => each.repo === repo.id && each.milestone.id === body.milestone) ?? {};
+      // Gitea does not map this error: a 500 whose message non-administrators see empty.
+      if (!milestone) throw fail(500, '');
+      save({ milestone: structuredClone(milestone) });
     }
     if (Array.isArray(body.labels)) {
       const ids = new Set(body.labels as number[]);
@@ -402,16 +462,25 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
         ...world.orgLabels.filter((each) => each.org === owner?.id),
       ];
       // Unknown label ids are dropped, as Gitea drops them.
-      pull.labels = structuredClone(available.filter((each) => ids.has(each.label.id)).map((each) => each.label));
+      save({ labels: structuredClone(available.filter((each) => ids.has(each.label.id)).map((each) => each.label)) });
     }
-    if (milestone) pull.milestone = structuredClone(milestone.milestone);
-    // The zero time removes the deadline, as unset_due_date does.
-    if (typeof body.due_date === 'string') pull.due_date = isZeroTime(body.due_date) ? null : endOfDay(body.due_date);
-    if (body.unset_due_date === true) pull.due_date = null;
-    const at = now();
-    if (body.state === 'closed' && pull.state !== 'closed') Object.assign(pull, { state: 'closed', closed_at: at });
-    if (body.state === 'open') Object.assign(pull, { state: 'open', closed_at: null });
-    pull.updated_at = at;
+    if (has(body, 'state')) {
+      if (pull.merged) throw fail(412, 'cannot change state of this pull request, it was already merged');
+      if (body.state === 'closed' && pull.state !== 'closed') save({ state: 'closed', closed_at: now() });
+      if (body.state === 'open' && pull.state !== 'open') save({ state: 'open', closed_at: null });
+    }
+    // A merged pull request keeps its base, whatever was asked.
+    const base = text(body.base);
+    if (!pull.merged && base && base !== pull.base?.ref) {
+      const refusal = retargetRefusal(world, repo, pull, base);
+      if (refusal) throw fail(...refusal);
+      save({ base: { ...pull.base, ref: base, label: base } });
+    }
+    if (typeof body.allow_maintainer_edit === 'boolean') {
+      if (pull.user?.id !== caller.id) throw fail(403, 'SetAllowEdits: user not allowed to do this action');
+      save({ allow_maintainer_edit: body.allow_maintainer_edit });
+    }
+    pull.updated_at = now();
     // Gitea answers an edit with 201.
     return ok(201, pull, true);
   }
@@ -498,7 +567,10 @@ export class GiteaBackend implements Record<OperationId, (call: Call) => Reply |
 
   async renderMarkdown(call: Call): Promise<Reply> {
     const body = fieldsOf(call);
-    const mode = body.Wiki === true ? 'wiki' : text(body.Mode) || 'markdown';
+    const asked = text(body.Mode) || 'markdown';
+    // Forgejo passes on `comment` and `gfm` as sent and renders anything else as `markdown`.
+    const known = this.rules.markdownModes === 'gitea' || asked === 'comment' || asked === 'gfm';
+    const mode = body.Wiki === true ? 'wiki' : known ? asked : 'markdown';
     // /markdown has no file to take an extension from: Gitea finds no renderer for `file`.
     if (mode === 'file')
       throw new SandboxError(422, '', { answer: { type: 'text/plain', body: 'unable to find a render\n' } });

@@ -8,6 +8,7 @@ import type { Answer, AnsweringSource, SourceContext, SourceRequest } from '../f
 import { pathParams, type OperationTable } from '../front/operations.js';
 import type { DeliveryFilter, DeliveryTransport, WebhookOptions } from '../webhooks/deliveries.js';
 import { GiteaBackend, isOperation, ownerRedirect, RESET_PATH } from './backend.js';
+import { serverRules } from './server-rules.js';
 import { refusalAnswer, SandboxError, type Call, type OperationId, type Reply } from './backend.js';
 import { createWebhooks, deliveriesAnswer, json, refused, triggerAnswer } from './hooks.js';
 import { MARKDOWN_LIMITS, type MarkdownLimits, type MarkdownRenderer } from './markdown-render.js';
@@ -84,6 +85,7 @@ async function openParts(...[table, examples, context, platform, options = {}]: 
   if (state !== undefined && !options.store && !open)
     throw new Error('the sandbox keeps worlds in a state folder only where it was opened (Node: answering-node.ts)');
   const renderer = platform.markdown({ ...MARKDOWN_LIMITS, ...options.markdown });
+  const rules = serverRules(table.document);
   const inFlight = inFlightBudget(platform.heapLimit);
   return {
     seed,
@@ -96,7 +98,8 @@ async function openParts(...[table, examples, context, platform, options = {}]: 
     docsUrl: () => context.docsUrl(),
     refusal: (status: number, message: string, answer?: Omit<Answer, 'status'>): Answer =>
       refusalAnswer(new SandboxError(status, message, { own: true, ...(answer && { answer }) }), context.docsUrl()),
-    backend: new GiteaBackend(seeded.templates, renderer.render),
+    rules,
+    backend: new GiteaBackend(seeded.templates, renderer.render, rules),
     webhooks: createWebhooks(options.webhooks ?? {}, platform.webhookTransport, inFlight, table.document),
     examples,
     renderer,
@@ -250,7 +253,7 @@ async function invoke(parts: Parts, operationId: OperationId, call: Call): Promi
     return await parts.backend[operationId](call);
   } catch (error) {
     if (error instanceof SandboxError)
-      return { answer: refusalAnswer(error, parts.docsUrl()), changed: !!error.options.changed };
+      return { answer: refusalAnswer(error, parts.docsUrl(), parts.rules), changed: !!error.options.changed };
     throw error;
   }
 }

@@ -61,6 +61,7 @@ const COLLECTIONS: Record<string, string | Record<string, Field>> = {
   collaborators: { repo: 'id', user: 'id', permission: 'text' },
   apps: { user: 'id', app: { record: 'OAuth2Application' } },
   redirects: { name: 'text', user: 'id' },
+  branches: { repo: 'id', name: 'text' },
 };
 
 type Need = 'id' | 'ids' | 'count' | 'text' | 'boolean' | 'owner';
@@ -110,6 +111,22 @@ const checksOf = (document: string | undefined) => {
   return checks;
 };
 
+/** A world of format 2 (before worlds knew branches) as format 3: each repository's default branch and its pull requests' branches. */
+function upgraded(world: Record<string, unknown>): boolean {
+  if (world.format !== 2 || !Array.isArray(world.repos) || !Array.isArray(world.pulls)) return false;
+  const branches = new Map<string, { repo: unknown; name: unknown }>();
+  const add = (repo: unknown, name: unknown) => {
+    if (isId(repo) && typeof name === 'string' && name !== '') branches.set(`${repo}\0${name}`, { repo, name });
+  };
+  for (const repo of world.repos) if (isObject(repo)) add(repo.id, repo.default_branch || 'main');
+  for (const entry of world.pulls) {
+    const pull = isObject(entry) && isObject(entry.pull) ? entry.pull : {};
+    for (const side of [pull.base, pull.head]) if (isObject(side)) add(side.repo_id ?? entry.repo, side.ref);
+  }
+  Object.assign(world, { format: WORLD_FORMAT, branches: [...branches.values()] });
+  return true;
+}
+
 /** `text` as a stored world, checked against the schemas of `document`; else what is wrong (none: it is not JSON). */
 export function readWorld(text: string, document?: string, trusted?: World): Stored | { problem?: string } {
   let world: unknown;
@@ -118,8 +135,9 @@ export function readWorld(text: string, document?: string, trusted?: World): Sto
   } catch {
     return {};
   }
+  const bytes = Buffer.byteLength(isObject(world) && upgraded(world) ? JSON.stringify(world) : text);
   const problem = checksOf(document).whole(world, trusted);
-  return problem === undefined ? { world: world as World, bytes: Buffer.byteLength(text) } : { problem };
+  return problem === undefined ? { world: world as World, bytes } : { problem };
 }
 
 /**

@@ -23,8 +23,8 @@ export type Attachment = With<Schemas['Attachment'], 'id'>;
 export type Application = With<Schemas['OAuth2Application'], 'id'>;
 
 export interface World {
-  /** 2: worlds remember renamed users (`redirects`) and hooks keep their authorization header in the record. */
-  format: 2;
+  /** 3: worlds know their repositories' branches (`branches`). */
+  format: 3;
   /** The next fresh id; seed ids stay below it, so an id names one record of any kind. */
   nextId: number;
   /** Records created since the seed, for the size cap. */
@@ -54,12 +54,16 @@ export interface World {
   apps: { user: number; app: Application }[];
   /** Old names of renamed users, lower-cased, and whom they now lead to (Gitea's user redirects). */
   redirects: { name: string; user: number }[];
+  /** The branches of each repository, by name: what a pull request's new base is looked up in. */
+  branches: { repo: number; name: string }[];
 }
 
 type SeedPull = PullRequest & { base: { repo: Repository }; requested_reviewers: User[] };
 export type Templates = ReturnType<typeof seedWorld>['templates'];
 
-export const WORLD_FORMAT: World['format'] = 2;
+export const WORLD_FORMAT: World['format'] = 3;
+/** A branch of the seed's repository besides its default and the pull request's head, so that a pull request can be retargeted. */
+const SEED_BRANCH = 'develop';
 
 /** The first example of the delivery of webhook `type`, resolved. */
 function exampleDelivery(document: JsonObject, type: string): unknown {
@@ -155,6 +159,9 @@ export function seedWorld(operations: readonly IHttpOperation[], document: JsonO
     collaborators: [],
     apps: [],
     redirects: [],
+    branches: [
+      ...new Set([rocket.default_branch || 'main', String(pull.base.ref), SEED_BRANCH, String(pull.head?.ref)]),
+    ].map((name) => ({ repo, name })),
   };
   const templates = {
     repository: get<Repository>('repoMigrate', '201'),

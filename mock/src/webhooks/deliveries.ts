@@ -87,7 +87,7 @@ export interface DeliveryRecord {
   at: string;
 }
 
-export type Sent = { status: number } | { error: string };
+type Sent = { status: number } | { error: string };
 
 /** Sends one request (transport-node.ts); never rejects. `sign`: the runtime's own HMAC, faster than the portable one. */
 export type DeliveryTransport = {
