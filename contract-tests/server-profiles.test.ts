@@ -187,6 +187,76 @@ describe('the sandbox as Forgejo 11 sends deliveries with Forgejo headers', () =
     expect(headers).not.toHaveProperty('x-gitea-hook-installation-target-type');
     expect(headers).not.toHaveProperty('x-github-hook-installation-target-type');
   });
+
+  it("writes JSON as Forgejo's json-iterator does, and a create event to a gitea hook again as Forgejo does for Woodpecker", async () => {
+    const secret = 'forgejo-json-secret';
+    const { mock } = await serve({ server: 'forgejo-11', sandbox: { webhooks: { secret } } });
+    const token = 'forgejo-json';
+    const gitea = createGiteaClient({ baseUrl: mock.baseUrl, auth: { token }, retry: 0 });
+    const rocket = { owner: 'acme', repo: 'rocket' };
+    await unwrap(
+      gitea.PATCH('/repos/{owner}/{repo}/hooks/{id}', {
+        params: { path: { ...rocket, id: 4001 } },
+        body: { config: { url: `${hook.origin}/hook`, content_type: 'json' }, events: ['pull_request', 'create'] },
+      }),
+    );
+    // The answer: HTML characters escaped, a newline after it (Encoder.Encode).
+    const edited = await call(`${mock.baseUrl}/repos/acme/rocket/pulls/43`, 'PATCH', {
+      token,
+      json: { title: 'a <b> & c' },
+    });
+    expect(edited.status).toBe(201);
+    expect(edited.body).toContain('"title":"a \\u003cb\\u003e \\u0026 c"');
+    expect(edited.body.endsWith('}\n')).toBe(true);
+    const logged = async (event: string) =>
+      (
+        await call(`${mock.origin}/__sandbox/deliveries?event=${event}&wait=20`, 'GET', { token })
+      ).json.deliveries.filter((each: { hook: { target: string } }) => each.hook.target === 'repository') as {
+        id: string;
+      }[];
+    const [edit] = await logged('pull_request');
+    const [pull] = await hook.waitFor([edit!.id]);
+    const pullText = Buffer.from(pull!.body).toString();
+    expect(pullText).toContain('\n  "action": "edited",');
+    expect(pullText).toContain('"title": "a \\u003cb\\u003e \\u0026 c"');
+    // A create event for a `gitea` hook: compact, keys sorted, signed as sent.
+    const fired = await call(`${mock.origin}/__sandbox/trigger`, 'POST', {
+      token,
+      json: { event: 'create', repository: 'acme/rocket' },
+    });
+    expect(fired.status).toBe(201);
+    const [created] = await logged('create');
+    const [create] = await hook.waitFor([created!.id]);
+    const createText = Buffer.from(create!.body).toString();
+    const payload = JSON.parse(createText);
+    expect(createText).toBe(JSON.stringify(payload));
+    expect(Object.keys(payload)).toEqual([...Object.keys(payload)].sort());
+    expect(Object.keys(payload.repository)).toEqual([...Object.keys(payload.repository)].sort());
+    expect(create!.headers['x-forgejo-signature']).toBe(createHmac('sha256', secret).update(createText).digest('hex'));
+  });
+});
+
+describe('JSON as each server writes it', () => {
+  it('Gitea 1.26 on writes HTML characters as they are and no newline after an answer; Gitea 1.25 escapes them', async () => {
+    for (const [server, title, end] of [
+      ['gitea-1.27', '"title":"a <b> & c"', '}'],
+      ['gitea-1.26', '"title":"a <b> & c"', '}'],
+      ['gitea-1.25', '"title":"a \\u003cb\\u003e \\u0026 c"', '}\n'],
+    ] as const) {
+      const { mock } = await serve({ server, sandbox: {} });
+      const edited = await call(`${mock.baseUrl}/repos/acme/rocket/pulls/43`, 'PATCH', {
+        token: `json-${server}`,
+        json: { title: 'a <b> & c' },
+      });
+      expect([server, edited.status, edited.body.includes(title), edited.body.endsWith(end)]).toEqual([
+        server,
+        201,
+        true,
+        true,
+      ]);
+      expect(JSON.parse(edited.body).title).toBe('a <b> & c');
+    }
+  });
 });
 
 describe('server gitea-1.24', () => {

@@ -1,5 +1,6 @@
 import type { IHttpRequest } from '@stoplight/prism-http';
 import { utf8Bytes } from '../common/bytes.js';
+import { htmlEscaped } from '../common/go-json.js';
 import { checkAuthorization, oneTimeCode } from './auth.js';
 import { readBody, type BodyBudget, type BodyResult, type FormPart } from './body.js';
 import { checkPreference, faultAnswer, underConditions } from './conditions.js';
@@ -111,14 +112,19 @@ export function createApp(parts: AppParts) {
   return { fetch: (request: Request) => guarded(front, request, () => handle(front, request)) };
 }
 
+/** The JSON text of an answer's body, as the server's encoder writes it: json-iterator's (`Encoder.Encode`) ends with a newline. */
+const jsonText = ({ server }: Front, body: unknown): string =>
+  server.jsonIterator ? `${htmlEscaped(JSON.stringify(body))}\n` : JSON.stringify(body);
+
 /** `json`: the body as JSON text, when already written. */
-function respond({ Answering }: Front, method: string, answer: Answer, cors: Headers, json?: string): Response {
+function respond(front: Front, method: string, answer: Answer, cors: Headers, json?: string): Response {
+  const { Answering } = front;
   const headers: Headers = { ...cors, 'X-Content-Type-Options': 'nosniff', ...answer.headers };
   const contentType = contentTypeFor(answer.type);
   let bytes: Uint8Array<ArrayBuffer> | undefined;
   if (contentType !== undefined && answer.body !== undefined) {
     headers['Content-Type'] = contentType;
-    bytes = utf8Bytes(contentType === JSON_TYPE ? (json ?? JSON.stringify(answer.body)) : String(answer.body));
+    bytes = utf8Bytes(contentType === JSON_TYPE ? (json ?? jsonText(front, answer.body)) : String(answer.body));
   }
   headers['Content-Length'] = String(bytes?.length ?? 0);
   const init = { status: answer.status, statusText: reasonPhrase(answer.status), headers };
@@ -189,7 +195,7 @@ async function answerOperation(front: Front, routed: Routed, prefer: PreferResul
   const json =
     answer.body === undefined || answer.own || contentTypeFor(answer.type) !== JSON_TYPE
       ? undefined
-      : JSON.stringify(answer.body);
+      : jsonText(front, answer.body);
   if (front.source.strict) {
     const message = front.check(op, answer, json);
     if (message === undefined) return respond(front, method, answer, cors, json);

@@ -15,18 +15,25 @@ export interface ServerAnswers {
   version: Answer;
   forgejoVersion?: Answer;
   notFound?: Answer;
+  /** JSON as json-iterator writes it (common/go-json.ts): HTML characters escaped, an answer ended by a newline. */
+  jsonIterator: boolean;
 }
+
+/** Gitea before 1.26 and Forgejo encode with json-iterator; Gitea 1.26 on with encoding/json/v2. */
+export const encodesWithJsonIterator = (profile: string | undefined): boolean =>
+  isForgejo(profile) || /^gitea-1\.2[45]$/.test(profile ?? '');
 
 export function serverAnswers(document: Record<string, unknown>): ServerAnswers {
   const info = isObject(document.info) ? document.info : {};
   const profile = profileOf(document);
   const json = (version: string): Answer => ({ status: 200, type: 'application/json', body: { version } });
-  if (profile === undefined) return { version: json(MOCK_VERSION), forgejo: false };
+  if (profile === undefined) return { version: json(MOCK_VERSION), forgejo: false, jsonIterator: false };
   const forgejo = isForgejo(profile);
   const version = forgejo ? `${info.version}+${GITEA_COMPATIBILITY}` : String(info.version);
   return {
     profile,
     forgejo,
+    jsonIterator: encodesWithJsonIterator(profile),
     version: json(version),
     // routers/api/forgejo/v1/forgejo.go, GetVersion: json.NewEncoder without a Content-Type, which Go sniffs as text.
     ...(forgejo

@@ -31,8 +31,9 @@ const anonymousUser = (user: User, host: string): User => ({
   prohibit_login: false,
 });
 
-/** The JSON of a payload: indented by two spaces, and by one for repository events, as Gitea's JSONPayload writes them. */
-const written = (payload: object, type: string): string => JSON.stringify(payload, null, type === 'repository' ? 1 : 2);
+/** The JSON of a payload: indented by two spaces, and by one for repository and wiki events, as Gitea's JSONPayload writes them. */
+const written = (payload: object, type: string): string =>
+  JSON.stringify(payload, null, type === 'repository' || type === 'wiki' ? 1 : 2);
 
 const eventOf = (type: string, payload: IssuePayload | PullRequestPayload | RepositoryPayload): HookEvent => ({
   type,

@@ -2,6 +2,7 @@
 import { readBounded, utf8Text } from '../common/bytes.js';
 import { Refusal } from '../common/refusal.js';
 import { isForgejo, profileOf } from '../contract/document.js';
+import { encodesWithJsonIterator } from '../front/server-profile.js';
 import type { Answer } from '../front/app.js';
 import { checkAuthorization } from '../front/auth.js';
 import { notAllowed } from '../front/errors.js';
@@ -57,9 +58,14 @@ export function createWebhooks(
   budgetBytes: number,
   document: Record<string, unknown>,
 ) {
-  const forgejo = isForgejo(profileOf(document));
+  const profile = profileOf(document);
+  const forgejo = isForgejo(profile);
   const sending = options.send === false ? undefined : transport?.(options);
-  const deliveries = createDeliveries({ ...options, forgejo }, sending, budgetBytes);
+  const deliveries = createDeliveries(
+    { ...options, forgejo, jsonIterator: encodesWithJsonIterator(profile) },
+    sending,
+    budgetBytes,
+  );
   const systemHooks = (options.systemHooks ?? []).map((url, i) => targetOf({ id: i + 1, config: { url } }, 'system'));
   const templates = eventTemplates(document);
   const pushHeads: PushHeads = new Map();

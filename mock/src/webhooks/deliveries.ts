@@ -3,6 +3,7 @@ import { hmac } from '@noble/hashes/hmac';
 import { sha1 } from '@noble/hashes/legacy';
 import { sha256 } from '@noble/hashes/sha2';
 import { hex, randomUuid, utf8Bytes, utf8Length } from '../common/bytes.js';
+import { htmlEscaped } from '../common/go-json.js';
 import { GITEA_MASK, withoutPassword } from '../common/redaction.js';
 
 /** `type` is `X-Gitea-Event-Type`. */
@@ -65,6 +66,8 @@ export interface WebhookOptions {
   send?: boolean;
   /** Sent as Forgejo sends them: the sandbox of a Forgejo profile. */
   forgejo?: boolean;
+  /** Bodies as json-iterator writes them (common/go-json.ts): the servers of a profile before Gitea 1.26, and Forgejo. */
+  jsonIterator?: boolean;
 }
 
 /** One delivery, as the log and `onDelivery` show it; `id` is `X-Gitea-Delivery`. */
@@ -122,7 +125,7 @@ interface Delivery {
   seq: number;
   record: DeliveryRecord;
   hook: HookTarget;
-  event: { payload: Payload; signatures?: Signatures } | undefined;
+  event: { payload: Payload; text?: string; signatures?: Signatures } | undefined;
   request: OutgoingRequest | undefined;
   bytes: number;
   queued: number;
@@ -280,14 +283,39 @@ function createSender(transport: DeliveryTransport | undefined, budgetBytes: num
   };
 }
 
+/** Forgejo's `substituteRefShortName` (services/webhook/default.go @ v11.0/forgejo, line 145): the payload read into a map and written again, compact, its keys sorted, `ref` short. */
+function withShortRef(json: string): string {
+  const sorted = (value: unknown): unknown =>
+    Array.isArray(value)
+      ? value.map(sorted)
+      : typeof value === 'object' && value !== null
+        ? Object.fromEntries(
+            Object.entries(value)
+              .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+              .map(([key, each]) => [key, sorted(each)]),
+          )
+        : value;
+  const payload = JSON.parse(json) as { ref?: unknown };
+  if (typeof payload.ref === 'string') payload.ref = payload.ref.replace(/^refs\/(heads|tags)\//, '');
+  // encoding/json's Marshal escapes HTML characters too.
+  return htmlEscaped(JSON.stringify(sorted(payload)));
+}
+
+type Dialect = { forgejo: boolean; jsonIterator: boolean };
+
 /** Signed once per event, after the write's answer; the log shows its `Authorization` masked. */
-function build(delivery: Delivery, secret: string, sign: Signer, forgejo: boolean): void {
+function build(delivery: Delivery, secret: string, sign: Signer, { forgejo, jsonIterator }: Dialect): void {
   const { record, hook } = delivery;
   const pending = delivery.event!;
   const { payload } = pending;
   delivery.event = undefined;
+  const text = (pending.text ??= jsonIterator ? htmlEscaped(payload.json) : payload.json);
+  // Forgejo writes a create or delete event for a `gitea` hook again, for Woodpecker: its own body, its own signatures.
+  const rewritten = forgejo && hook.type === 'gitea' && (payload.type === 'create' || payload.type === 'delete');
+  const json = rewritten ? withShortRef(text) : text;
   // Empty without a secret, as Gitea sends them for a hook without one.
-  pending.signatures ??= secret === '' ? { sha256: '', sha1: '' } : sign(secret, payload.json);
+  const signOf = (body: string): Signatures => (secret === '' ? { sha256: '', sha1: '' } : sign(secret, body));
+  const signatures = rewritten ? signOf(json) : (pending.signatures ??= signOf(text));
   const form = hook.contentType === 'form';
   const headers: Record<string, string> = {
     'Content-Type': form ? 'application/x-www-form-urlencoded' : 'application/json',
@@ -296,7 +324,7 @@ function build(delivery: Delivery, secret: string, sign: Signer, forgejo: boolea
       'X-Forgejo-Delivery': record.id,
       'X-Forgejo-Event': record.event,
       'X-Forgejo-Event-Type': payload.type,
-      'X-Forgejo-Signature': pending.signatures.sha256,
+      'X-Forgejo-Signature': signatures.sha256,
     }),
     'X-Gitea-Delivery': record.id,
     'X-Gitea-Event': record.event,
@@ -306,7 +334,7 @@ function build(delivery: Delivery, secret: string, sign: Signer, forgejo: boolea
     'X-Gogs-Delivery': record.id,
     'X-Gogs-Event': record.event,
     'X-Gogs-Event-Type': payload.type,
-    ...signatureHeaders(pending.signatures),
+    ...signatureHeaders(signatures),
     'X-GitHub-Delivery': record.id,
     'X-GitHub-Event': record.event,
     'X-GitHub-Event-Type': payload.type,
@@ -317,8 +345,8 @@ function build(delivery: Delivery, secret: string, sign: Signer, forgejo: boolea
   };
   // Go's url.Values.Encode is the form encoding but for `*` (escaped) and `~` (kept).
   const body = form
-    ? new URLSearchParams({ payload: payload.json }).toString().replace(/\*/g, '%2A').replace(/%7E/g, '~')
-    : payload.json;
+    ? new URLSearchParams({ payload: json }).toString().replace(/\*/g, '%2A').replace(/%7E/g, '~')
+    : json;
   delivery.request = { method: 'POST', url: hook.url, headers, body };
   record.headers = { ...headers, ...(hook.authorization === '' ? {} : { Authorization: GITEA_MASK }) };
   record.body = body;
@@ -361,11 +389,12 @@ function deliveriesOf(events: readonly Addressed[], forgejo: boolean): Delivery[
 
 /** `budgetBytes` (sandbox-limits.ts' deliveriesBudget): what the log and the queue hold together, half each. */
 export function createDeliveries(
-  { onDelivery, secret = '', forgejo = false }: WebhookOptions,
+  { onDelivery, secret = '', forgejo = false, jsonIterator = false }: WebhookOptions,
   transport: DeliveryTransport | undefined,
   budgetBytes = Infinity,
 ) {
   const sign = transport?.sign ?? portableSigner;
+  const dialect = { forgejo, jsonIterator };
   const logs = createLog(budgetBytes);
   const unbuilt: { key: string; deliveries: Delivery[] }[] = [];
   const toSend: Delivery[] = [];
@@ -387,7 +416,7 @@ export function createDeliveries(
     for (let batch = unbuilt.shift(); batch !== undefined; batch = unbuilt.shift()) {
       for (const delivery of batch.deliveries) {
         try {
-          build(delivery, secret, sign, forgejo);
+          build(delivery, secret, sign, dialect);
         } catch (failure) {
           const why = messageOf(failure, delivery.hook);
           settle(delivery, { state: 'failed', error: `not sent: its request could not be made (${why})` });
@@ -447,7 +476,7 @@ export function createDeliveries(
         forgejo,
       );
       const built = Object.keys(first.headers).length > 0;
-      if (built) build(delivery!, secret, sign, forgejo);
+      if (built) build(delivery!, secret, sign, dialect);
       logs.append(key, delivery!);
       if (built) sender.dispatch(delivery!);
       else settle(delivery!, { state: 'failed', error: first.error ?? 'not sent: its request could not be made' });
