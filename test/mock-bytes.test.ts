@@ -66,6 +66,19 @@ describe('bytes without Buffer', () => {
     for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
 
+  it('randomUuid makes them where crypto.randomUUID is missing, as on a page of an insecure origin', () => {
+    const own = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(crypto), 'randomUUID')!;
+    Object.defineProperty(Object.getPrototypeOf(crypto), 'randomUUID', { value: undefined, configurable: true });
+    try {
+      expect(typeof crypto.randomUUID).toBe('undefined');
+      const ids = new Set(Array.from({ length: 50 }, () => randomUuid()));
+      expect(ids.size).toBe(50);
+      for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    } finally {
+      Object.defineProperty(Object.getPrototypeOf(crypto), 'randomUUID', own);
+    }
+  });
+
   it("the browser build's extname gives what Node's gives", () => {
     for (const path of [
       'x.json',

@@ -11,6 +11,8 @@ export const GITEA_MASK = '******';
 
 /** `url` with its password masked as the delivery log shows it; a text that is no URL as it is. */
 export function withoutPassword(url: string): string {
+  // No `@`, no credentials: not parsed.
+  if (!url.includes('@')) return url;
   const parsed = URL.canParse(url) ? new URL(url) : undefined;
   if (!parsed?.password) return url;
   parsed.password = GITEA_MASK;
