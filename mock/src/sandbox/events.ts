@@ -61,9 +61,11 @@ export function watch(operationId: string, world: World, params: Record<string, 
   const issue = world.issues.find((entry) => entry.repo === repo && entry.issue.number === index)?.issue;
   // repoEditPullRequest on an issue's number fires nothing.
   if (repo === undefined || (issue && operationId === 'repoEditPullRequest')) return undefined;
-  if (issue) return { operationId: 'issueRemoveAssignees', repo, kind: 'issue', record: copyJson(issue) };
+  // A shallow copy: these two operations replace a record's fields and never change what a field holds, and the
+  // payloads are written out (eventsOf) before another write runs.
+  if (issue) return { operationId: 'issueRemoveAssignees', repo, kind: 'issue', record: { ...issue } };
   const pull = world.pulls.find((entry) => entry.repo === repo && entry.pull.number === index)?.pull;
-  return pull && { operationId, repo, kind: 'pull', record: copyJson(pull) };
+  return pull && { operationId, repo, kind: 'pull', record: { ...pull } };
 }
 
 function removed(before: Issue['assignees'], after: Issue['assignees']) {
