@@ -89,11 +89,12 @@ const hostile = [
 ];
 
 /**
- * One request through the keep-alive agent; its status, or 'dropped'. A request on a kept-alive
- * socket that the server closed as idle just as it was sent meets ECONNRESET before the server
- * read any of it: as Node's documentation advises, and as fetch does, it is sent once more on a
- * new socket. Node 20's agent keeps an idle socket exactly as long as the server's Keep-Alive hint,
- * so both let go of it at once; a reset anywhere else counts as dropped.
+ * One request through the keep-alive agent; its status, or 'dropped' with the error's code. A
+ * request on a kept-alive socket that the server closed as idle just as it was sent meets
+ * ECONNRESET (or, while its body is still being written, EPIPE) before the server read any of it:
+ * as Node's documentation advises, and as fetch does, it is sent once more on a new socket. Node
+ * 20's agent keeps an idle socket exactly as long as the server's Keep-Alive hint, so both let go
+ * of it at once; a reset anywhere else counts as dropped.
  */
 function viaAgent(agent, base, spec, retried = false) {
   return new Promise((resolve) => {
@@ -111,11 +112,12 @@ function viaAgent(agent, base, spec, retried = false) {
       answered = true;
       res.resume();
       res.on('end', () => resolve(res.statusCode));
-      res.on('error', () => resolve('dropped'));
+      res.on('error', (error) => resolve(`dropped (${error.code ?? error.message})`));
     });
     req.on('error', (error) => {
-      const idleReset = !answered && !retried && req.reusedSocket && error.code === 'ECONNRESET';
-      resolve(idleReset ? viaAgent(agent, base, spec, true) : 'dropped');
+      const idleReset =
+        !answered && !retried && req.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE');
+      resolve(idleReset ? viaAgent(agent, base, spec, true) : `dropped (${error.code ?? error.message})`);
     });
     req.end(body);
   });
@@ -149,7 +151,8 @@ async function drive(base, hostileShare, { total = TOTAL, concurrency = CONCURRE
       const isHostile = hostileShare > 0 && i % Math.round(1 / hostileShare) === 0;
       const spec = isHostile ? hostile[((i / 5) % hostile.length) | 0] : specs[i % specs.length];
       const status = spec.raw ? await viaRawSocket(base, spec.raw) : await viaAgent(agent, base, { ...spec, n: i });
-      const key = typeof status === 'number' ? `${String(status)[0]}xx` : status;
+      // Any drop counts as one, whatever its code; the hostile lines show the code.
+      const key = typeof status === 'number' ? `${String(status)[0]}xx` : 'dropped';
       counts.set(key, (counts.get(key) ?? 0) + 1);
       if (isHostile)
         hostileCounts.set(`${spec.kind} -> ${status}`, (hostileCounts.get(`${spec.kind} -> ${status}`) ?? 0) + 1);
