@@ -189,6 +189,14 @@ describe('--state DIR', () => {
       { 'gitea-mock-sandbox.json': '{"gitea-mock-sandbox": 2}', [world]: '{"format": 1}' },
       `holds ${world}, which is not a world the sandbox wrote: its format is 1, not 3`,
     ],
+    [
+      'a world of format 2 with a pull request that is no entry',
+      {
+        'gitea-mock-sandbox.json': '{"gitea-mock-sandbox": 2}',
+        [world]: '{"format": 2, "repos": [], "pulls": [null]}',
+      },
+      `holds ${world}, which is not a world the sandbox wrote: nextId is not a positive id`,
+    ],
   ])('refuses %s at start with a clear message and leaves it as it is', async (_case, files, why) => {
     const state = join(folder, `refused-${Math.random().toString(36).slice(2)}`);
     // '' is the path itself, as a file; other names are files in it, as a folder.

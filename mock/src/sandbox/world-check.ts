@@ -119,8 +119,9 @@ function upgraded(world: Record<string, unknown>): boolean {
     if (isId(repo) && typeof name === 'string' && name !== '') branches.set(`${repo}\0${name}`, { repo, name });
   };
   for (const repo of world.repos) if (isObject(repo)) add(repo.id, repo.default_branch || 'main');
-  for (const entry of world.pulls) {
-    const pull = isObject(entry) && isObject(entry.pull) ? entry.pull : {};
+  // What is not an entry is left for the check to name.
+  for (const entry of world.pulls.filter(isObject)) {
+    const pull = isObject(entry.pull) ? entry.pull : {};
     for (const side of [pull.base, pull.head]) if (isObject(side)) add(side.repo_id ?? entry.repo, side.ref);
   }
   Object.assign(world, { format: WORLD_FORMAT, branches: [...branches.values()] });
