@@ -64,6 +64,7 @@ async function sandbox(state: string): Promise<Launched> {
 }
 
 describe('gitea-mock postgres', () => {
+  // Two PostgreSQL starts (the first with initdb) and two sandbox starts, each bounded at 60 s by its helper.
   it('runs a server that keeps a sandbox world across restarts of both, its password in no line', async () => {
     const folder = await mkdtemp(join(tmpdir(), 'gitea-mock-pg-command-'));
     folders.push(folder);
@@ -97,7 +98,7 @@ describe('gitea-mock postgres', () => {
     expect((read.json as { active: boolean }).active).toBe(false);
     for (const output of [first.output(), again.output(), mock.output(), reopened.output()])
       expect(output).not.toContain(PASSWORD);
-  });
+  }, 300_000);
 
   it('refuses to start without PGPASSWORD, naming it', async () => {
     const child = spawn(process.execPath, [CLI, 'postgres', '--data', join(tmpdir(), 'never-made')], {
