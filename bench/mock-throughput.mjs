@@ -3,7 +3,7 @@
 // a machine whose speed drifts during the run (other work on it) moves each round's three alike,
 // so each ratio is the median of the rounds' ratios, and each figure the median of its rounds.
 import autocannon from 'autocannon';
-import { AUTH, MOCKS, median, ratio, startMock, verdict } from './support.mjs';
+import { AUTH, MOCKS, ratio, roundMedians, startMock, verdict } from './support.mjs';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const ROUNDS = 4;
@@ -32,23 +32,7 @@ export async function benchThroughput() {
   } finally {
     await Promise.all(Object.values(mocks).map((mock) => mock.stop()));
   }
-  const results = Object.fromEntries(
-    names.map((name) => {
-      const of = rounds.map((round) => round[name]);
-      return [
-        name,
-        {
-          rps: median(of.map((result) => result.requests.average)),
-          p50: median(of.map((result) => result.latency.p50)),
-          p99: median(of.map((result) => result.latency.p99)),
-          errors: of.reduce((sum, result) => sum + result.errors + result.timeouts, 0),
-          non2xx: of.reduce((sum, result) => sum + result.non2xx, 0),
-        },
-      ];
-    }),
-  );
-  /** The median over the rounds of `a`'s requests per second over `b`'s. */
-  const rounded = (a, b) => median(rounds.map((round) => round[a].requests.average / round[b].requests.average));
+  const { results, ratio: rounded } = roundMedians(rounds);
   console.log(
     `\n## GET ${PATH}, 50 connections, ${ROUNDS} rounds of ${DURATION / ROUNDS} s each, in turn (after a warm-up); medians of the rounds`,
   );

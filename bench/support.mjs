@@ -104,6 +104,32 @@ export function median(values) {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
+/**
+ * Autocannon's results of servers loaded in turn, a round each `{ [name]: result }`: each server's
+ * medians over the rounds (errors and timeouts together, non-2xx apart), and `ratio(a, b)`, the
+ * median over the rounds of `a`'s requests per second over `b`'s.
+ */
+export function roundMedians(rounds) {
+  const names = Object.keys(rounds[0] ?? {});
+  const results = Object.fromEntries(
+    names.map((name) => {
+      const of = rounds.map((round) => round[name]);
+      return [
+        name,
+        {
+          rps: median(of.map((result) => result.requests.average)),
+          p50: median(of.map((result) => result.latency.p50)),
+          p99: median(of.map((result) => result.latency.p99)),
+          errors: of.reduce((sum, result) => sum + result.errors + result.timeouts, 0),
+          non2xx: of.reduce((sum, result) => sum + result.non2xx, 0),
+        },
+      ];
+    }),
+  );
+  const ratio = (a, b) => median(rounds.map((round) => round[a].requests.average / round[b].requests.average));
+  return { results, ratio };
+}
+
 /** Resident memory of a process in MiB, from /proc (Linux). */
 export async function rssMiB(pid) {
   const { readFile } = await import('node:fs/promises');

@@ -7,7 +7,7 @@
 // the rounds' ratios, each figure the median of its rounds.
 import { createServer } from 'node:http';
 import autocannon from 'autocannon';
-import { median, ratio, startMock } from './support.mjs';
+import { ratio, roundMedians, startMock } from './support.mjs';
 
 const ROUNDS = 4;
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8) / ROUNDS;
@@ -86,36 +86,22 @@ export async function benchWebhooks() {
     await Promise.all(Object.values(mocks).map((mock) => mock.stop()));
     await receiver.close();
   }
-  const results = Object.fromEntries(
-    Object.keys(runs).map((name) => {
-      const of = rounds.map((round) => round[name]);
-      return [
-        name,
-        {
-          rps: median(of.map((result) => result.requests.average)),
-          p50: median(of.map((result) => result.latency.p50)),
-          p99: median(of.map((result) => result.latency.p99)),
-          failed: of.reduce((sum, result) => sum + result.errors + result.timeouts + result.non2xx, 0),
-        },
-      ];
-    }),
-  );
+  const { results, ratio: rounded } = roundMedians(rounds);
+  const failed = (r) => r.errors + r.non2xx;
   console.log(
     `\n## PATCH ${PATH} in the sandbox (each fires a delivery), 20 connections, ${ROUNDS} rounds of ${DURATION} s each, in turn (after a warm-up; medians of the rounds); the receiver answers after ${RECEIVER_DELAY_MS / 1000} s`,
   );
   for (const [name, r] of Object.entries(results))
     console.log(
-      `${name.padEnd(26)} ${r.rps.toFixed(0).padStart(6)} req/s   p50 ${r.p50} ms   p99 ${r.p99} ms   failed ${r.failed}`,
+      `${name.padEnd(26)} ${r.rps.toFixed(0).padStart(6)} req/s   p50 ${r.p50} ms   p99 ${r.p99} ms   failed ${failed(r)}`,
     );
   console.log(`deliveries the slow receiver got: ${receiver.received()}`);
   const base = results['no hook'];
   const hooked = results['a hook to a slow receiver'];
-  const share = median(
-    rounds.map((round) => round['a hook to a slow receiver'].requests.average / round['no hook'].requests.average),
-  );
-  const pass = share >= GOAL && base.failed + hooked.failed === 0;
+  const share = rounded('a hook to a slow receiver', 'no hook');
+  const pass = share >= GOAL && failed(base) + failed(hooked) === 0;
   console.log(
-    `${pass ? 'PASS' : 'FAIL'}: throughput with the hook / without ${share.toFixed(2)} (goal >= ${GOAL.toFixed(2)}), p99 ${ratio(hooked.p99, base.p99)}, failed requests ${base.failed + hooked.failed}`,
+    `${pass ? 'PASS' : 'FAIL'}: throughput with the hook / without ${share.toFixed(2)} (goal >= ${GOAL.toFixed(2)}), p99 ${ratio(hooked.p99, base.p99)}, failed requests ${failed(base) + failed(hooked)}`,
   );
   return pass;
 }
