@@ -19,9 +19,15 @@ export interface ServerAnswers {
   jsonIterator: boolean;
 }
 
+/** The profile's Gitea minor (24 for `gitea-1.24`), or Infinity for the base and Forgejo. */
+export function giteaMinor(profile: string | undefined): number {
+  const minor = /^gitea-1\.(\d+)$/.exec(profile ?? '')?.[1];
+  return minor === undefined ? Number.POSITIVE_INFINITY : Number(minor);
+}
+
 /** Gitea before 1.26 and Forgejo encode with json-iterator; Gitea 1.26 on with encoding/json/v2. */
 export const encodesWithJsonIterator = (profile: string | undefined): boolean =>
-  isForgejo(profile) || /^gitea-1\.2[45]$/.test(profile ?? '');
+  isForgejo(profile) || giteaMinor(profile) < 26;
 
 export function serverAnswers(document: Record<string, unknown>): ServerAnswers {
   const info = isObject(document.info) ? document.info : {};

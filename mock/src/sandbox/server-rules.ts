@@ -3,6 +3,7 @@
 // What a profile's document refuses in a request (a `content_version` where it has none, an event name it lacks)
 // never reaches the sandbox, so needs no rule.
 import { isForgejo, isObject, profileOf } from '../contract/document.js';
+import { giteaMinor } from '../front/server-profile.js';
 
 export interface ServerRules {
   /** E2 refuses a redirect URI that is no URL (Gitea 1.27); earlier servers store any. */
@@ -18,12 +19,6 @@ export interface ServerRules {
   /** The body of `APIErrorNotFound`, as the profile's `NotFound` example has it. */
   notFound: { message: string; errors: string[] | null };
 }
-
-/** The profile's Gitea minor (24 for `gitea-1.24`), or Infinity for the base and Forgejo. */
-const giteaMinor = (profile: string | undefined): number => {
-  const minor = /^gitea-1\.(\d+)$/.exec(profile ?? '')?.[1];
-  return minor === undefined ? Number.POSITIVE_INFINITY : Number(minor);
-};
 
 export function serverRules(document: Record<string, unknown>): ServerRules {
   const profile = profileOf(document);
