@@ -246,6 +246,12 @@ interface Ways<T> {
   statusOf(sent: T): number | null;
 }
 
+/** The answer, the fault or the reset the condition names, of a request not held. */
+function conditioned<T>(condition: Condition, prefer: PreferResult, ways: Ways<T>): T | Promise<T> {
+  if (condition.fault === undefined) return ways.answer(prefer);
+  return condition.fault === 'reset' ? ways.reset() : ways.fault(condition.fault);
+}
+
 export async function underConditions<T>(
   { conditions, journal }: { conditions: Conditions; journal: Journal },
   request: ConditionedRequest,
@@ -256,18 +262,19 @@ export async function underConditions<T>(
   const decided = conditions.decide(prefer.ok ? prefer.preference : {});
   const admitted = decided.delay > 0 ? conditions.admitHeld(request.authorization) : undefined;
   const condition = typeof admitted === 'object' ? { delay: 0 } : decided;
-  const sent = await (async (): Promise<T> => {
-    if (typeof admitted === 'object') return ways.refuse(admitted);
-    if (admitted) {
-      const signal = request.signal();
-      ways.held?.();
-      await hold(condition.delay, signal);
-      admitted();
-      if (signal.aborted) return ways.reset();
-    }
-    if (condition.fault === undefined) return ways.answer(prefer);
-    return condition.fault === 'reset' ? ways.reset() : ways.fault(condition.fault);
-  })();
+  // Most requests are not held: one await, not two.
+  const held = async (release: () => void): Promise<T> => {
+    const signal = request.signal();
+    ways.held?.();
+    await hold(condition.delay, signal);
+    release();
+    return signal.aborted ? ways.reset() : conditioned(condition, prefer, ways);
+  };
+  const sent = await (admitted === undefined
+    ? conditioned(condition, prefer, ways)
+    : typeof admitted === 'object'
+      ? ways.refuse(admitted)
+      : held(admitted));
   record({ operationId: request.operationId, status: ways.statusOf(sent), condition });
   return sent;
 }

@@ -32,28 +32,42 @@ export type Journal = ReturnType<typeof createJournal>;
 
 const cut = (text: string): string => (text.length > TEXT_LIMIT ? `${text.slice(0, TEXT_LIMIT - 1)}…` : text);
 
+type Kept = { order: number; at: number; entry: Omit<JournalEntry, 'when'> };
+
 export function createJournal() {
   // A Map keeps the least recently used journal first.
-  const journals = new Map<string, { order: number; entry: JournalEntry }[]>();
+  const journals = new Map<string, Kept[]>();
   let recorded = 0;
+  // Most requests carry the credential the last one did: its key is hashed once.
+  let last: { authorization: string | undefined; key: string } = { authorization: undefined, key: '' };
+  const keyFor = (authorization: string | undefined): string => {
+    if (authorization !== last.authorization)
+      last = {
+        authorization,
+        key: authorization !== undefined && checkAuthorization(authorization, undefined).ok ? keyOf(authorization) : '',
+      };
+    return last.key;
+  };
   return {
     begin(method: string, url: URL, authorization: string | undefined) {
       const started = performance.now();
-      const when = new Date().toISOString();
+      const at = Date.now();
       return ({ operationId, status, condition }: Outcome): void => {
         // no hash is empty
-        const key =
-          authorization !== undefined && checkAuthorization(authorization, undefined).ok ? keyOf(authorization) : '';
-        const query = new URLSearchParams(url.search);
-        // Gitea's `?token=` and `?access_token=` carry credentials.
-        for (const name of ['token', 'access_token']) query.delete(name);
-        const entry: JournalEntry = {
+        const key = keyFor(authorization);
+        let query = '';
+        if (url.search !== '') {
+          const params = new URLSearchParams(url.search);
+          // Gitea's `?token=` and `?access_token=` carry credentials.
+          for (const name of ['token', 'access_token']) params.delete(name);
+          query = cut(params.toString());
+        }
+        const entry = {
           method,
           path: cut(url.pathname),
-          query: cut(query.toString()),
+          query,
           operationId: operationId ?? null,
           status,
-          when,
           duration: Math.round(performance.now() - started),
           delay: condition.delay,
           fault: condition.fault ?? null,
@@ -61,7 +75,7 @@ export function createJournal() {
         const entries = journals.get(key) ?? [];
         journals.delete(key);
         journals.set(key, entries);
-        entries.push({ order: recorded++, entry });
+        entries.push({ order: recorded++, at, entry });
         if (entries.length > JOURNAL_ENTRIES) entries.shift();
         if (journals.size > JOURNALS) journals.delete(journals.keys().next().value!);
       };
@@ -70,7 +84,12 @@ export function createJournal() {
     list(authorization?: string): JournalEntry[] {
       const entries =
         authorization === undefined ? [...journals.values()].flat() : (journals.get(keyOf(authorization)) ?? []);
-      return entries.toSorted((a, b) => a.order - b.order).map(({ entry }) => ({ ...entry }));
+      return entries
+        .toSorted((a, b) => a.order - b.order)
+        .map(({ at, entry }) => {
+          const { method, path, query, operationId, status, duration, delay, fault } = entry;
+          return { method, path, query, operationId, status, when: new Date(at).toISOString(), duration, delay, fault };
+        });
     },
     clear(authorization?: string): void {
       if (authorization === undefined) journals.clear();

@@ -119,8 +119,12 @@ const PARSER_REFUSALS: Record<string, [number, string]> = {
 const SAFE_HOST = /^[A-Za-z0-9.-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$/;
 
 export function singleValued(headers: IncomingMessage['headers']): Record<string, string> {
-  const values = Object.entries(headers).filter(([, value]) => value !== undefined);
-  return Object.fromEntries(values.map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : value!]));
+  const single: Record<string, string> = {};
+  for (const name in headers) {
+    const value = headers[name];
+    if (value !== undefined) single[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return single;
 }
 
 export function reset(req: IncomingMessage): 'reset' {
@@ -176,7 +180,8 @@ export async function listen(handler: Handler, options: SocketOptions) {
 
   /** Node's own refusal (requireHostHeader) is an empty 400, and Node keeps the first of two Host headers; Go's net/http refuses both requests. */
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<Sent> {
-    const hosts = req.rawHeaders.filter((name, index) => index % 2 === 0 && name.toLowerCase() === 'host').length;
+    let hosts = 0;
+    for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === 'host') hosts++;
     if (hosts === 1 || (hosts === 0 && req.httpVersion !== '1.1')) return handler(req, res);
     req.resume();
     sendError(res, 400, hosts ? 'too many Host headers' : 'missing required Host header', { Connection: 'close' });

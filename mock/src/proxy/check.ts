@@ -104,9 +104,11 @@ export function createChecker(checkAnswer: OperationTable['checkAnswer'], option
       const auth = checkAuthorization(req.headers.authorization, otp);
       if (!auth.ok) violations.push({ line: `request headers.authorization: ${auth.message}`, count: 1 });
     }
-    const method = op.method.toLowerCase() as PrismMethod;
-    const element = { method, url: { path: url.pathname.slice(BASE_PATH.length), query: queryOf(url) }, headers };
-    const request = () => requestViolations(op, { ...element, body: value }, complete);
+    const request = () => {
+      const method = op.method.toLowerCase() as PrismMethod;
+      const element = { method, url: { path: url.pathname.slice(BASE_PATH.length), query: queryOf(url) }, headers };
+      return requestViolations(op, { ...element, body: value }, complete);
+    };
     const found = remembered(passedRequests, requestKey, 'request', request, violations);
     violations.push(...found.slice(0, LISTED_VIOLATIONS).map((line) => ({ line: `request ${line}`, count: 1 })));
     const more = found.length - LISTED_VIOLATIONS;
