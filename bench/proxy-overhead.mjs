@@ -3,19 +3,23 @@
 // Two upstreams: a bare keep-alive server with a fixed conforming answer (the proxy's whole cost
 // shows), and the examples mock (an upstream that does some work per request, as a real one does).
 // With the bare upstream, a bare Node pass-through proxy (no checks) shows what any proxy costs.
+// The servers of an upstream are loaded in turn for ROUNDS rounds; each ratio is the median of
+// the rounds' ratios, each figure the median of its rounds.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { AUTH, proxyTo, ratio, startMock, verdict } from './support.mjs';
+import { AUTH, proxyTo, roundMedians, startMock, verdict } from './support.mjs';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const PATH = '/repos/acme/rocket/keys/11001';
 const ECHO = fileURLToPath(new URL('./echo-server.mjs', import.meta.url));
 const BARE_PROXY = fileURLToPath(new URL('./bare-proxy.mjs', import.meta.url));
 
-function cannon(url) {
+const ROUNDS = 4;
+
+function cannon(url, seconds) {
   return new Promise((resolve, reject) => {
-    autocannon({ url, connections: 50, duration: DURATION, headers: AUTH }, (error, result) =>
+    autocannon({ url, connections: 50, duration: seconds, headers: AUTH }, (error, result) =>
       error ? reject(error) : resolve(result),
     );
   });
@@ -30,16 +34,16 @@ async function startChild(script, ...args) {
   return { origin: `http://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') };
 }
 
-async function measure(url) {
-  await cannon(url).catch(() => undefined); // warm-up, same length
-  const result = await cannon(url);
-  return {
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    errors: result.errors + result.timeouts,
-    non2xx: result.non2xx,
-  };
+/** The URLs (`{ name: url }`) loaded in turn for ROUNDS rounds after a warm-up: a machine's drift moves each round's alike. */
+async function measure(urls) {
+  for (const url of Object.values(urls)) await cannon(url, DURATION / 2).catch(() => undefined);
+  const rounds = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const measured = {};
+    for (const [name, url] of Object.entries(urls)) measured[name] = await cannon(url, DURATION / ROUNDS);
+    rounds.push(measured);
+  }
+  return roundMedians(rounds);
 }
 
 export async function benchProxy() {
@@ -49,7 +53,9 @@ export async function benchProxy() {
     ['bare upstream', echo.origin, `${echo.origin}/api/v1`],
     ['examples mock upstream', new URL(examples.base).origin, examples.base],
   ];
-  console.log(`\n## Proxy overhead: GET ${PATH}, 50 connections, ${DURATION} s each (after a warm-up)`);
+  console.log(
+    `\n## Proxy overhead: GET ${PATH}, 50 connections, ${ROUNDS} rounds of ${DURATION / ROUNDS} s each, in turn (after a warm-up); medians of the rounds`,
+  );
   const passed = [];
   const show = (name, r) =>
     console.log(
@@ -57,33 +63,42 @@ export async function benchProxy() {
     );
   for (const [label, origin, base] of upstreams) {
     const proxy = await startMock(proxyTo(origin), PATH);
-    const direct = await measure(`${base}${PATH}`);
-    const proxied = await measure(`${proxy.base}${PATH}`);
-    await proxy.stop();
-    show(`${label}, direct`, direct);
-    show(`${label}, through gitea-mock proxy`, proxied);
-    if (origin === echo.origin) {
-      const bare = await startChild(BARE_PROXY, origin);
-      const relayed = await measure(`${bare.origin}/api/v1${PATH}`);
-      bare.stop();
-      show(`${label}, through a bare Node proxy`, relayed);
-      console.log(`per-request time, bare Node proxy / direct: ${ratio(direct.rps, relayed.rps)}`);
+    const bare = origin === echo.origin ? await startChild(BARE_PROXY, origin) : undefined;
+    const urls = {
+      direct: `${base}${PATH}`,
+      'through gitea-mock proxy': `${proxy.base}${PATH}`,
+      ...(bare && { 'through a bare Node proxy': `${bare.origin}/api/v1${PATH}` }),
+    };
+    let measured;
+    try {
+      measured = await measure(urls);
+    } finally {
+      await proxy.stop();
+      bare?.stop();
+    }
+    const { results, ratio: rounded } = measured;
+    for (const [name, r] of Object.entries(results)) show(`${label}, ${name}`, r);
+    // Per-request time is the inverse of throughput at a fixed number of connections.
+    const cost = (slower) => rounded('direct', slower);
+    if (bare) {
+      console.log(`per-request time, bare Node proxy / direct: ${cost('through a bare Node proxy').toFixed(2)}`);
       // What the checks cost above any proxy's relaying.
       passed.push(
         verdict(
           'per-request time gitea-mock proxy / bare Node proxy, bare upstream',
-          relayed.rps / proxied.rps,
+          rounded('through a bare Node proxy', 'through gitea-mock proxy'),
           'at most',
           2,
         ),
       );
-      console.log(`per-request time through gitea-mock proxy / direct, ${label}: ${ratio(direct.rps, proxied.rps)}`);
+      console.log(
+        `per-request time through gitea-mock proxy / direct, ${label}: ${cost('through gitea-mock proxy').toFixed(2)}`,
+      );
     } else {
-      // Per-request time is the inverse of throughput at a fixed number of connections.
       passed.push(
         verdict(
           `per-request time through gitea-mock proxy / direct, ${label}`,
-          direct.rps / proxied.rps,
+          cost('through gitea-mock proxy'),
           'at most',
           1.5,
         ),
