@@ -13,6 +13,7 @@ export const DIST_SUITES = [
   'test/runtimes/**/*.test.ts',
   'test/browser/**/*.test.ts',
   'contract-tests/sandbox-postgres-team.test.ts',
+  'contract-tests/sandbox-postgres.test.ts',
   'contract-tests/postgres-command.test.ts',
   // Release checks that bundle or run what ships: the server profiles through Redocly, the
   // examples as a reader runs them, the browser build's weight, and the breaking-change gate.
@@ -20,6 +21,10 @@ export const DIST_SUITES = [
   'test/package/example-scripts.test.ts',
   'contract-tests/msw-browser.test.ts',
   'test/check-breaking.test.ts',
+  // The hostile peers, long loads by design: a minute of the suites' time together.
+  'contract-tests/sandbox-hostile.test.ts',
+  'contract-tests/peer-hostile.test.ts',
+  'contract-tests/mock-hostile.test.ts',
 ];
 
 export default defineConfig({
