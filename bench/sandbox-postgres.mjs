@@ -2,15 +2,17 @@
 // folder (the baseline), one on PostgreSQL, and two on one PostgreSQL with the load split between
 // them, for reads and for writes; and the latency a write gains from the database, one write at a
 // time. PostgreSQL is a server of this machine's (scripts/postgres.mjs) with its defaults: every
-// commit flushed to disk, as the folder flushes every save.
+// commit flushed to disk, as the folder flushes every save. The configurations run at once and are
+// loaded in turn for ROUNDS rounds; each ratio is the median of the rounds' ratios.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { startPostgres } from '../scripts/postgres.mjs';
-import { ratio, sandboxOn, startMock, verdict } from './support.mjs';
+import { ratio, roundMedians, sandboxOn, startMock, verdict } from './support.mjs';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
+const ROUNDS = 4;
 const CONNECTIONS = 40;
 /** Writes go to this many worlds (credentials), as a team's would. */
 const WORLDS = 10;
@@ -18,14 +20,14 @@ const SEQUENTIAL_WRITES = 200;
 const READ = '/teams/12001/members';
 const WRITE = '/orgs/acme/labels/5001';
 
-function cannon(base, method, connections) {
+function cannon(base, method, connections, seconds) {
   let n = 0;
   return new Promise((resolve, reject) => {
     autocannon(
       {
         url: `${base}${method === 'GET' ? READ : WRITE}`,
         connections,
-        duration: DURATION,
+        duration: seconds,
         requests: [
           {
             method,
@@ -42,29 +44,33 @@ function cannon(base, method, connections) {
   });
 }
 
-/** Reads and writes at CONNECTIONS at once, split evenly between the processes: requests per second and p99. */
-async function load(bases) {
-  const share = Math.floor(CONNECTIONS / bases.length);
-  // The worlds exist before they are read, as a team's do.
+/** Writes each world once, so that they exist before they are read, as a team's do. */
+async function prepareWorlds(base) {
   for (let world = 0; world < WORLDS; world++) {
-    const response = await fetch(`${bases[0]}${WRITE}`, {
+    const response = await fetch(`${base}${WRITE}`, {
       method: 'PATCH',
       headers: { authorization: `token bench-${world}`, 'content-type': 'application/json' },
       body: '{"name":"label"}',
     });
     await response.arrayBuffer();
   }
-  const measured = {};
-  for (const method of ['GET', 'PATCH']) {
-    await Promise.all(bases.map((base) => cannon(base, method, share))); // warm-up, same length
-    const results = await Promise.all(bases.map((base) => cannon(base, method, share)));
-    measured[method] = {
-      rps: results.reduce((sum, result) => sum + result.requests.average, 0),
-      p99: Math.max(...results.map((result) => result.latency.p99)),
-      failed: results.reduce((sum, result) => sum + result.errors + result.timeouts + result.non2xx, 0),
-    };
-  }
-  return measured;
+}
+
+/** `method` at CONNECTIONS at once for `seconds`, split evenly between the processes, as one autocannon result. */
+async function load(bases, method, seconds) {
+  const share = Math.floor(CONNECTIONS / bases.length);
+  const results = await Promise.all(bases.map((base) => cannon(base, method, share, seconds)));
+  const sum = (of) => results.reduce((total, result) => total + of(result), 0);
+  return {
+    requests: { average: sum((result) => result.requests.average) },
+    latency: {
+      p50: Math.max(...results.map((r) => r.latency.p50)),
+      p99: Math.max(...results.map((r) => r.latency.p99)),
+    },
+    errors: sum((result) => result.errors),
+    timeouts: sum((result) => result.timeouts),
+    non2xx: sum((result) => result.non2xx),
+  };
 }
 
 /** The median time of one write, one after another: what a write costs the store. */
@@ -89,29 +95,47 @@ export async function benchSandboxPostgres() {
   const folder = await mkdtemp(join(tmpdir(), 'gitea-contract-bench-state-'));
   const postgres = await startPostgres();
   const results = {};
+  const ratios = {};
+  const mocks = [];
   try {
     const configurations = {
       'folder, 1 process': [sandboxOn(join(folder, 'state'))],
       'PostgreSQL, 1 process': [sandboxOn(await postgres.createDatabase('one'))],
       'PostgreSQL, 2 processes': Array(2).fill(sandboxOn(await postgres.createDatabase('two'))),
     };
+    const bases = {};
     for (const [name, specs] of Object.entries(configurations)) {
-      const mocks = [];
-      try {
-        for (const spec of specs) mocks.push(await startMock(spec, READ));
-        const bases = mocks.map((mock) => mock.base);
-        results[name] = { ...(await load(bases)), latency: await writeLatency(bases[0]) };
-      } finally {
-        await Promise.all(mocks.map((mock) => mock.stop()));
+      bases[name] = [];
+      for (const spec of specs) {
+        const mock = await startMock(spec, READ);
+        mocks.push(mock);
+        bases[name].push(mock.base);
       }
+      await prepareWorlds(bases[name][0]);
     }
+    // Loaded in turn, round by round, so that a machine's drift moves each configuration alike.
+    for (const method of ['GET', 'PATCH']) {
+      for (const each of Object.values(bases)) await load(each, method, DURATION / 2); // warm-up
+      const rounds = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        const measured = {};
+        for (const [name, each] of Object.entries(bases)) measured[name] = await load(each, method, DURATION / ROUNDS);
+        rounds.push(measured);
+      }
+      const medians = roundMedians(rounds);
+      for (const [name, r] of Object.entries(medians.results))
+        results[name] = { ...results[name], [method]: { rps: r.rps, p99: r.p99, failed: r.errors + r.non2xx } };
+      ratios[method] = medians.ratio;
+    }
+    for (const [name, each] of Object.entries(bases)) results[name].latency = await writeLatency(each[0]);
   } finally {
+    await Promise.all(mocks.map((mock) => mock.stop()));
     await postgres.close();
     await rm(folder, { recursive: true, force: true });
   }
 
   console.log(
-    `\n## The sandbox on a folder and on PostgreSQL: GET ${READ} and PATCH ${WRITE}, ${CONNECTIONS} connections over ${WORLDS} worlds, ${DURATION} s each (after a warm-up)`,
+    `\n## The sandbox on a folder and on PostgreSQL: GET ${READ} and PATCH ${WRITE}, ${CONNECTIONS} connections over ${WORLDS} worlds, ${ROUNDS} rounds of ${DURATION / ROUNDS} s each, in turn (after a warm-up); medians of the rounds`,
   );
   for (const [name, r] of Object.entries(results)) {
     console.log(
@@ -122,15 +146,14 @@ export async function benchSandboxPostgres() {
   for (const name of ['PostgreSQL, 1 process', 'PostgreSQL, 2 processes']) {
     const r = results[name];
     console.log(
-      `ratio ${name} / folder: reads ${ratio(r.GET.rps, baseline.GET.rps)}, writes ${ratio(r.PATCH.rps, baseline.PATCH.rps)}, write latency p50 ${ratio(r.latency.p50, baseline.latency.p50)} (+${(r.latency.p50 - baseline.latency.p50).toFixed(2)} ms from the database)`,
+      `ratio ${name} / folder: reads ${ratios.GET(name, 'folder, 1 process').toFixed(2)}, writes ${ratios.PATCH(name, 'folder, 1 process').toFixed(2)}, write latency p50 ${ratio(r.latency.p50, baseline.latency.p50)} (+${(r.latency.p50 - baseline.latency.p50).toFixed(2)} ms from the database)`,
     );
   }
   // Scaling out: the same total load through two processes on one database as through one.
-  const one = results['PostgreSQL, 1 process'];
-  const two = results['PostgreSQL, 2 processes'];
+  const [one, two] = ['PostgreSQL, 1 process', 'PostgreSQL, 2 processes'];
   const passed = [
-    verdict('reads, PostgreSQL 2 processes / 1 process', two.GET.rps / one.GET.rps, 'at least', 0.9),
-    verdict('writes, PostgreSQL 2 processes / 1 process', two.PATCH.rps / one.PATCH.rps, 'at least', 0.9),
+    verdict('reads, PostgreSQL 2 processes / 1 process', ratios.GET(two, one), 'at least', 0.9),
+    verdict('writes, PostgreSQL 2 processes / 1 process', ratios.PATCH(two, one), 'at least', 0.9),
   ];
   return passed.every(Boolean) && Object.values(results).every((r) => r.GET.failed + r.PATCH.failed === 0);
 }
