@@ -62,7 +62,7 @@ async function load(bases, method, seconds) {
   const results = await Promise.all(bases.map((base) => cannon(base, method, share, seconds)));
   const sum = (of) => results.reduce((total, result) => total + of(result), 0);
   return {
-    requests: { average: sum((result) => result.requests.average) },
+    requests: { average: sum((result) => result.requests.average), total: sum((result) => result.requests.total) },
     latency: {
       p50: Math.max(...results.map((r) => r.latency.p50)),
       p99: Math.max(...results.map((r) => r.latency.p99)),
@@ -97,11 +97,27 @@ export async function benchSandboxPostgres() {
   const results = {};
   const ratios = {};
   const mocks = [];
+  // Commits the database counted, read after its statistics settle (each session reports within a second).
+  const databases = { 'PostgreSQL, 1 process': 'one', 'PostgreSQL, 2 processes': 'two' };
+  const commits = async () => {
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const counted = {};
+    for (const [name, database] of Object.entries(databases)) {
+      const [row] = await postgres.query(database, 'SELECT xact_commit FROM pg_stat_database WHERE datname = $1', [
+        database,
+      ]);
+      counted[name] = Number(row.xact_commit);
+    }
+    return counted;
+  };
+  const perCommit = {};
   try {
     const configurations = {
       'folder, 1 process': [sandboxOn(join(folder, 'state'))],
-      'PostgreSQL, 1 process': [sandboxOn(await postgres.createDatabase('one'))],
-      'PostgreSQL, 2 processes': Array(2).fill(sandboxOn(await postgres.createDatabase('two'))),
+      'PostgreSQL, 1 process': [sandboxOn(await postgres.createDatabase(databases['PostgreSQL, 1 process']))],
+      'PostgreSQL, 2 processes': Array(2).fill(
+        sandboxOn(await postgres.createDatabase(databases['PostgreSQL, 2 processes'])),
+      ),
     };
     const bases = {};
     for (const [name, specs] of Object.entries(configurations)) {
@@ -116,11 +132,19 @@ export async function benchSandboxPostgres() {
     // Loaded in turn, round by round, so that a machine's drift moves each configuration alike.
     for (const method of ['GET', 'PATCH']) {
       for (const each of Object.values(bases)) await load(each, method, DURATION / 2); // warm-up
+      const before = method === 'PATCH' ? await commits() : undefined;
       const rounds = [];
       for (let round = 0; round < ROUNDS; round++) {
         const measured = {};
         for (const [name, each] of Object.entries(bases)) measured[name] = await load(each, method, DURATION / ROUNDS);
         rounds.push(measured);
+      }
+      if (before) {
+        const after = await commits();
+        for (const name of Object.keys(databases)) {
+          const writes = rounds.reduce((sum, round) => sum + round[name].requests.total, 0);
+          perCommit[name] = { writes, commits: after[name] - before[name] };
+        }
       }
       const medians = roundMedians(rounds);
       for (const [name, r] of Object.entries(medians.results))
@@ -149,6 +173,8 @@ export async function benchSandboxPostgres() {
       `ratio ${name} / folder: reads ${ratios.GET(name, 'folder, 1 process').toFixed(2)}, writes ${ratios.PATCH(name, 'folder, 1 process').toFixed(2)}, write latency p50 ${ratio(r.latency.p50, baseline.latency.p50)} (+${(r.latency.p50 - baseline.latency.p50).toFixed(2)} ms from the database)`,
     );
   }
+  for (const [name, { writes, commits: made }] of Object.entries(perCommit))
+    console.log(`${name}: ${(writes / made).toFixed(2)} writes a commit (${writes} writes, ${made} commits)`);
   // Scaling out: the same total load through two processes on one database as through one.
   const [one, two] = ['PostgreSQL, 1 process', 'PostgreSQL, 2 processes'];
   const passed = [
