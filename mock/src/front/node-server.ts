@@ -120,7 +120,7 @@ const SAFE_HOST = /^[A-Za-z0-9.-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5
 
 export function singleValued(headers: IncomingMessage['headers']): Record<string, string> {
   const single: Record<string, string> = {};
-  for (const name in headers) {
+  for (const name of Object.keys(headers)) {
     const value = headers[name];
     if (value !== undefined) single[name] = Array.isArray(value) ? value.join(', ') : value;
   }
