@@ -2,38 +2,22 @@
 // delivery again (the same body and signatures under a new delivery id, as Gitea's replay sends
 // it), waits for a delivery without polling (a bounded long poll), and edits a hook without its
 // answer ever echoing a `secret` or an `http_method` (repoEditHook keeps only what Gitea keeps).
-import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createGiteaClient, unwrap, type GiteaClient } from '../src/index.js';
+import { describe, expect, it } from 'vitest';
+import { unwrap } from '../src/index.js';
 import type { DeliveryRecord } from '../test/support/mock-internals.js';
-import { expectSignedBy, startHookReceiver, type HookReceiver } from './support/hook-receiver.js';
-import { launch, type Launched } from './support/launch.js';
+import { expectSignedBy } from './support/hook-receiver.js';
+import type { Launched } from './support/launch.js';
+import { builtSandboxes } from './support/sandbox-bin.js';
 
-const cli = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
 const rocket = { owner: 'acme', repo: 'rocket' } as const;
 const SECRET = 'replay-secret';
-const started: { close(): Promise<unknown> }[] = [];
+const { bin: sandbox, receiver, clientOf } = builtSandboxes();
 
-afterEach(async () => {
-  await Promise.all(started.splice(0).map((each) => each.close()));
-});
-
-async function bin(args: string[] = [], secret?: string): Promise<Launched> {
-  const env = { ...process.env, ...(secret === undefined ? {} : { GITEA_WEBHOOK_SECRET: secret }) };
-  const launched = await launch(process.execPath, [cli, 'sandbox', '--port', '0', ...args], env);
-  started.push({ close: () => launched.stop() });
-  return launched;
-}
-
-async function receiver(answering?: 'hang'): Promise<HookReceiver> {
-  const each = await startHookReceiver(answering);
-  started.push(each);
-  return each;
-}
+/** The built sandbox, its deliveries signed with `secret` (GITEA_WEBHOOK_SECRET) when one is given. */
+const bin = (args: string[] = [], secret?: string): Promise<Launched> =>
+  sandbox(args, [], secret === undefined ? process.env : { ...process.env, GITEA_WEBHOOK_SECRET: secret });
 
 const originOf = (launched: Launched): string => new URL(launched.baseUrl).origin;
-const clientOf = (launched: Launched, token: string): GiteaClient =>
-  createGiteaClient({ baseUrl: launched.baseUrl, auth: { token }, retry: 0 });
 
 async function sandboxCall(
   launched: Launched,

@@ -13,7 +13,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   createGiteaClient,
   unwrap,
@@ -44,6 +44,7 @@ import {
 import { call } from './support/call.js';
 import { exampleRequest } from './support/http.js';
 import { launch, type Launched } from './support/launch.js';
+import { builtSandboxes, editPullOn } from './support/sandbox-bin.js';
 
 const SECRET = 'sandbox-hook-secret';
 const doc = loadDocument(new URL('../openapi.yaml', import.meta.url));
@@ -990,45 +991,7 @@ describe('the built bin, as the README runs it', () => {
 });
 
 describe('what a client or a receiver can do to the deliveries, against the built bin', () => {
-  const cli = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
-  const started: { close(): Promise<unknown> }[] = [];
-  afterEach(async () => {
-    await Promise.all(started.splice(0).map((each) => each.close()));
-  });
-
-  /** The built bin with these options, stopped after the test. */
-  async function bin(args: string[], node: string[] = []): Promise<Launched> {
-    const launched = await launch(process.execPath, [...node, cli, 'sandbox', '--port', '0', ...args]);
-    started.push({ close: () => launched.stop() });
-    return launched;
-  }
-
-  async function receiver(answering?: 'hang'): Promise<HookReceiver> {
-    const each = await startHookReceiver(answering);
-    started.push(each);
-    return each;
-  }
-
-  /** The delivery log of `token`'s world on `launched`. */
-  async function logOf(launched: Launched, token: string): Promise<DeliveryRecord[]> {
-    const answer = await call(`${new URL(launched.baseUrl).origin}/__sandbox/deliveries`, 'GET', { token });
-    expect(answer.status).toBe(200);
-    return (answer.json as { deliveries: DeliveryRecord[] }).deliveries;
-  }
-
-  /** The log once no entry is pending. */
-  async function settledLog(launched: Launched, token: string): Promise<DeliveryRecord[]> {
-    for (let tries = 0; ; tries++) {
-      const log = await logOf(launched, token);
-      if (log.every((entry) => entry.state !== 'pending')) return log;
-      expect(tries, JSON.stringify(log.map((entry) => entry.state))).toBeLessThan(400);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-
-  const clientOf = (launched: Launched, token: string) =>
-    createGiteaClient({ baseUrl: launched.baseUrl, auth: { token }, retry: 0 });
-
+  const { started, bin, receiver, settledLog, clientOf } = builtSandboxes();
   it('an authorization header no HTTP header can carry is stored, as Gitea stores it, and its delivery fails as Go fails it; the sandbox stays up', async () => {
     const mock = await bin([]);
     const hook = await receiver();
@@ -1098,51 +1061,6 @@ describe('what a client or a receiver can do to the deliveries, against the buil
     expect(hook.received).toEqual([]);
   });
 
-  it('deliveries past their share of the heap are dropped, settled with why, the API unaffected', async () => {
-    const mock = await bin(['--webhook-timeout', '600'], ['--max-old-space-size=512']);
-    const hanging = await receiver('hang');
-    const gitea = clientOf(mock, 'heavy');
-    await unwrap(
-      gitea.PATCH('/repos/{owner}/{repo}/hooks/{id}', {
-        params: { path: { ...rocket, id: 4001 } },
-        body: { config: { url: `${hanging.origin}/hook`, content_type: 'form' }, events: ['pull_request'] },
-      }),
-    );
-    // A title of 1 MiB, each of whose bytes the form writes as three.
-    const title = '!'.repeat(1024 * 1024);
-    await editPullOn(gitea, { title });
-    for (let i = 0; i < 12; i++) await editPullOn(gitea, { state: i % 2 === 0 ? 'closed' : 'open' });
-    // Each settles on a line of its own: the dropped ones at once, the rest when the sandbox stops.
-    const dropped =
-      /webhook pull_request \w+ to http:\/\/127\.0\.0\.1:\d+\/hook: failed \(not sent: the deliveries waiting or under way hold \d+ MiB, and this one's \d+ MiB would pass their share of the heap \(\d+ MiB;/g;
-    for (let tries = 0; (mock.output().match(dropped) ?? []).length < 9; tries++) {
-      expect(tries, mock.output()).toBeLessThan(400);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    expect((await logOf(mock, 'heavy')).at(-1)!.state).toBe('failed');
-    // The API answers as before.
-    expect((await editPullOn(gitea, { state: 'closed' })).title).toBe(title);
-  }, 60_000);
-
-  it("the worlds' logs together keep to their share of the heap: the least recently written give way", async () => {
-    const system = await receiver();
-    const mock = await bin(['--webhook', `${system.origin}/all`], ['--max-old-space-size=512']);
-    // Each write's delivery carries a title of 1 MiB: about 2 MiB of heap in the log.
-    const worlds = Array.from({ length: 24 }, (_, index) => `log-share-${index}`);
-    for (const [index, token] of worlds.entries())
-      await editPullOn(clientOf(mock, token), { title: String.fromCharCode(97 + (index % 26)).repeat(1024 * 1024) });
-    const newest = await settledLog(mock, worlds.at(-1)!);
-    expect(newest.map((entry) => [entry.type, entry.action, entry.state])).toEqual([
-      ['pull_request', 'edited', 'delivered'],
-    ]);
-    expect(await logOf(mock, worlds[0]!)).toEqual([]);
-    const kept = [];
-    for (const token of worlds) kept.push((await logOf(mock, token)).length);
-    // Oldest first, then every world since.
-    expect(kept.indexOf(1)).toBeGreaterThan(0);
-    expect(kept.slice(kept.indexOf(1)).every((count) => count === 1)).toBe(true);
-  }, 60_000);
-
   it('a system hook with a password, and one whose host does not resolve: no password in the log or the lines, and a failure that says what to do', async () => {
     const system = await receiver();
     const url = `http://hook-user:hook-password-77@127.0.0.1:${new URL(system.origin).port}/all`;
@@ -1168,6 +1086,3 @@ describe('what a client or a receiver can do to the deliveries, against the buil
     expect(mock.output()).not.toContain('hook-password-77');
   });
 });
-
-const editPullOn = (gitea: GiteaClient, body: EditPullRequestOption) =>
-  unwrap(gitea.PATCH('/repos/{owner}/{repo}/pulls/{index}', { params: { path: { ...rocket, index: 43 } }, body }));
