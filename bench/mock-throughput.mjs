@@ -3,7 +3,7 @@
 // a machine whose speed drifts during the run (other work on it) moves each round's three alike,
 // so each ratio is the median of the rounds' ratios, and each figure the median of its rounds.
 import autocannon from 'autocannon';
-import { AUTH, MOCKS, ratio, roundMedians, startMock, verdict } from './support.mjs';
+import { AUTH, loadInTurn, MOCKS, ratio, roundMedians, startMock, verdict } from './support.mjs';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const ROUNDS = 4;
@@ -20,15 +20,11 @@ function cannon(url, seconds) {
 export async function benchThroughput() {
   const names = Object.keys(MOCKS);
   const mocks = {};
-  const rounds = [];
+  let rounds;
   try {
     for (const name of names) mocks[name] = await startMock(name, PATH);
-    for (const name of names) await cannon(`${mocks[name].base}${PATH}`, DURATION / 2).catch(() => undefined); // warm-up
-    for (let round = 0; round < ROUNDS; round++) {
-      const measured = {};
-      for (const name of names) measured[name] = await cannon(`${mocks[name].base}${PATH}`, DURATION / ROUNDS);
-      rounds.push(measured);
-    }
+    const load = (name, seconds) => cannon(`${mocks[name].base}${PATH}`, seconds);
+    rounds = await loadInTurn(names, load, { rounds: ROUNDS, seconds: DURATION / ROUNDS, warmUp: DURATION / 2 });
   } finally {
     await Promise.all(Object.values(mocks).map((mock) => mock.stop()));
   }

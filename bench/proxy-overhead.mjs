@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { AUTH, proxyTo, roundMedians, startMock, verdict } from './support.mjs';
+import { AUTH, loadInTurn, proxyTo, roundMedians, startMock, verdict } from './support.mjs';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const PATH = '/repos/acme/rocket/keys/11001';
@@ -36,14 +36,9 @@ async function startChild(script, ...args) {
 
 /** The URLs (`{ name: url }`) loaded in turn for ROUNDS rounds after a warm-up: a machine's drift moves each round's alike. */
 async function measure(urls) {
-  for (const url of Object.values(urls)) await cannon(url, DURATION / 2).catch(() => undefined);
-  const rounds = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    const measured = {};
-    for (const [name, url] of Object.entries(urls)) measured[name] = await cannon(url, DURATION / ROUNDS);
-    rounds.push(measured);
-  }
-  return roundMedians(rounds);
+  const load = (name, seconds) => cannon(urls[name], seconds);
+  const options = { rounds: ROUNDS, seconds: DURATION / ROUNDS, warmUp: DURATION / 2 };
+  return roundMedians(await loadInTurn(Object.keys(urls), load, options));
 }
 
 export async function benchProxy() {

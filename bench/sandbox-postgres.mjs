@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { startPostgres } from '../scripts/postgres.mjs';
-import { ratio, roundMedians, sandboxOn, startMock, verdict } from './support.mjs';
+import { loadInTurn, ratio, roundMedians, sandboxOn, startMock, verdict } from './support.mjs';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const ROUNDS = 4;
@@ -131,14 +131,11 @@ export async function benchSandboxPostgres() {
     }
     // Loaded in turn, round by round, so that a machine's drift moves each configuration alike.
     for (const method of ['GET', 'PATCH']) {
-      for (const each of Object.values(bases)) await load(each, method, DURATION / 2); // warm-up
+      const loaded = (name, seconds) => load(bases[name], method, seconds);
+      // Warmed up here, before the commits are first counted.
+      for (const name of Object.keys(bases)) await loaded(name, DURATION / 2);
       const before = method === 'PATCH' ? await commits() : undefined;
-      const rounds = [];
-      for (let round = 0; round < ROUNDS; round++) {
-        const measured = {};
-        for (const [name, each] of Object.entries(bases)) measured[name] = await load(each, method, DURATION / ROUNDS);
-        rounds.push(measured);
-      }
+      const rounds = await loadInTurn(Object.keys(bases), loaded, { rounds: ROUNDS, seconds: DURATION / ROUNDS });
       if (before) {
         const after = await commits();
         for (const name of Object.keys(databases)) {

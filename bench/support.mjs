@@ -105,6 +105,22 @@ export function median(values) {
 }
 
 /**
+ * Each of `names` loaded in turn (`load(name, seconds)`): a warm-up of `warmUp` s each where given
+ * (its failures ignored), then `rounds` rounds of `seconds` each, so that a machine's drift moves
+ * each alike. The rounds' results, a round each `{ [name]: result }`, for `roundMedians`.
+ */
+export async function loadInTurn(names, load, { rounds, seconds, warmUp }) {
+  if (warmUp !== undefined) for (const name of names) await load(name, warmUp).catch(() => undefined);
+  const measured = [];
+  for (let round = 0; round < rounds; round++) {
+    const each = {};
+    for (const name of names) each[name] = await load(name, seconds);
+    measured.push(each);
+  }
+  return measured;
+}
+
+/**
  * Autocannon's results of servers loaded in turn, a round each `{ [name]: result }`: each server's
  * medians over the rounds (errors and timeouts together, non-2xx apart), and `ratio(a, b)`, the
  * median over the rounds of `a`'s requests per second over `b`'s.

@@ -7,7 +7,7 @@
 // the rounds' ratios, each figure the median of its rounds.
 import { createServer } from 'node:http';
 import autocannon from 'autocannon';
-import { ratio, roundMedians, startMock } from './support.mjs';
+import { loadInTurn, ratio, roundMedians, startMock } from './support.mjs';
 
 const ROUNDS = 4;
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8) / ROUNDS;
@@ -71,17 +71,12 @@ export async function benchWebhooks() {
     'a hook to a slow receiver': sandbox(['--webhook', receiver.url], { GITEA_WEBHOOK_SECRET: 'bench' }),
   };
   const mocks = {};
-  const rounds = [];
+  let rounds;
   try {
-    for (const [name, spec] of Object.entries(runs)) {
+    for (const [name, spec] of Object.entries(runs))
       mocks[name] = await startMock(spec, '/repos/acme/rocket/keys/11001');
-      await cannon(`${mocks[name].base}${PATH}`, 2); // warm-up
-    }
-    for (let round = 0; round < ROUNDS; round++) {
-      const measured = {};
-      for (const name of Object.keys(runs)) measured[name] = await cannon(`${mocks[name].base}${PATH}`, DURATION);
-      rounds.push(measured);
-    }
+    const load = (name, seconds) => cannon(`${mocks[name].base}${PATH}`, seconds);
+    rounds = await loadInTurn(Object.keys(runs), load, { rounds: ROUNDS, seconds: DURATION, warmUp: 2 });
   } finally {
     await Promise.all(Object.values(mocks).map((mock) => mock.stop()));
     await receiver.close();
