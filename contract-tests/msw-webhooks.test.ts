@@ -98,6 +98,35 @@ describe('createGiteaHandlers records webhook deliveries', () => {
     await gitea.reset();
     expect(await gitea.deliveries()).toEqual([]);
   });
+
+  it('without onDelivery, a delivery read from the log long after its write is signed, its headers plain data', async () => {
+    const base = 'https://unwatched.example.org/api/v1';
+    const unwatched = createGiteaHandlers({
+      baseUrl: base,
+      sandbox: { webhooks: { secret: SECRET, systemHooks: ['https://bots.example.net/all'] } },
+    });
+    server.use(...unwatched.handlers);
+    try {
+      const erin = createGiteaClient({ baseUrl: base, auth: { token: 'msw-erin' }, retry: 0 });
+      await unwrap(
+        erin.PATCH('/repos/{owner}/{repo}/pulls/{index}', {
+          params: { path: { ...rocket, index: 43 } },
+          body: { state: 'closed' },
+        }),
+      );
+      // Several turns: the delivery is built, logged and settled before anything reads it.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const [delivery] = await unwatched.deliveries({ token: 'msw-erin' });
+      expect(delivery).toMatchObject({ state: 'recorded', type: 'pull_request', action: 'closed' });
+      const { headers } = JSON.parse(JSON.stringify(delivery)) as DeliveryRecord;
+      expect(headers).toEqual(delivery!.headers);
+      const lower = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+      await expectSignedBy({ headers: lower, body: delivery!.body }, SECRET);
+    } finally {
+      server.resetHandlers();
+      await unwatched.close();
+    }
+  });
 });
 
 describe('what the handlers hand out of a delivery', () => {

@@ -120,13 +120,17 @@ const WAITING = 1000;
 /** Waits under way at once, in the process; past it a wait is refused ('busy'). */
 export const MAX_WAITS = 256;
 
-/** `event` until its request is built, its signatures shared; `bytes` its body's heap in the log, `queued` in the queue. */
+/**
+ * `event` until its request is built, its signatures shared; `request` makes the request once it is sent (its
+ * signatures are made then, or when the log is read: a delivery never sent nor read is never signed); `bytes` its
+ * strings' heap in the log, `queued` in the queue.
+ */
 interface Delivery {
   seq: number;
   record: DeliveryRecord;
   hook: HookTarget;
-  event: { payload: Payload; text?: string; signatures?: Signatures } | undefined;
-  request: OutgoingRequest | undefined;
+  event: { payload: Payload; text?: string; signatures?: () => Signatures } | undefined;
+  request: (() => OutgoingRequest) | undefined;
   bytes: number;
   queued: number;
 }
@@ -230,7 +234,7 @@ function createSender(transport: DeliveryTransport | undefined, budgetBytes: num
     const started = performance.now();
     const durationMs = (): number => Math.round(performance.now() - started);
     try {
-      const sent = await transport!.send(delivery.request!, control.signal);
+      const sent = await transport!.send(delivery.request!(), control.signal);
       const ok = 'status' in sent && sent.status >= 200 && sent.status < 300;
       settle(delivery, { state: ok ? 'delivered' : 'failed', ...sent, durationMs: durationMs() });
     } catch (failure) {
@@ -303,7 +307,26 @@ function withShortRef(json: string): string {
 
 type Dialect = { forgejo: boolean; jsonIterator: boolean };
 
-/** Signed once per event, after the write's answer; the log shows its `Authorization` masked. */
+/** `make` once, when first called. */
+function once<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => (made ??= { value: make() }).value;
+}
+
+/** `record.headers`, made when first read; a plain field from then on. */
+function headersWhenRead(record: DeliveryRecord, make: () => Record<string, string>): void {
+  Object.defineProperty(record, 'headers', {
+    enumerable: true,
+    configurable: true,
+    get() {
+      const value = make();
+      Object.defineProperty(record, 'headers', { value, enumerable: true, writable: true, configurable: true });
+      return value;
+    },
+  });
+}
+
+/** Built once per event, after the write's answer, and signed when first sent or read; the log shows its `Authorization` masked. */
 function build(delivery: Delivery, secret: string, sign: Signer, { forgejo, jsonIterator }: Dialect): void {
   const { record, hook } = delivery;
   const pending = delivery.event!;
@@ -314,44 +337,51 @@ function build(delivery: Delivery, secret: string, sign: Signer, { forgejo, json
   const rewritten = forgejo && hook.type === 'gitea' && (payload.type === 'create' || payload.type === 'delete');
   const json = rewritten ? withShortRef(text) : text;
   // Empty without a secret, as Gitea sends them for a hook without one.
-  const signOf = (body: string): Signatures => (secret === '' ? { sha256: '', sha1: '' } : sign(secret, body));
+  const signOf = (body: string) =>
+    once((): Signatures => (secret === '' ? { sha256: '', sha1: '' } : sign(secret, body)));
   const signatures = rewritten ? signOf(json) : (pending.signatures ??= signOf(text));
   const form = hook.contentType === 'form';
-  const headers: Record<string, string> = {
-    'Content-Type': form ? 'application/x-www-form-urlencoded' : 'application/json',
-    // Forgejo's AddDefaultHeaders (services/webhook/shared/payloader.go @ v11.0/forgejo, line 143) adds four of its own.
-    ...(forgejo && {
-      'X-Forgejo-Delivery': record.id,
-      'X-Forgejo-Event': record.event,
-      'X-Forgejo-Event-Type': payload.type,
-      'X-Forgejo-Signature': signatures.sha256,
-    }),
-    'X-Gitea-Delivery': record.id,
-    'X-Gitea-Event': record.event,
-    'X-Gitea-Event-Type': payload.type,
-    // Gitea's alone: Forgejo names no installation target.
-    ...(!forgejo && { 'X-Gitea-Hook-Installation-Target-Type': hook.target }),
-    'X-Gogs-Delivery': record.id,
-    'X-Gogs-Event': record.event,
-    'X-Gogs-Event-Type': payload.type,
-    ...signatureHeaders(signatures),
-    'X-GitHub-Delivery': record.id,
-    'X-GitHub-Event': record.event,
-    'X-GitHub-Event-Type': payload.type,
-    ...(!forgejo && { 'X-GitHub-Hook-Installation-Target-Type': hook.target }),
-    // Go's client names itself so when Gitea sets no User-Agent.
-    'User-Agent': 'Go-http-client/1.1',
-    ...(hook.authorization === '' ? {} : { Authorization: hook.authorization }),
-  };
+  const headers = once((): Record<string, string> => {
+    const signed = signatures();
+    return {
+      'Content-Type': form ? 'application/x-www-form-urlencoded' : 'application/json',
+      // Forgejo's AddDefaultHeaders (services/webhook/shared/payloader.go @ v11.0/forgejo, line 143) adds four of its own.
+      ...(forgejo && {
+        'X-Forgejo-Delivery': record.id,
+        'X-Forgejo-Event': record.event,
+        'X-Forgejo-Event-Type': payload.type,
+        'X-Forgejo-Signature': signed.sha256,
+      }),
+      'X-Gitea-Delivery': record.id,
+      'X-Gitea-Event': record.event,
+      'X-Gitea-Event-Type': payload.type,
+      // Gitea's alone: Forgejo names no installation target.
+      ...(!forgejo && { 'X-Gitea-Hook-Installation-Target-Type': hook.target }),
+      'X-Gogs-Delivery': record.id,
+      'X-Gogs-Event': record.event,
+      'X-Gogs-Event-Type': payload.type,
+      ...signatureHeaders(signed),
+      'X-GitHub-Delivery': record.id,
+      'X-GitHub-Event': record.event,
+      'X-GitHub-Event-Type': payload.type,
+      ...(!forgejo && { 'X-GitHub-Hook-Installation-Target-Type': hook.target }),
+      // Go's client names itself so when Gitea sets no User-Agent.
+      'User-Agent': 'Go-http-client/1.1',
+      ...(hook.authorization === '' ? {} : { Authorization: hook.authorization }),
+    };
+  });
   // Go's url.Values.Encode is the form encoding but for `*` (escaped) and `~` (kept).
   const body = form
     ? new URLSearchParams({ payload: json }).toString().replace(/\*/g, '%2A').replace(/%7E/g, '~')
     : json;
-  delivery.request = { method: 'POST', url: hook.url, headers, body };
-  record.headers = { ...headers, ...(hook.authorization === '' ? {} : { Authorization: GITEA_MASK }) };
+  delivery.request = () => ({ method: 'POST', url: hook.url, headers: headers(), body });
+  headersWhenRead(record, () => ({
+    ...headers(),
+    ...(hook.authorization === '' ? {} : { Authorization: GITEA_MASK }),
+  }));
   record.body = body;
-  // Heap a body's string takes: two bytes a character at most.
-  delivery.bytes = 2 * body.length;
+  // Heap a string takes, two bytes a character at most: the body's, and the signed JSON's while it differs.
+  delivery.bytes = 2 * (body.length + (json === body ? 0 : json.length));
 }
 
 let seq = 0;
