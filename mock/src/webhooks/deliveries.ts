@@ -389,7 +389,7 @@ let seq = 0;
 function deliveriesOf(events: readonly Addressed[], forgejo: boolean): Delivery[] {
   const at = new Date().toISOString();
   return events.flatMap(({ payload, hooks }) => {
-    // One secret for every hook: the payload is signed once, when the first request is built.
+    // One secret for every hook: the payload is signed once, when the first of its requests is sent or read.
     const event = { payload };
     return hooks.map(
       (hook): Delivery => ({
