@@ -331,10 +331,12 @@ function build(delivery: Delivery, secret: string, sign: Signer, { forgejo, json
   const { record, hook } = delivery;
   const pending = delivery.event!;
   const { payload } = pending;
+  // The headers keep the event type, not the payload, whose JSON the log does not count.
+  const { type } = payload;
   delivery.event = undefined;
   const text = (pending.text ??= jsonIterator ? htmlEscaped(payload.json) : payload.json);
   // Forgejo writes a create or delete event for a `gitea` hook again, for Woodpecker: its own body, its own signatures.
-  const rewritten = forgejo && hook.type === 'gitea' && (payload.type === 'create' || payload.type === 'delete');
+  const rewritten = forgejo && hook.type === 'gitea' && (type === 'create' || type === 'delete');
   const json = rewritten ? withShortRef(text) : text;
   // Empty without a secret, as Gitea sends them for a hook without one.
   const signOf = (body: string) =>
@@ -349,21 +351,21 @@ function build(delivery: Delivery, secret: string, sign: Signer, { forgejo, json
       ...(forgejo && {
         'X-Forgejo-Delivery': record.id,
         'X-Forgejo-Event': record.event,
-        'X-Forgejo-Event-Type': payload.type,
+        'X-Forgejo-Event-Type': type,
         'X-Forgejo-Signature': signed.sha256,
       }),
       'X-Gitea-Delivery': record.id,
       'X-Gitea-Event': record.event,
-      'X-Gitea-Event-Type': payload.type,
+      'X-Gitea-Event-Type': type,
       // Gitea's alone: Forgejo names no installation target.
       ...(!forgejo && { 'X-Gitea-Hook-Installation-Target-Type': hook.target }),
       'X-Gogs-Delivery': record.id,
       'X-Gogs-Event': record.event,
-      'X-Gogs-Event-Type': payload.type,
+      'X-Gogs-Event-Type': type,
       ...signatureHeaders(signed),
       'X-GitHub-Delivery': record.id,
       'X-GitHub-Event': record.event,
-      'X-GitHub-Event-Type': payload.type,
+      'X-GitHub-Event-Type': type,
       ...(!forgejo && { 'X-GitHub-Hook-Installation-Target-Type': hook.target }),
       // Go's client names itself so when Gitea sets no User-Agent.
       'User-Agent': 'Go-http-client/1.1',
@@ -380,7 +382,7 @@ function build(delivery: Delivery, secret: string, sign: Signer, { forgejo, json
     ...(hook.authorization === '' ? {} : { Authorization: GITEA_MASK }),
   }));
   record.body = body;
-  // Heap a string takes, two bytes a character at most: the body's, and the signed JSON's while it differs.
+  // Heap a string takes, two bytes a character at most: the body's, and the signed JSON's, which the signing keeps, where it differs.
   delivery.bytes = 2 * (body.length + (json === body ? 0 : json.length));
 }
 
