@@ -112,6 +112,61 @@ describe('--state postgres://…', () => {
     expect(await members(mock, 'slow')).toEqual(['alice', 'bobby', 'carol']);
   });
 
+  it('reads many worlds through another process at once, each as it was last written, and the seed for a credential without one', async () => {
+    const url = await server.createDatabase('many');
+    const [one, two] = await Promise.all([sandbox(url), sandbox(url)]);
+    const tokens = Array.from({ length: 6 }, (_, n) => `many-${n}`);
+    expect(
+      (await Promise.all(tokens.map((token, n) => rename(one, token, 'bob', `bob-${n}`)))).map((r) => r.status),
+    ).toEqual(Array(6).fill(204));
+    // Read once through two, then written again through one: two holds an older version of each.
+    await Promise.all(tokens.map((token) => members(two, token)));
+    await Promise.all(tokens.map((token, n) => rename(one, token, `bob-${n}`, `robert-${n}`)));
+    const read = await Promise.all([...tokens, 'many-none'].map((token) => members(two, token)));
+    expect(read).toEqual([...tokens.map((_, n) => ['alice', `robert-${n}`, 'carol']), ['alice', 'bob', 'carol']]);
+  });
+
+  it("goes on writing other worlds while another client holds two worlds' rows, and writes those once they are let go", async () => {
+    const url = await server.createDatabase('apart');
+    const mock = await sandbox(url);
+    const tokens = Array.from({ length: 6 }, (_, n) => `apart-${n}`);
+    // Each world made first, as its own transaction does.
+    for (const token of tokens) expect((await editLabel(mock, token, { name: 'made' })).status).toBe(200);
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    const edit = (token: string) => editLabel(mock, token, { name: `edited ${token}` });
+    let held: Promise<Awaited<ReturnType<typeof editLabel>>[]> | undefined;
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM gitea_mock_worlds WHERE key = ANY($1) FOR UPDATE', [
+        tokens.slice(0, 2).map(keyOf),
+      ]);
+      let settled = 0;
+      const first = edit(tokens[0]!);
+      // Until the sandbox's transaction waits for the row.
+      for (;;) {
+        const waiting = await server.query(
+          'apart',
+          "SELECT 1 FROM pg_stat_activity WHERE datname = 'apart' AND wait_event_type = 'Lock'",
+        );
+        if (waiting.length > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const [second, ...others] = tokens.slice(1).map(edit);
+      held = Promise.all([first, second!].map((write) => write.finally(() => settled++)));
+      expect((await Promise.all(others)).map((answer) => [answer.status, answer.json.name])).toEqual(
+        tokens.slice(2).map((token) => [200, `edited ${token}`]),
+      );
+      expect(settled).toBe(0);
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
+    expect((await held!).map((answer) => [answer.status, answer.json.name])).toEqual(
+      tokens.slice(0, 2).map((token) => [200, `edited ${token}`]),
+    );
+  });
+
   it('sends a small write to the other processes as what it changed, rewriting the whole world after eight changes', async () => {
     const url = await server.createDatabase('changes');
     const [one, two] = await Promise.all([sandbox(url), sandbox(url)]);

@@ -174,11 +174,13 @@ const write = (parts: Parts, key: string, apply: Apply): Promise<Answer> =>
 async function run(parts: Parts, key: string, jobs: Job[]): Promise<void> {
   const { batches, seed, seedBytes } = parts;
   const close = () => batches.get(key) === jobs && batches.delete(key);
-  let release = (): void => {};
+  // Admitted before its turn, as large as its world is here: a store may save it together with other worlds'
+  // batches, and none of those may wait for admission meanwhile. Weighed again when it starts, never waiting then.
+  const ticket = await parts.admit(2 * (parts.store.peek(key)?.bytes ?? seedBytes));
   let outcomes: Outcome[];
   try {
     outcomes = await parts.store.write(key, async (now) => {
-      release = await parts.admit(2 * (now?.bytes ?? seedBytes));
+      ticket.weigh(2 * (now?.bytes ?? seedBytes));
       close();
       const slot = now ?? { world: seed, bytes: seedBytes };
       const pause = pacer();
@@ -190,7 +192,7 @@ async function run(parts: Parts, key: string, jobs: Job[]): Promise<void> {
     const answer = storeFailure(failure, 'save', parts.refusal);
     outcomes = jobs.map(() => ({ answer }));
   } finally {
-    release();
+    ticket.release();
   }
   for (const [index, outcome] of outcomes.entries()) {
     if ('error' in outcome) jobs[index]!.reject(outcome.error);
@@ -346,7 +348,7 @@ function pacer(): () => Promise<void> {
 }
 
 /** Admits tasks while their weights together stay within `capacity`, in arrival order; a task alone is always admitted. */
-function admission(capacity: number): (weight: number) => Promise<() => void> {
+function admission(capacity: number): (weight: number) => Promise<{ weigh(weight: number): void; release(): void }> {
   let used = 0;
   const waiting: { weight: number; admit: () => void }[] = [];
   const next = (): void => {
@@ -361,9 +363,18 @@ function admission(capacity: number): (weight: number) => Promise<() => void> {
       waiting.push({ weight, admit });
       next();
     });
-    return () => {
-      used -= weight;
-      next();
+    return {
+      /** Counts `now` in place of the weight admitted, without waiting: the task has begun. */
+      weigh(now) {
+        used += now - weight;
+        weight = now;
+        next();
+      },
+      release() {
+        used -= weight;
+        weight = 0;
+        next();
+      },
     };
   };
 }

@@ -39,18 +39,27 @@ const TRIM = `DELETE FROM ${WORLDS} WHERE key IN (
  */
 /** The row's own columns named: in a save, `version` could be next's too. */
 const INTACT = `${WORLDS}.changes_end = ${WORLDS}.version`;
-/** The chain runs from version $2, held by a caller that can apply changes ($3). */
-const CHAINED = `($3 AND $2 = ANY(change_from) AND ${INTACT})`;
-/** A world's row: nothing new at version $2; the changes since $2 where chained; else the body and the changes since it. */
-const ROW = `SELECT version, CASE WHEN version = $2 OR ${CHAINED} THEN NULL ELSE body END AS body,
-    CASE WHEN version = $2 THEN NULL WHEN ${CHAINED} THEN changes[array_position(change_from, $2):]
+/** A world's row asked against the version held (`held`) by a caller that can apply changes (`chains`): nothing new
+ * at `held`; the changes since it where chained; else the body and the changes since it. */
+function rowColumns(held: string, chains: string): string {
+  const follows = `(${chains} AND ${held} = ANY(change_from) AND ${INTACT})`;
+  return `${WORLDS}.key, ${WORLDS}.version,
+    CASE WHEN ${WORLDS}.version = ${held} OR ${follows} THEN NULL ELSE body END AS body,
+    CASE WHEN ${WORLDS}.version = ${held} THEN NULL WHEN ${follows} THEN changes[array_position(change_from, ${held}):]
       WHEN ${INTACT} THEN changes[array_position(change_from, body_version):] END AS changes,
     CASE WHEN ${INTACT} THEN cardinality(change_from) + 1
       - coalesce(array_position(change_from, body_version), cardinality(change_from) + 1) END AS pending,
-    body IS NULL AS empty, used_at < clock_timestamp() - make_interval(secs => ${TOUCH_SECONDS}) AS idle
-  FROM ${WORLDS} WHERE key = $1`;
+    body IS NULL AS empty, used_at < clock_timestamp() - make_interval(secs => ${TOUCH_SECONDS}) AS idle`;
+}
+/** The row of world $1 against version $2, held by a caller that can apply changes ($3). */
+const ROW = `SELECT ${rowColumns('$2', '$3')} FROM ${WORLDS} WHERE key = $1`;
+/** The rows of several worlds, each against its own version: `values` is `($1, $2::bigint, $3::boolean), …`. */
+const ROWS = (values: string) =>
+  `SELECT ${rowColumns('asked.held', 'asked.chains')} FROM (VALUES ${values}) AS asked (key, held, chains)
+    JOIN ${WORLDS} ON ${WORLDS}.key = asked.key`;
 /** `pending`: changes since the body (null: the chain is broken, the next save writes the body); `empty`: a first write is making it. */
 type Row = {
+  key: string;
   version: string;
   body: string | null;
   changes: string[] | null;
@@ -176,17 +185,43 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
       `the sandbox's database at ${target.where} kept making and removing this world's row; try again`,
     );
   }
-  /** Rows held by a write here: `empty` when its transaction made it, removed unless a world is saved in it; `committed` by its save. */
-  const holds = new Map<
-    string,
-    { client: PoolClient; empty: boolean; pending: number | null; saved: boolean; committed: boolean }
-  >();
-  /** Calls of `look` waiting for the next query of a key and version, while one runs. */
-  const lines = new Map<string, ((looked: Promise<Look>) => void)[]>();
+  /** Rows held by a write alone: `empty` when its transaction made it, removed unless a world is saved in it; `committed` by its save. */
+  type Alone = { client: PoolClient; empty: boolean; pending: number | null; saved: boolean; committed: boolean };
+  /** Rows held by a write here, alone or in a transaction of several. */
+  const holds = new Map<string, Alone | { member: Member }>();
+  const connect = () => pool.connect().catch((error: unknown) => Promise.reject(failed(target, error)));
+
+  const { look, join } = together({ pool, connect, query, inOneTrip, touch, document });
+
+  /** `task` holding `key`'s row in a transaction of its own, which makes the row when there is none. */
+  function holdAlone<T>(key: string, version: number | undefined, world: Stored, task: (now: Look) => Promise<T>) {
+    return transaction(connect(), async (client) => {
+      try {
+        const { now, empty, pending } = await lock(client, key, version, world);
+        const held = { client, empty, pending, saved: false, committed: false };
+        holds.set(key, held);
+        const result = await task(now);
+        if (held.empty && !held.saved) await query(client, DROP, [key]);
+        if (!held.committed) await query(client, 'COMMIT');
+        // A new world: beyond --max-worlds the least recently used go, on this connection (one of the
+        // pool could be waited for by every hold at once); the world is kept whatever the trim does.
+        if (held.empty && held.saved) await query(client, TRIM, [maxWorlds]).catch(ignore);
+        return result;
+      } finally {
+        holds.delete(key);
+      }
+    });
+  }
   return {
     async save(key, pieces, change) {
       const held = holds.get(key);
       if (!held) throw new Error('a world is saved in PostgreSQL only while it is held');
+      if ('member' in held) {
+        const { member } = held;
+        member.save = { pieces, change, saved: deferred() };
+        member.ready.resolve();
+        return member.save.saved.promise;
+      }
       let rows: { version: string }[];
       if (change !== undefined && held.pending !== null && held.pending < CHANGES_KEPT) {
         // The save is the transaction's last statement: COMMIT goes with it.
@@ -206,51 +241,209 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
     },
     close: () => pool.end(),
     shared: {
-      look(key, version, held) {
-        // A call joins the next query of its key and version, never one under way (it may have started
-        // before a write answered before this call): reads at once share a query, and see every write.
-        const id = `${key}:${version ?? ''}`;
-        const line = lines.get(id) ?? [];
-        const found = new Promise<Look>((resolve) => line.push(resolve));
-        if (!lines.has(id)) {
-          lines.set(id, line);
-          void (async () => {
-            while (line.length > 0) {
-              const looked = query<Row>(pool, ROW, [key, version ?? null, !!held.parts]).then(({ rows: [row] }) => {
-                if (row?.idle && !row.empty) touch(key);
-                return lookOf(row, held, document);
-              });
-              for (const resolve of line.splice(0)) resolve(looked);
-              await looked.catch(ignore);
-            }
-            lines.delete(id);
-          })();
-        }
-        return found;
-      },
+      look,
       async hold(key, version, world, task) {
-        const connected = pool.connect().catch((error: unknown) => Promise.reject(failed(target, error)));
-        return transaction(connected, async (client) => {
-          try {
-            const { now, empty, pending } = await lock(client, key, version, world);
-            const held = { client, empty, pending, saved: false, committed: false };
-            holds.set(key, held);
-            const result = await task(now);
-            if (held.empty && !held.saved) await query(client, DROP, [key]);
-            if (!held.committed) await query(client, 'COMMIT');
-            // A new world: beyond --max-worlds the least recently used go, on this connection (one of the
-            // pool could be waited for by every hold at once); the world is kept whatever the trim does.
-            if (held.empty && held.saved) await query(client, TRIM, [maxWorlds]).catch(ignore);
-            return result;
-          } finally {
-            holds.delete(key);
-          }
-        });
+        const member = join(key, version, world);
+        const begun = await member.begun.promise;
+        if (begun === 'absent') return holdAlone(key, version, world, task);
+        holds.set(key, { member });
+        let result: Awaited<ReturnType<typeof task>>;
+        try {
+          result = await task(begun);
+        } catch (error) {
+          member.ready.resolve();
+          await member.ended.promise.catch(ignore);
+          throw error;
+        } finally {
+          holds.delete(key);
+        }
+        member.ready.resolve();
+        // Kept once the transaction of them all commits.
+        await member.ended.promise;
+        return result;
       },
       clear: async () => {
         await query(pool, `DELETE FROM ${WORLDS}`);
       },
     },
+  };
+}
+
+/** A promise with its settling functions (Promise.withResolvers, which Node 20 lacks). */
+type Deferred<T> = { promise: Promise<T>; resolve(value: T | Promise<T>): void; reject(error: unknown): void };
+function deferred<T = void>(): Deferred<T> {
+  let settle!: Pick<Deferred<T>, 'resolve' | 'reject'>;
+  const promise = new Promise<T>((resolve, reject) => (settle = { resolve, reject }));
+  // Settled for those that wait; one nobody waits for is not an unhandled rejection.
+  promise.catch(ignore);
+  return { promise, ...settle };
+}
+
+/** Transactions of several writes, and queries of several reads, under way at once; at most this many worlds in one. */
+const IN_FLIGHT = 2;
+const MOST_TOGETHER = 64;
+
+/** A read waiting for the next query of several. */
+type Asked = { key: string; version: number | undefined; held: Stored; found: Deferred<Look> };
+/** A write waiting for the next transaction of several: begun with its row's look ('absent': none), `ready` when its task ends or saves, `ended` with the transaction. */
+type Member = {
+  key: string;
+  version: number | undefined;
+  held: Stored;
+  pending: number | null;
+  begun: Deferred<Look | 'absent'>;
+  ready: Deferred<void>;
+  ended: Deferred<void>;
+  /** What its task saves, and the version it was saved as. */
+  save?: { pieces: readonly string[]; change: string | undefined; saved: Deferred<number>; version?: number };
+};
+
+/**
+ * Gathers what is asked while `limit` runs are under way into the next run of at most `most`, one per id (asked
+ * again, the one waiting is answered): under load a round trip serves many, and alone it goes at once. `run` settles
+ * its items and never rejects.
+ */
+function gatherer<T>(limit: number, most: number, run: (batch: T[]) => Promise<void>) {
+  const next = new Map<string, T>();
+  let running = 0;
+  const start = (): void => {
+    while (running < limit && next.size > 0) {
+      const batch: T[] = [];
+      for (const [id, item] of next) {
+        if (batch.length === most) break;
+        batch.push(item);
+        next.delete(id);
+      }
+      running++;
+      void run(batch).finally(() => {
+        running--;
+        start();
+      });
+    }
+  };
+  return (id: string, make: () => T): T => {
+    let item = next.get(id);
+    if (!item) {
+      next.set(id, (item = make()));
+      // What is asked in the same turn goes together.
+      queueMicrotask(start);
+    }
+    return item;
+  };
+}
+
+/** What reads and writes of several worlds at once need of an opened database. */
+type Db = {
+  pool: Pool;
+  connect(): Promise<PoolClient>;
+  query<R extends QueryResultRow>(on: Pool | PoolClient, text: string, values?: unknown[]): Promise<QueryResult<R>>;
+  inOneTrip(client: PoolClient, ...statements: [string, Value[]][]): Promise<QueryResult[]>;
+  /** Writes when a world was last read. */
+  touch(key: string): void;
+  document: string | undefined;
+};
+
+/** Reads of several worlds in one query, and writes to several in one transaction (docs/sandbox-postgres.md). */
+function together({ pool, connect, query, inOneTrip, touch, document }: Db) {
+  /** Names each write's place in a transaction of several. */
+  let writes = 0;
+  /**
+   * Writes to several worlds in one transaction: their rows locked in one trip, their saves and COMMIT in another.
+   * `skipLocked`: the rows another transaction holds are left to a transaction that waits for them, so that two
+   * processes writing the same worlds work on different ones at once.
+   */
+  async function holdTogether(members: Member[], skipLocked: boolean): Promise<void> {
+    /** Those left to a transaction that waits: they are that one's. */
+    const moved = new Set<Member>();
+    const together = transaction(connect(), async (client) => {
+      const values = members.flatMap(({ key, version, held }) => [key, version ?? null, !!held.parts]);
+      const asked = members.map((_, i) => `($${3 * i + 1}, $${3 * i + 2}::bigint, $${3 * i + 3}::boolean)`);
+      // In the order of their keys, as every process locks them: two transactions never wait for each other.
+      const locking = `${ROWS(asked.join(', '))} ORDER BY ${WORLDS}.key FOR UPDATE OF ${WORLDS}${skipLocked ? ' SKIP LOCKED' : ''}`;
+      const [, locked] = await inOneTrip(client, ['BEGIN', []], [locking, values]);
+      const rows = new Map((locked!.rows as Row[]).map((row) => [row.key, row]));
+      const held: Member[] = [];
+      for (const member of members) {
+        const row = rows.get(member.key);
+        if (!row && skipLocked) moved.add(waitForWrites(`${writes++}`, () => member));
+        // No row yet: made by a write alone (a first write may race another process's).
+        else if (!row) member.begun.resolve('absent');
+        else
+          await lookOf(row, member.held, document).then((now) => {
+            member.pending = row.pending;
+            member.begun.resolve(now);
+            held.push(member);
+          }, member.begun.reject);
+      }
+      await Promise.all(held.map((member) => member.ready.promise));
+      const appended: Member[] = [];
+      for (const member of held) {
+        const { key, save, pending } = member;
+        if (!save) continue;
+        if (save.change !== undefined && pending !== null && pending < CHANGES_KEPT) appended.push(member);
+        // A body as a parameter: written in, a large world would be copied once more.
+        else {
+          const { rows } = await query<{ version: string }>(client, SAVE, [
+            key,
+            save.pieces.join(''),
+            save.change ?? null,
+          ]);
+          save.version = Number(rows[0]!.version);
+        }
+      }
+      const results = await inOneTrip(
+        client,
+        ...appended.map(({ key, save }): [string, Value[]] => [APPEND, [key, save!.change!]]),
+        ['COMMIT', []],
+      );
+      for (const [i, { save }] of appended.entries()) save!.version = Number(results[i]!.rows[0].version);
+      for (const { save } of held) save?.saved.resolve(save.version!);
+    });
+    const own = () => members.filter((member) => !moved.has(member));
+    await together.catch((error: unknown) => {
+      for (const member of own()) {
+        member.begun.reject(error);
+        member.save?.saved.reject(error);
+      }
+    });
+    for (const member of own()) member.ended.resolve(together);
+  }
+  const joinWrites = gatherer(IN_FLIGHT, MOST_TOGETHER, (members: Member[]) => holdTogether(members, true));
+  const waitForWrites = gatherer(IN_FLIGHT, MOST_TOGETHER, (members: Member[]) => holdTogether(members, false));
+  const joinReads = gatherer(IN_FLIGHT, MOST_TOGETHER, async (asked: Asked[]) => {
+    const values = asked.flatMap(({ key, version, held }) => [key, version ?? null, !!held.parts]);
+    const list = asked.map((_, i) => `($${3 * i + 1}, $${3 * i + 2}::bigint, $${3 * i + 3}::boolean)`);
+    await query<Row>(pool, ROWS(list.join(', ')), values).then(
+      ({ rows }) => {
+        const byKey = new Map(rows.map((row) => [row.key, row]));
+        for (const { key, held, found } of asked) {
+          const row = byKey.get(key);
+          if (row?.idle && !row.empty) touch(key);
+          found.resolve(lookOf(row, held, document));
+        }
+      },
+      (error: unknown) => {
+        for (const { found } of asked) found.reject(error);
+      },
+    );
+  });
+  return {
+    /** The world of `key` now against `held` (of `version`), from the next query of several. */
+    look: (key: string, version: number | undefined, held: Stored): Promise<Look> =>
+      // A call joins the next query, never one under way (it may have started before a write answered
+      // before this call): reads at once share a query, and see every write.
+      joinReads(`${key}:${version ?? ''}`, () => ({ key, version, held, found: deferred<Look>() })).found.promise,
+    /** A write's place in the next transaction of several: one hold of a key at a time here (the store's order). */
+    join: (key: string, version: number | undefined, held: Stored): Member =>
+      joinWrites(`${writes++}`, () => ({
+        key,
+        version,
+        held,
+        pending: null,
+        begun: deferred(),
+        ready: deferred(),
+        ended: deferred(),
+      })),
   };
 }
 
