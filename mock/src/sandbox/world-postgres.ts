@@ -282,6 +282,11 @@ function deferred<T = void>(): Deferred<T> {
 /** Transactions of several writes, and queries of several reads, under way at once; at most this many worlds in one. */
 const IN_FLIGHT = 2;
 const MOST_TOGETHER = 64;
+/**
+ * The most bytes of worlds, as held, whose writes share a transaction: their batches apply one after another while
+ * it waits, and a transaction idle for IDLE_IN_TRANSACTION_MS is ended. Larger worlds go one to a transaction.
+ */
+const BYTES_TOGETHER = 4 * 1024 * 1024;
 
 /** A read waiting for the next query of several. */
 type Asked = { key: string; version: number | undefined; held: Stored; found: Deferred<Look> };
@@ -299,18 +304,26 @@ type Member = {
 };
 
 /**
- * Gathers what is asked while `limit` runs are under way into the next run of at most `most`, one per id (asked
- * again, the one waiting is answered): under load a round trip serves many, and alone it goes at once. `run` settles
- * its items and never rejects.
+ * Gathers what is asked while `limit` runs are under way into the next run of at most `most`, whose `weight`s
+ * together stay within `budget` (one alone is always taken), one per id (asked again, the one waiting is answered):
+ * under load a round trip serves many, and alone it goes at once. `run` settles its items and never rejects.
  */
-function gatherer<T>(limit: number, most: number, run: (batch: T[]) => Promise<void>) {
+function gatherer<T>(
+  limit: number,
+  most: number,
+  run: (batch: T[]) => Promise<void>,
+  weight: (item: T) => number = () => 0,
+  budget = Infinity,
+) {
   const next = new Map<string, T>();
   let running = 0;
   const start = (): void => {
     while (running < limit && next.size > 0) {
       const batch: T[] = [];
+      let weighed = 0;
       for (const [id, item] of next) {
-        if (batch.length === most) break;
+        weighed += weight(item);
+        if (batch.length === most || (batch.length > 0 && weighed > budget)) break;
         batch.push(item);
         next.delete(id);
       }
@@ -408,8 +421,21 @@ function together({ pool, connect, query, inOneTrip, touch, document }: Db) {
     });
     for (const member of own()) member.ended.resolve(together);
   }
-  const joinWrites = gatherer(IN_FLIGHT, MOST_TOGETHER, (members: Member[]) => holdTogether(members, true));
-  const waitForWrites = gatherer(IN_FLIGHT, MOST_TOGETHER, (members: Member[]) => holdTogether(members, false));
+  const bytes = (member: Member): number => member.held.bytes;
+  const joinWrites = gatherer(
+    IN_FLIGHT,
+    MOST_TOGETHER,
+    (all: Member[]) => holdTogether(all, true),
+    bytes,
+    BYTES_TOGETHER,
+  );
+  const waitForWrites = gatherer(
+    IN_FLIGHT,
+    MOST_TOGETHER,
+    (all: Member[]) => holdTogether(all, false),
+    bytes,
+    BYTES_TOGETHER,
+  );
   const joinReads = gatherer(IN_FLIGHT, MOST_TOGETHER, async (asked: Asked[]) => {
     const values = asked.flatMap(({ key, version, held }) => [key, version ?? null, !!held.parts]);
     const list = asked.map((_, i) => `($${3 * i + 1}, $${3 * i + 2}::bigint, $${3 * i + 3}::boolean)`);
