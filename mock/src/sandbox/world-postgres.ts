@@ -53,10 +53,15 @@ function rowColumns(held: string, chains: string): string {
 }
 /** The row of world $1 against version $2, held by a caller that can apply changes ($3). */
 const ROW = `SELECT ${rowColumns('$2', '$3')} FROM ${WORLDS} WHERE key = $1`;
-/** The rows of several worlds, each against its own version: `values` is `($1, $2::bigint, $3::boolean), …`. */
-const ROWS = (values: string) =>
-  `SELECT ${rowColumns('asked.held', 'asked.chains')} FROM (VALUES ${values}) AS asked (key, held, chains)
-    JOIN ${WORLDS} ON ${WORLDS}.key = asked.key`;
+/** The rows of several worlds, each against the version its asker holds: the statement and its values. */
+function rowsOf(asked: readonly { key: string; version: number | undefined; held: Stored }[]) {
+  const list = asked.map((_, i) => `($${3 * i + 1}, $${3 * i + 2}::bigint, $${3 * i + 3}::boolean)`).join(', ');
+  return {
+    text: `SELECT ${rowColumns('asked.held', 'asked.chains')} FROM (VALUES ${list}) AS asked (key, held, chains)
+    JOIN ${WORLDS} ON ${WORLDS}.key = asked.key`,
+    values: asked.flatMap(({ key, version, held }) => [key, version ?? null, !!held.parts]),
+  };
+}
 /** `pending`: changes since the body (null: the chain is broken, the next save writes the body); `empty`: a first write is making it. */
 type Row = {
   key: string;
@@ -90,6 +95,9 @@ const MAKE = `INSERT INTO ${WORLDS} (key, version, used_at, body) VALUES ($1, 0,
 const TOUCH = `UPDATE ${WORLDS} SET used_at = clock_timestamp()
   WHERE key = $1 AND used_at < clock_timestamp() - make_interval(secs => ${TOUCH_SECONDS})`;
 const DROP = `DELETE FROM ${WORLDS} WHERE key = $1`;
+/** Whether a save appends its change and keeps the body: a change, on a chain that is intact and not yet CHANGES_KEPT long. */
+const appends = (change: string | undefined, pending: number | null): change is string =>
+  change !== undefined && pending !== null && pending < CHANGES_KEPT;
 
 /** SQLSTATE classes and codes that mean the database is away or busy for now, not that a statement is wrong. */
 const TRANSIENT = /^(08|53|57|58)|^(40001|40P01|55P03)$/;
@@ -223,7 +231,7 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
         return member.save.saved.promise;
       }
       let rows: { version: string }[];
-      if (change !== undefined && held.pending !== null && held.pending < CHANGES_KEPT) {
+      if (appends(change, held.pending)) {
         // The save is the transaction's last statement: COMMIT goes with it.
         const [appended] = await inOneTrip(held.client, [APPEND, [key, change]], ['COMMIT', []]);
         held.committed = true;
@@ -369,10 +377,9 @@ function together({ pool, connect, query, inOneTrip, touch, document }: Db) {
     /** Those left to a transaction that waits: they are that one's. */
     const moved = new Set<Member>();
     const together = transaction(connect(), async (client) => {
-      const values = members.flatMap(({ key, version, held }) => [key, version ?? null, !!held.parts]);
-      const asked = members.map((_, i) => `($${3 * i + 1}, $${3 * i + 2}::bigint, $${3 * i + 3}::boolean)`);
+      const { text, values } = rowsOf(members);
       // In the order of their keys, as every process locks them: two transactions never wait for each other.
-      const locking = `${ROWS(asked.join(', '))} ORDER BY ${WORLDS}.key FOR UPDATE OF ${WORLDS}${skipLocked ? ' SKIP LOCKED' : ''}`;
+      const locking = `${text} ORDER BY ${WORLDS}.key FOR UPDATE OF ${WORLDS}${skipLocked ? ' SKIP LOCKED' : ''}`;
       const [, locked] = await inOneTrip(client, ['BEGIN', []], [locking, values]);
       const rows = new Map((locked!.rows as Row[]).map((row) => [row.key, row]));
       const held: Member[] = [];
@@ -393,7 +400,7 @@ function together({ pool, connect, query, inOneTrip, touch, document }: Db) {
       for (const member of held) {
         const { key, save, pending } = member;
         if (!save) continue;
-        if (save.change !== undefined && pending !== null && pending < CHANGES_KEPT) appended.push(member);
+        if (appends(save.change, pending)) appended.push(member);
         // A body as a parameter: written in, a large world would be copied once more.
         else {
           const { rows } = await query<{ version: string }>(client, SAVE, [
@@ -421,25 +428,20 @@ function together({ pool, connect, query, inOneTrip, touch, document }: Db) {
     });
     for (const member of own()) member.ended.resolve(together);
   }
-  const bytes = (member: Member): number => member.held.bytes;
-  const joinWrites = gatherer(
-    IN_FLIGHT,
-    MOST_TOGETHER,
-    (all: Member[]) => holdTogether(all, true),
-    bytes,
-    BYTES_TOGETHER,
-  );
-  const waitForWrites = gatherer(
-    IN_FLIGHT,
-    MOST_TOGETHER,
-    (all: Member[]) => holdTogether(all, false),
-    bytes,
-    BYTES_TOGETHER,
-  );
+  /** The transactions of several writes, weighed by their worlds' bytes as held. */
+  const writesTogether = (skipLocked: boolean) =>
+    gatherer(
+      IN_FLIGHT,
+      MOST_TOGETHER,
+      (all: Member[]) => holdTogether(all, skipLocked),
+      (member) => member.held.bytes,
+      BYTES_TOGETHER,
+    );
+  const joinWrites = writesTogether(true);
+  const waitForWrites = writesTogether(false);
   const joinReads = gatherer(IN_FLIGHT, MOST_TOGETHER, async (asked: Asked[]) => {
-    const values = asked.flatMap(({ key, version, held }) => [key, version ?? null, !!held.parts]);
-    const list = asked.map((_, i) => `($${3 * i + 1}, $${3 * i + 2}::bigint, $${3 * i + 3}::boolean)`);
-    await query<Row>(pool, ROWS(list.join(', ')), values).then(
+    const { text, values } = rowsOf(asked);
+    await query<Row>(pool, text, values).then(
       ({ rows }) => {
         const byKey = new Map(rows.map((row) => [row.key, row]));
         for (const { key, held, found } of asked) {
