@@ -17,17 +17,26 @@ const CONNECTIONS = 40;
 /** Writes go to this many worlds (credentials), as a team's would. */
 const WORLDS = 10;
 const SEQUENTIAL_WRITES = 200;
+/**
+ * Requests each process answers before the rounds. V8 optimises a function after enough calls, not after a time:
+ * warmed for as long as one process, each of two would get half the calls, and the rounds would measure its compiler
+ * (a quarter of its CPU in this bench's first version) instead of its writes.
+ */
+const WARM_UP = { GET: 40_000, PATCH: 15_000 };
 const READ = '/teams/12001/members';
+/** The control: two processes that share nothing, each on a database of its own, the load split alike. */
+const APART = 'PostgreSQL, 2 apart';
 const WRITE = '/orgs/acme/labels/5001';
 
-function cannon(base, method, connections, seconds) {
+/** `method` at `connections` at once for `seconds`, or until `amount` requests are answered. */
+function cannon(base, method, connections, { seconds, amount }) {
   let n = 0;
   return new Promise((resolve, reject) => {
     autocannon(
       {
         url: `${base}${method === 'GET' ? READ : WRITE}`,
         connections,
-        duration: seconds,
+        ...(amount === undefined ? { duration: seconds } : { amount }),
         requests: [
           {
             method,
@@ -56,10 +65,10 @@ async function prepareWorlds(base) {
   }
 }
 
-/** `method` at CONNECTIONS at once for `seconds`, split evenly between the processes, as one autocannon result. */
-async function load(bases, method, seconds) {
+/** `method` at CONNECTIONS at once, split evenly between the processes, as one autocannon result. */
+async function load(bases, method, until) {
   const share = Math.floor(CONNECTIONS / bases.length);
-  const results = await Promise.all(bases.map((base) => cannon(base, method, share, seconds)));
+  const results = await Promise.all(bases.map((base) => cannon(base, method, share, until)));
   const sum = (of) => results.reduce((total, result) => total + of(result), 0);
   return {
     requests: { average: sum((result) => result.requests.average), total: sum((result) => result.requests.total) },
@@ -98,15 +107,22 @@ export async function benchSandboxPostgres() {
   const ratios = {};
   const mocks = [];
   // Commits the database counted, read after its statistics settle (each session reports within a second).
-  const databases = { 'PostgreSQL, 1 process': 'one', 'PostgreSQL, 2 processes': 'two' };
+  const databases = {
+    'PostgreSQL, 1 process': ['one'],
+    'PostgreSQL, 2 processes': ['two'],
+    [APART]: ['apart-1', 'apart-2'],
+  };
   const commits = async () => {
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     const counted = {};
-    for (const [name, database] of Object.entries(databases)) {
-      const [row] = await postgres.query(database, 'SELECT xact_commit FROM pg_stat_database WHERE datname = $1', [
-        database,
-      ]);
-      counted[name] = Number(row.xact_commit);
+    for (const [name, names] of Object.entries(databases)) {
+      counted[name] = 0;
+      for (const database of names) {
+        const [row] = await postgres.query(database, 'SELECT xact_commit FROM pg_stat_database WHERE datname = $1', [
+          database,
+        ]);
+        counted[name] += Number(row.xact_commit);
+      }
     }
     return counted;
   };
@@ -114,10 +130,11 @@ export async function benchSandboxPostgres() {
   try {
     const configurations = {
       'folder, 1 process': [sandboxOn(join(folder, 'state'))],
-      'PostgreSQL, 1 process': [sandboxOn(await postgres.createDatabase(databases['PostgreSQL, 1 process']))],
+      'PostgreSQL, 1 process': [sandboxOn(await postgres.createDatabase(databases['PostgreSQL, 1 process'][0]))],
       'PostgreSQL, 2 processes': Array(2).fill(
-        sandboxOn(await postgres.createDatabase(databases['PostgreSQL, 2 processes'])),
+        sandboxOn(await postgres.createDatabase(databases['PostgreSQL, 2 processes'][0])),
       ),
+      [APART]: await Promise.all(databases[APART].map(async (name) => sandboxOn(await postgres.createDatabase(name)))),
     };
     const bases = {};
     for (const [name, specs] of Object.entries(configurations)) {
@@ -127,13 +144,13 @@ export async function benchSandboxPostgres() {
         mocks.push(mock);
         bases[name].push(mock.base);
       }
-      await prepareWorlds(bases[name][0]);
+      for (const base of name === APART ? bases[name] : bases[name].slice(0, 1)) await prepareWorlds(base);
     }
     // Loaded in turn, round by round, so that a machine's drift moves each configuration alike.
     for (const method of ['GET', 'PATCH']) {
-      const loaded = (name, seconds) => load(bases[name], method, seconds);
+      const loaded = (name, seconds) => load(bases[name], method, { seconds });
       // Warmed up here, before the commits are first counted.
-      for (const name of Object.keys(bases)) await loaded(name, DURATION / 2);
+      for (const name of Object.keys(bases)) await load(bases[name], method, { amount: WARM_UP[method] });
       const before = method === 'PATCH' ? await commits() : undefined;
       const rounds = await loadInTurn(Object.keys(bases), loaded, { rounds: ROUNDS, seconds: DURATION / ROUNDS });
       if (before) {
@@ -164,7 +181,7 @@ export async function benchSandboxPostgres() {
     );
   }
   const baseline = results['folder, 1 process'];
-  for (const name of ['PostgreSQL, 1 process', 'PostgreSQL, 2 processes']) {
+  for (const name of ['PostgreSQL, 1 process', 'PostgreSQL, 2 processes', APART]) {
     const r = results[name];
     console.log(
       `ratio ${name} / folder: reads ${ratios.GET(name, 'folder, 1 process').toFixed(2)}, writes ${ratios.PATCH(name, 'folder, 1 process').toFixed(2)}, write latency p50 ${ratio(r.latency.p50, baseline.latency.p50)} (+${(r.latency.p50 - baseline.latency.p50).toFixed(2)} ms from the database)`,
@@ -174,6 +191,11 @@ export async function benchSandboxPostgres() {
     console.log(`${name}: ${(writes / made).toFixed(2)} writes a commit (${writes} writes, ${made} commits)`);
   // Scaling out: the same total load through two processes on one database as through one.
   const [one, two] = ['PostgreSQL, 1 process', 'PostgreSQL, 2 processes'];
+  // What the second process costs whatever it shares (the machine), and what sharing the database costs on top.
+  for (const method of ['GET', 'PATCH'])
+    console.log(
+      `${method === 'GET' ? 'reads' : 'writes'}: two processes apart / one ${ratios[method](APART, one).toFixed(2)} (the second process), sharing one database / apart ${ratios[method](two, APART).toFixed(2)} (sharing)`,
+    );
   const passed = [
     verdict('reads, PostgreSQL 2 processes / 1 process', ratios.GET(two, one), 'at least', 0.9),
     verdict('writes, PostgreSQL 2 processes / 1 process', ratios.PATCH(two, one), 'at least', 0.9),
