@@ -1,9 +1,10 @@
 // The sandbox on its two stores, in the same run: requests per second of one process on a state
-// folder (the baseline), one on PostgreSQL, and two on one PostgreSQL with the load split between
-// them, for reads and for writes; and the latency a write gains from the database, one write at a
-// time. PostgreSQL is a server of this machine's (scripts/postgres.mjs) with its defaults: every
+// folder (the baseline), one on PostgreSQL, two on one PostgreSQL with the load split between
+// them, and, as the control, two each on a database of its own, for reads and for writes; and the
+// latency a write gains from the database, one write at a time. PostgreSQL is a server of this machine's (scripts/postgres.mjs) with its defaults: every
 // commit flushed to disk, as the folder flushes every save. The configurations run at once and are
-// loaded in turn for ROUNDS rounds; each ratio is the median of the rounds' ratios.
+// loaded in turn for ROUNDS rounds, each process warmed by WARM_UP requests first; each ratio is
+// the median of the rounds' ratios.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,14 +20,21 @@ const WORLDS = 10;
 const SEQUENTIAL_WRITES = 200;
 /**
  * Requests each process answers before the rounds. V8 optimises a function after enough calls, not after a time:
- * warmed for as long as one process, each of two would get half the calls, and the rounds would measure its compiler
- * (a quarter of its CPU in this bench's first version) instead of its writes.
+ * warmed for as long as one process, each of two gets a fraction of the calls, and the rounds measure its compiler
+ * instead of its writes.
  */
 const WARM_UP = { GET: 40_000, PATCH: 15_000 };
 const READ = '/teams/12001/members';
+const WRITE = '/orgs/acme/labels/5001';
 /** The control: two processes that share nothing, each on a database of its own, the load split alike. */
 const APART = 'PostgreSQL, 2 apart';
-const WRITE = '/orgs/acme/labels/5001';
+/** Each configuration's stores, one a process: a folder's path, or the name of a database of the bench's server. */
+const STORES = {
+  'folder, 1 process': [{ folder: 'state' }],
+  'PostgreSQL, 1 process': [{ database: 'one' }],
+  'PostgreSQL, 2 processes': [{ database: 'two' }, { database: 'two' }],
+  [APART]: [{ database: 'apart-1' }, { database: 'apart-2' }],
+};
 
 /** `method` at `connections` at once for `seconds`, or until `amount` requests are answered. */
 function cannon(base, method, connections, { seconds, amount }) {
@@ -107,11 +115,11 @@ export async function benchSandboxPostgres() {
   const ratios = {};
   const mocks = [];
   // Commits the database counted, read after its statistics settle (each session reports within a second).
-  const databases = {
-    'PostgreSQL, 1 process': ['one'],
-    'PostgreSQL, 2 processes': ['two'],
-    [APART]: ['apart-1', 'apart-2'],
-  };
+  const databases = Object.fromEntries(
+    Object.entries(STORES)
+      .map(([name, stores]) => [name, [...new Set(stores.map((store) => store.database).filter(Boolean))]])
+      .filter(([, names]) => names.length > 0),
+  );
   const commits = async () => {
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     const counted = {};
@@ -128,23 +136,20 @@ export async function benchSandboxPostgres() {
   };
   const perCommit = {};
   try {
-    const configurations = {
-      'folder, 1 process': [sandboxOn(join(folder, 'state'))],
-      'PostgreSQL, 1 process': [sandboxOn(await postgres.createDatabase(databases['PostgreSQL, 1 process'][0]))],
-      'PostgreSQL, 2 processes': Array(2).fill(
-        sandboxOn(await postgres.createDatabase(databases['PostgreSQL, 2 processes'][0])),
-      ),
-      [APART]: await Promise.all(databases[APART].map(async (name) => sandboxOn(await postgres.createDatabase(name)))),
-    };
+    const states = new Map();
     const bases = {};
-    for (const [name, specs] of Object.entries(configurations)) {
+    for (const [name, stores] of Object.entries(STORES)) {
       bases[name] = [];
-      for (const spec of specs) {
-        const mock = await startMock(spec, READ);
+      for (const { folder: path, database } of stores) {
+        const opened = states.has(database ?? path);
+        if (!opened)
+          states.set(database ?? path, database ? await postgres.createDatabase(database) : join(folder, path));
+        const mock = await startMock(sandboxOn(states.get(database ?? path)), READ);
         mocks.push(mock);
         bases[name].push(mock.base);
+        // Once a store: its other processes find the worlds there.
+        if (!opened) await prepareWorlds(mock.base);
       }
-      for (const base of name === APART ? bases[name] : bases[name].slice(0, 1)) await prepareWorlds(base);
     }
     // Loaded in turn, round by round, so that a machine's drift moves each configuration alike.
     for (const method of ['GET', 'PATCH']) {
