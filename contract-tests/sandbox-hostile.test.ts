@@ -371,11 +371,11 @@ describe('2. a save writes the world that changed, not every world', () => {
     const saved: string[] = [];
     const store: Backing = {
       worlds,
-      async save(key, pieces) {
+      async save(key, text) {
         most = Math.max(most, ++saving);
         await new Promise((resolve) => setTimeout(resolve, 100));
         saving--;
-        saved.push(JSON.parse(pieces.join('')).threads[0].pinned ? key : 'not pinned');
+        saved.push(JSON.parse((await text()).join('')).threads[0].pinned ? key : 'not pinned');
       },
       drop: async () => {},
       close: async () => {},

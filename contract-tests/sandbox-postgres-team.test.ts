@@ -14,7 +14,7 @@ import { freePort } from '../scripts/free-port.mjs';
 import { launch, type Launched } from './support/launch.js';
 import { startPostgres, type TestPostgres } from '../scripts/postgres.mjs';
 import { call, type Reply } from './support/call.js';
-import { readChanges, worldParts } from '../test/support/mock-internals.js';
+import { readChanges } from '../test/support/mock-internals.js';
 
 const CLI = fileURLToPath(new URL('../mock/dist/cli.mjs', import.meta.url));
 const POOL_SIZE = 10;
@@ -77,7 +77,7 @@ async function stored(
   );
   if (!row) return undefined;
   const world = JSON.parse(row.body);
-  const now = readChanges({ world, bytes: row.body.length, parts: worldParts(world) }, row.changes ?? []);
+  const now = readChanges({ world, bytes: row.body.length }, row.changes ?? []);
   if (!('world' in now)) throw new Error(`the world in the database does not read: ${now.problem}`);
   return now.world as never;
 }

@@ -1,6 +1,7 @@
 // The sandbox's world as JSON (mock/src/sandbox/world-json.ts): its copy, its text in pieces and
-// the size of that text must each agree with JSON.stringify, for any JSON value and for the seed
-// world, with odd strings (escapes, lone surrogates, "__proto__" keys) included.
+// its size must each agree with JSON.stringify, for any JSON value and for the seed world, with odd
+// strings (escapes, lone surrogates, "__proto__" keys) included, before and after a copy's unchanged
+// parts are given back.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -8,10 +9,10 @@ import {
   loadOperations,
   readChanges,
   readDocumentFile,
+  keepUnchanged,
   seedWorld,
-  textBytes,
+  worldBytes,
   worldChange,
-  worldParts,
   worldText,
 } from '../test/support/mock-internals.js';
 
@@ -47,9 +48,16 @@ describe('a world as JSON', () => {
         const expected = JSON.stringify(value);
         const copy = copyJson(value);
         expect(JSON.stringify(copy)).toBe(expected);
-        const { pieces: text } = await worldText(value, noPause);
+        const text = await worldText(value, noPause);
         expect(text.join('')).toBe(expected);
-        expect(textBytes(text)).toBe(Buffer.byteLength(expected));
+        expect(await worldBytes(value, noPause)).toBe(Buffer.byteLength(expected));
+        // Given back whatever is the same: all of it, and the text and size stay.
+        await keepUnchanged(copy, value, noPause);
+        expect(JSON.stringify(copy)).toBe(expected);
+        expect(await worldBytes(copy, noPause)).toBe(Buffer.byteLength(expected));
+        for (const [key, field] of Object.entries(copy))
+          if (Array.isArray(field))
+            for (const [index, entry] of field.entries()) expect(entry).toBe((value[key] as unknown[])[index]);
       }),
       { seed: SEED, numRuns: 200 },
     );
@@ -62,9 +70,26 @@ describe('a world as JSON', () => {
     expect(copy.users[0]).not.toBe(seed.users[0]);
     copy.users[0]!.login = 'changed';
     expect(seed.users[0]!.login).toBe('alice');
-    const { pieces } = await worldText(seed, noPause);
+    const pieces = await worldText(seed, noPause);
     expect(pieces.join('')).toBe(JSON.stringify(seed));
-    expect(textBytes(pieces)).toBe(Buffer.byteLength(JSON.stringify(seed)));
+    expect(await worldBytes(seed, noPause)).toBe(Buffer.byteLength(JSON.stringify(seed)));
+  });
+
+  it('tells only what a copy changed, once its unchanged entries are given back', async () => {
+    const { seed } = seedWorld(await loadOperations(), readDocumentFile().document);
+    const bytes = Buffer.byteLength(JSON.stringify(seed));
+    const same = copyJson(seed);
+    await keepUnchanged(same, seed, noPause);
+    expect(same.users[0]).toBe(seed.users[0]);
+    expect(worldChange(seed, same, bytes)).toBe(`{"bytes":${bytes},"fields":{},"lists":{}}`);
+    const renamed = copyJson(seed);
+    renamed.orgLabels[0]!.label.name = 'renamed';
+    await keepUnchanged(renamed, seed, noPause);
+    expect(renamed.orgLabels[1]).toBe(seed.orgLabels[1]);
+    const entry = JSON.stringify(renamed.orgLabels[0]);
+    expect(worldChange(seed, renamed, 1)).toBe(
+      `{"bytes":1,"fields":{},"lists":{"orgLabels":[${renamed.orgLabels.length},[0,${entry}]]}}`,
+    );
   });
 });
 
@@ -79,7 +104,7 @@ describe("a world's changes, as a shared store sends them", () => {
 
   it(`applies what changed, as the writer's world, checking only the changed records (seed ${SEED})`, async () => {
     const { seed } = seedWorld(await loadOperations(), readDocumentFile().document);
-    const held = { world: seed, bytes: Buffer.byteLength(JSON.stringify(seed)), parts: worldParts(seed) };
+    const held = { world: seed, bytes: Buffer.byteLength(JSON.stringify(seed)) };
     await fc.assert(
       fc.asyncProperty(fc.array(edit, { minLength: 1, maxLength: 4 }), async (edits) => {
         let before = held;
@@ -91,9 +116,11 @@ describe("a world's changes, as a shared store sends them", () => {
           next.nextId += nextId;
           if (addIssue)
             next.issues.push({ ...next.issues[0]!, issue: { ...next.issues[0]!.issue, id: next.nextId++ } });
-          const { pieces, parts } = await worldText(next, noPause);
-          changes.push(worldChange(before.parts, parts, textBytes(pieces)));
-          before = { world: next, bytes: textBytes(pieces), parts };
+          await keepUnchanged(next, before.world, noPause);
+          const bytes = await worldBytes(next, noPause);
+          expect(bytes).toBe(Buffer.byteLength(JSON.stringify(next)));
+          changes.push(worldChange(before.world, next, bytes));
+          before = { world: next, bytes };
         }
         const read = readChanges(held, changes);
         expect(read).toEqual(before);
@@ -104,7 +131,7 @@ describe("a world's changes, as a shared store sends them", () => {
 
   it('refuses a change the sandbox did not write, naming what is wrong', async () => {
     const { seed } = seedWorld(await loadOperations(), readDocumentFile().document);
-    const held = { world: seed, bytes: 1, parts: worldParts(seed) };
+    const held = { world: seed, bytes: 1 };
     const change = (lists: string, fields = '{}') => `{"bytes":10,"fields":${fields},"lists":${lists}}`;
     expect(readChanges(held, ['{'])).toEqual({});
     expect(readChanges(held, [change('{"users":[3,[1,{"id":2,"login":5}]]}')])).toEqual({

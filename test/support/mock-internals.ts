@@ -50,7 +50,7 @@ export { createMarkdownRenderer } from '../../mock/src/sandbox/markdown.js';
 export { inFlightBudget } from '../../mock/src/sandbox/sandbox-limits.js';
 export type { SandboxOptions } from '../../mock/src/sandbox/sandbox.js';
 export type { Backing } from '../../mock/src/sandbox/store.js';
-export { copyJson, textBytes, worldChange, worldParts, worldText } from '../../mock/src/sandbox/world-json.js';
+export { copyJson, keepUnchanged, worldBytes, worldChange, worldText } from '../../mock/src/sandbox/world-json.js';
 export { readChanges } from '../../mock/src/sandbox/world-check.js';
 export { seedWorld, type World } from '../../mock/src/sandbox/world.js';
 export { hostMatcher } from '../../mock/src/webhooks/allowed-hosts.js';

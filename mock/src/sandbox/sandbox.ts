@@ -16,7 +16,7 @@ import { inFlightBudget, oversized, worldBudget } from './sandbox-limits.js';
 import { StateUnavailable, worldStore, type Backing, type OpenOptions, type Stored } from './store.js';
 import type { TriggerRequest } from './events.js';
 import { seedWorld, type User, type World } from './world.js';
-import { copyJson, textBytes, worldText } from './world-json.js';
+import { copyJson, keepUnchanged, worldBytes, worldText } from './world-json.js';
 
 /** The sandbox's bounds and seed (those both entries take: SandboxChoices, answering.ts), and where the worlds are kept. */
 export interface SandboxOptions {
@@ -209,12 +209,15 @@ async function apply(parts: Parts, slot: Stored, jobs: Job[], pause: () => Promi
   let { world, bytes } = slot;
   let copy = world;
   let wrote = false;
-  let next: (Stored & { text: string[] }) | undefined;
+  let next: (Stored & { text(): Promise<string[]> }) | undefined;
   const outcomes: Outcome[] = [];
   const measure = async () => {
-    const { pieces: text, parts } = await worldText(copy, pause);
-    const size = textBytes(text);
-    return size > maxWorldBytes && size > bytes ? size : { world: copy, bytes: size, text, parts };
+    const measured = copy;
+    await keepUnchanged(measured, world, pause);
+    const size = await worldBytes(measured, pause);
+    if (size > maxWorldBytes && size > bytes) return size;
+    // Written only for a store that keeps the text.
+    return { world: measured, bytes: size, text: () => worldText(measured, pacer()) };
   };
   for (const job of jobs) {
     if (alone || copy === world) copy = copyJson(world);

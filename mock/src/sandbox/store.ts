@@ -3,15 +3,13 @@
 // --max-worlds, a world's writes run one at a time in arrival order, and a world is kept once saved. No Node built-in.
 import { Refusal } from '../common/refusal.js';
 import type { World } from './world.js';
-import { type WorldParts, worldChange } from './world-json.js';
+import { worldChange } from './world-json.js';
 
-/** A world as stored, its size as JSON (what the budget counts) and, in a shared store, its version and parts. */
+/** A world as stored, its size as JSON (what the budget counts) and, in a shared store, its version. */
 export interface Stored {
   world: World;
   bytes: number;
   version?: number;
-  /** What its next save is compared with, to tell other processes only what changed. */
-  parts?: WorldParts;
 }
 
 /** The world of a key as a shared store holds it now: the version the caller holds, another, or none (the seed). */
@@ -27,8 +25,8 @@ export interface OpenOptions {
 export interface Backing {
   /** The worlds found at start, least recently written first (none in a shared store: a world is read when a request names it). */
   readonly worlds?: Map<string, Stored>;
-  /** Writes a world's text (and, where shared, what changed since the version held); resolves once it is durable, with its new version (a number) where shared. */
-  save(key: string, pieces: readonly string[], change?: string): Promise<unknown>;
+  /** Writes a world's text, made when asked (and, where shared, what changed since the version held); resolves once it is durable, with its new version (a number) where shared. */
+  save(key: string, text: () => Promise<readonly string[]>, change?: string): Promise<unknown>;
   drop(key: string): Promise<void>;
   close(): Promise<void>;
   /** Set where other processes share the worlds: a world is then never dropped for --max-worlds. */
@@ -56,7 +54,7 @@ export function worldStore(backing: Backing | undefined, maxWorlds: number, seed
   const worlds = new Map<string, Slot>([...(backing?.worlds ?? [])].map(([key, s]) => [key, { ...s, kept: true }]));
   const tails = new Map<string, Promise<unknown>>();
   const shared = backing?.shared;
-  /** What a process holds of a world it has not read: the seed, at no version and without parts. */
+  /** What a process holds of a world it has not read: the seed, at no version. */
   const unheld: Stored = { world: seed, bytes: 0 };
 
   function exclusive<T>(key: string, task: () => Promise<T>): Promise<T> {
@@ -89,10 +87,10 @@ export function worldStore(backing: Backing | undefined, maxWorlds: number, seed
     worlds.delete(key);
     if (now !== 'none') keep(key, { ...now, kept: true });
   }
-  /** What changed from `known` (held at the stored version) to `next`, for other processes; none when it would cost them more than the world. */
+  /** What changed from `known` (held at the stored version, `next` made from it) to `next`, for other processes; none when it would cost them more than the world. */
   function changeOf(known: Slot | undefined, next: Stored): string | undefined {
-    if (!shared || !known?.parts || !next.parts) return undefined;
-    const change = worldChange(known.parts, next.parts, next.bytes);
+    if (!shared || known?.version === undefined) return undefined;
+    const change = worldChange(known.world, next.world, next.bytes);
     return change.length * CHANGES_KEPT <= next.bytes ? change : undefined;
   }
   const drop = (key: string) =>
@@ -116,7 +114,7 @@ export function worldStore(backing: Backing | undefined, maxWorlds: number, seed
     /** Runs `task` on the world of `key` after the tasks queued before (held across processes); what it returns is saved, then kept. */
     write<T>(
       key: string,
-      task: (now: Slot | undefined) => Promise<{ result: T; next?: Stored & { text: readonly string[] } }>,
+      task: (now: Slot | undefined) => Promise<{ result: T; next?: Stored & { text(): Promise<readonly string[]> } }>,
     ) {
       const apply = async () => {
         // Taken only now: a world taken before waiting could have been written or dropped meanwhile.
@@ -137,8 +135,6 @@ export function worldStore(backing: Backing | undefined, maxWorlds: number, seed
         if (next) {
           const kept: Slot = { world: next.world, bytes: next.bytes, kept: backing !== undefined };
           if (typeof version === 'number') kept.version = version;
-          // Kept where shared only: they are as large as the world's text.
-          if (shared && next.parts) kept.parts = next.parts;
           // A world dropped meanwhile stays dropped, as if dropped just after (its removal is queued after this).
           if (known) Object.assign(known, kept);
           else keep(key, kept);

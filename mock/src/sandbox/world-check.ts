@@ -6,7 +6,6 @@ import { isObject } from '../contract/document.js';
 import { readDocumentFile } from '../contract/document-file.js';
 import { createSchemaValidator } from '../contract/schema.js';
 import type { Stored } from './store.js';
-import type { WorldParts } from './world-json.js';
 import { WORLD_FORMAT, type World } from './world.js';
 
 /** Past the nesting and keys of any world the sandbox writes (a hook's config holds 64), a check would recurse or loop as far as the world goes. */
@@ -142,17 +141,16 @@ export function readWorld(text: string, document?: string, trusted?: World): Sto
 }
 
 /**
- * `held` (a world that passed, with its parts) changed by `changes` (worldChange's texts, oldest first), checked as
+ * `held` (a world that passed) changed by `changes` (worldChange's texts, oldest first), checked as
  * `readWorld` checks a whole world but only where it changed; else what is wrong (none: a change is not JSON).
  */
 export function readChanges(
-  held: Stored & { parts: WorldParts },
+  held: Stored,
   changes: readonly string[],
   document?: string,
-): (Stored & { parts: WorldParts }) | { problem?: string } {
+): Stored | { problem?: string } {
   const checks = checksOf(document);
   const world: Record<string, unknown> = { ...held.world };
-  const parts: WorldParts = { fields: new Map(held.parts.fields), lists: new Map(held.parts.lists) };
   const touched = new Map<string, Set<number>>();
   let bytes = held.bytes;
   for (const text of changes) {
@@ -170,28 +168,23 @@ export function readChanges(
       if (key === '__proto__' || !Object.hasOwn(held.world, key) || Array.isArray(world[key]))
         return { problem: `a change of it sets ${key}, which is not a field of a world` };
       world[key] = value;
-      parts.fields.set(key, JSON.stringify(value));
     }
     for (const [name, value] of Object.entries(change.lists)) {
       const list = world[name];
-      const texts = parts.lists.get(name);
       const [length, ...set] = Array.isArray(value) ? (value as unknown[]) : [];
       const wrong = { problem: `a change of it to ${name} is not one the sandbox wrote` };
-      if (!Object.hasOwn(COLLECTIONS, name) || !Array.isArray(list) || !texts || !isId(length)) return wrong;
+      if (!Object.hasOwn(COLLECTIONS, name) || !Array.isArray(list) || !isId(length)) return wrong;
       const entries = list.slice(0, length as number);
-      const entryTexts = texts.slice(0, length as number);
       const indexes = touched.get(name) ?? new Set<number>();
       for (const item of set) {
         const [index, entry] = Array.isArray(item) && item.length === 2 ? item : [];
         if (!isId(index) || (index as number) >= (length as number)) return wrong;
         entries[index as number] = entry;
-        entryTexts[index as number] = JSON.stringify(entry);
         indexes.add(index as number);
       }
       // A longer list has each new entry given.
       for (let index = list.length; index < (length as number); index++) if (!(index in entries)) return wrong;
       world[name] = entries;
-      parts.lists.set(name, entryTexts);
       touched.set(name, new Set([...indexes].filter((index) => index < (length as number))));
     }
   }
@@ -200,7 +193,7 @@ export function readChanges(
     return { problem: `nextId went down from ${held.world.nextId} to ${String(world.nextId)}` };
   const problem = checks.changed(world, touched);
   if (problem !== undefined) return { problem };
-  return { world: world as unknown as World, bytes, parts };
+  return { world: world as unknown as World, bytes };
 }
 
 function makeWorldCheck(document: string | undefined): { whole: WorldCheck; changed: ChangeCheck } {

@@ -1,5 +1,6 @@
 // A world as JSON: copied for every batch of writes (sharing the strings: nine 1 MiB GPG keys are not
-// copied as structuredClone would), written as text in pieces, letting the event loop turn between, and by part.
+// copied as structuredClone would), its unchanged entries then given back, so that a batch measures, and tells
+// other processes, only what it changed; written as text in pieces, letting the event loop turn between.
 import { utf8Length } from '../common/bytes.js';
 
 /** A copy of JSON data: new objects and lists, the same strings. */
@@ -18,57 +19,83 @@ export function copyJson<T>(value: T): T {
   return copy as T;
 }
 
-export const textBytes = (pieces: readonly string[]) => pieces.reduce((bytes, piece) => bytes + utf8Length(piece), 0);
+/** Whether `a` and `b` are the same JSON, keys in the same order: the same text. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const keys = Object.keys(a);
+  const others = Object.keys(b);
+  if (keys.length !== others.length) return false;
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index]!;
+    if (key !== others[index]) return false;
+    if (!sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) return false;
+  }
+  return true;
+}
+
+type Json = Record<string, unknown>;
+
+/**
+ * Gives `copy` back the top-level fields and list entries of `base` (the world it was copied from) that its writes
+ * left as they were, by index, awaiting `pause` after each entry: a world's entries are then the same objects from
+ * version to version until a write changes them, and what is known of each (its size) is known once.
+ */
+export async function keepUnchanged(copy: object, base: object, pause: () => Promise<void>): Promise<void> {
+  const now = copy as Json;
+  const was = base as Json;
+  for (const key of Object.keys(now)) {
+    const list = now[key];
+    const old = was[key];
+    if (!Array.isArray(list) || !Array.isArray(old)) {
+      if (key !== '__proto__' && sameJson(list, old)) now[key] = old;
+      continue;
+    }
+    for (let index = 0; index < list.length && index < old.length; index++) {
+      if (sameJson(list[index], old[index])) list[index] = old[index];
+      await pause();
+    }
+  }
+}
+
+/** Each list entry's size in bytes of JSON, by the entry: an entry of a world is never changed, only replaced. */
+const entryBytes = new WeakMap<object, number>();
+
+const textOf = (entry: unknown): string => (JSON.stringify(entry) as string | undefined) ?? 'null';
+
+function bytesOfEntry(entry: unknown): number {
+  if (typeof entry !== 'object' || entry === null) return utf8Length(textOf(entry));
+  let bytes = entryBytes.get(entry);
+  if (bytes === undefined) entryBytes.set(entry, (bytes = utf8Length(textOf(entry))));
+  return bytes;
+}
+
+/** `utf8Length(JSON.stringify(world))`, each entry of a list measured once in its life, awaiting `pause` after each list. */
+export async function worldBytes(world: object, pause: () => Promise<void>): Promise<number> {
+  let bytes = 2;
+  let fields = 0;
+  for (const [key, value] of Object.entries(world)) {
+    let valueBytes: number;
+    if (Array.isArray(value)) {
+      valueBytes = 2 + Math.max(0, value.length - 1);
+      for (const entry of value) valueBytes += bytesOfEntry(entry);
+      await pause();
+    } else {
+      const text = JSON.stringify(value) as string | undefined;
+      if (text === undefined) continue;
+      valueBytes = utf8Length(text);
+    }
+    bytes += (fields++ === 0 ? 0 : 1) + utf8Length(JSON.stringify(key)) + 1 + valueBytes;
+  }
+  return bytes;
+}
 
 /** Pieces of text at least this long, so a save writes a few large pieces, not one per record. */
 const PIECE = 256 * 1024;
 
-/**
- * A world's JSON by part: each top-level field's that is not a list, and each entry's of each list. A shared store
- * keeps them beside the world, so a save sends other processes only the parts that changed (`worldChange`).
- */
-export interface WorldParts {
-  /** Maps, not objects: a key may be "__proto__". */
-  fields: Map<string, string>;
-  lists: Map<string, string[]>;
-}
-
-/** The JSON of each part of `world`, yielding after each entry of a list. */
-function* partsOf(
-  world: object,
-  parts: WorldParts = { fields: new Map(), lists: new Map() },
-): Generator<void, WorldParts> {
-  for (const [key, value] of Object.entries(world)) {
-    if (!Array.isArray(value)) {
-      const text = JSON.stringify(value) as string | undefined;
-      if (text !== undefined) parts.fields.set(key, text);
-      continue;
-    }
-    const texts: string[] = [];
-    parts.lists.set(key, texts);
-    for (const entry of value) {
-      texts.push((JSON.stringify(entry) as string | undefined) ?? 'null');
-      yield;
-    }
-  }
-  return parts;
-}
-
-/** The parts of a world at once (one read whole from a store, whose next change they are compared with). */
-export function worldParts(world: object): WorldParts {
-  const walk = partsOf(world);
-  for (let step = walk.next(); ; step = walk.next()) if (step.done) return step.value;
-}
-
-/** `JSON.stringify(world)` in pieces, and its parts, with `pause` awaited after each entry of a top-level list. */
-export async function worldText(
-  world: object,
-  pause: () => Promise<void>,
-): Promise<{ pieces: string[]; parts: WorldParts }> {
-  const walk = partsOf(world);
-  let step = walk.next();
-  for (; !step.done; step = walk.next()) await pause();
-  const parts = step.value;
+/** `JSON.stringify(world)` in pieces, with `pause` awaited after each entry of a top-level list. */
+export async function worldText(world: object, pause: () => Promise<void>): Promise<string[]> {
   const pieces: string[] = [];
   let piece = '{';
   const add = (text: string): void => {
@@ -79,40 +106,45 @@ export async function worldText(
     }
   };
   let fields = 0;
-  // In the world's own order of keys, as JSON.stringify writes them.
-  for (const key of Object.keys(world)) {
-    const texts = parts.lists.get(key);
-    const text = parts.fields.get(key);
-    if (texts === undefined && text === undefined) continue;
+  for (const [key, value] of Object.entries(world)) {
+    const text = Array.isArray(value) ? undefined : (JSON.stringify(value) as string | undefined);
+    if (!Array.isArray(value) && text === undefined) continue;
     add(`${fields++ === 0 ? '' : ','}${JSON.stringify(key)}:`);
-    if (texts === undefined) add(text!);
+    if (text !== undefined) add(text);
     else {
       add('[');
-      for (let index = 0; index < texts.length; index++) add(`${index === 0 ? '' : ','}${texts[index]}`);
+      for (const [index, entry] of (value as unknown[]).entries()) {
+        add(`${index === 0 ? '' : ','}${textOf(entry)}`);
+        await pause();
+      }
       add(']');
     }
   }
   pieces.push(`${piece}}`);
-  return { pieces, parts };
+  return pieces;
 }
 
 /**
- * What changed from `before` to `after` as one JSON text: the fields whose JSON differs, and for each list that
- * changed its length and its entries that differ, by index (`[length, [index, entry], …]`), with `bytes`, the size
- * of the world after. Entries are compared as text: a world is copied for every write, so no object stays the same.
+ * What changed from `before` to `after` (made from a copy of it, its unchanged parts given back by `keepUnchanged`) as
+ * one JSON text: the fields that are not the same, and for each list that changed its length and its entries that
+ * are not the same objects, by index (`[length, [index, entry], …]`), with `bytes`, the size of the world after.
  */
-export function worldChange(before: WorldParts, after: WorldParts, bytes: number): string {
+export function worldChange(before: object, after: object, bytes: number): string {
+  const was = before as Json;
   const fields: string[] = [];
-  for (const [key, text] of after.fields)
-    if (before.fields.get(key) !== text) fields.push(`${JSON.stringify(key)}:${text}`);
   const lists: string[] = [];
-  for (const [key, texts] of after.lists) {
-    const old = before.lists.get(key) ?? [];
+  for (const [key, value] of Object.entries(after)) {
+    if (!Array.isArray(value)) {
+      const text = JSON.stringify(value) as string | undefined;
+      if (value !== was[key] && text !== undefined) fields.push(`${JSON.stringify(key)}:${text}`);
+      continue;
+    }
+    const old = Array.isArray(was[key]) ? (was[key] as unknown[]) : [];
     const set: string[] = [];
-    for (let index = 0; index < texts.length; index++)
-      if (old[index] !== texts[index]) set.push(`[${index},${texts[index]}]`);
-    if (set.length > 0 || old.length !== texts.length)
-      lists.push(`${JSON.stringify(key)}:[${[texts.length, ...set].join(',')}]`);
+    for (let index = 0; index < value.length; index++)
+      if (value[index] !== old[index]) set.push(`[${index},${textOf(value[index])}]`);
+    if (set.length > 0 || old.length !== value.length)
+      lists.push(`${JSON.stringify(key)}:[${[value.length, ...set].join(',')}]`);
   }
   return `{"bytes":${bytes},"fields":{${fields.join(',')}},"lists":{${lists.join(',')}}}`;
 }

@@ -7,7 +7,6 @@
 import type { Pool, PoolClient, QueryResult, QueryResultRow } from 'pg';
 import { Refusal } from '../common/refusal.js';
 import { postgresTarget, type PostgresTarget } from './postgres-url.js';
-import { worldParts } from './world-json.js';
 import { CHANGES_KEPT, StateUnavailable, type Backing, type Look, type OpenOptions, type Stored } from './store.js';
 
 /** 2: a row keeps its world's latest changes. */
@@ -59,7 +58,7 @@ function rowsOf(asked: readonly { key: string; version: number | undefined; held
   return {
     text: `SELECT ${rowColumns('asked.held', 'asked.chains')} FROM (VALUES ${list}) AS asked (key, held, chains)
     JOIN ${WORLDS} ON ${WORLDS}.key = asked.key`,
-    values: asked.flatMap(({ key, version, held }) => [key, version ?? null, !!held.parts]),
+    values: asked.flatMap(({ key, version }) => [key, version ?? null, version !== undefined]),
   };
 }
 /** `pending`: changes since the body (null: the chain is broken, the next save writes the body); `empty`: a first write is making it. */
@@ -178,7 +177,7 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
   }
   /** Begins the transaction that holds `key`'s row, made empty when there is none. */
   async function lock(client: PoolClient, key: string, version: number | undefined, held: Stored) {
-    const values = [key, version ?? null, !!held.parts];
+    const values = [key, version ?? null, version !== undefined];
     const [, first] = await inOneTrip(client, ['BEGIN', []], [`${ROW} FOR UPDATE`, values]);
     let row = first?.rows[0] as Row | undefined;
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -221,12 +220,12 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
     });
   }
   return {
-    async save(key, pieces, change) {
+    async save(key, text, change) {
       const held = holds.get(key);
       if (!held) throw new Error('a world is saved in PostgreSQL only while it is held');
       if ('member' in held) {
         const { member } = held;
-        member.save = { pieces, change, saved: deferred() };
+        member.save = { text, change, saved: deferred() };
         member.ready.resolve();
         return member.save.saved.promise;
       }
@@ -238,7 +237,11 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
         rows = appended!.rows as typeof rows;
       } else {
         // A body as a parameter: written in, a large world would be copied once more.
-        ({ rows } = await query<{ version: string }>(held.client, SAVE, [key, pieces.join(''), change ?? null]));
+        ({ rows } = await query<{ version: string }>(held.client, SAVE, [
+          key,
+          (await text()).join(''),
+          change ?? null,
+        ]));
       }
       held.saved = true;
       return Number(rows[0]!.version);
@@ -308,7 +311,12 @@ type Member = {
   ready: Deferred<void>;
   ended: Deferred<void>;
   /** What its task saves, and the version it was saved as. */
-  save?: { pieces: readonly string[]; change: string | undefined; saved: Deferred<number>; version?: number };
+  save?: {
+    text: () => Promise<readonly string[]>;
+    change: string | undefined;
+    saved: Deferred<number>;
+    version?: number;
+  };
 };
 
 /**
@@ -405,7 +413,7 @@ function together({ pool, connect, query, inOneTrip, touch, document }: Db) {
         else {
           const { rows } = await query<{ version: string }>(client, SAVE, [
             key,
-            save.pieces.join(''),
+            (await save.text()).join(''),
             save.change ?? null,
           ]);
           save.version = Number(rows[0]!.version);
@@ -480,11 +488,8 @@ async function lookOf(row: Row | undefined, held: Stored, document: string | und
   if (!row || row.empty) return 'none';
   if (row.body === null && row.changes === null) return 'same';
   const { readChanges, readWorld } = await import('./world-check.js');
-  let stored: ReturnType<typeof readChanges> = { world: held.world, bytes: held.bytes, parts: held.parts! };
-  if (row.body !== null) {
-    const body = readWorld(row.body, document, held.world);
-    stored = 'world' in body ? { ...body, parts: worldParts(body.world) } : body;
-  }
+  let stored: ReturnType<typeof readChanges> = held;
+  if (row.body !== null) stored = readWorld(row.body, document, held.world);
   if ('world' in stored && row.changes !== null) stored = readChanges(stored, row.changes, document);
   if (!('world' in stored))
     throw new Error(

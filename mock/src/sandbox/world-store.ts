@@ -209,7 +209,7 @@ export async function openStateStore(path: string, options: OpenOptions): Promis
 
     return {
       worlds: new Map(entries.slice(gone).map(({ key, stored }) => [key, stored])),
-      save: (key, pieces) => writeAtomically(path, `${key}.json`, pieces),
+      save: async (key, text) => writeAtomically(path, `${key}.json`, await text()),
       async drop(key) {
         await remove(join(path, `${key}.json`));
         await syncFolder(path);
