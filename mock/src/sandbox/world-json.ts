@@ -71,22 +71,31 @@ function bytesOfEntry(entry: unknown): number {
   return bytes;
 }
 
+/** A world's top-level field as JSON writes it: a list, or any other value as its text (none left out as undefined). */
+type Field = { key: string; list: unknown[] } | { key: string; list?: undefined; value: unknown; text: string };
+
+function* fieldsOf(world: object): Generator<Field> {
+  for (const [key, value] of Object.entries(world)) {
+    if (Array.isArray(value)) yield { key, list: value };
+    else {
+      const text = JSON.stringify(value) as string | undefined;
+      if (text !== undefined) yield { key, value, text };
+    }
+  }
+}
+
 /** `utf8Length(JSON.stringify(world))`, each entry of a list measured once in its life, awaiting `pause` after each list. */
 export async function worldBytes(world: object, pause: () => Promise<void>): Promise<number> {
   let bytes = 2;
   let fields = 0;
-  for (const [key, value] of Object.entries(world)) {
+  for (const field of fieldsOf(world)) {
     let valueBytes: number;
-    if (Array.isArray(value)) {
-      valueBytes = 2 + Math.max(0, value.length - 1);
-      for (const entry of value) valueBytes += bytesOfEntry(entry);
+    if (field.list) {
+      valueBytes = 2 + Math.max(0, field.list.length - 1);
+      for (const entry of field.list) valueBytes += bytesOfEntry(entry);
       await pause();
-    } else {
-      const text = JSON.stringify(value) as string | undefined;
-      if (text === undefined) continue;
-      valueBytes = utf8Length(text);
-    }
-    bytes += (fields++ === 0 ? 0 : 1) + utf8Length(JSON.stringify(key)) + 1 + valueBytes;
+    } else valueBytes = utf8Length(field.text);
+    bytes += (fields++ === 0 ? 0 : 1) + utf8Length(JSON.stringify(field.key)) + 1 + valueBytes;
   }
   return bytes;
 }
@@ -106,19 +115,18 @@ export async function worldText(world: object, pause: () => Promise<void>): Prom
     }
   };
   let fields = 0;
-  for (const [key, value] of Object.entries(world)) {
-    const text = Array.isArray(value) ? undefined : (JSON.stringify(value) as string | undefined);
-    if (!Array.isArray(value) && text === undefined) continue;
-    add(`${fields++ === 0 ? '' : ','}${JSON.stringify(key)}:`);
-    if (text !== undefined) add(text);
-    else {
-      add('[');
-      for (const [index, entry] of (value as unknown[]).entries()) {
-        add(`${index === 0 ? '' : ','}${textOf(entry)}`);
-        await pause();
-      }
-      add(']');
+  for (const field of fieldsOf(world)) {
+    add(`${fields++ === 0 ? '' : ','}${JSON.stringify(field.key)}:`);
+    if (!field.list) {
+      add(field.text);
+      continue;
     }
+    add('[');
+    for (const [index, entry] of field.list.entries()) {
+      add(`${index === 0 ? '' : ','}${textOf(entry)}`);
+      await pause();
+    }
+    add(']');
   }
   pieces.push(`${piece}}`);
   return pieces;
@@ -133,18 +141,18 @@ export function worldChange(before: object, after: object, bytes: number): strin
   const was = before as Json;
   const fields: string[] = [];
   const lists: string[] = [];
-  for (const [key, value] of Object.entries(after)) {
-    if (!Array.isArray(value)) {
-      const text = JSON.stringify(value) as string | undefined;
-      if (value !== was[key] && text !== undefined) fields.push(`${JSON.stringify(key)}:${text}`);
+  for (const field of fieldsOf(after)) {
+    const { key } = field;
+    if (!field.list) {
+      if (field.value !== was[key]) fields.push(`${JSON.stringify(key)}:${field.text}`);
       continue;
     }
     const old = Array.isArray(was[key]) ? (was[key] as unknown[]) : [];
     const set: string[] = [];
-    for (let index = 0; index < value.length; index++)
-      if (value[index] !== old[index]) set.push(`[${index},${textOf(value[index])}]`);
-    if (set.length > 0 || old.length !== value.length)
-      lists.push(`${JSON.stringify(key)}:[${[value.length, ...set].join(',')}]`);
+    for (let index = 0; index < field.list.length; index++)
+      if (field.list[index] !== old[index]) set.push(`[${index},${textOf(field.list[index])}]`);
+    if (set.length > 0 || old.length !== field.list.length)
+      lists.push(`${JSON.stringify(key)}:[${[field.list.length, ...set].join(',')}]`);
   }
   return `{"bytes":${bytes},"fields":{${fields.join(',')}},"lists":{${lists.join(',')}}}`;
 }

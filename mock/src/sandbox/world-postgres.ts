@@ -38,10 +38,10 @@ const TRIM = `DELETE FROM ${WORLDS} WHERE key IN (
  */
 /** The row's own columns named: in a save, `version` could be next's too. */
 const INTACT = `${WORLDS}.changes_end = ${WORLDS}.version`;
-/** A world's row asked against the version held (`held`) by a caller that can apply changes (`chains`): nothing new
- * at `held`; the changes since it where chained; else the body and the changes since it. */
-function rowColumns(held: string, chains: string): string {
-  const follows = `(${chains} AND ${held} = ANY(change_from) AND ${INTACT})`;
+/** A world's row asked against the version held (`held`, NULL for none): nothing new at `held`; the changes since it
+ * where chained; else the body and the changes since it. */
+function rowColumns(held: string): string {
+  const follows = `(${held} = ANY(change_from) AND ${INTACT})`;
   return `${WORLDS}.key, ${WORLDS}.version,
     CASE WHEN ${WORLDS}.version = ${held} OR ${follows} THEN NULL ELSE body END AS body,
     CASE WHEN ${WORLDS}.version = ${held} THEN NULL WHEN ${follows} THEN changes[array_position(change_from, ${held}):]
@@ -50,15 +50,15 @@ function rowColumns(held: string, chains: string): string {
       - coalesce(array_position(change_from, body_version), cardinality(change_from) + 1) END AS pending,
     body IS NULL AS empty, used_at < clock_timestamp() - make_interval(secs => ${TOUCH_SECONDS}) AS idle`;
 }
-/** The row of world $1 against version $2, held by a caller that can apply changes ($3). */
-const ROW = `SELECT ${rowColumns('$2', '$3')} FROM ${WORLDS} WHERE key = $1`;
+/** The row of world $1 against version $2 (NULL: none held). */
+const ROW = `SELECT ${rowColumns('$2')} FROM ${WORLDS} WHERE key = $1`;
 /** The rows of several worlds, each against the version its asker holds: the statement and its values. */
 function rowsOf(asked: readonly { key: string; version: number | undefined; held: Stored }[]) {
-  const list = asked.map((_, i) => `($${3 * i + 1}, $${3 * i + 2}::bigint, $${3 * i + 3}::boolean)`).join(', ');
+  const list = asked.map((_, i) => `($${2 * i + 1}, $${2 * i + 2}::bigint)`).join(', ');
   return {
-    text: `SELECT ${rowColumns('asked.held', 'asked.chains')} FROM (VALUES ${list}) AS asked (key, held, chains)
+    text: `SELECT ${rowColumns('asked.held')} FROM (VALUES ${list}) AS asked (key, held)
     JOIN ${WORLDS} ON ${WORLDS}.key = asked.key`,
-    values: asked.flatMap(({ key, version }) => [key, version ?? null, version !== undefined]),
+    values: asked.flatMap(({ key, version }) => [key, version ?? null]),
   };
 }
 /** `pending`: changes since the body (null: the chain is broken, the next save writes the body); `empty`: a first write is making it. */
@@ -177,7 +177,7 @@ export async function openPostgresState(url: string, { maxWorlds, document }: Op
   }
   /** Begins the transaction that holds `key`'s row, made empty when there is none. */
   async function lock(client: PoolClient, key: string, version: number | undefined, held: Stored) {
-    const values = [key, version ?? null, version !== undefined];
+    const values = [key, version ?? null];
     const [, first] = await inOneTrip(client, ['BEGIN', []], [`${ROW} FOR UPDATE`, values]);
     let row = first?.rows[0] as Row | undefined;
     for (let attempt = 0; attempt < 3; attempt++) {
